@@ -1,0 +1,139 @@
+# folio — build, test, demo, bench.  `make demo` and `make test` work on a fresh
+# Debian 12: both install missing packages first (target `deps`).
+#
+# Sources are found by folder, so a new module only has to be dropped in place:
+#   formats/**.c render/**.c sandbox/*.c  -> build/libfolio.a
+#   cli/*.c                               -> build/folio
+#   tests/**/t_*.c                        -> one Check test program each
+#   tests/**/test_*.py                    -> pytest end-to-end tests
+#   tests/fuzz/fuzz_*.c                   -> libFuzzer targets (make fuzz)
+#   templates/**                          -> embedded into the binary (tools/embed.c)
+
+BUILD    ?= build
+CC       ?= cc
+PKGS     := xlsxwriter libzip libxml-2.0 cairo freetype2 jansson libseccomp zlib
+WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Wstrict-prototypes \
+            -Wno-unused-parameter
+OPT      ?= -O2 -g
+CFLAGS   += -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(EXTRA_CFLAGS) -Iinclude -I. -I$(BUILD)
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhpdf -lm
+ifeq ($(CI),true)
+CFLAGS   += -Werror
+endif
+
+# Debian packages: building, testing, demo and bench.
+DEB_BUILD := build-essential pkg-config libxlsxwriter-dev libzip-dev libxml2-dev \
+             libcairo2-dev libfreetype-dev libhpdf-dev libjansson-dev libseccomp-dev zlib1g-dev \
+             check fonts-liberation fonts-dejavu-core
+DEB_TEST  := python3 python3-pytest python3-openpyxl python3-docx python3-jsonschema \
+             poppler-utils qpdf pngcheck valgrind clang libclang-rt-14-dev \
+             libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui \
+             imagemagick
+DEB_BENCH := python3-xlsxwriter python3-reportlab python3-matplotlib bubblewrap pandoc nodejs npm
+
+LIB_SRC  := $(sort $(wildcard formats/*.c formats/*/*.c render/*.c render/*/*.c sandbox/*.c))
+CLI_SRC  := $(sort $(wildcard cli/*.c))
+TPL_FILES:= $(sort $(shell find templates -type f 2>/dev/null))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/templates.o
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+UNIT_SRC := $(sort $(shell find tests -name 't_*.c' 2>/dev/null))
+UNIT_BIN := $(UNIT_SRC:%.c=$(BUILD)/%)
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+
+PY       := /usr/bin/python3
+PREFIX   ?= /usr/local
+
+.PHONY: all deps deps-test deps-bench test unit e2e demo asan valgrind fuzz bench install clean
+all: $(BUILD)/folio $(BUILD)/libfolio.a
+
+# ---- dependencies -----------------------------------------------------------
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+define apt_install
+	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing$$(echo $$missing | tr '\n' ' ')"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+endef
+deps:
+	$(call apt_install,$(DEB_BUILD))
+deps-test: deps
+	$(call apt_install,$(DEB_TEST))
+deps-bench: deps-test
+	$(call apt_install,$(DEB_BENCH))
+
+# ---- build ------------------------------------------------------------------
+$(BUILD)/obj/%.o: %.c $(wildcard include/*.h render/*.h render/*/*.h formats/*.h formats/*/*.h sandbox/*.h cli/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
+
+$(BUILD)/embed: tools/embed.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -Wall -Wextra $< -o $@
+
+$(BUILD)/templates.c: $(BUILD)/embed $(TPL_FILES)
+	$(BUILD)/embed $@ $(TPL_FILES)
+
+$(BUILD)/obj/templates.o: $(BUILD)/templates.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libfolio.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/folio: $(CLI_OBJ) $(BUILD)/libfolio.a
+	$(CC) $(CFLAGS) $(LDFLAGS) $(CLI_OBJ) $(BUILD)/libfolio.a $(PKG_LIBS) -o $@
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libfolio.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) $< $(BUILD)/libfolio.a $(PKG_LIBS) $$(pkg-config --cflags --libs check) -o $@
+
+# ---- tests ------------------------------------------------------------------
+unit: $(UNIT_BIN)
+	@fail=0; for t in $(UNIT_BIN); do echo "== $$t"; CK_FORK=no $$t || fail=1; done; exit $$fail
+
+e2e: $(BUILD)/folio
+	FOLIO=$(CURDIR)/$(BUILD)/folio $(PY) -m pytest -q tests
+
+test: deps-test
+	$(MAKE) all
+	$(MAKE) unit
+	$(MAKE) e2e
+
+asan: deps-test
+	$(MAKE) BUILD=build-asan CC=clang OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" LDFLAGS="-fsanitize=address,undefined" unit e2e
+
+valgrind: deps-test
+	$(MAKE) BUILD=build-vg OPT="-O0 -g" all $(UNIT_BIN:$(BUILD)/%=build-vg/%)
+	FOLIO_VALGRIND=1 FOLIO=$(CURDIR)/build-vg/folio $(PY) -m pytest -q tests -k "valgrind"
+
+FUZZ_TIME ?= 30
+fuzz: deps-test
+	$(MAKE) BUILD=build-fuzz CC=clang OPT="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" $(BUILD:build=build-fuzz)/libfolio.a
+	@mkdir -p build-fuzz/fuzz
+	@set -e; for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
+	  clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -I. $(PKG_CFLAGS) $$f build-fuzz/libfolio.a $(PKG_LIBS) -o build-fuzz/fuzz/$$n; \
+	  mkdir -p build-fuzz/corpus/$$n; \
+	  seeds=tests/fuzz/seeds/$$n; [ -d $$seeds ] || seeds=; \
+	  echo "== $$n ($(FUZZ_TIME)s)"; \
+	  build-fuzz/fuzz/$$n -max_total_time=$(FUZZ_TIME) -rss_limit_mb=2048 build-fuzz/corpus/$$n $$seeds; done
+
+# ---- demo, bench, install ---------------------------------------------------
+demo: deps-test
+	$(MAKE) all
+	./samples/render-all.sh $(BUILD)/folio out
+
+bench: deps-bench
+	$(MAKE) all
+	./bench/run.sh $(BUILD)/folio
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(BUILD)/folio $(DESTDIR)$(PREFIX)/bin/folio
+	install -m 644 $(BUILD)/libfolio.a $(DESTDIR)$(PREFIX)/lib/libfolio.a
+	install -m 644 include/folio.h $(DESTDIR)$(PREFIX)/include/folio.h
+
+clean:
+	rm -rf build build-asan build-vg build-fuzz out

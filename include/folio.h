@@ -1,0 +1,112 @@
+/* folio.h — public API of libfolio: status codes, diagnostics, allocation,
+ * and the one-call pipeline (load a spec, render it to files).
+ *
+ * Every module of libfolio uses the prefix fo_. Library code never prints or
+ * exits: it returns an fo_status and appends located messages to an fo_diags
+ * list; only cli/ decides what to print and which exit code to use. */
+#ifndef FOLIO_H
+#define FOLIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FOLIO_VERSION "0.1.0"
+#define FO_DEFAULT_MAX_BYTES 31457280ULL /* 30 MiB output ceiling */
+
+/* One enum for every failure; fo_strerror() names it. The values are grouped
+ * so that fo_status_exit_code() maps them to the CLI's exit codes. */
+typedef enum {
+    FO_OK = 0,
+    FO_ERR_USAGE,       /* bad command line                         -> exit 1 */
+    FO_ERR_INPUT,       /* invalid spec, CSV, data or referenced file -> exit 2 */
+    FO_ERR_UNSUPPORTED, /* output format not built yet              -> exit 2 */
+    FO_ERR_CEILING,     /* an output would exceed the ceiling       -> exit 3 */
+    FO_ERR_SANDBOX,     /* sandboxed program failed                 -> exit 4 */
+    FO_ERR_IO,          /* reading or writing a file failed         -> exit 5 */
+    FO_ERR_NOMEM,       /* out of memory                            -> exit 5 */
+    FO_ERR_INTERNAL     /* a library call failed unexpectedly       -> exit 5 */
+} fo_status;
+
+const char *fo_strerror(fo_status s);
+int fo_status_exit_code(fo_status s);
+
+/* ---- diagnostics ---------------------------------------------------------
+ * One problem: where (file, 1-based line and column, JSON Pointer; any may be
+ * absent: NULL / 0) and what (message, optional hint). */
+typedef struct {
+    char *file;
+    int line, column;
+    char *pointer;
+    char *message;
+    char *hint;
+} fo_diag;
+
+typedef struct {
+    fo_diag *items;
+    size_t n, cap;
+} fo_diags;
+
+void fo_diags_init(fo_diags *d);
+void fo_diags_free(fo_diags *d);
+/* Appends a problem; strings are copied. Never fails visibly: on allocation
+ * failure the problem is dropped (the caller's status still says why). */
+void fo_diags_add(fo_diags *d, const char *file, int line, int column,
+                  const char *pointer, const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+/* "file:line:col: /pointer: message (hint)" — the CLI's one-line form. */
+char *fo_diag_format(const fo_diag *g);
+
+/* ---- allocation ----------------------------------------------------------
+ * All allocation goes through these, so tests can make the N-th fail. */
+void *fo_malloc(size_t n);
+void *fo_calloc(size_t n, size_t size);
+void *fo_realloc(void *p, size_t n);
+char *fo_strdup(const char *s);
+char *fo_strndup(const char *s, size_t n);
+void fo_free(void *p);
+/* Test hook: the n-th allocation from now fails (0 = never). */
+void fo_alloc_fail_after(unsigned long n);
+
+/* ---- the pipeline ----------------------------------------------------------*/
+typedef struct fo_doc fo_doc;
+
+typedef struct {
+    uint64_t max_bytes;      /* ceiling per output file; 0 = default */
+    double scale;            /* PNG scale factor; 0 = 1 */
+    const char *theme;       /* theme name or FILE.json; NULL = spec's or default */
+    const char *template_path; /* --template FILE.docx|pptx|xlsx, or NULL */
+    bool progress;           /* report progress on stderr */
+} fo_render_opts;
+
+/* Reads and validates a spec. On any problem returns FO_ERR_INPUT with every
+ * problem in *d (all at once) and *out = NULL. Caller frees with fo_doc_free. */
+fo_status fo_spec_load(const char *path, fo_doc **out, fo_diags *d);
+/* Builds a one-table document from a CSV/TSV file (folio convert). */
+fo_status fo_csv_doc(const char *path, fo_doc **out, fo_diags *d);
+void fo_doc_free(fo_doc *doc);
+
+/* One written file, for --json. */
+typedef struct {
+    char *path;
+    const char *format;
+    uint64_t bytes;
+    char sha256[65];
+} fo_written;
+
+typedef struct {
+    fo_written *items;
+    size_t n;
+} fo_written_list;
+void fo_written_free(fo_written_list *w);
+
+/* Renders doc to every path in outs (format from each extension). All files
+ * are staged and size-checked; either all are renamed into place or none is
+ * left behind. *written (may be NULL) receives what was written. */
+fo_status fo_render(const fo_doc *doc, const char *const *outs, size_t nouts,
+                    const fo_render_opts *opts, fo_written_list *written, fo_diags *d);
+
+/* True when the extension of path names a format folio can write. */
+bool fo_format_known(const char *path);
+
+#endif

@@ -1,0 +1,210 @@
+/* core.c — the shared basics: status strings, allocation, diagnostics, arena.
+ *
+ * All of libfolio allocates through fo_malloc & co. so that tests can make the
+ * N-th allocation fail (fo_alloc_fail_after) and check every error path. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "folio.h"
+#include "render/model.h"
+
+/* ---- status --------------------------------------------------------------*/
+const char *fo_strerror(fo_status s)
+{
+    switch (s) {
+    case FO_OK: return "success";
+    case FO_ERR_USAGE: return "usage error";
+    case FO_ERR_INPUT: return "invalid input";
+    case FO_ERR_UNSUPPORTED: return "format not supported yet";
+    case FO_ERR_CEILING: return "output exceeds the size ceiling";
+    case FO_ERR_SANDBOX: return "sandboxed program failed";
+    case FO_ERR_IO: return "I/O error";
+    case FO_ERR_NOMEM: return "out of memory";
+    case FO_ERR_INTERNAL: return "internal error";
+    }
+    return "unknown error";
+}
+
+int fo_status_exit_code(fo_status s)
+{
+    switch (s) {
+    case FO_OK: return 0;
+    case FO_ERR_USAGE: return 1;
+    case FO_ERR_INPUT: case FO_ERR_UNSUPPORTED: return 2;
+    case FO_ERR_CEILING: return 3;
+    case FO_ERR_SANDBOX: return 4;
+    default: return 5;
+    }
+}
+
+/* ---- allocation ----------------------------------------------------------*/
+static unsigned long fail_countdown; /* 0 = never fail */
+
+void fo_alloc_fail_after(unsigned long n) { fail_countdown = n; }
+
+static int alloc_should_fail(void)
+{
+    if (fail_countdown == 0) return 0;
+    if (--fail_countdown == 0) return 1;
+    return 0;
+}
+
+void *fo_malloc(size_t n)
+{
+    if (alloc_should_fail()) return NULL;
+    return malloc(n ? n : 1);
+}
+
+void *fo_calloc(size_t n, size_t size)
+{
+    if (alloc_should_fail()) return NULL;
+    return calloc(n ? n : 1, size ? size : 1);
+}
+
+void *fo_realloc(void *p, size_t n)
+{
+    if (alloc_should_fail()) return NULL;
+    return realloc(p, n ? n : 1);
+}
+
+char *fo_strndup(const char *s, size_t n)
+{
+    if (!s) return NULL;
+    char *r = fo_malloc(n + 1);
+    if (!r) return NULL;
+    memcpy(r, s, n);
+    r[n] = '\0';
+    return r;
+}
+
+char *fo_strdup(const char *s) { return s ? fo_strndup(s, strlen(s)) : NULL; }
+
+void fo_free(void *p) { free(p); }
+
+/* ---- diagnostics ---------------------------------------------------------*/
+void fo_diags_init(fo_diags *d) { memset(d, 0, sizeof *d); }
+
+void fo_diags_free(fo_diags *d)
+{
+    if (!d) return;
+    for (size_t i = 0; i < d->n; i++) {
+        fo_diag *g = &d->items[i];
+        fo_free(g->file); fo_free(g->pointer); fo_free(g->message); fo_free(g->hint);
+    }
+    fo_free(d->items);
+    memset(d, 0, sizeof *d);
+}
+
+void fo_diags_add(fo_diags *d, const char *file, int line, int column,
+                  const char *pointer, const char *hint, const char *fmt, ...)
+{
+    if (!d) return;
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 8;
+        fo_diag *items = fo_realloc(d->items, cap * sizeof *items);
+        if (!items) return;
+        d->items = items;
+        d->cap = cap;
+    }
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fo_diag *g = &d->items[d->n];
+    memset(g, 0, sizeof *g);
+    g->file = fo_strdup(file);
+    g->line = line;
+    g->column = column;
+    g->pointer = fo_strdup(pointer);
+    g->message = fo_strdup(msg);
+    g->hint = fo_strdup(hint);
+    if (!g->message) return;
+    d->n++;
+}
+
+char *fo_diag_format(const fo_diag *g)
+{
+    char buf[2048];
+    size_t n = 0;
+    if (g->file) {
+        if (g->line > 0)
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s:%d:%d: ", g->file, g->line, g->column);
+        else
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s: ", g->file);
+    }
+    if (n < sizeof buf && g->pointer)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s: ", g->pointer[0] ? g->pointer : "/");
+    if (n < sizeof buf)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s", g->message);
+    if (n < sizeof buf && g->hint)
+        snprintf(buf + n, sizeof buf - n, " (%s)", g->hint);
+    return fo_strdup(buf);
+}
+
+/* ---- arena ---------------------------------------------------------------
+ * A list of chunks; big requests get a chunk of their own. Alignment 16. */
+typedef struct chunk {
+    struct chunk *next;
+    size_t used, size;
+    _Alignas(16) unsigned char data[];
+} chunk;
+
+struct fo_arena {
+    chunk *head;
+};
+
+fo_arena *fo_arena_new(void) { return fo_calloc(1, sizeof(fo_arena)); }
+
+void fo_arena_free(fo_arena *a)
+{
+    if (!a) return;
+    for (chunk *c = a->head, *next; c; c = next) {
+        next = c->next;
+        fo_free(c);
+    }
+    fo_free(a);
+}
+
+void *fo_arena_alloc(fo_arena *a, size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    if (n == 0) n = 16;
+    chunk *c = a->head;
+    if (!c || c->size - c->used < n) {
+        size_t size = n > 16384 ? n : 16384;
+        chunk *nc = fo_malloc(sizeof *nc + size);
+        if (!nc) return NULL;
+        nc->used = 0;
+        nc->size = size;
+        if (c && n > 16384) { /* keep filling the current chunk */
+            nc->next = c->next;
+            c->next = nc;
+        } else {
+            nc->next = c;
+            a->head = nc;
+        }
+        c = nc;
+    }
+    void *p = c->data + c->used;
+    c->used += n;
+    memset(p, 0, n);
+    return p;
+}
+
+char *fo_arena_strndup(fo_arena *a, const char *s, size_t n)
+{
+    if (!s) return NULL;
+    char *r = fo_arena_alloc(a, n + 1);
+    if (!r) return NULL;
+    memcpy(r, s, n);
+    r[n] = '\0';
+    return r;
+}
+
+char *fo_arena_strdup(fo_arena *a, const char *s)
+{
+    return s ? fo_arena_strndup(a, s, strlen(s)) : NULL;
+}

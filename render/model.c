@@ -1,0 +1,158 @@
+/* model.c — helpers of the document model: names of enums, default formats,
+ * Excel date serials, ISO date parsing, freeing a document. */
+#include <math.h>
+#include <string.h>
+
+#include "render/model.h"
+
+static const char *const type_names[] = {
+    "auto", "text", "integer", "number", "percent", "currency", "date", "datetime", "boolean"
+};
+
+const char *fo_type_name(fo_type t)
+{
+    return (unsigned)t < sizeof type_names / sizeof *type_names ? type_names[t] : "?";
+}
+
+fo_type fo_type_from_name(const char *name)
+{
+    for (size_t i = 1; i < sizeof type_names / sizeof *type_names; i++)
+        if (strcmp(type_names[i], name) == 0) return (fo_type)i;
+    return FO_TYPE_AUTO;
+}
+
+const char *fo_type_default_format(fo_type t)
+{
+    switch (t) {
+    case FO_TYPE_INTEGER: return "0";
+    case FO_TYPE_PERCENT: return "0%";
+    case FO_TYPE_CURRENCY: return "$#,##0.00";
+    case FO_TYPE_DATE: return "yyyy-mm-dd";
+    case FO_TYPE_DATETIME: return "yyyy-mm-dd hh:mm:ss";
+    case FO_TYPE_BOOLEAN: return "General";
+    case FO_TYPE_TEXT: return "@";
+    default: return "General";
+    }
+}
+
+const char *fo_total_name(fo_total t)
+{
+    static const char *const n[] = {"none", "sum", "avg", "min", "max", "count"};
+    return (unsigned)t < 6 ? n[t] : "?";
+}
+
+const char *fo_chart_kind_name(fo_chart_kind k)
+{
+    static const char *const n[] = {"bar", "column", "line", "area", "pie", "doughnut", "scatter"};
+    return (unsigned)k < 7 ? n[k] : "?";
+}
+
+/* Days from 1970-01-01 for a proleptic Gregorian date (H. Hinnant's algorithm). */
+static long days_from_civil(long y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    long era = (y >= 0 ? y : y - 399) / 400;
+    unsigned yoe = (unsigned)(y - era * 400);
+    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (long)doe - 719468;
+}
+
+static void civil_from_days(long z, int *y, int *m, int *d)
+{
+    z += 719468;
+    long era = (z >= 0 ? z : z - 146096) / 146097;
+    unsigned doe = (unsigned)(z - era * 146097);
+    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    long yy = (long)yoe + era * 400;
+    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    unsigned mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = (int)(yy + (*m <= 2));
+}
+
+/* Excel serial 25569 is 1970-01-01. Dates before 1900-03-01 are off by one in
+ * Excel (its phantom 1900-02-29); folio's specs are modern data, so we use
+ * the 1899-12-30 base that is exact from March 1900 on. */
+double fo_excel_serial(int year, int month, int day, int hh, int mm, double ss)
+{
+    long days = days_from_civil(year, (unsigned)month, (unsigned)day) + 25569;
+    return (double)days + (hh * 3600.0 + mm * 60.0 + ss) / 86400.0;
+}
+
+void fo_excel_civil(double serial, int *year, int *month, int *day,
+                    int *hh, int *mm, double *ss)
+{
+    double whole = floor(serial);
+    double secs = (serial - whole) * 86400.0;
+    secs = floor(secs * 1000.0 + 0.5) / 1000.0; /* to the millisecond */
+    if (secs >= 86400.0) { secs -= 86400.0; whole += 1; }
+    civil_from_days((long)whole - 25569, year, month, day);
+    int s = (int)secs;
+    if (hh) *hh = s / 3600;
+    if (mm) *mm = (s / 60) % 60;
+    if (ss) *ss = secs - (s / 60) * 60;
+}
+
+static int digits(const char *s, size_t n, int *out)
+{
+    int v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return 0;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = v;
+    return 1;
+}
+
+static int days_in_month(int y, int m)
+{
+    static const int dm[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0)) return 29;
+    return dm[m - 1];
+}
+
+bool fo_parse_iso_date(const char *s, size_t len, double *serial, bool *has_time)
+{
+    int y, mo, d, hh = 0, mi = 0;
+    double sec = 0;
+    if (len < 10 || s[4] != '-' || s[7] != '-') return false;
+    if (!digits(s, 4, &y) || !digits(s + 5, 2, &mo) || !digits(s + 8, 2, &d)) return false;
+    if (y < 1900 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo)) return false;
+    bool t = false;
+    if (len > 10) {
+        if ((s[10] != 'T' && s[10] != ' ') || len < 16 || s[13] != ':') return false;
+        if (!digits(s + 11, 2, &hh) || !digits(s + 14, 2, &mi) || hh > 23 || mi > 59) return false;
+        size_t i = 16;
+        if (i < len && s[i] == ':') {
+            int si;
+            if (len < 19 || !digits(s + 17, 2, &si) || si > 59) return false;
+            sec = si;
+            i = 19;
+            if (i < len && s[i] == '.') {
+                double scale = 0.1;
+                i++;
+                if (i >= len || s[i] < '0' || s[i] > '9') return false;
+                while (i < len && s[i] >= '0' && s[i] <= '9') {
+                    sec += (s[i] - '0') * scale;
+                    scale /= 10;
+                    i++;
+                }
+            }
+        }
+        if (i < len && s[i] == 'Z') i++;
+        if (i != len) return false;
+        t = true;
+    }
+    *serial = fo_excel_serial(y, mo, d, hh, mi, sec);
+    if (has_time) *has_time = t;
+    return true;
+}
+
+void fo_doc_free(fo_doc *doc)
+{
+    if (!doc) return;
+    fo_arena_free(doc->arena);
+    fo_free(doc);
+}

@@ -1,0 +1,192 @@
+/* model.h — the format-neutral document model every renderer reads.
+ *
+ * formats/ builds an fo_doc from a spec (or a CSV); render/ turns it into
+ * files. The doc owns everything through one arena: fo_doc_free releases all.
+ * Table rows are not stored for CSV datasets: they stream through fo_rows,
+ * so a million-row CSV is never held whole in memory. */
+#ifndef FO_MODEL_H
+#define FO_MODEL_H
+
+#include "folio.h"
+#include "render/theme.h"
+
+/* ---- arena: many small allocations, freed together ---------------------- */
+typedef struct fo_arena fo_arena;
+fo_arena *fo_arena_new(void);
+void fo_arena_free(fo_arena *a);
+void *fo_arena_alloc(fo_arena *a, size_t n);      /* zeroed; NULL on OOM */
+char *fo_arena_strdup(fo_arena *a, const char *s); /* NULL s -> NULL */
+char *fo_arena_strndup(fo_arena *a, const char *s, size_t n);
+
+/* ---- values ------------------------------------------------------------- */
+typedef enum {
+    FO_VAL_NULL = 0, /* empty cell */
+    FO_VAL_TEXT,     /* str */
+    FO_VAL_NUMBER,   /* num */
+    FO_VAL_BOOL,     /* num: 0 or 1 */
+    FO_VAL_DATE,     /* num: Excel serial (days since 1899-12-30; fraction = time) */
+    FO_VAL_FORMULA,  /* str: "=SUM(B2:B9)"; num: cached value when has_num, else label */
+    FO_VAL_URL       /* str: target; label: shown text (NULL -> str) */
+} fo_val_kind;
+
+typedef struct {
+    fo_val_kind kind;
+    bool has_num;      /* FORMULA: cached numeric value present */
+    double num;
+    const char *str;   /* borrowed: doc arena or the current CSV row */
+    const char *label;
+} fo_value;
+
+/* ---- columns and datasets ----------------------------------------------- */
+typedef enum {
+    FO_TYPE_AUTO = 0, /* not given: inferred */
+    FO_TYPE_TEXT,
+    FO_TYPE_INTEGER,
+    FO_TYPE_NUMBER,
+    FO_TYPE_PERCENT,
+    FO_TYPE_CURRENCY,
+    FO_TYPE_DATE,
+    FO_TYPE_DATETIME,
+    FO_TYPE_BOOLEAN
+} fo_type;
+
+const char *fo_type_name(fo_type t);          /* "integer", ... */
+fo_type fo_type_from_name(const char *name);  /* FO_TYPE_AUTO if unknown */
+/* Excel format code shown for a column of type t when none is given. */
+const char *fo_type_default_format(fo_type t);
+
+typedef struct {
+    char *name;
+    fo_type type;    /* never AUTO once the dataset is loaded */
+    char *format;    /* Excel code; never NULL once loaded */
+} fo_column;
+
+typedef enum { FO_SRC_INLINE, FO_SRC_CSV } fo_source;
+
+typedef struct fo_dataset {
+    char *name;          /* key in "data", or "table 3" for an inline one */
+    char *pointer;       /* JSON Pointer of its definition, for errors */
+    fo_column *cols;
+    size_t ncols;
+    size_t nrows;        /* data rows (CSV: counted while inferring) */
+    fo_source src;
+    fo_value *cells;     /* INLINE: nrows * ncols, row-major */
+    char *csv_path;      /* CSV: resolved path */
+    char *csv_display;   /* CSV: path as written in the spec, for messages */
+    char delimiter;      /* CSV: ',' ';' '\t' '|' (detected when 0) */
+    bool header;         /* CSV: first record names the columns */
+} fo_dataset;
+
+/* Row iteration, the same for inline and CSV data. A row is ncols values,
+ * converted to the column types (a cell that does not fit stays TEXT);
+ * valid until the next call. */
+typedef struct fo_rows fo_rows;
+fo_status fo_rows_open(const fo_dataset *ds, fo_rows **out, fo_diags *d);
+/* 1: *row set; 0: end; -1: error (reported in d). */
+int fo_rows_next(fo_rows *r, const fo_value **row, fo_diags *d);
+void fo_rows_close(fo_rows *r);
+
+/* ---- blocks ------------------------------------------------------------- */
+typedef enum {
+    FO_BLOCK_HEADING, FO_BLOCK_PARAGRAPH, FO_BLOCK_LIST, FO_BLOCK_METRICS,
+    FO_BLOCK_TABLE, FO_BLOCK_CHART, FO_BLOCK_IMAGE, FO_BLOCK_CODE,
+    FO_BLOCK_PAGE_BREAK, FO_BLOCK_TOC
+} fo_block_kind;
+
+typedef struct fo_list_item {
+    char *text;                 /* inline markup */
+    struct fo_list_item *items; /* nested list, may be empty */
+    size_t nitems;
+    bool ordered;               /* of the nested list */
+} fo_list_item;
+
+typedef struct {
+    char *label;
+    fo_value value;
+    char *format;      /* Excel code, never NULL ("General" default) */
+    bool has_delta;
+    double delta;
+    char *delta_format; /* never NULL when has_delta */
+} fo_metric;
+
+typedef enum { FO_TOTAL_NONE = 0, FO_TOTAL_SUM, FO_TOTAL_AVG, FO_TOTAL_MIN,
+               FO_TOTAL_MAX, FO_TOTAL_COUNT } fo_total;
+const char *fo_total_name(fo_total t);
+
+typedef struct {
+    size_t field;      /* index into data->cols */
+    char *title;       /* header text, never NULL */
+    char *format;      /* Excel code, never NULL */
+    fo_type type;      /* the field's type */
+    fo_total total;
+} fo_table_col;
+
+typedef enum { FO_CHART_BAR, FO_CHART_COLUMN, FO_CHART_LINE, FO_CHART_AREA,
+               FO_CHART_PIE, FO_CHART_DOUGHNUT, FO_CHART_SCATTER } fo_chart_kind;
+typedef enum { FO_LEGEND_RIGHT, FO_LEGEND_BOTTOM, FO_LEGEND_NONE } fo_legend;
+const char *fo_chart_kind_name(fo_chart_kind k);
+
+typedef struct {
+    fo_chart_kind kind;
+    fo_dataset *data;
+    size_t x;          /* field index of categories / x values */
+    size_t *y;         /* field indexes of the series */
+    size_t ny;
+    bool stacked;
+    char *title, *x_title, *y_title, *alt; /* may be NULL */
+    fo_legend legend;
+    int width, height; /* px; default 800 x 500 */
+} fo_chart;
+
+typedef struct {
+    fo_block_kind kind;
+    char *pointer;      /* "/blocks/3", for render-time errors */
+    int line, column;   /* of the block in the spec */
+    union {
+        struct { char *text; int level; } heading; /* level 1..6 */
+        struct { char *text; } paragraph;          /* inline markup */
+        struct { fo_list_item *items; size_t nitems; bool ordered; } list;
+        struct { fo_metric *items; size_t nitems; } metrics;
+        struct {
+            fo_dataset *data;
+            fo_table_col *cols;
+            size_t ncols;
+            char *caption;   /* inline markup, may be NULL */
+            bool has_totals;
+        } table;
+        fo_chart chart;
+        struct {
+            char *path;        /* resolved; checked to exist and be PNG/JPEG */
+            bool is_png;
+            int px_width, px_height;  /* the picture's own size */
+            double width, height;     /* requested px (0 = natural/aspect) */
+            char *alt, *caption;
+        } image;
+        struct { char *text; char *language; } code;
+    } u;
+} fo_block;
+
+struct fo_doc {
+    fo_arena *arena;
+    char *spec_path;    /* as given; NULL for a CSV conversion */
+    char *base_dir;     /* folder that relative paths resolve in */
+    char *title, *subtitle, *author, *date; /* may be NULL */
+    int64_t epoch;      /* Unix time for document timestamps: from date, or fixed */
+    fo_theme theme;
+    fo_dataset **datasets;
+    size_t ndatasets;
+    fo_block *blocks;
+    size_t nblocks;
+};
+
+/* Unix time used when the spec has no date: 2000-01-01T00:00:00Z. */
+#define FO_FIXED_EPOCH 946684800LL
+
+/* Days since 1899-12-30 (Excel serial) for a civil date; and back. */
+double fo_excel_serial(int year, int month, int day, int hh, int mm, double ss);
+void fo_excel_civil(double serial, int *year, int *month, int *day,
+                    int *hh, int *mm, double *ss);
+/* Parses "YYYY-MM-DD" or "YYYY-MM-DD[T ]HH:MM[:SS[.fff]]"; *has_time tells which. */
+bool fo_parse_iso_date(const char *s, size_t len, double *serial, bool *has_time);
+
+#endif

@@ -1,0 +1,30 @@
+/* output.h — staged, size-checked, atomic output files.
+ *
+ * A renderer never writes a destination directly: it asks the output set for
+ * a temporary path beside the destination, writes there, and returns. When all
+ * renderers are done, fo_outset_commit checks every file against the ceiling
+ * and renames them into place; any failure removes every temporary file, so a
+ * failed render leaves nothing and never replaces an existing file. */
+#ifndef FO_OUTPUT_H
+#define FO_OUTPUT_H
+
+#include "folio.h"
+
+typedef struct fo_outset fo_outset;
+
+fo_outset *fo_outset_new(uint64_t max_bytes);
+/* Removes any temporary file still staged, then frees. NULL is a no-op. */
+void fo_outset_free(fo_outset *o);
+
+/* Stages dest: returns the temporary path to write (borrowed; valid until
+ * commit or free), or NULL with a diagnostic (e.g. folder does not exist). */
+const char *fo_outset_add(fo_outset *o, const char *dest, const char *format, fo_diags *d);
+
+/* Checks sizes, fsyncs and renames all staged files. FO_ERR_CEILING if any
+ * file exceeds the ceiling (nothing is renamed, all temporaries removed). */
+fo_status fo_outset_commit(fo_outset *o, fo_written_list *written, fo_diags *d);
+
+/* Current size of the staged file for dest so far (for early ceiling checks). */
+uint64_t fo_outset_max_bytes(const fo_outset *o);
+
+#endif

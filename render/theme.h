@@ -1,0 +1,58 @@
+/* theme.h — the look of a document: fonts, colors, chart palette, page.
+ *
+ * Every renderer reads styles from an fo_theme instead of hard-coding them.
+ * Fixed-size fields keep a theme a plain value: copy it, no ownership. */
+#ifndef FO_THEME_H
+#define FO_THEME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FO_PALETTE_MAX 12
+
+typedef uint32_t fo_rgb; /* 0xRRGGBB */
+
+typedef struct {
+    char family[64];      /* name Office apps look up, e.g. "Liberation Sans" */
+    char regular[256];    /* TrueType files for PDF/PNG, absolute paths */
+    char bold[256];
+    char italic[256];
+    char bold_italic[256];
+} fo_font;
+
+typedef struct {
+    char name[64];
+    fo_font heading, body, mono;
+    double body_size;          /* pt */
+    double heading_size[6];    /* pt, levels 1..6 */
+    double title_size;         /* pt */
+    double mono_size;          /* pt */
+    fo_rgb text, background, accent, heading_color, muted, link;
+    fo_rgb code_fill;          /* shaded band behind code blocks */
+    fo_rgb palette[FO_PALETTE_MAX];
+    size_t npalette;
+    struct {
+        char size[16];         /* "A4" or "Letter" */
+        bool landscape;
+        double width, height;  /* pt, after orientation */
+        double margin_top, margin_right, margin_bottom, margin_left; /* pt */
+    } page;
+    char header[256];          /* may hold {page} {pages} {title} {date} */
+    char footer[256];
+    char logo[512];            /* image path, "" = none */
+    struct {
+        fo_rgb header_fill, header_text, band_fill, border;
+        bool banding;
+    } table;
+    double slide_width, slide_height; /* pt; 16:9 = 960 x 540 */
+} fo_theme;
+
+/* Fills t with the built-in "default" theme. */
+void fo_theme_default(fo_theme *t);
+/* Sets page width/height from page.size and page.landscape; false if unknown size. */
+bool fo_theme_page_apply(fo_theme *t);
+/* Writes "RRGGBB" (7 bytes with NUL). */
+void fo_rgb_hex(fo_rgb c, char out[7]);
+
+#endif
