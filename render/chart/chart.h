@@ -1,0 +1,126 @@
+/* chart.h — the chart engine: lay a chart out once into a display list, then
+ * replay that list on a backend (cairo for PNG, libharu for PDF, ...).
+ *
+ * This is cairo's own design in miniature: one small drawing vocabulary
+ * (fill, stroke, text, image), a vtable per backend, and a NULL slot falls
+ * back to a more general one. Layout does everything a chart library does
+ * (nice ticks, number formats, label thinning, legend placement); a backend
+ * only draws what it is told, so every output format shows the same chart.
+ *
+ * Units: px, origin top-left, y grows downwards. A backend that works in pt
+ * with y up (PDF) maps with one transform. Angles are degrees, clockwise
+ * positive (as seen on screen). Colors are 0xRRGGBB plus an alpha 0..1. */
+#ifndef FO_CHART_H
+#define FO_CHART_H
+
+#include "render/model.h"
+#include "render/theme.h"
+
+#define FO_CHART_DEFAULT_WIDTH 800
+#define FO_CHART_DEFAULT_HEIGHT 500
+
+/* ---- display list ----------------------------------------------------- */
+typedef struct fo_dl fo_dl;
+
+/* Path commands. A CURVE consumes three points (two controls, the end). */
+typedef enum { FO_PATH_MOVE, FO_PATH_LINE, FO_PATH_CURVE, FO_PATH_CLOSE } fo_path_cmd;
+
+typedef struct {
+    const fo_path_cmd *cmds; /* ncmds entries */
+    size_t ncmds;
+    const double *pts;       /* x,y pairs: MOVE/LINE 1 point, CURVE 3, CLOSE 0 */
+    size_t npts;             /* number of points (pts has 2*npts doubles) */
+} fo_dl_path;
+
+typedef enum { FO_DL_FILL, FO_DL_STROKE, FO_DL_TEXT } fo_dl_kind;
+
+/* What an op is part of: lets tests find the bars, and lets Office backends
+ * name shapes. series/point are SIZE_MAX when they do not apply. */
+typedef enum {
+    FO_ROLE_BACKGROUND, FO_ROLE_PLOT, FO_ROLE_GRID, FO_ROLE_AXIS, FO_ROLE_TICK,
+    FO_ROLE_VALUE_LABEL,    /* tick labels of the value (y) axis */
+    FO_ROLE_CATEGORY_LABEL, /* tick labels of the category / x axis */
+    FO_ROLE_TITLE, FO_ROLE_AXIS_TITLE, FO_ROLE_LEGEND_SWATCH, FO_ROLE_LEGEND_TEXT,
+    FO_ROLE_BAR, FO_ROLE_LINE, FO_ROLE_MARKER, FO_ROLE_AREA, FO_ROLE_SLICE,
+    FO_ROLE_SLICE_LABEL, FO_ROLE_NOTE /* "No data" */
+} fo_dl_role;
+
+/* Horizontal anchor of a text op at (x, y); y is the baseline. */
+typedef enum { FO_ANCHOR_START, FO_ANCHOR_MIDDLE, FO_ANCHOR_END } fo_anchor;
+
+typedef struct {
+    const char *utf8;        /* NUL-terminated, owned by the list */
+    double x, y;             /* anchor point on the baseline */
+    double size;             /* px (font size, em) */
+    bool bold;
+    fo_rgb color;
+    fo_anchor anchor;
+    double rotation;         /* degrees about (x, y), clockwise on screen */
+    const char *font_file;   /* TrueType file (theme body/heading font) */
+    double width;            /* advance width as measured by fo_text_width */
+} fo_dl_text;
+
+typedef struct {
+    fo_dl_kind kind;
+    fo_dl_role role;
+    size_t series, point;    /* SIZE_MAX when not applicable */
+    fo_rgb color;
+    double alpha;            /* 0..1 */
+    fo_dl_path path;         /* FILL, STROKE */
+    double line_width;       /* STROKE, px */
+    double dash[2];          /* STROKE: on, off px; {0,0} = solid */
+    bool rect;               /* FILL: the path is one axis-aligned rectangle */
+    double x0, y0, x1, y1;   /* FILL rect / any op: bounding box */
+    fo_dl_text text;         /* TEXT */
+} fo_dl_op;
+
+/* Lays out c once into a display list of width x height px (0 = the chart's
+ * own width/height, else 800 x 500). Reads the data through fo_rows. Never
+ * fails on odd data (empty, nulls, one point, negative values): that lays out
+ * sensibly. Errors: FO_ERR_NOMEM, or a data read error (in d).
+ * Caller frees *out with fo_dl_free. */
+fo_status fo_chart_layout(const fo_chart *c, const fo_theme *t, double width, double height,
+                          fo_dl **out, fo_diags *d);
+void fo_dl_free(fo_dl *dl); /* NULL is a no-op */
+
+double fo_dl_width(const fo_dl *dl);
+double fo_dl_height(const fo_dl *dl);
+size_t fo_dl_count(const fo_dl *dl);
+const fo_dl_op *fo_dl_op_at(const fo_dl *dl, size_t i); /* borrowed; NULL past the end */
+fo_rgb fo_dl_background(const fo_dl *dl);
+
+/* ---- backends ----------------------------------------------------------
+ * Every slot may be NULL. Fallbacks: fill_rect -> fill; a NULL fill, stroke
+ * or text slot skips those ops. begin/end bracket a replay. */
+typedef struct {
+    void (*begin)(void *ctx, double width, double height, fo_rgb background);
+    void (*fill)(void *ctx, const fo_dl_path *p, fo_rgb color, double alpha);
+    void (*fill_rect)(void *ctx, double x, double y, double w, double h,
+                      fo_rgb color, double alpha);
+    void (*stroke)(void *ctx, const fo_dl_path *p, double width, fo_rgb color,
+                   double alpha, const double dash[2]);
+    void (*text)(void *ctx, const fo_dl_text *t);
+    void (*end)(void *ctx);
+} fo_dl_backend;
+
+/* Replays dl, op by op in order, on backend b (ctx is passed through). */
+void fo_dl_replay(const fo_dl *dl, const fo_dl_backend *b, void *ctx);
+
+/* ---- convenience ----------------------------------------------------------
+ * PNG bytes of one chart at scale (0 = 1; 2 = high-DPI), e.g. for DOCX/PPTX
+ * pictures. Implemented by render/png. Caller frees *png with fo_free. */
+fo_status fo_chart_render_png(const fo_chart *c, const fo_theme *t, double scale,
+                              unsigned char **png, size_t *len, fo_diags *d);
+
+/* ---- nice axis scale (exposed for tests and other layouts) --------------- */
+typedef struct {
+    double min, max, step;   /* ticks at min, min+step, ..., max */
+    int nticks;
+} fo_axis_scale;
+
+/* Picks a 1-2-5 step and a range covering [lo, hi] with about target ticks.
+ * zero_based forces 0 into the range (bar/column/area). lo == hi, NaN and
+ * infinities give a sensible range too. */
+fo_axis_scale fo_chart_nice_scale(double lo, double hi, int target, bool zero_based);
+
+#endif

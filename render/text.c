@@ -1,0 +1,359 @@
+/* text.c — text measuring from TrueType files through FreeType, line wrapping,
+ * ellipsizing, and glyph runs with a DejaVu Sans fallback (see text.h).
+ *
+ * Invariant: a face in the cache is never resized (we only read unscaled
+ * advances with FT_LOAD_NO_SCALE), so widths are exact multiples of the font's
+ * design units and independent of any hinting or of who else uses FreeType.
+ * Widths are additive per character (no kerning), which keeps wrapping linear. */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ft2build.h>
+#include FT_FREETYPE_H
+#include FT_ADVANCES_H
+
+#include "folio.h"
+#include "render/text.h"
+
+/* ---- UTF-8 --------------------------------------------------------------- */
+uint32_t fo_utf8_next(const char *s, size_t len, size_t *i)
+{
+    const unsigned char *p = (const unsigned char *)s + *i;
+    size_t left = len - *i;
+    uint32_t c = p[0];
+    size_t n;
+    uint32_t min;
+    if (c < 0x80) { *i += 1; return c; }
+    if ((c & 0xE0) == 0xC0) { n = 2; c &= 0x1F; min = 0x80; }
+    else if ((c & 0xF0) == 0xE0) { n = 3; c &= 0x0F; min = 0x800; }
+    else if ((c & 0xF8) == 0xF0) { n = 4; c &= 0x07; min = 0x10000; }
+    else { *i += 1; return 0xFFFD; }
+    if (left < n) { *i += 1; return 0xFFFD; }
+    for (size_t k = 1; k < n; k++) {
+        if ((p[k] & 0xC0) != 0x80) { *i += 1; return 0xFFFD; }
+        c = (c << 6) | (p[k] & 0x3F);
+    }
+    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) { *i += 1; return 0xFFFD; }
+    *i += n;
+    return c;
+}
+
+/* ---- face cache ------------------------------------------------------------ */
+#define LATIN 256
+
+typedef struct {
+    char *path;
+    FT_Face face;          /* NULL: could not be loaded */
+    double upem;
+    double ascent, descent, height; /* in em */
+    int32_t adv[LATIN];    /* design units; -1 = not looked up yet */
+    uint32_t gid[LATIN];
+} face_entry;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static FT_Library library;
+static bool library_failed;
+static face_entry *faces;
+static size_t nfaces, capfaces;
+
+/* Returns the cache entry for path (loading it on first use); never NULL
+ * unless out of memory. Caller holds the lock. */
+static face_entry *face_get(const char *path)
+{
+    if (!path || !*path) path = FO_TEXT_FALLBACK_REGULAR;
+    for (size_t i = 0; i < nfaces; i++)
+        if (strcmp(faces[i].path, path) == 0) return &faces[i];
+    if (nfaces == capfaces) {
+        size_t cap = capfaces ? capfaces * 2 : 8;
+        face_entry *f = fo_realloc(faces, cap * sizeof *f);
+        if (!f) return NULL;
+        faces = f;
+        capfaces = cap;
+    }
+    face_entry *e = &faces[nfaces];
+    memset(e, 0, sizeof *e);
+    e->path = fo_strdup(path);
+    if (!e->path) return NULL;
+    for (size_t k = 0; k < LATIN; k++) e->adv[k] = -1;
+    if (!library && !library_failed && FT_Init_FreeType(&library) != 0) library_failed = true;
+    if (library && FT_New_Face(library, path, 0, &e->face) != 0) e->face = NULL;
+    if (e->face && !FT_IS_SCALABLE(e->face)) {
+        FT_Done_Face(e->face);
+        e->face = NULL;
+    }
+    if (e->face) {
+        e->upem = e->face->units_per_EM ? e->face->units_per_EM : 1000;
+        e->ascent = e->face->ascender / e->upem;
+        e->descent = -e->face->descender / e->upem;
+        e->height = e->face->height / e->upem;
+        if (e->ascent <= 0) e->ascent = 0.8;
+        if (e->descent <= 0) e->descent = 0.2;
+        if (e->height < e->ascent + e->descent) e->height = e->ascent + e->descent;
+    }
+    nfaces++;
+    return e;
+}
+
+const char *fo_text_fallback(const char *font_file)
+{
+    if (font_file && strstr(font_file, "Bold")) return FO_TEXT_FALLBACK_BOLD;
+    return FO_TEXT_FALLBACK_REGULAR;
+}
+
+/* The primary face for font_file: itself when loadable, else its fallback. */
+static face_entry *face_primary(const char *font_file)
+{
+    face_entry *e = face_get(font_file);
+    if (e && e->face) return e;
+    face_entry *fb = face_get(fo_text_fallback(font_file));
+    return fb && fb->face ? fb : e;
+}
+
+const char *fo_text_resolve(const char *font_file)
+{
+    pthread_mutex_lock(&lock);
+    face_entry *e = face_primary(font_file);
+    const char *r = e && e->face ? e->path : (font_file ? font_file : FO_TEXT_FALLBACK_REGULAR);
+    pthread_mutex_unlock(&lock);
+    return r;
+}
+
+/* Glyph index and advance (in em) of c in e; gid 0 = missing. */
+static void glyph_of(face_entry *e, uint32_t c, uint32_t *gid, double *adv)
+{
+    *gid = 0;
+    *adv = 0.55;
+    if (!e || !e->face) return;
+    if (c < LATIN && e->adv[c] >= 0) {
+        *gid = e->gid[c];
+        *adv = e->adv[c] / e->upem;
+        return;
+    }
+    FT_UInt g = FT_Get_Char_Index(e->face, c);
+    FT_Fixed a = 0;
+    if (FT_Get_Advance(e->face, g, FT_LOAD_NO_SCALE, &a) != 0) a = 0;
+    if (c < LATIN) {
+        e->gid[c] = g;
+        e->adv[c] = (int32_t)a;
+    }
+    *gid = g;
+    *adv = a / e->upem;
+}
+
+static bool is_zero_width(uint32_t c)
+{
+    return c < 0x20 || c == 0x7F || (c >= 0x200B && c <= 0x200F) || c == 0xFEFF;
+}
+
+/* One character as drawn: which face, glyph, advance in em. */
+static double char_advance(face_entry *pri, const char *font_file, uint32_t c,
+                           uint32_t *gid, bool *fallback)
+{
+    double adv;
+    *fallback = false;
+    *gid = 0;
+    if (is_zero_width(c)) return 0;
+    glyph_of(pri, c, gid, &adv);
+    if (*gid == 0 && pri && pri->face) {
+        face_entry *fb = face_get(fo_text_fallback(font_file));
+        if (fb && fb->face && fb != pri) {
+            uint32_t g2;
+            double a2;
+            glyph_of(fb, c, &g2, &a2);
+            if (g2 != 0) {
+                *gid = g2;
+                *fallback = true;
+                return a2;
+            }
+        }
+    }
+    return adv;
+}
+
+size_t fo_text_glyphs(const char *font_file, double size, const char *utf8, size_t len,
+                      fo_glyph *out, size_t cap, double *width)
+{
+    size_t n = 0, i = 0;
+    double x = 0;
+    pthread_mutex_lock(&lock);
+    face_entry *pri = face_primary(font_file);
+    while (utf8 && i < len) {
+        uint32_t c = fo_utf8_next(utf8, len, &i), gid;
+        bool fb;
+        double adv = char_advance(pri, font_file, c, &gid, &fb);
+        if (is_zero_width(c)) continue;
+        if (out && n < cap) {
+            out[n].index = gid;
+            out[n].x = x;
+            out[n].fallback = fb;
+        }
+        n++;
+        x += adv * size;
+    }
+    pthread_mutex_unlock(&lock);
+    if (width) *width = x;
+    return n;
+}
+
+double fo_text_width(const char *font_file, double size, const char *utf8, size_t len)
+{
+    double w = 0;
+    size_t i = 0;
+    pthread_mutex_lock(&lock);
+    face_entry *pri = face_primary(font_file);
+    while (utf8 && i < len) {
+        uint32_t c = fo_utf8_next(utf8, len, &i), gid;
+        bool fb;
+        w += char_advance(pri, font_file, c, &gid, &fb);
+    }
+    pthread_mutex_unlock(&lock);
+    return w * size;
+}
+
+void fo_text_metrics(const char *font_file, double size, double *ascent,
+                     double *descent, double *line_height)
+{
+    double a = 0.8, dsc = 0.2, h = 1.15;
+    pthread_mutex_lock(&lock);
+    face_entry *e = face_primary(font_file);
+    if (e && e->face) { a = e->ascent; dsc = e->descent; h = e->height; }
+    pthread_mutex_unlock(&lock);
+    if (ascent) *ascent = a * size;
+    if (descent) *descent = dsc * size;
+    if (line_height) *line_height = h * size;
+}
+
+/* ---- wrapping -------------------------------------------------------------- */
+static bool is_space(uint32_t c) { return c == ' ' || c == '\t' || c == 0x3000; }
+static bool is_break_after(uint32_t c) { return c == '-' || c == 0x2010 || c == 0x2013 || c == 0x2014; }
+
+typedef struct {
+    fo_text_line *lines;
+    size_t cap, n;
+} line_sink;
+
+static void emit(line_sink *s, size_t start, size_t end, double width)
+{
+    if (s->lines && s->n < s->cap) {
+        s->lines[s->n].start = start;
+        s->lines[s->n].len = end - start;
+        s->lines[s->n].width = width;
+    }
+    s->n++;
+}
+
+size_t fo_text_wrap(const char *font_file, double size, const char *utf8, size_t len,
+                    double max_width, fo_text_line *lines, size_t cap)
+{
+    line_sink s = {lines, cap, 0};
+    if (!utf8 || len == 0) { emit(&s, 0, 0, 0); return s.n; }
+    pthread_mutex_lock(&lock);
+    face_entry *pri = face_primary(font_file);
+    size_t pos = 0;
+    for (;;) {
+        size_t start = pos, i = pos;
+        double w = 0;
+        size_t content_end = start;   /* end of the last non-space character */
+        double content_w = 0;
+        bool have_brk = false;
+        size_t brk_end = 0, brk_resume = 0;
+        double brk_w = 0;
+        bool done = false, newline = false;
+        for (;;) {
+            if (i >= len) { done = true; break; }
+            size_t next = i;
+            uint32_t c = fo_utf8_next(utf8, len, &next), gid;
+            if (c == '\n') { newline = true; pos = next; break; }
+            bool fb;
+            double cw = char_advance(pri, font_file, c, &gid, &fb) * size;
+            if (is_space(c)) {
+                if (content_end > start) {
+                    have_brk = true;
+                    brk_end = content_end;
+                    brk_w = content_w;
+                    brk_resume = next;
+                }
+                w += cw;
+                i = next;
+                continue;
+            }
+            if (w + cw > max_width && content_end > start) {
+                if (have_brk) {
+                    emit(&s, start, brk_end, brk_w);
+                    pos = brk_resume;
+                } else {
+                    emit(&s, start, content_end, content_w);
+                    pos = i;
+                }
+                break;
+            }
+            w += cw;
+            i = next;
+            content_end = i;
+            content_w = w;
+            if (is_break_after(c)) {
+                have_brk = true;
+                brk_end = content_end;
+                brk_w = content_w;
+                brk_resume = i;
+            }
+        }
+        if (done || newline) emit(&s, start, content_end, content_w);
+        if (done) break;
+        if (!newline) /* a wrapped line: the next one starts after the spaces */
+            while (pos < len) {
+                size_t next = pos;
+                uint32_t c = fo_utf8_next(utf8, len, &next);
+                if (!is_space(c)) break;
+                pos = next;
+            }
+        if (pos >= len && !newline) break;
+    }
+    pthread_mutex_unlock(&lock);
+    return s.n;
+}
+
+size_t fo_text_ellipsize(const char *font_file, double size, const char *utf8, size_t len,
+                         double max_width, char *out, size_t cap)
+{
+    static const char ell[] = "\xE2\x80\xA6";
+    if (cap == 0) return 0;
+    if (!utf8) len = 0;
+    double full = fo_text_width(font_file, size, utf8, len);
+    size_t keep = len;
+    bool add = false;
+    if (full > max_width) {
+        double ew = fo_text_width(font_file, size, ell, 3), w = 0;
+        size_t i = 0;
+        keep = 0;
+        while (i < len) {
+            size_t next = i;
+            fo_utf8_next(utf8, len, &next);
+            w += fo_text_width(font_file, size, utf8 + i, next - i);
+            if (w + ew > max_width) break;
+            i = next;
+            keep = i;
+        }
+        while (keep > 0 && utf8[keep - 1] == ' ') keep--;
+        add = true;
+    }
+    size_t need = keep + (add ? 3 : 0);
+    if (need + 1 > cap) { /* cut at a character boundary */
+        size_t room = cap - 1 - (add ? 3 : 0);
+        if (cap - 1 < (add ? 3u : 0u)) room = 0;
+        size_t i = 0, last = 0;
+        while (i < keep) {
+            fo_utf8_next(utf8, keep, &i);
+            if (i > room) break;
+            last = i;
+        }
+        keep = last;
+        if (add && keep + 3 + 1 > cap) add = false;
+    }
+    memcpy(out, utf8 ? utf8 : "", keep);
+    if (add) memcpy(out + keep, ell, 3);
+    out[keep + (add ? 3 : 0)] = '\0';
+    return keep + (add ? 3 : 0);
+}

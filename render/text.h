@@ -1,0 +1,75 @@
+/* text.h — text measuring from TrueType files (FreeType), line wrapping,
+ * and glyph runs with a DejaVu Sans fallback for characters a font lacks.
+ *
+ * Metrics come from the font files named by the theme (never a fontconfig
+ * lookup), so layout is the same on every machine. Sizes are in any unit
+ * (pt or px): widths come back in the same unit. Advances are unhinted
+ * (linear), kerning is not applied; PDF and PNG draw glyphs at exactly these
+ * advances, so measured and drawn text agree.
+ *
+ * Faces are loaded once per file path and cached for the life of the process
+ * (guarded by a mutex). A file that cannot be loaded falls back to DejaVu
+ * Sans; if that fails too, widths are estimated (0.55 em per character). */
+#ifndef FO_TEXT_H
+#define FO_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FO_TEXT_FALLBACK_REGULAR "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+#define FO_TEXT_FALLBACK_BOLD "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+
+/* Advance width of utf8[0..len) set in font_file at size. Invalid UTF-8 bytes
+ * count as U+FFFD. Newlines count as zero width. */
+double fo_text_width(const char *font_file, double size, const char *utf8, size_t len);
+
+/* Vertical metrics at size: ascent (> 0), descent (> 0, below the baseline)
+ * and the default line height (ascent + descent + gap). Any pointer may be NULL. */
+void fo_text_metrics(const char *font_file, double size, double *ascent,
+                     double *descent, double *line_height);
+
+/* One wrapped line: bytes [start, start+len) of the input, without the space
+ * it broke at; width measured. */
+typedef struct {
+    size_t start, len;
+    double width;
+} fo_text_line;
+
+/* Breaks utf8[0..len) into lines no wider than max_width: at spaces, after
+ * hyphens, at '\n' (always), and inside a word that alone is too wide
+ * (between UTF-8 characters, never inside one). Writes up to cap lines and
+ * returns how many there are in all (like snprintf: call with cap 0 to count).
+ * Empty input gives 1 empty line. */
+size_t fo_text_wrap(const char *font_file, double size, const char *utf8, size_t len,
+                    double max_width, fo_text_line *lines, size_t cap);
+
+/* Shortens utf8 to fit max_width with a trailing "…" if needed; writes the
+ * result (NUL-terminated, at most cap bytes) into out and returns its length. */
+size_t fo_text_ellipsize(const char *font_file, double size, const char *utf8, size_t len,
+                         double max_width, char *out, size_t cap);
+
+/* ---- glyph runs (for backends that draw glyphs themselves) -------------- */
+typedef struct {
+    uint32_t index;   /* glyph index in its face */
+    double x;         /* pen position of the glyph origin from the text start */
+    bool fallback;    /* drawn from fo_text_fallback(font_file), not font_file */
+} fo_glyph;
+
+/* Glyphs of utf8[0..len): writes up to cap and returns how many in all.
+ * *width (may be NULL) receives the advance width, as fo_text_width. */
+size_t fo_text_glyphs(const char *font_file, double size, const char *utf8, size_t len,
+                      fo_glyph *out, size_t cap, double *width);
+
+/* The file used for glyphs font_file lacks (DejaVu Sans, bold for a bold file),
+ * and for the whole text when font_file cannot be loaded. */
+const char *fo_text_fallback(const char *font_file);
+/* The file actually used as primary: font_file, or the fallback when it
+ * cannot be loaded. Never NULL. */
+const char *fo_text_resolve(const char *font_file);
+
+/* Decodes one UTF-8 character at s[*i] (i < len), advancing *i; invalid or
+ * truncated sequences give U+FFFD and advance one byte. */
+uint32_t fo_utf8_next(const char *s, size_t len, size_t *i);
+
+#endif
