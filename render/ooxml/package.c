@@ -1,0 +1,444 @@
+/* package.c — OOXML package writer: parts, relationships and content types
+ * collected in memory, then written by libzip in a fixed order (package.h).
+ *
+ * Invariant: after the first error (p->err != FO_OK) nothing more is added;
+ * fo_pkg_close reports that error and writes nothing. Part data stays owned
+ * by the package until fo_pkg_free, because libzip reads its sources only
+ * inside zip_close. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <zip.h>
+
+#include "render/ooxml/package.h"
+
+const unsigned char *fo_template_find(const char *name, size_t *len);
+
+typedef struct {
+    char *name, *ct;      /* ct NULL: covered by a Default */
+    unsigned char *data;  /* owned copy, or NULL with xml */
+    size_t len;
+    fo_xml *xml;          /* finished writer (memory or file) */
+} part;
+
+typedef struct {
+    char *source, *id, *type, *target;
+    bool external;
+} rel;
+
+typedef struct { char *ext, *ct; } deflt;
+
+struct fo_pkg {
+    char *path;
+    fo_status err;
+    char why[160];
+    part *parts;
+    size_t nparts, capparts;
+    rel *rels;
+    size_t nrels, caprels;
+    deflt *defs;
+    size_t ndefs, capdefs;
+    fo_xml **gen;         /* generated parts (content types, rels), kept for zip_close */
+    size_t ngen, capgen;
+};
+
+/* Grows a vector of elem-size items so that one more fits; false on OOM. */
+static bool grow(void **v, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap) return true;
+    size_t nc = *cap ? *cap * 2 : 16;
+    void *nv = fo_realloc(*v, nc * elem);
+    if (!nv) return false;
+    *v = nv;
+    *cap = nc;
+    return true;
+}
+
+void fo_pkg__fail(fo_pkg *p, fo_status err, const char *why)
+{
+    if (!p || p->err != FO_OK) return;
+    p->err = err;
+    snprintf(p->why, sizeof p->why, "%s", why ? why : fo_strerror(err));
+}
+
+fo_pkg *fo_pkg_new(const char *path)
+{
+    fo_pkg *p = fo_calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->path = fo_strdup(path);
+    if (!p->path) { fo_free(p); return NULL; }
+    fo_pkg_add_default(p, "rels", FO_CT_RELS);
+    fo_pkg_add_default(p, "xml", "application/xml");
+    return p;
+}
+
+void fo_pkg_free(fo_pkg *p)
+{
+    if (!p) return;
+    for (size_t i = 0; i < p->nparts; i++) {
+        fo_free(p->parts[i].name);
+        fo_free(p->parts[i].ct);
+        fo_free(p->parts[i].data);
+        fo_xml_free(p->parts[i].xml);
+    }
+    for (size_t i = 0; i < p->nrels; i++) {
+        fo_free(p->rels[i].source);
+        fo_free(p->rels[i].id);
+        fo_free(p->rels[i].type);
+        fo_free(p->rels[i].target);
+    }
+    for (size_t i = 0; i < p->ndefs; i++) {
+        fo_free(p->defs[i].ext);
+        fo_free(p->defs[i].ct);
+    }
+    for (size_t i = 0; i < p->ngen; i++) fo_xml_free(p->gen[i]);
+    fo_free(p->parts);
+    fo_free(p->rels);
+    fo_free(p->defs);
+    fo_free(p->gen);
+    fo_free(p->path);
+    fo_free(p);
+}
+
+fo_status fo_pkg_status(const fo_pkg *p) { return p ? p->err : FO_ERR_NOMEM; }
+
+void fo_pkg_add_default(fo_pkg *p, const char *ext, const char *ct)
+{
+    if (!p || p->err) return;
+    for (size_t i = 0; i < p->ndefs; i++)
+        if (strcmp(p->defs[i].ext, ext) == 0) return;
+    if (!grow((void **)&p->defs, &p->capdefs, p->ndefs, sizeof *p->defs)) {
+        fo_pkg__fail(p, FO_ERR_NOMEM, NULL);
+        return;
+    }
+    deflt *d = &p->defs[p->ndefs];
+    d->ext = fo_strdup(ext);
+    d->ct = fo_strdup(ct);
+    if (!d->ext || !d->ct) {
+        fo_free(d->ext); fo_free(d->ct);
+        fo_pkg__fail(p, FO_ERR_NOMEM, NULL);
+        return;
+    }
+    p->ndefs++;
+}
+
+bool fo_pkg_has_part(const fo_pkg *p, const char *name)
+{
+    for (size_t i = 0; p && i < p->nparts; i++)
+        if (strcmp(p->parts[i].name, name) == 0) return true;
+    return false;
+}
+
+/* Appends an empty part record named name; NULL after an error. */
+static part *new_part(fo_pkg *p, const char *name, const char *ct)
+{
+    if (p->err) return NULL;
+    if (fo_pkg_has_part(p, name)) {
+        char why[160];
+        snprintf(why, sizeof why, "part %.100s added twice", name);
+        fo_pkg__fail(p, FO_ERR_INTERNAL, why);
+        return NULL;
+    }
+    if (!grow((void **)&p->parts, &p->capparts, p->nparts, sizeof *p->parts)) {
+        fo_pkg__fail(p, FO_ERR_NOMEM, NULL);
+        return NULL;
+    }
+    part *pt = &p->parts[p->nparts];
+    memset(pt, 0, sizeof *pt);
+    pt->name = fo_strdup(name);
+    pt->ct = ct ? fo_strdup(ct) : NULL;
+    if (!pt->name || (ct && !pt->ct)) {
+        fo_free(pt->name); fo_free(pt->ct);
+        fo_pkg__fail(p, FO_ERR_NOMEM, NULL);
+        return NULL;
+    }
+    p->nparts++;
+    return pt;
+}
+
+void fo_pkg_add_part(fo_pkg *p, const char *name, const char *ct, const void *data, size_t len)
+{
+    if (!p) return;
+    unsigned char *copy = fo_malloc(len ? len : 1);
+    if (!copy) { fo_pkg__fail(p, FO_ERR_NOMEM, NULL); return; }
+    if (len) memcpy(copy, data, len);
+    part *pt = new_part(p, name, ct);
+    if (!pt) { fo_free(copy); return; }
+    pt->data = copy;
+    pt->len = len;
+}
+
+void fo_pkg_add_xml(fo_pkg *p, const char *name, const char *ct, fo_xml *x)
+{
+    if (!p) { fo_xml_free(x); return; }
+    if (!x) { fo_pkg__fail(p, FO_ERR_NOMEM, NULL); return; }
+    fo_xml_finish(x);
+    if (fo_xml_status(x) != FO_OK) {
+        char why[160];
+        snprintf(why, sizeof why, "writing part %.100s failed", name);
+        fo_pkg__fail(p, fo_xml_status(x), why);
+        fo_xml_free(x);
+        return;
+    }
+    part *pt = new_part(p, name, ct);
+    if (!pt) { fo_xml_free(x); return; }
+    pt->xml = x;
+}
+
+/* Appends s (n bytes) to a growing buffer; false on OOM. */
+static bool buf_put(char **b, size_t *len, size_t *cap, const char *s, size_t n)
+{
+    if (*len + n + 1 > *cap) {
+        size_t nc = (*cap ? *cap : 4096);
+        while (*len + n + 1 > nc) nc *= 2;
+        char *nb = fo_realloc(*b, nc);
+        if (!nb) return false;
+        *b = nb;
+        *cap = nc;
+    }
+    memcpy(*b + *len, s, n);
+    *len += n;
+    (*b)[*len] = '\0';
+    return true;
+}
+
+/* Appends value XML-escaped and sanitized. */
+static bool buf_put_escaped(char **b, size_t *len, size_t *cap, const char *v)
+{
+    size_t n = strlen(v);
+    char *clean = fo_malloc(3 * n + 1);
+    if (!clean) return false;
+    fo_xml_sanitize(v, n, clean);
+    bool ok = true;
+    for (const char *c = clean; *c && ok; c++) {
+        switch (*c) {
+        case '&': ok = buf_put(b, len, cap, "&amp;", 5); break;
+        case '<': ok = buf_put(b, len, cap, "&lt;", 4); break;
+        case '>': ok = buf_put(b, len, cap, "&gt;", 4); break;
+        case '"': ok = buf_put(b, len, cap, "&quot;", 6); break;
+        default: ok = buf_put(b, len, cap, c, 1); break;
+        }
+    }
+    fo_free(clean);
+    return ok;
+}
+
+void fo_pkg_add_template(fo_pkg *p, const char *name, const char *ct,
+                         const char *template_name, const char *const *subst)
+{
+    if (!p || p->err) return;
+    size_t tlen;
+    const char *t = (const char *)fo_template_find(template_name, &tlen);
+    if (!t) {
+        char why[160];
+        snprintf(why, sizeof why, "template %.100s is not built in", template_name);
+        fo_pkg__fail(p, FO_ERR_INTERNAL, why);
+        return;
+    }
+    char *b = NULL;
+    size_t len = 0, cap = 0;
+    bool ok = true;
+    const char *s = t, *end = t + tlen;
+    while (ok && s < end) {
+        const char *open = strstr(s, "{{");
+        const char *close = open ? strstr(open + 2, "}}") : NULL;
+        if (!open || !close) { ok = buf_put(&b, &len, &cap, s, (size_t)(end - s)); break; }
+        ok = buf_put(&b, &len, &cap, s, (size_t)(open - s));
+        const char *key = open + 2;
+        size_t klen = (size_t)(close - key);
+        const char *value = NULL;
+        for (size_t i = 0; subst && subst[i] && subst[i + 1]; i += 2)
+            if (strlen(subst[i]) == klen && memcmp(subst[i], key, klen) == 0) value = subst[i + 1];
+        if (ok && value) ok = buf_put_escaped(&b, &len, &cap, value);
+        else if (ok) ok = buf_put(&b, &len, &cap, open, (size_t)(close + 2 - open)); /* unknown: kept */
+        s = close + 2;
+    }
+    if (!ok) { fo_free(b); fo_pkg__fail(p, FO_ERR_NOMEM, NULL); return; }
+    part *pt = new_part(p, name, ct);
+    if (!pt) { fo_free(b); return; }
+    pt->data = (unsigned char *)b;
+    pt->len = len;
+}
+
+const char *fo_pkg_add_rel(fo_pkg *p, const char *source, const char *type,
+                           const char *target, bool external)
+{
+    if (!p || p->err) return "";
+    if (!source) source = "";
+    unsigned n = 1;
+    for (size_t i = 0; i < p->nrels; i++)
+        if (strcmp(p->rels[i].source, source) == 0) n++;
+    if (!grow((void **)&p->rels, &p->caprels, p->nrels, sizeof *p->rels)) {
+        fo_pkg__fail(p, FO_ERR_NOMEM, NULL);
+        return "";
+    }
+    char id[24];
+    snprintf(id, sizeof id, "rId%u", n);
+    rel *r = &p->rels[p->nrels];
+    r->source = fo_strdup(source);
+    r->id = fo_strdup(id);
+    r->type = fo_strdup(type);
+    r->target = fo_strdup(target);
+    r->external = external;
+    if (!r->source || !r->id || !r->type || !r->target) {
+        fo_free(r->source); fo_free(r->id); fo_free(r->type); fo_free(r->target);
+        fo_pkg__fail(p, FO_ERR_NOMEM, NULL);
+        return "";
+    }
+    p->nrels++;
+    return r->id;
+}
+
+/* ---- generated parts -------------------------------------------------------- */
+
+static fo_xml *gen_content_types(const fo_pkg *p)
+{
+    fo_xml *x = fo_xml_new_memory();
+    fo_xml_open(x, "Types", "xmlns", "http://schemas.openxmlformats.org/package/2006/content-types",
+                NULL);
+    for (size_t i = 0; i < p->ndefs; i++)
+        fo_xml_leaf(x, "Default", "Extension", p->defs[i].ext, "ContentType", p->defs[i].ct, NULL);
+    char pn[1100];
+    for (size_t i = 0; i < p->nparts; i++) {
+        if (!p->parts[i].ct) continue;
+        snprintf(pn, sizeof pn, "/%s", p->parts[i].name);
+        fo_xml_leaf(x, "Override", "PartName", pn, "ContentType", p->parts[i].ct, NULL);
+    }
+    fo_xml_close(x);
+    return x;
+}
+
+/* Relationships of source (NULL when it has none). */
+static fo_xml *gen_rels(const fo_pkg *p, const char *source)
+{
+    fo_xml *x = NULL;
+    for (size_t i = 0; i < p->nrels; i++) {
+        const rel *r = &p->rels[i];
+        if (strcmp(r->source, source) != 0) continue;
+        if (!x) {
+            x = fo_xml_new_memory();
+            fo_xml_open(x, "Relationships", "xmlns",
+                        "http://schemas.openxmlformats.org/package/2006/relationships", NULL);
+        }
+        fo_xml_leaf(x, "Relationship", "Id", r->id, "Type", r->type, "Target", r->target,
+                    "TargetMode", r->external ? "External" : NULL, NULL);
+    }
+    fo_xml_close(x);
+    return x;
+}
+
+/* "word/document.xml" -> "word/_rels/document.xml.rels"; "" -> "_rels/.rels". */
+static void rels_name(const char *source, char *out, size_t cap)
+{
+    const char *slash = strrchr(source, '/');
+    if (!slash) snprintf(out, cap, "_rels/%s.rels", source);
+    else snprintf(out, cap, "%.*s/_rels/%s.rels", (int)(slash - source), source, slash + 1);
+}
+
+/* ---- writing the archive ------------------------------------------------------ */
+
+typedef struct {
+    zip_t *za;
+    time_t stamp;
+    fo_pkg *p;
+} writer;
+
+static void zip_fail(writer *w, const char *what, const char *name)
+{
+    char why[160];
+    snprintf(why, sizeof why, "%s %.80s: %.60s", what, name, zip_strerror(w->za));
+    fo_pkg__fail(w->p, FO_ERR_IO, why);
+}
+
+/* Adds one entry from memory or from a FILE (ownership of fp moves to libzip). */
+static void add_entry(writer *w, const char *name, const void *data, size_t len, FILE *fp)
+{
+    if (w->p->err) { if (fp) fclose(fp); return; }
+    zip_source_t *src = fp ? zip_source_filep(w->za, fp, 0, -1)
+                           : zip_source_buffer(w->za, data, len, 0);
+    if (!src) { if (fp) fclose(fp); zip_fail(w, "cannot add", name); return; }
+    zip_int64_t idx = zip_file_add(w->za, name, src, ZIP_FL_ENC_UTF_8);
+    if (idx < 0) { zip_source_free(src); zip_fail(w, "cannot add", name); return; }
+    zip_uint64_t i = (zip_uint64_t)idx;
+    if (zip_set_file_compression(w->za, i, ZIP_CM_DEFLATE, 6) < 0 ||
+        zip_file_set_mtime(w->za, i, w->stamp, 0) < 0 ||
+        zip_file_set_external_attributes(w->za, i, 0, ZIP_OPSYS_UNIX, 0100644u << 16) < 0)
+        zip_fail(w, "cannot set attributes of", name);
+}
+
+static void add_generated(writer *w, const char *name, fo_xml *x)
+{
+    fo_pkg *p = w->p;
+    if (!x) return;
+    if (!grow((void **)&p->gen, &p->capgen, p->ngen, sizeof *p->gen)) {
+        fo_xml_free(x);
+        fo_pkg__fail(p, FO_ERR_NOMEM, NULL);
+        return;
+    }
+    p->gen[p->ngen++] = x;
+    fo_xml_finish(x);
+    if (fo_xml_status(x) != FO_OK) { fo_pkg__fail(p, fo_xml_status(x), "writing a package part"); return; }
+    const unsigned char *data;
+    size_t len;
+    void *fp;
+    fo_xml__take_output(x, &data, &len, &fp);
+    add_entry(w, name, data, len, fp);
+}
+
+fo_status fo_pkg_close(fo_pkg *p, fo_diags *d)
+{
+    if (!p) return FO_ERR_NOMEM;
+    writer w = {0};
+    w.p = p;
+    /* 1980-01-01 00:00 in local time: libzip converts with localtime(). */
+    struct tm tm = {.tm_year = 80, .tm_mon = 0, .tm_mday = 1, .tm_isdst = -1};
+    w.stamp = mktime(&tm);
+    if (p->err == FO_OK) {
+        int zerr = 0;
+        w.za = zip_open(p->path, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+        if (!w.za) {
+            char why[160];
+            snprintf(why, sizeof why, "cannot create the archive (libzip error %d)", zerr);
+            fo_pkg__fail(p, FO_ERR_IO, why);
+        }
+    }
+    if (p->err == FO_OK) {
+        add_generated(&w, "[Content_Types].xml", gen_content_types(p));
+        add_generated(&w, "_rels/.rels", gen_rels(p, ""));
+        for (size_t i = 0; i < p->nparts && !p->err; i++) {
+            part *pt = &p->parts[i];
+            if (pt->xml) {
+                const unsigned char *data;
+                size_t len;
+                void *fp;
+                fo_xml__take_output(pt->xml, &data, &len, &fp);
+                add_entry(&w, pt->name, data, len, fp);
+            } else {
+                add_entry(&w, pt->name, pt->data, pt->len, NULL);
+            }
+        }
+        char rn[1100];
+        for (size_t i = 0; i < p->nparts && !p->err; i++) {
+            rels_name(p->parts[i].name, rn, sizeof rn);
+            add_generated(&w, rn, gen_rels(p, p->parts[i].name));
+        }
+    }
+    if (w.za) {
+        if (p->err == FO_OK) {
+            if (zip_close(w.za) < 0) {
+                zip_fail(&w, "cannot write", p->path);
+                zip_discard(w.za);
+            } else {
+                chmod(p->path, 0644); /* libzip's temporary file is 0600 */
+            }
+        } else {
+            zip_discard(w.za);
+        }
+    }
+    if (p->err != FO_OK)
+        fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: %s", p->path, p->why);
+    return p->err;
+}
