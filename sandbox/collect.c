@@ -1,0 +1,377 @@
+/* collect.c — takes the files out of a finished jail's /out without trusting
+ * anything in it: names are checked, entries are looked at without following
+ * links (fstatat AT_SYMLINK_NOFOLLOW, then open O_NOFOLLOW|O_NONBLOCK and fstat
+ * again), only regular files within the ceiling are kept; the rest is refused
+ * with a reason. Also: atomic writes into --out DIR, and the JSON buffer used
+ * for manifest.json. */
+#define FO_SANDBOX_PRIVATE
+#include "sandbox/sandbox.h"
+#include "render/sha256.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A name we are willing to create in the caller's directory: 1-200 chars of
+   [A-Za-z0-9._-+], not starting with '.' or '-'. */
+static int safe_name(const char *n)
+{
+    size_t k, len = strlen(n);
+
+    if (len == 0 || len > 200 || n[0] == '.' || n[0] == '-')
+        return 0;
+    for (k = 0; k < len; k++) {
+        char ch = n[k];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '.' || ch == '_' || ch == '-' || ch == '+'))
+            return 0;
+    }
+    return 1;
+}
+
+/* Display form of an unsafe name: printable ASCII kept, the rest as '?'. */
+static void printable(char *dst, size_t len, const char *src)
+{
+    size_t k;
+
+    for (k = 0; k + 1 < len && src[k]; k++)
+        dst[k] = (src[k] >= 0x20 && src[k] < 0x7f) ? src[k] : '?';
+    dst[k] = 0;
+}
+
+static int refuse(fo_sandbox_collection *c, const char *name, const char *reason)
+{
+    void *grown = realloc(c->refused, (c->n_refused + 1) * sizeof *c->refused);
+
+    if (!grown)
+        return -1;
+    c->refused = grown;
+    printable(c->refused[c->n_refused].name, sizeof c->refused[0].name, name);
+    snprintf(c->refused[c->n_refused].reason, sizeof c->refused[0].reason, "%s", reason);
+    c->n_refused++;
+    return 0;
+}
+
+static int hash_fd(int fd, char out[65])
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned char buf[65536], dig[32];
+    fo_sha256 s;
+    off_t off = 0;
+    ssize_t n;
+    int k;
+
+    fo_sha256_init(&s);
+    while ((n = pread(fd, buf, sizeof buf, off)) != 0) {
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        fo_sha256_update(&s, buf, (size_t)n);
+        off += n;
+    }
+    fo_sha256_final(&s, dig);
+    for (k = 0; k < 32; k++) {
+        out[2 * k] = hex[dig[k] >> 4];
+        out[2 * k + 1] = hex[dig[k] & 15];
+    }
+    out[64] = 0;
+    return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const fo_sandbox_file *)a)->name, ((const fo_sandbox_file *)b)->name);
+}
+
+int fo_sandbox_collect(int out_dir, uint64_t ceiling, fo_sandbox_collection *c,
+                       const fo_sandbox_file *skip, size_t n_skip)
+{
+    struct dirent *de;
+    DIR *d;
+    int dfd = openat(out_dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+
+    memset(c, 0, sizeof *c);
+    if (dfd < 0 || !(d = fdopendir(dfd))) {
+        if (dfd >= 0)
+            close(dfd);
+        return -1;
+    }
+    while ((de = readdir(d))) {
+        const char *name = de->d_name;
+        struct stat st;
+        size_t k;
+        int fd, skipped = 0;
+
+        if (!strcmp(name, ".") || !strcmp(name, ".."))
+            continue;
+        for (k = 0; k < n_skip; k++)
+            if (!strcmp(skip[k].name, name))
+                skipped = 1;
+        if (skipped)
+            continue;
+        if (c->n_files + c->n_refused >= FO_SANDBOX_MAX_FILES) {
+            rc = refuse(c, "...", "too many entries in /out; the rest ignored");
+            break;
+        }
+        if (!safe_name(name) || !strcmp(name, "manifest.json")) {
+            rc = refuse(c, name, safe_name(name) ? "reserved name" : "unsafe name");
+            if (rc) break;
+            continue;
+        }
+        if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+            rc = -1;
+            break;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            rc = refuse(c, name, S_ISLNK(st.st_mode) ? "symlink" : S_ISDIR(st.st_mode) ?
+                        "directory" : S_ISFIFO(st.st_mode) ? "fifo" : S_ISSOCK(st.st_mode) ?
+                        "socket" : "device");
+            if (rc) break;
+            continue;
+        }
+        /* It was a regular file; open without following, and check again:
+           O_NONBLOCK so that a FIFO swapped in can never block us. */
+        fd = openat(dirfd(d), name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+            if (fd >= 0)
+                close(fd);
+            rc = refuse(c, name, "not a regular file when opened");
+            if (rc) break;
+            continue;
+        }
+        if ((uint64_t)st.st_size > ceiling) {
+            close(fd);
+            c->over_ceiling = 1;
+            rc = refuse(c, name, "over the ceiling (--max-bytes)");
+            if (rc) break;
+            continue;
+        }
+        {
+            void *grown = realloc(c->files, (c->n_files + 1) * sizeof *c->files);
+            fo_sandbox_file *f;
+
+            if (!grown) {
+                close(fd);
+                rc = -1;
+                break;
+            }
+            c->files = grown;
+            f = &c->files[c->n_files++];
+            memset(f, 0, sizeof *f);
+            f->fd = fd;
+            f->bytes = (uint64_t)st.st_size;
+            snprintf(f->name, sizeof f->name, "%s", name);
+            if (hash_fd(fd, f->sha256) < 0) {
+                rc = -1;
+                break;
+            }
+        }
+    }
+    closedir(d);
+    if (c->n_files > 1)
+        qsort(c->files, c->n_files, sizeof *c->files, by_name);
+    return rc;
+}
+
+void fo_sandbox_collection_free(fo_sandbox_collection *c)
+{
+    size_t k;
+
+    if (!c)
+        return;
+    for (k = 0; k < c->n_files; k++)
+        if (c->files[k].fd >= 0)
+            close(c->files[k].fd);
+    free(c->files);
+    free(c->refused);
+    memset(c, 0, sizeof *c);
+}
+
+/* Creates ".name.folio-XXXXXX" beside the destination; returns fd. */
+static int temp_beside(int dirfd, const char *name, char *tmp, size_t len)
+{
+    static const char chars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    unsigned seed = (unsigned)getpid() * 2654435761u;
+    int tries, k, fd;
+
+    for (tries = 0; tries < 100; tries++) {
+        char sfx[7];
+        for (k = 0; k < 6; k++) {
+            seed = seed * 1103515245u + 12345u + (unsigned)tries;
+            sfx[k] = chars[(seed >> 16) % 36];
+        }
+        sfx[6] = 0;
+        snprintf(tmp, len, ".%s.folio-%s", name, sfx);
+        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    return -1;
+}
+
+static int finish(int dirfd, int fd, const char *tmp, const char *name, int ok)
+{
+    int e;
+
+    if (ok && fsync(fd) < 0)
+        ok = 0;
+    if (close(fd) < 0)
+        ok = 0;
+    if (ok && renameat(dirfd, tmp, dirfd, name) == 0)
+        return 0;
+    e = errno;
+    (void)unlinkat(dirfd, tmp, 0);
+    errno = e;
+    return -1;
+}
+
+int fo_sandbox_write_copy(int dirfd, const char *name, int src)
+{
+    char tmp[300];
+    struct stat st;
+    off_t off = 0;
+    int fd = temp_beside(dirfd, name, tmp, sizeof tmp), ok = 1;
+
+    if (fd < 0)
+        return -1;
+    if (fstat(src, &st) < 0)
+        ok = 0;
+    while (ok && off < st.st_size) {
+        ssize_t n = sendfile(fd, src, &off, (size_t)(st.st_size - off));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            ok = 0;
+    }
+    return finish(dirfd, fd, tmp, name, ok);
+}
+
+int fo_sandbox_write_buf(int dirfd, const char *name, const char *buf, size_t len)
+{
+    char tmp[300];
+    int fd = temp_beside(dirfd, name, tmp, sizeof tmp), ok = 1;
+    size_t done = 0;
+
+    if (fd < 0)
+        return -1;
+    while (ok && done < len) {
+        ssize_t n = write(fd, buf + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            ok = 0;
+        else
+            done += (size_t)n;
+    }
+    return finish(dirfd, fd, tmp, name, ok);
+}
+
+/* ---------------------------------------------------------- JSON buffer */
+
+static void buf_add(fo_sandbox_buf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        char *grown;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        grown = realloc(b->s, cap);
+        if (!grown) {
+            b->oom = 1;
+            return;
+        }
+        b->s = grown;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = 0;
+}
+
+void fo_sandbox_buf_puts(fo_sandbox_buf *b, const char *s)
+{
+    buf_add(b, s, strlen(s));
+}
+
+void fo_sandbox_buf_printf(fo_sandbox_buf *b, const char *fmt, ...)
+{
+    char tmp[1024];
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        buf_add(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+/* Length of a valid UTF-8 sequence at s (max n bytes), 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    size_t len, k;
+    unsigned cp;
+
+    if (s[0] < 0x80) return 1;
+    if ((s[0] & 0xe0) == 0xc0) { len = 2; cp = s[0] & 0x1f; }
+    else if ((s[0] & 0xf0) == 0xe0) { len = 3; cp = s[0] & 0x0f; }
+    else if ((s[0] & 0xf8) == 0xf0) { len = 4; cp = s[0] & 0x07; }
+    else return 0;
+    if (len > n)
+        return 0;
+    for (k = 1; k < len; k++) {
+        if ((s[k] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[k] & 0x3f);
+    }
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+        cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return len;
+}
+
+/* A JSON string; invalid UTF-8 becomes U+FFFD, controls are escaped. */
+void fo_sandbox_buf_json_str(fo_sandbox_buf *b, const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t k = 0;
+
+    buf_add(b, "\"", 1);
+    while (k < len) {
+        size_t n = utf8_len(u + k, len - k);
+        char esc[8];
+
+        if (n == 0) {
+            buf_add(b, "\\ufffd", 6);
+            k++;
+            continue;
+        }
+        if (n == 1 && (u[k] < 0x20 || u[k] == '"' || u[k] == '\\' || u[k] == 0x7f)) {
+            switch (u[k]) {
+            case '"': buf_add(b, "\\\"", 2); break;
+            case '\\': buf_add(b, "\\\\", 2); break;
+            case '\n': buf_add(b, "\\n", 2); break;
+            case '\t': buf_add(b, "\\t", 2); break;
+            case '\r': buf_add(b, "\\r", 2); break;
+            default:
+                snprintf(esc, sizeof esc, "\\u%04x", u[k]);
+                buf_add(b, esc, 6);
+            }
+        } else {
+            buf_add(b, s + k, n);
+        }
+        k += n;
+    }
+    buf_add(b, "\"", 1);
+}

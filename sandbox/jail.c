@@ -1,0 +1,648 @@
+/* jail.c — builds a jail and starts the program in it, in a fixed order:
+ *
+ *   parent  no_new_privs; cgroup; seccomp filter compiled; clone into new
+ *           user/PID/mount/IPC/UTS (+network) namespaces; child into cgroup;
+ *           uid/gid maps to an unprivileged identity; "go".
+ *   child   (PID 1 of the new PID namespace, full capabilities only inside its
+ *           own user namespace) new cgroup namespace; switch to uid/gid 1000;
+ *           new root on tmpfs: read-only binds of the system folders, a
+ *           synthesized /etc, fresh /proc, minimal /dev, capped /tmp /work /out;
+ *           inputs copied; /out handed to the parent; hostname; loopback up;
+ *           pivot_root; root read-only; fork the program.
+ *   program drop every capability; rlimits; clean environment; seccomp last;
+ *           execve.
+ *   init    drop every capability; seccomp; wait for the program, report its
+ *           status to the parent, exit — which kills whatever is left.
+ *
+ * The child never returns: every failure prints "folio: run: can't ..." and
+ * exits 125, which the parent sees as a setup failure (no status message). */
+#define FO_SANDBOX_PRIVATE
+#include "sandbox/sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SETUP_FAILED 125
+
+/* ---------------------------------------------------------------- helpers */
+
+__attribute__((noreturn, format(printf, 1, 2)))
+static void die(const char *fmt, ...)
+{
+    int e = errno;
+    va_list ap;
+
+    fputs("folio: run: can't ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, ": %s\n", strerror(e));
+    _exit(SETUP_FAILED);
+}
+
+static void write_new(const char *path, const char *text, mode_t mode)
+{
+    size_t len = strlen(text);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+
+    if (fd < 0)
+        die("create %s", path);
+    if (write(fd, text, len) != (ssize_t)len)
+        die("write %s", path);
+    if (close(fd) < 0)
+        die("close %s", path);
+}
+
+static void make_dir(const char *path, mode_t mode)
+{
+    if (mkdir(path, mode) < 0)
+        die("create directory %s", path);
+}
+
+static void mount_tmpfs(const char *dst, const char *opts, unsigned long flags)
+{
+    if (mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | flags, opts) < 0)
+        die("mount tmpfs on %s", dst);
+}
+
+/* A remount inside a user namespace must keep the flags the host locked
+   (nodev, noexec, atime...), so they are read back and kept. */
+static unsigned long kept_flags(const char *path)
+{
+    struct statvfs sv;
+    unsigned long f = 0;
+
+    if (statvfs(path, &sv) < 0)
+        die("read mount flags of %s", path);
+    if (sv.f_flag & ST_NODEV) f |= MS_NODEV;
+    if (sv.f_flag & ST_NOEXEC) f |= MS_NOEXEC;
+    if (sv.f_flag & ST_NOATIME) f |= MS_NOATIME;
+    if (sv.f_flag & ST_NODIRATIME) f |= MS_NODIRATIME;
+    if (sv.f_flag & ST_RELATIME) f |= MS_RELATIME;
+    return f;
+}
+
+/* Binds host src at dst (which must exist), read-only, nosuid. */
+static void bind_ro(const char *src, const char *dst)
+{
+    if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) < 0)
+        die("bind %s", src);
+    if (mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | kept_flags(dst),
+              NULL) < 0)
+        die("make %s read-only", dst);
+}
+
+/* Mirrors host path /name at ./name: a symlink as the same symlink (merged
+   /usr), a directory or file as a read-only bind. Absent: nothing. */
+static void mirror(const char *host, const char *dst)
+{
+    struct stat st;
+    char link[4096];
+    ssize_t n;
+
+    if (lstat(host, &st) < 0) {
+        if (errno == ENOENT)
+            return;
+        die("inspect %s", host);
+    }
+    if (S_ISLNK(st.st_mode)) {
+        n = readlink(host, link, sizeof link - 1);
+        if (n < 0)
+            die("read link %s", host);
+        link[n] = 0;
+        if (symlink(link, dst) < 0)
+            die("create symlink %s", dst);
+        return;
+    }
+    if (S_ISDIR(st.st_mode))
+        make_dir(dst, 0755);
+    else
+        write_new(dst, "", 0644);
+    bind_ro(host, dst);
+}
+
+/* Same, but a symlink is followed (resolv.conf, ld.so.cache may be links). */
+static void mirror_target(const char *host, const char *dst)
+{
+    struct stat st;
+
+    if (stat(host, &st) < 0) {
+        if (errno == ENOENT)
+            return;
+        die("inspect %s", host);
+    }
+    if (S_ISDIR(st.st_mode))
+        make_dir(dst, 0755);
+    else
+        write_new(dst, "", 0644);
+    bind_ro(host, dst);
+}
+
+static void close_all_except(int keep1, int keep2)
+{
+    int fd, max = (int)sysconf(_SC_OPEN_MAX);
+
+    if (max < 0 || max > 65536)
+        max = 65536;
+    /* close_range is cheaper; the loop is for kernels before 5.9 */
+    for (fd = 3; fd < max; fd++) {
+        if (fd == keep1 || fd == keep2)
+            continue;
+        if (syscall(SYS_close_range, fd, fd, 0) < 0)
+            (void)close(fd);
+        if (fd > keep1 && fd > keep2) {
+            if (syscall(SYS_close_range, fd + 1, ~0u, 0) == 0)
+                break;
+        }
+    }
+}
+
+/* --------------------------------------------------------- child: setup */
+
+static const char etc_passwd[] =
+    "folio:x:1000:1000:folio:/work:/bin/sh\n"
+    "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n";
+static const char etc_group[] = "folio:x:1000:\nnogroup:x:65534:\n";
+static const char etc_hosts[] =
+    "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n127.0.1.1\tfolio\n";
+
+/* Host /etc entries a program may need and that hold no secrets. */
+static const char *const etc_shared[] = {
+    "ld.so.cache", "fonts", "alternatives", "ssl", "ca-certificates", "mime.types",
+    "matplotlibrc",
+};
+
+static void build_etc(const fo_sandbox_plan *p)
+{
+    size_t k;
+    char host[256], dst[256];
+
+    make_dir("etc", 0755);
+    write_new("etc/passwd", etc_passwd, 0644);
+    write_new("etc/group", etc_group, 0644);
+    write_new("etc/hosts", etc_hosts, 0644);
+    write_new("etc/hostname", "folio\n", 0644);
+    write_new("etc/nsswitch.conf", p->net == FO_NET_ALL
+              ? "passwd: files\ngroup: files\nhosts: files dns\n"
+              : "passwd: files\ngroup: files\nhosts: files\n", 0644);
+    for (k = 0; k < sizeof etc_shared / sizeof *etc_shared; k++) {
+        snprintf(host, sizeof host, "/etc/%s", etc_shared[k]);
+        snprintf(dst, sizeof dst, "etc/%s", etc_shared[k]);
+        mirror_target(host, dst);
+    }
+    mirror("/etc/localtime", "etc/localtime");
+    if (p->net == FO_NET_ALL)
+        mirror_target("/etc/resolv.conf", "etc/resolv.conf");
+}
+
+static void build_dev(const fo_sandbox_plan *p)
+{
+    static const char *const nodes[] = { "null", "zero", "full", "random", "urandom" };
+    static const char *const links[][2] = {
+        { "/proc/self/fd", "dev/fd" }, { "/proc/self/fd/0", "dev/stdin" },
+        { "/proc/self/fd/1", "dev/stdout" }, { "/proc/self/fd/2", "dev/stderr" },
+    };
+    char host[64], dst[64], opts[64];
+    size_t k;
+
+    make_dir("dev", 0755);
+    mount_tmpfs("dev", "mode=0755,size=64k", MS_NOEXEC);
+    for (k = 0; k < sizeof nodes / sizeof *nodes; k++) {
+        snprintf(host, sizeof host, "/dev/%s", nodes[k]);
+        snprintf(dst, sizeof dst, "dev/%s", nodes[k]);
+        write_new(dst, "", 0666);
+        if (mount(host, dst, NULL, MS_BIND, NULL) < 0)
+            die("bind %s", host);
+    }
+    for (k = 0; k < sizeof links / sizeof *links; k++)
+        if (symlink(links[k][0], links[k][1]) < 0)
+            die("create symlink %s", links[k][1]);
+    make_dir("dev/shm", 01777);
+    snprintf(opts, sizeof opts, "mode=1777,size=%llum", (unsigned long long)p->memory_mb);
+    mount_tmpfs("dev/shm", opts, MS_NOEXEC);
+}
+
+static void copy_inputs(const fo_sandbox_plan *p)
+{
+    char dst[512];
+    size_t k;
+
+    for (k = 0; k < p->n_in; k++) {
+        off_t off = 0;
+        uint64_t left = p->in[k].bytes;
+        int fd;
+
+        snprintf(dst, sizeof dst, "%s/%s", p->in_dir, p->in[k].name);
+        fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0)
+            die("create /%s", dst);
+        while (left > 0) {
+            ssize_t n = sendfile(fd, p->in[k].fd, &off, left > (1u << 30) ? (1u << 30) : left);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                die("copy %s into the jail", p->in[k].name);
+            left -= (uint64_t)n;
+        }
+        if (close(fd) < 0)
+            die("close /%s", dst);
+    }
+}
+
+/* Hands the jail's /out to the parent, which collects from it after the
+   jail is gone (an open directory keeps the tmpfs alive). */
+static void send_fd(int sock, int fd)
+{
+    char tag = 'O', cbuf[CMSG_SPACE(sizeof(int))];
+    struct iovec iov = { &tag, 1 };
+    struct msghdr msg = { 0 };
+    struct cmsghdr *cm;
+
+    memset(cbuf, 0, sizeof cbuf);
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = cbuf;
+    msg.msg_controllen = sizeof cbuf;
+    cm = CMSG_FIRSTHDR(&msg);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cm), &fd, sizeof fd);
+    if (sendmsg(sock, &msg, 0) < 0)
+        die("hand /out to folio");
+}
+
+/* --net none: the new network namespace has only lo, down; bring it up.
+   (--net allow= will add here: bind the egress proxy's socket into /run.) */
+static void net_setup(const fo_sandbox_plan *p)
+{
+    struct ifreq ifr;
+    int s;
+
+    if (p->net == FO_NET_ALL)
+        return;
+    s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (s < 0)
+        die("open a socket to configure lo");
+    memset(&ifr, 0, sizeof ifr);
+    strcpy(ifr.ifr_name, "lo");
+    if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+        die("read the flags of lo");
+    ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+    if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+        die("bring lo up");
+    close(s);
+}
+
+static void drop_caps(void)
+{
+    struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+    struct __user_cap_data_struct data[2];
+    int cap;
+
+    for (cap = 0; cap <= 63; cap++)
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+            die("drop capability %d from the bounding set", cap);
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+        die("clear ambient capabilities");
+    memset(data, 0, sizeof data);
+    if (syscall(SYS_capset, &hdr, data) < 0)
+        die("drop capabilities");
+}
+
+__attribute__((noreturn))
+static void exec_program(const fo_sandbox_plan *p, int out_w, int err_w, void *filter,
+                         int need_as)
+{
+    sigset_t all;
+    int sig, nul;
+
+    nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (nul < 0)
+        die("open /dev/null");
+    if (dup2(nul, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
+        die("set up the program's stdin/stdout/stderr");
+    close_all_except(-1, -1);
+    for (sig = 1; sig < NSIG; sig++)
+        (void)signal(sig, SIG_DFL);
+    sigfillset(&all);
+    if (sigprocmask(SIG_UNBLOCK, &all, NULL) < 0)
+        die("unblock signals");
+    drop_caps();
+    fo_sandbox_rlimits_apply(p, need_as);
+    if (clearenv() != 0 ||
+        setenv("PATH", "/usr/local/bin:/usr/bin:/bin", 1) || setenv("HOME", "/work", 1) ||
+        setenv("USER", "folio", 1) || setenv("LOGNAME", "folio", 1) ||
+        setenv("LANG", "C.UTF-8", 1) || setenv("TMPDIR", "/tmp", 1) ||
+        setenv("MPLBACKEND", "Agg", 1) || setenv("MPLCONFIGDIR", "/tmp/.matplotlib", 1) ||
+        setenv("XDG_CACHE_HOME", "/tmp/.cache", 1) || setenv("FOLIO_SANDBOX", "1", 1))
+        die("set the environment");
+    /* seccomp last: from here on, only execve and the program's own calls */
+    if (filter && fo_sandbox_seccomp_load(filter) < 0)
+        die("load the seccomp filter");
+    execvp(p->argv[0], p->argv);
+    fprintf(stderr, "folio: run: can't execute %s: %s\n", p->argv[0], strerror(errno));
+    _exit(errno == ENOENT ? 127 : 126);
+}
+
+struct child_ctx {
+    const fo_sandbox_plan *p;
+    int ctl, out_w, err_w, parent_root, need_as;
+    void *filter;
+};
+
+__attribute__((noreturn))
+static void jail_child(const struct child_ctx *c)
+{
+    const fo_sandbox_plan *p = c->p;
+    char go, opts[96];
+    pid_t prog;
+    int outfd, st;
+
+    /* 0. die with folio */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+        die("set the parent-death signal");
+    /* 1. wait until the parent has written our uid/gid maps and cgroup */
+    if (read(c->ctl, &go, 1) != 1)
+        _exit(SETUP_FAILED);
+    /* 2. cgroup namespace rooted at our own cgroup */
+    if (unshare(CLONE_NEWCGROUP) < 0)
+        die("create a cgroup namespace");
+    /* 3. identity: uid/gid 1000, no supplementary groups. With the namespace's
+          uid 0 unmapped the kernel leaves our namespace capabilities alone. */
+    if (c->parent_root && setgroups(0, NULL) < 0)
+        die("drop supplementary groups");
+    if (setresgid(FO_SANDBOX_UID, FO_SANDBOX_UID, FO_SANDBOX_UID) < 0)
+        die("set gid %u", FO_SANDBOX_UID);
+    if (setresuid(FO_SANDBOX_UID, FO_SANDBOX_UID, FO_SANDBOX_UID) < 0)
+        die("set uid %u", FO_SANDBOX_UID);
+    /* 4. nothing we mount travels back to the host */
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+        die("make the mount tree private");
+    /* 5. the new root: a small tmpfs over /tmp (only in our mount namespace) */
+    mount_tmpfs("/tmp", "mode=0755,size=1m,nr_inodes=4096", 0);
+    if (chdir("/tmp") < 0)
+        die("enter the new root");
+    /* 6. system folders, read-only; merged-/usr links copied as links */
+    make_dir("usr", 0755);
+    bind_ro("/usr", "usr");
+    mirror("/bin", "bin");
+    mirror("/sbin", "sbin");
+    mirror("/lib", "lib");
+    mirror("/lib32", "lib32");
+    mirror("/lib64", "lib64");
+    mirror("/libx32", "libx32");
+    /* 7. synthesized /etc, fresh /proc (our PID namespace only), minimal /dev */
+    build_etc(p);
+    make_dir("proc", 0555);
+    if (mount("proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+        die("mount /proc");
+    build_dev(p);
+    /* 8. writable, size-capped: /tmp /work /out (memory is charged to the cgroup too) */
+    snprintf(opts, sizeof opts, "mode=1777,size=%llum,nr_inodes=16384",
+             (unsigned long long)p->memory_mb);
+    make_dir("tmp", 0755);
+    mount_tmpfs("tmp", opts, 0);
+    snprintf(opts, sizeof opts, "mode=0755,size=%llum,nr_inodes=16384",
+             (unsigned long long)p->memory_mb);
+    make_dir("work", 0755);
+    mount_tmpfs("work", opts, 0);
+    make_dir("out", 0755);
+    mount_tmpfs("out", opts, 0);
+    make_dir("run", 0755);
+    copy_inputs(p);
+    if (p->bind_self) {
+        write_new("run/folio", "", 0755);
+        bind_ro("/proc/self/exe", "run/folio");
+    }
+    outfd = open("out", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (outfd < 0)
+        die("open /out");
+    send_fd(c->ctl, outfd);
+    close(outfd);
+    /* 9. hostname and network */
+    if (sethostname("folio", 5) < 0)
+        die("set the hostname");
+    net_setup(p);
+    /* 10. switch root; the old one is detached, then the new root made read-only */
+    if (syscall(SYS_pivot_root, ".", ".") < 0)
+        die("pivot_root");
+    if (umount2(".", MNT_DETACH) < 0)
+        die("detach the old root");
+    if (chdir("/") < 0)
+        die("enter /");
+    if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0)
+        die("make / read-only");
+    if (chdir("/work") < 0)
+        die("enter /work");
+    /* 11. the program */
+    prog = fork();
+    if (prog < 0)
+        die("fork the program");
+    if (prog == 0)
+        exec_program(p, c->out_w, c->err_w, c->filter, c->need_as);
+    /* 12. init: unprivileged too, then reap until the program ends */
+    close(c->out_w);
+    close(c->err_w);
+    close_all_except(c->ctl, -1);
+    drop_caps();
+    if (c->filter && fo_sandbox_seccomp_load(c->filter) < 0)
+        die("load the seccomp filter");
+    for (;;) {
+        pid_t r = waitpid(-1, &st, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            _exit(SETUP_FAILED);
+        if (r == prog) {
+            char msg[1 + sizeof st];
+            msg[0] = 'S';
+            memcpy(msg + 1, &st, sizeof st);
+            if (send(c->ctl, msg, sizeof msg, 0) < 0)
+                _exit(SETUP_FAILED);
+            _exit(0);        /* PID 1 exits: the kernel kills the rest */
+        }
+    }
+}
+
+/* --------------------------------------------------------- parent side */
+
+static int write_proc(pid_t pid, const char *file, const char *text)
+{
+    char path[64];
+    size_t len = strlen(text);
+    int fd, ok;
+
+    snprintf(path, sizeof path, "/proc/%ld/%s", (long)pid, file);
+    fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ok = write(fd, text, len) == (ssize_t)len;
+    if (close(fd) < 0)
+        ok = 0;
+    return ok ? 0 : -1;
+}
+
+static int fail(const char *what)
+{
+    fprintf(stderr, "folio: run: can't %s: %s\n", what, strerror(errno));
+    return FO_RUN_INTERNAL;
+}
+
+static int recv_fd(int sock)
+{
+    char tag = 0, cbuf[CMSG_SPACE(sizeof(int))];
+    struct iovec iov = { &tag, 1 };
+    struct msghdr msg = { 0 };
+    struct cmsghdr *cm;
+    ssize_t n;
+    int fd;
+
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = cbuf;
+    msg.msg_controllen = sizeof cbuf;
+    do
+        n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+    while (n < 0 && errno == EINTR);
+    if (n != 1 || tag != 'O')
+        return -1;
+    cm = CMSG_FIRSTHDR(&msg);
+    if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int)))
+        return -1;
+    memcpy(&fd, CMSG_DATA(cm), sizeof fd);
+    return fd;
+}
+
+int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int serial)
+{
+    struct child_ctx c;
+    int outp[2], errp[2], ctl[2], root = geteuid() == 0, st;
+    unsigned long flags = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC |
+                          CLONE_NEWUTS | SIGCHLD;
+    char map[64];
+    unsigned host_uid, host_gid;
+    pid_t pid;
+
+    memset(j, 0, sizeof *j);
+    j->pid = -1;
+    j->ctl = j->out_r = j->err_r = j->out_dir = -1;
+    if (p->net != FO_NET_ALL)
+        flags |= CLONE_NEWNET;
+    /* no_new_privs first: nothing started from here can gain privileges */
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+        return fail("set no_new_privs");
+    if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
+        socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0)
+        return fail("create pipes");
+    fo_sandbox_cgroup_create(&j->cg, p, serial);
+    memset(&c, 0, sizeof c);
+    c.p = p;
+    c.ctl = ctl[1];
+    c.out_w = outp[1];
+    c.err_w = errp[1];
+    c.parent_root = root;
+    c.need_as = !j->cg.mem_ok;   /* no memory cgroup: RLIMIT_AS instead */
+    c.filter = fo_sandbox_seccomp_build();
+    if (!c.filter)
+        return fail("build the seccomp filter");
+
+    fflush(stdout);
+    fflush(stderr);
+    pid = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
+    if (pid < 0) {
+        int e = errno;
+        fo_sandbox_seccomp_free(c.filter);
+        errno = e;
+        return fail("create the namespaces (clone)");
+    }
+    if (pid == 0)
+        jail_child(&c);
+
+    fo_sandbox_seccomp_free(c.filter);
+    close(outp[1]);
+    close(errp[1]);
+    close(ctl[1]);
+    j->pid = pid;
+    j->ctl = ctl[0];
+    j->out_r = outp[0];
+    j->err_r = errp[0];
+
+    /* cgroup before the child runs any code of its own */
+    if (j->cg.version && fo_sandbox_cgroup_attach(&j->cg, pid) < 0) {
+        fail("move the jail into its cgroup");
+        goto kill_child;
+    }
+    /* uid/gid maps: 1000 inside -> an unprivileged host identity. As root that
+       is a dedicated id (base + our pid), never root; otherwise our own. */
+    host_uid = root ? FO_SANDBOX_HOST_ID_BASE + (unsigned)getpid() : (unsigned)geteuid();
+    host_gid = root ? FO_SANDBOX_HOST_ID_BASE + (unsigned)getpid() : (unsigned)getegid();
+    snprintf(map, sizeof map, "%u %u 1\n", FO_SANDBOX_UID, host_uid);
+    if (write_proc(pid, "uid_map", map) < 0) {
+        fail("set up uid map");
+        goto kill_child;
+    }
+    if (write_proc(pid, "setgroups", root ? "allow" : "deny") < 0) {
+        fail("set up setgroups policy");
+        goto kill_child;
+    }
+    snprintf(map, sizeof map, "%u %u 1\n", FO_SANDBOX_UID, host_gid);
+    if (write_proc(pid, "gid_map", map) < 0) {
+        fail("set up gid map");
+        goto kill_child;
+    }
+    if (write(j->ctl, "g", 1) != 1) {
+        fail("start the jail");
+        goto kill_child;
+    }
+    j->out_dir = recv_fd(j->ctl);
+    if (j->out_dir < 0) {
+        /* the child printed why */
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+            ;
+        j->pid = -1;
+        fo_sandbox_jail_close(j);
+        return FO_RUN_INTERNAL;
+    }
+    return FO_RUN_OK;
+
+kill_child:
+    kill(pid, SIGKILL);
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    j->pid = -1;
+    fo_sandbox_jail_close(j);
+    return FO_RUN_INTERNAL;
+}
+
+void fo_sandbox_jail_close(fo_sandbox_jail *j)
+{
+    int *fds[] = { &j->ctl, &j->out_r, &j->err_r, &j->out_dir };
+    size_t k;
+
+    for (k = 0; k < sizeof fds / sizeof *fds; k++)
+        if (*fds[k] >= 0) {
+            close(*fds[k]);
+            *fds[k] = -1;
+        }
+    fo_sandbox_cgroup_destroy(&j->cg);
+}

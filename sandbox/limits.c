@@ -1,0 +1,252 @@
+/* limits.c — resource limits of a jail: a memory + pids cgroup (v2, or v1 where
+ * only v1 controllers are mounted) created per jail, and the rlimits set just
+ * before exec. The cgroup is best effort: where none is usable (folio not root,
+ * controllers not delegated) memory falls back to RLIMIT_AS and processes to
+ * RLIMIT_NPROC, and the manifest says so ("memory_via"). */
+#define FO_SANDBOX_PRIVATE
+#include "sandbox/sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CG_ROOT "/sys/fs/cgroup"
+
+/* Writes a short string to a file; 0 or -1. */
+static int write_file(const char *dir, const char *name, const char *val)
+{
+    char path[640];
+    ssize_t len = (ssize_t)strlen(val), w;
+    int fd;
+
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    w = write(fd, val, (size_t)len);
+    close(fd);
+    return w == len ? 0 : -1;
+}
+
+/* Reads "key N" from a flat-keyed cgroup file; -1 when absent. */
+static long read_key(const char *dir, const char *name, const char *key)
+{
+    char path[640], line[256];
+    size_t klen = strlen(key);
+    long v = -1;
+    FILE *f;
+
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    f = fopen(path, "re");
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, key, klen) && line[klen] == ' ')
+            v = strtol(line + klen + 1, NULL, 10);
+    fclose(f);
+    return v;
+}
+
+static int exists(const char *dir, const char *name)
+{
+    char path[640];
+
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, F_OK) == 0;
+}
+
+/* Our own cgroup for a controller ("" = the v2 unified line) from /proc/self/cgroup. */
+static int own_cgroup(const char *controller, char *out, size_t outlen)
+{
+    char line[1024];
+    int found = 0;
+    FILE *f = fopen("/proc/self/cgroup", "re");
+
+    if (!f)
+        return 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL, *tok, *save;
+
+        if (!c2)
+            continue;
+        *c2 = 0;
+        line[strcspn(line, "\n")] = 0;
+        c2[1 + strcspn(c2 + 1, "\n")] = 0;
+        if (*controller == 0) {
+            found = c1[1] == 0;
+        } else {
+            for (tok = strtok_r(c1 + 1, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+                if (!strcmp(tok, controller))
+                    found = 1;
+        }
+        if (found)
+            snprintf(out, outlen, "%s", c2 + 1);
+    }
+    fclose(f);
+    return found;
+}
+
+/* mkdir base/own/folio-run-PID-SERIAL; fills dir. */
+static int make_child(const char *base, const char *own, int serial, char *dir, size_t len)
+{
+    int n = snprintf(dir, len, "%s%s%sfolio-run-%ld-%d", base, own,
+                     own[strlen(own) - 1] == '/' ? "" : "/", (long)getpid(), serial);
+
+    if (n < 0 || (size_t)n >= len)
+        return -1;
+    if (mkdir(dir, 0755) < 0) {
+        dir[0] = 0;
+        return -1;
+    }
+    return 0;
+}
+
+static void setup_v1(fo_sandbox_cgroup *cg, const fo_sandbox_plan *p, int serial)
+{
+    char own[512], val[32];
+
+    snprintf(val, sizeof val, "%llu", (unsigned long long)p->memory_mb << 20);
+    if (own_cgroup("memory", own, sizeof own) &&
+        make_child(CG_ROOT "/memory", own, serial, cg->mem, sizeof cg->mem) == 0) {
+        cg->mem_ok = write_file(cg->mem, "memory.limit_in_bytes", val) == 0;
+        /* no swap either: memsw must be >= the memory limit, so after it */
+        if (exists(cg->mem, "memory.memsw.limit_in_bytes"))
+            (void)write_file(cg->mem, "memory.memsw.limit_in_bytes", val);
+    }
+    snprintf(val, sizeof val, "%u", p->pids);
+    if (own_cgroup("pids", own, sizeof own) &&
+        make_child(CG_ROOT "/pids", own, serial, cg->pids, sizeof cg->pids) == 0)
+        cg->pids_ok = write_file(cg->pids, "pids.max", val) == 0;
+    if (cg->mem[0] || cg->pids[0])
+        cg->version = 1;
+}
+
+static void setup_v2(fo_sandbox_cgroup *cg, const fo_sandbox_plan *p, int serial,
+                     const char *base)
+{
+    char own[512], val[32], parent[640];
+
+    if (!own_cgroup("", own, sizeof own))
+        return;
+    snprintf(parent, sizeof parent, "%s%s", base, own);
+    /* Needs the controllers delegated to our cgroup; fails harmlessly if not. */
+    (void)write_file(parent, "cgroup.subtree_control", "+memory +pids");
+    if (make_child(base, own, serial, cg->mem, sizeof cg->mem) < 0)
+        return;
+    cg->version = 2;
+    snprintf(cg->pids, sizeof cg->pids, "%s", cg->mem);
+    snprintf(val, sizeof val, "%llu", (unsigned long long)p->memory_mb << 20);
+    cg->mem_ok = write_file(cg->mem, "memory.max", val) == 0;
+    if (cg->mem_ok)
+        (void)write_file(cg->mem, "memory.swap.max", "0");
+    snprintf(val, sizeof val, "%u", p->pids);
+    cg->pids_ok = write_file(cg->pids, "pids.max", val) == 0;
+}
+
+void fo_sandbox_cgroup_create(fo_sandbox_cgroup *cg, const fo_sandbox_plan *p, int serial)
+{
+    memset(cg, 0, sizeof *cg);
+    if (access(CG_ROOT "/cgroup.controllers", F_OK) == 0) {
+        setup_v2(cg, p, serial, CG_ROOT);           /* pure v2 */
+    } else {
+        setup_v1(cg, p, serial);                    /* v1 (maybe beside an empty unified) */
+        if (!cg->mem_ok && !cg->pids_ok) {
+            fo_sandbox_cgroup_destroy(cg);
+            if (access(CG_ROOT "/unified/cgroup.controllers", F_OK) == 0)
+                setup_v2(cg, p, serial, CG_ROOT "/unified");
+        }
+    }
+    if (cg->version && !cg->mem_ok && !cg->pids_ok)
+        fo_sandbox_cgroup_destroy(cg);
+}
+
+int fo_sandbox_cgroup_attach(const fo_sandbox_cgroup *cg, pid_t pid)
+{
+    char val[32];
+
+    snprintf(val, sizeof val, "%ld", (long)pid);
+    if (cg->mem[0] && write_file(cg->mem, "cgroup.procs", val) < 0)
+        return -1;
+    if (cg->pids[0] && strcmp(cg->pids, cg->mem) && write_file(cg->pids, "cgroup.procs", val) < 0)
+        return -1;
+    return 0;
+}
+
+void fo_sandbox_cgroup_events(const fo_sandbox_cgroup *cg, long *oom_kills, long *pids_max)
+{
+    *oom_kills = *pids_max = 0;
+    if (cg->mem_ok) {
+        long v = read_key(cg->mem, cg->version == 2 ? "memory.events" : "memory.oom_control",
+                          "oom_kill");
+        *oom_kills = v > 0 ? v : 0;
+    }
+    if (cg->pids_ok) {
+        long v = read_key(cg->pids, "pids.events", "max");
+        *pids_max = v > 0 ? v : 0;
+    }
+}
+
+const char *fo_sandbox_cgroup_memory_via(const fo_sandbox_cgroup *cg)
+{
+    if (!cg->mem_ok)
+        return "rlimit-as";
+    return cg->version == 2 ? "cgroup-v2" : "cgroup-v1";
+}
+
+/* rmdir, retrying while the last tasks are being released. */
+static void remove_dir(char *dir)
+{
+    struct timespec ms = { 0, 1000000 };
+    int tries;
+
+    if (!dir[0])
+        return;
+    for (tries = 0; tries < 200; tries++) {
+        if (rmdir(dir) == 0 || errno == ENOENT)
+            break;
+        if (errno != EBUSY) {
+            fprintf(stderr, "folio: run: can't remove cgroup %s: %s\n", dir, strerror(errno));
+            break;
+        }
+        nanosleep(&ms, NULL);
+    }
+    dir[0] = 0;
+}
+
+void fo_sandbox_cgroup_destroy(fo_sandbox_cgroup *cg)
+{
+    if (strcmp(cg->pids, cg->mem))
+        remove_dir(cg->pids);
+    remove_dir(cg->mem);
+    cg->pids[0] = 0;
+    cg->mem_ok = cg->pids_ok = 0;
+    cg->version = 0;
+}
+
+static void set_limit(int resource, rlim_t v, const char *what)
+{
+    struct rlimit rl = { v, v };
+
+    if (setrlimit(resource, &rl) < 0) {
+        fprintf(stderr, "folio: run: can't set the %s limit: %s\n", what, strerror(errno));
+        _exit(125);
+    }
+}
+
+void fo_sandbox_rlimits_apply(const fo_sandbox_plan *p, int need_as)
+{
+    set_limit(RLIMIT_CORE, 0, "core dump");
+    /* One byte over the ceiling: a file cut short by the limit is then over the
+       ceiling and refused by collect.c, never delivered truncated. */
+    set_limit(RLIMIT_FSIZE, (rlim_t)p->max_bytes + 1, "file size");
+    set_limit(RLIMIT_NOFILE, p->nofile, "open files");
+    set_limit(RLIMIT_NPROC, p->pids, "process count");
+    if (need_as)
+        set_limit(RLIMIT_AS, (rlim_t)p->memory_mb << 20, "address space");
+}

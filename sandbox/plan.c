@@ -1,0 +1,230 @@
+/* plan.c — `folio run` options -> fo_sandbox_plan. Parsing only: nothing is
+ * opened, created or changed here, so the plan can be checked before any act. */
+#define FO_SANDBOX_PRIVATE
+#include "sandbox/sandbox.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_IN 256
+
+static const char *const known_formats[] = { "xlsx", "docx", "pptx", "pdf", "png" };
+
+void fo_sandbox_usage(FILE *f)
+{
+    fputs("usage: folio run [--in FILE]... [--out DIR] [--render xlsx,pdf,...]\n"
+          "                 [--timeout SEC] [--memory MB] [--max-bytes N] [--pids N]\n"
+          "                 [--net none|all] [--json] [--quiet] -- CMD [ARG...]\n"
+          "\n"
+          "Runs CMD in a jail: new user/PID/mount/network/IPC/UTS/cgroup namespaces,\n"
+          "read-only system folders, no capabilities, seccomp. --in files are copied\n"
+          "into /work (the current directory); files the program writes to /out are\n"
+          "collected (regular files only, each within --max-bytes) into --out DIR with\n"
+          "manifest.json. If /out/result.json exists it is rendered to the --render\n"
+          "formats in a second jail.\n"
+          "  --timeout SEC   wall-clock limit (default 60)\n"
+          "  --memory MB     memory limit (default 1024)\n"
+          "  --max-bytes N   ceiling per file in and out (default 31457280)\n"
+          "  --pids N        process limit (default 256)\n"
+          "  --net none      private loopback only (default); --net all: host network (UNSAFE)\n"
+          "  --json          print manifest.json on stdout (program stdout goes to stderr)\n"
+          "  --quiet         do not echo the program's output (it is still kept)\n"
+          "exit: 0 ok, 1 usage, 2 invalid input, 3 over ceiling, 4 program failed,\n"
+          "      timed out or killed, 5 internal error\n", f);
+}
+
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("folio: run: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs(" (see folio help run)\n", stderr);
+    return FO_RUN_USAGE;
+}
+
+/* Parses a positive integer within [1, max]; -1 on error. */
+static int parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+
+    if (*s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno || *end || v == 0 || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_render(fo_sandbox_plan *p, const char *list)
+{
+    const char *s = list;
+
+    while (*s) {
+        size_t n = strcspn(s, ","), k;
+        int found = 0;
+
+        for (k = 0; k < sizeof known_formats / sizeof *known_formats; k++)
+            if (strlen(known_formats[k]) == n && !strncmp(s, known_formats[k], n))
+                found = 1;
+        if (!found)
+            return usage_error("--render: unknown format in \"%s\" (xlsx, docx, pptx, pdf, png)", list);
+        for (k = 0; k < p->n_render; k++)
+            if (!strncmp(p->render[k], s, n) && p->render[k][n] == 0)
+                found = 0;             /* duplicate: keep one */
+        if (found) {
+            memcpy(p->render[p->n_render], s, n);
+            p->render[p->n_render++][n] = 0;
+        }
+        s += n;
+        if (*s == ',')
+            s++;
+    }
+    if (p->n_render == 0)
+        return usage_error("--render: no format in \"%s\"", list);
+    return FO_RUN_OK;
+}
+
+/* One option with its value. Returns FO_RUN_OK or FO_RUN_USAGE. */
+static int apply(fo_sandbox_plan *p, const char *opt, const char *val)
+{
+    uint64_t v;
+
+    if (!strcmp(opt, "--in")) {
+        if (p->n_in_paths >= MAX_IN)
+            return usage_error("too many --in files (max %d)", MAX_IN);
+        ((const char **)p->in_paths)[p->n_in_paths++] = val;
+    } else if (!strcmp(opt, "--out")) {
+        p->out_dir = val;
+    } else if (!strcmp(opt, "--render")) {
+        return parse_render(p, val);
+    } else if (!strcmp(opt, "--timeout")) {
+        char *end;
+        double t;
+        errno = 0;
+        t = strtod(val, &end);
+        if (errno || *end || end == val || !(t > 0) || t > 86400 || isnan(t))
+            return usage_error("--timeout: expected seconds in (0, 86400], got \"%s\"", val);
+        p->timeout_s = t;
+    } else if (!strcmp(opt, "--memory")) {
+        if (parse_u64(val, 1u << 20, &v) || v < 16)
+            return usage_error("--memory: expected megabytes >= 16, got \"%s\"", val);
+        p->memory_mb = v;
+    } else if (!strcmp(opt, "--max-bytes")) {
+        if (parse_u64(val, (uint64_t)1 << 40, &v))
+            return usage_error("--max-bytes: expected a positive byte count, got \"%s\"", val);
+        p->max_bytes = v;
+    } else if (!strcmp(opt, "--pids")) {
+        if (parse_u64(val, 65536, &v) || v < 2)
+            return usage_error("--pids: expected 2..65536, got \"%s\"", val);
+        p->pids = (unsigned)v;
+    } else if (!strcmp(opt, "--net")) {
+        if (!strcmp(val, "none"))
+            p->net = FO_NET_NONE;
+        else if (!strcmp(val, "all"))
+            p->net = FO_NET_ALL;
+        else if (!strncmp(val, "allow=", 6))
+            return usage_error("--net %s: naming allowed domains is not supported yet", val);
+        else
+            return usage_error("--net: expected none or all, got \"%s\"", val);
+    } else {
+        return usage_error("unknown option \"%s\"", opt);
+    }
+    return FO_RUN_OK;
+}
+
+int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help)
+{
+    static const char *const with_value[] = {
+        "--in", "--out", "--render", "--timeout", "--memory", "--max-bytes", "--pids", "--net"
+    };
+    int i, rc;
+
+    memset(p, 0, sizeof *p);
+    *help = 0;
+    p->in_paths = calloc(MAX_IN, sizeof(char *));
+    if (!p->in_paths) {
+        fputs("folio: run: out of memory\n", stderr);
+        return FO_RUN_INTERNAL;
+    }
+    p->in_dir = "work";
+    p->timeout_s = 60;
+    p->memory_mb = 1024;
+    p->max_bytes = 31457280;
+    p->pids = 256;
+    p->nofile = 1024;
+    p->net = FO_NET_NONE;
+
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *eq;
+        char opt[32];
+        size_t k, n;
+        int takes = 0;
+
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        }
+        if (a[0] != '-' || a[1] == 0)
+            break;                         /* CMD without "--" */
+        if (!strcmp(a, "--json")) { p->json = 1; continue; }
+        if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) { p->quiet = 1; continue; }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fo_sandbox_usage(stdout);
+            *help = 1;
+            return FO_RUN_OK;
+        }
+        eq = strchr(a, '=');
+        n = eq ? (size_t)(eq - a) : strlen(a);
+        if (n >= sizeof opt)
+            return usage_error("unknown option \"%s\"", a);
+        memcpy(opt, a, n);
+        opt[n] = 0;
+        for (k = 0; k < sizeof with_value / sizeof *with_value; k++)
+            if (!strcmp(opt, with_value[k]))
+                takes = 1;
+        if (!takes)
+            return usage_error("unknown option \"%s\"", a);
+        if (eq) {
+            rc = apply(p, opt, eq + 1);
+        } else {
+            if (i + 1 >= argc)
+                return usage_error("%s needs a value", opt);
+            rc = apply(p, opt, argv[++i]);
+        }
+        if (rc != FO_RUN_OK)
+            return rc;
+    }
+    if (i >= argc)
+        return usage_error("%s", "missing command: folio run [options] -- CMD [ARG...]");
+    p->argv = argv + i;
+    return FO_RUN_OK;
+}
+
+void fo_sandbox_plan_free(fo_sandbox_plan *p)
+{
+    size_t k;
+
+    if (!p)
+        return;
+    for (k = 0; k < p->n_in; k++)
+        if (p->in[k].fd >= 0)
+            close(p->in[k].fd);
+    free(p->in);
+    free((void *)p->in_paths);
+    p->in = NULL;
+    p->in_paths = NULL;
+    p->n_in = p->n_in_paths = 0;
+}

@@ -1,0 +1,510 @@
+/* run.c — `folio run`: plan -> open inputs -> jail -> supervise (stream output,
+ * enforce the wall clock) -> collect /out -> render result.json in a second
+ * jail -> write --out DIR and manifest.json -> exit code (PRODUCT.md §1, §5). */
+#define FO_SANDBOX_PRIVATE
+#include "sandbox/sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Last FO_SANDBOX_TAIL bytes of a stream, and how many there were. */
+typedef struct {
+    char buf[FO_SANDBOX_TAIL];
+    size_t start, len;
+    uint64_t total;
+} tail_buf;
+
+typedef struct {
+    int have_status, wstatus, timed_out, setup_failed;
+    double seconds;
+    long oom_kills, pids_max;
+    const char *memory_via;
+    tail_buf out, err;
+} outcome;
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void tail_add(tail_buf *t, const char *s, size_t n)
+{
+    size_t k;
+
+    t->total += n;
+    if (n >= sizeof t->buf) {
+        s += n - sizeof t->buf;
+        n = sizeof t->buf;
+    }
+    for (k = 0; k < n; k++) {
+        size_t pos = (t->start + t->len) % sizeof t->buf;
+        t->buf[pos] = s[k];
+        if (t->len < sizeof t->buf)
+            t->len++;
+        else
+            t->start = (t->start + 1) % sizeof t->buf;
+    }
+}
+
+static void write_all(int fd, const char *s, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, s, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;                 /* caller went away: keep running, keep the tail */
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Streams stdout/stderr until both close and init has reported, killing the
+   whole PID namespace (by killing its init) at the deadline. */
+static void supervise(const fo_sandbox_plan *p, fo_sandbox_jail *j, outcome *o,
+                      int echo_out, int echo_err)
+{
+    double start = now_s(), deadline = start + p->timeout_s, grace = 0;
+    int fds[3] = { j->out_r, j->err_r, j->ctl }, st;
+
+    while (fds[0] >= 0 || fds[1] >= 0 || fds[2] >= 0) {
+        struct pollfd pf[3];
+        double left = (o->timed_out ? grace : deadline) - now_s();
+        int k, n;
+
+        if (left <= 0) {
+            if (o->timed_out)
+                break;                               /* should not happen: give up */
+            o->timed_out = 1;
+            if (kill(j->pid, SIGKILL) < 0 && errno != ESRCH)
+                fprintf(stderr, "folio: run: can't kill the jail: %s\n", strerror(errno));
+            grace = now_s() + 5;
+            continue;
+        }
+        for (k = 0; k < 3; k++) {
+            pf[k].fd = fds[k];
+            pf[k].events = POLLIN;
+            pf[k].revents = 0;
+        }
+        n = poll(pf, 3, (int)(left * 1000) + 1);
+        if (n < 0 && errno != EINTR) {
+            fprintf(stderr, "folio: run: poll: %s\n", strerror(errno));
+            break;
+        }
+        for (k = 0; n > 0 && k < 2; k++) {
+            char buf[16384];
+            ssize_t r;
+
+            if (fds[k] < 0 || !pf[k].revents)
+                continue;
+            r = read(fds[k], buf, sizeof buf);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0) {
+                fds[k] = -1;
+                continue;
+            }
+            tail_add(k == 0 ? &o->out : &o->err, buf, (size_t)r);
+            if ((k == 0 ? echo_out : echo_err) >= 0)
+                write_all(k == 0 ? echo_out : echo_err, buf, (size_t)r);
+        }
+        if (n > 0 && fds[2] >= 0 && pf[2].revents) {
+            char msg[1 + sizeof(int)];
+            ssize_t r = recv(fds[2], msg, sizeof msg, 0);
+            if (r == (ssize_t)sizeof msg && msg[0] == 'S') {
+                memcpy(&o->wstatus, msg + 1, sizeof(int));
+                o->have_status = 1;
+            } else if (!(r < 0 && errno == EINTR)) {
+                fds[2] = -1;
+            }
+        }
+    }
+    while (waitpid(j->pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (!o->have_status && !o->timed_out && WIFEXITED(st) && WEXITSTATUS(st) == 125)
+        o->setup_failed = 1;
+    else if (!o->have_status && !o->timed_out) {
+        o->wstatus = st;        /* init itself died (e.g. the OOM killer chose it) */
+        o->have_status = 1;
+    }
+    j->pid = -1;
+    o->seconds = now_s() - start;
+    fo_sandbox_cgroup_events(&j->cg, &o->oom_kills, &o->pids_max);
+    o->memory_via = fo_sandbox_cgroup_memory_via(&j->cg);
+}
+
+static int program_failed(const outcome *o)
+{
+    return o->timed_out || !o->have_status || !WIFEXITED(o->wstatus) ||
+           WEXITSTATUS(o->wstatus) != 0;
+}
+
+/* The limit that stopped the program, or NULL. */
+static const char *limit_hit(const outcome *o)
+{
+    if (o->timed_out)
+        return "timeout";
+    if (o->have_status && WIFSIGNALED(o->wstatus)) {
+        int sig = WTERMSIG(o->wstatus);
+        if (sig == SIGKILL && o->oom_kills > 0)
+            return "memory";
+        if (sig == SIGXFSZ)
+            return "file_size";
+        if (sig == SIGXCPU)
+            return "cpu";
+    }
+    if (o->oom_kills > 0)
+        return "memory";
+    return NULL;
+}
+
+/* ------------------------------------------------------------- manifest */
+
+static void json_tail(fo_sandbox_buf *b, const char *key, const tail_buf *t)
+{
+    char *lin = malloc(t->len + 1);
+    size_t k, skip = 0;
+
+    fo_sandbox_buf_printf(b, "  \"%s\": {\"bytes\": %llu, \"truncated\": %s, \"tail\": ", key,
+                          (unsigned long long)t->total, t->total > t->len ? "true" : "false");
+    if (!lin) {
+        b->oom = 1;
+        return;
+    }
+    for (k = 0; k < t->len; k++)
+        lin[k] = t->buf[(t->start + k) % sizeof t->buf];
+    /* a cut tail may start inside a UTF-8 sequence */
+    while (t->total > t->len && skip < 3 && skip < t->len && (lin[skip] & 0xc0) == 0x80)
+        skip++;
+    fo_sandbox_buf_json_str(b, lin + skip, t->len - skip);
+    fo_sandbox_buf_puts(b, "},\n");
+    free(lin);
+}
+
+static void json_status(fo_sandbox_buf *b, const outcome *o)
+{
+    const char *lim = limit_hit(o);
+
+    if (o->have_status && WIFEXITED(o->wstatus))
+        fo_sandbox_buf_printf(b, "\"exit_code\": %d, \"signal\": null", WEXITSTATUS(o->wstatus));
+    else if (o->have_status && WIFSIGNALED(o->wstatus))
+        fo_sandbox_buf_printf(b, "\"exit_code\": null, \"signal\": \"SIG%s\"",
+                              sigabbrev_np(WTERMSIG(o->wstatus)) ?
+                              sigabbrev_np(WTERMSIG(o->wstatus)) : "?");
+    else
+        fo_sandbox_buf_puts(b, "\"exit_code\": null, \"signal\": \"SIGKILL\"");
+    fo_sandbox_buf_printf(b, ", \"timed_out\": %s, \"seconds\": %.3f, \"limit\": ",
+                          o->timed_out ? "true" : "false", o->seconds);
+    if (lim)
+        fo_sandbox_buf_printf(b, "\"%s\"", lim);
+    else
+        fo_sandbox_buf_puts(b, "null");
+    fo_sandbox_buf_printf(b, ", \"limits_reached\": {\"memory_oom_kills\": %ld, "
+                          "\"pids_max_hits\": %ld}", o->oom_kills, o->pids_max);
+}
+
+static void json_files(fo_sandbox_buf *b, const fo_sandbox_file *f, size_t n)
+{
+    size_t k;
+
+    fo_sandbox_buf_puts(b, "[");
+    for (k = 0; k < n; k++) {
+        fo_sandbox_buf_puts(b, k ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        fo_sandbox_buf_json_str(b, f[k].name, strlen(f[k].name));
+        fo_sandbox_buf_printf(b, ", \"bytes\": %llu, \"sha256\": \"%s\"}",
+                              (unsigned long long)f[k].bytes, f[k].sha256);
+    }
+    fo_sandbox_buf_puts(b, n ? "\n  ]" : "]");
+}
+
+static void json_refused(fo_sandbox_buf *b, const fo_sandbox_collection *c)
+{
+    size_t k;
+
+    fo_sandbox_buf_puts(b, "[");
+    for (k = 0; c && k < c->n_refused; k++) {
+        fo_sandbox_buf_puts(b, k ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        fo_sandbox_buf_json_str(b, c->refused[k].name, strlen(c->refused[k].name));
+        fo_sandbox_buf_puts(b, ", \"reason\": ");
+        fo_sandbox_buf_json_str(b, c->refused[k].reason, strlen(c->refused[k].reason));
+        fo_sandbox_buf_puts(b, "}");
+    }
+    fo_sandbox_buf_puts(b, c && c->n_refused ? "\n  ]" : "]");
+}
+
+/* ---------------------------------------------------------------- steps */
+
+/* Opens every --in file (regular, within the ceiling, distinct names). */
+static int open_inputs(fo_sandbox_plan *p)
+{
+    size_t k, m;
+
+    p->in = calloc(p->n_in_paths ? p->n_in_paths : 1, sizeof *p->in);
+    if (!p->in) {
+        fputs("folio: run: out of memory\n", stderr);
+        return FO_RUN_INTERNAL;
+    }
+    for (k = 0; k < p->n_in_paths; k++) {
+        const char *path = p->in_paths[k], *base = strrchr(path, '/');
+        fo_sandbox_file *f = &p->in[p->n_in];
+        struct stat st;
+
+        base = base ? base + 1 : path;
+        f->fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (f->fd < 0) {
+            fprintf(stderr, "folio: run: --in %s: %s\n", path, strerror(errno));
+            return FO_RUN_INVALID;
+        }
+        p->n_in++;
+        if (fstat(f->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+            fprintf(stderr, "folio: run: --in %s: not a regular file\n", path);
+            return FO_RUN_INVALID;
+        }
+        if ((uint64_t)st.st_size > p->max_bytes) {
+            fprintf(stderr, "folio: run: --in %s: %lld bytes is over the ceiling of %llu "
+                    "(--max-bytes)\n", path, (long long)st.st_size,
+                    (unsigned long long)p->max_bytes);
+            return FO_RUN_INVALID;
+        }
+        if (!*base || !strcmp(base, ".") || !strcmp(base, "..") || strlen(base) > 200) {
+            fprintf(stderr, "folio: run: --in %s: needs a file name\n", path);
+            return FO_RUN_INVALID;
+        }
+        snprintf(f->name, sizeof f->name, "%s", base);
+        f->bytes = (uint64_t)st.st_size;
+        for (m = 0; m + 1 < p->n_in; m++)
+            if (!strcmp(p->in[m].name, f->name)) {
+                fprintf(stderr, "folio: run: --in %s: two inputs named %s\n", path, f->name);
+                return FO_RUN_INVALID;
+            }
+    }
+    return FO_RUN_OK;
+}
+
+typedef struct {
+    int attempted, code;            /* code: folio render's exit, or -1 */
+    char argv_json[512];
+    outcome o;
+    fo_sandbox_collection files;
+} render_result;
+
+/* Renders /out/result.json of the program's jail in a second jail. */
+static void render(const fo_sandbox_plan *p, fo_sandbox_collection *col, render_result *r)
+{
+    fo_sandbox_plan rp = *p;
+    fo_sandbox_jail j;
+    fo_sandbox_buf cmd = { 0 };
+    char outs[8][32], *argv[4 + 2 * 8 + 1];
+    size_t k, n = 0;
+
+    argv[n++] = "/run/folio";
+    argv[n++] = "render";
+    argv[n++] = "/out/result.json";
+    for (k = 0; k < p->n_render; k++) {
+        snprintf(outs[k], sizeof outs[k], "/out/result.%s", p->render[k]);
+        argv[n++] = "-o";
+        argv[n++] = outs[k];
+    }
+    argv[n] = NULL;
+    fo_sandbox_buf_puts(&cmd, "[");
+    for (k = 0; k < n; k++) {
+        fo_sandbox_buf_puts(&cmd, k ? ", " : "");
+        fo_sandbox_buf_json_str(&cmd, argv[k], strlen(argv[k]));
+    }
+    fo_sandbox_buf_puts(&cmd, "]");
+    snprintf(r->argv_json, sizeof r->argv_json, "%s", cmd.s ? cmd.s : "[]");
+    free(cmd.s);
+
+    rp.argv = argv;
+    rp.in = col->files;
+    rp.n_in = col->n_files;
+    rp.in_dir = "out";
+    rp.bind_self = 1;
+    rp.net = FO_NET_NONE;                /* a hostile spec gets no network */
+    r->attempted = 1;
+    r->code = -1;
+    if (fo_sandbox_jail_start(&rp, &j, 1) != FO_RUN_OK)
+        return;
+    supervise(&rp, &j, &r->o, p->quiet ? -1 : 2, p->quiet ? -1 : 2);
+    if (r->o.have_status && WIFEXITED(r->o.wstatus))
+        r->code = WEXITSTATUS(r->o.wstatus);
+    if (fo_sandbox_collect(j.out_dir, p->max_bytes, &r->files, col->files, col->n_files) < 0)
+        fprintf(stderr, "folio: run: can't collect the rendered files: %s\n", strerror(errno));
+    fo_sandbox_jail_close(&j);
+}
+
+static int find_file(const fo_sandbox_collection *c, const char *name)
+{
+    size_t k;
+
+    for (k = 0; k < c->n_files; k++)
+        if (!strcmp(c->files[k].name, name))
+            return (int)k;
+    return -1;
+}
+
+static int deliver(const char *dir, const fo_sandbox_collection *a,
+                   const fo_sandbox_collection *b, const fo_sandbox_buf *manifest)
+{
+    const fo_sandbox_collection *cols[2] = { a, b };
+    size_t k, i;
+    int dfd;
+
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+        fprintf(stderr, "folio: run: --out %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) {
+        fprintf(stderr, "folio: run: --out %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    for (i = 0; i < 2; i++)
+        for (k = 0; cols[i] && k < cols[i]->n_files; k++)
+            if (fo_sandbox_write_copy(dfd, cols[i]->files[k].name, cols[i]->files[k].fd) < 0) {
+                fprintf(stderr, "folio: run: can't write %s/%s: %s\n", dir,
+                        cols[i]->files[k].name, strerror(errno));
+                close(dfd);
+                return -1;
+            }
+    if (fo_sandbox_write_buf(dfd, "manifest.json", manifest->s, manifest->len) < 0) {
+        fprintf(stderr, "folio: run: can't write %s/manifest.json: %s\n", dir, strerror(errno));
+        close(dfd);
+        return -1;
+    }
+    close(dfd);
+    return 0;
+}
+
+int fo_sandbox_main(int argc, char **argv)
+{
+    static outcome o;                      /* large: tails */
+    static render_result r;
+    fo_sandbox_plan p;
+    fo_sandbox_jail j;
+    fo_sandbox_collection col;
+    fo_sandbox_buf m = { 0 };
+    int help, rc, code;
+    size_t k;
+
+    memset(&o, 0, sizeof o);
+    memset(&r, 0, sizeof r);
+    memset(&col, 0, sizeof col);
+    rc = fo_sandbox_plan_parse(&p, argc, argv, &help);
+    if (rc != FO_RUN_OK || help)
+        goto done;
+    rc = open_inputs(&p);
+    if (rc != FO_RUN_OK)
+        goto done;
+    (void)signal(SIGPIPE, SIG_IGN);        /* a closed stdout must not kill folio */
+
+    rc = fo_sandbox_jail_start(&p, &j, 0);
+    if (rc != FO_RUN_OK)
+        goto done;
+    supervise(&p, &j, &o, p.quiet ? -1 : (p.json ? 2 : 1), p.quiet ? -1 : 2);
+    if (o.setup_failed) {
+        fo_sandbox_jail_close(&j);
+        rc = FO_RUN_INTERNAL;
+        goto done;
+    }
+    if (fo_sandbox_collect(j.out_dir, p.max_bytes, &col, NULL, 0) < 0) {
+        fprintf(stderr, "folio: run: can't collect /out: %s\n", strerror(errno));
+        fo_sandbox_jail_close(&j);
+        rc = FO_RUN_INTERNAL;
+        goto done;
+    }
+    fo_sandbox_jail_close(&j);
+    for (k = 0; k < col.n_refused; k++)
+        fprintf(stderr, "folio: run: refused /out/%s: %s\n", col.refused[k].name,
+                col.refused[k].reason);
+
+    if (p.n_render && find_file(&col, "result.json") >= 0)
+        render(&p, &col, &r);
+
+    /* exit code: the program first, then the ceiling, then the render */
+    if (program_failed(&o))
+        code = FO_RUN_PROGRAM;
+    else if (col.over_ceiling || (r.attempted && r.files.over_ceiling))
+        code = FO_RUN_CEILING;
+    else if (r.attempted && r.code != 0)
+        code = (r.code == FO_RUN_INVALID || r.code == FO_RUN_CEILING) ? r.code : FO_RUN_INTERNAL;
+    else
+        code = FO_RUN_OK;
+
+    fo_sandbox_buf_puts(&m, "{\n  \"folio_run\": 1,\n  \"command\": [");
+    for (k = 0; p.argv[k]; k++) {
+        fo_sandbox_buf_puts(&m, k ? ", " : "");
+        fo_sandbox_buf_json_str(&m, p.argv[k], strlen(p.argv[k]));
+    }
+    fo_sandbox_buf_puts(&m, "],\n  ");
+    json_status(&m, &o);
+    fo_sandbox_buf_printf(&m, ",\n  \"exit\": %d,\n  \"limits\": {\"timeout_s\": %g, "
+                          "\"memory_mb\": %llu, \"memory_via\": \"%s\", \"max_bytes\": %llu, "
+                          "\"pids\": %u, \"open_files\": %u, \"net\": \"%s\"},\n", code,
+                          p.timeout_s, (unsigned long long)p.memory_mb, o.memory_via,
+                          (unsigned long long)p.max_bytes, p.pids, p.nofile,
+                          p.net == FO_NET_ALL ? "all" : "none");
+    json_tail(&m, "stdout", &o.out);
+    json_tail(&m, "stderr", &o.err);
+    fo_sandbox_buf_puts(&m, "  \"files\": ");
+    json_files(&m, col.files, col.n_files);
+    fo_sandbox_buf_puts(&m, ",\n  \"refused\": ");
+    json_refused(&m, &col);
+    fo_sandbox_buf_puts(&m, ",\n  \"render\": ");
+    if (!r.attempted) {
+        fo_sandbox_buf_puts(&m, "null");
+    } else {
+        fo_sandbox_buf_puts(&m, "{\n  \"formats\": [");
+        for (k = 0; k < p.n_render; k++)
+            fo_sandbox_buf_printf(&m, "%s\"%s\"", k ? ", " : "", p.render[k]);
+        fo_sandbox_buf_printf(&m, "],\n  \"command\": %s,\n  ", r.argv_json);
+        json_status(&m, &r.o);
+        fo_sandbox_buf_puts(&m, ",\n");
+        json_tail(&m, "stderr", &r.o.err);
+        fo_sandbox_buf_puts(&m, "  \"files\": ");
+        json_files(&m, r.files.files, r.files.n_files);
+        fo_sandbox_buf_puts(&m, ",\n  \"refused\": ");
+        json_refused(&m, &r.files);
+        fo_sandbox_buf_puts(&m, "}");
+    }
+    fo_sandbox_buf_puts(&m, "\n}\n");
+    if (m.oom) {
+        fputs("folio: run: out of memory writing the manifest\n", stderr);
+        rc = FO_RUN_INTERNAL;
+        goto done;
+    }
+    if (p.out_dir && deliver(p.out_dir, &col, r.attempted ? &r.files : NULL, &m) < 0) {
+        rc = FO_RUN_INTERNAL;
+        goto done;
+    }
+    if (p.json)
+        write_all(1, m.s, m.len);
+    if (!p.quiet && !p.json) {
+        const char *lim = limit_hit(&o);
+        fprintf(stderr, "folio: run: %s%s%s; %zu file%s collected%s%s\n",
+                o.timed_out ? "timed out" : program_failed(&o) ? "program failed" : "ok",
+                lim ? ", limit: " : "", lim ? lim : "", col.n_files + r.files.n_files,
+                col.n_files + r.files.n_files == 1 ? "" : "s",
+                p.out_dir ? " into " : "", p.out_dir ? p.out_dir : "");
+    }
+    rc = code;
+done:
+    fo_sandbox_collection_free(&col);
+    fo_sandbox_collection_free(&r.files);
+    fo_sandbox_plan_free(&p);
+    free(m.s);
+    return rc;
+}

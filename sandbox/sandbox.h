@@ -1,0 +1,134 @@
+/* sandbox.h — `folio run`: run untrusted analysis code in a jail (PRODUCT.md §5).
+ *
+ * Public part: one entry point, called by cli/ for `folio run`.
+ * Private part (below the fence): the plan built from the options and the
+ * interfaces between the files of sandbox/:
+ *   plan.c     options -> fo_sandbox_plan (no side effects but reading argv)
+ *   jail.c     clone into namespaces, uid map, mounts, pivot_root, exec
+ *   seccomp.c  the syscall policy (libseccomp)
+ *   limits.c   cgroup (v2 or v1) and rlimits
+ *   collect.c  /out collection, copy to --out, manifest.json
+ *   run.c      fo_sandbox_main: plan -> jail -> supervise -> collect -> render
+ */
+#ifndef FO_SANDBOX_H
+#define FO_SANDBOX_H
+
+/* Entry point of `folio run [options] -- CMD [ARG...]`. argv[0] is "run"; the
+   options follow. Returns the process exit code per PRODUCT.md §1 (0 ok, 1 usage,
+   2 invalid input, 3 over ceiling, 4 sandboxed program failed/timed out/killed,
+   5 I/O/internal). Prints its own errors on stderr as "folio: run: ...". */
+int fo_sandbox_main(int argc, char **argv);
+
+/* ======================= private to sandbox/ ============================ */
+#ifdef FO_SANDBOX_PRIVATE
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+enum {
+    FO_RUN_OK = 0, FO_RUN_USAGE = 1, FO_RUN_INVALID = 2, FO_RUN_CEILING = 3,
+    FO_RUN_PROGRAM = 4, FO_RUN_INTERNAL = 5
+};
+
+#define FO_SANDBOX_UID          1000u       /* identity inside the jail */
+#define FO_SANDBOX_HOST_ID_BASE 0x60000000u /* host uid/gid base when folio runs as root */
+#define FO_SANDBOX_MAX_FILES    1000        /* entries collected from /out */
+#define FO_SANDBOX_TAIL         65536       /* bytes of stdout/stderr kept */
+
+/* Network policy. FO_NET_ALLOW is reserved for the egress proxy: the jail is
+   built as for FO_NET_NONE, and the proxy's socket is bound in (see jail.c,
+   net_setup). Only the plan and that one function will have to change. */
+typedef enum { FO_NET_NONE, FO_NET_ALL, FO_NET_ALLOW } fo_sandbox_net;
+
+/* A file copied into the jail before the program starts. */
+typedef struct {
+    int fd;              /* open for reading; owned by the plan */
+    char name[256];      /* safe file name inside the jail */
+    uint64_t bytes;
+    char sha256[65];     /* filled by collect.c for collected files, else "" */
+} fo_sandbox_file;
+
+typedef struct {
+    char **argv;              /* CMD [ARG...]; borrowed from main's argv */
+    const char *const *in_paths; size_t n_in_paths; /* --in, borrowed */
+    fo_sandbox_file *in;      /* opened inputs (run.c); owned */
+    size_t n_in;
+    const char *in_dir;       /* where inputs land inside: "work" or "out" */
+    const char *out_dir;      /* --out DIR or NULL; borrowed */
+    char render[8][8];        /* --render formats */
+    size_t n_render;
+    double timeout_s;
+    uint64_t memory_mb;
+    uint64_t max_bytes;       /* the ceiling */
+    unsigned pids;            /* process count limit */
+    unsigned nofile;          /* open files limit */
+    fo_sandbox_net net;
+    const char *net_allow;    /* FO_NET_ALLOW: "a.com,b.org"; borrowed */
+    int json, quiet;
+    int bind_self;            /* bind this folio binary at /run/folio (render jail) */
+} fo_sandbox_plan;
+
+/* plan.c */
+/* Fills *p from argv (argv[0] = "run"). Returns FO_RUN_OK, or FO_RUN_USAGE after
+   printing the problem. *help is set for --help (usage printed, return OK). */
+int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help);
+void fo_sandbox_plan_free(fo_sandbox_plan *p);  /* closes in[] fds; p itself borrowed */
+void fo_sandbox_usage(FILE *f);
+
+/* limits.c — cgroup: best effort; a field is 0 where no controller was usable. */
+typedef struct {
+    int version;              /* 0 none, 1 or 2 */
+    char mem[512], pids[512]; /* created cgroup directories, "" if none */
+    int mem_ok, pids_ok;
+} fo_sandbox_cgroup;
+void fo_sandbox_cgroup_create(fo_sandbox_cgroup *cg, const fo_sandbox_plan *p, int serial);
+int fo_sandbox_cgroup_attach(const fo_sandbox_cgroup *cg, pid_t pid);
+void fo_sandbox_cgroup_events(const fo_sandbox_cgroup *cg, long *oom_kills, long *pids_max);
+void fo_sandbox_cgroup_destroy(fo_sandbox_cgroup *cg);
+const char *fo_sandbox_cgroup_memory_via(const fo_sandbox_cgroup *cg);
+/* In the jail, before exec: core 0, fsize, nofile, nproc, and AS when no cgroup. */
+void fo_sandbox_rlimits_apply(const fo_sandbox_plan *p, int need_as);
+
+/* seccomp.c — builds the filter (returns an scmp_filter_ctx, NULL + errno) and loads it. */
+void *fo_sandbox_seccomp_build(void);
+int fo_sandbox_seccomp_load(void *ctx);
+void fo_sandbox_seccomp_free(void *ctx);
+
+/* jail.c */
+typedef struct {
+    pid_t pid;             /* the jail's init (PID 1 inside), in our namespace */
+    int ctl;               /* seqpacket socket to init: /out fd, then exit status */
+    int out_r, err_r;      /* read ends of the program's stdout and stderr */
+    int out_dir;           /* the jail's /out (tmpfs), stays valid after exit */
+    fo_sandbox_cgroup cg;
+} fo_sandbox_jail;
+/* Starts CMD in a new jail. Returns FO_RUN_OK or FO_RUN_INTERNAL (message printed). */
+int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int serial);
+/* Closes the descriptors and removes the cgroup. */
+void fo_sandbox_jail_close(fo_sandbox_jail *j);
+
+/* collect.c */
+typedef struct {
+    fo_sandbox_file *files; size_t n_files;          /* collected, fds open */
+    struct { char name[256]; char reason[64]; } *refused; size_t n_refused;
+    int over_ceiling;                                 /* a file refused for size */
+} fo_sandbox_collection;
+/* Reads the jail's /out without following links. skip[] names are ignored. */
+int fo_sandbox_collect(int out_dir, uint64_t ceiling, fo_sandbox_collection *c,
+                       const fo_sandbox_file *skip, size_t n_skip);
+void fo_sandbox_collection_free(fo_sandbox_collection *c);
+/* Writes name atomically into dirfd from fd (rewound). 0 or -1 (errno). */
+int fo_sandbox_write_copy(int dirfd, const char *name, int fd);
+int fo_sandbox_write_buf(int dirfd, const char *name, const char *buf, size_t len);
+
+/* A growable string for manifest.json (collect.c). */
+typedef struct { char *s; size_t len, cap; int oom; } fo_sandbox_buf;
+void fo_sandbox_buf_puts(fo_sandbox_buf *b, const char *s);
+void fo_sandbox_buf_printf(fo_sandbox_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void fo_sandbox_buf_json_str(fo_sandbox_buf *b, const char *s, size_t len);
+
+#endif /* FO_SANDBOX_PRIVATE */
+#endif
