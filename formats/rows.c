@@ -1,0 +1,109 @@
+/* rows.c — fo_rows: one row at a time from an inline dataset or a CSV file,
+ * each cell converted to its column's type (render/model.h).
+ *
+ * CSV rows stream: the reader's record buffer and one fo_value per column are
+ * all the memory a pass needs. A cell that does not fit its column's type is
+ * handed out as TEXT with its exact original text; an empty cell is NULL. */
+#include <string.h>
+
+#include "formats/csv.h"
+#include "formats/infer.h"
+
+struct fo_rows {
+    const fo_dataset *ds;
+    size_t next;          /* INLINE: index of the next row */
+    fo_csv *csv;          /* CSV: the open reader */
+    fo_value *row;        /* CSV: ncols converted values */
+    const char **cur_sym; /* CSV: currency symbol of each CURRENCY column's format */
+};
+
+/* The symbol a currency format shows: "[$€]#,##0" -> "€", "$#,##0" -> "$". */
+static const char *format_symbol(const char *fmt)
+{
+    static const char *const syms[] = {"\xE2\x82\xAC", "\xC2\xA3", "\xC2\xA5", "$"};
+    if (!fmt) return NULL;
+    for (size_t i = 0; i < sizeof syms / sizeof *syms; i++)
+        if (strstr(fmt, syms[i])) return syms[i];
+    return NULL;
+}
+
+fo_status fo_rows_open(const fo_dataset *ds, fo_rows **out, fo_diags *d)
+{
+    *out = NULL;
+    fo_rows *r = fo_calloc(1, sizeof *r);
+    if (!r) return FO_ERR_NOMEM;
+    r->ds = ds;
+    if (ds->src == FO_SRC_CSV) {
+        r->row = fo_calloc(ds->ncols, sizeof *r->row);
+        r->cur_sym = fo_calloc(ds->ncols, sizeof *r->cur_sym);
+        if (!r->row || !r->cur_sym) {
+            fo_rows_close(r);
+            return FO_ERR_NOMEM;
+        }
+        for (size_t j = 0; j < ds->ncols; j++)
+            if (ds->cols[j].type == FO_TYPE_CURRENCY)
+                r->cur_sym[j] = format_symbol(ds->cols[j].format);
+        fo_status st = fo_csv__open_dataset(ds, &r->csv, d);
+        if (st != FO_OK) {
+            fo_rows_close(r);
+            return st;
+        }
+    }
+    *out = r;
+    return FO_OK;
+}
+
+/* One CSV field as a value of column j. */
+static void convert(fo_rows *r, size_t j, const char *s, size_t len, fo_value *v)
+{
+    fo_type t = r->ds->cols[j].type;
+    if (len == 0) {
+        memset(v, 0, sizeof *v);
+        v->kind = FO_VAL_NULL;
+        return;
+    }
+    if (t != FO_TYPE_TEXT && fo_value_from_text(s, len, t, v)) {
+        if (t != FO_TYPE_CURRENCY || !r->cur_sym[j]) return;
+        const char *sym = fo_infer_currency_symbol(s, len);
+        if (!sym || strcmp(sym, r->cur_sym[j]) == 0) return; /* bare number or same symbol */
+    }
+    memset(v, 0, sizeof *v);
+    v->kind = FO_VAL_TEXT;
+    v->str = s;
+}
+
+int fo_rows_next(fo_rows *r, const fo_value **row, fo_diags *d)
+{
+    const fo_dataset *ds = r->ds;
+    if (ds->src != FO_SRC_CSV) {
+        if (r->next >= ds->nrows) return 0;
+        *row = ds->cells + r->next * ds->ncols;
+        r->next++;
+        return 1;
+    }
+    const char *const *f;
+    const size_t *l;
+    size_t nf;
+    int rc = fo_csv_next(r->csv, &f, &l, &nf, d);
+    if (rc <= 0) return rc;
+    if (!fo_csv__check_width(r->csv, fo_csv__display(ds), l, nf, ds->ncols, d)) return -1;
+    for (size_t j = 0; j < ds->ncols; j++) {
+        if (j < nf) {
+            convert(r, j, f[j], l[j], &r->row[j]);
+        } else {
+            memset(&r->row[j], 0, sizeof r->row[j]);
+            r->row[j].kind = FO_VAL_NULL;
+        }
+    }
+    *row = r->row;
+    return 1;
+}
+
+void fo_rows_close(fo_rows *r)
+{
+    if (!r) return;
+    fo_csv_close(r->csv);
+    fo_free(r->row);
+    fo_free(r->cur_sym);
+    fo_free(r);
+}
