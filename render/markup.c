@@ -1,0 +1,377 @@
+/* markup.c — inline markup (**bold**, *italic*, `code`, [label](url), \ escapes) -> runs.
+ *
+ * Two passes over the source bytes, linear in its length:
+ *   1. scan: escapes, code spans and links are resolved left to right; every
+ *      byte is marked kept (shown) or dropped (a marker), code bytes get
+ *      FO_RUN_CODE, label bytes get their link's number; each maximal run of
+ *      unescaped '*' outside code becomes a delimiter.
+ *   2. emphasis: delimiters are paired as CommonMark does (a closer takes the
+ *      nearest opener; two stars make bold, one italic), separately inside each
+ *      link label and outside them, so emphasis never crosses a link edge.
+ * Unpaired stars, brackets and backticks stay literal: markup never fails.
+ * Then kept bytes with the same style are gathered into runs. */
+#include <string.h>
+
+#include "render/markup.h"
+
+typedef struct {
+    size_t pos, len;     /* the star run in the source */
+    size_t left, count;  /* stars not yet used: source[left .. left + count) */
+    int link;            /* link number, -1 outside labels */
+    int can_open, can_close;
+} delim;
+
+typedef struct {
+    size_t url, urllen;  /* the target in the source */
+} link;
+
+typedef struct {
+    const char *s;
+    size_t n;
+    unsigned char *keep;  /* 1 = byte is shown */
+    unsigned char *code;  /* 1 = byte is inside a code span */
+    int *link;            /* link number per byte, -1 outside */
+    int *bold, *ital;     /* difference arrays: +1 where a style starts, -1 after it ends */
+    delim *d;
+    size_t nd, capd;
+    link *links;
+    size_t nlinks, caplinks;
+} scanner;
+
+static int is_punct(unsigned char c)
+{
+    return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126);
+}
+
+static int is_space(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* Length of the run of c starting at i. */
+static size_t run_len(const char *s, size_t n, size_t i, char c)
+{
+    size_t j = i;
+    while (j < n && s[j] == c) j++;
+    return j - i;
+}
+
+/* If a code span opens at i, returns the index just past its closing
+ * backticks; 0 otherwise. The closer is the next run of exactly as many. */
+static size_t code_span_end(const char *s, size_t n, size_t i)
+{
+    size_t k = run_len(s, n, i, '`');
+    for (size_t j = i + k; j < n;) {
+        if (s[j] != '`') { j++; continue; }
+        size_t r = run_len(s, n, j, '`');
+        if (r == k) return j + r;
+        j += r;
+    }
+    return 0;
+}
+
+/* If a link [label](url) opens at i, stores the index of ']' and of the url
+ * and returns the index just past ')'; 0 otherwise. The label may hold
+ * balanced brackets, escapes and code spans; the url has no spaces and
+ * balanced parentheses. */
+static size_t link_end(const char *s, size_t n, size_t i, size_t *close, size_t *url, size_t *urllen)
+{
+    int depth = 0;
+    size_t j = i + 1;
+    for (; j < n; j++) {
+        if (s[j] == '\\' && j + 1 < n && is_punct((unsigned char)s[j + 1])) { j++; continue; }
+        if (s[j] == '`') {
+            size_t e = code_span_end(s, n, j);
+            if (e) { j = e - 1; continue; }
+            j += run_len(s, n, j, '`') - 1;
+            continue;
+        }
+        if (s[j] == '[') depth++;
+        else if (s[j] == ']' && depth-- == 0) break;
+    }
+    if (j >= n || j + 1 >= n || s[j + 1] != '(' || j == i + 1) return 0;
+    *close = j;
+    size_t u = j + 2;
+    depth = 0;
+    for (j = u; j < n; j++) {
+        unsigned char c = (unsigned char)s[j];
+        if (is_space(c)) return 0;
+        if (c == '\\' && j + 1 < n && is_punct((unsigned char)s[j + 1])) { j++; continue; }
+        if (c == '(') depth++;
+        else if (c == ')' && depth-- == 0) break;
+    }
+    if (j >= n || j == u) return 0;
+    *url = u;
+    *urllen = j - u;
+    return j + 1;
+}
+
+static int push_delim(scanner *sc, size_t pos, size_t len, int lnk)
+{
+    if (sc->nd == sc->capd) {
+        size_t cap = sc->capd ? sc->capd * 2 : 16;
+        delim *d = fo_realloc(sc->d, cap * sizeof *d);
+        if (!d) return 0;
+        sc->d = d;
+        sc->capd = cap;
+    }
+    const char *s = sc->s;
+    unsigned char before = pos > 0 ? (unsigned char)s[pos - 1] : ' ';
+    unsigned char after = pos + len < sc->n ? (unsigned char)s[pos + len] : ' ';
+    /* CommonMark flanking: an opener is not followed by a space, nor by
+     * punctuation unless preceded by space or punctuation; mirrored for closers. */
+    int left = !is_space(after) && (!is_punct(after) || is_space(before) || is_punct(before));
+    int right = !is_space(before) && (!is_punct(before) || is_space(after) || is_punct(after));
+    sc->d[sc->nd++] = (delim){pos, len, pos, len, lnk, left, right};
+    return 1;
+}
+
+/* Pass 1. Returns 0 on allocation failure. */
+static int scan(scanner *sc)
+{
+    const char *s = sc->s;
+    size_t n = sc->n;
+    int cur_link = -1;
+    size_t label_end = 0, link_stop = 0;
+    for (size_t i = 0; i < n;) {
+        if (cur_link >= 0 && i >= label_end) { /* "](url)" is dropped */
+            i = link_stop;
+            cur_link = -1;
+            continue;
+        }
+        sc->link[i] = cur_link;
+        char c = s[i];
+        if (c == '\\' && i + 1 < n && is_punct((unsigned char)s[i + 1])) {
+            sc->keep[i] = 0;
+            sc->keep[i + 1] = 1;
+            sc->link[i + 1] = cur_link;
+            i += 2;
+        } else if (c == '`') {
+            size_t k = run_len(s, n, i, '`'), e = code_span_end(s, n, i);
+            if (cur_link >= 0 && e > label_end) e = 0; /* a span may not leave the label */
+            if (!e) {
+                for (size_t j = i; j < i + k; j++) { sc->keep[j] = 1; sc->link[j] = cur_link; }
+                i += k;
+                continue;
+            }
+            size_t a = i + k, b = e - k;
+            /* one space is stripped from each side when both are present */
+            if (b - a >= 2 && s[a] == ' ' && s[b - 1] == ' ' && run_len(s, b, a, ' ') < b - a) { a++; b--; }
+            for (size_t j = i; j < e; j++) {
+                sc->keep[j] = j >= a && j < b;
+                sc->code[j] = 1;
+                sc->link[j] = cur_link;
+            }
+            i = e;
+        } else if (c == '[' && cur_link < 0) {
+            size_t close, url, urllen, stop = link_end(s, n, i, &close, &url, &urllen);
+            if (!stop) { sc->keep[i++] = 1; continue; }
+            if (sc->nlinks == sc->caplinks) {
+                size_t cap = sc->caplinks ? sc->caplinks * 2 : 4;
+                link *l = fo_realloc(sc->links, cap * sizeof *l);
+                if (!l) return 0;
+                sc->links = l;
+                sc->caplinks = cap;
+            }
+            sc->links[sc->nlinks] = (link){url, urllen};
+            cur_link = (int)sc->nlinks++;
+            label_end = close;
+            link_stop = stop;
+            sc->keep[i++] = 0;
+        } else if (c == '*') {
+            size_t k = run_len(s, n, i, '*');
+            if (cur_link >= 0 && i + k > label_end) k = label_end - i;
+            for (size_t j = i; j < i + k; j++) { sc->keep[j] = 1; sc->link[j] = cur_link; }
+            if (!push_delim(sc, i, k, cur_link)) return 0;
+            i += k;
+        } else {
+            sc->keep[i++] = 1;
+        }
+    }
+    return 1;
+}
+
+/* Pass 2 over the delimiters idx[0..m): pairs closers with the nearest
+ * usable opener below them. Everything between a matched pair is
+ * deactivated (it can no longer match across the pair), and a closer that
+ * finds nothing raises the floor so later searches stay linear. */
+static void pair_emphasis(scanner *sc, const size_t *idx, size_t m)
+{
+    size_t floor_ = 0;
+    for (size_t k = 0; k < m; k++) {
+        delim *c = &sc->d[idx[k]];
+        if (!c->can_close) continue;
+        while (c->count > 0) {
+            size_t j = k;
+            delim *o = NULL;
+            while (j-- > floor_) {
+                delim *t = &sc->d[idx[j]];
+                if (t->can_open && t->count > 0) { o = t; break; }
+            }
+            if (!o) {
+                if (!c->can_open) floor_ = k + 1;
+                else floor_ = k;
+                break;
+            }
+            size_t use = o->count >= 2 && c->count >= 2 ? 2 : 1;
+            int *arr = use == 2 ? sc->bold : sc->ital;
+            size_t from = o->left + o->count;  /* content starts after the opener */
+            size_t to = c->left;               /* and ends before the closer */
+            arr[from] += 1;
+            arr[to] -= 1;
+            for (size_t q = o->left + o->count - use; q < o->left + o->count; q++) sc->keep[q] = 0;
+            for (size_t q = c->left; q < c->left + use; q++) sc->keep[q] = 0;
+            o->count -= use;
+            c->left += use;
+            c->count -= use;
+            for (size_t q = j + 1; q < k; q++) sc->d[idx[q]].count = 0;
+        }
+    }
+}
+
+static void runs_clear(fo_runs *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        fo_free(r->runs[i].text);
+        fo_free(r->runs[i].url);
+    }
+    fo_free(r->runs);
+    r->runs = NULL;
+    r->n = 0;
+}
+
+void fo_runs_free(fo_runs *r)
+{
+    if (r) runs_clear(r);
+}
+
+/* Copies a link target, dropping the backslash of each escape. */
+static char *url_dup(const char *s, size_t n)
+{
+    char *u = fo_malloc(n + 1);
+    if (!u) return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\\' && i + 1 < n && is_punct((unsigned char)s[i + 1])) i++;
+        u[k++] = s[i];
+    }
+    u[k] = '\0';
+    return u;
+}
+
+/* Gathers kept bytes into runs of equal style. style[i] is -1 for a dropped
+ * byte, else the flags plus the link number (shifted) of byte i. */
+static int build_runs(scanner *sc, const long *style, fo_runs *out)
+{
+    size_t n = sc->n, cap = 0;
+    for (size_t i = 0; i < n;) {
+        if (style[i] < 0) { i++; continue; }
+        long st = style[i];
+        size_t len = 0, j = i;
+        for (; j < n && (style[j] < 0 || style[j] == st); j++)
+            len += style[j] >= 0;
+        if (out->n == cap) {
+            cap = cap ? cap * 2 : 4;
+            fo_run *r = fo_realloc(out->runs, cap * sizeof *r);
+            if (!r) return 0;
+            out->runs = r;
+        }
+        fo_run *r = &out->runs[out->n++];
+        memset(r, 0, sizeof *r);
+        r->flags = (unsigned)(st & 7);
+        r->text = fo_malloc(len + 1);
+        if (!r->text) return 0;
+        for (size_t k = i; k < j; k++)
+            if (style[k] >= 0) r->text[r->len++] = sc->s[k];
+        r->text[r->len] = '\0';
+        long lnk = (st >> 3) - 1;
+        if (lnk >= 0) {
+            r->url = url_dup(sc->s + sc->links[lnk].url, sc->links[lnk].urllen);
+            if (!r->url) return 0;
+        }
+        i = j;
+    }
+    return 1;
+}
+
+fo_status fo_markup_parse(const char *src, fo_runs *out)
+{
+    out->runs = NULL;
+    out->n = 0;
+    if (!src) return FO_OK;
+    fo_status st = FO_ERR_NOMEM;
+    scanner sc;
+    memset(&sc, 0, sizeof sc);
+    sc.s = src;
+    sc.n = strlen(src);
+    size_t *idx = NULL;
+    long *style = NULL;
+    sc.keep = fo_calloc(sc.n + 1, 1);
+    sc.code = fo_calloc(sc.n + 1, 1);
+    sc.link = fo_calloc(sc.n + 1, sizeof *sc.link);
+    sc.bold = fo_calloc(sc.n + 1, sizeof *sc.bold);
+    sc.ital = fo_calloc(sc.n + 1, sizeof *sc.ital);
+    if (!sc.keep || !sc.code || !sc.link || !sc.bold || !sc.ital) goto cleanup;
+    if (!scan(&sc)) goto cleanup;
+
+    /* emphasis inside each label (their delimiters are consecutive), then
+     * outside all labels */
+    idx = fo_malloc((sc.nd + 1) * sizeof *idx);
+    style = fo_malloc((sc.n + 1) * sizeof *style);
+    if (!idx || !style) goto cleanup;
+    for (size_t i = 0; i < sc.nd;) {
+        size_t m = 0, j = i;
+        if (sc.d[i].link < 0) { i++; continue; }
+        for (; j < sc.nd && sc.d[j].link == sc.d[i].link; j++) idx[m++] = j;
+        pair_emphasis(&sc, idx, m);
+        i = j;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < sc.nd; i++)
+        if (sc.d[i].link < 0) idx[m++] = i;
+    pair_emphasis(&sc, idx, m);
+
+    int bold = 0, ital = 0;
+    for (size_t i = 0; i < sc.n; i++) {
+        bold += sc.bold[i];
+        ital += sc.ital[i];
+        style[i] = !sc.keep[i] ? -1
+                 : ((long)(sc.link[i] + 1) << 3) | (bold > 0 ? FO_RUN_BOLD : 0) |
+                   (ital > 0 ? FO_RUN_ITALIC : 0) | (sc.code[i] ? FO_RUN_CODE : 0);
+    }
+    if (!build_runs(&sc, style, out)) {
+        runs_clear(out);
+        goto cleanup;
+    }
+    st = FO_OK;
+cleanup:
+    fo_free(idx);
+    fo_free(style);
+    fo_free(sc.keep);
+    fo_free(sc.code);
+    fo_free(sc.link);
+    fo_free(sc.bold);
+    fo_free(sc.ital);
+    fo_free(sc.d);
+    fo_free(sc.links);
+    return st;
+}
+
+char *fo_markup_plain(const char *src)
+{
+    fo_runs r;
+    if (fo_markup_parse(src, &r) != FO_OK) return NULL;
+    size_t total = 0;
+    for (size_t i = 0; i < r.n; i++) total += r.runs[i].len;
+    char *out = fo_malloc(total + 1);
+    if (out) {
+        size_t at = 0;
+        for (size_t i = 0; i < r.n; i++) {
+            memcpy(out + at, r.runs[i].text, r.runs[i].len);
+            at += r.runs[i].len;
+        }
+        out[at] = '\0';
+    }
+    fo_runs_free(&r);
+    return out;
+}

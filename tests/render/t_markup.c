@@ -1,0 +1,238 @@
+/* t_markup.c — inline markup: runs, flags, links, escapes, nesting, literals. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/markup.h"
+
+/* Runs as one comparable string: each run is "[flags@url:text]" where flags
+ * are B I C and "@url" appears only on links; plain text runs are "[:text]". */
+static char *show(const char *src)
+{
+    static char buf[4096];
+    fo_runs r;
+    ck_assert_int_eq(fo_markup_parse(src, &r), FO_OK);
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < r.n; i++) {
+        const fo_run *u = &r.runs[i];
+        ck_assert_uint_eq(strlen(u->text), u->len);
+        ck_assert_uint_gt(u->len, 0);
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "[%s%s%s%s%s:%s]",
+                              u->flags & FO_RUN_BOLD ? "B" : "", u->flags & FO_RUN_ITALIC ? "I" : "",
+                              u->flags & FO_RUN_CODE ? "C" : "", u->url ? "@" : "", u->url ? u->url : "",
+                              u->text);
+        if (i > 0) { /* adjacent runs always differ in style */
+            const fo_run *p = &r.runs[i - 1];
+            ck_assert(!(p->flags == u->flags && !p->url && !u->url));
+        }
+    }
+    fo_runs_free(&r);
+    return buf;
+}
+
+#define RUNS(src, want) ck_assert_str_eq(show(src), want)
+
+START_TEST(test_plain_text)
+{
+    RUNS("", "");
+    RUNS("hello world", "[:hello world]");
+    RUNS("Revenue grew 12% (y/y)", "[:Revenue grew 12% (y/y)]");
+}
+END_TEST
+
+START_TEST(test_bold_italic)
+{
+    RUNS("**bold**", "[B:bold]");
+    RUNS("*italic*", "[I:italic]");
+    RUNS("a **b** c", "[:a ][B:b][: c]");
+    RUNS("a *b* c", "[:a ][I:b][: c]");
+    RUNS("Revenue grew **12%**; see", "[:Revenue grew ][B:12%][:; see]");
+    RUNS("**a** **b**", "[B:a][: ][B:b]");
+    RUNS("**a****b**", "[B:ab]"); /* merged: same style, adjacent */
+}
+END_TEST
+
+START_TEST(test_nesting)
+{
+    RUNS("**bold *both* bold**", "[B:bold ][BI:both][B: bold]");
+    RUNS("*it **both** it*", "[I:it ][BI:both][I: it]");
+    RUNS("***both***", "[BI:both]");
+    RUNS("*italic **bold***", "[I:italic ][BI:bold]");
+    RUNS("**bold *it***", "[B:bold ][BI:it]");
+}
+END_TEST
+
+START_TEST(test_code)
+{
+    RUNS("`code`", "[C:code]");
+    RUNS("run `df.sum()` now", "[:run ][C:df.sum()][: now]");
+    RUNS("`**not bold**`", "[C:**not bold**]");
+    RUNS("`[a](b)`", "[C:[a](b)]");
+    RUNS("`a\\*b`", "[C:a\\*b]"); /* no escapes inside code */
+    RUNS("``a ` b``", "[C:a ` b]");
+    RUNS("` `` `", "[C:``]");
+    RUNS("**`x`**", "[BC:x]");
+}
+END_TEST
+
+START_TEST(test_links)
+{
+    RUNS("[the dashboard](https://example.com)", "[@https://example.com:the dashboard]");
+    RUNS("see [x](http://a.b/c) now", "[:see ][@http://a.b/c:x][: now]");
+    RUNS("[**bold** label](u)", "[B@u:bold][@u: label]");
+    RUNS("[*it*](u)", "[I@u:it]");
+    RUNS("**see [x](u)**", "[B:see ][B@u:x]");
+    RUNS("[wiki](https://en.wikipedia.org/wiki/Foo_(bar))",
+         "[@https://en.wikipedia.org/wiki/Foo_(bar):wiki]");
+    RUNS("[a](b)[c](d)", "[@b:a][@d:c]");
+    RUNS("[a [b] c](u)", "[@u:a [b] c]");
+    RUNS("[`code`](u)", "[C@u:code]");
+}
+END_TEST
+
+START_TEST(test_links_invalid)
+{
+    RUNS("[label](has space)", "[:[label](has space)]");
+    RUNS("[label] (u)", "[:[label] (u)]");
+    RUNS("[label](u", "[:[label](u]");
+    RUNS("[label]", "[:[label]]");
+    RUNS("[](u)", "[:[](u)]");
+    RUNS("[a](u))", "[@u:a][:)]");
+    RUNS("[a](", "[:[a](]");
+    RUNS("[x", "[:[x]");
+}
+END_TEST
+
+START_TEST(test_escapes)
+{
+    RUNS("\\*not italic\\*", "[:*not italic*]");
+    RUNS("\\*\\*x\\*\\*", "[:**x**]");
+    RUNS("a\\`b", "[:a`b]");
+    RUNS("\\[a](b)", "[:[a](b)]");
+    RUNS("\\\\", "[:\\]");
+    RUNS("c:\\path", "[:c:\\path]"); /* backslash before a letter stays */
+    RUNS("end\\", "[:end\\]");
+    RUNS("**a\\*b**", "[B:a*b]");
+    RUNS("[a\\]b](u)", "[@u:a]b]");
+    RUNS("[a](u\\))", "[@u):a]");
+}
+END_TEST
+
+START_TEST(test_unbalanced)
+{
+    RUNS("**open", "[:**open]");
+    RUNS("*open", "[:*open]");
+    RUNS("close*", "[:close*]");
+    RUNS("`open", "[:`open]");
+    RUNS("2 * 3 * 4", "[:2 * 3 * 4]");
+    RUNS("a ** b", "[:a ** b]");
+    RUNS("**a*", "[:*][I:a]");
+    RUNS("*a**", "[I:a][:*]");
+    RUNS("* item", "[:* item]");
+    RUNS("****", "[:****]");
+    RUNS("*", "[:*]");
+    RUNS("**", "[:**]");
+}
+END_TEST
+
+START_TEST(test_utf8)
+{
+    RUNS("café **€ 12** 日本", "[:café ][B:€ 12][: 日本]");
+    RUNS("*Ünïcödé*", "[I:Ünïcödé]");
+    RUNS("[😀](https://x.y/é)", "[@https://x.y/é:😀]");
+}
+END_TEST
+
+START_TEST(test_plain)
+{
+    char *p = fo_markup_plain("Revenue grew **12%**; see [the dashboard](https://example.com).");
+    ck_assert_str_eq(p, "Revenue grew 12%; see the dashboard.");
+    fo_free(p);
+    p = fo_markup_plain("`a*b*` \\*x\\* *y*");
+    ck_assert_str_eq(p, "a*b* *x* y");
+    fo_free(p);
+    p = fo_markup_plain("");
+    ck_assert_str_eq(p, "");
+    fo_free(p);
+    fo_runs r;
+    ck_assert_int_eq(fo_markup_parse(NULL, &r), FO_OK);
+    ck_assert_uint_eq(r.n, 0);
+    fo_runs_free(&r);
+    fo_runs_free(NULL);
+}
+END_TEST
+
+/* Every allocation failure is reported as FO_ERR_NOMEM with empty output. */
+START_TEST(test_alloc_failures)
+{
+    const char *src = "a **b** [c *d*](u) `e` f";
+    for (unsigned long k = 1; k < 100; k++) {
+        fo_runs r;
+        fo_alloc_fail_after(k);
+        fo_status st = fo_markup_parse(src, &r);
+        fo_alloc_fail_after(0);
+        if (st == FO_OK) {
+            ck_assert_uint_gt(r.n, 0);
+            fo_runs_free(&r);
+            break;
+        }
+        ck_assert_int_eq(st, FO_ERR_NOMEM);
+        ck_assert_uint_eq(r.n, 0);
+        ck_assert_ptr_null(r.runs);
+        fo_alloc_fail_after(k);
+        char *p = fo_markup_plain(src);
+        fo_alloc_fail_after(0);
+        ck_assert_ptr_null(p);
+    }
+}
+END_TEST
+
+/* Long adversarial inputs stay fast (the parser is linear). */
+START_TEST(test_long_inputs)
+{
+    size_t n = 200000;
+    char *s = malloc(n + 1);
+    for (size_t i = 0; i < n; i++) s[i] = "*a_[`"[i % 5];
+    s[n] = '\0';
+    char *p = fo_markup_plain(s);
+    ck_assert_ptr_nonnull(p);
+    fo_free(p);
+    for (size_t i = 0; i < n; i++) s[i] = i % 3 == 2 ? 'x' : '*';
+    p = fo_markup_plain(s);
+    ck_assert_ptr_nonnull(p);
+    fo_free(p);
+    for (size_t i = 0; i < n; i++) s[i] = i < n / 2 ? '[' : ']';
+    p = fo_markup_plain(s);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq(strlen(p), n);
+    fo_free(p);
+    free(s);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("markup");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_plain_text);
+    tcase_add_test(tc, test_bold_italic);
+    tcase_add_test(tc, test_nesting);
+    tcase_add_test(tc, test_code);
+    tcase_add_test(tc, test_links);
+    tcase_add_test(tc, test_links_invalid);
+    tcase_add_test(tc, test_escapes);
+    tcase_add_test(tc, test_unbalanced);
+    tcase_add_test(tc, test_utf8);
+    tcase_add_test(tc, test_plain);
+    tcase_add_test(tc, test_alloc_failures);
+    tcase_add_test(tc, test_long_inputs);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
