@@ -331,7 +331,7 @@ static void drop_caps(void)
 
 __attribute__((noreturn))
 static void exec_program(const fo_sandbox_plan *p, int out_w, int err_w, void *filter,
-                         int need_as)
+                         int need_as, int need_nproc)
 {
     sigset_t all;
     int sig, nul;
@@ -348,7 +348,7 @@ static void exec_program(const fo_sandbox_plan *p, int out_w, int err_w, void *f
     if (sigprocmask(SIG_UNBLOCK, &all, NULL) < 0)
         die("unblock signals");
     drop_caps();
-    fo_sandbox_rlimits_apply(p, need_as);
+    fo_sandbox_rlimits_apply(p, need_as, need_nproc);
     if (clearenv() != 0 ||
         setenv("PATH", "/usr/local/bin:/usr/bin:/bin", 1) || setenv("HOME", "/work", 1) ||
         setenv("USER", "folio", 1) || setenv("LOGNAME", "folio", 1) ||
@@ -366,7 +366,7 @@ static void exec_program(const fo_sandbox_plan *p, int out_w, int err_w, void *f
 
 struct child_ctx {
     const fo_sandbox_plan *p;
-    int ctl, out_w, err_w, parent_root, need_as;
+    int ctl, out_w, err_w, parent_root, need_as, need_nproc;
     void *filter;
 };
 
@@ -459,7 +459,7 @@ static void jail_child(const struct child_ctx *c)
     if (prog < 0)
         die("fork the program");
     if (prog == 0)
-        exec_program(p, c->out_w, c->err_w, c->filter, c->need_as);
+        exec_program(p, c->out_w, c->err_w, c->filter, c->need_as, c->need_nproc);
     /* 12. init: unprivileged too, then reap until the program ends */
     close(c->out_w);
     close(c->err_w);
@@ -562,6 +562,7 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
     c.err_w = errp[1];
     c.parent_root = root;
     c.need_as = !j->cg.mem_ok;   /* no memory cgroup: RLIMIT_AS instead */
+    c.need_nproc = !j->cg.pids_ok;
     c.filter = fo_sandbox_seccomp_build();
     if (!c.filter)
         return fail("build the seccomp filter");

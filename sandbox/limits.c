@@ -239,14 +239,16 @@ static void set_limit(int resource, rlim_t v, const char *what)
     }
 }
 
-void fo_sandbox_rlimits_apply(const fo_sandbox_plan *p, int need_as)
+void fo_sandbox_rlimits_apply(const fo_sandbox_plan *p, int need_as, int need_nproc)
 {
     set_limit(RLIMIT_CORE, 0, "core dump");
     /* One byte over the ceiling: a file cut short by the limit is then over the
        ceiling and refused by collect.c, never delivered truncated. */
     set_limit(RLIMIT_FSIZE, (rlim_t)p->max_bytes + 1, "file size");
     set_limit(RLIMIT_NOFILE, p->nofile, "open files");
-    set_limit(RLIMIT_NPROC, p->pids, "process count");
+    /* With a pids cgroup, RLIMIT_NPROC stays out of its way (so the cgroup's
+       counter shows the hit) but still bounds a runaway at twice the limit. */
+    set_limit(RLIMIT_NPROC, need_nproc ? p->pids : 2 * (rlim_t)p->pids, "process count");
     if (need_as)
         set_limit(RLIMIT_AS, (rlim_t)p->memory_mb << 20, "address space");
 }

@@ -26,6 +26,7 @@ typedef struct {
 
 typedef struct {
     int have_status, wstatus, timed_out, setup_failed;
+    int fsize_hit;               /* failed with a file cut at the ceiling in /out */
     double seconds;
     long oom_kills, pids_max;
     const char *memory_via;
@@ -168,6 +169,8 @@ static const char *limit_hit(const outcome *o)
     }
     if (o->oom_kills > 0)
         return "memory";
+    if (o->fsize_hit)
+        return "file_size";         /* e.g. python, which ignores SIGXFSZ: EFBIG */
     return NULL;
 }
 
@@ -427,6 +430,7 @@ int fo_sandbox_main(int argc, char **argv)
         goto done;
     }
     fo_sandbox_jail_close(&j);
+    o.fsize_hit = program_failed(&o) && col.over_ceiling;
     for (k = 0; k < col.n_refused; k++)
         fprintf(stderr, "folio: run: refused /out/%s: %s\n", col.refused[k].name,
                 col.refused[k].reason);

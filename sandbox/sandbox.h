@@ -88,8 +88,8 @@ int fo_sandbox_cgroup_attach(const fo_sandbox_cgroup *cg, pid_t pid);
 void fo_sandbox_cgroup_events(const fo_sandbox_cgroup *cg, long *oom_kills, long *pids_max);
 void fo_sandbox_cgroup_destroy(fo_sandbox_cgroup *cg);
 const char *fo_sandbox_cgroup_memory_via(const fo_sandbox_cgroup *cg);
-/* In the jail, before exec: core 0, fsize, nofile, nproc, and AS when no cgroup. */
-void fo_sandbox_rlimits_apply(const fo_sandbox_plan *p, int need_as);
+/* In the jail, before exec: core 0, fsize, nofile, nproc; AS when no memory cgroup. */
+void fo_sandbox_rlimits_apply(const fo_sandbox_plan *p, int need_as, int need_nproc);
 
 /* seccomp.c — builds the filter (returns an scmp_filter_ctx, NULL + errno) and loads it. */
 void *fo_sandbox_seccomp_build(void);
