@@ -1,0 +1,25 @@
+/* cli.h — the parsed command line and the CLI's output helpers (cli/ only). */
+#ifndef FO_CLI_H
+#define FO_CLI_H
+
+#include "folio.h"
+
+#define FO_CLI_MAX_OUTS 16
+#define FO_CLI_MAX_POS 4
+
+typedef struct {
+    const char *pos[FO_CLI_MAX_POS];
+    size_t npos;
+    const char *outs[FO_CLI_MAX_OUTS];
+    size_t nouts;
+    fo_render_opts opts;
+    bool json, quiet;
+} fo_cli_request;
+
+/* JSON texts for stdout; static buffers owned by the CLI, valid until next call. */
+const char *fo_cli_diags_json(const fo_diags *d);
+const char *fo_cli_written_json(const fo_written_list *w);
+/* `folio schema`: prints the embedded JSON Schema. */
+int fo_cli_schema(const fo_cli_request *req);
+
+#endif

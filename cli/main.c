@@ -1,0 +1,266 @@
+/* main.c — the `folio` command: parses the command line into a request, runs
+ * it through libfolio, prints diagnostics, and picks the exit code.
+ *
+ * This is the only place that prints or exits. Exit codes (PRODUCT.md §1):
+ * 0 ok, 1 usage, 2 invalid input, 3 over the ceiling, 4 sandboxed program
+ * failed, 5 I/O or internal error. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "folio.h"
+#include "render/model.h"
+#include "sandbox/sandbox.h"
+
+static const char usage_text[] =
+    "usage:\n"
+    "  folio render SPEC.json -o OUT.xlsx [-o OUT.pdf ...]   format from each extension\n"
+    "  folio convert INPUT OUTPUT                           INPUT: .csv .tsv or a spec .json\n"
+    "  folio validate SPEC.json [--json]                    check only, write nothing\n"
+    "  folio schema                                         print the spec's JSON Schema\n"
+    "  folio run [options] -- CMD [ARG...]                  run analysis code in the sandbox\n"
+    "  folio --version | --help | help COMMAND\n"
+    "\n"
+    "options:\n"
+    "  -o, --output FILE   output file (render; repeatable): .xlsx .docx .pptx .pdf .png\n"
+    "  --theme NAME|FILE   theme (default: the spec's, else \"default\")\n"
+    "  --template FILE     an existing .docx/.pptx/.xlsx whose look to borrow\n"
+    "  --max-bytes N       output ceiling per file (default 31457280 = 30 MiB)\n"
+    "  --scale S           PNG scale factor for high-DPI charts (default 1)\n"
+    "  --json              machine-readable result on stdout\n"
+    "  --quiet             no progress or success messages\n"
+    "\n"
+    "exit codes:\n"
+    "  0  success                          the requested files are written\n"
+    "  1  usage error                      nothing is written\n"
+    "  2  invalid input (spec, CSV, data)  nothing is written\n"
+    "  3  an output would exceed the ceiling  nothing is written\n"
+    "  4  sandboxed program failed, timed out or was killed  its output and manifest\n"
+    "  5  I/O or internal error            nothing new is written\n"
+    "\n"
+    "errors read: folio: FILE:LINE:COL: /json/pointer: message (hint)\n";
+
+static const char *const help_topics[][2] = {
+    {"render", "folio render SPEC.json -o OUT.ext [-o OUT.ext ...] [--theme T] [--max-bytes N] [--scale S] [--json] [--quiet]\n"
+               "  Renders the spec to every output; the format comes from each extension\n"
+               "  (.xlsx .docx .pptx .pdf .png). All outputs are written, or none.\n"},
+    {"convert", "folio convert INPUT OUTPUT [options]\n"
+                "  INPUT is a .csv/.tsv file (one table, types inferred) or a spec .json.\n"},
+    {"validate", "folio validate SPEC.json [--json]\n"
+                 "  Checks the spec and the files it references; writes nothing.\n"
+                 "  Every problem is reported, each with file:line:column and JSON Pointer;\n"
+                 "  --json prints them as [{file, line, column, pointer, message, hint}].\n"},
+    {"schema", "folio schema\n  Prints the JSON Schema (2020-12) of the result spec.\n"},
+    {"run", "folio run [--in FILE]... [--out DIR] [--render xlsx,pdf,...] [--timeout SEC]\n"
+            "          [--memory MB] [--net none|all] [--max-bytes N] -- CMD [ARG...]\n"
+            "  Runs CMD in the sandbox with /work holding the --in files and /out for\n"
+            "  results; /out/result.json, if written, is rendered to the --render formats.\n"},
+};
+
+/* ---- printing diagnostics ---------------------------------------------------*/
+static void print_diags(const fo_diags *d, bool json)
+{
+    if (json) {
+        fputs(fo_cli_diags_json(d), stdout);
+        return;
+    }
+    for (size_t i = 0; i < d->n; i++) {
+        char *line = fo_diag_format(&d->items[i]);
+        fprintf(stderr, "folio: %s\n", line ? line : d->items[i].message);
+        fo_free(line);
+    }
+}
+
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "folio: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nTry 'folio --help'.\n");
+    va_end(ap);
+    return 1;
+}
+
+/* ---- option parsing -----------------------------------------------------------*/
+static int parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-') return -1;
+    *out = v;
+    return 0;
+}
+
+/* Parses argv (after the command name) into req. Returns 0 or an exit code. */
+static int parse_args(int argc, char **argv, fo_cli_request *req)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = NULL;
+#define NEED_VALUE()                                                   \
+        do {                                                           \
+            if (i + 1 >= argc) return usage_error("option %s needs a value", a); \
+            val = argv[++i];                                           \
+        } while (0)
+        if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            NEED_VALUE();
+            if (req->nouts == FO_CLI_MAX_OUTS) return usage_error("too many outputs (at most 16)");
+            req->outs[req->nouts++] = val;
+        } else if (!strcmp(a, "--theme")) {
+            NEED_VALUE();
+            req->opts.theme = val;
+        } else if (!strcmp(a, "--template")) {
+            NEED_VALUE();
+            req->opts.template_path = val;
+        } else if (!strcmp(a, "--max-bytes")) {
+            NEED_VALUE();
+            if (parse_u64(val, &req->opts.max_bytes) || req->opts.max_bytes == 0)
+                return usage_error("--max-bytes needs a positive whole number of bytes, not \"%s\"", val);
+        } else if (!strcmp(a, "--scale")) {
+            NEED_VALUE();
+            char *end;
+            req->opts.scale = strtod(val, &end);
+            if (*end || end == val || !(req->opts.scale >= 0.25 && req->opts.scale <= 8))
+                return usage_error("--scale needs a number from 0.25 to 8, not \"%s\"", val);
+        } else if (!strcmp(a, "--json")) {
+            req->json = true;
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            req->quiet = true;
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error("unknown option %s", a);
+        } else {
+            if (req->npos == FO_CLI_MAX_POS) return usage_error("unexpected argument \"%s\"", a);
+            req->pos[req->npos++] = a;
+        }
+#undef NEED_VALUE
+    }
+    return 0;
+}
+
+/* ---- commands -------------------------------------------------------------------*/
+static bool is_spec(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    return dot && strcasecmp(dot, ".json") == 0;
+}
+
+static int cmd_validate(fo_cli_request *req)
+{
+    if (req->npos != 1 || req->nouts) return usage_error("validate takes one SPEC.json");
+    fo_diags d;
+    fo_diags_init(&d);
+    fo_doc *doc = NULL;
+    fo_status st = fo_spec_load(req->pos[0], &doc, &d);
+    print_diags(&d, req->json);
+    if (st == FO_OK && !req->json && !req->quiet)
+        fprintf(stderr, "folio: %s: valid (%zu blocks, %zu datasets)\n", req->pos[0],
+                doc->nblocks, doc->ndatasets);
+    fo_doc_free(doc);
+    fo_diags_free(&d);
+    return fo_status_exit_code(st);
+}
+
+static int render_doc(fo_cli_request *req, const char *input)
+{
+    fo_diags d;
+    fo_diags_init(&d);
+    fo_doc *doc = NULL;
+    fo_written_list written = {0};
+    bool tty = isatty(STDERR_FILENO) && !req->quiet;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (tty) fprintf(stderr, "folio: reading %s...\n", input);
+    fo_status st = is_spec(input) ? fo_spec_load(input, &doc, &d) : fo_csv_doc(input, &doc, &d);
+    if (st == FO_OK) {
+        req->opts.progress = tty;
+        if (tty) fprintf(stderr, "folio: rendering %zu output%s...\n", req->nouts, req->nouts == 1 ? "" : "s");
+        st = fo_render(doc, req->outs, req->nouts, &req->opts, &written, &d);
+    }
+    print_diags(&d, req->json && st != FO_OK);
+    if (st == FO_OK) {
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+        if (req->json) fputs(fo_cli_written_json(&written), stdout);
+        else if (!req->quiet)
+            for (size_t i = 0; i < written.n; i++)
+                fprintf(stderr, "folio: wrote %s (%llu bytes)%s\n", written.items[i].path,
+                        (unsigned long long)written.items[i].bytes, i + 1 == written.n && tty ? "" : "");
+        if (tty) fprintf(stderr, "folio: done in %.2f s\n", secs);
+    }
+    fo_written_free(&written);
+    fo_doc_free(doc);
+    fo_diags_free(&d);
+    return fo_status_exit_code(st);
+}
+
+static int check_outputs(fo_cli_request *req)
+{
+    for (size_t i = 0; i < req->nouts; i++)
+        if (!fo_format_known(req->outs[i]))
+            return usage_error("%s: unknown output format (use .xlsx .docx .pptx .pdf or .png)", req->outs[i]);
+    return 0;
+}
+
+static int cmd_render(fo_cli_request *req)
+{
+    if (req->npos != 1) return usage_error("render takes one SPEC.json and -o OUT for each output");
+    if (req->nouts == 0) return usage_error("render needs at least one -o OUT.ext");
+    int rc = check_outputs(req);
+    return rc ? rc : render_doc(req, req->pos[0]);
+}
+
+static int cmd_convert(fo_cli_request *req)
+{
+    if (req->npos != 2 || req->nouts) return usage_error("convert takes INPUT and OUTPUT");
+    const char *dot = strrchr(req->pos[0], '.');
+    if (!dot || (strcasecmp(dot, ".csv") && strcasecmp(dot, ".tsv") && strcasecmp(dot, ".json")))
+        return usage_error("%s: convert reads .csv, .tsv or a spec .json", req->pos[0]);
+    req->outs[req->nouts++] = req->pos[1];
+    int rc = check_outputs(req);
+    return rc ? rc : render_doc(req, req->pos[0]);
+}
+
+static int cmd_help(const char *topic)
+{
+    if (!topic) { fputs(usage_text, stdout); return 0; }
+    for (size_t i = 0; i < sizeof help_topics / sizeof *help_topics; i++)
+        if (!strcmp(topic, help_topics[i][0])) { fputs(help_topics[i][1], stdout); return 0; }
+    return usage_error("no help for \"%s\" (commands: render convert validate schema run)", topic);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) { fputs(usage_text, stderr); return 1; }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) { printf("folio %s\n", FOLIO_VERSION); return 0; }
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) return cmd_help(NULL);
+    if (!strcmp(cmd, "help")) return cmd_help(argc > 2 ? argv[2] : NULL);
+    if (!strcmp(cmd, "run")) return fo_sandbox_main(argc - 1, argv + 1);
+
+    fo_cli_request req;
+    memset(&req, 0, sizeof req);
+    int rc = parse_args(argc - 2, argv + 2, &req);
+    if (rc) return rc;
+    if (!strcmp(cmd, "render")) return cmd_render(&req);
+    if (!strcmp(cmd, "convert")) return cmd_convert(&req);
+    if (!strcmp(cmd, "validate")) return cmd_validate(&req);
+    if (!strcmp(cmd, "schema")) return fo_cli_schema(&req);
+    static const char *const cmds[] = {"render", "convert", "validate", "schema", "run", "help", NULL};
+    const char *best = NULL;
+    for (int i = 0; cmds[i]; i++)
+        if (strncmp(cmd, cmds[i], 3) == 0) best = cmds[i];
+    if (best) {
+        fprintf(stderr, "folio: unknown command \"%s\" (did you mean '%s'?)\nTry 'folio --help'.\n", cmd, best);
+        return 1;
+    }
+    return usage_error("unknown command \"%s\"", cmd);
+}

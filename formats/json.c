@@ -1,0 +1,310 @@
+/* json.c — jansson parsing plus on-demand source positions for JSON Pointers.
+ *
+ * The locator walks the original text along the pointer's tokens, skipping
+ * sibling values without building anything. The text is valid JSON (jansson
+ * accepted it), so the scanner only has to be correct, not defensive; it is
+ * still bounded by the buffer length everywhere. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/json.h"
+
+struct fo_json {
+    char *text;
+    size_t len;
+    char *display;
+    json_t *root;
+};
+
+json_t *fo_json_root(const fo_json *j) { return j->root; }
+const char *fo_json_display(const fo_json *j) { return j->display; }
+
+void fo_json_free(fo_json *j)
+{
+    if (!j) return;
+    json_decref(j->root);
+    fo_free(j->text);
+    fo_free(j->display);
+    fo_free(j);
+}
+
+/* Converts a byte offset to 1-based line and character column. */
+static void offset_to_pos(const char *t, size_t off, int *line, int *col)
+{
+    int l = 1, c = 1;
+    for (size_t i = 0; i < off; i++) {
+        if (t[i] == '\n') { l++; c = 1; }
+        else if (((unsigned char)t[i] & 0xC0) != 0x80) c++;
+    }
+    *line = l;
+    *col = c;
+}
+
+static const char *syntax_hint(const char *msg)
+{
+    if (strstr(msg, "'}' expected") || strstr(msg, "']' expected"))
+        return "look for a missing comma or an extra one before this point";
+    if (strstr(msg, "duplicate object key")) return "each key may appear once per object";
+    if (strstr(msg, "invalid token")) return "strings need double quotes; JSON has no comments";
+    if (strstr(msg, "end of file expected")) return "the document must be one JSON object";
+    if (strstr(msg, "UTF-8")) return "save the spec as UTF-8";
+    return NULL;
+}
+
+fo_status fo_json_parse(const char *text, size_t len, const char *display, fo_json **out, fo_diags *d)
+{
+    *out = NULL;
+    fo_json *j = fo_calloc(1, sizeof *j);
+    if (!j) return FO_ERR_NOMEM;
+    j->text = fo_strndup(text, len);
+    j->display = fo_strdup(display ? display : "<spec>");
+    if (!j->text || !j->display) { fo_json_free(j); return FO_ERR_NOMEM; }
+    j->len = len;
+    json_error_t err;
+    j->root = json_loadb(j->text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &err);
+    if (!j->root) {
+        /* jansson counts columns in characters from 1 after the offending one;
+         * recompute from the byte position for an exact caret. */
+        int line = err.line, col = err.column;
+        if (err.position > 0 && (size_t)err.position <= len)
+            offset_to_pos(j->text, (size_t)err.position - 1, &line, &col);
+        if (line < 1) line = 1;
+        if (col < 1) col = 1;
+        fo_diags_add(d, j->display, line, col, NULL, syntax_hint(err.text),
+                     "invalid JSON: %s", err.text);
+        fo_json_free(j);
+        return FO_ERR_INPUT;
+    }
+    *out = j;
+    return FO_OK;
+}
+
+fo_status fo_json_load(const char *path, const char *display, fo_json **out, fo_diags *d)
+{
+    *out = NULL;
+    const char *name = display ? display : path;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fo_diags_add(d, name, 0, 0, NULL, NULL, "cannot open: %s", strerror(errno));
+        return FO_ERR_INPUT;
+    }
+    size_t cap = 65536, len = 0;
+    char *buf = fo_malloc(cap);
+    fo_status st = FO_OK;
+    while (buf) {
+        if (len == cap) {
+            char *nb = fo_realloc(buf, cap * 2);
+            if (!nb) { fo_free(buf); buf = NULL; break; }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0) break;
+    }
+    if (!buf) st = FO_ERR_NOMEM;
+    else if (ferror(f)) {
+        fo_diags_add(d, name, 0, 0, NULL, NULL, "cannot read: %s", strerror(errno));
+        st = FO_ERR_INPUT;
+    }
+    fclose(f);
+    if (st == FO_OK) {
+        /* A UTF-8 byte-order mark is harmless; jansson would reject it. */
+        size_t skip = (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) ? 3 : 0;
+        st = fo_json_parse(buf + skip, len - skip, name, out, d);
+    }
+    fo_free(buf);
+    return st;
+}
+
+/* ---- pointers --------------------------------------------------------------*/
+void fo_json_ptr_push(char *ptr, size_t cap, const char *token)
+{
+    size_t n = strlen(ptr);
+    if (n + 1 >= cap) return;
+    ptr[n++] = '/';
+    for (const char *s = token; *s && n + 2 < cap; s++) {
+        if (*s == '~') { ptr[n++] = '~'; ptr[n++] = '0'; }
+        else if (*s == '/') { ptr[n++] = '~'; ptr[n++] = '1'; }
+        else ptr[n++] = *s;
+    }
+    ptr[n] = '\0';
+}
+
+void fo_json_ptr_push_index(char *ptr, size_t cap, size_t index)
+{
+    char tok[32];
+    snprintf(tok, sizeof tok, "%zu", index);
+    fo_json_ptr_push(ptr, cap, tok);
+}
+
+/* ---- the locator ------------------------------------------------------------*/
+typedef struct {
+    const char *t;
+    size_t len, i;
+} scan;
+
+static void skip_ws(scan *s)
+{
+    while (s->i < s->len && (s->t[s->i] == ' ' || s->t[s->i] == '\t' ||
+                             s->t[s->i] == '\n' || s->t[s->i] == '\r'))
+        s->i++;
+}
+
+/* Skips a string starting at '"'. */
+static void skip_string(scan *s)
+{
+    s->i++;
+    while (s->i < s->len && s->t[s->i] != '"') {
+        if (s->t[s->i] == '\\') s->i++;
+        s->i++;
+    }
+    s->i++;
+}
+
+static void skip_value(scan *s)
+{
+    skip_ws(s);
+    if (s->i >= s->len) return;
+    char c = s->t[s->i];
+    if (c == '"') { skip_string(s); return; }
+    if (c == '{' || c == '[') {
+        int depth = 0;
+        while (s->i < s->len) {
+            char k = s->t[s->i];
+            if (k == '"') { skip_string(s); continue; }
+            if (k == '{' || k == '[') depth++;
+            else if (k == '}' || k == ']') {
+                if (--depth == 0) { s->i++; return; }
+            }
+            s->i++;
+        }
+        return;
+    }
+    while (s->i < s->len && !strchr(",}] \t\r\n", s->t[s->i])) s->i++;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* Decodes the key string at s->i (at '"') into buf; advances past it. */
+static void read_key(scan *s, char *buf, size_t cap)
+{
+    size_t n = 0;
+    s->i++;
+    while (s->i < s->len && s->t[s->i] != '"') {
+        unsigned cp = (unsigned char)s->t[s->i++];
+        if (cp == '\\' && s->i < s->len) {
+            char e = s->t[s->i++];
+            switch (e) {
+            case 'n': cp = '\n'; break;
+            case 't': cp = '\t'; break;
+            case 'r': cp = '\r'; break;
+            case 'b': cp = '\b'; break;
+            case 'f': cp = '\f'; break;
+            case 'u': {
+                cp = 0;
+                for (int k = 0; k < 4 && s->i < s->len; k++) cp = cp * 16 + (unsigned)hexval(s->t[s->i++]);
+                if (cp >= 0xD800 && cp < 0xDC00 && s->i + 6 <= s->len && s->t[s->i] == '\\') {
+                    unsigned lo = 0;
+                    s->i += 2;
+                    for (int k = 0; k < 4; k++) lo = lo * 16 + (unsigned)hexval(s->t[s->i++]);
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                }
+                /* re-encode as UTF-8 */
+                char u[4]; size_t un;
+                if (cp < 0x80) { u[0] = (char)cp; un = 1; }
+                else if (cp < 0x800) { u[0] = (char)(0xC0 | cp >> 6); u[1] = (char)(0x80 | (cp & 0x3F)); un = 2; }
+                else if (cp < 0x10000) { u[0] = (char)(0xE0 | cp >> 12); u[1] = (char)(0x80 | ((cp >> 6) & 0x3F)); u[2] = (char)(0x80 | (cp & 0x3F)); un = 3; }
+                else { u[0] = (char)(0xF0 | cp >> 18); u[1] = (char)(0x80 | ((cp >> 12) & 0x3F)); u[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); u[3] = (char)(0x80 | (cp & 0x3F)); un = 4; }
+                for (size_t k = 0; k < un && n + 1 < cap; k++) buf[n++] = u[k];
+                continue;
+            }
+            default: cp = (unsigned char)e; break;
+            }
+        }
+        if (n + 1 < cap) buf[n++] = (char)cp;
+    }
+    s->i++;
+    buf[n] = '\0';
+}
+
+/* Next token of pointer p (advances *p), unescaped into tok. */
+static bool next_token(const char **p, char *tok, size_t cap)
+{
+    if (**p != '/') return false;
+    (*p)++;
+    size_t n = 0;
+    while (**p && **p != '/') {
+        char c = *(*p)++;
+        if (c == '~' && (**p == '0' || **p == '1')) c = *(*p)++ == '0' ? '~' : '/';
+        if (n + 1 < cap) tok[n++] = c;
+    }
+    tok[n] = '\0';
+    return true;
+}
+
+bool fo_json_locate(const fo_json *j, const char *pointer, bool key, int *line, int *column)
+{
+    scan s = {j->text, j->len, 0};
+    skip_ws(&s);
+    size_t found = s.i;          /* start of the deepest value reached */
+    const char *p = pointer ? pointer : "";
+    char tok[1024], k[1024];
+    while (*p) {
+        if (!next_token(&p, tok, sizeof tok)) break;
+        bool last = *p == '\0';
+        skip_ws(&s);
+        if (s.i >= s.len) break;
+        bool ok = false;
+        if (s.t[s.i] == '{') {
+            s.i++;
+            for (;;) {
+                skip_ws(&s);
+                if (s.i >= s.len || s.t[s.i] != '"') break;
+                size_t key_at = s.i;
+                read_key(&s, k, sizeof k);
+                skip_ws(&s);
+                s.i++; /* ':' */
+                skip_ws(&s);
+                if (strcmp(k, tok) == 0) {
+                    found = (last && key) ? key_at : s.i;
+                    ok = true;
+                    break;
+                }
+                skip_value(&s);
+                skip_ws(&s);
+                if (s.i < s.len && s.t[s.i] == ',') s.i++;
+                else break;
+            }
+        } else if (s.t[s.i] == '[') {
+            char *end;
+            errno = 0;
+            unsigned long idx = strtoul(tok, &end, 10);
+            if (*tok && !*end && errno == 0) {
+                s.i++;
+                unsigned long n = 0;
+                for (;;) {
+                    skip_ws(&s);
+                    if (s.i >= s.len || s.t[s.i] == ']') break;
+                    if (n == idx) { found = s.i; ok = true; break; }
+                    skip_value(&s);
+                    skip_ws(&s);
+                    n++;
+                    if (s.i < s.len && s.t[s.i] == ',') s.i++;
+                    else break;
+                }
+            }
+        }
+        if (!ok) break;
+    }
+    offset_to_pos(j->text, found, line, column);
+    return true;
+}

@@ -1,0 +1,34 @@
+/* json.h — a JSON document that remembers where each value came from.
+ *
+ * jansson parses (UTF-8 validation, escapes, duplicate keys, numbers) but its
+ * DOM keeps no positions. fo_json keeps the source text too, and locates a
+ * JSON Pointer on demand by re-scanning it: errors are rare, so positions cost
+ * nothing until one is reported. Columns count characters, not bytes. */
+#ifndef FO_JSON_H
+#define FO_JSON_H
+
+#include <jansson.h>
+#include "folio.h"
+
+typedef struct fo_json fo_json;
+
+/* Reads and parses path. display is the name used in messages (NULL = path).
+ * On a syntax error: FO_ERR_INPUT with the line and column in d. */
+fo_status fo_json_load(const char *path, const char *display, fo_json **out, fo_diags *d);
+/* Parses a buffer (copied). */
+fo_status fo_json_parse(const char *text, size_t len, const char *display, fo_json **out, fo_diags *d);
+void fo_json_free(fo_json *j);
+
+json_t *fo_json_root(const fo_json *j);     /* borrowed */
+const char *fo_json_display(const fo_json *j);
+
+/* Line and column (1-based) of the value at pointer ("" = root), or of the
+ * member's key when key is true. Falls back to the nearest ancestor that
+ * exists; returns false only if even the root cannot be found. */
+bool fo_json_locate(const fo_json *j, const char *pointer, bool key, int *line, int *column);
+
+/* Appends "/" + escaped token to a pointer buffer of size cap. */
+void fo_json_ptr_push(char *ptr, size_t cap, const char *token);
+void fo_json_ptr_push_index(char *ptr, size_t cap, size_t index);
+
+#endif

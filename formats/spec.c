@@ -1,0 +1,498 @@
+/* spec.c — reads a result spec (version 1) into the document model.
+ *
+ * Two layers: jansson + fo_json give a DOM that can locate any pointer; this
+ * file walks it block by block, validating everything and collecting every
+ * problem (never stopping at the first). The document is returned only when
+ * there are none. */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/image.h"
+#include "formats/spec_internal.h"
+
+static const char *const top_keys[] = {"folio", "title", "subtitle", "author", "date", "theme",
+                                       "data", "blocks", "$schema", NULL};
+static const char *const block_types[] = {"heading", "paragraph", "list", "metrics", "table", "chart",
+                                          "image", "code", "page_break", "toc", NULL};
+static const char *const chart_kinds[] = {"bar", "column", "line", "area", "pie", "doughnut", "scatter", NULL};
+static const char *const totals_ops[] = {"none", "sum", "avg", "min", "max", "count", NULL};
+
+/* ---- lists ----------------------------------------------------------------*/
+static bool read_list_items(fo_spec_ctx *c, json_t *items, const char *ptr,
+                            fo_list_item **out, size_t *n, int depth)
+{
+    if (!json_is_array(items)) {
+        fo_spec_error(c, ptr, false, "e.g. \"items\": [\"first\", {\"text\": \"second\", \"items\": [\"nested\"]}]",
+                      "\"items\" must be an array");
+        return false;
+    }
+    if (depth > 8) {
+        fo_spec_error(c, ptr, false, NULL, "lists nest at most 9 levels deep");
+        return false;
+    }
+    *n = json_array_size(items);
+    *out = fo_arena_alloc(c->doc->arena, (*n ? *n : 1) * sizeof **out);
+    if (!*out) return false;
+    for (size_t i = 0; i < *n; i++) {
+        json_t *it = json_array_get(items, i);
+        fo_list_item *li = &(*out)[i];
+        char p[FO_PTR_MAX];
+        snprintf(p, sizeof p, "%s", ptr);
+        fo_json_ptr_push_index(p, sizeof p, i);
+        if (json_is_string(it)) {
+            li->text = fo_spec_strdup(c, json_string_value(it));
+        } else if (json_is_object(it)) {
+            static const char *const keys[] = {"text", "items", "ordered", NULL};
+            fo_spec_check_keys(c, it, p, keys);
+            const char *t = fo_spec_string(c, it, p, "text", true);
+            li->text = fo_spec_strdup(c, t ? t : "");
+            li->ordered = fo_spec_bool(c, it, p, "ordered", false);
+            json_t *sub = json_object_get(it, "items");
+            if (sub) {
+                char sp[FO_PTR_MAX];
+                fo_spec_ptr(sp, p, "items");
+                read_list_items(c, sub, sp, &li->items, &li->nitems, depth + 1);
+            }
+        } else {
+            fo_spec_error(c, p, false, "an item is a string or {\"text\", \"items\"}",
+                          "a list item cannot be %s", fo_spec_json_type(it));
+            li->text = fo_spec_strdup(c, "");
+        }
+    }
+    return true;
+}
+
+/* ---- metrics ---------------------------------------------------------------*/
+static void read_metrics(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk)
+{
+    static const char *const keys[] = {"label", "value", "format", "delta", "delta_format", NULL};
+    json_t *items = json_object_get(b, "items");
+    char p[FO_PTR_MAX];
+    fo_spec_ptr(p, ptr, "items");
+    if (!json_is_array(items)) {
+        fo_spec_error(c, items ? p : ptr, false, "e.g. \"items\": [{\"label\": \"Revenue\", \"value\": 1204.5, \"format\": \"$#,##0\"}]",
+                      items ? "\"items\" must be an array" : "missing required key \"items\"");
+        return;
+    }
+    size_t n = json_array_size(items);
+    fo_metric *m = fo_arena_alloc(c->doc->arena, (n ? n : 1) * sizeof *m);
+    if (!m) return;
+    for (size_t i = 0; i < n; i++) {
+        json_t *it = json_array_get(items, i);
+        char ip[FO_PTR_MAX];
+        snprintf(ip, sizeof ip, "%s", p);
+        fo_json_ptr_push_index(ip, sizeof ip, i);
+        if (!json_is_object(it)) {
+            fo_spec_error(c, ip, false, "{\"label\", \"value\", \"format\", \"delta\"}", "a metric must be an object");
+            continue;
+        }
+        fo_spec_check_keys(c, it, ip, keys);
+        const char *label = fo_spec_string(c, it, ip, "label", true);
+        m[i].label = fo_spec_strdup(c, label ? label : "");
+        json_t *v = json_object_get(it, "value");
+        char vp[FO_PTR_MAX];
+        fo_spec_ptr(vp, ip, "value");
+        if (!v) fo_spec_error(c, ip, false, NULL, "missing required key \"value\"");
+        else fo_spec_cell(c, v, vp, &m[i].value);
+        const char *fmt = fo_spec_string(c, it, ip, "format", false);
+        fo_spec_ptr(vp, ip, "format");
+        m[i].format = fo_spec_strdup(c, fmt && fo_spec_check_format(c, fmt, vp) ? fmt :
+                                     (m[i].value.kind == FO_VAL_DATE ? "yyyy-mm-dd" : "General"));
+        json_t *delta = json_object_get(it, "delta");
+        if (delta) {
+            fo_spec_ptr(vp, ip, "delta");
+            if (!json_is_number(delta))
+                fo_spec_error(c, vp, false, "e.g. \"delta\": 0.12 with \"delta_format\": \"+0%;-0%\"",
+                              "\"delta\" must be a number");
+            else { m[i].has_delta = true; m[i].delta = json_number_value(delta); }
+        }
+        const char *dfmt = fo_spec_string(c, it, ip, "delta_format", false);
+        fo_spec_ptr(vp, ip, "delta_format");
+        m[i].delta_format = fo_spec_strdup(c, dfmt && fo_spec_check_format(c, dfmt, vp) ? dfmt : "+0.0%;-0.0%;0.0%");
+    }
+    blk->u.metrics.items = m;
+    blk->u.metrics.nitems = n;
+}
+
+/* ---- tables ----------------------------------------------------------------*/
+static bool numeric_type(fo_type t)
+{
+    return t == FO_TYPE_INTEGER || t == FO_TYPE_NUMBER || t == FO_TYPE_PERCENT || t == FO_TYPE_CURRENCY;
+}
+
+static void read_table(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk, size_t index)
+{
+    char label[64], p[FO_PTR_MAX];
+    snprintf(label, sizeof label, "table %zu", index + 1);
+    fo_dataset *ds = fo_spec_block_data(c, b, ptr, label);
+    const char *caption = fo_spec_string(c, b, ptr, "caption", false);
+    blk->u.table.caption = fo_spec_strdup(c, caption);
+    if (!ds) return;
+    blk->u.table.data = ds;
+    json_t *cols = json_object_get(b, "columns");
+    size_t n = cols ? json_array_size(cols) : ds->ncols;
+    fo_spec_ptr(p, ptr, "columns");
+    if (cols && (!json_is_array(cols) || n == 0)) {
+        fo_spec_error(c, p, false, "e.g. \"columns\": [\"month\", {\"field\": \"revenue\", \"format\": \"#,##0\"}]",
+                      "\"columns\" must be a non-empty array");
+        return;
+    }
+    fo_table_col *tc = fo_arena_alloc(c->doc->arena, n * sizeof *tc);
+    if (!tc) return;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *field = NULL, *title = NULL, *format = NULL;
+        char cp[FO_PTR_MAX];
+        snprintf(cp, sizeof cp, "%s", p);
+        fo_json_ptr_push_index(cp, sizeof cp, i);
+        if (!cols) field = ds->cols[i].name;
+        else {
+            json_t *cv = json_array_get(cols, i);
+            if (json_is_string(cv)) field = json_string_value(cv);
+            else if (json_is_object(cv)) {
+                static const char *const keys[] = {"field", "title", "format", NULL};
+                fo_spec_check_keys(c, cv, cp, keys);
+                field = fo_spec_string(c, cv, cp, "field", true);
+                title = fo_spec_string(c, cv, cp, "title", false);
+                format = fo_spec_string(c, cv, cp, "format", false);
+                char fp[FO_PTR_MAX];
+                fo_spec_ptr(fp, cp, "format");
+                if (format && !fo_spec_check_format(c, format, fp)) format = NULL;
+                snprintf(cp, sizeof cp, "%s", p);
+                fo_json_ptr_push_index(cp, sizeof cp, i);
+                fo_json_ptr_push(cp, sizeof cp, "field");
+            } else {
+                fo_spec_error(c, cp, false, "a column is a field name or {\"field\", \"title\", \"format\"}",
+                              "a table column cannot be %s", fo_spec_json_type(cv));
+                continue;
+            }
+        }
+        if (!field) continue;
+        long f = fo_spec_field(c, ds, field, cp);
+        if (f < 0) continue;
+        tc[k].field = (size_t)f;
+        tc[k].title = fo_spec_strdup(c, title ? title : field);
+        tc[k].format = format ? fo_spec_strdup(c, format) : ds->cols[f].format;
+        tc[k].type = ds->cols[f].type;
+        k++;
+    }
+    blk->u.table.cols = tc;
+    blk->u.table.ncols = k;
+
+    json_t *totals = json_object_get(b, "totals");
+    fo_spec_ptr(p, ptr, "totals");
+    if (totals && !json_is_object(totals)) {
+        fo_spec_error(c, p, false, "e.g. \"totals\": {\"revenue\": \"sum\"}", "\"totals\" must be an object");
+    } else if (totals) {
+        const char *key;
+        json_t *op;
+        json_object_foreach(totals, key, op) {
+            char tp[FO_PTR_MAX];
+            snprintf(tp, sizeof tp, "%s", p);
+            fo_json_ptr_push(tp, sizeof tp, key);
+            fo_table_col *col = NULL;
+            for (size_t i = 0; i < k && !col; i++)
+                if (strcmp(ds->cols[tc[i].field].name, key) == 0) col = &tc[i];
+            if (!col) {
+                const char **names = fo_arena_alloc(c->doc->arena, (k + 1) * sizeof *names);
+                if (!names) return;
+                for (size_t i = 0; i < k; i++) names[i] = ds->cols[tc[i].field].name;
+                const char *s = fo_spec_suggest(key, names);
+                char hint[300];
+                snprintf(hint, sizeof hint, s ? "did you mean '%s'?" : "totals are keyed by a field shown in the table%s", s ? s : "");
+                fo_spec_error(c, tp, true, hint, "the table shows no column \"%s\"", key);
+                continue;
+            }
+            const char *o = json_is_string(op) ? json_string_value(op) : "";
+            fo_total t = FO_TOTAL_NONE;
+            bool known = false;
+            for (int i = 0; totals_ops[i]; i++)
+                if (strcmp(o, totals_ops[i]) == 0) { t = (fo_total)i; known = true; }
+            if (!known) {
+                const char *s = fo_spec_suggest(o, totals_ops);
+                char hint[128];
+                snprintf(hint, sizeof hint, s ? "did you mean '%s'?" : "one of: sum avg min max count%s", s ? s : "");
+                fo_spec_error(c, tp, false, hint, "unknown total \"%s\"", o);
+                continue;
+            }
+            if (t != FO_TOTAL_COUNT && t != FO_TOTAL_NONE && !numeric_type(col->type)) {
+                fo_spec_error(c, tp, false, "use \"count\", or give the column a numeric type",
+                              "column \"%s\" is %s; \"%s\" needs numbers", key, fo_type_name(col->type), o);
+                continue;
+            }
+            col->total = t;
+            if (t != FO_TOTAL_NONE) blk->u.table.has_totals = true;
+        }
+    }
+}
+
+/* ---- charts ----------------------------------------------------------------*/
+static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk, size_t index)
+{
+    fo_chart *ch = &blk->u.chart;
+    char p[FO_PTR_MAX], label[64];
+    snprintf(label, sizeof label, "chart %zu", index + 1);
+    const char *kind = fo_spec_string(c, b, ptr, "kind", true);
+    if (kind) {
+        bool ok = false;
+        for (int i = 0; chart_kinds[i]; i++)
+            if (strcmp(kind, chart_kinds[i]) == 0) { ch->kind = (fo_chart_kind)i; ok = true; }
+        if (!ok) {
+            const char *s = fo_spec_suggest(kind, chart_kinds);
+            char hint[128];
+            snprintf(hint, sizeof hint, s ? "did you mean '%s'?" : "one of: bar column line area pie doughnut scatter%s", s ? s : "");
+            fo_spec_ptr(p, ptr, "kind");
+            fo_spec_error(c, p, false, hint, "unknown chart kind \"%s\"", kind);
+        }
+    }
+    ch->stacked = fo_spec_bool(c, b, ptr, "stacked", false);
+    ch->title = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "title", false));
+    ch->x_title = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "x_title", false));
+    ch->y_title = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "y_title", false));
+    ch->alt = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "alt", false));
+    ch->width = (int)fo_spec_int(c, b, ptr, "width", 100, 4000, 800);
+    ch->height = (int)fo_spec_int(c, b, ptr, "height", 100, 4000, 500);
+    const char *legend = fo_spec_string(c, b, ptr, "legend", false);
+    ch->legend = FO_LEGEND_RIGHT;
+    if (legend) {
+        if (strcmp(legend, "right") == 0) ch->legend = FO_LEGEND_RIGHT;
+        else if (strcmp(legend, "bottom") == 0) ch->legend = FO_LEGEND_BOTTOM;
+        else if (strcmp(legend, "none") == 0) ch->legend = FO_LEGEND_NONE;
+        else {
+            fo_spec_ptr(p, ptr, "legend");
+            fo_spec_error(c, p, false, "one of: right bottom none", "unknown legend position \"%s\"", legend);
+        }
+    }
+    fo_dataset *ds = fo_spec_block_data(c, b, ptr, label);
+    if (!ds) return;
+    ch->data = ds;
+    const char *x = fo_spec_string(c, b, ptr, "x", true);
+    if (x) {
+        fo_spec_ptr(p, ptr, "x");
+        long f = fo_spec_field(c, ds, x, p);
+        if (f >= 0) {
+            ch->x = (size_t)f;
+            fo_type t = ds->cols[f].type;
+            if (ch->kind == FO_CHART_SCATTER && !numeric_type(t) && t != FO_TYPE_DATE && t != FO_TYPE_DATETIME)
+                fo_spec_error(c, p, false, "a scatter chart needs numeric x values; use \"line\" for categories",
+                              "column \"%s\" is %s", x, fo_type_name(t));
+        }
+    }
+    json_t *y = json_object_get(b, "y");
+    fo_spec_ptr(p, ptr, "y");
+    if (!y) { fo_spec_error(c, ptr, false, "e.g. \"y\": \"revenue\" or [\"revenue\", \"cost\"]", "missing required key \"y\""); return; }
+    size_t ny = json_is_array(y) ? json_array_size(y) : 1;
+    if ((!json_is_string(y) && !json_is_array(y)) || ny == 0) {
+        fo_spec_error(c, p, false, "e.g. \"y\": \"revenue\" or [\"revenue\", \"cost\"]", "\"y\" must be a field name or a non-empty array of them");
+        return;
+    }
+    ch->y = fo_arena_alloc(c->doc->arena, ny * sizeof *ch->y);
+    if (!ch->y) return;
+    for (size_t i = 0; i < ny; i++) {
+        json_t *yv = json_is_array(y) ? json_array_get(y, i) : y;
+        char yp[FO_PTR_MAX];
+        snprintf(yp, sizeof yp, "%s", p);
+        if (json_is_array(y)) fo_json_ptr_push_index(yp, sizeof yp, i);
+        if (!json_is_string(yv)) { fo_spec_error(c, yp, false, NULL, "a series must be a field name"); continue; }
+        long f = fo_spec_field(c, ds, json_string_value(yv), yp);
+        if (f < 0) continue;
+        if (!numeric_type(ds->cols[f].type)) {
+            fo_spec_error(c, yp, false, "a series needs numbers; give the column a numeric type",
+                          "column \"%s\" is %s", json_string_value(yv), fo_type_name(ds->cols[f].type));
+            continue;
+        }
+        ch->y[ch->ny++] = (size_t)f;
+    }
+}
+
+/* ---- one block --------------------------------------------------------------*/
+static const char *const *keys_for(const char *type)
+{
+    static const char *const heading[] = {"type", "text", "level", NULL};
+    static const char *const paragraph[] = {"type", "text", NULL};
+    static const char *const list[] = {"type", "items", "ordered", NULL};
+    static const char *const metrics[] = {"type", "items", NULL};
+    static const char *const table[] = {"type", "data", "columns", "caption", "totals", NULL};
+    static const char *const chart[] = {"type", "kind", "data", "x", "y", "stacked", "title", "x_title",
+                                        "y_title", "legend", "width", "height", "alt", NULL};
+    static const char *const image[] = {"type", "path", "width", "height", "alt", "caption", NULL};
+    static const char *const code[] = {"type", "text", "language", NULL};
+    static const char *const bare[] = {"type", NULL};
+    static const char *const toc[] = {"type", "title", NULL};
+    if (!strcmp(type, "heading")) return heading;
+    if (!strcmp(type, "paragraph")) return paragraph;
+    if (!strcmp(type, "list")) return list;
+    if (!strcmp(type, "metrics")) return metrics;
+    if (!strcmp(type, "table")) return table;
+    if (!strcmp(type, "chart")) return chart;
+    if (!strcmp(type, "image")) return image;
+    if (!strcmp(type, "code")) return code;
+    if (!strcmp(type, "toc")) return toc;
+    return bare;
+}
+
+static bool read_block(fo_spec_ctx *c, json_t *b, size_t i, fo_block *blk, size_t *ntables, size_t *ncharts)
+{
+    char ptr[FO_PTR_MAX] = "/blocks";
+    fo_json_ptr_push_index(ptr, sizeof ptr, i);
+    if (!json_is_object(b)) {
+        fo_spec_error(c, ptr, false, "e.g. {\"type\": \"paragraph\", \"text\": \"...\"}",
+                      "a block must be an object, not %s", fo_spec_json_type(b));
+        return false;
+    }
+    const char *type = fo_spec_string(c, b, ptr, "type", true);
+    if (!type) return false;
+    int kind = -1;
+    for (int k = 0; block_types[k]; k++)
+        if (strcmp(type, block_types[k]) == 0) kind = k;
+    if (kind < 0) {
+        char p[FO_PTR_MAX], hint[200];
+        fo_spec_ptr(p, ptr, "type");
+        const char *s = fo_spec_suggest(type, block_types);
+        if (s) snprintf(hint, sizeof hint, "did you mean '%s'?", s);
+        else snprintf(hint, sizeof hint, "one of: heading paragraph list metrics table chart image code page_break toc");
+        fo_spec_error(c, p, false, hint, "unknown block type \"%s\"", type);
+        return false;
+    }
+    fo_spec_check_keys(c, b, ptr, keys_for(type));
+    blk->kind = (fo_block_kind)kind;
+    blk->pointer = fo_spec_strdup(c, ptr);
+    fo_json_locate(c->json, ptr, false, &blk->line, &blk->column);
+    switch (blk->kind) {
+    case FO_BLOCK_HEADING: {
+        const char *t = fo_spec_string(c, b, ptr, "text", true);
+        blk->u.heading.text = fo_spec_strdup(c, t ? t : "");
+        blk->u.heading.level = (int)fo_spec_int(c, b, ptr, "level", 1, 6, 1);
+        break;
+    }
+    case FO_BLOCK_PARAGRAPH: {
+        const char *t = fo_spec_string(c, b, ptr, "text", true);
+        blk->u.paragraph.text = fo_spec_strdup(c, t ? t : "");
+        break;
+    }
+    case FO_BLOCK_LIST: {
+        char p[FO_PTR_MAX];
+        fo_spec_ptr(p, ptr, "items");
+        blk->u.list.ordered = fo_spec_bool(c, b, ptr, "ordered", false);
+        json_t *items = json_object_get(b, "items");
+        if (!items) fo_spec_error(c, ptr, false, NULL, "missing required key \"items\"");
+        else read_list_items(c, items, p, &blk->u.list.items, &blk->u.list.nitems, 0);
+        break;
+    }
+    case FO_BLOCK_METRICS: read_metrics(c, b, ptr, blk); break;
+    case FO_BLOCK_TABLE: read_table(c, b, ptr, blk, (*ntables)++); break;
+    case FO_BLOCK_CHART: read_chart(c, b, ptr, blk, (*ncharts)++); break;
+    case FO_BLOCK_IMAGE: {
+        const char *path = fo_spec_string(c, b, ptr, "path", true);
+        blk->u.image.alt = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "alt", false));
+        blk->u.image.caption = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "caption", false));
+        blk->u.image.width = (double)fo_spec_int(c, b, ptr, "width", 1, 10000, 0);
+        blk->u.image.height = (double)fo_spec_int(c, b, ptr, "height", 1, 10000, 0);
+        if (!path) break;
+        char p[FO_PTR_MAX];
+        fo_spec_ptr(p, ptr, "path");
+        blk->u.image.path = fo_spec_resolve(c, path, p);
+        if (blk->u.image.path && !fo_image_probe(blk->u.image.path, &blk->u.image.is_png,
+                                                 &blk->u.image.px_width, &blk->u.image.px_height))
+            fo_spec_error(c, p, false, "images must be PNG or JPEG files", "\"%s\" is not a readable PNG or JPEG image", path);
+        break;
+    }
+    case FO_BLOCK_CODE: {
+        const char *t = fo_spec_string(c, b, ptr, "text", true);
+        blk->u.code.text = fo_spec_strdup(c, t ? t : "");
+        blk->u.code.language = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "language", false));
+        break;
+    }
+    case FO_BLOCK_TOC: {
+        const char *t = fo_spec_string(c, b, ptr, "title", false);
+        blk->u.heading.text = fo_spec_strdup(c, t ? t : "Contents");
+        break;
+    }
+    case FO_BLOCK_PAGE_BREAK: break;
+    }
+    return true;
+}
+
+/* ---- top level ----------------------------------------------------------------*/
+static void read_meta(fo_spec_ctx *c, json_t *root)
+{
+    fo_doc *doc = c->doc;
+    json_t *v = json_object_get(root, "folio");
+    if (!v) fo_spec_error(c, "", false, "start the spec with \"folio\": 1", "missing required key \"folio\" (the spec version)");
+    else if (!json_is_number(v) || json_number_value(v) != 1)
+        fo_spec_error(c, "/folio", false, "this folio reads spec version 1", "unsupported spec version");
+    doc->title = fo_spec_strdup(c, fo_spec_string(c, root, "", "title", false));
+    doc->subtitle = fo_spec_strdup(c, fo_spec_string(c, root, "", "subtitle", false));
+    doc->author = fo_spec_strdup(c, fo_spec_string(c, root, "", "author", false));
+    const char *date = fo_spec_string(c, root, "", "date", false);
+    doc->epoch = FO_FIXED_EPOCH;
+    if (date) {
+        double serial;
+        if (!fo_parse_iso_date(date, strlen(date), &serial, NULL))
+            fo_spec_error(c, "/date", false, "use ISO 8601, e.g. \"2026-09-30\"", "invalid date \"%s\"", date);
+        else {
+            doc->date = fo_spec_strdup(c, date);
+            doc->epoch = (int64_t)((serial - 25569.0) * 86400.0 + 0.5);
+        }
+    }
+    const char *theme = fo_spec_string(c, root, "", "theme", false);
+    fo_theme_default(&doc->theme);
+    if (theme && strcmp(theme, "default") != 0)
+        fo_spec_error(c, "/theme", false, "built-in themes: default", "unknown theme \"%s\"", theme);
+}
+
+fo_status fo_spec_load(const char *path, fo_doc **out, fo_diags *d)
+{
+    *out = NULL;
+    fo_spec_ctx c;
+    memset(&c, 0, sizeof c);
+    c.d = d;
+    c.file = path;
+    fo_status st = fo_json_load(path, path, &c.json, d);
+    if (st != FO_OK) return st;
+    fo_doc *doc = fo_calloc(1, sizeof *doc);
+    if (!doc || !(doc->arena = fo_arena_new())) { fo_free(doc); fo_json_free(c.json); return FO_ERR_NOMEM; }
+    c.doc = doc;
+    doc->spec_path = fo_arena_strdup(doc->arena, path);
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    if (!realpath(dirname(tmp), c.base_real)) snprintf(c.base_real, sizeof c.base_real, ".");
+    doc->base_dir = fo_arena_strdup(doc->arena, c.base_real);
+
+    json_t *root = fo_json_root(c.json);
+    if (!json_is_object(root)) {
+        fo_spec_error(&c, "", false, "a spec is an object: {\"folio\": 1, \"blocks\": [...]}",
+                      "the spec must be a JSON object, not %s", fo_spec_json_type(root));
+        goto done;
+    }
+    fo_spec_check_keys(&c, root, "", top_keys);
+    read_meta(&c, root);
+    fo_spec_read_datasets(&c, json_object_get(root, "data"));
+    json_t *blocks = json_object_get(root, "blocks");
+    if (!blocks) {
+        fo_spec_error(&c, "", false, "e.g. \"blocks\": [{\"type\": \"heading\", \"text\": \"Summary\"}]",
+                      "missing required key \"blocks\"");
+    } else if (!json_is_array(blocks)) {
+        fo_spec_error(&c, "/blocks", false, NULL, "\"blocks\" must be an array");
+    } else {
+        size_t n = json_array_size(blocks), ntables = 0, ncharts = 0;
+        doc->blocks = fo_arena_alloc(doc->arena, (n ? n : 1) * sizeof *doc->blocks);
+        if (!doc->blocks) { st = FO_ERR_NOMEM; goto done; }
+        for (size_t i = 0; i < n; i++)
+            if (read_block(&c, json_array_get(blocks, i), i, &doc->blocks[doc->nblocks], &ntables, &ncharts))
+                doc->nblocks++;
+    }
+done:
+    fo_json_free(c.json);
+    if (st == FO_OK && c.errors) st = FO_ERR_INPUT;
+    if (st != FO_OK) {
+        fo_doc_free(doc);
+        return st;
+    }
+    *out = doc;
+    return FO_OK;
+}

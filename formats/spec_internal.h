@@ -1,0 +1,65 @@
+/* spec_internal.h — shared by the spec reader's files (spec.c, spec_data.c,
+ * spec_util.c); not part of the library's API.
+ *
+ * The reader validates everything it can and keeps going after an error, so
+ * one run reports every problem of a spec. Each error is located: file,
+ * line:column of the offending value (or key), and its JSON Pointer. */
+#ifndef FO_SPEC_INTERNAL_H
+#define FO_SPEC_INTERNAL_H
+
+#include <limits.h>
+#include "formats/json.h"
+#include "render/model.h"
+
+#define FO_PTR_MAX 512
+
+typedef struct {
+    fo_json *json;
+    fo_diags *d;
+    fo_doc *doc;
+    const char *file;       /* display name of the spec */
+    char base_real[PATH_MAX]; /* realpath of the spec's folder */
+    int errors;
+} fo_spec_ctx;
+
+/* Reports a problem at pointer (at its key when key is true). */
+void fo_spec_error(fo_spec_ctx *c, const char *pointer, bool key, const char *hint,
+                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Checks that obj has only allowed keys; reports each unknown one with a
+ * suggestion. allowed is NULL-terminated. */
+void fo_spec_check_keys(fo_spec_ctx *c, json_t *obj, const char *ptr, const char *const *allowed);
+/* Closest candidate within edit distance, or NULL. */
+const char *fo_spec_suggest(const char *word, const char *const *candidates);
+
+/* Typed getters: NULL/false when absent; report a type error when present
+ * but wrong, or when required and absent. ptr is the object's pointer. */
+const char *fo_spec_string(fo_spec_ctx *c, json_t *obj, const char *ptr, const char *key, bool required);
+bool fo_spec_bool(fo_spec_ctx *c, json_t *obj, const char *ptr, const char *key, bool dflt);
+/* Integer in [lo, hi]; returns dflt when absent or invalid. */
+long fo_spec_int(fo_spec_ctx *c, json_t *obj, const char *ptr, const char *key, long lo, long hi, long dflt);
+const char *fo_spec_json_type(const json_t *v);
+
+/* dst = base + "/" + key (dst holds FO_PTR_MAX bytes). */
+void fo_spec_ptr(char *dst, const char *base, const char *key);
+
+/* Copies into the doc's arena. */
+char *fo_spec_strdup(fo_spec_ctx *c, const char *s);
+
+/* Resolves a relative path inside the spec's folder; NULL (reported) if it is
+ * absolute, escapes the folder, or does not exist. */
+char *fo_spec_resolve(fo_spec_ctx *c, const char *path, const char *ptr);
+
+/* Validates an Excel format code; reports at ptr when invalid. */
+bool fo_spec_check_format(fo_spec_ctx *c, const char *code, const char *ptr);
+
+/* Datasets (spec_data.c). */
+void fo_spec_read_datasets(fo_spec_ctx *c, json_t *data);
+/* A block's "data": a dataset name or an inline dataset object. */
+fo_dataset *fo_spec_block_data(fo_spec_ctx *c, json_t *block, const char *ptr, const char *label);
+/* Index of column name in ds, or reports (with suggestion) and returns -1. */
+long fo_spec_field(fo_spec_ctx *c, const fo_dataset *ds, const char *name, const char *ptr);
+/* Converts one JSON cell value; reports problems. */
+bool fo_spec_cell(fo_spec_ctx *c, json_t *v, const char *ptr, fo_value *out);
+
+#endif

@@ -1,0 +1,98 @@
+# test_cli.py — the command line: help, version, usage errors (exit 1), schema,
+# unknown formats, the --json manifest, the ceiling (exit 3) and atomic output.
+import hashlib
+import json
+
+import pytest
+
+from conftest import SAMPLES, run_folio
+
+
+def test_version_and_help():
+    assert run_folio("--version", check=0).stdout.startswith("folio ")
+    h = run_folio("--help", check=0).stdout
+    for word in ("render", "convert", "validate", "schema", "run", "exit codes", "--max-bytes"):
+        assert word in h
+    assert "0  success" in h and "3  an output would exceed the ceiling" in h
+    assert "folio validate" in run_folio("help", "validate", check=0).stdout
+
+
+@pytest.mark.parametrize("args", [
+    [], ["frobnicate"], ["render"], ["render", "x.json"], ["render", "x.json", "-o"],
+    ["render", "x.json", "-o", "a.xlsx", "--bogus"], ["render", "x.json", "-o", "a.doc"],
+    ["render", "x.json", "-o", "a.xlsx", "--max-bytes", "ten"], ["convert", "a.csv"],
+    ["validate"], ["help", "nothing"],
+])
+def test_usage_errors_exit_1(args, tmp_path):
+    p = run_folio(*args, cwd=tmp_path)
+    assert p.returncode == 1, p.stderr
+    assert p.stderr.startswith("folio:") or "usage" in p.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unknown_command_suggests():
+    p = run_folio("rendr", check=1)
+    assert "did you mean 'render'?" in p.stderr
+
+
+def test_schema_validates_every_sample():
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(run_folio("schema", check=0).stdout)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    jsonschema.Draft202012Validator.check_schema(schema)
+    v = jsonschema.Draft202012Validator(schema)
+    specs = [s for s in SAMPLES.glob("*/*.json") if "analysis" not in s.parts]
+    assert len(specs) >= 3
+    for spec in specs:
+        errors = list(v.iter_errors(json.loads(spec.read_text())))
+        assert errors == [], f"{spec}: {errors[0].message}"
+    bad = {"folio": 1, "blocks": [{"type": "tabel"}]}
+    assert list(v.iter_errors(bad))
+
+
+def test_missing_input_is_exit_2(tmp_path):
+    p = run_folio("render", tmp_path / "nope.json", "-o", tmp_path / "a.xlsx", check=2)
+    assert "cannot open" in p.stderr
+    p = run_folio("convert", tmp_path / "nope.csv", tmp_path / "a.xlsx", check=2)
+    assert not (tmp_path / "a.xlsx").exists()
+
+
+def test_json_manifest(tmp_path):
+    out = tmp_path / "orders.xlsx"
+    p = run_folio("convert", SAMPLES / "plain" / "orders.csv", out, "--json", check=0)
+    (rec,) = json.loads(p.stdout)
+    data = out.read_bytes()
+    assert rec == {"path": str(out), "format": "xlsx", "bytes": len(data),
+                   "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def test_ceiling_exit_3_leaves_nothing(tmp_path):
+    out = tmp_path / "orders.xlsx"
+    p = run_folio("convert", SAMPLES / "plain" / "orders.csv", out, "--max-bytes", "1000", check=3)
+    assert "ceiling" in p.stderr and "--max-bytes" in p.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_ceiling_keeps_existing_file(tmp_path):
+    out = tmp_path / "orders.xlsx"
+    out.write_bytes(b"old")
+    run_folio("convert", SAMPLES / "plain" / "orders.csv", out, "--max-bytes", "1000", check=3)
+    assert out.read_bytes() == b"old"
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["orders.xlsx"]
+
+
+def test_multiple_outputs_all_or_nothing(tmp_path):
+    a, b = tmp_path / "a.xlsx", tmp_path / "missing-dir" / "b.xlsx"
+    p = run_folio("render", SAMPLES / "pnl" / "pnl.json", "-o", a, "-o", b)
+    assert p.returncode in (2, 5)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_output_folder_missing_is_reported(tmp_path):
+    p = run_folio("convert", SAMPLES / "plain" / "orders.csv", tmp_path / "no" / "x.xlsx")
+    assert p.returncode != 0 and "cannot create" in p.stderr
+
+
+def test_quiet_prints_nothing(tmp_path):
+    p = run_folio("convert", SAMPLES / "plain" / "orders.csv", tmp_path / "o.xlsx", "--quiet", check=0)
+    assert p.stdout == "" and p.stderr == ""

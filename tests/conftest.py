@@ -1,0 +1,46 @@
+# conftest.py — shared fixtures for folio's end-to-end tests.
+#
+# FOLIO points at the binary under test (make e2e sets it). With
+# FOLIO_VALGRIND=1 every run goes through valgrind's memcheck and any leak or
+# error fails the run (make valgrind).
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+FOLIO = os.environ.get("FOLIO", str(ROOT / "build" / "folio"))
+SAMPLES = ROOT / "samples"
+
+
+def run_folio(*args, cwd=None, check=None, timeout=300, env=None):
+    """Runs folio; returns CompletedProcess with text stdout/stderr."""
+    cmd = [FOLIO, *map(str, args)]
+    if os.environ.get("FOLIO_VALGRIND") == "1":
+        cmd = ["valgrind", "-q", "--leak-check=full", "--errors-for-leak-kinds=definite,indirect",
+               "--error-exitcode=99", *cmd]
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
+    if check is not None:
+        assert p.returncode == check, f"exit {p.returncode}, expected {check}\nstdout: {p.stdout}\nstderr: {p.stderr}"
+    return p
+
+
+@pytest.fixture
+def folio():
+    return run_folio
+
+
+def write_spec(dirpath, spec, name="spec.json"):
+    """Writes spec (dict or str) into dirpath; returns its path."""
+    path = pathlib.Path(dirpath) / name
+    path.write_text(spec if isinstance(spec, str) else json.dumps(spec, indent=2, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def spec_file(tmp_path):
+    def make(spec, name="spec.json"):
+        return write_spec(tmp_path, spec, name)
+    return make
