@@ -247,6 +247,33 @@ static size_t utf8_invalid_at(const unsigned char *s, size_t n)
     return n;
 }
 
+/* Word-at-a-time search (SWAR): has_zero(v) has the high bit set in each
+ * byte of v that is zero (exact for the lowest such byte, which is all we use). */
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+static inline uint64_t has_zero(uint64_t v) { return (v - ONES) & ~v & HIGHS; }
+
+/* First byte in [p, end) whose class has bit stop (the bytes w1..w3 repeat,
+ * plus NUL); ORs the bytes before it into *hi. */
+static inline const unsigned char *scan_run(const unsigned char *p, const unsigned char *end,
+                                            const unsigned char *cls, unsigned stop,
+                                            uint64_t w1, uint64_t w2, uint64_t w3,
+                                            unsigned char *hi)
+{
+    uint64_t acc = 0;
+    while (end - p >= 8) {
+        uint64_t x;
+        memcpy(&x, p, 8);
+        if (has_zero(x) | has_zero(x ^ w1) | has_zero(x ^ w2) | has_zero(x ^ w3)) break;
+        acc |= x;
+        p += 8;
+    }
+    unsigned char h = (acc & HIGHS) ? 0x80 : 0;
+    while (p < end && !(cls[*p] & stop)) h |= *p++;
+    *hi |= h;
+    return p;
+}
+
 /* Per-record parse state (kept out of fo_csv: it never outlives a call). */
 typedef struct {
     int state;
@@ -345,6 +372,7 @@ static int read_record(fo_csv *c, fo_diags *d)
     rec_state rs = {ST_START, false, false, 0, 0, 0};
     const unsigned char *cls = c->cls;
     const unsigned char delim = (unsigned char)c->delim;
+    const uint64_t w_delim = ONES * delim;
     const unsigned char *p, *end, *q;
     char *w;
     bool done = false;
@@ -429,10 +457,8 @@ static int read_record(fo_csv *c, fo_diags *d)
                     rs.state = ST_UNQ;
                 }
                 break;
-            case ST_UNQ: {
-                unsigned char hi = 0;
-                for (q = p; q < end && !(cls[*q] & C_UNQ); q++) hi |= *q;
-                rs.hi |= hi;
+            case ST_UNQ:
+                q = scan_run(p, end, cls, C_UNQ, w_delim, ONES * '\n', ONES * '\r', &rs.hi);
                 memcpy(w, p, (size_t)(q - p));
                 w += q - p;
                 p = q;
@@ -451,11 +477,8 @@ static int read_record(fo_csv *c, fo_diags *d)
                     record_error(c, &rs, d, c->line, "NUL byte");
                 }
                 break;
-            }
-            case ST_QUOTED: {
-                unsigned char hi = 0;
-                for (q = p; q < end && !(cls[*q] & C_QUO); q++) hi |= *q;
-                rs.hi |= hi;
+            case ST_QUOTED:
+                q = scan_run(p, end, cls, C_QUO, ONES * '"', ONES * '\n', ONES * '\r', &rs.hi);
                 memcpy(w, p, (size_t)(q - p));
                 w += q - p;
                 p = q;
@@ -473,7 +496,6 @@ static int read_record(fo_csv *c, fo_diags *d)
                     record_error(c, &rs, d, c->line, "NUL byte");
                 }
                 break;
-            }
             default: /* ST_QQ: just after a closing quote */
                 if (ch == '"') { /* "" escape */
                     *w++ = '"';
