@@ -1,0 +1,449 @@
+/* sheets.c — one table onto its own sheet(s): bold frozen header, autofilter,
+ * native number formats, typed cells, live totals, fitted column widths.
+ *
+ * Rows stream from fo_rows straight into libxlsxwriter in row order (what
+ * constant_memory mode requires). Per column we keep only formats, a width
+ * and the totals accumulators, so memory does not grow with the table.
+ * A table longer than a sheet continues on "Name (2)", "Name (3)"..., each
+ * with its own header; the totals row goes under the last part and sums
+ * every part. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "render/numfmt.h"
+#include "render/xlsx/xlsx_internal.h"
+
+#define DATA_ROWS_PER_SHEET (FO_XLSX_MAX_ROWS - 1) /* row 0 is the header */
+#define MAX_FORMULA_CHARS 8192u
+#define MAX_CELL_ERRORS 10
+
+typedef struct {
+    lxw_format *cell, *url, *total;
+    fo_numfmt *nf;            /* for widths: the column's displayed text */
+    bool is_date;             /* the column format shows dates */
+    double width;             /* widest displayed value seen (sampled rows) */
+    double sum, min, max;     /* totals over numeric cells */
+    size_t nnum, nonempty;
+} colstate;
+
+typedef struct {
+    fo_xlsx *x;
+    const fo_dataset *ds;
+    const fo_table_col *cols;
+    size_t ncols;
+    colstate *cs;
+    lxw_format *head, *date_fb, *datetime_fb, *total_label;
+    lxw_worksheet **ws;       /* one per part */
+    size_t *part_rows;        /* data rows per part */
+    size_t nparts;
+    size_t urls;              /* hyperlinks on the current part */
+    size_t row;               /* 1-based data row, for messages */
+    int nerrors;
+    fo_status st;
+} table;
+
+size_t fo_xlsx_parts_for(size_t nrows, bool totals)
+{
+    size_t parts = nrows ? (nrows + DATA_ROWS_PER_SHEET - 1) / DATA_ROWS_PER_SHEET : 1;
+    if (totals && nrows && nrows % DATA_ROWS_PER_SHEET == 0) parts++;
+    return parts;
+}
+
+const char *fo_xlsx__ds_file(const fo_xlsx *x, const fo_dataset *ds)
+{
+    if (x->doc->spec_path) return x->doc->spec_path;
+    return ds->csv_display ? ds->csv_display : ds->csv_path;
+}
+
+/* ---- formats ----------------------------------------------------------------*/
+
+static lxw_format *base_format(fo_xlsx *x)
+{
+    lxw_format *f = workbook_add_format(x->wb);
+    if (!f) return NULL;
+    format_set_font_name(f, x->th->body.family);
+    format_set_font_size(f, x->th->body_size);
+    format_set_font_color(f, fo_xlsx_color(x->th->text));
+    return f;
+}
+
+static void set_num_format(lxw_format *f, const char *code)
+{
+    if (code && strcmp(code, "General") != 0) format_set_num_format(f, code);
+}
+
+static fo_status make_formats(table *t)
+{
+    fo_xlsx *x = t->x;
+    const fo_theme *th = x->th;
+    if (!(t->head = base_format(x)) || !(t->date_fb = base_format(x)) ||
+        !(t->datetime_fb = base_format(x)) || !(t->total_label = base_format(x)))
+        return FO_ERR_NOMEM;
+    format_set_bold(t->head);
+    format_set_font_color(t->head, fo_xlsx_color(th->table.header_text));
+    format_set_bg_color(t->head, fo_xlsx_color(th->table.header_fill));
+    format_set_bottom(t->head, LXW_BORDER_THIN);
+    format_set_bottom_color(t->head, fo_xlsx_color(th->table.border));
+    format_set_num_format(t->date_fb, "yyyy-mm-dd");
+    format_set_num_format(t->datetime_fb, "yyyy-mm-dd hh:mm:ss");
+    format_set_bold(t->total_label);
+    format_set_top(t->total_label, LXW_BORDER_THIN);
+    for (size_t j = 0; j < t->ncols; j++) {
+        colstate *c = &t->cs[j];
+        const fo_table_col *tc = &t->cols[j];
+        if (!(c->cell = base_format(x)) || !(c->url = base_format(x)) || !(c->total = base_format(x)))
+            return FO_ERR_NOMEM;
+        set_num_format(c->cell, tc->format);
+        format_set_font_color(c->url, fo_xlsx_color(th->link));
+        format_set_underline(c->url, LXW_UNDERLINE_SINGLE);
+        format_set_bold(c->total);
+        format_set_top(c->total, LXW_BORDER_THIN);
+        set_num_format(c->total, tc->total == FO_TOTAL_COUNT ? "#,##0" : tc->format);
+        c->nf = fo_numfmt_compile(tc->format ? tc->format : "General", NULL, 0);
+        c->is_date = tc->type == FO_TYPE_DATE || tc->type == FO_TYPE_DATETIME ||
+                     (c->nf && fo_numfmt_is_date(c->nf));
+        c->min = INFINITY;
+        c->max = -INFINITY;
+    }
+    return FO_OK;
+}
+
+/* ---- parts ------------------------------------------------------------------*/
+
+static lxw_worksheet *open_part(table *t, fo_xlsx_table *ft)
+{
+    fo_xlsx *x = t->x;
+    size_t k = t->nparts;
+    if (k >= ft->nparts) { /* more rows than planned: name one more part now */
+        char want[FO_XLSX_NAME_CAP + 16];
+        snprintf(want, sizeof want, "%s (%zu)", ft->parts[0], k + 1);
+        char (*p)[FO_XLSX_NAME_CAP] = fo_realloc(ft->parts, (k + 1) * sizeof *p);
+        if (!p) { t->st = FO_ERR_NOMEM; return NULL; }
+        ft->parts = p;
+        ft->nparts = k + 1;
+        if ((t->st = fo_xlsx_sheet_name(&x->names, want, ft->parts[k])) != FO_OK) return NULL;
+    }
+    lxw_worksheet **ws = fo_realloc(t->ws, (k + 1) * sizeof *ws);
+    size_t *pr = ws ? fo_realloc(t->part_rows, (k + 1) * sizeof *pr) : NULL;
+    if (ws) t->ws = ws;
+    if (pr) t->part_rows = pr;
+    if (!ws || !pr) { t->st = FO_ERR_NOMEM; return NULL; }
+    lxw_worksheet *w = workbook_add_worksheet(x->wb, ft->parts[k]);
+    if (!w) {
+        fo_diags_add(x->d, NULL, 0, 0, t->ds->pointer, NULL,
+                     "cannot add sheet \"%s\" to the workbook", ft->parts[k]);
+        t->st = FO_ERR_INTERNAL;
+        return NULL;
+    }
+    t->ws[k] = w;
+    t->part_rows[k] = 0;
+    t->nparts = k + 1;
+    t->urls = 0;
+    /* header row */
+    for (size_t j = 0; j < t->ncols; j++) {
+        const char *title = t->cols[j].title ? t->cols[j].title : "";
+        const char *s = fo_xlsx_clean(&x->buf, title, strlen(title), FO_XLSX_CELL);
+        if (!s) { t->st = FO_ERR_NOMEM; return NULL; }
+        worksheet_write_string(w, 0, (lxw_col_t)j, s, t->head);
+    }
+    if (t->ncols) worksheet_freeze_panes(w, 1, 0);
+    return w;
+}
+
+/* ---- cells ------------------------------------------------------------------*/
+
+static void cell_error(table *t, size_t j, const char *what, size_t n, const char *limit,
+                       const char *hint)
+{
+    fo_xlsx *x = t->x;
+    if (t->nerrors++ < MAX_CELL_ERRORS)
+        fo_diags_add(x->d, fo_xlsx__ds_file(x, t->ds), 0, 0, t->ds->pointer, hint,
+                     "row %zu, column \"%s\": %s of %zu characters exceeds Excel's %s limit",
+                     t->row, t->ds->cols[t->cols[j].field].name, what, n, limit);
+    t->st = FO_ERR_INPUT;
+}
+
+/* Checks a text against the cell limit; false (reported) when over. */
+static bool fits_cell(table *t, size_t j, const char *s, size_t len)
+{
+    if (len <= FO_XLSX_MAX_CELL_CHARS) return true;
+    size_t n = fo_xlsx_char_count(s, len);
+    if (n <= FO_XLSX_MAX_CELL_CHARS) return true;
+    cell_error(t, j, "text", n, "32,767-character cell",
+               "shorten the text or split it over several columns");
+    return false;
+}
+
+static bool url_allowed(const char *u)
+{
+    return strncasecmp(u, "http://", 7) == 0 || strncasecmp(u, "https://", 8) == 0 ||
+           strncasecmp(u, "ftp://", 6) == 0 || strncasecmp(u, "mailto:", 7) == 0;
+}
+
+static double displayed_width(const colstate *c, double v, lxw_format *f, const table *t)
+{
+    char buf[128];
+    size_t n;
+    if (f == t->date_fb) return 10;
+    if (f == t->datetime_fb) return 19;
+    if (c->nf) n = fo_numfmt_format(c->nf, v, buf, sizeof buf);
+    else n = (size_t)snprintf(buf, sizeof buf, "%.15g", v);
+    return fo_xlsx_text_width(buf, n < sizeof buf ? n : sizeof buf - 1);
+}
+
+static void write_text(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, const char *s,
+                       lxw_format *f, bool sample)
+{
+    size_t len = strlen(s);
+    if (!fits_cell(t, j, s, len) || t->nerrors) return;
+    const char *clean = fo_xlsx_clean(&t->x->buf, s, len, FO_XLSX_CELL);
+    if (!clean) { t->st = FO_ERR_NOMEM; return; }
+    worksheet_write_string(w, r, (lxw_col_t)j, clean, f);
+    if (sample) {
+        double wd = fo_xlsx_text_width(s, len);
+        if (wd > t->cs[j].width) t->cs[j].width = wd;
+    }
+}
+
+static void write_num(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, double v,
+                      lxw_format *f, bool sample)
+{
+    colstate *c = &t->cs[j];
+    if (!isfinite(v)) { /* Excel has no NaN/Inf: show what Excel shows for them */
+        write_text(t, w, r, j, "#NUM!", f, sample);
+        return;
+    }
+    worksheet_write_number(w, r, (lxw_col_t)j, v, f);
+    if (sample) {
+        double wd = displayed_width(c, v, f, t);
+        if (wd > c->width) c->width = wd;
+    }
+}
+
+static void write_cell(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, const fo_value *v,
+                       bool sample)
+{
+    colstate *c = &t->cs[j];
+    if (v->kind == FO_VAL_NULL) return;
+    c->nonempty++;
+    switch (v->kind) {
+    case FO_VAL_NULL:
+        break;
+    case FO_VAL_TEXT:
+        write_text(t, w, r, j, v->str ? v->str : "", c->cell, sample);
+        return;
+    case FO_VAL_NUMBER:
+        write_num(t, w, r, j, v->num, c->cell, sample);
+        break;
+    case FO_VAL_DATE: {
+        lxw_format *f = c->is_date ? c->cell : v->num != floor(v->num) ? t->datetime_fb : t->date_fb;
+        write_num(t, w, r, j, v->num, f, sample);
+        break;
+    }
+    case FO_VAL_BOOL:
+        worksheet_write_boolean(w, r, (lxw_col_t)j, v->num != 0, c->cell);
+        if (sample && c->width < 5) c->width = 5;
+        return;
+    case FO_VAL_FORMULA: {
+        const char *src = v->str ? v->str : "";
+        size_t len = strlen(src);
+        if (len > MAX_FORMULA_CHARS) {
+            cell_error(t, j, "formula", fo_xlsx_char_count(src, len), "8,192-character formula",
+                       "compute the value in the analysis and write the number");
+            return;
+        }
+        const char *f = fo_xlsx_clean(&t->x->buf, src, len, FO_XLSX_PLAIN);
+        if (!f) { t->st = FO_ERR_NOMEM; return; }
+        if (v->has_num && isfinite(v->num)) {
+            worksheet_write_formula_num(w, r, (lxw_col_t)j, f, c->cell, v->num);
+            if (sample) {
+                double wd = displayed_width(c, v->num, c->cell, t);
+                if (wd > c->width) c->width = wd;
+            }
+            break;
+        }
+        const char *label = v->label ? v->label : "";
+        const char *l = fo_xlsx_clean(&t->x->buf2, label, strlen(label), FO_XLSX_CELL);
+        if (!l) { t->st = FO_ERR_NOMEM; return; }
+        worksheet_write_formula_str(w, r, (lxw_col_t)j, f, c->cell, l);
+        if (sample) {
+            double wd = fo_xlsx_text_width(label, strlen(label));
+            if (wd > c->width) c->width = wd;
+        }
+        return;
+    }
+    case FO_VAL_URL: {
+        const char *url = v->str ? v->str : "";
+        const char *label = v->label ? v->label : url;
+        size_t ll = strlen(label);
+        if (!fits_cell(t, j, label, ll) || t->nerrors) return;
+        const char *l = fo_xlsx_clean(&t->x->buf2, label, ll, FO_XLSX_CELL);
+        if (!l) { t->st = FO_ERR_NOMEM; return; }
+        /* Excel allows 65,530 links a sheet and 2,079-character URLs: past
+         * either, or for a scheme Excel would treat as a local file, the
+         * label stays as plain text. */
+        bool linked = false;
+        if (t->urls < FO_XLSX_MAX_URLS && url_allowed(url) &&
+            strlen(url) <= FO_XLSX_MAX_URL_CHARS && !memchr(url, '\n', strlen(url))) {
+            const char *u = fo_xlsx_clean(&t->x->buf, url, strlen(url), FO_XLSX_PLAIN);
+            if (!u) { t->st = FO_ERR_NOMEM; return; }
+            linked = worksheet_write_url_opt(w, r, (lxw_col_t)j, u, c->url, l, NULL) == LXW_NO_ERROR;
+            if (linked) t->urls++;
+        }
+        if (!linked) worksheet_write_string(w, r, (lxw_col_t)j, l, c->cell);
+        if (sample) {
+            double wd = fo_xlsx_text_width(label, ll);
+            if (wd > c->width) c->width = wd;
+        }
+        return;
+    }
+    }
+    /* numeric kinds reach here: feed the totals */
+    double num = v->num;
+    if (v->kind == FO_VAL_FORMULA && !v->has_num) return;
+    if (!isfinite(num)) return;
+    c->sum += num;
+    if (num < c->min) c->min = num;
+    if (num > c->max) c->max = num;
+    c->nnum++;
+}
+
+/* ---- totals -----------------------------------------------------------------*/
+
+static const char *total_function(fo_total k)
+{
+    switch (k) {
+    case FO_TOTAL_SUM: return "SUM";
+    case FO_TOTAL_AVG: return "AVERAGE";
+    case FO_TOTAL_MIN: return "MIN";
+    case FO_TOTAL_MAX: return "MAX";
+    case FO_TOTAL_COUNT: return "COUNTA";
+    default: return NULL;
+    }
+}
+
+static double total_cached(const colstate *c, fo_total k)
+{
+    switch (k) {
+    case FO_TOTAL_SUM: return c->sum;
+    case FO_TOTAL_AVG: return c->nnum ? c->sum / (double)c->nnum : 0;
+    case FO_TOTAL_MIN: return c->nnum ? c->min : 0;
+    case FO_TOTAL_MAX: return c->nnum ? c->max : 0;
+    case FO_TOTAL_COUNT: return (double)c->nonempty;
+    default: return 0;
+    }
+}
+
+/* Writes the totals row at row r of the last part: =SUM(C2:C101) on one
+ * sheet, =SUM('Sales'!C2:C1048576,'Sales (2)'!C2:C20) across parts. */
+static void write_totals(table *t, fo_xlsx_table *ft, lxw_row_t r)
+{
+    lxw_worksheet *w = t->ws[t->nparts - 1];
+    if (t->ncols && t->cols[0].total == FO_TOTAL_NONE)
+        worksheet_write_string(w, r, 0, "Total", t->total_label);
+    for (size_t j = 0; j < t->ncols; j++) {
+        const char *fn = total_function(t->cols[j].total);
+        colstate *c = &t->cs[j];
+        if (!fn) {
+            if (j > 0) worksheet_write_blank(w, r, (lxw_col_t)j, t->total_label);
+            continue;
+        }
+        char col[12], formula[MAX_FORMULA_CHARS + 64];
+        lxw_col_to_name(col, (lxw_col_t)j, 0);
+        size_t n = (size_t)snprintf(formula, sizeof formula, "=%s(", fn);
+        bool any = false;
+        for (size_t p = 0; p < t->nparts && n < MAX_FORMULA_CHARS; p++) {
+            if (!t->part_rows[p]) continue;
+            char ref[FO_XLSX_NAME_CAP * 2 + 4] = "";
+            if (p != t->nparts - 1) fo_xlsx_sheet_ref(ft->parts[p], ref, sizeof ref);
+            n += (size_t)snprintf(formula + n, sizeof formula - n, "%s%s%s2:%s%zu",
+                                  any ? "," : "", ref, col, col, t->part_rows[p] + 1);
+            any = true;
+        }
+        if (!any || n >= MAX_FORMULA_CHARS) { /* no data rows: nothing to total */
+            worksheet_write_blank(w, r, (lxw_col_t)j, c->total);
+            continue;
+        }
+        snprintf(formula + n, sizeof formula - n, ")");
+        double v = total_cached(c, t->cols[j].total);
+        worksheet_write_formula_num(w, r, (lxw_col_t)j, formula, c->total, v);
+        double wd = displayed_width(c, v, c->total, t);
+        if (wd > c->width) c->width = wd;
+    }
+}
+
+/* ---- the table ----------------------------------------------------------------*/
+
+static void finish(table *t)
+{
+    for (size_t p = 0; p < t->nparts; p++) {
+        lxw_worksheet *w = t->ws[p];
+        if (!t->ncols) continue;
+        lxw_row_t last = (lxw_row_t)(t->part_rows[p] ? t->part_rows[p] : 1);
+        worksheet_autofilter(w, 0, 0, last, (lxw_col_t)(t->ncols - 1));
+        for (size_t j = 0; j < t->ncols; j++) {
+            const char *title = t->cols[j].title ? t->cols[j].title : "";
+            double wd = fo_xlsx_fit_width(fo_xlsx_text_width(title, strlen(title)), t->cs[j].width);
+            worksheet_set_column(w, (lxw_col_t)j, (lxw_col_t)j, wd, NULL);
+        }
+    }
+}
+
+fo_status fo_xlsx_write_table(fo_xlsx *x, const fo_dataset *ds, const fo_table_col *cols,
+                              size_t ncols, bool totals, fo_xlsx_table *ft)
+{
+    table t = {.x = x, .ds = ds, .cols = cols, .ncols = ncols, .st = FO_OK};
+    fo_rows *rows = NULL;
+    if (ncols > FO_XLSX_MAX_COLS) {
+        fo_diags_add(x->d, fo_xlsx__ds_file(x, ds), 0, 0, ds->pointer,
+                     "pick fewer columns in the table block, or split the data",
+                     "%zu columns exceed Excel's limit of 16,384 columns a sheet", ncols);
+        return FO_ERR_INPUT;
+    }
+    if (!(t.cs = fo_calloc(ncols ? ncols : 1, sizeof *t.cs))) { t.st = FO_ERR_NOMEM; goto cleanup; }
+    if ((t.st = make_formats(&t)) != FO_OK) goto cleanup;
+    if ((t.st = fo_rows_open(ds, &rows, x->d)) != FO_OK) goto cleanup;
+    lxw_worksheet *w = open_part(&t, ft);
+    if (!w) goto cleanup;
+
+    const fo_value *row;
+    size_t total_rows = 0;
+    lxw_row_t r = 1;
+    int rc;
+    while ((rc = fo_rows_next(rows, &row, x->d)) == 1) {
+        if (r == FO_XLSX_MAX_ROWS) {
+            if (!(w = open_part(&t, ft))) goto cleanup;
+            r = 1;
+        }
+        t.row = total_rows + 1;
+        bool sample = total_rows < FO_XLSX_WIDTH_SAMPLE;
+        for (size_t j = 0; j < ncols; j++)
+            write_cell(&t, w, r, j, &row[cols[j].field], sample);
+        if (t.st == FO_ERR_NOMEM) goto cleanup;
+        if (t.nerrors >= MAX_CELL_ERRORS) break;
+        t.part_rows[t.nparts - 1]++;
+        total_rows++;
+        r++;
+    }
+    if (rc < 0 && t.st == FO_OK) t.st = FO_ERR_INPUT;
+    if (t.st != FO_OK) goto cleanup;
+    if (totals) {
+        if (r == FO_XLSX_MAX_ROWS) {
+            if (!(w = open_part(&t, ft))) goto cleanup;
+            r = 1;
+        }
+        write_totals(&t, ft, r);
+    }
+    finish(&t);
+    ft->rows_written = total_rows;
+cleanup:
+    fo_rows_close(rows);
+    if (t.cs)
+        for (size_t j = 0; j < ncols; j++) fo_numfmt_free(t.cs[j].nf);
+    fo_free(t.cs);
+    fo_free(t.ws);
+    fo_free(t.part_rows);
+    return t.st;
+}

@@ -1,0 +1,551 @@
+/* summary.c — the Summary sheet: the document's text in block order.
+ *
+ * Layout: six columns (A..F, ~100 characters) with gridlines hidden, so
+ * the sheet reads like a page. Text blocks are merged across A:F and
+ * wrapped with an estimated row height; metrics use A (label), B (value in
+ * its number format) and C (delta); images and charts are placed at their
+ * block's row; tables get a link to their sheet. The sheet is laid out
+ * twice: a dry pass finds the row of every heading (for the toc block's
+ * links), the second writes. Rows only ever move forward, as constant_memory
+ * mode requires. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "render/markup.h"
+#include "render/xlsx/xlsx_internal.h"
+
+#define NCOLS 6
+#define ROW_PX 20.0 /* default row height: 15 pt */
+static const double col_width[NCOLS] = {30, 18, 14, 14, 14, 14};
+
+enum { RUN_LINK = 8, RUN_STYLES = 16 };
+
+typedef struct {
+    fo_xlsx *x;
+    lxw_worksheet *ws;
+    bool dry;
+    lxw_row_t row;
+    lxw_chart *const *charts;
+    lxw_row_t *heading_rows;   /* filled by the dry pass, one per heading block */
+    size_t nheadings;
+    lxw_row_t *breaks;         /* page breaks, 0-terminated */
+    size_t nbreaks;
+    lxw_format *run[RUN_STYLES];   /* fonts of inline runs */
+    lxw_format *text[7];           /* wrapped text cell, by indent 0..6 */
+    lxw_format *title, *subtitle, *meta, *heading[6], *code, *link, *caption;
+    lxw_format *metric_label, *metric_delta_up, *metric_delta_down;
+    fo_status st;
+} summary;
+
+static lxw_format *font_format(summary *s, const fo_font *font, double size, fo_rgb color)
+{
+    lxw_format *f = workbook_add_format(s->x->wb);
+    if (!f) { s->st = FO_ERR_NOMEM; return NULL; }
+    format_set_font_name(f, font->family);
+    format_set_font_size(f, size);
+    format_set_font_color(f, fo_xlsx_color(color));
+    format_set_align(f, LXW_ALIGN_VERTICAL_TOP);
+    return f;
+}
+
+static fo_status make_formats(summary *s)
+{
+    const fo_theme *th = s->x->th;
+    for (unsigned k = 0; k < RUN_STYLES; k++) {
+        const fo_font *font = (k & FO_RUN_CODE) ? &th->mono : &th->body;
+        lxw_format *f = font_format(s, font, th->body_size, (k & RUN_LINK) ? th->link : th->text);
+        if (!f) return s->st;
+        if (k & FO_RUN_BOLD) format_set_bold(f);
+        if (k & FO_RUN_ITALIC) format_set_italic(f);
+        if (k & RUN_LINK) format_set_underline(f, LXW_UNDERLINE_SINGLE);
+        s->run[k] = f;
+    }
+    for (int i = 0; i < 7; i++) {
+        if (!(s->text[i] = font_format(s, &th->body, th->body_size, th->text))) return s->st;
+        format_set_text_wrap(s->text[i]);
+        if (i) format_set_indent(s->text[i], (uint8_t)i);
+    }
+    if (!(s->title = font_format(s, &th->heading, th->title_size, th->heading_color)) ||
+        !(s->subtitle = font_format(s, &th->heading, th->heading_size[1], th->muted)) ||
+        !(s->meta = font_format(s, &th->body, th->body_size, th->muted)) ||
+        !(s->code = font_format(s, &th->mono, th->mono_size, th->text)) ||
+        !(s->link = font_format(s, &th->body, th->body_size, th->link)) ||
+        !(s->caption = font_format(s, &th->body, th->body_size, th->muted)) ||
+        !(s->metric_label = font_format(s, &th->body, th->body_size, th->muted)) ||
+        !(s->metric_delta_up = font_format(s, &th->body, th->body_size, 0x2E7D32)) ||
+        !(s->metric_delta_down = font_format(s, &th->body, th->body_size, 0xC62828)))
+        return s->st;
+    format_set_bold(s->title);
+    format_set_bg_color(s->code, fo_xlsx_color(th->code_fill));
+    format_set_underline(s->link, LXW_UNDERLINE_SINGLE);
+    format_set_italic(s->caption);
+    for (int i = 0; i < 6; i++) {
+        if (!(s->heading[i] = font_format(s, &th->heading, th->heading_size[i], th->heading_color)))
+            return s->st;
+        format_set_bold(s->heading[i]);
+        format_set_align(s->heading[i], LXW_ALIGN_VERTICAL_BOTTOM);
+    }
+    return FO_OK;
+}
+
+/* ---- writing helpers (no-ops in the dry pass) ------------------------------ */
+
+static const char *clean(summary *s, fo_xlsx_buf *b, const char *t)
+{
+    const char *c = fo_xlsx_clean(b, t ? t : "", t ? strlen(t) : 0, FO_XLSX_CELL);
+    if (!c) s->st = FO_ERR_NOMEM;
+    return c;
+}
+
+static void set_height(summary *s, double pt)
+{
+    if (!s->dry) worksheet_set_row(s->ws, s->row, pt, NULL);
+}
+
+static void put_string(summary *s, lxw_col_t col, const char *t, lxw_format *f)
+{
+    if (s->dry) return;
+    const char *c = clean(s, &s->x->buf, t);
+    if (c) worksheet_write_string(s->ws, s->row, col, c, f);
+}
+
+/* Lines a text of display width w needs across the merged columns. */
+static double text_lines(const char *plain, double capacity)
+{
+    double lines = 0;
+    const char *p = plain;
+    for (;;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        double w = fo_xlsx_text_width(p, len);
+        lines += w > 0 ? ceil(w / capacity) : 1;
+        if (!nl) break;
+        p = nl + 1;
+    }
+    return lines < 1 ? 1 : lines;
+}
+
+static double merged_chars(int indent)
+{
+    double w = 0;
+    for (int i = 0; i < NCOLS; i++) w += col_width[i];
+    /* body text is ~10% narrower than the default font's digits; indent = 3 chars */
+    return w * 1.1 - indent * 3.0 - 2;
+}
+
+/* Writes inline markup text merged across A:F, wrapped, with a height that
+ * fits; the first link's target becomes the cell's hyperlink (Excel links a
+ * whole cell, not a run). prefix (may be NULL) goes before the text. */
+static void put_markup(summary *s, const char *prefix, const char *src, int indent)
+{
+    fo_runs runs = {0};
+    lxw_rich_string_tuple *tuples = NULL, **list = NULL;
+    char *plain = NULL;
+    fo_xlsx_buf *bufs = NULL;
+    size_t nbufs = 0;
+    if (indent > 6) indent = 6;
+    lxw_format *cell = s->text[indent];
+    if (!(plain = fo_markup_plain(src ? src : ""))) { s->st = FO_ERR_NOMEM; goto cleanup; }
+    size_t plen = strlen(plain) + (prefix ? strlen(prefix) : 0);
+    double lines = text_lines(plain, merged_chars(indent));
+    set_height(s, fmax(15, lines * s->x->th->body_size * 1.45 + 3));
+    if (s->dry) goto cleanup;
+    if (fo_xlsx_char_count(plain, strlen(plain)) + (prefix ? 4 : 0) > FO_XLSX_MAX_CELL_CHARS)
+        plain[0] = '\0'; /* cannot happen for spec text; never write a broken cell */
+    worksheet_merge_range(s->ws, s->row, 0, s->row, NCOLS - 1, "", cell);
+    if (fo_markup_parse(src ? src : "", &runs) != FO_OK) { s->st = FO_ERR_NOMEM; goto cleanup; }
+    size_t n = runs.n + (prefix ? 1 : 0);
+    if (!(tuples = fo_calloc(n + 2, sizeof *tuples)) || !(list = fo_calloc(n + 3, sizeof *list)) ||
+        !(bufs = fo_calloc(n + 2, sizeof *bufs))) { s->st = FO_ERR_NOMEM; goto cleanup; }
+    nbufs = n + 2;
+    size_t k = 0;
+    const char *url = NULL;
+    if (prefix) {
+        tuples[k].format = s->run[0];
+        tuples[k].string = (char *)prefix;
+        k++;
+    }
+    for (size_t i = 0; i < runs.n; i++) {
+        const fo_run *r = &runs.runs[i];
+        if (!r->len) continue;
+        const char *c = fo_xlsx_clean(&bufs[k], r->text, r->len, FO_XLSX_CELL);
+        if (!c) { s->st = FO_ERR_NOMEM; goto cleanup; }
+        unsigned style = (r->flags & 7) | (r->url ? RUN_LINK : 0);
+        if (r->url && !url) url = r->url;
+        tuples[k].format = s->run[style];
+        tuples[k].string = (char *)c;
+        k++;
+    }
+    if (url && plen <= FO_XLSX_MAX_URL_CHARS) {
+        const char *u = fo_xlsx_clean(&s->x->buf2, url, strlen(url), FO_XLSX_PLAIN);
+        if (u) worksheet_write_url_opt(s->ws, s->row, 0, u, cell, " ", NULL);
+    }
+    if (k == 1 && tuples[0].format == s->run[0]) {
+        worksheet_write_string(s->ws, s->row, 0, tuples[0].string, cell);
+    } else if (k == 1) {
+        /* libxlsxwriter wants 2+ fragments: split after the first character */
+        const char *t = tuples[0].string;
+        size_t cut = 1;
+        while (t[cut] && ((unsigned char)t[cut] & 0xC0) == 0x80) cut++;
+        if (!t[cut]) {
+            worksheet_write_string(s->ws, s->row, 0, t, cell);
+        } else {
+            char head[8];
+            memcpy(head, t, cut);
+            head[cut] = '\0';
+            tuples[1].format = tuples[0].format;
+            tuples[1].string = (char *)t + cut;
+            tuples[0].string = head;
+            list[0] = &tuples[0];
+            list[1] = &tuples[1];
+            worksheet_write_rich_string(s->ws, s->row, 0, list, cell);
+        }
+    } else if (k > 1) {
+        for (size_t i = 0; i < k; i++) list[i] = &tuples[i];
+        worksheet_write_rich_string(s->ws, s->row, 0, list, cell);
+    }
+cleanup:
+    for (size_t i = 0; i < nbufs; i++) fo_xlsx_buf_free(&bufs[i]);
+    fo_free(bufs);
+    fo_free(tuples);
+    fo_free(list);
+    fo_free(plain);
+    fo_runs_free(&runs);
+}
+
+/* ---- blocks ------------------------------------------------------------------ */
+
+static void blank_row(summary *s) { s->row++; }
+
+static void put_heading(summary *s, const char *text, int level)
+{
+    if (level < 1) level = 1;
+    if (level > 6) level = 6;
+    char *plain = fo_markup_plain(text ? text : "");
+    if (!plain) { s->st = FO_ERR_NOMEM; return; }
+    if (s->row > 0) blank_row(s);
+    set_height(s, s->x->th->heading_size[level - 1] * 1.6);
+    put_string(s, 0, plain, s->heading[level - 1]);
+    fo_free(plain);
+    s->row++;
+}
+
+static void put_list(summary *s, const fo_list_item *items, size_t n, bool ordered, int depth)
+{
+    for (size_t i = 0; i < n && s->st == FO_OK; i++) {
+        char prefix[32];
+        if (ordered) snprintf(prefix, sizeof prefix, "%zu. ", i + 1);
+        else snprintf(prefix, sizeof prefix, "%s ", depth % 2 ? "\xE2\x97\xA6" : "\xE2\x80\xA2");
+        put_markup(s, prefix, items[i].text, depth + 1);
+        s->row++;
+        if (items[i].nitems)
+            put_list(s, items[i].items, items[i].nitems, items[i].ordered, depth + 1);
+    }
+}
+
+static void put_code(summary *s, const char *text)
+{
+    const char *p = text ? text : "";
+    for (;;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (!s->dry) {
+            /* tabs as 4 spaces: Excel draws a tab as nothing */
+            char *line = fo_malloc(len * 4 + 1);
+            if (!line) { s->st = FO_ERR_NOMEM; return; }
+            size_t o = 0;
+            for (size_t i = 0; i < len; i++) {
+                if (p[i] == '\t') { memcpy(line + o, "    ", 4); o += 4; }
+                else if (p[i] != '\r') line[o++] = p[i];
+            }
+            line[o] = '\0';
+            worksheet_merge_range(s->ws, s->row, 0, s->row, NCOLS - 1, "", s->code);
+            put_string(s, 0, line, s->code);
+            fo_free(line);
+        }
+        s->row++;
+        if (!nl) break;
+        p = nl + 1;
+    }
+}
+
+static lxw_format *value_format(summary *s, const char *code, double size, bool bold)
+{
+    lxw_format *f = font_format(s, &s->x->th->body, size, s->x->th->text);
+    if (!f) return NULL;
+    if (bold) format_set_bold(f);
+    if (code && strcmp(code, "General") != 0) format_set_num_format(f, code);
+    format_set_align(f, LXW_ALIGN_LEFT);
+    return f;
+}
+
+static void put_metrics(summary *s, const fo_metric *items, size_t n)
+{
+    for (size_t i = 0; i < n && s->st == FO_OK; i++) {
+        const fo_metric *m = &items[i];
+        set_height(s, s->x->th->body_size * 1.9);
+        if (!s->dry) {
+            put_string(s, 0, m->label, s->metric_label);
+            lxw_format *vf = value_format(s, m->format, s->x->th->body_size * 1.3, true);
+            if (!vf) return;
+            const fo_value *v = &m->value;
+            switch (v->kind) {
+            case FO_VAL_NUMBER: case FO_VAL_DATE:
+                if (isfinite(v->num)) worksheet_write_number(s->ws, s->row, 1, v->num, vf);
+                break;
+            case FO_VAL_BOOL:
+                worksheet_write_boolean(s->ws, s->row, 1, v->num != 0, vf);
+                break;
+            case FO_VAL_NULL:
+                break;
+            default:
+                put_string(s, 1, v->label ? v->label : v->str, vf);
+                break;
+            }
+            if (m->has_delta && isfinite(m->delta)) {
+                lxw_format *df = value_format(s, m->delta_format, s->x->th->body_size, false);
+                if (!df) return;
+                format_set_font_color(df, m->delta < 0 ? 0xC62828 : 0x2E7D32);
+                worksheet_write_number(s->ws, s->row, 2, m->delta, df);
+            }
+        }
+        s->row++;
+    }
+}
+
+/* "internal:'Sheet'!A1" link with label. */
+static void put_sheet_link(summary *s, const char *label, const char *sheet)
+{
+    if (!s->dry) {
+        char ref[FO_XLSX_NAME_CAP * 2 + 16], target[FO_XLSX_NAME_CAP * 2 + 32];
+        fo_xlsx_sheet_ref(sheet, ref, sizeof ref);
+        snprintf(target, sizeof target, "internal:%sA1", ref);
+        const char *l = clean(s, &s->x->buf2, label);
+        if (l) worksheet_write_url_opt(s->ws, s->row, 0, target, s->link, l, NULL);
+    }
+    s->row++;
+}
+
+static void put_table(summary *s, const fo_block *b, const fo_xlsx_table *t)
+{
+    char *name = NULL;
+    if (b->u.table.caption) name = fo_markup_plain(b->u.table.caption);
+    else name = fo_strdup(b->u.table.data && b->u.table.data->name ? b->u.table.data->name : "Table");
+    if (!name) { s->st = FO_ERR_NOMEM; return; }
+    size_t len = strlen(name) + 2 * FO_XLSX_NAME_CAP + 96;
+    char *label = fo_malloc(len);
+    if (!label) { fo_free(name); s->st = FO_ERR_NOMEM; return; }
+    size_t rows = t ? t->rows_written : 0;
+    if (t && t->nparts > 1)
+        snprintf(label, len, "Table: %s \xE2\x86\x92 sheets \xE2\x80\x9C%s\xE2\x80\x9D to \xE2\x80\x9C%s\xE2\x80\x9D (%zu rows)",
+                 name, t->parts[0], t->parts[t->nparts - 1], rows);
+    else
+        snprintf(label, len, "Table: %s \xE2\x86\x92 sheet \xE2\x80\x9C%s\xE2\x80\x9D (%zu row%s)",
+                 name, t ? t->parts[0] : "", rows, rows == 1 ? "" : "s");
+    put_sheet_link(s, label, t ? t->parts[0] : "Summary");
+    fo_free(label);
+    fo_free(name);
+}
+
+static void put_chart(summary *s, const fo_block *b, lxw_chart *chart, const fo_xlsx_dataref *ref)
+{
+    const fo_chart *c = &b->u.chart;
+    double w = c->width > 0 ? c->width : 800, h = c->height > 0 ? c->height : 500;
+    if (!s->dry && chart) {
+        lxw_chart_options o = {.x_scale = w / 480.0, .y_scale = h / 288.0, .object_position = LXW_OBJECT_MOVE_DONT_SIZE};
+        const char *alt = c->alt ? c->alt : c->title;
+        if (alt) {
+            const char *a = fo_xlsx_clean(&s->x->buf2, alt, strlen(alt), FO_XLSX_PLAIN);
+            if (!a) { s->st = FO_ERR_NOMEM; return; }
+            o.description = (char *)a;
+        }
+        worksheet_insert_chart_opt(s->ws, s->row, 0, chart, &o);
+    }
+    s->row += (lxw_row_t)ceil(h / ROW_PX);
+    if (ref) {
+        char label[FO_XLSX_NAME_CAP + 64];
+        snprintf(label, sizeof label, "Chart data: sheet \xE2\x80\x9C%s\xE2\x80\x9D", ref->sheet);
+        put_sheet_link(s, label, ref->sheet);
+    }
+}
+
+static void put_image(summary *s, const fo_block *b)
+{
+    double pw = b->u.image.px_width > 0 ? b->u.image.px_width : 1;
+    double ph = b->u.image.px_height > 0 ? b->u.image.px_height : 1;
+    double xs = b->u.image.width > 0 ? b->u.image.width / pw : 0;
+    double ys = b->u.image.height > 0 ? b->u.image.height / ph : 0;
+    if (!xs && !ys) xs = ys = 1;
+    else if (!xs) xs = ys;
+    else if (!ys) ys = xs;
+    if (!s->dry) {
+        lxw_image_options o = {.x_scale = xs, .y_scale = ys, .object_position = LXW_OBJECT_MOVE_DONT_SIZE};
+        if (b->u.image.alt) {
+            const char *a = fo_xlsx_clean(&s->x->buf2, b->u.image.alt, strlen(b->u.image.alt), FO_XLSX_PLAIN);
+            if (!a) { s->st = FO_ERR_NOMEM; return; }
+            o.description = (char *)a;
+        }
+        if (worksheet_insert_image_opt(s->ws, s->row, 0, b->u.image.path, &o) != LXW_NO_ERROR) {
+            fo_diags_add(s->x->d, s->x->doc->spec_path, b->line, b->column, b->pointer,
+                         "use a PNG or JPEG file", "cannot place image %s in the workbook",
+                         b->u.image.path);
+            s->st = FO_ERR_INPUT;
+            return;
+        }
+    }
+    s->row += (lxw_row_t)ceil(ph * ys / ROW_PX);
+    if (b->u.image.caption) {
+        put_markup(s, NULL, b->u.image.caption, 0);
+        s->row++;
+    }
+}
+
+static void put_toc(summary *s)
+{
+    const fo_doc *doc = s->x->doc;
+    size_t h = 0;
+    put_heading(s, "Contents", 2);
+    for (size_t i = 0; i < doc->nblocks && s->st == FO_OK; i++) {
+        const fo_block *b = &doc->blocks[i];
+        if (b->kind != FO_BLOCK_HEADING) continue;
+        lxw_row_t target = s->heading_rows ? s->heading_rows[h] : 0;
+        h++;
+        if (!s->dry) {
+            char *plain = fo_markup_plain(b->u.heading.text ? b->u.heading.text : "");
+            if (!plain) { s->st = FO_ERR_NOMEM; return; }
+            char ref[FO_XLSX_NAME_CAP * 2 + 16], url[FO_XLSX_NAME_CAP * 2 + 48];
+            fo_xlsx_sheet_ref("Summary", ref, sizeof ref);
+            snprintf(url, sizeof url, "internal:%sA%u", ref, (unsigned)target + 1);
+            int lvl = b->u.heading.level < 1 ? 1 : b->u.heading.level > 6 ? 6 : b->u.heading.level;
+            size_t len = strlen(plain);
+            char *label = fo_malloc(len + 2 * (size_t)lvl + 1);
+            if (!label) { fo_free(plain); s->st = FO_ERR_NOMEM; return; }
+            memset(label, ' ', 2 * (size_t)(lvl - 1)); /* indent by level */
+            memcpy(label + 2 * (lvl - 1), plain, len + 1);
+            const char *l = clean(s, &s->x->buf2, label);
+            if (l) worksheet_write_url_opt(s->ws, s->row, 0, url, s->link, l, NULL);
+            fo_free(label);
+            fo_free(plain);
+        }
+        s->row++;
+    }
+}
+
+static void put_header(summary *s)
+{
+    const fo_doc *doc = s->x->doc;
+    const fo_theme *th = s->x->th;
+    if (doc->title) {
+        set_height(s, th->title_size * 1.5);
+        put_string(s, 0, doc->title, s->title);
+        s->row++;
+    }
+    if (doc->subtitle) {
+        set_height(s, th->heading_size[1] * 1.5);
+        put_string(s, 0, doc->subtitle, s->subtitle);
+        s->row++;
+    }
+    if (doc->author || doc->date) {
+        char *line = NULL;
+        size_t len = (doc->author ? strlen(doc->author) : 0) + (doc->date ? strlen(doc->date) : 0) + 8;
+        if (!(line = fo_malloc(len))) { s->st = FO_ERR_NOMEM; return; }
+        snprintf(line, len, "%s%s%s", doc->author ? doc->author : "",
+                 doc->author && doc->date ? " \xC2\xB7 " : "", doc->date ? doc->date : "");
+        put_string(s, 0, line, s->meta);
+        fo_free(line);
+        s->row++;
+    }
+    if (s->row) s->row++;
+}
+
+static void layout(summary *s)
+{
+    const fo_doc *doc = s->x->doc;
+    size_t table = 0;
+    s->row = 0;
+    s->nheadings = 0;
+    s->nbreaks = 0;
+    put_header(s);
+    for (size_t i = 0; i < doc->nblocks && s->st == FO_OK; i++) {
+        const fo_block *b = &doc->blocks[i];
+        switch (b->kind) {
+        case FO_BLOCK_HEADING:
+            if (s->dry) s->heading_rows[s->nheadings] = s->row + (s->row > 0);
+            s->nheadings++;
+            put_heading(s, b->u.heading.text, b->u.heading.level);
+            break;
+        case FO_BLOCK_PARAGRAPH:
+            put_markup(s, NULL, b->u.paragraph.text, 0);
+            s->row++;
+            break;
+        case FO_BLOCK_LIST:
+            put_list(s, b->u.list.items, b->u.list.nitems, b->u.list.ordered, 0);
+            break;
+        case FO_BLOCK_METRICS:
+            put_metrics(s, b->u.metrics.items, b->u.metrics.nitems);
+            break;
+        case FO_BLOCK_TABLE:
+            put_table(s, b, table < s->x->ntables ? &s->x->tables[table] : NULL);
+            table++;
+            break;
+        case FO_BLOCK_CHART: {
+            const fo_xlsx_dataref *ref = NULL;
+            if ((s->st = fo_xlsx_dataref_for(s->x, &b->u.chart, &ref)) != FO_OK) return;
+            put_chart(s, b, s->charts[i], ref);
+            break;
+        }
+        case FO_BLOCK_IMAGE:
+            put_image(s, b);
+            break;
+        case FO_BLOCK_CODE:
+            put_code(s, b->u.code.text);
+            break;
+        case FO_BLOCK_PAGE_BREAK:
+            if (s->row > 0) s->breaks[s->nbreaks++] = s->row;
+            break;
+        case FO_BLOCK_TOC:
+            put_toc(s);
+            break;
+        }
+        /* a blank row after each block except headings, which add their own */
+        if (b->kind != FO_BLOCK_HEADING && b->kind != FO_BLOCK_PAGE_BREAK) s->row++;
+        if (s->row >= FO_XLSX_MAX_ROWS - 64) { /* absurdly long text: stop cleanly */
+            fo_diags_add(s->x->d, s->x->doc->spec_path, b->line, b->column, b->pointer, NULL,
+                         "the Summary sheet is longer than Excel's 1,048,576 rows");
+            s->st = FO_ERR_INPUT;
+            return;
+        }
+    }
+}
+
+fo_status fo_xlsx_write_summary(fo_xlsx *x, lxw_chart *const *charts)
+{
+    const fo_doc *doc = x->doc;
+    summary s = {.x = x, .ws = x->summary, .charts = charts, .st = FO_OK};
+    size_t nh = 0;
+    for (size_t i = 0; i < doc->nblocks; i++) nh += doc->blocks[i].kind == FO_BLOCK_HEADING;
+    if (!(s.heading_rows = fo_calloc(nh + 1, sizeof *s.heading_rows)) ||
+        !(s.breaks = fo_calloc(doc->nblocks + 1, sizeof *s.breaks))) {
+        s.st = FO_ERR_NOMEM;
+        goto cleanup;
+    }
+    if (make_formats(&s) != FO_OK) goto cleanup;
+    for (size_t c = 0; c < NCOLS; c++)
+        worksheet_set_column(s.ws, (lxw_col_t)c, (lxw_col_t)c, col_width[c], NULL);
+    worksheet_gridlines(s.ws, LXW_HIDE_ALL_GRIDLINES);
+    s.dry = true;
+    layout(&s);
+    if (s.st != FO_OK) goto cleanup;
+    s.dry = false;
+    layout(&s);
+    if (s.st != FO_OK) goto cleanup;
+    if (s.nbreaks) {
+        s.breaks[s.nbreaks] = 0;
+        worksheet_set_h_pagebreaks(s.ws, s.breaks);
+    }
+cleanup:
+    fo_free(s.heading_rows);
+    fo_free(s.breaks);
+    return s.st;
+}

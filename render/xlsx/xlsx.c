@@ -1,0 +1,218 @@
+/* xlsx.c — the .xlsx renderer's entry point: plans sheets, opens the
+ * libxlsxwriter workbook in the right memory mode, writes tables, charts and
+ * the Summary sheet, and closes the workbook into the staged file.
+ *
+ * Sheet order: Summary (omitted for a bare CSV conversion, where the data
+ * itself should open first), then one sheet per table block in block order
+ * (a long table's parts follow it), then a data sheet per chart whose
+ * dataset no table shows. Charts sit on the Summary sheet where their block
+ * is, so the workbook reads in the order of the document.
+ *
+ * Determinism: libxlsxwriter 1.1.4 stamps every zip entry 1980-01-01 and
+ * takes docProps dates from lxw_doc_properties.created, which we set to
+ * doc->epoch; with that, the same doc gives byte-identical files. */
+#include <stdio.h>
+#include <string.h>
+
+#include "render/markup.h"
+#include "render/xlsx/xlsx_internal.h"
+
+/* Memory mode. Shared strings (the default) keep every distinct string of
+ * the workbook in memory until close: files are smaller (a repeated string
+ * is stored once) but memory grows with the text of the data. constant_memory
+ * writes each row to a temp file as soon as the next row starts and stores
+ * strings inline: memory stays flat (one row), files grow by the repeated
+ * text (deflate absorbs most of it: ~5-15% on typical tables).
+ * The rule: constant_memory once the document holds more than
+ * INLINE_CELLS cells. Below that, shared strings cost at most a few MiB
+ * of memory and give the smallest file, which is what matters against the
+ * output ceiling for small documents; above it, a table that fits the
+ * ceiling is dominated by numbers and deflate, so the inline overhead is
+ * small, while shared strings would cost memory proportional to the data
+ * (the 200k-row benchmark would need ~60 MiB). */
+#define INLINE_CELLS 100000u
+
+/* Uncompressed sheet XML beyond 4 GiB needs ZIP64; a cell costs < 60 bytes
+ * of XML, so switch it on only for documents that could get there (ZIP64
+ * headers change the bytes of every file, so not by default). */
+#define ZIP64_CELLS 60000000u
+
+static size_t doc_cells(const fo_doc *doc)
+{
+    size_t cells = 0;
+    for (size_t i = 0; i < doc->nblocks; i++) {
+        const fo_block *b = &doc->blocks[i];
+        if (b->kind == FO_BLOCK_TABLE && b->u.table.data)
+            cells += (b->u.table.data->nrows + 2) * b->u.table.ncols;
+        else if (b->kind == FO_BLOCK_CHART && b->u.chart.data)
+            cells += (b->u.chart.data->nrows + 1) * b->u.chart.data->ncols;
+    }
+    return cells;
+}
+
+/* A bare CSV conversion (no spec, tables only) opens on its data. */
+static bool wants_summary(const fo_doc *doc)
+{
+    if (doc->spec_path || doc->title || doc->subtitle || doc->author) return true;
+    for (size_t i = 0; i < doc->nblocks; i++)
+        if (doc->blocks[i].kind != FO_BLOCK_TABLE) return true;
+    return false;
+}
+
+/* Sheet name a table asks for: its caption without markup, else its
+ * dataset's name. */
+static fo_status table_wanted_name(const fo_block *b, char **out)
+{
+    *out = NULL;
+    if (b->u.table.caption && b->u.table.caption[0]) {
+        *out = fo_markup_plain(b->u.table.caption);
+        return *out ? FO_OK : FO_ERR_NOMEM;
+    }
+    const char *n = b->u.table.data && b->u.table.data->name ? b->u.table.data->name : "Table";
+    *out = fo_strdup(n);
+    return *out ? FO_OK : FO_ERR_NOMEM;
+}
+
+static fo_status plan_tables(fo_xlsx *x)
+{
+    const fo_doc *doc = x->doc;
+    size_t n = 0;
+    for (size_t i = 0; i < doc->nblocks; i++) n += doc->blocks[i].kind == FO_BLOCK_TABLE;
+    x->tables = fo_calloc(n ? n : 1, sizeof *x->tables);
+    if (!x->tables) return FO_ERR_NOMEM;
+    for (size_t i = 0; i < doc->nblocks; i++) {
+        const fo_block *b = &doc->blocks[i];
+        if (b->kind != FO_BLOCK_TABLE) continue;
+        fo_xlsx_table *t = &x->tables[x->ntables++];
+        t->block = b;
+        size_t nrows = b->u.table.data ? b->u.table.data->nrows : 0;
+        t->nparts = fo_xlsx_parts_for(nrows, b->u.table.has_totals);
+        t->parts = fo_calloc(t->nparts, sizeof *t->parts);
+        if (!t->parts) return FO_ERR_NOMEM;
+        char *want = NULL;
+        fo_status st = table_wanted_name(b, &want);
+        if (st == FO_OK) st = fo_xlsx_sheet_name(&x->names, want, t->parts[0]);
+        for (size_t p = 1; st == FO_OK && p < t->nparts; p++) {
+            char part[FO_XLSX_NAME_CAP + 16];
+            snprintf(part, sizeof part, "%s (%zu)", t->parts[0], p + 1);
+            st = fo_xlsx_sheet_name(&x->names, part, t->parts[p]);
+        }
+        fo_free(want);
+        if (st != FO_OK) return st;
+    }
+    return FO_OK;
+}
+
+static fo_status set_properties(fo_xlsx *x)
+{
+    const fo_doc *doc = x->doc;
+    char *title = NULL, *subject = NULL, *author = NULL;
+    fo_status st = FO_OK;
+    /* properties are plain text: clean each into its own copy */
+    const char *src[3] = {doc->title, doc->subtitle, doc->author};
+    char **dst[3] = {&title, &subject, &author};
+    for (int i = 0; i < 3; i++) {
+        if (!src[i]) continue;
+        const char *c = fo_xlsx_clean(&x->buf, src[i], strlen(src[i]), FO_XLSX_PLAIN);
+        if (!c || !(*dst[i] = fo_strdup(c))) { st = FO_ERR_NOMEM; goto cleanup; }
+    }
+    lxw_doc_properties props = {
+        .title = title, .subject = subject, .author = author,
+        .created = (time_t)doc->epoch,
+    };
+    if (workbook_set_properties(x->wb, &props) != LXW_NO_ERROR) st = FO_ERR_NOMEM;
+cleanup:
+    fo_free(title);
+    fo_free(subject);
+    fo_free(author);
+    return st;
+}
+
+/* Folder of dest, for libxlsxwriter's temp files: beside the output, on the
+ * same disk, rather than a possibly small /tmp. */
+static char *dest_dir(const char *dest)
+{
+    const char *slash = strrchr(dest, '/');
+    if (!slash) return fo_strdup(".");
+    if (slash == dest) return fo_strdup("/");
+    return fo_strndup(dest, (size_t)(slash - dest));
+}
+
+static void free_ctx(fo_xlsx *x)
+{
+    for (size_t i = 0; i < x->ntables; i++) fo_free(x->tables[i].parts);
+    fo_free(x->tables);
+    for (size_t i = 0; i < x->nrefs; i++) fo_free(x->refs[i].col_of_field);
+    fo_free(x->refs);
+    fo_xlsx_names_free(&x->names);
+    fo_xlsx_buf_free(&x->buf);
+    fo_xlsx_buf_free(&x->buf2);
+}
+
+fo_status fo_xlsx_render(const fo_doc *doc, const char *dest, fo_outset *out,
+                         const fo_render_opts *opts, fo_diags *d)
+{
+    (void)opts; /* progress is the CLI's to show; the library never prints */
+    fo_xlsx x = {.doc = doc, .th = &doc->theme, .d = d};
+    lxw_chart **charts = NULL;
+    char *tmpdir = NULL;
+    fo_status st = FO_OK;
+
+    const char *path = fo_outset_add(out, dest, "xlsx", d);
+    if (!path) return FO_ERR_IO;
+    if (!(charts = fo_calloc(doc->nblocks ? doc->nblocks : 1, sizeof *charts)) ||
+        !(tmpdir = dest_dir(dest))) { st = FO_ERR_NOMEM; goto cleanup; }
+
+    char summary_name[FO_XLSX_NAME_CAP];
+    bool summary = wants_summary(doc);
+    if (summary && (st = fo_xlsx_sheet_name(&x.names, "Summary", summary_name)) != FO_OK)
+        goto cleanup;
+    if ((st = plan_tables(&x)) != FO_OK) goto cleanup;
+
+    size_t cells = doc_cells(doc);
+    x.constant_memory = cells > INLINE_CELLS;
+    lxw_workbook_options wo = {
+        .constant_memory = x.constant_memory,
+        .tmpdir = tmpdir,
+        .use_zip64 = cells > ZIP64_CELLS,
+    };
+    if (!(x.wb = workbook_new_opt(path, &wo))) {
+        fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: cannot start the workbook", dest);
+        st = FO_ERR_IO;
+        goto cleanup;
+    }
+    if ((st = set_properties(&x)) != FO_OK) goto cleanup;
+    if (summary && !(x.summary = workbook_add_worksheet(x.wb, summary_name))) {
+        st = FO_ERR_NOMEM;
+        goto cleanup;
+    }
+
+    for (size_t i = 0; i < x.ntables; i++) {
+        const fo_block *b = x.tables[i].block;
+        st = fo_xlsx_write_table(&x, b->u.table.data, b->u.table.cols, b->u.table.ncols,
+                                 b->u.table.has_totals, &x.tables[i]);
+        if (st != FO_OK) goto cleanup;
+    }
+    for (size_t i = 0; i < doc->nblocks; i++) {
+        const fo_block *b = &doc->blocks[i];
+        if (b->kind != FO_BLOCK_CHART) continue;
+        const fo_xlsx_dataref *ref = NULL;
+        if ((st = fo_xlsx_dataref_for(&x, &b->u.chart, &ref)) != FO_OK) goto cleanup;
+        if ((st = fo_xlsx_chart_build(&x, b, ref, &charts[i])) != FO_OK) goto cleanup;
+    }
+    if (x.summary && (st = fo_xlsx_write_summary(&x, charts)) != FO_OK) goto cleanup;
+
+    lxw_error err = workbook_close(x.wb);
+    x.wb = NULL;
+    if (err != LXW_NO_ERROR) {
+        fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: writing the workbook failed: %s",
+                     dest, lxw_strerror(err));
+        st = err == LXW_ERROR_MEMORY_MALLOC_FAILED ? FO_ERR_NOMEM : FO_ERR_IO;
+    }
+cleanup:
+    if (x.wb) lxw_workbook_free(x.wb); /* failed: drop everything, write nothing */
+    free_ctx(&x);
+    fo_free(charts);
+    fo_free(tmpdir);
+    return st;
+}

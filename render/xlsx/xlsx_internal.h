@@ -1,0 +1,148 @@
+/* xlsx_internal.h — private interface of the .xlsx renderer (render/xlsx/).
+ *
+ * xlsx.c drives one render: plans sheet names, opens the libxlsxwriter
+ * workbook, writes the table sheets (sheets.c), the chart data sheets and the
+ * charts (charts.c), then the Summary sheet (summary.c). text.c holds the pure
+ * helpers the unit tests reach directly: text sanitising, sheet-name
+ * legalisation, display widths. Nothing here is public API. */
+#ifndef FO_XLSX_INTERNAL_H
+#define FO_XLSX_INTERNAL_H
+
+#include <xlsxwriter.h>
+
+#include "render/render.h"
+
+/* Excel's limits (Excel specifications and limits, 2016+). */
+#define FO_XLSX_MAX_ROWS 1048576u     /* rows per sheet, header included */
+#define FO_XLSX_MAX_COLS 16384u
+#define FO_XLSX_MAX_CELL_CHARS 32767u /* characters of one cell */
+#define FO_XLSX_MAX_URLS 65530u       /* hyperlinks per sheet */
+#define FO_XLSX_MAX_URL_CHARS 2079u   /* longest URL Excel accepts */
+#define FO_XLSX_NAME_MAX 31u          /* characters of a sheet name */
+#define FO_XLSX_NAME_CAP 128u         /* bytes: 31 chars of up to 4 bytes + NUL */
+
+/* Width fitting: rows sampled per table, widest column, in Excel's
+ * character units (width of '0' in the default font). */
+#define FO_XLSX_WIDTH_SAMPLE 2000u
+#define FO_XLSX_WIDTH_MAX 60.0
+#define FO_XLSX_WIDTH_MIN 6.0
+
+/* ---- text.c: pure helpers ------------------------------------------------ */
+
+/* A growable scratch buffer for sanitised copies. */
+typedef struct {
+    char *p;
+    size_t cap;
+} fo_xlsx_buf;
+void fo_xlsx_buf_free(fo_xlsx_buf *b);
+
+typedef enum {
+    /* Cell text: XML-forbidden controls (and CR, which XML would fold into LF)
+     * become Excel's _xHHHH_ escape; a literal "_xHHHH_" in the text is
+     * protected as "_x005F_xHHHH_" so Excel shows it unchanged. */
+    FO_XLSX_CELL,
+    /* Names, titles, properties: forbidden controls become a space. */
+    FO_XLSX_PLAIN
+} fo_xlsx_clean_mode;
+
+/* Returns s (len bytes, NUL-terminated) unchanged when nothing needs fixing,
+ * else a fixed NUL-terminated copy in b (valid until the next call on b).
+ * In both modes invalid UTF-8, encoded surrogates, U+FFFE and U+FFFF become
+ * U+FFFD. Returns NULL only when the buffer cannot grow (out of memory). */
+const char *fo_xlsx_clean(fo_xlsx_buf *b, const char *s, size_t len, fo_xlsx_clean_mode mode);
+
+/* Characters of valid UTF-8 text as Excel counts them (UTF-16 code units:
+ * characters beyond the BMP count 2). */
+size_t fo_xlsx_char_count(const char *s, size_t len);
+
+/* Display width in character cells: East Asian wide and fullwidth
+ * characters count 2, combining marks 0; with line breaks, the widest line. */
+double fo_xlsx_text_width(const char *s, size_t len);
+
+/* Column width (Excel units) for a header of header_w and data of data_w
+ * cells: room for the autofilter button, clamped to [MIN, MAX]. */
+double fo_xlsx_fit_width(double header_w, double data_w);
+
+/* A set of sheet names, compared case-insensitively as Excel does. */
+typedef struct {
+    char **names;
+    size_t n, cap;
+} fo_xlsx_names;
+void fo_xlsx_names_free(fo_xlsx_names *s);
+bool fo_xlsx_names_has(const fo_xlsx_names *s, const char *name);
+
+/* Makes want (UTF-8, may be NULL or empty) a legal sheet name, unique in s,
+ * writes it to out and adds it to s: []:*?/\ and control characters are
+ * replaced, surrounding spaces and apostrophes trimmed, the name cut to 31
+ * characters, "History" and names already in s get " (2)", " (3)"... (the
+ * base cut so the whole stays within 31). Empty -> "Sheet".
+ * Returns FO_OK or FO_ERR_NOMEM. */
+fo_status fo_xlsx_sheet_name(fo_xlsx_names *s, const char *want, char out[FO_XLSX_NAME_CAP]);
+
+/* Writes "'Sheet ''x'''!A1"-style reference prefix for a sheet: the name
+ * quoted with apostrophes doubled, followed by '!'. */
+void fo_xlsx_sheet_ref(const char *sheet, char *out, size_t cap);
+
+/* libxlsxwriter reads colour 0 as "unset": black is LXW_COLOR_BLACK. */
+static inline lxw_color_t fo_xlsx_color(fo_rgb c)
+{
+    return (c & 0xFFFFFF) ? (lxw_color_t)(c & 0xFFFFFF) : LXW_COLOR_BLACK;
+}
+
+/* ---- the render context -------------------------------------------------- */
+
+/* Where a dataset's cells live, for charts: the first sheet of a table that
+ * shows it (or its own data sheet). */
+typedef struct {
+    const fo_dataset *ds;
+    char sheet[FO_XLSX_NAME_CAP];
+    size_t *col_of_field;   /* ds->ncols entries: sheet column, or SIZE_MAX */
+    size_t rows;            /* data rows on that sheet (from row 1) */
+} fo_xlsx_dataref;
+
+/* One planned table: its sheet names (one per part) for the Summary links. */
+typedef struct {
+    const fo_block *block;
+    char (*parts)[FO_XLSX_NAME_CAP];
+    size_t nparts;
+    size_t rows_written;
+} fo_xlsx_table;
+
+typedef struct {
+    const fo_doc *doc;
+    const fo_theme *th;
+    lxw_workbook *wb;
+    fo_diags *d;
+    bool constant_memory;
+    fo_xlsx_names names;
+    fo_xlsx_buf buf, buf2;
+    fo_xlsx_table *tables;      /* one per table block, in block order */
+    size_t ntables;
+    fo_xlsx_dataref *refs;
+    size_t nrefs, refcap;
+    lxw_worksheet *summary;     /* NULL for a bare CSV conversion */
+} fo_xlsx;
+
+/* Diagnostic location of a dataset: the spec file (or the CSV for a
+ * conversion) and the dataset's pointer. */
+const char *fo_xlsx__ds_file(const fo_xlsx *x, const fo_dataset *ds);
+
+/* sheets.c: writes one table (cols of ds) on its planned sheets; fills t.
+ * totals: write the totals row. Returns FO_ERR_INPUT on a cell Excel cannot
+ * hold (reported in x->d). */
+fo_status fo_xlsx_write_table(fo_xlsx *x, const fo_dataset *ds, const fo_table_col *cols,
+                              size_t ncols, bool totals, fo_xlsx_table *t);
+/* Planned parts of a table of nrows data rows (with a totals row or not). */
+size_t fo_xlsx_parts_for(size_t nrows, bool totals);
+
+/* charts.c: the sheet and columns holding ds, writing a data sheet on first
+ * use when no table shows every field the chart needs. */
+fo_status fo_xlsx_dataref_for(fo_xlsx *x, const fo_chart *c, const fo_xlsx_dataref **out);
+/* Builds the native chart of block b (data refs resolved beforehand). */
+fo_status fo_xlsx_chart_build(fo_xlsx *x, const fo_block *b, const fo_xlsx_dataref *ref,
+                              lxw_chart **out);
+
+/* summary.c: writes the Summary sheet (x->summary) in block order. */
+fo_status fo_xlsx_write_summary(fo_xlsx *x, lxw_chart *const *charts);
+
+#endif
