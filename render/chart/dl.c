@@ -121,6 +121,8 @@ void fo_dl_path_curve(fo_dl *dl, double x1, double y1, double x2, double y2, dou
 
 void fo_dl_path_close(fo_dl *dl) { path_push(dl, FO_PATH_CLOSE, NULL, 0); }
 
+void fo_dl_path_clear(fo_dl *dl) { dl->ncmds = dl->npts = 0; }
+
 void fo_dl_path_arc(fo_dl *dl, double cx, double cy, double r, double a0, double a1)
 {
     double sx = cx + r * cos(a0), sy = cy + r * sin(a0);

@@ -32,6 +32,8 @@ void fo_dl_path_curve(fo_dl *dl, double x1, double y1, double x2, double y2, dou
  * with a LINE to the arc's start when a path is open, else a MOVE. */
 void fo_dl_path_arc(fo_dl *dl, double cx, double cy, double r, double a0, double a1);
 void fo_dl_path_close(fo_dl *dl);
+/* Drops the path under construction (nothing worth drawing). */
+void fo_dl_path_clear(fo_dl *dl);
 void fo_dl_path_fill(fo_dl *dl, fo_dl_role role, size_t series, size_t point,
                      fo_rgb color, double alpha);
 void fo_dl_path_stroke(fo_dl *dl, fo_dl_role role, size_t series, size_t point,

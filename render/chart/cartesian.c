@@ -1,0 +1,418 @@
+/* cartesian.c — charts on two axes: column and bar (grouped or stacked),
+ * line with markers, area (stacked when stacked), scatter with numeric x.
+ *
+ * Order of work: value range -> axis titles -> (iterate) nice value scale,
+ * value-label gutter, category-label plan (horizontal, 45 degrees, or every
+ * k-th) -> plot box -> grid, data, axis line, labels. Every label that is
+ * drawn has room of its own: crowded category labels rotate, then thin out. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "render/chart/layout.h"
+#include "render/text.h"
+
+typedef struct {
+    fo_chart_ctx *cx;
+    const fo_chart_data *dt;
+    bool horiz;            /* bar: categories down the left, values along the bottom */
+    bool stacked, scatter;
+    fo_axis_scale vs, xs;  /* value scale; scatter x scale */
+    double px0, py0, px1, py1;
+    size_t step;           /* category labels: every step-th */
+    bool rotate;           /* category labels at 45 degrees */
+    double cap;            /* category labels are ellipsized to this width */
+    double asc, lh;        /* label font ascent and line height */
+} cart;
+
+static const double SIN45 = 0.70710678118654752;
+
+/* ---- value range and scales ----------------------------------------------------- */
+static bool value_range(const cart *g, double *lo, double *hi)
+{
+    const fo_chart_data *dt = g->dt;
+    bool any = false;
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (size_t i = 0; i < dt->n; i++) {
+        double pos = 0, neg = 0;
+        for (size_t s = 0; s < dt->ns; s++) {
+            double v = dt->y[s * dt->n + i];
+            if (!isfinite(v)) continue;
+            if (g->scatter && !isfinite(dt->x[i])) continue;
+            any = true;
+            if (g->stacked) { if (v > 0) pos += v; else neg += v; }
+            else { *lo = fmin(*lo, v); *hi = fmax(*hi, v); }
+        }
+        if (g->stacked) { *lo = fmin(*lo, neg); *hi = fmax(*hi, pos); }
+    }
+    return any;
+}
+
+/* Excel's rule for line and scatter axes: start at zero unless the data sit
+ * high above it (min above 5/6 of max). Bars and areas always start at zero. */
+static bool zero_based(fo_chart_kind kind, double lo, double hi)
+{
+    if (kind == FO_CHART_BAR || kind == FO_CHART_COLUMN || kind == FO_CHART_AREA) return true;
+    if (lo >= 0) return lo < hi * 5 / 6;
+    if (hi <= 0) return hi > lo * 5 / 6;
+    return true;
+}
+
+static double widest_tick(const fo_chart_ctx *cx, const fo_axis_scale *s, const fo_numfmt *f)
+{
+    char buf[128];
+    double w = 0;
+    for (int i = 0; i < s->nticks; i++) {
+        fo_chart_format(f, s->min + i * s->step, buf, sizeof buf);
+        w = fmax(w, fo_text_width(cx->font, cx->fs_label, buf, strlen(buf)));
+    }
+    return w;
+}
+
+/* A scale along a horizontal axis of length len whose labels do not touch. */
+static fo_axis_scale horizontal_scale(const fo_chart_ctx *cx, double lo, double hi, bool zero,
+                                      double len, const fo_numfmt *f, double *maxw)
+{
+    int target = (int)fmin(11, fmax(2, len / (70 * cx->k) + 1));
+    fo_axis_scale s;
+    for (;;) {
+        s = fo_chart_nice_scale(lo, hi, target, zero);
+        *maxw = widest_tick(cx, &s, f);
+        double spacing = len / (s.nticks > 1 ? s.nticks - 1 : 1);
+        if (spacing >= *maxw + 12 * cx->k || target <= 2) break;
+        target--;
+    }
+    return s;
+}
+
+static double map(const fo_axis_scale *s, double v, double a, double b)
+{
+    return a + (v - s->min) / (s->max - s->min) * (b - a);
+}
+
+static double crisp(double v) { return floor(v) + 0.5; }
+
+/* ---- category labels ------------------------------------------------------------- */
+static double label_width(const cart *g, size_t i)
+{
+    const char *s = g->dt->cat[i];
+    return fmin(g->cap, fo_text_width(g->cx->font, g->cx->fs_label, s, strlen(s)));
+}
+
+/* Plans labels along a horizontal category axis of length len; returns the
+ * band height they need below the plot, and in *left_need how far the first
+ * rotated label reaches left of the plot's left edge. */
+static double plan_categories(cart *g, double len, double *left_need)
+{
+    fo_chart_ctx *cx = g->cx;
+    size_t n = g->dt->n;
+    *left_need = 0;
+    g->step = 1;
+    g->rotate = false;
+    if (n == 0) return g->lh;
+    double slot = len / n, mw = 0;
+    for (size_t i = 0; i < n; i++) mw = fmax(mw, label_width(g, i));
+    double kh = ceil((mw + 8 * cx->k) / slot), kr = ceil(g->lh * 1.25 / slot);
+    if (kh <= 1) return g->lh + 6 * cx->k;
+    if (kr > 1 && kh <= 2 * kr) { /* thinned, still horizontal */
+        g->step = (size_t)kh;
+        return g->lh + 6 * cx->k;
+    }
+    g->rotate = true;
+    g->step = (size_t)fmax(1, kr);
+    double band_max = cx->h * 0.35;
+    if (mw * SIN45 + g->lh * SIN45 + 8 * cx->k > band_max) {
+        g->cap = fmax(20 * cx->k, (band_max - g->lh * SIN45 - 8 * cx->k) / SIN45);
+        mw = fmin(mw, g->cap);
+    }
+    *left_need = mw * SIN45 - slot / 2;
+    return mw * SIN45 + g->lh * SIN45 + 8 * cx->k;
+}
+
+static void draw_category_label(cart *g, size_t i, double x, double y)
+{
+    fo_chart_ctx *cx = g->cx;
+    char buf[512];
+    const char *s = g->dt->cat[i];
+    fo_text_ellipsize(cx->font, cx->fs_label, s, strlen(s), g->cap, buf, sizeof buf);
+    if (g->horiz)
+        fo_dl_add_text(cx->dl, FO_ROLE_CATEGORY_LABEL, FO_NONE, i, buf, x, y + cx->fs_label * 0.35,
+                       cx->fs_label, false, cx->font, cx->muted, FO_ANCHOR_END, 0);
+    else if (g->rotate)
+        fo_dl_add_text(cx->dl, FO_ROLE_CATEGORY_LABEL, FO_NONE, i, buf, x + cx->fs_label * 0.3,
+                       y + 4 * cx->k + cx->fs_label * 0.3, cx->fs_label, false, cx->font,
+                       cx->muted, FO_ANCHOR_END, -45);
+    else
+        fo_dl_add_text(cx->dl, FO_ROLE_CATEGORY_LABEL, FO_NONE, i, buf, x, y + 6 * cx->k + g->asc,
+                       cx->fs_label, false, cx->font, cx->muted, FO_ANCHOR_MIDDLE, 0);
+}
+
+/* ---- axis titles ------------------------------------------------------------------ */
+static void left_title(fo_chart_ctx *cx, const char *s)
+{
+    if (!s || !*s) return;
+    double asc, lh;
+    char buf[512];
+    fo_text_metrics(cx->font, cx->fs_axis_title, &asc, NULL, &lh);
+    fo_text_ellipsize(cx->font, cx->fs_axis_title, s, strlen(s), cx->y1 - cx->y0, buf, sizeof buf);
+    fo_dl_add_text(cx->dl, FO_ROLE_AXIS_TITLE, FO_NONE, FO_NONE, buf, cx->x0 + asc,
+                   (cx->y0 + cx->y1) / 2, cx->fs_axis_title, false, cx->font, cx->text,
+                   FO_ANCHOR_MIDDLE, -90);
+    cx->x0 += lh + 6 * cx->k;
+}
+
+static void bottom_title(fo_chart_ctx *cx, const char *s)
+{
+    if (!s || !*s) return;
+    double dsc, lh;
+    char buf[512];
+    fo_text_metrics(cx->font, cx->fs_axis_title, NULL, &dsc, &lh);
+    fo_text_ellipsize(cx->font, cx->fs_axis_title, s, strlen(s), cx->x1 - cx->x0, buf, sizeof buf);
+    fo_dl_add_text(cx->dl, FO_ROLE_AXIS_TITLE, FO_NONE, FO_NONE, buf, (cx->x0 + cx->x1) / 2,
+                   cx->y1 - dsc, cx->fs_axis_title, false, cx->font, cx->text, FO_ANCHOR_MIDDLE, 0);
+    cx->y1 -= lh + 4 * cx->k;
+}
+
+/* ---- data ----------------------------------------------------------------------------- */
+static void marker(fo_dl *dl, size_t s, size_t i, double x, double y, double r, fo_rgb color)
+{
+    fo_dl_path_arc(dl, x, y, r, 0, 2 * M_PI);
+    fo_dl_path_close(dl);
+    fo_dl_path_fill(dl, FO_ROLE_MARKER, s, i, color, 1);
+}
+
+static void draw_bars(cart *g)
+{
+    fo_chart_ctx *cx = g->cx;
+    const fo_chart_data *dt = g->dt;
+    size_t n = dt->n, ns = dt->ns;
+    double len = g->horiz ? g->py1 - g->py0 : g->px1 - g->px0, slot = len / n;
+    double base = fmax(g->vs.min, fmin(0, g->vs.max));
+    for (size_t i = 0; i < n; i++) {
+        double pos = 0, neg = 0;
+        for (size_t s = 0; s < ns; s++) {
+            double v = dt->y[s * n + i];
+            if (!isfinite(v) || v == 0) continue;
+            double a, b, c0, c1;
+            if (g->stacked) {
+                double from = v > 0 ? pos : neg;
+                a = from;
+                b = from + v;
+                if (v > 0) pos = b; else neg = b;
+                c0 = i * slot + slot * 0.2;
+                c1 = c0 + slot * 0.6;
+            } else {
+                double group = slot * 0.75, bw = group / ns;
+                a = base;
+                b = v;
+                c0 = i * slot + (slot - group) / 2 + s * bw;
+                c1 = c0 + bw;
+            }
+            if (g->horiz)
+                fo_dl_rect(cx->dl, FO_ROLE_BAR, s, i, map(&g->vs, a, g->px0, g->px1), g->py0 + c0,
+                           map(&g->vs, b, g->px0, g->px1), g->py0 + c1, fo_chart_color(cx, s), 1);
+            else
+                fo_dl_rect(cx->dl, FO_ROLE_BAR, s, i, g->px0 + c0, map(&g->vs, a, g->py1, g->py0),
+                           g->px0 + c1, map(&g->vs, b, g->py1, g->py0), fo_chart_color(cx, s), 1);
+        }
+    }
+}
+
+/* Values of series s as drawn: cumulative when stacked (missing counts 0). */
+static double point_value(const cart *g, size_t s, size_t i, bool *missing)
+{
+    const fo_chart_data *dt = g->dt;
+    double v = dt->y[s * dt->n + i];
+    *missing = !isfinite(v);
+    if (!g->stacked) return v;
+    double sum = 0;
+    for (size_t k = 0; k <= s; k++) {
+        double w = dt->y[k * dt->n + i];
+        if (isfinite(w)) sum += w;
+    }
+    return sum;
+}
+
+static double point_x(const cart *g, size_t i)
+{
+    if (g->scatter) return map(&g->xs, g->dt->x[i], g->px0, g->px1);
+    return g->px0 + (i + 0.5) * (g->px1 - g->px0) / g->dt->n;
+}
+
+static void draw_lines(cart *g, bool area)
+{
+    fo_chart_ctx *cx = g->cx;
+    const fo_chart_data *dt = g->dt;
+    size_t n = dt->n;
+    double lw = 2 * cx->k, r = 3.5 * cx->k;
+    double base = map(&g->vs, fmax(g->vs.min, fmin(0, g->vs.max)), g->py1, g->py0);
+    for (size_t s = 0; s < dt->ns; s++) {
+        fo_rgb col = fo_chart_color(cx, s);
+        bool miss;
+        if (area && g->stacked && n >= 2) { /* band between this series and the one below */
+            for (size_t i = 0; i < n; i++)
+                fo_dl_path_line(cx->dl, point_x(g, i), map(&g->vs, point_value(g, s, i, &miss), g->py1, g->py0));
+            for (size_t i = n; i-- > 0;) {
+                double below = s ? point_value(g, s - 1, i, &miss) : fmax(g->vs.min, fmin(0, g->vs.max));
+                fo_dl_path_line(cx->dl, point_x(g, i), map(&g->vs, below, g->py1, g->py0));
+            }
+            fo_dl_path_close(cx->dl);
+            fo_dl_path_fill(cx->dl, FO_ROLE_AREA, s, FO_NONE, col, 0.85);
+            continue;
+        }
+        /* runs of consecutive present points: a line (and an area under it) each */
+        size_t i = 0;
+        while (i < n) {
+            point_value(g, s, i, &miss);
+            if (miss || (g->scatter && !isfinite(dt->x[i]))) { i++; continue; }
+            size_t j = i;
+            while (j < n) {
+                point_value(g, s, j, &miss);
+                if (miss || (g->scatter && !isfinite(dt->x[j]))) break;
+                j++;
+            }
+            if (area && j - i >= 2) {
+                fo_dl_path_move(cx->dl, point_x(g, i), base);
+                for (size_t k = i; k < j; k++)
+                    fo_dl_path_line(cx->dl, point_x(g, k), map(&g->vs, point_value(g, s, k, &miss), g->py1, g->py0));
+                fo_dl_path_line(cx->dl, point_x(g, j - 1), base);
+                fo_dl_path_close(cx->dl);
+                fo_dl_path_fill(cx->dl, FO_ROLE_AREA, s, FO_NONE, col, 0.35);
+            }
+            if (!g->scatter && j - i >= 2) {
+                for (size_t k = i; k < j; k++)
+                    fo_dl_path_line(cx->dl, point_x(g, k), map(&g->vs, point_value(g, s, k, &miss), g->py1, g->py0));
+                fo_dl_path_stroke(cx->dl, FO_ROLE_LINE, s, FO_NONE, lw, col, NULL);
+            }
+            bool markers = g->scatter || (!area && n <= 60) || j - i == 1;
+            for (size_t k = i; markers && k < j; k++)
+                marker(cx->dl, s, k, point_x(g, k), map(&g->vs, point_value(g, s, k, &miss), g->py1, g->py0),
+                       g->scatter ? r * 1.1 : r, col);
+            i = j;
+        }
+    }
+}
+
+/* ---- the chart -------------------------------------------------------------------------- */
+void fo_chart_cartesian(fo_chart_ctx *cx)
+{
+    const fo_chart *c = cx->c;
+    cart g;
+    memset(&g, 0, sizeof g);
+    g.cx = cx;
+    g.dt = &cx->data;
+    g.horiz = c->kind == FO_CHART_BAR;
+    g.scatter = c->kind == FO_CHART_SCATTER;
+    g.stacked = c->stacked && !g.scatter && g.dt->ns > 1;
+    g.cap = fmin(cx->w * 0.25, 180 * cx->k);
+    double dsc;
+    fo_text_metrics(cx->font, cx->fs_label, &g.asc, &dsc, NULL);
+    g.lh = g.asc + dsc;
+    double lo, hi, xlo = INFINITY, xhi = -INFINITY;
+    if (g.scatter) {
+        for (size_t i = 0; i < g.dt->n; i++)
+            if (isfinite(g.dt->x[i])) { xlo = fmin(xlo, g.dt->x[i]); xhi = fmax(xhi, g.dt->x[i]); }
+        if (!isfinite(xlo)) /* no numeric x: plot against the row number */
+            for (size_t i = 0; i < g.dt->n; i++) g.dt->x[i] = (double)(i + 1);
+        xlo = 1;
+        xhi = fmax(1, (double)g.dt->n);
+        for (size_t i = 0; i < g.dt->n; i++)
+            if (isfinite(g.dt->x[i])) { xlo = fmin(xlo, g.dt->x[i]); xhi = fmax(xhi, g.dt->x[i]); }
+    }
+    if (g.dt->n == 0 || !value_range(&g, &lo, &hi)) {
+        fo_chart_note(cx, "No data");
+        return;
+    }
+    fo_legend where = c->legend;
+    if (g.dt->ns == 1 && where == FO_LEGEND_RIGHT) where = FO_LEGEND_NONE;
+    fo_chart_legend(cx, g.dt->names, g.dt->ns, where);
+    left_title(cx, g.horiz ? c->x_title : c->y_title);
+    bottom_title(cx, g.horiz ? c->y_title : c->x_title);
+    bool zero = zero_based(c->kind, lo, hi);
+    double top = g.lh / 2, right = 10 * cx->k, left = 0, bottom = g.lh + 6 * cx->k, maxw;
+
+    if (g.horiz) {
+        for (size_t i = 0; i < g.dt->n; i++) left = fmax(left, label_width(&g, i));
+        left += 8 * cx->k;
+        double plot_h = cx->y1 - bottom - cx->y0 - top;
+        double slot = plot_h / g.dt->n;
+        g.step = (size_t)fmax(1, ceil(g.lh * 1.1 / slot));
+        g.vs = horizontal_scale(cx, lo, hi, zero, cx->x1 - cx->x0 - left - 20 * cx->k, cx->yfmt, &maxw);
+        right = fmax(right, maxw / 2 + 2);
+    } else {
+        for (int iter = 0; iter < 3; iter++) {
+            double plot_h = cx->y1 - bottom - cx->y0 - top;
+            int target = (int)fmin(11, fmax(3, plot_h / (55 * cx->k) + 1));
+            g.vs = fo_chart_nice_scale(lo, hi, target, zero);
+            left = widest_tick(cx, &g.vs, cx->yfmt) + 8 * cx->k;
+            double len = cx->x1 - right - cx->x0 - left, need;
+            if (g.scatter) {
+                bool xzero = zero_based(c->kind, xlo, xhi);
+                g.xs = horizontal_scale(cx, xlo, xhi, xzero, len, cx->xfmt, &maxw);
+                right = fmax(10 * cx->k, maxw / 2 + 2);
+                left = fmax(left, maxw / 2 + 2);
+                bottom = g.lh + 6 * cx->k;
+            } else {
+                bottom = plan_categories(&g, len, &need);
+                left = fmax(left, need + 2);
+            }
+        }
+    }
+    g.px0 = cx->x0 + left;
+    g.px1 = cx->x1 - right;
+    g.py0 = cx->y0 + top;
+    g.py1 = cx->y1 - bottom;
+    if (g.px1 - g.px0 < 10 || g.py1 - g.py0 < 10) { fo_chart_note(cx, "Chart too small"); return; }
+
+    /* value grid and labels */
+    char buf[128];
+    for (int t = 0; t < g.vs.nticks; t++) {
+        double v = g.vs.min + t * g.vs.step;
+        fo_chart_format(cx->yfmt, v, buf, sizeof buf);
+        if (g.horiz) {
+            double x = crisp(map(&g.vs, v, g.px0, g.px1));
+            fo_dl_segment(cx->dl, FO_ROLE_GRID, FO_NONE, FO_NONE, x, g.py0, x, g.py1, 1, cx->grid, NULL);
+            fo_dl_add_text(cx->dl, FO_ROLE_VALUE_LABEL, FO_NONE, FO_NONE, buf, x, g.py1 + 6 * cx->k + g.asc,
+                           cx->fs_label, false, cx->font, cx->muted, FO_ANCHOR_MIDDLE, 0);
+        } else {
+            double y = crisp(map(&g.vs, v, g.py1, g.py0));
+            fo_dl_segment(cx->dl, FO_ROLE_GRID, FO_NONE, FO_NONE, g.px0, y, g.px1, y, 1, cx->grid, NULL);
+            fo_dl_add_text(cx->dl, FO_ROLE_VALUE_LABEL, FO_NONE, FO_NONE, buf, g.px0 - 6 * cx->k,
+                           y + cx->fs_label * 0.35, cx->fs_label, false, cx->font, cx->muted, FO_ANCHOR_END, 0);
+        }
+    }
+    if (g.scatter)
+        for (int t = 0; t < g.xs.nticks; t++) {
+            double v = g.xs.min + t * g.xs.step, x = crisp(map(&g.xs, v, g.px0, g.px1));
+            fo_chart_format(cx->xfmt, v, buf, sizeof buf);
+            fo_dl_segment(cx->dl, FO_ROLE_GRID, FO_NONE, FO_NONE, x, g.py0, x, g.py1, 1, cx->grid, NULL);
+            fo_dl_add_text(cx->dl, FO_ROLE_CATEGORY_LABEL, FO_NONE, FO_NONE, buf, x, g.py1 + 6 * cx->k + g.asc,
+                           cx->fs_label, false, cx->font, cx->muted, FO_ANCHOR_MIDDLE, 0);
+        }
+
+    /* data */
+    if (c->kind == FO_CHART_BAR || c->kind == FO_CHART_COLUMN) draw_bars(&g);
+    else draw_lines(&g, c->kind == FO_CHART_AREA);
+
+    /* the category axis line, at zero when zero is in range */
+    double base = fmax(g.vs.min, fmin(0, g.vs.max));
+    if (g.horiz) {
+        double x = crisp(map(&g.vs, base, g.px0, g.px1));
+        fo_dl_segment(cx->dl, FO_ROLE_AXIS, FO_NONE, FO_NONE, x, g.py0, x, g.py1, 1, cx->axis, NULL);
+    } else {
+        double y = crisp(map(&g.vs, g.scatter ? g.vs.min : base, g.py1, g.py0));
+        fo_dl_segment(cx->dl, FO_ROLE_AXIS, FO_NONE, FO_NONE, g.px0, y, g.px1, y, 1, cx->axis, NULL);
+    }
+
+    /* category labels */
+    if (!g.scatter) {
+        size_t n = g.dt->n;
+        for (size_t i = 0; i < n; i += g.step) {
+            if (g.horiz)
+                draw_category_label(&g, i, g.px0 - 6 * cx->k, g.py0 + (i + 0.5) * (g.py1 - g.py0) / n);
+            else
+                draw_category_label(&g, i, g.px0 + (i + 0.5) * (g.px1 - g.px0) / n, g.py1);
+        }
+    }
+}

@@ -1,0 +1,197 @@
+/* data.c — reading a chart's series from its dataset (through fo_rows), nice
+ * axis scales (1-2-5 steps), and value formatting through numfmt.
+ *
+ * Missing values (null cells, text cells, non-finite numbers) become NaN and
+ * are gaps in the chart, never zeros. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "render/chart/layout.h"
+
+/* ---- nice scale ------------------------------------------------------------- */
+
+/* k * m * 10^e computed so that decimal ticks come out as the nearest double
+ * (3 * 0.1 gives 0.30000000000000004; 3 / 10 gives 0.3). */
+static double tick_value(long k, double m, int e)
+{
+    return e >= 0 ? (double)k * m * pow(10, e) : (double)k * m / pow(10, -e);
+}
+
+fo_axis_scale fo_chart_nice_scale(double lo, double hi, int target, bool zero_based)
+{
+    fo_axis_scale s;
+    if (!isfinite(lo) || !isfinite(hi)) { lo = 0; hi = 1; }
+    if (lo > hi) { double tmp = lo; lo = hi; hi = tmp; }
+    if (zero_based) {
+        if (lo > 0) lo = 0;
+        if (hi < 0) hi = 0;
+    }
+    if (target < 2) target = 2;
+    if (hi - lo <= fabs(hi) * 1e-12) { /* one value, or all equal */
+        if (hi == 0) { hi = 1; }
+        else {
+            double mag = pow(10, floor(log10(fabs(hi))));
+            if (zero_based) { if (hi > 0) lo = 0; else hi = 0; }
+            else { lo -= mag; hi += mag; }
+            if (lo == hi) hi = lo + mag;
+        }
+    }
+    double raw = (hi - lo) / (target - 1);
+    int e = (int)floor(log10(raw));
+    double norm = raw / pow(10, e);
+    double m = norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 5 ? 5 : 10;
+    if (m == 10) { m = 1; e++; }
+    double step = tick_value(1, m, e);
+    long kmin = (long)floor(lo / step + 1e-9);
+    long kmax = (long)ceil(hi / step - 1e-9);
+    if (kmax <= kmin) kmax = kmin + 1;
+    s.min = tick_value(kmin, m, e);
+    s.max = tick_value(kmax, m, e);
+    s.step = step;
+    s.nticks = (int)(kmax - kmin + 1);
+    return s;
+}
+
+/* ---- formatting ----------------------------------------------------------------- */
+void fo_chart_format(const fo_numfmt *f, double v, char *buf, size_t cap)
+{
+    if (v == 0) v = 0; /* turns -0 into 0 */
+    if (f) {
+        fo_numfmt_format(f, v, buf, cap);
+        return;
+    }
+    snprintf(buf, cap, "%.10g", v);
+}
+
+fo_rgb fo_chart_color(const fo_chart_ctx *cx, size_t i)
+{
+    static const fo_rgb fallback[] = {0x2F5597, 0xED7D31, 0x70AD47, 0xFFC000, 0x5B9BD5, 0xA5A5A5};
+    if (cx->t->npalette == 0) return fallback[i % 6];
+    return cx->t->palette[i % cx->t->npalette];
+}
+
+/* ---- reading the rows ------------------------------------------------------------ */
+static double value_num(const fo_value *v)
+{
+    switch (v->kind) {
+    case FO_VAL_NUMBER: case FO_VAL_DATE: case FO_VAL_BOOL:
+        return isfinite(v->num) ? v->num : NAN;
+    case FO_VAL_FORMULA:
+        return v->has_num && isfinite(v->num) ? v->num : NAN;
+    default:
+        return NAN;
+    }
+}
+
+/* The category label of an x cell, as the column would display it. */
+static const char *value_label(fo_chart_ctx *cx, const fo_value *v, char *buf, size_t cap)
+{
+    switch (v->kind) {
+    case FO_VAL_NULL: return "";
+    case FO_VAL_TEXT: return v->str ? v->str : "";
+    case FO_VAL_URL: return v->label ? v->label : v->str ? v->str : "";
+    case FO_VAL_BOOL: return v->num != 0 ? "TRUE" : "FALSE";
+    case FO_VAL_FORMULA:
+        if (!v->has_num) return v->label ? v->label : "";
+        /* fall through */
+    default:
+        fo_chart_format(cx->xfmt, v->num, buf, cap);
+        return buf;
+    }
+}
+
+typedef struct {
+    double *x, *y;
+    char **cat;
+    size_t cap;
+} grow_buf;
+
+static bool grow(fo_chart_data *dt, grow_buf *g, size_t ns)
+{
+    size_t cap = g->cap ? g->cap * 2 : 64;
+    double *x = fo_realloc(g->x, cap * sizeof *x);
+    if (!x) return false;
+    g->x = x;
+    char **cat = fo_realloc(g->cat, cap * sizeof *cat);
+    if (!cat) return false;
+    g->cat = cat;
+    double *y = fo_realloc(g->y, cap * (ns ? ns : 1) * sizeof *y);
+    if (!y) return false;
+    g->y = y;
+    g->cap = cap;
+    (void)dt;
+    return true;
+}
+
+fo_status fo_chart_data_read(fo_chart_ctx *cx, fo_diags *d)
+{
+    const fo_chart *c = cx->c;
+    fo_chart_data *dt = &cx->data;
+    memset(dt, 0, sizeof *dt);
+    dt->arena = fo_arena_new();
+    if (!dt->arena) return FO_ERR_NOMEM;
+    const fo_dataset *ds = c->data;
+    size_t ns = 0;
+    for (size_t s = 0; ds && s < c->ny; s++)
+        if (c->y[s] < ds->ncols) ns++;
+    dt->ns = ns;
+    dt->names = fo_arena_alloc(dt->arena, (ns + 1) * sizeof *dt->names);
+    if (!dt->names) return FO_ERR_NOMEM;
+    if (!ds) return FO_OK;
+    size_t *cols = fo_arena_alloc(dt->arena, (ns + 1) * sizeof *cols);
+    if (!cols) return FO_ERR_NOMEM;
+    for (size_t s = 0, j = 0; s < c->ny; s++)
+        if (c->y[s] < ds->ncols) {
+            cols[j] = c->y[s];
+            dt->names[j] = ds->cols[c->y[s]].name ? ds->cols[c->y[s]].name : "";
+            j++;
+        }
+    bool has_x = c->x < ds->ncols;
+
+    fo_rows *rows = NULL;
+    fo_status st = fo_rows_open(ds, &rows, d);
+    if (st != FO_OK) return st;
+    grow_buf g = {0};
+    size_t n = 0;
+    const fo_value *row;
+    int rc;
+    char buf[256];
+    while ((rc = fo_rows_next(rows, &row, d)) == 1) {
+        if (n == g.cap && !grow(dt, &g, ns)) { st = FO_ERR_NOMEM; goto cleanup; }
+        const fo_value *xv = has_x ? &row[c->x] : NULL;
+        g.x[n] = xv ? value_num(xv) : (double)(n + 1);
+        const char *lab = xv ? value_label(cx, xv, buf, sizeof buf) : "";
+        if (!xv) { snprintf(buf, sizeof buf, "%zu", n + 1); lab = buf; }
+        g.cat[n] = fo_arena_strdup(dt->arena, lab);
+        if (!g.cat[n]) { st = FO_ERR_NOMEM; goto cleanup; }
+        for (size_t s = 0; s < ns; s++) g.y[n * ns + s] = value_num(&row[cols[s]]);
+        n++;
+    }
+    if (rc < 0) { st = FO_ERR_INPUT; goto cleanup; }
+    /* transpose row-major [i][s] into series-major [s][i] */
+    dt->y = fo_malloc((n > 0 && ns > 0 ? n * ns : 1) * sizeof *dt->y);
+    if (!dt->y) { st = FO_ERR_NOMEM; goto cleanup; }
+    for (size_t i = 0; i < n; i++)
+        for (size_t s = 0; s < ns; s++) dt->y[s * n + i] = g.y[i * ns + s];
+    dt->n = n;
+    dt->x = g.x;
+    dt->cat = g.cat;
+    g.x = NULL;
+    g.cat = NULL;
+cleanup:
+    fo_rows_close(rows);
+    fo_free(g.x);
+    fo_free(g.y);
+    fo_free(g.cat);
+    return st;
+}
+
+void fo_chart_data_free(fo_chart_data *dt)
+{
+    fo_free(dt->x);
+    fo_free(dt->y);
+    fo_free(dt->cat);
+    fo_arena_free(dt->arena);
+    memset(dt, 0, sizeof *dt);
+}

@@ -1,0 +1,53 @@
+/* layout.h — private to render/chart: the state shared by the layout files
+ * (data read from the rows, fonts and colors, the plot box being carved out).
+ *
+ * Coordinates are px, origin top-left. Series values live in y[s * n + i];
+ * NaN marks a missing value (null cell, text cell, non-finite number). */
+#ifndef FO_CHART_LAYOUT_H
+#define FO_CHART_LAYOUT_H
+
+#include "render/chart/dl_build.h"
+#include "render/numfmt.h"
+
+typedef struct {
+    size_t n;           /* points (rows) */
+    size_t ns;          /* series */
+    char **cat;         /* n category labels (x cell as displayed) */
+    double *x;          /* n numeric x values (NaN when not numeric) */
+    double *y;          /* ns * n values */
+    const char **names; /* ns series names (column names) */
+    fo_arena *arena;    /* owns cat strings */
+} fo_chart_data;
+
+typedef struct {
+    const fo_chart *c;
+    const fo_theme *t;
+    fo_dl *dl;
+    fo_chart_data data;
+    double w, h;
+    double k;                      /* font scale for the chart size */
+    double fs_title, fs_label, fs_axis_title, fs_legend;
+    const char *font, *font_bold, *font_title;
+    fo_rgb text, muted, grid, axis;
+    fo_numfmt *yfmt, *xfmt;        /* NULL = General */
+    double x0, y0, x1, y1;         /* box still free for the plot */
+} fo_chart_ctx;
+
+/* data.c */
+fo_status fo_chart_data_read(fo_chart_ctx *cx, fo_diags *d);
+void fo_chart_data_free(fo_chart_data *data);
+/* Formats v through f (General when NULL) into buf; "-0" never shows. */
+void fo_chart_format(const fo_numfmt *f, double v, char *buf, size_t cap);
+fo_rgb fo_chart_color(const fo_chart_ctx *cx, size_t i);
+
+/* layout.c: the frame around the plot */
+/* Legend entries: draws them in the free box and shrinks it. */
+void fo_chart_legend(fo_chart_ctx *cx, const char *const *labels, size_t n, fo_legend where);
+void fo_chart_note(fo_chart_ctx *cx, const char *msg);
+
+/* cartesian.c: bar, column, line, area, scatter */
+void fo_chart_cartesian(fo_chart_ctx *cx);
+/* pie.c: pie and doughnut */
+void fo_chart_pie(fo_chart_ctx *cx);
+
+#endif

@@ -1,0 +1,163 @@
+/* encode.c — fast, deterministic PNG encoding of cairo image surfaces
+ * (see png_encode.h for why folio does not use cairo's own PNG writer).
+ *
+ * Layout of the file: signature, IHDR, pHYs (when a dpi is given), one IDAT
+ * holding the whole zlib stream, IEND. Each row is filtered with "Up"
+ * (difference to the row above): chart backgrounds and bars are vertical
+ * runs of one color, which Up turns into zeros that deflate at level 2
+ * squeezes to almost nothing. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include "render/png/png_encode.h"
+
+#define PNG_LEVEL 2
+#define PNG_FILTER_UP 2
+
+void fo_bytes_append(fo_bytes *b, const void *p, size_t n)
+{
+    if (b->failed) return;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + n) cap *= 2;
+        unsigned char *d = fo_realloc(b->data, cap);
+        if (!d) { b->failed = true; return; }
+        b->data = d;
+        b->cap = cap;
+    }
+    if (n && p) memcpy(b->data + b->len, p, n); /* p NULL: reserve only */
+    b->len += n;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+/* Appends a chunk whose data is already at out->data[start + 8 ..]: fills in
+ * length and type before it and the CRC after it. */
+static void chunk_finish(fo_bytes *out, size_t start, const char type[4])
+{
+    if (out->failed) return;
+    size_t n = out->len - start - 8;
+    put32(out->data + start, (uint32_t)n);
+    memcpy(out->data + start + 4, type, 4);
+    unsigned char crc[4];
+    put32(crc, (uint32_t)crc32(crc32(0, Z_NULL, 0), out->data + start + 4, (uInt)(n + 4)));
+    fo_bytes_append(out, crc, 4);
+}
+
+static void chunk(fo_bytes *out, const char type[4], const unsigned char *data, size_t n)
+{
+    size_t start = out->len;
+    unsigned char hdr[8] = {0};
+    fo_bytes_append(out, hdr, 8);
+    fo_bytes_append(out, data, n);
+    chunk_finish(out, start, type);
+}
+
+/* One row of native-endian cairo pixels to RGB(A) bytes. */
+static void convert_row(const uint32_t *px, int width, bool alpha, unsigned char *o)
+{
+    if (!alpha) {
+        for (int x = 0; x < width; x++) {
+            uint32_t p = px[x];
+            o[0] = (unsigned char)(p >> 16);
+            o[1] = (unsigned char)(p >> 8);
+            o[2] = (unsigned char)p;
+            o += 3;
+        }
+        return;
+    }
+    for (int x = 0; x < width; x++) { /* un-premultiply */
+        uint32_t p = px[x], a = p >> 24;
+        unsigned r = (p >> 16) & 0xFF, g = (p >> 8) & 0xFF, b = p & 0xFF;
+        if (a && a != 255) {
+            r = (r * 255 + a / 2) / a;
+            g = (g * 255 + a / 2) / a;
+            b = (b * 255 + a / 2) / a;
+        }
+        o[0] = (unsigned char)r;
+        o[1] = (unsigned char)g;
+        o[2] = (unsigned char)b;
+        o[3] = (unsigned char)a;
+        o += 4;
+    }
+}
+
+fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int stride,
+                        bool alpha, double dpi, fo_bytes *out)
+{
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    if (width <= 0 || height <= 0) return FO_ERR_INTERNAL;
+    fo_bytes_append(out, sig, 8);
+    unsigned char ihdr[13];
+    put32(ihdr, (uint32_t)width);
+    put32(ihdr + 4, (uint32_t)height);
+    ihdr[8] = 8;                 /* bit depth */
+    ihdr[9] = alpha ? 6 : 2;     /* RGBA : RGB */
+    ihdr[10] = ihdr[11] = ihdr[12] = 0;
+    chunk(out, "IHDR", ihdr, sizeof ihdr);
+    if (dpi > 0) {
+        unsigned char phys[9];
+        uint32_t ppm = (uint32_t)lround(dpi / 0.0254);
+        put32(phys, ppm);
+        put32(phys + 4, ppm);
+        phys[8] = 1; /* unit: metre */
+        chunk(out, "pHYs", phys, sizeof phys);
+    }
+
+    size_t bpp = alpha ? 4 : 3, rowlen = (size_t)width * bpp;
+    unsigned char *cur = fo_malloc(rowlen), *prev = fo_calloc(rowlen, 1), *filt = fo_malloc(rowlen + 1);
+    fo_status st = FO_OK;
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    bool zinit = false;
+    if (!cur || !prev || !filt) { st = FO_ERR_NOMEM; goto cleanup; }
+    if (deflateInit2(&z, PNG_LEVEL, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        st = FO_ERR_INTERNAL;
+        goto cleanup;
+    }
+    zinit = true;
+    size_t start = out->len;
+    unsigned char hdr[8] = {0};
+    fo_bytes_append(out, hdr, 8);
+    /* reserve the worst case once, then deflate straight into the buffer */
+    size_t bound = deflateBound(&z, (uLong)((rowlen + 1) * (size_t)height));
+    fo_bytes_append(out, NULL, bound);
+    if (out->failed) { st = FO_ERR_NOMEM; goto cleanup; }
+    out->len -= bound;
+    z.next_out = out->data + out->len;
+    z.avail_out = (uInt)bound;
+    for (int y = 0; y < height; y++) {
+        convert_row((const uint32_t *)(const void *)(pixels + (size_t)y * (size_t)stride), width, alpha, cur);
+        filt[0] = PNG_FILTER_UP;
+        for (size_t i = 0; i < rowlen; i++) filt[i + 1] = (unsigned char)(cur[i] - prev[i]);
+        z.next_in = filt;
+        z.avail_in = (uInt)(rowlen + 1);
+        if (deflate(&z, y == height - 1 ? Z_FINISH : Z_NO_FLUSH) == Z_STREAM_ERROR) {
+            st = FO_ERR_INTERNAL;
+            goto cleanup;
+        }
+        unsigned char *t = prev;
+        prev = cur;
+        cur = t;
+    }
+    if (z.avail_in != 0) { st = FO_ERR_INTERNAL; goto cleanup; }
+    out->len += bound - z.avail_out;
+    chunk_finish(out, start, "IDAT");
+    chunk(out, "IEND", NULL, 0);
+    if (out->failed) st = FO_ERR_NOMEM;
+cleanup:
+    if (zinit) deflateEnd(&z);
+    fo_free(cur);
+    fo_free(prev);
+    fo_free(filt);
+    return st;
+}
