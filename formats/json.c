@@ -4,6 +4,7 @@
  * sibling values without building anything. The text is valid JSON (jansson
  * accepted it), so the scanner only has to be correct, not defensive; it is
  * still bounded by the buffer length everywhere. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,28 @@ static void offset_to_pos(const char *t, size_t off, int *line, int *col)
     *col = c;
 }
 
+/* jansson's position is just past the offending token: step back to its start
+ * so the caret lands on the token a person would look at. */
+static size_t token_start(const char *t, size_t end)
+{
+    size_t i = end - 1;
+    if (t[i] == '"') {
+        while (i > 0) {
+            i--;
+            if (t[i] == '"') {
+                size_t bs = 0;
+                while (i > bs && t[i - bs - 1] == '\\') bs++;
+                if (bs % 2 == 0) return i;
+            }
+        }
+        return 0;
+    }
+    while (i > 0 && (isalnum((unsigned char)t[i - 1]) || strchr("+-.", t[i - 1])) &&
+           (isalnum((unsigned char)t[i]) || strchr("+-.", t[i])))
+        i--;
+    return i;
+}
+
 static const char *syntax_hint(const char *msg)
 {
     if (strstr(msg, "'}' expected") || strstr(msg, "']' expected"))
@@ -69,7 +92,7 @@ fo_status fo_json_parse(const char *text, size_t len, const char *display, fo_js
          * recompute from the byte position for an exact caret. */
         int line = err.line, col = err.column;
         if (err.position > 0 && (size_t)err.position <= len)
-            offset_to_pos(j->text, (size_t)err.position - 1, &line, &col);
+            offset_to_pos(j->text, token_start(j->text, (size_t)err.position), &line, &col);
         if (line < 1) line = 1;
         if (col < 1) col = 1;
         fo_diags_add(d, j->display, line, col, NULL, syntax_hint(err.text),

@@ -445,22 +445,21 @@ static void read_meta(fo_spec_ctx *c, json_t *root)
         fo_spec_error(c, "/theme", false, "built-in themes: default", "unknown theme \"%s\"", theme);
 }
 
-fo_status fo_spec_load(const char *path, fo_doc **out, fo_diags *d)
+/* Builds the document from a parsed JSON (takes ownership of json). */
+static fo_status spec_from_json(fo_json *json, const char *display, const char *base_real,
+                                fo_doc **out, fo_diags *d)
 {
-    *out = NULL;
+    fo_status st = FO_OK;
     fo_spec_ctx c;
     memset(&c, 0, sizeof c);
     c.d = d;
-    c.file = path;
-    fo_status st = fo_json_load(path, path, &c.json, d);
-    if (st != FO_OK) return st;
+    c.file = display;
+    c.json = json;
+    snprintf(c.base_real, sizeof c.base_real, "%s", base_real);
     fo_doc *doc = fo_calloc(1, sizeof *doc);
-    if (!doc || !(doc->arena = fo_arena_new())) { fo_free(doc); fo_json_free(c.json); return FO_ERR_NOMEM; }
+    if (!doc || !(doc->arena = fo_arena_new())) { fo_free(doc); fo_json_free(json); return FO_ERR_NOMEM; }
     c.doc = doc;
-    doc->spec_path = fo_arena_strdup(doc->arena, path);
-    char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s", path);
-    if (!realpath(dirname(tmp), c.base_real)) snprintf(c.base_real, sizeof c.base_real, ".");
+    doc->spec_path = fo_arena_strdup(doc->arena, display);
     doc->base_dir = fo_arena_strdup(doc->arena, c.base_real);
 
     json_t *root = fo_json_root(c.json);
@@ -495,4 +494,28 @@ done:
     }
     *out = doc;
     return FO_OK;
+}
+
+fo_status fo_spec_load(const char *path, fo_doc **out, fo_diags *d)
+{
+    *out = NULL;
+    fo_json *json;
+    fo_status st = fo_json_load(path, path, &json, d);
+    if (st != FO_OK) return st;
+    char tmp[PATH_MAX], base[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    if (!realpath(dirname(tmp), base)) snprintf(base, sizeof base, ".");
+    return spec_from_json(json, path, base, out, d);
+}
+
+fo_status fo_spec_parse(const char *text, size_t len, const char *display, const char *base_dir,
+                        fo_doc **out, fo_diags *d)
+{
+    *out = NULL;
+    fo_json *json;
+    fo_status st = fo_json_parse(text, len, display, &json, d);
+    if (st != FO_OK) return st;
+    char base[PATH_MAX];
+    if (!realpath(base_dir ? base_dir : ".", base)) snprintf(base, sizeof base, ".");
+    return spec_from_json(json, display, base, out, d);
 }

@@ -82,6 +82,9 @@ typedef struct {
 /* Reads and validates a spec. On any problem returns FO_ERR_INPUT with every
  * problem in *d (all at once) and *out = NULL. Caller frees with fo_doc_free. */
 fo_status fo_spec_load(const char *path, fo_doc **out, fo_diags *d);
+/* The same from a buffer; relative paths resolve in base_dir (NULL = "."). */
+fo_status fo_spec_parse(const char *text, size_t len, const char *display, const char *base_dir,
+                        fo_doc **out, fo_diags *d);
 /* Builds a one-table document from a CSV/TSV file (folio convert). */
 fo_status fo_csv_doc(const char *path, fo_doc **out, fo_diags *d);
 void fo_doc_free(fo_doc *doc);
