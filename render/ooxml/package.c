@@ -171,6 +171,15 @@ void fo_pkg_add_part(fo_pkg *p, const char *name, const char *ct, const void *da
     pt->len = len;
 }
 
+void fo_pkg_add_part_take(fo_pkg *p, const char *name, const char *ct, void *data, size_t len)
+{
+    if (!p) { fo_free(data); return; }
+    part *pt = new_part(p, name, ct);
+    if (!pt) { fo_free(data); return; }
+    pt->data = data;
+    pt->len = len;
+}
+
 void fo_pkg_add_xml(fo_pkg *p, const char *name, const char *ct, fo_xml *x)
 {
     if (!p) { fo_xml_free(x); return; }

@@ -70,6 +70,10 @@ void fo_pkg_add_default(fo_pkg *p, const char *ext, const char *content_type);
  * twice is an error (FO_ERR_INTERNAL). */
 void fo_pkg_add_part(fo_pkg *p, const char *name, const char *content_type,
                      const void *data, size_t len);
+/* Same, taking ownership of data (allocated with fo_malloc; freed by the
+ * package, also on error). Saves a copy of big pictures. */
+void fo_pkg_add_part_take(fo_pkg *p, const char *name, const char *content_type,
+                          void *data, size_t len);
 /* Adds a part written with an fo_xml writer: finishes it and takes ownership
  * (x is freed by the package, also on error; x == NULL records FO_ERR_NOMEM).
  * A file-backed writer is streamed into the archive at close. */

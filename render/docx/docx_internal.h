@@ -1,0 +1,104 @@
+/* docx_internal.h — private interface between the .docx modules: one module
+ * per part (document.c -> word/document.xml, parts.c -> styles, numbering,
+ * settings, footer/header) and the body writers it uses (runs, table, picture).
+ *
+ * Every writer appends to ctx->x (the document.xml writer) and records the
+ * first non-XML failure in ctx->err; XML failures stay sticky in ctx->x. The
+ * package (ctx->pkg) is the only thing that knows the archive. */
+#ifndef FO_DOCX_INTERNAL_H
+#define FO_DOCX_INTERNAL_H
+
+#include "render/model.h"
+#include "render/ooxml/package.h"
+
+#define FO_DOCX_DOCUMENT "word/document.xml"
+
+#define FO_NS_W "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+#define FO_NS_WP "http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"
+
+#define FO_CT_DOCX_DOCUMENT \
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
+#define FO_CT_DOCX_STYLES \
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"
+#define FO_CT_DOCX_NUMBERING \
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.numbering+xml"
+#define FO_CT_DOCX_SETTINGS \
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.settings+xml"
+#define FO_CT_DOCX_FOOTER \
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.footer+xml"
+#define FO_CT_DOCX_HEADER \
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.header+xml"
+
+#define FO_REL_DOCX_STYLES "http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles"
+#define FO_REL_DOCX_NUMBERING \
+    "http://schemas.openxmlformats.org/officeDocument/2006/relationships/numbering"
+#define FO_REL_DOCX_SETTINGS \
+    "http://schemas.openxmlformats.org/officeDocument/2006/relationships/settings"
+#define FO_REL_DOCX_FOOTER "http://schemas.openxmlformats.org/officeDocument/2006/relationships/footer"
+#define FO_REL_DOCX_HEADER "http://schemas.openxmlformats.org/officeDocument/2006/relationships/header"
+
+/* numbering.xml instances: 1 = bullets, 2 = numbers; 3.. = restarted numbers */
+enum { FO_DOCX_NUM_BULLET = 1, FO_DOCX_NUM_DECIMAL = 2 };
+
+typedef struct fo_docx_links fo_docx_links;
+
+typedef struct {
+    const fo_doc *doc;
+    const fo_theme *t;
+    fo_pkg *pkg;
+    fo_xml *x;              /* word/document.xml */
+    fo_diags *d;
+    fo_status err;          /* first failure outside the XML writer */
+    fo_docx_links *links;   /* URL -> relationship id */
+    unsigned nnums;         /* w:num instances used (>= 2) */
+    unsigned pic_id;        /* last wp:docPr id */
+    unsigned nmedia;        /* word/media/imageN.* */
+    unsigned ntables, nfigures; /* caption numbers */
+    unsigned bookmark;      /* last w:bookmarkStart id */
+    long text_width;        /* twips between the margins */
+    char footer_rid[16], header_rid[16];
+} fo_docx_ctx;
+
+/* Records a failure (first one wins) with a diagnostic at block b (may be NULL). */
+void fo_docx_fail(fo_docx_ctx *c, const fo_block *b, fo_status st, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static inline bool fo_docx_ok(const fo_docx_ctx *c)
+{
+    return c->err == FO_OK && fo_xml_status(c->x) == FO_OK;
+}
+
+/* ---- runs.c: text runs ------------------------------------------------------- */
+fo_docx_links *fo_docx_links_new(void);
+void fo_docx_links_free(fo_docx_links *l);
+/* Relationship id of an external hyperlink to url (one per distinct URL). */
+const char *fo_docx_link_rid(fo_docx_ctx *c, const char *url);
+/* One w:r: text (n bytes) with \n as w:br and \t as w:tab; rstyle (character
+ * style id) and bold/italic may be NULL/false. */
+void fo_docx_run(fo_docx_ctx *c, const char *text, size_t n, const char *rstyle,
+                 bool bold, bool italic);
+/* The runs of inline markup src (bold, italic, code, real hyperlinks). */
+void fo_docx_markup(fo_docx_ctx *c, const char *src);
+/* A field: begin, instruction, separate, cached result text, end. */
+void fo_docx_field(fo_docx_ctx *c, const char *instr, const char *result);
+
+/* ---- document.c: word/document.xml -------------------------------------------- */
+void fo_docx_document_write(fo_docx_ctx *c);
+
+/* ---- table.c ------------------------------------------------------------------ */
+void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b);
+void fo_docx_metrics_write(fo_docx_ctx *c, const fo_block *b);
+/* Caption paragraph "Table N: text" / "Figure N: text" with a SEQ field. */
+void fo_docx_caption(fo_docx_ctx *c, const char *label, unsigned n, const char *markup);
+
+/* ---- picture.c ----------------------------------------------------------------- */
+void fo_docx_chart_write(fo_docx_ctx *c, const fo_block *b);
+void fo_docx_image_write(fo_docx_ctx *c, const fo_block *b);
+
+/* ---- parts.c: the other parts ----------------------------------------------- */
+void fo_docx_styles_add(fo_docx_ctx *c);
+void fo_docx_numbering_add(fo_docx_ctx *c);
+void fo_docx_settings_add(fo_docx_ctx *c, bool update_fields);
+/* Footer (and header) from the theme's text; sets c->footer_rid/header_rid. */
+void fo_docx_header_footer_add(fo_docx_ctx *c);
+
+#endif

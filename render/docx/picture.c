@@ -1,0 +1,174 @@
+/* picture.c — inline pictures in word/document.xml: charts (PNG from the
+ * chart engine at 2x) and images (PNG/JPEG files), each as wp:inline +
+ * a:graphic pic:pic with alt text (wp:docPr descr), scaled to fit the text
+ * width, stored once as word/media/imageN.png|jpeg.
+ *
+ * Sizes: a pixel is 1/96 inch = 9525 EMU. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "render/chart/chart.h"
+#include "render/docx/docx_internal.h"
+#include "render/markup.h"
+
+#define EMU_PER_PX 9525LL
+#define EMU_PER_TWIP 635LL
+
+/* Adds the picture part and returns its relationship id (takes data). */
+static const char *add_media(fo_docx_ctx *c, unsigned char *data, size_t len, bool png,
+                             char *name, size_t cap)
+{
+    const char *ext = png ? "png" : "jpeg";
+    fo_pkg_add_default(c->pkg, ext, png ? FO_CT_PNG : FO_CT_JPEG);
+    unsigned n = ++c->nmedia;
+    char part[64], target[64];
+    snprintf(part, sizeof part, "word/media/image%u.%s", n, ext);
+    snprintf(target, sizeof target, "media/image%u.%s", n, ext);
+    snprintf(name, cap, "image%u.%s", n, ext);
+    fo_pkg_add_part_take(c->pkg, part, NULL, data, len);
+    return fo_pkg_add_rel(c->pkg, FO_DOCX_DOCUMENT, FO_REL_IMAGE, target, false);
+}
+
+/* The run holding the picture, in a paragraph of its own. */
+static void inline_picture(fo_docx_ctx *c, const char *rid, const char *name, double wpx,
+                           double hpx, const char *alt, bool keep_next)
+{
+    long long cx = (long long)(wpx * EMU_PER_PX), cy = (long long)(hpx * EMU_PER_PX);
+    long long max = (long long)c->text_width * EMU_PER_TWIP;
+    if (cx > max) { cy = cy * max / cx; cx = max; }
+    if (cx < 1) cx = 1;
+    if (cy < 1) cy = 1;
+    unsigned id = ++c->pic_id;
+    char sid[16], pname[32];
+    snprintf(sid, sizeof sid, "%u", id);
+    snprintf(pname, sizeof pname, "Picture %u", id);
+    fo_xml *x = c->x;
+    fo_xml_open(x, "w:p", NULL);
+    fo_xml_open(x, "w:pPr", NULL);
+    fo_xml_leaf(x, "w:pStyle", "w:val", "Figure", NULL);
+    if (keep_next) fo_xml_leaf(x, "w:keepNext", NULL);
+    fo_xml_close(x);
+    fo_xml_open(x, "w:r", NULL);
+    fo_xml_open(x, "w:drawing", NULL);
+    fo_xml_open(x, "wp:inline", "distT", "0", "distB", "0", "distL", "0", "distR", "0", NULL);
+    fo_xml_open(x, "wp:extent", NULL);
+    fo_xml_attr_int(x, "cx", cx);
+    fo_xml_attr_int(x, "cy", cy);
+    fo_xml_close(x);
+    fo_xml_leaf(x, "wp:effectExtent", "l", "0", "t", "0", "r", "0", "b", "0", NULL);
+    fo_xml_leaf(x, "wp:docPr", "id", sid, "name", pname, "descr", alt ? alt : "", NULL);
+    fo_xml_open(x, "wp:cNvGraphicFramePr", NULL);
+    fo_xml_leaf(x, "a:graphicFrameLocks", "noChangeAspect", "1", NULL);
+    fo_xml_close(x);
+    fo_xml_open(x, "a:graphic", NULL);
+    fo_xml_open(x, "a:graphicData", "uri", FO_NS_PIC, NULL);
+    fo_xml_open(x, "pic:pic", NULL);
+    fo_xml_open(x, "pic:nvPicPr", NULL);
+    fo_xml_leaf(x, "pic:cNvPr", "id", "0", "name", name, "descr", alt ? alt : "", NULL);
+    fo_xml_leaf(x, "pic:cNvPicPr", NULL);
+    fo_xml_close(x);
+    fo_xml_open(x, "pic:blipFill", NULL);
+    fo_xml_leaf(x, "a:blip", "r:embed", rid, NULL);
+    fo_xml_open(x, "a:stretch", NULL);
+    fo_xml_leaf(x, "a:fillRect", NULL);
+    fo_xml_close(x);
+    fo_xml_close(x);
+    fo_xml_open(x, "pic:spPr", NULL);
+    fo_xml_open(x, "a:xfrm", NULL);
+    fo_xml_leaf(x, "a:off", "x", "0", "y", "0", NULL);
+    fo_xml_open(x, "a:ext", NULL);
+    fo_xml_attr_int(x, "cx", cx);
+    fo_xml_attr_int(x, "cy", cy);
+    fo_xml_close(x);
+    fo_xml_close(x);
+    fo_xml_open(x, "a:prstGeom", "prst", "rect", NULL);
+    fo_xml_leaf(x, "a:avLst", NULL);
+    fo_xml_close(x);
+    fo_xml_close(x); /* pic:spPr */
+    fo_xml_close(x); /* pic:pic */
+    fo_xml_close(x); /* a:graphicData */
+    fo_xml_close(x); /* a:graphic */
+    fo_xml_close(x); /* wp:inline */
+    fo_xml_close(x); /* w:drawing */
+    fo_xml_close(x); /* w:r */
+    fo_xml_close(x); /* w:p */
+}
+
+/* Alt text of a chart without one: its title, or "<kind> chart". */
+static void chart_alt(const fo_chart *ch, char *out, size_t cap)
+{
+    if (ch->alt && *ch->alt) snprintf(out, cap, "%s", ch->alt);
+    else if (ch->title && *ch->title) snprintf(out, cap, "%s chart: %s",
+                                               fo_chart_kind_name(ch->kind), ch->title);
+    else snprintf(out, cap, "%s chart", fo_chart_kind_name(ch->kind));
+}
+
+void fo_docx_chart_write(fo_docx_ctx *c, const fo_block *b)
+{
+    const fo_chart *ch = &b->u.chart;
+    unsigned char *png = NULL;
+    size_t len = 0;
+    fo_status st = fo_chart_render_png(ch, c->t, 2.0, &png, &len, c->d);
+    if (st != FO_OK) {
+        fo_docx_fail(c, b, st, "the chart could not be drawn");
+        fo_free(png);
+        return;
+    }
+    char name[32], alt[512];
+    const char *rid = add_media(c, png, len, true, name, sizeof name);
+    chart_alt(ch, alt, sizeof alt);
+    inline_picture(c, rid, name, ch->width > 0 ? ch->width : 800, ch->height > 0 ? ch->height : 500,
+                   alt, false);
+}
+
+/* The whole file at path (fo_malloc'd), or NULL with errno. */
+static unsigned char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    unsigned char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 65536;
+            unsigned char *nb = fo_realloc(buf, cap);
+            if (!nb) { fo_free(buf); fclose(f); errno = ENOMEM; return NULL; }
+            buf = nb;
+        }
+        size_t k = fread(buf + n, 1, cap - n, f);
+        n += k;
+        if (k == 0) break;
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad) { fo_free(buf); errno = EIO; return NULL; }
+    *len = n;
+    return buf;
+}
+
+void fo_docx_image_write(fo_docx_ctx *c, const fo_block *b)
+{
+    size_t len = 0;
+    unsigned char *data = read_file(b->u.image.path, &len);
+    if (!data) {
+        fo_docx_fail(c, b, FO_ERR_INPUT, "%s: cannot read the image: %s", b->u.image.path,
+                     strerror(errno));
+        return;
+    }
+    /* size: requested width/height (px), keeping the aspect when one is 0 */
+    double pw = b->u.image.px_width > 0 ? b->u.image.px_width : 100;
+    double ph = b->u.image.px_height > 0 ? b->u.image.px_height : 100;
+    double w = b->u.image.width, h = b->u.image.height;
+    if (w > 0 && h <= 0) h = w * ph / pw;
+    else if (h > 0 && w <= 0) w = h * pw / ph;
+    else if (w <= 0 && h <= 0) { w = pw; h = ph; }
+    char name[32];
+    const char *rid = add_media(c, data, len, b->u.image.is_png, name, sizeof name);
+    const char *alt = b->u.image.alt ? b->u.image.alt : "";
+    char *plain = NULL;
+    if (!*alt && b->u.image.caption) alt = plain = fo_markup_plain(b->u.image.caption);
+    inline_picture(c, rid, name, w, h, alt ? alt : "", b->u.image.caption != NULL);
+    fo_free(plain);
+    if (b->u.image.caption) fo_docx_caption(c, "Figure", ++c->nfigures, b->u.image.caption);
+}

@@ -1,0 +1,399 @@
+/* table.c — Word tables: data tables streamed row by row from fo_rows (header
+ * row repeated on each page, numbers formatted with the column's Excel code
+ * and right-aligned, bold totals row, caption), and metrics (KPI figures).
+ *
+ * Memory stays constant in the number of rows: column widths come from the
+ * header and a sample of the first rows (a separate pass over fo_rows), then
+ * rows are written to the document as they are read. Totals are accumulated
+ * during the writing pass. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "render/docx/docx_internal.h"
+#include "render/numfmt.h"
+
+#define WIDTH_SAMPLE 200   /* rows measured for column widths */
+#define CELL_BUF 128
+
+typedef struct {
+    fo_numfmt *fmt;        /* column format, or NULL (General fallback below) */
+    double sum, min, max;
+    size_t nnum, nonnull;
+    size_t chars;          /* widest text seen, in characters */
+    long width;            /* twips */
+    bool right;            /* numbers: right-aligned */
+} tcol;
+
+/* ---- values to text ------------------------------------------------------- */
+
+static size_t utf8_chars(const char *s, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) k += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return k;
+}
+
+static size_t fmt_num(const fo_numfmt *f, double v, char *buf, size_t cap)
+{
+    size_t n = f ? fo_numfmt_format(f, v, buf, cap) : (size_t)snprintf(buf, cap, "%.15g", v);
+    return n < cap ? n : cap - 1; /* truncated only past CELL_BUF: absurd formats */
+}
+
+/* Text shown for v (borrowed from v or written into buf); *numeric when the
+ * value is a number Excel would right-align; *url set for links. */
+static const char *cell_text(const fo_value *v, const fo_numfmt *f, char *buf, size_t *n,
+                             bool *numeric, const char **url)
+{
+    *numeric = false;
+    *url = NULL;
+    switch (v->kind) {
+    case FO_VAL_NULL: *n = 0; return "";
+    case FO_VAL_TEXT:
+        if (f) { /* a text section ("@" "x") may decorate text */
+            size_t k = fo_numfmt_format_text(f, v->str, buf, CELL_BUF);
+            if (k < CELL_BUF) { *n = k; return buf; }
+        }
+        *n = strlen(v->str);
+        return v->str;
+    case FO_VAL_BOOL: *n = v->num != 0 ? 4 : 5; return v->num != 0 ? "TRUE" : "FALSE";
+    case FO_VAL_URL: {
+        const char *s = v->label ? v->label : v->str;
+        *url = v->str;
+        *n = strlen(s);
+        return s;
+    }
+    case FO_VAL_FORMULA:
+        if (!v->has_num) { const char *s = v->label ? v->label : ""; *n = strlen(s); return s; }
+        /* fall through: its cached value */
+    case FO_VAL_NUMBER:
+    case FO_VAL_DATE:
+        *numeric = true;
+        *n = fmt_num(f, v->num, buf, CELL_BUF);
+        return buf;
+    }
+    *n = 0;
+    return "";
+}
+
+/* ---- cells and rows ------------------------------------------------------------ */
+
+static void cell(fo_docx_ctx *c, long width, const char *text, size_t n, const char *style,
+                 bool right, const char *url, bool bold, const char *fill, bool top_rule)
+{
+    fo_xml *x = c->x;
+    fo_xml_open(x, "w:tc", NULL);
+    fo_xml_open(x, "w:tcPr", NULL);
+    fo_xml_open(x, "w:tcW", "w:type", "dxa", NULL);
+    fo_xml_attr_int(x, "w:w", width);
+    fo_xml_close(x);
+    if (top_rule) {
+        fo_xml_open(x, "w:tcBorders", NULL);
+        fo_xml_leaf(x, "w:top", "w:val", "single", "w:sz", "8", "w:space", "0", "w:color", "auto",
+                    NULL);
+        fo_xml_close(x);
+    }
+    if (fill) fo_xml_leaf(x, "w:shd", "w:val", "clear", "w:color", "auto", "w:fill", fill, NULL);
+    fo_xml_close(x);
+    fo_xml_open(x, "w:p", NULL);
+    fo_xml_open(x, "w:pPr", NULL);
+    fo_xml_leaf(x, "w:pStyle", "w:val", style, NULL);
+    if (right) fo_xml_leaf(x, "w:jc", "w:val", "right", NULL);
+    fo_xml_close(x);
+    if (n) {
+        if (url) fo_xml_open(x, "w:hyperlink", "r:id", fo_docx_link_rid(c, url), "w:history", "1",
+                             NULL);
+        fo_docx_run(c, text, n, url ? "Hyperlink" : NULL, bold, false);
+        if (url) fo_xml_close(x);
+    }
+    fo_xml_close(x); /* w:p */
+    fo_xml_close(x); /* w:tc */
+}
+
+static void row_open(fo_docx_ctx *c, bool header)
+{
+    fo_xml_open(c->x, "w:tr", NULL);
+    fo_xml_open(c->x, "w:trPr", NULL);
+    fo_xml_leaf(c->x, "w:cantSplit", NULL);
+    if (header) fo_xml_leaf(c->x, "w:tblHeader", NULL);
+    fo_xml_close(c->x);
+}
+
+/* ---- the table -------------------------------------------------------------------- */
+
+/* Column widths: proportional to the widest text (header or sampled cell),
+ * clamped to 4..40 characters, scaled to the text width. */
+static void measure(fo_docx_ctx *c, const fo_block *b, tcol *tc)
+{
+    size_t nc = b->u.table.ncols;
+    for (size_t j = 0; j < nc; j++) tc[j].chars = utf8_chars(b->u.table.cols[j].title,
+                                                             strlen(b->u.table.cols[j].title));
+    fo_rows *rows = NULL;
+    if (fo_rows_open(b->u.table.data, &rows, c->d) == FO_OK) {
+        const fo_value *row;
+        char buf[CELL_BUF];
+        for (size_t r = 0; r < WIDTH_SAMPLE && fo_rows_next(rows, &row, c->d) == 1; r++)
+            for (size_t j = 0; j < nc; j++) {
+                size_t n;
+                bool numeric;
+                const char *url;
+                const char *s = cell_text(&row[b->u.table.cols[j].field], tc[j].fmt, buf, &n,
+                                          &numeric, &url);
+                size_t k = utf8_chars(s, n);
+                if (k > tc[j].chars) tc[j].chars = k;
+            }
+        fo_rows_close(rows);
+    }
+    double total = 0;
+    for (size_t j = 0; j < nc; j++) {
+        size_t k = tc[j].chars < 4 ? 4 : tc[j].chars > 40 ? 40 : tc[j].chars;
+        tc[j].chars = k + 1;
+        total += (double)tc[j].chars;
+    }
+    long used = 0;
+    for (size_t j = 0; j < nc; j++) {
+        tc[j].width = j + 1 < nc ? lround((double)c->text_width * (double)tc[j].chars / total)
+                                 : c->text_width - used;
+        used += tc[j].width;
+    }
+}
+
+static void table_props(fo_docx_ctx *c, const fo_block *b, const tcol *tc, size_t nc)
+{
+    fo_xml *x = c->x;
+    fo_xml_open(x, "w:tblPr", NULL);
+    fo_xml_leaf(x, "w:tblStyle", "w:val", "FolioTable", NULL);
+    fo_xml_open(x, "w:tblW", "w:type", "dxa", NULL);
+    fo_xml_attr_int(x, "w:w", c->text_width);
+    fo_xml_close(x);
+    fo_xml_leaf(x, "w:tblLayout", "w:type", "fixed", NULL);
+    const bool totals = b->u.table.has_totals;
+    fo_xml_leaf(x, "w:tblLook", "w:val", totals ? "0460" : "0420", "w:firstRow", "1",
+                "w:lastRow", totals ? "1" : "0", "w:firstColumn", "0", "w:lastColumn", "0",
+                "w:noHBand", c->t->table.banding ? "0" : "1", "w:noVBand", "1", NULL);
+    fo_xml_close(x);
+    fo_xml_open(x, "w:tblGrid", NULL);
+    for (size_t j = 0; j < nc; j++) {
+        fo_xml_open(x, "w:gridCol", NULL);
+        fo_xml_attr_int(x, "w:w", tc[j].width);
+        fo_xml_close(x);
+    }
+    fo_xml_close(x);
+}
+
+static bool numeric_type(fo_type t)
+{
+    return t == FO_TYPE_INTEGER || t == FO_TYPE_NUMBER || t == FO_TYPE_PERCENT ||
+           t == FO_TYPE_CURRENCY || t == FO_TYPE_DATE || t == FO_TYPE_DATETIME;
+}
+
+static void totals_row(fo_docx_ctx *c, const fo_block *b, tcol *tc)
+{
+    size_t nc = b->u.table.ncols;
+    row_open(c, false);
+    for (size_t j = 0; j < nc; j++) {
+        const fo_table_col *col = &b->u.table.cols[j];
+        char buf[CELL_BUF];
+        size_t n = 0;
+        const char *s = buf;
+        double v = NAN;
+        switch (col->total) {
+        case FO_TOTAL_SUM: v = tc[j].sum; break;
+        case FO_TOTAL_AVG: v = tc[j].nnum ? tc[j].sum / (double)tc[j].nnum : NAN; break;
+        case FO_TOTAL_MIN: v = tc[j].nnum ? tc[j].min : NAN; break;
+        case FO_TOTAL_MAX: v = tc[j].nnum ? tc[j].max : NAN; break;
+        case FO_TOTAL_COUNT: n = (size_t)snprintf(buf, sizeof buf, "%zu", tc[j].nonnull); break;
+        case FO_TOTAL_NONE:
+            if (j == 0) { s = "Total"; n = 5; }
+            break;
+        }
+        if (!isnan(v)) n = fmt_num(tc[j].fmt, v, buf, sizeof buf);
+        cell(c, tc[j].width, s, n, tc[j].right ? "TableNumber" : "TableText", false, NULL,
+             true, NULL, true);
+    }
+    fo_xml_close(c->x);
+}
+
+void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b)
+{
+    size_t nc = b->u.table.ncols;
+    if (nc == 0) return;
+    tcol *tc = fo_calloc(nc, sizeof *tc);
+    if (!tc) { fo_docx_fail(c, b, FO_ERR_NOMEM, "out of memory"); return; }
+    for (size_t j = 0; j < nc; j++) {
+        const fo_table_col *col = &b->u.table.cols[j];
+        tc[j].fmt = fo_numfmt_compile(col->format, NULL, 0);
+        if (!tc[j].fmt) tc[j].fmt = fo_numfmt_compile("General", NULL, 0);
+        tc[j].right = numeric_type(col->type);
+        tc[j].min = INFINITY;
+        tc[j].max = -INFINITY;
+    }
+    if (b->u.table.caption) fo_docx_caption(c, "Table", ++c->ntables, b->u.table.caption);
+    measure(c, b, tc);
+
+    fo_xml *x = c->x;
+    fo_xml_open(x, "w:tbl", NULL);
+    table_props(c, b, tc, nc);
+    char hfill[7], bfill[7];
+    fo_rgb_hex(c->t->table.header_fill, hfill);
+    fo_rgb_hex(c->t->table.band_fill, bfill);
+    row_open(c, true);
+    for (size_t j = 0; j < nc; j++) {
+        const char *t = b->u.table.cols[j].title;
+        cell(c, tc[j].width, t, strlen(t), "TableHeader", tc[j].right, NULL, false, hfill, false);
+    }
+    fo_xml_close(x);
+
+    fo_rows *rows = NULL;
+    if (fo_rows_open(b->u.table.data, &rows, c->d) != FO_OK) {
+        fo_docx_fail(c, b, FO_ERR_INPUT, "cannot read the table's data");
+    } else {
+        const fo_value *row;
+        char buf[CELL_BUF];
+        int rc;
+        size_t r = 0;
+        while (fo_docx_ok(c) && (rc = fo_rows_next(rows, &row, c->d)) == 1) {
+            const char *fill = c->t->table.banding && r % 2 == 1 ? bfill : NULL;
+            row_open(c, false);
+            for (size_t j = 0; j < nc; j++) {
+                const fo_value *v = &row[b->u.table.cols[j].field];
+                size_t n;
+                bool numeric;
+                const char *url;
+                const char *s = cell_text(v, tc[j].fmt, buf, &n, &numeric, &url);
+                if (numeric) {
+                    tc[j].sum += v->num;
+                    if (v->num < tc[j].min) tc[j].min = v->num;
+                    if (v->num > tc[j].max) tc[j].max = v->num;
+                    tc[j].nnum++;
+                }
+                if (v->kind != FO_VAL_NULL) tc[j].nonnull++;
+                cell(c, tc[j].width, s, n, numeric || (tc[j].right && !n) ? "TableNumber"
+                                                                          : "TableText",
+                     false, url, false, fill, false);
+            }
+            fo_xml_close(x);
+            r++;
+        }
+        if (rc < 0) fo_docx_fail(c, b, FO_ERR_INPUT, "cannot read the table's data");
+        fo_rows_close(rows);
+    }
+    if (b->u.table.has_totals) totals_row(c, b, tc);
+    fo_xml_close(x); /* w:tbl */
+    /* a paragraph after the table keeps two tables apart and gives space */
+    fo_xml_leaf(x, "w:p", NULL);
+    for (size_t j = 0; j < nc; j++) fo_numfmt_free(tc[j].fmt);
+    fo_free(tc);
+}
+
+/* ---- captions -------------------------------------------------------------------- */
+
+void fo_docx_caption(fo_docx_ctx *c, const char *label, unsigned n, const char *markup)
+{
+    fo_xml *x = c->x;
+    fo_xml_open(x, "w:p", NULL);
+    fo_xml_open(x, "w:pPr", NULL);
+    fo_xml_leaf(x, "w:pStyle", "w:val", "Caption", NULL);
+    if (strcmp(label, "Table") == 0) fo_xml_leaf(x, "w:keepNext", NULL);
+    fo_xml_close(x);
+    char s[64];
+    snprintf(s, sizeof s, "%s ", label);
+    fo_docx_run(c, s, strlen(s), NULL, false, false);
+    char instr[64], num[16];
+    snprintf(instr, sizeof instr, " SEQ %s \\* ARABIC ", label);
+    snprintf(num, sizeof num, "%u", n);
+    fo_docx_field(c, instr, num);
+    fo_docx_run(c, ": ", 2, NULL, false, false);
+    fo_docx_markup(c, markup);
+    fo_xml_close(x);
+}
+
+/* ---- metrics ----------------------------------------------------------------------- */
+
+#define METRICS_PER_ROW 4
+
+static void metric_cell(fo_docx_ctx *c, const fo_metric *m, long width)
+{
+    fo_xml *x = c->x;
+    char buf[CELL_BUF];
+    fo_xml_open(x, "w:tc", NULL);
+    fo_xml_open(x, "w:tcPr", NULL);
+    fo_xml_open(x, "w:tcW", "w:type", "dxa", NULL);
+    fo_xml_attr_int(x, "w:w", width);
+    fo_xml_close(x);
+    fo_xml_close(x);
+    fo_xml_open(x, "w:p", NULL);
+    fo_xml_open(x, "w:pPr", NULL);
+    fo_xml_leaf(x, "w:pStyle", "w:val", "MetricLabel", NULL);
+    fo_xml_close(x);
+    if (m->label) fo_docx_run(c, m->label, strlen(m->label), NULL, false, false);
+    fo_xml_close(x);
+    fo_xml_open(x, "w:p", NULL);
+    fo_xml_open(x, "w:pPr", NULL);
+    fo_xml_leaf(x, "w:pStyle", "w:val", "MetricValue", NULL);
+    fo_xml_close(x);
+    fo_numfmt *f = fo_numfmt_compile(m->format, NULL, 0);
+    size_t n;
+    bool numeric;
+    const char *url;
+    const char *s = cell_text(&m->value, f, buf, &n, &numeric, &url);
+    fo_docx_run(c, s, n, NULL, false, false);
+    fo_xml_close(x);
+    if (m->has_delta) {
+        fo_numfmt *df = fo_numfmt_compile(m->delta_format, NULL, 0);
+        char d[CELL_BUF + 8];
+        size_t k = fmt_num(df, m->delta, buf, CELL_BUF);
+        const char *arrow = m->delta > 0 ? "\xE2\x96\xB2 +" : m->delta < 0 ? "\xE2\x96\xBC " : "";
+        snprintf(d, sizeof d, "%s%.*s", arrow, (int)k, buf);
+        fo_xml_open(x, "w:p", NULL);
+        fo_xml_open(x, "w:pPr", NULL);
+        fo_xml_leaf(x, "w:pStyle", "w:val", "MetricDelta", NULL);
+        fo_xml_close(x);
+        fo_docx_run(c, d, strlen(d), m->delta > 0 ? "DeltaUp" : m->delta < 0 ? "DeltaDown" : NULL,
+                    false, false);
+        fo_xml_close(x);
+        fo_numfmt_free(df);
+    }
+    fo_numfmt_free(f);
+    fo_xml_close(x); /* w:tc */
+}
+
+void fo_docx_metrics_write(fo_docx_ctx *c, const fo_block *b)
+{
+    size_t n = b->u.metrics.nitems;
+    if (n == 0) return;
+    size_t per = n < METRICS_PER_ROW ? n : METRICS_PER_ROW;
+    long width = c->text_width / (long)per;
+    fo_xml *x = c->x;
+    fo_xml_open(x, "w:tbl", NULL);
+    fo_xml_open(x, "w:tblPr", NULL);
+    fo_xml_leaf(x, "w:tblStyle", "w:val", "MetricsTable", NULL);
+    fo_xml_open(x, "w:tblW", "w:type", "dxa", NULL);
+    fo_xml_attr_int(x, "w:w", width * (long)per);
+    fo_xml_close(x);
+    fo_xml_leaf(x, "w:tblLayout", "w:type", "fixed", NULL);
+    fo_xml_leaf(x, "w:tblLook", "w:val", "0600", "w:firstRow", "0", "w:lastRow", "0",
+                "w:firstColumn", "0", "w:lastColumn", "0", "w:noHBand", "1", "w:noVBand", "1",
+                NULL);
+    fo_xml_close(x);
+    fo_xml_open(x, "w:tblGrid", NULL);
+    for (size_t j = 0; j < per; j++) {
+        fo_xml_open(x, "w:gridCol", NULL);
+        fo_xml_attr_int(x, "w:w", width);
+        fo_xml_close(x);
+    }
+    fo_xml_close(x);
+    for (size_t i = 0; i < n; i += per) {
+        row_open(c, false);
+        for (size_t j = 0; j < per; j++) {
+            if (i + j < n) {
+                metric_cell(c, &b->u.metrics.items[i + j], width);
+                continue;
+            }
+            cell(c, width, "", 0, "MetricLabel", false, NULL, false, NULL, false); /* pad */
+        }
+        fo_xml_close(x);
+    }
+    fo_xml_close(x);
+    fo_xml_leaf(x, "w:p", NULL);
+}
