@@ -1,0 +1,111 @@
+/* t_json.c — unit tests of formats/json.c: pointer location on demand,
+ * syntax-error positions, pointer escaping. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/json.h"
+
+static const char doc_text[] =
+    "{\n"
+    "  \"a\": 1,\n"
+    "  \"b~/c\": {\"x\": [10, {\"y\": \"z\"}, 30]},\n"
+    "  \"é\": \"ü\", \"k\\\"q\": true\n"
+    "}\n";
+
+static fo_json *parse(const char *text)
+{
+    fo_json *j = NULL;
+    fo_diags d;
+    fo_diags_init(&d);
+    ck_assert_int_eq(fo_json_parse(text, strlen(text), "t.json", &j, &d), FO_OK);
+    fo_diags_free(&d);
+    return j;
+}
+
+static void at(fo_json *j, const char *ptr, bool key, int line, int col)
+{
+    int l = 0, c = 0;
+    ck_assert(fo_json_locate(j, ptr, key, &l, &c));
+    ck_assert_msg(l == line && c == col, "%s: got %d:%d, want %d:%d", ptr, l, c, line, col);
+}
+
+START_TEST(locate_values_and_keys)
+{
+    fo_json *j = parse(doc_text);
+    at(j, "", false, 1, 1);
+    at(j, "/a", false, 2, 8);
+    at(j, "/a", true, 2, 3);
+    at(j, "/b~0~1c/x/0", false, 3, 18);
+    at(j, "/b~0~1c/x/1/y", false, 3, 28);
+    at(j, "/b~0~1c/x/2", false, 3, 34);
+    at(j, "/é", false, 4, 8);      /* columns count characters, not bytes */
+    at(j, "/k\"q", true, 4, 13);
+    at(j, "/b~0~1c/x/7", false, 3, 17); /* missing: nearest ancestor */
+    at(j, "/nope", false, 1, 1);
+    fo_json_free(j);
+}
+END_TEST
+
+START_TEST(syntax_errors_are_located)
+{
+    fo_json *j = NULL;
+    fo_diags d;
+    fo_diags_init(&d);
+    const char *bad = "{\n  \"a\": [1, 2,,]\n}";
+    ck_assert_int_eq(fo_json_parse(bad, strlen(bad), "t.json", &j, &d), FO_ERR_INPUT);
+    ck_assert_ptr_null(j);
+    ck_assert_uint_eq(d.n, 1);
+    ck_assert_int_eq(d.items[0].line, 2);
+    ck_assert_int_eq(d.items[0].column, 14); /* the second comma */
+    ck_assert_str_eq(d.items[0].file, "t.json");
+    fo_diags_free(&d);
+    /* \u0000 and duplicate keys are rejected */
+    fo_diags_init(&d);
+    ck_assert_int_eq(fo_json_parse("{\"a\":1,\"a\":2}", 13, "t", &j, &d), FO_ERR_INPUT);
+    ck_assert(strstr(d.items[0].message, "duplicate") != NULL);
+    fo_diags_free(&d);
+}
+END_TEST
+
+START_TEST(pointer_escaping)
+{
+    char p[64] = "";
+    fo_json_ptr_push(p, sizeof p, "data");
+    fo_json_ptr_push(p, sizeof p, "a/b~c");
+    fo_json_ptr_push_index(p, sizeof p, 12);
+    ck_assert_str_eq(p, "/data/a~1b~0c/12");
+}
+END_TEST
+
+START_TEST(allocation_failures_are_clean)
+{
+    for (unsigned long n = 1; n < 12; n++) {
+        fo_diags d;
+        fo_diags_init(&d);
+        fo_json *j = NULL;
+        fo_alloc_fail_after(n);
+        fo_status st = fo_json_parse(doc_text, strlen(doc_text), "t.json", &j, &d);
+        fo_alloc_fail_after(0);
+        ck_assert(st == FO_OK || st == FO_ERR_NOMEM);
+        fo_json_free(j);
+        fo_diags_free(&d);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("json");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, locate_values_and_keys);
+    tcase_add_test(tc, syntax_errors_are_located);
+    tcase_add_test(tc, pointer_escaping);
+    tcase_add_test(tc, allocation_failures_are_clean);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
