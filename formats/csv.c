@@ -84,8 +84,9 @@ static char detect_delimiter(const unsigned char *p, size_t n, bool whole)
             if (ch != '\n' && ch != '\r') /* last byte of a file without final newline */
                 for (int k = 0; k < 4; k++) cur[k] += ch == (unsigned char)cand[k];
             if (ch == '\r' && i + 1 < n && p[i + 1] == '\n') i++;
-            bool blank = true;
+            bool blank = true; /* no candidate at all: a blank or one-field line */
             for (int k = 0; k < 4; k++) blank &= cur[k] == 0;
+            if (lines == 0 && blank) continue; /* leading blank lines */
             if (lines == 0) {
                 memcpy(first, cur, sizeof first);
             } else if (!blank) {
@@ -322,7 +323,8 @@ static bool end_field(fo_csv *c, rec_state *rs, fo_diags *d)
             size_t line = c->rec_line;
             for (size_t i = 0; i < rs->field_start + bad; i++) {
                 unsigned char ch = (unsigned char)c->rec[i];
-                if (ch == '\n' || (ch == '\r' && c->rec[i + 1] != '\n')) line++;
+                if (ch == '\n' || (ch == '\r' && (i + 1 >= c->rec_len || c->rec[i + 1] != '\n')))
+                    line++;
             }
             char what[64];
             snprintf(what, sizeof what, "invalid UTF-8 (byte 0x%02X)", f[bad]);

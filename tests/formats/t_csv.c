@@ -121,6 +121,8 @@ START_TEST(delimiters)
         {"single\n", ','},
         {"a;b,c;d\n1;2,3;4\n", ';'},
         {"name,note\nx,\"a;b;c;d\"\n", ','},
+        {"\n\na;b\n1;2\n", ';'},                 /* leading blank lines */
+        {"a;b\r\n1;2\r\n3;4", ';'},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         fo_csv *c;
