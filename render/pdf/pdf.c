@@ -1,11 +1,409 @@
-/* pdf.c — .pdf renderer (placeholder until its issue lands). */
+/* pdf.c — .pdf renderer (libharu): document setup, pages, fonts, outline,
+ * header/footer, document info, and the block loop that drives the layout.
+ *
+ * Order of work: lay every block out in one pass (pages are created as the
+ * cursor runs off the bottom), then revisit what needed the whole document —
+ * the table of contents, "{page} of {pages}" footers, the outline — and save.
+ * libharu keeps page objects until save, so late drawing on any page is fine.
+ *
+ * Determinism: libharu writes no /ID without encryption and no dates unless
+ * asked; we set /CreationDate and /ModDate from doc->epoch, so the same spec
+ * gives the same bytes. Its UTF-8 encoder writes a broken /ToUnicode CMap
+ * (a CID range where a bf range belongs); fix_to_unicode replaces it, so
+ * text extraction and search work in every reader. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "render/pdf/pdf_int.h"
 #include "render/render.h"
 
-fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
-                         const fo_render_opts *opts, fo_diags *d)
+/* Files tried, in order, for characters the theme's fonts lack. */
+static const char *const fallback_files[] = {
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+    "/usr/share/fonts/truetype/noto/NotoSansCJK-Regular.ttf",
+    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+};
+
+void fo_pdf_fail(fo_pdf *c, fo_status st, const char *fmt, ...)
 {
-    (void)doc; (void)out; (void)opts;
-    fo_diags_add(d, NULL, 0, 0, NULL, "available formats: xlsx",
-                 "%s: the .pdf format is not supported yet", dest);
-    return FO_ERR_UNSUPPORTED;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (c->st == FO_OK) c->st = st;
+    fo_diags_add(c->d, NULL, 0, 0, NULL, NULL, "%s", msg);
+}
+
+static void hpdf_error(HPDF_STATUS code, HPDF_STATUS detail, void *user)
+{
+    fo_pdf *c = user;
+    if (c->st != FO_OK) return;
+    if (c->loading) {
+        fo_pdf_fail(c, FO_ERR_INPUT, "%s: cannot read the image (libharu error 0x%04X)",
+                    c->loading, (unsigned)code);
+        return;
+    }
+    fo_pdf_fail(c, code == HPDF_FAILD_TO_ALLOC_MEM ? FO_ERR_NOMEM : FO_ERR_INTERNAL,
+                "pdf: libharu error 0x%04X (detail %u)", (unsigned)code, (unsigned)detail);
+}
+
+void fo_pdf_fill_rgb(HPDF_Page p, fo_rgb c)
+{
+    HPDF_Page_SetRGBFill(p, ((c >> 16) & 255) / 255.0f, ((c >> 8) & 255) / 255.0f,
+                         (c & 255) / 255.0f);
+}
+
+void fo_pdf_stroke_rgb(HPDF_Page p, fo_rgb c)
+{
+    HPDF_Page_SetRGBStroke(p, ((c >> 16) & 255) / 255.0f, ((c >> 8) & 255) / 255.0f,
+                           (c & 255) / 255.0f);
+}
+
+uint32_t fo_pdf_utf8(const char *s, size_t len, size_t *n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    uint32_t cp;
+    size_t k;
+    if (u[0] < 0x80) { *n = 1; return u[0]; }
+    if ((u[0] & 0xE0) == 0xC0) { cp = u[0] & 0x1F; k = 2; }
+    else if ((u[0] & 0xF0) == 0xE0) { cp = u[0] & 0x0F; k = 3; }
+    else if ((u[0] & 0xF8) == 0xF0) { cp = u[0] & 0x07; k = 4; }
+    else { *n = 1; return 0xFFFD; }
+    if (k > len) { *n = 1; return 0xFFFD; }
+    for (size_t i = 1; i < k; i++) {
+        if ((u[i] & 0xC0) != 0x80) { *n = 1; return 0xFFFD; }
+        cp = (cp << 6) | (u[i] & 0x3F);
+    }
+    *n = k;
+    return cp;
+}
+
+/* ---- fonts ---------------------------------------------------------------- */
+
+fo_pdf_font *fo_pdf_font_load(fo_pdf *c, const char *path)
+{
+    for (size_t i = 0; i < c->nfonts; i++)
+        if (strcmp(c->fonts[i]->path, path) == 0) return c->fonts[i];
+    if (c->nfonts == FO_PDF_MAX_FONTS || !path[0] || access(path, R_OK) != 0) return NULL;
+    size_t plen = strlen(path);
+    const char *name = plen > 4 && strcmp(path + plen - 4, ".ttc") == 0
+        ? HPDF_LoadTTFontFromFile2(c->pdf, path, 0, HPDF_TRUE)
+        : HPDF_LoadTTFontFromFile(c->pdf, path, HPDF_TRUE);
+    if (!name) return NULL;
+    fo_pdf_font *f = fo_calloc(1, sizeof *f);
+    if (!f) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return NULL; }
+    snprintf(f->path, sizeof f->path, "%s", path);
+    f->font = HPDF_GetFont(c->pdf, name, "UTF-8");
+    f->def = HPDF_GetFontDef(c->pdf, name);
+    if (!f->font || !f->def) { fo_free(f); return NULL; }
+    f->ascent = (float)HPDF_Font_GetAscent(f->font);
+    f->descent = (float)HPDF_Font_GetDescent(f->font);
+    for (size_t i = 0; i < FO_PDF_WCACHE; i++) f->w[i] = -1;
+    c->fonts[c->nfonts++] = f;
+    return f;
+}
+
+fo_pdf_font *fo_pdf_face(fo_pdf *c, const fo_font *f, int face)
+{
+    const char *paths[4] = {f->regular, f->bold, f->italic, f->bold_italic};
+    fo_pdf_font *r = fo_pdf_font_load(c, paths[face & 3]);
+    if (!r && face == FO_PDF_BOLD_ITALIC) r = fo_pdf_font_load(c, f->bold);
+    if (!r) r = fo_pdf_font_load(c, f->regular);
+    if (!r) r = fo_pdf_font_load(c, fallback_files[0]);
+    if (!r && c->st == FO_OK)
+        fo_pdf_fail(c, FO_ERR_INPUT, "pdf: cannot load the font %s (theme \"%s\")",
+                    f->regular, c->t->name);
+    return r;
+}
+
+fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp)
+{
+    if (cp < 0x80 || cp > 0xFFFF || HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)cp) != 0)
+        return f;
+    for (size_t i = 0; i < c->nfallbacks; i++) {
+        fo_pdf_font *g = fo_pdf_font_load(c, c->fallbacks[i]);
+        if (g && HPDF_TTFontDef_GetGlyphid(g->def, (HPDF_UINT16)cp) != 0) return g;
+    }
+    return f;
+}
+
+double fo_pdf_glyph_width(fo_pdf_font *f, uint32_t cp)
+{
+    if (cp < FO_PDF_WCACHE) {
+        if (f->w[cp] < 0) f->w[cp] = (float)HPDF_Font_GetUnicodeWidth(f->font, (HPDF_UNICODE)cp);
+        return f->w[cp];
+    }
+    return cp > 0xFFFF ? f->w[0x3F] >= 0 ? f->w[0x3F] : 500
+                       : HPDF_Font_GetUnicodeWidth(f->font, (HPDF_UNICODE)cp);
+}
+
+/* Replaces libharu's /ToUnicode of a UTF-8 font: character codes are the
+ * UTF-16 code units of the BMP, so the map is the identity, written as bf
+ * ranges of 256 codes (surrogates excluded), at most 100 per block. */
+static void fix_to_unicode(fo_pdf *c, fo_pdf_font *f)
+{
+    HPDF_Dict cmap = HPDF_Dict_GetItem((HPDF_Dict)f->font, "ToUnicode", HPDF_OCLASS_DICT);
+    if (!cmap || !cmap->stream) return;
+    HPDF_MemStream_FreeData(cmap->stream);
+    HPDF_Dict_RemoveElement(cmap, "CMapName");
+    HPDF_Dict_RemoveElement(cmap, "CIDSystemInfo");
+    HPDF_Dict_RemoveElement(cmap, "WMode");
+    HPDF_Dict_RemoveElement(cmap, "Type");
+    HPDF_Stream s = cmap->stream;
+    HPDF_Stream_WriteStr(s, "/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n"
+        "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n"
+        "/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n"
+        "1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n");
+    unsigned hi[256], n = 0;
+    for (unsigned h = 0; h < 256; h++)
+        if (h < 0xD8 || h > 0xDF) hi[n++] = h;
+    char line[64];
+    for (unsigned i = 0; i < n; i += 100) {
+        unsigned k = n - i < 100 ? n - i : 100;
+        snprintf(line, sizeof line, "%u beginbfrange\n", k);
+        HPDF_Stream_WriteStr(s, line);
+        for (unsigned j = i; j < i + k; j++) {
+            snprintf(line, sizeof line, "<%02X00> <%02XFF> <%02X00>\n", hi[j], hi[j], hi[j]);
+            HPDF_Stream_WriteStr(s, line);
+        }
+        HPDF_Stream_WriteStr(s, "endbfrange\n");
+    }
+    HPDF_Stream_WriteStr(s, "endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n");
+    (void)c;
+}
+
+/* ---- pages ---------------------------------------------------------------- */
+
+void fo_pdf_new_page(fo_pdf *c)
+{
+    if (c->st != FO_OK) return;
+    if (c->npages == c->pages_cap) {
+        size_t cap = c->pages_cap ? c->pages_cap * 2 : 16;
+        HPDF_Page *p = fo_realloc(c->pages, cap * sizeof *p);
+        if (!p) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
+        c->pages = p;
+        c->pages_cap = cap;
+    }
+    HPDF_Page page = HPDF_AddPage(c->pdf);
+    if (!page) return;
+    HPDF_Page_SetWidth(page, (HPDF_REAL)c->t->page.width);
+    HPDF_Page_SetHeight(page, (HPDF_REAL)c->t->page.height);
+    c->pages[c->npages++] = page;
+    c->page = page;
+    c->y = c->top;
+    c->fresh = true;
+}
+
+void fo_pdf_need(fo_pdf *c, double h)
+{
+    if (!c->page || (!c->fresh && c->y - h < c->bottom - 0.01)) fo_pdf_new_page(c);
+}
+
+void fo_pdf_mark_add(fo_pdf *c, const char *text, int level, double y)
+{
+    if (c->nmarks == c->marks_cap) {
+        size_t cap = c->marks_cap ? c->marks_cap * 2 : 32;
+        fo_pdf_mark *m = fo_realloc(c->marks, cap * sizeof *m);
+        if (!m) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
+        c->marks = m;
+        c->marks_cap = cap;
+    }
+    char *s = fo_strdup(text ? text : "");
+    if (!s) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
+    c->marks[c->nmarks++] = (fo_pdf_mark){s, level, c->npages - 1, y};
+}
+
+double fo_pdf_min_height(const fo_pdf *c, const fo_block *b)
+{
+    const fo_theme *t = c->t;
+    double lh = t->body_size * 1.4, row = t->body_size * 0.9 * 1.25 + 5.2;
+    switch (b->kind) {
+    case FO_BLOCK_CHART: {
+        double w = b->u.chart.width > 0 ? b->u.chart.width : 800;
+        double h = b->u.chart.height > 0 ? b->u.chart.height : 500;
+        double s = w * 0.75 > c->width ? c->width / w : 0.75;
+        double maxh = (c->top - c->bottom) * 0.9;
+        return h * s > maxh ? maxh : h * s;
+    }
+    case FO_BLOCK_IMAGE: {
+        double w = b->u.image.width, h = b->u.image.height;
+        double nw = b->u.image.px_width > 0 ? b->u.image.px_width : 1;
+        double nh = b->u.image.px_height > 0 ? b->u.image.px_height : 1;
+        if (w <= 0 && h <= 0) { w = nw; h = nh; }
+        else if (w <= 0) w = h * nw / nh;
+        else if (h <= 0) h = w * nh / nw;
+        w *= 0.75;
+        h *= 0.75;
+        if (w > c->width) h *= c->width / w;
+        return h > (c->top - c->bottom) * 0.8 ? (c->top - c->bottom) * 0.8 : h;
+    }
+    case FO_BLOCK_TABLE: return (b->u.table.caption ? lh : 0) + 4 * row;
+    case FO_BLOCK_METRICS: return t->heading_size[0] * 1.3 + t->body_size * 3.5 + 18;
+    case FO_BLOCK_CODE: return t->mono_size * 1.35 * 3 + 12;
+    case FO_BLOCK_LIST: case FO_BLOCK_PARAGRAPH: return 3 * lh;
+    default: return 0;
+    }
+}
+
+/* Bookmarks nested by heading level; a level-3 heading under a level-1 one
+ * hangs from the level-1 item (skipped levels do not create empty items). */
+static void build_outline(fo_pdf *c)
+{
+    HPDF_Encoder enc = HPDF_GetEncoder(c->pdf, "UTF-8");
+    memset(c->outline, 0, sizeof c->outline);
+    for (size_t i = 0; i < c->nmarks && c->st == FO_OK; i++) {
+        const fo_pdf_mark *m = &c->marks[i];
+        HPDF_Outline parent = NULL;
+        for (int l = m->level - 1; l >= 1 && !parent; l--) parent = c->outline[l];
+        HPDF_Outline o = HPDF_CreateOutline(c->pdf, parent, m->text, enc);
+        if (!o) return;
+        HPDF_Destination dst = HPDF_Page_CreateDestination(c->pages[m->page]);
+        HPDF_Destination_SetFitH(dst, (HPDF_REAL)m->y);
+        HPDF_Outline_SetDestination(o, dst);
+        HPDF_Outline_SetOpened(o, m->level < 2 ? HPDF_TRUE : HPDF_FALSE);
+        c->outline[m->level] = o;
+        for (int l = m->level + 1; l <= 6; l++) c->outline[l] = NULL;
+    }
+    if (c->nmarks) HPDF_SetPageMode(c->pdf, HPDF_PAGE_MODE_USE_OUTLINE);
+}
+
+/* Expands {page} {pages} {title} {date} of a header/footer template. */
+static void expand(const fo_pdf *c, const char *tpl, size_t page, char *out, size_t cap)
+{
+    size_t o = 0;
+    out[0] = 0;
+    for (const char *p = tpl; *p && o + 1 < cap;) {
+        char num[32];
+        const char *sub = NULL;
+        size_t skip = 0;
+        if (strncmp(p, "{page}", 6) == 0) {
+            snprintf(num, sizeof num, "%zu", page + 1); sub = num; skip = 6;
+        } else if (strncmp(p, "{pages}", 7) == 0) {
+            snprintf(num, sizeof num, "%zu", c->npages); sub = num; skip = 7;
+        } else if (strncmp(p, "{title}", 7) == 0) {
+            sub = c->doc->title ? c->doc->title : ""; skip = 7;
+        } else if (strncmp(p, "{date}", 6) == 0) {
+            sub = c->doc->date ? c->doc->date : ""; skip = 6;
+        }
+        if (sub) {
+            o += (size_t)snprintf(out + o, cap - o, "%s", sub);
+            if (o >= cap) o = cap - 1;
+            p += skip;
+        } else {
+            out[o++] = *p++;
+            out[o] = 0;
+        }
+    }
+}
+
+static void header_footer(fo_pdf *c)
+{
+    const fo_theme *t = c->t;
+    fo_pdf_font *f = fo_pdf_face(c, &t->body, FO_PDF_REGULAR);
+    double size = t->body_size * 0.8;
+    char buf[1024];
+    for (size_t i = 0; i < c->npages && f && c->st == FO_OK; i++) {
+        for (int which = 0; which < 2; which++) {
+            const char *tpl = which ? t->footer : t->header;
+            if (!tpl[0]) continue;
+            expand(c, tpl, i, buf, sizeof buf);
+            size_t len = strlen(buf);
+            double w = fo_pdf_text_width(c, f, size, buf, len);
+            double x = c->left + (c->width - w) / 2;
+            double y = which ? c->bottom - t->page.margin_bottom * 0.55
+                             : c->top + t->page.margin_top * 0.45;
+            HPDF_Page saved = c->page;
+            c->page = c->pages[i];
+            fo_pdf_text_draw(c, f, size, t->muted, x, y, buf, len);
+            c->page = saved;
+        }
+    }
+}
+
+static void set_info(fo_pdf *c)
+{
+    const fo_doc *doc = c->doc;
+    time_t tt = (time_t)doc->epoch;
+    struct tm tm;
+    gmtime_r(&tt, &tm);
+    HPDF_Date date = {tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                      tm.tm_min, tm.tm_sec, 'Z', 0, 0};
+    HPDF_SetInfoAttr(c->pdf, HPDF_INFO_PRODUCER, "folio " FOLIO_VERSION);
+    HPDF_SetInfoAttr(c->pdf, HPDF_INFO_CREATOR, "folio");
+    if (doc->title) HPDF_SetInfoAttr(c->pdf, HPDF_INFO_TITLE, doc->title);
+    if (doc->author) HPDF_SetInfoAttr(c->pdf, HPDF_INFO_AUTHOR, doc->author);
+    if (doc->subtitle) HPDF_SetInfoAttr(c->pdf, HPDF_INFO_SUBJECT, doc->subtitle);
+    HPDF_SetInfoDateAttr(c->pdf, HPDF_INFO_CREATION_DATE, date);
+    HPDF_SetInfoDateAttr(c->pdf, HPDF_INFO_MOD_DATE, date);
+}
+
+static void render_block(fo_pdf *c, const fo_block *b)
+{
+    switch (b->kind) {
+    case FO_BLOCK_HEADING: fo_pdf_heading(c, b); break;
+    case FO_BLOCK_PARAGRAPH: fo_pdf_paragraph(c, b); break;
+    case FO_BLOCK_LIST: fo_pdf_list(c, b); break;
+    case FO_BLOCK_METRICS: fo_pdf_metrics(c, b); break;
+    case FO_BLOCK_TABLE: fo_pdf_table(c, b); break;
+    case FO_BLOCK_CHART: fo_pdf_chart(c, b); break;
+    case FO_BLOCK_IMAGE: fo_pdf_image(c, b); break;
+    case FO_BLOCK_CODE: fo_pdf_code(c, b); break;
+    case FO_BLOCK_PAGE_BREAK: if (!c->fresh) fo_pdf_new_page(c); break;
+    case FO_BLOCK_TOC: fo_pdf_toc_reserve(c, b); break;
+    }
+}
+
+fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
+                        const fo_render_opts *opts, fo_diags *d)
+{
+    (void)opts;
+    const char *tmp = fo_outset_add(out, dest, "pdf", d);
+    if (!tmp) return FO_ERR_IO;
+    fo_pdf ctx, *c = &ctx;
+    memset(c, 0, sizeof *c);
+    c->doc = doc;
+    c->t = &doc->theme;
+    c->d = d;
+    for (size_t i = 0; i < sizeof fallback_files / sizeof *fallback_files; i++)
+        if (access(fallback_files[i], R_OK) == 0 && c->nfallbacks < 4)
+            c->fallbacks[c->nfallbacks++] = fallback_files[i];
+    const fo_theme *t = c->t;
+    c->left = t->page.margin_left;
+    c->right = t->page.width - t->page.margin_right;
+    c->top = t->page.height - t->page.margin_top;
+    c->bottom = t->page.margin_bottom;
+    c->width = c->right - c->left;
+
+    c->pdf = HPDF_New(hpdf_error, c);
+    if (!c->pdf) return FO_ERR_NOMEM;
+    HPDF_SetCompressionMode(c->pdf, HPDF_COMP_ALL);
+    HPDF_UseUTFEncodings(c->pdf);
+    HPDF_SetCurrentEncoder(c->pdf, "UTF-8");
+    set_info(c);
+
+    fo_pdf_new_page(c);
+    fo_pdf_title_block(c);
+    for (size_t i = 0; i < doc->nblocks && c->st == FO_OK; i++)
+        render_block(c, &doc->blocks[i]);
+    if (c->st == FO_OK) fo_pdf_toc_fill(c);
+    if (c->st == FO_OK) header_footer(c);
+    if (c->st == FO_OK) build_outline(c);
+    for (size_t i = 0; i < c->nfonts && c->st == FO_OK; i++) fix_to_unicode(c, c->fonts[i]);
+    if (c->st == FO_OK && HPDF_SaveToFile(c->pdf, tmp) != HPDF_OK && c->st == FO_OK)
+        fo_pdf_fail(c, FO_ERR_IO, "%s: cannot write the PDF", dest);
+
+    fo_status st = c->st;
+    HPDF_Free(c->pdf);
+    for (size_t i = 0; i < c->nfonts; i++) fo_free(c->fonts[i]);
+    for (size_t i = 0; i < c->nmarks; i++) fo_free(c->marks[i].text);
+    fo_free(c->marks);
+    fo_free(c->pages);
+    fo_free(c->toc);
+    return st;
 }

@@ -1,0 +1,531 @@
+/* flow.c — PDF text layout: measuring and drawing UTF-8 with font fallback,
+ * wrapping inline runs into lines (links clickable), title block, headings,
+ * paragraphs, nested lists and code blocks.
+ *
+ * Wrapping is greedy: text is cut into words at spaces (and around each CJK
+ * character, which may break anywhere); a word is the unit that moves to the
+ * next line, even when it spans runs ("**12%**;" stays together). A word wider
+ * than the column is cut between characters. Lines are emitted as soon as
+ * they are full, so a paragraph longer than a page flows on. */
+#include <stdio.h>
+#include <string.h>
+
+#include "render/pdf/pdf_int.h"
+
+#define LINK_PAD 1.0
+
+/* ---- plain text ------------------------------------------------------------ */
+
+/* Characters libharu's UTF-8 encoder cannot show (outside the BMP, controls)
+ * are replaced: U+FFFD and a space. */
+static uint32_t drawable(uint32_t cp)
+{
+    if (cp > 0xFFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0xFFFD;
+    if (cp < 0x20 || cp == 0x7F) return ' ';
+    return cp;
+}
+
+static size_t put_utf8(char *o, uint32_t cp)
+{
+    if (cp < 0x80) { o[0] = (char)cp; return 1; }
+    if (cp < 0x800) { o[0] = (char)(0xC0 | (cp >> 6)); o[1] = (char)(0x80 | (cp & 0x3F)); return 2; }
+    o[0] = (char)(0xE0 | (cp >> 12));
+    o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    o[2] = (char)(0x80 | (cp & 0x3F));
+    return 3;
+}
+
+double fo_pdf_text_width(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len)
+{
+    double w = 0;
+    for (size_t i = 0, n; i < len; i += n) {
+        uint32_t cp = drawable(fo_pdf_utf8(s + i, len - i, &n));
+        w += fo_pdf_glyph_width(fo_pdf_cover(c, f, cp), cp);
+    }
+    return w * size / 1000.0;
+}
+
+/* Draws s in segments of one font each, inside one text object. */
+void fo_pdf_text_draw(fo_pdf *c, fo_pdf_font *f, double size, fo_rgb color,
+                      double x, double y, const char *s, size_t len)
+{
+    if (c->st != FO_OK || !f || len == 0) return;
+    char stackbuf[1024];
+    size_t cap = len + 4 > sizeof stackbuf ? len + 4 : sizeof stackbuf;
+    char *buf = cap > sizeof stackbuf ? fo_malloc(cap) : stackbuf;
+    if (!buf) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
+    HPDF_Page p = c->page;
+    HPDF_Page_BeginText(p);
+    fo_pdf_fill_rgb(p, color);
+    HPDF_Font cur = NULL;
+    size_t i = 0;
+    while (i < len) {
+        size_t n, o = 0;
+        uint32_t cp = drawable(fo_pdf_utf8(s + i, len - i, &n));
+        fo_pdf_font *g = fo_pdf_cover(c, f, cp);
+        double w = 0;
+        /* longest stretch drawn with font g */
+        while (i < len) {
+            uint32_t cq = drawable(fo_pdf_utf8(s + i, len - i, &n));
+            if (fo_pdf_cover(c, f, cq) != g) break;
+            o += put_utf8(buf + o, cq);
+            w += fo_pdf_glyph_width(g, cq);
+            i += n;
+        }
+        buf[o] = 0;
+        if (g->font != cur) { HPDF_Page_SetFontAndSize(p, g->font, (HPDF_REAL)size); cur = g->font; }
+        HPDF_Page_TextOut(p, (HPDF_REAL)x, (HPDF_REAL)y, buf);
+        x += w * size / 1000.0;
+    }
+    HPDF_Page_EndText(p);
+    if (buf != stackbuf) fo_free(buf);
+    c->fresh = false;
+}
+
+static size_t wrap(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len,
+                   double w, bool keep_lead, size_t *starts, size_t *lens, size_t max)
+{
+    size_t nl = 0, i = 0;
+    double limit = w * 1000.0 / size;
+    while (i < len) {
+        bool hard = i == 0 || s[i - 1] == '\n';
+        if (!(keep_lead && hard))
+            while (i < len && s[i] == ' ') i++;  /* no leading spaces after a soft break */
+        size_t start = i, brk = 0, n;
+        double lw = 0;
+        bool cut = false;
+        while (i < len && s[i] != '\n') {
+            uint32_t cp = drawable(fo_pdf_utf8(s + i, len - i, &n));
+            double gw = fo_pdf_glyph_width(fo_pdf_cover(c, f, cp), cp);
+            if (lw + gw > limit && i > start && cp != ' ') {
+                if (brk > start) i = brk;           /* back to the last space */
+                cut = true;
+                break;
+            }
+            if (cp == ' ') brk = i;
+            lw += gw;
+            i += n;
+        }
+        size_t end = i;
+        while (end > start && s[end - 1] == ' ') end--;
+        if (nl < max) { starts[nl] = start; lens[nl] = end - start; }
+        nl++;
+        if (!cut && i < len && s[i] == '\n') {
+            i++;
+            if (i == len) break;
+        }
+    }
+    if (nl == 0) {
+        if (max) { starts[0] = 0; lens[0] = 0; }
+        nl = 1;
+    }
+    return nl;
+}
+
+size_t fo_pdf_wrap_plain(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len,
+                         double w, size_t *starts, size_t *lens, size_t max)
+{
+    return wrap(c, f, size, s, len, w, false, starts, lens, max);
+}
+
+/* ---- inline runs ---------------------------------------------------------- */
+
+typedef struct {
+    fo_pdf_font *f;
+    double size;
+    fo_rgb color;
+    const char *url;
+    size_t off, len;   /* in line->buf */
+    double w;          /* pt */
+} piece;
+
+typedef struct {
+    piece *p;
+    size_t n, cap;
+    char *buf;
+    size_t blen, bcap;
+    double w;
+} line_t;
+
+/* The style of one run. */
+typedef struct {
+    fo_pdf_font *f;
+    double size;
+    fo_rgb color;
+    const char *url;
+} rstyle;
+
+static rstyle run_style(fo_pdf *c, const fo_run *r, const fo_pdf_style *st)
+{
+    rstyle s;
+    int face = st->face;
+    if (r->flags & FO_RUN_BOLD) face |= FO_PDF_BOLD;
+    if (r->flags & FO_RUN_ITALIC) face |= FO_PDF_ITALIC;
+    bool code = r->flags & FO_RUN_CODE;
+    s.f = fo_pdf_face(c, code ? &c->t->mono : st->family, code ? face & FO_PDF_BOLD : face);
+    s.size = code ? st->size * 0.92 : st->size;
+    s.color = r->url ? c->t->link : st->color;
+    s.url = r->url;
+    return s;
+}
+
+/* Appends text in style rs to the line, split into single-font pieces. */
+static bool line_add(fo_pdf *c, line_t *L, const rstyle *rs, const char *s, size_t len)
+{
+    if (L->blen + len * 2 + 8 > L->bcap) {
+        size_t cap = (L->bcap + len * 2 + 8) * 2;
+        char *b = fo_realloc(L->buf, cap);
+        if (!b) return false;
+        L->buf = b;
+        L->bcap = cap;
+    }
+    for (size_t i = 0, n; i < len; i += n) {
+        uint32_t cp = drawable(fo_pdf_utf8(s + i, len - i, &n));
+        fo_pdf_font *g = fo_pdf_cover(c, rs->f, cp);
+        double gw = fo_pdf_glyph_width(g, cp) * rs->size / 1000.0;
+        piece *last = L->n ? &L->p[L->n - 1] : NULL;
+        if (!last || last->f != g || last->size != rs->size || last->color != rs->color ||
+            last->url != rs->url) {
+            if (L->n == L->cap) {
+                size_t cap = L->cap ? L->cap * 2 : 8;
+                piece *p = fo_realloc(L->p, cap * sizeof *p);
+                if (!p) return false;
+                L->p = p;
+                L->cap = cap;
+            }
+            if (last) L->buf[L->blen++] = 0;  /* terminate the previous piece */
+            last = &L->p[L->n++];
+            *last = (piece){g, rs->size, rs->color, rs->url, L->blen, 0, 0};
+        }
+        size_t k = put_utf8(L->buf + L->blen, cp);
+        L->blen += k;
+        last->len += k;
+        last->w += gw;
+        L->w += gw;
+    }
+    return true;
+}
+
+/* Draws the line at the cursor (new page first if it does not fit). */
+static void line_emit(fo_pdf *c, line_t *L, double x, double line_h)
+{
+    fo_pdf_need(c, line_h);
+    if (c->st != FO_OK) return;
+    HPDF_Page p = c->page;
+    double base = c->y - line_h + (line_h - (L->n ? L->p[0].size : 10)) * 0.5 +
+                  (L->n ? L->p[0].size : 10) * 0.22;
+    if (L->n) {
+        L->buf[L->blen] = 0;
+        HPDF_Page_BeginText(p);
+        HPDF_Font cf = NULL;
+        double cs = 0;
+        fo_rgb cc = 0xFFFFFFFF;
+        double px = x;
+        for (size_t i = 0; i < L->n; i++) {
+            piece *q = &L->p[i];
+            if (q->f->font != cf || q->size != cs) {
+                HPDF_Page_SetFontAndSize(p, q->f->font, (HPDF_REAL)q->size);
+                cf = q->f->font;
+                cs = q->size;
+            }
+            if (q->color != cc) { fo_pdf_fill_rgb(p, q->color); cc = q->color; }
+            HPDF_Page_TextOut(p, (HPDF_REAL)px, (HPDF_REAL)base, L->buf + q->off);
+            q->off = (size_t)(px * 1000);  /* reuse: x position for links, in mpt */
+            px += q->w;
+        }
+        HPDF_Page_EndText(p);
+        /* links: underline and one annotation per stretch of pieces */
+        for (size_t i = 0; i < L->n;) {
+            if (!L->p[i].url) { i++; continue; }
+            size_t j = i;
+            double x0 = L->p[i].off / 1000.0, x1 = x0;
+            while (j < L->n && L->p[j].url == L->p[i].url) { x1 += L->p[j].w; j++; }
+            fo_pdf_stroke_rgb(p, L->p[i].color);
+            HPDF_Page_SetLineWidth(p, 0.5);
+            HPDF_Page_MoveTo(p, (HPDF_REAL)x0, (HPDF_REAL)(base - 1.5));
+            HPDF_Page_LineTo(p, (HPDF_REAL)x1, (HPDF_REAL)(base - 1.5));
+            HPDF_Page_Stroke(p);
+            HPDF_Rect r = {(HPDF_REAL)(x0 - LINK_PAD), (HPDF_REAL)(base - L->p[i].size * 0.25),
+                           (HPDF_REAL)(x1 + LINK_PAD), (HPDF_REAL)(base + L->p[i].size * 0.9)};
+            HPDF_Annotation a = HPDF_Page_CreateURILinkAnnot(p, r, L->p[i].url);
+            if (a) HPDF_LinkAnnot_SetBorderStyle(a, 0, 0, 0);
+            i = j;
+        }
+        c->fresh = false;
+    }
+    c->y -= line_h;
+    L->n = 0;
+    L->blen = 0;
+    L->w = 0;
+}
+
+typedef struct { size_t run, off, len; } frag;
+
+void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
+                 double x, double w, double line_h)
+{
+    line_t L = {0};
+    frag *word = NULL;
+    size_t nw = 0, wcap = 0;
+    rstyle *styles = fo_calloc(runs->n ? runs->n : 1, sizeof *styles);
+    if (!styles) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
+    for (size_t r = 0; r < runs->n; r++) styles[r] = run_style(c, &runs->runs[r], st);
+    bool space = false, any = false;
+    /* r == runs->n is a sentinel that flushes the last word */
+    for (size_t r = 0; r <= runs->n && c->st == FO_OK; r++) {
+        const char *s = r < runs->n ? runs->runs[r].text : "";
+        size_t len = r < runs->n ? runs->runs[r].len : 0, i = 0;
+        for (;;) {
+            size_t n = 1;
+            uint32_t cp = i < len ? fo_pdf_utf8(s + i, len - i, &n) : 0;
+            bool end_run = i >= len;
+            bool cjk = (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xAC00 && cp <= 0xD7AF) ||
+                       (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFFEF);
+            bool sep = !end_run && (cp == ' ' || cp == '\n' || cp == '\t');
+            bool flush = sep || cjk || (end_run && r == runs->n);
+            if (!flush && !end_run) {
+                /* extend the word's last fragment or start one */
+                if (nw && word[nw - 1].run == r && word[nw - 1].off + word[nw - 1].len == i) {
+                    word[nw - 1].len += n;
+                } else {
+                    if (nw == wcap) {
+                        wcap = wcap ? wcap * 2 : 8;
+                        frag *fw = fo_realloc(word, wcap * sizeof *fw);
+                        if (!fw) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); goto done; }
+                        word = fw;
+                    }
+                    word[nw++] = (frag){r, i, n};
+                }
+            }
+            if (flush && nw) {
+                double ww = 0, sw = 0;
+                for (size_t k = 0; k < nw; k++)
+                    ww += fo_pdf_text_width(c, styles[word[k].run].f, styles[word[k].run].size,
+                                            runs->runs[word[k].run].text + word[k].off, word[k].len);
+                const rstyle *fs = &styles[word[0].run];
+                if (space && L.n) sw = fo_pdf_glyph_width(fs->f, ' ') * fs->size / 1000.0;
+                if (L.n && L.w + sw + ww > w) { line_emit(c, &L, x, line_h); sw = 0; }
+                if (sw > 0 && !line_add(c, &L, fs, " ", 1)) goto oom;
+                for (size_t k = 0; k < nw; k++) {
+                    const rstyle *ks = &styles[word[k].run];
+                    const char *t = runs->runs[word[k].run].text + word[k].off;
+                    if (ww <= w) { if (!line_add(c, &L, ks, t, word[k].len)) goto oom; continue; }
+                    /* a word wider than the column: cut between characters */
+                    for (size_t q = 0, m; q < word[k].len; q += m) {
+                        fo_pdf_utf8(t + q, word[k].len - q, &m);
+                        double gw = fo_pdf_text_width(c, ks->f, ks->size, t + q, m);
+                        if (L.n && L.w + gw > w) line_emit(c, &L, x, line_h);
+                        if (!line_add(c, &L, ks, t + q, m)) goto oom;
+                    }
+                }
+                nw = 0;
+                space = false;
+                any = true;
+            }
+            if (cjk) {
+                /* the character is a word of its own, glued to nothing */
+                rstyle *cs = &styles[r];
+                double gw = fo_pdf_text_width(c, cs->f, cs->size, s + i, n);
+                if (L.n && L.w + gw > w) line_emit(c, &L, x, line_h);
+                if (!line_add(c, &L, cs, s + i, n)) goto oom;
+                space = false;
+                any = true;
+            }
+            if (sep) {
+                if (cp == '\n') { line_emit(c, &L, x, line_h); space = false; }
+                else space = any;
+            }
+            if (end_run) break;
+            i += n;
+        }
+    }
+    if (L.n) line_emit(c, &L, x, line_h);
+    goto done;
+oom:
+    fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
+done:
+    fo_free(styles);
+    fo_free(word);
+    fo_free(L.p);
+    fo_free(L.buf);
+}
+
+void fo_pdf_markup(fo_pdf *c, const char *src, bool markup, const fo_pdf_style *st,
+                   double x, double w, double line_h)
+{
+    if (!src) return;
+    if (!markup) {
+        fo_run r = {(char *)src, strlen(src), 0, NULL};
+        fo_runs one = {&r, 1};
+        fo_pdf_runs(c, &one, st, x, w, line_h);
+        return;
+    }
+    fo_runs runs = {0};
+    if (fo_markup_parse(src, &runs) != FO_OK) {
+        fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
+        return;
+    }
+    fo_pdf_runs(c, &runs, st, x, w, line_h);
+    fo_runs_free(&runs);
+}
+
+/* ---- blocks ----------------------------------------------------------------- */
+
+static double body_lh(const fo_theme *t) { return t->body_size * 1.4; }
+
+void fo_pdf_title_block(fo_pdf *c)
+{
+    const fo_doc *doc = c->doc;
+    const fo_theme *t = c->t;
+    if (!doc->title && !doc->subtitle && !doc->author && !doc->date) return;
+    if (doc->title) {
+        fo_pdf_style st = {&t->heading, t->title_size, t->heading_color, FO_PDF_BOLD};
+        fo_pdf_markup(c, doc->title, false, &st, c->left, c->width, t->title_size * 1.2);
+    }
+    if (doc->subtitle) {
+        double s = t->body_size * 1.45;
+        fo_pdf_style st = {&t->heading, s, t->muted, FO_PDF_REGULAR};
+        c->y -= s * 0.2;
+        fo_pdf_markup(c, doc->subtitle, false, &st, c->left, c->width, s * 1.3);
+    }
+    if (doc->author || doc->date) {
+        char line[512];
+        snprintf(line, sizeof line, "%s%s%s", doc->author ? doc->author : "",
+                 doc->author && doc->date ? "  \xC2\xB7  " : "", doc->date ? doc->date : "");
+        fo_pdf_style st = {&t->body, t->body_size, t->muted, FO_PDF_REGULAR};
+        c->y -= t->body_size * 0.3;
+        fo_pdf_markup(c, line, false, &st, c->left, c->width, body_lh(t));
+    }
+    c->y -= t->body_size * 0.6;
+    fo_pdf_stroke_rgb(c->page, t->accent);
+    HPDF_Page_SetLineWidth(c->page, 1.2);
+    HPDF_Page_MoveTo(c->page, (HPDF_REAL)c->left, (HPDF_REAL)c->y);
+    HPDF_Page_LineTo(c->page, (HPDF_REAL)c->right, (HPDF_REAL)c->y);
+    HPDF_Page_Stroke(c->page);
+    c->y -= t->body_size * 1.6;
+}
+
+void fo_pdf_heading(fo_pdf *c, const fo_block *b)
+{
+    const fo_theme *t = c->t;
+    int level = b->u.heading.level < 1 ? 1 : b->u.heading.level > 6 ? 6 : b->u.heading.level;
+    double size = t->heading_size[level - 1];
+    double lh = size * 1.25, before = c->fresh ? 0 : size * (level == 1 ? 0.9 : 0.7);
+    fo_pdf_font *f = fo_pdf_face(c, &t->heading, FO_PDF_BOLD);
+    if (!f) return;
+    double tw = fo_pdf_text_width(c, f, size, b->u.heading.text, strlen(b->u.heading.text));
+    double lines = tw / c->width + 1;
+    /* keep with what follows: the heading plus the start of the next block */
+    size_t bi = (size_t)(b - c->doc->blocks);
+    double next = bi + 1 < c->doc->nblocks ? fo_pdf_min_height(c, &c->doc->blocks[bi + 1]) : 0;
+    fo_pdf_need(c, before + lh * (int)lines + size * 0.35 + next);
+    if (!c->fresh) c->y -= before;
+    fo_pdf_mark_add(c, b->u.heading.text, level, c->y + size * 0.3);
+    fo_pdf_style st = {&t->heading, size, t->heading_color, FO_PDF_BOLD};
+    fo_pdf_markup(c, b->u.heading.text, false, &st, c->left, c->width, lh);
+    c->y -= size * 0.35;
+}
+
+void fo_pdf_paragraph(fo_pdf *c, const fo_block *b)
+{
+    const fo_theme *t = c->t;
+    fo_pdf_style st = {&t->body, t->body_size, t->text, FO_PDF_REGULAR};
+    fo_pdf_markup(c, b->u.paragraph.text, true, &st, c->left, c->width, body_lh(t));
+    c->y -= t->body_size * 0.7;
+}
+
+static void list_marker(bool ordered, int depth, size_t i, char *out, size_t cap)
+{
+    static const char *const bullets[] = {"\xE2\x80\xA2", "\xE2\x80\x93", "\xC2\xB7"};
+    if (!ordered) { snprintf(out, cap, "%s", bullets[depth % 3]); return; }
+    if (depth % 2 == 1 && i < 26) snprintf(out, cap, "%c.", (char)('a' + i));
+    else snprintf(out, cap, "%zu.", i + 1);
+}
+
+static void list_items(fo_pdf *c, const fo_list_item *items, size_t n, bool ordered, int depth)
+{
+    const fo_theme *t = c->t;
+    double lh = body_lh(t), indent = 18.0;
+    double x = c->left + indent * (depth + 1);
+    fo_pdf_font *mf = fo_pdf_face(c, &t->body, FO_PDF_REGULAR);
+    for (size_t i = 0; i < n && c->st == FO_OK; i++) {
+        char mark[24];
+        list_marker(ordered, depth, i, mark, sizeof mark);
+        fo_pdf_need(c, lh);
+        double base = c->y - lh + (lh - t->body_size) * 0.5 + t->body_size * 0.22;
+        double mw = fo_pdf_text_width(c, mf, t->body_size, mark, strlen(mark));
+        fo_pdf_text_draw(c, mf, t->body_size, ordered ? t->text : t->accent,
+                         x - 5 - mw, base, mark, strlen(mark));
+        fo_pdf_style st = {&t->body, t->body_size, t->text, FO_PDF_REGULAR};
+        if (items[i].text && items[i].text[0])
+            fo_pdf_markup(c, items[i].text, true, &st, x, c->right - x, lh);
+        else
+            c->y -= lh;
+        c->y -= t->body_size * 0.15;
+        if (items[i].nitems)
+            list_items(c, items[i].items, items[i].nitems, items[i].ordered, depth + 1);
+    }
+}
+
+void fo_pdf_list(fo_pdf *c, const fo_block *b)
+{
+    list_items(c, b->u.list.items, b->u.list.nitems, b->u.list.ordered, 0);
+    c->y -= c->t->body_size * 0.55;
+}
+
+/* Code: monospace lines on a shaded band; the band is cut where the page
+ * ends and continues on the next. Tabs become four spaces. */
+void fo_pdf_code(fo_pdf *c, const fo_block *b)
+{
+    const fo_theme *t = c->t;
+    const char *src = b->u.code.text ? b->u.code.text : "";
+    double size = t->mono_size, lh = size * 1.35, pad = 6;
+    fo_pdf_font *f = fo_pdf_face(c, &t->mono, FO_PDF_REGULAR);
+    if (!f) return;
+    size_t tabs = 0, slen = strlen(src);
+    for (size_t i = 0; i < slen; i++) tabs += src[i] == '\t';
+    char *text = fo_malloc(slen + tabs * 3 + 1);
+    size_t *starts = NULL, *lens = NULL;
+    if (!text) goto oom;
+    size_t o = 0;
+    for (size_t i = 0; i < slen; i++) {
+        if (src[i] == '\t') { memcpy(text + o, "    ", 4); o += 4; }
+        else if (src[i] != '\r') text[o++] = src[i];
+    }
+    while (o > 0 && text[o - 1] == '\n') o--;
+    text[o] = 0;
+    double w = c->width - 2 * pad;
+    size_t nl = wrap(c, f, size, text, o, w, true, NULL, NULL, 0);
+    starts = fo_malloc(nl * sizeof *starts);
+    lens = fo_malloc(nl * sizeof *lens);
+    if (!starts || !lens) goto oom;
+    wrap(c, f, size, text, o, w, true, starts, lens, nl);
+    size_t i = 0;
+    c->y -= 2;
+    while (i < nl && c->st == FO_OK) {
+        if (c->y - c->bottom < 2 * pad + lh * (nl - i > 1 ? 2 : 1) && !c->fresh) fo_pdf_new_page(c);
+        size_t fit = (size_t)((c->y - c->bottom - 2 * pad) / lh);
+        if (fit < 1) fit = 1;
+        size_t k = nl - i < fit ? nl - i : fit;
+        double h = k * lh + 2 * pad;
+        fo_pdf_fill_rgb(c->page, t->code_fill);
+        HPDF_Page_Rectangle(c->page, (HPDF_REAL)c->left, (HPDF_REAL)(c->y - h),
+                            (HPDF_REAL)c->width, (HPDF_REAL)h);
+        HPDF_Page_Fill(c->page);
+        double base = c->y - pad - lh + (lh - size) * 0.5 + size * 0.22;
+        for (size_t j = 0; j < k; j++, base -= lh)
+            fo_pdf_text_draw(c, f, size, t->text, c->left + pad, base,
+                             text + starts[i + j], lens[i + j]);
+        c->fresh = false;
+        c->y -= h;
+        i += k;
+    }
+    c->y -= t->body_size * 0.8;
+    goto done;
+oom:
+    fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
+done:
+    fo_free(text);
+    fo_free(starts);
+    fo_free(lens);
+}

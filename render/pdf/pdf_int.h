@@ -1,0 +1,150 @@
+/* pdf_int.h — private to render/pdf: the render context its files share.
+ *
+ * The PDF writer lays the document out top to bottom in one pass: a cursor
+ * (y, in PDF points, origin bottom-left) walks down the content box of the
+ * current page and a new page starts when a block does not fit. Text goes
+ * through libharu's UTF-8 encoder into embedded TrueType (CID) fonts; a
+ * character the theme font lacks is drawn with a fallback font that has it.
+ *
+ * Errors are sticky (cairo's way): the first one is kept in ctx->st and
+ * every later drawing call is a no-op; fo_pdf_render checks once at the end. */
+#ifndef FO_PDF_INT_H
+#define FO_PDF_INT_H
+
+#include <hpdf.h>
+
+#include "render/markup.h"
+#include "render/model.h"
+#include "render/numfmt.h"
+
+/* Font faces of a family. */
+enum { FO_PDF_REGULAR = 0, FO_PDF_BOLD = 1, FO_PDF_ITALIC = 2, FO_PDF_BOLD_ITALIC = 3 };
+
+/* One loaded TrueType file. Widths of U+0000..U+07FF are cached in
+ * 1/1000 em (-1 = not looked up yet); others are asked from libharu. */
+#define FO_PDF_WCACHE 0x800
+typedef struct {
+    char path[256];
+    HPDF_Font font;
+    HPDF_FontDef def;
+    float ascent, descent;   /* 1/1000 em; descent is negative */
+    float w[FO_PDF_WCACHE];
+} fo_pdf_font;
+
+#define FO_PDF_MAX_FONTS 24
+
+/* A heading, remembered for the outline and the table of contents. */
+typedef struct {
+    char *text;              /* owned (fo_malloc) */
+    int level;
+    size_t page;             /* 0-based page index */
+    double y;                /* top of the heading on that page */
+} fo_pdf_mark;
+
+/* Space reserved for a table of contents, filled in at the end. */
+typedef struct {
+    size_t page;
+    double y;                /* baseline of the first entry on that page */
+} fo_pdf_tocslot;
+
+typedef struct {
+    const fo_doc *doc;
+    const fo_theme *t;
+    fo_diags *d;
+    fo_status st;            /* sticky: first error */
+    const char *loading;     /* image file being loaded, for error messages */
+    HPDF_Doc pdf;
+
+    fo_pdf_font *fonts[FO_PDF_MAX_FONTS];
+    size_t nfonts;
+    const char *fallbacks[4]; /* files tried for a glyph the font lacks */
+    size_t nfallbacks;
+
+    HPDF_Page page;          /* current page, NULL before the first */
+    HPDF_Page *pages;        /* every page, in order */
+    size_t npages, pages_cap;
+    double left, right, top, bottom, width; /* content box, pt */
+    double y;                /* cursor: top of the free space on the page */
+    bool fresh;              /* nothing drawn on the current page yet */
+
+    fo_pdf_mark *marks;      /* headings in order */
+    size_t nmarks, marks_cap;
+    HPDF_Outline outline[7]; /* last outline item per level (1..6) */
+    fo_pdf_tocslot *toc;     /* one slot per TOC entry, in order */
+    size_t ntoc;
+    size_t toc_first_mark;   /* marks[] index of the first TOC entry */
+
+    HPDF_ExtGState alpha_gs[16]; /* by alpha * 15, lazily */
+} fo_pdf;
+
+/* ---- pdf.c: document, pages, fonts ------------------------------------- */
+/* Records the first error (later ones only add diagnostics). */
+void fo_pdf_fail(fo_pdf *c, fo_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Starts a new page; the cursor goes to its top. */
+void fo_pdf_new_page(fo_pdf *c);
+/* Ensures h pt of room below the cursor, starting a new page if needed
+ * (never on a fresh page: a block taller than a page is drawn anyway). */
+void fo_pdf_need(fo_pdf *c, double h);
+/* The face of a theme font; falls back to regular when the file is missing. */
+fo_pdf_font *fo_pdf_face(fo_pdf *c, const fo_font *f, int face);
+/* A font by file path (loaded once); NULL when it cannot be loaded. */
+fo_pdf_font *fo_pdf_font_load(fo_pdf *c, const char *path);
+/* The font to draw code point cp with: f when it has the glyph, else the
+ * first fallback that has it, else f (the reader shows .notdef). */
+fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp);
+/* Advance width of one code point, 1/1000 em. */
+double fo_pdf_glyph_width(fo_pdf_font *f, uint32_t cp);
+/* Fill colour from 0xRRGGBB. */
+void fo_pdf_fill_rgb(HPDF_Page p, fo_rgb c);
+void fo_pdf_stroke_rgb(HPDF_Page p, fo_rgb c);
+/* Decodes one UTF-8 sequence at s (len > 0); *n = bytes used (>= 1).
+ * Malformed bytes decode as U+FFFD. */
+uint32_t fo_pdf_utf8(const char *s, size_t len, size_t *n);
+/* Least height block b needs on a page to start well (keep-with-next). */
+double fo_pdf_min_height(const fo_pdf *c, const fo_block *b);
+/* Remembers a heading at the cursor for outline and TOC. */
+void fo_pdf_mark_add(fo_pdf *c, const char *text, int level, double y);
+
+/* ---- flow.c: text ------------------------------------------------------- */
+typedef struct {
+    const fo_font *family;   /* theme font family */
+    double size;             /* pt */
+    fo_rgb color;
+    int face;                /* FO_PDF_* for runs without markup flags */
+} fo_pdf_style;
+
+/* Width in pt of UTF-8 text in font f (with fallbacks) at size. */
+double fo_pdf_text_width(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len);
+/* Draws one line of plain UTF-8 text with its left end at (x, baseline y). */
+void fo_pdf_text_draw(fo_pdf *c, fo_pdf_font *f, double size, fo_rgb color,
+                      double x, double y, const char *s, size_t len);
+/* Lays out runs in a column [x, x + w) from the cursor down, page by page;
+ * first_indent is added to x on the first line only (list bullets). */
+void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
+                 double x, double w, double line_h);
+/* Same for inline markup source (plain text when markup is false). */
+void fo_pdf_markup(fo_pdf *c, const char *src, bool markup, const fo_pdf_style *st,
+                   double x, double w, double line_h);
+/* Number of lines plain text needs in width w (for tables). Fills starts and
+ * lens (up to max entries) with each line's byte range. */
+size_t fo_pdf_wrap_plain(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len,
+                         double w, size_t *starts, size_t *lens, size_t max);
+
+void fo_pdf_title_block(fo_pdf *c);
+void fo_pdf_heading(fo_pdf *c, const fo_block *b);
+void fo_pdf_paragraph(fo_pdf *c, const fo_block *b);
+void fo_pdf_list(fo_pdf *c, const fo_block *b);
+void fo_pdf_code(fo_pdf *c, const fo_block *b);
+
+/* ---- table.c, blocks.c, chart_backend.c ---------------------------------- */
+/* Formats a cell as shown to readers (numbers through numfmt f, may be NULL). */
+size_t fo_pdf_value_text(const fo_value *v, const fo_numfmt *f, char *buf, size_t cap);
+void fo_pdf_table(fo_pdf *c, const fo_block *b);
+void fo_pdf_metrics(fo_pdf *c, const fo_block *b);
+void fo_pdf_image(fo_pdf *c, const fo_block *b);
+void fo_pdf_toc_reserve(fo_pdf *c, const fo_block *b);
+void fo_pdf_toc_fill(fo_pdf *c);
+void fo_pdf_chart(fo_pdf *c, const fo_block *b);
+
+#endif
