@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "folio.h"
 #include "render/model.h"
@@ -120,7 +121,7 @@ static void dec_from(double x, dec *d)
 {
     d->k = 0;
     d->e = 0;
-    if (!(x > 0)) return;
+    if (!(x > 0) || isinf(x)) return; /* callers pass finite values */
     char b[40];
     snprintf(b, sizeof b, "%.14e", x); /* d.dddddddddddddde+XX, correctly rounded */
     d->m[0] = b[0];
@@ -690,6 +691,7 @@ typedef struct {
 static int digit_at(const digits *g, int p)
 {
     if (g->d) return dec_digit(g->d, p);
+    if (p >= 20) return 0;
     unsigned long long u = g->u;
     while (p-- > 0) u /= 10;
     return (int)(u % 10);
@@ -771,6 +773,7 @@ static void format_fraction(out *o, const fo_numfmt *f, const section *s, double
         best_fraction(fp, maxden - 1, &n, &den);
     }
     if (n >= den) { whole += 1; n = 0; }
+    if (!s->fint && whole * (double)den >= 1e18) { put_general(o, x); return; }
     unsigned long long ip = 0, num = (unsigned long long)n;
     if (s->fint) ip = (unsigned long long)whole;
     else num += (unsigned long long)whole * (unsigned long long)den;
@@ -819,6 +822,7 @@ static void format_number(out *o, const fo_numfmt *f, const section *s, double x
 {
     for (int i = 0; i < s->pct; i++) x *= 100;
     for (int i = 0; i < s->scale; i++) x /= 1000;
+    if (isinf(x)) { puts_(o, "#NUM!"); return; } /* "%%%%" can overflow a huge value */
     if (s->frac) { format_fraction(o, f, s, x); return; }
     dec d;
     dec_from(x, &d);
