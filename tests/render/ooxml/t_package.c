@@ -1,0 +1,289 @@
+/* t_package.c — the OOXML package writer and XML writer (render/ooxml):
+ * sanitizing, exact generated XML, entry order, 1980 stamps, determinism,
+ * sticky errors and allocation failures; archives read back with libzip. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <zip.h>
+
+#include "render/ooxml/package.h"
+
+/* ---- helpers --------------------------------------------------------------- */
+
+static char *tmp_path(void)
+{
+    static char p[8][40];
+    static int n;
+    char *s = p[n++ % 8];
+    strcpy(s, "/tmp/t_package_XXXXXX");
+    int fd = mkstemp(s);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    return s;
+}
+
+/* Entry i of the archive at path: name and content (caller frees). */
+static char *entry(const char *path, zip_uint64_t i, const char **name, time_t *mtime)
+{
+    zip_t *za = zip_open(path, ZIP_RDONLY, NULL);
+    ck_assert_ptr_nonnull(za);
+    zip_stat_t st;
+    ck_assert_int_eq(zip_stat_index(za, i, 0, &st), 0);
+    static char namebuf[256];
+    snprintf(namebuf, sizeof namebuf, "%s", st.name);
+    if (name) *name = namebuf;
+    if (mtime) *mtime = st.mtime;
+    ck_assert_int_eq(st.comp_method, ZIP_CM_DEFLATE);
+    char *buf = calloc(1, st.size + 1);
+    zip_file_t *f = zip_fopen_index(za, i, 0);
+    ck_assert_int_eq(zip_fread(f, buf, st.size), (zip_int64_t)st.size);
+    zip_fclose(f);
+    zip_close(za);
+    return buf;
+}
+
+static long entries(const char *path)
+{
+    zip_t *za = zip_open(path, ZIP_RDONLY, NULL);
+    ck_assert_ptr_nonnull(za);
+    long n = (long)zip_get_num_entries(za, 0);
+    zip_close(za);
+    return n;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    *len = (size_t)ftell(f);
+    rewind(f);
+    char *b = malloc(*len + 1);
+    ck_assert_uint_eq(fread(b, 1, *len, f), *len);
+    fclose(f);
+    return b;
+}
+
+/* A small package: a big file-backed part, a template, rels, properties. */
+static fo_status build(const char *path, bool check_ids)
+{
+    fo_doc doc = {0};
+    doc.title = "Q3 <review> & \"more\"";
+    doc.author = "Finance\x01 analytics";
+    doc.epoch = 1790726400; /* 2026-09-30T00:00:00Z */
+    fo_pkg *p = fo_pkg_new(path);
+    fo_pkg_add_rel(p, "", FO_REL_OFFICE_DOCUMENT, "word/document.xml", false);
+    fo_pkg_add_core_props(p, &doc);
+    fo_xml *x = fo_xml_new_file();
+    fo_xml_open(x, "w:document", "xmlns:w", "urn:w", NULL);
+    for (int i = 0; i < 20000; i++) fo_xml_text_elem(x, "w:t", "row text \xff bad");
+    fo_xml_close(x);
+    fo_pkg_add_xml(p, "word/document.xml", "application/test+xml", x);
+    const char *rid = fo_pkg_add_rel(p, "word/document.xml", FO_REL_HYPERLINK,
+                                     "https://example.com/?a=1&b=2", true);
+    const char *rid2 = fo_pkg_add_rel(p, "word/document.xml", FO_REL_IMAGE, "media/i.png", false);
+    if (check_ids) {
+        ck_assert_str_eq(rid, "rId1");
+        ck_assert_str_eq(rid2, "rId2");
+    }
+    fo_pkg_add_default(p, "png", FO_CT_PNG);
+    fo_pkg_add_part(p, "word/media/i.png", NULL, "\x89PNG", 4);
+    fo_theme t;
+    fo_theme_default(&t);
+    fo_pkg_add_theme(p, "word/theme/theme1.xml", &t);
+    fo_diags d;
+    fo_diags_init(&d);
+    fo_status st = fo_pkg_close(p, &d);
+    fo_pkg_free(p);
+    fo_diags_free(&d);
+    return st;
+}
+
+/* ---- tests ------------------------------------------------------------------------ */
+
+START_TEST(sanitize)
+{
+    char out[64];
+    ck_assert_uint_eq(fo_xml_sanitize("a\x01" "b\x0b" "c\td\n", 8, out), 6);
+    ck_assert_str_eq(out, "abc\td\n");
+    fo_xml_sanitize("x\xff" "y", 3, out); /* invalid byte -> U+FFFD */
+    ck_assert_str_eq(out, "x\xEF\xBF\xBDy");
+    fo_xml_sanitize("\xEF\xBF\xBE" "z\xEF\xBF\xBF", 7, out); /* U+FFFE/FFFF dropped */
+    ck_assert_str_eq(out, "z");
+    fo_xml_sanitize("\xED\xA0\x80", 3, out); /* a surrogate is invalid UTF-8 */
+    ck_assert_str_eq(out, "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+    fo_xml_sanitize("\xC3\xA9\xE6\x97\xA5\xF0\x9F\x98\x80", 9, out); /* é 日 😀 kept */
+    ck_assert_str_eq(out, "\xC3\xA9\xE6\x97\xA5\xF0\x9F\x98\x80");
+    fo_xml_sanitize("\xC3", 1, out); /* truncated sequence */
+    ck_assert_str_eq(out, "\xEF\xBF\xBD");
+    ck_assert(fo_xml_is_clean("plain \xC3\xA9", 8));
+    ck_assert(!fo_xml_is_clean("a\x1f", 2));
+}
+END_TEST
+
+START_TEST(xml_writer)
+{
+    fo_xml *x = fo_xml_new_memory();
+    fo_xml_open(x, "a", "k", "v<\"&", "skip", NULL, "n", "1", NULL);
+    fo_xml_leaf(x, "b", NULL);
+    fo_xml_text(x, "t\x02<&>");
+    fo_xml_textn(x, "xyz", 2);
+    fo_xml_attr_int(x, "late", 1); /* after content: an error, sticky */
+    fo_xml_close(x);
+    ck_assert_int_ne(fo_xml_status(x), FO_OK);
+    fo_xml_free(x);
+
+    x = fo_xml_new_memory();
+    fo_xml_open(x, "a", "k", "v<\"&\x01", NULL);
+    fo_xml_attrf(x, "f", "%d-%s", 7, "x");
+    fo_xml_leaf(x, "b", NULL);
+    fo_xml_text(x, "t\x02<&>");
+    fo_xml_textn(x, "xyz", 2);
+    fo_xml_close(x);
+    fo_xml_finish(x);
+    ck_assert_int_eq(fo_xml_status(x), FO_OK);
+    const unsigned char *data;
+    size_t len;
+    void *fp;
+    fo_xml__take_output(x, &data, &len, &fp);
+    ck_assert_ptr_null(fp);
+    ck_assert_str_eq((const char *)data,
+                     "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n"
+                     "<a k=\"v&lt;&quot;&amp;\" f=\"7-x\"><b/>t&lt;&amp;&gt;xy</a>\n");
+    fo_xml_free(x);
+}
+END_TEST
+
+START_TEST(package_layout)
+{
+    const char *path = tmp_path();
+    ck_assert_int_eq(build(path, true), FO_OK);
+    ck_assert_int_eq(entries(path), 7);
+    const char *order[] = {"[Content_Types].xml", "_rels/.rels", "docProps/core.xml",
+                           "word/document.xml", "word/media/i.png", "word/theme/theme1.xml",
+                           "word/_rels/document.xml.rels"};
+    struct tm tm = {.tm_year = 80, .tm_mon = 0, .tm_mday = 1, .tm_isdst = -1};
+    time_t stamp = mktime(&tm);
+    for (zip_uint64_t i = 0; i < 7; i++) {
+        const char *name;
+        time_t mt;
+        free(entry(path, i, &name, &mt));
+        ck_assert_str_eq(name, order[i]);
+        ck_assert_int_eq((long)mt, (long)stamp);
+    }
+    char *ct = entry(path, 0, NULL, NULL);
+    ck_assert_ptr_nonnull(strstr(ct, "<Default Extension=\"png\" ContentType=\"image/png\"/>"));
+    ck_assert_ptr_nonnull(strstr(ct, "<Override PartName=\"/word/document.xml\" "
+                                     "ContentType=\"application/test+xml\"/>"));
+    ck_assert_ptr_null(strstr(ct, "/word/media/i.png"));
+    free(ct);
+    char *rels = entry(path, 6, NULL, NULL);
+    ck_assert_ptr_nonnull(strstr(rels, "Id=\"rId1\" Type=\"" FO_REL_HYPERLINK "\" "
+                                       "Target=\"https://example.com/?a=1&amp;b=2\" "
+                                       "TargetMode=\"External\""));
+    free(rels);
+    char *core = entry(path, 2, NULL, NULL);
+    ck_assert_ptr_nonnull(strstr(core, "<dc:title>Q3 &lt;review&gt; &amp; &quot;more&quot;</dc:title>"));
+    ck_assert_ptr_nonnull(strstr(core, "<dc:creator>Finance analytics</dc:creator>"));
+    ck_assert_ptr_nonnull(strstr(core, ">2026-09-30T00:00:00Z</dcterms:created>"));
+    free(core);
+    char *doc = entry(path, 3, NULL, NULL);
+    ck_assert_ptr_nonnull(strstr(doc, "<w:t>row text \xEF\xBF\xBD bad</w:t>"));
+    free(doc);
+    char *theme = entry(path, 5, NULL, NULL);
+    ck_assert_ptr_nonnull(strstr(theme, "<a:latin typeface=\"Liberation Sans\"/>"));
+    ck_assert_ptr_null(strstr(theme, "{{"));
+    free(theme);
+    unlink(path);
+}
+END_TEST
+
+START_TEST(deterministic)
+{
+    const char *a = tmp_path(), *b = tmp_path();
+    ck_assert_int_eq(build(a, true), FO_OK);
+    sleep(2); /* a different clock second must not change a byte */
+    ck_assert_int_eq(build(b, true), FO_OK);
+    size_t la, lb;
+    char *da = slurp(a, &la), *db = slurp(b, &lb);
+    ck_assert_uint_eq(la, lb);
+    ck_assert(memcmp(da, db, la) == 0);
+    free(da);
+    free(db);
+    unlink(a);
+    unlink(b);
+}
+END_TEST
+
+START_TEST(sticky_errors)
+{
+    const char *path = tmp_path();
+    fo_pkg *p = fo_pkg_new(path);
+    fo_pkg_add_part(p, "a.xml", NULL, "<a/>", 4);
+    fo_pkg_add_part(p, "a.xml", NULL, "<a/>", 4); /* twice: error */
+    ck_assert_int_eq(fo_pkg_status(p), FO_ERR_INTERNAL);
+    fo_pkg_add_part(p, "b.xml", NULL, "<b/>", 4); /* no-op now */
+    ck_assert(!fo_pkg_has_part(p, "b.xml"));
+    ck_assert_str_eq(fo_pkg_add_rel(p, "", FO_REL_IMAGE, "x", false), "");
+    fo_diags d;
+    fo_diags_init(&d);
+    ck_assert_int_eq(fo_pkg_close(p, &d), FO_ERR_INTERNAL);
+    ck_assert_uint_eq(d.n, 1);
+    ck_assert_ptr_nonnull(strstr(d.items[0].message, "a.xml added twice"));
+    fo_diags_free(&d);
+    fo_pkg_free(p);
+
+    p = fo_pkg_new(path);
+    fo_pkg_add_template(p, "x.xml", NULL, "no/such.xml", NULL);
+    ck_assert_int_eq(fo_pkg_status(p), FO_ERR_INTERNAL);
+    fo_pkg_free(p);
+    fo_pkg_free(NULL);
+    fo_xml_free(NULL);
+
+    fo_diags_init(&d);
+    p = fo_pkg_new("/nonexistent-dir/x.docx");
+    fo_pkg_add_part(p, "a.xml", NULL, "<a/>", 4);
+    ck_assert_int_eq(fo_pkg_close(p, &d), FO_ERR_IO);
+    ck_assert_uint_eq(d.n, 1);
+    fo_diags_free(&d);
+    fo_pkg_free(p);
+    unlink(path);
+}
+END_TEST
+
+START_TEST(alloc_failures)
+{
+    /* every allocation failing in turn: an error or success, never a crash */
+    const char *path = tmp_path();
+    for (unsigned long n = 1; n < 400; n++) {
+        fo_alloc_fail_after(n);
+        fo_status st = build(path, false);
+        fo_alloc_fail_after(0);
+        ck_assert(st == FO_OK || st == FO_ERR_NOMEM || st == FO_ERR_INTERNAL);
+    }
+    unlink(path);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("ooxml package");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, sanitize);
+    tcase_add_test(tc, xml_writer);
+    tcase_add_test(tc, package_layout);
+    tcase_add_test(tc, deterministic);
+    tcase_add_test(tc, sticky_errors);
+    tcase_add_test(tc, alloc_failures);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
