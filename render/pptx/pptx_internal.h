@@ -91,6 +91,7 @@ typedef struct {
     size_t nmedia;
     const char *section;         /* text of the current level-1 heading, or NULL */
     bool section_used;           /* a slide already carries the section title */
+    char section_buf[512];       /* section text when taken from a caption */
     /* the slide being written (x != NULL) */
     fo_xml *x;
     char part[48];               /* "ppt/slides/slide7.xml" */
@@ -120,6 +121,8 @@ const char *fo_pptx_cont_title(const fo_pptx *p, const char *base, char *buf, si
  * true when a new slide was opened. Flushes the pending text frame first
  * unless keep_frame. */
 bool fo_pptx_need(fo_pptx *p, double need, bool keep_frame);
+/* Opens the next slide of the current section ("(cont.)" after its first). */
+void fo_pptx_open_flow_slide(fo_pptx *p);
 /* Free height below the cursor (after the pending frame). */
 double fo_pptx_room(const fo_pptx *p);
 /* Adds a paragraph (takes ownership of para's runs) to the text flow:

@@ -223,7 +223,7 @@ double fo_pptx_room(const fo_pptx *p)
 
 /* Opens the next slide of the current section: its first one titled with
  * the heading, later ones "(cont.)". */
-static void open_flow_slide(fo_pptx *p)
+void fo_pptx_open_flow_slide(fo_pptx *p)
 {
     char buf[1024];
     const char *title = p->section;
@@ -236,9 +236,9 @@ bool fo_pptx_need(fo_pptx *p, double need, bool keep_frame)
 {
     if (p->err) return false;
     if (!keep_frame) fo_pptx_frame_flush(p);
-    if (!p->x) { open_flow_slide(p); return true; }
+    if (!p->x) { fo_pptx_open_flow_slide(p); return true; }
     if (fo_pptx_room(p) < need && (p->has_content || p->npara)) {
-        open_flow_slide(p);
+        fo_pptx_open_flow_slide(p);
         return true;
     }
     return false;
@@ -318,7 +318,7 @@ void fo_pptx_flow_para(fo_pptx *p, fo_pptx_para *para)
     uint64_t *starts = NULL;
     size_t cap = 0;
     while (!p->err) {
-        if (!p->x) open_flow_slide(p);
+        if (!p->x) fo_pptx_open_flow_slide(p);
         if (p->err) break;
         bool first = p->npara == 0;
         double w = fo_pptx_para_width(para, p->g.cw);
@@ -352,11 +352,11 @@ void fo_pptx_flow_para(fo_pptx *p, fo_pptx_para *para)
                 double head_h = fo_pptx_para_height(para, (size_t)fit, first);
                 frame_append(p, para, head_h);
                 *para = tail;
-                open_flow_slide(p);
+                fo_pptx_open_flow_slide(p);
                 continue;
             }
         }
-        if (p->npara || p->has_content) { open_flow_slide(p); continue; }
+        if (p->npara || p->has_content) { fo_pptx_open_flow_slide(p); continue; }
         /* an empty slide cannot hold it and it cannot be split: place it */
         frame_append(p, para, h);
         fo_free(starts);

@@ -1,4 +1,461 @@
-/* pptx_table.c — tables as a:tbl graphic frames, split over slides. */
-#include "render/pptx/pptx_internal.h"
+/* pptx_table.c — tables as DrawingML tables (a:tbl in a p:graphicFrame),
+ * split over "(cont.)" slides with the header row repeated.
+ *
+ * Two passes over the rows (they stream from the dataset, never held whole):
+ * the first measures each column's widest cell and computes the totals, the
+ * second formats rows through the column's number format, measures each
+ * row's wrapped height at the column widths, and gathers rows into a chunk
+ * that is written as one table when the next row would cross the bottom of
+ * the slide. Numbers and dates are right-aligned; the header takes its colors
+ * from theme.table; a totals row is bold under a heavier rule. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
 
-void fo_pptx_table(fo_pptx *p, const fo_block *b) { (void)p; (void)b; }
+#include "render/pptx/pptx_internal.h"
+#include "render/numfmt.h"
+#include "render/text.h"
+
+#define CELL_MX 5.4   /* left/right cell margin, pt */
+#define CELL_MY 3.6   /* top/bottom cell margin, pt */
+#define MIN_ROWS 3    /* a table starts on a fresh slide unless this many rows fit */
+
+typedef struct {
+    char **cells;     /* ncols strings (owned) */
+    unsigned right;   /* bit j: right-aligned (ncols <= 32 use bits; others left) */
+    double h;
+} trow;
+
+typedef struct {
+    fo_pptx *p;
+    const fo_block *b;
+    size_t ncols;
+    fo_numfmt **fmt;
+    double *width;      /* column widths, pt */
+    bool *numeric;      /* column holds numbers: right-aligned header */
+    double *sum, *min, *max;
+    size_t *count, *nnum;
+    trow *chunk;
+    size_t nchunk, capchunk;
+    double chunk_h, header_h;
+    size_t band;        /* data rows written, for banding */
+} tbl;
+
+static bool is_numeric_type(fo_type t)
+{
+    return t == FO_TYPE_INTEGER || t == FO_TYPE_NUMBER || t == FO_TYPE_PERCENT ||
+           t == FO_TYPE_CURRENCY || t == FO_TYPE_DATE || t == FO_TYPE_DATETIME;
+}
+
+/* Displayed text of a value through its column's format; *right when it is
+ * a number or date. */
+static void cell_text(const tbl *tb, size_t j, const fo_value *v, char *buf, size_t cap,
+                      bool *right)
+{
+    const fo_numfmt *f = tb->fmt[j];
+    *right = false;
+    buf[0] = '\0';
+    switch (v->kind) {
+    case FO_VAL_NULL: break;
+    case FO_VAL_TEXT:
+        if (f) fo_numfmt_format_text(f, v->str ? v->str : "", buf, cap);
+        else snprintf(buf, cap, "%s", v->str ? v->str : "");
+        break;
+    case FO_VAL_BOOL: snprintf(buf, cap, "%s", v->num != 0 ? "TRUE" : "FALSE"); break;
+    case FO_VAL_URL: snprintf(buf, cap, "%s", v->label ? v->label : v->str ? v->str : ""); break;
+    case FO_VAL_FORMULA:
+        if (!v->has_num) { snprintf(buf, cap, "%s", v->label ? v->label : ""); break; }
+        /* fall through */
+    case FO_VAL_NUMBER:
+    case FO_VAL_DATE:
+        if (f) fo_numfmt_format(f, v->num, buf, cap);
+        else snprintf(buf, cap, "%.15g", v->num);
+        *right = true;
+        break;
+    }
+}
+
+static double measure(const fo_theme *t, bool bold, const char *s)
+{
+    return fo_text_width(bold ? t->body.bold : t->body.regular, FO_PPTX_TABLE_SZ, s, strlen(s));
+}
+
+/* Pass 1: widest cell per column, totals. */
+static bool scan(tbl *tb)
+{
+    const fo_block *b = tb->b;
+    fo_rows *rows = NULL;
+    if (fo_rows_open(b->u.table.data, &rows, tb->p->d) != FO_OK) return false;
+    const fo_value *row;
+    int rc;
+    char buf[512];
+    while ((rc = fo_rows_next(rows, &row, tb->p->d)) == 1) {
+        for (size_t j = 0; j < tb->ncols; j++) {
+            const fo_table_col *c = &b->u.table.cols[j];
+            const fo_value *v = &row[c->field];
+            bool right;
+            cell_text(tb, j, v, buf, sizeof buf, &right);
+            double w = measure(tb->p->t, false, buf);
+            if (w > tb->width[j]) tb->width[j] = w;
+            if (v->kind != FO_VAL_NULL) tb->count[j]++;
+            bool num = v->kind == FO_VAL_NUMBER || v->kind == FO_VAL_DATE ||
+                       (v->kind == FO_VAL_FORMULA && v->has_num);
+            if (num) {
+                tb->sum[j] += v->num;
+                if (v->num < tb->min[j]) tb->min[j] = v->num;
+                if (v->num > tb->max[j]) tb->max[j] = v->num;
+                tb->nnum[j]++;
+            }
+        }
+    }
+    fo_rows_close(rows);
+    return rc == 0;
+}
+
+/* Column widths: natural widths, shrunk by water-filling when they exceed
+ * the content width, then stretched (at most 2.5x) towards it. */
+static void fit_widths(tbl *tb, double total)
+{
+    size_t n = tb->ncols;
+    double sum = 0;
+    for (size_t j = 0; j < n; j++) {
+        tb->width[j] += 2 * CELL_MX + 4;
+        sum += tb->width[j];
+    }
+    if (sum > total) {
+        double left = total;
+        size_t open = n;
+        bool *fixed = fo_calloc(n, sizeof *fixed);
+        if (!fixed) return;
+        for (bool changed = true; changed && open;) {
+            changed = false;
+            double share = left / (double)open;
+            for (size_t j = 0; j < n; j++)
+                if (!fixed[j] && tb->width[j] <= share) {
+                    fixed[j] = true;
+                    left -= tb->width[j];
+                    open--;
+                    changed = true;
+                }
+        }
+        for (size_t j = 0; j < n; j++)
+            if (!fixed[j]) tb->width[j] = left / (double)open;
+        fo_free(fixed);
+        sum = total;
+    }
+    /* stretch towards the full width, but a narrow table stays narrow-ish */
+    double k = total / sum > 2.5 ? 2.5 : total / sum;
+    for (size_t j = 0; j < n; j++) tb->width[j] *= k;
+}
+
+static double row_height(const tbl *tb, char *const *cells, bool bold)
+{
+    const fo_theme *t = tb->p->t;
+    size_t lines = 1;
+    for (size_t j = 0; j < tb->ncols; j++) {
+        double w = (tb->width[j] - 2 * CELL_MX) * FO_PPTX_FIT;
+        const char *s = cells[j] ? cells[j] : "";
+        size_t k = fo_text_wrap(bold ? t->body.bold : t->body.regular, FO_PPTX_TABLE_SZ, s,
+                                strlen(s), w, NULL, 0);
+        if (k > lines) lines = k;
+    }
+    return (double)lines * fo_pptx_line_h(FO_PPTX_TABLE_SZ) + 2 * CELL_MY;
+}
+
+/* ---- writing ----------------------------------------------------------------- */
+
+static void border(fo_xml *x, const char *side, double w_pt, fo_rgb c)
+{
+    fo_xml_open(x, side, NULL);
+    fo_xml_attr_int(x, "w", FO_PPTX_EMU(w_pt));
+    if (w_pt > 0) fo_pptx_solid(x, c);
+    else fo_xml_leaf(x, "a:noFill", NULL);
+    fo_xml_close(x);
+}
+
+/* kind: 0 header, 1 body, 2 totals. */
+static void write_row(tbl *tb, char *const *cells, unsigned right, double h, int kind)
+{
+    fo_pptx *p = tb->p;
+    fo_xml *x = p->x;
+    const fo_theme *t = p->t;
+    bool band = kind == 1 && t->table.banding && (tb->band++ % 2 == 1);
+    fo_xml_open(x, "a:tr", NULL);
+    fo_xml_attr_int(x, "h", FO_PPTX_EMU(h));
+    for (size_t j = 0; j < tb->ncols; j++) {
+        bool r = kind == 0 ? tb->numeric[j] : (j < 32 && (right >> j & 1));
+        fo_xml_open(x, "a:tc", NULL);
+        fo_xml_open(x, "a:txBody", NULL);
+        fo_xml_leaf(x, "a:bodyPr", NULL);
+        fo_xml_leaf(x, "a:lstStyle", NULL);
+        fo_xml_open(x, "a:p", NULL);
+        fo_xml_open(x, "a:pPr", "algn", r ? "r" : "l", NULL);
+        fo_xml_open(x, "a:lnSpc", NULL);
+        fo_pptx_leaf_int(x, "a:spcPts", "val", lround(fo_pptx_line_h(FO_PPTX_TABLE_SZ) * 100));
+        fo_xml_close(x);
+        fo_xml_close(x);
+        if (cells[j] && *cells[j]) {
+            fo_xml_open(x, "a:r", NULL);
+            fo_pptx_rpr(p, FO_PPTX_TABLE_SZ, kind != 1 ? FO_RUN_BOLD : 0,
+                        kind == 0 ? t->table.header_text : t->text, NULL);
+            fo_xml_text_elem(x, "a:t", cells[j]);
+            fo_xml_close(x);
+        }
+        fo_xml_open(x, "a:endParaRPr", "lang", "en-US", NULL);
+        fo_xml_attr_int(x, "sz", lround(FO_PPTX_TABLE_SZ * 100));
+        fo_xml_close(x);
+        fo_xml_close(x); /* a:p */
+        fo_xml_close(x); /* a:txBody */
+        /* CT_TableCellProperties: lnL lnR lnT lnB, fill */
+        fo_xml_open(x, "a:tcPr", NULL);
+        fo_xml_attr_int(x, "marL", FO_PPTX_EMU(CELL_MX));
+        fo_xml_attr_int(x, "marR", FO_PPTX_EMU(CELL_MX));
+        fo_xml_attr_int(x, "marT", FO_PPTX_EMU(CELL_MY));
+        fo_xml_attr_int(x, "marB", FO_PPTX_EMU(CELL_MY));
+        fo_xml_attr(x, "anchor", "ctr");
+        border(x, "a:lnL", 0, 0);
+        border(x, "a:lnR", 0, 0);
+        border(x, "a:lnT", kind == 2 ? 1.5 : 0, t->text);
+        border(x, "a:lnB", 0.5, t->table.border);
+        if (kind == 0) fo_pptx_solid(x, t->table.header_fill);
+        else if (band) fo_pptx_solid(x, t->table.band_fill);
+        else fo_xml_leaf(x, "a:noFill", NULL);
+        fo_xml_close(x); /* a:tcPr */
+        fo_xml_close(x); /* a:tc */
+    }
+    fo_xml_close(x);
+}
+
+static void chunk_clear(tbl *tb)
+{
+    for (size_t i = 0; i < tb->nchunk; i++) {
+        for (size_t j = 0; j < tb->ncols; j++) fo_free(tb->chunk[i].cells[j]);
+        fo_free(tb->chunk[i].cells);
+    }
+    tb->nchunk = 0;
+    tb->chunk_h = 0;
+}
+
+/* Writes the header plus the gathered rows as one table at the cursor. */
+static void emit(tbl *tb, char **header, size_t total_row)
+{
+    fo_pptx *p = tb->p;
+    fo_xml *x = p->x;
+    if (!x || p->err) { chunk_clear(tb); return; }
+    double h = tb->header_h + tb->chunk_h, w = 0;
+    for (size_t j = 0; j < tb->ncols; j++) w += tb->width[j];
+    int id = fo_pptx_shape_id(p);
+    fo_xml_open(x, "p:graphicFrame", NULL);
+    fo_xml_open(x, "p:nvGraphicFramePr", NULL);
+    fo_xml_open(x, "p:cNvPr", NULL);
+    fo_xml_attr_int(x, "id", id);
+    fo_xml_attrf(x, "name", "Table %d", id - 1);
+    fo_xml_close(x);
+    fo_xml_open(x, "p:cNvGraphicFramePr", NULL);
+    fo_xml_leaf(x, "a:graphicFrameLocks", "noGrp", "1", NULL);
+    fo_xml_close(x);
+    fo_xml_leaf(x, "p:nvPr", NULL);
+    fo_xml_close(x);
+    fo_xml_open(x, "p:xfrm", NULL);
+    fo_xml_open(x, "a:off", NULL);
+    fo_xml_attr_int(x, "x", FO_PPTX_EMU(p->g.x));
+    fo_xml_attr_int(x, "y", FO_PPTX_EMU(p->y));
+    fo_xml_close(x);
+    fo_xml_open(x, "a:ext", NULL);
+    fo_xml_attr_int(x, "cx", FO_PPTX_EMU(w));
+    fo_xml_attr_int(x, "cy", FO_PPTX_EMU(h));
+    fo_xml_close(x);
+    fo_xml_close(x);
+    fo_xml_open(x, "a:graphic", NULL);
+    fo_xml_open(x, "a:graphicData", "uri", "http://schemas.openxmlformats.org/drawingml/2006/table",
+                NULL);
+    fo_xml_open(x, "a:tbl", NULL);
+    fo_xml_leaf(x, "a:tblPr", "firstRow", "1", "bandRow", p->t->table.banding ? "1" : NULL, NULL);
+    fo_xml_open(x, "a:tblGrid", NULL);
+    for (size_t j = 0; j < tb->ncols; j++) fo_pptx_leaf_int(x, "a:gridCol", "w", FO_PPTX_EMU(tb->width[j]));
+    fo_xml_close(x);
+    write_row(tb, header, 0, tb->header_h, 0);
+    tb->band = 0;
+    for (size_t i = 0; i < tb->nchunk; i++)
+        write_row(tb, tb->chunk[i].cells, tb->chunk[i].right, tb->chunk[i].h,
+                  i == total_row ? 2 : 1);
+    fo_xml_close(x); /* a:tbl */
+    fo_xml_close(x); /* a:graphicData */
+    fo_xml_close(x); /* a:graphic */
+    fo_xml_close(x); /* p:graphicFrame */
+    p->y += h + FO_PPTX_GAP;
+    p->has_content = true;
+    chunk_clear(tb);
+}
+
+/* Adds a row to the chunk, first emitting the chunk on this slide and
+ * opening a "(cont.)" slide when the row would not fit. Takes cells. */
+static void add_row(tbl *tb, char **header, char **cells, unsigned right, bool bold, bool total)
+{
+    fo_pptx *p = tb->p;
+    double h = row_height(tb, cells, bold);
+    if (tb->nchunk && p->y + tb->header_h + tb->chunk_h + h > p->g.body_bottom) {
+        emit(tb, header, SIZE_MAX);
+        fo_pptx_slide_end(p);
+        fo_pptx_open_flow_slide(p);
+    }
+    if (tb->nchunk == tb->capchunk) {
+        size_t cap = tb->capchunk ? tb->capchunk * 2 : 32;
+        trow *r = fo_realloc(tb->chunk, cap * sizeof *r);
+        if (!r) {
+            for (size_t j = 0; j < tb->ncols; j++) fo_free(cells[j]);
+            fo_free(cells);
+            fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory");
+            return;
+        }
+        tb->chunk = r;
+        tb->capchunk = cap;
+    }
+    tb->chunk[tb->nchunk++] = (trow){cells, right, h};
+    tb->chunk_h += h;
+    (void)total;
+}
+
+static char **new_cells(tbl *tb)
+{
+    char **c = fo_calloc(tb->ncols, sizeof *c);
+    if (!c) fo_pptx_fail(tb->p, FO_ERR_NOMEM, NULL, "out of memory");
+    return c;
+}
+
+/* Pass 2: rows into chunks; then the totals row. */
+static bool fill(tbl *tb, char **header)
+{
+    const fo_block *b = tb->b;
+    fo_pptx *p = tb->p;
+    fo_rows *rows = NULL;
+    if (fo_rows_open(b->u.table.data, &rows, p->d) != FO_OK) return false;
+    const fo_value *row;
+    int rc;
+    char buf[2048];
+    while (!p->err && (rc = fo_rows_next(rows, &row, p->d)) == 1) {
+        char **cells = new_cells(tb);
+        if (!cells) break;
+        unsigned right = 0;
+        for (size_t j = 0; j < tb->ncols; j++) {
+            bool r;
+            cell_text(tb, j, &row[b->u.table.cols[j].field], buf, sizeof buf, &r);
+            cells[j] = fo_strdup(buf);
+            if (r && j < 32) right |= 1u << j;
+        }
+        add_row(tb, header, cells, right, false, false);
+    }
+    fo_rows_close(rows);
+    if (p->err) return false;
+    if (rc != 0) return false;
+    size_t total_row = SIZE_MAX;
+    if (b->u.table.has_totals) {
+        char **cells = new_cells(tb);
+        if (!cells) return false;
+        unsigned right = 0;
+        for (size_t j = 0; j < tb->ncols; j++) {
+            const fo_table_col *c = &b->u.table.cols[j];
+            double v = 0;
+            bool has = tb->nnum[j] > 0;
+            switch (c->total) {
+            case FO_TOTAL_NONE: has = false; break;
+            case FO_TOTAL_SUM: v = tb->sum[j]; break;
+            case FO_TOTAL_AVG: v = has ? tb->sum[j] / (double)tb->nnum[j] : 0; break;
+            case FO_TOTAL_MIN: v = tb->min[j]; break;
+            case FO_TOTAL_MAX: v = tb->max[j]; break;
+            case FO_TOTAL_COUNT: v = (double)tb->count[j]; has = true; break;
+            }
+            buf[0] = '\0';
+            if (has && c->total == FO_TOTAL_COUNT) snprintf(buf, sizeof buf, "%.0f", v);
+            else if (has && tb->fmt[j]) fo_numfmt_format(tb->fmt[j], v, buf, sizeof buf);
+            else if (j == 0 && c->total == FO_TOTAL_NONE) snprintf(buf, sizeof buf, "Total");
+            if (has && j < 32) right |= 1u << j;
+            cells[j] = fo_strdup(buf);
+        }
+        add_row(tb, header, cells, right, true, true);
+        total_row = tb->nchunk - 1;
+    }
+    if (tb->nchunk) emit(tb, header, total_row);
+    return true;
+}
+
+void fo_pptx_table(fo_pptx *p, const fo_block *b)
+{
+    if (p->err) return;
+    size_t n = b->u.table.ncols;
+    tbl tb;
+    memset(&tb, 0, sizeof tb);
+    tb.p = p;
+    tb.b = b;
+    tb.ncols = n;
+    char **header = NULL;
+    if (n == 0 || !b->u.table.data) return;
+    tb.fmt = fo_calloc(n, sizeof *tb.fmt);
+    tb.width = fo_calloc(n, sizeof *tb.width);
+    tb.numeric = fo_calloc(n, sizeof *tb.numeric);
+    tb.sum = fo_calloc(n, sizeof(double));
+    tb.min = fo_calloc(n, sizeof(double));
+    tb.max = fo_calloc(n, sizeof(double));
+    tb.count = fo_calloc(n, sizeof(size_t));
+    tb.nnum = fo_calloc(n, sizeof(size_t));
+    header = fo_calloc(n, sizeof *header);
+    if (!tb.fmt || !tb.width || !tb.numeric || !tb.sum || !tb.min || !tb.max || !tb.count ||
+        !tb.nnum || !header) {
+        fo_pptx_fail(p, FO_ERR_NOMEM, b->pointer, "out of memory");
+        goto cleanup;
+    }
+    for (size_t j = 0; j < n; j++) {
+        const fo_table_col *c = &b->u.table.cols[j];
+        tb.fmt[j] = fo_numfmt_compile(c->format, NULL, 0);
+        tb.numeric[j] = is_numeric_type(c->type);
+        tb.min[j] = DBL_MAX;
+        tb.max[j] = -DBL_MAX;
+        header[j] = c->title;
+        tb.width[j] = measure(p->t, true, c->title);
+    }
+    if (!scan(&tb)) {
+        fo_pptx_fail(p, FO_ERR_INPUT, b->pointer, "reading the table's data failed");
+        goto cleanup;
+    }
+    fit_widths(&tb, p->g.cw);
+    tb.header_h = row_height(&tb, header, true);
+
+    double first = tb.header_h + MIN_ROWS * (fo_pptx_line_h(FO_PPTX_TABLE_SZ) + 2 * CELL_MY);
+    if (b->u.table.data->nrows < MIN_ROWS)
+        first = tb.header_h + (double)(b->u.table.data->nrows + b->u.table.has_totals) *
+                                  (fo_pptx_line_h(FO_PPTX_TABLE_SZ) + 2 * CELL_MY);
+    /* caption above the table, kept on the slide where the table starts */
+    if (b->u.table.caption) {
+        if (!p->section) {
+            char *plain = fo_markup_plain(b->u.table.caption);
+            snprintf(p->section_buf, sizeof p->section_buf, "%s", plain ? plain : "");
+            fo_free(plain);
+            p->section = p->section_buf;
+        }
+        fo_pptx_need(p, first + fo_pptx_line_h(14) + FO_PPTX_GAP + 3 * FO_PPTX_INS_Y, false);
+        fo_pptx_para cap;
+        if (fo_pptx_para_init(&cap, FO_PPTX_PARA_PLAIN, 0, 14, b->u.table.caption, true)) {
+            cap.color = p->t->muted;
+            fo_pptx_flow_para(p, &cap);
+        }
+    }
+    fo_pptx_need(p, first, false);
+    if (!fill(&tb, header) && !p->err)
+        fo_pptx_fail(p, FO_ERR_INPUT, b->pointer, "reading the table's data failed");
+
+cleanup:
+    chunk_clear(&tb);
+    fo_free(tb.chunk);
+    if (tb.fmt)
+        for (size_t j = 0; j < n; j++) fo_numfmt_free(tb.fmt[j]);
+    fo_free(tb.fmt);
+    fo_free(tb.width);
+    fo_free(tb.numeric);
+    fo_free(tb.sum);
+    fo_free(tb.min);
+    fo_free(tb.max);
+    fo_free(tb.count);
+    fo_free(tb.nnum);
+    fo_free(header);
+}

@@ -191,6 +191,51 @@ START_TEST(test_long_list_continues)
 }
 END_TEST
 
+
+START_TEST(test_table_split)
+{
+    char json[30000];
+    size_t n = (size_t)snprintf(json, sizeof json,
+        "{\"folio\": 1, \"data\": {\"t\": {\"columns\": [\"month\", \"revenue\"], \"rows\": [");
+    for (int i = 0; i < 60; i++)
+        n += (size_t)snprintf(json + n, sizeof json - n, "%s[\"M%02d\", %d.5]", i ? "," : "", i + 1,
+                              1000 + i);
+    snprintf(json + n, sizeof json - n,
+             "]}}, \"blocks\": [{\"type\": \"heading\", \"text\": \"Sales\", \"level\": 1},"
+             "{\"type\": \"table\", \"data\": \"t\", \"caption\": \"Monthly sales\", \"columns\": "
+             "[\"month\", {\"field\": \"revenue\", \"title\": \"Revenue\", \"format\": \"#,##0.00\"}],"
+             " \"totals\": {\"revenue\": \"sum\"}}]}");
+    const char *f = render("table", json);
+    int slides = count_slides(f);
+    ck_assert_int_ge(slides, 3);
+    int rows = 0;
+    for (int k = 1; k <= slides; k++) {
+        char *t = slide_text(f, k);
+        ck_assert_msg(strncmp(t, k == 1 ? "Sales|Monthly sales|month|Revenue|" :
+                                          "Sales (cont.)|month|Revenue|", k == 1 ? 34 : 28) == 0,
+                      "slide %d: %s", k, t);
+        for (char *q = t; (q = strstr(q, "|M")) != NULL; q++) {
+            if (q[2] < '0' || q[2] > '9') continue;
+            rows++;
+            ck_assert_int_eq(atoi(q + 2), rows);
+        }
+        free(t);
+    }
+    ck_assert_int_eq(rows, 60);
+    char *t = slide_text(f, 1);
+    ck_assert_ptr_nonnull(strstr(t, "|M01|1,000.50|"));
+    free(t);
+    char name[64];
+    snprintf(name, sizeof name, "ppt/slides/slide%d.xml", slides);
+    char *s = part(f, name);
+    /* sum of 1000.5 .. 1059.5 = 61800 */
+    ck_assert_ptr_nonnull(strstr(s, "<a:t>Total</a:t>"));
+    ck_assert_ptr_nonnull(strstr(s, "b=\"1\" dirty=\"0\"><a:solidFill><a:srgbClr val=\"222222\"/></a:solidFill></a:rPr><a:t>61,800.00</a:t>"));
+    ck_assert_ptr_nonnull(strstr(s, "<a:pPr algn=\"r\">"));
+    free(s);
+}
+END_TEST
+
 static unsigned char *slurp(const char *path, long *len)
 {
     FILE *f = fopen(path, "rb");
@@ -230,6 +275,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_title_slide);
     tcase_add_test(tc, test_headings_bullets);
     tcase_add_test(tc, test_long_list_continues);
+    tcase_add_test(tc, test_table_split);
     tcase_add_test(tc, test_deterministic);
     suite_add_tcase(s, tc);
     return s;
