@@ -1,14 +1,15 @@
 /* jail.c — builds a jail and starts the program in it, in a fixed order:
  *
- *   parent  no_new_privs; cgroup; seccomp filter compiled; clone into new
- *           user/PID/mount/IPC/UTS (+network) namespaces; child into cgroup;
- *           uid/gid maps to an unprivileged identity; "go".
+ *   parent  no_new_privs; cgroup; clone into new user/PID/mount/IPC/UTS
+ *           (+network) namespaces; child into cgroup; uid/gid maps to an
+ *           unprivileged identity; "go"; then, while the child mounts, the
+ *           seccomp policy is compiled and sent to it as BPF.
  *   child   (PID 1 of the new PID namespace, full capabilities only inside its
  *           own user namespace) new cgroup namespace; switch to uid/gid 1000;
  *           new root on tmpfs: read-only binds of the system folders, a
  *           synthesized /etc, fresh /proc, minimal /dev, capped /tmp /work /out;
  *           inputs copied; /out handed to the parent; hostname; loopback up;
- *           pivot_root; root read-only; fork the program.
+ *           pivot_root; root read-only; receive the filter; fork the program.
  *   program drop every capability; rlimits; clean environment; seccomp last;
  *           execve.
  *   init    drop every capability; seccomp; wait for the program, report its
@@ -291,6 +292,24 @@ static void send_fd(int sock, int fd)
         die("hand /out to folio");
 }
 
+static void recv_filter(int sock, fo_sandbox_filter *f)
+{
+    static char msg[1 + 4096 * 8];
+    ssize_t n;
+
+    do
+        n = recv(sock, msg, sizeof msg, 0);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        die("receive the seccomp filter");
+    if (n < 9 || msg[0] != 'F' || (n - 1) % 8) {
+        errno = EPROTO;
+        die("receive the seccomp filter");
+    }
+    f->insns = msg + 1;
+    f->len = (size_t)(n - 1) / 8;
+}
+
 /* --net none: the new network namespace has only lo, down; bring it up.
    (--net allow= will add here: bind the egress proxy's socket into /run.) */
 static void net_setup(const fo_sandbox_plan *p)
@@ -330,7 +349,8 @@ static void drop_caps(void)
 }
 
 __attribute__((noreturn))
-static void exec_program(const fo_sandbox_plan *p, int out_w, int err_w, void *filter,
+static void exec_program(const fo_sandbox_plan *p, int out_w, int err_w,
+                         const fo_sandbox_filter *filter,
                          int need_as, int need_nproc)
 {
     sigset_t all;
@@ -357,8 +377,8 @@ static void exec_program(const fo_sandbox_plan *p, int out_w, int err_w, void *f
         setenv("XDG_CACHE_HOME", "/tmp/.cache", 1) || setenv("FOLIO_SANDBOX", "1", 1))
         die("set the environment");
     /* seccomp last: from here on, only execve and the program's own calls */
-    if (filter && fo_sandbox_seccomp_load(filter) < 0)
-        die("load the seccomp filter");
+    if (fo_sandbox_seccomp_install(filter) < 0)
+        die("install the seccomp filter");
     execvp(p->argv[0], p->argv);
     fprintf(stderr, "folio: run: can't execute %s: %s\n", p->argv[0], strerror(errno));
     _exit(errno == ENOENT ? 127 : 126);
@@ -367,13 +387,13 @@ static void exec_program(const fo_sandbox_plan *p, int out_w, int err_w, void *f
 struct child_ctx {
     const fo_sandbox_plan *p;
     int ctl, out_w, err_w, parent_root, need_as, need_nproc;
-    void *filter;
 };
 
 __attribute__((noreturn))
 static void jail_child(const struct child_ctx *c)
 {
     const fo_sandbox_plan *p = c->p;
+    fo_sandbox_filter filter;
     char go, opts[96];
     pid_t prog;
     int outfd, st;
@@ -454,19 +474,21 @@ static void jail_child(const struct child_ctx *c)
         die("make / read-only");
     if (chdir("/work") < 0)
         die("enter /work");
-    /* 11. the program */
+    /* 11. the seccomp policy, compiled by the parent meanwhile */
+    recv_filter(c->ctl, &filter);
+    /* 12. the program */
     prog = fork();
     if (prog < 0)
         die("fork the program");
     if (prog == 0)
-        exec_program(p, c->out_w, c->err_w, c->filter, c->need_as, c->need_nproc);
-    /* 12. init: unprivileged too, then reap until the program ends */
+        exec_program(p, c->out_w, c->err_w, &filter, c->need_as, c->need_nproc);
+    /* 13. init: unprivileged too, then reap until the program ends */
     close(c->out_w);
     close(c->err_w);
     close_all_except(c->ctl, -1);
     drop_caps();
-    if (c->filter && fo_sandbox_seccomp_load(c->filter) < 0)
-        die("load the seccomp filter");
+    if (fo_sandbox_seccomp_install(&filter) < 0)
+        die("install the seccomp filter");
     for (;;) {
         pid_t r = waitpid(-1, &st, 0);
         if (r < 0 && errno == EINTR)
@@ -506,6 +528,34 @@ static int fail(const char *what)
 {
     fprintf(stderr, "folio: run: can't %s: %s\n", what, strerror(errno));
     return FO_RUN_INTERNAL;
+}
+
+static int send_filter(int sock)
+{
+    fo_sandbox_filter f;
+    char *msg;
+    int rc = 0;
+
+    if (fo_sandbox_seccomp_compile(&f) < 0) {
+        fail("build the seccomp filter");
+        return -1;
+    }
+    msg = malloc(1 + f.len * 8);
+    if (!msg) {
+        fo_sandbox_seccomp_free(&f);
+        errno = ENOMEM;
+        fail("build the seccomp filter");
+        return -1;
+    }
+    msg[0] = 'F';
+    memcpy(msg + 1, f.insns, f.len * 8);
+    if (send(sock, msg, 1 + f.len * 8, 0) < 0) {
+        fail("send the seccomp filter to the jail");
+        rc = -1;
+    }
+    free(msg);
+    fo_sandbox_seccomp_free(&f);
+    return rc;
 }
 
 static int recv_fd(int sock)
@@ -563,23 +613,15 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
     c.parent_root = root;
     c.need_as = !j->cg.mem_ok;   /* no memory cgroup: RLIMIT_AS instead */
     c.need_nproc = !j->cg.pids_ok;
-    c.filter = fo_sandbox_seccomp_build();
-    if (!c.filter)
-        return fail("build the seccomp filter");
 
     fflush(stdout);
     fflush(stderr);
     pid = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
-    if (pid < 0) {
-        int e = errno;
-        fo_sandbox_seccomp_free(c.filter);
-        errno = e;
+    if (pid < 0)
         return fail("create the namespaces (clone)");
-    }
     if (pid == 0)
         jail_child(&c);
 
-    fo_sandbox_seccomp_free(c.filter);
     close(outp[1]);
     close(errp[1]);
     close(ctl[1]);
@@ -615,6 +657,8 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
         fail("start the jail");
         goto kill_child;
     }
+    if (send_filter(j->ctl) < 0)
+        goto kill_child;
     j->out_dir = recv_fd(j->ctl);
     if (j->out_dir < 0) {
         /* the child printed why */

@@ -91,10 +91,12 @@ const char *fo_sandbox_cgroup_memory_via(const fo_sandbox_cgroup *cg);
 /* In the jail, before exec: core 0, fsize, nofile, nproc; AS when no memory cgroup. */
 void fo_sandbox_rlimits_apply(const fo_sandbox_plan *p, int need_as, int need_nproc);
 
-/* seccomp.c — builds the filter (returns an scmp_filter_ctx, NULL + errno) and loads it. */
-void *fo_sandbox_seccomp_build(void);
-int fo_sandbox_seccomp_load(void *ctx);
-void fo_sandbox_seccomp_free(void *ctx);
+/* seccomp.c — the policy compiled to classic BPF (insns: len 8-byte
+   instructions, owned), and installed with prctl. 0 or -1 + errno. */
+typedef struct { void *insns; size_t len; } fo_sandbox_filter;
+int fo_sandbox_seccomp_compile(fo_sandbox_filter *f);
+int fo_sandbox_seccomp_install(const fo_sandbox_filter *f);
+void fo_sandbox_seccomp_free(fo_sandbox_filter *f);
 
 /* jail.c */
 typedef struct {

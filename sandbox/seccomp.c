@@ -3,16 +3,22 @@
  * surface or reach outside the jail. Denied calls fail with EPERM (ENOSYS for
  * clone3, so libc falls back to clone, whose flags we can inspect); syscalls of
  * any other architecture, and the x32 ABI, kill the process. docs/sandbox.md
- * explains each entry. Loaded last, just before execve. */
+ * explains each entry. Compiled to BPF once per jail by the parent, installed
+ * in the jail last, just before execve. */
 #define FO_SANDBOX_PRIVATE
 #include "sandbox/sandbox.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
-#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 /* Names, not numbers: resolved for the native architecture; a name the
    architecture lacks (e.g. stime on x86_64) is skipped. */
@@ -45,15 +51,19 @@ static const unsigned long ns_flags[] = {
     CLONE_NEWUTS, CLONE_NEWCGROUP,
 };
 
-void *fo_sandbox_seccomp_build(void)
+/* Builds the policy with libseccomp and exports it as BPF: compiled once per
+   jail, in the parent, while the child sets up its mounts. */
+int fo_sandbox_seccomp_compile(fo_sandbox_filter *f)
 {
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-    size_t k;
-    int rc = 0;
+    char *bpf = NULL;
+    size_t k, len = 0;
+    int rc = 0, pfd[2];
 
+    memset(f, 0, sizeof *f);
     if (!ctx) {
         errno = ENOMEM;
-        return NULL;
+        return -1;
     }
     /* Only the native architecture: a syscall made through another ABI
        (int 0x80 i386, x32) does not match and kills the process. libseccomp
@@ -79,27 +89,52 @@ void *fo_sandbox_seccomp_build(void)
     if (!rc)
         rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
                               SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX));
-    if (rc) {
-        seccomp_release(ctx);
-        errno = -rc;
-        return NULL;
+    /* The BPF (a few hundred instructions) fits a pipe's buffer. */
+    if (!rc && pipe2(pfd, O_CLOEXEC) < 0)
+        rc = -errno;
+    if (!rc) {
+        rc = seccomp_export_bpf(ctx, pfd[1]);
+        close(pfd[1]);
+        bpf = malloc(65536);
+        if (!rc && !bpf)
+            rc = -ENOMEM;
+        while (!rc) {
+            ssize_t n = read(pfd[0], bpf + len, 65536 - len);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0)
+                rc = -errno;
+            if (n <= 0 || (len += (size_t)n) == 65536)
+                break;
+        }
+        close(pfd[0]);
     }
-    return ctx;
-}
-
-int fo_sandbox_seccomp_load(void *ctx)
-{
-    int rc = seccomp_load((scmp_filter_ctx)ctx);
-
+    seccomp_release(ctx);
+    if (!rc && (len == 0 || len % 8 || len / 8 > 4096))
+        rc = -EINVAL;
     if (rc) {
+        free(bpf);
         errno = -rc;
         return -1;
     }
+    f->insns = bpf;
+    f->len = len / 8;                 /* struct sock_filter is 8 bytes */
     return 0;
 }
 
-void fo_sandbox_seccomp_free(void *ctx)
+/* In the jail, last before execve. no_new_privs is already set. */
+int fo_sandbox_seccomp_install(const fo_sandbox_filter *f)
 {
-    if (ctx)
-        seccomp_release((scmp_filter_ctx)ctx);
+    struct sock_fprog prog = { (unsigned short)f->len, (struct sock_filter *)f->insns };
+
+    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+}
+
+void fo_sandbox_seccomp_free(fo_sandbox_filter *f)
+{
+    if (!f)
+        return;
+    free(f->insns);
+    f->insns = NULL;
+    f->len = 0;
 }
