@@ -21,5 +21,7 @@ const char *fo_cli_diags_json(const fo_diags *d);
 const char *fo_cli_written_json(const fo_written_list *w);
 /* `folio schema`: prints the embedded JSON Schema. */
 int fo_cli_schema(const fo_cli_request *req);
+/* Prints an embedded schema by template name. */
+int fo_cli_schema_named(const char *name);
 
 #endif

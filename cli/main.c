@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "folio.h"
+#include "formats/theme.h"
 #include "render/model.h"
 #include "sandbox/sandbox.h"
 
@@ -23,7 +24,8 @@ static const char usage_text[] =
     "  folio render SPEC.json -o OUT.xlsx [-o OUT.pdf ...]   format from each extension\n"
     "  folio convert INPUT OUTPUT                           INPUT: .csv .tsv or a spec .json\n"
     "  folio validate SPEC.json [--json]                    check only, write nothing\n"
-    "  folio schema                                         print the spec's JSON Schema\n"
+    "  folio schema [--theme]                               print the spec's (or a theme's) JSON Schema\n"
+    "  folio themes                                         list the built-in themes\n"
     "  folio run [options] -- CMD [ARG...]                  run analysis code in the sandbox\n"
     "  folio --version | --help | help COMMAND\n"
     "\n"
@@ -180,6 +182,8 @@ static int render_doc(fo_cli_request *req, const char *input)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (tty) fprintf(stderr, "folio: reading %s...\n", input);
     fo_status st = is_spec(input) ? fo_spec_load(input, &doc, &d) : fo_csv_doc(input, &doc, &d);
+    if (st == FO_OK && req->opts.theme)
+        st = fo_theme_load(req->opts.theme, &doc->theme, &d);
     if (st == FO_OK) {
         req->opts.progress = tty;
         if (tty) fprintf(stderr, "folio: rendering %zu output%s...\n", req->nouts, req->nouts == 1 ? "" : "s");
@@ -229,6 +233,15 @@ static int cmd_convert(fo_cli_request *req)
     return rc ? rc : render_doc(req, req->pos[0]);
 }
 
+static int cmd_themes(fo_cli_request *req)
+{
+    if (req->npos || req->nouts) return usage_error("themes takes no arguments");
+    char name[64], desc[256];
+    for (size_t i = 0; fo_theme_builtin(i, name, sizeof name); i++)
+        printf("%-12s %s\n", name, fo_theme_description(name, desc, sizeof desc));
+    return 0;
+}
+
 static int cmd_help(const char *topic)
 {
     if (!topic) { fputs(usage_text, stdout); return 0; }
@@ -248,13 +261,16 @@ int main(int argc, char **argv)
 
     fo_cli_request req;
     memset(&req, 0, sizeof req);
+    if (!strcmp(cmd, "schema") && argc == 3 && !strcmp(argv[2], "--theme"))
+        return fo_cli_schema_named("schema/theme.schema.json");
     int rc = parse_args(argc - 2, argv + 2, &req);
     if (rc) return rc;
     if (!strcmp(cmd, "render")) return cmd_render(&req);
     if (!strcmp(cmd, "convert")) return cmd_convert(&req);
     if (!strcmp(cmd, "validate")) return cmd_validate(&req);
     if (!strcmp(cmd, "schema")) return fo_cli_schema(&req);
-    static const char *const cmds[] = {"render", "convert", "validate", "schema", "run", "help", NULL};
+    if (!strcmp(cmd, "themes")) return cmd_themes(&req);
+    static const char *const cmds[] = {"render", "convert", "validate", "schema", "themes", "run", "help", NULL};
     const char *best = NULL;
     for (int i = 0; cmds[i]; i++)
         if (strncmp(cmd, cmds[i], 3) == 0) best = cmds[i];

@@ -58,9 +58,14 @@ const char *fo_cli_written_json(const fo_written_list *w)
 
 int fo_cli_schema(const fo_cli_request *req)
 {
-    (void)req;
+    if (req->npos || req->nouts) { fprintf(stderr, "folio: schema takes no arguments but --theme\n"); return 1; }
+    return fo_cli_schema_named("schema/spec.schema.json");
+}
+
+int fo_cli_schema_named(const char *name)
+{
     size_t len;
-    const unsigned char *s = fo_template_find("schema/spec.schema.json", &len);
+    const unsigned char *s = fo_template_find(name, &len);
     if (!s) { fprintf(stderr, "folio: schema: not built in\n"); return 5; }
     fwrite(s, 1, len, stdout);
     return 0;

@@ -13,6 +13,7 @@
 
 #include "formats/image.h"
 #include "formats/spec_internal.h"
+#include "formats/theme.h"
 
 static const char *const top_keys[] = {"folio", "title", "subtitle", "author", "date", "theme",
                                        "data", "blocks", "$schema", NULL};
@@ -441,8 +442,25 @@ static void read_meta(fo_spec_ctx *c, json_t *root)
     }
     const char *theme = fo_spec_string(c, root, "", "theme", false);
     fo_theme_default(&doc->theme);
-    if (theme && strcmp(theme, "default") != 0)
-        fo_spec_error(c, "/theme", false, "built-in themes: default", "unknown theme \"%s\"", theme);
+    if (!theme) return;
+    /* a built-in name, or a theme file beside the spec */
+    size_t n = strlen(theme);
+    const char *path = theme;
+    if (n > 5 && !strcmp(theme + n - 5, ".json") && !(path = fo_spec_resolve(c, theme, "/theme"))) return;
+    fo_diags td;
+    fo_diags_init(&td);
+    if (fo_theme_load(path, &doc->theme, &td) != FO_OK) {
+        for (size_t i = 0; i < td.n; i++) {
+            const fo_diag *g = &td.items[i];
+            if (g->file) {
+                fo_diags_add(c->d, g->file, g->line, g->column, g->pointer, g->hint, "%s", g->message);
+                c->errors++;
+            } else {
+                fo_spec_error(c, "/theme", false, g->hint, "%s", g->message);
+            }
+        }
+    }
+    fo_diags_free(&td);
 }
 
 /* Builds the document from a parsed JSON (takes ownership of json). */

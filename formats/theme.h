@@ -1,0 +1,19 @@
+/* theme.h — reading theme files: built-in names (templates/themes/NAME.json)
+ * or a user's FILE.json, validated with located errors like specs. */
+#ifndef FO_FORMATS_THEME_H
+#define FO_FORMATS_THEME_H
+
+#include "render/theme.h"
+#include "folio.h"
+
+/* Loads a theme by built-in name or path to a .json file into *t, starting
+ * from the default theme (keys a file leaves out keep their defaults).
+ * Errors (unknown name, bad file) go to d; returns FO_ERR_INPUT then. */
+fo_status fo_theme_load(const char *name_or_path, fo_theme *t, fo_diags *d);
+
+/* Name of the i-th built-in theme, NULL past the end. */
+const char *fo_theme_builtin(size_t i, char *buf, size_t cap);
+/* The one-line description of a built-in theme ("" if none). */
+const char *fo_theme_description(const char *name, char *buf, size_t cap);
+
+#endif
