@@ -343,7 +343,7 @@ void fo_chart_cartesian(fo_chart_ctx *cx)
     } else {
         for (int iter = 0; iter < 3; iter++) {
             double plot_h = cx->y1 - bottom - cx->y0 - top;
-            int target = (int)fmin(11, fmax(3, plot_h / (55 * cx->k) + 1));
+            int target = (int)fmin(11, fmax(3, plot_h / (70 * cx->k) + 1));
             g.vs = fo_chart_nice_scale(lo, hi, target, zero);
             left = widest_tick(cx, &g.vs, cx->yfmt) + 8 * cx->k;
             double len = cx->x1 - right - cx->x0 - left, need;

@@ -141,6 +141,14 @@ void fo_dl_path_arc(fo_dl *dl, double cx, double cy, double r, double a0, double
     }
 }
 
+static void bbox_add(fo_dl_op *op, double x, double y)
+{
+    op->x0 = fmin(op->x0, x);
+    op->x1 = fmax(op->x1, x);
+    op->y0 = fmin(op->y0, y);
+    op->y1 = fmax(op->y1, y);
+}
+
 /* Moves the path under construction into a new op's arena copy. */
 static void path_commit(fo_dl *dl, fo_dl_op *op)
 {
@@ -156,11 +164,21 @@ static void path_commit(fo_dl *dl, fo_dl_op *op)
     op->path.npts = dl->npts;
     op->x0 = op->y0 = INFINITY;
     op->x1 = op->y1 = -INFINITY;
-    for (size_t i = 0; i < dl->npts; i++) {
-        if (p[2 * i] < op->x0) op->x0 = p[2 * i];
-        if (p[2 * i] > op->x1) op->x1 = p[2 * i];
-        if (p[2 * i + 1] < op->y0) op->y0 = p[2 * i + 1];
-        if (p[2 * i + 1] > op->y1) op->y1 = p[2 * i + 1];
+    const double *q = p;
+    for (size_t i = 0; i < dl->ncmds; i++) {
+        if (c[i] == FO_PATH_CLOSE) continue;
+        if (c[i] == FO_PATH_CURVE) { /* the curve, not its control points: sample it */
+            for (int s = 1; s <= 16; s++) {
+                double t = s / 16.0, u = 1 - t;
+                double b0 = u * u * u, b1 = 3 * u * u * t, b2 = 3 * u * t * t, b3 = t * t * t;
+                bbox_add(op, b0 * q[-2] + b1 * q[0] + b2 * q[2] + b3 * q[4],
+                         b0 * q[-1] + b1 * q[1] + b2 * q[3] + b3 * q[5]);
+            }
+            q += 6;
+            continue;
+        }
+        bbox_add(op, q[0], q[1]);
+        q += 2;
     }
     if (dl->npts == 0) op->x0 = op->y0 = op->x1 = op->y1 = 0;
     dl->ncmds = dl->npts = 0;
@@ -237,10 +255,18 @@ void fo_dl_add_text(fo_dl *dl, fo_dl_role role, size_t series, size_t point,
     /* bounding box of the unrotated text, for overlap checks */
     double left = anchor == FO_ANCHOR_START ? x : anchor == FO_ANCHOR_MIDDLE ? x - t->width / 2
                                                                               : x - t->width;
-    op->x0 = left;
-    op->x1 = left + t->width;
-    op->y0 = y - 0.8 * size;
-    op->y1 = y + 0.2 * size;
+    /* bounding box of the text box (ascent 0.8 em, descent 0.2 em), rotated */
+    double cs = cos(rotation * M_PI / 180), sn = sin(rotation * M_PI / 180);
+    double bx[2] = {left - x, left - x + t->width}, by[2] = {-0.8 * size, 0.2 * size};
+    op->x0 = op->y0 = INFINITY;
+    op->x1 = op->y1 = -INFINITY;
+    for (int i = 0; i < 4; i++) {
+        double px = x + bx[i & 1] * cs - by[i >> 1] * sn, py = y + bx[i & 1] * sn + by[i >> 1] * cs;
+        op->x0 = fmin(op->x0, px);
+        op->x1 = fmax(op->x1, px);
+        op->y0 = fmin(op->y0, py);
+        op->y1 = fmax(op->y1, py);
+    }
 }
 
 /* ---- replay ------------------------------------------------------------------ */

@@ -14,8 +14,13 @@
 
 #include "render/png/png_encode.h"
 
+#ifndef PNG_LEVEL
 #define PNG_LEVEL 2
+#endif
 #define PNG_FILTER_UP 2
+#ifndef PNG_STRATEGY
+#define PNG_STRATEGY Z_DEFAULT_STRATEGY
+#endif
 
 void fo_bytes_append(fo_bytes *b, const void *p, size_t n)
 {
@@ -62,32 +67,45 @@ static void chunk(fo_bytes *out, const char type[4], const unsigned char *data, 
     chunk_finish(out, start, type);
 }
 
-/* One row of native-endian cairo pixels to RGB(A) bytes. */
-static void convert_row(const uint32_t *px, int width, bool alpha, unsigned char *o)
+/* One row of native-endian cairo pixels as filter byte + "Up"-filtered
+ * RGB(A) bytes: each byte minus the same byte of the row above (prev NULL
+ * for the first row). Alpha surfaces are un-premultiplied first. */
+static void filter_row(const uint32_t *px, const uint32_t *prev, int width, bool alpha,
+                       unsigned char *o)
 {
+    *o++ = PNG_FILTER_UP;
     if (!alpha) {
-        for (int x = 0; x < width; x++) {
-            uint32_t p = px[x];
-            o[0] = (unsigned char)(p >> 16);
-            o[1] = (unsigned char)(p >> 8);
-            o[2] = (unsigned char)p;
-            o += 3;
+        if (!prev) {
+            for (int x = 0; x < width; x++, o += 3) {
+                uint32_t p = px[x];
+                o[0] = (unsigned char)(p >> 16);
+                o[1] = (unsigned char)(p >> 8);
+                o[2] = (unsigned char)p;
+            }
+            return;
+        }
+        for (int x = 0; x < width; x++, o += 3) {
+            uint32_t p = px[x], q = prev[x];
+            o[0] = (unsigned char)((p >> 16) - (q >> 16));
+            o[1] = (unsigned char)((p >> 8) - (q >> 8));
+            o[2] = (unsigned char)(p - q);
         }
         return;
     }
-    for (int x = 0; x < width; x++) { /* un-premultiply */
-        uint32_t p = px[x], a = p >> 24;
-        unsigned r = (p >> 16) & 0xFF, g = (p >> 8) & 0xFF, b = p & 0xFF;
-        if (a && a != 255) {
-            r = (r * 255 + a / 2) / a;
-            g = (g * 255 + a / 2) / a;
-            b = (b * 255 + a / 2) / a;
+    for (int x = 0; x < width; x++, o += 4) {
+        unsigned char c[2][4];
+        for (int k = 0; k < 2; k++) {
+            uint32_t p = k == 0 ? px[x] : prev ? prev[x] : 0, a = p >> 24;
+            unsigned r = (p >> 16) & 0xFF, g = (p >> 8) & 0xFF, b = p & 0xFF;
+            if (a && a != 255) { /* un-premultiply */
+                r = (r * 255 + a / 2) / a;
+                g = (g * 255 + a / 2) / a;
+                b = (b * 255 + a / 2) / a;
+            }
+            c[k][0] = (unsigned char)r; c[k][1] = (unsigned char)g;
+            c[k][2] = (unsigned char)b; c[k][3] = (unsigned char)a;
         }
-        o[0] = (unsigned char)r;
-        o[1] = (unsigned char)g;
-        o[2] = (unsigned char)b;
-        o[3] = (unsigned char)a;
-        o += 4;
+        for (int j = 0; j < 4; j++) o[j] = (unsigned char)(c[0][j] - c[1][j]);
     }
 }
 
@@ -114,13 +132,13 @@ fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int 
     }
 
     size_t bpp = alpha ? 4 : 3, rowlen = (size_t)width * bpp;
-    unsigned char *cur = fo_malloc(rowlen), *prev = fo_calloc(rowlen, 1), *filt = fo_malloc(rowlen + 1);
+    unsigned char *filt = fo_malloc(rowlen + 1);
     fo_status st = FO_OK;
     z_stream z;
     memset(&z, 0, sizeof z);
     bool zinit = false;
-    if (!cur || !prev || !filt) { st = FO_ERR_NOMEM; goto cleanup; }
-    if (deflateInit2(&z, PNG_LEVEL, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    if (!filt) { st = FO_ERR_NOMEM; goto cleanup; }
+    if (deflateInit2(&z, PNG_LEVEL, Z_DEFLATED, 15, 8, PNG_STRATEGY) != Z_OK) {
         st = FO_ERR_INTERNAL;
         goto cleanup;
     }
@@ -136,18 +154,15 @@ fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int 
     z.next_out = out->data + out->len;
     z.avail_out = (uInt)bound;
     for (int y = 0; y < height; y++) {
-        convert_row((const uint32_t *)(const void *)(pixels + (size_t)y * (size_t)stride), width, alpha, cur);
-        filt[0] = PNG_FILTER_UP;
-        for (size_t i = 0; i < rowlen; i++) filt[i + 1] = (unsigned char)(cur[i] - prev[i]);
+        const uint32_t *row = (const uint32_t *)(const void *)(pixels + (size_t)y * (size_t)stride);
+        filter_row(row, y ? (const uint32_t *)(const void *)((const unsigned char *)row - stride) : NULL,
+                   width, alpha, filt);
         z.next_in = filt;
         z.avail_in = (uInt)(rowlen + 1);
         if (deflate(&z, y == height - 1 ? Z_FINISH : Z_NO_FLUSH) == Z_STREAM_ERROR) {
             st = FO_ERR_INTERNAL;
             goto cleanup;
         }
-        unsigned char *t = prev;
-        prev = cur;
-        cur = t;
     }
     if (z.avail_in != 0) { st = FO_ERR_INTERNAL; goto cleanup; }
     out->len += bound - z.avail_out;
@@ -156,8 +171,6 @@ fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int 
     if (out->failed) st = FO_ERR_NOMEM;
 cleanup:
     if (zinit) deflateEnd(&z);
-    fo_free(cur);
-    fo_free(prev);
     fo_free(filt);
     return st;
 }

@@ -1,0 +1,377 @@
+/* t_chart.c — unit tests of the chart engine: nice scales, exact display-list
+ * geometry of a small column chart, odd data (empty, nulls, one point,
+ * negative, 1,000 categories), pie percentages, backend replay fallbacks. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/render/chart/fixture.h"
+
+/* ---- nice scales ------------------------------------------------------------ */
+static void check_scale(fo_axis_scale s, double min, double max, double step)
+{
+    ck_assert_double_eq_tol(s.min, min, 1e-12);
+    ck_assert_double_eq_tol(s.max, max, 1e-12);
+    ck_assert_double_eq_tol(s.step, step, 1e-12);
+    ck_assert_int_eq(s.nticks, (int)lround((max - min) / step) + 1);
+}
+
+START_TEST(scale_ranges)
+{
+    check_scale(fo_chart_nice_scale(0, 97, 6, true), 0, 100, 20);
+    check_scale(fo_chart_nice_scale(-13, 42, 6, true), -20, 60, 20);
+    check_scale(fo_chart_nice_scale(0.001, 0.0042, 6, false), 0.001, 0.005, 0.001);
+    check_scale(fo_chart_nice_scale(3, 3, 6, true), 0, 3, 1);       /* one value */
+    check_scale(fo_chart_nice_scale(7, 7, 6, false), 6, 8, 0.5);    /* all equal */
+    check_scale(fo_chart_nice_scale(0, 0, 6, true), 0, 1, 0.2);     /* all zero */
+    check_scale(fo_chart_nice_scale(-50, -5, 6, true), -50, 0, 10); /* all negative */
+    check_scale(fo_chart_nice_scale(NAN, 1, 6, true), 0, 1, 0.2);
+    fo_axis_scale s = fo_chart_nice_scale(0, 0.3, 4, true);
+    ck_assert(s.min + 3 * s.step == 0.30000000000000004 || s.max == 0.3); /* decimal ticks exact */
+}
+END_TEST
+
+START_TEST(scale_steps_are_1_2_5)
+{
+    for (double hi = 0.37; hi < 1e7; hi *= 1.7) {
+        fo_axis_scale s = fo_chart_nice_scale(0, hi, 6, true);
+        double m = s.step / pow(10, floor(log10(s.step) + 1e-9));
+        ck_assert_msg(fabs(m - 1) < 1e-9 || fabs(m - 2) < 1e-9 || fabs(m - 5) < 1e-9, "step %g", s.step);
+        ck_assert(s.max >= hi && s.min <= 0);
+        ck_assert(s.nticks >= 3 && s.nticks <= 11);
+    }
+}
+END_TEST
+
+/* ---- a small column chart, exactly -------------------------------------------- */
+START_TEST(column_geometry)
+{
+    const double v[] = {20, 40, 60, 80};
+    fx_chart f;
+    fx_init(&f, FO_CHART_COLUMN, 4, 1, NULL, v, "General");
+    fo_dl *dl = NULL;
+    fo_diags d;
+    fo_diags_init(&d);
+    ck_assert_int_eq(fo_chart_layout(&f.chart, &f.theme, 0, 0, &dl, &d), FO_OK);
+    ck_assert_double_eq(fo_dl_width(dl), 800);
+    ck_assert_double_eq(fo_dl_height(dl), 500);
+    ck_assert_uint_eq(fx_count(dl, FO_ROLE_BAR, FO_DL_FILL), 4);
+    ck_assert_uint_eq(fx_count(dl, FO_ROLE_CATEGORY_LABEL, FO_DL_TEXT), 4);
+    ck_assert_uint_eq(fx_count(dl, FO_ROLE_LEGEND_TEXT, -1), 0); /* one series: no legend */
+    ck_assert_uint_eq(fx_count(dl, FO_ROLE_TITLE, -1), 0);
+    /* value labels 0, 20, ..., 80 (or 100) evenly spaced, one grid line each */
+    size_t nlab = fx_count(dl, FO_ROLE_VALUE_LABEL, FO_DL_TEXT);
+    ck_assert_uint_eq(nlab, fx_count(dl, FO_ROLE_GRID, FO_DL_STROKE));
+    ck_assert(nlab >= 5 && nlab <= 6);
+    double ys[12];
+    size_t k = 0;
+    for (size_t i = 0; i < fo_dl_count(dl); i++) {
+        const fo_dl_op *op = fo_dl_op_at(dl, i);
+        if (op->role != FO_ROLE_VALUE_LABEL) continue;
+        char want[16];
+        snprintf(want, sizeof want, "%zu", k * 20);
+        ck_assert_str_eq(op->text.utf8, want);
+        ys[k++] = op->text.y;
+    }
+    for (size_t i = 2; i < k; i++) ck_assert_double_eq_tol((ys[i - 1] - ys[i]), (ys[0] - ys[1]), 1.01);
+    /* bars: equal widths, heights proportional to the values, one baseline */
+    double base = -1, h20 = 0;
+    for (size_t i = 0, b = 0; i < fo_dl_count(dl); i++) {
+        const fo_dl_op *op = fo_dl_op_at(dl, i);
+        if (op->role != FO_ROLE_BAR) continue;
+        ck_assert(op->rect);
+        ck_assert_uint_eq(op->point, b);
+        ck_assert_uint_eq(op->series, 0);
+        if (base < 0) { base = op->y1; h20 = op->y1 - op->y0; }
+        ck_assert_double_eq_tol(op->y1, base, 1e-9);
+        ck_assert_double_eq_tol((op->y1 - op->y0), (h20 * v[b] / 20), 1e-6);
+        ck_assert_uint_eq(op->color, f.theme.palette[0]);
+        b++;
+    }
+    /* 20 units of value are one label step: bar of 20 is as tall as a step */
+    ck_assert_double_eq_tol(h20, (ys[0] - ys[1]), 1.0); /* grid lines are snapped to pixel centers */
+    fo_dl_free(dl);
+    fo_diags_free(&d);
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(grouped_and_stacked)
+{
+    const double v[] = {10, 20, 30, 40, -5, 15};
+    fx_chart f;
+    fx_init(&f, FO_CHART_COLUMN, 2, 3, NULL, v, "#,##0");
+    f.chart.title = "Grouped";
+    fo_dl *dl = NULL;
+    ck_assert_int_eq(fo_chart_layout(&f.chart, &f.theme, 0, 0, &dl, NULL), FO_OK);
+    ck_assert_uint_eq(fx_count(dl, FO_ROLE_BAR, -1), 6);
+    ck_assert_uint_eq(fx_count(dl, FO_ROLE_LEGEND_TEXT, -1), 3);
+    ck_assert_uint_eq(fx_count(dl, FO_ROLE_TITLE, -1), 1);
+    fo_dl_free(dl);
+    f.chart.stacked = true;
+    ck_assert_int_eq(fo_chart_layout(&f.chart, &f.theme, 0, 0, &dl, NULL), FO_OK);
+    /* stacked: bars of one category share x; positives stack upwards */
+    const fo_dl_op *b[6];
+    for (size_t i = 0, k = 0; i < fo_dl_count(dl); i++)
+        if (fo_dl_op_at(dl, i)->role == FO_ROLE_BAR) b[k++] = fo_dl_op_at(dl, i);
+    ck_assert_double_eq(b[0]->x0, b[1]->x0);
+    ck_assert_double_eq_tol(b[1]->y1, b[0]->y0, 1e-9);
+    ck_assert_double_eq_tol(b[2]->y1, b[1]->y0, 1e-9);
+    /* second category: 40 up, -5 below the baseline, 15 on top of 40 */
+    ck_assert_double_eq_tol(b[4]->y0, b[3]->y1, 1e-9);
+    ck_assert_double_eq_tol(b[5]->y1, b[3]->y0, 1e-9);
+    fo_dl_free(dl);
+    fx_free(&f);
+}
+END_TEST
+
+/* ---- odd data ------------------------------------------------------------------ */
+static void assert_sane(const fo_dl *dl)
+{
+    for (size_t i = 0; i < fo_dl_count(dl); i++) {
+        const fo_dl_op *op = fo_dl_op_at(dl, i);
+        ck_assert_msg(isfinite(op->x0) && isfinite(op->x1) && isfinite(op->y0) && isfinite(op->y1),
+                      "op %zu (role %d) has a non-finite box", i, op->role);
+        for (size_t k = 0; k < 2 * op->path.npts; k++) ck_assert(isfinite(op->path.pts[k]));
+        if (op->kind == FO_DL_TEXT) ck_assert(isfinite(op->text.x) && isfinite(op->text.y));
+        ck_assert(op->x0 >= -1 && op->x1 <= fo_dl_width(dl) + 1);
+        ck_assert_msg(op->y0 >= -1 && op->y1 <= fo_dl_height(dl) + 1, "op %zu role %d y %g..%g",
+                      i, op->role, op->y0, op->y1);
+    }
+}
+
+START_TEST(odd_data_every_kind)
+{
+    const double nulls[] = {NAN, 5, NAN, -3, 7, NAN};
+    const double one[] = {42};
+    const double neg[] = {-10, -20, -5};
+    for (int kind = FO_CHART_BAR; kind <= FO_CHART_SCATTER; kind++) {
+        fx_chart f;
+        fo_dl *dl = NULL;
+        /* empty: "No data" */
+        fx_init(&f, (fo_chart_kind)kind, 0, 2, NULL, NULL, NULL);
+        ck_assert_int_eq(fo_chart_layout(&f.chart, &f.theme, 0, 0, &dl, NULL), FO_OK);
+        ck_assert_uint_eq(fx_count(dl, FO_ROLE_NOTE, FO_DL_TEXT), 1);
+        assert_sane(dl);
+        fo_dl_free(dl);
+        fx_free(&f);
+        /* nulls, one point, all negative */
+        fx_init(&f, (fo_chart_kind)kind, 3, 2, NULL, nulls, NULL);
+        ck_assert_int_eq(fo_chart_layout(&f.chart, &f.theme, 0, 0, &dl, NULL), FO_OK);
+        assert_sane(dl);
+        fo_dl_free(dl);
+        f.chart.stacked = true;
+        ck_assert_int_eq(fo_chart_layout(&f.chart, &f.theme, 0, 0, &dl, NULL), FO_OK);
+        assert_sane(dl);
+        fo_dl_free(dl);
+        fx_free(&f);
+        fx_init(&f, (fo_chart_kind)kind, 1, 1, NULL, one, NULL);
+        ck_assert_int_eq(fo_chart_layout(&f.chart, &f.theme, 0, 0, &dl, NULL), FO_OK);
+        assert_sane(dl);
+        ck_assert(fo_dl_count(dl) > 2);
+        fo_dl_free(dl);
+        fx_free(&f);
+        fx_init(&f, (fo_chart_kind)kind, 3, 1, NULL, neg, NULL);
+        ck_assert_int_eq(fo_chart_layout(&f.chart, &f.theme, 0, 0, &dl, NULL), FO_OK);
+        assert_sane(dl);
+        fo_dl_free(dl);
+        fx_free(&f);
+    }
+}
+END_TEST
+
+START_TEST(one_point_line_has_marker)
+{
+    const double one[] = {42};
+    fx_chart f;
+    fx_init(&f, FO_CHART_LINE, 1, 1, NULL, one, NULL);
+    fo_dl *dl = NULL;
+    ck_assert_int_eq(fo_chart_layout(&f.chart, &f.theme, 0, 0, &dl, NULL), FO_OK);
+    ck_assert_uint_eq(fx_count(dl, FO_ROLE_MARKER, FO_DL_FILL), 1);
+    ck_assert_uint_eq(fx_count(dl, FO_ROLE_LINE, -1), 0);
+    fo_dl_free(dl);
+    fx_free(&f);
+}
+END_TEST
+
+/* Category labels that are drawn never overlap each other. */
+static void assert_labels_apart(const fo_dl *dl)
+{
+    const fo_dl_op *prev = NULL;
+    for (size_t i = 0; i < fo_dl_count(dl); i++) {
+        const fo_dl_op *op = fo_dl_op_at(dl, i);
+        if (op->role != FO_ROLE_CATEGORY_LABEL) continue;
+        if (prev) {
+            if (op->text.rotation == 0)
+                ck_assert_msg(op->x0 >= prev->x1, "labels %s and %s overlap", prev->text.utf8, op->text.utf8);
+            else /* parallel 45-degree labels: perpendicular distance at least the font size */
+                ck_assert((op->text.x - prev->text.x) * 0.7071 >= op->text.size);
+        }
+        prev = op;
+    }
+}
+
+START_TEST(thousand_categories)
+{
+    size_t n = 1000;
+    double *v = malloc(n * 3 * sizeof *v);
+    for (size_t i = 0; i < n * 3; i++) v[i] = (double)(i % 97) - 20;
+    for (int kind = FO_CHART_BAR; kind <= FO_CHART_AREA; kind++) {
+        fx_chart f;
+        fx_init(&f, (fo_chart_kind)kind, n, 3, NULL, v, NULL);
+        fo_dl *dl = NULL;
+        ck_assert_int_eq(fo_chart_layout(&f.chart, &f.theme, 0, 0, &dl, NULL), FO_OK);
+        size_t labels = fx_count(dl, FO_ROLE_CATEGORY_LABEL, FO_DL_TEXT);
+        ck_assert_msg(labels >= 5 && labels <= 60, "kind %d: %zu labels", kind, labels);
+        if (kind != FO_CHART_BAR) assert_labels_apart(dl);
+        assert_sane(dl);
+        fo_dl_free(dl);
+        fx_free(&f);
+    }
+    free(v);
+}
+END_TEST
+
+START_TEST(long_labels_rotate)
+{
+    const char *cats[] = {"North-western region", "South-eastern region", "Central highlands",
+                          "Coastal lowlands", "Metropolitan area", "Islands and overseas",
+                          "Northern territories", "Southern peninsula", "Eastern plains",
+                          "Western mountains", "Capital district", "Rural remainder"};
+    double v[12];
+    for (int i = 0; i < 12; i++) v[i] = i * 3 + 1;
+    fx_chart f;
+    fx_init(&f, FO_CHART_COLUMN, 12, 1, cats, v, NULL);
+    fo_dl *dl = NULL;
+    ck_assert_int_eq(fo_chart_layout(&f.chart, &f.theme, 0, 0, &dl, NULL), FO_OK);
+    size_t rotated = 0;
+    for (size_t i = 0; i < fo_dl_count(dl); i++) {
+        const fo_dl_op *op = fo_dl_op_at(dl, i);
+        if (op->role == FO_ROLE_CATEGORY_LABEL) rotated += op->text.rotation == -45;
+    }
+    ck_assert_uint_eq(rotated, 12);
+    assert_labels_apart(dl);
+    assert_sane(dl);
+    fo_dl_free(dl);
+    fx_free(&f);
+}
+END_TEST
+
+/* ---- pie ---------------------------------------------------------------------------- */
+START_TEST(pie_percentages_sum_to_100)
+{
+    const double v[] = {1, 1, 1, 2, 3, 5, 8};
+    for (int kind = FO_CHART_PIE; kind <= FO_CHART_DOUGHNUT; kind++) {
+        fx_chart f;
+        fx_init(&f, (fo_chart_kind)kind, 7, 1, NULL, v, NULL);
+        fo_dl *dl = NULL;
+        ck_assert_int_eq(fo_chart_layout(&f.chart, &f.theme, 0, 0, &dl, NULL), FO_OK);
+        int sum = 0;
+        size_t labels = 0;
+        for (size_t i = 0; i < fo_dl_count(dl); i++) {
+            const fo_dl_op *op = fo_dl_op_at(dl, i);
+            if (op->role != FO_ROLE_SLICE_LABEL) continue;
+            sum += atoi(op->text.utf8);
+            ck_assert(strchr(op->text.utf8, '%'));
+            labels++;
+        }
+        ck_assert_uint_eq(labels, 7);
+        ck_assert_int_eq(sum, 100);
+        ck_assert_uint_eq(fx_count(dl, FO_ROLE_SLICE, FO_DL_FILL), 7);
+        ck_assert_uint_eq(fx_count(dl, FO_ROLE_LEGEND_TEXT, -1), 7); /* legend of categories */
+        assert_sane(dl);
+        fo_dl_free(dl);
+        fx_free(&f);
+    }
+}
+END_TEST
+
+START_TEST(pie_skips_nonpositive)
+{
+    const double v[] = {0, -4, NAN, 10};
+    fx_chart f;
+    fx_init(&f, FO_CHART_PIE, 4, 1, NULL, v, NULL);
+    fo_dl *dl = NULL;
+    ck_assert_int_eq(fo_chart_layout(&f.chart, &f.theme, 0, 0, &dl, NULL), FO_OK);
+    ck_assert_uint_eq(fx_count(dl, FO_ROLE_SLICE, FO_DL_FILL), 1);
+    for (size_t i = 0; i < fo_dl_count(dl); i++)
+        if (fo_dl_op_at(dl, i)->role == FO_ROLE_SLICE_LABEL)
+            ck_assert_str_eq(fo_dl_op_at(dl, i)->text.utf8, "100%");
+    fo_dl_free(dl);
+    fx_free(&f);
+}
+END_TEST
+
+/* ---- replay ------------------------------------------------------------------------------ */
+typedef struct { int begin, fill, rect, stroke, text, end; } counts;
+static void c_begin(void *c, double w, double h, fo_rgb bg) { (void)w; (void)h; (void)bg; ((counts *)c)->begin++; }
+static void c_fill(void *c, const fo_dl_path *p, fo_rgb col, double a) { (void)p; (void)col; (void)a; ((counts *)c)->fill++; }
+static void c_rect(void *c, double x, double y, double w, double h, fo_rgb col, double a)
+{ (void)x; (void)y; (void)w; (void)h; (void)col; (void)a; ((counts *)c)->rect++; }
+static void c_text(void *c, const fo_dl_text *t) { (void)t; ((counts *)c)->text++; }
+
+START_TEST(replay_fallbacks)
+{
+    const double v[] = {1, 2, 3};
+    fx_chart f;
+    fx_init(&f, FO_CHART_COLUMN, 3, 1, NULL, v, NULL);
+    fo_dl *dl = NULL;
+    ck_assert_int_eq(fo_chart_layout(&f.chart, &f.theme, 0, 0, &dl, NULL), FO_OK);
+    counts a = {0}, b = {0};
+    fo_dl_backend with_rect = {.begin = c_begin, .fill = c_fill, .fill_rect = c_rect, .text = c_text};
+    fo_dl_backend no_rect = {.fill = c_fill}; /* fill_rect NULL -> fill; text NULL -> skipped */
+    fo_dl_replay(dl, &with_rect, &a);
+    fo_dl_replay(dl, &no_rect, &b);
+    ck_assert_int_eq(a.begin, 1);
+    ck_assert_int_eq(a.rect, 3);
+    ck_assert_int_eq(b.fill, a.fill + a.rect);
+    ck_assert_int_eq(b.text, 0);
+    ck_assert_int_eq(a.text, (int)(fx_count(dl, FO_ROLE_VALUE_LABEL, -1) + 3));
+    fo_dl_free(dl);
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(layout_out_of_memory)
+{
+    const double v[] = {1, 2, 3, 4, 5, 6};
+    fx_chart f;
+    fx_init(&f, FO_CHART_LINE, 3, 2, NULL, v, NULL);
+    f.chart.title = "OOM";
+    for (unsigned long k = 1; k < 400; k++) {
+        fo_dl *dl = (fo_dl *)1;
+        fo_alloc_fail_after(k);
+        fo_status st = fo_chart_layout(&f.chart, &f.theme, 0, 0, &dl, NULL);
+        fo_alloc_fail_after(0);
+        if (st == FO_OK) { fo_dl_free(dl); break; }
+        ck_assert_int_eq(st, FO_ERR_NOMEM);
+        ck_assert_ptr_null(dl);
+    }
+    fx_free(&f);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("chart");
+    TCase *tc = tcase_create("layout");
+    tcase_add_test(tc, scale_ranges);
+    tcase_add_test(tc, scale_steps_are_1_2_5);
+    tcase_add_test(tc, column_geometry);
+    tcase_add_test(tc, grouped_and_stacked);
+    tcase_add_test(tc, odd_data_every_kind);
+    tcase_add_test(tc, one_point_line_has_marker);
+    tcase_add_test(tc, thousand_categories);
+    tcase_add_test(tc, long_labels_rotate);
+    tcase_add_test(tc, pie_percentages_sum_to_100);
+    tcase_add_test(tc, pie_skips_nonpositive);
+    tcase_add_test(tc, replay_fallbacks);
+    tcase_add_test(tc, layout_out_of_memory);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
