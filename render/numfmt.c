@@ -520,10 +520,13 @@ static int compile_number(compiler *c, section *s)
             for (; q < s->nt && ((s->t[q].kind == T_LIT && s->t[q].ch) ||
                                  (s->t[q].kind == T_DIGIT && s->t[q].ch == '0')); q++) {
                 tok *t = &s->t[q];
-                if (t->kind == T_DIGIT) { make_lit(c, t, "0"); t->ch = 1; den = den * 10; }
-                else for (size_t z = 0; z < t->len; z++) den = den * 10 + (c->pool[t->off + z] - '0');
+                size_t nd = t->kind == T_DIGIT ? 1 : t->len;
+                for (size_t z = 0; z < nd; z++) {
+                    if (den > 10000000) return fail(c, "fraction denominator too large");
+                    den = den * 10 + (t->kind == T_DIGIT ? 0 : c->pool[t->off + z] - '0');
+                }
+                if (t->kind == T_DIGIT) { make_lit(c, t, "0"); t->ch = 1; }
                 t->reg = R_DEN;
-                if (den > 100000000) return fail(c, "fraction denominator too large");
             }
             s->fixden = (int)den;
             j = q;

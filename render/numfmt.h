@@ -23,7 +23,9 @@ fo_numfmt *fo_numfmt_compile(const char *code, char *err, size_t errlen);
 void fo_numfmt_free(fo_numfmt *f); /* NULL is a no-op */
 
 /* Formats v as Excel would display it. Writes at most cap bytes including
- * the NUL; returns the full length (like snprintf). */
+ * the NUL; returns the full length (like snprintf). Never allocates.
+ * f may be NULL (General). NaN and infinities show "#NUM!"; a date outside
+ * Excel's range (negative, or after 9999-12-31) shows "########". */
 size_t fo_numfmt_format(const fo_numfmt *f, double v, char *buf, size_t cap);
 /* Formats text through the text section ("@"), or returns it unchanged. */
 size_t fo_numfmt_format_text(const fo_numfmt *f, const char *s, char *buf, size_t cap);
@@ -33,7 +35,8 @@ bool fo_numfmt_is_date(const fo_numfmt *f);
 /* True when the code is (or starts with) General. */
 bool fo_numfmt_is_general(const fo_numfmt *f);
 
-/* One-shot convenience (compiles each call): for tests and single values. */
+/* One-shot convenience (compiles each call): for tests and single values.
+ * An invalid code formats v as General. */
 size_t fo_numfmt_format_code(const char *code, double v, char *buf, size_t cap);
 
 #endif

@@ -227,6 +227,7 @@ static const char *const invalid[] = {
     "#,##0.0.0", "\"abc", "[Red", "abc", "0;0;0;0;0", "[Foo]0", "0]", "General0",
     "0E", "yyyy 0", "0@", "0\\", "0;@;0", "[<abc]0", "ss.0000", "[Color57]0",
     "0.0E+", "[]0", "x", "0*", "0_", "0.00 \"unterminated", "dd/mm/yyyy 0.0",
+    "# ?/1234567890123",
 };
 
 START_TEST(test_invalid)
