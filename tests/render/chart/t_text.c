@@ -1,0 +1,151 @@
+/* t_text.c — unit tests of text measuring (render/text.h): FreeType widths
+ * against known font metrics, DejaVu fallback, wrapping and ellipsizing,
+ * UTF-8 decoding. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/text.h"
+
+#define SANS "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf"
+#define SANS_BOLD "/usr/share/fonts/truetype/liberation/LiberationSans-Bold.ttf"
+
+START_TEST(widths_match_font_metrics)
+{
+    /* Liberation Sans is metric-compatible with Arial: 'H' advance 1479/2048 em,
+     * space 569/2048 em. */
+    ck_assert_double_eq_tol(fo_text_width(SANS, 2048, "H", 1), 1479, 1e-9);
+    ck_assert_double_eq_tol(fo_text_width(SANS, 2048, " ", 1), 569, 1e-9);
+    ck_assert_double_eq_tol(fo_text_width(SANS, 10, "HH", 2), 2 * 1479 * 10 / 2048.0, 1e-9);
+    ck_assert(fo_text_width(SANS_BOLD, 12, "Revenue", 7) > fo_text_width(SANS, 12, "Revenue", 7));
+    ck_assert_double_eq(fo_text_width(SANS, 12, "", 0), 0);
+    ck_assert_double_eq(fo_text_width(SANS, 12, "a\n", 2), fo_text_width(SANS, 12, "a", 1));
+}
+END_TEST
+
+START_TEST(fallback_for_missing_glyphs_and_files)
+{
+    /* U+2603 SNOWMAN: not in Liberation Sans, in DejaVu Sans */
+    const char *snow = "\xE2\x98\x83";
+    fo_glyph g[2];
+    double w;
+    ck_assert_uint_eq(fo_text_glyphs(SANS, 12, snow, 3, g, 2, &w), 1);
+    ck_assert(g[0].fallback);
+    ck_assert_uint_ne(g[0].index, 0);
+    ck_assert(w > 0);
+    ck_assert_uint_eq(fo_text_glyphs(SANS, 12, "A", 1, g, 2, NULL), 1);
+    ck_assert(!g[0].fallback);
+    /* a file that does not exist measures with DejaVu instead */
+    ck_assert_str_eq(fo_text_resolve("/nonexistent/font.ttf"), FO_TEXT_FALLBACK_REGULAR);
+    ck_assert_double_eq(fo_text_width("/nonexistent/font.ttf", 12, "abc", 3),
+                        fo_text_width(FO_TEXT_FALLBACK_REGULAR, 12, "abc", 3));
+    ck_assert_str_eq(fo_text_fallback(SANS_BOLD), FO_TEXT_FALLBACK_BOLD);
+}
+END_TEST
+
+static void check_lines(const char *text, double max, const char *const *want, size_t nwant)
+{
+    fo_text_line lines[32];
+    size_t n = fo_text_wrap(SANS, 10, text, strlen(text), max, lines, 32);
+    ck_assert_uint_eq(n, nwant);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_int_eq((int)lines[i].len, (int)strlen(want[i]));
+        ck_assert_msg(strncmp(text + lines[i].start, want[i], lines[i].len) == 0,
+                      "line %zu is '%.*s', want '%s'", i, (int)lines[i].len, text + lines[i].start, want[i]);
+        ck_assert_double_eq_tol(lines[i].width, fo_text_width(SANS, 10, want[i], strlen(want[i])), 1e-9);
+        if (strchr(want[i], ' ') || strlen(want[i]) > 1) ck_assert(lines[i].width <= max + 1e-9);
+    }
+}
+
+START_TEST(wrap_at_spaces_hyphens_and_newlines)
+{
+    double w = fo_text_width(SANS, 10, "quick brown", 11);
+    const char *a[] = {"the quick", "brown fox", "jumps"};
+    check_lines("the quick brown fox jumps", w, a, 3);
+    const char *b[] = {"well-", "known"};
+    check_lines("well-known", fo_text_width(SANS, 10, "well-kn", 7), b, 2);
+    const char *c[] = {"one", "", "two"};
+    check_lines("one\n\ntwo", 1000, c, 3);
+    const char *d[] = {""};
+    check_lines("", 100, d, 1);
+    const char *e[] = {"a", "b"};
+    check_lines("a    b", fo_text_width(SANS, 10, "a ", 2), e, 2);
+}
+END_TEST
+
+START_TEST(wrap_hard_breaks_long_words_between_characters)
+{
+    const char *word = "Donaudampfschifffahrtsgesellschaft";
+    double max = fo_text_width(SANS, 10, "Donaudampf", 10);
+    fo_text_line lines[16];
+    size_t n = fo_text_wrap(SANS, 10, word, strlen(word), max, lines, 16);
+    ck_assert(n >= 3);
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        ck_assert(lines[i].width <= max + 1e-9);
+        ck_assert_uint_eq(lines[i].start, total);
+        total += lines[i].len;
+    }
+    ck_assert_uint_eq(total, strlen(word));
+    /* multi-byte: never split inside a character */
+    const char *jp = "\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E\xE3\x81\xAE\xE6\x96\x87\xE7\xAB\xA0"; /* 日本語の文章 */
+    n = fo_text_wrap(SANS, 10, jp, strlen(jp), fo_text_width(SANS, 10, jp, 6) + 0.1, lines, 16);
+    ck_assert_uint_eq(n, 3);
+    for (size_t i = 0; i < n; i++) ck_assert_uint_eq(lines[i].len, 6);
+    /* counting mode */
+    ck_assert_uint_eq(fo_text_wrap(SANS, 10, word, strlen(word), max, NULL, 0),
+                      fo_text_wrap(SANS, 10, word, strlen(word), max, lines, 16));
+}
+END_TEST
+
+START_TEST(ellipsize)
+{
+    char out[64];
+    const char *s = "Quarterly revenue by region";
+    size_t n = fo_text_ellipsize(SANS, 10, s, strlen(s), 1000, out, sizeof out);
+    ck_assert_str_eq(out, s);
+    ck_assert_uint_eq(n, strlen(s));
+    double max = fo_text_width(SANS, 10, "Quarterly rev", 13);
+    fo_text_ellipsize(SANS, 10, s, strlen(s), max, out, sizeof out);
+    ck_assert(fo_text_width(SANS, 10, out, strlen(out)) <= max);
+    ck_assert(strstr(out, "\xE2\x80\xA6") != NULL);
+    ck_assert(strncmp(out, "Quarterly r", 11) == 0);
+    fo_text_ellipsize(SANS, 10, "\xC3\xA9\xC3\xA9\xC3\xA9", 6, 1000, out, 4); /* room for one é */
+    ck_assert_str_eq(out, "\xC3\xA9");
+}
+END_TEST
+
+START_TEST(utf8_decoding)
+{
+    size_t i = 0;
+    const char *s = "A\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\xFF\xC3";
+    ck_assert_uint_eq(fo_utf8_next(s, 12, &i), 'A');
+    ck_assert_uint_eq(fo_utf8_next(s, 12, &i), 0xE9);
+    ck_assert_uint_eq(fo_utf8_next(s, 12, &i), 0x20AC);
+    ck_assert_uint_eq(fo_utf8_next(s, 12, &i), 0x1F600);
+    ck_assert_uint_eq(fo_utf8_next(s, 12, &i), 0xFFFD); /* invalid byte */
+    ck_assert_uint_eq(fo_utf8_next(s, 12, &i), 0xFFFD); /* truncated sequence */
+    ck_assert_uint_eq(i, 12);
+    i = 0;
+    ck_assert_uint_eq(fo_utf8_next("\xC0\x80", 2, &i), 0xFFFD); /* overlong */
+    ck_assert_uint_eq(i, 1);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("text");
+    TCase *tc = tcase_create("text");
+    tcase_add_test(tc, widths_match_font_metrics);
+    tcase_add_test(tc, fallback_for_missing_glyphs_and_files);
+    tcase_add_test(tc, wrap_at_spaces_hyphens_and_newlines);
+    tcase_add_test(tc, wrap_hard_breaks_long_words_between_characters);
+    tcase_add_test(tc, ellipsize);
+    tcase_add_test(tc, utf8_decoding);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
