@@ -1,7 +1,339 @@
-/* pptx_media.c — charts, images, metrics cards and code boxes on slides. */
-#include "render/pptx/pptx_internal.h"
+/* pptx_media.c — charts, images, metrics cards and code boxes on slides.
+ *
+ * Charts are pictures for now: the chart engine's PNG at scale 2, on a slide
+ * of their own (the slide that only holds its section title, or a new one),
+ * with alt text in p:cNvPr/@descr. Images scale to fit the free area (or a
+ * new slide) keeping their aspect. Metrics become rows of rounded cards
+ * (label, value through its number format, delta with an arrow). Code is a
+ * mono text box on a shaded fill, continued on "(cont.)" slides by lines. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
 
-void fo_pptx_chart(fo_pptx *p, const fo_block *b) { (void)p; (void)b; }
-void fo_pptx_image(fo_pptx *p, const fo_block *b) { (void)p; (void)b; }
-void fo_pptx_metrics(fo_pptx *p, const fo_block *b) { (void)p; (void)b; }
-void fo_pptx_code(fo_pptx *p, const fo_block *b) { (void)p; (void)b; }
+#include "render/pptx/pptx_internal.h"
+#include "render/chart/chart.h"
+#include "render/numfmt.h"
+#include "render/text.h"
+
+#define PX_PT 0.75          /* 96 px per inch */
+#define CARD_H 96.0
+#define CARD_GAP 16.0
+#define CARDS_PER_ROW 4
+#define CODE_PAD 10.0
+#define DELTA_UP 0x2E7D32
+#define DELTA_DOWN 0xC62828
+
+/* <p:pic> at a box, descr = alt text. */
+static void picture(fo_pptx *p, const char *rid, const char *name, const char *alt,
+                    double left, double top, double w, double h)
+{
+    fo_xml *x = p->x;
+    int id = fo_pptx_shape_id(p);
+    fo_xml_open(x, "p:pic", NULL);
+    fo_xml_open(x, "p:nvPicPr", NULL);
+    fo_xml_open(x, "p:cNvPr", NULL);
+    fo_xml_attr_int(x, "id", id);
+    fo_xml_attrf(x, "name", "%s %d", name, id - 1);
+    if (alt && *alt) fo_xml_attr(x, "descr", alt);
+    fo_xml_close(x);
+    fo_xml_open(x, "p:cNvPicPr", NULL);
+    fo_xml_leaf(x, "a:picLocks", "noChangeAspect", "1", NULL);
+    fo_xml_close(x);
+    fo_xml_leaf(x, "p:nvPr", NULL);
+    fo_xml_close(x);
+    fo_xml_open(x, "p:blipFill", NULL);
+    fo_xml_leaf(x, "a:blip", "r:embed", rid, NULL);
+    fo_xml_open(x, "a:stretch", NULL);
+    fo_xml_leaf(x, "a:fillRect", NULL);
+    fo_xml_close(x);
+    fo_xml_close(x);
+    fo_xml_open(x, "p:spPr", NULL);
+    fo_pptx_xfrm(x, left, top, w, h);
+    fo_xml_open(x, "a:prstGeom", "prst", "rect", NULL);
+    fo_xml_leaf(x, "a:avLst", NULL);
+    fo_xml_close(x);
+    fo_xml_close(x);
+    fo_xml_close(x);
+}
+
+/* Scales (w, h) down to fit (bw, bh), keeping the aspect. */
+static void fit_box(double *w, double *h, double bw, double bh)
+{
+    double k = 1.0;
+    if (*w > bw) k = bw / *w;
+    if (*h * k > bh) k = bh / *h;
+    *w *= k;
+    *h *= k;
+}
+
+/* A slide whose free area is empty: the open one if it only holds its
+ * title, else the next slide of the section. */
+static void fresh_area(fo_pptx *p)
+{
+    fo_pptx_frame_flush(p);
+    if (p->x && !p->has_content) return;
+    fo_pptx_slide_end(p);
+    fo_pptx_open_flow_slide(p);
+}
+
+void fo_pptx_chart(fo_pptx *p, const fo_block *b)
+{
+    if (p->err) return;
+    const fo_chart *c = &b->u.chart;
+    unsigned char *png = NULL;
+    size_t len = 0;
+    fo_status st = fo_chart_render_png(c, p->t, 2, &png, &len, p->d);
+    if (st != FO_OK) {
+        fo_free(png);
+        fo_pptx_fail(p, st, b->pointer, "the chart could not be drawn");
+        return;
+    }
+    fresh_area(p);
+    if (p->err) { fo_free(png); return; }
+    const char *rid = fo_pptx_add_media(p, png, len, true);
+    fo_free(png);
+    double w = c->width > 0 ? c->width : FO_CHART_DEFAULT_WIDTH;
+    double h = c->height > 0 ? c->height : FO_CHART_DEFAULT_HEIGHT;
+    double bw = p->g.cw, bh = p->g.body_bottom - p->y;
+    /* scale up as well as down: the PNG is drawn at 2x */
+    double k = fmin(bw / w, bh / h);
+    w *= k;
+    h *= k;
+    char alt[600];
+    if (c->alt) snprintf(alt, sizeof alt, "%s", c->alt);
+    else snprintf(alt, sizeof alt, "%s chart%s%s", fo_chart_kind_name(c->kind),
+                  c->title ? ": " : "", c->title ? c->title : "");
+    picture(p, rid, "Chart", alt, p->g.x + (bw - w) / 2, p->y, w, h);
+    p->y += h + FO_PPTX_GAP;
+    p->has_content = true;
+    fo_pptx_slide_end(p); /* what follows starts a new slide */
+}
+
+static unsigned char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    unsigned char *buf = NULL;
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long n = ftell(f);
+        if (n >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+            buf = fo_malloc((size_t)n + 1);
+            if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { fo_free(buf); buf = NULL; }
+            *len = (size_t)n;
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
+void fo_pptx_image(fo_pptx *p, const fo_block *b)
+{
+    if (p->err) return;
+    size_t len = 0;
+    unsigned char *data = read_all(b->u.image.path, &len);
+    if (!data) {
+        fo_pptx_fail(p, FO_ERR_IO, b->pointer, "cannot read image %s", b->u.image.path);
+        return;
+    }
+    double pw = b->u.image.px_width > 0 ? b->u.image.px_width : 400;
+    double ph = b->u.image.px_height > 0 ? b->u.image.px_height : 300;
+    double w = b->u.image.width > 0 ? b->u.image.width : pw;
+    double h = b->u.image.height > 0 ? b->u.image.height : w * ph / pw;
+    if (b->u.image.width <= 0 && b->u.image.height > 0) w = h * pw / ph;
+    w *= PX_PT;
+    h *= PX_PT;
+    double cap_h = b->u.image.caption ? fo_pptx_line_h(14) + 2 * FO_PPTX_INS_Y : 0;
+    fit_box(&w, &h, p->g.cw, p->g.body_bottom - p->g.body_y - cap_h);
+    fo_pptx_need(p, h + cap_h, false);
+    if (p->err) { fo_free(data); return; }
+    const char *rid = fo_pptx_add_media(p, data, len, b->u.image.is_png);
+    fo_free(data);
+    picture(p, rid, "Picture", b->u.image.alt, p->g.x + (p->g.cw - w) / 2, p->y, w, h);
+    p->y += h;
+    if (b->u.image.caption) {
+        fo_pptx_para cap;
+        if (fo_pptx_para_init(&cap, FO_PPTX_PARA_PLAIN, 0, 14, b->u.image.caption, true)) {
+            cap.color = p->t->muted;
+            cap.align = 1;
+            fo_pptx_textbox(p, "Caption", p->g.x, p->y, p->g.cw, cap_h, &cap, 1, 0);
+            fo_pptx_para_clear(&cap);
+        }
+        p->y += cap_h;
+    }
+    p->y += FO_PPTX_GAP;
+    p->has_content = true;
+}
+
+/* A shape with a fill (and optional outline) holding paragraphs. */
+static void filled_box(fo_pptx *p, const char *name, const char *geom, double left, double top,
+                       double w, double h, fo_rgb fill, long line, double inset,
+                       fo_pptx_para *paras, size_t n, const char *anchor)
+{
+    fo_xml *x = p->x;
+    int id = fo_pptx_shape_id(p);
+    fo_xml_open(x, "p:sp", NULL);
+    fo_xml_open(x, "p:nvSpPr", NULL);
+    fo_xml_open(x, "p:cNvPr", NULL);
+    fo_xml_attr_int(x, "id", id);
+    fo_xml_attrf(x, "name", "%s %d", name, id - 1);
+    fo_xml_close(x);
+    fo_xml_leaf(x, "p:cNvSpPr", NULL);
+    fo_xml_leaf(x, "p:nvPr", NULL);
+    fo_xml_close(x);
+    fo_xml_open(x, "p:spPr", NULL);
+    fo_pptx_xfrm(x, left, top, w, h);
+    fo_xml_open(x, "a:prstGeom", "prst", geom, NULL);
+    fo_xml_open(x, "a:avLst", NULL);
+    if (strcmp(geom, "roundRect") == 0) fo_xml_leaf(x, "a:gd", "name", "adj", "fmla", "val 8000", NULL);
+    fo_xml_close(x);
+    fo_xml_close(x);
+    fo_pptx_solid(x, fill);
+    fo_xml_open(x, "a:ln", NULL);
+    if (line >= 0) {
+        fo_xml_attr_int(x, "w", 9525);
+        fo_pptx_solid(x, (fo_rgb)line);
+    } else {
+        fo_xml_leaf(x, "a:noFill", NULL);
+    }
+    fo_xml_close(x);
+    fo_xml_close(x); /* p:spPr */
+    fo_xml_open(x, "p:txBody", NULL);
+    fo_xml_open(x, "a:bodyPr", "wrap", "square", "rtlCol", "0", "anchor", anchor, NULL);
+    long long ins = FO_PPTX_EMU(inset);
+    fo_xml_attr_int(x, "lIns", ins);
+    fo_xml_attr_int(x, "tIns", ins);
+    fo_xml_attr_int(x, "rIns", ins);
+    fo_xml_attr_int(x, "bIns", ins);
+    fo_xml_leaf(x, "a:noAutofit", NULL);
+    fo_xml_close(x);
+    fo_xml_leaf(x, "a:lstStyle", NULL);
+    for (size_t i = 0; i < n; i++) fo_pptx_para_write(p, &paras[i], i == 0);
+    fo_xml_close(x);
+    fo_xml_close(x);
+}
+
+static void format_value(const fo_value *v, const char *code, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    switch (v->kind) {
+    case FO_VAL_NUMBER:
+    case FO_VAL_DATE:
+        fo_numfmt_format_code(code ? code : "General", v->num, buf, cap);
+        break;
+    case FO_VAL_FORMULA:
+        if (v->has_num) fo_numfmt_format_code(code ? code : "General", v->num, buf, cap);
+        else snprintf(buf, cap, "%s", v->label ? v->label : "");
+        break;
+    case FO_VAL_BOOL: snprintf(buf, cap, "%s", v->num != 0 ? "TRUE" : "FALSE"); break;
+    case FO_VAL_URL: snprintf(buf, cap, "%s", v->label ? v->label : v->str ? v->str : ""); break;
+    case FO_VAL_TEXT: snprintf(buf, cap, "%s", v->str ? v->str : ""); break;
+    case FO_VAL_NULL: snprintf(buf, cap, "\xE2\x80\x94"); break;
+    }
+}
+
+static void card(fo_pptx *p, const fo_metric *m, double left, double top, double w)
+{
+    const fo_theme *t = p->t;
+    char value[256], delta[300];
+    format_value(&m->value, m->format, value, sizeof value);
+    fo_pptx_para paras[3];
+    size_t n = 0;
+    double inner = (w - 2 * CODE_PAD) * FO_PPTX_FIT;
+    double vsz = 32;
+    while (vsz > 14 && fo_text_width(t->heading.bold, vsz, value, strlen(value)) > inner) vsz -= 2;
+    fo_pptx_para_init(&paras[n], FO_PPTX_PARA_PLAIN, 0, 14, m->label, true);
+    paras[n++].color = t->muted;
+    fo_pptx_para_init(&paras[n], FO_PPTX_PARA_PLAIN, 0, vsz, value, false);
+    paras[n].bold = true;
+    paras[n++].color = t->heading_color;
+    if (m->has_delta) {
+        char num[256];
+        fo_numfmt_format_code(m->delta_format, fabs(m->delta), num, sizeof num);
+        snprintf(delta, sizeof delta, "%s %s", m->delta < 0 ? "\xE2\x96\xBC" : "\xE2\x96\xB2", num);
+        fo_pptx_para_init(&paras[n], FO_PPTX_PARA_PLAIN, 0, 14, delta, false);
+        paras[n++].color = m->delta < 0 ? DELTA_DOWN : DELTA_UP;
+    }
+    filled_box(p, "Metric", "roundRect", left, top, w, CARD_H, t->table.band_fill,
+               (long)t->accent, CODE_PAD, paras, n, "ctr");
+    for (size_t i = 0; i < n; i++) fo_pptx_para_clear(&paras[i]);
+}
+
+void fo_pptx_metrics(fo_pptx *p, const fo_block *b)
+{
+    size_t n = b->u.metrics.nitems;
+    for (size_t i = 0; i < n && !p->err; i += CARDS_PER_ROW) {
+        size_t k = n - i < CARDS_PER_ROW ? n - i : CARDS_PER_ROW;
+        size_t per = n < CARDS_PER_ROW ? n : CARDS_PER_ROW;
+        double w = (p->g.cw - (double)(per - 1) * CARD_GAP) / (double)per;
+        fo_pptx_need(p, CARD_H, false);
+        if (p->err) return;
+        for (size_t j = 0; j < k; j++)
+            card(p, &b->u.metrics.items[i + j], p->g.x + (double)j * (w + CARD_GAP), p->y, w);
+        p->y += CARD_H + FO_PPTX_GAP;
+        p->has_content = true;
+    }
+}
+
+/* ---- code ------------------------------------------------------------------- */
+
+static void code_flush(fo_pptx *p, fo_pptx_para *lines, size_t *n, double h)
+{
+    if (!*n) return;
+    filled_box(p, "Code", "rect", p->g.x, p->y, p->g.cw, h + 2 * CODE_PAD, p->t->code_fill, -1,
+               CODE_PAD, lines, *n, "t");
+    for (size_t i = 0; i < *n; i++) fo_pptx_para_clear(&lines[i]);
+    p->y += h + 2 * CODE_PAD + FO_PPTX_GAP;
+    p->has_content = true;
+    *n = 0;
+}
+
+void fo_pptx_code(fo_pptx *p, const fo_block *b)
+{
+    const char *src = b->u.code.text ? b->u.code.text : "";
+    double lh = fo_pptx_line_h(FO_PPTX_CODE_SZ);
+    double w = (p->g.cw - 2 * CODE_PAD) * FO_PPTX_FIT;
+    fo_pptx_para *lines = NULL;
+    size_t n = 0, cap = 0;
+    double h = 0;
+    fo_pptx_need(p, 2 * CODE_PAD + 3 * lh, false);
+    for (const char *s = src; !p->err;) {
+        const char *e = strchr(s, '\n');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        if (len && s[len - 1] == '\r') len--;
+        /* one paragraph per source line; tabs become four spaces */
+        char *line = fo_malloc(len * 4 + 1);
+        if (!line) { fo_pptx_fail(p, FO_ERR_NOMEM, b->pointer, "out of memory"); break; }
+        size_t k = 0;
+        for (size_t i = 0; i < len; i++) {
+            if (s[i] == '\t') { memcpy(line + k, "    ", 4); k += 4; }
+            else line[k++] = s[i];
+        }
+        line[k] = '\0';
+        if (n == cap) {
+            cap = cap ? cap * 2 : 32;
+            fo_pptx_para *nl = fo_realloc(lines, cap * sizeof *nl);
+            if (!nl) { fo_free(line); fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory"); break; }
+            lines = nl;
+        }
+        fo_pptx_para *para = &lines[n];
+        bool ok = fo_pptx_para_init(para, FO_PPTX_PARA_CODE, 0, FO_PPTX_CODE_SZ, line, false);
+        fo_free(line);
+        if (!ok) { fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory"); break; }
+        para->color = p->t->text;
+        double ph = fo_pptx_para_height(para, fo_pptx_para_lines(p->t, para, w, NULL, 0), true);
+        if (p->y + h + ph + 2 * CODE_PAD > p->g.body_bottom && n) {
+            code_flush(p, lines, &n, h);
+            *lines = *para; /* the line moves to the front */
+            h = 0;
+            fo_pptx_slide_end(p);
+            fo_pptx_open_flow_slide(p);
+        }
+        n++;
+        h += ph;
+        if (!e || !e[1]) break; /* a final newline ends the code */
+        s = e + 1;
+    }
+    if (!p->err) code_flush(p, lines, &n, h);
+    for (size_t i = 0; i < n; i++) fo_pptx_para_clear(&lines[i]);
+    fo_free(lines);
+}

@@ -164,7 +164,8 @@ size_t fo_pptx_para_lines(const fo_theme *t, const fo_pptx_para *para, double w,
 
 double fo_pptx_para_height(const fo_pptx_para *para, size_t nlines, bool first)
 {
-    return (first ? 0.0 : FO_PPTX_SPC_BEF) + (double)nlines * fo_pptx_line_h(para->size);
+    bool tight = first || para->kind == FO_PPTX_PARA_CODE;
+    return (tight ? 0.0 : FO_PPTX_SPC_BEF) + (double)nlines * fo_pptx_line_h(para->size);
 }
 
 /* ---- splitting --------------------------------------------------------------- */
@@ -247,7 +248,8 @@ void fo_pptx_para_write(fo_pptx *p, const fo_pptx_para *para, bool first)
     fo_pptx_leaf_int(x, "a:spcPts", "val", lround(fo_pptx_line_h(para->size) * 100));
     fo_xml_close(x);
     fo_xml_open(x, "a:spcBef", NULL);
-    fo_pptx_leaf_int(x, "a:spcPts", "val", first ? 0 : lround(FO_PPTX_SPC_BEF * 100));
+    bool tight = first || para->kind == FO_PPTX_PARA_CODE;
+    fo_pptx_leaf_int(x, "a:spcPts", "val", tight ? 0 : lround(FO_PPTX_SPC_BEF * 100));
     fo_xml_close(x);
     if (listed && !para->cont) {
         char hex[7];
