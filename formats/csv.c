@@ -303,10 +303,11 @@ static bool reserve(fo_csv *c, size_t n, fo_diags *d)
 }
 
 /* Reports the first problem of a record (later ones would be noise). */
-static void record_error(fo_csv *c, rec_state *rs, fo_diags *d, size_t line, const char *what)
+static void record_error(fo_csv *c, rec_state *rs, fo_diags *d, size_t line, const char *what,
+                         const char *hint)
 {
     if (!rs->err)
-        fo_diags_add(d, c->display, (int)line, (int)c->nf + 1, NULL, NULL, "%s in column %zu",
+        fo_diags_add(d, c->display, (int)line, (int)c->nf + 1, NULL, hint, "%s in column %zu",
                      what, c->nf + 1);
     rs->err = true;
 }
@@ -328,7 +329,7 @@ static bool end_field(fo_csv *c, rec_state *rs, fo_diags *d)
             }
             char what[64];
             snprintf(what, sizeof what, "invalid UTF-8 (byte 0x%02X)", f[bad]);
-            record_error(c, rs, d, line, what);
+            record_error(c, rs, d, line, what, "save the file as UTF-8");
         }
     }
     rs->hi = 0;
@@ -476,7 +477,7 @@ static int read_record(fo_csv *c, fo_diags *d)
                     done = true;
                 } else { /* NUL */
                     p++;
-                    record_error(c, &rs, d, c->line, "NUL byte");
+                    record_error(c, &rs, d, c->line, "NUL byte", "is this a binary or UTF-16 file?");
                 }
                 break;
             case ST_QUOTED:
@@ -495,7 +496,7 @@ static int read_record(fo_csv *c, fo_diags *d)
                     TAKE_NEWLINE(ch);
                 } else {
                     p++;
-                    record_error(c, &rs, d, c->line, "NUL byte");
+                    record_error(c, &rs, d, c->line, "NUL byte", "is this a binary or UTF-16 file?");
                 }
                 break;
             default: /* ST_QQ: just after a closing quote */

@@ -11,6 +11,8 @@
  *             parentheses for a negative: "$1,234.50", "-€5", "($12)"
  *   date      YYYY-MM-DD; datetime YYYY-MM-DD[T ]HH:MM[:SS[.fff]][Z]
  *   boolean   true / false, any case
+ * Spaces and tabs around a non-text value are allowed (" 42 " is 42); a text
+ * value is always the exact original.
  * Significant digits exclude leading zeros ("0.000123" has 3); "00123" and
  * 16-digit IDs stay text because Excel keeps 15 significant digits. */
 #ifndef FO_INFER_H

@@ -146,7 +146,7 @@ START_TEST(errors)
     ck_assert_uint_eq(d.n, 1);
     ck_assert_int_eq(d.items[0].line, 3);
     ck_assert_int_eq(d.items[0].column, 2);
-    ck_assert_str_eq(diag_text(&d, 0), "mem.csv:3:2: invalid UTF-8 (byte 0xFF) in column 2");
+    ck_assert_str_eq(diag_text(&d, 0), "mem.csv:3:2: invalid UTF-8 (byte 0xFF) in column 2 (save the file as UTF-8)");
     fo_diags_free(&d);
 
     /* overlong, surrogate, truncated sequences; valid multibyte passes */
@@ -169,7 +169,7 @@ START_TEST(errors)
     const char nul[] = "a,b\nx,y\0z\n\"p\0\",q\n";
     ck_assert_str_eq(dump(nul, sizeof nul - 1, ',', &d), "a|b@1\n!2\n!3\n");
     ck_assert_uint_eq(d.n, 2);
-    ck_assert_str_eq(diag_text(&d, 0), "mem.csv:2:2: NUL byte in column 2");
+    ck_assert_str_eq(diag_text(&d, 0), "mem.csv:2:2: NUL byte in column 2 (is this a binary or UTF-16 file?)");
     fo_diags_free(&d);
 
     /* unterminated quote: named at the line where the field opened */
@@ -350,7 +350,7 @@ START_TEST(scan_names_and_shape)
     ck_assert_int_eq(scan(&ds, a, "\xEF\xBB\xBF\n\n", false, NULL, 0, &d), FO_ERR_INPUT);
     fo_diags_free(&d);
     ck_assert_int_eq(scan(&ds, a, "a,b\n1,2\n3,\xC3\n", true, NULL, 0, &d), FO_ERR_INPUT);
-    ck_assert_str_eq(diag_text(&d, 0), "data.csv:3:2: invalid UTF-8 (byte 0xC3) in column 2");
+    ck_assert_str_eq(diag_text(&d, 0), "data.csv:3:2: invalid UTF-8 (byte 0xC3) in column 2 (save the file as UTF-8)");
     fo_diags_free(&d);
     memset(&ds, 0, sizeof ds);
     ds.src = FO_SRC_CSV;
