@@ -683,11 +683,18 @@ static bool grow_infer(fo_infer **inf, size_t *cap, size_t *have, size_t n)
     return true;
 }
 
-static const fo_column *find_hint(const fo_column *hints, size_t nhints, const char *name)
+/* What the hints say about a column: several may name it (a spec's "types"
+ * and "columns"); the first type and the first format given win. */
+static void find_hint(const fo_column *hints, size_t nhints, const char *name,
+                      fo_type *type, const char **format)
 {
-    for (size_t i = 0; i < nhints; i++)
-        if (hints[i].name && strcmp(hints[i].name, name) == 0) return &hints[i];
-    return NULL;
+    *type = FO_TYPE_AUTO;
+    *format = NULL;
+    for (size_t i = 0; i < nhints; i++) {
+        if (!hints[i].name || strcmp(hints[i].name, name) != 0) continue;
+        if (*type == FO_TYPE_AUTO) *type = hints[i].type;
+        if (!*format) *format = hints[i].format;
+    }
 }
 
 fo_status fo_csv_scan(fo_dataset *ds, fo_arena *a, const fo_column *hints, size_t nhints,
@@ -756,16 +763,18 @@ fo_status fo_csv_scan(fo_dataset *ds, fo_arena *a, const fo_column *hints, size_
     if (!ds->cols) goto nomem;
     for (size_t j = 0; j < ncols; j++) {
         fo_column *col = &ds->cols[j];
-        const fo_column *h = find_hint(hints, nhints, names[j]);
+        fo_type ht;
+        const char *hf;
+        find_hint(hints, nhints, names[j], &ht, &hf);
         char fmt[128];
         fo_type t = fo_infer_result(&inf[j], fmt, sizeof fmt);
         col->name = names[j];
         col->type = t;
-        if (h && h->type != FO_TYPE_AUTO && h->type != t) {
-            col->type = h->type;
-            snprintf(fmt, sizeof fmt, "%s", fo_type_default_format(h->type));
+        if (ht != FO_TYPE_AUTO && ht != t) {
+            col->type = ht;
+            snprintf(fmt, sizeof fmt, "%s", fo_type_default_format(ht));
         }
-        col->format = fo_arena_strdup(a, h && h->format ? h->format : fmt);
+        col->format = fo_arena_strdup(a, hf ? hf : fmt);
         if (!col->format) goto nomem;
     }
     ds->ncols = ncols;

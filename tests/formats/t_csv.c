@@ -376,10 +376,11 @@ START_TEST(scan_hints)
         {"code", FO_TYPE_TEXT, NULL},
         {"amount", FO_TYPE_AUTO, "#,##0.000"},
         {"absent", FO_TYPE_INTEGER, NULL},
+        {"share", FO_TYPE_AUTO, "0.0%"},   /* a second hint for a column adds its format */
     };
-    ck_assert_int_eq(scan(&ds, a, "share,code,amount,n\n0.12,1,2.5,4\n0.5,2,3,5\n", true, hints, 4, &d), FO_OK);
+    ck_assert_int_eq(scan(&ds, a, "share,code,amount,n\n0.12,1,2.5,4\n0.5,2,3,5\n", true, hints, 5, &d), FO_OK);
     ck_assert_int_eq(ds.cols[0].type, FO_TYPE_PERCENT);
-    ck_assert_str_eq(ds.cols[0].format, "0%");
+    ck_assert_str_eq(ds.cols[0].format, "0.0%");
     ck_assert_int_eq(ds.cols[1].type, FO_TYPE_TEXT);
     ck_assert_str_eq(ds.cols[1].format, "@");
     ck_assert_int_eq(ds.cols[2].type, FO_TYPE_NUMBER);
