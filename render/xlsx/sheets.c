@@ -69,38 +69,67 @@ static lxw_format *base_format(fo_xlsx *x)
     return f;
 }
 
-static void set_num_format(lxw_format *f, const char *code)
+/* The shared format for role and number format code (NULL/"General" =
+ * none); NULL when out of memory. */
+static lxw_format *table_format(fo_xlsx *x, int role, const char *code)
 {
-    if (code && strcmp(code, "General") != 0) format_set_num_format(f, code);
+    if (code && strcmp(code, "General") == 0) code = NULL;
+    for (size_t i = 0; i < x->nfmts; i++)
+        if (x->fmts[i].role == role &&
+            (code ? x->fmts[i].code && strcmp(x->fmts[i].code, code) == 0 : !x->fmts[i].code))
+            return x->fmts[i].f;
+    if (x->nfmts == x->fmtcap) {
+        size_t cap = x->fmtcap ? x->fmtcap * 2 : 16;
+        fo_xlsx_fmt *p = fo_realloc(x->fmts, cap * sizeof *p);
+        if (!p) return NULL;
+        x->fmts = p;
+        x->fmtcap = cap;
+    }
+    char *copy = code ? fo_strdup(code) : NULL;
+    lxw_format *f = (code && !copy) ? NULL : base_format(x);
+    if (!f) { fo_free(copy); return NULL; }
+    const fo_theme *th = x->th;
+    switch (role) {
+    case FO_XLSX_FMT_URL:
+        format_set_font_color(f, fo_xlsx_color(th->link));
+        format_set_underline(f, LXW_UNDERLINE_SINGLE);
+        break;
+    case FO_XLSX_FMT_HEAD:
+        format_set_bold(f);
+        format_set_font_color(f, fo_xlsx_color(th->table.header_text));
+        format_set_bg_color(f, fo_xlsx_color(th->table.header_fill));
+        format_set_bottom(f, LXW_BORDER_THIN);
+        format_set_bottom_color(f, fo_xlsx_color(th->table.border));
+        break;
+    case FO_XLSX_FMT_TOTAL:
+    case FO_XLSX_FMT_TOTAL_LABEL:
+        format_set_bold(f);
+        format_set_top(f, LXW_BORDER_THIN);
+        break;
+    default:
+        break;
+    }
+    if (code) format_set_num_format(f, code);
+    x->fmts[x->nfmts++] = (fo_xlsx_fmt){.role = role, .code = copy, .f = f};
+    return f;
 }
 
 static fo_status make_formats(table *t)
 {
     fo_xlsx *x = t->x;
-    const fo_theme *th = x->th;
-    if (!(t->head = base_format(x)) || !(t->date_fb = base_format(x)) ||
-        !(t->datetime_fb = base_format(x)) || !(t->total_label = base_format(x)))
+    if (!(t->head = table_format(x, FO_XLSX_FMT_HEAD, NULL)) ||
+        !(t->date_fb = table_format(x, FO_XLSX_FMT_CELL, "yyyy-mm-dd")) ||
+        !(t->datetime_fb = table_format(x, FO_XLSX_FMT_CELL, "yyyy-mm-dd hh:mm:ss")) ||
+        !(t->total_label = table_format(x, FO_XLSX_FMT_TOTAL_LABEL, NULL)))
         return FO_ERR_NOMEM;
-    format_set_bold(t->head);
-    format_set_font_color(t->head, fo_xlsx_color(th->table.header_text));
-    format_set_bg_color(t->head, fo_xlsx_color(th->table.header_fill));
-    format_set_bottom(t->head, LXW_BORDER_THIN);
-    format_set_bottom_color(t->head, fo_xlsx_color(th->table.border));
-    format_set_num_format(t->date_fb, "yyyy-mm-dd");
-    format_set_num_format(t->datetime_fb, "yyyy-mm-dd hh:mm:ss");
-    format_set_bold(t->total_label);
-    format_set_top(t->total_label, LXW_BORDER_THIN);
     for (size_t j = 0; j < t->ncols; j++) {
         colstate *c = &t->cs[j];
         const fo_table_col *tc = &t->cols[j];
-        if (!(c->cell = base_format(x)) || !(c->url = base_format(x)) || !(c->total = base_format(x)))
+        const char *total_code = tc->total == FO_TOTAL_COUNT ? "#,##0" : tc->format;
+        if (!(c->cell = table_format(x, FO_XLSX_FMT_CELL, tc->format)) ||
+            !(c->url = table_format(x, FO_XLSX_FMT_URL, NULL)) ||
+            !(c->total = table_format(x, FO_XLSX_FMT_TOTAL, total_code)))
             return FO_ERR_NOMEM;
-        set_num_format(c->cell, tc->format);
-        format_set_font_color(c->url, fo_xlsx_color(th->link));
-        format_set_underline(c->url, LXW_UNDERLINE_SINGLE);
-        format_set_bold(c->total);
-        format_set_top(c->total, LXW_BORDER_THIN);
-        set_num_format(c->total, tc->total == FO_TOTAL_COUNT ? "#,##0" : tc->format);
         c->nf = fo_numfmt_compile(tc->format ? tc->format : "General", NULL, 0);
         c->is_date = tc->type == FO_TYPE_DATE || tc->type == FO_TYPE_DATETIME ||
                      (c->nf && fo_numfmt_is_date(c->nf));
@@ -174,12 +203,6 @@ static bool fits_cell(table *t, size_t j, const char *s, size_t len)
     cell_error(t, j, "text", n, "32,767-character cell",
                "shorten the text or split it over several columns");
     return false;
-}
-
-static bool url_allowed(const char *u)
-{
-    return strncasecmp(u, "http://", 7) == 0 || strncasecmp(u, "https://", 8) == 0 ||
-           strncasecmp(u, "ftp://", 6) == 0 || strncasecmp(u, "mailto:", 7) == 0;
 }
 
 static double displayed_width(const colstate *c, double v, lxw_format *f, const table *t)
@@ -285,7 +308,7 @@ static void write_cell(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, const 
          * either, or for a scheme Excel would treat as a local file, the
          * label stays as plain text. */
         bool linked = false;
-        if (t->urls < FO_XLSX_MAX_URLS && url_allowed(url) &&
+        if (t->urls < FO_XLSX_MAX_URLS && fo_xlsx_url_allowed(url) &&
             strlen(url) <= FO_XLSX_MAX_URL_CHARS && !memchr(url, '\n', strlen(url))) {
             const char *u = fo_xlsx_clean(&t->x->buf, url, strlen(url), FO_XLSX_PLAIN);
             if (!u) { t->st = FO_ERR_NOMEM; return; }

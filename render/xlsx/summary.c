@@ -33,6 +33,7 @@ typedef struct {
     size_t nbreaks;
     lxw_format *run[RUN_STYLES];   /* fonts of inline runs */
     lxw_format *text[7];           /* wrapped text cell, by indent 0..6 */
+    lxw_format *linkfmt[7];        /* link cell, by indent 0..6 */
     lxw_format *title, *subtitle, *meta, *heading[6], *code, *link, *caption;
     lxw_format *metric_label, *metric_delta_up, *metric_delta_down;
     fo_status st;
@@ -65,6 +66,9 @@ static fo_status make_formats(summary *s)
         if (!(s->text[i] = font_format(s, &th->body, th->body_size, th->text))) return s->st;
         format_set_text_wrap(s->text[i]);
         if (i) format_set_indent(s->text[i], (uint8_t)i);
+        if (!(s->linkfmt[i] = font_format(s, &th->body, th->body_size, th->link))) return s->st;
+        format_set_underline(s->linkfmt[i], LXW_UNDERLINE_SINGLE);
+        if (i) format_set_indent(s->linkfmt[i], (uint8_t)i);
     }
     if (!(s->title = font_format(s, &th->heading, th->title_size, th->heading_color)) ||
         !(s->subtitle = font_format(s, &th->heading, th->heading_size[1], th->muted)) ||
@@ -134,6 +138,37 @@ static double merged_chars(int indent)
     return w * 1.1 - indent * 3.0 - 2;
 }
 
+/* Excel links a whole cell, not a run, and a hyperlink over rich text
+ * loses its wrapping in LibreOffice: so the links of a text follow it, one
+ * row each ("↗ label"), as clickable cells. */
+static void put_links(summary *s, const char *src, int indent)
+{
+    fo_runs runs = {0};
+    if (!src || !strchr(src, ']')) return;
+    if (fo_markup_parse(src, &runs) != FO_OK) { s->st = FO_ERR_NOMEM; return; }
+    for (size_t i = 0; i < runs.n; i++) {
+        const fo_run *r = &runs.runs[i];
+        if (!r->url || (i > 0 && runs.runs[i - 1].url && strcmp(runs.runs[i - 1].url, r->url) == 0))
+            continue;
+        s->row++;
+        if (s->dry) continue;
+        size_t ul = strlen(r->url);
+        const char *u = fo_xlsx_clean(&s->x->buf2, r->url, ul, FO_XLSX_PLAIN);
+        char *label = fo_malloc(r->len + 8);
+        if (!u || !label) { fo_free(label); s->st = FO_ERR_NOMEM; break; }
+        memcpy(label, "\xE2\x86\x97 ", 4);
+        memcpy(label + 4, r->text, r->len);
+        label[r->len + 4] = '\0';
+        const char *l = clean(s, &s->x->buf, label);
+        lxw_format *f = s->linkfmt[indent > 6 ? 6 : indent];
+        bool linked = l && fo_xlsx_url_allowed(u) && ul <= FO_XLSX_MAX_URL_CHARS &&
+                      worksheet_write_url_opt(s->ws, s->row, 0, u, f, l, NULL) == LXW_NO_ERROR;
+        if (l && !linked) worksheet_write_string(s->ws, s->row, 0, l, s->text[indent > 6 ? 6 : indent]);
+        fo_free(label);
+    }
+    fo_runs_free(&runs);
+}
+
 /* Writes inline markup text merged across A:F, wrapped, with a height that
  * fits; the first link's target becomes the cell's hyperlink (Excel links a
  * whole cell, not a run). prefix (may be NULL) goes before the text. */
@@ -147,7 +182,6 @@ static void put_markup(summary *s, const char *prefix, const char *src, int inde
     if (indent > 6) indent = 6;
     lxw_format *cell = s->text[indent];
     if (!(plain = fo_markup_plain(src ? src : ""))) { s->st = FO_ERR_NOMEM; goto cleanup; }
-    size_t plen = strlen(plain) + (prefix ? strlen(prefix) : 0);
     double lines = text_lines(plain, merged_chars(indent));
     set_height(s, fmax(15, lines * s->x->th->body_size * 1.45 + 3));
     if (s->dry) goto cleanup;
@@ -160,7 +194,6 @@ static void put_markup(summary *s, const char *prefix, const char *src, int inde
         !(bufs = fo_calloc(n + 2, sizeof *bufs))) { s->st = FO_ERR_NOMEM; goto cleanup; }
     nbufs = n + 2;
     size_t k = 0;
-    const char *url = NULL;
     if (prefix) {
         tuples[k].format = s->run[0];
         tuples[k].string = (char *)prefix;
@@ -172,14 +205,9 @@ static void put_markup(summary *s, const char *prefix, const char *src, int inde
         const char *c = fo_xlsx_clean(&bufs[k], r->text, r->len, FO_XLSX_CELL);
         if (!c) { s->st = FO_ERR_NOMEM; goto cleanup; }
         unsigned style = (r->flags & 7) | (r->url ? RUN_LINK : 0);
-        if (r->url && !url) url = r->url;
         tuples[k].format = s->run[style];
         tuples[k].string = (char *)c;
         k++;
-    }
-    if (url && plen <= FO_XLSX_MAX_URL_CHARS) {
-        const char *u = fo_xlsx_clean(&s->x->buf2, url, strlen(url), FO_XLSX_PLAIN);
-        if (u) worksheet_write_url_opt(s->ws, s->row, 0, u, cell, " ", NULL);
     }
     if (k == 1 && tuples[0].format == s->run[0]) {
         worksheet_write_string(s->ws, s->row, 0, tuples[0].string, cell);
@@ -206,6 +234,7 @@ static void put_markup(summary *s, const char *prefix, const char *src, int inde
         worksheet_write_rich_string(s->ws, s->row, 0, list, cell);
     }
 cleanup:
+    if (s->st == FO_OK) put_links(s, src, indent);
     for (size_t i = 0; i < nbufs; i++) fo_xlsx_buf_free(&bufs[i]);
     fo_free(bufs);
     fo_free(tuples);
@@ -418,14 +447,8 @@ static void put_toc(summary *s)
             fo_xlsx_sheet_ref("Summary", ref, sizeof ref);
             snprintf(url, sizeof url, "internal:%sA%u", ref, (unsigned)target + 1);
             int lvl = b->u.heading.level < 1 ? 1 : b->u.heading.level > 6 ? 6 : b->u.heading.level;
-            size_t len = strlen(plain);
-            char *label = fo_malloc(len + 2 * (size_t)lvl + 1);
-            if (!label) { fo_free(plain); s->st = FO_ERR_NOMEM; return; }
-            memset(label, ' ', 2 * (size_t)(lvl - 1)); /* indent by level */
-            memcpy(label + 2 * (lvl - 1), plain, len + 1);
-            const char *l = clean(s, &s->x->buf2, label);
-            if (l) worksheet_write_url_opt(s->ws, s->row, 0, url, s->link, l, NULL);
-            fo_free(label);
+            const char *l = clean(s, &s->x->buf2, plain);
+            if (l) worksheet_write_url_opt(s->ws, s->row, 0, url, s->linkfmt[lvl - 1], l, NULL);
             fo_free(plain);
         }
         s->row++;
@@ -534,6 +557,7 @@ fo_status fo_xlsx_write_summary(fo_xlsx *x, lxw_chart *const *charts)
     for (size_t c = 0; c < NCOLS; c++)
         worksheet_set_column(s.ws, (lxw_col_t)c, (lxw_col_t)c, col_width[c], NULL);
     worksheet_gridlines(s.ws, LXW_HIDE_ALL_GRIDLINES);
+    worksheet_fit_to_pages(s.ws, 1, 0); /* print one page wide */
     s.dry = true;
     layout(&s);
     if (s.st != FO_OK) goto cleanup;

@@ -8,6 +8,7 @@
  * and invalid UTF-8 is copied through. So every string is cleaned here,
  * once, before it reaches the library. */
 #include <string.h>
+#include <strings.h>
 
 #include "render/xlsx/xlsx_internal.h"
 
@@ -329,4 +330,10 @@ void fo_xlsx_sheet_ref(const char *sheet, char *out, size_t cap)
     out[n++] = '\'';
     out[n++] = '!';
     out[n] = '\0';
+}
+
+bool fo_xlsx_url_allowed(const char *u)
+{
+    return strncasecmp(u, "http://", 7) == 0 || strncasecmp(u, "https://", 8) == 0 ||
+           strncasecmp(u, "ftp://", 6) == 0 || strncasecmp(u, "mailto:", 7) == 0;
 }

@@ -144,6 +144,8 @@ static void free_ctx(fo_xlsx *x)
     fo_free(x->tables);
     for (size_t i = 0; i < x->nrefs; i++) fo_free(x->refs[i].col_of_field);
     fo_free(x->refs);
+    for (size_t i = 0; i < x->nfmts; i++) fo_free(x->fmts[i].code);
+    fo_free(x->fmts);
     fo_xlsx_names_free(&x->names);
     fo_xlsx_buf_free(&x->buf);
     fo_xlsx_buf_free(&x->buf2);

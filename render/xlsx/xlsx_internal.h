@@ -63,6 +63,10 @@ double fo_xlsx_text_width(const char *s, size_t len);
  * cells: room for the autofilter button, clamped to [MIN, MAX]. */
 double fo_xlsx_fit_width(double header_w, double data_w);
 
+/* True for the URL schemes a cell may link to (http, https, ftp, mailto);
+ * anything else (file paths, javascript:, Excel's external:) stays text. */
+bool fo_xlsx_url_allowed(const char *url);
+
 /* A set of sheet names, compared case-insensitively as Excel does. */
 typedef struct {
     char **names;
@@ -108,6 +112,19 @@ typedef struct {
     size_t rows_written;
 } fo_xlsx_table;
 
+/* A cell format made once per workbook. libxlsxwriter caches the style
+ * index only in the first of several equal formats: every cell written with
+ * a duplicate hashes the whole format again (~15% of the run time), so
+ * equal formats are shared instead. */
+typedef struct {
+    int role;       /* FO_XLSX_FMT_* */
+    char *code;     /* number format, may be NULL */
+    lxw_format *f;
+} fo_xlsx_fmt;
+
+enum { FO_XLSX_FMT_CELL, FO_XLSX_FMT_URL, FO_XLSX_FMT_TOTAL, FO_XLSX_FMT_HEAD,
+       FO_XLSX_FMT_TOTAL_LABEL };
+
 typedef struct {
     const fo_doc *doc;
     const fo_theme *th;
@@ -121,6 +138,8 @@ typedef struct {
     fo_xlsx_dataref *refs;
     size_t nrefs, refcap;
     lxw_worksheet *summary;     /* NULL for a bare CSV conversion */
+    fo_xlsx_fmt *fmts;
+    size_t nfmts, fmtcap;
 } fo_xlsx;
 
 /* Diagnostic location of a dataset: the spec file (or the CSV for a
