@@ -54,7 +54,7 @@ int main(int argc, char **argv)
                  "    return NULL;\n}\n\n"
                  "/* i-th template name, NULL past the end: lets `folio themes` list them. */\n"
                  "const char *fo_template_name(size_t i)\n{\n"
-                 "    return i < %zu ? tpl_table[i].name : NULL;\n}\n", n);
+                 "    return i < sizeof tpl_table / sizeof *tpl_table - 1 ? tpl_table[i].name : NULL;\n}\n");
     free(lens);
     return fclose(out) == 0 ? 0 : 1;
 }
