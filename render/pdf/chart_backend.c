@@ -17,8 +17,8 @@ typedef struct {
     double ox, oy, s;
 } replay;
 
-#define X(r, x) ((HPDF_REAL)((r)->ox + (r)->s * (x)))
-#define Y(r, y) ((HPDF_REAL)((r)->oy - (r)->s * (y)))
+#define X(r, x) fo_pdf_q((r)->ox + (r)->s * (x))
+#define Y(r, y) fo_pdf_q((r)->oy - (r)->s * (y))
 
 static void path(replay *r, const fo_dl_path *p)
 {
@@ -85,7 +85,7 @@ static void be_fill_rect(void *ctx, double x, double y, double w, double h, fo_r
     if (alpha <= 0.001 || w <= 0 || h <= 0) return;
     bool pop = push_alpha(r, alpha, true);
     fo_pdf_fill_rgb(r->p, color);
-    HPDF_Page_Rectangle(r->p, X(r, x), Y(r, y + h), (HPDF_REAL)(w * r->s), (HPDF_REAL)(h * r->s));
+    HPDF_Page_Rectangle(r->p, X(r, x), Y(r, y + h), fo_pdf_q(w * r->s), fo_pdf_q(h * r->s));
     HPDF_Page_Fill(r->p);
     if (pop) HPDF_Page_GRestore(r->p);
 }

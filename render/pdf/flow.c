@@ -55,9 +55,10 @@ void fo_pdf_text_draw(fo_pdf *c, fo_pdf_font *f, double size, fo_rgb color,
     char *buf = cap > sizeof stackbuf ? fo_malloc(cap) : stackbuf;
     if (!buf) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
     HPDF_Page p = c->page;
-    HPDF_Page_BeginText(p);
+    /* inside a caller's text object (a table row) we only add to it */
+    bool own = HPDF_Page_GetGMode(p) != HPDF_GMODE_TEXT_OBJECT;
+    if (own) HPDF_Page_BeginText(p);
     fo_pdf_fill_rgb(p, color);
-    HPDF_Font cur = NULL;
     size_t i = 0;
     while (i < len) {
         size_t n, o = 0;
@@ -73,11 +74,11 @@ void fo_pdf_text_draw(fo_pdf *c, fo_pdf_font *f, double size, fo_rgb color,
             i += n;
         }
         buf[o] = 0;
-        if (g->font != cur) { HPDF_Page_SetFontAndSize(p, g->font, (HPDF_REAL)size); cur = g->font; }
-        HPDF_Page_TextOut(p, (HPDF_REAL)x, (HPDF_REAL)y, buf);
+        fo_pdf_set_font(p, g->font, size);
+        HPDF_Page_TextOut(p, fo_pdf_q(x), fo_pdf_q(y), buf);
         x += w * size / 1000.0;
     }
-    HPDF_Page_EndText(p);
+    if (own) HPDF_Page_EndText(p);
     if (buf != stackbuf) fo_free(buf);
     c->fresh = false;
 }
@@ -217,19 +218,12 @@ static void line_emit(fo_pdf *c, line_t *L, double x, double line_h)
     if (L->n) {
         L->buf[L->blen] = 0;
         HPDF_Page_BeginText(p);
-        HPDF_Font cf = NULL;
-        double cs = 0;
-        fo_rgb cc = 0xFFFFFFFF;
         double px = x;
         for (size_t i = 0; i < L->n; i++) {
             piece *q = &L->p[i];
-            if (q->f->font != cf || q->size != cs) {
-                HPDF_Page_SetFontAndSize(p, q->f->font, (HPDF_REAL)q->size);
-                cf = q->f->font;
-                cs = q->size;
-            }
-            if (q->color != cc) { fo_pdf_fill_rgb(p, q->color); cc = q->color; }
-            HPDF_Page_TextOut(p, (HPDF_REAL)px, (HPDF_REAL)base, L->buf + q->off);
+            fo_pdf_set_font(p, q->f->font, q->size);
+            fo_pdf_fill_rgb(p, q->color);
+            HPDF_Page_TextOut(p, fo_pdf_q(px), fo_pdf_q(base), L->buf + q->off);
             q->off = (size_t)(px * 1000);  /* reuse: x position for links, in mpt */
             px += q->w;
         }
@@ -509,8 +503,8 @@ void fo_pdf_code(fo_pdf *c, const fo_block *b)
         size_t k = nl - i < fit ? nl - i : fit;
         double h = k * lh + 2 * pad;
         fo_pdf_fill_rgb(c->page, t->code_fill);
-        HPDF_Page_Rectangle(c->page, (HPDF_REAL)c->left, (HPDF_REAL)(c->y - h),
-                            (HPDF_REAL)c->width, (HPDF_REAL)h);
+        HPDF_Page_Rectangle(c->page, fo_pdf_q(c->left), fo_pdf_q(c->y - h),
+                            fo_pdf_q(c->width), fo_pdf_q(h));
         HPDF_Page_Fill(c->page);
         double base = c->y - pad - lh + (lh - size) * 0.5 + size * 0.22;
         for (size_t j = 0; j < k; j++, base -= lh)

@@ -53,16 +53,35 @@ static void hpdf_error(HPDF_STATUS code, HPDF_STATUS detail, void *user)
                 "pdf: libharu error 0x%04X (detail %u)", (unsigned)code, (unsigned)detail);
 }
 
+static bool same_rgb(HPDF_RGBColor a, float r, float g, float b)
+{
+    return a.r - r < 1e-4f && r - a.r < 1e-4f && a.g - g < 1e-4f && g - a.g < 1e-4f &&
+           a.b - b < 1e-4f && b - a.b < 1e-4f;
+}
+
 void fo_pdf_fill_rgb(HPDF_Page p, fo_rgb c)
 {
-    HPDF_Page_SetRGBFill(p, ((c >> 16) & 255) / 255.0f, ((c >> 8) & 255) / 255.0f,
-                         (c & 255) / 255.0f);
+    float r = ((c >> 16) & 255) / 255.0f, g = ((c >> 8) & 255) / 255.0f, b = (c & 255) / 255.0f;
+    if (HPDF_Page_GetFillingColorSpace(p) == HPDF_CS_DEVICE_RGB &&
+        same_rgb(HPDF_Page_GetRGBFill(p), r, g, b))
+        return;
+    HPDF_Page_SetRGBFill(p, r, g, b);
 }
 
 void fo_pdf_stroke_rgb(HPDF_Page p, fo_rgb c)
 {
-    HPDF_Page_SetRGBStroke(p, ((c >> 16) & 255) / 255.0f, ((c >> 8) & 255) / 255.0f,
-                           (c & 255) / 255.0f);
+    float r = ((c >> 16) & 255) / 255.0f, g = ((c >> 8) & 255) / 255.0f, b = (c & 255) / 255.0f;
+    if (HPDF_Page_GetStrokingColorSpace(p) == HPDF_CS_DEVICE_RGB &&
+        same_rgb(HPDF_Page_GetRGBStroke(p), r, g, b))
+        return;
+    HPDF_Page_SetRGBStroke(p, r, g, b);
+}
+
+void fo_pdf_set_font(HPDF_Page p, HPDF_Font f, double size)
+{
+    if (HPDF_Page_GetCurrentFont(p) == f && HPDF_Page_GetCurrentFontSize(p) == (HPDF_REAL)size)
+        return;
+    HPDF_Page_SetFontAndSize(p, f, (HPDF_REAL)size);
 }
 
 uint32_t fo_pdf_utf8(const char *s, size_t len, size_t *n)

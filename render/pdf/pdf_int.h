@@ -95,9 +95,15 @@ fo_pdf_font *fo_pdf_font_load(fo_pdf *c, const char *path);
 fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp);
 /* Advance width of one code point, 1/1000 em. */
 double fo_pdf_glyph_width(fo_pdf_font *f, uint32_t cp);
-/* Fill colour from 0xRRGGBB. */
+/* Fill/stroke colour from 0xRRGGBB; nothing is written when the page's
+ * graphics state already has it (libharu tracks it through q/Q). */
 void fo_pdf_fill_rgb(HPDF_Page p, fo_rgb c);
 void fo_pdf_stroke_rgb(HPDF_Page p, fo_rgb c);
+/* Font and size, likewise written only when they change. */
+void fo_pdf_set_font(HPDF_Page p, HPDF_Font f, double size);
+/* Positions are snapped to 1/4 pt: exact in binary, so libharu writes them
+ * short ("302.75", not "302.70999"), which keeps content streams small. */
+static inline HPDF_REAL fo_pdf_q(double v) { return (HPDF_REAL)(__builtin_round(v * 4) / 4); }
 /* Decodes one UTF-8 sequence at s (len > 0); *n = bytes used (>= 1).
  * Malformed bytes decode as U+FFFD. */
 uint32_t fo_pdf_utf8(const char *s, size_t len, size_t *n);

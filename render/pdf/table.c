@@ -173,21 +173,22 @@ static void draw_row(table *T, const char *const *texts, const size_t *lens, int
     bool fill = kind == ROW_HEADER || (kind == ROW_BODY && t->table.banding && T->row % 2 == 1);
     if (fill) {
         fo_pdf_fill_rgb(p, kind == ROW_HEADER ? t->table.header_fill : t->table.band_fill);
-        HPDF_Page_Rectangle(p, (HPDF_REAL)c->left, (HPDF_REAL)(c->y - h), (HPDF_REAL)c->width,
-                            (HPDF_REAL)h);
+        HPDF_Page_Rectangle(p, fo_pdf_q(c->left), fo_pdf_q(c->y - h), fo_pdf_q(c->width),
+                            fo_pdf_q(h));
         HPDF_Page_Fill(p);
     }
     if (kind == ROW_TOTAL || (kind == ROW_BODY && !t->table.banding)) {
         fo_pdf_stroke_rgb(p, t->table.border);
         HPDF_Page_SetLineWidth(p, kind == ROW_TOTAL ? 0.9 : 0.4);
         double ly = kind == ROW_TOTAL ? c->y : c->y - h;
-        HPDF_Page_MoveTo(p, (HPDF_REAL)c->left, (HPDF_REAL)ly);
-        HPDF_Page_LineTo(p, (HPDF_REAL)c->right, (HPDF_REAL)ly);
+        HPDF_Page_MoveTo(p, fo_pdf_q(c->left), fo_pdf_q(ly));
+        HPDF_Page_LineTo(p, fo_pdf_q(c->right), fo_pdf_q(ly));
         HPDF_Page_Stroke(p);
     }
     fo_rgb color = kind == ROW_HEADER ? t->table.header_text : t->text;
     double x = c->left;
     double base0 = c->y - PAD_Y - T->lh + (T->lh - T->size) * 0.5 + T->size * 0.22;
+    HPDF_Page_BeginText(p);  /* one text object for the whole row */
     for (size_t i = 0; i < n; i++) {
         double base = base0;
         for (size_t k = 0; k < nlines[i]; k++, base -= T->lh) {
@@ -199,6 +200,7 @@ static void draw_row(table *T, const char *const *texts, const size_t *lens, int
         }
         x += T->cols[i].w;
     }
+    HPDF_Page_EndText(p);
     c->fresh = false;
     c->y -= h;
     if (kind == ROW_BODY) T->row++;
