@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# bench-pdf.sh — folio's PDF beside ReportLab and a minimal libharu program.
+#
+# Input: the 50-section report of bench/gen_report.py (heading, three
+# paragraphs, a 30x5 table and a 12x3 column chart per section). Prints, per
+# tool, the best wall time of RUNS runs, user+sys CPU, peak RSS, bytes and
+# pages, then folio's ratios. Targets: within 2x of the floor, < 16 MiB RSS,
+# fonts embedded, no larger than ReportLab's file.
+#
+# usage: bench/bench-pdf.sh FOLIO_BIN   (RUNS=5 by default)
+set -uo pipefail
+folio=$(readlink -f "${1:-build/folio}")
+here=$(cd "$(dirname "$0")" && pwd)
+work="$here/work"
+runs=${RUNS:-5}
+py=/usr/bin/python3
+mkdir -p "$work/pdf"
+
+[ -f "$work/report/report.json" ] || $py "$here/gen_report.py" "$work/report" || exit 1
+spec="$work/report/report.json"
+floor="$work/pdf_floor"
+if [ ! -x "$floor" ] || [ "$here/pdf_floor.c" -nt "$floor" ]; then
+  cc -O2 -std=c11 "$here/pdf_floor.c" -lhpdf -ljansson -lm -o "$floor" || exit 1
+fi
+
+# best of $runs: prints "wall cpu rss_kb"
+measure() {
+  local best="" line
+  for _ in $(seq "$runs"); do
+    /usr/bin/time -o "$work/pdf/time.txt" -f "%e %U %S %M" "$@" >/dev/null 2>&1 || return 1
+    line=$(tail -1 "$work/pdf/time.txt")
+    best=$(printf '%s\n%s\n' "$best" "$line" | awk 'NF' | sort -n | head -1)
+  done
+  echo "$best" | awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}'
+}
+
+declare -A wall cpu rss bytes pages
+run() {  # name out cmd...
+  local name=$1 out=$2; shift 2
+  read -r w c r < <(measure "$@") || { echo "$name: failed"; return 1; }
+  wall[$name]=$w; cpu[$name]=$c; rss[$name]=$r
+  bytes[$name]=$(stat -c %s "$out")
+  pages[$name]=$(pdfinfo "$out" 2>/dev/null | awk '/^Pages:/ {print $2}')
+}
+
+run folio "$work/pdf/folio.pdf" "$folio" render "$spec" -o "$work/pdf/folio.pdf" --quiet
+run reportlab "$work/pdf/reportlab.pdf" $py "$here/reportlab_report.py" "$spec" "$work/pdf/reportlab.pdf"
+run floor "$work/pdf/floor.pdf" "$floor" "$spec" "$work/pdf/floor.pdf"
+
+echo "input: $spec (50 sections), best of $runs runs; load average $(cut -d' ' -f1 /proc/loadavg)"
+printf '%-10s %8s %8s %9s %10s %6s\n' tool wall_s cpu_s rss_MiB bytes pages
+for t in folio reportlab floor; do
+  [ -n "${wall[$t]:-}" ] || continue
+  printf '%-10s %8s %8s %9.1f %10s %6s\n' "$t" "${wall[$t]}" "${cpu[$t]}" \
+    "$(echo "${rss[$t]} / 1024" | bc -l)" "${bytes[$t]}" "${pages[$t]}"
+done
+ratio() { printf "%.2f" "$(echo "$1 / $2" | bc -l)"; }
+echo
+echo "folio vs floor:     wall x$(ratio "${wall[folio]}" "${wall[floor]}")  cpu x$(ratio "${cpu[folio]}" "${cpu[floor]}")  (target <= 2)"
+echo "folio vs reportlab: wall x$(ratio "${wall[folio]}" "${wall[reportlab]}")  rss x$(ratio "${rss[folio]}" "${rss[reportlab]}")  bytes x$(ratio "${bytes[folio]}" "${bytes[reportlab]}")  (target bytes <= 1)"
+echo "folio peak RSS: $(echo "scale=1; ${rss[folio]} / 1024" | bc -l) MiB (target < 16)"
+emb=$(pdffonts "$work/pdf/folio.pdf" | awk 'NR > 2 && $(NF-4) != "yes"' | wc -l)
+echo "folio fonts not embedded: $emb (target 0)"
