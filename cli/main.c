@@ -171,6 +171,17 @@ static int cmd_validate(fo_cli_request *req)
     return fo_status_exit_code(st);
 }
 
+/* Progress on a terminal: one line rewritten in place. */
+static void show_progress(void *ctx, const char *dataset, uint64_t done, uint64_t total)
+{
+    (void)ctx;
+    if (total)
+        fprintf(stderr, "\rfolio: %s: %llu of %llu rows (%d%%)   ", dataset, (unsigned long long)done,
+                (unsigned long long)total, (int)(done * 100 / total));
+    else
+        fprintf(stderr, "\rfolio: %s: %llu rows   ", dataset, (unsigned long long)done);
+}
+
 static int render_doc(fo_cli_request *req, const char *input)
 {
     fo_diags d;
@@ -186,8 +197,11 @@ static int render_doc(fo_cli_request *req, const char *input)
         st = fo_theme_load(req->opts.theme, &doc->theme, &d);
     if (st == FO_OK) {
         req->opts.progress = tty;
+        if (tty) fo_progress_set(show_progress, NULL);
         if (tty) fprintf(stderr, "folio: rendering %zu output%s...\n", req->nouts, req->nouts == 1 ? "" : "s");
         st = fo_render(doc, req->outs, req->nouts, &req->opts, &written, &d);
+        fo_progress_set(NULL, NULL);
+        if (tty) fputc('\n', stderr);
     }
     print_diags(&d, req->json && st != FO_OK);
     if (st == FO_OK) {

@@ -15,6 +15,7 @@ struct fo_rows {
     fo_csv *csv;          /* CSV: the open reader */
     fo_value *row;        /* CSV: ncols converted values */
     const char **cur_sym; /* CSV: currency symbol of each CURRENCY column's format */
+    uint64_t done;        /* CSV: rows handed out, for progress */
 };
 
 /* The symbol a currency format shows: "[$€]#,##0" -> "€", "$#,##0" -> "$". */
@@ -96,6 +97,7 @@ int fo_rows_next(fo_rows *r, const fo_value **row, fo_diags *d)
         }
     }
     *row = r->row;
+    if ((++r->done & 0xFFFF) == 0) fo_progress_tick(ds->name, r->done, ds->nrows);
     return 1;
 }
 

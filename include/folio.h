@@ -109,6 +109,14 @@ void fo_written_free(fo_written_list *w);
 fo_status fo_render(const fo_doc *doc, const char *const *outs, size_t nouts,
                     const fo_render_opts *opts, fo_written_list *written, fo_diags *d);
 
+/* Progress of long work, for a CLI on a terminal: called about every 64k
+ * rows streamed from a dataset, with the rows done and the dataset's total.
+ * Library code never prints; the callback decides. NULL turns it off. */
+typedef void (*fo_progress_fn)(void *ctx, const char *dataset, uint64_t done, uint64_t total);
+void fo_progress_set(fo_progress_fn fn, void *ctx);
+/* Called by row streams (render/model.h users need not call it). */
+void fo_progress_tick(const char *dataset, uint64_t done, uint64_t total);
+
 /* True when the extension of path names a format folio can write. */
 bool fo_format_known(const char *path);
 

@@ -208,3 +208,21 @@ char *fo_arena_strdup(fo_arena *a, const char *s)
 {
     return s ? fo_arena_strndup(a, s, strlen(s)) : NULL;
 }
+
+/* ---- progress ------------------------------------------------------------
+ * One process-wide hook: progress is a property of the command being run,
+ * not of a document, and threading it through every renderer's row loop
+ * would add a parameter to each for a terminal nicety. */
+static fo_progress_fn progress_fn;
+static void *progress_ctx;
+
+void fo_progress_set(fo_progress_fn fn, void *ctx)
+{
+    progress_fn = fn;
+    progress_ctx = ctx;
+}
+
+void fo_progress_tick(const char *dataset, uint64_t done, uint64_t total)
+{
+    if (progress_fn) progress_fn(progress_ctx, dataset, done, total);
+}
