@@ -1,0 +1,220 @@
+# test_pptx.py — end-to-end tests of `folio render X.json -o X.pptx`, read back with
+# independent readers: zipfile + ElementTree (parts, slide texts in order, schema
+# elements), LibreOffice headless (opens and converts; pdfinfo page count = slides),
+# pdftotext (the words on the slides), and byte comparison (determinism).
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import zipfile
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from conftest import SAMPLES, run_folio, write_spec
+
+NS = {
+    "a": "http://schemas.openxmlformats.org/drawingml/2006/main",
+    "p": "http://schemas.openxmlformats.org/presentationml/2006/main",
+    "r": "http://schemas.openxmlformats.org/officeDocument/2006/relationships",
+}
+
+# Elements folio may emit, per namespace — each defined in ECMA-376 Part 1
+# (transitional), PresentationML (pml.xsd) and DrawingML main (dml-main.xsd,
+# dml-table in the same namespace). Anything else is a bug or a schema slip.
+ALLOWED = {
+    NS["p"]: set("""
+        sld sldMaster sldLayout presentation presentationPr viewPr cSld spTree nvGrpSpPr
+        grpSpPr sp nvSpPr cNvPr cNvSpPr nvPr ph spPr txBody pic nvPicPr cNvPicPr blipFill
+        graphicFrame nvGraphicFramePr cNvGraphicFramePr xfrm cxnSp nvCxnSpPr cNvCxnSpPr
+        cNvGrpSpPr clrMapOvr clrMap bg bgRef sldLayoutIdLst sldLayoutId txStyles titleStyle
+        bodyStyle otherStyle sldMasterIdLst sldMasterId sldIdLst sldId sldSz notesSz
+        normalViewPr restoredLeft restoredTop gridSpacing""".split()),
+    NS["a"]: set("""
+        theme themeElements clrScheme dk1 lt1 dk2 lt2 accent1 accent2 accent3 accent4 accent5
+        accent6 hlink folHlink srgbClr schemeClr sysClr fontScheme majorFont minorFont latin ea
+        cs fmtScheme fillStyleLst lnStyleLst effectStyleLst effectStyle effectLst bgFillStyleLst
+        solidFill noFill tint shade ln prstDash miter objectDefaults extraClrSchemeLst
+        xfrm off ext chOff chExt prstGeom avLst gd spLocks picLocks graphicFrameLocks blip stretch
+        fillRect bodyPr noAutofit normAutofit lstStyle p pPr r rPr t br fld endParaRPr
+        lnSpc spcBef spcAft spcPts spcPct buClr buFont buChar buAutoNum buNone defPPr
+        lvl1pPr lvl2pPr lvl3pPr lvl4pPr lvl5pPr lvl6pPr lvl7pPr lvl8pPr lvl9pPr defRPr
+        hlinkClick masterClrMapping graphic graphicData tbl tblPr tblGrid gridCol tr tc tcPr
+        lnL lnR lnT lnB tblStyleLst txBody""".split()),
+}
+
+have_lo = shutil.which("soffice") is not None
+
+
+def render(tmp_path, spec, name="deck"):
+    path = write_spec(tmp_path, spec, name + ".json")
+    out = tmp_path / (name + ".pptx")
+    run_folio("render", path, "-o", out, check=0)
+    return out
+
+
+def slide_names(z):
+    names = [n for n in z.namelist() if re.fullmatch(r"ppt/slides/slide\d+\.xml", n)]
+    return sorted(names, key=lambda n: int(re.search(r"\d+", n).group()))
+
+
+def slide_texts(pptx):
+    """Per slide, the a:t texts in document order (slide-number field excluded)."""
+    out = []
+    with zipfile.ZipFile(pptx) as z:
+        for n in slide_names(z):
+            root = ET.fromstring(z.read(n))
+            texts = []
+            for p in root.iter("{%s}p" % NS["a"]):
+                for child in p:
+                    if child.tag == "{%s}r" % NS["a"]:
+                        texts.append(child.find("a:t", NS).text or "")
+            out.append(texts)
+    return out
+
+
+def convert(pptx):
+    """LibreOffice → PDF; returns (pages, text)."""
+    outdir = pptx.parent / "lo"
+    outdir.mkdir(exist_ok=True)
+    profile = "file:///tmp/lo-pptx-test-%d" % os.getpid()
+    subprocess.run(["soffice", "-env:UserInstallation=" + profile, "--headless", "--convert-to", "pdf",
+                    "--outdir", str(outdir), str(pptx)], check=True, capture_output=True, timeout=300)
+    pdf = outdir / (pptx.stem + ".pdf")
+    assert pdf.exists(), "LibreOffice did not convert " + pptx.name
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
+    pages = int(re.search(r"Pages:\s+(\d+)", info).group(1))
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout
+    return pages, text
+
+
+def check_parts(pptx):
+    """Every XML part parses; only allowed elements of the p: and a: namespaces."""
+    with zipfile.ZipFile(pptx) as z:
+        for n in z.namelist():
+            if not (n.endswith(".xml") or n.endswith(".rels")):
+                continue
+            root = ET.fromstring(z.read(n))
+            for el in root.iter():
+                ns, _, local = el.tag[1:].partition("}")
+                if ns in ALLOWED:
+                    assert local in ALLOWED[ns], f"{n}: unexpected element {el.tag}"
+
+
+BULLETS = {
+    "folio": 1, "title": "Deck", "author": "Tests", "date": "2024-05-06",
+    "blocks": [
+        {"type": "heading", "text": "Summary", "level": 1},
+        {"type": "paragraph", "text": "Revenue grew **12%**; see [site](https://example.com)."},
+        {"type": "list", "ordered": True, "items": ["one", {"text": "two", "items": ["two-a"]}, "three"]},
+        {"type": "heading", "text": "Method", "level": 1},
+        {"type": "code", "text": "df.groupby('m').sum()\nprint(df)"},
+        {"type": "metrics", "items": [{"label": "Revenue", "value": 1204.5, "format": "$#,##0"}]},
+    ],
+}
+
+
+def test_bullets_texts_and_schema(tmp_path):
+    f = render(tmp_path, BULLETS)
+    texts = slide_texts(f)
+    assert texts[0] == ["Deck", "Tests  \u00b7  2024-05-06"]
+    assert texts[1][:6] == ["Summary", "Revenue grew ", "12%", "; see ", "site", "."]
+    assert texts[1][6:] == ["one", "two", "two-a", "three"]
+    assert texts[2] == ["Method", "df.groupby('m').sum()", "print(df)", "Revenue", "$1,205"]
+    check_parts(f)
+    with zipfile.ZipFile(f) as z:
+        rels = z.read("ppt/slides/_rels/slide2.xml.rels").decode()
+        assert 'Target="https://example.com" TargetMode="External"' in rels
+        core = z.read("docProps/core.xml").decode()
+        assert "<dc:title>Deck</dc:title>" in core and "2024-05-06" in core
+
+
+@pytest.mark.skipif(not have_lo, reason="LibreOffice not installed")
+def test_libreoffice_opens_bullets(tmp_path):
+    f = render(tmp_path, BULLETS)
+    pages, text = convert(f)
+    assert pages == 3
+    for word in ("Deck", "Summary", "Revenue grew", "site", "Method", "$1,205"):
+        assert word in text
+
+
+def test_long_list_continues(tmp_path):
+    items = ["Point %d of the review, said in enough words to fill most of a line" % i for i in range(1, 41)]
+    f = render(tmp_path, {"folio": 1, "blocks": [{"type": "heading", "text": "Review", "level": 1},
+                                                  {"type": "list", "items": items}]})
+    texts = slide_texts(f)
+    assert len(texts) >= 3
+    assert texts[0][0] == "Review"
+    assert all(t[0] == "Review (cont.)" for t in texts[1:])
+    flat = [s for t in texts for s in t if s.startswith("Point ")]
+    assert flat == items  # each once, in order
+
+
+def test_long_paragraph_splits_between_lines(tmp_path):
+    words = " ".join("word%d" % i for i in range(700))
+    f = render(tmp_path, {"folio": 1, "blocks": [{"type": "heading", "text": "Essay", "level": 1},
+                                                  {"type": "paragraph", "text": words}]})
+    texts = slide_texts(f)
+    assert len(texts) >= 2
+    assert " ".join(s.strip() for t in texts for s in t[1:]) == words
+
+
+def test_table_split_with_header(tmp_path):
+    rows = [["Item %03d" % i, i * 1000.25] for i in range(1, 81)]
+    spec = {"folio": 1, "data": {"t": {"columns": ["item", "amount"], "rows": rows}},
+            "blocks": [{"type": "heading", "text": "Items", "level": 1},
+                       {"type": "table", "data": "t", "columns": ["item", {"field": "amount", "title": "Amount",
+                                                                           "format": "#,##0.00"}],
+                        "totals": {"amount": "sum"}}]}
+    f = render(tmp_path, spec)
+    texts = slide_texts(f)
+    assert len(texts) >= 4
+    seen = []
+    for k, t in enumerate(texts):
+        assert t[0] == ("Items" if k == 0 else "Items (cont.)")
+        assert t[1:3] == ["item", "Amount"]
+        seen += [s for s in t if s.startswith("Item ")]
+    assert seen == [r[0] for r in rows]
+    assert texts[0][3:5] == ["Item 001", "1,000.25"]
+    assert texts[-1][-2:] == ["Total", "3,240,810.00"]
+    check_parts(f)
+    if have_lo:
+        pages, text = convert(f)
+        assert pages == len(texts)
+        assert "Item 080" in text and "3,240,810.00" in text
+
+
+def test_deterministic(tmp_path):
+    a = render(tmp_path, BULLETS, "a").read_bytes()
+    b = render(tmp_path, BULLETS, "b").read_bytes()
+    assert a == b
+
+
+def test_forbidden_characters_and_unicode(tmp_path):
+    f = render(tmp_path, {"folio": 1, "blocks": [
+        {"type": "heading", "text": "Bad \u0001 chars \u000b here", "level": 1},
+        {"type": "paragraph", "text": "Zürich, 東京, Кыйв, emoji \U0001F600 & <tags>"}]})
+    texts = slide_texts(f)  # ElementTree would raise on a forbidden character
+    assert texts[0][0] == "Bad  chars  here"
+    assert "Zürich, 東京, Кыйв, emoji \U0001F600 & <tags>" in texts[0]
+
+
+@pytest.mark.skipif(not have_lo, reason="LibreOffice not installed")
+@pytest.mark.parametrize("sample", ["sales", "survey", "pnl"])
+def test_samples_open_in_libreoffice(tmp_path, sample):
+    spec = SAMPLES / sample / (sample + ".json")
+    out = tmp_path / (sample + ".pptx")
+    run_folio("render", spec, "-o", out, check=0)
+    check_parts(out)
+    with zipfile.ZipFile(out) as z:
+        nslides = len(slide_names(z))
+        for n in z.namelist():
+            if n.startswith("ppt/slides/slide"):
+                root = ET.fromstring(z.read(n))
+                for pic in root.iter("{%s}cNvPr" % NS["p"]):
+                    if pic.get("name", "").startswith("Chart"):
+                        assert pic.get("descr"), n + ": chart without alt text"
+    pages, _ = convert(out)
+    assert pages == nslides
