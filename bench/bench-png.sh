@@ -1,0 +1,69 @@
+#!/bin/sh
+# bench-png.sh — PNG charts: folio vs matplotlib (Agg) vs a bare cairo program.
+#
+# Usage: bench/bench-png.sh [FOLIO_BIN]   (env N = number of charts, default 200)
+# Workload: N grouped bar charts, 12 categories x 3 series, 800x500 px, with
+# title, axis title, legend. folio renders one spec holding N chart blocks
+# (-> N PNGs); matplotlib draws the same data; png_floor.c draws similar bars
+# with cairo and writes them with cairo's own PNG writer.
+# Prints wall time, CPU time, peak RSS, total bytes, ms per chart and ratios.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+FOLIO=$(cd "$(dirname "${1:-$here/../build/folio}")" && pwd)/$(basename "${1:-build/folio}")
+N=${N:-200}
+PY=/usr/bin/python3
+work=$(mktemp -d /tmp/bench-png.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# ---- inputs ------------------------------------------------------------------
+"$PY" - "$N" "$work/spec.json" <<'PYEOF'
+import json, math, sys
+n, path = int(sys.argv[1]), sys.argv[2]
+months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+blocks = []
+for k in range(n):
+    rows = [[m] + [round(40 + 10 * s + 30 * math.sin(i * 0.6 + s + k), 2) for s in range(3)]
+            for i, m in enumerate(months)]
+    blocks.append({"type": "chart", "kind": "column", "title": f"Chart {k + 1}", "y_title": "EUR",
+                   "data": {"columns": ["month", "revenue", "cost", "profit"], "rows": rows},
+                   "x": "month", "y": ["revenue", "cost", "profit"]})
+json.dump({"folio": 1, "blocks": blocks}, open(path, "w"))
+PYEOF
+cc -O2 -o "$work/png_floor" "$here/png_floor.c" $(pkg-config --cflags --libs cairo) -lm
+
+# ---- runs ----------------------------------------------------------------------
+# run NAME CMD...: runs in a fresh output folder, records "wall cpu rss bytes files"
+run() {
+    name=$1; shift
+    rm -rf "$work/out"; mkdir -p "$work/out"
+    /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$@" >/dev/null 2>"$work/err" || {
+        echo "$name failed:"; cat "$work/err"; exit 1; }
+    read wall user sys rss <"$work/time"
+    bytes=$(cat "$work/out"/*.png | wc -c)
+    files=$(ls "$work/out" | wc -l)
+    cpu=$(echo "$user $sys" | awk '{printf "%.2f", $1 + $2}')
+    echo "$name $wall $cpu $rss $bytes $files" >>"$work/results"
+}
+: >"$work/results"
+run folio "$FOLIO" render "$work/spec.json" -o "$work/out/chart.png" --quiet
+if pngcheck -q "$work/out"/*.png >/dev/null; then pngok=yes; else pngok=NO; fi
+run cairo-floor "$work/png_floor" "$N" "$work/out"
+if "$PY" -c "import matplotlib" 2>/dev/null; then
+    run matplotlib "$PY" "$here/matplotlib_charts.py" "$N" "$work/out"
+fi
+
+# ---- report ----------------------------------------------------------------------
+echo "PNG charts: $N grouped bar charts (12 x 3), 800x500 px; $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
+awk -v n="$N" '
+    { name[NR] = $1; wall[NR] = $2; cpu[NR] = $3; rss[NR] = $4; bytes[NR] = $5; files[NR] = $6 }
+    END {
+        printf "%-12s %8s %8s %9s %10s %11s %9s %10s\n", "tool", "wall s", "cpu s", "peak MiB", "MiB total", "bytes/chart", "ms/chart", "cpu ms/ch"
+        for (i = 1; i <= NR; i++)
+            printf "%-12s %8.2f %8.2f %9.1f %10.2f %11d %9.2f %10.2f\n", name[i], wall[i], cpu[i],
+                   rss[i] / 1024, bytes[i] / 1048576, bytes[i] / files[i], wall[i] * 1000 / n, cpu[i] * 1000 / n
+        for (i = 2; i <= NR; i++)
+            printf "folio vs %-11s %5.1fx faster (wall), %5.1fx (cpu), files %.2fx the size\n", name[i],
+                   wall[i] / (wall[1] > 0 ? wall[1] : 0.01), cpu[i] / (cpu[1] > 0 ? cpu[1] : 0.01),
+                   bytes[1] / bytes[i]
+    }' "$work/results"
+echo "folio PNGs pass pngcheck: $pngok"
