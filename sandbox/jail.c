@@ -384,6 +384,30 @@ static void exec_program(const fo_sandbox_plan *p, int out_w, int err_w,
     _exit(errno == ENOENT ? 127 : 126);
 }
 
+/* This very binary, opened by path in the jail's mount namespace and checked
+   to be the file we run from. */
+static int open_self(void)
+{
+    char path[4096];
+    struct stat a, b;
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    int fd;
+
+    if (n < 0)
+        die("read /proc/self/exe");
+    path[n] = 0;
+    fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0)
+        die("open %s", path);
+    if (fstat(fd, &a) < 0 || stat("/proc/self/exe", &b) < 0)
+        die("inspect %s", path);
+    if (a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+        errno = ESTALE;
+        die("find folio's own binary at %s", path);
+    }
+    return fd;
+}
+
 struct child_ctx {
     const fo_sandbox_plan *p;
     int ctl, out_w, err_w, parent_root, need_as, need_nproc;
@@ -396,7 +420,7 @@ static void jail_child(const struct child_ctx *c)
     fo_sandbox_filter filter;
     char go, opts[96];
     pid_t prog;
-    int outfd, st;
+    int outfd, st, self_fd;
 
     /* 0. die with folio */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
@@ -418,11 +442,14 @@ static void jail_child(const struct child_ctx *c)
     /* 4. nothing we mount travels back to the host */
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
         die("make the mount tree private");
-    /* 5. the new root: a small tmpfs over /tmp (only in our mount namespace) */
+    /* 5. the render jail binds folio itself: open it now, in this mount
+          namespace (a bind source must be), before /tmp is covered */
+    self_fd = p->bind_self ? open_self() : -1;
+    /* 6. the new root: a small tmpfs over /tmp (only in our mount namespace) */
     mount_tmpfs("/tmp", "mode=0755,size=1m,nr_inodes=4096", 0);
     if (chdir("/tmp") < 0)
         die("enter the new root");
-    /* 6. system folders, read-only; merged-/usr links copied as links */
+    /* 7. system folders, read-only; merged-/usr links copied as links */
     make_dir("usr", 0755);
     bind_ro("/usr", "usr");
     mirror("/bin", "bin");
@@ -431,13 +458,13 @@ static void jail_child(const struct child_ctx *c)
     mirror("/lib32", "lib32");
     mirror("/lib64", "lib64");
     mirror("/libx32", "libx32");
-    /* 7. synthesized /etc, fresh /proc (our PID namespace only), minimal /dev */
+    /* 8. synthesized /etc, fresh /proc (our PID namespace only), minimal /dev */
     build_etc(p);
     make_dir("proc", 0555);
     if (mount("proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
         die("mount /proc");
     build_dev(p);
-    /* 8. writable, size-capped: /tmp /work /out (memory is charged to the cgroup too) */
+    /* 9. writable, size-capped: /tmp /work /out (memory is charged to the cgroup too) */
     snprintf(opts, sizeof opts, "mode=1777,size=%llum,nr_inodes=16384",
              (unsigned long long)p->memory_mb);
     make_dir("tmp", 0755);
@@ -450,20 +477,23 @@ static void jail_child(const struct child_ctx *c)
     mount_tmpfs("out", opts, 0);
     make_dir("run", 0755);
     copy_inputs(p);
-    if (p->bind_self) {
+    if (self_fd >= 0) {
+        char src[64];
+        snprintf(src, sizeof src, "/proc/self/fd/%d", self_fd);
         write_new("run/folio", "", 0755);
-        bind_ro("/proc/self/exe", "run/folio");
+        bind_ro(src, "run/folio");
+        close(self_fd);
     }
     outfd = open("out", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (outfd < 0)
         die("open /out");
     send_fd(c->ctl, outfd);
     close(outfd);
-    /* 9. hostname and network */
+    /* 10. hostname and network */
     if (sethostname("folio", 5) < 0)
         die("set the hostname");
     net_setup(p);
-    /* 10. switch root; the old one is detached, then the new root made read-only */
+    /* 11. switch root; the old one is detached, then the new root made read-only */
     if (syscall(SYS_pivot_root, ".", ".") < 0)
         die("pivot_root");
     if (umount2(".", MNT_DETACH) < 0)
@@ -474,15 +504,15 @@ static void jail_child(const struct child_ctx *c)
         die("make / read-only");
     if (chdir("/work") < 0)
         die("enter /work");
-    /* 11. the seccomp policy, compiled by the parent meanwhile */
+    /* 12. the seccomp policy, compiled by the parent meanwhile */
     recv_filter(c->ctl, &filter);
-    /* 12. the program */
+    /* 13. the program */
     prog = fork();
     if (prog < 0)
         die("fork the program");
     if (prog == 0)
         exec_program(p, c->out_w, c->err_w, &filter, c->need_as, c->need_nproc);
-    /* 13. init: unprivileged too, then reap until the program ends */
+    /* 14. init: unprivileged too, then reap until the program ends */
     close(c->out_w);
     close(c->err_w);
     close_all_except(c->ctl, -1);

@@ -499,7 +499,9 @@ int fo_sandbox_main(int argc, char **argv)
     if (!p.quiet && !p.json) {
         const char *lim = limit_hit(&o);
         fprintf(stderr, "folio: run: %s%s%s; %zu file%s collected%s%s\n",
-                o.timed_out ? "timed out" : program_failed(&o) ? "program failed" : "ok",
+                o.timed_out ? "timed out" : program_failed(&o) ? "program failed" :
+                code == FO_RUN_CEILING ? "a file over the ceiling was refused" :
+                code != FO_RUN_OK ? "render failed" : "ok",
                 lim ? ", limit: " : "", lim ? lim : "", col.n_files + r.files.n_files,
                 col.n_files + r.files.n_files == 1 ? "" : "s",
                 p.out_dir ? " into " : "", p.out_dir ? p.out_dir : "");
