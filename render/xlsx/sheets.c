@@ -21,6 +21,7 @@
 
 typedef struct {
     lxw_format *cell, *url, *total;
+    lxw_format *boolean;      /* booleans: the cell format, or TRUE/FALSE for General */
     fo_numfmt *nf;            /* for widths: the column's displayed text */
     bool is_date;             /* the column format shows dates */
     double width;             /* widest displayed value seen (sampled rows) */
@@ -129,6 +130,12 @@ static fo_status make_formats(table *t)
         if (!(c->cell = table_format(x, FO_XLSX_FMT_CELL, tc->format)) ||
             !(c->url = table_format(x, FO_XLSX_FMT_URL, NULL)) ||
             !(c->total = table_format(x, FO_XLSX_FMT_TOTAL, total_code)))
+            return FO_ERR_NOMEM;
+        /* Excel shows a boolean as TRUE/FALSE whatever the format; LibreOffice
+         * shows 1/0 under General unless the format spells the words out. */
+        c->boolean = c->cell;
+        if ((!tc->format || strcmp(tc->format, "General") == 0) &&
+            !(c->boolean = table_format(x, FO_XLSX_FMT_CELL, "\"TRUE\";\"TRUE\";\"FALSE\"")))
             return FO_ERR_NOMEM;
         c->nf = fo_numfmt_compile(tc->format ? tc->format : "General", NULL, 0);
         c->is_date = tc->type == FO_TYPE_DATE || tc->type == FO_TYPE_DATETIME ||
@@ -266,7 +273,7 @@ static void write_cell(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, const 
         break;
     }
     case FO_VAL_BOOL:
-        worksheet_write_boolean(w, r, (lxw_col_t)j, v->num != 0, c->cell);
+        worksheet_write_boolean(w, r, (lxw_col_t)j, v->num != 0, c->boolean);
         if (sample && c->width < 5) c->width = 5;
         return;
     case FO_VAL_FORMULA: {

@@ -27,6 +27,7 @@ typedef struct {
     bool dry;
     lxw_row_t row;
     lxw_chart *const *charts;
+    const fo_block *cur;       /* block being laid out, for messages */
     lxw_row_t *heading_rows;   /* filled by the dry pass, one per heading block */
     size_t nheadings;
     lxw_row_t *breaks;         /* page breaks, 0-terminated */
@@ -184,9 +185,16 @@ static void put_markup(summary *s, const char *prefix, const char *src, int inde
     if (!(plain = fo_markup_plain(src ? src : ""))) { s->st = FO_ERR_NOMEM; goto cleanup; }
     double lines = text_lines(plain, merged_chars(indent));
     set_height(s, fmax(15, lines * s->x->th->body_size * 1.45 + 3));
+    size_t chars = fo_xlsx_char_count(plain, strlen(plain)) + (prefix ? 4 : 0);
+    if (chars > FO_XLSX_MAX_CELL_CHARS) { /* would be dropped by Excel: refuse, lose nothing */
+        const fo_block *b = s->cur;
+        fo_diags_add(s->x->d, s->x->doc->spec_path, b ? b->line : 0, b ? b->column : 0,
+                     b ? b->pointer : NULL, "split it into several paragraphs",
+                     "a text of %zu characters exceeds Excel's 32,767-character cell limit", chars);
+        s->st = FO_ERR_INPUT;
+        goto cleanup;
+    }
     if (s->dry) goto cleanup;
-    if (fo_xlsx_char_count(plain, strlen(plain)) + (prefix ? 4 : 0) > FO_XLSX_MAX_CELL_CHARS)
-        plain[0] = '\0'; /* cannot happen for spec text; never write a broken cell */
     worksheet_merge_range(s->ws, s->row, 0, s->row, NCOLS - 1, "", cell);
     if (fo_markup_parse(src ? src : "", &runs) != FO_OK) { s->st = FO_ERR_NOMEM; goto cleanup; }
     size_t n = runs.n + (prefix ? 1 : 0);
@@ -492,6 +500,7 @@ static void layout(summary *s)
     put_header(s);
     for (size_t i = 0; i < doc->nblocks && s->st == FO_OK; i++) {
         const fo_block *b = &doc->blocks[i];
+        s->cur = b;
         switch (b->kind) {
         case FO_BLOCK_HEADING:
             if (s->dry) s->heading_rows[s->nheadings] = s->row + (s->row > 0);
