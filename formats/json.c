@@ -274,7 +274,8 @@ static bool next_token(const char **p, char *tok, size_t cap)
     return true;
 }
 
-bool fo_json_locate(const fo_json *j, const char *pointer, bool key, int *line, int *column)
+/* Byte offset of the value at pointer (or the deepest ancestor found). */
+static size_t locate_offset(const fo_json *j, const char *pointer, bool key)
 {
     scan s = {j->text, j->len, 0};
     skip_ws(&s);
@@ -328,6 +329,35 @@ bool fo_json_locate(const fo_json *j, const char *pointer, bool key, int *line, 
         }
         if (!ok) break;
     }
-    offset_to_pos(j->text, found, line, column);
+    return found;
+}
+
+bool fo_json_locate(const fo_json *j, const char *pointer, bool key, int *line, int *column)
+{
+    offset_to_pos(j->text, locate_offset(j, pointer, key), line, column);
     return true;
+}
+
+void fo_json_locate_items(const fo_json *j, const char *pointer, size_t n, int *lines, int *columns)
+{
+    for (size_t k = 0; k < n; k++) lines[k] = columns[k] = 0;
+    scan s = {j->text, j->len, locate_offset(j, pointer, false)};
+    if (s.i >= s.len || s.t[s.i] != '[') return;
+    s.i++;
+    size_t at = 0;       /* offset whose position is (line, col) */
+    int line = 1, col = 1;
+    for (size_t k = 0; k < n; k++) {
+        skip_ws(&s);
+        if (s.i >= s.len || s.t[s.i] == ']') return;
+        for (; at < s.i; at++) { /* advance the position incrementally */
+            if (s.t[at] == '\n') { line++; col = 1; }
+            else if (((unsigned char)s.t[at] & 0xC0) != 0x80) col++;
+        }
+        lines[k] = line;
+        columns[k] = col;
+        skip_value(&s);
+        skip_ws(&s);
+        if (s.i < s.len && s.t[s.i] == ',') s.i++;
+        else return;
+    }
 }

@@ -27,6 +27,11 @@ const char *fo_json_display(const fo_json *j);
  * exists; returns false only if even the root cannot be found. */
 bool fo_json_locate(const fo_json *j, const char *pointer, bool key, int *line, int *column);
 
+/* Positions of the first n items of the array at pointer, in one pass over
+ * the text (locating them one by one would rescan from the start each time).
+ * Items not found get 0:0. */
+void fo_json_locate_items(const fo_json *j, const char *pointer, size_t n, int *lines, int *columns);
+
 /* Appends "/" + escaped token to a pointer buffer of size cap. */
 void fo_json_ptr_push(char *ptr, size_t cap, const char *token);
 void fo_json_ptr_push_index(char *ptr, size_t cap, size_t index);

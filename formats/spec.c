@@ -362,7 +362,6 @@ static bool read_block(fo_spec_ctx *c, json_t *b, size_t i, fo_block *blk, size_
     fo_spec_check_keys(c, b, ptr, keys_for(type));
     blk->kind = (fo_block_kind)kind;
     blk->pointer = fo_spec_strdup(c, ptr);
-    fo_json_locate(c->json, ptr, false, &blk->line, &blk->column);
     switch (blk->kind) {
     case FO_BLOCK_HEADING: {
         const char *t = fo_spec_string(c, b, ptr, "text", true);
@@ -499,9 +498,19 @@ static fo_status spec_from_json(fo_json *json, const char *display, const char *
         size_t n = json_array_size(blocks), ntables = 0, ncharts = 0;
         doc->blocks = fo_arena_alloc(doc->arena, (n ? n : 1) * sizeof *doc->blocks);
         if (!doc->blocks) { st = FO_ERR_NOMEM; goto done; }
-        for (size_t i = 0; i < n; i++)
-            if (read_block(&c, json_array_get(blocks, i), i, &doc->blocks[doc->nblocks], &ntables, &ncharts))
+        int *lines = fo_calloc(n ? n : 1, sizeof *lines), *cols = fo_calloc(n ? n : 1, sizeof *cols);
+        if (!lines || !cols) { fo_free(lines); fo_free(cols); st = FO_ERR_NOMEM; goto done; }
+        fo_json_locate_items(c.json, "/blocks", n, lines, cols);
+        for (size_t i = 0; i < n; i++) {
+            fo_block *blk = &doc->blocks[doc->nblocks];
+            if (read_block(&c, json_array_get(blocks, i), i, blk, &ntables, &ncharts)) {
+                blk->line = lines[i];
+                blk->column = cols[i];
                 doc->nblocks++;
+            }
+        }
+        fo_free(lines);
+        fo_free(cols);
     }
 done:
     fo_json_free(c.json);

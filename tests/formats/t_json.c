@@ -1,6 +1,7 @@
 /* t_json.c — unit tests of formats/json.c: pointer location on demand,
  * syntax-error positions, pointer escaping. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +69,25 @@ START_TEST(syntax_errors_are_located)
 }
 END_TEST
 
+START_TEST(locate_items_in_one_pass)
+{
+    fo_json *j = parse("{\"b\": [\n  {\"x\": 1},\n  \"é\", [2,\n 3], 4\n]}");
+    int lines[5], cols[5];
+    fo_json_locate_items(j, "/b", 5, lines, cols);
+    ck_assert_int_eq(lines[0], 2); ck_assert_int_eq(cols[0], 3);
+    ck_assert_int_eq(lines[1], 3); ck_assert_int_eq(cols[1], 3);
+    ck_assert_int_eq(lines[2], 3); ck_assert_int_eq(cols[2], 8);
+    ck_assert_int_eq(lines[3], 4); ck_assert_int_eq(cols[3], 6);
+    ck_assert_int_eq(lines[4], 0); /* only four items */
+    for (int k = 0; k < 4; k++) { /* agrees with locating one by one */
+        char p[16];
+        snprintf(p, sizeof p, "/b/%d", k);
+        at(j, p, false, lines[k], cols[k]);
+    }
+    fo_json_free(j);
+}
+END_TEST
+
 START_TEST(pointer_escaping)
 {
     char p[64] = "";
@@ -100,6 +120,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, locate_values_and_keys);
     tcase_add_test(tc, syntax_errors_are_located);
+    tcase_add_test(tc, locate_items_in_one_pass);
     tcase_add_test(tc, pointer_escaping);
     tcase_add_test(tc, allocation_failures_are_clean);
     suite_add_tcase(s, tc);
