@@ -40,9 +40,9 @@ static void para_markup(fo_docx_ctx *c, const char *style, const char *text)
     fo_xml_close(c->x);
 }
 
-static void toc_bookmark_name(size_t block, char out[24])
+static void toc_bookmark_name(size_t block, char out[32])
 {
-    snprintf(out, 24, "_Toc%08zu", block + 1);
+    snprintf(out, 32, "_Toc%08zu", block + 1);
 }
 
 /* ---- title block ------------------------------------------------------------ */
@@ -65,7 +65,7 @@ static void title_block(fo_docx_ctx *c)
 static void heading(fo_docx_ctx *c, const fo_block *b, size_t index)
 {
     int level = b->u.heading.level < 1 ? 1 : b->u.heading.level > 6 ? 6 : b->u.heading.level;
-    char style[16], name[24];
+    char style[16], name[32];
     snprintf(style, sizeof style, "Heading%d", level);
     para_open(c, style);
     char ids[16];
@@ -82,7 +82,7 @@ static void heading(fo_docx_ctx *c, const fo_block *b, size_t index)
 static void list_items(fo_docx_ctx *c, const fo_list_item *items, size_t n, bool ordered,
                        int level, unsigned num)
 {
-    char lvl[8], nid[16];
+    char lvl[16], nid[16];
     snprintf(lvl, sizeof lvl, "%d", level > 8 ? 8 : level);
     snprintf(nid, sizeof nid, "%u", num);
     for (size_t i = 0; i < n; i++) {
@@ -163,14 +163,14 @@ static void toc(fo_docx_ctx *c)
         const fo_block *b = &doc->blocks[i];
         if (b->kind != FO_BLOCK_HEADING || b->u.heading.level > 3) continue;
         if (k++ > 0) { /* the first entry shares the field's opening paragraph */
-            char style[8];
+            char style[16];
             snprintf(style, sizeof style, "TOC%d", b->u.heading.level < 1 ? 1 : b->u.heading.level);
             fo_xml_open(x, "w:p", NULL);
             fo_xml_open(x, "w:pPr", NULL);
             fo_xml_leaf(x, "w:pStyle", "w:val", style, NULL);
             fo_xml_close(x);
         }
-        char name[24];
+        char name[32];
         toc_bookmark_name(i, name);
         fo_xml_open(x, "w:hyperlink", "w:anchor", name, "w:history", "1", NULL);
         const char *t = b->u.heading.text ? b->u.heading.text : "";

@@ -53,7 +53,7 @@ static void level(fo_xml *x, int ilvl, bool ordered)
 {
     static const char *const bullets[3] = {"\xE2\x80\xA2", "\xE2\x97\xA6", "\xE2\x96\xAA"};
     static const char *const formats[3] = {"decimal", "lowerLetter", "lowerRoman"};
-    char text[8];
+    char text[16];
     if (ordered) snprintf(text, sizeof text, "%%%d.", ilvl + 1);
     fo_xml_open(x, "w:lvl", NULL);
     fo_xml_attr_int(x, "w:ilvl", ilvl);

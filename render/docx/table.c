@@ -63,9 +63,11 @@ static const char *cell_text(const fo_value *v, const fo_numfmt *f, char *buf, s
         *n = strlen(s);
         return s;
     }
-    case FO_VAL_FORMULA:
+    case FO_VAL_FORMULA: /* its cached value, else its label */
         if (!v->has_num) { const char *s = v->label ? v->label : ""; *n = strlen(s); return s; }
-        /* fall through: its cached value */
+        *numeric = true;
+        *n = fmt_num(f, v->num, buf, CELL_BUF);
+        return buf;
     case FO_VAL_NUMBER:
     case FO_VAL_DATE:
         *numeric = true;

@@ -362,6 +362,15 @@ static void zip_fail(writer *w, const char *what, const char *name)
     fo_pkg__fail(w->p, FO_ERR_IO, why);
 }
 
+/* True for formats that are compressed already: deflated at the fastest level
+ * (a PNG from a fast encoder still shrinks by a third; more effort buys little). */
+static bool precompressed(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    return dot && (strcmp(dot, ".png") == 0 || strcmp(dot, ".jpeg") == 0 ||
+                   strcmp(dot, ".jpg") == 0 || strcmp(dot, ".gif") == 0);
+}
+
 /* Adds one entry from memory or from a FILE (ownership of fp moves to libzip). */
 static void add_entry(writer *w, const char *name, const void *data, size_t len, FILE *fp)
 {
@@ -372,7 +381,7 @@ static void add_entry(writer *w, const char *name, const void *data, size_t len,
     zip_int64_t idx = zip_file_add(w->za, name, src, ZIP_FL_ENC_UTF_8);
     if (idx < 0) { zip_source_free(src); zip_fail(w, "cannot add", name); return; }
     zip_uint64_t i = (zip_uint64_t)idx;
-    if (zip_set_file_compression(w->za, i, ZIP_CM_DEFLATE, 6) < 0 ||
+    if (zip_set_file_compression(w->za, i, ZIP_CM_DEFLATE, precompressed(name) ? 1 : 6) < 0 ||
         zip_file_set_mtime(w->za, i, w->stamp, 0) < 0 ||
         zip_file_set_external_attributes(w->za, i, 0, ZIP_OPSYS_UNIX, 0100644u << 16) < 0)
         zip_fail(w, "cannot set attributes of", name);
