@@ -4,7 +4,7 @@
  * Modules: pptx.c (entry, fixed parts, presentation.xml, block dispatch),
  * pptx_slide.c (slide lifecycle, title and text frames, vertical flow),
  * pptx_text.c (paragraphs: runs, measuring, splitting, DrawingML text),
- * pptx_table.c (tables split over slides), pptx_media.c (charts, images,
+ * pptx_table.c (tables split over slides), pptx_media.c (native charts, images,
  * metrics cards, code boxes).
  *
  * Units: layout works in pt (1 pt = 12700 EMU); XML is written in EMU and in
@@ -89,6 +89,7 @@ typedef struct {
     const char **slide_rids;     /* presentation.xml -> slide rel ids (borrowed from pkg) */
     size_t nslides, cap_slides;
     size_t nmedia;
+    size_t ncharts;              /* ppt/charts/chartN.xml written */
     const char *section;         /* text of the current level-1 heading, or NULL */
     bool section_used;           /* a slide already carries the section title */
     char section_buf[512];       /* section text when taken from a caption */

@@ -1,8 +1,8 @@
 /* pptx_media.c — charts, images, metrics cards and code boxes on slides.
  *
- * Charts are pictures for now: the chart engine's PNG at scale 2, on a slide
- * of their own (the slide that only holds its section title, or a new one),
- * with alt text in p:cNvPr/@descr. Images scale to fit the free area (or a
+ * Charts are native chart parts (render/chartxml: c:chartSpace with literal
+ * data) in a p:graphicFrame, on a slide of their own (the slide that only
+ * holds its section title, or a new one), with alt text in p:cNvPr/@descr. Images scale to fit the free area (or a
  * new slide) keeping their aspect. Metrics become rows of rounded cards
  * (label, value through its number format, delta with an arrow). Code is a
  * mono text box on a shaded fill, continued on "(cont.)" slides by lines. */
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "render/pptx/pptx_internal.h"
-#include "render/chart/chart.h"
+#include "render/chartxml/chartxml.h"
 #include "render/numfmt.h"
 #include "render/text.h"
 
@@ -76,35 +76,64 @@ static void fresh_area(fo_pptx *p)
     fo_pptx_open_flow_slide(p);
 }
 
+/* <p:graphicFrame> holding a native chart part (render/chartxml), alt text in
+ * p:cNvPr/@descr. */
+static void chart_frame(fo_pptx *p, const char *rid, const char *alt, double left, double top,
+                        double w, double h)
+{
+    fo_xml *x = p->x;
+    int id = fo_pptx_shape_id(p);
+    fo_xml_open(x, "p:graphicFrame", NULL);
+    fo_xml_open(x, "p:nvGraphicFramePr", NULL);
+    fo_xml_open(x, "p:cNvPr", NULL);
+    fo_xml_attr_int(x, "id", id);
+    fo_xml_attrf(x, "name", "Chart %d", id - 1);
+    if (alt && *alt) fo_xml_attr(x, "descr", alt);
+    fo_xml_close(x);
+    fo_xml_open(x, "p:cNvGraphicFramePr", NULL);
+    fo_xml_leaf(x, "a:graphicFrameLocks", "noGrp", "1", NULL);
+    fo_xml_close(x);
+    fo_xml_leaf(x, "p:nvPr", NULL);
+    fo_xml_close(x);
+    fo_xml_open(x, "p:xfrm", NULL);
+    fo_xml_open(x, "a:off", NULL);
+    fo_xml_attr_int(x, "x", FO_PPTX_EMU(left));
+    fo_xml_attr_int(x, "y", FO_PPTX_EMU(top));
+    fo_xml_close(x);
+    fo_xml_open(x, "a:ext", NULL);
+    fo_xml_attr_int(x, "cx", FO_PPTX_EMU(w));
+    fo_xml_attr_int(x, "cy", FO_PPTX_EMU(h));
+    fo_xml_close(x);
+    fo_xml_close(x);
+    fo_chartxml_graphic(x, rid, false);
+    fo_xml_close(x);
+}
+
+/* A chart is a native chart part on a slide of its own: it fills the free
+ * content area (native charts reflow, so no aspect is kept). */
 void fo_pptx_chart(fo_pptx *p, const fo_block *b)
 {
     if (p->err) return;
     const fo_chart *c = &b->u.chart;
-    unsigned char *png = NULL;
-    size_t len = 0;
-    fo_status st = fo_chart_render_png(c, p->t, 2, &png, &len, p->d);
+    fresh_area(p);
+    if (p->err) return;
+    char name[64], target[64];
+    size_t n = ++p->ncharts;
+    snprintf(name, sizeof name, "ppt/charts/chart%zu.xml", n);
+    snprintf(target, sizeof target, "../charts/chart%zu.xml", n);
+    fo_status st = FO_OK;
+    const char *rid = fo_chartxml_add(p->pkg, p->part, name, target, c, p->t, p->d, &st);
     if (st != FO_OK) {
-        fo_free(png);
-        fo_pptx_fail(p, st, b->pointer, "the chart could not be drawn");
+        fo_pptx_fail(p, st, b->pointer, "the chart could not be written");
         return;
     }
-    fresh_area(p);
-    if (p->err) { fo_free(png); return; }
-    const char *rid = fo_pptx_add_media(p, png, len, true);
-    fo_free(png);
-    double w = c->width > 0 ? c->width : FO_CHART_DEFAULT_WIDTH;
-    double h = c->height > 0 ? c->height : FO_CHART_DEFAULT_HEIGHT;
     double bw = p->g.cw, bh = p->g.body_bottom - p->y;
-    /* scale up as well as down: the PNG is drawn at 2x */
-    double k = fmin(bw / w, bh / h);
-    w *= k;
-    h *= k;
     char alt[600];
     if (c->alt) snprintf(alt, sizeof alt, "%s", c->alt);
-    else snprintf(alt, sizeof alt, "%s chart%s%s", fo_chart_kind_name(c->kind),
+    else snprintf(alt, sizeof alt, "%s chart%s%.500s", fo_chart_kind_name(c->kind),
                   c->title ? ": " : "", c->title ? c->title : "");
-    picture(p, rid, "Chart", alt, p->g.x + (bw - w) / 2, p->y, w, h);
-    p->y += h + FO_PPTX_GAP;
+    chart_frame(p, rid, alt, p->g.x, p->y, bw, bh);
+    p->y += bh + FO_PPTX_GAP;
     p->has_content = true;
     fo_pptx_slide_end(p); /* what follows starts a new slide */
 }

@@ -1,0 +1,359 @@
+/* chartxml.c — the frame of a native chart part: c:chartSpace, c:chart,
+ * title, plot area with its chart group and axes, legend, text properties.
+ *
+ * Each writer below emits one schema sequence in order (dml-chart.xsd):
+ *   chartSpace: date1904 lang roundedCorners chart spPr txPr
+ *   chart:      title autoTitleDeleted plotArea legend plotVisOnly dispBlanksAs
+ *   plotArea:   layout <group> <axes...> spPr
+ *   barChart:   barDir grouping varyColors ser* gapWidth overlap axId axId
+ *   lineChart:  grouping varyColors ser* marker axId axId
+ *   areaChart:  grouping varyColors ser* axId axId
+ *   pieChart:   varyColors ser* firstSliceAng
+ *   doughnutChart: varyColors ser* firstSliceAng holeSize
+ *   scatterChart:  scatterStyle varyColors ser* axId axId
+ *   catAx: axId scaling delete axPos title numFmt majorTickMark minorTickMark
+ *          tickLblPos spPr txPr crossAx crosses auto lblAlgn lblOffset noMultiLvlLbl
+ *   valAx: axId scaling delete axPos majorGridlines title numFmt majorTickMark
+ *          minorTickMark tickLblPos spPr txPr crossAx crosses crossBetween
+ *   legend: legendPos overlay txPr
+ *   title:  tx overlay */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "render/chartxml/chartxml.h"
+
+/* Axis ids: any unsigned values unique within the part; fixed for determinism. */
+#define AX_CAT 507001
+#define AX_VAL 507002
+
+#define SZ_TITLE 1800   /* hundredths of a point */
+#define SZ_AXIS_TITLE 1200
+#define SZ_TEXT 1100
+
+static void val_leaf(fo_xml *x, const char *name, long long v)
+{
+    fo_xml_open(x, name, NULL);
+    fo_xml_attr_int(x, "val", v);
+    fo_xml_close(x);
+}
+
+/* <a:defRPr sz b><solidFill/><a:latin typeface/></a:defRPr> */
+static void def_rpr(fo_xml *x, const fo_theme *t, int sz, bool bold, fo_rgb color)
+{
+    fo_xml_open(x, "a:defRPr", NULL);
+    fo_xml_attr_int(x, "sz", sz);
+    fo_xml_attr(x, "b", bold ? "1" : "0");
+    fo_chartxml_solid(x, color);
+    if (t && t->body.family[0]) fo_xml_leaf(x, "a:latin", "typeface", t->body.family, NULL);
+    fo_xml_close(x);
+}
+
+/* c:txPr: default text of the element it sits in. */
+static void tx_pr(fo_xml *x, const fo_theme *t, int sz, bool bold, fo_rgb color)
+{
+    fo_xml_open(x, "c:txPr", NULL);
+    fo_xml_leaf(x, "a:bodyPr", NULL);
+    fo_xml_leaf(x, "a:lstStyle", NULL);
+    fo_xml_open(x, "a:p", NULL);
+    fo_xml_open(x, "a:pPr", NULL);
+    def_rpr(x, t, sz, bold, color);
+    fo_xml_close(x);
+    fo_xml_leaf(x, "a:endParaRPr", "lang", "en-US", NULL);
+    fo_xml_close(x);
+    fo_xml_close(x);
+}
+
+/* CT_Title with rich text; rotated for a vertical axis title. */
+static void title(fo_xml *x, const fo_theme *t, const char *text, int sz, bool bold,
+                  bool vertical)
+{
+    fo_rgb color = t ? (bold ? t->heading_color : t->text) : 0;
+    fo_xml_open(x, "c:title", NULL);
+    fo_xml_open(x, "c:tx", NULL);
+    fo_xml_open(x, "c:rich", NULL);
+    fo_xml_leaf(x, "a:bodyPr", "rot", vertical ? "-5400000" : NULL, "vert",
+                vertical ? "horz" : NULL, NULL);
+    fo_xml_leaf(x, "a:lstStyle", NULL);
+    fo_xml_open(x, "a:p", NULL);
+    fo_xml_open(x, "a:pPr", NULL);
+    def_rpr(x, t, sz, bold, color);
+    fo_xml_close(x);
+    fo_xml_open(x, "a:r", NULL);
+    fo_xml_open(x, "a:rPr", "lang", "en-US", NULL);
+    fo_xml_attr_int(x, "sz", sz);
+    fo_xml_attr(x, "b", bold ? "1" : "0");
+    fo_xml_close(x);
+    fo_xml_text_elem(x, "a:t", text);
+    fo_xml_close(x);
+    fo_xml_close(x);
+    fo_xml_close(x);
+    fo_xml_close(x);
+    val_leaf(x, "c:overlay", 0);
+    fo_xml_close(x);
+}
+
+/* c:spPr holding one line (grid, axis) of a color, or no line. */
+static void line_sppr(fo_xml *x, long long color, long long w)
+{
+    fo_xml_open(x, "c:spPr", NULL);
+    fo_xml_open(x, "a:ln", NULL);
+    if (w > 0) fo_xml_attr_int(x, "w", w);
+    if (color < 0) fo_xml_leaf(x, "a:noFill", NULL);
+    else fo_chartxml_solid(x, (fo_rgb)color);
+    fo_xml_close(x);
+    fo_xml_close(x);
+}
+
+static fo_rgb grid_color(const fo_theme *t)
+{
+    /* the muted color at a quarter strength over the background */
+    fo_rgb m = t ? t->muted : 0x808080, b = t ? t->background : 0xFFFFFF;
+    fo_rgb out = 0;
+    for (int sh = 0; sh <= 16; sh += 8) {
+        unsigned cm = (m >> sh) & 0xFF, cb = (b >> sh) & 0xFF;
+        out |= (fo_rgb)((cm + 3 * cb) / 4) << sh;
+    }
+    return out;
+}
+
+/* ---- axes ----------------------------------------------------------------------- */
+
+typedef struct {
+    long long id, cross;
+    const char *pos;        /* "b" "l" */
+    const char *title;      /* may be NULL */
+    const char *fmt;        /* number format of the labels */
+    bool reverse;           /* scaling orientation maxMin */
+    bool grid;              /* major gridlines */
+    const char *crosses;    /* "autoZero", "max" */
+    bool mid_cat;           /* valAx crossBetween midCat (scatter), else between */
+} axis;
+
+static void axis_head(fo_xml *x, const fo_theme *t, const axis *a, bool is_val)
+{
+    val_leaf(x, "c:axId", a->id);
+    fo_xml_open(x, "c:scaling", NULL);
+    fo_xml_leaf(x, "c:orientation", "val", a->reverse ? "maxMin" : "minMax", NULL);
+    fo_xml_close(x);
+    val_leaf(x, "c:delete", 0);
+    fo_xml_leaf(x, "c:axPos", "val", a->pos, NULL);
+    if (a->grid) {
+        fo_xml_open(x, "c:majorGridlines", NULL);
+        line_sppr(x, (long long)grid_color(t), 9525);
+        fo_xml_close(x);
+    }
+    if (a->title && *a->title) title(x, t, a->title, SZ_AXIS_TITLE, false, a->pos[0] == 'l');
+    fo_xml_leaf(x, "c:numFmt", "formatCode", a->fmt && *a->fmt ? a->fmt : "General",
+                "sourceLinked", "0", NULL);
+    fo_xml_leaf(x, "c:majorTickMark", "val", is_val ? "none" : "out", NULL);
+    fo_xml_leaf(x, "c:minorTickMark", "val", "none", NULL);
+    fo_xml_leaf(x, "c:tickLblPos", "val", is_val ? "nextTo" : "low", NULL);
+    if (is_val && !a->mid_cat) line_sppr(x, -1, 0);
+    else line_sppr(x, (long long)(t ? t->muted : 0x808080), 9525);
+    tx_pr(x, t, SZ_TEXT, false, t ? t->muted : 0x595959);
+    val_leaf(x, "c:crossAx", a->cross);
+    fo_xml_leaf(x, "c:crosses", "val", a->crosses ? a->crosses : "autoZero", NULL);
+}
+
+static void cat_axis(fo_xml *x, const fo_theme *t, const axis *a)
+{
+    fo_xml_open(x, "c:catAx", NULL);
+    axis_head(x, t, a, false);
+    val_leaf(x, "c:auto", 1);
+    fo_xml_leaf(x, "c:lblAlgn", "val", "ctr", NULL);
+    val_leaf(x, "c:lblOffset", 100);
+    val_leaf(x, "c:noMultiLvlLbl", 0);
+    fo_xml_close(x);
+}
+
+static void val_axis(fo_xml *x, const fo_theme *t, const axis *a)
+{
+    fo_xml_open(x, "c:valAx", NULL);
+    axis_head(x, t, a, true);
+    fo_xml_leaf(x, "c:crossBetween", "val", a->mid_cat ? "midCat" : "between", NULL);
+    fo_xml_close(x);
+}
+
+/* Category + value axes of bar/column/line/area; bars run sideways with the
+ * first category on top (reversed category axis, value axis at its max). */
+static void cat_val_axes(fo_xml *x, const fo_chart *c, const fo_theme *t,
+                         const fo_chartxml_data *dt)
+{
+    bool bar = c->kind == FO_CHART_BAR;
+    axis ca = {AX_CAT, AX_VAL, bar ? "l" : "b", c->x_title, "General", bar, false, NULL, false};
+    axis va = {AX_VAL, AX_CAT, bar ? "b" : "l", c->y_title, dt->yfmt, false, true,
+               bar ? "max" : NULL, false};
+    cat_axis(x, t, &ca);
+    val_axis(x, t, &va);
+}
+
+static void scatter_axes(fo_xml *x, const fo_chart *c, const fo_theme *t,
+                         const fo_chartxml_data *dt)
+{
+    axis xa = {AX_CAT, AX_VAL, "b", c->x_title, dt->xfmt, false, false, NULL, true};
+    axis ya = {AX_VAL, AX_CAT, "l", c->y_title, dt->yfmt, false, true, NULL, true};
+    val_axis(x, t, &xa);
+    val_axis(x, t, &ya);
+}
+
+/* ---- chart group, plot area, legend ------------------------------------------------ */
+
+static void ax_ids(fo_xml *x)
+{
+    val_leaf(x, "c:axId", AX_CAT);
+    val_leaf(x, "c:axId", AX_VAL);
+}
+
+static void chart_group(fo_xml *x, const fo_chart *c, const fo_theme *t,
+                        const fo_chartxml_data *dt)
+{
+    switch (c->kind) {
+    case FO_CHART_BAR: case FO_CHART_COLUMN:
+        fo_xml_open(x, "c:barChart", NULL);
+        fo_xml_leaf(x, "c:barDir", "val", c->kind == FO_CHART_BAR ? "bar" : "col", NULL);
+        fo_xml_leaf(x, "c:grouping", "val", c->stacked ? "stacked" : "clustered", NULL);
+        val_leaf(x, "c:varyColors", 0);
+        fo_chartxml_series(x, c, t, dt);
+        val_leaf(x, "c:gapWidth", c->stacked ? 60 : 80);
+        if (c->stacked) val_leaf(x, "c:overlap", 100);
+        ax_ids(x);
+        break;
+    case FO_CHART_LINE:
+        fo_xml_open(x, "c:lineChart", NULL);
+        fo_xml_leaf(x, "c:grouping", "val", c->stacked ? "stacked" : "standard", NULL);
+        val_leaf(x, "c:varyColors", 0);
+        fo_chartxml_series(x, c, t, dt);
+        val_leaf(x, "c:marker", 1);
+        ax_ids(x);
+        break;
+    case FO_CHART_AREA:
+        fo_xml_open(x, "c:areaChart", NULL);
+        fo_xml_leaf(x, "c:grouping", "val", c->stacked ? "stacked" : "standard", NULL);
+        val_leaf(x, "c:varyColors", 0);
+        fo_chartxml_series(x, c, t, dt);
+        ax_ids(x);
+        break;
+    case FO_CHART_PIE:
+    case FO_CHART_DOUGHNUT:
+        fo_xml_open(x, c->kind == FO_CHART_PIE ? "c:pieChart" : "c:doughnutChart", NULL);
+        val_leaf(x, "c:varyColors", 1);
+        fo_chartxml_series(x, c, t, dt);
+        val_leaf(x, "c:firstSliceAng", 0);
+        if (c->kind == FO_CHART_DOUGHNUT) val_leaf(x, "c:holeSize", 55);
+        break;
+    case FO_CHART_SCATTER:
+        fo_xml_open(x, "c:scatterChart", NULL);
+        fo_xml_leaf(x, "c:scatterStyle", "val", "lineMarker", NULL);
+        val_leaf(x, "c:varyColors", 0);
+        fo_chartxml_series(x, c, t, dt);
+        ax_ids(x);
+        break;
+    }
+    fo_xml_close(x);
+}
+
+static bool is_round(const fo_chart *c)
+{
+    return c->kind == FO_CHART_PIE || c->kind == FO_CHART_DOUGHNUT;
+}
+
+static void plot_area(fo_xml *x, const fo_chart *c, const fo_theme *t,
+                      const fo_chartxml_data *dt)
+{
+    fo_xml_open(x, "c:plotArea", NULL);
+    fo_xml_leaf(x, "c:layout", NULL);
+    chart_group(x, c, t, dt);
+    if (c->kind == FO_CHART_SCATTER) scatter_axes(x, c, t, dt);
+    else if (!is_round(c)) cat_val_axes(x, c, t, dt);
+    fo_xml_open(x, "c:spPr", NULL);
+    fo_xml_leaf(x, "a:noFill", NULL);
+    fo_xml_open(x, "a:ln", NULL);
+    fo_xml_leaf(x, "a:noFill", NULL);
+    fo_xml_close(x);
+    fo_xml_close(x);
+    fo_xml_close(x);
+}
+
+/* The legend the PNG engine shows: none when asked, none for a lone series
+ * on the right (its title says it all); pie legends list the categories. */
+static void legend(fo_xml *x, const fo_chart *c, const fo_theme *t, const fo_chartxml_data *dt)
+{
+    fo_legend where = c->legend;
+    if (!is_round(c) && dt->ns == 1 && where == FO_LEGEND_RIGHT) where = FO_LEGEND_NONE;
+    if (where == FO_LEGEND_NONE) return;
+    fo_xml_open(x, "c:legend", NULL);
+    fo_xml_leaf(x, "c:legendPos", "val", where == FO_LEGEND_BOTTOM ? "b" : "r", NULL);
+    val_leaf(x, "c:overlay", 0);
+    tx_pr(x, t, SZ_TEXT, false, t ? t->text : 0);
+    fo_xml_close(x);
+}
+
+/* ---- the part ------------------------------------------------------------------------ */
+
+static void chart_space(fo_xml *x, const fo_chart *c, const fo_theme *t,
+                        const fo_chartxml_data *dt)
+{
+    fo_xml_open(x, "c:chartSpace", "xmlns:c", FO_NS_C, "xmlns:a", FO_NS_A, "xmlns:r", FO_NS_R,
+                NULL);
+    val_leaf(x, "c:date1904", 0);
+    fo_xml_leaf(x, "c:lang", "val", "en-US", NULL);
+    val_leaf(x, "c:roundedCorners", 0);
+    fo_xml_open(x, "c:chart", NULL);
+    if (c->title && *c->title) title(x, t, c->title, SZ_TITLE, true, false);
+    val_leaf(x, "c:autoTitleDeleted", c->title && *c->title ? 0 : 1);
+    plot_area(x, c, t, dt);
+    legend(x, c, t, dt);
+    val_leaf(x, "c:plotVisOnly", 1);
+    fo_xml_leaf(x, "c:dispBlanksAs", "val", "gap", NULL);
+    fo_xml_close(x); /* c:chart */
+    fo_xml_open(x, "c:spPr", NULL);
+    fo_chartxml_solid(x, t ? t->background : 0xFFFFFF);
+    fo_xml_open(x, "a:ln", NULL);
+    fo_xml_leaf(x, "a:noFill", NULL);
+    fo_xml_close(x);
+    fo_xml_close(x);
+    tx_pr(x, t, SZ_TEXT, false, t ? t->text : 0);
+    fo_xml_close(x); /* c:chartSpace */
+}
+
+fo_status fo_chartxml_write(const fo_chart *c, const fo_theme *t, fo_xml **out, fo_diags *d)
+{
+    *out = NULL;
+    fo_chartxml_data dt;
+    fo_status st = fo_chartxml_data_read(c, &dt, d);
+    if (st != FO_OK) { fo_chartxml_data_free(&dt); return st; }
+    fo_xml *x = fo_xml_new_memory();
+    if (!x) { fo_chartxml_data_free(&dt); return FO_ERR_NOMEM; }
+    chart_space(x, c, t, &dt);
+    fo_xml_finish(x);
+    fo_chartxml_data_free(&dt);
+    st = fo_xml_status(x);
+    if (st != FO_OK) { fo_xml_free(x); return st; }
+    *out = x;
+    return FO_OK;
+}
+
+const char *fo_chartxml_add(fo_pkg *p, const char *source_part, const char *part_name,
+                            const char *target, const fo_chart *c, const fo_theme *t,
+                            fo_diags *d, fo_status *st)
+{
+    fo_xml *x = NULL;
+    *st = fo_pkg_status(p);
+    if (*st != FO_OK) return "";
+    *st = fo_chartxml_write(c, t, &x, d);
+    if (*st != FO_OK) return "";
+    fo_pkg_add_xml(p, part_name, FO_CHARTXML_CT, x);
+    const char *rid = fo_pkg_add_rel(p, source_part, FO_CHARTXML_REL, target, false);
+    *st = fo_pkg_status(p);
+    return *st == FO_OK ? rid : "";
+}
+
+void fo_chartxml_graphic(fo_xml *x, const char *rid, bool declare_a)
+{
+    fo_xml_open(x, "a:graphic", "xmlns:a", declare_a ? FO_NS_A : NULL, NULL);
+    fo_xml_open(x, "a:graphicData", "uri", FO_CHARTXML_URI, NULL);
+    fo_xml_leaf(x, "c:chart", "xmlns:c", FO_NS_C, "xmlns:r", FO_NS_R, "r:id", rid, NULL);
+    fo_xml_close(x);
+    fo_xml_close(x);
+}

@@ -1,0 +1,91 @@
+/* chartxml.h — native Office charts: writes a DrawingML chart part
+ * (c:chartSpace, ECMA-376 Part 1 §21.2) for an fo_chart, shared by pptx and docx.
+ *
+ * The part carries its data as literal caches (c:strLit / c:numLit with
+ * c:ptCount and c:pt idx), read once through fo_rows: PowerPoint, Word and
+ * LibreOffice draw it without an embedded workbook. Kinds: bar/column
+ * (c:barChart, clustered or stacked with c:overlap 100), line (markers),
+ * area (standard or stacked), pie, doughnut (c:holeSize), scatter
+ * (lineMarker style, markers only). Series colors are the theme palette in
+ * order (pie/doughnut: one color per slice); fonts and text color come from
+ * the theme; the value axis shows the first y column's number format.
+ * Missing values (null or text cells) are left out of the cache: gaps.
+ *
+ * Every element is written in the order its schema sequence requires
+ * (dml-chart.xsd); the writer is deterministic (same chart, same bytes).
+ *
+ * Wiring a chart into a package (what pptx does; docx does the same):
+ *   1. const char *rid = fo_chartxml_add(pkg, "word/document.xml",
+ *          "word/charts/chart1.xml", "charts/chart1.xml", chart, theme, d, &st);
+ *      adds the part with its <Override> content type (FO_CHARTXML_CT) and a
+ *      relationship of type FO_CHARTXML_REL from the source part; returns its id.
+ *   2. in the host's graphic frame (p:graphicFrame, or wp:inline/wp:anchor),
+ *      call fo_chartxml_graphic(x, rid): writes <a:graphic><a:graphicData
+ *      uri=FO_CHARTXML_URI><c:chart r:id=.../></a:graphicData></a:graphic>.
+ *      The a: prefix must be declared by the host part (or pass declare_a). */
+#ifndef FO_CHARTXML_H
+#define FO_CHARTXML_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "folio.h"
+#include "render/model.h"
+#include "render/theme.h"
+#include "render/ooxml/package.h"
+
+#define FO_CHARTXML_CT "application/vnd.openxmlformats-officedocument.drawingml.chart+xml"
+#define FO_CHARTXML_REL "http://schemas.openxmlformats.org/officeDocument/2006/relationships/chart"
+#define FO_CHARTXML_URI "http://schemas.openxmlformats.org/drawingml/2006/chart"
+#define FO_NS_C "http://schemas.openxmlformats.org/drawingml/2006/chart"
+
+/* Writes the chart part of c into a new in-memory fo_xml (*out, owned by the
+ * caller: hand it to fo_pkg_add_xml or free it with fo_xml_free). Reads the
+ * chart's dataset through fo_rows. Errors: FO_ERR_NOMEM, a data read error
+ * (FO_ERR_INPUT, reported in d), or the writer's sticky error. *out is NULL
+ * on error. */
+fo_status fo_chartxml_write(const fo_chart *c, const fo_theme *t, fo_xml **out, fo_diags *d);
+
+/* Writes the chart part as part_name (e.g. "ppt/charts/chart3.xml") into p,
+ * with its content type override, and relates it from source_part with
+ * target (relative to the source part's folder, e.g. "../charts/chart3.xml").
+ * Returns the relationship id (borrowed from p), or "" on error with *st set
+ * (a data error is in d; a package error is sticky in p). */
+const char *fo_chartxml_add(fo_pkg *p, const char *source_part, const char *part_name,
+                            const char *target, const fo_chart *c, const fo_theme *t,
+                            fo_diags *d, fo_status *st);
+
+/* <a:graphic><a:graphicData uri=chart><c:chart xmlns:c xmlns:r r:id=rid/>
+ * </a:graphicData></a:graphic>. declare_a adds xmlns:a on a:graphic, for
+ * hosts that do not declare it on their root (Word's wp:inline does). */
+void fo_chartxml_graphic(fo_xml *x, const char *rid, bool declare_a);
+
+/* ---- private: shared by the files of render/chartxml ------------------------ */
+
+/* The chart's data, read once. Values live in y[s * n + i]; NaN = missing. */
+typedef struct {
+    size_t n;             /* points (rows) */
+    size_t ns;            /* series (y fields that exist) */
+    char **cat;           /* n category labels, as the x column displays them */
+    double *x;            /* n numeric x values (NaN when not numeric) */
+    double *y;            /* ns * n */
+    const char **names;   /* ns series names */
+    const char *yfmt;     /* first y column's format code (never NULL) */
+    const char *xfmt;     /* x column's format code (never NULL) */
+    fo_arena *arena;      /* owns everything above */
+} fo_chartxml_data;
+
+fo_status fo_chartxml_data_read(const fo_chart *c, fo_chartxml_data *dt, fo_diags *d);
+void fo_chartxml_data_free(fo_chartxml_data *dt);
+
+/* Writes the series of the chart group (inside c:barChart etc.). */
+void fo_chartxml_series(fo_xml *x, const fo_chart *c, const fo_theme *t,
+                        const fo_chartxml_data *dt);
+/* Palette color i (falls back to Office's accents on an empty palette). */
+fo_rgb fo_chartxml_color(const fo_theme *t, size_t i);
+/* <a:solidFill><a:srgbClr val=RRGGBB/></a:solidFill> */
+void fo_chartxml_solid(fo_xml *x, fo_rgb c);
+/* Shortest decimal that reads back as v ("%.15g", else "%.17g"). */
+void fo_chartxml_num(double v, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,378 @@
+/* series.c — the data side of a native chart part: reading a chart's series
+ * through fo_rows, and writing each c:ser with its literal caches and colors.
+ *
+ * Caches are literal (c:strLit for categories, c:numLit for values, with
+ * c:ptCount = rows and one c:pt per present value), so the part needs no
+ * workbook. A missing value (null cell, text cell, NaN) gets no c:pt: a gap,
+ * as c:dispBlanksAs="gap" says. Category labels are the x cells as their
+ * column displays them (DATE serials through the column's date format). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "render/chartxml/chartxml.h"
+#include "render/numfmt.h"
+
+/* ---- small writers ---------------------------------------------------------- */
+
+fo_rgb fo_chartxml_color(const fo_theme *t, size_t i)
+{
+    static const fo_rgb fallback[] = {0x4472C4, 0xED7D31, 0xA5A5A5, 0xFFC000, 0x5B9BD5, 0x70AD47};
+    if (!t || t->npalette == 0) return fallback[i % 6];
+    return t->palette[i % t->npalette];
+}
+
+void fo_chartxml_solid(fo_xml *x, fo_rgb c)
+{
+    char hex[7];
+    fo_rgb_hex(c, hex);
+    fo_xml_open(x, "a:solidFill", NULL);
+    fo_xml_leaf(x, "a:srgbClr", "val", hex, NULL);
+    fo_xml_close(x);
+}
+
+void fo_chartxml_num(double v, char *buf, size_t cap)
+{
+    if (v == 0) v = 0; /* no "-0" */
+    snprintf(buf, cap, "%.15g", v);
+    if (strtod(buf, NULL) != v) snprintf(buf, cap, "%.17g", v);
+}
+
+static void val_leaf(fo_xml *x, const char *name, long long v)
+{
+    fo_xml_open(x, name, NULL);
+    fo_xml_attr_int(x, "val", v);
+    fo_xml_close(x);
+}
+
+/* <c:tx><c:v>name</c:v></c:tx> — the series name without a sheet reference. */
+static void series_name(fo_xml *x, const char *name)
+{
+    fo_xml_open(x, "c:tx", NULL);
+    fo_xml_text_elem(x, "c:v", name ? name : "");
+    fo_xml_close(x);
+}
+
+/* <c:strLit> of the n category labels. */
+static void str_lit(fo_xml *x, const fo_chartxml_data *dt)
+{
+    fo_xml_open(x, "c:strLit", NULL);
+    val_leaf(x, "c:ptCount", (long long)dt->n);
+    for (size_t i = 0; i < dt->n; i++) {
+        fo_xml_open(x, "c:pt", NULL);
+        fo_xml_attr_int(x, "idx", (long long)i);
+        fo_xml_text_elem(x, "c:v", dt->cat[i]);
+        fo_xml_close(x);
+    }
+    fo_xml_close(x);
+}
+
+/* <c:numLit> of n values (NaN: no point), with the format they display in. */
+static void num_lit(fo_xml *x, const double *v, size_t n, const char *fmt)
+{
+    char buf[40];
+    fo_xml_open(x, "c:numLit", NULL);
+    fo_xml_text_elem(x, "c:formatCode", fmt && *fmt ? fmt : "General");
+    val_leaf(x, "c:ptCount", (long long)n);
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(v[i])) continue;
+        fo_chartxml_num(v[i], buf, sizeof buf);
+        fo_xml_open(x, "c:pt", NULL);
+        fo_xml_attr_int(x, "idx", (long long)i);
+        fo_xml_text_elem(x, "c:v", buf);
+        fo_xml_close(x);
+    }
+    fo_xml_close(x);
+}
+
+static void cat_and_val(fo_xml *x, const fo_chartxml_data *dt, size_t s)
+{
+    fo_xml_open(x, "c:cat", NULL);
+    str_lit(x, dt);
+    fo_xml_close(x);
+    fo_xml_open(x, "c:val", NULL);
+    num_lit(x, dt->y + s * dt->n, dt->n, dt->yfmt);
+    fo_xml_close(x);
+}
+
+/* <a:ln w=emu><solidFill/></a:ln>, or a:noFill when color is negative. */
+static void line_props(fo_xml *x, long long w, long long color, bool round)
+{
+    fo_xml_open(x, "a:ln", NULL);
+    if (w > 0) fo_xml_attr_int(x, "w", w);
+    if (round) fo_xml_attr(x, "cap", "rnd");
+    if (color < 0) fo_xml_leaf(x, "a:noFill", NULL);
+    else fo_chartxml_solid(x, (fo_rgb)color);
+    if (round) fo_xml_leaf(x, "a:round", NULL);
+    fo_xml_close(x);
+}
+
+static void marker(fo_xml *x, fo_rgb color, int size)
+{
+    fo_xml_open(x, "c:marker", NULL);
+    fo_xml_leaf(x, "c:symbol", "val", "circle", NULL);
+    val_leaf(x, "c:size", size);
+    fo_xml_open(x, "c:spPr", NULL);
+    fo_chartxml_solid(x, color);
+    line_props(x, 9525, (long long)color, false);
+    fo_xml_close(x);
+    fo_xml_close(x);
+}
+
+static void ser_head(fo_xml *x, size_t s, const char *name)
+{
+    fo_xml_open(x, "c:ser", NULL);
+    val_leaf(x, "c:idx", (long long)s);
+    val_leaf(x, "c:order", (long long)s);
+    series_name(x, name);
+}
+
+/* ---- one writer per kind (CT_BarSer, CT_LineSer, CT_AreaSer, CT_PieSer,
+ *      CT_ScatterSer: idx, order, tx, spPr, then the kind's own elements) -- */
+
+static void bar_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt)
+{
+    for (size_t s = 0; s < dt->ns; s++) {
+        fo_rgb col = fo_chartxml_color(t, s);
+        ser_head(x, s, dt->names[s]);
+        fo_xml_open(x, "c:spPr", NULL);
+        fo_chartxml_solid(x, col);
+        line_props(x, 0, -1, false);
+        fo_xml_close(x);
+        val_leaf(x, "c:invertIfNegative", 0);
+        cat_and_val(x, dt, s);
+        fo_xml_close(x);
+    }
+}
+
+static void line_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt)
+{
+    for (size_t s = 0; s < dt->ns; s++) {
+        fo_rgb col = fo_chartxml_color(t, s);
+        ser_head(x, s, dt->names[s]);
+        fo_xml_open(x, "c:spPr", NULL);
+        line_props(x, 28575, (long long)col, true);
+        fo_xml_close(x);
+        marker(x, col, 5);
+        cat_and_val(x, dt, s);
+        val_leaf(x, "c:smooth", 0);
+        fo_xml_close(x);
+    }
+}
+
+static void area_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt, bool stacked)
+{
+    char hex[7];
+    for (size_t s = 0; s < dt->ns; s++) {
+        fo_rgb col = fo_chartxml_color(t, s);
+        ser_head(x, s, dt->names[s]);
+        fo_xml_open(x, "c:spPr", NULL);
+        /* overlapping areas stay readable: 70% opaque unless stacked */
+        fo_rgb_hex(col, hex);
+        fo_xml_open(x, "a:solidFill", NULL);
+        fo_xml_open(x, "a:srgbClr", "val", hex, NULL);
+        if (!stacked && dt->ns > 1) fo_xml_leaf(x, "a:alpha", "val", "70000", NULL);
+        fo_xml_close(x);
+        fo_xml_close(x);
+        line_props(x, 12700, (long long)col, false);
+        fo_xml_close(x);
+        cat_and_val(x, dt, s);
+        fo_xml_close(x);
+    }
+}
+
+/* Pie and doughnut: the first series, one palette color per slice (c:dPt),
+ * labels with the percentage of the whole. */
+static void pie_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt, bool doughnut)
+{
+    if (dt->ns == 0) return;
+    ser_head(x, 0, dt->names[0]);
+    fo_xml_open(x, "c:spPr", NULL);
+    line_props(x, 12700, (long long)(t ? t->background : 0xFFFFFF), false);
+    fo_xml_close(x);
+    for (size_t i = 0; i < dt->n; i++) {
+        fo_xml_open(x, "c:dPt", NULL);
+        val_leaf(x, "c:idx", (long long)i);
+        val_leaf(x, "c:bubble3D", 0);
+        fo_xml_open(x, "c:spPr", NULL);
+        fo_chartxml_solid(x, fo_chartxml_color(t, i));
+        line_props(x, 12700, (long long)(t ? t->background : 0xFFFFFF), false);
+        fo_xml_close(x);
+        fo_xml_close(x);
+    }
+    fo_xml_open(x, "c:dLbls", NULL);
+    fo_xml_leaf(x, "c:numFmt", "formatCode", "0%", "sourceLinked", "0", NULL);
+    fo_xml_open(x, "c:spPr", NULL);
+    fo_xml_leaf(x, "a:noFill", NULL);
+    line_props(x, 0, -1, false);
+    fo_xml_close(x);
+    if (!doughnut) fo_xml_leaf(x, "c:dLblPos", "val", "bestFit", NULL);
+    val_leaf(x, "c:showLegendKey", 0);
+    val_leaf(x, "c:showVal", 0);
+    val_leaf(x, "c:showCatName", 0);
+    val_leaf(x, "c:showSerName", 0);
+    val_leaf(x, "c:showPercent", 1);
+    val_leaf(x, "c:showBubbleSize", 0);
+    val_leaf(x, "c:showLeaderLines", 1);
+    fo_xml_close(x);
+    cat_and_val(x, dt, 0);
+    fo_xml_close(x);
+}
+
+static void scatter_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt)
+{
+    for (size_t s = 0; s < dt->ns; s++) {
+        fo_rgb col = fo_chartxml_color(t, s);
+        ser_head(x, s, dt->names[s]);
+        fo_xml_open(x, "c:spPr", NULL);
+        line_props(x, 0, -1, false); /* markers only */
+        fo_xml_close(x);
+        marker(x, col, 6);
+        fo_xml_open(x, "c:xVal", NULL);
+        num_lit(x, dt->x, dt->n, dt->xfmt);
+        fo_xml_close(x);
+        fo_xml_open(x, "c:yVal", NULL);
+        num_lit(x, dt->y + s * dt->n, dt->n, dt->yfmt);
+        fo_xml_close(x);
+        val_leaf(x, "c:smooth", 0);
+        fo_xml_close(x);
+    }
+}
+
+void fo_chartxml_series(fo_xml *x, const fo_chart *c, const fo_theme *t,
+                        const fo_chartxml_data *dt)
+{
+    switch (c->kind) {
+    case FO_CHART_BAR: case FO_CHART_COLUMN: bar_series(x, t, dt); break;
+    case FO_CHART_LINE: line_series(x, t, dt); break;
+    case FO_CHART_AREA: area_series(x, t, dt, c->stacked); break;
+    case FO_CHART_PIE: pie_series(x, t, dt, false); break;
+    case FO_CHART_DOUGHNUT: pie_series(x, t, dt, true); break;
+    case FO_CHART_SCATTER: scatter_series(x, t, dt); break;
+    }
+}
+
+/* ---- reading the rows ----------------------------------------------------------- */
+
+static double value_num(const fo_value *v)
+{
+    switch (v->kind) {
+    case FO_VAL_NUMBER: case FO_VAL_DATE: case FO_VAL_BOOL:
+        return isfinite(v->num) ? v->num : NAN;
+    case FO_VAL_FORMULA:
+        return v->has_num && isfinite(v->num) ? v->num : NAN;
+    default:
+        return NAN;
+    }
+}
+
+/* The x cell as its column shows it. */
+static const char *value_label(const fo_numfmt *f, const fo_value *v, char *buf, size_t cap)
+{
+    switch (v->kind) {
+    case FO_VAL_NULL: return "";
+    case FO_VAL_TEXT: return v->str ? v->str : "";
+    case FO_VAL_URL: return v->label ? v->label : v->str ? v->str : "";
+    case FO_VAL_BOOL: return v->num != 0 ? "TRUE" : "FALSE";
+    case FO_VAL_FORMULA:
+        if (!v->has_num) return v->label ? v->label : "";
+        /* fall through */
+    default:
+        fo_numfmt_format(f, v->num == 0 ? 0 : v->num, buf, cap);
+        return buf;
+    }
+}
+
+static const char *column_format(const fo_dataset *ds, size_t col)
+{
+    if (!ds || col >= ds->ncols || !ds->cols[col].format || !*ds->cols[col].format)
+        return "General";
+    return ds->cols[col].format;
+}
+
+static bool grow(fo_chartxml_data *dt, size_t *cap, double **ybuf)
+{
+    size_t ncap = *cap ? *cap * 2 : 64;
+    double *x = fo_realloc(dt->x, ncap * sizeof *x);
+    if (!x) return false;
+    dt->x = x;
+    char **cat = fo_realloc(dt->cat, ncap * sizeof *cat);
+    if (!cat) return false;
+    dt->cat = cat;
+    double *y = fo_realloc(*ybuf, ncap * (dt->ns ? dt->ns : 1) * sizeof *y);
+    if (!y) return false;
+    *ybuf = y;
+    *cap = ncap;
+    return true;
+}
+
+fo_status fo_chartxml_data_read(const fo_chart *c, fo_chartxml_data *dt, fo_diags *d)
+{
+    memset(dt, 0, sizeof *dt);
+    dt->arena = fo_arena_new();
+    if (!dt->arena) return FO_ERR_NOMEM;
+    const fo_dataset *ds = c->data;
+    dt->xfmt = column_format(ds, c->x);
+    dt->yfmt = column_format(ds, c->ny ? c->y[0] : (size_t)-1);
+    size_t ns = 0;
+    for (size_t s = 0; ds && s < c->ny; s++)
+        if (c->y[s] < ds->ncols) ns++;
+    dt->ns = ns;
+    dt->names = fo_arena_alloc(dt->arena, (ns + 1) * sizeof *dt->names);
+    size_t *cols = fo_arena_alloc(dt->arena, (ns + 1) * sizeof *cols);
+    if (!dt->names || !cols) return FO_ERR_NOMEM;
+    if (!ds) return FO_OK;
+    for (size_t s = 0, j = 0; s < c->ny; s++)
+        if (c->y[s] < ds->ncols) {
+            cols[j] = c->y[s];
+            dt->names[j++] = ds->cols[c->y[s]].name ? ds->cols[c->y[s]].name : "";
+        }
+    bool has_x = c->x < ds->ncols;
+    fo_numfmt *xf = fo_numfmt_compile(dt->xfmt, NULL, 0); /* NULL: General */
+
+    fo_rows *rows = NULL;
+    fo_status st = fo_rows_open(ds, &rows, d);
+    double *ybuf = NULL;
+    size_t cap = 0, n = 0;
+    const fo_value *row;
+    char buf[256];
+    int rc = 0;
+    while (st == FO_OK && (rc = fo_rows_next(rows, &row, d)) == 1) {
+        if (n == cap && !grow(dt, &cap, &ybuf)) { st = FO_ERR_NOMEM; break; }
+        const fo_value *xv = has_x ? &row[c->x] : NULL;
+        const char *lab = buf;
+        if (xv) {
+            dt->x[n] = value_num(xv);
+            lab = value_label(xf, xv, buf, sizeof buf);
+        } else {
+            dt->x[n] = (double)(n + 1);
+            snprintf(buf, sizeof buf, "%zu", n + 1);
+        }
+        dt->cat[n] = fo_arena_strdup(dt->arena, lab);
+        if (!dt->cat[n]) { st = FO_ERR_NOMEM; break; }
+        for (size_t s = 0; s < ns; s++) ybuf[n * ns + s] = value_num(&row[cols[s]]);
+        n++;
+    }
+    if (st == FO_OK && rc < 0) st = FO_ERR_INPUT;
+    if (st == FO_OK) { /* row-major [i][s] -> series-major [s][i] */
+        dt->y = fo_malloc((n && ns ? n * ns : 1) * sizeof *dt->y);
+        if (!dt->y) st = FO_ERR_NOMEM;
+        for (size_t i = 0; st == FO_OK && i < n; i++)
+            for (size_t s = 0; s < ns; s++) dt->y[s * n + i] = ybuf[i * ns + s];
+        dt->n = n;
+    }
+    fo_free(ybuf);
+    fo_rows_close(rows);
+    fo_numfmt_free(xf);
+    return st;
+}
+
+void fo_chartxml_data_free(fo_chartxml_data *dt)
+{
+    if (!dt) return;
+    fo_free(dt->x);
+    fo_free(dt->y);
+    fo_free(dt->cat);
+    fo_arena_free(dt->arena);
+    memset(dt, 0, sizeof *dt);
+}
