@@ -1,19 +1,194 @@
 /* docx.c — the .docx renderer: which parts a WordprocessingML package holds,
- * how they relate, and in what order they are written.
+ * how they relate, in what order they are written; and the small parts
+ * (styles from templates/docx/styles.xml with the theme's fonts, sizes and
+ * colors; numbering with one restarted instance per ordered list; settings;
+ * footer/header with PAGE and NUMPAGES fields), each in schema order.
  *
  * Package layout (entry order is the order of the calls below):
  *   docProps/core.xml, docProps/app.xml       fo_pkg_add_core/app_props
- *   word/header1.xml, word/footer1.xml         parts.c (theme header/footer text)
+ *   word/header1.xml, word/footer1.xml         theme header/footer text
  *   word/media/imageN.png|jpeg                 picture.c, while the body is written
  *   word/document.xml                          document.c, streamed to a temp file
  *   word/styles.xml, numbering.xml, settings.xml, theme/theme1.xml
  * Relationships of word/document.xml: styles, numbering, settings, theme
  * first (rId1-rId4), then header/footer, then pictures and hyperlinks in
  * document order. */
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "render/docx/docx_internal.h"
 #include "render/render.h"
+
+/* ---- word/styles.xml ----------------------------------------------------------- */
+
+static void half_points(double pt, char out[16]) { snprintf(out, 16, "%ld", lround(pt * 2)); }
+
+void fo_docx_styles_add(fo_docx_ctx *c)
+{
+    const fo_theme *t = c->t;
+    char body[16], title[16], mono[16], small[16], h[6][16];
+    half_points(t->body_size, body);
+    half_points(t->title_size, title);
+    half_points(t->mono_size, mono);
+    half_points(t->body_size > 9 ? t->body_size - 1 : t->body_size, small);
+    for (int i = 0; i < 6; i++) half_points(t->heading_size[i], h[i]);
+    char text[7], head[7], accent[7], muted[7], link[7], code[7], thf[7], tht[7], band[7], border[7];
+    fo_rgb_hex(t->text, text);
+    fo_rgb_hex(t->heading_color, head);
+    fo_rgb_hex(t->accent, accent);
+    fo_rgb_hex(t->muted, muted);
+    fo_rgb_hex(t->link, link);
+    fo_rgb_hex(t->code_fill, code);
+    fo_rgb_hex(t->table.header_fill, thf);
+    fo_rgb_hex(t->table.header_text, tht);
+    fo_rgb_hex(t->table.band_fill, band);
+    fo_rgb_hex(t->table.border, border);
+    const char *subst[] = {
+        "BODY_FONT", t->body.family, "HEADING_FONT", t->heading.family,
+        "MONO_FONT", t->mono.family,
+        "BODY_SZ", body, "TITLE_SZ", title, "MONO_SZ", mono, "SMALL_SZ", small,
+        "H1_SZ", h[0], "H2_SZ", h[1], "H3_SZ", h[2], "H4_SZ", h[3], "H5_SZ", h[4], "H6_SZ", h[5],
+        "TEXT", text, "HEADING_COLOR", head, "ACCENT", accent, "MUTED", muted, "LINK", link,
+        "CODE_FILL", code, "TH_FILL", thf, "TH_TEXT", tht, "BAND_FILL", band, "BORDER", border,
+        NULL
+    };
+    fo_pkg_add_template(c->pkg, "word/styles.xml", FO_CT_DOCX_STYLES, "docx/styles.xml", subst);
+}
+
+/* ---- word/numbering.xml ----------------------------------------------------------- */
+
+static void level(fo_xml *x, int ilvl, bool ordered)
+{
+    static const char *const bullets[3] = {"\xE2\x80\xA2", "\xE2\x97\xA6", "\xE2\x96\xAA"};
+    static const char *const formats[3] = {"decimal", "lowerLetter", "lowerRoman"};
+    char text[16];
+    if (ordered) snprintf(text, sizeof text, "%%%d.", ilvl + 1);
+    fo_xml_open(x, "w:lvl", NULL);
+    fo_xml_attr_int(x, "w:ilvl", ilvl);
+    fo_xml_leaf(x, "w:start", "w:val", "1", NULL);
+    fo_xml_leaf(x, "w:numFmt", "w:val", ordered ? formats[ilvl % 3] : "bullet", NULL);
+    fo_xml_leaf(x, "w:lvlText", "w:val", ordered ? text : bullets[ilvl % 3], NULL);
+    fo_xml_leaf(x, "w:lvlJc", "w:val", "left", NULL);
+    fo_xml_open(x, "w:pPr", NULL);
+    fo_xml_open(x, "w:ind", NULL);
+    fo_xml_attr_int(x, "w:left", 360L * (ilvl + 1));
+    fo_xml_attr_int(x, "w:hanging", 360);
+    fo_xml_close(x);
+    fo_xml_close(x);
+    fo_xml_close(x);
+}
+
+static void abstract_num(fo_xml *x, int id, bool ordered)
+{
+    fo_xml_open(x, "w:abstractNum", NULL);
+    fo_xml_attr_int(x, "w:abstractNumId", id);
+    fo_xml_leaf(x, "w:multiLevelType", "w:val", "multilevel", NULL);
+    for (int i = 0; i < 9; i++) level(x, i, ordered);
+    fo_xml_close(x);
+}
+
+void fo_docx_numbering_add(fo_docx_ctx *c)
+{
+    fo_xml *x = fo_xml_new_memory();
+    fo_xml_open(x, "w:numbering", "xmlns:w", FO_NS_W, NULL);
+    abstract_num(x, 0, false);
+    abstract_num(x, 1, true);
+    for (unsigned n = 1; n <= c->nnums; n++) {
+        fo_xml_open(x, "w:num", NULL);
+        fo_xml_attr_int(x, "w:numId", n);
+        fo_xml_leaf(x, "w:abstractNumId", "w:val", n == FO_DOCX_NUM_BULLET ? "0" : "1", NULL);
+        if (n > FO_DOCX_NUM_DECIMAL) /* each ordered list starts at 1 */
+            for (int i = 0; i < 9; i++) {
+                fo_xml_open(x, "w:lvlOverride", NULL);
+                fo_xml_attr_int(x, "w:ilvl", i);
+                fo_xml_leaf(x, "w:startOverride", "w:val", "1", NULL);
+                fo_xml_close(x);
+            }
+        fo_xml_close(x);
+    }
+    fo_xml_close(x);
+    fo_pkg_add_xml(c->pkg, "word/numbering.xml", FO_CT_DOCX_NUMBERING, x);
+}
+
+/* ---- word/settings.xml --------------------------------------------------------------- */
+
+void fo_docx_settings_add(fo_docx_ctx *c, bool update_fields)
+{
+    fo_xml *x = fo_xml_new_memory();
+    fo_xml_open(x, "w:settings", "xmlns:w", FO_NS_W, NULL);
+    fo_xml_leaf(x, "w:zoom", "w:percent", "100", NULL);
+    fo_xml_leaf(x, "w:defaultTabStop", "w:val", "708", NULL);
+    fo_xml_leaf(x, "w:characterSpacingControl", "w:val", "doNotCompress", NULL);
+    if (update_fields) fo_xml_leaf(x, "w:updateFields", "w:val", "true", NULL);
+    fo_xml_open(x, "w:compat", NULL);
+    fo_xml_leaf(x, "w:compatSetting", "w:name", "compatibilityMode",
+                "w:uri", "http://schemas.microsoft.com/office/word", "w:val", "15", NULL);
+    fo_xml_close(x);
+    fo_xml_leaf(x, "w:themeFontLang", "w:val", "en-US", NULL);
+    fo_xml_leaf(x, "w:clrSchemeMapping", "w:bg1", "light1", "w:t1", "dark1", "w:bg2", "light2",
+                "w:t2", "dark2", "w:accent1", "accent1", "w:accent2", "accent2",
+                "w:accent3", "accent3", "w:accent4", "accent4", "w:accent5", "accent5",
+                "w:accent6", "accent6", "w:hyperlink", "hyperlink",
+                "w:followedHyperlink", "followedHyperlink", NULL);
+    fo_xml_leaf(x, "w:decimalSymbol", "w:val", ".", NULL);
+    fo_xml_leaf(x, "w:listSeparator", "w:val", ",", NULL);
+    fo_xml_close(x);
+    fo_pkg_add_xml(c->pkg, "word/settings.xml", FO_CT_DOCX_SETTINGS, x);
+}
+
+/* ---- footer and header ------------------------------------------------------------------ */
+
+/* Runs for a theme text with {page} {pages} {title} {date}; other braces stay. */
+static void placeholder_runs(fo_docx_ctx *c, fo_xml *x, const char *s)
+{
+    fo_xml *saved = c->x;
+    c->x = x; /* the run writers write to ctx->x */
+    const char *lit = s;
+    while (*s) {
+        const char *field = NULL, *value = NULL;
+        size_t skip = 0;
+        if (strncmp(s, "{page}", 6) == 0) { field = " PAGE "; skip = 6; }
+        else if (strncmp(s, "{pages}", 7) == 0) { field = " NUMPAGES "; skip = 7; }
+        else if (strncmp(s, "{title}", 7) == 0) { value = c->doc->title; skip = 7; }
+        else if (strncmp(s, "{date}", 6) == 0) { value = c->doc->date; skip = 6; }
+        if (!skip) { s++; continue; }
+        if (s > lit) fo_docx_run(c, lit, (size_t)(s - lit), NULL, false, false);
+        if (field) fo_docx_field(c, field, "1");
+        if (value) fo_docx_run(c, value, strlen(value), NULL, false, false);
+        s += skip;
+        lit = s;
+    }
+    if (s > lit) fo_docx_run(c, lit, (size_t)(s - lit), NULL, false, false);
+    c->x = saved;
+}
+
+static void hdrftr(fo_docx_ctx *c, bool footer, const char *text, char *rid, size_t ridcap)
+{
+    const char *root = footer ? "w:ftr" : "w:hdr";
+    const char *part = footer ? "word/footer1.xml" : "word/header1.xml";
+    fo_xml *x = fo_xml_new_memory();
+    fo_xml_open(x, root, "xmlns:w", FO_NS_W, "xmlns:r", FO_NS_R, NULL);
+    fo_xml_open(x, "w:p", NULL);
+    fo_xml_open(x, "w:pPr", NULL);
+    fo_xml_leaf(x, "w:pStyle", "w:val", footer ? "Footer" : "Header", NULL);
+    fo_xml_close(x);
+    placeholder_runs(c, x, text);
+    fo_xml_close(x);
+    fo_xml_close(x);
+    fo_pkg_add_xml(c->pkg, part, footer ? FO_CT_DOCX_FOOTER : FO_CT_DOCX_HEADER, x);
+    snprintf(rid, ridcap, "%s",
+             fo_pkg_add_rel(c->pkg, FO_DOCX_DOCUMENT, footer ? FO_REL_DOCX_FOOTER : FO_REL_DOCX_HEADER,
+                            footer ? "footer1.xml" : "header1.xml", false));
+}
+
+void fo_docx_header_footer_add(fo_docx_ctx *c)
+{
+    if (c->t->header[0]) hdrftr(c, false, c->t->header, c->header_rid, sizeof c->header_rid);
+    if (c->t->footer[0]) hdrftr(c, true, c->t->footer, c->footer_rid, sizeof c->footer_rid);
+}
+
+/* ---- the package ------------------------------------------------------------- */
 
 static bool has_toc(const fo_doc *doc)
 {

@@ -1,6 +1,6 @@
 /* docx_internal.h — private interface between the .docx modules: one module
- * per part (document.c -> word/document.xml, parts.c -> styles, numbering,
- * settings, footer/header) and the body writers it uses (runs, table, picture).
+ * per part (document.c -> word/document.xml, docx.c -> the package, styles,
+ * numbering, settings, footer/header) and the body writers it uses (runs, table, picture).
  *
  * Every writer appends to ctx->x (the document.xml writer) and records the
  * first non-XML failure in ctx->err; XML failures stay sticky in ctx->x. The
@@ -94,7 +94,7 @@ void fo_docx_caption(fo_docx_ctx *c, const char *label, unsigned n, const char *
 void fo_docx_chart_write(fo_docx_ctx *c, const fo_block *b);
 void fo_docx_image_write(fo_docx_ctx *c, const fo_block *b);
 
-/* ---- parts.c: the other parts ----------------------------------------------- */
+/* ---- docx.c: the other parts ----------------------------------------------- */
 void fo_docx_styles_add(fo_docx_ctx *c);
 void fo_docx_numbering_add(fo_docx_ctx *c);
 void fo_docx_settings_add(fo_docx_ctx *c, bool update_fields);
