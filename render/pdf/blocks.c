@@ -1,6 +1,8 @@
 /* blocks.c — PDF blocks that are not running text: metric cards, images,
  * and the table of contents (space reserved in the flow, filled at the end
  * when every heading's page is known). */
+#include <cairo.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -87,14 +89,48 @@ void fo_pdf_metrics(fo_pdf *c, const fo_block *b)
 
 /* ---- images ------------------------------------------------------------------ */
 
+/* PNGs are decoded with cairo, not libharu: libharu 2.3 misreads 16-bit and
+ * some palette PNGs (half-width, wrong colours). Transparency is composited
+ * onto the page background, which is what a reader shows anyway. */
+static HPDF_Image load_png(fo_pdf *c, const char *path)
+{
+    HPDF_Image img = NULL;
+    unsigned char *rgb = NULL;
+    cairo_surface_t *s = cairo_image_surface_create_from_png(path);
+    if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) goto cleanup;
+    cairo_surface_flush(s);
+    int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
+    int stride = cairo_image_surface_get_stride(s);
+    const unsigned char *px = cairo_image_surface_get_data(s);
+    rgb = fo_malloc((size_t)w * (size_t)h * 3);
+    if (!rgb || !px) goto cleanup;
+    fo_rgb bg = c->t->background;
+    unsigned br = bg >> 16 & 255, bgc = bg >> 8 & 255, bb = bg & 255;
+    for (int y = 0; y < h; y++) {
+        const uint32_t *row = (const uint32_t *)(const void *)(px + (size_t)y * (size_t)stride);
+        unsigned char *out = rgb + (size_t)y * (size_t)w * 3;
+        for (int x = 0; x < w; x++) {
+            uint32_t p = row[x]; /* premultiplied ARGB */
+            unsigned a = p >> 24, inv = 255 - a;
+            out[3 * x] = (unsigned char)(((p >> 16) & 255) + (br * inv + 127) / 255);
+            out[3 * x + 1] = (unsigned char)(((p >> 8) & 255) + (bgc * inv + 127) / 255);
+            out[3 * x + 2] = (unsigned char)((p & 255) + (bb * inv + 127) / 255);
+        }
+    }
+    img = HPDF_LoadRawImageFromMem(c->pdf, rgb, (HPDF_UINT)w, (HPDF_UINT)h, HPDF_CS_DEVICE_RGB, 8);
+cleanup:
+    fo_free(rgb);
+    cairo_surface_destroy(s);
+    return img;
+}
+
 void fo_pdf_image(fo_pdf *c, const fo_block *b)
 {
     const fo_theme *t = c->t;
     const char *path = b->u.image.path;
     if (!path) return;
     c->loading = path;
-    HPDF_Image img = b->u.image.is_png ? HPDF_LoadPngImageFromFile(c->pdf, path)
-                                       : HPDF_LoadJpegImageFromFile(c->pdf, path);
+    HPDF_Image img = b->u.image.is_png ? load_png(c, path) : HPDF_LoadJpegImageFromFile(c->pdf, path);
     c->loading = NULL;
     if (!img) return;
     HPDF_Point px = HPDF_Image_GetSize(img);

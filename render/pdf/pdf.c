@@ -215,6 +215,13 @@ void fo_pdf_new_page(fo_pdf *c)
     HPDF_Page_SetHeight(page, (HPDF_REAL)c->t->page.height);
     c->pages[c->npages++] = page;
     c->page = page;
+    if ((c->t->background & 0xFFFFFF) != 0xFFFFFF) { /* dark themes paint the page */
+        fo_rgb bg = c->t->background;
+        HPDF_Page_SetRGBFill(page, (HPDF_REAL)((bg >> 16 & 255) / 255.0), (HPDF_REAL)((bg >> 8 & 255) / 255.0),
+                             (HPDF_REAL)((bg & 255) / 255.0));
+        HPDF_Page_Rectangle(page, 0, 0, (HPDF_REAL)c->t->page.width, (HPDF_REAL)c->t->page.height);
+        HPDF_Page_Fill(page);
+    }
     c->y = c->top;
     c->fresh = true;
 }

@@ -1,0 +1,41 @@
+# test_pdf_images.py — pictures and page colour in PDFs, checked on rendered
+# pixels: a 16-bit PNG keeps its size and colours (libharu alone misreads it),
+# and a dark theme paints the whole page.
+import json
+import subprocess
+
+from conftest import SAMPLES, run_folio
+
+
+def pixel(png, x, y):
+    out = subprocess.run(["convert", png, "-format", f"%[pixel:p{{{x},{y}}}]", "info:"],
+                         check=True, capture_output=True, text=True).stdout
+    return out.strip()
+
+
+def rgb_of(spec):
+    s = spec.replace("srgb(", "").replace(")", "").split(",")
+    return tuple(int(float(v)) for v in s[:3])
+
+
+def test_16bit_png_logo_keeps_colour(tmp_path):
+    logo = SAMPLES / "sales" / "logo.png"
+    assert "16-bit" in subprocess.run(["file", logo], capture_output=True, text=True).stdout
+    (tmp_path / "logo.png").write_bytes(logo.read_bytes())
+    spec = tmp_path / "s.json"
+    spec.write_text(json.dumps({"folio": 1, "blocks": [{"type": "image", "path": "logo.png", "width": 480}]}))
+    run_folio("render", spec, "-o", tmp_path / "s.pdf", check=0)
+    subprocess.run(["pdftoppm", "-png", "-r", "72", "-singlefile", tmp_path / "s.pdf", tmp_path / "p"], check=True)
+    png = tmp_path / "p.png"
+    # the image is centred under the top margin: 480 px = 360 pt wide, 120 pt high
+    r, g, b = rgb_of(pixel(png, 140, 90))
+    assert abs(r - 0x2F) < 12 and abs(g - 0x55) < 12 and abs(b - 0x97) < 12, (r, g, b)
+    images = subprocess.run(["pdfimages", "-list", tmp_path / "s.pdf"], capture_output=True, text=True).stdout
+    assert " 240    80 " in images  # full width, not halved
+
+
+def test_dark_theme_paints_page(tmp_path):
+    run_folio("render", SAMPLES / "pnl" / "pnl.json", "--theme", "midnight", "-o", tmp_path / "d.pdf", check=0)
+    subprocess.run(["pdftoppm", "-png", "-r", "30", "-f", "1", "-l", "1", "-singlefile", tmp_path / "d.pdf",
+                    tmp_path / "d"], check=True)
+    assert rgb_of(pixel(tmp_path / "d.png", 2, 2)) == (0x12, 0x1A, 0x2B)
