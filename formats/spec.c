@@ -24,7 +24,7 @@ static const char *const totals_ops[] = {"none", "sum", "avg", "min", "max", "co
 
 /* ---- lists ----------------------------------------------------------------*/
 static bool read_list_items(fo_spec_ctx *c, json_t *items, const char *ptr,
-                            fo_list_item **out, size_t *n, int depth)
+                            fo_list_item **out, size_t *n, int depth, bool ordered)
 {
     if (!json_is_array(items)) {
         fo_spec_error(c, ptr, false, "e.g. \"items\": [\"first\", {\"text\": \"second\", \"items\": [\"nested\"]}]",
@@ -46,17 +46,18 @@ static bool read_list_items(fo_spec_ctx *c, json_t *items, const char *ptr,
         fo_json_ptr_push_index(p, sizeof p, i);
         if (json_is_string(it)) {
             li->text = fo_spec_strdup(c, json_string_value(it));
+            li->ordered = ordered;
         } else if (json_is_object(it)) {
             static const char *const keys[] = {"text", "items", "ordered", NULL};
             fo_spec_check_keys(c, it, p, keys);
             const char *t = fo_spec_string(c, it, p, "text", true);
             li->text = fo_spec_strdup(c, t ? t : "");
-            li->ordered = fo_spec_bool(c, it, p, "ordered", false);
+            li->ordered = fo_spec_bool(c, it, p, "ordered", ordered); /* nested lists follow their parent */
             json_t *sub = json_object_get(it, "items");
             if (sub) {
                 char sp[FO_PTR_MAX];
                 fo_spec_ptr(sp, p, "items");
-                read_list_items(c, sub, sp, &li->items, &li->nitems, depth + 1);
+                read_list_items(c, sub, sp, &li->items, &li->nitems, depth + 1, li->ordered);
             }
         } else {
             fo_spec_error(c, p, false, "an item is a string or {\"text\", \"items\"}",
@@ -380,7 +381,7 @@ static bool read_block(fo_spec_ctx *c, json_t *b, size_t i, fo_block *blk, size_
         blk->u.list.ordered = fo_spec_bool(c, b, ptr, "ordered", false);
         json_t *items = json_object_get(b, "items");
         if (!items) fo_spec_error(c, ptr, false, NULL, "missing required key \"items\"");
-        else read_list_items(c, items, p, &blk->u.list.items, &blk->u.list.nitems, 0);
+        else read_list_items(c, items, p, &blk->u.list.items, &blk->u.list.nitems, 0, blk->u.list.ordered);
         break;
     }
     case FO_BLOCK_METRICS: read_metrics(c, b, ptr, blk); break;
