@@ -25,6 +25,7 @@
 #include <grp.h>
 #include <linux/capability.h>
 #include <net/if.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -422,9 +423,6 @@ static void jail_child(const struct child_ctx *c)
     pid_t prog;
     int outfd, st, self_fd;
 
-    /* 0. die with folio */
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-        die("set the parent-death signal");
     /* 1. wait until the parent has written our uid/gid maps and cgroup */
     if (read(c->ctl, &go, 1) != 1)
         _exit(SETUP_FAILED);
@@ -439,6 +437,16 @@ static void jail_child(const struct child_ctx *c)
         die("set gid %u", FO_SANDBOX_UID);
     if (setresuid(FO_SANDBOX_UID, FO_SANDBOX_UID, FO_SANDBOX_UID) < 0)
         die("set uid %u", FO_SANDBOX_UID);
+    /* 3b. die with folio. After the uid change, which clears this setting; if
+          folio is already gone, its end of ctl has hung up. (PID 1 dying
+          takes the whole namespace with it.) */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+        die("set the parent-death signal");
+    {
+        struct pollfd pf = { c->ctl, POLLIN, 0 };
+        if (poll(&pf, 1, 0) > 0 && (pf.revents & (POLLHUP | POLLERR)))
+            _exit(SETUP_FAILED);
+    }
     /* 4. nothing we mount travels back to the host */
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
         die("make the mount tree private");

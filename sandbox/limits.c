@@ -6,7 +6,9 @@
 #define FO_SANDBOX_PRIVATE
 #include "sandbox/sandbox.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +94,29 @@ static int own_cgroup(const char *controller, char *out, size_t outlen)
     return found;
 }
 
+/* Removes folio-run-PID-* cgroups left by a folio that was killed (its PID
+   gone); rmdir fails harmlessly on one still in use. */
+static void sweep_stale(const char *parent)
+{
+    struct dirent *de;
+    DIR *d = opendir(parent);
+    char path[1024];
+
+    if (!d)
+        return;
+    while ((de = readdir(d))) {
+        long pid;
+        if (strncmp(de->d_name, "folio-run-", 10))
+            continue;
+        pid = strtol(de->d_name + 10, NULL, 10);
+        if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", parent, de->d_name);
+        (void)rmdir(path);
+    }
+    closedir(d);
+}
+
 /* mkdir base/own/folio-run-PID-SERIAL; fills dir. */
 static int make_child(const char *base, const char *own, int serial, char *dir, size_t len)
 {
@@ -100,6 +125,11 @@ static int make_child(const char *base, const char *own, int serial, char *dir, 
 
     if (n < 0 || (size_t)n >= len)
         return -1;
+    if (serial == 0) {
+        char parent[640];
+        snprintf(parent, sizeof parent, "%s%s", base, own);
+        sweep_stale(parent);
+    }
     if (mkdir(dir, 0755) < 0) {
         dir[0] = 0;
         return -1;
