@@ -97,7 +97,7 @@ static void path_push(fo_dl *dl, fo_path_cmd cmd, const double *xy, size_t np)
         dl->cappts = cap;
     }
     dl->cmds[dl->ncmds++] = cmd;
-    memcpy(dl->pts + 2 * dl->npts, xy, np * 2 * sizeof *xy);
+    if (np) memcpy(dl->pts + 2 * dl->npts, xy, np * 2 * sizeof *xy); /* close: no points */
     dl->npts += np;
 }
 
