@@ -1,11 +1,21 @@
 /* encode.c — fast, deterministic PNG encoding of cairo image surfaces
  * (see png_encode.h for why folio does not use cairo's own PNG writer).
  *
- * Layout of the file: signature, IHDR, pHYs (when a dpi is given), one IDAT
- * holding the whole zlib stream, IEND. Each row is filtered with "Up"
- * (difference to the row above): chart backgrounds and bars are vertical
- * runs of one color, which Up turns into zeros that deflate at level 3
- * squeezes to almost nothing. */
+ * Layout of the file: signature, IHDR, PLTE (indexed images), pHYs (when a
+ * dpi is given), one IDAT holding the whole zlib stream, IEND.
+ *
+ * An opaque image with at most 256 distinct colors is written as an indexed
+ * (palette) PNG: one byte a pixel instead of three, exact, and the common case
+ * for bar and column charts, whose rectangles are snapped to whole pixels so
+ * only text antialiasing adds colors. Anything else is 8-bit RGB (RGBA).
+ * Each row is filtered with "Up" (difference to the row above): chart
+ * backgrounds and bars are vertical runs of one color, which Up turns into
+ * zeros, and the horizontal runs that remain are what deflate's run-length
+ * strategy (Z_RLE: matches at distance 1 only) encodes at the cost of level 1.
+ * Measured on the 12x3 column benchmark (bytes, encode CPU): palette+Up+RLE
+ * 6.9 KB 1.3 ms; RGB+Up level 3 18.3 KB 4.5 ms; RGB+Up level 4 12.3 KB 5.1 ms;
+ * per-row adaptive filters (libpng's minimum sum of absolute differences)
+ * save 5-7% more at 2-3x the time, so folio does not use them. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -14,13 +24,10 @@
 
 #include "render/png/png_encode.h"
 
-#ifndef PNG_LEVEL
-#define PNG_LEVEL 3
-#endif
 #define PNG_FILTER_UP 2
-#ifndef PNG_STRATEGY
-#define PNG_STRATEGY Z_DEFAULT_STRATEGY
-#endif
+/* Z_RLE ignores the level for speed; 1 only shapes the header's FLEVEL hint */
+#define PNG_LEVEL 1
+#define PNG_STRATEGY Z_RLE
 
 void fo_bytes_append(fo_bytes *b, const void *p, size_t n)
 {
@@ -131,19 +138,139 @@ static void filter_row(const uint32_t *px, const uint32_t *prev, int width, bool
     }
 }
 
+/* ---- palette ---------------------------------------------------------------- */
+
+/* Colors of an indexed image in first-seen order (so the bytes depend only on
+ * the pixels), found through a 512-slot open-addressing hash. */
+typedef struct {
+    uint32_t key[512];
+    int16_t slot[512];  /* palette index, -1 = empty */
+    uint32_t rgb[256];
+    int n;
+} palette;
+
+/* Index of color c (0xRRGGBB), added when new; -1 when the palette is full. */
+static int palette_index(palette *p, uint32_t c)
+{
+    uint32_t h = (c * 2654435761u) >> 23;
+    while (p->slot[h] >= 0) {
+        if (p->key[h] == c) return p->slot[h];
+        h = (h + 1) & 511;
+    }
+    if (p->n == 256) return -1;
+    p->key[h] = c;
+    p->slot[h] = (int16_t)p->n;
+    p->rgb[p->n] = c;
+    return p->n++;
+}
+
+/* Writes the whole image as Up-filtered palette rows (filter byte + width
+ * indices each) into filt; returns false as soon as a 257th color appears.
+ * A pixel row equal to the one above becomes zeros without any lookup. */
+static bool palette_rows(const unsigned char *pixels, int width, int height, int stride,
+                         palette *p, unsigned char *rows, unsigned char *filt)
+{
+    unsigned char *prev = rows, *cur = rows + width;
+    memset(prev, 0, (size_t)width); /* the row above the first is zeros */
+    memset(p->slot, 0xFF, sizeof p->slot);
+    p->n = 0;
+    for (int y = 0; y < height; y++) {
+        const uint32_t *px = (const uint32_t *)(const void *)(pixels + (size_t)y * (size_t)stride);
+        unsigned char *o = filt + (size_t)y * ((size_t)width + 1);
+        *o++ = PNG_FILTER_UP;
+        if (y > 0 && memcmp(px, (const unsigned char *)px - stride, (size_t)width * 4) == 0) {
+            memset(o, 0, (size_t)width);
+            continue;
+        }
+        uint32_t last = (px[0] & 0xFFFFFF) ^ 1; /* differs from the first pixel */
+        int idx = 0;
+        for (int x = 0; x < width; x++) {
+            uint32_t c = px[x] & 0xFFFFFF;
+            if (c != last) {
+                idx = palette_index(p, c);
+                if (idx < 0) return false;
+                last = c;
+            }
+            cur[x] = (unsigned char)idx;
+            o[x] = (unsigned char)(idx - prev[x]);
+        }
+        unsigned char *t = prev;
+        prev = cur;
+        cur = t;
+    }
+    return true;
+}
+
+/* ---- the file -------------------------------------------------------------------- */
+
+/* Deflates src[0..n) as one zlib stream (header, raw deflate, Adler-32) into
+ * out, straight into a worst-case reservation. Returns FO_OK or an error. */
+static fo_status zlib_stream(const unsigned char *src, size_t n, fo_bytes *out)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    /* raw deflate: the zlib header and Adler-32 trailer are written here, so
+     * the checksum can skip the zero runs (adler32_sparse) */
+    if (deflateInit2(&z, PNG_LEVEL, Z_DEFLATED, -15, 8, PNG_STRATEGY) != Z_OK)
+        return FO_ERR_INTERNAL;
+    fo_status st = FO_OK;
+    static const unsigned char zlib_header[2] = {0x78, 0x01}; /* 32K window, fastest */
+    fo_bytes_append(out, zlib_header, 2);
+    size_t bound = deflateBound(&z, (uLong)n);
+    fo_bytes_append(out, NULL, bound);
+    if (out->failed) { st = FO_ERR_NOMEM; goto cleanup; }
+    out->len -= bound;
+    z.next_out = out->data + out->len;
+    z.avail_out = (uInt)bound;
+    z.next_in = (unsigned char *)src; /* zlib's API is not const, it only reads */
+    z.avail_in = (uInt)n;
+    if (deflate(&z, Z_FINISH) != Z_STREAM_END) { st = FO_ERR_INTERNAL; goto cleanup; }
+    out->len += bound - z.avail_out;
+    unsigned char trailer[4];
+    put32(trailer, adler32_sparse(1, src, n));
+    fo_bytes_append(out, trailer, 4);
+cleanup:
+    deflateEnd(&z);
+    return st;
+}
+
 fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int stride,
                         bool alpha, double dpi, fo_bytes *out)
 {
     static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
     if (width <= 0 || height <= 0) return FO_ERR_INTERNAL;
+    size_t bpp = alpha ? 4 : 3, rowlen = (size_t)width * bpp;
+    /* the filtered image: room for RGB(A) rows, of which a palette uses a third */
+    unsigned char *filt = fo_malloc((rowlen + 1) * (size_t)height);
+    unsigned char *rows = alpha ? NULL : fo_malloc(2 * (size_t)width);
+    palette *pal = alpha ? NULL : fo_malloc(sizeof *pal);
+    fo_status st = FO_OK;
+    if (!filt || (!alpha && (!rows || !pal))) { st = FO_ERR_NOMEM; goto cleanup; }
+    bool indexed = !alpha && palette_rows(pixels, width, height, stride, pal, rows, filt);
+    if (!indexed)
+        for (int y = 0; y < height; y++) {
+            const uint32_t *row = (const uint32_t *)(const void *)(pixels + (size_t)y * (size_t)stride);
+            filter_row(row, y ? (const uint32_t *)(const void *)((const unsigned char *)row - stride) : NULL,
+                       width, alpha, filt + (size_t)y * (rowlen + 1));
+        }
+
     fo_bytes_append(out, sig, 8);
     unsigned char ihdr[13];
     put32(ihdr, (uint32_t)width);
     put32(ihdr + 4, (uint32_t)height);
-    ihdr[8] = 8;                 /* bit depth */
-    ihdr[9] = alpha ? 6 : 2;     /* RGBA : RGB */
+    ihdr[8] = 8;                                 /* bit depth */
+    ihdr[9] = indexed ? 3 : alpha ? 6 : 2;       /* palette : RGBA : RGB */
     ihdr[10] = ihdr[11] = ihdr[12] = 0;
     chunk(out, "IHDR", ihdr, sizeof ihdr);
+    if (indexed) {
+        unsigned char plte[256 * 3];
+        for (int i = 0; i < pal->n; i++) {
+            plte[3 * i] = (unsigned char)(pal->rgb[i] >> 16);
+            plte[3 * i + 1] = (unsigned char)(pal->rgb[i] >> 8);
+            plte[3 * i + 2] = (unsigned char)pal->rgb[i];
+        }
+        chunk(out, "PLTE", plte, 3 * (size_t)pal->n);
+    }
     if (dpi > 0) {
         unsigned char phys[9];
         uint32_t ppm = (uint32_t)lround(dpi / 0.0254);
@@ -152,56 +279,19 @@ fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int 
         phys[8] = 1; /* unit: metre */
         chunk(out, "pHYs", phys, sizeof phys);
     }
-
-    size_t bpp = alpha ? 4 : 3, rowlen = (size_t)width * bpp;
-    unsigned char *filt = fo_malloc(rowlen + 1);
-    fo_status st = FO_OK;
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    bool zinit = false;
-    uint32_t adler = 1;
-    if (!filt) { st = FO_ERR_NOMEM; goto cleanup; }
-    /* raw deflate: the zlib header and Adler-32 trailer are written here, so
-     * the checksum can skip the zero runs (adler32_sparse) */
-    if (deflateInit2(&z, PNG_LEVEL, Z_DEFLATED, -15, 8, PNG_STRATEGY) != Z_OK) {
-        st = FO_ERR_INTERNAL;
-        goto cleanup;
-    }
-    zinit = true;
     size_t start = out->len;
     unsigned char hdr[8] = {0};
     fo_bytes_append(out, hdr, 8);
-    /* reserve the worst case once, then deflate straight into the buffer */
-    static const unsigned char zlib_header[2] = {0x78, 0x5E}; /* 32K window, "fast" level */
-    fo_bytes_append(out, zlib_header, 2);
-    size_t bound = deflateBound(&z, (uLong)((rowlen + 1) * (size_t)height));
-    fo_bytes_append(out, NULL, bound);
+    size_t n = ((indexed ? (size_t)width : rowlen) + 1) * (size_t)height;
     if (out->failed) { st = FO_ERR_NOMEM; goto cleanup; }
-    out->len -= bound;
-    z.next_out = out->data + out->len;
-    z.avail_out = (uInt)bound;
-    for (int y = 0; y < height; y++) {
-        const uint32_t *row = (const uint32_t *)(const void *)(pixels + (size_t)y * (size_t)stride);
-        filter_row(row, y ? (const uint32_t *)(const void *)((const unsigned char *)row - stride) : NULL,
-                   width, alpha, filt);
-        adler = adler32_sparse(adler, filt, rowlen + 1);
-        z.next_in = filt;
-        z.avail_in = (uInt)(rowlen + 1);
-        if (deflate(&z, y == height - 1 ? Z_FINISH : Z_NO_FLUSH) == Z_STREAM_ERROR) {
-            st = FO_ERR_INTERNAL;
-            goto cleanup;
-        }
-    }
-    if (z.avail_in != 0) { st = FO_ERR_INTERNAL; goto cleanup; }
-    out->len += bound - z.avail_out;
-    unsigned char trailer[4];
-    put32(trailer, adler);
-    fo_bytes_append(out, trailer, 4);
+    st = zlib_stream(filt, n, out);
+    if (st != FO_OK) goto cleanup;
     chunk_finish(out, start, "IDAT");
     chunk(out, "IEND", NULL, 0);
     if (out->failed) st = FO_ERR_NOMEM;
 cleanup:
-    if (zinit) deflateEnd(&z);
     fo_free(filt);
+    fo_free(rows);
+    fo_free(pal);
     return st;
 }

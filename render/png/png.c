@@ -101,10 +101,26 @@ static void cb_fill(void *ctx, const fo_dl_path *p, fo_rgb color, double alpha)
     cairo_fill(cr);
 }
 
+/* Rectangles (bars, swatches, the background) snap to whole device pixels,
+ * as matplotlib's Agg does: crisp edges, and no blended edge colors, which
+ * keeps most charts within a 256-color palette (see encode.c). A rectangle
+ * that would snap to nothing is drawn as given, antialiased. */
 static void cb_fill_rect(void *ctx, double x, double y, double w, double h, fo_rgb color, double alpha)
 {
     cairo_t *cr = ctx;
-    cairo_rectangle(cr, x, y, w, h);
+    double x0 = x, y0 = y, x1 = x + w, y1 = y + h;
+    cairo_user_to_device(cr, &x0, &y0);
+    cairo_user_to_device(cr, &x1, &y1);
+    x0 = round(x0); y0 = round(y0); x1 = round(x1); y1 = round(y1);
+    if (x0 != x1 && y0 != y1) {
+        cairo_matrix_t m;
+        cairo_get_matrix(cr, &m);
+        cairo_identity_matrix(cr);
+        cairo_rectangle(cr, fmin(x0, x1), fmin(y0, y1), fabs(x1 - x0), fabs(y1 - y0));
+        cairo_set_matrix(cr, &m);
+    } else {
+        cairo_rectangle(cr, x, y, w, h);
+    }
     set_color(cr, color, alpha);
     cairo_fill(cr);
 }
