@@ -1,0 +1,159 @@
+/* t_plan.c — unit tests of `folio run` option parsing (sandbox/plan.c):
+ * defaults, every option, and usage errors, without starting any jail. */
+#define FO_SANDBOX_PRIVATE
+#include "sandbox/sandbox.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int parse(fo_sandbox_plan *p, char **argv)
+{
+    int argc = 0, help = 0, rc;
+
+    while (argv[argc])
+        argc++;
+    /* the parser reports usage errors on stderr; keep test output clean */
+    fflush(stderr);
+    rc = fo_sandbox_plan_parse(p, argc, argv, &help);
+    return rc;
+}
+
+START_TEST(defaults)
+{
+    char *argv[] = { "run", "--", "/bin/true", NULL };
+    fo_sandbox_plan p;
+
+    ck_assert_int_eq(parse(&p, argv), FO_RUN_OK);
+    ck_assert_str_eq(p.argv[0], "/bin/true");
+    ck_assert_ptr_null(p.argv[1]);
+    ck_assert(p.timeout_s == 60);
+    ck_assert_uint_eq(p.memory_mb, 1024);
+    ck_assert_uint_eq(p.max_bytes, 31457280);
+    ck_assert_uint_eq(p.pids, 256);
+    ck_assert_int_eq(p.net, FO_NET_NONE);
+    ck_assert_uint_eq(p.n_in_paths, 0);
+    ck_assert_uint_eq(p.n_render, 0);
+    ck_assert_ptr_null(p.out_dir);
+    ck_assert_str_eq(p.in_dir, "work");
+    fo_sandbox_plan_free(&p);
+}
+END_TEST
+
+START_TEST(all_options)
+{
+    char *argv[] = { "run", "--in", "a.csv", "--in=b.csv", "--out", "o", "--render",
+                     "xlsx,pdf,xlsx", "--timeout", "2.5", "--memory=256", "--max-bytes",
+                     "1000", "--pids", "32", "--net", "all", "--json", "--quiet", "--",
+                     "python3", "-c", "pass", NULL };
+    fo_sandbox_plan p;
+
+    ck_assert_int_eq(parse(&p, argv), FO_RUN_OK);
+    ck_assert_uint_eq(p.n_in_paths, 2);
+    ck_assert_str_eq(p.in_paths[0], "a.csv");
+    ck_assert_str_eq(p.in_paths[1], "b.csv");
+    ck_assert_str_eq(p.out_dir, "o");
+    ck_assert_uint_eq(p.n_render, 2);              /* duplicate kept once */
+    ck_assert_str_eq(p.render[0], "xlsx");
+    ck_assert_str_eq(p.render[1], "pdf");
+    ck_assert(p.timeout_s == 2.5);
+    ck_assert_uint_eq(p.memory_mb, 256);
+    ck_assert_uint_eq(p.max_bytes, 1000);
+    ck_assert_uint_eq(p.pids, 32);
+    ck_assert_int_eq(p.net, FO_NET_ALL);
+    ck_assert_int_eq(p.json, 1);
+    ck_assert_int_eq(p.quiet, 1);
+    ck_assert_str_eq(p.argv[0], "python3");
+    ck_assert_str_eq(p.argv[2], "pass");
+    fo_sandbox_plan_free(&p);
+}
+END_TEST
+
+START_TEST(command_options_are_not_ours)
+{
+    char *argv[] = { "run", "--", "sh", "--timeout", "x", NULL };
+    char *argv2[] = { "run", "--quiet", "sh", "--json", NULL };
+    fo_sandbox_plan p;
+
+    ck_assert_int_eq(parse(&p, argv), FO_RUN_OK);
+    ck_assert_str_eq(p.argv[1], "--timeout");
+    ck_assert(p.timeout_s == 60);
+    fo_sandbox_plan_free(&p);
+    ck_assert_int_eq(parse(&p, argv2), FO_RUN_OK);   /* CMD without "--" */
+    ck_assert_str_eq(p.argv[0], "sh");
+    ck_assert_int_eq(p.json, 0);
+    fo_sandbox_plan_free(&p);
+}
+END_TEST
+
+START_TEST(usage_errors)
+{
+    static char *bad[][6] = {
+        { "run", NULL },
+        { "run", "--", NULL },
+        { "run", "--bogus", "--", "x", NULL },
+        { "run", "--timeout", NULL },
+        { "run", "--timeout", "0", "--", "x", NULL },
+        { "run", "--timeout", "abc", "--", "x", NULL },
+        { "run", "--memory", "8", "--", "x", NULL },
+        { "run", "--max-bytes", "-5", "--", "x", NULL },
+        { "run", "--pids", "1", "--", "x", NULL },
+        { "run", "--net", "some", "--", "x", NULL },
+        { "run", "--net", "allow=example.com", "--", "x", NULL },
+        { "run", "--render", "gif", "--", "x", NULL },
+        { "run", "--render", ",", "--", "x", NULL },
+        { "run", "--json=1", "--", "x", NULL },
+    };
+    size_t k;
+
+    for (k = 0; k < sizeof bad / sizeof *bad; k++) {
+        fo_sandbox_plan p;
+        ck_assert_msg(parse(&p, bad[k]) == FO_RUN_USAGE, "case %zu accepted", k);
+        fo_sandbox_plan_free(&p);
+    }
+}
+END_TEST
+
+START_TEST(help_flag)
+{
+    char *argv[] = { "run", "--help", NULL };
+    fo_sandbox_plan p;
+    int help = 0;
+
+    ck_assert_int_eq(fo_sandbox_plan_parse(&p, 2, argv, &help), FO_RUN_OK);
+    ck_assert_int_eq(help, 1);
+    fo_sandbox_plan_free(&p);
+}
+END_TEST
+
+START_TEST(json_strings)
+{
+    fo_sandbox_buf b = { 0 };
+
+    fo_sandbox_buf_json_str(&b, "a\"b\\c\n\x01\xff\xc3\xa9", 10);
+    ck_assert_str_eq(b.s, "\"a\\\"b\\\\c\\n\\u0001\\ufffd\xc3\xa9\"");
+    free(b.s);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("sandbox plan");
+    TCase *tc = tcase_create("parse");
+    SRunner *sr;
+    int failed;
+
+    tcase_add_test(tc, defaults);
+    tcase_add_test(tc, all_options);
+    tcase_add_test(tc, command_options_are_not_ours);
+    tcase_add_test(tc, usage_errors);
+    tcase_add_test(tc, help_flag);
+    tcase_add_test(tc, json_strings);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
