@@ -34,7 +34,7 @@ f_s=$(unzip -l "$work/folio.pptx" | grep -c 'ppt/slides/slide[0-9]*\.xml$' || tr
 p_s=$(unzip -l "$work/pptxgenjs.pptx" | grep -c 'ppt/slides/slide[0-9]*\.xml$' || true)
 
 printf "%-22s %9s %8s %11s %12s %7s\n" tool "wall s" "cpu s" "peak MiB" bytes slides
-printf "%-22s %9.2f %8.2f %11.1f %12d %7d\n" "folio (PNG charts)" "$f_t" "$f_c" "$(echo "$f_m/1024" | bc -l)" "$f_b" "$f_s"
+printf "%-22s %9.2f %8.2f %11.1f %12d %7d\n" "folio (native charts)" "$f_t" "$f_c" "$(echo "$f_m/1024" | bc -l)" "$f_b" "$f_s"
 printf "%-22s %9.2f %8.2f %11.1f %12d %7d\n" "pptxgenjs (compressed)" "$p_t" "$p_c" "$(echo "$p_m/1024" | bc -l)" "$p_b" "$p_s"
 awk -v fc="$f_c" -v pc="$p_c" 'BEGIN { printf "cpu-time speed-up %.1fx\n", pc / (fc > 0 ? fc : 0.001) }'
 awk -v ft="$f_t" -v pt="$p_t" -v fm="$f_m" -v pm="$p_m" -v fb="$f_b" -v pb="$p_b" 'BEGIN {

@@ -8,6 +8,7 @@
  * column displays them (DATE serials through the column's date format). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "render/chartxml/chartxml.h"

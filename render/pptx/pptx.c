@@ -81,6 +81,8 @@ static void geometry(fo_pptx *p)
 #define SUB_Y(g) ((g)->h * 0.56)
 #define SUB_H(g) ((g)->h * 0.24)
 
+static void add_props_parts(fo_pptx *p);
+
 /* Slide master, layouts, theme, presentation properties. */
 static void add_fixed_parts(fo_pptx *p)
 {
@@ -133,6 +135,12 @@ static void add_fixed_parts(fo_pptx *p)
                        "../slideMasters/slideMaster1.xml", false);
     }
     fo_pkg_add_theme(p->pkg, "ppt/theme/theme1.xml", p->t);
+    add_props_parts(p);
+}
+
+/* Presentation, view and table-style properties (also under a template). */
+static void add_props_parts(fo_pptx *p)
+{
     fo_pkg_add_template(p->pkg, "ppt/presProps.xml", FO_PPTX_CT_BASE "presProps+xml",
                         "pptx/presProps.xml", NULL);
     fo_pkg_add_template(p->pkg, "ppt/viewProps.xml", FO_PPTX_CT_BASE "viewProps+xml",
@@ -145,18 +153,23 @@ static void add_fixed_parts(fo_pptx *p)
 static void add_presentation(fo_pptx *p)
 {
     const char *pres = "ppt/presentation.xml";
+    const fo_pptx_tpl *tpl = p->tpl;
     const char *rid_master = fo_pkg_add_rel(p->pkg, pres, FO_PPTX_REL_BASE "slideMaster",
-                                            "slideMasters/slideMaster1.xml", false);
+                                            tpl ? tpl->master_target
+                                                : "slideMasters/slideMaster1.xml", false);
     fo_pkg_add_rel(p->pkg, pres, FO_PPTX_REL_BASE "presProps", "presProps.xml", false);
     fo_pkg_add_rel(p->pkg, pres, FO_PPTX_REL_BASE "viewProps", "viewProps.xml", false);
-    fo_pkg_add_rel(p->pkg, pres, FO_REL_THEME, "theme/theme1.xml", false);
+    if (!tpl || tpl->theme_target[0])
+        fo_pkg_add_rel(p->pkg, pres, FO_REL_THEME, tpl ? tpl->theme_target : "theme/theme1.xml",
+                       false);
     fo_pkg_add_rel(p->pkg, pres, FO_PPTX_REL_BASE "tableStyles", "tableStyles.xml", false);
     fo_xml *x = fo_xml_new_memory();
     if (!x) { fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory"); return; }
     fo_xml_open(x, "p:presentation", "xmlns:a", FO_NS_A, "xmlns:r", FO_NS_R,
                 "xmlns:p", FO_PPTX_NS_P, "saveSubsetFonts", "1", NULL);
     fo_xml_open(x, "p:sldMasterIdLst", NULL);
-    fo_xml_leaf(x, "p:sldMasterId", "id", "2147483648", "r:id", rid_master, NULL);
+    fo_xml_leaf(x, "p:sldMasterId", "id", tpl ? tpl->master_id : "2147483648", "r:id",
+                rid_master, NULL);
     fo_xml_close(x);
     if (p->nslides) {
         fo_xml_open(x, "p:sldIdLst", NULL);
@@ -220,16 +233,23 @@ static void title_slide(fo_pptx *p)
     const fo_doc *doc = p->doc;
     fo_pptx_slide_begin(p, FO_PPTX_L_TITLE, NULL);
     if (p->err) return;
+    /* a template's title layout names its own placeholders */
+    const fo_pptx_tlayout *tl = p->tpl ? &p->tpl->layout[FO_PPTX_L_TITLE] : NULL;
+    const fo_pptx_ph *tpl_title = tl && tl->title.present ? &tl->title : NULL;
+    const fo_pptx_ph *tpl_sub = !tl ? NULL : tl->sub.present ? &tl->sub
+                                           : tl->body.present ? &tl->body : NULL;
     fo_pptx_para para[3];
     size_t n = 0;
     double w = (p->g.cw - 2 * FO_PPTX_INS_X) * FO_PPTX_FIT;
+    if (tpl_title && tpl_title->has_box) w = (tpl_title->w - 2 * FO_PPTX_INS_X) * FO_PPTX_FIT;
     if (doc->title) {
         double sz = fit_size(p->t->heading.bold, doc->title, FO_PPTX_CTITLE_SZ, w, 2);
         fo_pptx_para_init(&para[0], FO_PPTX_PARA_PLAIN, 0, sz, doc->title, false);
         para[0].bold = true;
         para[0].color = p->t->heading_color;
         para[0].align = 1;
-        placeholder(p, "ctrTitle", NULL, "Title", para, 1);
+        placeholder(p, tpl_title ? tpl_title->type : "ctrTitle",
+                    tpl_title && tpl_title->idx[0] ? tpl_title->idx : NULL, "Title", para, 1);
         fo_pptx_para_clear(&para[0]);
     }
     if (doc->subtitle) {
@@ -245,7 +265,10 @@ static void title_slide(fo_pptx *p)
         para[n].color = p->t->muted;
         para[n++].align = 1;
     }
-    if (n) placeholder(p, "subTitle", "1", "Subtitle", para, n);
+    if (n && tpl_sub)
+        placeholder(p, tpl_sub->type, tpl_sub->idx[0] ? tpl_sub->idx : NULL, "Subtitle", para, n);
+    else if (n && !p->tpl)
+        placeholder(p, "subTitle", "1", "Subtitle", para, n);
     for (size_t i = 0; i < n; i++) fo_pptx_para_clear(&para[i]);
     fo_pptx_slide_end(p);
 }
@@ -352,7 +375,14 @@ fo_status fo_pptx_render(const fo_doc *doc, const char *dest, fo_outset *out,
     geometry(&p);
 
     fo_pkg_add_rel(p.pkg, "", FO_REL_OFFICE_DOCUMENT, "ppt/presentation.xml", false);
-    add_fixed_parts(&p);
+    if (opts && opts->template_path) {
+        fo_status ts = fo_pptx_template_load(&p, opts->template_path);
+        if (ts != FO_OK && !p.err)
+            fo_pptx_fail(&p, ts, NULL, "template %s could not be used", opts->template_path);
+        if (!p.err) add_props_parts(&p);
+    } else {
+        add_fixed_parts(&p);
+    }
     if (doc->title || doc->subtitle || doc->author || doc->date) title_slide(&p);
     for (size_t i = 0; i < doc->nblocks && !p.err; i++) render_block(&p, &doc->blocks[i]);
     fo_pptx_slide_end(&p);
@@ -370,6 +400,7 @@ fo_status fo_pptx_render(const fo_doc *doc, const char *dest, fo_outset *out,
     for (size_t i = 0; i < p.npara; i++) fo_pptx_para_clear(&p.paras[i]);
     fo_free(p.paras);
     fo_free(p.slide_rids);
+    fo_free(p.tpl);
     fo_pkg_free(p.pkg);
     return st;
 }

@@ -4,8 +4,8 @@
  * Modules: pptx.c (entry, fixed parts, presentation.xml, block dispatch),
  * pptx_slide.c (slide lifecycle, title and text frames, vertical flow),
  * pptx_text.c (paragraphs: runs, measuring, splitting, DrawingML text),
- * pptx_table.c (tables split over slides), pptx_media.c (native charts, images,
- * metrics cards, code boxes).
+ * pptx_template.c (--template decks), pptx_table.c (tables split over
+ * slides), pptx_media.c (native charts, images, metrics cards, code boxes).
  *
  * Units: layout works in pt (1 pt = 12700 EMU); XML is written in EMU and in
  * hundredths of a point for font sizes. Invariant: every vertical position
@@ -76,6 +76,29 @@ typedef struct {
     size_t nruns;
 } fo_pptx_para;
 
+/* A placeholder of a template layout (pptx_template.c): kind, idx, box in pt. */
+typedef struct {
+    bool present, has_box;
+    char type[32];               /* "title", "ctrTitle", "obj", ... */
+    char idx[16];                /* "" when the placeholder has none */
+    double x, y, w, h;
+} fo_pptx_ph;
+
+/* The layout a folio slide kind uses in a template deck. */
+typedef struct {
+    char target[256];            /* relationship target from ppt/slides/ */
+    fo_pptx_ph title, body, sub, num;
+} fo_pptx_tlayout;
+
+/* --template FILE.pptx: what the deck borrows (NULL when no template). */
+typedef struct {
+    char master_target[256];     /* from presentation.xml */
+    char theme_target[256];      /* "" when the master has no theme */
+    char master_id[24];          /* p:sldMasterId/@id as in the template */
+    fo_pptx_tlayout layout[5];   /* by FO_PPTX_L_* */
+    fo_theme theme;              /* folio's theme with the template's colors/fonts */
+} fo_pptx_tpl;
+
 /* The deck being written. Errors are sticky in err (first wins); every
  * function returns at once when err is set, the caller checks at the end. */
 typedef struct {
@@ -83,6 +106,7 @@ typedef struct {
     const fo_doc *doc;
     const fo_theme *t;
     const fo_render_opts *opts;
+    fo_pptx_tpl *tpl;            /* --template, or NULL */
     fo_diags *d;
     fo_status err;
     fo_pptx_geom g;
@@ -166,6 +190,13 @@ void fo_pptx_rpr(fo_pptx *p, double size, unsigned flags, fo_rgb color, const ch
 /* One-paragraph text box at a fixed place (labels, captions, card text). */
 void fo_pptx_textbox(fo_pptx *p, const char *name, double left, double top, double w,
                      double h, fo_pptx_para *paras, size_t n, int anchor);
+
+/* ---- pptx_template.c ----------------------------------------------------- */
+/* Reads the template at path: copies its master, layouts, theme and their
+ * pictures into p->pkg, sets p->tpl, p->t (template colors/fonts) and the
+ * geometry (slide size, content layout's placeholders). A file that is not a
+ * zip, or has no slide master or layouts: FO_ERR_INPUT naming the file. */
+fo_status fo_pptx_template_load(fo_pptx *p, const char *path);
 
 /* ---- pptx_table.c / pptx_media.c ------------------------------------------- */
 void fo_pptx_table(fo_pptx *p, const fo_block *b);

@@ -122,6 +122,12 @@ static void write_title(fo_pptx *p, const char *title)
 static void write_slide_number(fo_pptx *p)
 {
     fo_xml *x = p->x;
+    const char *idx = "4";
+    if (p->tpl) { /* only where the template's layout has a slide number */
+        const fo_pptx_ph *num = &p->tpl->layout[p->layout].num;
+        if (!num->present) return;
+        idx = num->idx[0] ? num->idx : NULL;
+    }
     int id = fo_pptx_shape_id(p);
     fo_xml_open(x, "p:sp", NULL);
     fo_xml_open(x, "p:nvSpPr", NULL);
@@ -133,7 +139,7 @@ static void write_slide_number(fo_pptx *p)
     fo_xml_leaf(x, "a:spLocks", "noGrp", "1", NULL);
     fo_xml_close(x);
     fo_xml_open(x, "p:nvPr", NULL);
-    fo_xml_leaf(x, "p:ph", "type", "sldNum", "sz", "quarter", "idx", "4", NULL);
+    fo_xml_leaf(x, "p:ph", "type", "sldNum", "sz", "quarter", "idx", idx, NULL);
     fo_xml_close(x);
     fo_xml_close(x);
     fo_xml_leaf(x, "p:spPr", NULL);
@@ -165,10 +171,11 @@ void fo_pptx_slide_begin(fo_pptx *p, int layout, const char *title)
         p->cap_slides = cap;
     }
     size_t n = ++p->nslides;
-    char target[64], layout_target[64];
+    char target[64], layout_target[300];
     snprintf(p->part, sizeof p->part, "ppt/slides/slide%zu.xml", n);
     snprintf(target, sizeof target, "slides/slide%zu.xml", n);
-    snprintf(layout_target, sizeof layout_target, "../slideLayouts/slideLayout%d.xml", layout);
+    if (p->tpl) snprintf(layout_target, sizeof layout_target, "%s", p->tpl->layout[layout].target);
+    else snprintf(layout_target, sizeof layout_target, "../slideLayouts/slideLayout%d.xml", layout);
     p->slide_rids[n - 1] = fo_pkg_add_rel(p->pkg, "ppt/presentation.xml",
                                           FO_PPTX_REL_BASE "slide", target, false);
     fo_pkg_add_rel(p->pkg, p->part, FO_PPTX_REL_BASE "slideLayout", layout_target, false);
@@ -249,7 +256,8 @@ void fo_pptx_frame_flush(fo_pptx *p)
     if (!p->npara || !p->x) return;
     fo_xml *x = p->x;
     int id = fo_pptx_shape_id(p);
-    bool ph = p->layout == FO_PPTX_L_CONTENT && !p->body_ph_used;
+    const fo_pptx_ph *body = p->tpl ? &p->tpl->layout[FO_PPTX_L_CONTENT].body : NULL;
+    bool ph = p->layout == FO_PPTX_L_CONTENT && !p->body_ph_used && (!body || body->present);
     fo_xml_open(x, "p:sp", NULL);
     fo_xml_open(x, "p:nvSpPr", NULL);
     fo_xml_open(x, "p:cNvPr", NULL);
@@ -261,7 +269,8 @@ void fo_pptx_frame_flush(fo_pptx *p)
         fo_xml_leaf(x, "a:spLocks", "noGrp", "1", NULL);
         fo_xml_close(x);
         fo_xml_open(x, "p:nvPr", NULL);
-        fo_xml_leaf(x, "p:ph", "idx", "1", NULL);
+        fo_xml_leaf(x, "p:ph", "type", body && strcmp(body->type, "obj") ? body->type : NULL,
+                    "idx", !body ? "1" : body->idx[0] ? body->idx : NULL, NULL);
         fo_xml_close(x);
     } else {
         fo_xml_leaf(x, "p:cNvSpPr", "txBox", "1", NULL);

@@ -41,7 +41,7 @@ ALLOWED = {
         lnSpc spcBef spcAft spcPts spcPct buClr buFont buChar buAutoNum buNone defPPr
         lvl1pPr lvl2pPr lvl3pPr lvl4pPr lvl5pPr lvl6pPr lvl7pPr lvl8pPr lvl9pPr defRPr
         hlinkClick masterClrMapping graphic graphicData tbl tblPr tblGrid gridCol tr tc tcPr
-        lnL lnR lnT lnB tblStyleLst txBody""".split()),
+        lnL lnR lnT lnB tblStyleLst txBody round alpha""".split()),
 }
 
 have_lo = shutil.which("soffice") is not None

@@ -1,0 +1,213 @@
+/* t_chartxml.c — unit tests of the native chart-part writer (render/chartxml):
+ * exact XML fragments per kind, literal caches with gaps, element order,
+ * palette colors, number formats, determinism and allocation failures.
+ *
+ * Specs are parsed from strings; the part is taken from the fo_xml writer. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/chartxml/chartxml.h"
+
+#define DATA                                                                                   \
+    "\"data\": {\"s\": {\"columns\": [\"month\", {\"name\": \"revenue\", \"type\": \"number\", " \
+    "\"format\": \"#,##0.0\"}, {\"name\": \"cost\", \"type\": \"number\"}], \"rows\": "         \
+    "[[\"Jan\", 1.5, 2], [\"Feb\", null, 3], [\"Mar\", 0.1, null]]}, "                           \
+    "\"d\": {\"columns\": [{\"name\": \"day\", \"type\": \"date\"}, {\"name\": \"v\", \"type\": " \
+    "\"number\"}], \"rows\": [[{\"date\": \"2024-01-01\"}, 3], [{\"date\": \"2024-01-03\"}, 4]]}}"
+
+static fo_doc *load(const char *blocks)
+{
+    char json[4096];
+    snprintf(json, sizeof json, "{\"folio\": 1, " DATA ", \"blocks\": [%s]}", blocks);
+    fo_diags d;
+    fo_diags_init(&d);
+    fo_doc *doc = NULL;
+    fo_status st = fo_spec_parse(json, strlen(json), "t.json", NULL, &doc, &d);
+    for (size_t i = 0; i < d.n; i++) fprintf(stderr, "%s\n", d.items[i].message);
+    ck_assert_int_eq(st, FO_OK);
+    fo_diags_free(&d);
+    return doc;
+}
+
+/* The chart part of the doc's first block, NUL-terminated (caller frees). */
+static char *write_part(const fo_doc *doc)
+{
+    fo_diags d;
+    fo_diags_init(&d);
+    fo_xml *x = NULL;
+    ck_assert_int_eq(fo_chartxml_write(&doc->blocks[0].u.chart, &doc->theme, &x, &d), FO_OK);
+    const unsigned char *data = NULL;
+    size_t len = 0;
+    void *fp = NULL;
+    fo_xml__take_output(x, &data, &len, &fp);
+    ck_assert_ptr_nonnull(data);
+    char *s = malloc(len + 1);
+    memcpy(s, data, len);
+    s[len] = '\0';
+    fo_xml_free(x);
+    fo_diags_free(&d);
+    return s;
+}
+
+static char *chart_xml(const char *block)
+{
+    fo_doc *doc = load(block);
+    char *s = write_part(doc);
+    fo_doc_free(doc);
+    return s;
+}
+
+/* a appears before b in s (both present). */
+static void before(const char *s, const char *a, const char *b)
+{
+    const char *pa = strstr(s, a), *pb = strstr(s, b);
+    ck_assert_msg(pa != NULL, "missing %s", a);
+    ck_assert_msg(pb != NULL, "missing %s", b);
+    ck_assert_msg(pa < pb, "%s must come before %s", a, b);
+}
+
+START_TEST(test_column_caches_and_gaps)
+{
+    char *s = chart_xml("{\"type\": \"chart\", \"kind\": \"column\", \"data\": \"s\", \"x\": \"month\", "
+                        "\"y\": [\"revenue\", \"cost\"], \"title\": \"T & <x>\"}");
+    ck_assert_ptr_nonnull(strstr(s, "<c:barDir val=\"col\"/><c:grouping val=\"clustered\"/>"));
+    ck_assert_ptr_nonnull(strstr(s, "<a:t>T &amp; &lt;x&gt;</a:t>"));
+    /* revenue: Feb missing -> no pt idx=1; ptCount stays 3 */
+    ck_assert_ptr_nonnull(strstr(s, "<c:numLit><c:formatCode>#,##0.0</c:formatCode><c:ptCount val=\"3\"/>"
+                                    "<c:pt idx=\"0\"><c:v>1.5</c:v></c:pt>"
+                                    "<c:pt idx=\"2\"><c:v>0.1</c:v></c:pt></c:numLit>"));
+    ck_assert_ptr_nonnull(strstr(s, "<c:strLit><c:ptCount val=\"3\"/><c:pt idx=\"0\"><c:v>Jan</c:v></c:pt>"));
+    ck_assert_ptr_nonnull(strstr(s, "<c:tx><c:v>cost</c:v></c:tx>"));
+    ck_assert_ptr_nonnull(strstr(s, "<c:numFmt formatCode=\"#,##0.0\" sourceLinked=\"0\"/>"));
+    ck_assert_ptr_null(strstr(s, "<c:overlap"));
+    /* default palette, in order */
+    before(s, "<a:srgbClr val=\"2F5597\"/>", "<a:srgbClr val=\"ED7D31\"/>");
+    /* schema order */
+    before(s, "<c:title>", "<c:autoTitleDeleted val=\"0\"/>");
+    before(s, "<c:autoTitleDeleted", "<c:plotArea>");
+    before(s, "</c:plotArea>", "<c:legend>");
+    before(s, "<c:legend>", "<c:plotVisOnly");
+    before(s, "<c:plotVisOnly", "<c:dispBlanksAs val=\"gap\"/>");
+    ck_assert_ptr_nonnull(strstr(s, "</c:chart><c:spPr>"));
+    before(s, "</c:ser><c:gapWidth", "<c:axId val=\"507001\"/><c:axId val=\"507002\"/></c:barChart>");
+    before(s, "<c:catAx>", "<c:valAx>");
+    before(s, "<c:majorGridlines>", "<c:numFmt formatCode=\"#,##0.0\"");
+    free(s);
+}
+END_TEST
+
+START_TEST(test_stacked_bar_and_legend)
+{
+    char *s = chart_xml("{\"type\": \"chart\", \"kind\": \"bar\", \"data\": \"s\", \"x\": \"month\", "
+                        "\"y\": [\"revenue\", \"cost\"], \"stacked\": true, \"legend\": \"bottom\"}");
+    ck_assert_ptr_nonnull(strstr(s, "<c:barDir val=\"bar\"/><c:grouping val=\"stacked\"/>"));
+    ck_assert_ptr_nonnull(strstr(s, "<c:overlap val=\"100\"/><c:axId"));
+    ck_assert_ptr_nonnull(strstr(s, "<c:legendPos val=\"b\"/>"));
+    ck_assert_ptr_nonnull(strstr(s, "<c:autoTitleDeleted val=\"1\"/>"));
+    ck_assert_ptr_null(strstr(s, "<c:title>"));
+    free(s);
+    /* one series on the right: no legend, as the PNG chart */
+    s = chart_xml("{\"type\": \"chart\", \"kind\": \"line\", \"data\": \"s\", \"x\": \"month\", "
+                  "\"y\": \"cost\"}");
+    ck_assert_ptr_null(strstr(s, "<c:legend>"));
+    ck_assert_ptr_nonnull(strstr(s, "<c:marker><c:symbol val=\"circle\"/>"));
+    ck_assert_ptr_nonnull(strstr(s, "<c:marker val=\"1\"/>"));
+    free(s);
+}
+END_TEST
+
+START_TEST(test_pie_percent_labels_and_slice_colors)
+{
+    char *s = chart_xml("{\"type\": \"chart\", \"kind\": \"doughnut\", \"data\": \"s\", \"x\": \"month\", "
+                        "\"y\": \"cost\"}");
+    ck_assert_ptr_nonnull(strstr(s, "<c:doughnutChart><c:varyColors val=\"1\"/>"));
+    ck_assert_ptr_nonnull(strstr(s, "<c:holeSize val=\"55\"/></c:doughnutChart>"));
+    ck_assert_ptr_nonnull(strstr(s, "<c:showPercent val=\"1\"/>"));
+    ck_assert_ptr_null(strstr(s, "<c:dLblPos")); /* not valid for doughnuts in Office */
+    before(s, "<c:dPt><c:idx val=\"0\"/>", "<c:dPt><c:idx val=\"2\"/>");
+    before(s, "<c:dPt>", "<c:dLbls>");
+    before(s, "</c:dLbls>", "<c:cat>");
+    ck_assert_ptr_null(strstr(s, "<c:catAx>"));
+    ck_assert_ptr_nonnull(strstr(s, "<c:legendPos val=\"r\"/>")); /* categories */
+    free(s);
+}
+END_TEST
+
+START_TEST(test_scatter_dates)
+{
+    char *s = chart_xml("{\"type\": \"chart\", \"kind\": \"scatter\", \"data\": \"d\", \"x\": \"day\", "
+                        "\"y\": \"v\"}");
+    ck_assert_ptr_nonnull(strstr(s, "<c:scatterStyle val=\"lineMarker\"/>"));
+    ck_assert_ptr_nonnull(strstr(s, "<c:xVal><c:numLit><c:formatCode>yyyy-mm-dd</c:formatCode>"
+                                    "<c:ptCount val=\"2\"/><c:pt idx=\"0\"><c:v>45292</c:v></c:pt>"
+                                    "<c:pt idx=\"1\"><c:v>45294</c:v></c:pt></c:numLit></c:xVal>"));
+    ck_assert_ptr_nonnull(strstr(s, "<c:spPr><a:ln><a:noFill/></a:ln></c:spPr><c:marker>"));
+    ck_assert_ptr_nonnull(strstr(s, "<c:crossBetween val=\"midCat\"/>"));
+    ck_assert_ptr_null(strstr(s, "<c:catAx>"));
+    free(s);
+}
+END_TEST
+
+START_TEST(test_numbers_round_trip)
+{
+    char buf[40];
+    fo_chartxml_num(0.1, buf, sizeof buf);
+    ck_assert_str_eq(buf, "0.1");
+    fo_chartxml_num(-0.0, buf, sizeof buf);
+    ck_assert_str_eq(buf, "0");
+    fo_chartxml_num(1.0 / 3, buf, sizeof buf);
+    ck_assert(strtod(buf, NULL) == 1.0 / 3);
+    fo_chartxml_num(1e300, buf, sizeof buf);
+    ck_assert_str_eq(buf, "1e+300");
+}
+END_TEST
+
+START_TEST(test_deterministic_and_allocation_failures)
+{
+    fo_doc *doc = load("{\"type\": \"chart\", \"kind\": \"area\", \"data\": \"s\", \"x\": \"month\", "
+                       "\"y\": [\"revenue\", \"cost\"], \"title\": \"A\"}");
+    char *a = write_part(doc), *b = write_part(doc);
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    for (unsigned long n = 1; n < 200; n++) {
+        fo_diags d;
+        fo_diags_init(&d);
+        fo_xml *x = NULL;
+        fo_alloc_fail_after(n);
+        fo_status st = fo_chartxml_write(&doc->blocks[0].u.chart, &doc->theme, &x, &d);
+        fo_alloc_fail_after(0);
+        if (st == FO_OK) ck_assert_ptr_nonnull(x);
+        else ck_assert_ptr_null(x);
+        fo_xml_free(x);
+        fo_diags_free(&d);
+    }
+    fo_doc_free(doc);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("chartxml");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_column_caches_and_gaps);
+    tcase_add_test(tc, test_stacked_bar_and_legend);
+    tcase_add_test(tc, test_pie_percent_labels_and_slice_colors);
+    tcase_add_test(tc, test_scatter_dates);
+    tcase_add_test(tc, test_numbers_round_trip);
+    tcase_add_test(tc, test_deterministic_and_allocation_failures);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
