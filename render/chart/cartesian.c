@@ -59,26 +59,29 @@ static bool zero_based(fo_chart_kind kind, double lo, double hi)
     return true;
 }
 
-static double widest_tick(const fo_chart_ctx *cx, const fo_axis_scale *s, const fo_numfmt *f)
+/* Width of the widest tick label of s on an axis whose column has format code. */
+static double widest_tick(const fo_chart_ctx *cx, const fo_axis_scale *s, const char *code)
 {
     char buf[128];
     double w = 0;
+    fo_numfmt *f = fo_chart_tick_numfmt(code, s);
     for (int i = 0; i < s->nticks; i++) {
-        fo_chart_format(f, s->min + i * s->step, buf, sizeof buf);
+        fo_chart_tick_label(f, s, i, buf, sizeof buf);
         w = fmax(w, fo_text_width(cx->font, cx->fs_label, buf, strlen(buf)));
     }
+    fo_numfmt_free(f);
     return w;
 }
 
 /* A scale along a horizontal axis of length len whose labels do not touch. */
 static fo_axis_scale horizontal_scale(const fo_chart_ctx *cx, double lo, double hi, bool zero,
-                                      double len, const fo_numfmt *f, double *maxw)
+                                      double len, const char *code, double *maxw)
 {
     int target = (int)fmin(11, fmax(2, len / (70 * cx->k) + 1));
     fo_axis_scale s;
     for (;;) {
         s = fo_chart_nice_scale(lo, hi, target, zero);
-        *maxw = widest_tick(cx, &s, f);
+        *maxw = widest_tick(cx, &s, code);
         double spacing = len / (s.nticks > 1 ? s.nticks - 1 : 1);
         if (spacing >= *maxw + 12 * cx->k || target <= 2) break;
         target--;
@@ -338,18 +341,18 @@ void fo_chart_cartesian(fo_chart_ctx *cx)
         double plot_h = cx->y1 - bottom - cx->y0 - top;
         double slot = plot_h / g.dt->n;
         g.step = (size_t)fmax(1, ceil(g.lh * 1.1 / slot));
-        g.vs = horizontal_scale(cx, lo, hi, zero, cx->x1 - cx->x0 - left - 20 * cx->k, cx->yfmt, &maxw);
+        g.vs = horizontal_scale(cx, lo, hi, zero, cx->x1 - cx->x0 - left - 20 * cx->k, cx->ycode, &maxw);
         right = fmax(right, maxw / 2 + 2);
     } else {
         for (int iter = 0; iter < 3; iter++) {
             double plot_h = cx->y1 - bottom - cx->y0 - top;
             int target = (int)fmin(11, fmax(3, plot_h / (70 * cx->k) + 1));
             g.vs = fo_chart_nice_scale(lo, hi, target, zero);
-            left = widest_tick(cx, &g.vs, cx->yfmt) + 8 * cx->k;
+            left = widest_tick(cx, &g.vs, cx->ycode) + 8 * cx->k;
             double len = cx->x1 - right - cx->x0 - left, need;
             if (g.scatter) {
                 bool xzero = zero_based(c->kind, xlo, xhi);
-                g.xs = horizontal_scale(cx, xlo, xhi, xzero, len, cx->xfmt, &maxw);
+                g.xs = horizontal_scale(cx, xlo, xhi, xzero, len, cx->xcode, &maxw);
                 right = fmax(10 * cx->k, maxw / 2 + 2);
                 left = fmax(left, maxw / 2 + 2);
                 bottom = g.lh + 6 * cx->k;
@@ -367,9 +370,10 @@ void fo_chart_cartesian(fo_chart_ctx *cx)
 
     /* value grid and labels */
     char buf[128];
+    fo_numfmt *tf = fo_chart_tick_numfmt(cx->ycode, &g.vs);
     for (int t = 0; t < g.vs.nticks; t++) {
         double v = g.vs.min + t * g.vs.step;
-        fo_chart_format(cx->yfmt, v, buf, sizeof buf);
+        fo_chart_tick_label(tf, &g.vs, t, buf, sizeof buf);
         if (g.horiz) {
             double x = crisp(map(&g.vs, v, g.px0, g.px1));
             fo_dl_segment(cx->dl, FO_ROLE_GRID, FO_NONE, FO_NONE, x, g.py0, x, g.py1, 1, cx->grid, NULL);
@@ -382,14 +386,18 @@ void fo_chart_cartesian(fo_chart_ctx *cx)
                            y + cx->fs_label * 0.35, cx->fs_label, false, cx->font, cx->muted, FO_ANCHOR_END, 0);
         }
     }
+    fo_numfmt_free(tf);
+    tf = g.scatter ? fo_chart_tick_numfmt(cx->xcode, &g.xs) : NULL;
     if (g.scatter)
         for (int t = 0; t < g.xs.nticks; t++) {
             double v = g.xs.min + t * g.xs.step, x = crisp(map(&g.xs, v, g.px0, g.px1));
-            fo_chart_format(cx->xfmt, v, buf, sizeof buf);
+            fo_chart_tick_label(tf, &g.xs, t, buf, sizeof buf);
             fo_dl_segment(cx->dl, FO_ROLE_GRID, FO_NONE, FO_NONE, x, g.py0, x, g.py1, 1, cx->grid, NULL);
             fo_dl_add_text(cx->dl, FO_ROLE_CATEGORY_LABEL, FO_NONE, FO_NONE, buf, x, g.py1 + 6 * cx->k + g.asc,
                            cx->fs_label, false, cx->font, cx->muted, FO_ANCHOR_MIDDLE, 0);
         }
+
+    fo_numfmt_free(tf);
 
     /* data */
     if (c->kind == FO_CHART_BAR || c->kind == FO_CHART_COLUMN) draw_bars(&g);

@@ -123,4 +123,16 @@ typedef struct {
  * infinities give a sensible range too. */
 fo_axis_scale fo_chart_nice_scale(double lo, double hi, int target, bool zero_based);
 
+/* The number format for the tick labels of scale s on an axis whose column
+ * has format code (NULL, "" or General: plain numbers). Decimals come from the
+ * step, never more than it needs (step 50 -> none, 0.25 -> two); thousands
+ * separators when the column has them or ticks reach 10,000; currency,
+ * percent, literal text and scaling commas of the code are kept (percent and
+ * scaling count in the decimals: step 0.005 with "0%" gives "0.5%"). Date,
+ * scientific and fraction codes come back unchanged. Writes at most cap bytes
+ * with the NUL into out; returns the full length (like snprintf).
+ *   "0.00", ticks 0..250000 step 50000 -> "#,##0"       ("250,000")
+ *   "$#,##0.00;($#,##0.00)", step 0.5  -> "$#,##0.0;($#,##0.0)" */
+size_t fo_chart_tick_format(const char *code, const fo_axis_scale *s, char *out, size_t cap);
+
 #endif

@@ -64,6 +64,130 @@ void fo_chart_format(const fo_numfmt *f, double v, char *buf, size_t cap)
     snprintf(buf, cap, "%.10g", v);
 }
 
+/* ---- tick labels ------------------------------------------------------------------ */
+
+/* Decimals a tick step needs (0.25 -> 2, 0.5 -> 1, 50 -> 0), at most 10. */
+static int step_decimals(double step)
+{
+    step = fabs(step);
+    if (!(step > 0) || !isfinite(step)) return 0;
+    for (int d = 0; d < 10; d++) {
+        double r = step * pow(10, d);
+        if (fabs(r - nearbyint(r)) <= 1e-6 * r) return d;
+    }
+    return 10;
+}
+
+/* Bounded appender: counts everything, writes what fits (like snprintf). */
+typedef struct {
+    char *out;
+    size_t cap, n;
+} sink;
+
+static void put(sink *k, const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++, k->n++)
+        if (k->n + 1 < k->cap) k->out[k->n] = s[i];
+}
+
+/* "#,##0.00" or "0" etc.: the number body with dec decimals. */
+static void put_body(sink *k, bool thousands, int dec)
+{
+    put(k, thousands ? "#,##0" : "0", thousands ? 5 : 1);
+    if (dec > 0) put(k, ".", 1);
+    for (int i = 0; i < dec; i++) put(k, "0", 1);
+}
+
+/* Length of the literal element at code[i] that the scan must copy whole:
+ * a quoted string, an escaped or padding character, a [bracket]; else 1. */
+static size_t literal_len(const char *code, size_t i)
+{
+    char c = code[i];
+    size_t j = i + 1;
+    if (c == '"') {
+        while (code[j] && code[j] != '"') j++;
+        return code[j] ? j + 1 - i : j - i;
+    }
+    if (c == '[') {
+        while (code[j] && code[j] != ']') j++;
+        return code[j] ? j + 1 - i : j - i;
+    }
+    if ((c == '\\' || c == '_' || c == '*') && code[j]) return 2;
+    return 1;
+}
+
+static bool is_placeholder(char c) { return c == '0' || c == '#' || c == '?'; }
+
+size_t fo_chart_tick_format(const char *code, const fo_axis_scale *s, char *out, size_t cap)
+{
+    sink k = {out, cap, 0};
+    double step = s->step, mag = fmax(fabs(s->min), fabs(s->max));
+    fo_numfmt *f = code && *code && strcmp(code, "@") != 0 ? fo_numfmt_compile(code, NULL, 0) : NULL;
+    bool plain = !f || fo_numfmt_is_general(f), date = f && fo_numfmt_is_date(f);
+    fo_numfmt_free(f);
+    if (plain) {
+        put_body(&k, mag >= 10000, step_decimals(step));
+    } else if (date) {
+        put(&k, code, strlen(code));
+    } else {
+        size_t i = 0;
+        while (code[i]) { /* one section a turn */
+            size_t end = i, pct = 0;
+            bool keep = false; /* scientific or fraction: shown as the column says */
+            while (code[end] && code[end] != ';') {
+                char c = code[end];
+                if (c == '%') pct++;
+                if (c == '/' || ((c == 'E' || c == 'e') && (code[end + 1] == '+' || code[end + 1] == '-')))
+                    keep = true;
+                end += literal_len(code, end);
+            }
+            bool done = keep;
+            while (i < end) {
+                if (done || !is_placeholder(code[i])) {
+                    size_t n = literal_len(code, i);
+                    put(&k, code + i, n);
+                    i += n;
+                    continue;
+                }
+                /* the number run: placeholders, '.' and ','; trailing commas scale by 1000 */
+                size_t j = i, trail = 0;
+                bool thousands = false;
+                while (j < end && (is_placeholder(code[j]) || code[j] == '.' || code[j] == ',')) {
+                    if (code[j] == ',') trail++;
+                    else if (is_placeholder(code[j])) { thousands = thousands || trail > 0; trail = 0; }
+                    else trail = 0;
+                    j++;
+                }
+                double scale = pow(100, (double)pct) / pow(1000, (double)trail);
+                put_body(&k, thousands || mag * scale >= 10000, step_decimals(step * scale));
+                for (size_t t = 0; t < trail; t++) put(&k, ",", 1);
+                i = j;
+                done = true;
+            }
+            if (code[i] == ';') {
+                put(&k, ";", 1);
+                i++;
+            }
+        }
+    }
+    if (cap) out[k.n < cap ? k.n : cap - 1] = '\0';
+    return k.n;
+}
+
+fo_numfmt *fo_chart_tick_numfmt(const char *code, const fo_axis_scale *s)
+{
+    char buf[256];
+    if (fo_chart_tick_format(code, s, buf, sizeof buf) >= sizeof buf) return NULL;
+    return fo_numfmt_compile(buf, NULL, 0);
+}
+
+void fo_chart_tick_label(const fo_numfmt *f, const fo_axis_scale *s, int i, char *buf, size_t cap)
+{
+    double v = s->min + i * s->step;
+    if (fabs(v) < fabs(s->step) * 1e-9) v = 0; /* -0.3 + 3 * 0.1 is 0, not -5e-17 */
+    fo_chart_format(f, v, buf, cap);
+}
+
 fo_rgb fo_chart_color(const fo_chart_ctx *cx, size_t i)
 {
     static const fo_rgb fallback[] = {0x2F5597, 0xED7D31, 0x70AD47, 0xFFC000, 0x5B9BD5, 0xA5A5A5};

@@ -21,13 +21,20 @@ static fo_rgb mix(fo_rgb a, fo_rgb b, double t)
     return r;
 }
 
-/* Compiles the display format of column col, or NULL for General/text. */
-static fo_numfmt *column_format(const fo_dataset *ds, size_t col)
+/* The format code of column col, or NULL for General/text. */
+static const char *column_code(const fo_dataset *ds, size_t col)
 {
     if (!ds || col >= ds->ncols) return NULL;
     const char *code = ds->cols[col].format;
     if (!code || !*code || strcmp(code, "@") == 0) return NULL;
-    return fo_numfmt_compile(code, NULL, 0);
+    return code;
+}
+
+/* Compiles the display format of column col, or NULL for General/text. */
+static fo_numfmt *column_format(const fo_dataset *ds, size_t col)
+{
+    const char *code = column_code(ds, col);
+    return code ? fo_numfmt_compile(code, NULL, 0) : NULL;
 }
 
 void fo_chart_note(fo_chart_ctx *cx, const char *msg)
@@ -157,6 +164,8 @@ fo_status fo_chart_layout(const fo_chart *c, const fo_theme *t, double width, do
     cx.axis = mix(t->background, t->text, 0.5);
     cx.yfmt = c->ny > 0 ? column_format(c->data, c->y[0]) : NULL;
     cx.xfmt = column_format(c->data, c->x);
+    cx.ycode = c->ny > 0 ? column_code(c->data, c->y[0]) : NULL;
+    cx.xcode = column_code(c->data, c->x);
     fo_status st = FO_OK;
     cx.dl = fo_dl_new(width, height, t->background);
     if (!cx.dl) { st = FO_ERR_NOMEM; goto cleanup; }

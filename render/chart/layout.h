@@ -30,6 +30,7 @@ typedef struct {
     const char *font, *font_bold, *font_title;
     fo_rgb text, muted, grid, axis;
     fo_numfmt *yfmt, *xfmt;        /* NULL = General */
+    const char *ycode, *xcode;     /* their format codes (NULL = General), for ticks */
     double x0, y0, x1, y1;         /* box still free for the plot */
 } fo_chart_ctx;
 
@@ -39,6 +40,11 @@ void fo_chart_data_free(fo_chart_data *data);
 /* Formats v through f (General when NULL) into buf; "-0" never shows. */
 void fo_chart_format(const fo_numfmt *f, double v, char *buf, size_t cap);
 fo_rgb fo_chart_color(const fo_chart_ctx *cx, size_t i);
+/* The compiled tick format of an axis (fo_chart_tick_format); NULL = General.
+ * Caller frees with fo_numfmt_free. */
+fo_numfmt *fo_chart_tick_numfmt(const char *code, const fo_axis_scale *s);
+/* The label of tick i of s through f (a tick format). */
+void fo_chart_tick_label(const fo_numfmt *f, const fo_axis_scale *s, int i, char *buf, size_t cap);
 
 /* layout.c: the frame around the plot */
 /* Legend entries: draws them in the free box and shrinks it. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/numfmt.h"
 #include "tests/render/chart/fixture.h"
 
 /* ---- nice scales ------------------------------------------------------------ */
@@ -41,6 +42,95 @@ START_TEST(scale_steps_are_1_2_5)
         ck_assert(s.max >= hi && s.min <= 0);
         ck_assert(s.nticks >= 3 && s.nticks <= 11);
     }
+}
+END_TEST
+
+/* ---- tick label formats ---------------------------------------------------------- */
+static void check_ticks(const char *code, double lo, double hi, const char *want_code,
+                        const char *want_labels)
+{
+    fo_axis_scale s = fo_chart_nice_scale(lo, hi, 6, true);
+    char got[128], labels[512] = "", buf[64];
+    ck_assert_uint_eq(fo_chart_tick_format(code, &s, got, sizeof got), strlen(want_code));
+    ck_assert_str_eq(got, want_code);
+    for (int i = 0; i < s.nticks; i++) {
+        fo_numfmt_format_code(got, s.min + i * s.step, buf, sizeof buf);
+        if (i) strcat(labels, " ");
+        strcat(labels, buf);
+    }
+    ck_assert_str_eq(labels, want_labels);
+}
+
+START_TEST(tick_formats)
+{
+    /* plain columns: decimals from the step, thousands from 10,000 up */
+    check_ticks("0.00", 0, 250000, "#,##0", "0 50,000 100,000 150,000 200,000 250,000");
+    check_ticks("General", 0, 250000, "#,##0", "0 50,000 100,000 150,000 200,000 250,000");
+    check_ticks(NULL, 0, 97, "0", "0 20 40 60 80 100");
+    check_ticks("@", 0, 4.5, "0", "0 1 2 3 4 5");
+    check_ticks("0.00", 0, 1.3, "0.0", "0.0 0.5 1.0 1.5");
+    check_ticks("0", 0, 0.09, "0.00", "0.00 0.02 0.04 0.06 0.08 0.10");
+    check_ticks("0.00", 0, 7900, "0", "0 2000 4000 6000 8000");
+    check_ticks("0.00", 0, 9000, "#,##0", "0 2,000 4,000 6,000 8,000 10,000");
+    /* thousands kept from the column, even below 10,000 */
+    check_ticks("#,##0.00", 0, 7900, "#,##0", "0 2,000 4,000 6,000 8,000");
+    check_ticks("#,##0", 0, 2.4, "#,##0.0", "0.0 0.5 1.0 1.5 2.0 2.5");
+    /* percent: the step counts in percent points */
+    check_ticks("0.0%", 0, 0.9, "0%", "0% 20% 40% 60% 80% 100%");
+    check_ticks("0%", 0, 0.034, "0%", "0% 1% 2% 3% 4%");
+    check_ticks("0%", 0, 0.0042, "0.0%", "0.0% 0.1% 0.2% 0.3% 0.4% 0.5%");
+    /* currency, literal text, both sections, scaling commas */
+    check_ticks("$#,##0.00;($#,##0.00)", -3, 3, "$#,##0;($#,##0)", "($4) ($2) $0 $2 $4");
+    check_ticks("[$€]#,##0.00", 0, 12000, "[$€]#,##0", "€0 €5,000 €10,000 €15,000");
+    check_ticks("0.00 \"EUR\"", 0, 900, "0 \"EUR\"", "0 EUR 200 EUR 400 EUR 600 EUR 800 EUR 1000 EUR");
+    check_ticks("#,##0.0,\"K\"", 0, 2500000, "#,##0,\"K\"", "0K 500K 1,000K 1,500K 2,000K 2,500K");
+    check_ticks("0.0,,\"M\"", 0, 2500000, "0.0,,\"M\"", "0.0M 0.5M 1.0M 1.5M 2.0M 2.5M");
+    /* scientific and dates: as the column says */
+    check_ticks("0.00E+00", 0, 1e6, "0.00E+00", "0.00E+00 2.00E+05 4.00E+05 6.00E+05 8.00E+05 1.00E+06");
+    char small[4];
+    fo_axis_scale s = fo_chart_nice_scale(0, 250000, 6, true);
+    ck_assert_uint_eq(fo_chart_tick_format("0.00", &s, small, sizeof small), 5); /* like snprintf */
+    ck_assert_str_eq(small, "#,#");
+}
+END_TEST
+
+/* The value axis of a chart over a "0.00" column reads 250,000, not 250000.00. */
+START_TEST(value_labels_follow_tick_format)
+{
+    const double v[] = {120000, 250000, 90000, 180000};
+    fx_chart f;
+    fx_init(&f, FO_CHART_COLUMN, 4, 1, NULL, v, "0.00");
+    fo_dl *dl = NULL;
+    ck_assert_int_eq(fo_chart_layout(&f.chart, &f.theme, 0, 0, &dl, NULL), FO_OK);
+    size_t n = 0;
+    bool top = false;
+    for (size_t i = 0; i < fo_dl_count(dl); i++) {
+        const fo_dl_op *op = fo_dl_op_at(dl, i);
+        if (op->role != FO_ROLE_VALUE_LABEL) continue;
+        n++;
+        ck_assert_msg(!strchr(op->text.utf8, '.'), "label %s has decimals", op->text.utf8);
+        top = top || strcmp(op->text.utf8, "250,000") == 0;
+    }
+    ck_assert_uint_ge(n, 3);
+    ck_assert(top);
+    fo_dl_free(dl);
+    fx_free(&f);
+
+    const double p[] = {0.012, 0.034, 0.027};
+    fx_init(&f, FO_CHART_LINE, 3, 1, NULL, p, "0.00%");
+    ck_assert_int_eq(fo_chart_layout(&f.chart, &f.theme, 0, 0, &dl, NULL), FO_OK);
+    n = 0;
+    for (size_t i = 0; i < fo_dl_count(dl); i++) {
+        const fo_dl_op *op = fo_dl_op_at(dl, i);
+        if (op->role != FO_ROLE_VALUE_LABEL) continue;
+        char want[16];
+        snprintf(want, sizeof want, "%zu%%", n); /* step 1%: no decimals */
+        ck_assert_str_eq(op->text.utf8, want);
+        n++;
+    }
+    ck_assert_uint_ge(n, 3);
+    fo_dl_free(dl);
+    fx_free(&f);
 }
 END_TEST
 
@@ -358,6 +448,8 @@ int main(void)
     TCase *tc = tcase_create("layout");
     tcase_add_test(tc, scale_ranges);
     tcase_add_test(tc, scale_steps_are_1_2_5);
+    tcase_add_test(tc, tick_formats);
+    tcase_add_test(tc, value_labels_follow_tick_format);
     tcase_add_test(tc, column_geometry);
     tcase_add_test(tc, grouped_and_stacked);
     tcase_add_test(tc, odd_data_every_kind);
