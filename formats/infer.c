@@ -274,9 +274,19 @@ static void add_cell(fo_infer *in, const cell *c)
     }
 }
 
+/* All digits, and either a leading zero or more digits than Excel keeps. */
+static bool is_code(const char *s, size_t len)
+{
+    if (len < 2 || (s[0] != '0' && len <= 15)) return false;
+    for (size_t i = 0; i < len; i++)
+        if (s[i] < '0' || s[i] > '9') return false;
+    return true;
+}
+
 void fo_infer_add(fo_infer *in, const char *s, size_t len)
 {
     if (len == 0) return;
+    if (is_code(s, len)) in->n_code++;
     cell c;
     classify(s, len, &c);
     add_cell(in, &c);
@@ -299,6 +309,10 @@ static void put(char *fmt, size_t cap, const char *s)
 
 fo_type fo_infer_result(const fo_infer *in, char *fmt, size_t fmtcap)
 {
+    if (in->n_code && in->n_dec == 0) {
+        put(fmt, fmtcap, "@");
+        return FO_TYPE_TEXT;
+    }
     int best_cur = 0;
     for (int k = 1; k < 4; k++)
         if (in->n_cur[k] > in->n_cur[best_cur]) best_cur = k;

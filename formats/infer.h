@@ -42,7 +42,11 @@ const char *fo_infer_currency_symbol(const char *s, size_t len);
  * ones are ignored), then fo_infer_result. The column gets the non-text type
  * that the most non-empty cells fit (integer counts as number, date as
  * datetime; ties go to the narrower type) when at least 90% of them fit it;
- * otherwise text. All-empty -> text. Plain value type, no allocation. */
+ * otherwise text. All-empty -> text. A column of whole numbers holding any
+ * code that a number would alter ("00123" zip codes, 20-digit IDs) is text:
+ * its other cells are codes too, and "45612" beside "03456" must not become
+ * a number. (Among decimals such a cell is a misfit, kept as text.)
+ * Plain value type, no allocation. */
 typedef struct {
     size_t n;             /* non-empty cells */
     size_t n_int, n_dec;  /* integer cells; decimal/exponent cells */
@@ -55,6 +59,7 @@ typedef struct {
     int cur_dec[4];       /* max fraction digits per currency symbol */
     bool cur_paren[4];    /* a (negative) in parentheses was seen */
     bool dt_secs, dt_frac; /* a datetime with seconds / with a fraction */
+    size_t n_code;        /* digit strings a number would alter: "00123", 16+ digits */
 } fo_infer;
 
 void fo_infer_init(fo_infer *in);

@@ -32,6 +32,26 @@ static fo_type cell(const char *s, fo_value *v, char *fmt)
         ck_assert_ptr_eq(v_.str, s_);                                      \
     } while (0)
 
+START_TEST(codes_make_whole_number_columns_text)
+{
+    fo_infer in;
+    char fmt[32];
+    const char *zips[] = {"45612", "10115", "03456", "80331", "20095", "50667", "60311", "70173", "01067", "04109"};
+    fo_infer_init(&in);
+    for (size_t i = 0; i < 10; i++) fo_infer_add(&in, zips[i], strlen(zips[i]));
+    ck_assert_int_eq(fo_infer_result(&in, fmt, sizeof fmt), FO_TYPE_TEXT);
+    ck_assert_str_eq(fmt, "@");
+    fo_infer_init(&in); /* a 20-digit ID among short ones */
+    fo_infer_add(&in, "12", 2);
+    fo_infer_add(&in, "12345678901234567890", 20);
+    ck_assert_int_eq(fo_infer_result(&in, fmt, sizeof fmt), FO_TYPE_TEXT);
+    fo_infer_init(&in); /* "0" alone is a number, not a code */
+    fo_infer_add(&in, "0", 1);
+    fo_infer_add(&in, "15", 2);
+    ck_assert_int_eq(fo_infer_result(&in, fmt, sizeof fmt), FO_TYPE_INTEGER);
+}
+END_TEST
+
 START_TEST(integers)
 {
     CHECK_NUM("0", FO_TYPE_INTEGER, 0, "0");
@@ -275,6 +295,7 @@ int main(void)
     tcase_add_test(tc, dates_and_bools);
     tcase_add_test(tc, columns);
     tcase_add_test(tc, value_from_text);
+    tcase_add_test(tc, codes_make_whole_number_columns_text);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
