@@ -67,7 +67,14 @@ static void heading(fo_docx_ctx *c, const fo_block *b, size_t index)
     int level = b->u.heading.level < 1 ? 1 : b->u.heading.level > 6 ? 6 : b->u.heading.level;
     char style[16], name[32];
     snprintf(style, sizeof style, "Heading%d", level);
-    para_open(c, style);
+    /* keep-with-next and keep-lines as direct formatting too: a template's
+     * heading styles may lack them, and a heading must never end a page */
+    fo_xml_open(c->x, "w:p", NULL);
+    fo_xml_open(c->x, "w:pPr", NULL);
+    fo_xml_leaf(c->x, "w:pStyle", "w:val", style, NULL);
+    fo_xml_leaf(c->x, "w:keepNext", NULL);
+    fo_xml_leaf(c->x, "w:keepLines", NULL);
+    fo_xml_close(c->x);
     char ids[16];
     snprintf(ids, sizeof ids, "%u", ++c->bookmark);
     toc_bookmark_name(index, name);

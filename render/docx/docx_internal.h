@@ -56,6 +56,7 @@ typedef struct {
     unsigned ntables, nfigures; /* caption numbers */
     unsigned bookmark;      /* last w:bookmarkStart id */
     long text_width;        /* twips between the margins */
+    bool keep_cells;        /* table.c: cell paragraphs keep with the next row */
     char footer_rid[16], header_rid[16];
 } fo_docx_ctx;
 

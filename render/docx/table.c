@@ -14,6 +14,11 @@
 #include "render/numfmt.h"
 
 #define WIDTH_SAMPLE 200   /* rows measured for column widths */
+/* A table of at most this many rows (header and totals included) is kept on
+ * one page: rows never split and every row but the last keeps with the next
+ * (Word's and LibreOffice's way to say "do not break this table"). Longer
+ * tables break between rows, the header row repeated on each page. */
+#define KEEP_ROWS 16
 #define CELL_BUF 128
 
 typedef struct {
@@ -100,6 +105,7 @@ static void cell(fo_docx_ctx *c, long width, const char *text, size_t n, const c
     fo_xml_open(x, "w:p", NULL);
     fo_xml_open(x, "w:pPr", NULL);
     fo_xml_leaf(x, "w:pStyle", "w:val", style, NULL);
+    if (c->keep_cells) fo_xml_leaf(x, "w:keepNext", NULL);
     if (right) fo_xml_leaf(x, "w:jc", "w:val", "right", NULL);
     fo_xml_close(x);
     if (n) {
@@ -234,6 +240,9 @@ void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b)
     measure(c, b, tc);
 
     fo_xml *x = c->x;
+    const size_t nrows = b->u.table.data->nrows;
+    const bool small = nrows + 1 + (b->u.table.has_totals ? 1 : 0) <= KEEP_ROWS;
+    c->keep_cells = small;
     fo_xml_open(x, "w:tbl", NULL);
     table_props(c, b, tc, nc);
     char hfill[7], bfill[7];
@@ -256,6 +265,7 @@ void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b)
         size_t r = 0;
         while (fo_docx_ok(c) && (rc = fo_rows_next(rows, &row, c->d)) == 1) {
             const char *fill = c->t->table.banding && r % 2 == 1 ? bfill : NULL;
+            c->keep_cells = small && (r + 1 < nrows || b->u.table.has_totals);
             row_open(c, false);
             for (size_t j = 0; j < nc; j++) {
                 const fo_value *v = &row[b->u.table.cols[j].field];
@@ -280,6 +290,7 @@ void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b)
         if (rc < 0) fo_docx_fail(c, b, FO_ERR_INPUT, "cannot read the table's data");
         fo_rows_close(rows);
     }
+    c->keep_cells = false;
     if (b->u.table.has_totals) totals_row(c, b, tc);
     fo_xml_close(x); /* w:tbl */
     /* a paragraph after the table keeps two tables apart and gives space */
@@ -345,7 +356,8 @@ static void metric_cell(fo_docx_ctx *c, const fo_metric *m, long width)
         fo_numfmt *df = fo_numfmt_compile(m->delta_format, NULL, 0);
         char d[CELL_BUF + 8];
         size_t k = fmt_num(df, m->delta, buf, CELL_BUF);
-        const char *arrow = m->delta > 0 ? "\xE2\x96\xB2 +" : m->delta < 0 ? "\xE2\x96\xBC " : "";
+        /* the arrow only: delta_format carries the sign ("+0.0%;-0.0%;0.0%") */
+        const char *arrow = m->delta > 0 ? "\xE2\x96\xB2 " : m->delta < 0 ? "\xE2\x96\xBC " : "";
         snprintf(d, sizeof d, "%s%.*s", arrow, (int)k, buf);
         fo_xml_open(x, "w:p", NULL);
         fo_xml_open(x, "w:pPr", NULL);
