@@ -10,8 +10,8 @@
  *           synthesized /etc, fresh /proc, minimal /dev, capped /tmp /work /out;
  *           inputs copied; /out handed to the parent; hostname; loopback up;
  *           pivot_root; root read-only; receive the filter; fork the program.
- *   program drop every capability; rlimits; clean environment; seccomp last;
- *           execve.
+ *   program (vfork) drop every capability; rlimits; seccomp last; execve with
+ *           a clean environment.
  *   init    drop every capability; seccomp; wait for the program, report its
  *           status to the parent, exit — which kills whatever is left.
  *
@@ -349,6 +349,39 @@ static void drop_caps(void)
         die("drop capabilities");
 }
 
+/* The program's whole environment. */
+static char *const program_env[] = {
+    "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/work", "USER=folio", "LOGNAME=folio",
+    "LANG=C.UTF-8", "TMPDIR=/tmp", "MPLBACKEND=Agg", "MPLCONFIGDIR=/tmp/.matplotlib",
+    "XDG_CACHE_HOME=/tmp/.cache", "FOLIO_SANDBOX=1", NULL
+};
+
+/* execvp with program_env's PATH (execvp would search the caller's PATH). */
+__attribute__((noreturn))
+static void exec_path(char *const *argv)
+{
+    static const char *const dirs[] = { "/usr/local/bin", "/usr/bin", "/bin" };
+    char path[4096];
+    size_t k;
+    int err = ENOENT;
+
+    if (strchr(argv[0], '/')) {
+        execve(argv[0], argv, program_env);
+        err = errno;
+    } else {
+        for (k = 0; k < sizeof dirs / sizeof *dirs; k++) {
+            snprintf(path, sizeof path, "%s/%s", dirs[k], argv[0]);
+            execve(path, argv, program_env);
+            if (errno != ENOENT && errno != ENOTDIR)
+                err = errno;
+        }
+    }
+    fprintf(stderr, "folio: run: can't execute %s: %s\n", argv[0], strerror(err));
+    _exit(err == ENOENT ? 127 : 126);
+}
+
+/* Runs in a vfork child: init is suspended until execve, so no copy of the
+   address space is made; nothing here touches memory init still uses. */
 __attribute__((noreturn))
 static void exec_program(const fo_sandbox_plan *p, int out_w, int err_w,
                          const fo_sandbox_filter *filter,
@@ -370,19 +403,10 @@ static void exec_program(const fo_sandbox_plan *p, int out_w, int err_w,
         die("unblock signals");
     drop_caps();
     fo_sandbox_rlimits_apply(p, need_as, need_nproc);
-    if (clearenv() != 0 ||
-        setenv("PATH", "/usr/local/bin:/usr/bin:/bin", 1) || setenv("HOME", "/work", 1) ||
-        setenv("USER", "folio", 1) || setenv("LOGNAME", "folio", 1) ||
-        setenv("LANG", "C.UTF-8", 1) || setenv("TMPDIR", "/tmp", 1) ||
-        setenv("MPLBACKEND", "Agg", 1) || setenv("MPLCONFIGDIR", "/tmp/.matplotlib", 1) ||
-        setenv("XDG_CACHE_HOME", "/tmp/.cache", 1) || setenv("FOLIO_SANDBOX", "1", 1))
-        die("set the environment");
     /* seccomp last: from here on, only execve and the program's own calls */
     if (fo_sandbox_seccomp_install(filter) < 0)
         die("install the seccomp filter");
-    execvp(p->argv[0], p->argv);
-    fprintf(stderr, "folio: run: can't execute %s: %s\n", p->argv[0], strerror(errno));
-    _exit(errno == ENOENT ? 127 : 126);
+    exec_path(p->argv);
 }
 
 /* This very binary, opened by path in the jail's mount namespace and checked
@@ -515,9 +539,9 @@ static void jail_child(const struct child_ctx *c)
     /* 12. the seccomp policy, compiled by the parent meanwhile */
     recv_filter(c->ctl, &filter);
     /* 13. the program */
-    prog = fork();
+    prog = vfork();
     if (prog < 0)
-        die("fork the program");
+        die("start the program");
     if (prog == 0)
         exec_program(p, c->out_w, c->err_w, &filter, c->need_as, c->need_nproc);
     /* 14. init: unprivileged too, then reap until the program ends */
