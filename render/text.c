@@ -1,10 +1,13 @@
 /* text.c — text measuring from TrueType files through FreeType, line wrapping,
- * ellipsizing, and glyph runs with a DejaVu Sans fallback (see text.h).
+ * ellipsizing, and glyph runs with DejaVu Sans, then Droid Sans Fallback
+ * (CJK), for characters a font lacks (see text.h).
  *
  * Invariant: a face in the cache is never resized (we only read unscaled
  * advances with FT_LOAD_NO_SCALE), so widths are exact multiples of the font's
  * design units and independent of any hinting or of who else uses FreeType.
- * Widths are additive per character (no kerning), which keeps wrapping linear. */
+ * Widths are additive per character (no kerning), which keeps wrapping linear.
+ * Cache entries are allocated one by one and never move or go away, so a
+ * face_entry pointer (and its path) stays valid for the life of the process. */
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -55,7 +58,7 @@ typedef struct {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static FT_Library library;
 static bool library_failed;
-static face_entry *faces;
+static face_entry **faces;
 static size_t nfaces, capfaces;
 
 /* Returns the cache entry for path (loading it on first use); never NULL
@@ -64,18 +67,19 @@ static face_entry *face_get(const char *path)
 {
     if (!path || !*path) path = FO_TEXT_FALLBACK_REGULAR;
     for (size_t i = 0; i < nfaces; i++)
-        if (strcmp(faces[i].path, path) == 0) return &faces[i];
+        if (strcmp(faces[i]->path, path) == 0) return faces[i];
     if (nfaces == capfaces) {
         size_t cap = capfaces ? capfaces * 2 : 8;
-        face_entry *f = fo_realloc(faces, cap * sizeof *f);
+        face_entry **f = fo_realloc(faces, cap * sizeof *f);
         if (!f) return NULL;
         faces = f;
         capfaces = cap;
     }
-    face_entry *e = &faces[nfaces];
+    face_entry *e = fo_malloc(sizeof *e);
+    if (!e) return NULL;
     memset(e, 0, sizeof *e);
     e->path = fo_strdup(path);
-    if (!e->path) return NULL;
+    if (!e->path) { fo_free(e); return NULL; }
     for (size_t k = 0; k < LATIN; k++) e->adv[k] = -1;
     if (!library && !library_failed && FT_Init_FreeType(&library) != 0) library_failed = true;
     if (library && FT_New_Face(library, path, 0, &e->face) != 0) e->face = NULL;
@@ -92,7 +96,7 @@ static face_entry *face_get(const char *path)
         if (e->descent <= 0) e->descent = 0.2;
         if (e->height < e->ascent + e->descent) e->height = e->ascent + e->descent;
     }
-    nfaces++;
+    faces[nfaces++] = e;
     return e;
 }
 
@@ -147,24 +151,30 @@ static bool is_zero_width(uint32_t c)
     return c < 0x20 || c == 0x7F || (c >= 0x200B && c <= 0x200F) || c == 0xFEFF;
 }
 
-/* One character as drawn: which face, glyph, advance in em. */
+/* One character as drawn: which face (*used), glyph, advance in em. A glyph
+ * the primary face lacks comes from the first fallback that has it: DejaVu
+ * Sans (bold for a bold font: Latin, Greek, Cyrillic, symbols), then Droid
+ * Sans Fallback (Chinese, Japanese, Korean). When none has it, the primary's
+ * glyph 0 and advance stand (backends draw nothing for glyph 0). */
 static double char_advance(face_entry *pri, const char *font_file, uint32_t c,
-                           uint32_t *gid, bool *fallback)
+                           uint32_t *gid, face_entry **used)
 {
     double adv;
-    *fallback = false;
+    *used = pri;
     *gid = 0;
     if (is_zero_width(c)) return 0;
     glyph_of(pri, c, gid, &adv);
     if (*gid == 0 && pri && pri->face) {
-        face_entry *fb = face_get(fo_text_fallback(font_file));
-        if (fb && fb->face && fb != pri) {
+        const char *chain[2] = {fo_text_fallback(font_file), FO_TEXT_FALLBACK_CJK};
+        for (int k = 0; k < 2; k++) {
+            face_entry *fb = face_get(chain[k]);
+            if (!fb || !fb->face || fb == pri) continue;
             uint32_t g2;
             double a2;
             glyph_of(fb, c, &g2, &a2);
             if (g2 != 0) {
                 *gid = g2;
-                *fallback = true;
+                *used = fb;
                 return a2;
             }
         }
@@ -181,13 +191,14 @@ size_t fo_text_glyphs(const char *font_file, double size, const char *utf8, size
     face_entry *pri = face_primary(font_file);
     while (utf8 && i < len) {
         uint32_t c = fo_utf8_next(utf8, len, &i), gid;
-        bool fb;
-        double adv = char_advance(pri, font_file, c, &gid, &fb);
+        face_entry *used;
+        double adv = char_advance(pri, font_file, c, &gid, &used);
         if (is_zero_width(c)) continue;
         if (out && n < cap) {
             out[n].index = gid;
             out[n].x = x;
-            out[n].fallback = fb;
+            out[n].fallback = used != pri;
+            out[n].font = used ? used->path : FO_TEXT_FALLBACK_REGULAR;
         }
         n++;
         x += adv * size;
@@ -205,8 +216,8 @@ double fo_text_width(const char *font_file, double size, const char *utf8, size_
     face_entry *pri = face_primary(font_file);
     while (utf8 && i < len) {
         uint32_t c = fo_utf8_next(utf8, len, &i), gid;
-        bool fb;
-        w += char_advance(pri, font_file, c, &gid, &fb);
+        face_entry *used;
+        w += char_advance(pri, font_file, c, &gid, &used);
     }
     pthread_mutex_unlock(&lock);
     return w * size;
@@ -266,8 +277,8 @@ size_t fo_text_wrap(const char *font_file, double size, const char *utf8, size_t
             size_t next = i;
             uint32_t c = fo_utf8_next(utf8, len, &next), gid;
             if (c == '\n') { newline = true; pos = next; break; }
-            bool fb;
-            double cw = char_advance(pri, font_file, c, &gid, &fb) * size;
+            face_entry *used;
+            double cw = char_advance(pri, font_file, c, &gid, &used) * size;
             if (is_space(c)) {
                 if (content_end > start) {
                     have_brk = true;

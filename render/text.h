@@ -1,5 +1,6 @@
 /* text.h — text measuring from TrueType files (FreeType), line wrapping,
- * and glyph runs with a DejaVu Sans fallback for characters a font lacks.
+ * and glyph runs with fallbacks for characters a font lacks: DejaVu Sans,
+ * then Droid Sans Fallback for Chinese, Japanese and Korean.
  *
  * Metrics come from the font files named by the theme (never a fontconfig
  * lookup), so layout is the same on every machine. Sizes are in any unit
@@ -19,6 +20,9 @@
 
 #define FO_TEXT_FALLBACK_REGULAR "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 #define FO_TEXT_FALLBACK_BOLD "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+/* The last fallback, for CJK (Debian package fonts-droid-fallback); regular
+ * only, so bold CJK text is drawn regular. Missing: those glyphs are skipped. */
+#define FO_TEXT_FALLBACK_CJK "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf"
 
 /* Advance width of utf8[0..len) set in font_file at size. Invalid UTF-8 bytes
  * count as U+FFFD. Newlines count as zero width. */
@@ -51,9 +55,12 @@ size_t fo_text_ellipsize(const char *font_file, double size, const char *utf8, s
 
 /* ---- glyph runs (for backends that draw glyphs themselves) -------------- */
 typedef struct {
-    uint32_t index;   /* glyph index in its face */
+    uint32_t index;   /* glyph index in its face; 0 = no font has it (draw nothing) */
     double x;         /* pen position of the glyph origin from the text start */
-    bool fallback;    /* drawn from fo_text_fallback(font_file), not font_file */
+    bool fallback;    /* not from the primary font (fo_text_resolve(font_file)) */
+    const char *font; /* the TrueType file index belongs to: the primary,
+                       * fo_text_fallback(font_file) or FO_TEXT_FALLBACK_CJK;
+                       * borrowed, valid for the life of the process */
 } fo_glyph;
 
 /* Glyphs of utf8[0..len): writes up to cap and returns how many in all.
@@ -61,8 +68,9 @@ typedef struct {
 size_t fo_text_glyphs(const char *font_file, double size, const char *utf8, size_t len,
                       fo_glyph *out, size_t cap, double *width);
 
-/* The file used for glyphs font_file lacks (DejaVu Sans, bold for a bold file),
- * and for the whole text when font_file cannot be loaded. */
+/* The first file tried for glyphs font_file lacks (DejaVu Sans, bold for a
+ * bold file; FO_TEXT_FALLBACK_CJK comes after it), and the one used for the
+ * whole text when font_file cannot be loaded. */
 const char *fo_text_fallback(const char *font_file);
 /* The file actually used as primary: font_file, or the fallback when it
  * cannot be loaded. Never NULL. */

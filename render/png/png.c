@@ -136,17 +136,21 @@ static void cb_stroke(void *ctx, const fo_dl_path *p, double width, fo_rgb color
     cairo_stroke(cr);
 }
 
-/* Draws the glyphs of one face (primary or fallback) of a text run. */
-static void show_run(cairo_t *cr, const char *file, double size, const fo_glyph *g, size_t n,
-                     bool fallback, double x0, cairo_glyph_t *buf)
+/* Draws the glyphs of g[0..n) that come from font file (pointer identity:
+ * fo_glyph.font points into text.c's cache), marking them done. */
+static void show_run(cairo_t *cr, const char *file, double size, fo_glyph *g, size_t n,
+                     double x0, cairo_glyph_t *buf)
 {
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
-        if (g[i].fallback == fallback && g[i].index != 0) {
-            buf[m].index = g[i].index;
-            buf[m].x = x0 + g[i].x;
-            buf[m].y = 0;
-            m++;
+        if (g[i].font == file) {
+            if (g[i].index != 0) {
+                buf[m].index = g[i].index;
+                buf[m].x = x0 + g[i].x;
+                buf[m].y = 0;
+                m++;
+            }
+            g[i].font = NULL;
         }
     if (m == 0) return;
     cairo_font_face_t *face = face_for(file);
@@ -176,8 +180,9 @@ static void cb_text(void *ctx, const fo_dl_text *t)
     cairo_translate(cr, t->x, t->y);
     if (t->rotation != 0) cairo_rotate(cr, t->rotation * M_PI / 180);
     set_color(cr, t->color, 1);
-    show_run(cr, fo_text_resolve(t->font_file), t->size, g, n, false, x0, cg);
-    show_run(cr, fo_text_fallback(t->font_file), t->size, g, n, true, x0, cg);
+    /* one run per font, in order of first use: primary, DejaVu, CJK */
+    for (size_t i = 0; i < n; i++)
+        if (g[i].font) show_run(cr, g[i].font, t->size, g, n, x0, cg);
     cairo_restore(cr);
 cleanup:
     if (g != stack) fo_free(g);

@@ -1,9 +1,10 @@
 /* t_text.c — unit tests of text measuring (render/text.h): FreeType widths
- * against known font metrics, DejaVu fallback, wrapping and ellipsizing,
+ * against known font metrics, DejaVu and CJK fallbacks, wrapping and ellipsizing,
  * UTF-8 decoding. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "render/text.h"
 
@@ -40,6 +41,34 @@ START_TEST(fallback_for_missing_glyphs_and_files)
     ck_assert_double_eq(fo_text_width("/nonexistent/font.ttf", 12, "abc", 3),
                         fo_text_width(FO_TEXT_FALLBACK_REGULAR, 12, "abc", 3));
     ck_assert_str_eq(fo_text_fallback(SANS_BOLD), FO_TEXT_FALLBACK_BOLD);
+}
+END_TEST
+
+/* CJK: in neither Liberation nor DejaVu; drawn from Droid Sans Fallback. Mixed
+ * text keeps each character in the first font that has it. */
+START_TEST(cjk_falls_back_to_droid)
+{
+    ck_assert_msg(access(FO_TEXT_FALLBACK_CJK, R_OK) == 0,
+                  "%s missing: install the Debian package fonts-droid-fallback", FO_TEXT_FALLBACK_CJK);
+    const char *s = "A\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E\xE2\x98\x83"; /* "A日本語☃" */
+    fo_glyph g[8];
+    double w;
+    ck_assert_uint_eq(fo_text_glyphs(SANS, 10, s, strlen(s), g, 8, &w), 5);
+    ck_assert_str_eq(g[0].font, SANS);
+    ck_assert(!g[0].fallback);
+    for (int i = 1; i <= 3; i++) {
+        ck_assert_str_eq(g[i].font, FO_TEXT_FALLBACK_CJK);
+        ck_assert(g[i].fallback);
+        ck_assert_uint_ne(g[i].index, 0);
+        ck_assert_double_gt(g[i].x, g[i - 1].x);
+    }
+    ck_assert_str_eq(g[4].font, FO_TEXT_FALLBACK_REGULAR); /* the snowman stays DejaVu */
+    /* widths are Droid's advances (CJK ideographs are 1 em wide there) */
+    ck_assert_double_eq_tol(fo_text_width(SANS, 10, s + 1, 9), 30, 1e-9);
+    ck_assert_double_eq_tol(w, fo_text_width(SANS, 10, s, strlen(s)), 1e-9);
+    /* bold text falls back through DejaVu Bold to the same (regular) CJK face */
+    ck_assert_uint_eq(fo_text_glyphs(SANS_BOLD, 10, s + 1, 3, g, 8, NULL), 1);
+    ck_assert_str_eq(g[0].font, FO_TEXT_FALLBACK_CJK);
 }
 END_TEST
 
@@ -138,6 +167,7 @@ int main(void)
     TCase *tc = tcase_create("text");
     tcase_add_test(tc, widths_match_font_metrics);
     tcase_add_test(tc, fallback_for_missing_glyphs_and_files);
+    tcase_add_test(tc, cjk_falls_back_to_droid);
     tcase_add_test(tc, wrap_at_spaces_hyphens_and_newlines);
     tcase_add_test(tc, wrap_hard_breaks_long_words_between_characters);
     tcase_add_test(tc, ellipsize);

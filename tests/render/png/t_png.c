@@ -1,11 +1,14 @@
 /* t_png.c — unit tests of the PNG renderer: pngcheck passes, same bytes twice,
  * --scale 2 doubles the size, reference images (ImageMagick compare with a
- * tolerance), one file per chart named OUT-1.png ..., no chart -> input error.
+ * tolerance), CJK labels drawn from the fallback font, one file per chart
+ * named OUT-1.png ..., no chart -> input error.
  *
  * Run from the repository root (make unit does). FOLIO_UPDATE_REFS=1 rewrites
  * the reference images under tests/render/png/ref/ — look at them before
  * committing. */
+#include <cairo.h>
 #include <check.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +17,7 @@
 #include <unistd.h>
 
 #include "render/render.h"
+#include "render/text.h"
 #include "tests/render/chart/fixture.h"
 
 #define REF_DIR "tests/render/png/ref/"
@@ -147,6 +151,80 @@ START_TEST(reference_images)
 }
 END_TEST
 
+/* ---- CJK labels: drawn from the Droid Sans Fallback face ------------------------------ */
+typedef struct {
+    const unsigned char *p;
+    size_t n, off;
+} mem_reader;
+
+static cairo_status_t read_mem(void *closure, unsigned char *data, unsigned int length)
+{
+    mem_reader *r = closure;
+    if (r->off + length > r->n) return CAIRO_STATUS_READ_ERROR;
+    memcpy(data, r->p + r->off, length);
+    r->off += length;
+    return CAIRO_STATUS_SUCCESS;
+}
+
+/* Pixels inside the bounding box of category label 0 that are not the
+ * background, in a 4-category column chart whose labels are all label. */
+static int label_ink(const char *label)
+{
+    const char *cats[] = {label, label, label, label};
+    const double v[] = {10, 20, 30, 40};
+    fx_chart f;
+    fx_init(&f, FO_CHART_COLUMN, 4, 1, cats, v, NULL);
+    fo_dl *dl = NULL;
+    ck_assert_int_eq(fo_chart_layout(&f.chart, &f.theme, 0, 0, &dl, NULL), FO_OK);
+    const fo_dl_op *lab = NULL;
+    for (size_t i = 0; i < fo_dl_count(dl) && !lab; i++) {
+        const fo_dl_op *op = fo_dl_op_at(dl, i);
+        if (op->role == FO_ROLE_CATEGORY_LABEL && op->point == 0) lab = op;
+    }
+    ck_assert_ptr_nonnull(lab);
+    ck_assert_str_eq(lab->text.utf8, label);
+    size_t n;
+    unsigned char *png = render(&f.chart, &f.theme, 1, &n);
+    mem_reader r = {png, n, 0};
+    cairo_surface_t *img = cairo_image_surface_create_from_png_stream(read_mem, &r);
+    ck_assert_int_eq(cairo_surface_status(img), CAIRO_STATUS_SUCCESS);
+    const unsigned char *px = cairo_image_surface_get_data(img);
+    int stride = cairo_image_surface_get_stride(img), ink = 0;
+    uint32_t bg = fo_dl_background(dl) & 0xFFFFFF;
+    for (int y = (int)floor(lab->y0); y < (int)ceil(lab->y1); y++)
+        for (int x = (int)floor(lab->x0); x < (int)ceil(lab->x1); x++) {
+            uint32_t c;
+            memcpy(&c, px + (size_t)y * (size_t)stride + 4 * (size_t)x, 4);
+            ink += (c & 0xFFFFFF) != bg;
+        }
+    cairo_surface_destroy(img);
+    fo_free(png);
+    fo_dl_free(dl);
+    fx_free(&f);
+    return ink;
+}
+
+START_TEST(cjk_labels_use_fallback_font)
+{
+    /* the glyphs of 日本語 come from Droid Sans Fallback, not the theme font */
+    const char *jp = "\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E";
+    fx_chart f;
+    month_chart(&f, FO_CHART_COLUMN);
+    fo_glyph g[3];
+    ck_assert_uint_eq(fo_text_glyphs(f.theme.body.regular, 12, jp, strlen(jp), g, 3, NULL), 3);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_str_eq(g[i].font, FO_TEXT_FALLBACK_CJK);
+        ck_assert_uint_ne(g[i].index, 0);
+    }
+    fx_free(&f);
+    /* and they are drawn: ink where the label is; a character no font has
+     * (U+10FFFD) leaves the same box blank */
+    int ink = label_ink(jp);
+    ck_assert_msg(ink > 40, "only %d pixels of 日本語 drawn", ink);
+    ck_assert_int_eq(label_ink("\xF4\x8F\xBF\xBD\xF4\x8F\xBF\xBD\xF4\x8F\xBF\xBD"), 0);
+}
+END_TEST
+
 /* ---- the renderer: naming and staging ---------------------------------------------- */
 static void doc_with(fo_doc *doc, fo_block *blocks, size_t n, fx_chart *f)
 {
@@ -225,6 +303,7 @@ int main(void)
     tcase_add_test(tc, valid_deterministic_scaled);
     tcase_add_test(tc, chart_size_from_block);
     tcase_add_test(tc, reference_images);
+    tcase_add_test(tc, cjk_labels_use_fallback_font);
     tcase_add_test(tc, one_file_per_chart);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
