@@ -307,8 +307,8 @@ static void chart_space(fo_xml *x, const fo_chart *c, const fo_theme *t,
     val_leaf(x, "c:plotVisOnly", 1);
     fo_xml_leaf(x, "c:dispBlanksAs", "val", "gap", NULL);
     fo_xml_close(x); /* c:chart */
-    fo_xml_open(x, "c:spPr", NULL);
-    fo_chartxml_solid(x, t ? t->background : 0xFFFFFF);
+    fo_xml_open(x, "c:spPr", NULL); /* transparent: the slide or page shows through */
+    fo_xml_leaf(x, "a:noFill", NULL);
     fo_xml_open(x, "a:ln", NULL);
     fo_xml_leaf(x, "a:noFill", NULL);
     fo_xml_close(x);
