@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench-sandbox.sh — launch cost of `folio run` beside bare /bin/true, bubblewrap
 # with an equivalent read-only, no-network jail, and a bare `unshare` of the same
-# namespaces; plus python3 startup inside folio run.
+# namespaces; plus python3 startup inside folio run. `folio --version` is timed
+# too, so the jail's own cost can be told apart from folio's process startup.
 #   usage: bench/bench-sandbox.sh FOLIO_BIN [RUNS]     (RUNS default 200)
 set -eu
 if [ $# -lt 1 ]; then
@@ -26,7 +27,7 @@ bwrap_cmd="bwrap --unshare-all --die-with-parent --new-session \
 time_ms() {
     name=$1; n=$2; shift 2
     if command -v hyperfine >/dev/null 2>&1; then
-        hyperfine -N -w 5 -r "$n" --export-json "$tmp/$name.json" "$*" >/dev/null 2>&1
+        hyperfine -N -i -w 5 -r "$n" --export-json "$tmp/$name.json" "$*" >/dev/null 2>&1
         /usr/bin/python3 -c 'import json,sys; print("%.2f" % (json.load(open(sys.argv[1]))["results"][0]["mean"] * 1000))' "$tmp/$name.json"
     else
         t0=$(date +%s%N); i=0
@@ -37,6 +38,7 @@ time_ms() {
 }
 
 bare=$(time_ms bare "$runs" /bin/true)
+ver=$(time_ms version "$runs" "$folio" --version)
 fol=$(time_ms folio "$runs" "$folio" run --quiet -- /bin/true)
 if command -v bwrap >/dev/null 2>&1; then
     bw=$(time_ms bwrap "$runs" $bwrap_cmd /bin/true)
@@ -53,6 +55,8 @@ row() { printf '  %-34s %8s %10s\n' "$1" "$2" "$(echo "$2 $3" | awk '{ printf "%
 row "/bin/true (bare)" "$bare" "$bare"
 row "unshare -Urpfnmiu /bin/true" "$ush" "$bare"
 [ -n "$bw" ] && row "bwrap ... /bin/true" "$bw" "$bare"
+row "folio --version (startup only)" "$ver" "$bare"
 row "folio run -- /bin/true" "$fol" "$bare"
+row "  jail alone (run - --version)" "$(echo "$fol $ver $bare" | awk '{ printf "%.2f", $1 - $2 + $3 }')" "$bare"
 row "python3 -c pass (bare)" "$pybare" "$pybare"
 row "folio run -- python3 -c pass" "$pyfol" "$pybare"

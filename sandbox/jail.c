@@ -189,7 +189,7 @@ static const char etc_hosts[] =
 
 /* Host /etc entries a program may need and that hold no secrets. */
 static const char *const etc_shared[] = {
-    "ld.so.cache", "fonts", "alternatives", "ssl", "ca-certificates", "mime.types",
+    "ld.so.cache", "fonts", "alternatives", "ssl/certs", "ca-certificates", "mime.types",
     "matplotlibrc",
 };
 
@@ -203,6 +203,7 @@ static void build_etc(const fo_sandbox_plan *p)
     write_new("etc/group", etc_group, 0644);
     write_new("etc/hosts", etc_hosts, 0644);
     write_new("etc/hostname", "folio\n", 0644);
+    make_dir("etc/ssl", 0755);                 /* certs only, never ssl/private */
     write_new("etc/nsswitch.conf", p->net == FO_NET_ALL
               ? "passwd: files\ngroup: files\nhosts: files dns\n"
               : "passwd: files\ngroup: files\nhosts: files\n", 0644);

@@ -400,6 +400,7 @@ int fo_sandbox_main(int argc, char **argv)
     fo_sandbox_jail j;
     fo_sandbox_collection col;
     fo_sandbox_buf m = { 0 };
+    const char *skipped = NULL;
     int help, rc, code;
     size_t k;
 
@@ -435,7 +436,14 @@ int fo_sandbox_main(int argc, char **argv)
         fprintf(stderr, "folio: run: refused /out/%s: %s\n", col.refused[k].name,
                 col.refused[k].reason);
 
-    if (p.n_render && find_file(&col, "result.json") >= 0)
+    /* a failed program's result.json may be half-written: not rendered */
+    if (!p.n_render)
+        skipped = NULL;
+    else if (program_failed(&o))
+        skipped = "the program failed";
+    else if (find_file(&col, "result.json") < 0)
+        skipped = "no regular file /out/result.json";
+    else
         render(&p, &col, &r);
 
     /* exit code: the program first, then the ceiling, then the render */
@@ -468,7 +476,11 @@ int fo_sandbox_main(int argc, char **argv)
     fo_sandbox_buf_puts(&m, ",\n  \"refused\": ");
     json_refused(&m, &col);
     fo_sandbox_buf_puts(&m, ",\n  \"render\": ");
-    if (!r.attempted) {
+    if (!r.attempted && skipped) {
+        fo_sandbox_buf_puts(&m, "{\"skipped\": ");
+        fo_sandbox_buf_json_str(&m, skipped, strlen(skipped));
+        fo_sandbox_buf_puts(&m, "}");
+    } else if (!r.attempted) {
         fo_sandbox_buf_puts(&m, "null");
     } else {
         fo_sandbox_buf_puts(&m, "{\n  \"formats\": [");

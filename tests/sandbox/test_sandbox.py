@@ -350,3 +350,21 @@ def test_result_json_is_rendered_in_a_jail(tmp_path):
     else:                                            # xlsx not built yet: recorded, not a crash
         assert p.returncode in (2, 5), p.stderr
         assert m["exit"] == p.returncode
+
+
+def test_render_is_skipped_without_a_spec_or_after_a_failure(tmp_path):
+    p, m = run(["--render", "xlsx", "--", "/bin/true"], out=tmp_path / "a", code=0)
+    assert m["render"] == {"skipped": "no regular file /out/result.json"}
+    p, m = run(["--render", "xlsx", "--", "/bin/sh", "-c", "echo {} > /out/result.json; exit 1"],
+               out=tmp_path / "b", code=4)
+    assert m["render"] == {"skipped": "the program failed"}
+    p, m = run(["--", "/bin/true"], out=tmp_path / "c", code=0)
+    assert m["render"] is None
+
+
+def test_render_jail_has_no_network_and_same_restrictions(tmp_path):
+    # the rendered files come only from the renderer; a spec can't smuggle links
+    p, m = run(["--render", "xlsx", "--", "/bin/sh", "-c",
+                "ln -s /etc/passwd /out/result.json"], out=tmp_path / "o", code=0)
+    assert m["render"] == {"skipped": "no regular file /out/result.json"}
+    assert {"name": "result.json", "reason": "symlink"} in m["refused"]
