@@ -9,11 +9,13 @@
  *           new root on tmpfs: read-only binds of the system folders, a
  *           synthesized /etc, fresh /proc, minimal /dev, capped /tmp /work /out;
  *           inputs copied; /out handed to the parent; hostname; loopback up;
- *           pivot_root; root read-only; receive the filter; fork the program.
- *   program (vfork) drop every capability; rlimits; seccomp last; execve with
- *           a clean environment.
- *   init    drop every capability; seccomp; wait for the program, report its
- *           status to the parent, exit — which kills whatever is left.
+ *           pivot_root; root read-only; receive the filter;
+ *           drop every capability; rlimits; seccomp last (one filter for init
+ *           and the program it starts).
+ *   program (vfork of init) stdin /dev/null, stdout/stderr pipes, nothing else
+ *           open, signals reset; execve with a clean environment.
+ *   init    waits for the program, reports its status to the parent, exits —
+ *           which kills whatever is left in the PID namespace.
  *
  * The child never returns: every failure prints "folio: run: can't ..." and
  * exits 125, which the parent sees as a setup failure (no status message). */
@@ -381,12 +383,11 @@ static void exec_path(char *const *argv)
     _exit(err == ENOENT ? 127 : 126);
 }
 
-/* Runs in a vfork child: init is suspended until execve, so no copy of the
-   address space is made; nothing here touches memory init still uses. */
+/* Runs in a vfork child of init, which already dropped every privilege
+   and installed the filter: only descriptors and signals are left to set.
+   init is suspended until execve, so no copy of the address space is made. */
 __attribute__((noreturn))
-static void exec_program(const fo_sandbox_plan *p, int out_w, int err_w,
-                         const fo_sandbox_filter *filter,
-                         int need_as, int need_nproc)
+static void exec_program(const fo_sandbox_plan *p, int out_w, int err_w)
 {
     sigset_t all;
     int sig, nul;
@@ -402,11 +403,6 @@ static void exec_program(const fo_sandbox_plan *p, int out_w, int err_w,
     sigfillset(&all);
     if (sigprocmask(SIG_UNBLOCK, &all, NULL) < 0)
         die("unblock signals");
-    drop_caps();
-    fo_sandbox_rlimits_apply(p, need_as, need_nproc);
-    /* seccomp last: from here on, only execve and the program's own calls */
-    if (fo_sandbox_seccomp_install(filter) < 0)
-        die("install the seccomp filter");
     exec_path(p->argv);
 }
 
@@ -537,21 +533,24 @@ static void jail_child(const struct child_ctx *c)
         die("make / read-only");
     if (chdir("/work") < 0)
         die("enter /work");
-    /* 12. the seccomp policy, compiled by the parent meanwhile */
+    /* 12. drop every capability, then the rlimits, then seccomp (compiled by
+           the parent meanwhile) last: from here on init and the program it
+           starts hold no privilege, and both run under the filter */
     recv_filter(c->ctl, &filter);
-    /* 13. the program */
+    drop_caps();
+    fo_sandbox_rlimits_apply(p, c->need_as, c->need_nproc);
+    if (fo_sandbox_seccomp_install(&filter) < 0)
+        die("install the seccomp filter");
+    /* 13. the program: descriptors, signals, execve */
     prog = vfork();
     if (prog < 0)
         die("start the program");
     if (prog == 0)
-        exec_program(p, c->out_w, c->err_w, &filter, c->need_as, c->need_nproc);
-    /* 14. init: unprivileged too, then reap until the program ends */
+        exec_program(p, c->out_w, c->err_w);
+    /* 14. init: reap until the program ends */
     close(c->out_w);
     close(c->err_w);
     close_all_except(c->ctl, -1);
-    drop_caps();
-    if (fo_sandbox_seccomp_install(&filter) < 0)
-        die("install the seccomp filter");
     for (;;) {
         pid_t r = waitpid(-1, &st, 0);
         if (r < 0 && errno == EINTR)
