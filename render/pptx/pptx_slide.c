@@ -378,9 +378,12 @@ void fo_pptx_flow_para(fo_pptx *p, fo_pptx_para *para)
 const char *fo_pptx_add_media(fo_pptx *p, const void *data, size_t len, bool png)
 {
     char name[64], target[64];
-    size_t n = ++p->nmedia;
     const char *ext = png ? "png" : "jpeg";
-    snprintf(name, sizeof name, "ppt/media/image%zu.%s", n, ext);
+    size_t n;
+    do { /* a template's pictures may hold the first names */
+        n = ++p->nmedia;
+        snprintf(name, sizeof name, "ppt/media/image%zu.%s", n, ext);
+    } while (fo_pkg_has_part(p->pkg, name));
     snprintf(target, sizeof target, "../media/image%zu.%s", n, ext);
     fo_pkg_add_default(p->pkg, ext, png ? FO_CT_PNG : FO_CT_JPEG);
     fo_pkg_add_part(p->pkg, name, NULL, data, len);

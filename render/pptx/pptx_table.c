@@ -165,13 +165,57 @@ static double row_height(const tbl *tb, char *const *cells, bool bold)
 
 /* ---- writing ----------------------------------------------------------------- */
 
-static void border(fo_xml *x, const char *side, double w_pt, fo_rgb c)
+/* <a:lnX w=".."> with a solid color, or no line when w_pt is 0, as markup. */
+static int border(char *buf, size_t cap, const char *side, double w_pt, fo_rgb c)
 {
-    fo_xml_open(x, side, NULL);
-    fo_xml_attr_int(x, "w", FO_PPTX_EMU(w_pt));
-    if (w_pt > 0) fo_pptx_solid(x, c);
-    else fo_xml_leaf(x, "a:noFill", NULL);
-    fo_xml_close(x);
+    char hex[7];
+    fo_rgb_hex(c, hex);
+    if (w_pt > 0)
+        return snprintf(buf, cap, "<%s w=\"%lld\"><a:solidFill><a:srgbClr val=\"%s\"/></a:solidFill></%s>",
+                        side, FO_PPTX_EMU(w_pt), hex, side);
+    return snprintf(buf, cap, "<%s w=\"0\"><a:noFill/></%s>", side, side);
+}
+
+/* The fixed markup around a cell's text, for one row: what opens the text
+ * body up to the first run (per alignment), and what follows the last run up
+ * to the end of the cell properties. Written raw: these are the same for
+ * every cell of a row, and a wide table has tens of thousands of cells. */
+typedef struct {
+    char head[2][192];   /* [right-aligned] */
+    size_t head_len[2];
+    char tail[1024];
+    size_t tail_len;
+} cell_markup;
+
+static void row_markup(cell_markup *m, const fo_theme *t, int kind, bool band)
+{
+    long spc = lround(fo_pptx_line_h(FO_PPTX_TABLE_SZ) * 100);
+    for (int r = 0; r < 2; r++) {
+        int n = snprintf(m->head[r], sizeof m->head[r],
+                         "<a:txBody><a:bodyPr/><a:lstStyle/><a:p><a:pPr algn=\"%s\"><a:lnSpc>"
+                         "<a:spcPts val=\"%ld\"/></a:lnSpc></a:pPr>", r ? "r" : "l", spc);
+        m->head_len[r] = n > 0 && (size_t)n < sizeof m->head[r] ? (size_t)n : 0;
+    }
+    char lines[4][160], fill[96], hex[7];
+    border(lines[0], sizeof lines[0], "a:lnL", 0, 0);
+    border(lines[1], sizeof lines[1], "a:lnR", 0, 0);
+    border(lines[2], sizeof lines[2], "a:lnT", kind == 2 ? 1.5 : 0, t->text);
+    border(lines[3], sizeof lines[3], "a:lnB", 0.5, t->table.border);
+    if (kind == 0 || band) {
+        fo_rgb_hex(kind == 0 ? t->table.header_fill : t->table.band_fill, hex);
+        snprintf(fill, sizeof fill, "<a:solidFill><a:srgbClr val=\"%s\"/></a:solidFill>", hex);
+    } else {
+        snprintf(fill, sizeof fill, "<a:noFill/>");
+    }
+    /* CT_TableCellProperties: lnL lnR lnT lnB, fill */
+    int n = snprintf(m->tail, sizeof m->tail,
+                     "<a:endParaRPr lang=\"en-US\" sz=\"%ld\"/></a:p></a:txBody>"
+                     "<a:tcPr marL=\"%lld\" marR=\"%lld\" marT=\"%lld\" marB=\"%lld\" anchor=\"ctr\">"
+                     "%s%s%s%s%s</a:tcPr>",
+                     lround(FO_PPTX_TABLE_SZ * 100), FO_PPTX_EMU(CELL_MX), FO_PPTX_EMU(CELL_MX),
+                     FO_PPTX_EMU(CELL_MY), FO_PPTX_EMU(CELL_MY), lines[0], lines[1], lines[2],
+                     lines[3], fill);
+    m->tail_len = n > 0 && (size_t)n < sizeof m->tail ? (size_t)n : 0;
 }
 
 /* kind: 0 header, 1 body, 2 totals. */
@@ -181,20 +225,14 @@ static void write_row(tbl *tb, char *const *cells, unsigned right, double h, int
     fo_xml *x = p->x;
     const fo_theme *t = p->t;
     bool band = kind == 1 && t->table.banding && (tb->band++ % 2 == 1);
+    cell_markup m;
+    row_markup(&m, t, kind, band);
     fo_xml_open(x, "a:tr", NULL);
     fo_xml_attr_int(x, "h", FO_PPTX_EMU(h));
     for (size_t j = 0; j < tb->ncols; j++) {
         bool r = kind == 0 ? tb->numeric[j] : (j < 32 && (right >> j & 1));
         fo_xml_open(x, "a:tc", NULL);
-        fo_xml_open(x, "a:txBody", NULL);
-        fo_xml_leaf(x, "a:bodyPr", NULL);
-        fo_xml_leaf(x, "a:lstStyle", NULL);
-        fo_xml_open(x, "a:p", NULL);
-        fo_xml_open(x, "a:pPr", "algn", r ? "r" : "l", NULL);
-        fo_xml_open(x, "a:lnSpc", NULL);
-        fo_pptx_leaf_int(x, "a:spcPts", "val", lround(fo_pptx_line_h(FO_PPTX_TABLE_SZ) * 100));
-        fo_xml_close(x);
-        fo_xml_close(x);
+        fo_xml_raw(x, m.head[r], m.head_len[r]);
         if (cells[j] && *cells[j]) {
             fo_xml_open(x, "a:r", NULL);
             fo_pptx_rpr(p, FO_PPTX_TABLE_SZ, kind != 1 ? FO_RUN_BOLD : 0,
@@ -202,26 +240,7 @@ static void write_row(tbl *tb, char *const *cells, unsigned right, double h, int
             fo_xml_text_elem(x, "a:t", cells[j]);
             fo_xml_close(x);
         }
-        fo_xml_open(x, "a:endParaRPr", "lang", "en-US", NULL);
-        fo_xml_attr_int(x, "sz", lround(FO_PPTX_TABLE_SZ * 100));
-        fo_xml_close(x);
-        fo_xml_close(x); /* a:p */
-        fo_xml_close(x); /* a:txBody */
-        /* CT_TableCellProperties: lnL lnR lnT lnB, fill */
-        fo_xml_open(x, "a:tcPr", NULL);
-        fo_xml_attr_int(x, "marL", FO_PPTX_EMU(CELL_MX));
-        fo_xml_attr_int(x, "marR", FO_PPTX_EMU(CELL_MX));
-        fo_xml_attr_int(x, "marT", FO_PPTX_EMU(CELL_MY));
-        fo_xml_attr_int(x, "marB", FO_PPTX_EMU(CELL_MY));
-        fo_xml_attr(x, "anchor", "ctr");
-        border(x, "a:lnL", 0, 0);
-        border(x, "a:lnR", 0, 0);
-        border(x, "a:lnT", kind == 2 ? 1.5 : 0, t->text);
-        border(x, "a:lnB", 0.5, t->table.border);
-        if (kind == 0) fo_pptx_solid(x, t->table.header_fill);
-        else if (band) fo_pptx_solid(x, t->table.band_fill);
-        else fo_xml_leaf(x, "a:noFill", NULL);
-        fo_xml_close(x); /* a:tcPr */
+        fo_xml_raw(x, m.tail, m.tail_len);
         fo_xml_close(x); /* a:tc */
     }
     fo_xml_close(x);
