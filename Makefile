@@ -30,7 +30,7 @@ DEB_TEST  := python3 python3-pytest python3-openpyxl python3-docx python3-jsonsc
              poppler-utils qpdf pngcheck valgrind clang libclang-rt-14-dev \
              libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui \
              imagemagick
-DEB_BENCH := time python3-xlsxwriter python3-reportlab python3-matplotlib bubblewrap pandoc nodejs npm
+DEB_BENCH := time python3-xlsxwriter python3-reportlab python3-matplotlib bubblewrap pandoc nodejs
 
 LIB_SRC  := $(sort $(wildcard formats/*.c formats/*/*.c render/*.c render/*/*.c sandbox/*.c))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
@@ -62,6 +62,7 @@ deps-test: deps
 	$(call apt_install,$(DEB_TEST))
 deps-bench: deps-test
 	$(call apt_install,$(DEB_BENCH))
+	@command -v npm >/dev/null || $(SUDO) apt-get install -y -qq npm  # nodesource's nodejs bundles npm
 
 # ---- build ------------------------------------------------------------------
 $(BUILD)/obj/%.o: %.c $(wildcard include/*.h render/*.h render/*/*.h formats/*.h formats/*/*.h sandbox/*.h cli/*.h)
