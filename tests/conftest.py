@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-FOLIO = os.environ.get("FOLIO", str(ROOT / "build" / "folio"))
+FOLIO = os.path.abspath(os.environ.get("FOLIO", str(ROOT / "build" / "folio")))
 SAMPLES = ROOT / "samples"
 
 
