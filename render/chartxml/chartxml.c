@@ -130,6 +130,17 @@ typedef struct {
     bool mid_cat;           /* valAx crossBetween midCat (scatter), else between */
 } axis;
 
+/* Tick labels: a plain number code such as "0.00" would print every tick
+ * with the data's decimals ("250000.00"); let the chart choose instead
+ * (General). Codes that say more (thousands, currency, percent, dates) are
+ * kept. */
+static const char *tick_code(const char *fmt)
+{
+    if (!fmt || !*fmt) return "General";
+    if (strspn(fmt, "0#.") != strlen(fmt)) return fmt;
+    return "General";
+}
+
 static void axis_head(fo_xml *x, const fo_theme *t, const axis *a, bool is_val)
 {
     val_leaf(x, "c:axId", a->id);
@@ -144,7 +155,7 @@ static void axis_head(fo_xml *x, const fo_theme *t, const axis *a, bool is_val)
         fo_xml_close(x);
     }
     if (a->title && *a->title) title(x, t, a->title, SZ_AXIS_TITLE, false, a->pos[0] == 'l');
-    fo_xml_leaf(x, "c:numFmt", "formatCode", a->fmt && *a->fmt ? a->fmt : "General",
+    fo_xml_leaf(x, "c:numFmt", "formatCode", is_val ? tick_code(a->fmt) : (a->fmt && *a->fmt ? a->fmt : "General"),
                 "sourceLinked", "0", NULL);
     fo_xml_leaf(x, "c:majorTickMark", "val", is_val ? "none" : "out", NULL);
     fo_xml_leaf(x, "c:minorTickMark", "val", "none", NULL);
