@@ -5,8 +5,8 @@
  * parts and relationships in any order; fo_pkg_close writes the archive in a
  * fixed entry order — [Content_Types].xml, _rels/.rels, then the parts in the
  * order added, then each part's relationships in the order of their source
- * part — every entry deflated (pictures, already compressed, at the fastest
- * level) and stamped 1980-01-01 00:00, so the same calls give the
+ * part — every entry deflated (PNGs at the fastest level; JPEGs, which
+ * deflate cannot shrink, stored) and stamped 1980-01-01 00:00, so the same calls give the
  * same bytes.
  *
  * Part names are written without the leading slash: "word/document.xml".

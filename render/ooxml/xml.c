@@ -136,6 +136,9 @@ fo_xml *fo_xml_new_memory(void)
     if (!x) return NULL;
     x->mem = xmlBufferCreateSize(4096);
     if (!x->mem) { fo_free(x); return NULL; }
+    /* libxml2's default scheme (EXACT) grows the buffer to the exact size
+     * on every flush of the writer: one realloc and copy per ~4 KB written */
+    xmlBufferSetAllocationScheme(x->mem, XML_BUFFER_ALLOC_DOUBLEIT);
     x->w = xmlNewTextWriterMemory(x->mem, 0);
     start(x);
     return x;
