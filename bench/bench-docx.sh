@@ -6,7 +6,8 @@
 # paragraphs, a 30x5 table and a 12x3 column chart per section). Prints, per
 # tool, the best wall time of RUNS runs, user+sys CPU, peak RSS and bytes,
 # then folio's ratios. "folio-nochart" renders the same spec without charts,
-# the fair match for pandoc. Targets: >= 20x faster than python-docx,
+# the fair match for pandoc. folio's charts are native chart parts (no
+# picture drawn); python-docx embeds matplotlib PNGs, the best it can do. Targets: >= 20x faster than python-docx,
 # < 32 MiB peak RSS, a file no larger than python-docx's.
 #
 # usage: bench/bench-docx.sh FOLIO_BIN   (RUNS=3 by default)

@@ -8,11 +8,12 @@
  *   docProps/core.xml, docProps/app.xml       fo_pkg_add_core/app_props
  *   word/header1.xml, word/footer1.xml         theme header/footer text
  *   word/media/imageN.png|jpeg                 picture.c, while the body is written
+ *   word/charts/chartN.xml                     picture.c (render/chartxml), likewise
  *   word/document.xml                          document.c, streamed to a temp file
  *   word/styles.xml, numbering.xml, settings.xml, theme/theme1.xml
  * Relationships of word/document.xml: styles, numbering, settings, theme
- * first (rId1-rId4), then header/footer, then pictures and hyperlinks in
- * document order. */
+ * first (rId1-rId4), then header/footer, then pictures, charts and hyperlinks
+ * in document order. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -53,6 +53,7 @@ typedef struct {
     unsigned nnums;         /* w:num instances used (>= 2) */
     unsigned pic_id;        /* last wp:docPr id */
     unsigned nmedia;        /* word/media/imageN.* */
+    unsigned ncharts;       /* word/charts/chartN.xml */
     unsigned ntables, nfigures; /* caption numbers */
     unsigned bookmark;      /* last w:bookmarkStart id */
     long text_width;        /* twips between the margins */

@@ -1,14 +1,15 @@
-/* picture.c — inline pictures in word/document.xml: charts (PNG from the
- * chart engine at 2x) and images (PNG/JPEG files), each as wp:inline +
- * a:graphic pic:pic with alt text (wp:docPr descr), scaled to fit the text
- * width, stored once as word/media/imageN.png|jpeg.
+/* picture.c — inline drawings in word/document.xml: charts as native chart
+ * parts (render/chartxml: word/charts/chartN.xml, c:chart in a:graphicData)
+ * and images (PNG/JPEG files, pic:pic, stored once as
+ * word/media/imageN.png|jpeg), each in a wp:inline with alt text
+ * (wp:docPr descr), scaled to fit the text width.
  *
  * Sizes: a pixel is 1/96 inch = 9525 EMU. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "render/chart/chart.h"
+#include "render/chartxml/chartxml.h"
 #include "render/docx/docx_internal.h"
 #include "render/markup.h"
 
@@ -30,46 +31,24 @@ static const char *add_media(fo_docx_ctx *c, unsigned char *data, size_t len, bo
     return fo_pkg_add_rel(c->pkg, FO_DOCX_DOCUMENT, FO_REL_IMAGE, target, false);
 }
 
-/* The run holding the picture, in a paragraph of its own. */
-static void inline_picture(fo_docx_ctx *c, const char *rid, const char *name, double wpx,
-                           double hpx, const char *alt, bool keep_next)
+/* What a wp:inline shows: a picture (rid of its media part, file name) or
+ * a native chart (rid of its chart part). */
+typedef struct {
+    const char *rid;
+    const char *name;  /* picture: media file name; NULL for a chart */
+} graphic;
+
+static void pic_graphic(fo_xml *x, const graphic *g, const char *alt, long long cx, long long cy)
 {
-    long long cx = (long long)(wpx * EMU_PER_PX), cy = (long long)(hpx * EMU_PER_PX);
-    long long max = (long long)c->text_width * EMU_PER_TWIP;
-    if (cx > max) { cy = cy * max / cx; cx = max; }
-    if (cx < 1) cx = 1;
-    if (cy < 1) cy = 1;
-    unsigned id = ++c->pic_id;
-    char sid[16], pname[32];
-    snprintf(sid, sizeof sid, "%u", id);
-    snprintf(pname, sizeof pname, "Picture %u", id);
-    fo_xml *x = c->x;
-    fo_xml_open(x, "w:p", NULL);
-    fo_xml_open(x, "w:pPr", NULL);
-    fo_xml_leaf(x, "w:pStyle", "w:val", "Figure", NULL);
-    if (keep_next) fo_xml_leaf(x, "w:keepNext", NULL);
-    fo_xml_close(x);
-    fo_xml_open(x, "w:r", NULL);
-    fo_xml_open(x, "w:drawing", NULL);
-    fo_xml_open(x, "wp:inline", "distT", "0", "distB", "0", "distL", "0", "distR", "0", NULL);
-    fo_xml_open(x, "wp:extent", NULL);
-    fo_xml_attr_int(x, "cx", cx);
-    fo_xml_attr_int(x, "cy", cy);
-    fo_xml_close(x);
-    fo_xml_leaf(x, "wp:effectExtent", "l", "0", "t", "0", "r", "0", "b", "0", NULL);
-    fo_xml_leaf(x, "wp:docPr", "id", sid, "name", pname, "descr", alt ? alt : "", NULL);
-    fo_xml_open(x, "wp:cNvGraphicFramePr", NULL);
-    fo_xml_leaf(x, "a:graphicFrameLocks", "noChangeAspect", "1", NULL);
-    fo_xml_close(x);
     fo_xml_open(x, "a:graphic", NULL);
     fo_xml_open(x, "a:graphicData", "uri", FO_NS_PIC, NULL);
     fo_xml_open(x, "pic:pic", NULL);
     fo_xml_open(x, "pic:nvPicPr", NULL);
-    fo_xml_leaf(x, "pic:cNvPr", "id", "0", "name", name, "descr", alt ? alt : "", NULL);
+    fo_xml_leaf(x, "pic:cNvPr", "id", "0", "name", g->name, "descr", alt, NULL);
     fo_xml_leaf(x, "pic:cNvPicPr", NULL);
     fo_xml_close(x);
     fo_xml_open(x, "pic:blipFill", NULL);
-    fo_xml_leaf(x, "a:blip", "r:embed", rid, NULL);
+    fo_xml_leaf(x, "a:blip", "r:embed", g->rid, NULL);
     fo_xml_open(x, "a:stretch", NULL);
     fo_xml_leaf(x, "a:fillRect", NULL);
     fo_xml_close(x);
@@ -89,6 +68,42 @@ static void inline_picture(fo_docx_ctx *c, const char *rid, const char *name, do
     fo_xml_close(x); /* pic:pic */
     fo_xml_close(x); /* a:graphicData */
     fo_xml_close(x); /* a:graphic */
+}
+
+/* The run holding the drawing, in a paragraph of its own (style Figure).
+ * keep_next: a caption follows and stays with it. */
+static void inline_drawing(fo_docx_ctx *c, const graphic *g, double wpx, double hpx,
+                           const char *alt, bool keep_next)
+{
+    long long cx = (long long)(wpx * EMU_PER_PX), cy = (long long)(hpx * EMU_PER_PX);
+    long long max = (long long)c->text_width * EMU_PER_TWIP;
+    if (cx > max) { cy = cy * max / cx; cx = max; }
+    if (cx < 1) cx = 1;
+    if (cy < 1) cy = 1;
+    unsigned id = ++c->pic_id;
+    char sid[16], pname[32];
+    snprintf(sid, sizeof sid, "%u", id);
+    snprintf(pname, sizeof pname, "%s %u", g->name ? "Picture" : "Chart", id);
+    fo_xml *x = c->x;
+    fo_xml_open(x, "w:p", NULL);
+    fo_xml_open(x, "w:pPr", NULL);
+    fo_xml_leaf(x, "w:pStyle", "w:val", "Figure", NULL);
+    if (keep_next) fo_xml_leaf(x, "w:keepNext", NULL);
+    fo_xml_close(x);
+    fo_xml_open(x, "w:r", NULL);
+    fo_xml_open(x, "w:drawing", NULL);
+    fo_xml_open(x, "wp:inline", "distT", "0", "distB", "0", "distL", "0", "distR", "0", NULL);
+    fo_xml_open(x, "wp:extent", NULL);
+    fo_xml_attr_int(x, "cx", cx);
+    fo_xml_attr_int(x, "cy", cy);
+    fo_xml_close(x);
+    fo_xml_leaf(x, "wp:effectExtent", "l", "0", "t", "0", "r", "0", "b", "0", NULL);
+    fo_xml_leaf(x, "wp:docPr", "id", sid, "name", pname, "descr", alt ? alt : "", NULL);
+    fo_xml_open(x, "wp:cNvGraphicFramePr", NULL);
+    if (g->name) fo_xml_leaf(x, "a:graphicFrameLocks", "noChangeAspect", "1", NULL);
+    fo_xml_close(x);
+    if (g->name) pic_graphic(x, g, alt ? alt : "", cx, cy);
+    else fo_chartxml_graphic(x, g->rid, false);
     fo_xml_close(x); /* wp:inline */
     fo_xml_close(x); /* w:drawing */
     fo_xml_close(x); /* w:r */
@@ -104,22 +119,26 @@ static void chart_alt(const fo_chart *ch, char *out, size_t cap)
     else snprintf(out, cap, "%s chart", fo_chart_kind_name(ch->kind));
 }
 
+/* A chart is a native chart part (data as literal caches, theme palette):
+ * Word and LibreOffice draw it themselves, no picture is rendered. */
 void fo_docx_chart_write(fo_docx_ctx *c, const fo_block *b)
 {
     const fo_chart *ch = &b->u.chart;
-    unsigned char *png = NULL;
-    size_t len = 0;
-    fo_status st = fo_chart_render_png(ch, c->t, 2.0, &png, &len, c->d);
+    unsigned n = ++c->ncharts;
+    char part[64], target[64];
+    snprintf(part, sizeof part, "word/charts/chart%u.xml", n);
+    snprintf(target, sizeof target, "charts/chart%u.xml", n);
+    fo_status st = FO_OK;
+    const char *rid = fo_chartxml_add(c->pkg, FO_DOCX_DOCUMENT, part, target, ch, c->t, c->d, &st);
     if (st != FO_OK) {
-        fo_docx_fail(c, b, st, "the chart could not be drawn");
-        fo_free(png);
+        fo_docx_fail(c, b, st, "the chart could not be written");
         return;
     }
-    char name[32], alt[512];
-    const char *rid = add_media(c, png, len, true, name, sizeof name);
+    char alt[512];
     chart_alt(ch, alt, sizeof alt);
-    inline_picture(c, rid, name, ch->width > 0 ? ch->width : 800, ch->height > 0 ? ch->height : 500,
-                   alt, false);
+    graphic g = {rid, NULL};
+    inline_drawing(c, &g, ch->width > 0 ? ch->width : 800, ch->height > 0 ? ch->height : 500, alt,
+                   false);
 }
 
 /* The whole file at path (fo_malloc'd), or NULL with errno. */
@@ -164,11 +183,11 @@ void fo_docx_image_write(fo_docx_ctx *c, const fo_block *b)
     else if (h > 0 && w <= 0) w = h * pw / ph;
     else if (w <= 0 && h <= 0) { w = pw; h = ph; }
     char name[32];
-    const char *rid = add_media(c, data, len, b->u.image.is_png, name, sizeof name);
+    graphic g = {add_media(c, data, len, b->u.image.is_png, name, sizeof name), name};
     const char *alt = b->u.image.alt ? b->u.image.alt : "";
     char *plain = NULL;
     if (!*alt && b->u.image.caption) alt = plain = fo_markup_plain(b->u.image.caption);
-    inline_picture(c, rid, name, w, h, alt ? alt : "", b->u.image.caption != NULL);
+    inline_drawing(c, &g, w, h, alt ? alt : "", b->u.image.caption != NULL);
     fo_free(plain);
     if (b->u.image.caption) fo_docx_caption(c, "Figure", ++c->nfigures, b->u.image.caption);
 }

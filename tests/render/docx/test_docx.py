@@ -31,6 +31,7 @@ NS = {
     "http://purl.org/dc/elements/1.1/": "dc",
     "http://purl.org/dc/terms/": "dcterms",
     "http://schemas.openxmlformats.org/officeDocument/2006/extended-properties": "ep",
+    "http://schemas.openxmlformats.org/drawingml/2006/chart": "c",
 }
 
 # ECMA-376 transitional element names folio may emit, by namespace prefix.
@@ -61,7 +62,18 @@ ALLOWED = {
     "dc": {"title", "subject", "creator"},
     "dcterms": {"created", "modified"},
     "ep": {"Properties", "Application", "DocSecurity"},
+    # native chart parts (dml-chart.xsd), with the DrawingML text elements they use
+    "c": set("""chartSpace date1904 lang roundedCorners chart title tx rich overlay
+        autoTitleDeleted plotArea layout barChart lineChart areaChart pieChart doughnutChart
+        scatterChart barDir grouping varyColors ser idx order v spPr invertIfNegative cat val
+        strLit numLit formatCode ptCount pt gapWidth overlap axId marker symbol size smooth dPt
+        bubble3D dLbls numFmt dLblPos showLegendKey showVal showCatName showSerName showPercent
+        showBubbleSize showLeaderLines firstSliceAng holeSize scatterStyle xVal yVal catAx valAx
+        scaling orientation delete axPos majorGridlines majorTickMark minorTickMark tickLblPos
+        txPr crossAx crosses auto lblAlgn lblOffset noMultiLvlLbl crossBetween legend legendPos
+        plotVisOnly dispBlanksAs""".split()),
 }
+ALLOWED["a"] |= set("bodyPr lstStyle p pPr defRPr alpha latin r rPr t endParaRPr noFill round".split())
 
 
 def tiny_png(w=4, h=3):
@@ -200,7 +212,9 @@ def test_relationships_and_pictures(folder):
     links = [r for r in rels if r.get("TargetMode") == "External"]
     assert [r.get("Target") for r in links] == ["https://example.com/a%25zz?x=%C3%A9%7Cy"]
     images = [r.get("Target") for r in rels if r.get("Type").endswith("/image")]
-    assert images == ["media/image1.png", "media/image2.png"]
+    assert images == ["media/image1.png"]  # the logo; the chart is a native chart part
+    charts = [r.get("Target") for r in rels if r.get("Type").endswith("/chart")]
+    assert charts == ["charts/chart1.xml"]
     assert ps["word/media/image1.png"][:8] == b"\x89PNG\r\n\x1a\n"
     doc = ps["word/document.xml"].decode()
     assert 'descr="Revenue and cost per month"' in doc
