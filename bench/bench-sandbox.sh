@@ -9,11 +9,13 @@ if [ $# -lt 1 ]; then
     echo "usage: $0 FOLIO_BIN [RUNS]" >&2
     exit 1
 fi
-folio=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 runs=${2:-200}
 pyruns=$(( runs / 4 ))
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# a private copy: a rebuild of build/folio during the run must not break it
+cp "$1" "$tmp/folio"
+folio=$tmp/folio
 
 # bubblewrap configured like folio's jail: all namespaces, read-only /usr and
 # merged-/usr links, ld.so.cache, fresh /proc, minimal /dev, tmpfs /tmp.

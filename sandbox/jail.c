@@ -1,11 +1,13 @@
 /* jail.c — builds a jail and starts the program in it, in a fixed order:
  *
- *   parent  no_new_privs; cgroup; clone into new user/PID/mount/IPC/UTS
- *           (+network) namespaces; child into cgroup; uid/gid maps to an
- *           unprivileged identity; "go"; then, while the child mounts, the
- *           seccomp policy is compiled and sent to it as BPF.
+ *   parent  no_new_privs; cgroup; clone into new user and PID namespaces;
+ *           child into cgroup; uid/gid maps to an unprivileged identity;
+ *           "go"; then, while the child mounts, the seccomp policy is
+ *           compiled and sent to it as BPF.
  *   child   (PID 1 of the new PID namespace, full capabilities only inside its
- *           own user namespace) new cgroup namespace; switch to uid/gid 1000;
+ *           own user namespace) new mount/IPC/UTS/network namespaces (while
+ *           the parent writes the maps); after "go": new cgroup namespace;
+ *           switch to uid/gid 1000;
  *           new root on tmpfs: read-only binds of the system folders, a
  *           synthesized /etc, fresh /proc, minimal /dev, capped /tmp /work /out;
  *           inputs copied; /out handed to the parent; hostname; loopback up;
@@ -452,6 +454,10 @@ static void jail_child(const struct child_ctx *c)
     pid_t prog;
     int outfd, st, self_fd;
 
+    /* 0. our own mount, IPC, UTS and (unless --net all) network namespaces */
+    if (unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
+                (p->net == FO_NET_ALL ? 0 : CLONE_NEWNET)) < 0)
+        die("create the mount/IPC/UTS/network namespaces");
     /* 1. wait until the parent has written our uid/gid maps and cgroup */
     if (read(c->ctl, &go, 1) != 1)
         _exit(SETUP_FAILED);
@@ -657,8 +663,10 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
 {
     struct child_ctx c;
     int outp[2], errp[2], ctl[2], root = geteuid() == 0, st;
-    unsigned long flags = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC |
-                          CLONE_NEWUTS | SIGCHLD;
+    /* user + PID namespaces at clone (the child must be PID 1 and hold
+       capabilities); the others the child unshares itself, in parallel with
+       our writing its maps: creating a network namespace is the costliest step */
+    unsigned long flags = CLONE_NEWUSER | CLONE_NEWPID | SIGCHLD;
     char map[64];
     unsigned host_uid, host_gid;
     pid_t pid;
@@ -666,8 +674,6 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
     memset(j, 0, sizeof *j);
     j->pid = -1;
     j->ctl = j->out_r = j->err_r = j->out_dir = -1;
-    if (p->net != FO_NET_ALL)
-        flags |= CLONE_NEWNET;
     /* no_new_privs first: nothing started from here can gain privileges */
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
         return fail("set no_new_privs");
