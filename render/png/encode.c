@@ -12,10 +12,18 @@
  * backgrounds and bars are vertical runs of one color, which Up turns into
  * zeros, and the horizontal runs that remain are what deflate's run-length
  * strategy (Z_RLE: matches at distance 1 only) encodes at the cost of level 1.
- * Measured on the 12x3 column benchmark (bytes, encode CPU): palette+Up+RLE
- * 6.9 KB 1.3 ms; RGB+Up level 3 18.3 KB 4.5 ms; RGB+Up level 4 12.3 KB 5.1 ms;
- * per-row adaptive filters (libpng's minimum sum of absolute differences)
- * save 5-7% more at 2-3x the time, so folio does not use them. */
+ *
+ * Measured (800x500, encode CPU best of 40, one core):
+ *   12x3 column chart, 219 colors: palette+Up+RLE 6.9 KB 0.5 ms; as RGB,
+ *     Up level 3 18.3 KB, Up level 4 12.3 KB (1.6x the time of level 3).
+ *   RGB charts (line 82 KB / pie 49 KB / scatter 32 KB with Up+RLE, 2.0-2.7 ms):
+ *     levels 2-3 save 5% on lines but cost 7-13% on pie and scatter; level 4
+ *     (lazy matching) saves 6-11% for +1.7-2.3 ms a chart; Z_FILTERED is no
+ *     better than the default strategy at any level.
+ *   Per-row adaptive filters (libpng's minimum sum of absolute differences
+ *   over None/Sub/Up/Paeth) save 0-7% at 2-3x the time, so folio does not
+ *   use them. Level 1-3 without RLE are deflate_fast, same size for both
+ *   Z_DEFAULT_STRATEGY and Z_FILTERED. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -25,7 +33,7 @@
 #include "render/png/png_encode.h"
 
 #define PNG_FILTER_UP 2
-/* Z_RLE ignores the level for speed; 1 only shapes the header's FLEVEL hint */
+/* Z_RLE ignores the level; 1 only matches the header's FLEVEL hint (fastest) */
 #define PNG_LEVEL 1
 #define PNG_STRATEGY Z_RLE
 
@@ -240,13 +248,19 @@ fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int 
     static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
     if (width <= 0 || height <= 0) return FO_ERR_INTERNAL;
     size_t bpp = alpha ? 4 : 3, rowlen = (size_t)width * bpp;
-    /* the filtered image: room for RGB(A) rows, of which a palette uses a third */
-    unsigned char *filt = fo_malloc((rowlen + 1) * (size_t)height);
+    /* the filtered image, as palette rows first; grown for RGB(A) if need be */
+    size_t rgbsize = (rowlen + 1) * (size_t)height;
+    unsigned char *filt = fo_malloc(alpha ? rgbsize : ((size_t)width + 1) * (size_t)height);
     unsigned char *rows = alpha ? NULL : fo_malloc(2 * (size_t)width);
     palette *pal = alpha ? NULL : fo_malloc(sizeof *pal);
     fo_status st = FO_OK;
     if (!filt || (!alpha && (!rows || !pal))) { st = FO_ERR_NOMEM; goto cleanup; }
     bool indexed = !alpha && palette_rows(pixels, width, height, stride, pal, rows, filt);
+    if (!indexed && !alpha) {
+        unsigned char *grown = fo_realloc(filt, rgbsize);
+        if (!grown) { st = FO_ERR_NOMEM; goto cleanup; }
+        filt = grown;
+    }
     if (!indexed)
         for (int y = 0; y < height; y++) {
             const uint32_t *row = (const uint32_t *)(const void *)(pixels + (size_t)y * (size_t)stride);

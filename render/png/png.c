@@ -85,12 +85,13 @@ static void set_path(cairo_t *cr, const fo_dl_path *p)
     }
 }
 
+/* Paints the whole surface: a fractional chart size must not leave an
+ * unpainted (black) edge column. */
 static void cb_begin(void *ctx, double w, double h, fo_rgb bg)
 {
     cairo_t *cr = ctx;
     set_color(cr, bg, 1);
-    cairo_rectangle(cr, 0, 0, w, h);
-    cairo_fill(cr);
+    cairo_paint(cr);
 }
 
 static void cb_fill(void *ctx, const fo_dl_path *p, fo_rgb color, double alpha)

@@ -151,6 +151,31 @@ START_TEST(reference_images)
 }
 END_TEST
 
+/* Every allocation failing in turn: FO_ERR_NOMEM and nothing returned, for a
+ * palette image (column) and an RGB one (line: the buffer grows). */
+START_TEST(out_of_memory)
+{
+    for (int kind = FO_CHART_COLUMN; kind <= FO_CHART_LINE; kind++) {
+        fx_chart f;
+        month_chart(&f, (fo_chart_kind)kind);
+        bool ok = false;
+        for (unsigned long k = 1; k < 2000 && !ok; k++) {
+            unsigned char *png = (unsigned char *)1;
+            size_t len = 1;
+            fo_alloc_fail_after(k);
+            fo_status st = fo_chart_render_png(&f.chart, &f.theme, 1, &png, &len, NULL);
+            fo_alloc_fail_after(0);
+            if (st == FO_OK) { ok = true; fo_free(png); continue; }
+            ck_assert_int_eq(st, FO_ERR_NOMEM);
+            ck_assert_ptr_null(png);
+            ck_assert_uint_eq(len, 0);
+        }
+        ck_assert(ok);
+        fx_free(&f);
+    }
+}
+END_TEST
+
 /* ---- CJK labels: drawn from the Droid Sans Fallback face ------------------------------ */
 typedef struct {
     const unsigned char *p;
@@ -304,6 +329,7 @@ int main(void)
     tcase_add_test(tc, chart_size_from_block);
     tcase_add_test(tc, reference_images);
     tcase_add_test(tc, cjk_labels_use_fallback_font);
+    tcase_add_test(tc, out_of_memory);
     tcase_add_test(tc, one_file_per_chart);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
