@@ -270,6 +270,13 @@ static void title_slide(fo_pptx *p)
     else if (n && !p->tpl)
         placeholder(p, "subTitle", "1", "Subtitle", para, n);
     for (size_t i = 0; i < n; i++) fo_pptx_para_clear(&para[i]);
+    /* A picture that opens the document (a logo) belongs on the title slide,
+     * above the title, not on a slide of its own. */
+    if (p->doc->nblocks && p->doc->blocks[0].kind == FO_BLOCK_IMAGE && p->doc->blocks[0].u.image.path) {
+        double box_h = p->g.h * 0.16;
+        fo_pptx_image_box(p, &p->doc->blocks[0], p->g.x, p->g.h * 0.06, p->g.cw, box_h);
+        p->logo_on_title = true;
+    }
     fo_pptx_slide_end(p);
 }
 
@@ -384,7 +391,7 @@ fo_status fo_pptx_render(const fo_doc *doc, const char *dest, fo_outset *out,
         add_fixed_parts(&p);
     }
     if (doc->title || doc->subtitle || doc->author || doc->date) title_slide(&p);
-    for (size_t i = 0; i < doc->nblocks && !p.err; i++) render_block(&p, &doc->blocks[i]);
+    for (size_t i = p.logo_on_title ? 1 : 0; i < doc->nblocks && !p.err; i++) render_block(&p, &doc->blocks[i]);
     fo_pptx_slide_end(&p);
     if (!p.nslides && !p.err) { /* an empty deck still opens: one blank slide */
         fo_pptx_slide_begin(&p, FO_PPTX_L_BLANK, NULL);

@@ -116,6 +116,7 @@ typedef struct {
     size_t ncharts;              /* ppt/charts/chartN.xml written */
     const char *section;         /* text of the current level-1 heading, or NULL */
     bool section_used;           /* a slide already carries the section title */
+    bool logo_on_title;          /* blocks[0] (an image) was placed on the title slide */
     char section_buf[512];       /* section text when taken from a caption */
     /* the slide being written (x != NULL) */
     fo_xml *x;
@@ -202,6 +203,9 @@ fo_status fo_pptx_template_load(fo_pptx *p, const char *path);
 void fo_pptx_table(fo_pptx *p, const fo_block *b);
 void fo_pptx_chart(fo_pptx *p, const fo_block *b);
 void fo_pptx_image(fo_pptx *p, const fo_block *b);
+/* An image placed in a box outside the flow, centred, aspect kept: the
+ * title slide's logo. */
+void fo_pptx_image_box(fo_pptx *p, const fo_block *b, double left, double top, double w, double h);
 void fo_pptx_metrics(fo_pptx *p, const fo_block *b);
 void fo_pptx_code(fo_pptx *p, const fo_block *b);
 

@@ -193,6 +193,25 @@ void fo_pptx_image(fo_pptx *p, const fo_block *b)
     p->has_content = true;
 }
 
+void fo_pptx_image_box(fo_pptx *p, const fo_block *b, double left, double top, double bw, double bh)
+{
+    if (p->err) return;
+    size_t len = 0;
+    unsigned char *data = read_all(b->u.image.path, &len);
+    if (!data) {
+        fo_pptx_fail(p, FO_ERR_IO, b->pointer, "cannot read image %s", b->u.image.path);
+        return;
+    }
+    double pw = b->u.image.px_width > 0 ? b->u.image.px_width : 400;
+    double ph = b->u.image.px_height > 0 ? b->u.image.px_height : 300;
+    double w = (b->u.image.width > 0 ? b->u.image.width : pw) * PX_PT;
+    double h = w * ph / pw;
+    fit_box(&w, &h, bw, bh);
+    const char *rid = fo_pptx_add_media(p, data, len, b->u.image.is_png);
+    fo_free(data);
+    picture(p, rid, "Picture", b->u.image.alt, left + (bw - w) / 2, top + (bh - h) / 2, w, h);
+}
+
 /* A shape with a fill (and optional outline) holding paragraphs. */
 static void filled_box(fo_pptx *p, const char *name, const char *geom, double left, double top,
                        double w, double h, fo_rgb fill, long line, double inset,
