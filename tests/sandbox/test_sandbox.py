@@ -368,3 +368,39 @@ def test_render_jail_has_no_network_and_same_restrictions(tmp_path):
                 "ln -s /etc/passwd /out/result.json"], out=tmp_path / "o", code=0)
     assert m["render"] == {"skipped": "no regular file /out/result.json"}
     assert {"name": "result.json", "reason": "symlink"} in m["refused"]
+
+
+def test_net_all_reaches_the_host_loopback():
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    try:
+        p, _ = py("import socket; socket.create_connection(('127.0.0.1', %d), timeout=5); "
+                  "print('HOST-REACHED')" % srv.getsockname()[1], "--net", "all", code=0)
+    finally:
+        srv.close()
+    assert "HOST-REACHED" in p.stdout
+
+
+def test_killing_folio_kills_the_jail():
+    marker = "folio-test-%d" % os.getpid()
+    f = subprocess.Popen([FOLIO, "run", "--quiet", "--", "/bin/sh", "-c",
+                          "sleep 1000; : %s" % marker],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            if subprocess.run(["pgrep", "-f", marker], capture_output=True).returncode == 0:
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("the jailed program never started")
+        f.kill()
+        f.wait(timeout=10)
+        for _ in range(100):
+            if subprocess.run(["pgrep", "-f", marker], capture_output=True).returncode != 0:
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("the jail outlived folio")
+    finally:
+        f.kill()
