@@ -91,7 +91,7 @@ static void list_items(fo_docx_ctx *c, const fo_list_item *items, size_t n, bool
 {
     char lvl[16], nid[16];
     snprintf(lvl, sizeof lvl, "%d", level > 8 ? 8 : level);
-    snprintf(nid, sizeof nid, "%u", num);
+    snprintf(nid, sizeof nid, "%u", num + fo_docx_tpl_num_base(c->tpl));
     for (size_t i = 0; i < n; i++) {
         fo_xml_open(c->x, "w:p", NULL);
         fo_xml_open(c->x, "w:pPr", NULL);
@@ -215,6 +215,7 @@ static void section(fo_docx_ctx *c)
 {
     const fo_theme *t = c->t;
     fo_xml *x = c->x;
+    if (fo_docx_tpl_section(c)) return; /* the template's page setup and letterhead */
     fo_xml_open(x, "w:sectPr", NULL);
     if (c->header_rid[0])
         fo_xml_leaf(x, "w:headerReference", "w:type", "default", "r:id", c->header_rid, NULL);
@@ -246,6 +247,7 @@ void fo_docx_document_write(fo_docx_ctx *c)
 {
     fo_xml *x = c->x;
     c->text_width = twips(c->t->page.width - c->t->page.margin_left - c->t->page.margin_right);
+    if (fo_docx_tpl_text_width(c->tpl) > 0) c->text_width = fo_docx_tpl_text_width(c->tpl);
     if (c->text_width < 1440) c->text_width = 1440;
     fo_xml_open(x, "w:document", "xmlns:w", FO_NS_W, "xmlns:r", FO_NS_R, "xmlns:wp", FO_NS_WP,
                 "xmlns:a", FO_NS_A, "xmlns:pic", FO_NS_PIC, NULL);

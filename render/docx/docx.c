@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "render/docx/docx_internal.h"
 #include "render/render.h"
@@ -54,7 +55,15 @@ void fo_docx_styles_add(fo_docx_ctx *c)
         "CODE_FILL", code, "TH_FILL", thf, "TH_TEXT", tht, "BAND_FILL", band, "BORDER", border,
         NULL
     };
-    fo_pkg_add_template(c->pkg, "word/styles.xml", FO_CT_DOCX_STYLES, "docx/styles.xml", subst);
+    if (!c->tpl) {
+        fo_pkg_add_template(c->pkg, "word/styles.xml", FO_CT_DOCX_STYLES, "docx/styles.xml", subst);
+        return;
+    }
+    size_t len = 0;
+    char *folio = fo_template_expand("docx/styles.xml", subst, &len);
+    if (!folio) { fo_docx_fail(c, NULL, FO_ERR_NOMEM, "out of memory"); return; }
+    fo_docx_tpl_styles(c, folio, len);
+    fo_free(folio);
 }
 
 /* ---- word/numbering.xml ----------------------------------------------------------- */
@@ -80,7 +89,7 @@ static void level(fo_xml *x, int ilvl, bool ordered)
     fo_xml_close(x);
 }
 
-static void abstract_num(fo_xml *x, int id, bool ordered)
+static void abstract_num(fo_xml *x, unsigned id, bool ordered)
 {
     fo_xml_open(x, "w:abstractNum", NULL);
     fo_xml_attr_int(x, "w:abstractNumId", id);
@@ -92,13 +101,17 @@ static void abstract_num(fo_xml *x, int id, bool ordered)
 void fo_docx_numbering_add(fo_docx_ctx *c)
 {
     fo_xml *x = fo_xml_new_memory();
+    /* with a template, folio's ids follow the template's own */
+    const unsigned abs = fo_docx_tpl_abs_base(c->tpl), base = fo_docx_tpl_num_base(c->tpl);
     fo_xml_open(x, "w:numbering", "xmlns:w", FO_NS_W, NULL);
-    abstract_num(x, 0, false);
-    abstract_num(x, 1, true);
+    abstract_num(x, abs, false);
+    abstract_num(x, abs + 1, true);
     for (unsigned n = 1; n <= c->nnums; n++) {
         fo_xml_open(x, "w:num", NULL);
-        fo_xml_attr_int(x, "w:numId", n);
-        fo_xml_leaf(x, "w:abstractNumId", "w:val", n == FO_DOCX_NUM_BULLET ? "0" : "1", NULL);
+        fo_xml_attr_int(x, "w:numId", base + n);
+        fo_xml_open(x, "w:abstractNumId", NULL);
+        fo_xml_attr_int(x, "w:val", abs + (n == FO_DOCX_NUM_BULLET ? 0 : 1));
+        fo_xml_close(x);
         if (n > FO_DOCX_NUM_DECIMAL) /* each ordered list starts at 1 */
             for (int i = 0; i < 9; i++) {
                 fo_xml_open(x, "w:lvlOverride", NULL);
@@ -109,7 +122,15 @@ void fo_docx_numbering_add(fo_docx_ctx *c)
         fo_xml_close(x);
     }
     fo_xml_close(x);
-    fo_pkg_add_xml(c->pkg, "word/numbering.xml", FO_CT_DOCX_NUMBERING, x);
+    if (!fo_docx_tpl_has_numbering(c->tpl)) {
+        fo_pkg_add_xml(c->pkg, "word/numbering.xml", FO_CT_DOCX_NUMBERING, x);
+        return;
+    }
+    size_t len;
+    const char *folio = fo_xml_memory(x, &len);
+    if (folio) fo_docx_tpl_numbering(c, folio, len);
+    else fo_docx_fail(c, NULL, fo_xml_status(x) ? fo_xml_status(x) : FO_ERR_NOMEM, "out of memory");
+    fo_xml_free(x);
 }
 
 /* ---- word/settings.xml --------------------------------------------------------------- */
@@ -185,6 +206,7 @@ static void hdrftr(fo_docx_ctx *c, bool footer, const char *text, char *rid, siz
 
 void fo_docx_header_footer_add(fo_docx_ctx *c)
 {
+    if (c->template_hdrftr) return; /* the template's letterhead wins */
     if (c->t->header[0]) hdrftr(c, false, c->t->header, c->header_rid, sizeof c->header_rid);
     if (c->t->footer[0]) hdrftr(c, true, c->t->footer, c->footer_rid, sizeof c->footer_rid);
 }
@@ -209,6 +231,10 @@ static fo_status assemble(fo_docx_ctx *c)
     fo_pkg_add_rel(p, FO_DOCX_DOCUMENT, FO_REL_DOCX_NUMBERING, "numbering.xml", false);
     fo_pkg_add_rel(p, FO_DOCX_DOCUMENT, FO_REL_DOCX_SETTINGS, "settings.xml", false);
     fo_pkg_add_rel(p, FO_DOCX_DOCUMENT, FO_REL_THEME, "theme/theme1.xml", false);
+    if (c->opts_template) {
+        fo_status st = fo_docx_tpl_load(c, c->opts_template);
+        if (st != FO_OK) return st;
+    }
     fo_docx_header_footer_add(c);
 
     c->x = fo_xml_new_file();
@@ -221,14 +247,13 @@ static fo_status assemble(fo_docx_ctx *c)
     fo_docx_styles_add(c);
     fo_docx_numbering_add(c);
     fo_docx_settings_add(c, has_toc(c->doc));
-    fo_pkg_add_theme(p, "word/theme/theme1.xml", c->t);
+    if (!fo_docx_tpl_theme(c)) fo_pkg_add_theme(p, "word/theme/theme1.xml", c->t);
     return c->err;
 }
 
 fo_status fo_docx_render(const fo_doc *doc, const char *dest, fo_outset *out,
                          const fo_render_opts *opts, fo_diags *d)
 {
-    (void)opts;
     const char *tmp = fo_outset_add(out, dest, "docx", d);
     if (!tmp) return FO_ERR_IO;
     fo_docx_ctx c = {0};
@@ -236,6 +261,10 @@ fo_status fo_docx_render(const fo_doc *doc, const char *dest, fo_outset *out,
     c.t = &doc->theme;
     c.d = d;
     c.nnums = FO_DOCX_NUM_DECIMAL;
+    /* a template for another format (.pptx, .xlsx) does not touch the docx */
+    const char *tp = opts ? opts->template_path : NULL;
+    size_t tl = tp ? strlen(tp) : 0;
+    if (tl > 5 && strcasecmp(tp + tl - 5, ".docx") == 0) c.opts_template = tp;
     c.pkg = fo_pkg_new(tmp);
     c.links = fo_docx_links_new();
     fo_status st = FO_ERR_NOMEM;
@@ -245,6 +274,7 @@ fo_status fo_docx_render(const fo_doc *doc, const char *dest, fo_outset *out,
     }
     fo_xml_free(c.x);
     fo_docx_links_free(c.links);
+    fo_docx_tpl_free(c.tpl);
     fo_pkg_free(c.pkg);
     if (st == FO_ERR_NOMEM && d->n == 0)
         fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: out of memory", dest);

@@ -41,6 +41,7 @@
 enum { FO_DOCX_NUM_BULLET = 1, FO_DOCX_NUM_DECIMAL = 2 };
 
 typedef struct fo_docx_links fo_docx_links;
+typedef struct fo_docx_tpl fo_docx_tpl;
 
 typedef struct {
     const fo_doc *doc;
@@ -59,6 +60,9 @@ typedef struct {
     long text_width;        /* twips between the margins */
     bool keep_cells;        /* table.c: cell paragraphs keep with the next row */
     char footer_rid[16], header_rid[16];
+    const char *opts_template; /* --template path when it is a .docx */
+    fo_docx_tpl *tpl;       /* the loaded template, or NULL */
+    bool template_hdrftr;   /* the template's headers/footers are used */
 } fo_docx_ctx;
 
 /* Records a failure (first one wins) with a diagnostic at block b (may be NULL). */
@@ -102,5 +106,26 @@ void fo_docx_numbering_add(fo_docx_ctx *c);
 void fo_docx_settings_add(fo_docx_ctx *c, bool update_fields);
 /* Footer (and header) from the theme's text; sets c->footer_rid/header_rid. */
 void fo_docx_header_footer_add(fo_docx_ctx *c);
+
+/* ---- template.c: --template FILE.docx ------------------------------------------ */
+/* Reads the template (FO_ERR_INPUT naming it when it is not a Word
+ * document); sets c->tpl, copies its headers/footers into the package and
+ * relates them from word/document.xml. */
+fo_status fo_docx_tpl_load(fo_docx_ctx *c, const char *path);
+void fo_docx_tpl_free(fo_docx_tpl *t);
+/* Text width (twips) of the template's page, 0 when it gives none. */
+long fo_docx_tpl_text_width(const fo_docx_tpl *t);
+/* Writes the template's sectPr; false when there is none (folio's own). */
+bool fo_docx_tpl_section(fo_docx_ctx *c);
+/* Ids folio's numbering starts after (0 without a template numbering). */
+unsigned fo_docx_tpl_num_base(const fo_docx_tpl *t);
+unsigned fo_docx_tpl_abs_base(const fo_docx_tpl *t);
+bool fo_docx_tpl_has_numbering(const fo_docx_tpl *t);
+/* Adds word/theme/theme1.xml from the template; false when it has none. */
+bool fo_docx_tpl_theme(fo_docx_ctx *c);
+/* Adds word/styles.xml / numbering.xml: the template's merged with folio's
+ * (folio's complete part given as text). */
+void fo_docx_tpl_styles(fo_docx_ctx *c, const char *folio, size_t len);
+void fo_docx_tpl_numbering(fo_docx_ctx *c, const char *folio, size_t len);
 
 #endif

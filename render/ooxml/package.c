@@ -237,18 +237,11 @@ static bool buf_put_escaped(char **b, size_t *len, size_t *cap, const char *v)
     return ok;
 }
 
-void fo_pkg_add_template(fo_pkg *p, const char *name, const char *ct,
-                         const char *template_name, const char *const *subst)
+char *fo_template_expand(const char *template_name, const char *const *subst, size_t *out_len)
 {
-    if (!p || p->err) return;
     size_t tlen;
     const char *t = (const char *)fo_template_find(template_name, &tlen);
-    if (!t) {
-        char why[160];
-        snprintf(why, sizeof why, "template %.100s is not built in", template_name);
-        fo_pkg__fail(p, FO_ERR_INTERNAL, why);
-        return;
-    }
+    if (!t) return NULL;
     char *b = NULL;
     size_t len = 0, cap = 0;
     bool ok = true;
@@ -267,7 +260,25 @@ void fo_pkg_add_template(fo_pkg *p, const char *name, const char *ct,
         else if (ok) ok = buf_put(&b, &len, &cap, open, (size_t)(close + 2 - open)); /* unknown: kept */
         s = close + 2;
     }
-    if (!ok) { fo_free(b); fo_pkg__fail(p, FO_ERR_NOMEM, NULL); return; }
+    if (!ok) { fo_free(b); return NULL; }
+    *out_len = len;
+    return b;
+}
+
+void fo_pkg_add_template(fo_pkg *p, const char *name, const char *ct,
+                         const char *template_name, const char *const *subst)
+{
+    if (!p || p->err) return;
+    size_t tlen;
+    if (!fo_template_find(template_name, &tlen)) {
+        char why[160];
+        snprintf(why, sizeof why, "template %.100s is not built in", template_name);
+        fo_pkg__fail(p, FO_ERR_INTERNAL, why);
+        return;
+    }
+    size_t len = 0;
+    char *b = fo_template_expand(template_name, subst, &len);
+    if (!b) { fo_pkg__fail(p, FO_ERR_NOMEM, NULL); return; }
     part *pt = new_part(p, name, ct);
     if (!pt) { fo_free(b); return; }
     pt->data = (unsigned char *)b;
@@ -276,6 +287,12 @@ void fo_pkg_add_template(fo_pkg *p, const char *name, const char *ct,
 
 const char *fo_pkg_add_rel(fo_pkg *p, const char *source, const char *type,
                            const char *target, bool external)
+{
+    return fo_pkg_add_rel_id(p, source, NULL, type, target, external);
+}
+
+const char *fo_pkg_add_rel_id(fo_pkg *p, const char *source, const char *given_id,
+                              const char *type, const char *target, bool external)
 {
     if (!p || p->err) return "";
     if (!source) source = "";
@@ -286,8 +303,9 @@ const char *fo_pkg_add_rel(fo_pkg *p, const char *source, const char *type,
         fo_pkg__fail(p, FO_ERR_NOMEM, NULL);
         return "";
     }
-    char id[24];
-    snprintf(id, sizeof id, "rId%u", n);
+    char id[64];
+    if (given_id) snprintf(id, sizeof id, "%s", given_id);
+    else snprintf(id, sizeof id, "rId%u", n);
     rel *r = &p->rels[p->nrels];
     r->source = fo_strdup(source);
     r->id = fo_strdup(id);

@@ -85,6 +85,9 @@ void fo_pkg_add_xml(fo_pkg *p, const char *name, const char *content_type, fo_xm
  * FO_ERR_INTERNAL. */
 void fo_pkg_add_template(fo_pkg *p, const char *name, const char *content_type,
                          const char *template_name, const char *const *subst);
+/* The built-in template with {{KEY}} substituted as above, fo_malloc'd
+ * (caller frees), *len its length; NULL when missing or out of memory. */
+char *fo_template_expand(const char *template_name, const char *const *subst, size_t *len);
 /* True when a part of that name was added. */
 bool fo_pkg_has_part(const fo_pkg *p, const char *name);
 
@@ -94,6 +97,11 @@ bool fo_pkg_has_part(const fo_pkg *p, const char *name);
  * TargetMode="External". Returns "" after an error. */
 const char *fo_pkg_add_rel(fo_pkg *p, const char *source_part, const char *type,
                            const char *target, bool external);
+
+/* Same with the id given (e.g. "rId7", kept from a template's part whose
+ * XML refers to it); the caller keeps ids unique per source part. */
+const char *fo_pkg_add_rel_id(fo_pkg *p, const char *source_part, const char *id,
+                              const char *type, const char *target, bool external);
 
 /* docProps/core.xml from doc: dc:title, dc:subject (subtitle), dc:creator,
  * cp:lastModifiedBy, dcterms:created/modified from doc->epoch (W3CDTF),

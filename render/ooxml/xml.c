@@ -209,6 +209,16 @@ void fo_xml__take_output(fo_xml *x, const unsigned char **data, size_t *len, voi
     }
 }
 
+const char *fo_xml_memory(fo_xml *x, size_t *len)
+{
+    *len = 0;
+    if (!x || !x->mem || x->err != FO_OK) return NULL;
+    fo_xml_finish(x);
+    if (x->err != FO_OK) return NULL;
+    *len = (size_t)xmlBufferLength(x->mem);
+    return (const char *)xmlBufferContent(x->mem);
+}
+
 /* ---- elements ---------------------------------------------------------------- */
 
 #define LIVE(x) ((x) && (x)->err == FO_OK && (x)->w)

@@ -65,6 +65,10 @@ void fo_xml_raw(fo_xml *x, const char *markup, size_t n);
  * twice is harmless. */
 void fo_xml_finish(fo_xml *x);
 
+/* A memory writer's output after fo_xml_finish (borrowed; valid until
+ * fo_xml_free), *len its length; NULL for a file writer or after an error. */
+const char *fo_xml_memory(fo_xml *x, size_t *len);
+
 /* ---- text sanitizing ----------------------------------------------------
  * Copies src (n bytes of UTF-8) into dst, dropping XML-forbidden characters
  * and replacing invalid UTF-8 with U+FFFD. dst needs room for 3*n+1 bytes
