@@ -155,22 +155,32 @@ static unsigned char *read_all(const char *path, size_t *len)
     return buf;
 }
 
+/* Reads an image block's file and its requested size in pt (aspect kept
+ * where only one side is given). NULL (reported) if unreadable. */
+static unsigned char *load_image(fo_pptx *p, const fo_block *b, size_t *len, double *w, double *h)
+{
+    unsigned char *data = read_all(b->u.image.path, len);
+    if (!data) {
+        fo_pptx_fail(p, FO_ERR_IO, b->pointer, "cannot read image %s", b->u.image.path);
+        return NULL;
+    }
+    double pw = b->u.image.px_width > 0 ? b->u.image.px_width : 400;
+    double ph = b->u.image.px_height > 0 ? b->u.image.px_height : 300;
+    *w = b->u.image.width > 0 ? b->u.image.width : pw;
+    *h = b->u.image.height > 0 ? b->u.image.height : *w * ph / pw;
+    if (b->u.image.width <= 0 && b->u.image.height > 0) *w = *h * pw / ph;
+    *w *= PX_PT;
+    *h *= PX_PT;
+    return data;
+}
+
 void fo_pptx_image(fo_pptx *p, const fo_block *b)
 {
     if (p->err) return;
     size_t len = 0;
-    unsigned char *data = read_all(b->u.image.path, &len);
-    if (!data) {
-        fo_pptx_fail(p, FO_ERR_IO, b->pointer, "cannot read image %s", b->u.image.path);
-        return;
-    }
-    double pw = b->u.image.px_width > 0 ? b->u.image.px_width : 400;
-    double ph = b->u.image.px_height > 0 ? b->u.image.px_height : 300;
-    double w = b->u.image.width > 0 ? b->u.image.width : pw;
-    double h = b->u.image.height > 0 ? b->u.image.height : w * ph / pw;
-    if (b->u.image.width <= 0 && b->u.image.height > 0) w = h * pw / ph;
-    w *= PX_PT;
-    h *= PX_PT;
+    double w, h;
+    unsigned char *data = load_image(p, b, &len, &w, &h);
+    if (!data) return;
     double cap_h = b->u.image.caption ? fo_pptx_line_h(14) + 2 * FO_PPTX_INS_Y : 0;
     fit_box(&w, &h, p->g.cw, p->g.body_bottom - p->g.body_y - cap_h);
     fo_pptx_need(p, h + cap_h, false);
@@ -197,15 +207,9 @@ void fo_pptx_image_box(fo_pptx *p, const fo_block *b, double left, double top, d
 {
     if (p->err) return;
     size_t len = 0;
-    unsigned char *data = read_all(b->u.image.path, &len);
-    if (!data) {
-        fo_pptx_fail(p, FO_ERR_IO, b->pointer, "cannot read image %s", b->u.image.path);
-        return;
-    }
-    double pw = b->u.image.px_width > 0 ? b->u.image.px_width : 400;
-    double ph = b->u.image.px_height > 0 ? b->u.image.px_height : 300;
-    double w = (b->u.image.width > 0 ? b->u.image.width : pw) * PX_PT;
-    double h = w * ph / pw;
+    double w, h;
+    unsigned char *data = load_image(p, b, &len, &w, &h);
+    if (!data) return;
     fit_box(&w, &h, bw, bh);
     const char *rid = fo_pptx_add_media(p, data, len, b->u.image.is_png);
     fo_free(data);
