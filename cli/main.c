@@ -60,9 +60,11 @@ static const char *const help_topics[][2] = {
                  "  --json prints them as [{file, line, column, pointer, message, hint}].\n"},
     {"schema", "folio schema\n  Prints the JSON Schema (2020-12) of the result spec.\n"},
     {"run", "folio run [--in FILE]... [--out DIR] [--render xlsx,pdf,...] [--timeout SEC]\n"
-            "          [--memory MB] [--net none|all] [--max-bytes N] -- CMD [ARG...]\n"
-            "  Runs CMD in the sandbox with /work holding the --in files and /out for\n"
-            "  results; /out/result.json, if written, is rendered to the --render formats.\n"},
+            "          [--memory MB] [--max-bytes N] [--pids N] [--net none|all] [--json] [--quiet]\n"
+            "          -- CMD [ARG...]\n"
+            "  Runs CMD in the sandbox (docs/sandbox.md) with /work holding the --in files and\n"
+            "  /out for results, collected into --out DIR with manifest.json; /out/result.json,\n"
+            "  if written, is rendered to the --render formats in a second jail.\n"},
 };
 
 /* ---- printing diagnostics ---------------------------------------------------*/

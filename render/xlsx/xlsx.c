@@ -13,6 +13,7 @@
  * doc->epoch; with that, the same doc gives byte-identical files. */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "render/markup.h"
 #include "render/xlsx/xlsx_internal.h"
@@ -159,11 +160,18 @@ static void free_ctx(fo_xlsx *x)
 fo_status fo_xlsx_render(const fo_doc *doc, const char *dest, fo_outset *out,
                          const fo_render_opts *opts, fo_diags *d)
 {
-    (void)opts; /* progress is the CLI's to show; the library never prints */
     fo_xlsx x = {.doc = doc, .th = &doc->theme, .d = d};
     lxw_chart **charts = NULL;
     char *tmpdir = NULL;
     fo_status st = FO_OK;
+    fo_theme borrowed; /* --template FILE.xlsx lends its theme; others are for other formats */
+    const char *tpl = opts ? opts->template_path : NULL;
+    size_t tlen = tpl ? strlen(tpl) : 0;
+    if (tlen > 5 && !strcasecmp(tpl + tlen - 5, ".xlsx")) {
+        borrowed = doc->theme;
+        if ((st = fo_xlsx_template_theme(tpl, &borrowed, d)) != FO_OK) return st;
+        x.th = &borrowed;
+    }
 
     const char *path = fo_outset_add(out, dest, "xlsx", d);
     if (!path) return FO_ERR_IO;

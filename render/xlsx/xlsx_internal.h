@@ -164,4 +164,8 @@ fo_status fo_xlsx_chart_build(fo_xlsx *x, const fo_block *b, const fo_xlsx_datar
 /* summary.c: writes the Summary sheet (x->summary) in block order. */
 fo_status fo_xlsx_write_summary(fo_xlsx *x, lxw_chart *const *charts);
 
+/* --template FILE.xlsx: the template's theme fonts and accent colours
+ * replace those in *t (template.c). FO_ERR_INPUT names a bad file. */
+fo_status fo_xlsx_template_theme(const char *path, fo_theme *t, fo_diags *d);
+
 #endif
