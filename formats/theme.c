@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/image.h"
 #include "formats/json.h"
 #include "formats/spec_internal.h"
 #include "formats/theme.h"
@@ -276,6 +277,11 @@ static void apply(ctx *c, json_t *root, fo_theme *t)
     if (logo[0] && snprintf(t->logo, sizeof t->logo, "%s%s%s", logo[0] == '/' ? "" : c->dir,
                             logo[0] == '/' ? "" : "/", logo) >= (int)sizeof t->logo)
         err(c, "/logo", false, NULL, "logo path too long");
+    bool png;
+    int lw, lh;
+    if (logo[0] && t->logo[0] && !fo_image_probe(t->logo, &png, &lw, &lh))
+        err(c, "/logo", false, "a PNG or JPEG file; relative paths start at the theme's folder",
+            "logo \"%s\" is not a readable PNG or JPEG image", logo);
     if ((o = json_object_get(root, "table")) && json_is_object(o)) {
         check_keys(c, o, "/table", table_keys);
         color(c, o, "/table", "header_fill", &t->table.header_fill);

@@ -92,7 +92,7 @@ void fo_pdf_metrics(fo_pdf *c, const fo_block *b)
 /* PNGs are decoded with cairo, not libharu: libharu 2.3 misreads 16-bit and
  * some palette PNGs (half-width, wrong colours). Transparency is composited
  * onto the page background, which is what a reader shows anyway. */
-static HPDF_Image load_png(fo_pdf *c, const char *path)
+HPDF_Image fo_pdf_load_png(fo_pdf *c, const char *path)
 {
     HPDF_Image img = NULL;
     unsigned char *rgb = NULL;
@@ -130,7 +130,7 @@ void fo_pdf_image(fo_pdf *c, const fo_block *b)
     const char *path = b->u.image.path;
     if (!path) return;
     c->loading = path;
-    HPDF_Image img = b->u.image.is_png ? load_png(c, path) : HPDF_LoadJpegImageFromFile(c->pdf, path);
+    HPDF_Image img = b->u.image.is_png ? fo_pdf_load_png(c, path) : HPDF_LoadJpegImageFromFile(c->pdf, path);
     c->loading = NULL;
     if (!img) return;
     HPDF_Point px = HPDF_Image_GetSize(img);

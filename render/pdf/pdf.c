@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "formats/image.h"
 #include "render/pdf/pdf_int.h"
 #include "render/render.h"
 
@@ -328,9 +329,35 @@ static void expand(const fo_pdf *c, const char *tpl, size_t page, char *out, siz
     }
 }
 
+/* The theme's logo, top right in the header band of every page. */
+static void logo(fo_pdf *c)
+{
+    const fo_theme *t = c->t;
+    bool png;
+    int pw, ph;
+    if (!t->logo[0]) return;
+    if (!fo_image_probe(t->logo, &png, &pw, &ph)) {
+        fo_pdf_fail(c, FO_ERR_INPUT, "theme logo %s: not a readable PNG or JPEG image", t->logo);
+        return;
+    }
+    HPDF_Image img = png ? fo_pdf_load_png(c, t->logo) : HPDF_LoadJpegImageFromFile(c->pdf, t->logo);
+    if (!img) {
+        fo_pdf_fail(c, FO_ERR_INPUT, "theme logo %s: cannot be embedded", t->logo);
+        return;
+    }
+    double h = t->page.margin_top * 0.5;
+    if (h > 28) h = 28;
+    double w = h * pw / ph;
+    if (w > c->width / 3) { h *= c->width / 3 / w; w = c->width / 3; }
+    double y = c->top + (t->page.margin_top - h) / 2;
+    for (size_t i = 0; i < c->npages; i++)
+        HPDF_Page_DrawImage(c->pages[i], img, (HPDF_REAL)(c->right - w), (HPDF_REAL)y, (HPDF_REAL)w, (HPDF_REAL)h);
+}
+
 static void header_footer(fo_pdf *c)
 {
     const fo_theme *t = c->t;
+    logo(c);
     fo_pdf_font *f = fo_pdf_face(c, &t->body, FO_PDF_REGULAR);
     double size = t->body_size * 0.8;
     char buf[1024];

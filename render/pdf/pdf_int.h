@@ -149,6 +149,8 @@ size_t fo_pdf_value_text(const fo_value *v, const fo_numfmt *f, char *buf, size_
 void fo_pdf_table(fo_pdf *c, const fo_block *b);
 void fo_pdf_metrics(fo_pdf *c, const fo_block *b);
 void fo_pdf_image(fo_pdf *c, const fo_block *b);
+/* A PNG decoded by cairo (any bit depth), composited on the page background. */
+HPDF_Image fo_pdf_load_png(fo_pdf *c, const char *path);
 void fo_pdf_toc_reserve(fo_pdf *c, const fo_block *b);
 void fo_pdf_toc_fill(fo_pdf *c);
 void fo_pdf_chart(fo_pdf *c, const fo_block *b);

@@ -2,6 +2,7 @@
 # pixels: a 16-bit PNG keeps its size and colours (libharu alone misreads it),
 # and a dark theme paints the whole page.
 import json
+import re
 import subprocess
 
 from conftest import SAMPLES, run_folio
@@ -39,3 +40,24 @@ def test_dark_theme_paints_page(tmp_path):
     subprocess.run(["pdftoppm", "-png", "-r", "30", "-f", "1", "-l", "1", "-singlefile", tmp_path / "d.pdf",
                     tmp_path / "d"], check=True)
     assert rgb_of(pixel(tmp_path / "d.png", 2, 2)) == (0x12, 0x1A, 0x2B)
+
+
+def test_theme_logo_on_every_page(tmp_path):
+    (tmp_path / "logo.png").write_bytes((SAMPLES / "sales" / "logo.png").read_bytes())
+    theme = tmp_path / "brand.json"
+    theme.write_text(json.dumps({"folio_theme": 1, "name": "brand", "logo": "logo.png"}))
+    pdf = tmp_path / "s.pdf"
+    run_folio("render", SAMPLES / "sales" / "sales.json", "--theme", theme, "-o", pdf, check=0)
+    pages = int(re.search(r"Pages:\s+(\d+)", subprocess.run(["pdfinfo", pdf], capture_output=True, text=True).stdout).group(1))
+    listing = subprocess.run(["pdfimages", "-list", pdf], capture_output=True, text=True).stdout.splitlines()[2:]
+    logo_pages = {int(l.split()[0]) for l in listing if " 240    80 " in l}
+    assert pages > 1 and logo_pages >= set(range(1, pages + 1))
+
+
+def test_missing_theme_logo_is_located(tmp_path):
+    theme = tmp_path / "brand.json"
+    theme.write_text('{"folio_theme": 1,\n "logo": "nope.png"}')
+    p = run_folio("render", SAMPLES / "pnl" / "pnl.json", "--theme", theme, "-o", tmp_path / "x.pdf", "--json", check=2)
+    (e,) = json.loads(p.stdout)
+    assert e["pointer"] == "/logo" and e["line"] == 2 and "nope.png" in e["message"]
+    assert not (tmp_path / "x.pdf").exists()
