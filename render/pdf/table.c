@@ -87,34 +87,47 @@ static void accumulate(tcol *col, const fo_value *v)
     col->nnum++;
 }
 
-/* Column widths: each column's natural width is its widest sampled cell
- * (header included, wrapped at words); columns narrower than a fair share
- * keep it, the rest share what is left in proportion; extra room widens all. */
+/* Column widths. natural: the widest sampled cell (header wrapped at its
+ * words); minimum: the longest word, so no word is ever broken when the page
+ * has room for every column's longest word. Columns start at their minimum
+ * and share the rest of the width in proportion to what they still want;
+ * a table narrower than the page widens every column. */
 static void fit_widths(table *T, const double *natural, const double *minimum)
 {
     fo_pdf *c = T->c;
     size_t n = T->ncols;
-    double W = c->width, total = 0;
-    for (size_t i = 0; i < n; i++) total += natural[i];
+    double W = c->width, total = 0, mins = 0, want = 0;
+    for (size_t i = 0; i < n; i++) {
+        total += natural[i];
+        mins += minimum[i];
+        want += natural[i] > minimum[i] ? natural[i] - minimum[i] : 0;
+    }
     if (total <= W) {
         for (size_t i = 0; i < n; i++) T->cols[i].w = natural[i] + (W - total) * natural[i] / total;
         return;
     }
-    double fair = W / n, left = W, wide = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (natural[i] <= fair) { T->cols[i].w = natural[i]; left -= natural[i]; }
-        else wide += natural[i];
+    if (mins >= W) { /* even the longest words do not fit: scale them */
+        for (size_t i = 0; i < n; i++) T->cols[i].w = minimum[i] * W / mins;
+        return;
     }
-    for (size_t i = 0; i < n; i++)
-        if (natural[i] > fair) {
-            T->cols[i].w = left * natural[i] / wide;
-            if (T->cols[i].w < minimum[i] && minimum[i] < fair) T->cols[i].w = minimum[i];
-        }
-    /* minimums may overshoot: scale everything back into the page */
-    total = 0;
-    for (size_t i = 0; i < n; i++) total += T->cols[i].w;
-    if (total > W)
-        for (size_t i = 0; i < n; i++) T->cols[i].w *= W / total;
+    for (size_t i = 0; i < n; i++) {
+        double extra = natural[i] > minimum[i] ? natural[i] - minimum[i] : 0;
+        T->cols[i].w = minimum[i] + (want > 0 ? (W - mins) * extra / want : 0);
+    }
+}
+
+/* Width of the longest space-separated word of s. */
+static double longest_word(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len)
+{
+    double best = 0;
+    for (size_t i = 0; i < len;) {
+        size_t k = i;
+        while (k < len && s[k] != ' ' && s[k] != '\n') k++;
+        double w = fo_pdf_text_width(c, f, size, s + i, k - i);
+        if (w > best) best = w;
+        i = k + 1;
+    }
+    return best;
 }
 
 enum { ROW_HEADER, ROW_BODY, ROW_TOTAL };
@@ -295,25 +308,40 @@ void fo_pdf_table(fo_pdf *c, const fo_block *b)
         nsample++;
     }
     if (r < 0) goto readerr;
+    /* natural and minimum widths at the body size; a table whose longest
+     * words do not fit side by side is set smaller (down to 6 pt) rather
+     * than breaking words mid-way */
+    double pads = 0, words = 0;
     for (size_t i = 0; i < n; i++) {
         const char *h = b->u.table.cols[i].title;
         double hw = fo_pdf_text_width(c, T.fb, T.size, h, strlen(h));
-        /* a header may wrap at its words: its longest word is its minimum */
-        double lw = 0;
-        for (const char *p = h; *p;) {
-            size_t k = strcspn(p, " ");
-            double ww = fo_pdf_text_width(c, T.fb, T.size, p, k);
-            if (ww > lw) lw = ww;
-            p += k + (p[k] == ' ');
-        }
-        double cw = 0;
+        double lw = longest_word(c, T.fb, T.size, h, strlen(h));
+        double cw = 0, cword = 0;
         for (size_t s = 0; s < nsample; s++) {
-            double ww = fo_pdf_text_width(c, T.fr, T.size, sbuf + soff[s * n + i], slens[s * n + i]);
+            const char *cell = sbuf + soff[s * n + i];
+            size_t cl = slens[s * n + i];
+            double ww = fo_pdf_text_width(c, T.fr, T.size, cell, cl);
             if (ww > cw) cw = ww;
+            double wd = T.cols[i].right ? ww : longest_word(c, T.fr, T.size, cell, cl);
+            if (wd > cword) cword = wd;
         }
-        natural[i] = (cw > hw ? cw : (hw + cw) / 2 > lw ? (hw + cw) / 2 : lw) + 2 * PAD_X + 1;
-        minimum[i] = (lw > 40 ? 40 : lw) + 2 * PAD_X;
-        if (T.cols[i].right && cw + 2 * PAD_X + 1 > minimum[i]) minimum[i] = cw + 2 * PAD_X + 1;
+        if (cword > lw) lw = cword;
+        if (lw > c->width / 3) lw = c->width / 3; /* a very long word may break */
+        natural[i] = (cw > hw ? cw : (hw + cw) / 2 > lw ? (hw + cw) / 2 : lw) + 1;
+        minimum[i] = lw + 1;
+        words += minimum[i];
+        pads += 2 * PAD_X;
+    }
+    double scale = 1;
+    if (words + pads > c->width && words > 0) {
+        scale = (c->width - pads) / words;
+        if (scale * T.size < 6) scale = 6 / T.size;
+        T.size *= scale;
+        T.lh = T.size * 1.25;
+    }
+    for (size_t i = 0; i < n; i++) {
+        natural[i] = natural[i] * scale + 2 * PAD_X;
+        minimum[i] = minimum[i] * scale + 2 * PAD_X;
     }
     fit_widths(&T, natural, minimum);
 

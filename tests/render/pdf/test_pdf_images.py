@@ -61,3 +61,16 @@ def test_missing_theme_logo_is_located(tmp_path):
     (e,) = json.loads(p.stdout)
     assert e["pointer"] == "/logo" and e["line"] == 2 and "nope.png" in e["message"]
     assert not (tmp_path / "x.pdf").exists()
+
+
+def test_wide_table_never_breaks_words(tmp_path):
+    cols = ["respondent_id", "submitted", "country", "plan", "enterprise_tier", "ease_of_use", "reliability",
+            "support_quality", "value_for_money", "comment"]
+    rows = [[f"{i:05d}", "2026-10-01", "Österreich", "Enterprise", "Platinum", 4, 5, 3, 2,
+             "Support replied within an hour"] for i in range(5)]
+    spec = tmp_path / "w.json"
+    spec.write_text(json.dumps({"folio": 1, "blocks": [{"type": "table", "data": {"columns": cols, "rows": rows}}]}))
+    run_folio("render", spec, "-o", tmp_path / "w.pdf", check=0)
+    words = subprocess.run(["pdftotext", "-raw", tmp_path / "w.pdf", "-"], capture_output=True, text=True).stdout.split()
+    for w in ("respondent_id", "value_for_money", "Enterprise", "Österreich", "Platinum", "00003"):
+        assert w in words, f"{w} was broken: {words[:40]}"
