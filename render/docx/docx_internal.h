@@ -59,6 +59,7 @@ typedef struct {
     unsigned bookmark;      /* last w:bookmarkStart id */
     long text_width;        /* twips between the margins */
     bool keep_cells;        /* table.c: cell paragraphs keep with the next row */
+    int run_sz;             /* table.c: half-points for runs of a shrunk wide table, 0 = style's */
     char footer_rid[16], header_rid[16];
     const char *opts_template; /* --template path when it is a .docx */
     fo_docx_tpl *tpl;       /* the loaded template, or NULL */
@@ -89,6 +90,8 @@ void fo_docx_field(fo_docx_ctx *c, const char *instr, const char *result);
 
 /* ---- document.c: word/document.xml -------------------------------------------- */
 void fo_docx_document_write(fo_docx_ctx *c);
+/* Twips between the margins (the template's page when it gives one). */
+long fo_docx_text_width(const fo_docx_ctx *c);
 
 /* ---- table.c ------------------------------------------------------------------ */
 void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b);
@@ -99,12 +102,18 @@ void fo_docx_caption(fo_docx_ctx *c, const char *label, unsigned n, const char *
 /* ---- picture.c ----------------------------------------------------------------- */
 void fo_docx_chart_write(fo_docx_ctx *c, const fo_block *b);
 void fo_docx_image_write(fo_docx_ctx *c, const fo_block *b);
+/* The theme's logo as a run with an inline picture (alt text "logo"), 1.5 cm
+ * high, written to x; its media part is related from `part` (the header).
+ * An unreadable logo is FO_ERR_INPUT naming its path. */
+void fo_docx_logo_run(fo_docx_ctx *c, fo_xml *x, const char *part);
 
 /* ---- docx.c: the other parts ----------------------------------------------- */
 void fo_docx_styles_add(fo_docx_ctx *c);
 void fo_docx_numbering_add(fo_docx_ctx *c);
 void fo_docx_settings_add(fo_docx_ctx *c, bool update_fields);
-/* Footer (and header) from the theme's text; sets c->footer_rid/header_rid. */
+/* Footer (and header) from the theme's text; sets c->footer_rid/header_rid.
+ * A theme logo goes at the right of the header (text left, logo at a right
+ * tab), with or without header text. A template's headers win: no logo. */
 void fo_docx_header_footer_add(fo_docx_ctx *c);
 
 /* ---- template.c: --template FILE.docx ------------------------------------------ */

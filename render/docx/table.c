@@ -26,6 +26,7 @@ typedef struct {
     double sum, min, max;
     size_t nnum, nonnull;
     size_t chars;          /* widest text seen, in characters */
+    size_t word;           /* longest word seen (numbers: whole cell), in characters */
     long width;            /* twips */
     bool right;            /* numbers: right-aligned */
 } tcol;
@@ -129,13 +130,33 @@ static void row_open(fo_docx_ctx *c, bool header)
 
 /* ---- the table -------------------------------------------------------------------- */
 
-/* Column widths: proportional to the widest text (header or sampled cell),
- * clamped to 4..40 characters, scaled to the text width. */
+/* Longest space-separated word of s, in characters. */
+static size_t longest_word(const char *s, size_t n)
+{
+    size_t best = 0;
+    for (size_t i = 0; i < n;) {
+        size_t k = i;
+        while (k < n && s[k] != ' ' && s[k] != '\n') k++;
+        size_t w = utf8_chars(s + i, k - i);
+        if (w > best) best = w;
+        i = k + 1;
+    }
+    return best;
+}
+
+/* Column widths from the header and the first rows, in characters:
+ * natural = the widest text (4..40), minimum = the longest word, so words
+ * are not broken mid-way while the page has room for every column's
+ * longest word. Columns start at their minimum and share the rest in
+ * proportion to what they still want; then scale to the text width. */
 static void measure(fo_docx_ctx *c, const fo_block *b, tcol *tc)
 {
     size_t nc = b->u.table.ncols;
-    for (size_t j = 0; j < nc; j++) tc[j].chars = utf8_chars(b->u.table.cols[j].title,
-                                                             strlen(b->u.table.cols[j].title));
+    for (size_t j = 0; j < nc; j++) {
+        const char *title = b->u.table.cols[j].title;
+        tc[j].chars = utf8_chars(title, strlen(title));
+        tc[j].word = (longest_word(title, strlen(title)) * 23 + 19) / 20; /* bold runs ~15% wider */
+    }
     fo_rows *rows = NULL;
     if (fo_rows_open(b->u.table.data, &rows, c->d) == FO_OK) {
         const fo_value *row;
@@ -149,21 +170,53 @@ static void measure(fo_docx_ctx *c, const fo_block *b, tcol *tc)
                                           &numeric, &url);
                 size_t k = utf8_chars(s, n);
                 if (k > tc[j].chars) tc[j].chars = k;
+                size_t w = tc[j].right ? k : longest_word(s, n);
+                if (w > tc[j].word) tc[j].word = w;
             }
         fo_rows_close(rows);
     }
-    double total = 0;
+    /* Widths in characters of the table text (about 0.55 em each; bold
+     * header words count 15% more) plus the FolioTable style's cell margins, which are
+     * fixed in twips and do not shrink with the text. */
+    const double margin_tw = 2 * 85 + 30;
+    double size = c->t->body_size * 0.9;
+    double nat_sum = 0, min_sum = 0, want = 0;
+    double *nat = fo_calloc(nc ? nc : 1, sizeof *nat), *mn = fo_calloc(nc ? nc : 1, sizeof *mn);
+    if (!nat || !mn) { fo_free(nat); fo_free(mn); return; }
     for (size_t j = 0; j < nc; j++) {
         size_t k = tc[j].chars < 4 ? 4 : tc[j].chars > 40 ? 40 : tc[j].chars;
-        tc[j].chars = k + 1;
-        total += (double)tc[j].chars;
+        size_t w = tc[j].word > 24 ? 24 : tc[j].word;
+        nat[j] = (double)k + 2;
+        mn[j] = (double)(w < k ? w : k) + 2;
+        nat_sum += nat[j];
+        min_sum += mn[j];
+        want += nat[j] - mn[j];
+    }
+    double text_tw = (double)c->text_width - margin_tw * (double)nc;
+    /* longest words that cannot sit side by side: set the table smaller
+     * (down to 6 pt) rather than break words */
+    c->run_sz = 0;
+    if (min_sum * size * 0.55 * 20 > text_tw && text_tw > 0) {
+        size = text_tw / (min_sum * 0.55 * 20);
+        if (size < 6) size = 6;
+        c->run_sz = (int)(size * 2);
+    }
+    double avail = text_tw / (size * 0.55 * 20);
+    double total = 0;
+    for (size_t j = 0; j < nc; j++) {
+        if (nat_sum <= avail) nat[j] = nat[j] + (avail - nat_sum) * nat[j] / nat_sum;
+        else if (min_sum >= avail || want <= 0) nat[j] = mn[j];
+        else nat[j] = mn[j] + (avail - min_sum) * (nat[j] - mn[j]) / want;
+        nat[j] = nat[j] * size * 0.55 * 20 + margin_tw; /* to twips */
+        total += nat[j];
     }
     long used = 0;
     for (size_t j = 0; j < nc; j++) {
-        tc[j].width = j + 1 < nc ? lround((double)c->text_width * (double)tc[j].chars / total)
-                                 : c->text_width - used;
+        tc[j].width = j + 1 < nc ? lround((double)c->text_width * nat[j] / total) : c->text_width - used;
         used += tc[j].width;
     }
+    fo_free(nat);
+    fo_free(mn);
 }
 
 static void table_props(fo_docx_ctx *c, const fo_block *b, const tcol *tc, size_t nc)
@@ -292,6 +345,7 @@ void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b)
     }
     c->keep_cells = false;
     if (b->u.table.has_totals) totals_row(c, b, tc);
+    c->run_sz = 0;
     fo_xml_close(x); /* w:tbl */
     /* a paragraph after the table keeps two tables apart and gives space */
     fo_xml_leaf(x, "w:p", NULL);

@@ -1,0 +1,40 @@
+# test_docx_wide_table.py — a table too wide for the page keeps its words
+# whole: columns start at their longest word, and the table's text is set
+# smaller (never below 6 pt) when the words cannot sit side by side.
+import json
+import zipfile
+
+import pytest
+
+from conftest import run_folio
+
+docx = pytest.importorskip("docx")
+
+
+def test_wide_table_shrinks_text_and_sizes_columns_by_words(tmp_path):
+    cols = ["respondent_id", "submitted", "country", "plan", "nps", "ease_of_use", "speed", "reliability",
+            "support", "value_for_money", "comment"]
+    rows = [[f"{i:05d}", "2026-10-01 10:17", "Österreich", "Enterprise", 7, 4, 5, 3, 2, 1,
+             "Support replied within an hour"] for i in range(4)]
+    spec = tmp_path / "w.json"
+    spec.write_text(json.dumps({"folio": 1, "blocks": [{"type": "table", "data": {"columns": cols, "rows": rows}}]}))
+    out = tmp_path / "w.docx"
+    run_folio("render", spec, "-o", out, check=0)
+    d = docx.Document(out)
+    t = d.tables[0]
+    widths = [c.width for c in t.rows[0].cells]
+    # the id column is wider than the one-digit score columns
+    assert widths[0] > widths[4] and widths[9] > widths[6]
+    sizes = {r.font.size.pt for c in t.rows[1].cells for p in c.paragraphs for r in p.runs if r.font.size}
+    assert sizes and all(6 <= s < 9.45 for s in sizes)
+
+
+def test_narrow_table_keeps_style_size(tmp_path):
+    spec = tmp_path / "n.json"
+    spec.write_text(json.dumps({"folio": 1, "blocks": [{"type": "table", "data": {
+        "columns": ["a", "b"], "rows": [["x", 1]]}}]}))
+    out = tmp_path / "n.docx"
+    run_folio("render", spec, "-o", out, check=0)
+    with zipfile.ZipFile(out) as z:
+        body = z.read("word/document.xml").decode()
+    assert "<w:sz " not in body
