@@ -241,14 +241,19 @@ static void section(fo_docx_ctx *c)
     fo_xml_close(x);
 }
 
+long fo_docx_text_width(const fo_docx_ctx *c)
+{
+    long w = twips(c->t->page.width - c->t->page.margin_left - c->t->page.margin_right);
+    if (fo_docx_tpl_text_width(c->tpl) > 0) w = fo_docx_tpl_text_width(c->tpl);
+    return w < 1440 ? 1440 : w;
+}
+
 /* ---- the part --------------------------------------------------------------------- */
 
 void fo_docx_document_write(fo_docx_ctx *c)
 {
     fo_xml *x = c->x;
-    c->text_width = twips(c->t->page.width - c->t->page.margin_left - c->t->page.margin_right);
-    if (fo_docx_tpl_text_width(c->tpl) > 0) c->text_width = fo_docx_tpl_text_width(c->tpl);
-    if (c->text_width < 1440) c->text_width = 1440;
+    c->text_width = fo_docx_text_width(c);
     fo_xml_open(x, "w:document", "xmlns:w", FO_NS_W, "xmlns:r", FO_NS_R, "xmlns:wp", FO_NS_WP,
                 "xmlns:a", FO_NS_A, "xmlns:pic", FO_NS_PIC, NULL);
     fo_xml_open(x, "w:body", NULL);

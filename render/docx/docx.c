@@ -7,6 +7,7 @@
  * Package layout (entry order is the order of the calls below):
  *   docProps/core.xml, docProps/app.xml       fo_pkg_add_core/app_props
  *   word/header1.xml, word/footer1.xml         theme header/footer text
+ *   word/media/image1.png|jpeg                 the theme logo, related from the header
  *   word/media/imageN.png|jpeg                 picture.c, while the body is written
  *   word/charts/chartN.xml                     picture.c (render/chartxml), likewise
  *   word/document.xml                          document.c, streamed to a temp file
@@ -185,18 +186,52 @@ static void placeholder_runs(fo_docx_ctx *c, fo_xml *x, const char *s)
     c->x = saved;
 }
 
+/* Header with the theme logo: one paragraph, the text at the left, the
+ * picture at a right tab on the margin (the Header style is right-aligned:
+ * the logo takes the corner, the text moves to the other side). */
+static void logo_paragraph(fo_docx_ctx *c, fo_xml *x, const char *part, const char *text)
+{
+    fo_xml_open(x, "w:p", NULL);
+    fo_xml_open(x, "w:pPr", NULL);
+    fo_xml_leaf(x, "w:pStyle", "w:val", "Header", NULL);
+    fo_xml_open(x, "w:tabs", NULL);
+    fo_xml_open(x, "w:tab", "w:val", "right", NULL);
+    fo_xml_attr_int(x, "w:pos", c->text_width);
+    fo_xml_close(x);
+    fo_xml_close(x);
+    fo_xml_leaf(x, "w:jc", "w:val", text[0] ? "left" : "right", NULL);
+    fo_xml_close(x);
+    if (text[0]) {
+        placeholder_runs(c, x, text);
+        fo_xml_open(x, "w:r", NULL);
+        fo_xml_leaf(x, "w:tab", NULL);
+        fo_xml_close(x);
+    }
+    fo_docx_logo_run(c, x, part);
+    fo_xml_close(x);
+}
+
 static void hdrftr(fo_docx_ctx *c, bool footer, const char *text, char *rid, size_t ridcap)
 {
     const char *root = footer ? "w:ftr" : "w:hdr";
     const char *part = footer ? "word/footer1.xml" : "word/header1.xml";
+    bool logo = !footer && c->t->logo[0];
     fo_xml *x = fo_xml_new_memory();
-    fo_xml_open(x, root, "xmlns:w", FO_NS_W, "xmlns:r", FO_NS_R, NULL);
-    fo_xml_open(x, "w:p", NULL);
-    fo_xml_open(x, "w:pPr", NULL);
-    fo_xml_leaf(x, "w:pStyle", "w:val", footer ? "Footer" : "Header", NULL);
-    fo_xml_close(x);
-    placeholder_runs(c, x, text);
-    fo_xml_close(x);
+    if (logo)
+        fo_xml_open(x, root, "xmlns:w", FO_NS_W, "xmlns:r", FO_NS_R, "xmlns:wp", FO_NS_WP,
+                    "xmlns:a", FO_NS_A, "xmlns:pic", FO_NS_PIC, NULL);
+    else
+        fo_xml_open(x, root, "xmlns:w", FO_NS_W, "xmlns:r", FO_NS_R, NULL);
+    if (logo) {
+        logo_paragraph(c, x, part, text);
+    } else {
+        fo_xml_open(x, "w:p", NULL);
+        fo_xml_open(x, "w:pPr", NULL);
+        fo_xml_leaf(x, "w:pStyle", "w:val", footer ? "Footer" : "Header", NULL);
+        fo_xml_close(x);
+        placeholder_runs(c, x, text);
+        fo_xml_close(x);
+    }
     fo_xml_close(x);
     fo_pkg_add_xml(c->pkg, part, footer ? FO_CT_DOCX_FOOTER : FO_CT_DOCX_HEADER, x);
     snprintf(rid, ridcap, "%s",
@@ -207,7 +242,8 @@ static void hdrftr(fo_docx_ctx *c, bool footer, const char *text, char *rid, siz
 void fo_docx_header_footer_add(fo_docx_ctx *c)
 {
     if (c->template_hdrftr) return; /* the template's letterhead wins */
-    if (c->t->header[0]) hdrftr(c, false, c->t->header, c->header_rid, sizeof c->header_rid);
+    if (c->t->header[0] || c->t->logo[0])
+        hdrftr(c, false, c->t->header, c->header_rid, sizeof c->header_rid);
     if (c->t->footer[0]) hdrftr(c, true, c->t->footer, c->footer_rid, sizeof c->footer_rid);
 }
 
@@ -235,7 +271,9 @@ static fo_status assemble(fo_docx_ctx *c)
         fo_status st = fo_docx_tpl_load(c, c->opts_template);
         if (st != FO_OK) return st;
     }
+    c->text_width = fo_docx_text_width(c); /* the header's logo tab needs it */
     fo_docx_header_footer_add(c);
+    if (c->err != FO_OK) return c->err;
 
     c->x = fo_xml_new_file();
     if (!c->x) return FO_ERR_NOMEM;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "formats/image.h"
 #include "render/chartxml/chartxml.h"
 #include "render/docx/docx_internal.h"
 #include "render/markup.h"
@@ -16,9 +17,10 @@
 #define EMU_PER_PX 9525LL
 #define EMU_PER_TWIP 635LL
 
-/* Adds the picture part and returns its relationship id (takes data). */
-static const char *add_media(fo_docx_ctx *c, unsigned char *data, size_t len, bool png,
-                             char *name, size_t cap)
+/* Adds the picture part, related from source part `from`, and returns the
+ * relationship id (takes data). */
+static const char *add_media(fo_docx_ctx *c, const char *from, unsigned char *data, size_t len,
+                             bool png, char *name, size_t cap)
 {
     const char *ext = png ? "png" : "jpeg";
     fo_pkg_add_default(c->pkg, ext, png ? FO_CT_PNG : FO_CT_JPEG);
@@ -28,7 +30,7 @@ static const char *add_media(fo_docx_ctx *c, unsigned char *data, size_t len, bo
     snprintf(target, sizeof target, "media/image%u.%s", n, ext);
     snprintf(name, cap, "image%u.%s", n, ext);
     fo_pkg_add_part_take(c->pkg, part, NULL, data, len);
-    return fo_pkg_add_rel(c->pkg, FO_DOCX_DOCUMENT, FO_REL_IMAGE, target, false);
+    return fo_pkg_add_rel(c->pkg, from, FO_REL_IMAGE, target, false);
 }
 
 /* What a wp:inline shows: a picture (rid of its media part, file name) or
@@ -70,26 +72,14 @@ static void pic_graphic(fo_xml *x, const graphic *g, const char *alt, long long 
     fo_xml_close(x); /* a:graphic */
 }
 
-/* The run holding the drawing, in a paragraph of its own (style Figure).
- * keep_next: a caption follows and stays with it. */
-static void inline_drawing(fo_docx_ctx *c, const graphic *g, double wpx, double hpx,
-                           const char *alt, bool keep_next)
+/* The run holding a wp:inline drawing of cx x cy EMU, written to x. */
+static void drawing_run(fo_docx_ctx *c, fo_xml *x, const graphic *g, long long cx, long long cy,
+                        const char *alt)
 {
-    long long cx = (long long)(wpx * EMU_PER_PX), cy = (long long)(hpx * EMU_PER_PX);
-    long long max = (long long)c->text_width * EMU_PER_TWIP;
-    if (cx > max) { cy = cy * max / cx; cx = max; }
-    if (cx < 1) cx = 1;
-    if (cy < 1) cy = 1;
-    unsigned id = ++c->pic_id;
+    unsigned id = ++c->pic_id; /* unique over the body and the header */
     char sid[16], pname[32];
     snprintf(sid, sizeof sid, "%u", id);
     snprintf(pname, sizeof pname, "%s %u", g->name ? "Picture" : "Chart", id);
-    fo_xml *x = c->x;
-    fo_xml_open(x, "w:p", NULL);
-    fo_xml_open(x, "w:pPr", NULL);
-    fo_xml_leaf(x, "w:pStyle", "w:val", "Figure", NULL);
-    if (keep_next) fo_xml_leaf(x, "w:keepNext", NULL);
-    fo_xml_close(x);
     fo_xml_open(x, "w:r", NULL);
     fo_xml_open(x, "w:drawing", NULL);
     fo_xml_open(x, "wp:inline", "distT", "0", "distB", "0", "distL", "0", "distR", "0", NULL);
@@ -98,15 +88,34 @@ static void inline_drawing(fo_docx_ctx *c, const graphic *g, double wpx, double 
     fo_xml_attr_int(x, "cy", cy);
     fo_xml_close(x);
     fo_xml_leaf(x, "wp:effectExtent", "l", "0", "t", "0", "r", "0", "b", "0", NULL);
-    fo_xml_leaf(x, "wp:docPr", "id", sid, "name", pname, "descr", alt ? alt : "", NULL);
+    fo_xml_leaf(x, "wp:docPr", "id", sid, "name", pname, "descr", alt, NULL);
     fo_xml_open(x, "wp:cNvGraphicFramePr", NULL);
     if (g->name) fo_xml_leaf(x, "a:graphicFrameLocks", "noChangeAspect", "1", NULL);
     fo_xml_close(x);
-    if (g->name) pic_graphic(x, g, alt ? alt : "", cx, cy);
+    if (g->name) pic_graphic(x, g, alt, cx, cy);
     else fo_chartxml_graphic(x, g->rid, false);
     fo_xml_close(x); /* wp:inline */
     fo_xml_close(x); /* w:drawing */
     fo_xml_close(x); /* w:r */
+}
+
+/* The drawing in a paragraph of its own (style Figure), scaled to the text
+ * width. keep_next: a caption follows and stays with it. */
+static void inline_drawing(fo_docx_ctx *c, const graphic *g, double wpx, double hpx,
+                           const char *alt, bool keep_next)
+{
+    long long cx = (long long)(wpx * EMU_PER_PX), cy = (long long)(hpx * EMU_PER_PX);
+    long long max = (long long)c->text_width * EMU_PER_TWIP;
+    if (cx > max) { cy = cy * max / cx; cx = max; }
+    if (cx < 1) cx = 1;
+    if (cy < 1) cy = 1;
+    fo_xml *x = c->x;
+    fo_xml_open(x, "w:p", NULL);
+    fo_xml_open(x, "w:pPr", NULL);
+    fo_xml_leaf(x, "w:pStyle", "w:val", "Figure", NULL);
+    if (keep_next) fo_xml_leaf(x, "w:keepNext", NULL);
+    fo_xml_close(x);
+    drawing_run(c, x, g, cx, cy, alt ? alt : "");
     fo_xml_close(x); /* w:p */
 }
 
@@ -183,11 +192,38 @@ void fo_docx_image_write(fo_docx_ctx *c, const fo_block *b)
     else if (h > 0 && w <= 0) w = h * pw / ph;
     else if (w <= 0 && h <= 0) { w = pw; h = ph; }
     char name[32];
-    graphic g = {add_media(c, data, len, b->u.image.is_png, name, sizeof name), name};
+    graphic g = {add_media(c, FO_DOCX_DOCUMENT, data, len, b->u.image.is_png, name, sizeof name),
+                  name};
     const char *alt = b->u.image.alt ? b->u.image.alt : "";
     char *plain = NULL;
     if (!*alt && b->u.image.caption) alt = plain = fo_markup_plain(b->u.image.caption);
     inline_drawing(c, &g, w, h, alt ? alt : "", b->u.image.caption != NULL);
     fo_free(plain);
     if (b->u.image.caption) fo_docx_caption(c, "Figure", ++c->nfigures, b->u.image.caption);
+}
+
+/* The theme's logo: 1.5 cm high (aspect kept, at most a third of the text
+ * width wide), its media part related from `part` (the header). */
+#define LOGO_EMU 540000LL /* 1.5 cm */
+
+void fo_docx_logo_run(fo_docx_ctx *c, fo_xml *x, const char *part)
+{
+    const fo_theme *t = c->t;
+    bool png;
+    int pw, ph;
+    size_t len = 0;
+    unsigned char *data = NULL;
+    if (!fo_image_probe(t->logo, &png, &pw, &ph) || !(data = read_file(t->logo, &len))) {
+        fo_docx_fail(c, NULL, FO_ERR_INPUT, "theme logo %s: not a readable PNG or JPEG image",
+                     t->logo);
+        return;
+    }
+    long long cy = LOGO_EMU, cx = cy * pw / ph;
+    long long max = (long long)c->text_width * EMU_PER_TWIP / 3;
+    if (cx > max) { cy = cy * max / cx; cx = max; }
+    if (cx < 1) cx = 1;
+    if (cy < 1) cy = 1;
+    char name[32];
+    graphic g = {add_media(c, part, data, len, png, name, sizeof name), name};
+    drawing_run(c, x, &g, cx, cy, "logo");
 }

@@ -5,11 +5,17 @@
  * templates/pptx with geometry and sizes substituted, then one slide part per
  * slide as the blocks flow (pptx_slide.c), then presentation.xml listing the
  * slides, then document properties. fo_pkg_close writes the archive with
- * fixed entry order and timestamps, so equal input gives equal bytes. */
+ * fixed entry order and timestamps, so equal input gives equal bytes.
+ *
+ * A theme logo (folio's own master only; a --template deck keeps its own
+ * branding) is one media part shown by the content, section and blank
+ * layouts in the top-right corner, and placed above the title on the title
+ * slide when the document does not open with a picture of its own. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "formats/image.h"
 #include "render/pptx/pptx_internal.h"
 #include "render/text.h"
 
@@ -75,6 +81,68 @@ static void geometry(fo_pptx *p)
     g->body_bottom = g->h - 44;
 }
 
+/* The theme's logo: LOGO_H pt high in the top-right corner of content,
+ * section and blank slides, at most a quarter of the content width wide;
+ * the title box gives up its width plus a gap. */
+#define LOGO_H 32.4 /* 0.45 in */
+
+static void logo_setup(fo_pptx *p)
+{
+    const char *path = p->t->logo;
+    fo_block *b = &p->logo;
+    bool png;
+    int pw, ph;
+    if (!path[0] || p->tpl) return;
+    if (!fo_image_probe(path, &png, &pw, &ph)) {
+        fo_pptx_fail(p, FO_ERR_INPUT, NULL, "theme logo %s: not a readable PNG or JPEG image", path);
+        return;
+    }
+    b->kind = FO_BLOCK_IMAGE;
+    b->u.image.path = (char *)path; /* borrowed from the theme */
+    b->u.image.is_png = png;
+    b->u.image.px_width = pw;
+    b->u.image.px_height = ph;
+    b->u.image.alt = "logo";
+    p->logo_h = LOGO_H;
+    p->logo_w = LOGO_H * pw / ph;
+    if (p->logo_w > p->g.cw / 4) {
+        p->logo_h *= p->g.cw / 4 / p->logo_w;
+        p->logo_w = p->g.cw / 4;
+    }
+    p->g.title_cut = p->logo_w + FO_PPTX_GAP;
+}
+
+/* The logo picture inserted into a layout's shape tree (expanded template
+ * text, fo_malloc'd, *len its length); NULL when out of memory. */
+static char *layout_with_logo(fo_pptx *p, const char *tpl, const char *const *kv,
+                              const char *rid, size_t *len)
+{
+    size_t n;
+    char *xml = fo_template_expand(tpl, kv, &n);
+    char *end = xml ? strstr(xml, "</p:spTree>") : NULL;
+    if (!end) { fo_free(xml); return NULL; }
+    const fo_pptx_geom *g = &p->g;
+    char pic[1024];
+    int k = snprintf(pic, sizeof pic,
+        "<p:pic><p:nvPicPr><p:cNvPr id=\"100\" name=\"Logo\" descr=\"logo\"/>"
+        "<p:cNvPicPr><a:picLocks noChangeAspect=\"1\"/></p:cNvPicPr><p:nvPr userDrawn=\"1\"/>"
+        "</p:nvPicPr><p:blipFill><a:blip r:embed=\"%s\"/><a:stretch><a:fillRect/></a:stretch>"
+        "</p:blipFill><p:spPr><a:xfrm><a:off x=\"%lld\" y=\"%lld\"/><a:ext cx=\"%lld\" cy=\"%lld\"/>"
+        "</a:xfrm><a:prstGeom prst=\"rect\"><a:avLst/></a:prstGeom></p:spPr></p:pic>",
+        rid, FO_PPTX_EMU(g->x + g->cw - p->logo_w), FO_PPTX_EMU(g->title_y),
+        FO_PPTX_EMU(p->logo_w), FO_PPTX_EMU(p->logo_h));
+    size_t at = (size_t)(end - xml);
+    char *out = fo_malloc(n + (size_t)k + 1);
+    if (out) {
+        memcpy(out, xml, at);
+        memcpy(out + at, pic, (size_t)k);
+        memcpy(out + at + k, xml + at, n - at + 1);
+        *len = n + (size_t)k;
+    }
+    fo_free(xml);
+    return out;
+}
+
 /* Title slide and section header boxes. */
 #define CTITLE_Y(g) ((g)->h * 0.24)
 #define CTITLE_H(g) ((g)->h * 0.30)
@@ -88,7 +156,7 @@ static void add_fixed_parts(fo_pptx *p)
 {
     const fo_pptx_geom *g = &p->g;
     subst s = {0};
-    put_box(&s, K_TITLE, g->x, g->title_y, g->cw, g->title_h);
+    put_box(&s, K_TITLE, g->x, g->title_y, g->cw - g->title_cut, g->title_h);
     put_box(&s, K_BODY, g->x, g->body_y, g->cw, g->body_bottom - g->body_y);
     put_box(&s, K_NUM, g->w - g->x - 160, g->h - 36, 160, 24);
     put_int(&s, "TITLE_SZ", lround(FO_PPTX_TITLE_SZ * 100));
@@ -126,13 +194,35 @@ static void add_fixed_parts(fo_pptx *p)
     put_int(&l, "CTITLE_SZ", lround(FO_PPTX_CTITLE_SZ * 100));
     put_int(&l, "SUBTITLE_SZ", lround(FO_PPTX_SUBTITLE_SZ * 100));
     put_rgb(&l, "MUTED", p->t->muted);
+    /* the logo: one media part, shown by every layout but the title slide's */
+    char *logo_target = p->logo_media;
+    if (p->logo.u.image.path) {
+        size_t len = 0;
+        unsigned char *data = fo_pptx_read_file(p->logo.u.image.path, &len);
+        if (!data) {
+            fo_pptx_fail(p, FO_ERR_INPUT, NULL, "theme logo %s: cannot be read",
+                         p->logo.u.image.path);
+            return;
+        }
+        fo_pptx_add_media_part(p, data, len, p->logo.u.image.is_png, logo_target,
+                               sizeof p->logo_media);
+        fo_free(data);
+    }
     for (int i = 1; i <= 4; i++) {
         char name[64], tpl[64];
         snprintf(name, sizeof name, "ppt/slideLayouts/slideLayout%d.xml", i);
         snprintf(tpl, sizeof tpl, "pptx/slideLayout%d.xml", i);
-        fo_pkg_add_template(p->pkg, name, FO_PPTX_CT_BASE "slideLayout+xml", tpl, l.kv);
         fo_pkg_add_rel(p->pkg, name, FO_PPTX_REL_BASE "slideMaster",
                        "../slideMasters/slideMaster1.xml", false);
+        if (!logo_target[0] || i == FO_PPTX_L_TITLE) {
+            fo_pkg_add_template(p->pkg, name, FO_PPTX_CT_BASE "slideLayout+xml", tpl, l.kv);
+            continue;
+        }
+        const char *rid = fo_pkg_add_rel(p->pkg, name, FO_REL_IMAGE, logo_target, false);
+        size_t len = 0;
+        char *xml = layout_with_logo(p, tpl, l.kv, rid, &len);
+        if (!xml) { fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory"); return; }
+        fo_pkg_add_part_take(p->pkg, name, FO_PPTX_CT_BASE "slideLayout+xml", xml, len);
     }
     fo_pkg_add_theme(p->pkg, "ppt/theme/theme1.xml", p->t);
     add_props_parts(p);
@@ -272,10 +362,12 @@ static void title_slide(fo_pptx *p)
     for (size_t i = 0; i < n; i++) fo_pptx_para_clear(&para[i]);
     /* A picture that opens the document (a logo) belongs on the title slide,
      * above the title, not on a slide of its own. */
+    double box_h = p->g.h * 0.16;
     if (p->doc->nblocks && p->doc->blocks[0].kind == FO_BLOCK_IMAGE && p->doc->blocks[0].u.image.path) {
-        double box_h = p->g.h * 0.16;
         fo_pptx_image_box(p, &p->doc->blocks[0], p->g.x, p->g.h * 0.06, p->g.cw, box_h);
         p->logo_on_title = true;
+    } else if (p->logo.u.image.path) { /* no picture of its own: the theme's logo */
+        fo_pptx_logo_box(p, p->g.x, p->g.h * 0.06, p->g.cw, box_h);
     }
     fo_pptx_slide_end(p);
 }
@@ -388,7 +480,8 @@ fo_status fo_pptx_render(const fo_doc *doc, const char *dest, fo_outset *out,
             fo_pptx_fail(&p, ts, NULL, "template %s could not be used", opts->template_path);
         if (!p.err) add_props_parts(&p);
     } else {
-        add_fixed_parts(&p);
+        logo_setup(&p);
+        if (!p.err) add_fixed_parts(&p);
     }
     if (doc->title || doc->subtitle || doc->author || doc->date) title_slide(&p);
     for (size_t i = p.logo_on_title ? 1 : 0; i < doc->nblocks && !p.err; i++) render_block(&p, &doc->blocks[i]);

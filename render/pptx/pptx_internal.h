@@ -47,6 +47,7 @@ typedef struct {
     double x, cw;                /* content box: left edge and width */
     double title_y, title_h;     /* title placeholder */
     double body_y, body_bottom;  /* content area */
+    double title_cut;            /* taken from the title box's right by the logo */
 } fo_pptx_geom;
 
 /* Level-dependent body sizes, margins and bullets. */
@@ -117,6 +118,10 @@ typedef struct {
     const char *section;         /* text of the current level-1 heading, or NULL */
     bool section_used;           /* a slide already carries the section title */
     bool logo_on_title;          /* blocks[0] (an image) was placed on the title slide */
+    fo_block logo;               /* the theme's logo as an image block (path "" = none;
+                                    never with a template: its master has its branding) */
+    double logo_w, logo_h;       /* pt, in the top-right corner of content slides */
+    char logo_media[64];         /* its one media part, "../media/imageN.ext" */
     char section_buf[512];       /* section text when taken from a caption */
     /* the slide being written (x != NULL) */
     fo_xml *x;
@@ -165,6 +170,10 @@ void fo_pptx_leaf_int(fo_xml *x, const char *name, const char *attr, long long v
 /* Adds media bytes as ppt/media/imageN.ext and relates it from the open
  * slide; returns the rel id ("" after an error). */
 const char *fo_pptx_add_media(fo_pptx *p, const void *data, size_t len, bool png);
+/* Same without the relationship: writes the target ("../media/imageN.ext",
+ * relative to a slide, layout or master) into target. */
+void fo_pptx_add_media_part(fo_pptx *p, const void *data, size_t len, bool png,
+                            char *target, size_t cap);
 
 /* ---- pptx_text.c --------------------------------------------------------- */
 /* Builds a paragraph from inline markup (src may be NULL = empty). */
@@ -203,9 +212,14 @@ fo_status fo_pptx_template_load(fo_pptx *p, const char *path);
 void fo_pptx_table(fo_pptx *p, const fo_block *b);
 void fo_pptx_chart(fo_pptx *p, const fo_block *b);
 void fo_pptx_image(fo_pptx *p, const fo_block *b);
+/* The whole file at path (fo_malloc'd), or NULL. */
+unsigned char *fo_pptx_read_file(const char *path, size_t *len);
 /* An image placed in a box outside the flow, centred, aspect kept: the
  * title slide's logo. */
 void fo_pptx_image_box(fo_pptx *p, const fo_block *b, double left, double top, double w, double h);
+/* The theme's logo placed the same way, showing the media part the layouts
+ * already hold (p->logo_media) instead of a second copy. */
+void fo_pptx_logo_box(fo_pptx *p, double left, double top, double w, double h);
 void fo_pptx_metrics(fo_pptx *p, const fo_block *b);
 void fo_pptx_code(fo_pptx *p, const fo_block *b);
 

@@ -138,7 +138,7 @@ void fo_pptx_chart(fo_pptx *p, const fo_block *b)
     fo_pptx_slide_end(p); /* what follows starts a new slide */
 }
 
-static unsigned char *read_all(const char *path, size_t *len)
+unsigned char *fo_pptx_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
@@ -159,7 +159,7 @@ static unsigned char *read_all(const char *path, size_t *len)
  * where only one side is given). NULL (reported) if unreadable. */
 static unsigned char *load_image(fo_pptx *p, const fo_block *b, size_t *len, double *w, double *h)
 {
-    unsigned char *data = read_all(b->u.image.path, len);
+    unsigned char *data = fo_pptx_read_file(b->u.image.path, len);
     if (!data) {
         fo_pptx_fail(p, FO_ERR_IO, b->pointer, "cannot read image %s", b->u.image.path);
         return NULL;
@@ -213,6 +213,16 @@ void fo_pptx_image_box(fo_pptx *p, const fo_block *b, double left, double top, d
     fit_box(&w, &h, bw, bh);
     const char *rid = fo_pptx_add_media(p, data, len, b->u.image.is_png);
     fo_free(data);
+    picture(p, rid, "Picture", b->u.image.alt, left + (bw - w) / 2, top + (bh - h) / 2, w, h);
+}
+
+void fo_pptx_logo_box(fo_pptx *p, double left, double top, double bw, double bh)
+{
+    const fo_block *b = &p->logo;
+    if (p->err || !b->u.image.path || !p->logo_media[0]) return;
+    double w = b->u.image.px_width * PX_PT, h = b->u.image.px_height * PX_PT;
+    fit_box(&w, &h, bw, bh);
+    const char *rid = fo_pkg_add_rel(p->pkg, p->part, FO_REL_IMAGE, p->logo_media, false);
     picture(p, rid, "Picture", b->u.image.alt, left + (bw - w) / 2, top + (bh - h) / 2, w, h);
 }
 

@@ -71,7 +71,7 @@ const char *fo_pptx_cont_title(const fo_pptx *p, const char *base, char *buf, si
 static double title_size(const fo_pptx *p, const char *title)
 {
     const char *font = p->t->heading.bold;
-    double w = (p->g.cw - 2 * FO_PPTX_INS_X) * FO_PPTX_FIT;
+    double w = (p->g.cw - p->g.title_cut - 2 * FO_PPTX_INS_X) * FO_PPTX_FIT;
     size_t len = strlen(title);
     for (double sz = FO_PPTX_TITLE_SZ; sz > 20.0; sz -= 4.0)
         if (fo_text_wrap(font, sz, title, len, w, NULL, 0) <= 2) return sz;
@@ -84,7 +84,7 @@ static void write_title(fo_pptx *p, const char *title)
     char buf[1024];
     double sz = title_size(p, title);
     if (sz <= 20.0) { /* still too long: shorten to about two lines */
-        double w = (p->g.cw - 2 * FO_PPTX_INS_X) * FO_PPTX_FIT * 1.8;
+        double w = (p->g.cw - p->g.title_cut - 2 * FO_PPTX_INS_X) * FO_PPTX_FIT * 1.8;
         fo_text_ellipsize(p->t->heading.bold, sz, title, strlen(title), w, buf, sizeof buf);
         title = buf;
     }
@@ -375,17 +375,24 @@ void fo_pptx_flow_para(fo_pptx *p, fo_pptx_para *para)
     fo_pptx_para_clear(para);
 }
 
-const char *fo_pptx_add_media(fo_pptx *p, const void *data, size_t len, bool png)
+void fo_pptx_add_media_part(fo_pptx *p, const void *data, size_t len, bool png,
+                            char *target, size_t cap)
 {
-    char name[64], target[64];
+    char name[64];
     const char *ext = png ? "png" : "jpeg";
     size_t n;
     do { /* a template's pictures may hold the first names */
         n = ++p->nmedia;
         snprintf(name, sizeof name, "ppt/media/image%zu.%s", n, ext);
     } while (fo_pkg_has_part(p->pkg, name));
-    snprintf(target, sizeof target, "../media/image%zu.%s", n, ext);
+    snprintf(target, cap, "../media/image%zu.%s", n, ext);
     fo_pkg_add_default(p->pkg, ext, png ? FO_CT_PNG : FO_CT_JPEG);
     fo_pkg_add_part(p->pkg, name, NULL, data, len);
+}
+
+const char *fo_pptx_add_media(fo_pptx *p, const void *data, size_t len, bool png)
+{
+    char target[64];
+    fo_pptx_add_media_part(p, data, len, png, target, sizeof target);
     return fo_pkg_add_rel(p->pkg, p->part, FO_REL_IMAGE, target, false);
 }

@@ -7,16 +7,23 @@
  * block's row; tables get a link to their sheet. The sheet is laid out
  * twice: a dry pass finds the row of every heading (for the toc block's
  * links), the second writes. Rows only ever move forward, as constant_memory
- * mode requires. */
+ * mode requires.
+ *
+ * The theme's logo sits at the top right of the title row, over E:F; the
+ * title is then merged across A:D and wrapped, so the two never overlap. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "formats/image.h"
 #include "render/markup.h"
 #include "render/xlsx/xlsx_internal.h"
 
 #define NCOLS 6
 #define ROW_PX 20.0 /* default row height: 15 pt */
+#define LOGO_PX 44.0    /* logo height (~0.46 in) */
+#define LOGO_PAD 6.0    /* px between the logo and the title row's edges */
+#define LOGO_COL 4      /* the logo's first column (E); the title keeps A..D */
 static const double col_width[NCOLS] = {30, 18, 14, 14, 14, 14};
 
 enum { RUN_LINK = 8, RUN_STYLES = 16 };
@@ -82,6 +89,7 @@ static fo_status make_formats(summary *s)
         !(s->metric_delta_down = font_format(s, &th->body, th->body_size, 0xC62828)))
         return s->st;
     format_set_bold(s->title);
+    if (th->logo[0]) format_set_text_wrap(s->title); /* merged beside the logo */
     format_set_bg_color(s->code, fo_xlsx_color(th->code_fill));
     format_set_underline(s->link, LXW_UNDERLINE_SINGLE);
     format_set_italic(s->caption);
@@ -463,11 +471,100 @@ static void put_toc(summary *s)
     }
 }
 
+/* Column width in pixels as Excel draws it (Calibri 11: 7 px a character). */
+static double col_px(double width) { return floor(width * 7.0 + 0.5) + 5.0; }
+
+static unsigned long be32(const unsigned char *p)
+{
+    return (unsigned long)p[0] << 24 | (unsigned long)p[1] << 16 | (unsigned long)p[2] << 8 | p[3];
+}
+
+/* The resolution libxlsxwriter scales a picture by (its size is px * 96 /
+ * dpi): PNG pHYs in pixels per metre, JPEG JFIF density; 96 when absent. */
+static void image_dpi(const char *path, bool png, double *xdpi, double *ydpi)
+{
+    *xdpi = *ydpi = 96;
+    FILE *f = fopen(path, "rb");
+    if (!f) return;
+    unsigned char h[20];
+    if (png) {
+        long at = 8;
+        while (fseek(f, at, SEEK_SET) == 0 && fread(h, 1, 8, f) == 8) {
+            unsigned long len = be32(h);
+            if (!memcmp(h + 4, "IDAT", 4) || !memcmp(h + 4, "IEND", 4) || len > (1ul << 30)) break;
+            if (!memcmp(h + 4, "pHYs", 4) && len >= 9 && fread(h + 8, 1, 9, f) == 9 && h[16] == 1) {
+                *xdpi = be32(h + 8) * 0.0254;
+                *ydpi = be32(h + 12) * 0.0254;
+                break;
+            }
+            at += 12 + (long)len;
+        }
+    } else if (fread(h, 1, 18, f) == 18 && h[2] == 0xFF && h[3] == 0xE0 && !memcmp(h + 6, "JFIF", 4)) {
+        double k = h[13] == 1 ? 1 : h[13] == 2 ? 2.54 : 0;
+        if (k > 0) {
+            *xdpi = (h[14] << 8 | h[15]) * k;
+            *ydpi = (h[16] << 8 | h[17]) * k;
+        }
+    }
+    fclose(f);
+    if (*xdpi <= 0 || *ydpi <= 0) *xdpi = *ydpi = 96;
+}
+
+/* The theme's logo in the title row: LOGO_PX high (at most as wide as E:F),
+ * its right edge LOGO_PAD inside F's. */
+static void put_logo(summary *s)
+{
+    const char *path = s->x->th->logo;
+    bool png;
+    int pw, ph;
+    if (s->dry) return;
+    double xdpi, ydpi;
+    bool ok = fo_image_probe(path, &png, &pw, &ph);
+    if (ok) {
+        double room = 0;
+        for (int c = LOGO_COL; c < NCOLS; c++) room += col_px(col_width[c]);
+        double h = LOGO_PX, w = h * pw / ph;
+        if (w > room - LOGO_PAD) { h *= (room - LOGO_PAD) / w; w = room - LOGO_PAD; }
+        image_dpi(path, png, &xdpi, &ydpi);
+        lxw_image_options o = {
+            .x_offset = (int32_t)(room - LOGO_PAD - w), .y_offset = (int32_t)LOGO_PAD,
+            .x_scale = w / pw * xdpi / 96.0, .y_scale = h / ph * ydpi / 96.0,
+            .object_position = LXW_OBJECT_MOVE_DONT_SIZE, .description = (char *)"logo"};
+        ok = worksheet_insert_image_opt(s->ws, s->row, LOGO_COL, path, &o) == LXW_NO_ERROR;
+    }
+    if (!ok) {
+        fo_diags_add(s->x->d, NULL, 0, 0, NULL, "the theme's \"logo\" must be a PNG or JPEG file",
+                     "theme logo %s: not a readable PNG or JPEG image", path);
+        s->st = FO_ERR_INPUT;
+    }
+}
+
+/* The title row beside a logo: merged across A..D, wrapped, tall enough
+ * for its lines and for the logo. */
+static void put_title_beside_logo(summary *s, const char *title)
+{
+    const fo_theme *th = s->x->th;
+    double chars = 0;
+    for (int c = 0; c < LOGO_COL; c++) chars += col_width[c];
+    chars = chars * 11.0 / th->title_size; /* col widths count 11 pt characters */
+    double lines = title ? text_lines(title, chars) : 1;
+    double pt = fmax(fmax(th->title_size * 1.5, lines * th->title_size * 1.25 + 6),
+                     (LOGO_PX + 2 * LOGO_PAD) * 0.75);
+    set_height(s, pt);
+    put_logo(s);
+    if (s->dry || !title || s->st != FO_OK) return;
+    const char *c = clean(s, &s->x->buf, title);
+    if (c) worksheet_merge_range(s->ws, s->row, 0, s->row, LOGO_COL - 1, c, s->title);
+}
+
 static void put_header(summary *s)
 {
     const fo_doc *doc = s->x->doc;
     const fo_theme *th = s->x->th;
-    if (doc->title) {
+    if (th->logo[0]) { /* with or without a title, the first row holds the logo */
+        put_title_beside_logo(s, doc->title);
+        s->row++;
+    } else if (doc->title) {
         set_height(s, th->title_size * 1.5);
         put_string(s, 0, doc->title, s->title);
         s->row++;

@@ -266,6 +266,29 @@ START_TEST(test_deterministic)
 }
 END_TEST
 
+/* A theme logo that cannot be read at render time (it vanished after the
+ * theme loaded): FO_ERR_INPUT naming the path. */
+START_TEST(test_missing_logo)
+{
+    char spec[512], out[512];
+    snprintf(spec, sizeof spec, "%s/logo.json", dir);
+    snprintf(out, sizeof out, "%s/logo.pptx", dir);
+    write_file(spec, "{\"folio\": 1, \"title\": \"T\", \"blocks\": []}");
+    fo_diags d;
+    fo_diags_init(&d);
+    fo_doc *doc = NULL;
+    ck_assert_int_eq(fo_spec_load(spec, &doc, &d), FO_OK);
+    snprintf(doc->theme.logo, sizeof doc->theme.logo, "%s/gone-logo.png", dir);
+    fo_outset *o = fo_outset_new(0);
+    ck_assert_int_eq(fo_pptx_render(doc, out, o, NULL, &d), FO_ERR_INPUT);
+    ck_assert_uint_ge(d.n, 1);
+    ck_assert_ptr_nonnull(strstr(d.items[d.n - 1].message, "gone-logo.png"));
+    fo_outset_free(o);
+    fo_doc_free(doc);
+    fo_diags_free(&d);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("pptx");
@@ -277,6 +300,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_long_list_continues);
     tcase_add_test(tc, test_table_split);
     tcase_add_test(tc, test_deterministic);
+    tcase_add_test(tc, test_missing_logo);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -210,6 +210,25 @@ static fo_status render_to(const fo_doc *doc, const char *path, fo_diags *d)
     return fo_render(doc, outs, 1, NULL, NULL, d);
 }
 
+/* A logo that vanished after the theme loaded: an input error naming it,
+ * no workbook left behind. */
+START_TEST(render_missing_logo)
+{
+    fo_doc *doc = make_doc(NULL);
+    snprintf(doc->theme.logo, sizeof doc->theme.logo, "%s/gone-logo.png", tmpdir);
+    fo_diags d;
+    fo_diags_init(&d);
+    char path[128];
+    snprintf(path, sizeof path, "%s/logo.xlsx", tmpdir);
+    ck_assert_int_eq(render_to(doc, path, &d), FO_ERR_INPUT);
+    ck_assert_uint_ge(d.n, 1);
+    ck_assert_ptr_nonnull(strstr(d.items[0].message, "gone-logo.png"));
+    ck_assert_int_ne(access(path, F_OK), 0);
+    fo_diags_free(&d);
+    fo_doc_free(doc);
+}
+END_TEST
+
 START_TEST(render_table_sheet)
 {
     fo_doc *doc = make_doc(NULL);
@@ -342,6 +361,7 @@ int main(void)
     tcase_add_checked_fixture(tr, setup, teardown);
     tcase_set_timeout(tr, 60);
     tcase_add_test(tr, render_table_sheet);
+    tcase_add_test(tr, render_missing_logo);
     tcase_add_test(tr, render_deterministic);
     tcase_add_test(tr, render_cell_too_long);
     tcase_add_test(tr, render_alloc_failures);
