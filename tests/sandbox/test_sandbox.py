@@ -156,11 +156,12 @@ def test_x32_abi_is_killed(tmp_path):
 
 def test_endless_loop_dies_at_the_timeout_with_its_children(tmp_path):
     t0 = time.monotonic()
-    p, m = run(["--timeout", "1", "--", "/bin/sh", "-c", "sleep 1000 & while :; do :; done"],
+    child = "sleep 1000.%d" % os.getpid()  # unique: other runs on the machine may sleep too
+    p, m = run(["--timeout", "1", "--", "/bin/sh", "-c", child + " & while :; do :; done"],
                out=tmp_path / "o", code=4)
     assert time.monotonic() - t0 < 30
     assert m["timed_out"] is True and m["limit"] == "timeout" and m["exit"] == 4
-    assert subprocess.run(["pgrep", "-f", "sleep 1000"], capture_output=True).returncode != 0
+    assert subprocess.run(["pgrep", "-f", child], capture_output=True).returncode != 0
 
 
 def test_memory_limit_stops_a_2gib_allocation(tmp_path):
