@@ -35,6 +35,18 @@ const char *fo_type_default_format(fo_type t)
     }
 }
 
+double fo_value_number(const fo_value *v)
+{
+    switch (v->kind) {
+    case FO_VAL_NUMBER: case FO_VAL_DATE: case FO_VAL_BOOL:
+        return isfinite(v->num) ? v->num : NAN;
+    case FO_VAL_FORMULA:
+        return v->has_num && isfinite(v->num) ? v->num : NAN;
+    default:
+        return NAN;
+    }
+}
+
 const char *fo_total_name(fo_total t)
 {
     static const char *const n[] = {"none", "sum", "avg", "min", "max", "count"};

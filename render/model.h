@@ -37,6 +37,10 @@ typedef struct {
     const char *label;
 } fo_value;
 
+/* The number a value holds (NUMBER, DATE, BOOL, a FORMULA's cached number),
+ * or NaN for anything else and for non-finite numbers. */
+double fo_value_number(const fo_value *v);
+
 /* ---- columns and datasets ----------------------------------------------- */
 typedef enum {
     FO_TYPE_AUTO = 0, /* not given: inferred */

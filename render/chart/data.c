@@ -196,17 +196,6 @@ fo_rgb fo_chart_color(const fo_chart_ctx *cx, size_t i)
 }
 
 /* ---- reading the rows ------------------------------------------------------------ */
-static double value_num(const fo_value *v)
-{
-    switch (v->kind) {
-    case FO_VAL_NUMBER: case FO_VAL_DATE: case FO_VAL_BOOL:
-        return isfinite(v->num) ? v->num : NAN;
-    case FO_VAL_FORMULA:
-        return v->has_num && isfinite(v->num) ? v->num : NAN;
-    default:
-        return NAN;
-    }
-}
 
 /* The category label of an x cell, as the column would display it. */
 static const char *value_label(fo_chart_ctx *cx, const fo_value *v, char *buf, size_t cap)
@@ -284,12 +273,12 @@ fo_status fo_chart_data_read(fo_chart_ctx *cx, fo_diags *d)
     while ((rc = fo_rows_next(rows, &row, d)) == 1) {
         if (n == g.cap && !grow(dt, &g, ns)) { st = FO_ERR_NOMEM; goto cleanup; }
         const fo_value *xv = has_x ? &row[c->x] : NULL;
-        g.x[n] = xv ? value_num(xv) : (double)(n + 1);
+        g.x[n] = xv ? fo_value_number(xv) : (double)(n + 1);
         const char *lab = xv ? value_label(cx, xv, buf, sizeof buf) : "";
         if (!xv) { snprintf(buf, sizeof buf, "%zu", n + 1); lab = buf; }
         g.cat[n] = fo_arena_strdup(dt->arena, lab);
         if (!g.cat[n]) { st = FO_ERR_NOMEM; goto cleanup; }
-        for (size_t s = 0; s < ns; s++) g.y[n * ns + s] = value_num(&row[cols[s]]);
+        for (size_t s = 0; s < ns; s++) g.y[n * ns + s] = fo_value_number(&row[cols[s]]);
         n++;
     }
     if (rc < 0) { st = FO_ERR_INPUT; goto cleanup; }

@@ -255,17 +255,6 @@ void fo_chartxml_series(fo_xml *x, const fo_chart *c, const fo_theme *t,
 
 /* ---- reading the rows ----------------------------------------------------------- */
 
-static double value_num(const fo_value *v)
-{
-    switch (v->kind) {
-    case FO_VAL_NUMBER: case FO_VAL_DATE: case FO_VAL_BOOL:
-        return isfinite(v->num) ? v->num : NAN;
-    case FO_VAL_FORMULA:
-        return v->has_num && isfinite(v->num) ? v->num : NAN;
-    default:
-        return NAN;
-    }
-}
 
 /* The x cell as its column shows it. */
 static const char *value_label(const fo_numfmt *f, const fo_value *v, char *buf, size_t cap)
@@ -343,7 +332,7 @@ fo_status fo_chartxml_data_read(const fo_chart *c, fo_chartxml_data *dt, fo_diag
         const fo_value *xv = has_x ? &row[c->x] : NULL;
         const char *lab = buf;
         if (xv) {
-            dt->x[n] = value_num(xv);
+            dt->x[n] = fo_value_number(xv);
             lab = value_label(xf, xv, buf, sizeof buf);
         } else {
             dt->x[n] = (double)(n + 1);
@@ -351,7 +340,7 @@ fo_status fo_chartxml_data_read(const fo_chart *c, fo_chartxml_data *dt, fo_diag
         }
         dt->cat[n] = fo_arena_strdup(dt->arena, lab);
         if (!dt->cat[n]) { st = FO_ERR_NOMEM; break; }
-        for (size_t s = 0; s < ns; s++) ybuf[n * ns + s] = value_num(&row[cols[s]]);
+        for (size_t s = 0; s < ns; s++) ybuf[n * ns + s] = fo_value_number(&row[cols[s]]);
         n++;
     }
     if (st == FO_OK && rc < 0) st = FO_ERR_INPUT;
