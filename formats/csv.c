@@ -770,6 +770,7 @@ fo_status fo_csv_scan(fo_dataset *ds, fo_arena *a, const fo_column *hints, size_
         fo_type t = fo_infer_result(&inf[j], fmt, sizeof fmt);
         col->name = names[j];
         col->type = t;
+        col->inferred = ht == FO_TYPE_AUTO;
         if (ht != FO_TYPE_AUTO && ht != t) {
             col->type = ht;
             snprintf(fmt, sizeof fmt, "%s", fo_type_default_format(ht));

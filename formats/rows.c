@@ -63,7 +63,13 @@ static void convert(fo_rows *r, size_t j, const char *s, size_t len, fo_value *v
         v->kind = FO_VAL_NULL;
         return;
     }
-    if (t != FO_TYPE_TEXT && fo_value_from_text(s, len, t, v)) {
+    /* In a column whose type was inferred, a plain number among percentages
+     * ("5" beside "12%") or amounts is not silently scaled or re-labelled:
+     * it stays the text it was. */
+    bool plain_misfit = r->ds->cols[j].inferred &&
+                        ((t == FO_TYPE_PERCENT && !memchr(s, '%', len)) ||
+                         (t == FO_TYPE_CURRENCY && !fo_infer_currency_symbol(s, len)));
+    if (t != FO_TYPE_TEXT && !plain_misfit && fo_value_from_text(s, len, t, v)) {
         if (t != FO_TYPE_CURRENCY || !r->cur_sym[j]) return;
         const char *sym = fo_infer_currency_symbol(s, len);
         if (!sym || strcmp(sym, r->cur_sym[j]) == 0) return; /* bare number or same symbol */

@@ -63,6 +63,8 @@ typedef struct {
     char *name;
     fo_type type;    /* never AUTO once the dataset is loaded */
     char *format;    /* Excel code; never NULL once loaded */
+    bool inferred;   /* type read from the data, not given: an inferred percent or
+                        currency column converts only cells written with % or a symbol */
 } fo_column;
 
 typedef enum { FO_SRC_INLINE, FO_SRC_CSV } fo_source;

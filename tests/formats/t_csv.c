@@ -372,11 +372,11 @@ START_TEST(scan_hints)
     fo_diags_init(&d);
     fo_dataset ds;
     fo_column hints[] = {
-        {"share", FO_TYPE_PERCENT, NULL},
-        {"code", FO_TYPE_TEXT, NULL},
-        {"amount", FO_TYPE_AUTO, "#,##0.000"},
-        {"absent", FO_TYPE_INTEGER, NULL},
-        {"share", FO_TYPE_AUTO, "0.0%"},   /* a second hint for a column adds its format */
+        {"share", FO_TYPE_PERCENT, NULL, false},
+        {"code", FO_TYPE_TEXT, NULL, false},
+        {"amount", FO_TYPE_AUTO, "#,##0.000", false},
+        {"absent", FO_TYPE_INTEGER, NULL, false},
+        {"share", FO_TYPE_AUTO, "0.0%", false},   /* a second hint for a column adds its format */
     };
     ck_assert_int_eq(scan(&ds, a, "share,code,amount,n\n0.12,1,2.5,4\n0.5,2,3,5\n", true, hints, 5, &d), FO_OK);
     ck_assert_int_eq(ds.cols[0].type, FO_TYPE_PERCENT);
@@ -494,9 +494,43 @@ START_TEST(rows_csv)
 }
 END_TEST
 
+START_TEST(inferred_percent_keeps_plain_numbers_as_text)
+{
+    fo_arena *a = fo_arena_new();
+    fo_diags d;
+    fo_diags_init(&d);
+    fo_dataset ds;
+    /* 10 percentages and one plain number: the column is percent (90%),
+     * and "5" must not become 500% */
+    ck_assert_int_eq(scan(&ds, a, "p\n1%\n2%\n3%\n4%\n5\n6%\n7%\n8%\n9%\n10%\n11%\n", true, NULL, 0, &d), FO_OK);
+    ck_assert_int_eq(ds.cols[0].type, FO_TYPE_PERCENT);
+    ck_assert(ds.cols[0].inferred);
+    fo_rows *r;
+    const fo_value *row;
+    ck_assert_int_eq(fo_rows_open(&ds, &r, &d), FO_OK);
+    for (int i = 0; i < 5; i++) ck_assert_int_eq(fo_rows_next(r, &row, &d), 1);
+    ck_assert_int_eq(row[0].kind, FO_VAL_TEXT);
+    ck_assert_str_eq(row[0].str, "5");
+    ck_assert_int_eq(fo_rows_next(r, &row, &d), 1);
+    ck_assert_int_eq(row[0].kind, FO_VAL_NUMBER);
+    ck_assert(row[0].num > 0.0599 && row[0].num < 0.0601);
+    fo_rows_close(r);
+    /* a percent hint accepts plain numbers as fractions: that is what it asks */
+    fo_column hint = {"p", FO_TYPE_PERCENT, NULL, false};
+    ck_assert_int_eq(scan(&ds, a, "p\n0.05\n12%\n", true, &hint, 1, &d), FO_OK);
+    ck_assert(!ds.cols[0].inferred);
+    ck_assert_int_eq(fo_rows_open(&ds, &r, &d), FO_OK);
+    ck_assert_int_eq(fo_rows_next(r, &row, &d), 1);
+    ck_assert_int_eq(row[0].kind, FO_VAL_NUMBER);
+    fo_rows_close(r);
+    fo_diags_free(&d);
+    fo_arena_free(a);
+}
+END_TEST
+
 START_TEST(rows_inline)
 {
-    fo_column cols[2] = {{"region", FO_TYPE_TEXT, "@"}, {"revenue", FO_TYPE_NUMBER, "General"}};
+    fo_column cols[2] = {{"region", FO_TYPE_TEXT, "@", false}, {"revenue", FO_TYPE_NUMBER, "General", false}};
     fo_value cells[4] = {
         {.kind = FO_VAL_TEXT, .str = "North"}, {.kind = FO_VAL_NUMBER, .num = 1204.5},
         {.kind = FO_VAL_TEXT, .str = "South"}, {.kind = FO_VAL_NUMBER, .num = 980},
@@ -570,6 +604,7 @@ int main(void)
     tcase_add_test(tc, scan_hints);
     tcase_add_test(tc, rows_csv);
     tcase_add_test(tc, rows_inline);
+    tcase_add_test(tc, inferred_percent_keeps_plain_numbers_as_text);
     tcase_add_test(tc, alloc_failures);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
