@@ -384,21 +384,24 @@ def test_net_all_reaches_the_host_loopback():
 
 
 def test_killing_folio_kills_the_jail():
-    marker = "folio-test-%d" % os.getpid()
-    f = subprocess.Popen([FOLIO, "run", "--quiet", "--", "/bin/sh", "-c",
-                          "sleep 1000; : %s" % marker],
+    # The jailed program's own command line is "sleep 1001.<pid>"; anchoring
+    # on it keeps pgrep from matching folio's command line (which holds the
+    # same words), so folio is killed only once the jail is really running.
+    child = "sleep 1001.%d" % os.getpid()
+    pattern = "^" + child.replace(".", "\\.") + "$"
+    f = subprocess.Popen([FOLIO, "run", "--quiet", "--", "/bin/sh", "-c", child + "; true"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        for _ in range(100):
-            if subprocess.run(["pgrep", "-f", marker], capture_output=True).returncode == 0:
+        for _ in range(200):
+            if subprocess.run(["pgrep", "-f", pattern], capture_output=True).returncode == 0:
                 break
             time.sleep(0.05)
         else:
             pytest.fail("the jailed program never started")
         f.kill()
         f.wait(timeout=10)
-        for _ in range(100):
-            if subprocess.run(["pgrep", "-f", marker], capture_output=True).returncode != 0:
+        for _ in range(200):
+            if subprocess.run(["pgrep", "-f", pattern], capture_output=True).returncode != 0:
                 break
             time.sleep(0.05)
         else:
