@@ -2,6 +2,7 @@
  * and safe path resolution for the spec reader. */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,7 +146,8 @@ long fo_spec_int(fo_spec_ctx *c, json_t *obj, const char *ptr, const char *key, 
     char p[FO_PTR_MAX];
     member_ptr(p, sizeof p, ptr, key);
     double x = json_number_value(v);
-    if (!json_is_number(v) || x != (double)(long)x || x < lo || x > hi) {
+    /* range first: casting a double outside long's range is undefined */
+    if (!json_is_number(v) || !(x >= (double)lo && x <= (double)hi) || x != floor(x)) {
         char hint[64];
         snprintf(hint, sizeof hint, "a whole number from %ld to %ld", lo, hi);
         fo_spec_error(c, p, false, hint, "invalid \"%s\"", key);

@@ -169,3 +169,12 @@ def test_valid_samples_validate(folio):
             continue
         p = run_folio("validate", spec, "--json", check=0)
         assert json.loads(p.stdout) == []
+
+
+def test_huge_and_fractional_numbers_are_errors_not_crashes(spec_file):
+    spec = {"folio": 1, "blocks": [{"type": "heading", "text": "x", "level": 6.66e86},
+                                   {"type": "heading", "text": "y", "level": 2.5},
+                                   {"type": "chart", "kind": "bar", "x": "a", "y": "b", "width": -1e300,
+                                    "data": {"columns": ["a", "b"], "rows": [["x", 1]]}}]}
+    errs = json.loads(run_folio("validate", spec_file(spec), "--json", check=2).stdout)
+    assert {e["pointer"] for e in errs} == {"/blocks/0/level", "/blocks/1/level", "/blocks/2/width"}
