@@ -287,13 +287,7 @@ static void placeholder(fo_pptx *p, const char *type, const char *idx, const cha
                         fo_pptx_para *paras, size_t n)
 {
     fo_xml *x = p->x;
-    int id = fo_pptx_shape_id(p);
-    fo_xml_open(x, "p:sp", NULL);
-    fo_xml_open(x, "p:nvSpPr", NULL);
-    fo_xml_open(x, "p:cNvPr", NULL);
-    fo_xml_attr_int(x, "id", id);
-    fo_xml_attrf(x, "name", "%s %d", name, id - 1);
-    fo_xml_close(x);
+    fo_pptx_shape_begin(p, "p:sp", "p:nvSpPr", name, NULL);
     fo_xml_open(x, "p:cNvSpPr", NULL);
     fo_xml_leaf(x, "a:spLocks", "noGrp", "1", NULL);
     fo_xml_close(x);

@@ -162,6 +162,11 @@ void fo_pptx_flow_para(fo_pptx *p, fo_pptx_para *para);
 /* Writes the pending text frame as a shape and moves the cursor below it. */
 void fo_pptx_frame_flush(fo_pptx *p);
 int fo_pptx_shape_id(fo_pptx *p);
+/* Starts a shape on the open slide: <outer><nv><p:cNvPr id name="NAME n"
+ * [descr]/>, with the next shape id, leaving <nv> open for the caller's
+ * cNv*Pr and nvPr. descr (alt text) may be NULL or empty. */
+void fo_pptx_shape_begin(fo_pptx *p, const char *outer, const char *nv, const char *name,
+                        const char *descr);
 /* <p:nvSpPr>/<p:spPr> xfrm helper: writes <a:xfrm> for a box in pt. */
 void fo_pptx_xfrm(fo_xml *x, double left, double top, double w, double h);
 void fo_pptx_solid(fo_xml *x, fo_rgb c);

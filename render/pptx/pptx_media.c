@@ -28,14 +28,7 @@ static void picture(fo_pptx *p, const char *rid, const char *name, const char *a
                     double left, double top, double w, double h)
 {
     fo_xml *x = p->x;
-    int id = fo_pptx_shape_id(p);
-    fo_xml_open(x, "p:pic", NULL);
-    fo_xml_open(x, "p:nvPicPr", NULL);
-    fo_xml_open(x, "p:cNvPr", NULL);
-    fo_xml_attr_int(x, "id", id);
-    fo_xml_attrf(x, "name", "%s %d", name, id - 1);
-    if (alt && *alt) fo_xml_attr(x, "descr", alt);
-    fo_xml_close(x);
+    fo_pptx_shape_begin(p, "p:pic", "p:nvPicPr", name, alt);
     fo_xml_open(x, "p:cNvPicPr", NULL);
     fo_xml_leaf(x, "a:picLocks", "noChangeAspect", "1", NULL);
     fo_xml_close(x);
@@ -82,14 +75,7 @@ static void chart_frame(fo_pptx *p, const char *rid, const char *alt, double lef
                         double w, double h)
 {
     fo_xml *x = p->x;
-    int id = fo_pptx_shape_id(p);
-    fo_xml_open(x, "p:graphicFrame", NULL);
-    fo_xml_open(x, "p:nvGraphicFramePr", NULL);
-    fo_xml_open(x, "p:cNvPr", NULL);
-    fo_xml_attr_int(x, "id", id);
-    fo_xml_attrf(x, "name", "Chart %d", id - 1);
-    if (alt && *alt) fo_xml_attr(x, "descr", alt);
-    fo_xml_close(x);
+    fo_pptx_shape_begin(p, "p:graphicFrame", "p:nvGraphicFramePr", "Chart", alt);
     fo_xml_open(x, "p:cNvGraphicFramePr", NULL);
     fo_xml_leaf(x, "a:graphicFrameLocks", "noGrp", "1", NULL);
     fo_xml_close(x);
@@ -232,13 +218,7 @@ static void filled_box(fo_pptx *p, const char *name, const char *geom, double le
                        fo_pptx_para *paras, size_t n, const char *anchor)
 {
     fo_xml *x = p->x;
-    int id = fo_pptx_shape_id(p);
-    fo_xml_open(x, "p:sp", NULL);
-    fo_xml_open(x, "p:nvSpPr", NULL);
-    fo_xml_open(x, "p:cNvPr", NULL);
-    fo_xml_attr_int(x, "id", id);
-    fo_xml_attrf(x, "name", "%s %d", name, id - 1);
-    fo_xml_close(x);
+    fo_pptx_shape_begin(p, "p:sp", "p:nvSpPr", name, NULL);
     fo_xml_leaf(x, "p:cNvSpPr", NULL);
     fo_xml_leaf(x, "p:nvPr", NULL);
     fo_xml_close(x);

@@ -29,6 +29,20 @@ void fo_pptx_fail(fo_pptx *p, fo_status err, const char *pointer, const char *fm
 
 int fo_pptx_shape_id(fo_pptx *p) { return p->next_id++; }
 
+void fo_pptx_shape_begin(fo_pptx *p, const char *outer, const char *nv, const char *name,
+                        const char *descr)
+{
+    fo_xml *x = p->x;
+    int id = fo_pptx_shape_id(p);
+    fo_xml_open(x, outer, NULL);
+    fo_xml_open(x, nv, NULL);
+    fo_xml_open(x, "p:cNvPr", NULL);
+    fo_xml_attr_int(x, "id", id);
+    fo_xml_attrf(x, "name", "%s %d", name, id - 1);
+    if (descr && *descr) fo_xml_attr(x, "descr", descr);
+    fo_xml_close(x);
+}
+
 void fo_pptx_leaf_int(fo_xml *x, const char *name, const char *attr, long long v)
 {
     fo_xml_open(x, name, NULL);
@@ -88,13 +102,7 @@ static void write_title(fo_pptx *p, const char *title)
         fo_text_ellipsize(p->t->heading.bold, sz, title, strlen(title), w, buf, sizeof buf);
         title = buf;
     }
-    int id = fo_pptx_shape_id(p);
-    fo_xml_open(x, "p:sp", NULL);
-    fo_xml_open(x, "p:nvSpPr", NULL);
-    fo_xml_open(x, "p:cNvPr", NULL);
-    fo_xml_attr_int(x, "id", id);
-    fo_xml_attrf(x, "name", "Title %d", id - 1);
-    fo_xml_close(x);
+    fo_pptx_shape_begin(p, "p:sp", "p:nvSpPr", "Title", NULL);
     fo_xml_open(x, "p:cNvSpPr", NULL);
     fo_xml_leaf(x, "a:spLocks", "noGrp", "1", NULL);
     fo_xml_close(x);
@@ -128,13 +136,7 @@ static void write_slide_number(fo_pptx *p)
         if (!num->present) return;
         idx = num->idx[0] ? num->idx : NULL;
     }
-    int id = fo_pptx_shape_id(p);
-    fo_xml_open(x, "p:sp", NULL);
-    fo_xml_open(x, "p:nvSpPr", NULL);
-    fo_xml_open(x, "p:cNvPr", NULL);
-    fo_xml_attr_int(x, "id", id);
-    fo_xml_attrf(x, "name", "Slide Number %d", id - 1);
-    fo_xml_close(x);
+    fo_pptx_shape_begin(p, "p:sp", "p:nvSpPr", "Slide Number", NULL);
     fo_xml_open(x, "p:cNvSpPr", NULL);
     fo_xml_leaf(x, "a:spLocks", "noGrp", "1", NULL);
     fo_xml_close(x);
@@ -255,15 +257,9 @@ void fo_pptx_frame_flush(fo_pptx *p)
 {
     if (!p->npara || !p->x) return;
     fo_xml *x = p->x;
-    int id = fo_pptx_shape_id(p);
     const fo_pptx_ph *body = p->tpl ? &p->tpl->layout[FO_PPTX_L_CONTENT].body : NULL;
     bool ph = p->layout == FO_PPTX_L_CONTENT && !p->body_ph_used && (!body || body->present);
-    fo_xml_open(x, "p:sp", NULL);
-    fo_xml_open(x, "p:nvSpPr", NULL);
-    fo_xml_open(x, "p:cNvPr", NULL);
-    fo_xml_attr_int(x, "id", id);
-    fo_xml_attrf(x, "name", "%s %d", ph ? "Content" : "Text", id - 1);
-    fo_xml_close(x);
+    fo_pptx_shape_begin(p, "p:sp", "p:nvSpPr", ph ? "Content" : "Text", NULL);
     if (ph) {
         fo_xml_open(x, "p:cNvSpPr", NULL);
         fo_xml_leaf(x, "a:spLocks", "noGrp", "1", NULL);

@@ -264,13 +264,7 @@ static void emit(tbl *tb, char **header, size_t total_row)
     if (!x || p->err) { chunk_clear(tb); return; }
     double h = tb->header_h + tb->chunk_h, w = 0;
     for (size_t j = 0; j < tb->ncols; j++) w += tb->width[j];
-    int id = fo_pptx_shape_id(p);
-    fo_xml_open(x, "p:graphicFrame", NULL);
-    fo_xml_open(x, "p:nvGraphicFramePr", NULL);
-    fo_xml_open(x, "p:cNvPr", NULL);
-    fo_xml_attr_int(x, "id", id);
-    fo_xml_attrf(x, "name", "Table %d", id - 1);
-    fo_xml_close(x);
+    fo_pptx_shape_begin(p, "p:graphicFrame", "p:nvGraphicFramePr", "Table", NULL);
     fo_xml_open(x, "p:cNvGraphicFramePr", NULL);
     fo_xml_leaf(x, "a:graphicFrameLocks", "noGrp", "1", NULL);
     fo_xml_close(x);

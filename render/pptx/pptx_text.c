@@ -310,13 +310,7 @@ void fo_pptx_textbox(fo_pptx *p, const char *name, double left, double top, doub
 {
     static const char *const anchors[] = {"t", "ctr", "b"};
     fo_xml *x = p->x;
-    int id = fo_pptx_shape_id(p);
-    fo_xml_open(x, "p:sp", NULL);
-    fo_xml_open(x, "p:nvSpPr", NULL);
-    fo_xml_open(x, "p:cNvPr", NULL);
-    fo_xml_attr_int(x, "id", id);
-    fo_xml_attrf(x, "name", "%s %d", name, id - 1);
-    fo_xml_close(x);
+    fo_pptx_shape_begin(p, "p:sp", "p:nvSpPr", name, NULL);
     fo_xml_leaf(x, "p:cNvSpPr", "txBox", "1", NULL);
     fo_xml_leaf(x, "p:nvPr", NULL);
     fo_xml_close(x);
