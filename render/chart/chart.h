@@ -14,6 +14,7 @@
 #define FO_CHART_H
 
 #include "render/model.h"
+#include "render/numfmt.h"
 #include "render/theme.h"
 
 #define FO_CHART_DEFAULT_WIDTH 800
@@ -134,5 +135,10 @@ fo_axis_scale fo_chart_nice_scale(double lo, double hi, int target, bool zero_ba
  *   "0.00", ticks 0..250000 step 50000 -> "#,##0"       ("250,000")
  *   "$#,##0.00;($#,##0.00)", step 0.5  -> "$#,##0.0;($#,##0.0)" */
 size_t fo_chart_tick_format(const char *code, const fo_axis_scale *s, char *out, size_t cap);
+
+/* The label of an x (category) cell as its column displays it through f
+ * (NULL = General); text as written. Returns buf or a borrowed string.
+ * Shared by the layout and the native Office chart writer. */
+const char *fo_chart_value_label(const fo_numfmt *f, const fo_value *v, char *buf, size_t cap);
 
 #endif

@@ -197,8 +197,7 @@ fo_rgb fo_chart_color(const fo_chart_ctx *cx, size_t i)
 
 /* ---- reading the rows ------------------------------------------------------------ */
 
-/* The category label of an x cell, as the column would display it. */
-static const char *value_label(fo_chart_ctx *cx, const fo_value *v, char *buf, size_t cap)
+const char *fo_chart_value_label(const fo_numfmt *f, const fo_value *v, char *buf, size_t cap)
 {
     switch (v->kind) {
     case FO_VAL_NULL: return "";
@@ -209,7 +208,7 @@ static const char *value_label(fo_chart_ctx *cx, const fo_value *v, char *buf, s
         if (!v->has_num) return v->label ? v->label : "";
         /* fall through */
     default:
-        fo_chart_format(cx->xfmt, v->num, buf, cap);
+        fo_chart_format(f, v->num, buf, cap);
         return buf;
     }
 }
@@ -274,7 +273,7 @@ fo_status fo_chart_data_read(fo_chart_ctx *cx, fo_diags *d)
         if (n == g.cap && !grow(dt, &g, ns)) { st = FO_ERR_NOMEM; goto cleanup; }
         const fo_value *xv = has_x ? &row[c->x] : NULL;
         g.x[n] = xv ? fo_value_number(xv) : (double)(n + 1);
-        const char *lab = xv ? value_label(cx, xv, buf, sizeof buf) : "";
+        const char *lab = xv ? fo_chart_value_label(cx->xfmt, xv, buf, sizeof buf) : "";
         if (!xv) { snprintf(buf, sizeof buf, "%zu", n + 1); lab = buf; }
         g.cat[n] = fo_arena_strdup(dt->arena, lab);
         if (!g.cat[n]) { st = FO_ERR_NOMEM; goto cleanup; }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/chart/chart.h"
 #include "render/chartxml/chartxml.h"
 #include "render/numfmt.h"
 
@@ -256,22 +257,6 @@ void fo_chartxml_series(fo_xml *x, const fo_chart *c, const fo_theme *t,
 /* ---- reading the rows ----------------------------------------------------------- */
 
 
-/* The x cell as its column shows it. */
-static const char *value_label(const fo_numfmt *f, const fo_value *v, char *buf, size_t cap)
-{
-    switch (v->kind) {
-    case FO_VAL_NULL: return "";
-    case FO_VAL_TEXT: return v->str ? v->str : "";
-    case FO_VAL_URL: return v->label ? v->label : v->str ? v->str : "";
-    case FO_VAL_BOOL: return v->num != 0 ? "TRUE" : "FALSE";
-    case FO_VAL_FORMULA:
-        if (!v->has_num) return v->label ? v->label : "";
-        /* fall through */
-    default:
-        fo_numfmt_format(f, v->num == 0 ? 0 : v->num, buf, cap);
-        return buf;
-    }
-}
 
 static const char *column_format(const fo_dataset *ds, size_t col)
 {
@@ -333,7 +318,7 @@ fo_status fo_chartxml_data_read(const fo_chart *c, fo_chartxml_data *dt, fo_diag
         const char *lab = buf;
         if (xv) {
             dt->x[n] = fo_value_number(xv);
-            lab = value_label(xf, xv, buf, sizeof buf);
+            lab = fo_chart_value_label(xf, xv, buf, sizeof buf);
         } else {
             dt->x[n] = (double)(n + 1);
             snprintf(buf, sizeof buf, "%zu", n + 1);
