@@ -13,8 +13,10 @@ runs=${2:-200}
 pyruns=$(( runs / 4 ))
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# a private copy: a rebuild of build/folio during the run must not break it
+# a private copy (a rebuild during the run must not break it): folio and the
+# folio-engine beside it, which --render and every other command use
 cp "$1" "$tmp/folio"
+cp "$(dirname "$1")/folio-engine" "$tmp/folio-engine"
 folio=$tmp/folio
 
 # bubblewrap configured like folio's jail: all namespaces, read-only /usr and

@@ -1,5 +1,7 @@
-/* main.c — the `folio` command: parses the command line into a request, runs
- * it through libfolio, prints diagnostics, and picks the exit code.
+/* main.c — folio-engine, which does every `folio` command but `run`: the
+ * launcher (launcher.c) execs it with argv unchanged. Parses the command line
+ * into a request, runs it through libfolio, prints diagnostics, and picks the
+ * exit code. It also renders inside the sandbox's render jail.
  *
  * This is the only place that prints or exits. Exit codes (PRODUCT.md §1):
  * 0 ok, 1 usage, 2 invalid input, 3 over the ceiling, 4 sandboxed program
@@ -17,7 +19,6 @@
 #include "folio.h"
 #include "formats/theme.h"
 #include "render/model.h"
-#include "sandbox/sandbox.h"
 
 static const char usage_text[] =
     "usage:\n"
@@ -273,7 +274,10 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) { printf("folio %s\n", FOLIO_VERSION); return 0; }
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) return cmd_help(NULL);
     if (!strcmp(cmd, "help")) return cmd_help(argc > 2 ? argv[2] : NULL);
-    if (!strcmp(cmd, "run")) return fo_sandbox_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "run")) {
+        fputs("folio: `run` is served by the folio command itself, not folio-engine\n", stderr);
+        return 1;
+    }
 
     fo_cli_request req;
     memset(&req, 0, sizeof req);

@@ -1,9 +1,9 @@
 /* jail.c — builds a jail and starts the program in it, in a fixed order:
  *
- *   parent  no_new_privs; cgroup; clone into new user and PID namespaces;
- *           child into cgroup; uid/gid maps to an unprivileged identity;
- *           "go"; then, while the child mounts, the seccomp policy is
- *           compiled and sent to it as BPF.
+ *   parent  no_new_privs; clone into new user and PID namespaces; while the
+ *           child creates its other namespaces: cgroup created and the child
+ *           moved into it; uid/gid maps to an unprivileged identity;
+ *           "go" (with which rlimits stand in for a missing cgroup).
  *   child   (PID 1 of the new PID namespace, full capabilities only inside its
  *           own user namespace) new mount/IPC/UTS/network namespaces (while
  *           the parent writes the maps); after "go": new cgroup namespace;
@@ -11,9 +11,9 @@
  *           new root on tmpfs: read-only binds of the system folders, a
  *           synthesized /etc, fresh /proc, minimal /dev, capped /tmp /work /out;
  *           inputs copied; /out handed to the parent; hostname; loopback up;
- *           pivot_root; root read-only; receive the filter;
- *           drop every capability; rlimits; seccomp last (one filter for init
- *           and the program it starts).
+ *           pivot_root; root read-only;
+ *           drop every capability; rlimits; seccomp last (one filter, built
+ *           into folio at compile time, for init and the program it starts).
  *   program (vfork of init) stdin /dev/null, stdout/stderr pipes, nothing else
  *           open, signals reset; execve with a clean environment.
  *   init    waits for the program, reports its status to the parent, exits —
@@ -48,6 +48,9 @@
 #include <unistd.h>
 
 #define SETUP_FAILED 125
+
+/* The "go" message: 'g' and which rlimits stand in for a missing cgroup. */
+enum { GO_NEED_AS = 1, GO_NEED_NPROC = 2 };
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -298,24 +301,6 @@ static void send_fd(int sock, int fd)
         die("hand /out to folio");
 }
 
-static void recv_filter(int sock, fo_sandbox_filter *f)
-{
-    static char msg[1 + 4096 * 8];
-    ssize_t n;
-
-    do
-        n = recv(sock, msg, sizeof msg, 0);
-    while (n < 0 && errno == EINTR);
-    if (n < 0)
-        die("receive the seccomp filter");
-    if (n < 9 || msg[0] != 'F' || (n - 1) % 8) {
-        errno = EPROTO;
-        die("receive the seccomp filter");
-    }
-    f->insns = msg + 1;
-    f->len = (size_t)(n - 1) / 8;
-}
-
 /* --net none: the new network namespace has only lo, down; bring it up.
    (--net allow= will add here: bind the egress proxy's socket into /run.) */
 static void net_setup(const fo_sandbox_plan *p)
@@ -413,53 +398,46 @@ static void exec_program(const fo_sandbox_plan *p, int out_w, int err_w)
     sigfillset(&all);
     if (sigprocmask(SIG_UNBLOCK, &all, NULL) < 0)
         die("unblock signals");
-    exec_path(p->argv, p->bind_self);
+    exec_path(p->argv, p->engine != NULL);
 }
 
-/* This very binary, opened by path in the jail's mount namespace and checked
-   to be the file we run from. */
-static int open_self(void)
+/* folio-engine for the render jail, opened by path in the jail's mount
+   namespace (a bind source must be): a regular file, or the jail is not built. */
+static int open_engine(const char *path)
 {
-    char path[4096];
-    struct stat a, b;
-    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-    int fd;
+    struct stat st;
+    int fd = open(path, O_PATH | O_CLOEXEC);
 
-    if (n < 0)
-        die("read /proc/self/exe");
-    path[n] = 0;
-    fd = open(path, O_PATH | O_CLOEXEC);
     if (fd < 0)
         die("open %s", path);
-    if (fstat(fd, &a) < 0 || stat("/proc/self/exe", &b) < 0)
+    if (fstat(fd, &st) < 0)
         die("inspect %s", path);
-    if (a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
-        errno = ESTALE;
-        die("find folio's own binary at %s", path);
+    if (!S_ISREG(st.st_mode)) {
+        errno = EINVAL;
+        die("use %s as folio-engine", path);
     }
     return fd;
 }
 
 struct child_ctx {
     const fo_sandbox_plan *p;
-    int ctl, out_w, err_w, parent_root, need_as, need_nproc;
+    int ctl, out_w, err_w, parent_root;
 };
 
 __attribute__((noreturn))
 static void jail_child(const struct child_ctx *c)
 {
     const fo_sandbox_plan *p = c->p;
-    fo_sandbox_filter filter;
-    char go, opts[96];
+    char go[2], opts[96];
     pid_t prog;
-    int outfd, st, self_fd;
+    int outfd, st, engine_fd;
 
     /* 0. our own mount, IPC, UTS and (unless --net all) network namespaces */
     if (unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
                 (p->net == FO_NET_ALL ? 0 : CLONE_NEWNET)) < 0)
         die("create the mount/IPC/UTS/network namespaces");
     /* 1. wait until the parent has written our uid/gid maps and cgroup */
-    if (read(c->ctl, &go, 1) != 1)
+    if (read(c->ctl, go, 2) != 2 || go[0] != 'g')
         _exit(SETUP_FAILED);
     /* 2. cgroup namespace rooted at our own cgroup */
     if (unshare(CLONE_NEWCGROUP) < 0)
@@ -485,9 +463,9 @@ static void jail_child(const struct child_ctx *c)
     /* 4. nothing we mount travels back to the host */
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
         die("make the mount tree private");
-    /* 5. the render jail binds folio itself: open it now, in this mount
+    /* 5. the render jail binds folio-engine: open it now, in this mount
           namespace (a bind source must be), before /tmp is covered */
-    self_fd = p->bind_self ? open_self() : -1;
+    engine_fd = p->engine ? open_engine(p->engine) : -1;
     /* 6. the new root: a small tmpfs over /tmp (only in our mount namespace) */
     mount_tmpfs("/tmp", "mode=0755,size=1m,nr_inodes=4096", 0);
     if (chdir("/tmp") < 0)
@@ -520,12 +498,12 @@ static void jail_child(const struct child_ctx *c)
     mount_tmpfs("out", opts, 0);
     make_dir("run", 0755);
     copy_inputs(p);
-    if (self_fd >= 0) {
+    if (engine_fd >= 0) {
         char src[64];
-        snprintf(src, sizeof src, "/proc/self/fd/%d", self_fd);
+        snprintf(src, sizeof src, "/proc/self/fd/%d", engine_fd);
         write_new("run/folio", "", 0755);
         bind_ro(src, "run/folio");
-        close(self_fd);
+        close(engine_fd);
     }
     outfd = open("out", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (outfd < 0)
@@ -547,13 +525,12 @@ static void jail_child(const struct child_ctx *c)
         die("make / read-only");
     if (chdir("/work") < 0)
         die("enter /work");
-    /* 12. drop every capability, then the rlimits, then seccomp (compiled by
-           the parent meanwhile) last: from here on init and the program it
-           starts hold no privilege, and both run under the filter */
-    recv_filter(c->ctl, &filter);
+    /* 12. drop every capability, then the rlimits, then seccomp last: from
+           here on init and the program it starts hold no privilege, and both
+           run under the filter */
     drop_caps();
-    fo_sandbox_rlimits_apply(p, c->need_as, c->need_nproc);
-    if (fo_sandbox_seccomp_install(&filter) < 0)
+    fo_sandbox_rlimits_apply(p, go[1] & GO_NEED_AS, go[1] & GO_NEED_NPROC);
+    if (fo_sandbox_seccomp_install() < 0)
         die("install the seccomp filter");
     /* 13. the program: descriptors, signals, execve */
     prog = vfork();
@@ -606,34 +583,6 @@ static int fail(const char *what)
     return FO_RUN_INTERNAL;
 }
 
-static int send_filter(int sock)
-{
-    fo_sandbox_filter f;
-    char *msg;
-    int rc = 0;
-
-    if (fo_sandbox_seccomp_compile(&f) < 0) {
-        fail("build the seccomp filter");
-        return -1;
-    }
-    msg = malloc(1 + f.len * 8);
-    if (!msg) {
-        fo_sandbox_seccomp_free(&f);
-        errno = ENOMEM;
-        fail("build the seccomp filter");
-        return -1;
-    }
-    msg[0] = 'F';
-    memcpy(msg + 1, f.insns, f.len * 8);
-    if (send(sock, msg, 1 + f.len * 8, 0) < 0) {
-        fail("send the seccomp filter to the jail");
-        rc = -1;
-    }
-    free(msg);
-    fo_sandbox_seccomp_free(&f);
-    return rc;
-}
-
 static int recv_fd(int sock)
 {
     char tag = 0, cbuf[CMSG_SPACE(sizeof(int))];
@@ -667,7 +616,7 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
        capabilities); the others the child unshares itself, in parallel with
        our writing its maps: creating a network namespace is the costliest step */
     unsigned long flags = CLONE_NEWUSER | CLONE_NEWPID | SIGCHLD;
-    char map[64];
+    char map[64], go[2];
     unsigned host_uid, host_gid;
     pid_t pid;
 
@@ -680,15 +629,12 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
     if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
         socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0)
         return fail("create pipes");
-    fo_sandbox_cgroup_create(&j->cg, p, serial);
     memset(&c, 0, sizeof c);
     c.p = p;
     c.ctl = ctl[1];
     c.out_w = outp[1];
     c.err_w = errp[1];
     c.parent_root = root;
-    c.need_as = !j->cg.mem_ok;   /* no memory cgroup: RLIMIT_AS instead */
-    c.need_nproc = !j->cg.pids_ok;
 
     fflush(stdout);
     fflush(stderr);
@@ -706,7 +652,9 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
     j->out_r = outp[0];
     j->err_r = errp[0];
 
-    /* cgroup before the child runs any code of its own */
+    /* cgroup before the child runs any code of its own: created now, while
+       the child creates its namespaces, and joined before "go" */
+    fo_sandbox_cgroup_create(&j->cg, p, serial);
     if (j->cg.version && fo_sandbox_cgroup_attach(&j->cg, pid) < 0) {
         fail("move the jail into its cgroup");
         goto kill_child;
@@ -729,12 +677,12 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
         fail("set up gid map");
         goto kill_child;
     }
-    if (write(j->ctl, "g", 1) != 1) {
+    go[0] = 'g';
+    go[1] = (char)((j->cg.mem_ok ? 0 : GO_NEED_AS) | (j->cg.pids_ok ? 0 : GO_NEED_NPROC));
+    if (write(j->ctl, go, 2) != 2) {
         fail("start the jail");
         goto kill_child;
     }
-    if (send_filter(j->ctl) < 0)
-        goto kill_child;
     j->out_dir = recv_fd(j->ctl);
     if (j->out_dir < 0) {
         /* the child printed why */

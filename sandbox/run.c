@@ -17,12 +17,16 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Last FO_SANDBOX_TAIL bytes of a stream, and how many there were. */
+/* Last FO_SANDBOX_TAIL bytes of a stream, and how many there were. The ring
+   itself is static storage (tail_store) that is only touched once written:
+   zeroing 256 KiB on every launch was a measurable share of its cost. */
 typedef struct {
-    char buf[FO_SANDBOX_TAIL];
+    char *buf;                   /* FO_SANDBOX_TAIL bytes */
     size_t start, len;
     uint64_t total;
 } tail_buf;
+
+static char tail_store[4][FO_SANDBOX_TAIL];  /* program out/err, render out/err */
 
 typedef struct {
     int have_status, wstatus, timed_out, setup_failed;
@@ -46,17 +50,17 @@ static void tail_add(tail_buf *t, const char *s, size_t n)
     size_t k;
 
     t->total += n;
-    if (n >= sizeof t->buf) {
-        s += n - sizeof t->buf;
-        n = sizeof t->buf;
+    if (n >= FO_SANDBOX_TAIL) {
+        s += n - FO_SANDBOX_TAIL;
+        n = FO_SANDBOX_TAIL;
     }
     for (k = 0; k < n; k++) {
-        size_t pos = (t->start + t->len) % sizeof t->buf;
+        size_t pos = (t->start + t->len) % FO_SANDBOX_TAIL;
         t->buf[pos] = s[k];
-        if (t->len < sizeof t->buf)
+        if (t->len < FO_SANDBOX_TAIL)
             t->len++;
         else
-            t->start = (t->start + 1) % sizeof t->buf;
+            t->start = (t->start + 1) % FO_SANDBOX_TAIL;
     }
 }
 
@@ -188,7 +192,7 @@ static void json_tail(fo_sandbox_buf *b, const char *key, const tail_buf *t)
         return;
     }
     for (k = 0; k < t->len; k++)
-        lin[k] = t->buf[(t->start + k) % sizeof t->buf];
+        lin[k] = t->buf[(t->start + k) % FO_SANDBOX_TAIL];
     /* a cut tail may start inside a UTF-8 sequence */
     while (t->total > t->len && skip < 3 && skip < t->len && (lin[skip] & 0xc0) == 0x80)
         skip++;
@@ -304,8 +308,10 @@ typedef struct {
     fo_sandbox_collection files;
 } render_result;
 
-/* Renders /out/result.json of the program's jail in a second jail. */
-static void render(const fo_sandbox_plan *p, fo_sandbox_collection *col, render_result *r)
+/* Renders /out/result.json of the program's jail in a second jail, running
+   folio-engine bound at /run/folio. */
+static void render(const fo_sandbox_plan *p, const char *engine, fo_sandbox_collection *col,
+                   render_result *r)
 {
     fo_sandbox_plan rp = *p;
     fo_sandbox_jail j;
@@ -335,7 +341,7 @@ static void render(const fo_sandbox_plan *p, fo_sandbox_collection *col, render_
     rp.in = col->files;
     rp.n_in = col->n_files;
     rp.in_dir = "out";
-    rp.bind_self = 1;
+    rp.engine = engine;
     rp.net = FO_NET_NONE;                /* a hostile spec gets no network */
     r->attempted = 1;
     r->code = -1;
@@ -392,10 +398,10 @@ static int deliver(const char *dir, const fo_sandbox_collection *a,
     return 0;
 }
 
-int fo_sandbox_main(int argc, char **argv)
+int fo_sandbox_main(int argc, char **argv, const char *engine)
 {
-    static outcome o;                      /* large: tails */
-    static render_result r;
+    outcome o;
+    render_result r;
     fo_sandbox_plan p;
     fo_sandbox_jail j;
     fo_sandbox_collection col;
@@ -406,10 +412,20 @@ int fo_sandbox_main(int argc, char **argv)
 
     memset(&o, 0, sizeof o);
     memset(&r, 0, sizeof r);
+    o.out.buf = tail_store[0];
+    o.err.buf = tail_store[1];
+    r.o.out.buf = tail_store[2];
+    r.o.err.buf = tail_store[3];
     memset(&col, 0, sizeof col);
     rc = fo_sandbox_plan_parse(&p, argc, argv, &help);
     if (rc != FO_RUN_OK || help)
         goto done;
+    if (p.n_render && !engine) {
+        fputs("folio: run: --render needs folio-engine, which is not installed beside folio\n",
+              stderr);
+        rc = FO_RUN_INTERNAL;
+        goto done;
+    }
     rc = open_inputs(&p);
     if (rc != FO_RUN_OK)
         goto done;
@@ -444,7 +460,7 @@ int fo_sandbox_main(int argc, char **argv)
     else if (find_file(&col, "result.json") < 0)
         skipped = "no regular file /out/result.json";
     else
-        render(&p, &col, &r);
+        render(&p, engine, &col, &r);
 
     /* exit code: the program first, then the ceiling, then the render */
     if (program_failed(&o))

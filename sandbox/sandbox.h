@@ -5,7 +5,8 @@
  * interfaces between the files of sandbox/:
  *   plan.c     options -> fo_sandbox_plan (no side effects but reading argv)
  *   jail.c     clone into namespaces, uid map, mounts, pivot_root, exec
- *   seccomp.c  the syscall policy (libseccomp)
+ *   seccomp.c  installs the syscall filter; the policy is policy/seccomp_policy.c
+ *              (libseccomp), compiled to BPF at build time by tools/seccomp-gen
  *   limits.c   cgroup (v2 or v1) and rlimits
  *   collect.c  /out collection, copy to --out, manifest.json
  *   run.c      fo_sandbox_main: plan -> jail -> supervise -> collect -> render
@@ -14,10 +15,11 @@
 #define FO_SANDBOX_H
 
 /* Entry point of `folio run [options] -- CMD [ARG...]`. argv[0] is "run"; the
-   options follow. Returns the process exit code per PRODUCT.md §1 (0 ok, 1 usage,
+   options follow. engine: absolute path of folio-engine, which --render runs
+   in the second jail; NULL if there is none (then --render is refused). Returns the process exit code per PRODUCT.md §1 (0 ok, 1 usage,
    2 invalid input, 3 over ceiling, 4 sandboxed program failed/timed out/killed,
    5 I/O/internal). Prints its own errors on stderr as "folio: run: ...". */
-int fo_sandbox_main(int argc, char **argv);
+int fo_sandbox_main(int argc, char **argv, const char *engine);
 
 /* ======================= private to sandbox/ ============================ */
 #ifdef FO_SANDBOX_PRIVATE
@@ -67,7 +69,7 @@ typedef struct {
     fo_sandbox_net net;
     const char *net_allow;    /* FO_NET_ALLOW: "a.com,b.org"; borrowed */
     int json, quiet;
-    int bind_self;            /* bind this folio binary at /run/folio (render jail) */
+    const char *engine;       /* folio-engine, bound at /run/folio (render jail); else NULL */
 } fo_sandbox_plan;
 
 /* plan.c */
@@ -91,12 +93,14 @@ const char *fo_sandbox_cgroup_memory_via(const fo_sandbox_cgroup *cg);
 /* In the jail, before exec: core 0, fsize, nofile, nproc; AS when no memory cgroup. */
 void fo_sandbox_rlimits_apply(const fo_sandbox_plan *p, int need_as, int need_nproc);
 
-/* seccomp.c — the policy compiled to classic BPF (insns: len 8-byte
-   instructions, owned), and installed with prctl. 0 or -1 + errno. */
+/* policy/seccomp_policy.c (build time only: tools/seccomp-gen) — the policy
+   compiled with libseccomp to classic BPF (insns: len 8-byte instructions,
+   owned). 0 or -1 + errno. */
 typedef struct { void *insns; size_t len; } fo_sandbox_filter;
 int fo_sandbox_seccomp_compile(fo_sandbox_filter *f);
-int fo_sandbox_seccomp_install(const fo_sandbox_filter *f);
 void fo_sandbox_seccomp_free(fo_sandbox_filter *f);
+/* seccomp.c — installs the filter generated from that policy. 0 or -1 + errno. */
+int fo_sandbox_seccomp_install(void);
 
 /* jail.c */
 typedef struct {

@@ -1,140 +1,29 @@
-/* seccomp.c — the syscall policy of the jail (libseccomp). A deny list: the
- * calls an analysis program never needs and that widen the kernel's attack
- * surface or reach outside the jail. Denied calls fail with EPERM (ENOSYS for
- * clone3, so libc falls back to clone, whose flags we can inspect); syscalls of
- * any other architecture, and the x32 ABI, kill the process. docs/sandbox.md
- * explains each entry. Compiled to BPF once per jail by the parent, installed
- * in the jail last, just before execve. */
+/* seccomp.c — installs the jail's syscall filter. The policy itself is in
+ * policy/seccomp_policy.c; it is compiled to BPF at build time by
+ * tools/seccomp-gen.c into seccomp_bpf.h (the build folder), so a launch pays
+ * neither libseccomp's loading nor its compiler. Installed in the jail last,
+ * just before execve, with no_new_privs already set. */
 #define FO_SANDBOX_PRIVATE
 #include "sandbox/sandbox.h"
 
-#include <errno.h>
-#include <fcntl.h>
+#include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <sched.h>
-#include <seccomp.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
+#include <stddef.h>
 #include <sys/prctl.h>
-#include <unistd.h>
 
-/* Names, not numbers: resolved for the native architecture; a name the
-   architecture lacks (e.g. stime on x86_64) is skipped. */
-static const char *const denied[] = {
-    /* other processes' memory and state */
-    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
-    /* the mount table: a jail is only a jail while it cannot be rearranged */
-    "mount", "umount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree",
-    "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
-    /* entering or creating namespaces */
-    "unshare", "setns",
-    /* the kernel itself */
-    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
-    "bpf", "perf_event_open", "userfaultfd", "iopl", "ioperm", "syslog",
-    "lookup_dcookie", "quotactl", "quotactl_fd", "nfsservctl", "uselib",
-    /* the kernel keyring */
-    "add_key", "request_key", "keyctl",
-    /* file handles bypass path-based confinement (the "shocker" escape) */
-    "open_by_handle_at", "name_to_handle_at",
-    /* host-wide state */
-    "clock_settime", "clock_adjtime", "settimeofday", "adjtimex", "stime",
-    "reboot", "swapon", "swapoff", "acct", "vhangup",
-    /* io_uring runs operations outside this filter's view */
-    "io_uring_setup", "io_uring_enter", "io_uring_register",
-};
+#include "seccomp_bpf.h"     /* fo_seccomp_bpf[], from the policy at build time */
 
-/* clone() flags that would create namespaces (unshare by another name). */
-static const unsigned long ns_flags[] = {
-    CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWIPC,
-    CLONE_NEWUTS, CLONE_NEWCGROUP,
-};
+/* The filter checks the architecture it was generated for; built here, run here. */
+_Static_assert(sizeof fo_seccomp_bpf % sizeof(struct sock_filter) == 0,
+               "seccomp_bpf.h holds whole BPF instructions");
 
-/* Builds the policy with libseccomp and exports it as BPF: compiled once per
-   jail, in the parent, while the child sets up its mounts. */
-int fo_sandbox_seccomp_compile(fo_sandbox_filter *f)
+int fo_sandbox_seccomp_install(void)
 {
-    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-    char *bpf = NULL;
-    size_t k, len = 0;
-    int rc = 0, pfd[2];
-
-    memset(f, 0, sizeof *f);
-    if (!ctx) {
-        errno = ENOMEM;
-        return -1;
-    }
-    /* Only the native architecture: a syscall made through another ABI
-       (int 0x80 i386, x32) does not match and kills the process. libseccomp
-       adds the x32 check to an x86_64-only filter. */
-    rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-    for (k = 0; !rc && k < sizeof denied / sizeof *denied; k++) {
-        int nr = seccomp_syscall_resolve_name(denied[k]);
-
-        if (nr == __NR_SCMP_ERROR || nr < 0)
-            continue;
-        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
-    }
-    for (k = 0; !rc && k < sizeof ns_flags / sizeof *ns_flags; k++)
-        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
-                              SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[k], ns_flags[k]));
-    /* clone3 passes its flags in memory, out of a filter's reach. */
-    if (!rc)
-        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
-    /* TIOCSTI pushes input into a terminal; TIOCLINUX can too on a console. */
-    if (!rc)
-        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
-                              SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI));
-    if (!rc)
-        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
-                              SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX));
-    /* The BPF (a few hundred instructions) fits a pipe's buffer. */
-    if (!rc && pipe2(pfd, O_CLOEXEC) < 0)
-        rc = -errno;
-    if (!rc) {
-        rc = seccomp_export_bpf(ctx, pfd[1]);
-        close(pfd[1]);
-        bpf = malloc(65536);
-        if (!rc && !bpf)
-            rc = -ENOMEM;
-        while (!rc) {
-            ssize_t n = read(pfd[0], bpf + len, 65536 - len);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n < 0)
-                rc = -errno;
-            if (n <= 0 || (len += (size_t)n) == 65536)
-                break;
-        }
-        close(pfd[0]);
-    }
-    seccomp_release(ctx);
-    if (!rc && (len == 0 || len % 8 || len / 8 > 4096))
-        rc = -EINVAL;
-    if (rc) {
-        free(bpf);
-        errno = -rc;
-        return -1;
-    }
-    f->insns = bpf;
-    f->len = len / 8;                 /* struct sock_filter is 8 bytes */
-    return 0;
-}
-
-/* In the jail, last before execve. no_new_privs is already set. */
-int fo_sandbox_seccomp_install(const fo_sandbox_filter *f)
-{
-    struct sock_fprog prog = { (unsigned short)f->len, (struct sock_filter *)f->insns };
+    struct sock_fprog prog = {
+        (unsigned short)(sizeof fo_seccomp_bpf / sizeof(struct sock_filter)),
+        (struct sock_filter *)(void *)fo_seccomp_bpf,
+    };
 
     return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
-}
-
-void fo_sandbox_seccomp_free(fo_sandbox_filter *f)
-{
-    if (!f)
-        return;
-    free(f->insns);
-    f->insns = NULL;
-    f->len = 0;
 }

@@ -19,8 +19,9 @@ def run_folio(*args, cwd=None, check=None, timeout=300, env=None):
     """Runs folio; returns CompletedProcess with text stdout/stderr."""
     cmd = [FOLIO, *map(str, args)]
     if os.environ.get("FOLIO_VALGRIND") == "1":
-        cmd = ["valgrind", "-q", "--leak-check=full", "--errors-for-leak-kinds=definite,indirect",
-               "--error-exitcode=99", *cmd]
+        # folio execs folio-engine for everything but `run`: follow it
+        cmd = ["valgrind", "-q", "--trace-children=yes", "--leak-check=full",
+               "--errors-for-leak-kinds=definite,indirect", "--error-exitcode=99", *cmd]
     p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
     if check is not None:
         assert p.returncode == check, f"exit {p.returncode}, expected {check}\nstdout: {p.stdout}\nstderr: {p.stderr}"

@@ -1,0 +1,69 @@
+/* launcher.c — the `folio` command as the user calls it. Small on purpose:
+ * linked against libc alone, it serves `folio run` itself, so a sandbox
+ * launch does not pay for loading the renderers' 36 shared libraries (about
+ * 12 ms a start on the reference machine, more than the whole jail costs).
+ * Every other command goes, argv unchanged, to folio-engine (cli/main.c):
+ * found beside this binary (a build tree) or in ../libexec/folio/ (an
+ * installed tree), never through $PATH or the environment.
+ *
+ * The render step of `folio run` uses the same engine: the sandbox binds it
+ * read-only into the second jail. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "folio.h"
+#include "sandbox/sandbox.h"
+
+/* Where the engine may live, relative to this binary's folder. */
+static const char *const engine_places[] = { "folio-engine", "../libexec/folio/folio-engine" };
+
+/* Fills path with the engine's absolute path; 0, or -1 if there is none. */
+static int find_engine(char *path, size_t len)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    struct stat st;
+    char *slash;
+
+    if (n <= 0)
+        return -1;
+    self[n] = 0;
+    slash = strrchr(self, '/');
+    if (!slash)
+        return -1;
+    *slash = 0;
+    for (size_t k = 0; k < sizeof engine_places / sizeof *engine_places; k++) {
+        int w = snprintf(path, len, "%s/%s", self, engine_places[k]);
+        if (w > 0 && (size_t)w < len && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+            access(path, X_OK) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    char engine[PATH_MAX + 64];
+    int have_engine = find_engine(engine, sizeof engine) == 0;
+
+    if (argc >= 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))) {
+        printf("folio %s\n", FOLIO_VERSION);
+        return 0;
+    }
+    if (argc >= 2 && !strcmp(argv[1], "run"))
+        return fo_sandbox_main(argc - 1, argv + 1, have_engine ? engine : NULL);
+    if (!have_engine) {
+        fprintf(stderr, "folio: can't find folio-engine, which does everything but `folio run`\n"
+                        "  (looked beside this binary and in ../libexec/folio/; reinstall folio)\n");
+        return 5;
+    }
+    fflush(stdout);
+    execv(engine, argv);
+    fprintf(stderr, "folio: can't start %s: %s\n", engine, strerror(errno));
+    return 5;
+}
