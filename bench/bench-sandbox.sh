@@ -2,7 +2,7 @@
 # bench-sandbox.sh — launch cost of `folio run` beside bare /bin/true, bubblewrap
 # with an equivalent read-only, no-network jail, and a bare `unshare` of the same
 # namespaces; plus python3 startup inside folio run. `folio --version` is timed
-# too, so the jail's own cost can be told apart from folio's process startup.
+# too: the static launcher's own start, which `folio run` pays before the jail.
 #   usage: bench/bench-sandbox.sh FOLIO_BIN [RUNS]     (RUNS default 200)
 set -eu
 if [ $# -lt 1 ]; then
@@ -61,6 +61,5 @@ row "unshare -Urpfnmiu /bin/true" "$ush" "$bare"
 [ -n "$bw" ] && row "bwrap ... /bin/true" "$bw" "$bare"
 row "folio --version (startup only)" "$ver" "$bare"
 row "folio run -- /bin/true" "$fol" "$bare"
-row "  jail alone (run - --version)" "$(echo "$fol $ver $bare" | awk '{ printf "%.2f", $1 - $2 + $3 }')" "$bare"
 row "python3 -c pass (bare)" "$pybare" "$pybare"
 row "folio run -- python3 -c pass" "$pyfol" "$pybare"
