@@ -1,6 +1,6 @@
 #!/bin/sh
 # demo-sandbox.sh — runs the example analysis (samples/analysis/) in folio's
-# sandbox and renders its result.json to xlsx into OUTDIR/sandbox/.
+# sandbox and renders its result.json to a PDF report and a workbook into OUTDIR/sandbox/.
 #   usage: samples/demo-sandbox.sh FOLIO_BIN OUTDIR
 set -eu
 if [ $# -ne 2 ]; then
@@ -14,7 +14,7 @@ mkdir -p "$out"
 # The script and its data are copied into /work; nothing else of this tree is visible.
 set +e
 "$folio" run --in "$here/analysis/sales.csv" --in "$here/analysis/analyze.py" \
-    --out "$out" --render xlsx --timeout 30 --memory 512 -- \
+    --out "$out" --render pdf,xlsx --timeout 30 --memory 512 -- \
     /usr/bin/python3 /work/analyze.py sales.csv
 rc=$?
 set -e

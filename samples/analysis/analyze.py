@@ -69,7 +69,11 @@ spec = {
             "columns": ["region", "months", "mean revenue", "stdev"],
             "rows": [[k, len(v), round(statistics.mean(v), 2),
                       round(statistics.stdev(v), 2) if len(v) > 1 else 0]
-                     for k, v in by_region.items()]}},
+                     for k, v in by_region.items()]},
+         "columns": [{"field": "region", "title": "Region"},
+                     {"field": "months", "title": "Months"},
+                     {"field": "mean revenue", "title": "Mean revenue", "format": "#,##0.00"},
+                     {"field": "stdev", "title": "Std. deviation", "format": "#,##0.00"}]},
     ],
 }
 

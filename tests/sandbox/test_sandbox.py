@@ -408,3 +408,28 @@ def test_killing_folio_kills_the_jail():
             pytest.fail("the jail outlived folio")
     finally:
         f.kill()
+
+
+def test_sample_analysis_produces_a_report(tmp_path):
+    # The demo's analysis (samples/analysis/, run by `make demo`): Python reads
+    # the CSV in the jail, writes a spec, and the render jail makes the report.
+    import openpyxl
+    here = os.path.join(ROOT, "samples", "analysis")
+    out = tmp_path / "o"
+    p, m = run(["--in", os.path.join(here, "sales.csv"), "--in", os.path.join(here, "analyze.py"),
+                "--render", "pdf,xlsx", "--timeout", "60", "--memory", "512",
+                "--", PY, "/work/analyze.py", "sales.csv"], out=out, code=0, timeout=120)
+    assert m["exit"] == 0 and m["render"]["exit_code"] == 0, m["render"]
+    assert "analyze.py:" in m["stdout"]["tail"]
+    text = subprocess.run(["pdftotext", "-layout", str(out / "result.pdf"), "-"],
+                          capture_output=True, text=True, check=True).stdout
+    assert "Sales review" in text and "By month" in text
+    assert "Mean revenue" in text and "1,385.28" in text       # formatted as the spec asks
+    names = {f["name"]: f for f in m["render"]["files"]}
+    assert set(names) == {"result.pdf", "result.xlsx"}
+    for n, f in names.items():
+        data = (out / n).read_bytes()
+        assert len(data) == f["bytes"] and hashlib.sha256(data).hexdigest() == f["sha256"]
+    wb = openpyxl.load_workbook(out / "result.xlsx")
+    cells = [c.value for ws in wb.worksheets for row in ws.iter_rows() for c in row]
+    assert "2024-01" in cells and "North" in cells
