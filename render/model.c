@@ -1,6 +1,7 @@
 /* model.c — helpers of the document model: names of enums, default formats,
  * Excel date serials, ISO date parsing, freeing a document. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "render/model.h"
@@ -45,6 +46,43 @@ double fo_value_number(const fo_value *v)
     default:
         return NAN;
     }
+}
+
+static size_t cut(size_t n, size_t cap)
+{
+    return n < cap ? n : cap - 1;
+}
+
+const char *fo_value_text(const fo_value *v, const fo_numfmt *f, char *buf, size_t cap,
+                          size_t *len, bool *numeric)
+{
+    const char *s = "";
+    double x = v->num;
+
+    buf[0] = '\0';
+    switch (v->kind) {
+    case FO_VAL_NULL: break;
+    case FO_VAL_TEXT:
+        s = v->str ? v->str : "";
+        if (f) {                      /* a text section ("@ units") may decorate it */
+            size_t k = fo_numfmt_format_text(f, s, buf, cap);
+            if (k < cap) { s = buf; break; }
+        }
+        break;
+    case FO_VAL_BOOL: s = x != 0 ? "TRUE" : "FALSE"; break;
+    case FO_VAL_URL: s = v->label ? v->label : v->str ? v->str : ""; break;
+    case FO_VAL_FORMULA:      /* its cached value, else its label */
+        if (!v->has_num) { s = v->label ? v->label : ""; break; }
+        /* fall through */
+    case FO_VAL_NUMBER:
+    case FO_VAL_DATE:
+        *len = cut(f ? fo_numfmt_format(f, x, buf, cap) : (size_t)snprintf(buf, cap, "%.15g", x), cap);
+        if (numeric) *numeric = true;
+        return buf;
+    }
+    *len = strlen(s);
+    if (numeric) *numeric = false;
+    return s;
 }
 
 const char *fo_total_name(fo_total t)

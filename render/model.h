@@ -8,6 +8,7 @@
 #define FO_MODEL_H
 
 #include "folio.h"
+#include "render/numfmt.h"
 #include "render/theme.h"
 
 /* ---- arena: many small allocations, freed together ---------------------- */
@@ -40,6 +41,16 @@ typedef struct {
 /* The number a value holds (NUMBER, DATE, BOOL, a FORMULA's cached number),
  * or NaN for anything else and for non-finite numbers. */
 double fo_value_number(const fo_value *v);
+
+/* The text a value shows through format f, as every writer but xlsx (which
+ * stores values and codes natively) displays it: text through f's text
+ * section ("@"), TRUE/FALSE, a link's label, a formula's cached number or
+ * else its label, numbers and dates through f (NULL f: %.15g). Returns the
+ * text -- borrowed from v, or written into buf (cap bytes, cut at cap - 1) --
+ * with its length in *len. *numeric (may be NULL) is set for what a table
+ * right-aligns: numbers, dates, formula results. */
+const char *fo_value_text(const fo_value *v, const fo_numfmt *f, char *buf, size_t cap,
+                          size_t *len, bool *numeric);
 
 /* ---- columns and datasets ----------------------------------------------- */
 typedef enum {

@@ -40,10 +40,13 @@ static size_t utf8_chars(const char *s, size_t n)
     return k;
 }
 
+/* A number through f (NULL: general), written into buf. */
 static size_t fmt_num(const fo_numfmt *f, double v, char *buf, size_t cap)
 {
-    size_t n = f ? fo_numfmt_format(f, v, buf, cap) : (size_t)snprintf(buf, cap, "%.15g", v);
-    return n < cap ? n : cap - 1; /* truncated only past CELL_BUF: absurd formats */
+    fo_value val = {FO_VAL_NUMBER, false, v, NULL, NULL};
+    size_t n;
+    fo_value_text(&val, f, buf, cap, &n, NULL);
+    return n;
 }
 
 /* Text shown for v (borrowed from v or written into buf); *numeric when the
@@ -51,37 +54,8 @@ static size_t fmt_num(const fo_numfmt *f, double v, char *buf, size_t cap)
 static const char *cell_text(const fo_value *v, const fo_numfmt *f, char *buf, size_t *n,
                              bool *numeric, const char **url)
 {
-    *numeric = false;
-    *url = NULL;
-    switch (v->kind) {
-    case FO_VAL_NULL: *n = 0; return "";
-    case FO_VAL_TEXT:
-        if (f) { /* a text section ("@" "x") may decorate text */
-            size_t k = fo_numfmt_format_text(f, v->str, buf, CELL_BUF);
-            if (k < CELL_BUF) { *n = k; return buf; }
-        }
-        *n = strlen(v->str);
-        return v->str;
-    case FO_VAL_BOOL: *n = v->num != 0 ? 4 : 5; return v->num != 0 ? "TRUE" : "FALSE";
-    case FO_VAL_URL: {
-        const char *s = v->label ? v->label : v->str;
-        *url = v->str;
-        *n = strlen(s);
-        return s;
-    }
-    case FO_VAL_FORMULA: /* its cached value, else its label */
-        if (!v->has_num) { const char *s = v->label ? v->label : ""; *n = strlen(s); return s; }
-        *numeric = true;
-        *n = fmt_num(f, v->num, buf, CELL_BUF);
-        return buf;
-    case FO_VAL_NUMBER:
-    case FO_VAL_DATE:
-        *numeric = true;
-        *n = fmt_num(f, v->num, buf, CELL_BUF);
-        return buf;
-    }
-    *n = 0;
-    return "";
+    *url = v->kind == FO_VAL_URL ? v->str : NULL;
+    return fo_value_text(v, f, buf, CELL_BUF, n, numeric);
 }
 
 /* ---- cells and rows ------------------------------------------------------------ */

@@ -16,7 +16,9 @@
 static size_t metric_value(const fo_metric *m, char *buf, size_t cap)
 {
     fo_numfmt *f = fo_numfmt_compile(m->format ? m->format : "General", NULL, 0);
-    size_t n = fo_pdf_value_text(&m->value, f, buf, cap);
+    size_t n;
+    const char *s = fo_value_text(&m->value, f, buf, cap, &n, NULL);
+    if (s != buf) n = (size_t)snprintf(buf, cap, "%s", s);
     fo_numfmt_free(f);
     return n < cap ? n : cap - 1;
 }
@@ -70,7 +72,8 @@ void fo_pdf_metrics(fo_pdf *c, const fo_block *b)
                 fo_numfmt *f = fo_numfmt_compile(m->delta_format ? m->delta_format : "General",
                                                  NULL, 0);
                 fo_value v = {FO_VAL_NUMBER, false, m->delta, NULL, NULL};
-                fo_pdf_value_text(&v, f, dv, sizeof dv);
+                size_t dn;
+                fo_value_text(&v, f, dv, sizeof dv, &dn, NULL);   /* a number: always in dv */
                 fo_numfmt_free(f);
                 const char *arrow = m->delta > 0 ? "\xE2\x96\xB2 " : m->delta < 0 ? "\xE2\x96\xBC " : "";
                 if (m->delta > 0 && dv[0] != '+') snprintf(line, sizeof line, "%s+%s", arrow, dv);

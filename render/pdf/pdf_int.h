@@ -144,8 +144,6 @@ void fo_pdf_list(fo_pdf *c, const fo_block *b);
 void fo_pdf_code(fo_pdf *c, const fo_block *b);
 
 /* ---- table.c, blocks.c, chart_backend.c ---------------------------------- */
-/* Formats a cell as shown to readers (numbers through numfmt f, may be NULL). */
-size_t fo_pdf_value_text(const fo_value *v, const fo_numfmt *f, char *buf, size_t cap);
 void fo_pdf_table(fo_pdf *c, const fo_block *b);
 void fo_pdf_metrics(fo_pdf *c, const fo_block *b);
 void fo_pdf_image(fo_pdf *c, const fo_block *b);

@@ -43,35 +43,11 @@ typedef struct {
 
 #define TMP 256
 
-size_t fo_pdf_value_text(const fo_value *v, const fo_numfmt *f, char *buf, size_t cap)
-{
-    double num;
-    switch (v->kind) {
-    case FO_VAL_NULL: buf[0] = 0; return 0;
-    case FO_VAL_TEXT: return (size_t)snprintf(buf, cap, "%s", v->str ? v->str : "");
-    case FO_VAL_URL:
-        return (size_t)snprintf(buf, cap, "%s", v->label ? v->label : v->str ? v->str : "");
-    case FO_VAL_BOOL: return (size_t)snprintf(buf, cap, "%s", v->num != 0 ? "TRUE" : "FALSE");
-    case FO_VAL_FORMULA:
-        if (!v->has_num)
-            return (size_t)snprintf(buf, cap, "%s", v->label ? v->label : "");
-        num = v->num;
-        break;
-    default: num = v->num; break;
-    }
-    if (f) return fo_numfmt_format(f, num, buf, cap);
-    return (size_t)snprintf(buf, cap, "%.15g", num);
-}
-
-/* The text of a cell: borrowed from the value when it is text, else
- * formatted into tmp. */
+/* The text of a cell: borrowed from the value, or formatted into tmp. */
 static const char *cell_text(const fo_value *v, const tcol *col, char *tmp, size_t cap,
                              size_t *len)
 {
-    if (v->kind == FO_VAL_TEXT && v->str) { *len = strlen(v->str); return v->str; }
-    size_t n = fo_pdf_value_text(v, col->fmt, tmp, cap);
-    *len = n < cap ? n : cap - 1;
-    return tmp;
+    return fo_value_text(v, col->fmt, tmp, cap, len, NULL);
 }
 
 static void accumulate(tcol *col, const fo_value *v)
@@ -387,7 +363,7 @@ void fo_pdf_table(fo_pdf *c, const fo_block *b)
             }
             if (num && col->total != FO_TOTAL_NONE) {
                 fo_value val = {FO_VAL_NUMBER, false, v, NULL, NULL};
-                k = fo_pdf_value_text(&val, col->fmt, tmp, TMP);
+                fo_value_text(&val, col->fmt, tmp, TMP, &k, NULL);
             } else if (col->total == FO_TOTAL_NONE && i == 0) {
                 k = (size_t)snprintf(tmp, TMP, "Total");
             } else if (col->total != FO_TOTAL_COUNT) {

@@ -48,32 +48,13 @@ static bool is_numeric_type(fo_type t)
            t == FO_TYPE_CURRENCY || t == FO_TYPE_DATE || t == FO_TYPE_DATETIME;
 }
 
-/* Displayed text of a value through its column's format; *right when it is
- * a number or date. */
-static void cell_text(const tbl *tb, size_t j, const fo_value *v, char *buf, size_t cap,
-                      bool *right)
+/* Displayed text of a value through its column's format (borrowed from v or
+ * written into buf); *right when it is a number or date. */
+static const char *cell_text(const tbl *tb, size_t j, const fo_value *v, char *buf, size_t cap,
+                             bool *right)
 {
-    const fo_numfmt *f = tb->fmt[j];
-    *right = false;
-    buf[0] = '\0';
-    switch (v->kind) {
-    case FO_VAL_NULL: break;
-    case FO_VAL_TEXT:
-        if (f) fo_numfmt_format_text(f, v->str ? v->str : "", buf, cap);
-        else snprintf(buf, cap, "%s", v->str ? v->str : "");
-        break;
-    case FO_VAL_BOOL: snprintf(buf, cap, "%s", v->num != 0 ? "TRUE" : "FALSE"); break;
-    case FO_VAL_URL: snprintf(buf, cap, "%s", v->label ? v->label : v->str ? v->str : ""); break;
-    case FO_VAL_FORMULA:
-        if (!v->has_num) { snprintf(buf, cap, "%s", v->label ? v->label : ""); break; }
-        /* fall through */
-    case FO_VAL_NUMBER:
-    case FO_VAL_DATE:
-        if (f) fo_numfmt_format(f, v->num, buf, cap);
-        else snprintf(buf, cap, "%.15g", v->num);
-        *right = true;
-        break;
-    }
+    size_t n;
+    return fo_value_text(v, tb->fmt[j], buf, cap, &n, right);
 }
 
 static double measure(const fo_theme *t, bool bold, const char *s)
@@ -95,8 +76,7 @@ static bool scan(tbl *tb)
             const fo_table_col *c = &b->u.table.cols[j];
             const fo_value *v = &row[c->field];
             bool right;
-            cell_text(tb, j, v, buf, sizeof buf, &right);
-            double w = measure(tb->p->t, false, buf);
+            double w = measure(tb->p->t, false, cell_text(tb, j, v, buf, sizeof buf, &right));
             if (w > tb->width[j]) tb->width[j] = w;
             if (v->kind != FO_VAL_NULL) tb->count[j]++;
             bool num = v->kind == FO_VAL_NUMBER || v->kind == FO_VAL_DATE ||
@@ -353,8 +333,8 @@ static bool fill(tbl *tb, char **header)
         unsigned right = 0;
         for (size_t j = 0; j < tb->ncols; j++) {
             bool r;
-            cell_text(tb, j, &row[b->u.table.cols[j].field], buf, sizeof buf, &r);
-            cells[j] = fo_strdup(buf);
+            cells[j] = fo_strdup(cell_text(tb, j, &row[b->u.table.cols[j].field], buf,
+                                           sizeof buf, &r));
             if (r && j < 32) right |= 1u << j;
         }
         add_row(tb, header, cells, right, false, false);
