@@ -2,8 +2,10 @@
  * anything in it: names are checked, entries are looked at without following
  * links (fstatat AT_SYMLINK_NOFOLLOW, then open O_NOFOLLOW|O_NONBLOCK and fstat
  * again), only regular files within the ceiling are kept; the rest is refused
- * with a reason. Also: atomic writes into --out DIR, and the JSON buffer used
- * for manifest.json. */
+ * with a reason. Subfolders are walked through descriptors opened O_NOFOLLOW
+ * from their parent's, every component checked like a file name. Also: atomic
+ * writes into --out DIR (and its subfolders), and the JSON buffer used for
+ * manifest.json. */
 #define FO_SANDBOX_PRIVATE
 #include "sandbox/sandbox.h"
 #include "render/sha256.h"
@@ -92,91 +94,150 @@ static int by_name(const void *a, const void *b)
     return strcmp(((const fo_sandbox_file *)a)->name, ((const fo_sandbox_file *)b)->name);
 }
 
-int fo_sandbox_collect(int out_dir, uint64_t ceiling, fo_sandbox_collection *c,
-                       const fo_sandbox_file *skip, size_t n_skip)
-{
-    struct dirent *de;
-    DIR *d;
-    int dfd = openat(out_dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+/* Subfolders of /out are followed this many levels down, no deeper: the walk
+   holds one descriptor per level, and a report has no use for deep trees. */
+#define MAX_DEPTH 8
 
-    memset(c, 0, sizeof *c);
-    if (dfd < 0 || !(d = fdopendir(dfd))) {
-        if (dfd >= 0)
-            close(dfd);
+typedef struct {
+    fo_sandbox_collection *c;
+    uint64_t ceiling;
+    const fo_sandbox_file *skip;
+    size_t n_skip;
+    int full;                     /* FO_SANDBOX_MAX_FILES reached: stop the walk */
+} walk_ctx;
+
+/* Keeps the regular file name (relative path rel) of directory d. 0, or -1
+   (errno) when collection itself failed. */
+static int keep_file(walk_ctx *w, int d, const char *name, const char *rel)
+{
+    fo_sandbox_collection *c = w->c;
+    fo_sandbox_file *f;
+    struct stat st;
+    void *grown;
+    int fd;
+
+    /* It was a regular file; open without following, and check again:
+       O_NONBLOCK so that a FIFO swapped in can never block us. */
+    fd = openat(d, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        if (fd >= 0)
+            close(fd);
+        return refuse(c, rel, "not a regular file when opened");
+    }
+    if ((uint64_t)st.st_size > w->ceiling) {
+        close(fd);
+        c->over_ceiling = 1;
+        return refuse(c, rel, "over the ceiling (--max-bytes)");
+    }
+    grown = realloc(c->files, (c->n_files + 1) * sizeof *c->files);
+    if (!grown) {
+        close(fd);
         return -1;
     }
-    while ((de = readdir(d))) {
-        const char *name = de->d_name;
+    c->files = grown;
+    f = &c->files[c->n_files++];
+    memset(f, 0, sizeof *f);
+    f->fd = fd;
+    f->bytes = (uint64_t)st.st_size;
+    snprintf(f->name, sizeof f->name, "%s", rel);
+    return hash_fd(fd, f->sha256);
+}
+
+/* Collects directory dfd (taken over, closed here), whose path relative to
+   /out is prefix ("" for /out itself), depth levels below /out. Entries are
+   examined without following links; a subdirectory is opened O_NOFOLLOW from
+   its parent's descriptor, so a symlink (to a directory or anything else) is
+   never entered. 0, or -1 (errno) when collection itself failed. */
+static int walk(walk_ctx *w, int dfd, const char *prefix, int depth)
+{
+    fo_sandbox_collection *c = w->c;
+    struct dirent *de;
+    DIR *d = fdopendir(dfd);
+    int rc = 0;
+
+    if (!d) {
+        close(dfd);
+        return -1;
+    }
+    while (!rc && !w->full) {
+        /* fits a prefix of 255 chars, '/', a d_name of 255 and the NUL */
+        char rel[2 * sizeof c->files[0].name];
+        const char *name;
         struct stat st;
         size_t k;
-        int fd, skipped = 0;
+        int skipped = 0;
 
+        errno = 0;
+        if (!(de = readdir(d))) {
+            if (errno)
+                rc = -1;
+            break;
+        }
+        name = de->d_name;
         if (!strcmp(name, ".") || !strcmp(name, ".."))
             continue;
-        for (k = 0; k < n_skip; k++)
-            if (!strcmp(skip[k].name, name))
+        snprintf(rel, sizeof rel, "%s%s%s", prefix, *prefix ? "/" : "", name);
+        for (k = 0; k < w->n_skip; k++)
+            if (!strcmp(w->skip[k].name, rel))
                 skipped = 1;
         if (skipped)
             continue;
         if (c->n_files + c->n_refused >= FO_SANDBOX_MAX_FILES) {
+            w->full = 1;
             rc = refuse(c, "...", "too many entries in /out; the rest ignored");
             break;
         }
-        if (!safe_name(name) || !strcmp(name, "manifest.json")) {
-            rc = refuse(c, name, safe_name(name) ? "reserved name" : "unsafe name");
-            if (rc) break;
+        /* manifest.json is ours only beside the files, at the top of --out DIR */
+        if (!safe_name(name) || (depth == 0 && !strcmp(name, "manifest.json"))) {
+            rc = refuse(c, rel, safe_name(name) ? "reserved name" : "unsafe name");
+            continue;
+        }
+        if (strlen(rel) >= sizeof c->files[0].name) {
+            rc = refuse(c, rel, "path too long");
             continue;
         }
         if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
             rc = -1;
             break;
         }
-        if (!S_ISREG(st.st_mode)) {
-            rc = refuse(c, name, S_ISLNK(st.st_mode) ? "symlink" : S_ISDIR(st.st_mode) ?
-                        "directory" : S_ISFIFO(st.st_mode) ? "fifo" : S_ISSOCK(st.st_mode) ?
-                        "socket" : "device");
-            if (rc) break;
-            continue;
-        }
-        /* It was a regular file; open without following, and check again:
-           O_NONBLOCK so that a FIFO swapped in can never block us. */
-        fd = openat(dirfd(d), name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-        if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-            if (fd >= 0)
-                close(fd);
-            rc = refuse(c, name, "not a regular file when opened");
-            if (rc) break;
-            continue;
-        }
-        if ((uint64_t)st.st_size > ceiling) {
-            close(fd);
-            c->over_ceiling = 1;
-            rc = refuse(c, name, "over the ceiling (--max-bytes)");
-            if (rc) break;
-            continue;
-        }
-        {
-            void *grown = realloc(c->files, (c->n_files + 1) * sizeof *c->files);
-            fo_sandbox_file *f;
+        if (S_ISDIR(st.st_mode)) {
+            int sub;
 
-            if (!grown) {
-                close(fd);
-                rc = -1;
-                break;
+            if (depth + 1 > MAX_DEPTH) {
+                rc = refuse(c, rel, "too deep");
+                continue;
             }
-            c->files = grown;
-            f = &c->files[c->n_files++];
-            memset(f, 0, sizeof *f);
-            f->fd = fd;
-            f->bytes = (uint64_t)st.st_size;
-            snprintf(f->name, sizeof f->name, "%s", name);
-            if (hash_fd(fd, f->sha256) < 0) {
-                rc = -1;
-                break;
+            sub = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sub < 0) {
+                rc = refuse(c, rel, "not a directory when opened");
+                continue;
             }
+            rc = walk(w, sub, rel, depth + 1);
+            continue;
         }
+        if (!S_ISREG(st.st_mode)) {
+            rc = refuse(c, rel, S_ISLNK(st.st_mode) ? "symlink" : S_ISFIFO(st.st_mode) ?
+                        "fifo" : S_ISSOCK(st.st_mode) ? "socket" : "device");
+            continue;
+        }
+        rc = keep_file(w, dirfd(d), name, rel);
     }
     closedir(d);
+    return rc;
+}
+
+int fo_sandbox_collect(int out_dir, uint64_t ceiling, fo_sandbox_collection *c,
+                       const fo_sandbox_file *skip, size_t n_skip)
+{
+    walk_ctx w = { c, ceiling, skip, n_skip, 0 };
+    int dfd = openat(out_dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+
+    memset(c, 0, sizeof *c);
+    if (dfd < 0)
+        return -1;
+    rc = walk(&w, dfd, "", 0);
+    /* sorted by the whole relative path: the manifest does not depend on
+       the order in which the directories happened to be read */
     if (c->n_files > 1)
         qsort(c->files, c->n_files, sizeof *c->files, by_name);
     return rc;
@@ -234,7 +295,7 @@ static int finish(int dirfd, int fd, const char *tmp, const char *name, int ok)
     return -1;
 }
 
-int fo_sandbox_write_copy(int dirfd, const char *name, int src)
+static int copy_into(int dirfd, const char *name, int src)
 {
     char tmp[300];
     struct stat st;
@@ -253,6 +314,63 @@ int fo_sandbox_write_copy(int dirfd, const char *name, int src)
             ok = 0;
     }
     return finish(dirfd, fd, tmp, name, ok);
+}
+
+/* Opens the folder path[0..len) below dirfd, creating what is missing (0755).
+   Each component is opened from its parent's descriptor with O_NOFOLLOW: a
+   symlink planted in --out DIR fails (ELOOP or ENOTDIR) instead of sending
+   the file elsewhere. Returns a new descriptor, or -1 (errno). */
+static int open_folder(int dirfd, const char *path, size_t len)
+{
+    char comp[256];
+    size_t at = 0;
+    int cur = -1;
+
+    while (at < len) {
+        const char *slash = memchr(path + at, '/', len - at);
+        size_t n = slash ? (size_t)(slash - (path + at)) : len - at;
+        int base = cur >= 0 ? cur : dirfd, next, e;
+
+        if (n == 0 || n >= sizeof comp) {
+            errno = EINVAL;               /* collect.c never makes such a name */
+            next = -1;
+        } else {
+            memcpy(comp, path + at, n);
+            comp[n] = 0;
+            if (mkdirat(base, comp, 0755) < 0 && errno != EEXIST)
+                next = -1;
+            else
+                next = openat(base, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        }
+        e = errno;
+        if (cur >= 0)
+            close(cur);
+        errno = e;
+        if (next < 0)
+            return -1;
+        cur = next;
+        at += n + 1;
+    }
+    return cur;
+}
+
+int fo_sandbox_write_copy(int dirfd, const char *name, int src)
+{
+    const char *base = strrchr(name, '/');
+    int sub, rc, e;
+
+    if (!base)
+        return copy_into(dirfd, name, src);
+    /* a file collected from a subfolder of /out: the same atomic write,
+       inside that folder's descriptor */
+    sub = open_folder(dirfd, name, (size_t)(base - name));
+    if (sub < 0)
+        return -1;
+    rc = copy_into(sub, base + 1, src);
+    e = errno;
+    close(sub);
+    errno = e;
+    return rc;
 }
 
 int fo_sandbox_write_buf(int dirfd, const char *name, const char *buf, size_t len)

@@ -259,9 +259,20 @@ static void copy_inputs(const fo_sandbox_plan *p)
     for (k = 0; k < p->n_in; k++) {
         off_t off = 0;
         uint64_t left = p->in[k].bytes;
+        char *slash;
         int fd;
 
         snprintf(dst, sizeof dst, "%s/%s", p->in_dir, p->in[k].name);
+        /* a file collected from a subfolder of /out (render jail) gets its
+           folders back, so a spec can reference "charts/a.png"; the names
+           were checked by collect.c, and this tmpfs is still ours alone */
+        for (slash = strchr(dst + strlen(p->in_dir) + 1, '/'); slash;
+             slash = strchr(slash + 1, '/')) {
+            *slash = 0;
+            if (mkdir(dst, 0755) < 0 && errno != EEXIST)
+                die("create directory /%s", dst);
+            *slash = '/';
+        }
         fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0)
             die("create /%s", dst);

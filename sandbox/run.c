@@ -365,6 +365,8 @@ static int find_file(const fo_sandbox_collection *c, const char *name)
     return -1;
 }
 
+/* Writes the collected files, each at its relative path under dir (folders
+   created as needed, never through a link), then manifest.json. */
 static int deliver(const char *dir, const fo_sandbox_collection *a,
                    const fo_sandbox_collection *b, const fo_sandbox_buf *manifest)
 {

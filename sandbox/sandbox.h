@@ -121,11 +121,15 @@ typedef struct {
     struct { char name[256]; char reason[64]; } *refused; size_t n_refused;
     int over_ceiling;                                 /* a file refused for size */
 } fo_sandbox_collection;
-/* Reads the jail's /out without following links. skip[] names are ignored. */
+/* Reads the jail's /out and its subfolders (up to 8 levels) without following
+   links; names are relative paths ("charts/a.png"). skip[] names (relative
+   paths too) are ignored. */
 int fo_sandbox_collect(int out_dir, uint64_t ceiling, fo_sandbox_collection *c,
                        const fo_sandbox_file *skip, size_t n_skip);
 void fo_sandbox_collection_free(fo_sandbox_collection *c);
-/* Writes name atomically into dirfd from fd (rewound). 0 or -1 (errno). */
+/* Writes name atomically into dirfd from fd (rewound). name may be a relative
+   path of safe components: missing folders are created, existing ones are
+   never followed if they are links. 0 or -1 (errno). */
 int fo_sandbox_write_copy(int dirfd, const char *name, int fd);
 int fo_sandbox_write_buf(int dirfd, const char *name, const char *buf, size_t len);
 

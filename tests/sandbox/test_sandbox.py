@@ -255,9 +255,107 @@ open('/out/ok.csv', 'w').write('a,b\\n1,2\\n')
     assert time.monotonic() - t0 < 10                      # the FIFO did not block folio
     refused = {r["name"]: r["reason"] for r in m["refused"]}
     assert refused == {"passwd-link": "symlink", "root-link": "symlink", "pipe": "fifo",
-                       "sub": "directory", ".hidden": "unsafe name"}
+                       ".hidden": "unsafe name"}           # the empty sub/ yields nothing
     assert [f["name"] for f in m["files"]] == ["ok.csv"]
     assert sorted(os.listdir(tmp_path / "o")) == ["manifest.json", "ok.csv"]
+
+
+# ------------------------------------------------------- subfolders of /out
+
+def tree(top):
+    """Every file and link under top, as relative paths."""
+    found = set()
+    for d, dirs, files in os.walk(top):
+        for n in files + [x for x in dirs if os.path.islink(os.path.join(d, x))]:
+            found.add(os.path.relpath(os.path.join(d, n), top))
+    return found
+
+
+def test_files_in_subfolders_are_delivered_with_their_paths(tmp_path):
+    p, m = py("""
+import os
+os.makedirs('/out/charts'); os.makedirs('/out/deep/er')
+open('/out/charts/a.png', 'wb').write(bytes(range(256)) * 3)
+open('/out/deep/er/b.txt', 'w').write('deeper')
+open('/out/top.txt', 'w').write('top')
+open('/out/deep/manifest.json', 'w').write('{}')       # reserved only at the top
+""", out=tmp_path / "o", code=0)
+    a = bytes(range(256)) * 3
+    assert m["refused"] == []
+    assert [f["name"] for f in m["files"]] == ["charts/a.png", "deep/er/b.txt",
+                                               "deep/manifest.json", "top.txt"]
+    assert m["files"][0] == {"name": "charts/a.png", "bytes": len(a),
+                             "sha256": hashlib.sha256(a).hexdigest()}
+    assert (tmp_path / "o" / "charts" / "a.png").read_bytes() == a
+    assert (tmp_path / "o" / "deep" / "er" / "b.txt").read_text() == "deeper"
+    assert tree(tmp_path / "o") == {"manifest.json", "top.txt", "charts/a.png",
+                                    "deep/er/b.txt", "deep/manifest.json"}
+
+
+def test_links_to_and_inside_subfolders_are_never_followed(tmp_path):
+    p, m = py("""
+import os
+os.symlink('/etc', '/out/etc')
+os.mkdir('/out/sub')
+os.symlink('/etc/passwd', '/out/sub/p')
+os.symlink('/etc', '/out/sub/etc')
+open('/out/sub/ok.txt', 'w').write('ok')
+""", out=tmp_path / "o", code=0)
+    refused = {r["name"]: r["reason"] for r in m["refused"]}
+    assert refused == {"etc": "symlink", "sub/p": "symlink", "sub/etc": "symlink"}
+    assert [f["name"] for f in m["files"]] == ["sub/ok.txt"]
+    assert tree(tmp_path / "o") == {"manifest.json", "sub/ok.txt"}   # nothing of /etc
+
+
+def test_a_link_planted_in_the_out_dir_is_not_followed(tmp_path):
+    out, elsewhere = tmp_path / "o", tmp_path / "elsewhere"
+    out.mkdir()
+    elsewhere.mkdir()
+    os.symlink(str(elsewhere), str(out / "charts"))
+    p, m = py("import os; os.mkdir('/out/charts'); open('/out/charts/x.png', 'w').write('x')",
+              out=out, code=5)
+    assert "folio: run: can't write %s/charts/x.png: " % out in p.stderr, p.stderr
+    assert os.listdir(str(elsewhere)) == []
+
+
+def test_too_deep_a_folder_is_refused_shallower_files_arrive(tmp_path):
+    p, m = py("""
+import os
+d = '/out'
+for i in range(1, 11):
+    d += '/d%d' % i
+    os.mkdir(d)
+    open(d + '/f%d.txt' % i, 'w').write(str(i))
+""", out=tmp_path / "o", code=0)
+    deep = "/".join("d%d" % i for i in range(1, 10))
+    assert m["refused"] == [{"name": deep, "reason": "too deep"}]
+    names = ["/".join(["d%d" % k for k in range(1, i + 1)] + ["f%d.txt" % i])
+             for i in range(1, 9)]
+    assert sorted(f["name"] for f in m["files"]) == sorted(names)
+    for i, n in enumerate(names, 1):
+        assert (tmp_path / "o" / n).read_text() == str(i)
+    assert not (tmp_path / "o" / deep).exists()
+
+
+def test_unsafe_folder_and_file_names_are_refused(tmp_path):
+    p, m = py("""
+import os
+for d in ('/out/.hidden', '/out/has space', '/out/sub', '/out/' + 'a' * 200):
+    os.mkdir(d)
+open('/out/.hidden/x', 'w').write('x')
+open('/out/has space/x', 'w').write('x')
+open('/out/sub/bad name.txt', 'w').write('x')
+open('/out/sub/-dash', 'w').write('x')
+open('/out/sub/good.txt', 'w').write('good')
+open('/out/' + 'a' * 200 + '/' + 'b' * 100, 'w').write('x')
+""", out=tmp_path / "o", code=0)
+    refused = {r["name"]: r["reason"] for r in m["refused"]}
+    long_name = ("a" * 200 + "/" + "b" * 100)[:255]        # shown cut to the field
+    assert refused == {".hidden": "unsafe name", "has space": "unsafe name",
+                       "sub/bad name.txt": "unsafe name", "sub/-dash": "unsafe name",
+                       long_name: "path too long"}
+    assert [f["name"] for f in m["files"]] == ["sub/good.txt"]
+    assert tree(tmp_path / "o") == {"manifest.json", "sub/good.txt"}
 
 
 # ------------------------------------------------------- files and manifest
@@ -351,6 +449,34 @@ def test_result_json_is_rendered_in_a_jail(tmp_path):
     else:                                            # xlsx not built yet: recorded, not a crash
         assert p.returncode in (2, 5), p.stderr
         assert m["exit"] == p.returncode
+
+
+def test_render_places_an_image_from_a_subfolder(tmp_path):
+    spec = {"folio": 1, "title": "Charts",
+            "blocks": [{"type": "heading", "text": "Plot", "level": 1},
+                       {"type": "image", "path": "charts/plot.png", "alt": "a plot"}]}
+    p, m = run(["--render", "pdf", "--", PY, "-c", """
+import json, os, struct, sys, zlib
+def chunk(kind, data):
+    return (struct.pack('>I', len(data)) + kind + data
+            + struct.pack('>I', zlib.crc32(kind + data) & 0xffffffff))
+w, h = 40, 30
+rows = b''.join(b'\\0' + b''.join(bytes((x * 6, y * 8, 120)) for x in range(w)) for y in range(h))
+os.mkdir('/out/charts')
+open('/out/charts/plot.png', 'wb').write(b'\\x89PNG\\r\\n\\x1a\\n'
+    + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0))
+    + chunk(b'IDAT', zlib.compress(rows)) + chunk(b'IEND', b''))
+json.dump(json.loads(sys.argv[1]), open('/out/result.json', 'w'))
+""", json.dumps(spec)], out=tmp_path / "o", code=0, timeout=120)
+    r = m["render"]
+    assert r["exit_code"] == 0, r
+    assert [f["name"] for f in m["files"]] == ["charts/plot.png", "result.json"]
+    assert [f["name"] for f in r["files"]] == ["result.pdf"]   # the copied inputs are not new
+    assert (tmp_path / "o" / "charts" / "plot.png").read_bytes()[:4] == b"\x89PNG"
+    listing = subprocess.run(["pdfimages", "-list", str(tmp_path / "o" / "result.pdf")],
+                             capture_output=True, text=True, check=True).stdout.splitlines()
+    images = [l.split() for l in listing[2:] if l.strip()]
+    assert images and any(i[3:5] == ["40", "30"] for i in images), listing
 
 
 def test_render_is_skipped_without_a_spec_or_after_a_failure(tmp_path):
