@@ -49,9 +49,9 @@ static bool value_range(const cart *g, double *lo, double *hi)
     return any;
 }
 
-/* Excel's rule for line and scatter axes: start at zero unless the data sit
- * high above it (min above 5/6 of max). Bars and areas always start at zero. */
-static bool zero_based(fo_chart_kind kind, double lo, double hi)
+/* Line and scatter axes start at zero unless the data sit high above it
+ * (min above 5/6 of max). */
+bool fo_chart_zero_based(fo_chart_kind kind, double lo, double hi)
 {
     if (kind == FO_CHART_BAR || kind == FO_CHART_COLUMN || kind == FO_CHART_AREA) return true;
     if (lo >= 0) return lo < hi * 5 / 6;
@@ -332,7 +332,7 @@ void fo_chart_cartesian(fo_chart_ctx *cx)
     fo_chart_legend(cx, g.dt->names, g.dt->ns, where);
     left_title(cx, g.horiz ? c->x_title : c->y_title);
     bottom_title(cx, g.horiz ? c->y_title : c->x_title);
-    bool zero = zero_based(c->kind, lo, hi);
+    bool zero = fo_chart_zero_based(c->kind, lo, hi);
     double top = g.lh / 2, right = 10 * cx->k, left = 0, bottom = g.lh + 6 * cx->k, maxw;
 
     if (g.horiz) {
@@ -351,7 +351,7 @@ void fo_chart_cartesian(fo_chart_ctx *cx)
             left = widest_tick(cx, &g.vs, cx->ycode) + 8 * cx->k;
             double len = cx->x1 - right - cx->x0 - left, need;
             if (g.scatter) {
-                bool xzero = zero_based(c->kind, xlo, xhi);
+                bool xzero = fo_chart_zero_based(c->kind, xlo, xhi);
                 g.xs = horizontal_scale(cx, xlo, xhi, xzero, len, cx->xcode, &maxw);
                 right = fmax(10 * cx->k, maxw / 2 + 2);
                 left = fmax(left, maxw / 2 + 2);

@@ -124,6 +124,10 @@ typedef struct {
  * infinities give a sensible range too. */
 fo_axis_scale fo_chart_nice_scale(double lo, double hi, int target, bool zero_based);
 
+/* Excel's rule for where a value axis starts: at zero for bars, columns and
+ * areas; for lines and scatter unless the data [lo, hi] sit far from it. */
+bool fo_chart_zero_based(fo_chart_kind kind, double lo, double hi);
+
 /* The number format for the tick labels of scale s on an axis whose column
  * has format code (NULL, "" or General: plain numbers). Decimals come from the
  * step, never more than it needs (step 50 -> none, 0.25 -> two); thousands

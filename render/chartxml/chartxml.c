@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "render/chart/chart.h"
 #include "render/chartxml/chartxml.h"
 
 /* Axis ids: any unsigned values unique within the part; fixed for determinism. */
@@ -128,17 +129,44 @@ typedef struct {
     bool grid;              /* major gridlines */
     const char *crosses;    /* "autoZero", "max" */
     bool mid_cat;           /* valAx crossBetween midCat (scatter), else between */
+    bool fixed;             /* valAx: min, max and major unit from sc */
+    fo_axis_scale sc;
 } axis;
 
-/* Tick labels: a plain number code such as "0.00" would print every tick
- * with the data's decimals ("250000.00"); let the chart choose instead
- * (General). Codes that say more (thousands, currency, percent, dates) are
- * kept. */
-static const char *tick_code(const char *fmt)
+/* A value axis scaled as the PNG and PDF charts scale it: the engine's nice
+ * range and step (fo_chart_nice_scale), fixed in the part so Office draws the
+ * same ticks, labelled with the engine's tick format (fo_chart_tick_format:
+ * the column's code with the decimals the step needs and thousands separators
+ * from 10,000 on), so "0.00" data reads "250,000" and not "250000.00", and a
+ * step of 0.5 never prints as "1, 1, 2". About 8 ticks, near what Office picks
+ * for a chart of a page's or slide's width. Left to Office when there is no data.
+ * v: n points of ns series (v[s * n + i]), summed per point when stacked. */
+static void value_scale(axis *a, const fo_chart *c, const char *fmt, const double *v, size_t n,
+                        size_t ns, bool stacked, char *buf, size_t cap)
 {
-    if (!fmt || !*fmt) return "General";
-    if (strspn(fmt, "0#.") != strlen(fmt)) return fmt;
-    return "General";
+    double lo = INFINITY, hi = -INFINITY;
+    a->fmt = fmt && *fmt ? fmt : "General";
+    for (size_t i = 0; i < n; i++) {
+        double pos = 0, neg = 0;
+        for (size_t s = 0; s < ns; s++) {
+            double y = v[s * n + i];
+            if (!isfinite(y)) continue;
+            if (stacked) { if (y > 0) pos += y; else neg += y; }
+            else { lo = fmin(lo, y); hi = fmax(hi, y); }
+        }
+        if (stacked) { lo = fmin(lo, neg); hi = fmax(hi, pos); }
+    }
+    if (!(lo <= hi)) return;
+    a->sc = fo_chart_nice_scale(lo, hi, 8, fo_chart_zero_based(c->kind, lo, hi));
+    a->fixed = a->sc.step > 0 && isfinite(a->sc.min) && isfinite(a->sc.max);
+    if (fo_chart_tick_format(fmt, &a->sc, buf, cap) < cap) a->fmt = buf;
+}
+
+static void num_leaf(fo_xml *x, const char *name, double v)
+{
+    char buf[32];
+    fo_chartxml_num(v, buf, sizeof buf);
+    fo_xml_leaf(x, name, "val", buf, NULL);
 }
 
 static void axis_head(fo_xml *x, const fo_theme *t, const axis *a, bool is_val)
@@ -146,6 +174,10 @@ static void axis_head(fo_xml *x, const fo_theme *t, const axis *a, bool is_val)
     val_leaf(x, "c:axId", a->id);
     fo_xml_open(x, "c:scaling", NULL);
     fo_xml_leaf(x, "c:orientation", "val", a->reverse ? "maxMin" : "minMax", NULL);
+    if (a->fixed) {
+        num_leaf(x, "c:max", a->sc.max);
+        num_leaf(x, "c:min", a->sc.min);
+    }
     fo_xml_close(x);
     val_leaf(x, "c:delete", 0);
     fo_xml_leaf(x, "c:axPos", "val", a->pos, NULL);
@@ -155,7 +187,7 @@ static void axis_head(fo_xml *x, const fo_theme *t, const axis *a, bool is_val)
         fo_xml_close(x);
     }
     if (a->title && *a->title) title(x, t, a->title, SZ_AXIS_TITLE, false, a->pos[0] == 'l');
-    fo_xml_leaf(x, "c:numFmt", "formatCode", is_val ? tick_code(a->fmt) : (a->fmt && *a->fmt ? a->fmt : "General"),
+    fo_xml_leaf(x, "c:numFmt", "formatCode", a->fmt && *a->fmt ? a->fmt : "General",
                 "sourceLinked", "0", NULL);
     fo_xml_leaf(x, "c:majorTickMark", "val", is_val ? "none" : "out", NULL);
     fo_xml_leaf(x, "c:minorTickMark", "val", "none", NULL);
@@ -183,6 +215,7 @@ static void val_axis(fo_xml *x, const fo_theme *t, const axis *a)
     fo_xml_open(x, "c:valAx", NULL);
     axis_head(x, t, a, true);
     fo_xml_leaf(x, "c:crossBetween", "val", a->mid_cat ? "midCat" : "between", NULL);
+    if (a->fixed) num_leaf(x, "c:majorUnit", a->sc.step);
     fo_xml_close(x);
 }
 
@@ -192,9 +225,12 @@ static void cat_val_axes(fo_xml *x, const fo_chart *c, const fo_theme *t,
                          const fo_chartxml_data *dt)
 {
     bool bar = c->kind == FO_CHART_BAR;
-    axis ca = {AX_CAT, AX_VAL, bar ? "l" : "b", c->x_title, "General", bar, false, NULL, false};
-    axis va = {AX_VAL, AX_CAT, bar ? "b" : "l", c->y_title, dt->yfmt, false, true,
-               bar ? "max" : NULL, false};
+    char code[256];
+    axis ca = {.id = AX_CAT, .cross = AX_VAL, .pos = bar ? "l" : "b", .title = c->x_title,
+               .fmt = "General", .reverse = bar};
+    axis va = {.id = AX_VAL, .cross = AX_CAT, .pos = bar ? "b" : "l", .title = c->y_title,
+               .grid = true, .crosses = bar ? "max" : NULL};
+    value_scale(&va, c, dt->yfmt, dt->y, dt->n, dt->ns, c->stacked && dt->ns > 1, code, sizeof code);
     cat_axis(x, t, &ca);
     val_axis(x, t, &va);
 }
@@ -202,8 +238,12 @@ static void cat_val_axes(fo_xml *x, const fo_chart *c, const fo_theme *t,
 static void scatter_axes(fo_xml *x, const fo_chart *c, const fo_theme *t,
                          const fo_chartxml_data *dt)
 {
-    axis xa = {AX_CAT, AX_VAL, "b", c->x_title, dt->xfmt, false, false, NULL, true};
-    axis ya = {AX_VAL, AX_CAT, "l", c->y_title, dt->yfmt, false, true, NULL, true};
+    char xcode[256], ycode[256];
+    axis xa = {.id = AX_CAT, .cross = AX_VAL, .pos = "b", .title = c->x_title, .mid_cat = true};
+    axis ya = {.id = AX_VAL, .cross = AX_CAT, .pos = "l", .title = c->y_title, .grid = true,
+               .mid_cat = true};
+    value_scale(&xa, c, dt->xfmt, dt->x, dt->n, 1, false, xcode, sizeof xcode);
+    value_scale(&ya, c, dt->yfmt, dt->y, dt->n, dt->ns, false, ycode, sizeof ycode);
     val_axis(x, t, &xa);
     val_axis(x, t, &ya);
 }

@@ -81,7 +81,15 @@ START_TEST(test_column_caches_and_gaps)
                                     "<c:pt idx=\"2\"><c:v>0.1</c:v></c:pt></c:numLit>"));
     ck_assert_ptr_nonnull(strstr(s, "<c:strLit><c:ptCount val=\"3\"/><c:pt idx=\"0\"><c:v>Jan</c:v></c:pt>"));
     ck_assert_ptr_nonnull(strstr(s, "<c:tx><c:v>cost</c:v></c:tx>"));
-    ck_assert_ptr_nonnull(strstr(s, "<c:numFmt formatCode=\"#,##0.0\" sourceLinked=\"0\"/>"));
+    /* the value axis as the chart engine scales it, fixed for Office: 0..3
+       step 0.5, labelled with the one decimal the step needs */
+    ck_assert_ptr_nonnull(strstr(s, "<c:valAx><c:axId val=\"507002\"/><c:scaling>"
+                                    "<c:orientation val=\"minMax\"/><c:max val=\"3\"/>"
+                                    "<c:min val=\"0\"/></c:scaling>"));
+    ck_assert_ptr_nonnull(strstr(s, "<c:numFmt formatCode=\"#,##0.0\" sourceLinked=\"0\"/>"
+                                    "<c:majorTickMark val=\"none\"/>"));
+    ck_assert_ptr_nonnull(strstr(s, "<c:crossBetween val=\"between\"/><c:majorUnit val=\"0.5\"/>"
+                                    "</c:valAx>"));
     ck_assert_ptr_null(strstr(s, "<c:overlap"));
     /* default palette, in order */
     before(s, "<a:srgbClr val=\"2F5597\"/>", "<a:srgbClr val=\"ED7D31\"/>");

@@ -69,7 +69,7 @@ ALLOWED = {
         strLit numLit formatCode ptCount pt gapWidth overlap axId marker symbol size smooth dPt
         bubble3D dLbls numFmt dLblPos showLegendKey showVal showCatName showSerName showPercent
         showBubbleSize showLeaderLines firstSliceAng holeSize scatterStyle xVal yVal catAx valAx
-        scaling orientation delete axPos majorGridlines majorTickMark minorTickMark tickLblPos
+        scaling orientation max min majorUnit delete axPos majorGridlines majorTickMark minorTickMark tickLblPos
         txPr crossAx crosses auto lblAlgn lblOffset noMultiLvlLbl crossBetween legend legendPos
         plotVisOnly dispBlanksAs""".split()),
 }

@@ -33,7 +33,7 @@ ALLOWED = {
         formatCode ptCount pt gapWidth overlap axId marker symbol size smooth dPt bubble3D
         dLbls numFmt dLblPos showLegendKey showVal showCatName showSerName showPercent
         showBubbleSize showLeaderLines firstSliceAng holeSize scatterStyle xVal yVal
-        catAx valAx scaling orientation delete axPos majorGridlines majorTickMark
+        catAx valAx scaling orientation max min majorUnit delete axPos majorGridlines majorTickMark
         minorTickMark tickLblPos txPr crossAx crosses auto lblAlgn lblOffset noMultiLvlLbl
         crossBetween legend legendPos plotVisOnly dispBlanksAs""".split()),
     A: set("""
@@ -233,7 +233,7 @@ def test_libreoffice_draws_the_charts(deck, tmp_path):
     for k, page in zip(KINDS, pages[1:]):
         assert "Chart of " + k in page, k
     col = pages[1]
-    for word in ("Month axis", "EUR axis", "Jan", "Apr", "$1,400", "revenue", "cost"):
+    for word in ("Month axis", "EUR axis", "Jan", "Apr", "$1,500", "$500", "revenue", "cost"):
         assert word in col, word
     assert "%" in pages[5] and "Jan" in pages[5]       # pie: percentage labels, category legend
     assert "2024-01-0" in pages[7] and "Day axis" in pages[7]  # scatter: date axis labels
