@@ -588,6 +588,30 @@ static int write_proc(pid_t pid, const char *file, const char *text)
     return ok ? 0 : -1;
 }
 
+/* What to do when the kernel refuses new user/PID namespaces: the usual
+   causes on a host or in a container, for whoever deploys folio. */
+static const char *clone_hint(int err)
+{
+    switch (err) {
+    case EPERM:
+    case EACCES:
+        return "unprivileged user namespaces are not allowed here. On the host: sysctl "
+               "kernel.unprivileged_userns_clone=1 (Debian) or "
+               "kernel.apparmor_restrict_unprivileged_userns=0 (Ubuntu 23.10+); in a "
+               "container, its seccomp profile must allow clone with CLONE_NEWUSER "
+               "(Docker: --security-opt seccomp=unconfined)";
+    case ENOSPC:
+        return "the limit on user namespaces is reached or 0 (sysctl user.max_user_namespaces)";
+    case EINVAL:
+        return "this kernel lacks user or PID namespaces (CONFIG_USER_NS, CONFIG_PID_NS)";
+    case EAGAIN:
+    case ENOMEM:
+        return "out of processes or memory (ulimit -u, the pids cgroup of the caller)";
+    default:
+        return "see docs/sandbox.md, \"Requirements\"";
+    }
+}
+
 static int fail(const char *what)
 {
     fprintf(stderr, "folio: run: can't %s: %s\n", what, strerror(errno));
@@ -650,8 +674,12 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
     fflush(stdout);
     fflush(stderr);
     pid = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
-    if (pid < 0)
-        return fail("create the namespaces (clone)");
+    if (pid < 0) {
+        int err = errno;
+        fail("create the namespaces (clone)");
+        fprintf(stderr, "  hint: %s\n", clone_hint(err));
+        return FO_RUN_INTERNAL;
+    }
     if (pid == 0)
         jail_child(&c);
 

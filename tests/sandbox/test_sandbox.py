@@ -559,3 +559,19 @@ def test_sample_analysis_produces_a_report(tmp_path):
     wb = openpyxl.load_workbook(out / "result.xlsx")
     cells = [c.value for ws in wb.worksheets for row in ws.iter_rows() for c in row]
     assert "2024-01" in cells and "North" in cells
+
+
+def test_refused_namespaces_give_a_hint_and_leave_nothing(tmp_path):
+    # Inside a user namespace of our own whose limit on nested ones is 0, the
+    # kernel refuses folio's clone (ENOSPC): exit 5, the cause named, no files.
+    out = tmp_path / "o"
+    script = ("echo 0 > /proc/sys/user/max_user_namespaces || exit 99; "
+              "exec \"$0\" run --out \"$1\" -- /bin/true")
+    p = subprocess.run(["unshare", "-Ur", "sh", "-c", script, FOLIO, str(out)],
+                       capture_output=True, text=True, timeout=30)
+    if p.returncode == 99 or "unshare:" in p.stderr:
+        pytest.skip("cannot make a user namespace with a lower limit here: " + p.stderr.strip())
+    assert p.returncode == 5, p.stderr
+    assert "can't create the namespaces (clone)" in p.stderr
+    assert "hint:" in p.stderr and "max_user_namespaces" in p.stderr
+    assert not out.exists()
