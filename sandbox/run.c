@@ -400,6 +400,42 @@ static int deliver(const char *dir, const fo_sandbox_collection *a,
     return 0;
 }
 
+/* After a failed program: arguments naming a file that exists here but not
+   in the jail, the commonest mistake (`folio run -- python3 analysis.py`
+   without `--in analysis.py`). The jail sees /work (the --in files, by name),
+   /out, /tmp and the system folders. Printed even with --quiet: it explains
+   a failure. */
+static void hint_host_paths(const fo_sandbox_plan *p)
+{
+    static const char *const shared[] = { "/usr/", "/bin/", "/sbin/", "/lib", "/etc/",
+                                          "/dev/", "/proc/", "/work/", "/out/", "/run/" };
+    size_t k, m;
+
+    for (k = 1; p->argv[k]; k++) {
+        const char *a = p->argv[k], *slash = strrchr(a, '/'), *base = slash ? slash + 1 : a;
+        struct stat st;
+        int shared_path = 0, copied = 0;
+
+        if (a[0] == '-' || !*base || strlen(a) > 1024 || stat(a, &st) < 0 || !S_ISREG(st.st_mode))
+            continue;
+        for (m = 0; a[0] == '/' && m < sizeof shared / sizeof *shared; m++)
+            if (!strncmp(a, shared[m], strlen(shared[m])))
+                shared_path = 1;
+        for (m = 0; m < p->n_in; m++)
+            if (!strcmp(p->in[m].name, base))
+                copied = 1;
+        if (shared_path || (copied && !slash))
+            continue;                   /* visible as given: /usr/..., or /work/NAME */
+        if (copied)
+            fprintf(stderr, "folio: run: hint: %s is not in the jail; --in copied it to "
+                    "/work/%s, so refer to it as %s\n", a, base, base);
+        else
+            fprintf(stderr, "folio: run: hint: %s is a file here but not in the jail (it "
+                    "sees /work with the --in files, /out, its own /tmp and the system "
+                    "folders): pass --in %s and refer to it as %s\n", a, a, base);
+    }
+}
+
 int fo_sandbox_main(int argc, char **argv, const char *engine)
 {
     outcome o;
@@ -526,6 +562,10 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
     }
     if (p.json)
         write_all(1, m.s, m.len);
+    if (program_failed(&o) && !o.timed_out)
+        hint_host_paths(&p);
+    if (!p.quiet && skipped && !program_failed(&o))
+        fprintf(stderr, "folio: run: --render: nothing rendered, %s\n", skipped);
     if (!p.quiet && !p.json) {
         const char *lim = limit_hit(&o);
         fprintf(stderr, "folio: run: %s%s%s; %zu file%s collected%s%s\n",

@@ -575,3 +575,30 @@ def test_refused_namespaces_give_a_hint_and_leave_nothing(tmp_path):
     assert "can't create the namespaces (clone)" in p.stderr
     assert "hint:" in p.stderr and "max_user_namespaces" in p.stderr
     assert not out.exists()
+
+
+def test_a_host_path_the_jail_cannot_see_gets_a_hint(tmp_path):
+    # The commonest mistake: naming a host file without --in. The program
+    # fails; folio says which argument and how to pass it.
+    script = tmp_path / "analysis.py"
+    script.write_text("print('ran')\n")
+    p = subprocess.run([FOLIO, "run", "--", PY, "analysis.py"], cwd=str(tmp_path),
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 4
+    assert ("hint: analysis.py is a file here but not in the jail" in p.stderr
+            and "pass --in analysis.py and refer to it as analysis.py" in p.stderr), p.stderr
+    # passed with --in, but named by its host path
+    p = subprocess.run([FOLIO, "run", "--in", str(script), "--", PY, str(script)],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 4
+    assert "--in copied it to /work/analysis.py, so refer to it as analysis.py" in p.stderr, p.stderr
+    # right: no hint
+    p = subprocess.run([FOLIO, "run", "--in", str(script), "--", PY, "analysis.py"],
+                       cwd=str(tmp_path), capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and p.stdout == "ran\n" and "hint" not in p.stderr, p.stderr
+
+
+def test_render_without_a_result_says_nothing_was_rendered(tmp_path):
+    p, m = run(["--render", "pdf", "--", "/bin/true"], out=tmp_path / "o", code=0)
+    assert "--render: nothing rendered, no regular file /out/result.json" in p.stderr
+    assert m["render"] == {"skipped": "no regular file /out/result.json"}
