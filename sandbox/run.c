@@ -178,6 +178,26 @@ static const char *limit_hit(const outcome *o)
     return NULL;
 }
 
+/* What to change when a limit stopped the program. */
+static void hint_limit(const fo_sandbox_plan *p, const char *lim, const outcome *o)
+{
+    if (!lim)
+        lim = "";
+    if (!strcmp(lim, "timeout"))
+        fprintf(stderr, "folio: run: hint: the program ran past --timeout %g s; raise "
+                "--timeout or make it faster\n", p->timeout_s);
+    else if (!strcmp(lim, "memory"))
+        fprintf(stderr, "folio: run: hint: the program needed more than --memory %llu MB; "
+                "raise --memory or process the data in chunks\n",
+                (unsigned long long)p->memory_mb);
+    else if (!strcmp(lim, "file_size"))
+        fprintf(stderr, "folio: run: hint: a file reached the ceiling of %llu bytes "
+                "(--max-bytes); write less, or split it\n", (unsigned long long)p->max_bytes);
+    if (o->pids_max > 0)
+        fprintf(stderr, "folio: run: hint: the program hit the process limit (--pids %u)\n",
+                p->pids);
+}
+
 /* ------------------------------------------------------------- manifest */
 
 static void json_tail(fo_sandbox_buf *b, const char *key, const tail_buf *t)
@@ -564,6 +584,8 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
         write_all(1, m.s, m.len);
     if (program_failed(&o) && !o.timed_out)
         hint_host_paths(&p);
+    if (program_failed(&o))
+        hint_limit(&p, limit_hit(&o), &o);
     if (!p.quiet && skipped && !program_failed(&o))
         fprintf(stderr, "folio: run: --render: nothing rendered, %s\n", skipped);
     if (!p.quiet && !p.json) {

@@ -161,6 +161,7 @@ def test_endless_loop_dies_at_the_timeout_with_its_children(tmp_path):
                out=tmp_path / "o", code=4)
     assert time.monotonic() - t0 < 30
     assert m["timed_out"] is True and m["limit"] == "timeout" and m["exit"] == 4
+    assert "hint: the program ran past --timeout 1 s; raise --timeout" in p.stderr
     assert subprocess.run(["pgrep", "-f", child], capture_output=True).returncode != 0
 
 
@@ -170,6 +171,7 @@ def test_memory_limit_stops_a_2gib_allocation(tmp_path):
     assert "ALLOCATED" not in p.stdout
     if m["limits"]["memory_via"].startswith("cgroup"):
         assert m["limit"] == "memory" and m["signal"] == "SIGKILL"
+        assert "hint: the program needed more than --memory 256 MB; raise --memory" in p.stderr
     else:
         assert "MemoryError" in m["stderr"]["tail"]
 
@@ -216,6 +218,7 @@ def test_file_over_the_ceiling_kills_by_default(tmp_path):
     p, m = run(["--", "/bin/sh", "-c", "head -c 40000000 /dev/zero > /out/big.bin"],
                out=tmp_path / "o", code=4)
     assert m["limit"] == "file_size"
+    assert "hint: a file reached the ceiling of 31457280 bytes (--max-bytes)" in p.stderr
     assert not (tmp_path / "o" / "big.bin").exists()
     p, m = py("open('/out/big.bin', 'wb').write(b'x' * 40_000_000)", out=tmp_path / "p", code=4)
     assert m["limit"] == "file_size" and "File too large" in m["stderr"]["tail"]
