@@ -148,13 +148,15 @@ static void glyph_of(face_entry *e, uint32_t c, uint32_t *gid, double *adv)
 
 static bool is_zero_width(uint32_t c)
 {
-    return c < 0x20 || c == 0x7F || (c >= 0x200B && c <= 0x200F) || c == 0xFEFF;
+    return c < 0x20 || c == 0x7F || (c >= 0x200B && c <= 0x200F) || c == 0xFEFF ||
+           (c >= 0xFE00 && c <= 0xFE0F);  /* variation selectors: the emoji/text style of ⚠️ */
 }
 
 /* One character as drawn: which face (*used), glyph, advance in em. A glyph
  * the primary face lacks comes from the first fallback that has it: DejaVu
- * Sans (bold for a bold font: Latin, Greek, Cyrillic, symbols), then Droid
- * Sans Fallback (Chinese, Japanese, Korean). When none has it, the primary's
+ * Sans (bold for a bold font: Latin, Greek, Cyrillic, symbols), then Symbola
+ * (check marks, dingbats, emoji), then Droid Sans Fallback (Chinese,
+ * Japanese, Korean). When none has it, the primary's
  * glyph 0 and advance stand (backends draw nothing for glyph 0). */
 static double char_advance(face_entry *pri, const char *font_file, uint32_t c,
                            uint32_t *gid, face_entry **used)
@@ -165,8 +167,9 @@ static double char_advance(face_entry *pri, const char *font_file, uint32_t c,
     if (is_zero_width(c)) return 0;
     glyph_of(pri, c, gid, &adv);
     if (*gid == 0 && pri && pri->face) {
-        const char *chain[2] = {fo_text_fallback(font_file), FO_TEXT_FALLBACK_CJK};
-        for (int k = 0; k < 2; k++) {
+        const char *chain[] = {fo_text_fallback(font_file), FO_TEXT_FALLBACK_SYMBOLS,
+                               FO_TEXT_FALLBACK_CJK};
+        for (size_t k = 0; k < sizeof chain / sizeof *chain; k++) {
             face_entry *fb = face_get(chain[k]);
             if (!fb || !fb->face || fb == pri) continue;
             uint32_t g2;

@@ -20,6 +20,9 @@
 
 #define FO_TEXT_FALLBACK_REGULAR "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 #define FO_TEXT_FALLBACK_BOLD "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+/* Then symbols and emoji, in outline (Debian package fonts-symbola): the
+ * check marks, crosses and pictographs AI-written text is full of. */
+#define FO_TEXT_FALLBACK_SYMBOLS "/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf"
 /* The last fallback, for CJK (Debian package fonts-droid-fallback); regular
  * only, so bold CJK text is drawn regular. Missing: those glyphs are skipped. */
 #define FO_TEXT_FALLBACK_CJK "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf"

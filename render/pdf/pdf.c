@@ -20,10 +20,12 @@
 #include "formats/image.h"
 #include "render/pdf/pdf_int.h"
 #include "render/render.h"
+#include "render/text.h"
 
 /* Files tried, in order, for characters the theme's fonts lack. */
 static const char *const fallback_files[] = {
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    FO_TEXT_FALLBACK_SYMBOLS,
     "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
     "/usr/share/fonts/truetype/noto/NotoSansCJK-Regular.ttf",
     "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",

@@ -72,6 +72,25 @@ START_TEST(cjk_falls_back_to_droid)
 }
 END_TEST
 
+/* Symbols and emoji: check marks and pictographs from Symbola, variation
+ * selectors (the U+FE0F of "⚠️") take no room. */
+START_TEST(symbols_and_emoji_fall_back_to_symbola)
+{
+    ck_assert_msg(access(FO_TEXT_FALLBACK_SYMBOLS, R_OK) == 0,
+                  "%s missing: install the Debian package fonts-symbola", FO_TEXT_FALLBACK_SYMBOLS);
+    const char *s = "\xE2\x9C\x85\xF0\x9F\x93\x88\xE2\x9A\xA0\xEF\xB8\x8F"; /* "✅📈⚠️" */
+    fo_glyph g[8];
+    ck_assert_uint_eq(fo_text_glyphs(SANS, 10, s, strlen(s), g, 8, NULL), 3);
+    ck_assert_str_eq(g[0].font, FO_TEXT_FALLBACK_SYMBOLS);
+    ck_assert_str_eq(g[1].font, FO_TEXT_FALLBACK_SYMBOLS);
+    ck_assert_uint_ne(g[0].index, 0);
+    ck_assert_uint_ne(g[1].index, 0);
+    ck_assert_str_eq(g[2].font, FO_TEXT_FALLBACK_REGULAR);  /* DejaVu has the warning sign */
+    ck_assert_double_eq_tol(fo_text_width(SANS, 10, s + 7, 6), fo_text_width(SANS, 10, s + 7, 3),
+                            1e-9);
+}
+END_TEST
+
 static void check_lines(const char *text, double max, const char *const *want, size_t nwant)
 {
     fo_text_line lines[32];
@@ -168,6 +187,7 @@ int main(void)
     tcase_add_test(tc, widths_match_font_metrics);
     tcase_add_test(tc, fallback_for_missing_glyphs_and_files);
     tcase_add_test(tc, cjk_falls_back_to_droid);
+    tcase_add_test(tc, symbols_and_emoji_fall_back_to_symbola);
     tcase_add_test(tc, wrap_at_spaces_hyphens_and_newlines);
     tcase_add_test(tc, wrap_hard_breaks_long_words_between_characters);
     tcase_add_test(tc, ellipsize);

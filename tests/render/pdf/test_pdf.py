@@ -179,6 +179,17 @@ def test_cjk_falls_back_to_a_font_that_has_it(tmp_path):
     assert "Droid" in fonts
 
 
+def test_check_marks_and_crosses_come_from_symbola(tmp_path):
+    # AI-written tables say "✅ done" / "❌ failed": not in Liberation or DejaVu
+    spec = {"folio": 1, "blocks": [{"type": "table", "data": {
+        "columns": ["status"], "rows": [["\u2705 done"], ["\u274c failed"]]}}]}
+    pdf = render(tmp_path, spec)
+    t = text(pdf)
+    assert "\u2705 done" in t and "\u274c failed" in t
+    fonts = subprocess.run(["pdffonts", str(pdf)], capture_output=True, text=True).stdout
+    assert "Symbola" in fonts
+
+
 def test_missing_glyph_does_not_crash(tmp_path):
     spec = {"folio": 1, "blocks": [{"type": "paragraph", "text": "emoji 😀 and \u0000x \U0001F680 ok"}]}
     sp = tmp_path / "spec.json"
