@@ -16,6 +16,7 @@
 #include <ft2build.h>
 #include FT_FREETYPE_H
 #include FT_ADVANCES_H
+#include FT_OUTLINE_H
 
 #include "folio.h"
 #include "render/text.h"
@@ -209,6 +210,75 @@ size_t fo_text_glyphs(const char *font_file, double size, const char *utf8, size
     pthread_mutex_unlock(&lock);
     if (width) *width = x;
     return n;
+}
+
+/* FT_Outline_Decompose callbacks: font units to em, conics raised to cubics. */
+typedef struct {
+    const fo_text_path *path;
+    void *ctx;
+    double upem, x, y;      /* current point, em */
+} outline_sink;
+
+static int ol_move(const FT_Vector *to, void *u)
+{
+    outline_sink *o = u;
+    o->x = to->x / o->upem;
+    o->y = to->y / o->upem;
+    o->path->move(o->ctx, o->x, o->y);
+    return 0;
+}
+
+static int ol_line(const FT_Vector *to, void *u)
+{
+    outline_sink *o = u;
+    o->x = to->x / o->upem;
+    o->y = to->y / o->upem;
+    o->path->line(o->ctx, o->x, o->y);
+    return 0;
+}
+
+static int ol_conic(const FT_Vector *c, const FT_Vector *to, void *u)
+{
+    outline_sink *o = u;
+    double cx = c->x / o->upem, cy = c->y / o->upem, x = to->x / o->upem, y = to->y / o->upem;
+    o->path->cubic(o->ctx, o->x + 2.0 / 3 * (cx - o->x), o->y + 2.0 / 3 * (cy - o->y),
+                   x + 2.0 / 3 * (cx - x), y + 2.0 / 3 * (cy - y), x, y);
+    o->x = x;
+    o->y = y;
+    return 0;
+}
+
+static int ol_cubic(const FT_Vector *c1, const FT_Vector *c2, const FT_Vector *to, void *u)
+{
+    outline_sink *o = u;
+    o->x = to->x / o->upem;
+    o->y = to->y / o->upem;
+    o->path->cubic(o->ctx, c1->x / o->upem, c1->y / o->upem, c2->x / o->upem,
+                   c2->y / o->upem, o->x, o->y);
+    return 0;
+}
+
+bool fo_text_outline(const char *font_file, uint32_t cp, const fo_text_path *path, void *ctx,
+                     double *advance)
+{
+    static const FT_Outline_Funcs funcs = {ol_move, ol_line, ol_conic, ol_cubic, 0, 0};
+    uint32_t gid;
+    face_entry *used;
+    bool ok = false;
+    pthread_mutex_lock(&lock);
+    double adv = char_advance(face_primary(font_file), font_file, cp, &gid, &used);
+    if (gid != 0 && used && used->face &&
+        FT_Load_Glyph(used->face, gid, FT_LOAD_NO_SCALE | FT_LOAD_NO_BITMAP | FT_LOAD_NO_HINTING) == 0 &&
+        used->face->glyph->format == FT_GLYPH_FORMAT_OUTLINE) {
+        ok = true;
+        if (path) {
+            outline_sink o = {path, ctx, used->upem, 0, 0};
+            ok = FT_Outline_Decompose(&used->face->glyph->outline, &funcs, &o) == 0;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    if (ok && advance) *advance = adv;
+    return ok;
 }
 
 double fo_text_width(const char *font_file, double size, const char *utf8, size_t len)

@@ -62,7 +62,8 @@ typedef struct {
     double x;         /* pen position of the glyph origin from the text start */
     bool fallback;    /* not from the primary font (fo_text_resolve(font_file)) */
     const char *font; /* the TrueType file index belongs to: the primary,
-                       * fo_text_fallback(font_file) or FO_TEXT_FALLBACK_CJK;
+                       * fo_text_fallback(font_file), FO_TEXT_FALLBACK_SYMBOLS
+                       * or FO_TEXT_FALLBACK_CJK;
                        * borrowed, valid for the life of the process */
 } fo_glyph;
 
@@ -70,6 +71,22 @@ typedef struct {
  * *width (may be NULL) receives the advance width, as fo_text_width. */
 size_t fo_text_glyphs(const char *font_file, double size, const char *utf8, size_t len,
                       fo_glyph *out, size_t cap, double *width);
+
+/* ---- outlines (for backends whose fonts cannot reach a character) ------- */
+/* Path commands in em units, y up, origin at the pen position. */
+typedef struct {
+    void (*move)(void *ctx, double x, double y);
+    void (*line)(void *ctx, double x, double y);
+    void (*cubic)(void *ctx, double x1, double y1, double x2, double y2, double x, double y);
+} fo_text_path;
+
+/* The outline of character cp as fo_text_glyphs would draw it from font_file
+ * (primary, then the fallbacks), sent to path (may be NULL: only asks), and
+ * its advance in em in *advance (may be NULL). False when no font has cp or
+ * its glyph is not an outline. libharu, for one, cannot show characters
+ * outside the BMP; the PDF writer draws them (emoji) with this. */
+bool fo_text_outline(const char *font_file, uint32_t cp, const fo_text_path *path, void *ctx,
+                     double *advance);
 
 /* The first file tried for glyphs font_file lacks (DejaVu Sans, bold for a
  * bold file; FO_TEXT_FALLBACK_CJK comes after it), and the one used for the

@@ -11,15 +11,19 @@
 #include <string.h>
 
 #include "render/pdf/pdf_int.h"
+#include "render/text.h"
 
 #define LINK_PAD 1.0
 
 /* ---- plain text ------------------------------------------------------------ */
 
-/* Characters libharu's UTF-8 encoder cannot show (outside the BMP, controls)
- * are replaced: U+FFFD and a space. */
+/* What is drawn for cp: controls become a space; characters outside the BMP
+ * (libharu's UTF-8 encoder stops there) are drawn as outlines when a fallback
+ * font has them (emoji from Symbola), else U+FFFD like surrogates. */
 static uint32_t drawable(uint32_t cp)
 {
+    if (cp > 0xFFFF && cp <= 0x10FFFF && fo_text_outline(FO_TEXT_FALLBACK_REGULAR, cp, NULL, NULL, NULL))
+        return cp;
     if (cp > 0xFFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0xFFFD;
     if (cp < 0x20 || cp == 0x7F) return ' ';
     return cp;
@@ -29,10 +33,68 @@ static size_t put_utf8(char *o, uint32_t cp)
 {
     if (cp < 0x80) { o[0] = (char)cp; return 1; }
     if (cp < 0x800) { o[0] = (char)(0xC0 | (cp >> 6)); o[1] = (char)(0x80 | (cp & 0x3F)); return 2; }
-    o[0] = (char)(0xE0 | (cp >> 12));
-    o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    o[2] = (char)(0x80 | (cp & 0x3F));
-    return 3;
+    if (cp < 0x10000) {
+        o[0] = (char)(0xE0 | (cp >> 12));
+        o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        o[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    o[0] = (char)(0xF0 | (cp >> 18));
+    o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    o[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* Glyph outlines onto the page: em units scaled by size from the pen (x, y). */
+typedef struct {
+    HPDF_Page p;
+    double x, y, size;
+    bool any;
+} pen;
+
+static void pen_move(void *u, double x, double y)
+{
+    pen *o = u;
+    HPDF_Page_MoveTo(o->p, (HPDF_REAL)(o->x + x * o->size), (HPDF_REAL)(o->y + y * o->size));
+    o->any = true;
+}
+
+static void pen_line(void *u, double x, double y)
+{
+    pen *o = u;
+    HPDF_Page_LineTo(o->p, (HPDF_REAL)(o->x + x * o->size), (HPDF_REAL)(o->y + y * o->size));
+}
+
+static void pen_cubic(void *u, double x1, double y1, double x2, double y2, double x, double y)
+{
+    pen *o = u;
+    HPDF_Page_CurveTo(o->p, (HPDF_REAL)(o->x + x1 * o->size), (HPDF_REAL)(o->y + y1 * o->size),
+                      (HPDF_REAL)(o->x + x2 * o->size), (HPDF_REAL)(o->y + y2 * o->size),
+                      (HPDF_REAL)(o->x + x * o->size), (HPDF_REAL)(o->y + y * o->size));
+}
+
+void fo_pdf_show(fo_pdf *c, fo_pdf_font *g, double size, double x, double y, const char *s)
+{
+    static const fo_text_path draw = {pen_move, pen_line, pen_cubic};
+    HPDF_Page p = c->page;
+    if (g->font) {
+        fo_pdf_set_font(p, g->font, size);
+        HPDF_Page_TextOut(p, fo_pdf_q(x), fo_pdf_q(y), s);
+        return;
+    }
+    bool in_text = HPDF_Page_GetGMode(p) == HPDF_GMODE_TEXT_OBJECT;
+    if (in_text) HPDF_Page_EndText(p);
+    size_t len = strlen(s);
+    for (size_t i = 0, n; i < len; i += n) {
+        uint32_t cp = fo_pdf_utf8(s + i, len - i, &n);
+        pen o = {p, x, y, size, false};
+        double adv = 0;
+        if (fo_text_outline(FO_TEXT_FALLBACK_REGULAR, cp, &draw, &o, &adv) && o.any)
+            HPDF_Page_Fill(p);               /* nonzero winding, as TrueType means it */
+        x += adv * size;
+    }
+    if (in_text) HPDF_Page_BeginText(p);
 }
 
 double fo_pdf_text_width(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len)
@@ -51,7 +113,7 @@ void fo_pdf_text_draw(fo_pdf *c, fo_pdf_font *f, double size, fo_rgb color,
 {
     if (c->st != FO_OK || !f || len == 0) return;
     char stackbuf[1024];
-    size_t cap = len + 4 > sizeof stackbuf ? len + 4 : sizeof stackbuf;
+    size_t cap = len + 8 > sizeof stackbuf ? len + 8 : sizeof stackbuf;
     char *buf = cap > sizeof stackbuf ? fo_malloc(cap) : stackbuf;
     if (!buf) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
     HPDF_Page p = c->page;
@@ -74,8 +136,7 @@ void fo_pdf_text_draw(fo_pdf *c, fo_pdf_font *f, double size, fo_rgb color,
             i += n;
         }
         buf[o] = 0;
-        fo_pdf_set_font(p, g->font, size);
-        HPDF_Page_TextOut(p, fo_pdf_q(x), fo_pdf_q(y), buf);
+        fo_pdf_show(c, g, size, x, y, buf);
         x += w * size / 1000.0;
     }
     if (own) HPDF_Page_EndText(p);
@@ -221,9 +282,8 @@ static void line_emit(fo_pdf *c, line_t *L, double x, double line_h)
         double px = x;
         for (size_t i = 0; i < L->n; i++) {
             piece *q = &L->p[i];
-            fo_pdf_set_font(p, q->f->font, q->size);
             fo_pdf_fill_rgb(p, q->color);
-            HPDF_Page_TextOut(p, fo_pdf_q(px), fo_pdf_q(base), L->buf + q->off);
+            fo_pdf_show(c, q->f, q->size, px, base, L->buf + q->off);
             q->off = (size_t)(px * 1000);  /* reuse: x position for links, in mpt */
             px += q->w;
         }
@@ -265,6 +325,7 @@ void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
     if (!styles) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
     for (size_t r = 0; r < runs->n; r++) styles[r] = run_style(c, &runs->runs[r], st);
     bool space = false, any = false;
+    size_t space_run = 0;   /* the run the pending space was typed in: its style draws it */
     /* r == runs->n is a sentinel that flushes the last word */
     for (size_t r = 0; r <= runs->n && c->st == FO_OK; r++) {
         const char *s = r < runs->n ? runs->runs[r].text : "";
@@ -296,7 +357,8 @@ void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
                 for (size_t k = 0; k < nw; k++)
                     ww += fo_pdf_text_width(c, styles[word[k].run].f, styles[word[k].run].size,
                                             runs->runs[word[k].run].text + word[k].off, word[k].len);
-                const rstyle *fs = &styles[word[0].run];
+                /* "see [the link]": the space is plain text, not the link's */
+                const rstyle *fs = &styles[space_run < runs->n ? space_run : word[0].run];
                 if (space && L.n) sw = fo_pdf_glyph_width(fs->f, ' ') * fs->size / 1000.0;
                 if (L.n && L.w + sw + ww > w) { line_emit(c, &L, x, line_h); sw = 0; }
                 if (sw > 0 && !line_add(c, &L, fs, " ", 1)) goto oom;
@@ -327,7 +389,7 @@ void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
             }
             if (sep) {
                 if (cp == '\n') { line_emit(c, &L, x, line_h); space = false; }
-                else space = any;
+                else if (!space) { space = any; space_run = r; }
             }
             if (end_run) break;
             i += n;

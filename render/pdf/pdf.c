@@ -146,7 +146,8 @@ fo_pdf_font *fo_pdf_face(fo_pdf *c, const fo_font *f, int face)
 
 fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp)
 {
-    if (cp < 0x80 || cp > 0xFFFF || HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)cp) != 0)
+    if (cp > 0xFFFF) return &c->outlines;    /* flow.c's drawable() made sure one exists */
+    if (cp < 0x80 || HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)cp) != 0)
         return f;
     for (size_t i = 0; i < c->nfallbacks; i++) {
         fo_pdf_font *g = fo_pdf_font_load(c, c->fallbacks[i]);
@@ -157,6 +158,11 @@ fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp)
 
 double fo_pdf_glyph_width(fo_pdf_font *f, uint32_t cp)
 {
+    if (!f->font) {                          /* drawn as an outline */
+        double a = 0.5;
+        fo_text_outline(FO_TEXT_FALLBACK_REGULAR, cp, NULL, NULL, &a);
+        return a * 1000;
+    }
     if (cp < FO_PDF_WCACHE) {
         if (f->w[cp] < 0) f->w[cp] = (float)HPDF_Font_GetUnicodeWidth(f->font, (HPDF_UNICODE)cp);
         return f->w[cp];

@@ -59,6 +59,9 @@ typedef struct {
     size_t nfonts;
     const char *fallbacks[4]; /* files tried for a glyph the font lacks */
     size_t nfallbacks;
+    /* Stands for characters outside the BMP, which libharu cannot show:
+       font NULL; they are drawn as glyph outlines (fo_pdf_show). */
+    fo_pdf_font outlines;
 
     HPDF_Page page;          /* current page, NULL before the first */
     HPDF_Page *pages;        /* every page, in order */
@@ -123,6 +126,10 @@ typedef struct {
 /* Width in pt of UTF-8 text in font f (with fallbacks) at size. */
 double fo_pdf_text_width(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len);
 /* Draws one line of plain UTF-8 text with its left end at (x, baseline y). */
+/* Shows one single-font piece (from fo_pdf_cover) at x, y in the current fill
+ * color: as text, or as filled glyph outlines for c->outlines (emoji), drawn
+ * outside the text object, which is then reopened. */
+void fo_pdf_show(fo_pdf *c, fo_pdf_font *g, double size, double x, double y, const char *s);
 void fo_pdf_text_draw(fo_pdf *c, fo_pdf_font *f, double size, fo_rgb color,
                       double x, double y, const char *s, size_t len);
 /* Lays out runs in a column [x, x + w) from the cursor down, page by page;

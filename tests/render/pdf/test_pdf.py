@@ -5,6 +5,7 @@
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 
@@ -188,6 +189,47 @@ def test_check_marks_and_crosses_come_from_symbola(tmp_path):
     assert "\u2705 done" in t and "\u274c failed" in t
     fonts = subprocess.run(["pdffonts", str(pdf)], capture_output=True, text=True).stdout
     assert "Symbola" in fonts
+
+
+def _ink(png):
+    """Mean darkness of a picture: 0 for a white page."""
+    out = subprocess.run(["convert", str(png), "-colorspace", "Gray", "-format", "%[fx:1-mean]",
+                          "info:"], capture_output=True, text=True, check=True).stdout
+    return float(out)
+
+
+def test_emoji_outside_the_bmp_are_drawn_as_outlines(tmp_path):
+    # libharu cannot show U+1F4C8 as text; folio draws Symbola's outline of it
+    pdf = render(tmp_path, {"folio": 1, "blocks": [
+        {"type": "paragraph", "text": "\U0001F4C8\U0001F680\U0001F4CA"}]}, "emoji.pdf")
+    blank = render(tmp_path, {"folio": 1, "blocks": [{"type": "paragraph", "text": " "}]},
+                   "blank.pdf")
+    qpdf_check(pdf)
+    assert "\ufffd" not in text(pdf)
+    for f in (pdf, blank):
+        subprocess.run(["pdftoppm", "-r", "50", "-png", "-f", "1", "-l", "1", str(f),
+                        str(tmp_path / f.stem)], check=True)
+    assert _ink(tmp_path / "emoji-1.png") > 3 * _ink(tmp_path / "blank-1.png")  # footer only
+    # and they take room like characters: the text after them moves right
+    def x_of_x(t, name):
+        f = render(tmp_path, {"folio": 1, "blocks": [{"type": "paragraph", "text": t}]}, name)
+        bbox = subprocess.run(["pdftotext", "-bbox", str(f), "-"], capture_output=True,
+                              text=True, check=True).stdout
+        return float(re.search(r'<word xMin="([\d.]+)"[^>]*>x</word>', bbox).group(1))
+    assert x_of_x("\U0001F680 x", "a.pdf") > x_of_x("x", "b.pdf") + 8   # a rocket and a space
+
+
+def test_link_underline_starts_at_the_link_not_the_space_before(tmp_path):
+    pdf = render(tmp_path, {"folio": 1, "blocks": [
+        {"type": "paragraph", "text": "see [the dashboard](https://example.com/d)."}]})
+    bbox = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout
+    the = float(re.search(r'<word xMin="([\d.]+)"[^>]*>the</word>', bbox).group(1))
+    see_end = float(re.search(r'xMax="([\d.]+)"[^>]*>see</word>', bbox).group(1))
+    rects = re.findall(rb"/Rect \[([-\d. ]+)\]", pdf.read_bytes())
+    assert len(rects) == 1
+    x0 = float(rects[0].split()[0])
+    assert x0 > see_end + 1 and abs(x0 - (the - 1.0)) < 0.6, (x0, see_end, the)
 
 
 def test_missing_glyph_does_not_crash(tmp_path):
