@@ -60,7 +60,7 @@ static const char *const help_topics[][2] = {
                  "  Every problem is reported, each with file:line:column and JSON Pointer;\n"
                  "  --json prints them as [{file, line, column, pointer, message, hint}].\n"},
     {"schema", "folio schema\n  Prints the JSON Schema (2020-12) of the result spec.\n"},
-    {"run", "folio run [--in FILE]... [--out DIR] [--render xlsx,pdf,...] [--timeout SEC]\n"
+    {"run", "folio run [--in FILE|DIR]... [--out DIR] [--render xlsx,pdf,...] [--timeout SEC]\n"
             "          [--memory MB] [--max-bytes N] [--pids N] [--net none|all] [--json] [--quiet]\n"
             "          -- CMD [ARG...]\n"
             "  Runs CMD in the sandbox (docs/sandbox.md) with /work holding the --in files and\n"

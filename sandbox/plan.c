@@ -18,14 +18,15 @@ static const char *const known_formats[] = { "xlsx", "docx", "pptx", "pdf", "png
 
 void fo_sandbox_usage(FILE *f)
 {
-    fputs("usage: folio run [--in FILE]... [--out DIR] [--render xlsx,pdf,...]\n"
+    fputs("usage: folio run [--in FILE|DIR]... [--out DIR] [--render xlsx,pdf,...]\n"
           "                 [--timeout SEC] [--memory MB] [--max-bytes N] [--pids N]\n"
           "                 [--net none|all] [--json] [--quiet] -- CMD [ARG...]\n"
           "\n"
           "Runs CMD in a jail: new user/PID/mount/network/IPC/UTS/cgroup namespaces,\n"
-          "read-only system folders, no capabilities, seccomp. --in files are copied\n"
-          "into /work (the current directory); files the program writes to /out are\n"
-          "collected (regular files only, each within --max-bytes) into --out DIR with\n"
+          "read-only system folders, no capabilities, seccomp. --in files and folders\n"
+          "are copied into /work (the current directory): --in data/x.csv is x.csv\n"
+          "there, --in data is data/...; files the program writes to /out (subfolders\n"
+          "too) are collected (regular files only, each within --max-bytes) into --out DIR with\n"
           "manifest.json. If /out/result.json exists it is rendered to the --render\n"
           "formats in a second jail.\n"
           "  --timeout SEC   wall-clock limit (default 60)\n"

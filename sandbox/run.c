@@ -4,6 +4,7 @@
 #define FO_SANDBOX_PRIVATE
 #include "sandbox/sandbox.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -274,51 +275,171 @@ static void json_refused(fo_sandbox_buf *b, const fo_sandbox_collection *c)
 
 /* ---------------------------------------------------------------- steps */
 
-/* Opens every --in file (regular, within the ceiling, distinct names). */
-static int open_inputs(fo_sandbox_plan *p)
-{
-    size_t k, m;
+/* --in folders are copied whole, this many levels down at most. */
+#define IN_MAX_DEPTH 8
 
-    p->in = calloc(p->n_in_paths ? p->n_in_paths : 1, sizeof *p->in);
-    if (!p->in) {
+/* True when names a and b cannot both exist in /work: equal, or one a folder
+   the other needs ("x" and "x/y"). */
+static int names_clash(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), n = la < lb ? la : lb;
+
+    return !strncmp(a, b, n) && (la == lb || (la < lb ? b[la] : a[lb]) == '/');
+}
+
+/* Adds the open file fd (checked: regular) as /work/name. Takes fd. */
+static int add_input(fo_sandbox_plan *p, int fd, const struct stat *st, const char *name,
+                     const char *shown)
+{
+    fo_sandbox_file *grown, *f;
+    size_t m;
+
+    if ((uint64_t)st->st_size > p->max_bytes) {
+        close(fd);
+        fprintf(stderr, "folio: run: --in %s: %lld bytes is over the ceiling of %llu "
+                "(--max-bytes)\n", shown, (long long)st->st_size, (unsigned long long)p->max_bytes);
+        return FO_RUN_INVALID;
+    }
+    if (p->n_in >= FO_SANDBOX_MAX_FILES) {
+        close(fd);
+        fprintf(stderr, "folio: run: --in: more than %d files\n", FO_SANDBOX_MAX_FILES);
+        return FO_RUN_INVALID;
+    }
+    if (strlen(name) >= sizeof p->in[0].name) {
+        close(fd);
+        fprintf(stderr, "folio: run: --in %s: path too long inside /work\n", shown);
+        return FO_RUN_INVALID;
+    }
+    for (m = 0; m < p->n_in; m++)
+        if (names_clash(p->in[m].name, name)) {
+            close(fd);
+            fprintf(stderr, "folio: run: --in %s: clashes with another input, /work/%s\n",
+                    shown, p->in[m].name);
+            return FO_RUN_INVALID;
+        }
+    grown = realloc(p->in, (p->n_in + 1) * sizeof *p->in);
+    if (!grown) {
+        close(fd);
         fputs("folio: run: out of memory\n", stderr);
         return FO_RUN_INTERNAL;
     }
-    for (k = 0; k < p->n_in_paths; k++) {
-        const char *path = p->in_paths[k], *base = strrchr(path, '/');
-        fo_sandbox_file *f = &p->in[p->n_in];
-        struct stat st;
+    p->in = grown;
+    f = &p->in[p->n_in++];
+    memset(f, 0, sizeof *f);
+    f->fd = fd;
+    f->bytes = (uint64_t)st->st_size;
+    snprintf(f->name, sizeof f->name, "%s", name);
+    return FO_RUN_OK;
+}
 
-        base = base ? base + 1 : path;
-        f->fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-        if (f->fd < 0) {
+/* Adds the files of folder dfd (taken) as /work/prefix/...: entries looked
+   at without following links; a link inside the folder is an error (it
+   could point anywhere on this machine), so are FIFOs and devices. */
+static int add_folder(fo_sandbox_plan *p, int dfd, const char *prefix, const char *shown,
+                      int depth)
+{
+    DIR *d = fdopendir(dfd);
+    struct dirent *de;
+    int rc = FO_RUN_OK;
+
+    if (!d) {
+        close(dfd);
+        fprintf(stderr, "folio: run: --in %s: %s\n", shown, strerror(errno));
+        return FO_RUN_INVALID;
+    }
+    while (rc == FO_RUN_OK && (errno = 0, de = readdir(d))) {
+        char name[512], where[1024];
+        struct stat st;
+        int fd;
+
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
+        snprintf(name, sizeof name, "%s/%s", prefix, de->d_name);
+        snprintf(where, sizeof where, "%s/%s", shown, de->d_name);
+        if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+            fprintf(stderr, "folio: run: --in %s: %s\n", where, strerror(errno));
+            rc = FO_RUN_INVALID;
+        } else if (S_ISDIR(st.st_mode)) {
+            if (depth >= IN_MAX_DEPTH) {
+                fprintf(stderr, "folio: run: --in %s: more than %d folders deep\n", where,
+                        IN_MAX_DEPTH);
+                rc = FO_RUN_INVALID;
+            } else if ((fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+                                    O_CLOEXEC)) < 0) {
+                fprintf(stderr, "folio: run: --in %s: %s\n", where, strerror(errno));
+                rc = FO_RUN_INVALID;
+            } else {
+                rc = add_folder(p, fd, name, where, depth + 1);
+            }
+        } else if (!S_ISREG(st.st_mode)) {
+            fprintf(stderr, "folio: run: --in %s: %s; only regular files are copied in\n", where,
+                    S_ISLNK(st.st_mode) ? "a symbolic link (pass the file it points to)"
+                                        : "not a regular file");
+            rc = FO_RUN_INVALID;
+        } else if ((fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+                                O_NOCTTY | O_CLOEXEC)) < 0 || fstat(fd, &st) < 0 ||
+                   !S_ISREG(st.st_mode)) {
+            if (fd >= 0)
+                close(fd);
+            fprintf(stderr, "folio: run: --in %s: changed while being read\n", where);
+            rc = FO_RUN_INVALID;
+        } else {
+            rc = add_input(p, fd, &st, name, where);
+        }
+    }
+    if (rc == FO_RUN_OK && errno) {
+        fprintf(stderr, "folio: run: --in %s: %s\n", shown, strerror(errno));
+        rc = FO_RUN_INVALID;
+    }
+    closedir(d);
+    return rc;
+}
+
+/* Opens every --in path: a regular file lands as /work/NAME, a folder as
+   /work/NAME/... (within the ceiling each, names distinct). */
+static int open_inputs(fo_sandbox_plan *p)
+{
+    size_t k;
+    int rc = FO_RUN_OK;
+
+    for (k = 0; rc == FO_RUN_OK && k < p->n_in_paths; k++) {
+        const char *path = p->in_paths[k], *base;
+        char trimmed[4096];
+        size_t len = strlen(path);
+        struct stat st;
+        int fd;
+
+        /* "data/" names the folder data */
+        while (len > 1 && path[len - 1] == '/')
+            len--;
+        snprintf(trimmed, sizeof trimmed, "%.*s", (int)len, path);
+        base = strrchr(trimmed, '/');
+        base = base ? base + 1 : trimmed;
+        if (!*base || !strcmp(base, ".") || !strcmp(base, "..") || strlen(base) > 200) {
+            fprintf(stderr, "folio: run: --in %s: needs a file or folder name\n", path);
+            return FO_RUN_INVALID;
+        }
+        fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0) {
             fprintf(stderr, "folio: run: --in %s: %s\n", path, strerror(errno));
             return FO_RUN_INVALID;
         }
-        p->n_in++;
-        if (fstat(f->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-            fprintf(stderr, "folio: run: --in %s: not a regular file\n", path);
+        if (fstat(fd, &st) < 0) {
+            close(fd);
+            fprintf(stderr, "folio: run: --in %s: %s\n", path, strerror(errno));
             return FO_RUN_INVALID;
         }
-        if ((uint64_t)st.st_size > p->max_bytes) {
-            fprintf(stderr, "folio: run: --in %s: %lld bytes is over the ceiling of %llu "
-                    "(--max-bytes)\n", path, (long long)st.st_size,
-                    (unsigned long long)p->max_bytes);
+        if (S_ISDIR(st.st_mode)) {
+            rc = add_folder(p, fd, base, trimmed, 1);
+        } else if (S_ISREG(st.st_mode)) {
+            rc = add_input(p, fd, &st, base, path);
+        } else {
+            close(fd);
+            fprintf(stderr, "folio: run: --in %s: not a regular file or folder\n", path);
             return FO_RUN_INVALID;
         }
-        if (!*base || !strcmp(base, ".") || !strcmp(base, "..") || strlen(base) > 200) {
-            fprintf(stderr, "folio: run: --in %s: needs a file name\n", path);
-            return FO_RUN_INVALID;
-        }
-        snprintf(f->name, sizeof f->name, "%s", base);
-        f->bytes = (uint64_t)st.st_size;
-        for (m = 0; m + 1 < p->n_in; m++)
-            if (!strcmp(p->in[m].name, f->name)) {
-                fprintf(stderr, "folio: run: --in %s: two inputs named %s\n", path, f->name);
-                return FO_RUN_INVALID;
-            }
     }
-    return FO_RUN_OK;
+    return rc;
 }
 
 typedef struct {
@@ -434,21 +555,27 @@ static void hint_host_paths(const fo_sandbox_plan *p)
     for (k = 1; p->argv[k]; k++) {
         const char *a = p->argv[k], *slash = strrchr(a, '/'), *base = slash ? slash + 1 : a;
         struct stat st;
-        int shared_path = 0, copied = 0;
+        const char *copied = NULL;      /* the /work name it was copied in as */
+        int visible = 0;
 
         if (a[0] == '-' || !*base || strlen(a) > 1024 || stat(a, &st) < 0 || !S_ISREG(st.st_mode))
             continue;
         for (m = 0; a[0] == '/' && m < sizeof shared / sizeof *shared; m++)
             if (!strncmp(a, shared[m], strlen(shared[m])))
-                shared_path = 1;
-        for (m = 0; m < p->n_in; m++)
-            if (!strcmp(p->in[m].name, base))
-                copied = 1;
-        if (shared_path || (copied && !slash))
-            continue;                   /* visible as given: /usr/..., or /work/NAME */
+                visible = 1;
+        for (m = 0; m < p->n_in; m++) {
+            const char *n = p->in[m].name;
+            size_t ln = strlen(n), lb = strlen(base);
+            if (a[0] != '/' && !strcmp(n, a))
+                visible = 1;            /* relative, and so it is in /work */
+            if (!strcmp(n, base) || (ln > lb && n[ln - lb - 1] == '/' && !strcmp(n + ln - lb, base)))
+                copied = n;
+        }
+        if (visible)
+            continue;
         if (copied)
             fprintf(stderr, "folio: run: hint: %s is not in the jail; --in copied it to "
-                    "/work/%s, so refer to it as %s\n", a, base, base);
+                    "/work/%s, so refer to it as %s\n", a, copied, copied);
         else
             fprintf(stderr, "folio: run: hint: %s is a file here but not in the jail (it "
                     "sees /work with the --in files, /out, its own /tmp and the system "

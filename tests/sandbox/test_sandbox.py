@@ -410,7 +410,9 @@ def test_bad_inputs_and_usage(tmp_path):
     p, _ = run(["--max-bytes", "1000", "--in", str(big), "--", "/bin/true"], code=2)
     assert "ceiling" in p.stderr
     p, _ = run(["--in", str(tmp_path / "missing.csv"), "--", "/bin/true"], code=2)
-    p, _ = run(["--in", str(tmp_path), "--", "/bin/true"], code=2)
+    os.mkfifo(tmp_path / "fifo")
+    p, _ = run(["--in", str(tmp_path / "fifo"), "--", "/bin/true"], code=2)
+    assert "not a regular file or folder" in p.stderr
     p, _ = run(["--bogus", "--", "/bin/true"], code=1)
     assert p.stderr.startswith("folio: run: ")
     run(["--timeout", "-1", "--", "/bin/true"], code=1)
@@ -418,6 +420,29 @@ def test_bad_inputs_and_usage(tmp_path):
     run(["--render", "docx,gif", "--", "/bin/true"], code=1)
     run([], code=1)
     assert not (tmp_path / "o").exists()
+
+
+def test_in_folder_is_copied_whole_and_links_in_it_are_refused(tmp_path):
+    data = tmp_path / "data"
+    (data / "raw" / "2024").mkdir(parents=True)
+    (data / "a.csv").write_text("x\n1\n")
+    (data / "raw" / "2024" / "b.csv").write_bytes(b"y\n2\n")
+    listing = ("import os\n"
+               "for r, ds, fs in sorted(os.walk('/work')):\n"
+               "    for f in sorted(fs): print(os.path.join(r, f), open(os.path.join(r, f)).read().split()[1])\n")
+    p, _ = py(listing, "--in", str(data) + "/", code=0)
+    assert p.stdout.splitlines() == ["/work/data/a.csv 1", "/work/data/raw/2024/b.csv 2"], p.stdout
+    # a link inside the folder could point anywhere on this machine: refused, nothing runs
+    (data / "raw" / "pw").symlink_to("/etc/passwd")
+    p, _ = py("print('RAN')", "--in", str(data), code=2)
+    assert "raw/pw: a symbolic link" in p.stderr and "RAN" not in p.stdout
+    (data / "raw" / "pw").unlink()
+    # a file and a folder of the same name cannot both be /work/data
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "data").write_text("z")
+    p, _ = py("print('RAN')", "--in", str(data), "--in", str(other / "data"), code=2)
+    assert "clashes with another input" in p.stderr
 
 
 def test_missing_command_is_a_program_failure(tmp_path):
