@@ -24,6 +24,7 @@
 #define FO_SANDBOX_PRIVATE
 #include "sandbox/sandbox.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -289,6 +290,47 @@ static void copy_inputs(const fo_sandbox_plan *p)
     }
 }
 
+/* matplotlib builds its font list on first use, ~0.4 s, and the jail's /tmp
+   is new each run: the fontlist-*.json that `make` prebuilt (from the same
+   system fonts the jail sees, at the same paths) is copied into
+   /tmp/.matplotlib (MPLCONFIGDIR), the jail's own. Optional: any problem
+   just leaves matplotlib to build it. dfd: the folder, taken. */
+static void seed_matplotlib(int dfd)
+{
+    DIR *d = fdopendir(dfd);
+    struct dirent *de;
+
+    if (!d) {
+        close(dfd);
+        return;
+    }
+    if (mkdir("tmp/.matplotlib", 0700) == 0) {
+        while ((de = readdir(d))) {
+            size_t n = strlen(de->d_name);
+            char dst[300];
+            struct stat st;
+            off_t off = 0;
+            int in, out;
+
+            if (strncmp(de->d_name, "fontlist-", 9) || n < 14 || n > 200 ||
+                strcmp(de->d_name + n - 5, ".json"))
+                continue;
+            in = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+            if (in < 0)
+                continue;
+            snprintf(dst, sizeof dst, "tmp/.matplotlib/%s", de->d_name);
+            if (fstat(in, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < (4 << 20) &&
+                (out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) >= 0) {
+                while (off < st.st_size && sendfile(out, in, &off, (size_t)(st.st_size - off)) > 0)
+                    ;
+                close(out);
+            }
+            close(in);
+        }
+    }
+    closedir(d);
+}
+
 /* Hands the jail's /out to the parent, which collects from it after the
    jail is gone (an open directory keeps the tmpfs alive). */
 static void send_fd(int sock, int fd)
@@ -441,7 +483,7 @@ static void jail_child(const struct child_ctx *c)
     const fo_sandbox_plan *p = c->p;
     char go[2], opts[96];
     pid_t prog;
-    int outfd, st, engine_fd;
+    int outfd, st, engine_fd, mpl_fd;
 
     /* 0. our own mount, IPC, UTS and (unless --net all) network namespaces */
     if (unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
@@ -477,6 +519,7 @@ static void jail_child(const struct child_ctx *c)
     /* 5. the render jail binds folio-engine: open it now, in this mount
           namespace (a bind source must be), before /tmp is covered */
     engine_fd = p->engine ? open_engine(p->engine) : -1;
+    mpl_fd = p->mpl_cache ? open(p->mpl_cache, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
     /* 6. the new root: a small tmpfs over /tmp (only in our mount namespace) */
     mount_tmpfs("/tmp", "mode=0755,size=1m,nr_inodes=4096", 0);
     if (chdir("/tmp") < 0)
@@ -509,6 +552,8 @@ static void jail_child(const struct child_ctx *c)
     mount_tmpfs("out", opts, 0);
     make_dir("run", 0755);
     copy_inputs(p);
+    if (mpl_fd >= 0)
+        seed_matplotlib(mpl_fd);
     if (engine_fd >= 0) {
         char src[64];
         snprintf(src, sizeof src, "/proc/self/fd/%d", engine_fd);

@@ -483,6 +483,7 @@ static void render(const fo_sandbox_plan *p, const char *engine, fo_sandbox_coll
     rp.n_in = col->n_files;
     rp.in_dir = "out";
     rp.engine = engine;
+    rp.mpl_cache = NULL;                 /* the render jail runs no Python */
     rp.net = FO_NET_NONE;                /* a hostile spec gets no network */
     r->attempted = 1;
     r->code = -1;
@@ -541,6 +542,22 @@ static int deliver(const char *dir, const fo_sandbox_collection *a,
     return 0;
 }
 
+/* The matplotlib font caches `make` prebuilt: the folder "matplotlib" beside
+   folio-engine (build tree or libexec/folio), if there is one. */
+static const char *mpl_cache_beside(const char *engine, char *buf, size_t len)
+{
+    const char *slash = engine ? strrchr(engine, '/') : NULL;
+    struct stat st;
+    int n;
+
+    if (!slash)
+        return NULL;
+    n = snprintf(buf, len, "%.*s/matplotlib", (int)(slash - engine), engine);
+    if (n < 0 || (size_t)n >= len || stat(buf, &st) < 0 || !S_ISDIR(st.st_mode))
+        return NULL;
+    return buf;
+}
+
 /* After a failed program: arguments naming a file that exists here but not
    in the jail, the commonest mistake (`folio run -- python3 analysis.py`
    without `--in analysis.py`). The jail sees /work (the --in files, by name),
@@ -585,6 +602,7 @@ static void hint_host_paths(const fo_sandbox_plan *p)
 
 int fo_sandbox_main(int argc, char **argv, const char *engine)
 {
+    char mpl_dir[4096];
     outcome o;
     render_result r;
     fo_sandbox_plan p;
@@ -611,6 +629,7 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
         rc = FO_RUN_INTERNAL;
         goto done;
     }
+    p.mpl_cache = mpl_cache_beside(engine, mpl_dir, sizeof mpl_dir);
     rc = open_inputs(&p);
     if (rc != FO_RUN_OK)
         goto done;

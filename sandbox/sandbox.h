@@ -70,6 +70,7 @@ typedef struct {
     const char *net_allow;    /* FO_NET_ALLOW: "a.com,b.org"; borrowed */
     int json, quiet;
     const char *engine;       /* folio-engine, bound at /run/folio (render jail); else NULL */
+    const char *mpl_cache;    /* folder of prebuilt matplotlib font caches, or NULL */
 } fo_sandbox_plan;
 
 /* plan.c */
