@@ -12,6 +12,7 @@ fi
 runs=${2:-200}
 pyruns=$(( runs / 4 ))
 tmp=$(mktemp -d)
+chmod 755 "$tmp"     # the render jail's unprivileged identity reads folio-engine here
 trap 'rm -rf "$tmp"' EXIT
 # a private copy (a rebuild during the run must not break it): folio and the
 # folio-engine beside it, which --render and every other command use
@@ -52,6 +53,25 @@ fi
 ush=$(time_ms unshare "$runs" unshare -Urpfnmiu --mount-proc /bin/true)
 pybare=$(time_ms pybare "$pyruns" /usr/bin/python3 -c pass)
 pyfol=$(time_ms pyfolio "$pyruns" "$folio" run --quiet -- /usr/bin/python3 -c pass)
+# a one-plot matplotlib script, the commonest sandboxed job (skipped without matplotlib);
+# bare uses the caller's warm font cache, folio run the one make prebuilt
+# (a file: hyperfine -N splits a command line at spaces)
+cat > "$tmp/plot.py" <<'PY'
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+plt.plot([1, 3, 2])
+plt.savefig("/tmp/folio-bench-plot.png")
+PY
+plotruns=$(( runs / 20 > 3 ? runs / 20 : 3 ))
+if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+    [ -d "$(dirname "$1")/matplotlib" ] && cp -r "$(dirname "$1")/matplotlib" "$tmp/matplotlib"
+    /usr/bin/python3 "$tmp/plot.py" >/dev/null 2>&1    # warm the caller's own cache
+    mplbare=$(time_ms mplbare "$plotruns" /usr/bin/python3 "$tmp/plot.py")
+    mplfol=$(time_ms mplfolio "$plotruns" "$folio" run --quiet --in "$tmp/plot.py" -- /usr/bin/python3 plot.py)
+else
+    mplbare=
+fi
 
 echo "launch cost, mean of $runs launches (python: $pyruns), ms per launch"
 printf '  %-34s %8s %10s\n' "" "ms" "overhead"
@@ -63,3 +83,7 @@ row "folio --version (startup only)" "$ver" "$bare"
 row "folio run -- /bin/true" "$fol" "$bare"
 row "python3 -c pass (bare)" "$pybare" "$pybare"
 row "folio run -- python3 -c pass" "$pyfol" "$pybare"
+if [ -n "$mplbare" ]; then
+    row "python3 one matplotlib plot (bare)" "$mplbare" "$mplbare"
+    row "folio run -- the same plot" "$mplfol" "$mplbare"
+fi

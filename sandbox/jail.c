@@ -461,6 +461,9 @@ static int open_engine(const char *path)
     struct stat st;
     int fd = open(path, O_PATH | O_CLOEXEC);
 
+    if (fd < 0 && errno == EACCES)
+        die("open %s (the render jail runs as an unprivileged user: folio-engine and the "
+            "folders above it must be readable by others, as under /usr/local)", path);
     if (fd < 0)
         die("open %s", path);
     if (fstat(fd, &st) < 0)
@@ -475,6 +478,7 @@ static int open_engine(const char *path)
 struct child_ctx {
     const fo_sandbox_plan *p;
     int ctl, out_w, err_w, parent_root;
+    int mpl_fd;              /* the prebuilt matplotlib caches, opened by folio, or -1 */
 };
 
 __attribute__((noreturn))
@@ -483,7 +487,7 @@ static void jail_child(const struct child_ctx *c)
     const fo_sandbox_plan *p = c->p;
     char go[2], opts[96];
     pid_t prog;
-    int outfd, st, engine_fd, mpl_fd;
+    int outfd, st, engine_fd;
 
     /* 0. our own mount, IPC, UTS and (unless --net all) network namespaces */
     if (unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
@@ -519,7 +523,6 @@ static void jail_child(const struct child_ctx *c)
     /* 5. the render jail binds folio-engine: open it now, in this mount
           namespace (a bind source must be), before /tmp is covered */
     engine_fd = p->engine ? open_engine(p->engine) : -1;
-    mpl_fd = p->mpl_cache ? open(p->mpl_cache, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
     /* 6. the new root: a small tmpfs over /tmp (only in our mount namespace) */
     mount_tmpfs("/tmp", "mode=0755,size=1m,nr_inodes=4096", 0);
     if (chdir("/tmp") < 0)
@@ -552,8 +555,8 @@ static void jail_child(const struct child_ctx *c)
     mount_tmpfs("out", opts, 0);
     make_dir("run", 0755);
     copy_inputs(p);
-    if (mpl_fd >= 0)
-        seed_matplotlib(mpl_fd);
+    if (c->mpl_fd >= 0)
+        seed_matplotlib(c->mpl_fd);     /* read through folio's descriptor, then closed */
     if (engine_fd >= 0) {
         char src[64];
         snprintf(src, sizeof src, "/proc/self/fd/%d", engine_fd);
@@ -715,12 +718,18 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
     c.out_w = outp[1];
     c.err_w = errp[1];
     c.parent_root = root;
+    /* opened here, with folio's own rights: the jail's identity may not be
+       able to reach folio's folder (root's, say), and reading from an open
+       descriptor needs only the files themselves to be readable */
+    c.mpl_fd = p->mpl_cache ? open(p->mpl_cache, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 
     fflush(stdout);
     fflush(stderr);
     pid = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
     if (pid < 0) {
         int err = errno;
+        if (c.mpl_fd >= 0)
+            close(c.mpl_fd);
         fail("create the namespaces (clone)");
         fprintf(stderr, "  hint: %s\n", clone_hint(err));
         return FO_RUN_INTERNAL;
@@ -731,6 +740,8 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
     close(outp[1]);
     close(errp[1]);
     close(ctl[1]);
+    if (c.mpl_fd >= 0)
+        close(c.mpl_fd);
     j->pid = pid;
     j->ctl = ctl[0];
     j->out_r = outp[0];

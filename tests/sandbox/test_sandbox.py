@@ -657,3 +657,31 @@ print(names, 'owner', os.stat(d).st_uid, 'same' if before == after else 'rebuilt
         if n.startswith("fontlist-"):
             with open(os.path.join(cache, n)) as f:
                 assert f.read(1) == "{"
+
+
+def test_folio_in_a_private_folder(tmp_path):
+    # folio installed where the jail's identity cannot look (a 0700 folder, as
+    # under /root): the matplotlib cache still arrives (folio opens it), and
+    # --render, which must bind folio-engine, says what the folder needs
+    import shutil
+    priv = tmp_path / "priv"
+    priv.mkdir(mode=0o700)
+    here = os.path.dirname(FOLIO)
+    shutil.copy2(FOLIO, priv / "folio")
+    shutil.copy2(os.path.join(here, "folio-engine"), priv / "folio-engine")
+    if os.path.isdir(os.path.join(here, "matplotlib")):
+        shutil.copytree(os.path.join(here, "matplotlib"), priv / "matplotlib")
+    lone = str(priv / "folio")
+    p = subprocess.run([lone, "run", "--", PY, "-c",
+                        "import os; print(sorted(os.listdir('/tmp/.matplotlib')) "
+                        "if os.path.isdir('/tmp/.matplotlib') else [])"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    cache = priv / "matplotlib"
+    if cache.is_dir() and any(n.startswith("fontlist-") for n in os.listdir(cache)):
+        assert "fontlist-" in p.stdout, p.stdout
+    if os.geteuid() == 0:   # as root the jail's identity is not the folder's owner
+        r = subprocess.run([lone, "run", "--quiet", "--render", "pdf", "--", "/bin/sh", "-c",
+                            "echo '{\"folio\": 1, \"blocks\": []}' > /out/result.json"],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 5 and "must be readable by others" in r.stderr, r.stderr
