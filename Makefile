@@ -134,7 +134,7 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libfolio.a $(BUILD)/libfolio-sandbox.a
 unit: $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do echo "== $$t"; CK_FORK=no $$t || fail=1; done; exit $$fail
 
-e2e: $(BUILD)/folio $(BUILD)/folio-engine
+e2e: $(BUILD)/folio $(BUILD)/folio-engine $(BUILD)/matplotlib/.built
 	FOLIO=$(CURDIR)/$(BUILD)/folio $(PY) -m pytest -q tests
 
 test: deps-test
