@@ -28,23 +28,23 @@ typedef struct {
 static const double SIN45 = 0.70710678118654752;
 
 /* ---- value range and scales ----------------------------------------------------- */
-static bool value_range(const cart *g, double *lo, double *hi)
+bool fo_chart_value_range(const double *y, const double *x, size_t n, size_t ns, bool stacked,
+                          double *lo, double *hi)
 {
-    const fo_chart_data *dt = g->dt;
     bool any = false;
     *lo = INFINITY;
     *hi = -INFINITY;
-    for (size_t i = 0; i < dt->n; i++) {
+    for (size_t i = 0; i < n; i++) {
         double pos = 0, neg = 0;
-        for (size_t s = 0; s < dt->ns; s++) {
-            double v = dt->y[s * dt->n + i];
+        if (x && !isfinite(x[i])) continue;
+        for (size_t s = 0; s < ns; s++) {
+            double v = y[s * n + i];
             if (!isfinite(v)) continue;
-            if (g->scatter && !isfinite(dt->x[i])) continue;
             any = true;
-            if (g->stacked) { if (v > 0) pos += v; else neg += v; }
+            if (stacked) { if (v > 0) pos += v; else neg += v; }
             else { *lo = fmin(*lo, v); *hi = fmax(*hi, v); }
         }
-        if (g->stacked) { *lo = fmin(*lo, neg); *hi = fmax(*hi, pos); }
+        if (stacked) { *lo = fmin(*lo, neg); *hi = fmax(*hi, pos); }
     }
     return any;
 }
@@ -323,7 +323,8 @@ void fo_chart_cartesian(fo_chart_ctx *cx)
         for (size_t i = 0; i < g.dt->n; i++)
             if (isfinite(g.dt->x[i])) { xlo = fmin(xlo, g.dt->x[i]); xhi = fmax(xhi, g.dt->x[i]); }
     }
-    if (g.dt->n == 0 || !value_range(&g, &lo, &hi)) {
+    if (g.dt->n == 0 || !fo_chart_value_range(g.dt->y, g.scatter ? g.dt->x : NULL, g.dt->n, g.dt->ns, g.stacked,
+                                                     &lo, &hi)) {
         fo_chart_note(cx, "No data");
         return;
     }

@@ -124,6 +124,13 @@ typedef struct {
  * infinities give a sensible range too. */
 fo_axis_scale fo_chart_nice_scale(double lo, double hi, int target, bool zero_based);
 
+/* The range [*lo, *hi] of n points of ns series (y[s * n + i]), NaN = missing;
+ * stacked: per-point sums of the positives and of the negatives. x (may be
+ * NULL) drops the points whose x is not a number (scatter). False when no
+ * value is a number. */
+bool fo_chart_value_range(const double *y, const double *x, size_t n, size_t ns, bool stacked,
+                          double *lo, double *hi);
+
 /* Excel's rule for where a value axis starts: at zero for bars, columns and
  * areas; for lines and scatter unless the data [lo, hi] sit far from it. */
 bool fo_chart_zero_based(fo_chart_kind kind, double lo, double hi);

@@ -144,19 +144,9 @@ typedef struct {
 static void value_scale(axis *a, const fo_chart *c, const char *fmt, const double *v, size_t n,
                         size_t ns, bool stacked, char *buf, size_t cap)
 {
-    double lo = INFINITY, hi = -INFINITY;
+    double lo, hi;
     a->fmt = fmt && *fmt ? fmt : "General";
-    for (size_t i = 0; i < n; i++) {
-        double pos = 0, neg = 0;
-        for (size_t s = 0; s < ns; s++) {
-            double y = v[s * n + i];
-            if (!isfinite(y)) continue;
-            if (stacked) { if (y > 0) pos += y; else neg += y; }
-            else { lo = fmin(lo, y); hi = fmax(hi, y); }
-        }
-        if (stacked) { lo = fmin(lo, neg); hi = fmax(hi, pos); }
-    }
-    if (!(lo <= hi)) return;
+    if (!fo_chart_value_range(v, NULL, n, ns, stacked, &lo, &hi)) return;
     a->sc = fo_chart_nice_scale(lo, hi, 8, fo_chart_zero_based(c->kind, lo, hi));
     a->fixed = a->sc.step > 0 && isfinite(a->sc.min) && isfinite(a->sc.max);
     if (fo_chart_tick_format(fmt, &a->sc, buf, cap) < cap) a->fmt = buf;
