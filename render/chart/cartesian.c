@@ -73,6 +73,26 @@ static double widest_tick(const fo_chart_ctx *cx, const fo_axis_scale *s, const 
     return w;
 }
 
+fo_axis_scale fo_chart_whole_days(fo_axis_scale s, const char *code)
+{
+    if (s.step >= 1 || s.nticks < 2) return s;
+    char a[64], b[64];
+    fo_numfmt *f = fo_chart_tick_numfmt(code, &s);
+    bool twice = false;
+    if (f && fo_numfmt_is_date(f)) {
+        fo_chart_tick_label(f, &s, 0, a, sizeof a);
+        fo_chart_tick_label(f, &s, 1, b, sizeof b);
+        twice = strcmp(a, b) == 0;
+    }
+    fo_numfmt_free(f);
+    if (!twice) return s;
+    s.min = floor(s.min);
+    s.max = ceil(s.max);
+    s.step = 1;
+    s.nticks = (int)(s.max - s.min) + 1;
+    return s;
+}
+
 /* A scale along a horizontal axis of length len whose labels do not touch. */
 static fo_axis_scale horizontal_scale(const fo_chart_ctx *cx, double lo, double hi, bool zero,
                                       double len, const char *code, double *maxw)
@@ -80,7 +100,7 @@ static fo_axis_scale horizontal_scale(const fo_chart_ctx *cx, double lo, double 
     int target = (int)fmin(11, fmax(2, len / (70 * cx->k) + 1));
     fo_axis_scale s;
     for (;;) {
-        s = fo_chart_nice_scale(lo, hi, target, zero);
+        s = fo_chart_whole_days(fo_chart_nice_scale(lo, hi, target, zero), code);
         *maxw = widest_tick(cx, &s, code);
         double spacing = len / (s.nticks > 1 ? s.nticks - 1 : 1);
         if (spacing >= *maxw + 12 * cx->k || target <= 2) break;
@@ -314,14 +334,12 @@ void fo_chart_cartesian(fo_chart_ctx *cx)
     g.lh = g.asc + dsc;
     double lo, hi, xlo = INFINITY, xhi = -INFINITY;
     if (g.scatter) {
-        for (size_t i = 0; i < g.dt->n; i++)
-            if (isfinite(g.dt->x[i])) { xlo = fmin(xlo, g.dt->x[i]); xhi = fmax(xhi, g.dt->x[i]); }
-        if (!isfinite(xlo)) /* no numeric x: plot against the row number */
+        if (!fo_chart_value_range(g.dt->x, NULL, g.dt->n, 1, false, &xlo, &xhi)) {
+            /* no numeric x: plot against the row number */
             for (size_t i = 0; i < g.dt->n; i++) g.dt->x[i] = (double)(i + 1);
-        xlo = 1;
-        xhi = fmax(1, (double)g.dt->n);
-        for (size_t i = 0; i < g.dt->n; i++)
-            if (isfinite(g.dt->x[i])) { xlo = fmin(xlo, g.dt->x[i]); xhi = fmax(xhi, g.dt->x[i]); }
+            xlo = 1;
+            xhi = fmax(1, (double)g.dt->n);
+        }
     }
     if (g.dt->n == 0 || !fo_chart_value_range(g.dt->y, g.scatter ? g.dt->x : NULL, g.dt->n, g.dt->ns, g.stacked,
                                                      &lo, &hi)) {

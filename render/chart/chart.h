@@ -131,6 +131,10 @@ fo_axis_scale fo_chart_nice_scale(double lo, double hi, int target, bool zero_ba
 bool fo_chart_value_range(const double *y, const double *x, size_t n, size_t ns, bool stacked,
                           double *lo, double *hi);
 
+/* s on whole days when code shows dates without time and a step under a day
+ * would print a date twice; otherwise s unchanged. */
+fo_axis_scale fo_chart_whole_days(fo_axis_scale s, const char *code);
+
 /* Excel's rule for where a value axis starts: at zero for bars, columns and
  * areas; for lines and scatter unless the data [lo, hi] sit far from it. */
 bool fo_chart_zero_based(fo_chart_kind kind, double lo, double hi);

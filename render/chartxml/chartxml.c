@@ -147,7 +147,8 @@ static void value_scale(axis *a, const fo_chart *c, const char *fmt, const doubl
     double lo, hi;
     a->fmt = fmt && *fmt ? fmt : "General";
     if (!fo_chart_value_range(v, NULL, n, ns, stacked, &lo, &hi)) return;
-    a->sc = fo_chart_nice_scale(lo, hi, 8, fo_chart_zero_based(c->kind, lo, hi));
+    a->sc = fo_chart_whole_days(fo_chart_nice_scale(lo, hi, 8, fo_chart_zero_based(c->kind, lo, hi)),
+                                fmt);
     a->fixed = a->sc.step > 0 && isfinite(a->sc.min) && isfinite(a->sc.max);
     if (fo_chart_tick_format(fmt, &a->sc, buf, cap) < cap) a->fmt = buf;
 }

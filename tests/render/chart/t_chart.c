@@ -134,6 +134,44 @@ START_TEST(value_labels_follow_tick_format)
 }
 END_TEST
 
+/* A scatter's x axis covers its x values, not 1..n as well: x far from the
+ * row numbers (dates, years) used to be squeezed against an axis from 0. */
+START_TEST(scatter_x_axis_covers_the_data)
+{
+    const double y[] = {3, 5, 4};
+    fx_chart f;
+    fx_init(&f, FO_CHART_SCATTER, 3, 1, NULL, y, NULL);
+    f.ds.cols[0].type = FO_TYPE_NUMBER;
+    f.ds.cols[0].format = "General";
+    for (size_t i = 0; i < 3; i++) {
+        fo_value *x = &f.ds.cells[i * f.ds.ncols];
+        x->kind = FO_VAL_NUMBER;
+        x->num = 2000 + 10.0 * (double)i;
+    }
+    fo_dl *dl = NULL;
+    ck_assert_int_eq(fo_chart_layout(&f.chart, &f.theme, 0, 0, &dl, NULL), FO_OK);
+    size_t n = 0;
+    for (size_t i = 0; i < fo_dl_count(dl); i++) {
+        const fo_dl_op *op = fo_dl_op_at(dl, i);
+        if (op->role != FO_ROLE_CATEGORY_LABEL) continue;
+        double v = strtod(op->text.utf8, NULL);
+        ck_assert_msg(v >= 1990 && v <= 2030, "x tick %s outside the data", op->text.utf8);
+        n++;
+    }
+    ck_assert_uint_ge(n, 2);
+    fo_dl_free(dl);
+    fx_free(&f);
+
+    /* dates a few days apart: ticks on whole days, each date printed once */
+    fo_axis_scale s = fo_chart_whole_days(fo_chart_nice_scale(45292, 45296, 8, false), "yyyy-mm-dd");
+    ck_assert_double_eq(s.step, 1);
+    ck_assert_double_eq(s.min, 45292);
+    ck_assert_int_eq(s.nticks, 5);
+    s = fo_chart_whole_days(fo_chart_nice_scale(0.1, 0.9, 8, false), "0.0");
+    ck_assert_double_lt(s.step, 1);                      /* numbers keep their step */
+}
+END_TEST
+
 /* ---- a small column chart, exactly -------------------------------------------- */
 START_TEST(column_geometry)
 {
@@ -450,6 +488,7 @@ int main(void)
     tcase_add_test(tc, scale_steps_are_1_2_5);
     tcase_add_test(tc, tick_formats);
     tcase_add_test(tc, value_labels_follow_tick_format);
+    tcase_add_test(tc, scatter_x_axis_covers_the_data);
     tcase_add_test(tc, column_geometry);
     tcase_add_test(tc, grouped_and_stacked);
     tcase_add_test(tc, odd_data_every_kind);

@@ -170,6 +170,9 @@ def test_chart_parts_per_kind(deck):
                 assert values(sers[0], "yVal") == (3, {0: 3.0, 1: 5.0, 2: 4.0})
                 axes = root.findall("c:chart/c:plotArea/c:valAx", NS)
                 assert len(axes) == 2 and axes[0].find("c:numFmt", NS).get("formatCode") == "yyyy-mm-dd"
+                # whole days: a half-day step would label every date twice
+                assert axes[0].find("c:majorUnit", NS).get("val") == "1"
+                assert axes[0].find("c:scaling/c:min", NS).get("val") == "45292"
 
 
 def test_chart_parts_schema_elements_and_order(deck):
