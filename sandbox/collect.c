@@ -106,6 +106,20 @@ typedef struct {
     int full;                     /* FO_SANDBOX_MAX_FILES reached: stop the walk */
 } walk_ctx;
 
+int fo_sandbox_open_regular(int dirfd, const char *name, struct stat *st)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    return fd;
+}
+
 /* Keeps the regular file name (relative path rel) of directory d. 0, or -1
    (errno) when collection itself failed. */
 static int keep_file(walk_ctx *w, int d, const char *name, const char *rel)
@@ -116,14 +130,10 @@ static int keep_file(walk_ctx *w, int d, const char *name, const char *rel)
     void *grown;
     int fd;
 
-    /* It was a regular file; open without following, and check again:
-       O_NONBLOCK so that a FIFO swapped in can never block us. */
-    fd = openat(d, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        if (fd >= 0)
-            close(fd);
+    /* It was a regular file; open without following, and check again */
+    fd = fo_sandbox_open_regular(d, name, &st);
+    if (fd < 0)
         return refuse(c, rel, "not a regular file when opened");
-    }
     if ((uint64_t)st.st_size > w->ceiling) {
         close(fd);
         c->over_ceiling = 1;

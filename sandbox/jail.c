@@ -252,21 +252,42 @@ static void build_dev(const fo_sandbox_plan *p)
     mount_tmpfs("dev/shm", opts, MS_NOEXEC);
 }
 
+/* Creates dst (new, never through a link) with the bytes of src from its
+   start. 0, or -1 (errno). */
+static int copy_new(const char *dst, int src, uint64_t bytes)
+{
+    int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644), ok = fd >= 0;
+    off_t off = 0;
+
+    while (ok && bytes > 0) {
+        ssize_t n = sendfile(fd, src, &off, bytes > (1u << 30) ? (1u << 30) : bytes);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO;            /* the source got shorter */
+            ok = 0;
+        } else {
+            bytes -= (uint64_t)n;
+        }
+    }
+    if (fd >= 0 && close(fd) < 0)
+        ok = 0;
+    return ok ? 0 : -1;
+}
+
 static void copy_inputs(const fo_sandbox_plan *p)
 {
     char dst[512];
     size_t k;
 
     for (k = 0; k < p->n_in; k++) {
-        off_t off = 0;
-        uint64_t left = p->in[k].bytes;
         char *slash;
-        int fd;
 
         snprintf(dst, sizeof dst, "%s/%s", p->in_dir, p->in[k].name);
-        /* a file collected from a subfolder of /out (render jail) gets its
-           folders back, so a spec can reference "charts/a.png"; the names
-           were checked by collect.c, and this tmpfs is still ours alone */
+        /* a file in a folder (--in DIR, or collected from a subfolder of /out
+           for the render jail) gets its folders back; names were checked
+           where they were read, and this tmpfs is still ours alone */
         for (slash = strchr(dst + strlen(p->in_dir) + 1, '/'); slash;
              slash = strchr(slash + 1, '/')) {
             *slash = 0;
@@ -274,19 +295,8 @@ static void copy_inputs(const fo_sandbox_plan *p)
                 die("create directory /%s", dst);
             *slash = '/';
         }
-        fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (fd < 0)
-            die("create /%s", dst);
-        while (left > 0) {
-            ssize_t n = sendfile(fd, p->in[k].fd, &off, left > (1u << 30) ? (1u << 30) : left);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                die("copy %s into the jail", p->in[k].name);
-            left -= (uint64_t)n;
-        }
-        if (close(fd) < 0)
-            die("close /%s", dst);
+        if (copy_new(dst, p->in[k].fd, p->in[k].bytes) < 0)
+            die("copy %s into the jail as /%s", p->in[k].name, dst);
     }
 }
 
@@ -309,22 +319,17 @@ static void seed_matplotlib(int dfd)
             size_t n = strlen(de->d_name);
             char dst[300];
             struct stat st;
-            off_t off = 0;
-            int in, out;
+            int in;
 
             if (strncmp(de->d_name, "fontlist-", 9) || n < 14 || n > 200 ||
                 strcmp(de->d_name + n - 5, ".json"))
                 continue;
-            in = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+            in = fo_sandbox_open_regular(dirfd(d), de->d_name, &st);
             if (in < 0)
                 continue;
             snprintf(dst, sizeof dst, "tmp/.matplotlib/%s", de->d_name);
-            if (fstat(in, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < (4 << 20) &&
-                (out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) >= 0) {
-                while (off < st.st_size && sendfile(out, in, &off, (size_t)(st.st_size - off)) > 0)
-                    ;
-                close(out);
-            }
+            if (st.st_size < (4 << 20))
+                (void)copy_new(dst, in, (uint64_t)st.st_size);
             close(in);
         }
     }

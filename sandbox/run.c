@@ -376,11 +376,7 @@ static int add_folder(fo_sandbox_plan *p, int dfd, const char *prefix, const cha
                     S_ISLNK(st.st_mode) ? "a symbolic link (pass the file it points to)"
                                         : "not a regular file");
             rc = FO_RUN_INVALID;
-        } else if ((fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-                                O_NOCTTY | O_CLOEXEC)) < 0 || fstat(fd, &st) < 0 ||
-                   !S_ISREG(st.st_mode)) {
-            if (fd >= 0)
-                close(fd);
+        } else if ((fd = fo_sandbox_open_regular(dirfd(d), de->d_name, &st)) < 0) {
             fprintf(stderr, "folio: run: --in %s: changed while being read\n", where);
             rc = FO_RUN_INVALID;
         } else {

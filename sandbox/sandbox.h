@@ -132,6 +132,11 @@ void fo_sandbox_collection_free(fo_sandbox_collection *c);
    path of safe components: missing folders are created, existing ones are
    never followed if they are links. 0 or -1 (errno). */
 int fo_sandbox_write_copy(int dirfd, const char *name, int fd);
+/* Opens name in dirfd for reading without following a link, only if it is a
+   regular file once open (O_NONBLOCK: a FIFO swapped in never blocks). The fd
+   with *st filled, or -1 (errno; EINVAL when not a regular file). */
+struct stat;
+int fo_sandbox_open_regular(int dirfd, const char *name, struct stat *st);
 int fo_sandbox_write_buf(int dirfd, const char *name, const char *buf, size_t len);
 
 /* A growable string for manifest.json (collect.c). */
