@@ -113,7 +113,8 @@ void fo_pdf_text_draw(fo_pdf *c, fo_pdf_font *f, double size, fo_rgb color,
 {
     if (c->st != FO_OK || !f || len == 0) return;
     char stackbuf[1024];
-    size_t cap = len + 8 > sizeof stackbuf ? len + 8 : sizeof stackbuf;
+    /* a byte may come out as 3 (U+FFFD for a stray byte), 4 bytes as 4 */
+    size_t cap = 3 * len + 8 > sizeof stackbuf ? 3 * len + 8 : sizeof stackbuf;
     char *buf = cap > sizeof stackbuf ? fo_malloc(cap) : stackbuf;
     if (!buf) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
     HPDF_Page p = c->page;
@@ -234,8 +235,9 @@ static rstyle run_style(fo_pdf *c, const fo_run *r, const fo_pdf_style *st)
 /* Appends text in style rs to the line, split into single-font pieces. */
 static bool line_add(fo_pdf *c, line_t *L, const rstyle *rs, const char *s, size_t len)
 {
-    if (L->blen + len * 2 + 8 > L->bcap) {
-        size_t cap = (L->bcap + len * 2 + 8) * 2;
+    /* per input byte at most 4 out: U+FFFD for a stray byte and a piece's NUL */
+    if (L->blen + len * 4 + 8 > L->bcap) {
+        size_t cap = (L->bcap + len * 4 + 8) * 2;
         char *b = fo_realloc(L->buf, cap);
         if (!b) return false;
         L->buf = b;

@@ -24,9 +24,9 @@
 
 /* Files tried, in order, for characters the theme's fonts lack. */
 static const char *const fallback_files[] = {
-    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    FO_TEXT_FALLBACK_REGULAR,
     FO_TEXT_FALLBACK_SYMBOLS,
-    "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+    FO_TEXT_FALLBACK_CJK,
     "/usr/share/fonts/truetype/noto/NotoSansCJK-Regular.ttf",
     "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
     "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
