@@ -44,6 +44,20 @@ def pages(pdf):
     return int(next(l.split()[1] for l in out.splitlines() if l.startswith("Pages:")))
 
 
+def pdffonts(pdf):
+    return subprocess.run(["pdffonts", str(pdf)], capture_output=True, text=True, check=True).stdout
+
+
+def word_boxes(pdf):
+    """pdftotext -bbox: {word: (xMin, xMax)} of each word's first occurrence."""
+    out = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True,
+                         check=True).stdout
+    boxes = {}
+    for m in re.finditer(r'<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)"[^>]*>([^<]*)</word>', out):
+        boxes.setdefault(m.group(3), (float(m.group(1)), float(m.group(2))))
+    return boxes
+
+
 def qpdf_check(pdf):
     p = subprocess.run(["qpdf", "--check", str(pdf)], capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr
@@ -97,7 +111,7 @@ def test_report_structure_and_reading_order(tmp_path):
 
 def test_fonts_embedded(tmp_path):
     pdf = render(tmp_path, REPORT)
-    out = subprocess.run(["pdffonts", str(pdf)], capture_output=True, text=True, check=True).stdout
+    out = pdffonts(pdf)
     rows = out.splitlines()[2:]
     assert rows, out
     for r in rows:
@@ -176,8 +190,7 @@ def test_cjk_falls_back_to_a_font_that_has_it(tmp_path):
     pdf = render(tmp_path, spec)
     t = text(pdf)
     assert "中文测试" in t and "日本語" in t
-    fonts = subprocess.run(["pdffonts", str(pdf)], capture_output=True, text=True).stdout
-    assert "Droid" in fonts
+    assert "Droid" in pdffonts(pdf)
 
 
 def test_check_marks_and_crosses_come_from_symbola(tmp_path):
@@ -187,8 +200,7 @@ def test_check_marks_and_crosses_come_from_symbola(tmp_path):
     pdf = render(tmp_path, spec)
     t = text(pdf)
     assert "\u2705 done" in t and "\u274c failed" in t
-    fonts = subprocess.run(["pdffonts", str(pdf)], capture_output=True, text=True).stdout
-    assert "Symbola" in fonts
+    assert "Symbola" in pdffonts(pdf)
 
 
 def _ink(png):
@@ -212,20 +224,16 @@ def test_emoji_outside_the_bmp_are_drawn_as_outlines(tmp_path):
     assert _ink(tmp_path / "emoji-1.png") > 3 * _ink(tmp_path / "blank-1.png")  # footer only
     # and they take room like characters: the text after them moves right
     def x_of_x(t, name):
-        f = render(tmp_path, {"folio": 1, "blocks": [{"type": "paragraph", "text": t}]}, name)
-        bbox = subprocess.run(["pdftotext", "-bbox", str(f), "-"], capture_output=True,
-                              text=True, check=True).stdout
-        return float(re.search(r'<word xMin="([\d.]+)"[^>]*>x</word>', bbox).group(1))
+        return word_boxes(render(tmp_path, {"folio": 1, "blocks": [
+            {"type": "paragraph", "text": t}]}, name))["x"][0]
     assert x_of_x("\U0001F680 x", "a.pdf") > x_of_x("x", "b.pdf") + 8   # a rocket and a space
 
 
 def test_link_underline_starts_at_the_link_not_the_space_before(tmp_path):
     pdf = render(tmp_path, {"folio": 1, "blocks": [
         {"type": "paragraph", "text": "see [the dashboard](https://example.com/d)."}]})
-    bbox = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True,
-                          check=True).stdout
-    the = float(re.search(r'<word xMin="([\d.]+)"[^>]*>the</word>', bbox).group(1))
-    see_end = float(re.search(r'xMax="([\d.]+)"[^>]*>see</word>', bbox).group(1))
+    boxes = word_boxes(pdf)
+    the, see_end = boxes["the"][0], boxes["see"][1]
     rects = re.findall(rb"/Rect \[([-\d. ]+)\]", pdf.read_bytes())
     assert len(rects) == 1
     x0 = float(rects[0].split()[0])
