@@ -126,7 +126,7 @@ $(BUILD)/folio: $(BUILD)/obj/cli/launcher.o $(BUILD)/libfolio-sandbox.a
 $(BUILD)/folio-engine: $(CLI_OBJ) $(BUILD)/libfolio.a
 	$(CC) $(CFLAGS) $(LDFLAGS) $(CLI_OBJ) $(BUILD)/libfolio.a $(PKG_LIBS) -o $@
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libfolio.a $(BUILD)/libfolio-sandbox.a
+$(BUILD)/tests/%: tests/%.c tests/check_run.h $(BUILD)/libfolio.a $(BUILD)/libfolio-sandbox.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) $< $(BUILD)/libfolio-sandbox.a $(BUILD)/libfolio.a $(PKG_LIBS) $$(pkg-config --cflags --libs check) -o $@
 

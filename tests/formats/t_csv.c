@@ -8,6 +8,7 @@
 
 #include "formats/csv.h"
 #include "formats/infer.h"
+#include "tests/check_run.h"
 
 /* ---- helpers ----------------------------------------------------------------*/
 static char tmp_paths[64][32];
@@ -607,9 +608,5 @@ int main(void)
     tcase_add_test(tc, inferred_percent_keeps_plain_numbers_as_text);
     tcase_add_test(tc, alloc_failures);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return fo_check_run(s);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "formats/infer.h"
+#include "tests/check_run.h"
 
 static fo_type cell(const char *s, fo_value *v, char *fmt)
 {
@@ -297,9 +298,5 @@ int main(void)
     tcase_add_test(tc, value_from_text);
     tcase_add_test(tc, codes_make_whole_number_columns_text);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return fo_check_run(s);
 }

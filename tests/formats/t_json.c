@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "formats/json.h"
+#include "tests/check_run.h"
 
 static const char doc_text[] =
     "{\n"
@@ -124,9 +125,5 @@ int main(void)
     tcase_add_test(tc, pointer_escaping);
     tcase_add_test(tc, allocation_failures_are_clean);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return fo_check_run(s);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "render/markup.h"
+#include "tests/check_run.h"
 
 /* Runs as one comparable string: each run is "[flags@url:text]" where flags
  * are B I C and "@url" appears only on links; plain text runs are "[:text]". */
@@ -230,9 +231,5 @@ int main(void)
     tcase_add_test(tc, test_alloc_failures);
     tcase_add_test(tc, test_long_inputs);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return fo_check_run(s);
 }

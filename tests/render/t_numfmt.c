@@ -7,6 +7,7 @@
 
 #include "render/numfmt.h"
 #include "folio.h"
+#include "tests/check_run.h"
 
 typedef struct {
     const char *code;
@@ -398,9 +399,5 @@ int main(void)
     tcase_add_test(tc, test_alloc_failures);
     tcase_add_test(tc, test_many_values);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return fo_check_run(s);
 }

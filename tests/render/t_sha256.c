@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "render/sha256.h"
+#include "tests/check_run.h"
 
 static void check_hex(const char *msg, size_t len, const char *want)
 {
@@ -84,9 +85,5 @@ int main(void)
     tcase_add_test(tc, test_million_a_streamed);
     tcase_add_test(tc, test_file);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return fo_check_run(s);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "render/model.h"
+#include "tests/check_run.h"
 
 /* Text of v through code (NULL: no format); checks length and alignment. */
 static void check(fo_value v, const char *code, const char *want, bool want_numeric)
@@ -77,9 +78,5 @@ int main(void)
     tcase_add_test(tc, test_text_section);
     tcase_add_test(tc, test_long_text_is_borrowed_and_numbers_cut);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return fo_check_run(s);
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tests/check_run.h"
 
 static int parse(fo_sandbox_plan *p, char **argv)
 {
@@ -141,8 +142,6 @@ int main(void)
 {
     Suite *s = suite_create("sandbox plan");
     TCase *tc = tcase_create("parse");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(tc, defaults);
     tcase_add_test(tc, all_options);
@@ -151,9 +150,5 @@ int main(void)
     tcase_add_test(tc, help_flag);
     tcase_add_test(tc, json_strings);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return fo_check_run(s);
 }

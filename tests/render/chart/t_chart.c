@@ -8,6 +8,7 @@
 
 #include "render/numfmt.h"
 #include "tests/render/chart/fixture.h"
+#include "tests/check_run.h"
 
 /* ---- nice scales ------------------------------------------------------------ */
 static void check_scale(fo_axis_scale s, double min, double max, double step)
@@ -500,9 +501,5 @@ int main(void)
     tcase_add_test(tc, replay_fallbacks);
     tcase_add_test(tc, layout_out_of_memory);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return fo_check_run(s);
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "render/text.h"
+#include "tests/check_run.h"
 
 #define SANS "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf"
 #define SANS_BOLD "/usr/share/fonts/truetype/liberation/LiberationSans-Bold.ttf"
@@ -193,9 +194,5 @@ int main(void)
     tcase_add_test(tc, ellipsize);
     tcase_add_test(tc, utf8_decoding);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return fo_check_run(s);
 }

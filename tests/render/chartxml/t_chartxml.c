@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "render/chartxml/chartxml.h"
+#include "tests/check_run.h"
 
 #define DATA                                                                                   \
     "\"data\": {\"s\": {\"columns\": [\"month\", {\"name\": \"revenue\", \"type\": \"number\", " \
@@ -213,9 +214,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return fo_check_run(suite());
 }

@@ -11,6 +11,7 @@
 #include <zip.h>
 
 #include "render/ooxml/package.h"
+#include "tests/check_run.h"
 
 /* ---- helpers --------------------------------------------------------------- */
 
@@ -281,9 +282,5 @@ int main(void)
     tcase_add_test(tc, sticky_errors);
     tcase_add_test(tc, alloc_failures);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return fo_check_run(s);
 }

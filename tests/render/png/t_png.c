@@ -19,6 +19,7 @@
 #include "render/render.h"
 #include "render/text.h"
 #include "tests/render/chart/fixture.h"
+#include "tests/check_run.h"
 
 #define REF_DIR "tests/render/png/ref/"
 
@@ -332,9 +333,5 @@ int main(void)
     tcase_add_test(tc, out_of_memory);
     tcase_add_test(tc, one_file_per_chart);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return fo_check_run(s);
 }

@@ -11,6 +11,7 @@
 #include <zip.h>
 
 #include "render/render.h"
+#include "tests/check_run.h"
 
 static char dir[256];
 
@@ -307,9 +308,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *r = srunner_create(suite());
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return fo_check_run(suite());
 }

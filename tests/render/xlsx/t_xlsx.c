@@ -13,6 +13,7 @@
 
 #include "render/render.h"
 #include "render/xlsx/xlsx_internal.h"
+#include "tests/check_run.h"
 
 /* ---- sheet names ------------------------------------------------------------ */
 
@@ -366,9 +367,5 @@ int main(void)
     tcase_add_test(tr, render_cell_too_long);
     tcase_add_test(tr, render_alloc_failures);
     suite_add_tcase(s, tr);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return fo_check_run(s);
 }
