@@ -53,15 +53,20 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 PY       := /usr/bin/python3
 PREFIX   ?= /usr/local
 
-.PHONY: all deps deps-test deps-bench test unit e2e demo asan valgrind fuzz bench install clean
+.PHONY: all deps deps-test deps-bench test unit e2e demo asan valgrind fuzz bench install uninstall clean
 all: $(BUILD)/folio $(BUILD)/folio-engine $(BUILD)/libfolio.a $(BUILD)/matplotlib/.built
 
 # ---- dependencies -----------------------------------------------------------
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 define apt_install
 	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ] && [ "$$(id -u)" != 0 ] && ! command -v sudo >/dev/null; then \
+	  echo "make deps: missing Debian packages:" $$missing; \
+	  echo "make deps: not root and no sudo here; as root run: apt-get install" $$missing; \
+	  exit 1; \
+	fi; \
 	if [ -n "$$missing" ]; then \
-	  echo "make deps: installing$$(echo $$missing | tr '\n' ' ')"; \
+	  echo "make deps: installing" $$missing; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 endef
@@ -74,9 +79,17 @@ deps-bench: deps-test
 	@command -v npm >/dev/null || $(SUDO) apt-get install -y -qq npm  # nodesource's nodejs bundles npm
 
 # ---- build ------------------------------------------------------------------
-$(BUILD)/obj/%.o: %.c $(wildcard include/*.h render/*.h render/*/*.h formats/*.h formats/*/*.h sandbox/*.h cli/*.h)
+# Each object depends on the headers it includes, as the compiler lists them
+# (-MMD writes build/obj/X.d; -MP keeps a deleted header from breaking make).
+# An object without its .d (an older build tree) is rebuilt once.
+$(BUILD)/obj/%.o: %.c $(BUILD)/obj/%.d
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+DEP_FILES := $(patsubst %.o,%.d,$(filter-out $(BUILD)/obj/templates.o,$(LIB_OBJ)) $(SBX_OBJ) \
+               $(CLI_OBJ) $(BUILD)/obj/cli/launcher.o)
+$(DEP_FILES):
+-include $(wildcard $(DEP_FILES))
 
 # matplotlib's font list, built once here from the system fonts the sandbox
 # sees at the same paths, and copied into each jail's /tmp/.matplotlib: it
@@ -178,6 +191,15 @@ install: all
 	for f in $(BUILD)/matplotlib/fontlist-*.json; do [ -f "$$f" ] && install -m 644 "$$f" $(DESTDIR)$(PREFIX)/libexec/folio/matplotlib/ || true; done
 	install -m 644 $(BUILD)/libfolio.a $(DESTDIR)$(PREFIX)/lib/libfolio.a
 	install -m 644 include/folio.h $(DESTDIR)$(PREFIX)/include/folio.h
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: folio\nDescription: result specs to xlsx, docx, pptx, pdf and png\nVersion: %s\nRequires.private: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lfolio\nLibs.private: -lhpdf -lm\n' \
+	  '$(PREFIX)' "$$(sed -n 's/^#define FOLIO_VERSION "\(.*\)"/\1/p' include/folio.h)" '$(PKGS)' \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/folio.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/folio $(DESTDIR)$(PREFIX)/lib/libfolio.a \
+	  $(DESTDIR)$(PREFIX)/include/folio.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/folio.pc
+	rm -rf $(DESTDIR)$(PREFIX)/libexec/folio
 
 clean:
 	rm -rf build build-asan build-vg build-fuzz out
