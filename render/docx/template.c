@@ -127,7 +127,7 @@ static bool put(char **b, size_t *len, size_t *cap, const char *s, size_t n)
 
 static fo_status refuse(fo_docx_ctx *c, const char *path, const char *part, const char *why)
 {
-    fo_diags_add(c->d, path, 0, 0, NULL, "give a .docx saved by Word or LibreOffice",
+    fo_diags_add(c->d, NULL, 0, 0, NULL, "give a .docx saved by Word or LibreOffice",
                  "template %s: %s %s", path, part, why);
     return FO_ERR_INPUT;
 }
@@ -441,7 +441,7 @@ fo_status fo_docx_tpl_load(fo_docx_ctx *c, const char *path)
     else c->tpl = t;
     if (st == FO_OK) st = load_parts(c, t, z, path);
     fo_tpl_free(z);
-    if (st == FO_ERR_NOMEM && c->d->n == 0) fo_diags_add(c->d, path, 0, 0, NULL, NULL, "out of memory");
+    if (st == FO_ERR_NOMEM && c->d->n == 0) fo_diags_add(c->d, NULL, 0, 0, NULL, NULL, "out of memory");
     return st; /* c->tpl is freed with the context */
 }
 

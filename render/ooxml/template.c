@@ -61,7 +61,7 @@ static fo_status check_entries(fo_tpl *t)
 {
     zip_int64_t n = zip_get_num_entries(t->za, 0);
     if (n < 0 || (zip_uint64_t)n > FO_TPL_ENTRIES_MAX) {
-        fo_diags_add(t->d, t->path, 0, 0, NULL, NULL, "template %s has %lld entries, more than %u",
+        fo_diags_add(t->d, NULL, 0, 0, NULL, NULL, "template %s has %lld entries, more than %u",
                      t->path, (long long)n, FO_TPL_ENTRIES_MAX);
         return FO_ERR_INPUT;
     }
@@ -72,7 +72,7 @@ static fo_status check_entries(fo_tpl *t)
         const char *name = zip_get_name(t->za, (zip_uint64_t)i, ZIP_FL_ENC_RAW);
         const char *why = name ? bad_name(name) : "no name";
         if (why) {
-            fo_diags_add(t->d, t->path, 0, 0, NULL, "save the template again with Office or LibreOffice",
+            fo_diags_add(t->d, NULL, 0, 0, NULL, "save the template again with Office or LibreOffice",
                          "template %s: entry \"%.100s\" is not a valid part name (%s)", t->path,
                          name ? name : "", why);
             st = FO_ERR_INPUT;
@@ -82,7 +82,7 @@ static fo_status check_entries(fo_tpl *t)
     if (st == FO_OK) qsort(names, (size_t)n, sizeof *names, cmp_ci);
     for (zip_int64_t i = 1; i < n && st == FO_OK; i++)
         if (strcasecmp(names[i - 1], names[i]) == 0) {
-            fo_diags_add(t->d, t->path, 0, 0, NULL, "save the template again with Office or LibreOffice",
+            fo_diags_add(t->d, NULL, 0, 0, NULL, "save the template again with Office or LibreOffice",
                          "template %s: entries \"%.100s\" and \"%.100s\" name the same part", t->path,
                          names[i - 1], names[i]);
             st = FO_ERR_INPUT;
@@ -142,11 +142,11 @@ bool fo_tpl_has(const fo_tpl *t, const char *part)
 static fo_status too_big(fo_tpl *t, const char *part, size_t cap, bool total)
 {
     if (total)
-        fo_diags_add(t->d, t->path, 0, 0, NULL, "use a template without the big pictures",
+        fo_diags_add(t->d, NULL, 0, 0, NULL, "use a template without the big pictures",
                      "template %s: reading part %s goes over %u MiB for the whole template", t->path,
                      part, FO_TPL_TOTAL_MAX >> 20);
     else
-        fo_diags_add(t->d, t->path, 0, 0, NULL, "use a template without huge parts",
+        fo_diags_add(t->d, NULL, 0, 0, NULL, "use a template without huge parts",
                      "template %s: part %s decompresses to more than %zu MiB", t->path, part,
                      cap >> 20);
     return FO_ERR_INPUT;
@@ -171,7 +171,7 @@ static fo_status read_capped(fo_tpl *t, zip_file_t *f, const char *part, size_t 
         }
         zip_int64_t got = zip_fread(f, b + have, room - 1 - have);
         if (got < 0) {
-            fo_diags_add(t->d, t->path, 0, 0, NULL, NULL, "template %s: part %s cannot be read: %s",
+            fo_diags_add(t->d, NULL, 0, 0, NULL, NULL, "template %s: part %s cannot be read: %s",
                          t->path, part, zip_file_strerror(f));
             fo_free(b);
             return FO_ERR_INPUT;
@@ -200,7 +200,7 @@ fo_status fo_tpl_read(fo_tpl *t, const char *part, size_t cap, char **data, size
         hint = st.size < cap ? (size_t)st.size : cap;
     zip_file_t *f = zip_fopen_index(t->za, (zip_uint64_t)i, 0);
     if (!f) {
-        fo_diags_add(t->d, t->path, 0, 0, NULL, NULL, "template %s: part %s cannot be read: %s",
+        fo_diags_add(t->d, NULL, 0, 0, NULL, NULL, "template %s: part %s cannot be read: %s",
                      t->path, part, zip_strerror(t->za));
         return FO_ERR_INPUT;
     }
@@ -233,7 +233,7 @@ static xmlDocPtr parse(fo_tpl *t, const char *part, const char *data, size_t len
                                       XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
     if (doc && (dtd || doc->intSubset || doc->extSubset)) { xmlFreeDoc(doc); doc = NULL; dtd = true; }
     if (!doc && dtd) {
-        fo_diags_add(t->d, t->path, 0, 0, NULL, "template parts may not declare a DTD or entities",
+        fo_diags_add(t->d, NULL, 0, 0, NULL, "template parts may not declare a DTD or entities",
                      "template %s: part %s has a DTD (<!DOCTYPE>)", t->path, part);
     } else if (!doc) {
         const xmlError *e = xmlCtxtGetLastError(c);
@@ -241,7 +241,7 @@ static xmlDocPtr parse(fo_tpl *t, const char *part, const char *data, size_t len
         if (e && e->message) snprintf(msg, sizeof msg, "%s", e->message);
         size_t ml = strlen(msg);
         while (ml && (msg[ml - 1] == '\n' || msg[ml - 1] == ' ')) msg[--ml] = '\0';
-        fo_diags_add(t->d, t->path, 0, 0, NULL, "save the template again with Office or LibreOffice",
+        fo_diags_add(t->d, NULL, 0, 0, NULL, "save the template again with Office or LibreOffice",
                      "template %s: part %s is not well-formed XML (line %d: %s)", t->path, part,
                      e ? e->line : 0, *msg ? msg : "unreadable");
     }
@@ -260,7 +260,7 @@ fo_status fo_tpl_xml(fo_tpl *t, const char *part, xmlDocPtr *doc, char **data, s
     *doc = parse(t, part, b, n);
     if (!*doc) st = FO_ERR_INPUT;
     else if (!xmlDocGetRootElement(*doc)) {
-        fo_diags_add(t->d, t->path, 0, 0, NULL, NULL, "template %s: part %s has no root element",
+        fo_diags_add(t->d, NULL, 0, 0, NULL, NULL, "template %s: part %s has no root element",
                      t->path, part);
         xmlFreeDoc(*doc);
         *doc = NULL;
@@ -317,6 +317,7 @@ bool fo_tpl_resolve(const char *source, const char *target, char *out, size_t ca
     for (char *s = tmp; *s;) { /* fold "." and "..", never above the root */
         char *e = strchr(s, '/');
         size_t l = e ? (size_t)(e - s) : strlen(s);
+        if (l == 0) return false; /* "a//b", "media/" */
         if (l == 2 && s[0] == '.' && s[1] == '.') {
             if (o == 0) return false;
             char *up = strrchr(out, '/');
@@ -329,9 +330,10 @@ bool fo_tpl_resolve(const char *source, const char *target, char *out, size_t ca
             o += l;
             out[o] = '\0';
         }
-        s += l + (e ? 1 : 0);
+        s = e ? e + 1 : s + l;
+        if (e && !*s) return false; /* a trailing '/' */
     }
-    return o > 0 && !bad_name(out) && out[o - 1] != '/';
+    return o > 0 && !bad_name(out);
 }
 
 void fo_tpl_relative(const char *from, const char *to, char *out, size_t cap)

@@ -111,7 +111,7 @@ static fo_status copy_part(fo_pptx *p, reader *r, const char *part, part_kind k)
     size_t len = 0;
     fo_status st = read_part(r, part, k, &data, &len);
     if (st == FO_OK && !data) {
-        fo_diags_add(p->d, fo_tpl_path(r->z), 0, 0, NULL, NULL, "template %s: part %s is missing",
+        fo_diags_add(p->d, NULL, 0, 0, NULL, NULL, "template %s: part %s is missing",
                      fo_tpl_path(r->z), part);
         st = FO_ERR_INPUT;
     }
@@ -336,9 +336,9 @@ static fo_status find_master(fo_pptx *p, reader *r, char *pres, size_t cap, xmlD
         fo_tpl_rels_free(&rels);
     }
     if (st == FO_OK && (!*pres_doc || !m)) {
-        fo_diags_add(p->d, fo_tpl_path(r->z), 0, 0, NULL, "give a .pptx saved by PowerPoint or LibreOffice",
-                     "template %s has no slide master (%s)", fo_tpl_path(r->z),
-                     *pres_doc ? "presentation.xml relates none" : "no presentation.xml");
+        fo_diags_add(p->d, NULL, 0, 0, NULL, "give a .pptx saved by PowerPoint or LibreOffice",
+                     "template %s has no slide master (%s%s)", fo_tpl_path(r->z),
+                     *pres_doc ? pres : "no presentation.xml", *pres_doc ? " relates none" : "");
         st = FO_ERR_INPUT;
     }
     return st;
@@ -386,7 +386,7 @@ static fo_status read_master(fo_pptx *p, reader *r, fo_pptx_tpl *tpl, const char
     fo_tpl_rels mrels = {0};
     fo_status st = fo_tpl_xml(r->z, master, &master_doc, NULL, NULL);
     if (st == FO_OK && !master_doc) {
-        fo_diags_add(p->d, fo_tpl_path(r->z), 0, 0, NULL, NULL, "template %s: its slide master %s is missing",
+        fo_diags_add(p->d, NULL, 0, 0, NULL, NULL, "template %s: its slide master %s is missing",
                      fo_tpl_path(r->z), master);
         st = FO_ERR_INPUT;
     }
@@ -397,7 +397,7 @@ static fo_status read_master(fo_pptx *p, reader *r, fo_pptx_tpl *tpl, const char
         st = read_layouts(r, &mrels, &mph, &ls, &nls);
     }
     if (st == FO_OK && nls == 0) {
-        fo_diags_add(p->d, fo_tpl_path(r->z), 0, 0, NULL, NULL, "template %s: its slide master has no layouts",
+        fo_diags_add(p->d, NULL, 0, 0, NULL, NULL, "template %s: its slide master has no layouts",
                      fo_tpl_path(r->z));
         st = FO_ERR_INPUT;
     }
