@@ -168,7 +168,8 @@ def test_missing_quote_in_sectpr_rid(tmp_path, base):
 @pytest.mark.parametrize("name,why", [("word/sub/../../../../tmp/x.xml", '".."'),
                                       ("/etc/folio-x.xml", "leading '/'"),
                                       ("word\\evil.xml", "backslash"),
-                                      ("word/STYLES.xml", "same part")])
+                                      ("word/STYLES.xml", "same part")],
+                         ids=["dotdot", "absolute", "backslash", "case-twin"])
 def test_bad_entry_names_refused(tmp_path, base, name, why):
     """Issue 16.19: a template entry that is not an OPC part name (or names a
     part twice, ignoring case) refuses the template: nothing with ".." is written."""
@@ -205,7 +206,8 @@ def test_relationships_leaving_the_package_or_external_dropped(tmp_path, base):
 
 @pytest.mark.parametrize("part,dtd", [("word/theme/theme1.xml", BILLION_LAUGHS),
                                       ("word/styles.xml", XXE),
-                                      ("word/_rels/document.xml.rels", BILLION_LAUGHS)])
+                                      ("word/_rels/document.xml.rels", BILLION_LAUGHS)],
+                         ids=["theme-laughs", "styles-xxe", "rels-laughs"])
 def test_dtd_refused(tmp_path, base, part, dtd):
     """Issue 16.19: a DTD (billion laughs, an external entity) in any part
     refuses the template, at once."""
