@@ -20,7 +20,6 @@
 #include "render/docx/docx_internal.h"
 #include "render/ooxml/template.h"
 
-#define W_NS "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 #define ID_MAX 1000000u /* numbering ids beyond this are refused */
 
 struct fo_docx_tpl {
@@ -140,7 +139,7 @@ static fo_status check_root(fo_docx_ctx *c, const char *path, const char *part, 
     xmlNodePtr r = xmlDocGetRootElement(doc);
     if (doc->encoding && strcasecmp((const char *)doc->encoding, "UTF-8") != 0)
         return refuse(c, path, part, "is not UTF-8");
-    if (!fo_tpl_is(r, root) || !r->ns || strcmp((const char *)r->ns->href, W_NS) != 0 ||
+    if (!fo_tpl_is(r, root) || !r->ns || strcmp((const char *)r->ns->href, FO_NS_W) != 0 ||
         !r->ns->prefix || strcmp((const char *)r->ns->prefix, "w") != 0) {
         char why[96];
         snprintf(why, sizeof why, "has no <w:%s> root in the WordprocessingML namespace", root);
@@ -297,6 +296,25 @@ static fo_status rewrite_ids(fo_docx_ctx *c, fo_tpl *z, const fo_tpl_rels *rels,
     return st;
 }
 
+/* True when ns is prefix bound to href, as in folio's document.xml. */
+static bool bound(const xmlNs *ns, const char *prefix, const char *href)
+{
+    return ns && ns->prefix && strcmp((const char *)ns->prefix, prefix) == 0 &&
+           strcmp((const char *)ns->href, href) == 0;
+}
+
+/* The sectPr is copied into folio's document.xml, which declares w: and r:
+ * only: every element must be w:, every attribute w:, r: or unprefixed. */
+static bool carried_prefixes(xmlNodePtr n)
+{
+    if (!bound(n->ns, "w", FO_NS_W)) return false;
+    for (xmlAttrPtr a = n->properties; a; a = a->next)
+        if (a->ns && !bound(a->ns, "w", FO_NS_W) && !bound(a->ns, "r", FO_NS_R)) return false;
+    for (xmlNodePtr c = n->children; c; c = c->next)
+        if (c->type == XML_ELEMENT_NODE && !carried_prefixes(c)) return false;
+    return true;
+}
+
 /* Page width and side margins from the sectPr node. */
 static void page_setup(fo_docx_tpl *t, xmlNodePtr sect)
 {
@@ -318,6 +336,10 @@ static fo_status take_section(fo_docx_ctx *c, fo_docx_tpl *t, fo_tpl *z, const c
     xmlNodePtr body = fo_tpl_child(xmlDocGetRootElement(dom), "body"), sect = NULL;
     for (xmlNodePtr n = body ? body->children : NULL; n; n = n->next)
         if (fo_tpl_is(n, "sectPr")) sect = n;
+    if (sect && !carried_prefixes(sect))
+        return refuse(c, fo_tpl_path(z), FO_DOCX_DOCUMENT,
+                      "has a page setup (w:sectPr) with elements or attributes outside the w: and r: "
+                      "namespaces");
     page_setup(t, sect);
     fo_tpl_rels rels;
     fo_status st = fo_tpl_rels_read(z, FO_DOCX_DOCUMENT, &rels);

@@ -224,3 +224,12 @@ def test_unreadable_rels_exit_2_with_a_message(tmp_path, base):
     """Issue 16.20c: a rels part libxml2 refuses was exit 2 with no message."""
     bad = with_parts(base, tmp_path / "rels.docx", {"word/_rels/document.xml.rels": "<Relationships"})
     refused(tmp_path, bad, "word/_rels/document.xml.rels", "not well-formed")
+
+
+def test_sectpr_with_foreign_prefix_refused(tmp_path, base):
+    """The body's sectPr is copied into folio's document.xml, which declares
+    only w: and r:; a prefix from elsewhere would make the output unreadable."""
+    doc = parts_of(base)["word/document.xml"].decode().replace(
+        "<w:sectPr>", '<w:sectPr><x:evil xmlns:x="urn:x"/>', 1)
+    bad = with_parts(base, tmp_path / "prefix.docx", {"word/document.xml": doc})
+    refused(tmp_path, bad, "word/document.xml", "outside the w: and r: namespaces")
