@@ -428,7 +428,9 @@ fo_status fo_tpl_rels_read(fo_tpl *t, const char *source, fo_tpl_rels *out)
         fo_tpl_attr(n, "Id", id, sizeof id);
         fo_tpl_attr(n, "Type", type, sizeof type);
         fo_tpl_attr(n, "Target", target, sizeof target);
-        if (!*id || !*type || !*target) continue;
+        if (!*id || !*type || !*target || strlen(id) + 1 == sizeof id ||
+            strlen(type) + 1 == sizeof type || strlen(target) + 1 == sizeof target)
+            continue; /* missing or too long: dropped */
         bool external = strcasecmp(fo_tpl_attr(n, "TargetMode", mode, sizeof mode), "External") == 0;
         if (external ? !web_link(type, target) : !fo_tpl_resolve(source, target, part, sizeof part))
             continue; /* dropped: see template.h */

@@ -27,6 +27,7 @@
 #include "render/pptx/pptx_internal.h"
 
 #define EMU_PT(v) ((double)(v) / 12700.0)
+#define LAYOUTS_MAX 256 /* layouts of the master considered for folio's slides */
 
 /* The kinds of part copied from a template, with their folder and type. */
 typedef enum { K_MASTER, K_LAYOUT, K_THEME, K_IMAGE, K_NONE } part_kind;
@@ -129,6 +130,12 @@ static fo_status copy_part(fo_pptx *p, reader *r, const char *part, part_kind k)
             continue;
         }
         if (xk == K_NONE) continue; /* slides, notes, tags, embeddings: not copied */
+        if (!fo_tpl_has(r->z, x->target)) {
+            fo_diags_add(p->d, NULL, 0, 0, NULL, NULL, "template %s: part %s is missing (related from %s)",
+                         fo_tpl_path(r->z), x->target, part);
+            st = FO_ERR_INPUT;
+            break;
+        }
         if (!enqueue(r, x->target, xk)) { st = FO_ERR_NOMEM; break; }
         fo_tpl_relative(part, x->target, target, sizeof target);
         fo_pkg_add_rel_id(p->pkg, part, x->id, x->type, target, false);
@@ -272,7 +279,7 @@ static fo_status read_layouts(reader *r, const fo_tpl_rels *mrels, const ph_set 
     size_t cap = 0;
     fo_status st = FO_OK;
     char type[32];
-    for (size_t i = 0; i < mrels->n && st == FO_OK; i++) {
+    for (size_t i = 0; i < mrels->n && st == FO_OK && *n < LAYOUTS_MAX; i++) {
         if (kind_of(&mrels->items[i]) != K_LAYOUT) continue;
         xmlDocPtr doc;
         st = fo_tpl_xml(r->z, mrels->items[i].target, &doc, NULL, NULL);
