@@ -363,6 +363,20 @@ static fo_status take_section(fo_docx_ctx *c, fo_docx_tpl *t, fo_tpl *z, const c
     return FO_OK;
 }
 
+/* Where the root's end tag starts in s (the text libxml2 accepted). */
+typedef struct {
+    const char *root_end, *num, *cleanup; /* numbering: first w:num, w:numIdMacAtCleanup */
+} landmarks;
+
+static void find_landmarks(void *ctx, const tag *t, int depth)
+{
+    landmarks *l = ctx;
+    if (depth == 0 && t->kind == TAG_END) l->root_end = t->start;
+    if (depth != 1 || t->kind == TAG_END) return;
+    if (!l->num && tag_is(t, "w:num")) l->num = t->start;
+    if (!l->cleanup && tag_is(t, "w:numIdMacAtCleanup")) l->cleanup = t->start;
+}
+
 /* ---- loading ---------------------------------------------------------------------- */
 
 /* The largest numeric attr of root's children named el; false when one is
@@ -406,6 +420,9 @@ static fo_status load_styles(fo_docx_ctx *c, fo_docx_tpl *t, fo_tpl *z, const ch
     if (st != FO_OK) return st;
     if (!dom) return refuse(c, path, "word/styles.xml", "is missing: it is not a Word document");
     st = check_root(c, path, "word/styles.xml", dom, "styles");
+    landmarks l = {0};
+    if (st == FO_OK) scan(t->styles, t->styles_len, find_landmarks, &l);
+    if (st == FO_OK && !l.root_end) st = refuse(c, path, "word/styles.xml", "has no styles (<w:styles/>)");
     if (st == FO_OK) st = take_style_ids(t, dom);
     xmlFreeDoc(dom);
     return st;
@@ -425,6 +442,13 @@ static fo_status load_numbering(fo_docx_ctx *c, fo_docx_tpl *t, fo_tpl *z, const
         st = refuse(c, path, part, "has a list id over 1000000");
     t->abs_base = abs + 1;
     xmlFreeDoc(dom);
+    landmarks l = {0};
+    if (st == FO_OK) scan(t->numbering, t->numbering_len, find_landmarks, &l);
+    if (st == FO_OK && !l.root_end) { /* <w:numbering/>: folio's own lists */
+        fo_free(t->numbering);
+        t->numbering = NULL;
+        t->abs_base = t->num_base = 0;
+    }
     return st;
 }
 
@@ -508,20 +532,6 @@ bool fo_docx_tpl_theme(fo_docx_ctx *c)
     if (!c->tpl || !c->tpl->theme) return false;
     fo_pkg_add_part(c->pkg, "word/theme/theme1.xml", FO_CT_THEME, c->tpl->theme, c->tpl->theme_len);
     return true;
-}
-
-/* Where the root's end tag starts in s (the text libxml2 accepted). */
-typedef struct {
-    const char *root_end, *num, *cleanup; /* numbering: first w:num, w:numIdMacAtCleanup */
-} landmarks;
-
-static void find_landmarks(void *ctx, const tag *t, int depth)
-{
-    landmarks *l = ctx;
-    if (depth == 0 && t->kind == TAG_END) l->root_end = t->start;
-    if (depth != 1 || t->kind == TAG_END) return;
-    if (!l->num && tag_is(t, "w:num")) l->num = t->start;
-    if (!l->cleanup && tag_is(t, "w:numIdMacAtCleanup")) l->cleanup = t->start;
 }
 
 static bool has_style(const fo_docx_tpl *t, const char *id)

@@ -233,3 +233,16 @@ def test_sectpr_with_foreign_prefix_refused(tmp_path, base):
         "<w:sectPr>", '<w:sectPr><x:evil xmlns:x="urn:x"/>', 1)
     bad = with_parts(base, tmp_path / "prefix.docx", {"word/document.xml": doc})
     refused(tmp_path, bad, "word/document.xml", "outside the w: and r: namespaces")
+
+
+def test_empty_styles_and_numbering_roots(tmp_path, base):
+    """<w:styles/> has no end tag to add folio's styles before: refused;
+    <w:numbering/> lends no lists: folio's own numbering is written."""
+    ns = 'xmlns:w="%s"' % WNS
+    bad = with_parts(base, tmp_path / "nostyles.docx", {"word/styles.xml": "<w:styles %s/>" % ns})
+    refused(tmp_path, bad, "word/styles.xml", "has no styles")
+    ok = with_parts(base, tmp_path / "nonum.docx", {"word/numbering.xml": "<w:numbering %s/>" % ns})
+    out, p = render(tmp_path, ok)
+    assert p.returncode == 0, p.stderr
+    run_folio("render", tmp_path / "spec.json", "-o", tmp_path / "plain.docx", check=0)
+    assert numbering_ids(out) == numbering_ids(tmp_path / "plain.docx")
