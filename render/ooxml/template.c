@@ -412,6 +412,38 @@ static void rels_name(const char *source, char *out, size_t cap)
     else snprintf(out, cap, "_rels/%s.rels", source);
 }
 
+static int cmp_rel_id(const void *a, const void *b)
+{
+    const fo_tpl_rel *x = *(const fo_tpl_rel *const *)a, *y = *(const fo_tpl_rel *const *)b;
+    int c = strcmp(x->id, y->id);
+    return c ? c : (x < y ? -1 : x > y);
+}
+
+/* Drops every relationship whose id an earlier one has (ids are unique in a
+ * package; a copy with two would not open): sorted by id, then compacted in
+ * the original order. */
+static fo_status drop_repeated_ids(fo_tpl_rels *r)
+{
+    if (r->n < 2) return FO_OK;
+    const fo_tpl_rel **by_id = fo_malloc(r->n * sizeof *by_id);
+    if (!by_id) return FO_ERR_NOMEM;
+    for (size_t i = 0; i < r->n; i++) by_id[i] = &r->items[i];
+    qsort(by_id, r->n, sizeof *by_id, cmp_rel_id);
+    for (size_t i = 1; i < r->n; i++)
+        if (strcmp(by_id[i - 1]->id, by_id[i]->id) == 0) ((fo_tpl_rel *)by_id[i])->id[0] = '\0';
+    fo_free(by_id);
+    size_t o = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        fo_tpl_rel *x = &r->items[i];
+        if (x->id[0]) { r->items[o++] = *x; continue; }
+        fo_free(x->id);
+        fo_free(x->type);
+        fo_free(x->target);
+    }
+    r->n = o;
+    return FO_OK;
+}
+
 fo_status fo_tpl_rels_read(fo_tpl *t, const char *source, fo_tpl_rels *out)
 {
     out->items = NULL;
@@ -437,6 +469,7 @@ fo_status fo_tpl_rels_read(fo_tpl *t, const char *source, fo_tpl_rels *out)
         if (!rel_add(out, &cap, id, type, external ? target : part, external)) st = FO_ERR_NOMEM;
     }
     xmlFreeDoc(doc);
+    if (st == FO_OK) st = drop_repeated_ids(out);
     if (st != FO_OK) fo_tpl_rels_free(out);
     return st;
 }

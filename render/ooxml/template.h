@@ -78,7 +78,8 @@ typedef struct {
 
 /* Empty (n == 0) when source has no relationships part. A malformed rels
  * part is FO_ERR_INPUT with a diagnostic; FO_ERR_NOMEM. Dropped (above):
- * external non-web targets, targets outside the package. */
+ * external non-web targets, targets outside the package, and a
+ * relationship whose Id an earlier one already has. */
 fo_status fo_tpl_rels_read(fo_tpl *t, const char *source, fo_tpl_rels *out);
 void fo_tpl_rels_free(fo_tpl_rels *r);
 /* The relationship with that id, or NULL. */

@@ -43,7 +43,7 @@ static const struct {
 typedef struct {
     fo_tpl *z;
     char **queue;             /* parts to copy (owned) */
-    part_kind *kinds;              /* the kind of each */
+    part_kind *kinds;         /* the kind of each */
     size_t nq, capq;
 } reader;
 

@@ -1,7 +1,7 @@
 /* t_template.c — the template reader (render/ooxml/template.h): part-name
  * resolution and relative targets, entry names refused at open, the
  * decompression caps with a running count, DTDs refused, relationships
- * dropped (external non-web, leaving the package). Packages are written
+ * dropped (external non-web, leaving the package, a repeated Id). Packages are written
  * here with libzip. */
 #include <check.h>
 #include <stdio.h>
@@ -182,6 +182,7 @@ START_TEST(relationships)
         "<Relationship Id=\"rId4\" Type=\"t/hyperlink\" Target=\"file:///x\" TargetMode=\"External\"/>"
         "<Relationship Id=\"rId5\" Type=\"t/image\" Target=\"../../../tmp/x.png\"/>"
         "<Relationship Id=\"rId6\" Type=\"t/theme\" Target=\"/word/theme/theme1.xml\"/>"
+        "<Relationship Id=\"rId1\" Type=\"t/footer\" Target=\"footer1.xml\"/>"
         "</Relationships>";
     const char *kv[] = {"word/_rels/document.xml.rels", rels, "bad/_rels/x.xml.rels", "<Relationships", NULL};
     const char *path = make_zip(kv);
@@ -199,6 +200,7 @@ START_TEST(relationships)
     ck_assert_str_eq(fo_tpl_rel_typed(&r, "theme")->target, "word/theme/theme1.xml");
     ck_assert_ptr_null(fo_tpl_rel_typed(&r, "hyperlink")); /* internal ones only */
     ck_assert_ptr_null(fo_tpl_rel_find(&r, "rId2"));
+    ck_assert_str_eq(fo_tpl_rel_find(&r, "rId1")->type, "t/header"); /* the repeated rId1 dropped */
     fo_tpl_rels_free(&r);
     ck_assert_int_eq(fo_tpl_rels_read(t, "none.xml", &r), FO_OK);
     ck_assert_uint_eq(r.n, 0);
