@@ -187,7 +187,8 @@ static fo_status copy_pictures(fo_docx_ctx *c, fo_tpl *z, const char *part)
             size_t mlen;
             st = fo_tpl_read(z, h->target, FO_TPL_PART_MAX, &m, &mlen);
             if (st != FO_OK || !m) continue; /* a dangling link in the template: left out */
-            fo_pkg_add_default(c->pkg, strrchr(base, '.') + 1, ct);
+            char ext[16];
+            fo_pkg_add_default(c->pkg, fo_tpl_picture_ext(base, ext, sizeof ext), ct);
             fo_pkg_add_part_take(c->pkg, name, NULL, m, mlen);
         }
         fo_pkg_add_rel_id(c->pkg, part, h->id, h->type, target, false);
@@ -201,11 +202,10 @@ static fo_status copy_pictures(fo_docx_ctx *c, fo_tpl *z, const char *part)
 static bool hdrftr_name(const char *part)
 {
     static const char *const own[] = {"document.xml", "styles.xml", "numbering.xml", "settings.xml"};
+    if (strncmp(part, "word/", 5) != 0) return false;
     const char *base = part + 5;
     size_t n = strlen(base);
-    if (strncmp(part, "word/", 5) != 0 || strchr(base, '/') || n < 5 ||
-        strcasecmp(base + n - 4, ".xml") != 0)
-        return false;
+    if (strchr(base, '/') || n < 5 || strcasecmp(base + n - 4, ".xml") != 0) return false;
     for (size_t i = 0; i < sizeof own / sizeof *own; i++)
         if (strcasecmp(base, own[i]) == 0) return false;
     return true;

@@ -368,6 +368,16 @@ const char *fo_tpl_picture_type(const char *part)
     return NULL;
 }
 
+const char *fo_tpl_picture_ext(const char *part, char *buf, size_t cap)
+{
+    const char *dot = strrchr(part, '.');
+    size_t n = 0;
+    for (const char *e = dot && !strchr(dot, '/') ? dot + 1 : ""; *e && n + 1 < cap; e++)
+        buf[n++] = (char)tolower((unsigned char)*e);
+    buf[n] = '\0';
+    return buf;
+}
+
 /* ---- relationships ---------------------------------------------------------------------- */
 
 bool fo_tpl_type_is(const char *type, const char *tail)

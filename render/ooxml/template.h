@@ -102,6 +102,9 @@ void fo_tpl_relative(const char *from, const char *to, char *out, size_t cap);
 /* The content type of a picture from its extension (png, jpeg, gif, emf,
  * wmf, svg, bmp, tiff), or NULL: only these are copied. */
 const char *fo_tpl_picture_type(const char *part);
+/* The extension of a picture part in lower case ("x.PNG" -> "png") in buf
+ * (for its <Default>: extensions match ignoring case); "" when it has none. */
+const char *fo_tpl_picture_ext(const char *part, char *buf, size_t cap);
 
 /* ---- reading the DOM --------------------------------------------------------- */
 /* The first element child of n with that local name, or NULL (n may be NULL). */

@@ -117,7 +117,9 @@ static fo_status copy_part(fo_pptx *p, reader *r, const char *part, part_kind k)
         st = FO_ERR_INPUT;
     }
     if (st != FO_OK) return st;
-    if (k == K_IMAGE) fo_pkg_add_default(p->pkg, strrchr(part, '.') + 1, fo_tpl_picture_type(part));
+    char ext[16];
+    if (k == K_IMAGE)
+        fo_pkg_add_default(p->pkg, fo_tpl_picture_ext(part, ext, sizeof ext), fo_tpl_picture_type(part));
     fo_pkg_add_part_take(p->pkg, part, kinds[k].ct, data, len);
     fo_tpl_rels rels;
     st = fo_tpl_rels_read(r->z, part, &rels);

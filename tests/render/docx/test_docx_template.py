@@ -246,3 +246,14 @@ def test_empty_styles_and_numbering_roots(tmp_path, base):
     assert p.returncode == 0, p.stderr
     run_folio("render", tmp_path / "spec.json", "-o", tmp_path / "plain.docx", check=0)
     assert numbering_ids(out) == numbering_ids(tmp_path / "plain.docx")
+
+
+def test_header_with_a_short_part_name(tmp_path, base):
+    """A header relationship resolving to a name shorter than "word/" (h.x)
+    was read past its end; it is not a header folio copies."""
+    docrels = parts_of(base)["word/_rels/document.xml.rels"].decode().replace(
+        'Target="header1.xml"', 'Target="../h.x"')
+    t = with_parts(base, tmp_path / "short.docx", {"word/_rels/document.xml.rels": docrels, "h.x": "<w:hdr/>"})
+    out, p = render(tmp_path, t)
+    assert p.returncode == 0, p.stderr
+    assert "h.x" not in entry_names(out) and "word/footer1.xml" in entry_names(out)

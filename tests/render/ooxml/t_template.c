@@ -77,6 +77,10 @@ START_TEST(resolve_targets)
     ck_assert_str_eq(fo_tpl_picture_type("ppt/media/x.JPG"), "image/jpeg");
     ck_assert_ptr_null(fo_tpl_picture_type("ppt/media/x.bin"));
     ck_assert_ptr_null(fo_tpl_picture_type("ppt/media.png/x"));
+    char ext[8];
+    ck_assert_str_eq(fo_tpl_picture_ext("ppt/media/x.PNG", ext, sizeof ext), "png");
+    ck_assert_str_eq(fo_tpl_picture_ext("ppt/media.d/x", ext, sizeof ext), "");
+    ck_assert_str_eq(fo_tpl_picture_ext("x.abcdefghijk", ext, sizeof ext), "abcdefg");
 }
 END_TEST
 
