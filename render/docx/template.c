@@ -246,7 +246,7 @@ static fo_status ref_id(fo_docx_ctx *c, fo_tpl *z, const fo_tpl_rels *rels, cons
 /* ---- the section ---------------------------------------------------------------------- */
 
 typedef struct {
-    const char *s, *e, *open_end; /* last body sectPr: bytes, end of its start tag */
+    const char *s, *e;            /* last body sectPr: its bytes */
     bool in_body, empty;
     const char *cur;
 } sect_find;
@@ -263,7 +263,6 @@ static void find_sect(void *ctx, const tag *t, int depth)
         return;
     }
     f->cur = t->start;
-    f->open_end = t->end;
     if (t->kind == TAG_EMPTY) { f->s = t->start; f->e = t->end; f->empty = true; }
 }
 

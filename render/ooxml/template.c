@@ -152,6 +152,13 @@ static fo_status too_big(fo_tpl *t, const char *part, size_t cap, bool total)
     return FO_ERR_INPUT;
 }
 
+static fo_status unreadable(fo_tpl *t, zip_file_t *f, const char *part)
+{
+    fo_diags_add(t->d, NULL, 0, 0, NULL, NULL, "template %s: part %s cannot be read: %s", t->path,
+                 part, zip_file_strerror(f));
+    return FO_ERR_INPUT;
+}
+
 /* Reads an open entry in chunks; the zip's claimed size is only a hint. */
 static fo_status read_capped(fo_tpl *t, zip_file_t *f, const char *part, size_t cap,
                              size_t hint, char **data, size_t *len)
@@ -161,8 +168,14 @@ static fo_status read_capped(fo_tpl *t, zip_file_t *f, const char *part, size_t 
     char *b = fo_malloc(room);
     if (!b) return FO_ERR_NOMEM;
     for (;;) {
+        if (have + 1 >= room && room > cap) { /* exactly cap bytes, or more? */
+            char probe;
+            zip_int64_t more = zip_fread(f, &probe, 1);
+            if (more == 0) break;
+            fo_free(b);
+            return more < 0 ? unreadable(t, f, part) : too_big(t, part, cap, false);
+        }
         if (have + 1 >= room) {
-            if (room > cap) { fo_free(b); return too_big(t, part, cap, false); }
             size_t nr = room * 2 > cap + 1 ? cap + 1 : room * 2;
             char *nb = fo_realloc(b, nr);
             if (!nb) { fo_free(b); return FO_ERR_NOMEM; }
@@ -170,16 +183,10 @@ static fo_status read_capped(fo_tpl *t, zip_file_t *f, const char *part, size_t 
             room = nr;
         }
         zip_int64_t got = zip_fread(f, b + have, room - 1 - have);
-        if (got < 0) {
-            fo_diags_add(t->d, NULL, 0, 0, NULL, NULL, "template %s: part %s cannot be read: %s",
-                         t->path, part, zip_file_strerror(f));
-            fo_free(b);
-            return FO_ERR_INPUT;
-        }
+        if (got < 0) { fo_free(b); return unreadable(t, f, part); }
         if (got == 0) break;
         have += (size_t)got;
         t->total += (size_t)got;
-        if (have > cap) { fo_free(b); return too_big(t, part, cap, false); }
         if (t->total > FO_TPL_TOTAL_MAX) { fo_free(b); return too_big(t, part, cap, true); }
     }
     b[have] = '\0';

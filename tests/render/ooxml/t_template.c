@@ -115,8 +115,8 @@ START_TEST(caps_and_dtd)
     memcpy(huge, "<a>", 3);
     huge[n] = '\0';
     const char *dtd = "<?xml version=\"1.0\"?><!DOCTYPE a [<!ENTITY e \"x\">]><a>&e;</a>";
-    const char *kv[] = {"big.xml", huge, "dtd.xml", dtd, "ok.xml", "<r><c x='1'/></r>",
-                        "bad.xml", "<r><c></r>", NULL};
+    const char *kv[] = {"big.xml", huge, "exact.bin", huge + 1, "dtd.xml", dtd,
+                        "ok.xml", "<r><c x='1'/></r>", "bad.xml", "<r><c></r>", NULL};
     const char *path = make_zip(kv);
     free(huge);
     fo_diags d;
@@ -136,6 +136,9 @@ START_TEST(caps_and_dtd)
     fo_free(data);
     ck_assert_int_eq(fo_tpl_xml(t, "big.xml", &doc, NULL, NULL), FO_ERR_INPUT);
     ck_assert_ptr_nonnull(strstr(d.items[d.n - 1].message, "part big.xml decompresses to more than 8 MiB"));
+    ck_assert_int_eq(fo_tpl_read(t, "exact.bin", FO_TPL_XML_MAX, &data, &len), FO_OK); /* at the cap */
+    ck_assert_uint_eq(len, FO_TPL_XML_MAX);
+    fo_free(data);
     ck_assert_int_eq(fo_tpl_xml(t, "dtd.xml", &doc, NULL, NULL), FO_ERR_INPUT);
     ck_assert_ptr_nonnull(strstr(d.items[d.n - 1].message, "part dtd.xml has a DTD"));
     ck_assert_int_eq(fo_tpl_xml(t, "bad.xml", &doc, NULL, NULL), FO_ERR_INPUT);
