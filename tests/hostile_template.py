@@ -90,3 +90,13 @@ def run_measured(*args, timeout=120):
 def entry_names(path):
     with zipfile.ZipFile(path) as z:
         return z.namelist()
+
+
+def assert_refused(p, template, out, *words):
+    """A refused template: exit 2, a message naming it and each word, no output."""
+    assert p.returncode == 2, p.stderr
+    assert template.name in p.stderr, p.stderr
+    for w in words:
+        assert w in p.stderr, (w, p.stderr)
+    assert not out.exists()
+    return p.stderr

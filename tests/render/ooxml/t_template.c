@@ -32,6 +32,16 @@ static const char *make_zip(const char *const *kv)
     return path;
 }
 
+/* Opens the package of kv (which must open); *path for unlinking. */
+static fo_tpl *open_ok(const char *const *kv, fo_diags *d, const char **path)
+{
+    *path = make_zip(kv);
+    fo_diags_init(d);
+    fo_tpl *t = NULL;
+    ck_assert_int_eq(fo_tpl_open(*path, &t, d), FO_OK);
+    return t;
+}
+
 /* fo_tpl_open's status on that package, and its first message in msg. */
 static fo_status open_status(const char *const *kv, char *msg, size_t cap)
 {
@@ -117,12 +127,10 @@ START_TEST(caps_and_dtd)
     const char *dtd = "<?xml version=\"1.0\"?><!DOCTYPE a [<!ENTITY e \"x\">]><a>&e;</a>";
     const char *kv[] = {"big.xml", huge, "exact.bin", huge + 1, "dtd.xml", dtd,
                         "ok.xml", "<r><c x='1'/></r>", "bad.xml", "<r><c></r>", NULL};
-    const char *path = make_zip(kv);
-    free(huge);
+    const char *path;
     fo_diags d;
-    fo_diags_init(&d);
-    fo_tpl *t = NULL;
-    ck_assert_int_eq(fo_tpl_open(path, &t, &d), FO_OK);
+    fo_tpl *t = open_ok(kv, &d, &path);
+    free(huge);
     xmlDocPtr doc;
     char *data;
     size_t len;
@@ -156,12 +164,10 @@ START_TEST(total_cap)
     memset(pic, 'x', n);
     pic[n] = '\0';
     const char *kv[] = {"a.png", pic, NULL};
-    const char *path = make_zip(kv);
-    free(pic);
+    const char *path;
     fo_diags d;
-    fo_diags_init(&d);
-    fo_tpl *t = NULL;
-    ck_assert_int_eq(fo_tpl_open(path, &t, &d), FO_OK);
+    fo_tpl *t = open_ok(kv, &d, &path);
+    free(pic);
     fo_status st = FO_OK;
     int reads = 0;
     while (st == FO_OK && reads < 20) {
@@ -192,11 +198,9 @@ START_TEST(relationships)
         "<Relationship Id=\"rId1\" Type=\"t/footer\" Target=\"footer1.xml\"/>"
         "</Relationships>";
     const char *kv[] = {"word/_rels/document.xml.rels", rels, "bad/_rels/x.xml.rels", "<Relationships", NULL};
-    const char *path = make_zip(kv);
+    const char *path;
     fo_diags d;
-    fo_diags_init(&d);
-    fo_tpl *t = NULL;
-    ck_assert_int_eq(fo_tpl_open(path, &t, &d), FO_OK);
+    fo_tpl *t = open_ok(kv, &d, &path);
     fo_tpl_rels r;
     ck_assert_int_eq(fo_tpl_rels_read(t, "word/document.xml", &r), FO_OK);
     ck_assert_uint_eq(r.n, 3);
