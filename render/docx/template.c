@@ -4,59 +4,108 @@
  * win), numbering (folio's list definitions appended after the template's,
  * ids shifted), theme, page setup (its body w:sectPr: size, margins,
  * orientation) and headers/footers with their pictures. Its body text is not
- * copied.
+ * copied, nor any other part (macros, embeddings, custom XML, settings).
  *
- * Works on the template's XML as text: parts written by Word and
- * LibreOffice use the w: and r: prefixes throughout, and the pieces copied
- * (style elements, the sectPr) are moved whole. */
+ * Every part is read through render/ooxml/template.h (caps, names, no DTD)
+ * and parsed by libxml2, which checks it and gives the values (style ids,
+ * numbering ids, page size). The pieces kept are copied as the template's
+ * own bytes so that they stay exactly as Word wrote them: a tag scanner run
+ * over the well-formed, UTF-8 text libxml2 accepted finds where they start
+ * and end, skipping comments, CDATA and processing instructions. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "render/docx/docx_internal.h"
-#include "render/ooxml/zipin.h"
+#include "render/ooxml/template.h"
+
+#define ID_MAX 1000000u /* numbering ids beyond this are refused */
 
 struct fo_docx_tpl {
-    char *path;
     char *styles, *numbering, *theme; /* whole parts, NULL when absent */
     size_t styles_len, numbering_len, theme_len;
+    char **style_ids;                 /* w:styleId of the template's styles */
+    size_t nstyle_ids;
     char *sectpr;                     /* body sectPr with header/footer ids rewritten */
+    size_t sectpr_open;               /* bytes of its start tag */
+    bool sectpr_empty;                /* <w:sectPr .../> */
     long page_w, mar_l, mar_r;        /* twips, 0 when not given */
     unsigned abs_base, num_base;      /* first free abstractNumId / numId - 1 */
 };
 
-/* ---- small text helpers ------------------------------------------------------- */
+/* ---- a tag scanner for text libxml2 already accepted ----------------------------- */
 
-/* Value of attr="..." in [s, end), copied into out; false when absent. */
-static bool attr_in(const char *s, const char *end, const char *attr, char *out, size_t cap)
+enum { TAG_START, TAG_END, TAG_EMPTY };
+
+typedef struct {
+    const char *start, *end; /* the tag's bytes: '<' .. '>' inclusive */
+    const char *name;        /* qualified name, nlen bytes */
+    size_t nlen;
+    int kind;
+} tag;
+
+/* Skips from s past the first occurrence of close; lim on failure. */
+static const char *past(const char *s, const char *lim, const char *close)
 {
-    size_t n = strlen(attr);
-    for (const char *p = s; p && p < end; p++) {
-        p = strstr(p, attr);
-        if (!p || p >= end) return false;
-        if (p[n] == '=' && p[n + 1] == '"' && (p == s || p[-1] == ' ')) {
-            const char *v = p + n + 2, *q = strchr(v, '"');
-            if (!q || q > end) return false;
-            snprintf(out, cap, "%.*s", (int)(q - v), v);
-            return true;
+    size_t n = strlen(close);
+    for (; s + n <= lim; s++)
+        if (memcmp(s, close, n) == 0) return s + n;
+    return lim;
+}
+
+/* The next element tag in [*pos, lim), skipping text, comments, CDATA,
+ * processing instructions and declarations; false at the end. Attribute
+ * values are skipped whole (they may hold '>' or '/'). */
+static bool next_tag(const char **pos, const char *lim, tag *t)
+{
+    for (const char *s = *pos; s < lim; s++) {
+        if (*s != '<') continue;
+        if (lim - s >= 4 && memcmp(s, "<!--", 4) == 0) { s = past(s + 4, lim, "-->") - 1; continue; }
+        if (lim - s >= 9 && memcmp(s, "<![CDATA[", 9) == 0) { s = past(s + 9, lim, "]]>") - 1; continue; }
+        if (lim - s >= 2 && (s[1] == '?' || s[1] == '!')) { s = past(s + 2, lim, ">") - 1; continue; }
+        t->start = s;
+        t->kind = s + 1 < lim && s[1] == '/' ? TAG_END : TAG_START;
+        t->name = s + 1 + (t->kind == TAG_END);
+        const char *q = t->name;
+        while (q < lim && !strchr(" \t\r\n/>", *q)) q++;
+        t->nlen = (size_t)(q - t->name);
+        char quote = 0;
+        for (; q < lim; q++) {
+            if (quote) { if (*q == quote) quote = 0; }
+            else if (*q == '"' || *q == '\'') quote = *q;
+            else if (*q == '>') break;
         }
+        if (q >= lim) return false;
+        if (t->kind == TAG_START && q[-1] == '/') t->kind = TAG_EMPTY;
+        t->end = q + 1;
+        *pos = t->end;
+        return true;
     }
+    *pos = lim;
     return false;
 }
 
-/* Largest numeric value of attr="N" anywhere in s. */
-static unsigned max_attr(const char *s, const char *attr)
+static bool tag_is(const tag *t, const char *qname)
 {
-    unsigned m = 0;
-    size_t n = strlen(attr);
-    for (const char *p = s ? strstr(s, attr) : NULL; p; p = strstr(p + n, attr)) {
-        if (p[n] != '=' || p[n + 1] != '"') continue;
-        unsigned v = (unsigned)strtoul(p + n + 2, NULL, 10);
-        if (v > m) m = v;
-    }
-    return m;
+    return t->nlen == strlen(qname) && memcmp(t->name, qname, t->nlen) == 0;
 }
+
+/* Calls fn for every tag with its depth (0: the root's own tags). */
+typedef void (*tag_fn)(void *ctx, const tag *t, int depth);
+static void scan(const char *s, size_t len, tag_fn fn, void *ctx)
+{
+    const char *pos = s, *lim = s + len;
+    int depth = 0;
+    tag t;
+    while (next_tag(&pos, lim, &t)) {
+        if (t.kind == TAG_END) depth--;
+        fn(ctx, &t, depth);
+        if (t.kind == TAG_START) depth++;
+    }
+}
+
+/* ---- small helpers ---------------------------------------------------------------- */
 
 /* Appends n bytes to a growing buffer. */
 static bool put(char **b, size_t *len, size_t *cap, const char *s, size_t n)
@@ -75,153 +124,370 @@ static bool put(char **b, size_t *len, size_t *cap, const char *s, size_t n)
     return true;
 }
 
-/* ---- loading ------------------------------------------------------------------- */
+static fo_status refuse(fo_docx_ctx *c, const char *path, const char *part, const char *why)
+{
+    fo_diags_add(c->d, NULL, 0, 0, NULL, "give a .docx saved by Word or LibreOffice",
+                 "template %s: %s %s", path, part, why);
+    return FO_ERR_INPUT;
+}
+
+/* A part folio splices text into: UTF-8, root local name `root` in the
+ * WordprocessingML namespace under the prefix w. */
+static fo_status check_root(fo_docx_ctx *c, const char *path, const char *part, xmlDocPtr doc,
+                            const char *root)
+{
+    xmlNodePtr r = xmlDocGetRootElement(doc);
+    if (doc->encoding && strcasecmp((const char *)doc->encoding, "UTF-8") != 0)
+        return refuse(c, path, part, "is not UTF-8");
+    if (!fo_tpl_is(r, root) || !r->ns || strcmp((const char *)r->ns->href, FO_NS_W) != 0 ||
+        !r->ns->prefix || strcmp((const char *)r->ns->prefix, "w") != 0) {
+        char why[96];
+        snprintf(why, sizeof why, "has no <w:%s> root in the WordprocessingML namespace", root);
+        return refuse(c, path, part, why);
+    }
+    return FO_OK;
+}
 
 void fo_docx_tpl_free(fo_docx_tpl *t)
 {
     if (!t) return;
-    fo_free(t->path);
     fo_free(t->styles);
     fo_free(t->numbering);
     fo_free(t->theme);
+    for (size_t i = 0; i < t->nstyle_ids; i++) fo_free(t->style_ids[i]);
+    fo_free(t->style_ids);
     fo_free(t->sectpr);
     fo_free(t);
 }
 
-static const char *media_ct(const char *name)
-{
-    const char *dot = strrchr(name, '.');
-    if (!dot) return "application/octet-stream";
-    static const char *const map[][2] = {
-        {".png", "image/png"}, {".jpeg", "image/jpeg"}, {".jpg", "image/jpeg"},
-        {".gif", "image/gif"}, {".emf", "image/x-emf"}, {".wmf", "image/x-wmf"},
-        {".svg", "image/svg+xml"}, {".bmp", "image/bmp"}, {".tif", "image/tiff"},
-        {".tiff", "image/tiff"}};
-    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-        if (strcasecmp(dot, map[i][0]) == 0) return map[i][1];
-    return "application/octet-stream";
-}
+/* ---- headers and footers ------------------------------------------------------------ */
 
-/* Copies a header/footer part of the template (and the pictures it shows)
- * into the package; returns false on a read failure. */
-static bool copy_hdrftr(fo_docx_ctx *c, fo_zipin *z, const fo_zipin_rel *r, bool footer)
+/* Copies the pictures a header/footer shows (its image relationships; web
+ * links are kept, every other relationship dropped). */
+static fo_status copy_pictures(fo_docx_ctx *c, fo_tpl *z, const char *part)
 {
-    size_t len;
-    char *data = fo_zipin_read(z, r->target, &len);
-    if (!data) return false;
-    fo_pkg_add_part_take(c->pkg, r->target, footer ? FO_CT_DOCX_FOOTER : FO_CT_DOCX_HEADER, data, len);
-    fo_zipin_rels rels;
-    if (fo_zipin_rels_read(z, r->target, &rels) != FO_OK) return false;
-    for (size_t i = 0; i < rels.n; i++) {
-        const fo_zipin_rel *h = &rels.items[i];
+    fo_tpl_rels rels;
+    fo_status st = fo_tpl_rels_read(z, part, &rels);
+    for (size_t i = 0; st == FO_OK && i < rels.n; i++) {
+        const fo_tpl_rel *h = &rels.items[i];
         if (h->external) {
-            fo_pkg_add_rel_id(c->pkg, r->target, h->id, h->type, h->target, true);
+            fo_pkg_add_rel_id(c->pkg, part, h->id, h->type, h->target, true);
             continue;
         }
+        const char *ct = fo_tpl_picture_type(h->target);
+        if (!fo_tpl_type_is(h->type, "image") || !ct) continue;
         /* template pictures get their own names beside folio's imageN */
         const char *base = strrchr(h->target, '/');
         base = base ? base + 1 : h->target;
-        char part[300], target[300];
-        snprintf(part, sizeof part, "word/media/template-%s", base);
+        char name[300], target[300];
+        snprintf(name, sizeof name, "word/media/template-%s", base);
         snprintf(target, sizeof target, "media/template-%s", base);
-        if (!fo_pkg_has_part(c->pkg, part)) {
+        if (!fo_pkg_has_part(c->pkg, name)) {
+            char *m;
             size_t mlen;
-            char *m = fo_zipin_read(z, h->target, &mlen);
-            if (!m) continue; /* a dangling link in the template: leave it out */
-            const char *dot = strrchr(base, '.');
-            if (dot) fo_pkg_add_default(c->pkg, dot + 1, media_ct(base));
-            fo_pkg_add_part_take(c->pkg, part, NULL, m, mlen);
+            st = fo_tpl_read(z, h->target, FO_TPL_PART_MAX, &m, &mlen);
+            if (st != FO_OK || !m) continue; /* a dangling link in the template: left out */
+            char ext[16];
+            fo_pkg_add_default(c->pkg, fo_tpl_picture_ext(base, ext, sizeof ext), ct);
+            fo_pkg_add_part_take(c->pkg, name, NULL, m, mlen);
         }
-        fo_pkg_add_rel_id(c->pkg, r->target, h->id, h->type, target, false);
+        fo_pkg_add_rel_id(c->pkg, part, h->id, h->type, target, false);
     }
-    fo_zipin_rels_free(&rels);
+    fo_tpl_rels_free(&rels);
+    return st;
+}
+
+/* A header/footer part name folio may take from the template: directly in
+ * word/, an .xml, and none of the parts folio writes itself. */
+static bool hdrftr_name(const char *part)
+{
+    static const char *const own[] = {"document.xml", "styles.xml", "numbering.xml", "settings.xml"};
+    if (strncmp(part, "word/", 5) != 0) return false;
+    const char *base = part + 5;
+    size_t n = strlen(base);
+    if (strchr(base, '/') || n < 5 || strcasecmp(base + n - 4, ".xml") != 0) return false;
+    for (size_t i = 0; i < sizeof own / sizeof *own; i++)
+        if (strcasecmp(base, own[i]) == 0) return false;
     return true;
+}
+
+/* Copies a header/footer part (checked XML) and its pictures. */
+static fo_status copy_hdrftr(fo_docx_ctx *c, fo_tpl *z, const fo_tpl_rel *r, bool footer)
+{
+    xmlDocPtr doc;
+    char *data;
+    size_t len;
+    fo_status st = fo_tpl_xml(z, r->target, &doc, &data, &len);
+    if (st != FO_OK || !doc) return st; /* missing: the reference is left out */
+    xmlFreeDoc(doc);
+    fo_pkg_add_part_take(c->pkg, r->target, footer ? FO_CT_DOCX_FOOTER : FO_CT_DOCX_HEADER, data, len);
+    return copy_pictures(c, z, r->target);
+}
+
+/* The new relationship id for a sectPr reference r:id="rid" ("" when the
+ * template's relationship is not a header/footer folio copies). */
+static fo_status ref_id(fo_docx_ctx *c, fo_tpl *z, const fo_tpl_rels *rels, const char *rid,
+                        const char **nid)
+{
+    const fo_tpl_rel *r = fo_tpl_rel_find(rels, rid);
+    *nid = "";
+    if (!r || r->external || !hdrftr_name(r->target)) return FO_OK;
+    bool footer = fo_tpl_type_is(r->type, "footer");
+    if (!footer && !fo_tpl_type_is(r->type, "header")) return FO_OK;
+    if (!fo_pkg_has_part(c->pkg, r->target)) {
+        fo_status st = copy_hdrftr(c, z, r, footer);
+        if (st != FO_OK || !fo_pkg_has_part(c->pkg, r->target)) return st;
+    }
+    *nid = fo_pkg_add_rel(c->pkg, FO_DOCX_DOCUMENT, r->type, r->target + 5, false);
+    c->template_hdrftr = true;
+    return FO_OK;
+}
+
+/* ---- the section ---------------------------------------------------------------------- */
+
+typedef struct {
+    const char *s, *e;            /* last body sectPr: its bytes */
+    bool in_body, empty;
+    const char *cur;
+} sect_find;
+
+static void find_sect(void *ctx, const tag *t, int depth)
+{
+    sect_find *f = ctx;
+    if (depth == 1 && tag_is(t, "w:body")) f->in_body = t->kind == TAG_START;
+    if (!f->in_body || depth != 2 || !tag_is(t, "w:sectPr")) return;
+    if (t->kind == TAG_END) {
+        f->s = f->cur;
+        f->e = t->end;
+        f->empty = false;
+        return;
+    }
+    f->cur = t->start;
+    if (t->kind == TAG_EMPTY) { f->s = t->start; f->e = t->end; f->empty = true; }
+}
+
+/* Copies tag bytes [s, e) with each r:id="..." value replaced. */
+static fo_status rewrite_ids(fo_docx_ctx *c, fo_tpl *z, const fo_tpl_rels *rels, const tag *t,
+                             char **b, size_t *len, size_t *cap)
+{
+    const char *p = t->start, *q = t->name + t->nlen;
+    fo_status st = FO_OK;
+    while (st == FO_OK && q < t->end) {
+        while (q < t->end && strchr(" \t\r\n", *q)) q++;
+        const char *an = q;
+        while (q < t->end && !strchr(" \t\r\n=/>", *q)) q++;
+        size_t anl = (size_t)(q - an);
+        while (q < t->end && *q != '"' && *q != '\'' && *q != '>') q++;
+        if (q >= t->end || *q == '>') break;
+        const char *v = q + 1, *ve = memchr(v, *q, (size_t)(t->end - v));
+        if (!ve) break;
+        q = ve + 1;
+        if (anl != 4 || memcmp(an, "r:id", 4) != 0) continue;
+        char rid[64];
+        snprintf(rid, sizeof rid, "%.*s", (int)(ve - v < 63 ? ve - v : 63), v);
+        const char *nid;
+        st = ref_id(c, z, rels, rid, &nid);
+        if (st == FO_OK && (!put(b, len, cap, p, (size_t)(v - p)) || !put(b, len, cap, nid, strlen(nid))))
+            st = FO_ERR_NOMEM;
+        p = ve;
+    }
+    if (st == FO_OK && !put(b, len, cap, p, (size_t)(t->end - p))) st = FO_ERR_NOMEM;
+    return st;
+}
+
+/* True when ns is prefix bound to href, as in folio's document.xml. */
+static bool bound(const xmlNs *ns, const char *prefix, const char *href)
+{
+    return ns && ns->prefix && strcmp((const char *)ns->prefix, prefix) == 0 &&
+           strcmp((const char *)ns->href, href) == 0;
+}
+
+/* The sectPr is copied into folio's document.xml, which declares w: and r:
+ * only: every element must be w:, every attribute w:, r: or unprefixed. */
+static bool carried_prefixes(xmlNodePtr n)
+{
+    if (!bound(n->ns, "w", FO_NS_W)) return false;
+    for (xmlAttrPtr a = n->properties; a; a = a->next)
+        if (a->ns && !bound(a->ns, "w", FO_NS_W) && !bound(a->ns, "r", FO_NS_R)) return false;
+    for (xmlNodePtr c = n->children; c; c = c->next)
+        if (c->type == XML_ELEMENT_NODE && !carried_prefixes(c)) return false;
+    return true;
+}
+
+/* Page width and side margins from the sectPr node. */
+static void page_setup(fo_docx_tpl *t, xmlNodePtr sect)
+{
+    char v[32];
+    xmlNodePtr pg = fo_tpl_child(sect, "pgSz"), mar = fo_tpl_child(sect, "pgMar");
+    if (*fo_tpl_attr(pg, "w", v, sizeof v)) t->page_w = atol(v);
+    if (*fo_tpl_attr(mar, "left", v, sizeof v)) t->mar_l = atol(v);
+    if (*fo_tpl_attr(mar, "right", v, sizeof v)) t->mar_r = atol(v);
 }
 
 /* The body's sectPr: copied with each header/footer reference pointed at
  * the copied part through a new relationship of word/document.xml. */
-static fo_status take_section(fo_docx_ctx *c, fo_docx_tpl *t, fo_zipin *z, const char *doc)
+static fo_status take_section(fo_docx_ctx *c, fo_docx_tpl *t, fo_tpl *z, const char *doc,
+                              size_t dlen, xmlDocPtr dom)
 {
-    const char *s = NULL;
-    for (const char *p = strstr(doc, "<w:sectPr"); p; p = strstr(p + 1, "<w:sectPr")) s = p;
-    const char *e = s ? strstr(s, "</w:sectPr>") : NULL;
-    if (!s || !e) return FO_OK; /* no page setup: folio's theme */
-    e += strlen("</w:sectPr>");
-    const char *pg = strstr(s, "<w:pgSz"), *mar = strstr(s, "<w:pgMar");
-    char v[32];
-    if (pg && pg < e && attr_in(pg, e, "w:w", v, sizeof v)) t->page_w = atol(v);
-    if (mar && mar < e && attr_in(mar, e, "w:left", v, sizeof v)) t->mar_l = atol(v);
-    if (mar && mar < e && attr_in(mar, e, "w:right", v, sizeof v)) t->mar_r = atol(v);
-
-    fo_zipin_rels rels;
-    fo_status st = fo_zipin_rels_read(z, "word/document.xml", &rels);
+    sect_find f = {0};
+    scan(doc, dlen, find_sect, &f);
+    if (!f.s) return FO_OK; /* no page setup: folio's theme */
+    xmlNodePtr body = fo_tpl_child(xmlDocGetRootElement(dom), "body"), sect = NULL;
+    for (xmlNodePtr n = body ? body->children : NULL; n; n = n->next)
+        if (fo_tpl_is(n, "sectPr")) sect = n;
+    if (sect && !carried_prefixes(sect))
+        return refuse(c, fo_tpl_path(z), FO_DOCX_DOCUMENT,
+                      "has a page setup (w:sectPr) with elements or attributes outside the w: and r: "
+                      "namespaces");
+    page_setup(t, sect);
+    fo_tpl_rels rels;
+    fo_status st = fo_tpl_rels_read(z, FO_DOCX_DOCUMENT, &rels);
     if (st != FO_OK) return st;
     char *b = NULL;
     size_t len = 0, cap = 0;
-    bool ok = true;
-    const char *p = s;
-    while (ok && p < e) {
-        const char *id = strstr(p, "r:id=\"");
-        if (!id || id >= e) { ok = put(&b, &len, &cap, p, (size_t)(e - p)); break; }
-        id += 6;
-        const char *q = strchr(id, '"');
-        ok = put(&b, &len, &cap, p, (size_t)(id - p));
-        char rid[64];
-        snprintf(rid, sizeof rid, "%.*s", (int)(q - id), id);
-        const fo_zipin_rel *r = fo_zipin_rel_find(&rels, rid);
-        const char *nid = "";
-        if (r && !r->external) {
-            size_t tl = strlen(r->type);
-            bool footer = tl >= 7 && strcmp(r->type + tl - 7, "/footer") == 0;
-            bool header = tl >= 7 && strcmp(r->type + tl - 7, "/header") == 0;
-            if ((footer || header) && strncmp(r->target, "word/", 5) == 0 &&
-                (fo_pkg_has_part(c->pkg, r->target) || copy_hdrftr(c, z, r, footer))) {
-                nid = fo_pkg_add_rel(c->pkg, FO_DOCX_DOCUMENT, r->type, r->target + 5, false);
-                c->template_hdrftr = true;
-            }
-        }
-        if (ok) ok = put(&b, &len, &cap, nid, strlen(nid));
-        p = q;
+    const char *pos = f.s, *copied = f.s;
+    tag tg;
+    while (st == FO_OK && next_tag(&pos, f.e, &tg)) {
+        if (tg.kind == TAG_END) continue;
+        if (!put(&b, &len, &cap, copied, (size_t)(tg.start - copied))) st = FO_ERR_NOMEM;
+        else st = rewrite_ids(c, z, &rels, &tg, &b, &len, &cap);
+        copied = tg.end;
+        if (tg.start == f.s) t->sectpr_open = len;
     }
-    fo_zipin_rels_free(&rels);
-    if (!ok) { fo_free(b); return FO_ERR_NOMEM; }
+    if (st == FO_OK && !put(&b, &len, &cap, copied, (size_t)(f.e - copied))) st = FO_ERR_NOMEM;
+    fo_tpl_rels_free(&rels);
+    if (st != FO_OK) { fo_free(b); return st; }
     t->sectpr = b;
+    t->sectpr_empty = f.empty;
     return FO_OK;
+}
+
+/* Where the root's end tag starts in s (the text libxml2 accepted). */
+typedef struct {
+    const char *root_end, *num, *cleanup; /* numbering: first w:num, w:numIdMacAtCleanup */
+} landmarks;
+
+static void find_landmarks(void *ctx, const tag *t, int depth)
+{
+    landmarks *l = ctx;
+    if (depth == 0 && t->kind == TAG_END) l->root_end = t->start;
+    if (depth != 1 || t->kind == TAG_END) return;
+    if (!l->num && tag_is(t, "w:num")) l->num = t->start;
+    if (!l->cleanup && tag_is(t, "w:numIdMacAtCleanup")) l->cleanup = t->start;
+}
+
+/* ---- loading ---------------------------------------------------------------------- */
+
+/* The largest numeric attr of root's children named el; false when one is
+ * out of range. */
+static bool max_id(xmlNodePtr root, const char *el, const char *attr, unsigned *out)
+{
+    char v[32];
+    *out = 0;
+    for (xmlNodePtr n = root->children; n; n = n->next) {
+        if (!fo_tpl_is(n, el) || !*fo_tpl_attr(n, attr, v, sizeof v)) continue;
+        unsigned long x = strtoul(v, NULL, 10);
+        if (x > ID_MAX) return false;
+        if (x > *out) *out = (unsigned)x;
+    }
+    return true;
+}
+
+/* The template's style ids (folio adds only the styles it lacks). */
+static fo_status take_style_ids(fo_docx_tpl *t, xmlDocPtr dom)
+{
+    char v[256];
+    size_t cap = 0;
+    for (xmlNodePtr n = xmlDocGetRootElement(dom)->children; n; n = n->next) {
+        if (!fo_tpl_is(n, "style") || !*fo_tpl_attr(n, "styleId", v, sizeof v)) continue;
+        if (t->nstyle_ids == cap) {
+            cap = cap ? cap * 2 : 64;
+            char **ni = fo_realloc(t->style_ids, cap * sizeof *ni);
+            if (!ni) return FO_ERR_NOMEM;
+            t->style_ids = ni;
+        }
+        if (!(t->style_ids[t->nstyle_ids] = fo_strdup(v))) return FO_ERR_NOMEM;
+        t->nstyle_ids++;
+    }
+    return FO_OK;
+}
+
+static fo_status load_styles(fo_docx_ctx *c, fo_docx_tpl *t, fo_tpl *z, const char *path)
+{
+    xmlDocPtr dom;
+    fo_status st = fo_tpl_xml(z, "word/styles.xml", &dom, &t->styles, &t->styles_len);
+    if (st != FO_OK) return st;
+    if (!dom) return refuse(c, path, "word/styles.xml", "is missing: it is not a Word document");
+    st = check_root(c, path, "word/styles.xml", dom, "styles");
+    landmarks l = {0};
+    if (st == FO_OK) scan(t->styles, t->styles_len, find_landmarks, &l);
+    if (st == FO_OK && !l.root_end) st = refuse(c, path, "word/styles.xml", "has no styles (<w:styles/>)");
+    if (st == FO_OK) st = take_style_ids(t, dom);
+    xmlFreeDoc(dom);
+    return st;
+}
+
+static fo_status load_numbering(fo_docx_ctx *c, fo_docx_tpl *t, fo_tpl *z, const char *path)
+{
+    xmlDocPtr dom;
+    const char *part = "word/numbering.xml";
+    fo_status st = fo_tpl_xml(z, part, &dom, &t->numbering, &t->numbering_len);
+    if (st != FO_OK || !dom) return st;
+    st = check_root(c, path, part, dom, "numbering");
+    unsigned abs = 0;
+    xmlNodePtr root = xmlDocGetRootElement(dom);
+    if (st == FO_OK && (!max_id(root, "abstractNum", "abstractNumId", &abs) ||
+                        !max_id(root, "num", "numId", &t->num_base)))
+        st = refuse(c, path, part, "has a list id over 1000000");
+    t->abs_base = abs + 1;
+    xmlFreeDoc(dom);
+    landmarks l = {0};
+    if (st == FO_OK) scan(t->numbering, t->numbering_len, find_landmarks, &l);
+    if (st == FO_OK && !l.root_end) { /* <w:numbering/>: folio's own lists */
+        fo_free(t->numbering);
+        t->numbering = NULL;
+        t->abs_base = t->num_base = 0;
+    }
+    return st;
+}
+
+static fo_status load_theme(fo_docx_tpl *t, fo_tpl *z)
+{
+    xmlDocPtr dom;
+    fo_status st = fo_tpl_xml(z, "word/theme/theme1.xml", &dom, &t->theme, &t->theme_len);
+    xmlFreeDoc(dom);
+    return st;
+}
+
+static fo_status load_parts(fo_docx_ctx *c, fo_docx_tpl *t, fo_tpl *z, const char *path)
+{
+    xmlDocPtr dom = NULL;
+    char *doc = NULL;
+    size_t dlen = 0;
+    fo_status st = fo_tpl_xml(z, FO_DOCX_DOCUMENT, &dom, &doc, &dlen);
+    if (st == FO_OK && !dom) st = refuse(c, path, FO_DOCX_DOCUMENT, "is missing: it is not a Word document");
+    if (st == FO_OK) st = check_root(c, path, FO_DOCX_DOCUMENT, dom, "document");
+    if (st == FO_OK) st = load_styles(c, t, z, path);
+    if (st == FO_OK) st = load_numbering(c, t, z, path);
+    if (st == FO_OK) st = load_theme(t, z);
+    if (st == FO_OK) st = take_section(c, t, z, doc, dlen, dom);
+    xmlFreeDoc(dom);
+    fo_free(doc);
+    return st;
 }
 
 fo_status fo_docx_tpl_load(fo_docx_ctx *c, const char *path)
 {
-    fo_zipin *z = NULL;
-    fo_status st = fo_zipin_open(path, &z, c->d);
+    fo_tpl *z = NULL;
+    fo_status st = fo_tpl_open(path, &z, c->d);
     if (st != FO_OK) return st;
     fo_docx_tpl *t = fo_calloc(1, sizeof *t);
-    char *doc = NULL;
-    if (!t) { st = FO_ERR_NOMEM; goto cleanup; }
-    size_t dlen;
-    doc = fo_zipin_read(z, "word/document.xml", &dlen);
-    t->styles = fo_zipin_read(z, "word/styles.xml", &t->styles_len);
-    if (!doc || !t->styles || !strstr(t->styles, "</w:styles>")) {
-        fo_diags_add(c->d, path, 0, 0, NULL, "give a .docx saved by Word or LibreOffice",
-                     "template %s is not a Word document: %s is missing or unreadable", path,
-                     doc ? "word/styles.xml" : "word/document.xml");
-        st = FO_ERR_INPUT;
-        goto cleanup;
-    }
-    t->numbering = fo_zipin_read(z, "word/numbering.xml", &t->numbering_len);
-    if (t->numbering && !strstr(t->numbering, "</w:numbering>")) {
-        fo_free(t->numbering);
-        t->numbering = NULL;
-    }
-    t->theme = fo_zipin_read(z, "word/theme/theme1.xml", &t->theme_len);
-    t->abs_base = t->numbering ? max_attr(t->numbering, "w:abstractNumId") + 1 : 0;
-    t->num_base = t->numbering ? max_attr(t->numbering, "w:numId") : 0;
-    c->tpl = t;
-    st = take_section(c, t, z, doc);
-cleanup:
-    fo_free(doc);
-    fo_zipin_free(z);
-    if (st != FO_OK && c->tpl != t) fo_docx_tpl_free(t);
-    return st;
+    if (!t) st = FO_ERR_NOMEM;
+    else c->tpl = t;
+    if (st == FO_OK) st = load_parts(c, t, z, path);
+    fo_tpl_free(z);
+    if (st == FO_ERR_NOMEM && c->d->n == 0) fo_diags_add(c->d, NULL, 0, 0, NULL, NULL, "out of memory");
+    return st; /* c->tpl is freed with the context */
 }
 
 /* ---- using it -------------------------------------------------------------------- */
@@ -234,15 +500,15 @@ long fo_docx_tpl_text_width(const fo_docx_tpl *t)
 bool fo_docx_tpl_section(fo_docx_ctx *c)
 {
     if (!c->tpl || !c->tpl->sectpr) return false;
-    const char *s = c->tpl->sectpr;
-    const char *gt = strchr(s, '>');
-    if (c->template_hdrftr || !gt || gt[-1] == '/') {
+    const fo_docx_tpl *t = c->tpl;
+    const char *s = t->sectpr;
+    if (c->template_hdrftr || t->sectpr_empty) {
         fo_xml_raw(c->x, s, strlen(s));
         return true;
     }
     /* no letterhead in the template: folio's theme header/footer, whose
      * references come first in a sectPr */
-    fo_xml_raw(c->x, s, (size_t)(gt + 1 - s));
+    fo_xml_raw(c->x, s, t->sectpr_open);
     char ref[128];
     int n;
     if (c->header_rid[0]) {
@@ -253,7 +519,7 @@ bool fo_docx_tpl_section(fo_docx_ctx *c)
         n = snprintf(ref, sizeof ref, "<w:footerReference w:type=\"default\" r:id=\"%s\"/>", c->footer_rid);
         fo_xml_raw(c->x, ref, (size_t)n);
     }
-    fo_xml_raw(c->x, gt + 1, strlen(gt + 1));
+    fo_xml_raw(c->x, s + t->sectpr_open, strlen(s + t->sectpr_open));
     return true;
 }
 
@@ -267,55 +533,64 @@ bool fo_docx_tpl_theme(fo_docx_ctx *c)
     return true;
 }
 
-/* Template styles plus folio's styles whose id the template lacks. */
+static bool has_style(const fo_docx_tpl *t, const char *id)
+{
+    for (size_t i = 0; i < t->nstyle_ids; i++)
+        if (strcmp(t->style_ids[i], id) == 0) return true;
+    return false;
+}
+
+/* Template styles plus folio's styles whose id the template lacks (folio's
+ * part is built in, trusted text). */
 void fo_docx_tpl_styles(fo_docx_ctx *c, const char *folio, size_t folio_len)
 {
     const fo_docx_tpl *t = c->tpl;
-    const char *ts = t->styles;
-    const char *close = strstr(ts, "</w:styles>");
+    landmarks l = {0};
+    scan(t->styles, t->styles_len, find_landmarks, &l);
+    const char *ts = t->styles, *close = l.root_end ? l.root_end : ts + t->styles_len;
     char *b = NULL;
     size_t len = 0, cap = 0;
     bool ok = put(&b, &len, &cap, ts, (size_t)(close - ts));
     const char *fend = folio + folio_len;
     for (const char *p = strstr(folio, "<w:style "); ok && p && p < fend;
          p = strstr(p + 1, "<w:style ")) {
-        const char *e = strstr(p, "</w:style>");
-        if (!e) break;
+        const char *e = strstr(p, "</w:style>"), *id = strstr(p, "w:styleId=\"");
+        if (!e || !id || id > e) break;
         e += strlen("</w:style>");
-        const char *gt = strchr(p, '>');
-        char id[128], needle[160];
-        if (!attr_in(p, gt, "w:styleId", id, sizeof id)) continue;
-        snprintf(needle, sizeof needle, "w:styleId=\"%s\"", id);
-        if (!strstr(ts, needle)) ok = put(&b, &len, &cap, p, (size_t)(e - p));
+        id += strlen("w:styleId=\"");
+        char sid[128];
+        snprintf(sid, sizeof sid, "%.*s", (int)strcspn(id, "\""), id);
+        if (!has_style(t, sid)) ok = put(&b, &len, &cap, p, (size_t)(e - p));
     }
-    if (ok) ok = put(&b, &len, &cap, close, strlen(close));
+    if (ok) ok = put(&b, &len, &cap, close, (size_t)(ts + t->styles_len - close));
     if (!ok) { fo_free(b); fo_docx_fail(c, NULL, FO_ERR_NOMEM, "out of memory"); return; }
     fo_pkg_add_part_take(c->pkg, "word/styles.xml", FO_CT_DOCX_STYLES, b, len);
 }
 
 /* Template numbering with folio's abstractNum and num elements (already
- * numbered past the template's ids) spliced in, in schema order. */
+ * numbered past the template's ids) spliced in, in schema order: the
+ * template's abstractNums, folio's, the template's nums, folio's, the rest. */
 void fo_docx_tpl_numbering(fo_docx_ctx *c, const char *folio, size_t folio_len)
 {
-    const char *tn = c->tpl->numbering;
-    const char *fend = folio + folio_len;
+    const fo_docx_tpl *t = c->tpl;
     const char *fa = strstr(folio, "<w:abstractNum "), *fn = strstr(folio, "<w:num ");
     const char *fclose = strstr(folio, "</w:numbering>");
-    if (!fa || !fn || !fclose || fclose > fend) { fo_docx_fail(c, NULL, FO_ERR_INTERNAL, "numbering"); return; }
-    /* where the template's num elements start (after its abstractNums) */
-    const char *tnum = NULL;
-    for (const char *p = strstr(tn, "<w:num"); p; p = strstr(p + 1, "<w:num"))
-        if (p[6] == ' ' || p[6] == '>') { tnum = p; break; }
-    const char *tend = strstr(tn, "<w:numIdMacAtCleanup");
-    if (!tend) tend = strstr(tn, "</w:numbering>");
-    if (!tnum) tnum = tend;
+    if (!fa || !fn || !fclose || fn < fa || fclose < fn || fclose > folio + folio_len) {
+        fo_docx_fail(c, NULL, FO_ERR_INTERNAL, "numbering");
+        return;
+    }
+    landmarks l = {0};
+    scan(t->numbering, t->numbering_len, find_landmarks, &l);
+    const char *tn = t->numbering, *tlim = tn + t->numbering_len;
+    const char *tend = l.cleanup ? l.cleanup : l.root_end ? l.root_end : tlim;
+    const char *tnum = l.num && l.num < tend ? l.num : tend;
     char *b = NULL;
     size_t len = 0, cap = 0;
     bool ok = put(&b, &len, &cap, tn, (size_t)(tnum - tn)) &&
               put(&b, &len, &cap, fa, (size_t)(fn - fa)) &&
               put(&b, &len, &cap, tnum, (size_t)(tend - tnum)) &&
               put(&b, &len, &cap, fn, (size_t)(fclose - fn)) &&
-              put(&b, &len, &cap, tend, strlen(tend));
+              put(&b, &len, &cap, tend, (size_t)(tlim - tend));
     if (!ok) { fo_free(b); fo_docx_fail(c, NULL, FO_ERR_NOMEM, "out of memory"); return; }
     fo_pkg_add_part_take(c->pkg, "word/numbering.xml", FO_CT_DOCX_NUMBERING, b, len);
 }

@@ -6,7 +6,13 @@
  * Invariant: after the first error (p->err != FO_OK) nothing more is added;
  * fo_pkg_close reports that error and writes nothing. Part data stays owned
  * by the package until fo_pkg_free, because libzip reads its sources only
- * inside zip_close. */
+ * inside zip_close.
+ *
+ * Lookups are indexed once: part names and relationship sources live in hash
+ * tables, and each source chains its relationships, so adding a part or a
+ * relationship and writing every .rels part cost O(1) each. A deck of 20,000
+ * headings (20,000 slides, 40,000 relationships) took 25 s with the linear
+ * scans this replaced. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +35,22 @@ typedef struct {
 typedef struct {
     char *source, *id, *type, *target;
     bool external;
+    size_t next;          /* next relationship of the same source, or NONE */
 } rel;
+
+#define NONE ((size_t)-1)
+
+/* One relationship source: its chain of rels (in call order) and count. */
+typedef struct {
+    size_t first, last, count;
+} relsrc;
+
+/* Open-addressing hash table from a borrowed string to an index. */
+typedef struct {
+    const char **keys;
+    size_t *vals;
+    size_t cap, n;        /* cap: 0 or a power of two */
+} strmap;
 
 typedef struct { char *ext, *ct; } deflt;
 
@@ -41,6 +62,10 @@ struct fo_pkg {
     size_t nparts, capparts;
     rel *rels;
     size_t nrels, caprels;
+    relsrc *srcs;         /* by index in srcmap */
+    size_t nsrcs, capsrcs;
+    strmap partmap;       /* part name -> index in parts */
+    strmap srcmap;        /* relationship source -> index in srcs */
     deflt *defs;
     size_t ndefs, capdefs;
     fo_xml **gen;         /* generated parts (content types, rels), kept for zip_close */
@@ -57,6 +82,64 @@ static bool grow(void **v, size_t *cap, size_t n, size_t elem)
     *v = nv;
     *cap = nc;
     return true;
+}
+
+/* ---- the index ---------------------------------------------------------------- */
+
+static size_t hash(const char *s)
+{
+    size_t h = 1469598103934665603u; /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+/* The slot of key: where it is, or the empty one where it would go. */
+static size_t slot_of(const strmap *m, const char *key)
+{
+    size_t i = hash(key) & (m->cap - 1);
+    while (m->keys[i] && strcmp(m->keys[i], key) != 0) i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+static bool strmap_get(const strmap *m, const char *key, size_t *val)
+{
+    if (!m->cap) return false;
+    size_t i = slot_of(m, key);
+    if (!m->keys[i]) return false;
+    *val = m->vals[i];
+    return true;
+}
+
+/* Adds key (borrowed: it must outlive the map) -> val; key is not present. */
+static bool strmap_put(strmap *m, const char *key, size_t val)
+{
+    if (2 * (m->n + 1) > m->cap) { /* keep the load under a half */
+        strmap big = {fo_calloc(m->cap ? 2 * m->cap : 64, sizeof *big.keys), NULL,
+                      m->cap ? 2 * m->cap : 64, m->n};
+        big.vals = fo_calloc(big.cap, sizeof *big.vals);
+        if (!big.keys || !big.vals) { fo_free(big.keys); fo_free(big.vals); return false; }
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->keys[i]) {
+                size_t j = slot_of(&big, m->keys[i]);
+                big.keys[j] = m->keys[i];
+                big.vals[j] = m->vals[i];
+            }
+        fo_free(m->keys);
+        fo_free(m->vals);
+        *m = big;
+    }
+    size_t i = slot_of(m, key);
+    m->keys[i] = key;
+    m->vals[i] = val;
+    m->n++;
+    return true;
+}
+
+static void strmap_free(strmap *m)
+{
+    fo_free(m->keys);
+    fo_free(m->vals);
+    memset(m, 0, sizeof *m);
 }
 
 void fo_pkg__fail(fo_pkg *p, fo_status err, const char *why)
@@ -97,6 +180,9 @@ void fo_pkg_free(fo_pkg *p)
         fo_free(p->defs[i].ct);
     }
     for (size_t i = 0; i < p->ngen; i++) fo_xml_free(p->gen[i]);
+    strmap_free(&p->partmap);
+    strmap_free(&p->srcmap);
+    fo_free(p->srcs);
     fo_free(p->parts);
     fo_free(p->rels);
     fo_free(p->defs);
@@ -129,9 +215,8 @@ void fo_pkg_add_default(fo_pkg *p, const char *ext, const char *ct)
 
 bool fo_pkg_has_part(const fo_pkg *p, const char *name)
 {
-    for (size_t i = 0; p && i < p->nparts; i++)
-        if (strcmp(p->parts[i].name, name) == 0) return true;
-    return false;
+    size_t i;
+    return p && strmap_get(&p->partmap, name, &i);
 }
 
 /* Appends an empty part record named name; NULL after an error. */
@@ -152,7 +237,7 @@ static part *new_part(fo_pkg *p, const char *name, const char *ct)
     memset(pt, 0, sizeof *pt);
     pt->name = fo_strdup(name);
     pt->ct = ct ? fo_strdup(ct) : NULL;
-    if (!pt->name || (ct && !pt->ct)) {
+    if (!pt->name || (ct && !pt->ct) || !strmap_put(&p->partmap, pt->name, p->nparts)) {
         fo_free(pt->name); fo_free(pt->ct);
         fo_pkg__fail(p, FO_ERR_NOMEM, NULL);
         return NULL;
@@ -296,27 +381,37 @@ const char *fo_pkg_add_rel_id(fo_pkg *p, const char *source, const char *given_i
 {
     if (!p || p->err) return "";
     if (!source) source = "";
-    unsigned n = 1;
-    for (size_t i = 0; i < p->nrels; i++)
-        if (strcmp(p->rels[i].source, source) == 0) n++;
-    if (!grow((void **)&p->rels, &p->caprels, p->nrels, sizeof *p->rels)) {
+    size_t si = NONE;
+    bool known = strmap_get(&p->srcmap, source, &si);
+    if (!grow((void **)&p->rels, &p->caprels, p->nrels, sizeof *p->rels) ||
+        (!known && !grow((void **)&p->srcs, &p->capsrcs, p->nsrcs, sizeof *p->srcs))) {
         fo_pkg__fail(p, FO_ERR_NOMEM, NULL);
         return "";
     }
     char id[64];
     if (given_id) snprintf(id, sizeof id, "%s", given_id);
-    else snprintf(id, sizeof id, "rId%u", n);
+    else snprintf(id, sizeof id, "rId%zu", (known ? p->srcs[si].count : 0) + 1);
     rel *r = &p->rels[p->nrels];
     r->source = fo_strdup(source);
     r->id = fo_strdup(id);
     r->type = fo_strdup(type);
     r->target = fo_strdup(target);
     r->external = external;
-    if (!r->source || !r->id || !r->type || !r->target) {
+    r->next = NONE;
+    if (!r->source || !r->id || !r->type || !r->target ||
+        (!known && !strmap_put(&p->srcmap, r->source, p->nsrcs))) {
         fo_free(r->source); fo_free(r->id); fo_free(r->type); fo_free(r->target);
         fo_pkg__fail(p, FO_ERR_NOMEM, NULL);
         return "";
     }
+    if (!known) {
+        si = p->nsrcs++;
+        p->srcs[si] = (relsrc){p->nrels, p->nrels, 0};
+    } else {
+        p->rels[p->srcs[si].last].next = p->nrels;
+        p->srcs[si].last = p->nrels;
+    }
+    p->srcs[si].count++;
     p->nrels++;
     return r->id;
 }
@@ -341,12 +436,13 @@ static fo_xml *gen_content_types(const fo_pkg *p)
 }
 
 /* Relationships of source (NULL when it has none). */
-static fo_xml *gen_rels(const fo_pkg *p, const char *source)
+static fo_xml *gen_rels(const fo_pkg *p, const char *src)
 {
     fo_xml *x = NULL;
-    for (size_t i = 0; i < p->nrels; i++) {
+    size_t si;
+    if (!strmap_get(&p->srcmap, src, &si)) return NULL;
+    for (size_t i = p->srcs[si].first; i != NONE; i = p->rels[i].next) {
         const rel *r = &p->rels[i];
-        if (strcmp(r->source, source) != 0) continue;
         if (!x) {
             x = fo_xml_new_memory();
             fo_xml_open(x, "Relationships", "xmlns",

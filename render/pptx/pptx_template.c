@@ -1,169 +1,73 @@
 /* pptx_template.c — `--template FILE.pptx`: borrow an existing deck's slide
  * master, layouts and theme, and place folio's slides on its layouts.
  *
- * Reading (libzip + libxml2): [Content_Types].xml, the package rels to find
- * presentation.xml, its rels to find the first slide master, then every part
- * the master reaches through relationships (layouts, theme, pictures), each
- * copied byte for byte under its own name with its own .rels file, so all
- * relationship ids inside them stay valid. The template's slides, notes and
- * anything else are not copied. Layouts are picked by their type:
+ * Reading goes through render/ooxml/template.h (checked names, capped
+ * parts, XML without DTDs): the package rels to find presentation.xml, its
+ * rels to find the first slide master, then the parts the master reaches
+ * through relationships folio understands — slide layouts, slide masters,
+ * themes and pictures (png, jpeg, gif, emf, wmf, svg, bmp, tiff), each in its
+ * usual folder (ppt/slideLayouts/, ppt/slideMasters/, ppt/theme/,
+ * ppt/media/). Each is copied byte for byte under its own name; its
+ * relationships are written anew with their ids, so references inside the
+ * parts stay valid, keeping only the relationships to copied parts and web
+ * links. The template's slides, notes, tags, embeddings and anything else
+ * are not copied. Layouts are picked by their type:
  * title -> "title" (or one with a ctrTitle), content -> "obj"/"tx" (or one
  * with title + body), section -> "secHead", blank -> "blank"; placeholder
  * boxes come from the layout, or from the master's placeholder of that kind,
  * and give the geometry that content is measured against. The template's
  * theme colors and fonts replace the folio theme's for text and charts. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <zip.h>
-#include <libxml/parser.h>
-#include <libxml/tree.h>
 
+#include "render/ooxml/template.h"
 #include "render/pptx/pptx_internal.h"
 
 #define EMU_PT(v) ((double)(v) / 12700.0)
+#define LAYOUTS_MAX 256 /* layouts of the master considered for folio's slides */
+
+/* The kinds of part copied from a template, with their folder and type. */
+typedef enum { K_MASTER, K_LAYOUT, K_THEME, K_IMAGE, K_NONE } part_kind;
+static const struct {
+    const char *rel, *folder, *ct;
+} kinds[] = {
+    [K_MASTER] = {"slideMaster", "ppt/slideMasters/", FO_PPTX_CT_BASE "slideMaster+xml"},
+    [K_LAYOUT] = {"slideLayout", "ppt/slideLayouts/", FO_PPTX_CT_BASE "slideLayout+xml"},
+    [K_THEME] = {"theme", "ppt/theme/", FO_CT_THEME},
+    [K_IMAGE] = {"image", "ppt/media/", NULL},
+};
 
 typedef struct {
-    zip_t *z;
-    const char *path;         /* template path, for messages */
-    xmlDocPtr ct;             /* [Content_Types].xml */
+    fo_tpl *z;
     char **queue;             /* parts to copy (owned) */
+    part_kind *kinds;         /* the kind of each */
     size_t nq, capq;
 } reader;
 
 /* ---- small helpers ------------------------------------------------------------- */
 
-static char *read_entry(reader *r, const char *name, size_t *len)
+/* The kind of part a relationship of that type to target is, or K_NONE
+ * when folio does not copy it. */
+static part_kind kind_of(const fo_tpl_rel *r)
 {
-    zip_stat_t st;
-    if (zip_stat(r->z, name, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE)) return NULL;
-    zip_file_t *f = zip_fopen(r->z, name, 0);
-    if (!f) return NULL;
-    char *buf = fo_malloc(st.size + 1);
-    if (buf && zip_fread(f, buf, st.size) != (zip_int64_t)st.size) { fo_free(buf); buf = NULL; }
-    zip_fclose(f);
-    if (buf) { buf[st.size] = '\0'; if (len) *len = st.size; }
-    return buf;
+    if (r->external) return K_NONE;
+    for (part_kind k = K_MASTER; k < K_NONE; k++)
+        if (fo_tpl_type_is(r->type, kinds[k].rel) &&
+            strncmp(r->target, kinds[k].folder, strlen(kinds[k].folder)) == 0 &&
+            !strchr(r->target + strlen(kinds[k].folder), '/'))
+            return k == K_IMAGE && !fo_tpl_picture_type(r->target) ? K_NONE : k;
+    return K_NONE;
 }
 
-static xmlDocPtr read_xml(reader *r, const char *name)
+/* The first relationship of part to a copied part of kind k, or NULL. */
+static const fo_tpl_rel *rel_of_kind(const fo_tpl_rels *rels, part_kind k)
 {
-    size_t len = 0;
-    char *buf = read_entry(r, name, &len);
-    if (!buf) return NULL;
-    xmlDocPtr doc = xmlReadMemory(buf, (int)len, name, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
-                                  XML_PARSE_NOWARNING);
-    fo_free(buf);
-    return doc;
-}
-
-static bool is(xmlNodePtr n, const char *local)
-{
-    return n && n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, local) == 0;
-}
-
-static xmlNodePtr child(xmlNodePtr n, const char *local)
-{
-    for (xmlNodePtr c = n ? n->children : NULL; c; c = c->next)
-        if (is(c, local)) return c;
+    for (size_t i = 0; i < rels->n; i++)
+        if (kind_of(&rels->items[i]) == k) return &rels->items[i];
     return NULL;
-}
-
-/* Attribute by local name (any namespace) copied into buf; "" when absent. */
-static const char *attr(xmlNodePtr n, const char *name, char *buf, size_t cap)
-{
-    buf[0] = '\0';
-    for (xmlAttrPtr a = n ? n->properties : NULL; a; a = a->next)
-        if (strcmp((const char *)a->name, name) == 0 && a->children && a->children->content) {
-            snprintf(buf, cap, "%s", (const char *)a->children->content);
-            break;
-        }
-    return buf;
-}
-
-/* Folder of a part ("ppt/slideMasters/x.xml" -> "ppt/slideMasters"). */
-static void dir_of(const char *part, char *out, size_t cap)
-{
-    const char *s = strrchr(part, '/');
-    snprintf(out, cap, "%.*s", s ? (int)(s - part) : 0, part);
-}
-
-/* Resolves a relationship target against the source part's folder, folding
- * "." and ".." segments. */
-static void resolve(const char *base_dir, const char *target, char *out, size_t cap)
-{
-    char tmp[512];
-    if (target[0] == '/') snprintf(tmp, sizeof tmp, "%s", target + 1);
-    else if (*base_dir) snprintf(tmp, sizeof tmp, "%s/%s", base_dir, target);
-    else snprintf(tmp, sizeof tmp, "%s", target);
-    const char *seg[64];
-    size_t len[64], n = 0;
-    for (char *s = tmp; *s;) {
-        char *e = strchr(s, '/');
-        size_t l = e ? (size_t)(e - s) : strlen(s);
-        if (l == 2 && s[0] == '.' && s[1] == '.') { if (n) n--; }
-        else if (!(l == 1 && s[0] == '.') && l > 0 && n < 64) { seg[n] = s; len[n++] = l; }
-        s += l + (e ? 1 : 0);
-    }
-    size_t o = 0;
-    out[0] = '\0';
-    for (size_t i = 0; i < n && o + len[i] + 2 < cap; i++) {
-        if (i) out[o++] = '/';
-        memcpy(out + o, seg[i], len[i]);
-        o += len[i];
-        out[o] = '\0';
-    }
-}
-
-static void rels_name(const char *part, char *out, size_t cap)
-{
-    char dir[256];
-    dir_of(part, dir, sizeof dir);
-    const char *base = strrchr(part, '/');
-    base = base ? base + 1 : part;
-    snprintf(out, cap, "%s%s_rels/%s.rels", dir, *dir ? "/" : "", base);
-}
-
-/* Target of the first relationship of type ending in type_tail from part. */
-static bool find_rel(reader *r, const char *part, const char *type_tail, char *out, size_t cap)
-{
-    char rn[512], dir[256], buf[512], ty[256];
-    rels_name(part, rn, sizeof rn);
-    xmlDocPtr doc = read_xml(r, rn);
-    if (!doc) return false;
-    dir_of(part, dir, sizeof dir);
-    bool found = false;
-    for (xmlNodePtr c = xmlDocGetRootElement(doc)->children; c && !found; c = c->next) {
-        if (!is(c, "Relationship")) continue;
-        attr(c, "Type", ty, sizeof ty);
-        size_t lt = strlen(ty), lk = strlen(type_tail);
-        if (lt >= lk && strcmp(ty + lt - lk, type_tail) == 0) {
-            resolve(dir, attr(c, "Target", buf, sizeof buf), out, cap);
-            found = true;
-        }
-    }
-    xmlFreeDoc(doc);
-    return found;
-}
-
-/* Content type of a part from [Content_Types].xml: Override, else Default. */
-static void content_type(reader *r, const char *part, char *out, size_t cap, bool *is_override)
-{
-    char buf[512];
-    out[0] = '\0';
-    *is_override = false;
-    const char *dot = strrchr(part, '.');
-    xmlNodePtr root = r->ct ? xmlDocGetRootElement(r->ct) : NULL;
-    for (xmlNodePtr c = root ? root->children : NULL; c; c = c->next) {
-        if (is(c, "Override") && strcmp(attr(c, "PartName", buf, sizeof buf) + (buf[0] == '/'), part) == 0) {
-            attr(c, "ContentType", out, cap);
-            *is_override = true;
-            return;
-        }
-        if (is(c, "Default") && dot && strcasecmp(attr(c, "Extension", buf, sizeof buf), dot + 1) == 0)
-            attr(c, "ContentType", out, cap);
-    }
 }
 
 static bool queued(const reader *r, const char *part)
@@ -173,59 +77,81 @@ static bool queued(const reader *r, const char *part)
     return false;
 }
 
-static bool enqueue(reader *r, const char *part)
+static bool enqueue(reader *r, const char *part, part_kind k)
 {
     if (queued(r, part)) return true;
     if (r->nq == r->capq) {
         size_t cap = r->capq ? r->capq * 2 : 16;
         char **q = fo_realloc(r->queue, cap * sizeof *q);
-        if (!q) return false;
-        r->queue = q;
+        if (q) r->queue = q;
+        part_kind *ks = q ? fo_realloc(r->kinds, cap * sizeof *ks) : NULL;
+        if (!ks) return false;
+        r->kinds = ks;
         r->capq = cap;
     }
+    r->kinds[r->nq] = k;
     r->queue[r->nq] = fo_strdup(part);
     return r->queue[r->nq++] != NULL;
 }
 
-/* Copies every part reachable from the master (breadth first), with its rels. */
+/* Reads a queued part: XML checked by libxml2, pictures under their cap. */
+static fo_status read_part(reader *r, const char *part, part_kind k, char **data, size_t *len)
+{
+    if (k == K_IMAGE) return fo_tpl_read(r->z, part, FO_TPL_PART_MAX, data, len);
+    xmlDocPtr doc;
+    fo_status st = fo_tpl_xml(r->z, part, &doc, data, len);
+    xmlFreeDoc(doc);
+    return st;
+}
+
+/* Copies one part and its relationships to copied parts and web links;
+ * the targets it reaches are queued. */
+static fo_status copy_part(fo_pptx *p, reader *r, const char *part, part_kind k)
+{
+    char *data;
+    size_t len = 0;
+    fo_status st = read_part(r, part, k, &data, &len);
+    if (st == FO_OK && !data) {
+        fo_diags_add(p->d, NULL, 0, 0, NULL, NULL, "template %s: part %s is missing",
+                     fo_tpl_path(r->z), part);
+        st = FO_ERR_INPUT;
+    }
+    if (st != FO_OK) return st;
+    char ext[16];
+    if (k == K_IMAGE)
+        fo_pkg_add_default(p->pkg, fo_tpl_picture_ext(part, ext, sizeof ext), fo_tpl_picture_type(part));
+    fo_pkg_add_part_take(p->pkg, part, kinds[k].ct, data, len);
+    fo_tpl_rels rels;
+    st = fo_tpl_rels_read(r->z, part, &rels);
+    char target[2 * FO_TPL_NAME_MAX];
+    for (size_t i = 0; st == FO_OK && i < rels.n; i++) {
+        const fo_tpl_rel *x = &rels.items[i];
+        part_kind xk = kind_of(x);
+        if (x->external) {
+            fo_pkg_add_rel_id(p->pkg, part, x->id, x->type, x->target, true);
+            continue;
+        }
+        if (xk == K_NONE) continue; /* slides, notes, tags, embeddings: not copied */
+        if (!fo_tpl_has(r->z, x->target)) {
+            fo_diags_add(p->d, NULL, 0, 0, NULL, NULL, "template %s: part %s is missing (related from %s)",
+                         fo_tpl_path(r->z), x->target, part);
+            st = FO_ERR_INPUT;
+            break;
+        }
+        if (!enqueue(r, x->target, xk)) { st = FO_ERR_NOMEM; break; }
+        fo_tpl_relative(part, x->target, target, sizeof target);
+        fo_pkg_add_rel_id(p->pkg, part, x->id, x->type, target, false);
+    }
+    fo_tpl_rels_free(&rels);
+    return st;
+}
+
+/* Copies every part reachable from the master (breadth first). */
 static fo_status copy_parts(fo_pptx *p, reader *r)
 {
-    for (size_t i = 0; i < r->nq; i++) {
-        const char *part = r->queue[i];
-        size_t len = 0;
-        char *data = read_entry(r, part, &len);
-        if (!data) {
-            fo_pptx_fail(p, FO_ERR_INPUT, NULL, "template %s: part %s is missing", r->path, part);
-            return FO_ERR_INPUT;
-        }
-        char ct[256];
-        bool ov;
-        content_type(r, part, ct, sizeof ct, &ov);
-        const char *dot = strrchr(part, '.');
-        if (!ov && *ct && dot) fo_pkg_add_default(p->pkg, dot + 1, ct);
-        fo_pkg_add_part_take(p->pkg, part, ov ? ct : NULL, data, len);
-        char rn[512], dir[256], buf[512], tgt[512], mode[32], ty[256];
-        rels_name(part, rn, sizeof rn);
-        size_t rlen = 0;
-        char *rels = read_entry(r, rn, &rlen);
-        if (!rels) continue;
-        xmlDocPtr doc = xmlReadMemory(rels, (int)rlen, rn, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
-                                      XML_PARSE_NOWARNING);
-        fo_pkg_add_part_take(p->pkg, rn, NULL, rels, rlen);
-        if (!doc) continue;
-        dir_of(part, dir, sizeof dir);
-        for (xmlNodePtr c = xmlDocGetRootElement(doc)->children; c; c = c->next) {
-            if (!is(c, "Relationship")) continue;
-            if (strcasecmp(attr(c, "TargetMode", mode, sizeof mode), "External") == 0) continue;
-            attr(c, "Type", ty, sizeof ty);
-            if (strstr(ty, "/slide") && !strstr(ty, "/slideLayout") && !strstr(ty, "/slideMaster"))
-                continue; /* a master never points at slides; be safe */
-            resolve(dir, attr(c, "Target", buf, sizeof buf), tgt, sizeof tgt);
-            if (!enqueue(r, tgt)) { xmlFreeDoc(doc); return FO_ERR_NOMEM; }
-        }
-        xmlFreeDoc(doc);
-    }
-    return fo_pkg_status(p->pkg);
+    fo_status st = FO_OK;
+    for (size_t i = 0; i < r->nq && st == FO_OK; i++) st = copy_part(p, r, r->queue[i], r->kinds[i]);
+    return st == FO_OK ? fo_pkg_status(p->pkg) : st;
 }
 
 /* ---- placeholders and layouts ------------------------------------------------------ */
@@ -234,18 +160,21 @@ typedef struct {
     fo_pptx_ph title, body, sub, num;
 } ph_set;
 
+/* A coordinate a slide can hold (pt): finite, within 100,000 pt (35 m). */
+static bool sane(double v) { return fabs(v) < 1e5; }
+
 /* Reads the placeholders of a master or layout part (top-level shapes). */
 static void read_placeholders(xmlDocPtr doc, ph_set *out)
 {
     memset(out, 0, sizeof *out);
-    xmlNodePtr tree = child(child(xmlDocGetRootElement(doc), "cSld"), "spTree");
+    xmlNodePtr tree = fo_tpl_child(fo_tpl_child(xmlDocGetRootElement(doc), "cSld"), "spTree");
     char type[32], idx[16], v[32];
     for (xmlNodePtr sp = tree ? tree->children : NULL; sp; sp = sp->next) {
-        if (!is(sp, "sp")) continue;
-        xmlNodePtr ph = child(child(child(sp, "nvSpPr"), "nvPr"), "ph");
+        if (!fo_tpl_is(sp, "sp")) continue;
+        xmlNodePtr ph = fo_tpl_child(fo_tpl_child(fo_tpl_child(sp, "nvSpPr"), "nvPr"), "ph");
         if (!ph) continue;
-        attr(ph, "type", type, sizeof type);
-        attr(ph, "idx", idx, sizeof idx);
+        fo_tpl_attr(ph, "type", type, sizeof type);
+        fo_tpl_attr(ph, "idx", idx, sizeof idx);
         fo_pptx_ph *slot = NULL;
         if (!strcmp(type, "title") || !strcmp(type, "ctrTitle")) slot = &out->title;
         else if (!strcmp(type, "subTitle")) slot = &out->sub;
@@ -255,14 +184,16 @@ static void read_placeholders(xmlDocPtr doc, ph_set *out)
         slot->present = true;
         snprintf(slot->type, sizeof slot->type, "%s", *type ? type : "obj");
         snprintf(slot->idx, sizeof slot->idx, "%s", idx);
-        xmlNodePtr xf = child(child(sp, "spPr"), "xfrm");
-        xmlNodePtr off = child(xf, "off"), ext = child(xf, "ext");
+        xmlNodePtr xf = fo_tpl_child(fo_tpl_child(sp, "spPr"), "xfrm");
+        xmlNodePtr off = fo_tpl_child(xf, "off"), ext = fo_tpl_child(xf, "ext");
         if (off && ext) {
             slot->has_box = true;
-            slot->x = EMU_PT(atof(attr(off, "x", v, sizeof v)));
-            slot->y = EMU_PT(atof(attr(off, "y", v, sizeof v)));
-            slot->w = EMU_PT(atof(attr(ext, "cx", v, sizeof v)));
-            slot->h = EMU_PT(atof(attr(ext, "cy", v, sizeof v)));
+            slot->x = EMU_PT(atof(fo_tpl_attr(off, "x", v, sizeof v)));
+            slot->y = EMU_PT(atof(fo_tpl_attr(off, "y", v, sizeof v)));
+            slot->w = EMU_PT(atof(fo_tpl_attr(ext, "cx", v, sizeof v)));
+            slot->h = EMU_PT(atof(fo_tpl_attr(ext, "cy", v, sizeof v)));
+            slot->has_box = sane(slot->x) && sane(slot->y) && sane(slot->w) && sane(slot->h) &&
+                            slot->w >= 0 && slot->h >= 0;
         }
     }
 }
@@ -309,8 +240,8 @@ static bool scheme_color(xmlNodePtr n, fo_rgb *out)
 {
     char v[16];
     for (xmlNodePtr c = n ? n->children : NULL; c; c = c->next) {
-        if (is(c, "srgbClr")) attr(c, "val", v, sizeof v);
-        else if (is(c, "sysClr")) attr(c, "lastClr", v, sizeof v);
+        if (fo_tpl_is(c, "srgbClr")) fo_tpl_attr(c, "val", v, sizeof v);
+        else if (fo_tpl_is(c, "sysClr")) fo_tpl_attr(c, "lastClr", v, sizeof v);
         else continue;
         if (strlen(v) != 6) return false;
         *out = (fo_rgb)strtoul(v, NULL, 16);
@@ -322,76 +253,49 @@ static bool scheme_color(xmlNodePtr n, fo_rgb *out)
 /* The template theme's colors and fonts over a copy of folio's theme. */
 static void apply_theme(xmlDocPtr doc, fo_theme *t)
 {
-    xmlNodePtr el = child(xmlDocGetRootElement(doc), "themeElements");
-    xmlNodePtr cs = child(el, "clrScheme"), fs = child(el, "fontScheme");
+    xmlNodePtr el = fo_tpl_child(xmlDocGetRootElement(doc), "themeElements");
+    xmlNodePtr cs = fo_tpl_child(el, "clrScheme"), fs = fo_tpl_child(el, "fontScheme");
     fo_rgb c;
-    if (scheme_color(child(cs, "dk1"), &c)) t->text = c;
-    if (scheme_color(child(cs, "lt1"), &c)) t->background = c;
-    if (scheme_color(child(cs, "dk2"), &c)) t->heading_color = c;
+    if (scheme_color(fo_tpl_child(cs, "dk1"), &c)) t->text = c;
+    if (scheme_color(fo_tpl_child(cs, "lt1"), &c)) t->background = c;
+    if (scheme_color(fo_tpl_child(cs, "dk2"), &c)) t->heading_color = c;
     static const char *const acc[] = {"accent1", "accent2", "accent3", "accent4", "accent5", "accent6"};
     size_t n = 0;
     for (size_t i = 0; i < 6; i++)
-        if (scheme_color(child(cs, acc[i]), &c)) t->palette[n++] = c;
+        if (scheme_color(fo_tpl_child(cs, acc[i]), &c)) t->palette[n++] = c;
     if (n) { t->npalette = n; t->accent = t->palette[0]; }
     char face[64];
-    attr(child(child(fs, "majorFont"), "latin"), "typeface", face, sizeof face);
+    fo_tpl_attr(fo_tpl_child(fo_tpl_child(fs, "majorFont"), "latin"), "typeface", face, sizeof face);
     if (*face && *face != '+') snprintf(t->heading.family, sizeof t->heading.family, "%s", face);
-    attr(child(child(fs, "minorFont"), "latin"), "typeface", face, sizeof face);
+    fo_tpl_attr(fo_tpl_child(fo_tpl_child(fs, "minorFont"), "latin"), "typeface", face, sizeof face);
     if (*face && *face != '+') snprintf(t->body.family, sizeof t->body.family, "%s", face);
 }
 
 /* ---- loading --------------------------------------------------------------------------- */
 
-/* "ppt/slideLayouts/x.xml" as a target from a part in folder from_dir. */
-static void relative_to(const char *from_dir, const char *part, char *out, size_t cap)
-{
-    /* drop the folders both paths start with */
-    while (*from_dir) {
-        const char *a = strchr(from_dir, '/'), *b = strchr(part, '/');
-        size_t la = a ? (size_t)(a - from_dir) : strlen(from_dir);
-        if (!b || (size_t)(b - part) != la || strncmp(from_dir, part, la) != 0) break;
-        from_dir += la + (a ? 1 : 0);
-        part = b + 1;
-    }
-    /* then up one level per folder left in from_dir */
-    size_t o = 0;
-    out[0] = '\0';
-    for (const char *s = from_dir; *from_dir && o + 4 < cap; ) {
-        memcpy(out + o, "../", 4);
-        o += 3;
-        s = strchr(s, '/');
-        if (!s) break;
-        s++;
-    }
-    snprintf(out + o, cap - o, "%s", part);
-}
-
-static fo_status read_layouts(fo_pptx *p, reader *r, const char *master, const ph_set *mph,
+static fo_status read_layouts(reader *r, const fo_tpl_rels *mrels, const ph_set *mph,
                               layout_info **out, size_t *n)
 {
-    char rn[512], dir[256], buf[512], ty[256], type[32];
-    rels_name(master, rn, sizeof rn);
-    xmlDocPtr rels = read_xml(r, rn);
     *out = NULL;
     *n = 0;
-    if (!rels) return FO_OK;
-    dir_of(master, dir, sizeof dir);
     size_t cap = 0;
     fo_status st = FO_OK;
-    for (xmlNodePtr c = xmlDocGetRootElement(rels)->children; c && st == FO_OK; c = c->next) {
-        if (!is(c, "Relationship") || !strstr(attr(c, "Type", ty, sizeof ty), "/slideLayout")) continue;
+    char type[32];
+    for (size_t i = 0; i < mrels->n && st == FO_OK && *n < LAYOUTS_MAX; i++) {
+        if (kind_of(&mrels->items[i]) != K_LAYOUT) continue;
+        xmlDocPtr doc;
+        st = fo_tpl_xml(r->z, mrels->items[i].target, &doc, NULL, NULL);
+        if (st != FO_OK || !doc) continue; /* dangling: the copy step reports it */
         if (*n == cap) {
             cap = cap ? cap * 2 : 16;
             layout_info *ls = fo_realloc(*out, cap * sizeof *ls);
-            if (!ls) { st = FO_ERR_NOMEM; break; }
+            if (!ls) { xmlFreeDoc(doc); st = FO_ERR_NOMEM; break; }
             *out = ls;
         }
         layout_info *L = &(*out)[*n];
         memset(L, 0, sizeof *L);
-        resolve(dir, attr(c, "Target", buf, sizeof buf), L->part, sizeof L->part);
-        xmlDocPtr doc = read_xml(r, L->part);
-        if (!doc) continue; /* dangling: the copy step reports it */
-        snprintf(L->type, sizeof L->type, "%s", attr(xmlDocGetRootElement(doc), "type", type, sizeof type));
+        snprintf(L->part, sizeof L->part, "%s", mrels->items[i].target);
+        snprintf(L->type, sizeof L->type, "%s", fo_tpl_attr(xmlDocGetRootElement(doc), "type", type, sizeof type));
         read_placeholders(doc, &L->ph);
         inherit_box(&L->ph.title, &mph->title);
         inherit_box(&L->ph.body, &mph->body);
@@ -400,8 +304,6 @@ static fo_status read_layouts(fo_pptx *p, reader *r, const char *master, const p
         xmlFreeDoc(doc);
         (*n)++;
     }
-    xmlFreeDoc(rels);
-    (void)p;
     return st;
 }
 
@@ -426,90 +328,131 @@ static void template_geometry(fo_pptx *p, const fo_pptx_tlayout *L)
     }
 }
 
-fo_status fo_pptx_template_load(fo_pptx *p, const char *path)
+/* presentation.xml (its part name in pres) and its first slide master. */
+static fo_status find_master(fo_pptx *p, reader *r, char *pres, size_t cap, xmlDocPtr *pres_doc,
+                             char *master, size_t mcap)
 {
-    reader r = {0};
-    r.path = path;
-    int zerr = 0;
-    r.z = zip_open(path, ZIP_RDONLY, &zerr);
-    if (!r.z) {
-        zip_error_t ze;
-        zip_error_init_with_code(&ze, zerr);
-        fo_pptx_fail(p, FO_ERR_INPUT, NULL, "template %s cannot be read as a .pptx: %s", path,
-                     zip_error_strerror(&ze));
-        zip_error_fini(&ze);
-        return FO_ERR_INPUT;
+    fo_tpl_rels rels;
+    fo_status st = fo_tpl_rels_read(r->z, "", &rels);
+    const fo_tpl_rel *o = st == FO_OK ? fo_tpl_rel_typed(&rels, "officeDocument") : NULL;
+    snprintf(pres, cap, "%s", o ? o->target : "ppt/presentation.xml");
+    fo_tpl_rels_free(&rels);
+    if (st == FO_OK) st = fo_tpl_xml(r->z, pres, pres_doc, NULL, NULL);
+    if (st != FO_OK) return st;
+    const fo_tpl_rel *m = NULL;
+    if (*pres_doc && (st = fo_tpl_rels_read(r->z, pres, &rels)) == FO_OK) {
+        if ((m = rel_of_kind(&rels, K_MASTER)) != NULL) snprintf(master, mcap, "%s", m->target);
+        fo_tpl_rels_free(&rels);
     }
-    fo_status st = FO_OK;
-    xmlDocPtr pres_doc = NULL, master_doc = NULL, theme_doc = NULL;
-    layout_info *ls = NULL;
-    size_t nls = 0;
-    char pres[256], master[256], theme[256], pdir[256], v[32];
-    fo_pptx_tpl *tpl = fo_calloc(1, sizeof *tpl);
-    if (!tpl) { st = FO_ERR_NOMEM; goto cleanup; }
-    p->tpl = tpl;
-    r.ct = read_xml(&r, "[Content_Types].xml");
-    if (!find_rel(&r, "", "/officeDocument", pres, sizeof pres))
-        snprintf(pres, sizeof pres, "ppt/presentation.xml");
-    pres_doc = read_xml(&r, pres);
-    if (!pres_doc || !find_rel(&r, pres, "/slideMaster", master, sizeof master) ||
-        !(master_doc = read_xml(&r, master))) {
-        fo_pptx_fail(p, FO_ERR_INPUT, NULL, "template %s has no slide master (%s)", path,
-                     pres_doc ? "presentation.xml relates none" : "no presentation.xml");
+    if (st == FO_OK && (!*pres_doc || !m)) {
+        fo_diags_add(p->d, NULL, 0, 0, NULL, "give a .pptx saved by PowerPoint or LibreOffice",
+                     "template %s has no slide master (%s%s)", fo_tpl_path(r->z),
+                     *pres_doc ? pres : "no presentation.xml", *pres_doc ? " relates none" : "");
         st = FO_ERR_INPUT;
-        goto cleanup;
     }
-    /* slide size and the master's id in presentation.xml */
-    xmlNodePtr proot = xmlDocGetRootElement(pres_doc);
-    xmlNodePtr sz = child(proot, "sldSz");
-    if (sz) {
-        double w = EMU_PT(atof(attr(sz, "cx", v, sizeof v)));
-        double h = EMU_PT(atof(attr(sz, "cy", v, sizeof v)));
-        if (w > 100 && h > 100) { p->g.w = w; p->g.h = h; }
-    }
-    attr(child(child(proot, "sldMasterIdLst"), "sldMasterId"), "id", tpl->master_id,
-         sizeof tpl->master_id);
-    if (!*tpl->master_id) snprintf(tpl->master_id, sizeof tpl->master_id, "2147483648");
-    dir_of(pres, pdir, sizeof pdir);
-    relative_to(pdir, master, tpl->master_target, sizeof tpl->master_target);
+    return st;
+}
 
-    ph_set mph;
-    read_placeholders(master_doc, &mph);
-    st = read_layouts(p, &r, master, &mph, &ls, &nls);
-    if (st != FO_OK) goto cleanup;
-    if (nls == 0) {
-        fo_pptx_fail(p, FO_ERR_INPUT, NULL, "template %s: its slide master has no layouts", path);
-        st = FO_ERR_INPUT;
-        goto cleanup;
+/* Slide size and the master's id from presentation.xml. */
+static void take_presentation(fo_pptx *p, fo_pptx_tpl *tpl, xmlDocPtr pres_doc)
+{
+    char v[32];
+    xmlNodePtr proot = xmlDocGetRootElement(pres_doc);
+    xmlNodePtr sz = fo_tpl_child(proot, "sldSz");
+    if (sz) {
+        double w = EMU_PT(atof(fo_tpl_attr(sz, "cx", v, sizeof v)));
+        double h = EMU_PT(atof(fo_tpl_attr(sz, "cy", v, sizeof v)));
+        if (w > 100 && h > 100 && w < 1e5 && h < 1e5) { p->g.w = w; p->g.h = h; }
     }
-    tpl->theme = *p->t;
-    if (find_rel(&r, master, "/theme", theme, sizeof theme)) {
-        relative_to(pdir, theme, tpl->theme_target, sizeof tpl->theme_target);
-        if ((theme_doc = read_xml(&r, theme)) != NULL) apply_theme(theme_doc, &tpl->theme);
-    }
-    p->t = &tpl->theme;
+    fo_tpl_attr(fo_tpl_child(fo_tpl_child(proot, "sldMasterIdLst"), "sldMasterId"), "id", tpl->master_id,
+         sizeof tpl->master_id);
+    if (!*tpl->master_id || strspn(tpl->master_id, "0123456789") != strlen(tpl->master_id))
+        snprintf(tpl->master_id, sizeof tpl->master_id, "2147483648");
+}
+
+/* The layouts folio's slide kinds use. */
+static void pick_layouts(fo_pptx_tpl *tpl, const layout_info *ls, size_t nls)
+{
     for (int k = FO_PPTX_L_TITLE; k <= FO_PPTX_L_BLANK; k++) {
         int i = pick_layout(ls, nls, k);
         if (i < 0) i = pick_layout(ls, nls, FO_PPTX_L_CONTENT);
         fo_pptx_tlayout *L = &tpl->layout[k];
-        relative_to("ppt/slides", ls[i].part, L->target, sizeof L->target);
+        fo_tpl_relative("ppt/slides/x.xml", ls[i].part, L->target, sizeof L->target);
         L->title = ls[i].ph.title;
         L->body = ls[i].ph.body;
         L->sub = ls[i].ph.sub;
         L->num = ls[i].ph.num;
     }
-    template_geometry(p, &tpl->layout[FO_PPTX_L_CONTENT]);
-    if (!enqueue(&r, master)) { st = FO_ERR_NOMEM; goto cleanup; }
-    st = copy_parts(p, &r);
-cleanup:
-    if (st == FO_ERR_NOMEM) fo_pptx_fail(p, st, NULL, "out of memory");
-    xmlFreeDoc(pres_doc);
+}
+
+/* Master, layouts and theme: placeholders, geometry, colors and fonts. */
+static fo_status read_master(fo_pptx *p, reader *r, fo_pptx_tpl *tpl, const char *pres,
+                             const char *master)
+{
+    xmlDocPtr master_doc = NULL, theme_doc = NULL;
+    layout_info *ls = NULL;
+    size_t nls = 0;
+    fo_tpl_rels mrels = {0};
+    fo_status st = fo_tpl_xml(r->z, master, &master_doc, NULL, NULL);
+    if (st == FO_OK && !master_doc) {
+        fo_diags_add(p->d, NULL, 0, 0, NULL, NULL, "template %s: its slide master %s is missing",
+                     fo_tpl_path(r->z), master);
+        st = FO_ERR_INPUT;
+    }
+    if (st == FO_OK) st = fo_tpl_rels_read(r->z, master, &mrels);
+    ph_set mph;
+    if (st == FO_OK) {
+        read_placeholders(master_doc, &mph);
+        st = read_layouts(r, &mrels, &mph, &ls, &nls);
+    }
+    if (st == FO_OK && nls == 0) {
+        fo_diags_add(p->d, NULL, 0, 0, NULL, NULL, "template %s: its slide master has no layouts",
+                     fo_tpl_path(r->z));
+        st = FO_ERR_INPUT;
+    }
+    tpl->theme = *p->t;
+    const fo_tpl_rel *th = st == FO_OK ? rel_of_kind(&mrels, K_THEME) : NULL;
+    if (th) {
+        fo_tpl_relative(pres, th->target, tpl->theme_target, sizeof tpl->theme_target);
+        st = fo_tpl_xml(r->z, th->target, &theme_doc, NULL, NULL);
+        if (theme_doc) apply_theme(theme_doc, &tpl->theme);
+    }
+    p->t = &tpl->theme;
+    if (st == FO_OK) {
+        fo_tpl_relative(pres, master, tpl->master_target, sizeof tpl->master_target);
+        pick_layouts(tpl, ls, nls);
+        template_geometry(p, &tpl->layout[FO_PPTX_L_CONTENT]);
+    }
+    fo_tpl_rels_free(&mrels);
     xmlFreeDoc(master_doc);
     xmlFreeDoc(theme_doc);
-    xmlFreeDoc(r.ct);
+    fo_free(ls);
+    return st;
+}
+
+fo_status fo_pptx_template_load(fo_pptx *p, const char *path)
+{
+    reader r = {0};
+    fo_status st = fo_tpl_open(path, &r.z, p->d);
+    if (st != FO_OK) { p->err = st; return st; }
+    xmlDocPtr pres_doc = NULL;
+    char pres[FO_TPL_NAME_MAX + 1], master[FO_TPL_NAME_MAX + 1];
+    fo_pptx_tpl *tpl = fo_calloc(1, sizeof *tpl);
+    if (!tpl) st = FO_ERR_NOMEM;
+    p->tpl = tpl;
+    if (st == FO_OK) st = find_master(p, &r, pres, sizeof pres, &pres_doc, master, sizeof master);
+    if (st == FO_OK) {
+        take_presentation(p, tpl, pres_doc);
+        st = read_master(p, &r, tpl, pres, master);
+    }
+    if (st == FO_OK && !enqueue(&r, master, K_MASTER)) st = FO_ERR_NOMEM;
+    if (st == FO_OK) st = copy_parts(p, &r);
+    if (st == FO_ERR_NOMEM) fo_pptx_fail(p, st, NULL, "out of memory");
+    if (st != FO_OK && !p->err) p->err = st; /* the reader named the problem */
+    xmlFreeDoc(pres_doc);
     for (size_t i = 0; i < r.nq; i++) fo_free(r.queue[i]);
     fo_free(r.queue);
-    fo_free(ls);
-    zip_discard(r.z);
+    fo_free(r.kinds);
+    fo_tpl_free(r.z);
     return st;
 }

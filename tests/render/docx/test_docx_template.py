@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import zipfile
+import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -102,3 +103,152 @@ def test_docx_template_ignored_for_other_formats(tmp_path, letterhead):
     b = tmp_path / "b.xlsx"
     run_folio("render", tmp_path / "spec.json", "-o", b, check=0)
     assert a.read_bytes() == b.read_bytes()
+
+
+# ---- hostile templates: built here from a folio-made .docx -----------------
+from hostile_template import BILLION_LAUGHS, XXE, assert_refused, entry_names, parts_of, with_parts, write_zip  # noqa: E402
+
+WNS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+RNS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+PKG = "http://schemas.openxmlformats.org/package/2006/relationships"
+
+
+@pytest.fixture
+def base(tmp_path):
+    """A folio .docx with a header and footer (corporate theme)."""
+    (tmp_path / "b.json").write_text(json.dumps({"folio": 1, "blocks": [{"type": "paragraph", "text": "x"}]}))
+    run_folio("render", tmp_path / "b.json", "-o", tmp_path / "base.docx", "--theme", "corporate", check=0)
+    return tmp_path / "base.docx"
+
+
+def refused(tmp_path, template, *words):
+    out, p = render(tmp_path, template, name=template.stem + "-out.docx")
+    return assert_refused(p, template, out, *words)
+
+
+def numbering_ids(docx):
+    root = ET.fromstring(zipfile.ZipFile(docx).read("word/numbering.xml"))
+    return ([a.get("{%s}abstractNumId" % WNS) for a in root.findall("{%s}abstractNum" % WNS)],
+            [n.get("{%s}numId" % WNS) for n in root.findall("{%s}num" % WNS)])
+
+
+def test_numbering_end_tag_before_first_num(tmp_path, base):
+    """Issue 16.4: "</w:numbering>" before the first "<w:num " made a
+    negative-length memcpy. In a comment it is text; after the root it is not XML."""
+    ns = 'xmlns:w="%s"' % WNS
+    absn = '<w:abstractNum w:abstractNumId="4"><w:lvl w:ilvl="0"><w:numFmt w:val="bullet"/></w:lvl></w:abstractNum>'
+    ok = with_parts(base, tmp_path / "comment.docx", {"word/numbering.xml":
+        '<w:numbering %s><!-- </w:numbering> --><![CDATA[</w:numbering>]]>%s'
+        '<w:num w:numId="7"><w:abstractNumId w:val="4"/></w:num></w:numbering>' % (ns, absn)})
+    out, p = render(tmp_path, ok)
+    assert p.returncode == 0, p.stderr
+    absids, numids = numbering_ids(out)
+    assert absids[0] == "4" and numids[0] == "7"
+    assert len(absids) > 1 and len(numids) > 1 and all(int(x) > 4 for x in absids[1:])
+    assert all(int(x) > 7 for x in numids[1:])
+    import docx
+    assert "one" in [x.text for x in docx.Document(str(out)).paragraphs]
+    bad = with_parts(base, tmp_path / "after.docx", {"word/numbering.xml":
+        '<w:numbering %s>%s</w:numbering><w:num w:numId="1"/>' % (ns, absn)})
+    refused(tmp_path, bad, "word/numbering.xml", "not well-formed")
+
+
+def test_missing_quote_in_sectpr_rid(tmp_path, base):
+    """Issue 16.4: r:id="rId5/> (no closing quote) was a NULL dereference."""
+    doc = parts_of(base)["word/document.xml"].decode().replace('r:id="rId5"', 'r:id="rId5', 1)
+    bad = with_parts(base, tmp_path / "quote.docx", {"word/document.xml": doc})
+    refused(tmp_path, bad, "word/document.xml", "not well-formed", "line")
+
+
+@pytest.mark.parametrize("name,why", [("word/sub/../../../../tmp/x.xml", '".."'),
+                                      ("/etc/folio-x.xml", "leading '/'"),
+                                      ("word\\evil.xml", "backslash"),
+                                      ("word/STYLES.xml", "same part")],
+                         ids=["dotdot", "absolute", "backslash", "case-twin"])
+def test_bad_entry_names_refused(tmp_path, base, name, why):
+    """Issue 16.19: a template entry that is not an OPC part name (or names a
+    part twice, ignoring case) refuses the template: nothing with ".." is written."""
+    bad = with_parts(base, tmp_path / "names.docx", {name: "<x/>"})
+    refused(tmp_path, bad, "not a valid part name" if why != "same part" else "name the same part", why)
+
+
+def test_relationships_leaving_the_package_or_external_dropped(tmp_path, base):
+    """Issue 16.19: a header relationship to file:///etc/passwd, a picture
+    outside the package and a header at ../../x.xml are dropped; a web link stays."""
+    rels = ('<Relationships xmlns="%s">'
+            '<Relationship Id="rId1" Type="%s/image" Target="file:///etc/passwd" TargetMode="External"/>'
+            '<Relationship Id="rId2" Type="%s/image" Target="../../../../etc/x.png"/>'
+            '<Relationship Id="rId3" Type="%s/hyperlink" Target="https://example.com/" TargetMode="External"/>'
+            '<Relationship Id="rId4" Type="%s/oleObject" Target="embeddings/x.bin"/>'
+            '</Relationships>' % (PKG, RNS, RNS, RNS, RNS))
+    docrels = parts_of(base)["word/_rels/document.xml.rels"].decode().replace(
+        'Target="footer1.xml"', 'Target="../../../../tmp/footer1.xml"')
+    t = with_parts(base, tmp_path / "ext.docx", {"word/_rels/header1.xml.rels": rels,
+                                                "word/_rels/document.xml.rels": docrels,
+                                                "word/embeddings/x.bin": "secret"})
+    out, p = render(tmp_path, t)
+    assert p.returncode == 0, p.stderr
+    names = entry_names(out)
+    assert not [n for n in names if ".." in n or n.startswith("/")]
+    assert "word/embeddings/x.bin" not in names and "word/footer1.xml" not in names
+    allrels = b"".join(v for k, v in parts_of(out).items() if k.endswith(".rels")).decode()
+    assert "file:" not in allrels and "etc/" not in allrels and "oleObject" not in allrels
+    hdr = ET.fromstring(parts_of(out)["word/_rels/header1.xml.rels"])
+    assert [(r.get("Id"), r.get("Target")) for r in hdr] == [("rId3", "https://example.com/")]
+    import docx
+    assert docx.Document(str(out)).sections[0].header is not None
+
+
+@pytest.mark.parametrize("part,dtd", [("word/theme/theme1.xml", BILLION_LAUGHS),
+                                      ("word/styles.xml", XXE),
+                                      ("word/_rels/document.xml.rels", BILLION_LAUGHS)],
+                         ids=["theme-laughs", "styles-xxe", "rels-laughs"])
+def test_dtd_refused(tmp_path, base, part, dtd):
+    """Issue 16.19: a DTD (billion laughs, an external entity) in any part
+    refuses the template, at once."""
+    body = parts_of(base)[part].decode()
+    body = body[body.index("?>") + 2:] if body.startswith("<?xml") else body
+    if "&" not in body:
+        body = body.replace("><", ">&lol9;<", 1) if "lol" in dtd else body.replace("><", ">&xxe;<", 1)
+    bad = with_parts(base, tmp_path / "dtd.docx", {part: dtd + body})
+    err = refused(tmp_path, bad, part, "DTD")
+    assert "root:" not in err
+
+
+def test_unreadable_rels_exit_2_with_a_message(tmp_path, base):
+    """Issue 16.20c: a rels part libxml2 refuses was exit 2 with no message."""
+    bad = with_parts(base, tmp_path / "rels.docx", {"word/_rels/document.xml.rels": "<Relationships"})
+    refused(tmp_path, bad, "word/_rels/document.xml.rels", "not well-formed")
+
+
+def test_sectpr_with_foreign_prefix_refused(tmp_path, base):
+    """The body's sectPr is copied into folio's document.xml, which declares
+    only w: and r:; a prefix from elsewhere would make the output unreadable."""
+    doc = parts_of(base)["word/document.xml"].decode().replace(
+        "<w:sectPr>", '<w:sectPr><x:evil xmlns:x="urn:x"/>', 1)
+    bad = with_parts(base, tmp_path / "prefix.docx", {"word/document.xml": doc})
+    refused(tmp_path, bad, "word/document.xml", "outside the w: and r: namespaces")
+
+
+def test_empty_styles_and_numbering_roots(tmp_path, base):
+    """<w:styles/> has no end tag to add folio's styles before: refused;
+    <w:numbering/> lends no lists: folio's own numbering is written."""
+    ns = 'xmlns:w="%s"' % WNS
+    bad = with_parts(base, tmp_path / "nostyles.docx", {"word/styles.xml": "<w:styles %s/>" % ns})
+    refused(tmp_path, bad, "word/styles.xml", "has no styles")
+    ok = with_parts(base, tmp_path / "nonum.docx", {"word/numbering.xml": "<w:numbering %s/>" % ns})
+    out, p = render(tmp_path, ok)
+    assert p.returncode == 0, p.stderr
+    run_folio("render", tmp_path / "spec.json", "-o", tmp_path / "plain.docx", check=0)
+    assert numbering_ids(out) == numbering_ids(tmp_path / "plain.docx")
+
+
+def test_header_with_a_short_part_name(tmp_path, base):
+    """A header relationship resolving to a name shorter than "word/" (h.x)
+    was read past its end; it is not a header folio copies."""
+    docrels = parts_of(base)["word/_rels/document.xml.rels"].decode().replace(
+        'Target="header1.xml"', 'Target="../h.x"')
+    t = with_parts(base, tmp_path / "short.docx", {"word/_rels/document.xml.rels": docrels, "h.x": "<w:hdr/>"})
+    out, p = render(tmp_path, t)
+    assert p.returncode == 0, p.stderr
+    assert "h.x" not in entry_names(out) and "word/footer1.xml" in entry_names(out)

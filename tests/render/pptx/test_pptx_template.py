@@ -240,3 +240,93 @@ def test_bad_templates_exit_2_naming_the_file(tmp_path):
     assert not out.exists()
     out, p = render(tmp_path, "bad3", template=tmp_path / "missing.pptx", check=2)
     assert "missing.pptx" in p.stderr
+
+
+# ---- hostile templates: built here from a folio-made .pptx -----------------
+from hostile_template import (BILLION_LAUGHS, assert_refused, entry_names, parts_of, run_measured,  # noqa: E402
+                              with_parts, zip_bomb)
+
+RNS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+PKG = "http://schemas.openxmlformats.org/package/2006/relationships"
+
+
+@pytest.fixture
+def base(tmp_path):
+    tpl, _ = render(tmp_path, "base", {"folio": 1, "title": "Base", "blocks": []}, check=0)
+    return tpl
+
+
+def refused(tmp_path, template, *words):
+    out, p = render(tmp_path, template.stem + "-out", template=template, check=None)
+    return assert_refused(p, template, out, *words)
+
+
+def master_rels_part(parts):
+    return next(n for n in parts if n.startswith("ppt/slideMasters/_rels/"))
+
+
+def test_pptx_external_and_escaping_relationships_dropped(tmp_path, base):
+    """Issue 16.19: the master's .rels was copied verbatim: a file:///etc/passwd
+    relationship and targets outside the package or at folio's own parts survived."""
+    parts = parts_of(base)
+    name = master_rels_part(parts)
+    rels = parts[name].decode().replace("</Relationships>", (
+        '<Relationship Id="rId90" Type="%s/image" Target="file:///etc/passwd" TargetMode="External"/>'
+        '<Relationship Id="rId91" Type="%s/image" Target="../../../../../tmp/x.png"/>'
+        '<Relationship Id="rId92" Type="%s/slideLayout" Target="../slides/slide1.xml"/>'
+        '<Relationship Id="rId93" Type="%s/tags" Target="../tags/tag1.xml"/>'
+        '<Relationship Id="rId94" Type="%s/hyperlink" Target="https://example.com/" TargetMode="External"/>'
+        '</Relationships>') % (RNS, RNS, RNS, RNS, RNS))
+    t = with_parts(base, tmp_path / "ext.pptx", {name: rels, "ppt/tags/tag1.xml": "<tags/>",
+                                                "ppt/slides/slide1.xml": parts["ppt/slides/slide1.xml"]})
+    deck, p = render(tmp_path, "deck", template=t, check=0)
+    names = entry_names(deck)
+    assert not [n for n in names if ".." in n or n.startswith("/")]
+    assert "ppt/tags/tag1.xml" not in names
+    out = parts_of(deck)
+    allrels = b"".join(v for k, v in out.items() if k.endswith(".rels")).decode()
+    assert "file:" not in allrels and "tmp/x.png" not in allrels and "/tags" not in allrels
+    mrels = ET.fromstring(out[name])
+    ids = {r.get("Id"): r.get("Target") for r in mrels}
+    assert ids.get("rId94") == "https://example.com/" and "rId92" not in ids
+    assert b"Templated deck" in out["ppt/slides/slide1.xml"]  # folio's slide, not the template's
+    # every internal relationship of the copied parts points at a part that exists
+    for k, v in out.items():
+        if k.endswith(".rels"):
+            for r in ET.fromstring(v):
+                if r.get("TargetMode") != "External":
+                    assert resolve(k.replace("_rels/", "")[:-5], r.get("Target")) in out, (k, r.get("Target"))
+
+
+def test_pptx_theme_with_dtd_refused(tmp_path, base):
+    """Issue 16.19: a theme with a DTD (billion laughs) passed."""
+    parts = parts_of(base)
+    theme = parts["ppt/theme/theme1.xml"].decode()
+    theme = BILLION_LAUGHS + theme[theme.index("?>") + 2:].replace("><", ">&lol9;<", 1)
+    refused(tmp_path, with_parts(base, tmp_path / "laughs.pptx", {"ppt/theme/theme1.xml": theme}),
+            "ppt/theme/theme1.xml", "DTD")
+
+
+def test_pptx_zip_bomb_bounded(tmp_path, base):
+    """Issue 16.14: parts were read whole at the size the zip claims: a
+    2.6 MB template whose theme inflates to 2.5 GiB took gigabytes of memory.
+    Now the theme is refused past 8 MiB, with bounded memory."""
+    parts = parts_of(base)
+    parts.pop("ppt/theme/theme1.xml")
+    bomb = zip_bomb(tmp_path / "bomb.pptx", parts, "ppt/theme/theme1.xml")
+    assert bomb.stat().st_size < 4 << 20
+    spec = write_spec(tmp_path, SPEC, "bomb.json")
+    code, err, rss = run_measured("render", spec, "-o", tmp_path / "bomb-out.pptx", "--template", bomb)
+    assert code == 2, err
+    assert "bomb.pptx" in err and "ppt/theme/theme1.xml" in err and "more than 8 MiB" in err
+    assert rss < 200, "peak RSS %.0f MiB" % rss
+    assert not (tmp_path / "bomb-out.pptx").exists()
+
+
+def test_pptx_unreadable_rels_exit_2_with_a_message(tmp_path, base):
+    """Issue 16.20c: a rels part libxml2 refuses is exit 2 naming template and part."""
+    refused(tmp_path, with_parts(base, tmp_path / "rels.pptx",
+                                 {"ppt/_rels/presentation.xml.rels": "<Relationships><Rel"}),
+            "ppt/_rels/presentation.xml.rels", "not well-formed")
+    refused(tmp_path, with_parts(base, tmp_path / "dots.pptx", {"ppt/./x.xml": "<x/>"}),
+            "not a valid part name")

@@ -78,3 +78,27 @@ def test_bad_xlsx_template(tmp_path):
     docx_as_xlsx.write_bytes((tmp_path / "t.docx").read_bytes())
     p = run_folio("render", SAMPLES / "pnl" / "pnl.json", "-o", out, "--template", docx_as_xlsx, check=2)
     assert "not a workbook" in p.stderr and not out.exists()
+
+
+# ---- hostile templates ---------------------------------------------------------
+from hostile_template import XXE, with_parts  # noqa: E402
+
+
+def test_xlsx_theme_with_external_entity_refused(branded, tmp_path):
+    """Issue 16.19: a theme with a DTD declaring an external entity is refused."""
+    theme = zipfile.ZipFile(branded).read("xl/theme/theme1.xml").decode()
+    theme = XXE + theme[theme.index("?>") + 2:].replace('typeface="DejaVu Serif"', 'typeface="&xxe;"', 1)
+    bad = with_parts(branded, tmp_path / "xxe.xlsx", {"xl/theme/theme1.xml": theme})
+    out = tmp_path / "o.xlsx"
+    p = run_folio("render", SAMPLES / "pnl" / "pnl.json", "-o", out, "--template", bad, check=2)
+    assert "xxe.xlsx" in p.stderr and "xl/theme/theme1.xml" in p.stderr and "DTD" in p.stderr
+    assert "root:" not in p.stderr and not out.exists()
+
+
+def test_xlsx_unreadable_rels_exit_2_with_a_message(branded, tmp_path):
+    """Issue 16.20c: the workbook's rels libxml2 refuses: exit 2 naming template and part."""
+    bad = with_parts(branded, tmp_path / "rels.xlsx", {"xl/_rels/workbook.xml.rels": "<Relationships"})
+    out = tmp_path / "o.xlsx"
+    p = run_folio("render", SAMPLES / "pnl" / "pnl.json", "-o", out, "--template", bad, check=2)
+    assert "rels.xlsx" in p.stderr and "xl/_rels/workbook.xml.rels" in p.stderr
+    assert "not well-formed" in p.stderr and not out.exists()
