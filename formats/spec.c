@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "formats/image.h"
 #include "formats/spec_internal.h"
 #include "formats/theme.h"
+#include "render/chart/chart.h"
 
 static const char *const top_keys[] = {"folio", "title", "subtitle", "author", "date", "theme",
                                        "data", "blocks", "$schema", NULL};
@@ -233,6 +235,28 @@ static void read_table(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
 }
 
 /* ---- charts ----------------------------------------------------------------*/
+
+/* Refuses, at its cell, an inline value of column f beyond the largest
+ * magnitude a chart draws (the chart engine checks CSV data when it reads
+ * it). One error per column: the first offending row. */
+static void check_chart_column(fo_spec_ctx *c, const fo_dataset *ds, size_t f, const char *ptr)
+{
+    if (ds->src != FO_SRC_INLINE) return;
+    for (size_t r = 0; r < ds->nrows; r++) {
+        double v = fo_value_number(&ds->cells[r * ds->ncols + f]);
+        if (!(fabs(v) > FO_CHART_VALUE_MAX)) continue;
+        char p[FO_PTR_MAX];
+        snprintf(p, sizeof p, "%s", ds->pointer ? ds->pointer : ptr);
+        fo_json_ptr_push(p, sizeof p, "rows");
+        fo_json_ptr_push_index(p, sizeof p, r);
+        fo_json_ptr_push_index(p, sizeof p, f);
+        fo_spec_error(c, p, false, "scale the values (e.g. show millions) or show them in a table",
+                      "chart value %g (column \"%s\", charted by %s) is beyond +-1e15, the largest a chart draws",
+                      v, ds->cols[f].name, ptr);
+        return;
+    }
+}
+
 static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk, size_t index)
 {
     fo_chart *ch = &blk->u.chart;
@@ -308,7 +332,9 @@ static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
             continue;
         }
         ch->y[ch->ny++] = (size_t)f;
+        check_chart_column(c, ds, (size_t)f, yp);
     }
+    if (ch->kind == FO_CHART_SCATTER && ch->x < ds->ncols && x) check_chart_column(c, ds, ch->x, ptr);
 }
 
 /* ---- one block --------------------------------------------------------------*/
