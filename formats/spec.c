@@ -47,13 +47,15 @@ static bool read_list_items(fo_spec_ctx *c, json_t *items, const char *ptr,
         snprintf(p, sizeof p, "%s", ptr);
         fo_json_ptr_push_index(p, sizeof p, i);
         if (json_is_string(it)) {
-            li->text = fo_spec_strdup(c, json_string_value(it));
+            li->text = fo_spec_strdup(c, fo_spec_text_value(c, it, p));
+            fo_spec_check_markup(c, li->text, p);
             li->ordered = ordered;
         } else if (json_is_object(it)) {
             static const char *const keys[] = {"text", "items", "ordered", NULL};
             fo_spec_check_keys(c, it, p, keys);
             const char *t = fo_spec_string(c, it, p, "text", true);
             li->text = fo_spec_strdup(c, t ? t : "");
+            fo_spec_check_markup(c, li->text, p);
             li->ordered = fo_spec_bool(c, it, p, "ordered", ordered); /* nested lists follow their parent */
             json_t *sub = json_object_get(it, "items");
             if (sub) {
@@ -135,6 +137,8 @@ static void read_table(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
     fo_dataset *ds = fo_spec_block_data(c, b, ptr, label);
     const char *caption = fo_spec_string(c, b, ptr, "caption", false);
     blk->u.table.caption = fo_spec_strdup(c, caption);
+    fo_spec_ptr(p, ptr, "caption");
+    fo_spec_check_markup(c, caption, p);
     if (!ds) return;
     blk->u.table.data = ds;
     json_t *cols = json_object_get(b, "columns");
@@ -392,6 +396,11 @@ static bool read_block(fo_spec_ctx *c, json_t *b, size_t i, fo_block *blk, size_
     switch (blk->kind) {
     case FO_BLOCK_HEADING: {
         const char *t = fo_spec_string(c, b, ptr, "text", true);
+        if (t && strlen(t) > FO_SPEC_NAME_MAX) {
+            char p[FO_PTR_MAX];
+            fo_spec_ptr(p, ptr, "text");
+            t = fo_spec_capped(c, json_object_get(b, "text"), p, FO_SPEC_NAME_MAX);
+        }
         blk->u.heading.text = fo_spec_strdup(c, t ? t : "");
         blk->u.heading.level = (int)fo_spec_int(c, b, ptr, "level", 1, 6, 1);
         break;
@@ -399,6 +408,9 @@ static bool read_block(fo_spec_ctx *c, json_t *b, size_t i, fo_block *blk, size_
     case FO_BLOCK_PARAGRAPH: {
         const char *t = fo_spec_string(c, b, ptr, "text", true);
         blk->u.paragraph.text = fo_spec_strdup(c, t ? t : "");
+        char p[FO_PTR_MAX];
+        fo_spec_ptr(p, ptr, "text");
+        fo_spec_check_markup(c, t, p);
         break;
     }
     case FO_BLOCK_LIST: {
@@ -417,6 +429,9 @@ static bool read_block(fo_spec_ctx *c, json_t *b, size_t i, fo_block *blk, size_
         const char *path = fo_spec_string(c, b, ptr, "path", true);
         blk->u.image.alt = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "alt", false));
         blk->u.image.caption = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "caption", false));
+        char cp[FO_PTR_MAX];
+        fo_spec_ptr(cp, ptr, "caption");
+        fo_spec_check_markup(c, blk->u.image.caption, cp);
         blk->u.image.width = (double)fo_spec_int(c, b, ptr, "width", 1, 10000, 0);
         blk->u.image.height = (double)fo_spec_int(c, b, ptr, "height", 1, 10000, 0);
         if (!path) break;
@@ -431,6 +446,14 @@ static bool read_block(fo_spec_ctx *c, json_t *b, size_t i, fo_block *blk, size_
     case FO_BLOCK_CODE: {
         const char *t = fo_spec_string(c, b, ptr, "text", true);
         blk->u.code.text = fo_spec_strdup(c, t ? t : "");
+        size_t lines = 1;
+        for (const char *q = t ? strchr(t, '\n') : NULL; q; q = strchr(q + 1, '\n')) lines++;
+        if (lines > FO_SPEC_CODE_LINES) {
+            char p[FO_PTR_MAX];
+            fo_spec_ptr(p, ptr, "text");
+            fo_spec_error(c, p, false, "split it into several code blocks, or attach the file",
+                          "a code block of %zu lines is too long (at most %u)", lines, FO_SPEC_CODE_LINES);
+        }
         blk->u.code.language = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "language", false));
         break;
     }

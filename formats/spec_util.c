@@ -10,7 +10,9 @@
 #include <sys/stat.h>
 
 #include "formats/spec_internal.h"
+#include "render/markup.h"
 #include "render/numfmt.h"
+#include "render/policy.h"
 
 void fo_spec_error(fo_spec_ctx *c, const char *pointer, bool key, const char *hint,
                    const char *fmt, ...)
@@ -24,6 +26,41 @@ void fo_spec_error(fo_spec_ctx *c, const char *pointer, bool key, const char *hi
     if (c->json) fo_json_locate(c->json, pointer, key, &line, &col);
     fo_diags_add(c->d, c->file, line, col, pointer, hint, "%s", msg);
     c->errors++;
+}
+
+void fo_spec_warn(fo_spec_ctx *c, const char *pointer, const char *hint, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    int line = 0, col = 0;
+    if (c->json) fo_json_locate(c->json, pointer, false, &line, &col);
+    fo_diags_add(c->d, c->file, line, col, pointer, hint, "warning: %s", msg);
+}
+
+bool fo_spec_check_link(fo_spec_ctx *c, const char *url, const char *ptr)
+{
+    const char *why = fo_link_refusal(url);
+    if (!why) return true;
+    fo_spec_warn(c, ptr, "links may use http, https and mailto; folio render --allow-link-scheme NAME allows another",
+                 "link to \"%.60s%s\" dropped (%s); its text stays", url, strlen(url) > 60 ? "..." : "", why);
+    return false;
+}
+
+void fo_spec_check_markup(fo_spec_ctx *c, const char *text, const char *ptr)
+{
+    if (!text || !strchr(text, '[')) return;
+    fo_runs runs = {0};
+    if (fo_markup_parse(text, &runs) != FO_OK) return;
+    const char *last = NULL;
+    for (size_t i = 0; i < runs.n; i++) {
+        const char *u = runs.runs[i].url;
+        if (u && (!last || strcmp(u, last) != 0)) fo_spec_check_link(c, u, ptr);
+        last = u;
+    }
+    fo_runs_free(&runs);
 }
 
 /* Optimal string alignment distance (Damerau-Levenshtein, adjacent swaps). */
@@ -108,6 +145,31 @@ static void member_ptr(char *p, size_t cap, const char *ptr, const char *key)
     fo_json_ptr_push(p, cap, key);
 }
 
+/* The longest string key may hold: long text for "text" (paragraphs, list
+ * items, code), Excel's formula limit, else a name, title or path. */
+static size_t string_cap(const char *key)
+{
+    if (!strcmp(key, "text")) return FO_SPEC_TEXT_MAX;
+    if (!strcmp(key, "formula")) return FO_SPEC_FORMULA_MAX;
+    return FO_SPEC_NAME_MAX;
+}
+
+const char *fo_spec_capped(fo_spec_ctx *c, json_t *v, const char *ptr, size_t cap)
+{
+    size_t n = json_string_length(v);
+    if (n <= cap) return json_string_value(v);
+    fo_spec_error(c, ptr, false, cap == FO_SPEC_TEXT_MAX ? "split it into several blocks" :
+                  "shorten it; long text belongs in a paragraph",
+                  "a string of %zu bytes is too long here (at most %zu)", n, cap);
+    return NULL;
+}
+
+const char *fo_spec_text_value(fo_spec_ctx *c, json_t *v, const char *ptr)
+{
+    const char *s = fo_spec_capped(c, v, ptr, FO_SPEC_TEXT_MAX);
+    return s ? s : "";
+}
+
 const char *fo_spec_string(fo_spec_ctx *c, json_t *obj, const char *ptr, const char *key, bool required)
 {
     json_t *v = json_object_get(obj, key);
@@ -122,7 +184,7 @@ const char *fo_spec_string(fo_spec_ctx *c, json_t *obj, const char *ptr, const c
         fo_spec_error(c, p, false, NULL, "\"%s\" must be a string, not %s", key, fo_spec_json_type(v));
         return NULL;
     }
-    return json_string_value(v);
+    return fo_spec_capped(c, v, p, string_cap(key));
 }
 
 bool fo_spec_bool(fo_spec_ctx *c, json_t *obj, const char *ptr, const char *key, bool dflt)

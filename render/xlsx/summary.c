@@ -157,7 +157,8 @@ static void put_links(summary *s, const char *src, int indent)
     if (fo_markup_parse(src, &runs) != FO_OK) { s->st = FO_ERR_NOMEM; return; }
     for (size_t i = 0; i < runs.n; i++) {
         const fo_run *r = &runs.runs[i];
-        if (!r->url || (i > 0 && runs.runs[i - 1].url && strcmp(runs.runs[i - 1].url, r->url) == 0))
+        if (!r->url || !fo_xlsx_url_allowed(r->url) || /* refused links: their text is above */
+            (i > 0 && runs.runs[i - 1].url && strcmp(runs.runs[i - 1].url, r->url) == 0))
             continue;
         s->row++;
         if (s->dry) continue;

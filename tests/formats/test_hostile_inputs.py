@@ -90,3 +90,38 @@ def test_pie_of_an_empty_dataset_renders_everywhere(spec_file, tmp_path):
     assert sum(len(ws._charts) for ws in wb.worksheets) == 1
     text = subprocess.run(["pdftotext", outs[1], "-"], check=True, capture_output=True, text=True).stdout
     assert "No data" in text
+
+
+def test_ten_megabyte_title_is_refused_quickly(spec_file, tmp_path):
+    path = spec_file({"folio": 1, "title": "T" * 10_000_000, "blocks": [{"type": "paragraph", "text": "x"}]})
+    p, secs, mb = run_measured("render", path, "-o", tmp_path / "o.pdf", "-o", tmp_path / "o.docx")
+    assert p.returncode == 2, p.stderr
+    assert "/title: a string of 10000000 bytes is too long here (at most 4096)" in p.stderr
+    assert secs < 10 and mb < 300
+    assert not (tmp_path / "o.pdf").exists() and not (tmp_path / "o.docx").exists()
+
+
+def test_two_million_code_lines_are_refused_with_a_message(spec_file, tmp_path):
+    path = spec_file({"folio": 1, "blocks": [{"type": "code", "text": "x\n" * 2_000_000}]})
+    p, secs, mb = run_measured("render", path, "-o", tmp_path / "o.pptx")
+    assert p.returncode == 2 and "/blocks/0/text: a string of 4000000 bytes is too long" in p.stderr
+    assert secs < 10 and mb < 300
+    path = spec_file({"folio": 1, "blocks": [{"type": "code", "text": "\n" * 150_000}]})
+    p = run_folio("validate", path, check=2)
+    assert "a code block of 150001 lines is too long (at most 100000)" in p.stderr
+
+
+def test_a_long_heading_is_refused_at_its_text(spec_file):
+    path = spec_file({"folio": 1, "blocks": [{"type": "heading", "text": "H" * 70000}]})
+    p = run_folio("validate", path, "--json", check=2)
+    (e,) = json.loads(p.stdout)
+    assert e["pointer"] == "/blocks/0/text" and "at most 4096" in e["message"]
+
+
+def test_largest_allowed_paragraph_renders_to_a_valid_pdf(spec_file, tmp_path):
+    words = ("lorem ipsum dolor sit amet " * 40000)[:1 << 20]
+    path = spec_file({"folio": 1, "title": "T" * 4096, "blocks": [{"type": "paragraph", "text": words}]})
+    p, secs, mb = run_measured("render", path, "-o", tmp_path / "o.pdf")
+    assert p.returncode == 0, p.stderr
+    assert secs < 60 and mb < 500
+    subprocess.run(["qpdf", "--check", tmp_path / "o.pdf"], check=True, capture_output=True)
