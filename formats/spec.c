@@ -438,9 +438,16 @@ static bool read_block(fo_spec_ctx *c, json_t *b, size_t i, fo_block *blk, size_
         char p[FO_PTR_MAX];
         fo_spec_ptr(p, ptr, "path");
         blk->u.image.path = fo_spec_resolve(c, path, p);
-        if (blk->u.image.path && !fo_image_probe(blk->u.image.path, &blk->u.image.is_png,
-                                                 &blk->u.image.px_width, &blk->u.image.px_height))
-            fo_spec_error(c, p, false, "images must be PNG or JPEG files", "\"%s\" is not a readable PNG or JPEG image", path);
+        fo_image_info info;
+        const char *why = blk->u.image.path ? fo_image_check(blk->u.image.path, &info) : NULL;
+        if (why)
+            fo_spec_error(c, p, false, "images must be intact PNG or JPEG files of at most 50 megapixels and 30 MiB",
+                          "\"%s\" cannot be used: %s", path, why);
+        else if (blk->u.image.path) {
+            blk->u.image.is_png = info.is_png;
+            blk->u.image.px_width = info.width;
+            blk->u.image.px_height = info.height;
+        }
         break;
     }
     case FO_BLOCK_CODE: {

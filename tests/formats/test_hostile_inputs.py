@@ -125,3 +125,83 @@ def test_largest_allowed_paragraph_renders_to_a_valid_pdf(spec_file, tmp_path):
     assert p.returncode == 0, p.stderr
     assert secs < 60 and mb < 500
     subprocess.run(["qpdf", "--check", tmp_path / "o.pdf"], check=True, capture_output=True)
+
+
+# ---- item 14: images are checked before anything decodes them ------------------
+
+def chunk(kind, body, crc=None):
+    c = zlib.crc32(kind + body) if crc is None else crc
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", c & 0xFFFFFFFF)
+
+
+def png(w, h, color=2, depth=8, rows=None, idat=None, extra=b"", end=True):
+    sig = b"\x89PNG\r\n\x1a\n"
+    ihdr = chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, color, 0, 0, 0))
+    if idat is None:
+        bpp = {0: 1, 2: 3, 4: 2, 6: 4}[color] * depth // 8
+        raw = rows if rows is not None else b"".join(b"\0" + bytes([i % 256]) * (w * bpp) for i in range(h))
+        idat = chunk(b"IDAT", zlib.compress(raw))
+    return sig + ihdr + extra + idat + (chunk(b"IEND", b"") if end else b"")
+
+
+def image_spec(tmp_path, data, name="pic.png"):
+    (tmp_path / name).write_bytes(data)
+    spec = {"folio": 1, "blocks": [{"type": "paragraph", "text": "before"},
+                                   {"type": "image", "path": name, "alt": "a picture"}]}
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(spec, indent=1))
+    return path
+
+
+def test_a_good_png_still_renders_everywhere(tmp_path):
+    path = image_spec(tmp_path, png(40, 30))
+    outs = [tmp_path / f"o.{e}" for e in ("pdf", "docx", "pptx", "xlsx")]
+    run_folio("render", path, *sum((["-o", o] for o in outs), []), check=0)
+    out = subprocess.run(["pdfimages", "-list", outs[0]], check=True, capture_output=True, text=True).stdout
+    assert "   40    30 " in out
+
+
+BROKEN = {
+    "huge_header": (lambda: png(20000, 20000, idat=chunk(b"IDAT", zlib.compress(b"\0" * 1000))),
+                    "over the 50-megapixel limit"),
+    "chunk_2gb": (lambda: png(8, 8, extra=struct.pack(">I", 0x7FFFFFF0) + b"tEXt" + b"x" * 20),
+                  "a PNG chunk runs past the end of the file"),
+    "bad_crc": (lambda: png(8, 8, extra=chunk(b"tEXt", b"k\0v", crc=1)), "fails its CRC check"),
+    "corrupt_zlib": (lambda: png(8, 8, idat=chunk(b"IDAT", b"\x78\x9c" + b"\xff" * 40)), "corrupt (zlib)"),
+    "short_data": (lambda: png(64, 64, idat=chunk(b"IDAT", zlib.compress(b"\0" * 100))), "shorter than its header"),
+    "no_iend": (lambda: png(8, 8, end=False), "ends before its IEND"),
+    "bad_depth": (lambda: png(8, 8, color=2, depth=4, idat=chunk(b"IDAT", zlib.compress(b"\0" * 8))),
+                  "unknown format"),
+    "jpeg_huge": (lambda: b"\xff\xd8\xff\xe0" + struct.pack(">H", 16) + b"JFIF\0" + b"\0" * 9 +
+                  b"\xff\xc0" + struct.pack(">HBHHB", 17, 8, 60000, 60000, 3) + b"\1\x11\0\2\x11\0\3\x11\0" +
+                  b"\xff\xd9", "over the 50-megapixel limit"),
+    "jpeg_segment": (lambda: b"\xff\xd8\xff\xe1" + struct.pack(">H", 60000) + b"Exif", "runs past the end"),
+    "not_image": (lambda: b"GIF89a" + b"\0" * 40, "not a PNG or JPEG image"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_a_broken_image_is_a_located_error_in_every_format(tmp_path, name):
+    make, reason = BROKEN[name]
+    path = image_spec(tmp_path, make(), "pic.jpg" if name.startswith("jpeg") else "pic.png")
+    p = run_folio("validate", path, "--json", check=2)
+    (e,) = json.loads(p.stdout)
+    assert e["pointer"] == "/blocks/1/path" and e["line"] == 10, e
+    assert reason in e["message"]
+    for ext in ("pdf", "docx", "pptx", "xlsx"):
+        p, secs, mb = run_measured("render", path, "-o", tmp_path / f"o.{ext}")
+        assert p.returncode == 2 and "/blocks/1/path" in p.stderr, p.stderr
+        assert mb < 300 and secs < 10, (ext, mb, secs)
+        assert not (tmp_path / f"o.{ext}").exists()
+
+
+def test_a_valid_bomb_is_refused_by_its_header_in_bounded_memory(tmp_path):
+    """20000 x 20000 with real (all-zero) pixel data, 1.2 MB on disk."""
+    w = h = 20000
+    z = zlib.compressobj(9)
+    row = b"\0" * (1 + 3 * w)
+    idat = b"".join(z.compress(row) for _ in range(h)) + z.flush()
+    path = image_spec(tmp_path, png(w, h, idat=chunk(b"IDAT", idat)))
+    p, secs, mb = run_measured("render", path, "-o", tmp_path / "o.pdf")
+    assert p.returncode == 2 and "50-megapixel" in p.stderr
+    assert mb < 300 and secs < 10
