@@ -437,7 +437,7 @@ static bool read_block(fo_spec_ctx *c, json_t *b, size_t i, fo_block *blk, size_
         if (!path) break;
         char p[FO_PTR_MAX];
         fo_spec_ptr(p, ptr, "path");
-        blk->u.image.path = fo_spec_resolve(c, path, p);
+        blk->u.image.path = fo_spec_resolve(c, path, p, FO_IMAGE_MAX_BYTES);
         fo_image_info info;
         const char *why = blk->u.image.path ? fo_image_check(blk->u.image.path, &info) : NULL;
         if (why)
@@ -502,7 +502,7 @@ static void read_meta(fo_spec_ctx *c, json_t *root)
     /* a built-in name, or a theme file beside the spec */
     size_t n = strlen(theme);
     const char *path = theme;
-    if (n > 5 && !strcmp(theme + n - 5, ".json") && !(path = fo_spec_resolve(c, theme, "/theme"))) return;
+    if (n > 5 && !strcmp(theme + n - 5, ".json") && !(path = fo_spec_resolve(c, theme, "/theme", FO_THEME_MAX_BYTES))) return;
     fo_diags td;
     fo_diags_init(&td);
     if (fo_theme_load(path, &doc->theme, &td) != FO_OK) {

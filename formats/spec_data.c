@@ -263,7 +263,7 @@ static bool read_csv(fo_spec_ctx *c, json_t *obj, const char *ptr, fo_dataset *d
     }
     if (!path) return false;
     fo_spec_ptr(p, ptr, "csv");
-    ds->csv_path = fo_spec_resolve(c, path, p);
+    ds->csv_path = fo_spec_resolve(c, path, p, UINT64_MAX);
     ds->csv_display = fo_spec_strdup(c, path);
     if (!ds->csv_path) return false;
 

@@ -68,9 +68,10 @@ void fo_spec_ptr(char *dst, const char *base, const char *key);
 /* Copies into the doc's arena. */
 char *fo_spec_strdup(fo_spec_ctx *c, const char *s);
 
-/* Resolves a relative path inside the spec's folder; NULL (reported) if it is
- * absolute, escapes the folder, or does not exist. */
-char *fo_spec_resolve(fo_spec_ctx *c, const char *path, const char *ptr);
+/* Resolves a relative path inside the spec's folder (formats/path.h: no
+ * links, regular files of at most max_bytes); NULL (reported at ptr) if it
+ * is absolute, escapes the folder, does not exist or is refused. */
+char *fo_spec_resolve(fo_spec_ctx *c, const char *path, const char *ptr, uint64_t max_bytes);
 
 /* Validates an Excel format code; reports at ptr when invalid. */
 bool fo_spec_check_format(fo_spec_ctx *c, const char *code, const char *ptr);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "formats/path.h"
 #include "formats/spec_internal.h"
 #include "render/markup.h"
 #include "render/numfmt.h"
@@ -220,36 +221,15 @@ long fo_spec_int(fo_spec_ctx *c, json_t *obj, const char *ptr, const char *key, 
 
 char *fo_spec_strdup(fo_spec_ctx *c, const char *s) { return fo_arena_strdup(c->doc->arena, s); }
 
-char *fo_spec_resolve(fo_spec_ctx *c, const char *path, const char *ptr)
+char *fo_spec_resolve(fo_spec_ctx *c, const char *path, const char *ptr, uint64_t max_bytes)
 {
-    if (!path[0]) {
-        fo_spec_error(c, ptr, false, NULL, "empty path");
-        return NULL;
-    }
-    if (path[0] == '/') {
-        fo_spec_error(c, ptr, false, "give the path relative to the spec's folder",
-                      "absolute path \"%s\" is not allowed", path);
-        return NULL;
-    }
-    char joined[PATH_MAX * 2], real[PATH_MAX];
-    snprintf(joined, sizeof joined, "%s/%s", c->base_real, path);
-    if (!realpath(joined, real)) {
-        fo_spec_error(c, ptr, false, "paths are relative to the spec's folder",
-                      "file \"%s\" not found: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t bl = strlen(c->base_real);
-    if (strncmp(real, c->base_real, bl) != 0 || (real[bl] != '/' && real[bl] != '\0')) {
-        fo_spec_error(c, ptr, false, "referenced files must be inside the spec's folder",
-                      "path \"%s\" leads outside the spec's folder", path);
-        return NULL;
-    }
-    struct stat st;
-    if (stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
-        fo_spec_error(c, ptr, false, NULL, "\"%s\" is not a regular file", path);
-        return NULL;
-    }
-    return fo_spec_strdup(c, real);
+    char real[PATH_MAX], msg[512];
+    fo_path_status st = fo_path_inside(c->base_real, path, max_bytes, real, sizeof real);
+    if (st == FO_PATH_OK) return fo_spec_strdup(c, real);
+    const char *hint;
+    fo_path_message(st, path, max_bytes, msg, sizeof msg, &hint);
+    fo_spec_error(c, ptr, false, hint, "%s", msg);
+    return NULL;
 }
 
 bool fo_spec_check_format(fo_spec_ctx *c, const char *code, const char *ptr)

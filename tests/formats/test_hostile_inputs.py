@@ -205,3 +205,115 @@ def test_a_valid_bomb_is_refused_by_its_header_in_bounded_memory(tmp_path):
     p, secs, mb = run_measured("render", path, "-o", tmp_path / "o.pdf")
     assert p.returncode == 2 and "50-megapixel" in p.stderr
     assert mb < 300 and secs < 10
+
+
+# ---- item 5: a theme's files stay in its folder ----------------------------------
+
+def theme_case(tmp_path, logo=None, font=None):
+    """spec.json and brand.json in tmp_path/doc; tmp_path/private holds a real photo."""
+    doc, private = tmp_path / "doc", tmp_path / "private"
+    doc.mkdir(exist_ok=True)
+    private.mkdir(exist_ok=True)
+    (private / "photo.png").write_bytes(png(4, 4))
+    theme = {"folio_theme": 1, "name": "brand"}
+    if logo is not None:
+        theme["logo"] = logo
+    if font is not None:
+        theme["fonts"] = {"body": {"family": "Brand", "files": {"regular": font}}}
+    (doc / "brand.json").write_text(json.dumps(theme, indent=1))
+    spec = doc / "spec.json"
+    spec.write_text(json.dumps({"folio": 1, "theme": "brand.json",
+                                "blocks": [{"type": "paragraph", "text": "hello"}]}))
+    return spec
+
+
+def theme_error(tmp_path, logo=None, font=None, timeout=30):
+    spec = theme_case(tmp_path, logo, font)
+    t0 = time.monotonic()
+    p = run_folio("render", spec, "-o", spec.parent / "o.pdf", "-o", spec.parent / "o.docx", "--json",
+                  check=2, timeout=timeout)
+    secs = time.monotonic() - t0
+    assert not (spec.parent / "o.pdf").exists() and not (spec.parent / "o.docx").exists()
+    (e,) = json.loads(p.stdout)
+    assert e["file"].endswith("brand.json") and e["line"] > 0
+    return e, secs
+
+
+def test_theme_logo_outside_the_folder_reads_the_same_whether_it_exists(tmp_path):
+    a, _ = theme_error(tmp_path, logo="../private/photo.png")
+    b, _ = theme_error(tmp_path, logo="../private/nothing.png")
+    assert a["pointer"] == "/logo" and "leads outside the folder" in a["message"]
+    assert a["message"].replace("photo", "X") == b["message"].replace("nothing", "X")
+
+
+def test_theme_logo_absolute_path_is_refused_without_looking(tmp_path):
+    a, _ = theme_error(tmp_path, logo=str(tmp_path / "private" / "photo.png"))
+    b, _ = theme_error(tmp_path, logo=str(tmp_path / "private" / "nothing.png"))
+    assert "absolute path" in a["message"]
+    assert a["message"].replace("photo", "X") == b["message"].replace("nothing", "X")
+
+
+def test_theme_symlink_pointing_out_is_refused_and_says_nothing_of_its_target(tmp_path):
+    theme_case(tmp_path)
+    os.symlink(tmp_path / "private" / "photo.png", tmp_path / "doc" / "real.png")
+    os.symlink(tmp_path / "private" / "nothing.png", tmp_path / "doc" / "dangling.png")
+    os.symlink(tmp_path / "private", tmp_path / "doc" / "dir")
+    a, _ = theme_error(tmp_path, logo="real.png")
+    b, _ = theme_error(tmp_path, logo="dangling.png")
+    c, _ = theme_error(tmp_path, logo="dir/photo.png")
+    assert "symbolic link" in a["message"]
+    assert a["message"].replace("real", "X") == b["message"].replace("dangling", "X")
+    assert "symbolic link" in c["message"]
+
+
+@pytest.mark.parametrize("where", ["fifo", "stdin"])
+def test_theme_fifo_or_stdin_never_blocks(tmp_path, where):
+    theme_case(tmp_path)
+    if where == "fifo":
+        os.mkfifo(tmp_path / "doc" / "logo.png")
+        e, secs = theme_error(tmp_path, logo="logo.png", timeout=10)
+        assert "not a regular file" in e["message"]
+    else:
+        e, secs = theme_error(tmp_path, font="/dev/stdin", timeout=10)
+        assert e["pointer"] == "/fonts/body/files/regular" and "absolute path" in e["message"]
+    assert secs < 2
+
+
+def test_theme_fifo_font_and_oversize_font_are_refused(tmp_path):
+    theme_case(tmp_path)
+    os.mkfifo(tmp_path / "doc" / "pipe.ttf")
+    e, secs = theme_error(tmp_path, font="pipe.ttf", timeout=10)
+    assert "not a regular file" in e["message"] and secs < 2
+    with open(tmp_path / "doc" / "big.ttf", "wb") as f:
+        f.truncate(65 << 20)  # sparse: costs no disk
+    e, _ = theme_error(tmp_path, font="big.ttf")
+    assert e["pointer"] == "/fonts/body/files/regular" and "larger than 67108864 bytes" in e["message"]
+
+
+def test_theme_files_inside_the_folder_still_work(tmp_path):
+    spec = theme_case(tmp_path, logo="img/logo.png", font="fonts/../fonts/Brand.ttf")
+    (spec.parent / "img").mkdir()
+    (spec.parent / "img" / "logo.png").write_bytes(png(40, 20))
+    (spec.parent / "fonts").mkdir()
+    shutil.copy("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", spec.parent / "fonts" / "Brand.ttf")
+    run_folio("render", spec, "-o", spec.parent / "o.pdf", check=0)
+    out = subprocess.run(["pdffonts", spec.parent / "o.pdf"], check=True, capture_output=True, text=True).stdout
+    assert "DejaVuSans" in out
+    imgs = subprocess.run(["pdfimages", "-list", spec.parent / "o.pdf"], check=True, capture_output=True,
+                          text=True).stdout
+    assert "   40    20 " in imgs
+
+
+def test_spec_csv_through_a_symlink_is_refused_alike(tmp_path):
+    d = tmp_path / "doc"
+    d.mkdir()
+    (tmp_path / "secret.csv").write_text("a\n1\n")
+    os.symlink(tmp_path / "secret.csv", d / "a.csv")
+    os.symlink(tmp_path / "none.csv", d / "b.csv")
+    msgs = []
+    for name in ("a.csv", "b.csv"):
+        (d / "s.json").write_text(json.dumps({"folio": 1, "data": {"d": {"csv": name}},
+                                              "blocks": [{"type": "table", "data": "d"}]}))
+        (e,) = json.loads(run_folio("validate", d / "s.json", "--json", check=2).stdout)
+        msgs.append(e["message"].replace(name, "X"))
+    assert msgs[0] == msgs[1] and "symbolic link" in msgs[0]
