@@ -506,11 +506,11 @@ static void read_meta(fo_spec_ctx *c, json_t *root)
     fo_diags td;
     fo_diags_init(&td);
     if (fo_theme_load(path, &doc->theme, &td) != FO_OK) {
+        c->errors++; /* one for the theme: its own diagnostics are capped already */
         for (size_t i = 0; i < td.n; i++) {
             const fo_diag *g = &td.items[i];
             if (g->file) {
                 fo_diags_add(c->d, g->file, g->line, g->column, g->pointer, g->hint, "%s", g->message);
-                c->errors++;
             } else {
                 fo_spec_error(c, "/theme", false, g->hint, "%s", g->message);
             }
@@ -571,6 +571,7 @@ static fo_status spec_from_json(fo_json *json, const char *display, const char *
     }
 done:
     fo_json_free(c.json);
+    fo_spec_more_errors(d, display, c.errors);
     if (st == FO_OK && c.errors) st = FO_ERR_INPUT;
     if (st != FO_OK) {
         fo_doc_free(doc);

@@ -21,13 +21,17 @@
 #define FO_SPEC_FORMULA_MAX 8192u     /* Excel's formula length */
 #define FO_SPEC_CODE_LINES 100000u    /* lines of one code block */
 
+/* Errors reported one by one per spec (or theme); the rest are counted and
+ * summed up in one last line: "... and 39,900 more errors". */
+#define FO_SPEC_MAX_ERRORS 100
+
 typedef struct {
     fo_json *json;
     fo_diags *d;
     fo_doc *doc;
     const char *file;       /* display name of the spec */
     char base_real[PATH_MAX]; /* realpath of the spec's folder */
-    int errors;
+    int errors;             /* all of them, reported or not */
 } fo_spec_ctx;
 
 /* Reports a problem at pointer (at its key when key is true). */
@@ -43,6 +47,10 @@ bool fo_spec_check_link(fo_spec_ctx *c, const char *url, const char *ptr);
 /* Warns at ptr for each link of inline markup text the policy refuses (the
  * writers drop those links and keep their labels). */
 void fo_spec_check_markup(fo_spec_ctx *c, const char *text, const char *ptr);
+
+/* The closing "... and N more errors" line when errors went over
+ * FO_SPEC_MAX_ERRORS (nothing otherwise). */
+void fo_spec_more_errors(fo_diags *d, const char *file, int errors);
 
 /* Checks that obj has only allowed keys; reports each unknown one with a
  * suggestion. allowed is NULL-terminated. */

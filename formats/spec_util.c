@@ -18,6 +18,7 @@
 void fo_spec_error(fo_spec_ctx *c, const char *pointer, bool key, const char *hint,
                    const char *fmt, ...)
 {
+    if (c->errors++ >= FO_SPEC_MAX_ERRORS) return; /* counted; summed up by fo_spec_more_errors */
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -26,7 +27,14 @@ void fo_spec_error(fo_spec_ctx *c, const char *pointer, bool key, const char *hi
     int line = 0, col = 0;
     if (c->json) fo_json_locate(c->json, pointer, key, &line, &col);
     fo_diags_add(c->d, c->file, line, col, pointer, hint, "%s", msg);
-    c->errors++;
+}
+
+void fo_spec_more_errors(fo_diags *d, const char *file, int errors)
+{
+    if (errors <= FO_SPEC_MAX_ERRORS) return;
+    fo_diags_add(d, file, 0, 0, NULL, "fix these first; the rest are often the same mistake",
+                 "... and %d more error%s not shown", errors - FO_SPEC_MAX_ERRORS,
+                 errors - FO_SPEC_MAX_ERRORS == 1 ? "" : "s");
 }
 
 void fo_spec_warn(fo_spec_ctx *c, const char *pointer, const char *hint, const char *fmt, ...)

@@ -32,6 +32,7 @@ typedef struct {
 __attribute__((format(printf, 5, 6)))
 static void err(ctx *c, const char *ptr, bool key, const char *hint, const char *msg, ...)
 {
+    if (c->errors++ >= FO_SPEC_MAX_ERRORS) return; /* counted, summed up at the end */
     int line = 0, col = 0;
     fo_json_locate(c->json, ptr, key, &line, &col);
     char m[512];
@@ -40,7 +41,6 @@ static void err(ctx *c, const char *ptr, bool key, const char *hint, const char 
     vsnprintf(m, sizeof m, msg, ap);
     va_end(ap);
     fo_diags_add(c->d, c->file, line, col, ptr, hint, "%s", m);
-    c->errors++;
 }
 
 static void check_keys(ctx *c, json_t *obj, const char *ptr, const char *const *allowed)
@@ -379,5 +379,6 @@ fo_status fo_theme_load(const char *name_or_path, fo_theme *t, fo_diags *d)
     if (st != FO_OK) return st;
     apply(&c, fo_json_root(c.json), t);
     fo_json_free(c.json);
+    fo_spec_more_errors(d, c.file, c.errors);
     return c.errors ? FO_ERR_INPUT : FO_OK;
 }
