@@ -1,8 +1,9 @@
 /* image.c — PNG/JPEG checks before decoding (see image.h).
  *
  * PNG: the signature, IHDR first (13 bytes, sane depth and colour type),
- * then every chunk walked: its length within the file, its CRC right, IDAT
- * runs contiguous, IEND last. The IDAT stream is inflated into a 64 KiB
+ * then every chunk walked: its length within the file, its CRC right, no
+ * unknown critical chunk (libpng would refuse it), one well-formed PLTE
+ * before the data, IDAT runs contiguous, IEND last. The IDAT stream is inflated into a 64 KiB
  * scratch buffer and must produce exactly the bytes the header implies
  * (filter byte + packed row, per row of each Adam7 pass when interlaced):
  * zlib errors, truncated and oversized streams are all caught here.
@@ -131,7 +132,12 @@ static const char *png_check(const unsigned char *d, size_t len, fo_image_info *
         bool idat = memcmp(type, "IDAT", 4) == 0;
         if (idat && idat_done) { why = "the PNG pixel data is split by other chunks"; break; }
         if (seen_idat && !idat) idat_done = true;
-        if (memcmp(type, "PLTE", 4) == 0) seen_plte = true;
+        if (memcmp(type, "PLTE", 4) == 0) {
+            if (seen_plte || seen_idat || n == 0 || n % 3 || n / 3 > 256) { why = "the PNG palette is malformed"; break; }
+            seen_plte = true;
+        }
+        if (!(type[0] & 0x20) && memcmp(type, "IHDR", 4) && memcmp(type, "PLTE", 4) && !idat &&
+            memcmp(type, "IEND", 4)) { why = "the PNG has an unknown critical chunk"; break; }
         if (idat) {
             seen_idat = true;
             if ((why = png_inflate(&z, body, n, &got, expected, &ended)) != NULL) break;
