@@ -571,7 +571,8 @@ static fo_status spec_from_json(fo_json *json, const char *display, const char *
     }
 done:
     fo_json_free(c.json);
-    fo_spec_more_errors(d, display, c.errors);
+    fo_spec_more_errors(d, display, c.warnings, "warning");
+    fo_spec_more_errors(d, display, c.errors, "error");
     if (st == FO_OK && c.errors) st = FO_ERR_INPUT;
     if (st != FO_OK) {
         fo_doc_free(doc);

@@ -32,6 +32,7 @@ typedef struct {
     const char *file;       /* display name of the spec */
     char base_real[PATH_MAX]; /* realpath of the spec's folder */
     int errors;             /* all of them, reported or not */
+    int warnings;           /* likewise */
 } fo_spec_ctx;
 
 /* Reports a problem at pointer (at its key when key is true). */
@@ -48,9 +49,9 @@ bool fo_spec_check_link(fo_spec_ctx *c, const char *url, const char *ptr);
  * writers drop those links and keep their labels). */
 void fo_spec_check_markup(fo_spec_ctx *c, const char *text, const char *ptr);
 
-/* The closing "... and N more errors" line when errors went over
- * FO_SPEC_MAX_ERRORS (nothing otherwise). */
-void fo_spec_more_errors(fo_diags *d, const char *file, int errors);
+/* The closing "... and N more errors" line when n (of what: "error",
+ * "warning") went over FO_SPEC_MAX_ERRORS (nothing otherwise). */
+void fo_spec_more_errors(fo_diags *d, const char *file, int n, const char *what);
 
 /* Checks that obj has only allowed keys; reports each unknown one with a
  * suggestion. allowed is NULL-terminated. */

@@ -15,38 +15,43 @@
 #include "render/numfmt.h"
 #include "render/policy.h"
 
+/* One located diagnostic; *count counts it, and past FO_SPEC_MAX_ERRORS it
+ * is only counted (fo_spec_more_errors sums those up). */
+__attribute__((format(printf, 7, 0)))
+static void vreport(fo_spec_ctx *c, int *count, const char *pointer, bool key, const char *hint,
+                    const char *prefix, const char *fmt, va_list ap)
+{
+    if ((*count)++ >= FO_SPEC_MAX_ERRORS) return;
+    char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    int line = 0, col = 0;
+    if (c->json) fo_json_locate(c->json, pointer, key, &line, &col);
+    fo_diags_add(c->d, c->file, line, col, pointer, hint, "%s%s", prefix, msg);
+}
+
 void fo_spec_error(fo_spec_ctx *c, const char *pointer, bool key, const char *hint,
                    const char *fmt, ...)
 {
-    if (c->errors++ >= FO_SPEC_MAX_ERRORS) return; /* counted; summed up by fo_spec_more_errors */
-    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vreport(c, &c->errors, pointer, key, hint, "", fmt, ap);
     va_end(ap);
-    int line = 0, col = 0;
-    if (c->json) fo_json_locate(c->json, pointer, key, &line, &col);
-    fo_diags_add(c->d, c->file, line, col, pointer, hint, "%s", msg);
-}
-
-void fo_spec_more_errors(fo_diags *d, const char *file, int errors)
-{
-    if (errors <= FO_SPEC_MAX_ERRORS) return;
-    fo_diags_add(d, file, 0, 0, NULL, "fix these first; the rest are often the same mistake",
-                 "... and %d more error%s not shown", errors - FO_SPEC_MAX_ERRORS,
-                 errors - FO_SPEC_MAX_ERRORS == 1 ? "" : "s");
 }
 
 void fo_spec_warn(fo_spec_ctx *c, const char *pointer, const char *hint, const char *fmt, ...)
 {
-    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vreport(c, &c->warnings, pointer, false, hint, "warning: ", fmt, ap);
     va_end(ap);
-    int line = 0, col = 0;
-    if (c->json) fo_json_locate(c->json, pointer, false, &line, &col);
-    fo_diags_add(c->d, c->file, line, col, pointer, hint, "warning: %s", msg);
+}
+
+void fo_spec_more_errors(fo_diags *d, const char *file, int n, const char *what)
+{
+    if (n <= FO_SPEC_MAX_ERRORS) return;
+    fo_diags_add(d, file, 0, 0, NULL, "fix these first; the rest are often the same mistake",
+                 "... and %d more %s%s not shown", n - FO_SPEC_MAX_ERRORS, what,
+                 n - FO_SPEC_MAX_ERRORS == 1 ? "" : "s");
 }
 
 bool fo_spec_check_link(fo_spec_ctx *c, const char *url, const char *ptr)
