@@ -81,6 +81,9 @@ typedef struct {
 } fo_pdf;
 
 /* ---- pdf.c: document, pages, fonts ------------------------------------- */
+/* libharu keeps every page in one /Kids array and fails at its 32,767-entry
+ * limit with an opaque error: stop before, with a message. */
+#define FO_PDF_MAX_PAGES 30000
 /* Records the first error (later ones only add diagnostics). */
 void fo_pdf_fail(fo_pdf *c, fo_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -354,3 +354,25 @@ def test_indexed_positions_match_the_text(spec_file):
     assert got["/data/a~1b/rows/1"] == pos(1, "[2, 3]")
     assert got["/data/\u00fcml/rows/0"] == pos(2, '["\u00e9\u00e9", 1]')
     assert got['/blocks/0/bad"key'] == pos(3, '"bad\\"key"')
+
+
+def test_a_code_line_over_the_excel_cell_limit_is_refused_not_dropped(spec_file, tmp_path):
+    openpyxl = pytest.importorskip("openpyxl")
+    path = spec_file({"folio": 1, "blocks": [{"type": "code", "text": "short\n" + "x" * 40000 + "\nend"}]})
+    p = run_folio("render", path, "-o", tmp_path / "o.xlsx", check=2)
+    assert "/blocks/0: a text of 40000 characters exceeds Excel's 32,767-character cell limit" in p.stderr
+    assert not (tmp_path / "o.xlsx").exists()
+    path = spec_file({"folio": 1, "blocks": [{"type": "code", "text": "short\n" + "x" * 32000 + "\nend"}]})
+    run_folio("render", path, "-o", tmp_path / "o.xlsx", check=0)
+    cells = [c.value for row in openpyxl.load_workbook(tmp_path / "o.xlsx")["Summary"].iter_rows()
+             for c in row if c.value]
+    assert cells == ["short", "x" * 32000, "end"]
+
+
+def test_a_pdf_past_its_page_limit_is_a_clear_input_error(spec_file, tmp_path):
+    blocks = [{"type": "code", "text": "x\n" * 99_999} for _ in range(20)]
+    path = spec_file({"folio": 1, "blocks": blocks})
+    p, secs, mb = run_measured("render", path, "-o", tmp_path / "o.pdf", timeout=300)
+    assert p.returncode == 2, p.stderr
+    assert "the document would run past 30000 pages" in p.stderr and "libharu" not in p.stderr
+    assert not (tmp_path / "o.pdf").exists()
