@@ -1,13 +1,11 @@
 /* spec_util.c — located errors, key checking with suggestions, typed getters
  * and safe path resolution for the spec reader. */
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "formats/path.h"
 #include "formats/spec_internal.h"
