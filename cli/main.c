@@ -19,6 +19,7 @@
 #include "folio.h"
 #include "formats/theme.h"
 #include "render/model.h"
+#include "render/policy.h"
 
 static const char usage_text[] =
     "usage:\n"
@@ -36,6 +37,8 @@ static const char usage_text[] =
     "  --template FILE     an existing .docx/.pptx/.xlsx whose look to borrow\n"
     "  --max-bytes N       output ceiling per file (default 31457280 = 30 MiB)\n"
     "  --scale S           PNG scale factor for high-DPI charts (default 1)\n"
+    "  --allow-link-scheme LIST  link schemes allowed besides http, https, mailto (e.g. ftp,tel)\n"
+    "  --allow-external-formulas  keep formulas that call out of the workbook (DDE, WEBSERVICE, ...)\n"
     "  --json              machine-readable result on stdout\n"
     "  --quiet             no progress or success messages\n"
     "\n"
@@ -50,7 +53,8 @@ static const char usage_text[] =
     "errors read: folio: FILE:LINE:COL: /json/pointer: message (hint)\n";
 
 static const char *const help_topics[][2] = {
-    {"render", "folio render SPEC.json -o OUT.ext [-o OUT.ext ...] [--theme T] [--max-bytes N] [--scale S] [--json] [--quiet]\n"
+    {"render", "folio render SPEC.json -o OUT.ext [-o OUT.ext ...] [--theme T] [--max-bytes N] [--scale S]\n"
+               "             [--allow-link-scheme LIST] [--allow-external-formulas] [--json] [--quiet]\n"
                "  Renders the spec to every output; the format comes from each extension\n"
                "  (.xlsx .docx .pptx .pdf .png). All outputs are written, or none.\n"},
     {"convert", "folio convert INPUT OUTPUT [options]\n"
@@ -136,6 +140,13 @@ static int parse_args(int argc, char **argv, fo_cli_request *req)
             req->opts.scale = strtod(val, &end);
             if (*end || end == val || !(req->opts.scale >= 0.25 && req->opts.scale <= 8))
                 return usage_error("--scale needs a number from 0.25 to 8, not \"%s\"", val);
+        } else if (!strcmp(a, "--allow-link-scheme")) {
+            NEED_VALUE();
+            if (!fo_link_schemes_allow(val))
+                return usage_error("--allow-link-scheme needs URI scheme names separated by commas, "
+                                   "e.g. ftp,tel, not \"%s\"", val);
+        } else if (!strcmp(a, "--allow-external-formulas")) {
+            fo_formulas_external_allow(true);
         } else if (!strcmp(a, "--json")) {
             req->json = true;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {

@@ -1,30 +1,67 @@
 /* json.c — jansson parsing plus on-demand source positions for JSON Pointers.
  *
- * The locator walks the original text along the pointer's tokens, skipping
- * sibling values without building anything. The text is valid JSON (jansson
+ * The locator walks the original text along the pointer's tokens through a
+ * lazy index (the children of each container it passes, found once). The text is valid JSON (jansson
  * accepted it), so the scanner only has to be correct, not defensive; it is
  * still bounded by the buffer length everywhere. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "formats/json.h"
 
+/* The children of one container, found once: value (and key) offsets, and
+ * a hash of each decoded key so a member is found without decoding all. */
+typedef struct {
+    size_t off;        /* of the '{' or '['; SIZE_MAX = empty slot */
+    size_t n;
+    size_t *vals, *keys;
+    uint32_t *hashes;
+} node;
+
+/* Built on the first locate, then reused: a spec with 40,000 bad blocks
+ * used to be rescanned from its start for each error (87 s). */
+typedef struct {
+    node *slots;       /* open addressing on off */
+    size_t cap, count;
+    int *cp_line, *cp_col; /* line:column at every CHECKPOINT-th byte */
+    size_t ncp;
+    bool failed;       /* out of memory once: scan as before */
+} locate_index;
+
+#define CHECKPOINT 4096
+
 struct fo_json {
     char *text;
     size_t len;
     char *display;
     json_t *root;
+    locate_index ix;
 };
 
 json_t *fo_json_root(const fo_json *j) { return j->root; }
 const char *fo_json_display(const fo_json *j) { return j->display; }
 
+static void index_free(locate_index *ix)
+{
+    for (size_t i = 0; i < ix->cap; i++) {
+        if (ix->slots[i].off == SIZE_MAX) continue;
+        fo_free(ix->slots[i].vals);
+        fo_free(ix->slots[i].keys);
+        fo_free(ix->slots[i].hashes);
+    }
+    fo_free(ix->slots);
+    fo_free(ix->cp_line);
+    fo_free(ix->cp_col);
+}
+
 void fo_json_free(fo_json *j)
 {
     if (!j) return;
+    index_free(&j->ix);
     json_decref(j->root);
     fo_free(j->text);
     fo_free(j->display);
@@ -332,9 +369,188 @@ static size_t locate_offset(const fo_json *j, const char *pointer, bool key)
     return found;
 }
 
-bool fo_json_locate(const fo_json *j, const char *pointer, bool key, int *line, int *column)
+/* ---- the index ---------------------------------------------------------------*/
+static uint32_t key_hash(const char *k)
 {
-    offset_to_pos(j->text, locate_offset(j, pointer, key), line, column);
+    uint32_t h = 2166136261u;
+    for (; *k; k++) h = (h ^ (unsigned char)*k) * 16777619u;
+    return h;
+}
+
+static bool push_child(node *nd, size_t *cap, size_t val, size_t key, uint32_t h)
+{
+    if (nd->n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 8;
+        size_t *v = fo_realloc(nd->vals, nc * sizeof *v);
+        if (v) nd->vals = v;
+        size_t *k = fo_realloc(nd->keys, nc * sizeof *k);
+        if (k) nd->keys = k;
+        uint32_t *hs = fo_realloc(nd->hashes, nc * sizeof *hs);
+        if (hs) nd->hashes = hs;
+        if (!v || !k || !hs) return false;
+        *cap = nc;
+    }
+    nd->vals[nd->n] = val;
+    nd->keys[nd->n] = key;
+    nd->hashes[nd->n++] = h;
+    return true;
+}
+
+/* One pass over the container at off: its children's offsets. */
+static bool build_node(const fo_json *j, size_t off, node *nd)
+{
+    scan s = {j->text, j->len, off + 1};
+    bool obj = j->text[off] == '{';
+    size_t cap = 0;
+    char k[1024];
+    memset(nd, 0, sizeof *nd);
+    nd->off = off;
+    for (;;) {
+        skip_ws(&s);
+        if (s.i >= s.len || s.t[s.i] == '}' || s.t[s.i] == ']') return true;
+        size_t key_at = s.i;
+        uint32_t h = 0;
+        if (obj) {
+            if (s.t[s.i] != '"') return true;
+            read_key(&s, k, sizeof k);
+            h = key_hash(k);
+            skip_ws(&s);
+            s.i++; /* ':' */
+            skip_ws(&s);
+        }
+        if (!push_child(nd, &cap, s.i, key_at, h)) return false;
+        skip_value(&s);
+        skip_ws(&s);
+        if (s.i < s.len && s.t[s.i] == ',') s.i++;
+        else return true;
+    }
+}
+
+static bool index_grow(locate_index *ix)
+{
+    size_t cap = ix->cap ? ix->cap * 2 : 64;
+    node *slots = fo_malloc(cap * sizeof *slots);
+    if (!slots) return false;
+    for (size_t i = 0; i < cap; i++) slots[i].off = SIZE_MAX;
+    for (size_t i = 0; i < ix->cap; i++) {
+        if (ix->slots[i].off == SIZE_MAX) continue;
+        size_t h = ix->slots[i].off * 0x9E3779B97F4A7C15ull & (cap - 1);
+        while (slots[h].off != SIZE_MAX) h = (h + 1) & (cap - 1);
+        slots[h] = ix->slots[i];
+    }
+    fo_free(ix->slots);
+    ix->slots = slots;
+    ix->cap = cap;
+    return true;
+}
+
+/* The children of the container at off, indexed on first use; NULL on OOM. */
+static const node *children(fo_json *j, size_t off)
+{
+    locate_index *ix = &j->ix;
+    if ((ix->count + 1) * 2 > ix->cap && !index_grow(ix)) return NULL;
+    size_t h = off * 0x9E3779B97F4A7C15ull & (ix->cap - 1);
+    while (ix->slots[h].off != SIZE_MAX) {
+        if (ix->slots[h].off == off) return &ix->slots[h];
+        h = (h + 1) & (ix->cap - 1);
+    }
+    node nd;
+    if (!build_node(j, off, &nd)) {
+        fo_free(nd.vals); fo_free(nd.keys); fo_free(nd.hashes);
+        return NULL;
+    }
+    ix->slots[h] = nd;
+    ix->count++;
+    return &ix->slots[h];
+}
+
+/* The member tok of object nd, or SIZE_MAX. */
+static size_t find_member(const fo_json *j, const node *nd, const char *tok)
+{
+    uint32_t h = key_hash(tok);
+    char k[1024];
+    for (size_t i = 0; i < nd->n; i++) {
+        if (nd->hashes[i] != h) continue;
+        scan s = {j->text, j->len, nd->keys[i]};
+        read_key(&s, k, sizeof k);
+        if (strcmp(k, tok) == 0) return i;
+    }
+    return SIZE_MAX;
+}
+
+/* locate_offset through the index; false when it cannot be built (OOM). */
+static bool indexed_offset(fo_json *j, const char *pointer, bool key, size_t *out)
+{
+    scan s = {j->text, j->len, 0};
+    skip_ws(&s);
+    size_t cur = s.i;
+    const char *p = pointer ? pointer : "";
+    char tok[1024];
+    *out = cur;
+    while (*p && next_token(&p, tok, sizeof tok) && cur < j->len) {
+        bool last = *p == '\0';
+        char c = j->text[cur];
+        if (c != '{' && c != '[') break;
+        const node *nd = children(j, cur);
+        if (!nd) return false;
+        size_t i = SIZE_MAX;
+        if (c == '{') i = find_member(j, nd, tok);
+        else {
+            char *end;
+            errno = 0;
+            unsigned long idx = strtoul(tok, &end, 10);
+            if (*tok && !*end && errno == 0 && idx < nd->n) i = idx;
+        }
+        if (i == SIZE_MAX) break;
+        cur = (c == '{' && last && key) ? nd->keys[i] : nd->vals[i];
+        *out = cur;
+    }
+    return true;
+}
+
+/* line:column checkpoints every CHECKPOINT bytes, so a position costs at
+ * most CHECKPOINT bytes of counting even on one long line. */
+static bool build_checkpoints(fo_json *j)
+{
+    locate_index *ix = &j->ix;
+    ix->ncp = j->len / CHECKPOINT + 1;
+    ix->cp_line = fo_malloc(ix->ncp * sizeof *ix->cp_line);
+    ix->cp_col = fo_malloc(ix->ncp * sizeof *ix->cp_col);
+    if (!ix->cp_line || !ix->cp_col) return false;
+    int l = 1, c = 1;
+    for (size_t i = 0; i <= j->len; i++) {
+        if (i % CHECKPOINT == 0) { ix->cp_line[i / CHECKPOINT] = l; ix->cp_col[i / CHECKPOINT] = c; }
+        if (i == j->len) break;
+        if (j->text[i] == '\n') { l++; c = 1; }
+        else if (((unsigned char)j->text[i] & 0xC0) != 0x80) c++;
+    }
+    return true;
+}
+
+static void indexed_pos(const fo_json *j, size_t off, int *line, int *col)
+{
+    const locate_index *ix = &j->ix;
+    size_t k = off / CHECKPOINT;
+    int l = ix->cp_line[k], c = ix->cp_col[k];
+    for (size_t i = k * CHECKPOINT; i < off; i++) {
+        if (j->text[i] == '\n') { l++; c = 1; }
+        else if (((unsigned char)j->text[i] & 0xC0) != 0x80) c++;
+    }
+    *line = l;
+    *col = c;
+}
+
+bool fo_json_locate(const fo_json *cj, const char *pointer, bool key, int *line, int *column)
+{
+    fo_json *j = (fo_json *)cj; /* the index is a cache: locating does not change the document */
+    size_t off;
+    if (!j->ix.failed && !j->ix.cp_line && !build_checkpoints(j)) j->ix.failed = true;
+    if (j->ix.failed || !indexed_offset(j, pointer, key, &off)) {
+        j->ix.failed = true;
+        offset_to_pos(j->text, locate_offset(j, pointer, key), line, column);
+        return true;
+    }
+    indexed_pos(j, off, line, column);
     return true;
 }
 

@@ -2,8 +2,11 @@
  *
  * jansson parses (UTF-8 validation, escapes, duplicate keys, numbers) but its
  * DOM keeps no positions. fo_json keeps the source text too, and locates a
- * JSON Pointer on demand by re-scanning it: errors are rare, so positions cost
- * nothing until one is reported. Columns count characters, not bytes. */
+ * JSON Pointer on demand: the first locate builds line:column checkpoints
+ * (every 4 KiB) and each container along a located path is indexed once
+ * (its children's offsets), so N errors cost one pass plus N pointer walks,
+ * not N rescans. A spec with no errors pays nothing. Columns count
+ * characters, not bytes. */
 #ifndef FO_JSON_H
 #define FO_JSON_H
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "formats/image.h"
 #include "formats/spec_internal.h"
 #include "formats/theme.h"
+#include "render/chart/chart.h"
 
 static const char *const top_keys[] = {"folio", "title", "subtitle", "author", "date", "theme",
                                        "data", "blocks", "$schema", NULL};
@@ -45,13 +47,15 @@ static bool read_list_items(fo_spec_ctx *c, json_t *items, const char *ptr,
         snprintf(p, sizeof p, "%s", ptr);
         fo_json_ptr_push_index(p, sizeof p, i);
         if (json_is_string(it)) {
-            li->text = fo_spec_strdup(c, json_string_value(it));
+            li->text = fo_spec_strdup(c, fo_spec_text_value(c, it, p));
+            fo_spec_check_markup(c, li->text, p);
             li->ordered = ordered;
         } else if (json_is_object(it)) {
             static const char *const keys[] = {"text", "items", "ordered", NULL};
             fo_spec_check_keys(c, it, p, keys);
             const char *t = fo_spec_string(c, it, p, "text", true);
             li->text = fo_spec_strdup(c, t ? t : "");
+            fo_spec_check_markup(c, li->text, p);
             li->ordered = fo_spec_bool(c, it, p, "ordered", ordered); /* nested lists follow their parent */
             json_t *sub = json_object_get(it, "items");
             if (sub) {
@@ -133,6 +137,8 @@ static void read_table(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
     fo_dataset *ds = fo_spec_block_data(c, b, ptr, label);
     const char *caption = fo_spec_string(c, b, ptr, "caption", false);
     blk->u.table.caption = fo_spec_strdup(c, caption);
+    fo_spec_ptr(p, ptr, "caption");
+    fo_spec_check_markup(c, caption, p);
     if (!ds) return;
     blk->u.table.data = ds;
     json_t *cols = json_object_get(b, "columns");
@@ -233,6 +239,28 @@ static void read_table(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
 }
 
 /* ---- charts ----------------------------------------------------------------*/
+
+/* Refuses, at its cell, an inline value of column f beyond the largest
+ * magnitude a chart draws (the chart engine checks CSV data when it reads
+ * it). One error per column: the first offending row. */
+static void check_chart_column(fo_spec_ctx *c, const fo_dataset *ds, size_t f, const char *ptr)
+{
+    if (ds->src != FO_SRC_INLINE) return;
+    for (size_t r = 0; r < ds->nrows; r++) {
+        double v = fo_value_number(&ds->cells[r * ds->ncols + f]);
+        if (!(fabs(v) > FO_CHART_VALUE_MAX)) continue;
+        char p[FO_PTR_MAX];
+        snprintf(p, sizeof p, "%s", ds->pointer ? ds->pointer : ptr);
+        fo_json_ptr_push(p, sizeof p, "rows");
+        fo_json_ptr_push_index(p, sizeof p, r);
+        fo_json_ptr_push_index(p, sizeof p, f);
+        fo_spec_error(c, p, false, "scale the values (e.g. show millions) or show them in a table",
+                      "chart value %g (column \"%s\", charted by %s) is beyond +-1e15, the largest a chart draws",
+                      v, ds->cols[f].name, ptr);
+        return;
+    }
+}
+
 static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk, size_t index)
 {
     fo_chart *ch = &blk->u.chart;
@@ -308,7 +336,9 @@ static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
             continue;
         }
         ch->y[ch->ny++] = (size_t)f;
+        check_chart_column(c, ds, (size_t)f, yp);
     }
+    if (ch->kind == FO_CHART_SCATTER && ch->x < ds->ncols && x) check_chart_column(c, ds, ch->x, ptr);
 }
 
 /* ---- one block --------------------------------------------------------------*/
@@ -366,6 +396,11 @@ static bool read_block(fo_spec_ctx *c, json_t *b, size_t i, fo_block *blk, size_
     switch (blk->kind) {
     case FO_BLOCK_HEADING: {
         const char *t = fo_spec_string(c, b, ptr, "text", true);
+        if (t && strlen(t) > FO_SPEC_NAME_MAX) {
+            char p[FO_PTR_MAX];
+            fo_spec_ptr(p, ptr, "text");
+            t = fo_spec_capped(c, json_object_get(b, "text"), p, FO_SPEC_NAME_MAX);
+        }
         blk->u.heading.text = fo_spec_strdup(c, t ? t : "");
         blk->u.heading.level = (int)fo_spec_int(c, b, ptr, "level", 1, 6, 1);
         break;
@@ -373,6 +408,9 @@ static bool read_block(fo_spec_ctx *c, json_t *b, size_t i, fo_block *blk, size_
     case FO_BLOCK_PARAGRAPH: {
         const char *t = fo_spec_string(c, b, ptr, "text", true);
         blk->u.paragraph.text = fo_spec_strdup(c, t ? t : "");
+        char p[FO_PTR_MAX];
+        fo_spec_ptr(p, ptr, "text");
+        fo_spec_check_markup(c, t, p);
         break;
     }
     case FO_BLOCK_LIST: {
@@ -391,20 +429,38 @@ static bool read_block(fo_spec_ctx *c, json_t *b, size_t i, fo_block *blk, size_
         const char *path = fo_spec_string(c, b, ptr, "path", true);
         blk->u.image.alt = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "alt", false));
         blk->u.image.caption = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "caption", false));
+        char cp[FO_PTR_MAX];
+        fo_spec_ptr(cp, ptr, "caption");
+        fo_spec_check_markup(c, blk->u.image.caption, cp);
         blk->u.image.width = (double)fo_spec_int(c, b, ptr, "width", 1, 10000, 0);
         blk->u.image.height = (double)fo_spec_int(c, b, ptr, "height", 1, 10000, 0);
         if (!path) break;
         char p[FO_PTR_MAX];
         fo_spec_ptr(p, ptr, "path");
-        blk->u.image.path = fo_spec_resolve(c, path, p);
-        if (blk->u.image.path && !fo_image_probe(blk->u.image.path, &blk->u.image.is_png,
-                                                 &blk->u.image.px_width, &blk->u.image.px_height))
-            fo_spec_error(c, p, false, "images must be PNG or JPEG files", "\"%s\" is not a readable PNG or JPEG image", path);
+        blk->u.image.path = fo_spec_resolve(c, path, p, FO_IMAGE_MAX_BYTES);
+        fo_image_info info;
+        const char *why = blk->u.image.path ? fo_image_check(blk->u.image.path, &info) : NULL;
+        if (why)
+            fo_spec_error(c, p, false, "images must be intact PNG or JPEG files of at most 50 megapixels and 30 MiB",
+                          "\"%s\" cannot be used: %s", path, why);
+        else if (blk->u.image.path) {
+            blk->u.image.is_png = info.is_png;
+            blk->u.image.px_width = info.width;
+            blk->u.image.px_height = info.height;
+        }
         break;
     }
     case FO_BLOCK_CODE: {
         const char *t = fo_spec_string(c, b, ptr, "text", true);
         blk->u.code.text = fo_spec_strdup(c, t ? t : "");
+        size_t lines = 1;
+        for (const char *q = t ? strchr(t, '\n') : NULL; q; q = strchr(q + 1, '\n')) lines++;
+        if (lines > FO_SPEC_CODE_LINES) {
+            char p[FO_PTR_MAX];
+            fo_spec_ptr(p, ptr, "text");
+            fo_spec_error(c, p, false, "split it into several code blocks, or attach the file",
+                          "a code block of %zu lines is too long (at most %u)", lines, FO_SPEC_CODE_LINES);
+        }
         blk->u.code.language = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "language", false));
         break;
     }
@@ -446,15 +502,15 @@ static void read_meta(fo_spec_ctx *c, json_t *root)
     /* a built-in name, or a theme file beside the spec */
     size_t n = strlen(theme);
     const char *path = theme;
-    if (n > 5 && !strcmp(theme + n - 5, ".json") && !(path = fo_spec_resolve(c, theme, "/theme"))) return;
+    if (n > 5 && !strcmp(theme + n - 5, ".json") && !(path = fo_spec_resolve(c, theme, "/theme", FO_THEME_MAX_BYTES))) return;
     fo_diags td;
     fo_diags_init(&td);
     if (fo_theme_load(path, &doc->theme, &td) != FO_OK) {
+        c->errors++; /* one for the theme: its own diagnostics are capped already */
         for (size_t i = 0; i < td.n; i++) {
             const fo_diag *g = &td.items[i];
             if (g->file) {
                 fo_diags_add(c->d, g->file, g->line, g->column, g->pointer, g->hint, "%s", g->message);
-                c->errors++;
             } else {
                 fo_spec_error(c, "/theme", false, g->hint, "%s", g->message);
             }
@@ -515,6 +571,8 @@ static fo_status spec_from_json(fo_json *json, const char *display, const char *
     }
 done:
     fo_json_free(c.json);
+    fo_spec_more_errors(d, display, c.warnings, "warning");
+    fo_spec_more_errors(d, display, c.errors, "error");
     if (st == FO_OK && c.errors) st = FO_ERR_INPUT;
     if (st != FO_OK) {
         fo_doc_free(doc);

@@ -6,6 +6,7 @@
 
 #include "formats/csv.h"
 #include "formats/spec_internal.h"
+#include "render/policy.h"
 
 static const char *const cell_keys_formula[] = {"formula", "value", NULL};
 static const char *const cell_keys_url[] = {"url", "text", NULL};
@@ -39,6 +40,14 @@ bool fo_spec_cell(fo_spec_ctx *c, json_t *v, const char *ptr, fo_value *out)
         snprintf(formula, flen + 2, "%s%s", f[0] == '=' ? "" : "=", f);
         out->kind = FO_VAL_FORMULA;
         out->str = formula;
+        const char *why = fo_formula_refusal(formula);
+        if (why) {
+            char p[FO_PTR_MAX];
+            fo_spec_ptr(p, ptr, "formula");
+            fo_spec_error(c, p, false, "DDE, WEBSERVICE, IMAGE, other workbooks and the like are refused; "
+                          "folio render --allow-external-formulas keeps them",
+                          "formula %.80s%s %s", formula, strlen(formula) > 80 ? "..." : "", why);
+        }
         json_t *val = json_object_get(v, "value");
         if (val && json_is_number(val)) { out->has_num = true; out->num = json_number_value(val); }
         else if (val && json_is_string(val)) out->label = fo_spec_strdup(c, json_string_value(val));
@@ -55,6 +64,13 @@ bool fo_spec_cell(fo_spec_ctx *c, json_t *v, const char *ptr, fo_value *out)
         const char *u = fo_spec_string(c, v, ptr, "url", true);
         const char *t = fo_spec_string(c, v, ptr, "text", false);
         if (!u) return false;
+        char p[FO_PTR_MAX];
+        fo_spec_ptr(p, ptr, "url");
+        if (!fo_spec_check_link(c, u, p)) { /* the text stays, without the link */
+            out->kind = FO_VAL_TEXT;
+            out->str = fo_spec_strdup(c, t ? t : u);
+            return true;
+        }
         out->kind = FO_VAL_URL;
         out->str = fo_spec_strdup(c, u);
         out->label = t ? fo_spec_strdup(c, t) : NULL;
@@ -247,7 +263,7 @@ static bool read_csv(fo_spec_ctx *c, json_t *obj, const char *ptr, fo_dataset *d
     }
     if (!path) return false;
     fo_spec_ptr(p, ptr, "csv");
-    ds->csv_path = fo_spec_resolve(c, path, p);
+    ds->csv_path = fo_spec_resolve(c, path, p, UINT64_MAX);
     ds->csv_display = fo_spec_strdup(c, path);
     if (!ds->csv_path) return false;
 

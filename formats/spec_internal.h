@@ -13,18 +13,45 @@
 
 #define FO_PTR_MAX 512
 
+/* Sizes a spec may not exceed (bytes unless said): every writer handles
+ * these, and beyond them some cannot (libharu's strings stop at 65,535
+ * bytes, its page tree near 32,767 pages). Documented in README. */
+#define FO_SPEC_TEXT_MAX (1u << 20)   /* a paragraph, list item or code block */
+#define FO_SPEC_NAME_MAX 4096u        /* titles, headings, captions, labels, paths */
+#define FO_SPEC_FORMULA_MAX 8192u     /* Excel's formula length */
+#define FO_SPEC_CODE_LINES 100000u    /* lines of one code block */
+
+/* Errors reported one by one per spec (or theme); the rest are counted and
+ * summed up in one last line: "... and 39,900 more errors". */
+#define FO_SPEC_MAX_ERRORS 100
+
 typedef struct {
     fo_json *json;
     fo_diags *d;
     fo_doc *doc;
     const char *file;       /* display name of the spec */
     char base_real[PATH_MAX]; /* realpath of the spec's folder */
-    int errors;
+    int errors;             /* all of them, reported or not */
+    int warnings;           /* likewise */
 } fo_spec_ctx;
 
 /* Reports a problem at pointer (at its key when key is true). */
 void fo_spec_error(fo_spec_ctx *c, const char *pointer, bool key, const char *hint,
                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Reports a warning at pointer: printed like an error, but the spec stays
+ * valid (a refused link: the text is kept without it). */
+void fo_spec_warn(fo_spec_ctx *c, const char *pointer, const char *hint,
+                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* True when url may be a link (render/policy.h); else warns at ptr. */
+bool fo_spec_check_link(fo_spec_ctx *c, const char *url, const char *ptr);
+/* Warns at ptr for each link of inline markup text the policy refuses (the
+ * writers drop those links and keep their labels). */
+void fo_spec_check_markup(fo_spec_ctx *c, const char *text, const char *ptr);
+
+/* The closing "... and N more errors" line when n (of what: "error",
+ * "warning") went over FO_SPEC_MAX_ERRORS (nothing otherwise). */
+void fo_spec_more_errors(fo_diags *d, const char *file, int n, const char *what);
 
 /* Checks that obj has only allowed keys; reports each unknown one with a
  * suggestion. allowed is NULL-terminated. */
@@ -39,6 +66,10 @@ bool fo_spec_bool(fo_spec_ctx *c, json_t *obj, const char *ptr, const char *key,
 /* Integer in [lo, hi]; returns dflt when absent or invalid. */
 long fo_spec_int(fo_spec_ctx *c, json_t *obj, const char *ptr, const char *key, long lo, long hi, long dflt);
 const char *fo_spec_json_type(const json_t *v);
+/* The string v, or NULL (reported at ptr) when it is over cap bytes. */
+const char *fo_spec_capped(fo_spec_ctx *c, json_t *v, const char *ptr, size_t cap);
+/* A long text (FO_SPEC_TEXT_MAX) as a string; "" when refused. */
+const char *fo_spec_text_value(fo_spec_ctx *c, json_t *v, const char *ptr);
 
 /* dst = base + "/" + key (dst holds FO_PTR_MAX bytes). */
 void fo_spec_ptr(char *dst, const char *base, const char *key);
@@ -46,9 +77,10 @@ void fo_spec_ptr(char *dst, const char *base, const char *key);
 /* Copies into the doc's arena. */
 char *fo_spec_strdup(fo_spec_ctx *c, const char *s);
 
-/* Resolves a relative path inside the spec's folder; NULL (reported) if it is
- * absolute, escapes the folder, or does not exist. */
-char *fo_spec_resolve(fo_spec_ctx *c, const char *path, const char *ptr);
+/* Resolves a relative path inside the spec's folder (formats/path.h: no
+ * links, regular files of at most max_bytes); NULL (reported at ptr) if it
+ * is absolute, escapes the folder, does not exist or is refused. */
+char *fo_spec_resolve(fo_spec_ctx *c, const char *path, const char *ptr, uint64_t max_bytes);
 
 /* Validates an Excel format code; reports at ptr when invalid. */
 bool fo_spec_check_format(fo_spec_ctx *c, const char *code, const char *ptr);

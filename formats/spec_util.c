@@ -1,29 +1,78 @@
 /* spec_util.c — located errors, key checking with suggestions, typed getters
  * and safe path resolution for the spec reader. */
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "formats/path.h"
 #include "formats/spec_internal.h"
+#include "render/markup.h"
 #include "render/numfmt.h"
+#include "render/policy.h"
+
+/* One located diagnostic; *count counts it, and past FO_SPEC_MAX_ERRORS it
+ * is only counted (fo_spec_more_errors sums those up). */
+__attribute__((format(printf, 7, 0)))
+static void vreport(fo_spec_ctx *c, int *count, const char *pointer, bool key, const char *hint,
+                    const char *prefix, const char *fmt, va_list ap)
+{
+    if ((*count)++ >= FO_SPEC_MAX_ERRORS) return;
+    char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    int line = 0, col = 0;
+    if (c->json) fo_json_locate(c->json, pointer, key, &line, &col);
+    fo_diags_add(c->d, c->file, line, col, pointer, hint, "%s%s", prefix, msg);
+}
 
 void fo_spec_error(fo_spec_ctx *c, const char *pointer, bool key, const char *hint,
                    const char *fmt, ...)
 {
-    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vreport(c, &c->errors, pointer, key, hint, "", fmt, ap);
     va_end(ap);
-    int line = 0, col = 0;
-    if (c->json) fo_json_locate(c->json, pointer, key, &line, &col);
-    fo_diags_add(c->d, c->file, line, col, pointer, hint, "%s", msg);
-    c->errors++;
+}
+
+void fo_spec_warn(fo_spec_ctx *c, const char *pointer, const char *hint, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(c, &c->warnings, pointer, false, hint, "warning: ", fmt, ap);
+    va_end(ap);
+}
+
+void fo_spec_more_errors(fo_diags *d, const char *file, int n, const char *what)
+{
+    if (n <= FO_SPEC_MAX_ERRORS) return;
+    fo_diags_add(d, file, 0, 0, NULL, "fix these first; the rest are often the same mistake",
+                 "... and %d more %s%s not shown", n - FO_SPEC_MAX_ERRORS, what,
+                 n - FO_SPEC_MAX_ERRORS == 1 ? "" : "s");
+}
+
+bool fo_spec_check_link(fo_spec_ctx *c, const char *url, const char *ptr)
+{
+    const char *why = fo_link_refusal(url);
+    if (!why) return true;
+    fo_spec_warn(c, ptr, "links may use http, https and mailto; folio render --allow-link-scheme NAME allows another",
+                 "link to \"%.60s%s\" dropped (%s); its text stays", url, strlen(url) > 60 ? "..." : "", why);
+    return false;
+}
+
+void fo_spec_check_markup(fo_spec_ctx *c, const char *text, const char *ptr)
+{
+    if (!text || !strchr(text, '[')) return;
+    fo_runs runs = {0};
+    if (fo_markup_parse(text, &runs) != FO_OK) return;
+    const char *last = NULL;
+    for (size_t i = 0; i < runs.n; i++) {
+        const char *u = runs.runs[i].url;
+        if (u && (!last || strcmp(u, last) != 0)) fo_spec_check_link(c, u, ptr);
+        last = u;
+    }
+    fo_runs_free(&runs);
 }
 
 /* Optimal string alignment distance (Damerau-Levenshtein, adjacent swaps). */
@@ -108,6 +157,31 @@ static void member_ptr(char *p, size_t cap, const char *ptr, const char *key)
     fo_json_ptr_push(p, cap, key);
 }
 
+/* The longest string key may hold: long text for "text" (paragraphs, list
+ * items, code), Excel's formula limit, else a name, title or path. */
+static size_t string_cap(const char *key)
+{
+    if (!strcmp(key, "text")) return FO_SPEC_TEXT_MAX;
+    if (!strcmp(key, "formula")) return FO_SPEC_FORMULA_MAX;
+    return FO_SPEC_NAME_MAX;
+}
+
+const char *fo_spec_capped(fo_spec_ctx *c, json_t *v, const char *ptr, size_t cap)
+{
+    size_t n = json_string_length(v);
+    if (n <= cap) return json_string_value(v);
+    fo_spec_error(c, ptr, false, cap == FO_SPEC_TEXT_MAX ? "split it into several blocks" :
+                  "shorten it; long text belongs in a paragraph",
+                  "a string of %zu bytes is too long here (at most %zu)", n, cap);
+    return NULL;
+}
+
+const char *fo_spec_text_value(fo_spec_ctx *c, json_t *v, const char *ptr)
+{
+    const char *s = fo_spec_capped(c, v, ptr, FO_SPEC_TEXT_MAX);
+    return s ? s : "";
+}
+
 const char *fo_spec_string(fo_spec_ctx *c, json_t *obj, const char *ptr, const char *key, bool required)
 {
     json_t *v = json_object_get(obj, key);
@@ -122,7 +196,7 @@ const char *fo_spec_string(fo_spec_ctx *c, json_t *obj, const char *ptr, const c
         fo_spec_error(c, p, false, NULL, "\"%s\" must be a string, not %s", key, fo_spec_json_type(v));
         return NULL;
     }
-    return json_string_value(v);
+    return fo_spec_capped(c, v, p, string_cap(key));
 }
 
 bool fo_spec_bool(fo_spec_ctx *c, json_t *obj, const char *ptr, const char *key, bool dflt)
@@ -158,36 +232,15 @@ long fo_spec_int(fo_spec_ctx *c, json_t *obj, const char *ptr, const char *key, 
 
 char *fo_spec_strdup(fo_spec_ctx *c, const char *s) { return fo_arena_strdup(c->doc->arena, s); }
 
-char *fo_spec_resolve(fo_spec_ctx *c, const char *path, const char *ptr)
+char *fo_spec_resolve(fo_spec_ctx *c, const char *path, const char *ptr, uint64_t max_bytes)
 {
-    if (!path[0]) {
-        fo_spec_error(c, ptr, false, NULL, "empty path");
-        return NULL;
-    }
-    if (path[0] == '/') {
-        fo_spec_error(c, ptr, false, "give the path relative to the spec's folder",
-                      "absolute path \"%s\" is not allowed", path);
-        return NULL;
-    }
-    char joined[PATH_MAX * 2], real[PATH_MAX];
-    snprintf(joined, sizeof joined, "%s/%s", c->base_real, path);
-    if (!realpath(joined, real)) {
-        fo_spec_error(c, ptr, false, "paths are relative to the spec's folder",
-                      "file \"%s\" not found: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t bl = strlen(c->base_real);
-    if (strncmp(real, c->base_real, bl) != 0 || (real[bl] != '/' && real[bl] != '\0')) {
-        fo_spec_error(c, ptr, false, "referenced files must be inside the spec's folder",
-                      "path \"%s\" leads outside the spec's folder", path);
-        return NULL;
-    }
-    struct stat st;
-    if (stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
-        fo_spec_error(c, ptr, false, NULL, "\"%s\" is not a regular file", path);
-        return NULL;
-    }
-    return fo_spec_strdup(c, real);
+    char real[PATH_MAX], msg[512];
+    fo_path_status st = fo_path_inside(c->base_real, path, max_bytes, real, sizeof real);
+    if (st == FO_PATH_OK) return fo_spec_strdup(c, real);
+    const char *hint;
+    fo_path_message(st, path, max_bytes, msg, sizeof msg, &hint);
+    fo_spec_error(c, ptr, false, hint, "%s", msg);
+    return NULL;
 }
 
 bool fo_spec_check_format(fo_spec_ctx *c, const char *code, const char *ptr)

@@ -14,6 +14,7 @@
 
 #include "formats/image.h"
 #include "formats/json.h"
+#include "formats/path.h"
 #include "formats/spec_internal.h"
 #include "formats/theme.h"
 
@@ -31,6 +32,7 @@ typedef struct {
 __attribute__((format(printf, 5, 6)))
 static void err(ctx *c, const char *ptr, bool key, const char *hint, const char *msg, ...)
 {
+    if (c->errors++ >= FO_SPEC_MAX_ERRORS) return; /* counted, summed up at the end */
     int line = 0, col = 0;
     fo_json_locate(c->json, ptr, key, &line, &col);
     char m[512];
@@ -39,7 +41,6 @@ static void err(ctx *c, const char *ptr, bool key, const char *hint, const char 
     vsnprintf(m, sizeof m, msg, ap);
     va_end(ap);
     fo_diags_add(c->d, c->file, line, col, ptr, hint, "%s", m);
-    c->errors++;
 }
 
 static void check_keys(ctx *c, json_t *obj, const char *ptr, const char *const *allowed)
@@ -128,20 +129,30 @@ static void set_known(fo_font *f, const known_font *k)
     snprintf(f->bold_italic, sizeof f->bold_italic, "%s%s.ttf", k->dir, k->bold_italic);
 }
 
+/* A file the theme names, resolved inside the theme's folder (path.h) into
+ * out; false (reported at ptr, prefixed with what) when refused. */
+static bool theme_file(ctx *c, const char *ptr, const char *what, const char *rel, uint64_t max_bytes,
+                       char *out, size_t cap)
+{
+    char msg[512];
+    const char *hint;
+    fo_path_status st = fo_path_inside(c->dir, rel, max_bytes, out, cap);
+    if (st == FO_PATH_OK) return true;
+    out[0] = '\0';
+    fo_path_message(st, rel, max_bytes, msg, sizeof msg, &hint);
+    err(c, ptr, false, hint, "%s: %s", what, msg);
+    return false;
+}
+
 static void font_file(ctx *c, json_t *files, const char *ptr, const char *key, char *out, size_t cap)
 {
     json_t *v = json_object_get(files, key);
     if (!v) return;
-    char p[256], path[PATH_MAX * 2];
+    char p[256];
     snprintf(p, sizeof p, "%s", ptr);
     fo_json_ptr_push(p, sizeof p, key);
     if (!json_is_string(v)) { err(c, p, false, NULL, "a font file must be a path"); return; }
-    const char *s = json_string_value(v);
-    snprintf(path, sizeof path, "%s%s%s", s[0] == '/' ? "" : c->dir, s[0] == '/' ? "" : "/", s);
-    FILE *f = fopen(path, "rb");
-    if (!f) { err(c, p, false, "give a TrueType (.ttf) file; relative paths start at the theme's folder", "font file \"%s\" not found", s); return; }
-    fclose(f);
-    if (snprintf(out, cap, "%s", path) >= (int)cap) err(c, p, false, NULL, "font path too long");
+    theme_file(c, p, "font file", json_string_value(v), FO_THEME_FONT_MAX_BYTES, out, cap);
 }
 
 static void font(ctx *c, json_t *fonts, const char *key, fo_font *f)
@@ -274,14 +285,13 @@ static void apply(ctx *c, json_t *root, fo_theme *t)
     text(c, root, "", "footer", t->footer, sizeof t->footer);
     char logo[512] = "";
     text(c, root, "", "logo", logo, sizeof logo);
-    if (logo[0] && snprintf(t->logo, sizeof t->logo, "%s%s%s", logo[0] == '/' ? "" : c->dir,
-                            logo[0] == '/' ? "" : "/", logo) >= (int)sizeof t->logo)
-        err(c, "/logo", false, NULL, "logo path too long");
-    bool png;
-    int lw, lh;
-    if (logo[0] && t->logo[0] && !fo_image_probe(t->logo, &png, &lw, &lh))
-        err(c, "/logo", false, "a PNG or JPEG file; relative paths start at the theme's folder",
-            "logo \"%s\" is not a readable PNG or JPEG image", logo);
+    fo_image_info info;
+    const char *why;
+    if (logo[0] && theme_file(c, "/logo", "logo", logo, FO_IMAGE_MAX_BYTES, t->logo, sizeof t->logo) &&
+        (why = fo_image_check(t->logo, &info)) != NULL) {
+        err(c, "/logo", false, "a PNG or JPEG file of at most 50 megapixels", "logo \"%s\" cannot be used: %s", logo, why);
+        t->logo[0] = '\0';
+    }
     if ((o = json_object_get(root, "table")) && json_is_object(o)) {
         check_keys(c, o, "/table", table_keys);
         color(c, o, "/table", "header_fill", &t->table.header_fill);
@@ -369,5 +379,6 @@ fo_status fo_theme_load(const char *name_or_path, fo_theme *t, fo_diags *d)
     if (st != FO_OK) return st;
     apply(&c, fo_json_root(c.json), t);
     fo_json_free(c.json);
+    fo_spec_more_errors(d, c.file, c.errors, "error");
     return c.errors ? FO_ERR_INPUT : FO_OK;
 }

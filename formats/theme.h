@@ -6,8 +6,13 @@
 #include "render/theme.h"
 #include "folio.h"
 
+#define FO_THEME_MAX_BYTES (1u << 20)       /* a theme's JSON */
+#define FO_THEME_FONT_MAX_BYTES (64u << 20) /* one font file named by a theme */
+
 /* Loads a theme by built-in name or path to a .json file into *t, starting
- * from the default theme (keys a file leaves out keep their defaults).
+ * from the default theme (keys a file leaves out keep their defaults). The
+ * files a theme names (fonts, logo) follow the spec's rule, formats/path.h:
+ * relative, inside the theme's folder, no links, regular, size-capped.
  * Errors (unknown name, bad file) go to d; returns FO_ERR_INPUT then. */
 fo_status fo_theme_load(const char *name_or_path, fo_theme *t, fo_diags *d);
 

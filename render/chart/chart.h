@@ -20,6 +20,13 @@
 #define FO_CHART_DEFAULT_WIDTH 800
 #define FO_CHART_DEFAULT_HEIGHT 500
 
+/* The largest magnitude a chart value may have: beyond it the axis
+ * arithmetic (ranges, 1-2-5 steps, tick labels) stops being exact and, near
+ * DBL_MAX, overflows to infinity. The spec reader refuses larger values in a
+ * chart's series (inline data) and fo_chart_layout refuses them in CSV data,
+ * so every writer draws the same charts or none. */
+#define FO_CHART_VALUE_MAX 1e15
+
 /* ---- display list ----------------------------------------------------- */
 typedef struct fo_dl fo_dl;
 
@@ -78,7 +85,8 @@ typedef struct {
 /* Lays out c once into a display list of width x height px (0 = the chart's
  * own width/height, else 800 x 500). Reads the data through fo_rows. Never
  * fails on odd data (empty, nulls, one point, negative values): that lays out
- * sensibly. Errors: FO_ERR_NOMEM, or a data read error (in d).
+ * sensibly. Errors: FO_ERR_NOMEM, a data read error (in d), or FO_ERR_INPUT
+ * for a value beyond FO_CHART_VALUE_MAX (in d, naming column and row).
  * Caller frees *out with fo_dl_free. */
 fo_status fo_chart_layout(const fo_chart *c, const fo_theme *t, double width, double height,
                           fo_dl **out, fo_diags *d);

@@ -236,6 +236,25 @@ static bool grow(fo_chart_data *dt, grow_buf *g, size_t ns)
     return true;
 }
 
+/* FO_ERR_INPUT (reported) when a series value, or a scatter chart's x, is
+ * beyond FO_CHART_VALUE_MAX; n points of ns series, y row-major [i][s]. */
+static fo_status check_magnitudes(const fo_chart_ctx *cx, const double *x, const double *y,
+                                  size_t n, size_t ns, fo_diags *d)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t s = 0; s <= ns; s++) {
+            double v = s < ns ? y[i * ns + s] : cx->c->kind == FO_CHART_SCATTER ? x[i] : 0;
+            if (!(fabs(v) > FO_CHART_VALUE_MAX)) continue; /* NaN (a gap) passes */
+            const fo_dataset *ds = cx->c->data;
+            const char *col = s < ns ? cx->data.names[s] : cx->c->x < ds->ncols ? ds->cols[cx->c->x].name : "x";
+            fo_diags_add(d, NULL, 0, 0, NULL, "scale the values (e.g. show millions) or show them in a table",
+                         "chart value %g (column \"%s\", row %zu) is beyond +-1e15, the largest a chart draws",
+                         v, col ? col : "", i + 1);
+            return FO_ERR_INPUT;
+        }
+    return FO_OK;
+}
+
 fo_status fo_chart_data_read(fo_chart_ctx *cx, fo_diags *d)
 {
     const fo_chart *c = cx->c;
@@ -281,6 +300,7 @@ fo_status fo_chart_data_read(fo_chart_ctx *cx, fo_diags *d)
         n++;
     }
     if (rc < 0) { st = FO_ERR_INPUT; goto cleanup; }
+    if ((st = check_magnitudes(cx, g.x, g.y, n, ns, d)) != FO_OK) goto cleanup;
     /* transpose row-major [i][s] into series-major [s][i] */
     dt->y = fo_malloc((n > 0 && ns > 0 ? n * ns : 1) * sizeof *dt->y);
     if (!dt->y) { st = FO_ERR_NOMEM; goto cleanup; }

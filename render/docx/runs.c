@@ -11,6 +11,7 @@
 
 #include "render/docx/docx_internal.h"
 #include "render/markup.h"
+#include "render/policy.h"
 
 /* ---- failure ---------------------------------------------------------------- */
 
@@ -162,7 +163,8 @@ void fo_docx_run(fo_docx_ctx *c, const char *text, size_t n, const char *rstyle,
 
 static void run_of(fo_docx_ctx *c, const fo_run *r)
 {
-    const char *style = (r->flags & FO_RUN_CODE) ? "CodeChar" : r->url ? "Hyperlink" : NULL;
+    bool linked = r->url && fo_link_allowed(r->url);
+    const char *style = (r->flags & FO_RUN_CODE) ? "CodeChar" : linked ? "Hyperlink" : NULL;
     fo_docx_run(c, r->text, r->len, style, r->flags & FO_RUN_BOLD, r->flags & FO_RUN_ITALIC);
 }
 
@@ -176,7 +178,7 @@ void fo_docx_markup(fo_docx_ctx *c, const char *src)
     }
     for (size_t i = 0; i < runs.n; i++) {
         const fo_run *r = &runs.runs[i];
-        if (!r->url) { run_of(c, r); continue; }
+        if (!r->url || !fo_link_allowed(r->url)) { run_of(c, r); continue; } /* refused: text only */
         /* consecutive runs with the same target share one w:hyperlink */
         fo_xml_open(c->x, "w:hyperlink", "r:id", fo_docx_link_rid(c, r->url),
                     "w:history", "1", NULL);

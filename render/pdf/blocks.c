@@ -135,7 +135,12 @@ void fo_pdf_image(fo_pdf *c, const fo_block *b)
     c->loading = path;
     HPDF_Image img = b->u.image.is_png ? fo_pdf_load_png(c, path) : HPDF_LoadJpegImageFromFile(c->pdf, path);
     c->loading = NULL;
-    if (!img) return;
+    if (!img) { /* checked at spec time, so rare: never a silently missing picture */
+        fo_diags_add(c->d, c->doc->spec_path, b->line, b->column, b->pointer, NULL,
+                     "the image %s could not be decoded", path);
+        if (c->st == FO_OK) c->st = FO_ERR_INPUT;
+        return;
+    }
     HPDF_Point px = HPDF_Image_GetSize(img);
     double nw = px.x > 0 ? px.x : 1, nh = px.y > 0 ? px.y : 1;
     double w = b->u.image.width, h = b->u.image.height;

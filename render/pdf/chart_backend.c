@@ -133,7 +133,7 @@ static void be_text(void *ctx, const fo_dl_text *t)
     double a = -t->rotation * M_PI / 180.0, ca = cos(a), sa = sin(a);
     HPDF_Page_GSave(r->p);
     HPDF_Page_Concat(r->p, (HPDF_REAL)ca, (HPDF_REAL)sa, (HPDF_REAL)-sa, (HPDF_REAL)ca,
-                     (HPDF_REAL)x, (HPDF_REAL)y);
+                     fo_pdf_q(x), fo_pdf_q(y));
     fo_pdf_text_draw(c, f, size, t->color, dx, 0, t->utf8, len);
     HPDF_Page_GRestore(r->p);
 }
@@ -147,6 +147,8 @@ void fo_pdf_chart(fo_pdf *c, const fo_block *b)
     fo_dl *dl = NULL;
     fo_status st = fo_chart_layout(&b->u.chart, c->t, 0, 0, &dl, c->d);
     if (st != FO_OK) {
+        fo_diags_add(c->d, c->doc->spec_path, b->line, b->column, b->pointer, NULL,
+                     "the chart could not be drawn: %s", fo_strerror(st));
         if (c->st == FO_OK) c->st = st;
         return;
     }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "render/pdf/pdf_int.h"
+#include "render/policy.h"
 #include "render/text.h"
 
 #define LINK_PAD 1.0
@@ -227,8 +228,8 @@ static rstyle run_style(fo_pdf *c, const fo_run *r, const fo_pdf_style *st)
     bool code = r->flags & FO_RUN_CODE;
     s.f = fo_pdf_face(c, code ? &c->t->mono : st->family, code ? face & FO_PDF_BOLD : face);
     s.size = code ? st->size * 0.92 : st->size;
-    s.color = r->url ? c->t->link : st->color;
-    s.url = r->url;
+    s.url = r->url && fo_link_allowed(r->url) ? r->url : NULL; /* refused: plain text */
+    s.color = s.url ? c->t->link : st->color;
     return s;
 }
 

@@ -211,6 +211,11 @@ static void fix_to_unicode(fo_pdf *c, fo_pdf_font *f)
 void fo_pdf_new_page(fo_pdf *c)
 {
     if (c->st != FO_OK) return;
+    if (c->npages >= FO_PDF_MAX_PAGES) {
+        fo_pdf_fail(c, FO_ERR_INPUT, "pdf: the document would run past %d pages, the most a PDF here "
+                    "holds; split it into several documents", FO_PDF_MAX_PAGES);
+        return;
+    }
     if (c->npages == c->pages_cap) {
         size_t cap = c->pages_cap ? c->pages_cap * 2 : 16;
         HPDF_Page *p = fo_realloc(c->pages, cap * sizeof *p);

@@ -81,6 +81,9 @@ typedef struct {
 } fo_pdf;
 
 /* ---- pdf.c: document, pages, fonts ------------------------------------- */
+/* libharu keeps every page in one /Kids array and fails at its 32,767-entry
+ * limit with an opaque error: stop before, with a message. */
+#define FO_PDF_MAX_PAGES 30000
 /* Records the first error (later ones only add diagnostics). */
 void fo_pdf_fail(fo_pdf *c, fo_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -105,8 +108,18 @@ void fo_pdf_stroke_rgb(HPDF_Page p, fo_rgb c);
 /* Font and size, likewise written only when they change. */
 void fo_pdf_set_font(HPDF_Page p, HPDF_Font f, double size);
 /* Positions are snapped to 1/4 pt: exact in binary, so libharu writes them
- * short ("302.75", not "302.70999"), which keeps content streams small. */
-static inline HPDF_REAL fo_pdf_q(double v) { return (HPDF_REAL)(__builtin_round(v * 4) / 4); }
+ * short ("302.75", not "302.70999"), which keeps content streams small.
+ * Every coordinate reaches the content stream through here, so this is the
+ * one guard against non-numbers: libharu prints NaN as garbage (".(-*,(")
+ * and a corrupt PDF follows. NaN becomes 0; anything else is held to the
+ * +-32767 that PDF readers must accept (libharu's HPDF_LIMIT_MAX_REAL). */
+static inline HPDF_REAL fo_pdf_q(double v)
+{
+    if (!(v == v)) return 0;
+    if (v > 32767) v = 32767;
+    if (v < -32767) v = -32767;
+    return (HPDF_REAL)(__builtin_round(v * 4) / 4);
+}
 /* Decodes one UTF-8 sequence at s (len > 0); *n = bytes used (>= 1).
  * Malformed bytes decode as U+FFFD. */
 uint32_t fo_pdf_utf8(const char *s, size_t len, size_t *n);

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "render/policy.h"
 #include "render/pptx/pptx_internal.h"
 #include "render/text.h"
 
@@ -225,12 +226,8 @@ void fo_pptx_rpr(fo_pptx *p, double size, unsigned flags, fo_rgb color, const ch
     fo_xml_close(x);
 }
 
-/* Only http(s) and mailto links become hyperlinks; anything else is text. */
-static bool safe_url(const char *u)
-{
-    return u && (strncmp(u, "http://", 7) == 0 || strncmp(u, "https://", 8) == 0 ||
-                 strncmp(u, "mailto:", 7) == 0);
-}
+/* Only links the policy allows become hyperlinks; anything else is text. */
+static bool safe_url(const char *u) { return u && fo_link_allowed(u); }
 
 void fo_pptx_para_write(fo_pptx *p, const fo_pptx_para *para, bool first)
 {

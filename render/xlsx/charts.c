@@ -139,7 +139,8 @@ static const char *chart_text(fo_xlsx *x, const char *s)
 static fo_status color_points(fo_xlsx *x, lxw_chart_series *s, size_t n)
 {
     const fo_theme *th = x->th;
-    if (n > MAX_COLORED_POINTS || th->npalette == 0) return FO_OK;
+    /* no rows: nothing to colour (libxlsxwriter refuses an empty point list) */
+    if (n == 0 || n > MAX_COLORED_POINTS || th->npalette == 0) return FO_OK;
     lxw_chart_point *pts = fo_calloc(n ? n : 1, sizeof *pts);
     lxw_chart_fill *fills = fo_calloc(n ? n : 1, sizeof *fills);
     lxw_chart_point **list = fo_calloc(n + 1, sizeof *list);

@@ -116,9 +116,22 @@ static void set_height(summary *s, double pt)
     if (!s->dry) worksheet_set_row(s->ws, s->row, pt, NULL);
 }
 
+/* Refuses (located at the current block) a text Excel would drop. */
+static bool fits(summary *s, const char *t, size_t extra)
+{
+    size_t chars = fo_xlsx_char_count(t, strlen(t)) + extra;
+    if (chars <= FO_XLSX_MAX_CELL_CHARS) return true;
+    const fo_block *b = s->cur;
+    fo_diags_add(s->x->d, s->x->doc->spec_path, b ? b->line : 0, b ? b->column : 0,
+                 b ? b->pointer : NULL, "split it into several paragraphs or lines",
+                 "a text of %zu characters exceeds Excel's 32,767-character cell limit", chars);
+    s->st = FO_ERR_INPUT;
+    return false;
+}
+
 static void put_string(summary *s, lxw_col_t col, const char *t, lxw_format *f)
 {
-    if (s->dry) return;
+    if (s->dry || !fits(s, t, 0)) return; /* libxlsxwriter would drop it silently */
     const char *c = clean(s, &s->x->buf, t);
     if (c) worksheet_write_string(s->ws, s->row, col, c, f);
 }
@@ -157,7 +170,8 @@ static void put_links(summary *s, const char *src, int indent)
     if (fo_markup_parse(src, &runs) != FO_OK) { s->st = FO_ERR_NOMEM; return; }
     for (size_t i = 0; i < runs.n; i++) {
         const fo_run *r = &runs.runs[i];
-        if (!r->url || (i > 0 && runs.runs[i - 1].url && strcmp(runs.runs[i - 1].url, r->url) == 0))
+        if (!r->url || !fo_xlsx_url_allowed(r->url) || /* refused links: their text is above */
+            (i > 0 && runs.runs[i - 1].url && strcmp(runs.runs[i - 1].url, r->url) == 0))
             continue;
         s->row++;
         if (s->dry) continue;
@@ -193,15 +207,7 @@ static void put_markup(summary *s, const char *prefix, const char *src, int inde
     if (!(plain = fo_markup_plain(src ? src : ""))) { s->st = FO_ERR_NOMEM; goto cleanup; }
     double lines = text_lines(plain, merged_chars(indent));
     set_height(s, fmax(15, lines * s->x->th->body_size * 1.45 + 3));
-    size_t chars = fo_xlsx_char_count(plain, strlen(plain)) + (prefix ? 4 : 0);
-    if (chars > FO_XLSX_MAX_CELL_CHARS) { /* would be dropped by Excel: refuse, lose nothing */
-        const fo_block *b = s->cur;
-        fo_diags_add(s->x->d, s->x->doc->spec_path, b ? b->line : 0, b ? b->column : 0,
-                     b ? b->pointer : NULL, "split it into several paragraphs",
-                     "a text of %zu characters exceeds Excel's 32,767-character cell limit", chars);
-        s->st = FO_ERR_INPUT;
-        goto cleanup;
-    }
+    if (!fits(s, plain, prefix ? 4 : 0)) goto cleanup; /* Excel would drop it: refuse, lose nothing */
     if (s->dry) goto cleanup;
     worksheet_merge_range(s->ws, s->row, 0, s->row, NCOLS - 1, "", cell);
     if (fo_markup_parse(src ? src : "", &runs) != FO_OK) { s->st = FO_ERR_NOMEM; goto cleanup; }

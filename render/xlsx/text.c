@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "render/policy.h"
 #include "render/xlsx/xlsx_internal.h"
 
 void fo_xlsx_buf_free(fo_xlsx_buf *b)
@@ -332,8 +333,4 @@ void fo_xlsx_sheet_ref(const char *sheet, char *out, size_t cap)
     out[n] = '\0';
 }
 
-bool fo_xlsx_url_allowed(const char *u)
-{
-    return strncasecmp(u, "http://", 7) == 0 || strncasecmp(u, "https://", 8) == 0 ||
-           strncasecmp(u, "ftp://", 6) == 0 || strncasecmp(u, "mailto:", 7) == 0;
-}
+bool fo_xlsx_url_allowed(const char *u) { return fo_link_allowed(u); }
