@@ -3,6 +3,7 @@
  * jail -> write --out DIR and manifest.json -> exit code (PRODUCT.md §1, §5). */
 #define FO_SANDBOX_PRIVATE
 #include "sandbox/sandbox.h"
+#include "render/stage.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -494,12 +495,15 @@ static void render(const fo_sandbox_plan *p, const char *engine, fo_sandbox_coll
     fo_sandbox_plan rp = *p;
     fo_sandbox_jail j;
     fo_sandbox_buf cmd = { 0 };
-    char outs[8][32], *argv[4 + 2 * 8 + 1];
+    char outs[8][32], ceiling[24], *argv[6 + 2 * 8 + 1];
     size_t k, n = 0;
 
     argv[n++] = "/run/folio";
     argv[n++] = "render";
     argv[n++] = "/out/result.json";
+    snprintf(ceiling, sizeof ceiling, "%llu", (unsigned long long)p->max_bytes);
+    argv[n++] = "--max-bytes";      /* the renderer stops at the ceiling itself (exit 3) */
+    argv[n++] = ceiling;
     for (k = 0; k < p->n_render; k++) {
         snprintf(outs[k], sizeof outs[k], "/out/result.%s", p->render[k]);
         argv[n++] = "-o";
@@ -519,6 +523,10 @@ static void render(const fo_sandbox_plan *p, const char *engine, fo_sandbox_coll
     rp.in = col->files;
     rp.n_in = col->n_files;
     rp.in_dir = "out";
+    /* RLIMIT_FSIZE in the render jail: the writers' working files are larger
+       than their output (xlsx: ~8x), so not the ceiling -- the renderer
+       enforces that itself -- but the size of the jail's tmpfs (--memory) */
+    rp.max_bytes = p->memory_mb << 20 > p->max_bytes ? p->memory_mb << 20 : p->max_bytes;
     rp.engine = engine;
     rp.mpl_cache = NULL;                 /* the render jail runs no Python */
     rp.net = FO_NET_NONE;                /* a hostile spec gets no network */
@@ -544,39 +552,131 @@ static int find_file(const fo_sandbox_collection *c, const char *name)
     return -1;
 }
 
+/* The files the render writes, /out/result.FMT (and result-N.png, one per
+   chart), are refused from the program's: a render is never shadowed by a
+   file of the same name (issue 16 item 11). 0, or -1 out of memory. */
+static int reserve_render_names(const fo_sandbox_plan *p, fo_sandbox_collection *col)
+{
+    static const char reason[] = "reserved for the --render output";
+    char name[32];
+    size_t k, m;
+
+    for (k = 0; k < p->n_render; k++) {
+        snprintf(name, sizeof name, "result.%s", p->render[k]);
+        if (fo_sandbox_collect_reserve(col, name, reason) < 0)
+            return -1;
+        if (strcmp(p->render[k], "png"))
+            continue;
+        for (m = col->n_files; m-- > 0;) {
+            const char *n = col->files[m].name;
+            size_t digits = strncmp(n, "result-", 7) ? 0 : strspn(n + 7, "0123456789");
+            if (digits && !strcmp(n + 7 + digits, ".png") &&
+                fo_sandbox_collect_reserve(col, n, reason) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static void print_refused(const fo_sandbox_collection *c, const char *what)
+{
+    size_t k;
+
+    for (k = 0; k < c->n_refused; k++)
+        fprintf(stderr, "folio: run: refused %s/out/%s: %s\n", what, c->refused[k].name,
+                c->refused[k].reason);
+}
+
+/* Did the render stop at the ceiling: exit 3, killed by SIGXFSZ (a writer
+   that does not handle EFBIG), or a file refused for its size? */
+static int render_over_ceiling(const render_result *r)
+{
+    return r->attempted && (r->code == FO_RUN_CEILING || r->files.over_ceiling ||
+                            (r->o.have_status && WIFSIGNALED(r->o.wstatus) &&
+                             WTERMSIG(r->o.wstatus) == SIGXFSZ));
+}
+
+/* folio run's exit code: the program first, then the ceiling and the total,
+   then the render. Says why when the render hit the ceiling. */
+static int exit_code(const fo_sandbox_plan *p, const outcome *o,
+                     const fo_sandbox_collection *col, const render_result *r)
+{
+    size_t k;
+
+    if (program_failed(o))
+        return FO_RUN_PROGRAM;
+    if (render_over_ceiling(r)) {
+        fputs("folio: run: --render ", stderr);
+        for (k = 0; k < p->n_render; k++)
+            fprintf(stderr, "%s%s", k ? "," : "", p->render[k]);
+        fprintf(stderr, ": a rendered file passed the ceiling of %llu bytes (--max-bytes); "
+                "nothing rendered was kept\n", (unsigned long long)p->max_bytes);
+        return FO_RUN_CEILING;
+    }
+    if (col->over_ceiling || col->over_total || (r->attempted && r->files.over_total)) {
+        if (col->over_total || r->files.over_total)
+            fprintf(stderr, "folio: run: the files of /out add up to more than --max-total "
+                    "%llu bytes (apparent sizes); the rest were refused\n",
+                    (unsigned long long)p->max_total);
+        return FO_RUN_CEILING;
+    }
+    if (r->attempted && r->code != 0)
+        return r->code == FO_RUN_INVALID ? r->code : FO_RUN_INTERNAL;
+    return FO_RUN_OK;
+}
+
+/* Stages every collected file and manifest.json in dir, then puts them in
+   place all at once (render/stage.h: a failed rename undoes the others, a
+   signal removes the temporaries). 0, or -1 after printing why. */
+static int stage_all(fo_stage *s, int dfd, const char *dir, const fo_sandbox_collection *const *cols,
+                     const fo_sandbox_buf *manifest)
+{
+    size_t k, i, failed = 0;
+
+    for (i = 0; i < 2; i++)
+        for (k = 0; cols[i] && k < cols[i]->n_files; k++) {
+            const fo_sandbox_file *f = &cols[i]->files[k];
+            if (fo_sandbox_stage_copy(s, dfd, f->name, f->fd, f->bytes) < 0) {
+                fprintf(stderr, "folio: run: can't write %s/%s: %s\n", dir, f->name,
+                        strerror(errno));
+                return -1;
+            }
+        }
+    if (fo_sandbox_stage_buf(s, dfd, "manifest.json", manifest->s, manifest->len) < 0) {
+        fprintf(stderr, "folio: run: can't write %s/manifest.json: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    if (fo_stage_commit(s, &failed) < 0) {
+        fprintf(stderr, "folio: run: can't put %s/%s in place: %s; nothing in %s was changed\n",
+                dir, failed < (size_t)s->n ? s->items[failed].name : "?", strerror(errno), dir);
+        return -1;
+    }
+    return 0;
+}
+
 /* Writes the collected files, each at its relative path under dir (folders
-   created as needed, never through a link), then manifest.json. */
+   created as needed, never through a link), and manifest.json: all or none. */
 static int deliver(const char *dir, const fo_sandbox_collection *a,
                    const fo_sandbox_collection *b, const fo_sandbox_buf *manifest)
 {
     const fo_sandbox_collection *cols[2] = { a, b };
-    size_t k, i;
-    int dfd;
+    size_t cap = 1 + a->n_files + (b ? b->n_files : 0);
+    fo_stage_item *items = calloc(cap, sizeof *items);
+    fo_stage s;
+    int dfd, rc;
 
-    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-        fprintf(stderr, "folio: run: --out %s: %s\n", dir, strerror(errno));
+    if (!items || (mkdir(dir, 0777) < 0 && errno != EEXIST) ||
+        (dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+        fprintf(stderr, "folio: run: --out %s: %s\n", dir, strerror(items ? errno : ENOMEM));
+        free(items);
         return -1;
     }
-    dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0) {
-        fprintf(stderr, "folio: run: --out %s: %s\n", dir, strerror(errno));
-        return -1;
-    }
-    for (i = 0; i < 2; i++)
-        for (k = 0; cols[i] && k < cols[i]->n_files; k++)
-            if (fo_sandbox_write_copy(dfd, cols[i]->files[k].name, cols[i]->files[k].fd) < 0) {
-                fprintf(stderr, "folio: run: can't write %s/%s: %s\n", dir,
-                        cols[i]->files[k].name, strerror(errno));
-                close(dfd);
-                return -1;
-            }
-    if (fo_sandbox_write_buf(dfd, "manifest.json", manifest->s, manifest->len) < 0) {
-        fprintf(stderr, "folio: run: can't write %s/manifest.json: %s\n", dir, strerror(errno));
-        close(dfd);
-        return -1;
-    }
+    fo_stage_begin(&s, items, cap);
+    rc = stage_all(&s, dfd, dir, cols, manifest);
+    fo_stage_end(&s);
     close(dfd);
-    return 0;
+    free(items);
+    return rc;
 }
 
 /* The matplotlib font caches `make` prebuilt: the folder "matplotlib" beside
@@ -647,6 +747,7 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
     fo_sandbox_collection col;
     fo_sandbox_buf m = { 0 };
     const char *skipped = NULL;
+    uint64_t budget;
     int help, rc, code;
     size_t k;
 
@@ -695,9 +796,13 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
     }
     fo_sandbox_jail_close(&j);
     o.fsize_hit = program_failed(&o) && col.over_ceiling;
-    for (k = 0; k < col.n_refused; k++)
-        fprintf(stderr, "folio: run: refused /out/%s: %s\n", col.refused[k].name,
-                col.refused[k].reason);
+    budget = p.max_total;
+    if (reserve_render_names(&p, &col) < 0 || fo_sandbox_collect_total(&col, &budget) < 0) {
+        fputs("folio: run: out of memory\n", stderr);
+        rc = FO_RUN_INTERNAL;
+        goto done;
+    }
+    print_refused(&col, "");
 
     /* a failed program's result.json may be half-written: not rendered */
     if (!p.n_render)
@@ -708,16 +813,14 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
         skipped = "no regular file /out/result.json";
     else
         render(&p, engine, &col, &r);
-
-    /* exit code: the program first, then the ceiling, then the render */
-    if (program_failed(&o))
-        code = FO_RUN_PROGRAM;
-    else if (col.over_ceiling || (r.attempted && r.files.over_ceiling))
-        code = FO_RUN_CEILING;
-    else if (r.attempted && r.code != 0)
-        code = (r.code == FO_RUN_INVALID || r.code == FO_RUN_CEILING) ? r.code : FO_RUN_INTERNAL;
-    else
-        code = FO_RUN_OK;
+    if (r.attempted && fo_sandbox_collect_total(&r.files, &budget) < 0) {
+        fputs("folio: run: out of memory\n", stderr);
+        rc = FO_RUN_INTERNAL;
+        goto done;
+    }
+    if (r.attempted)
+        print_refused(&r.files, "rendered ");
+    code = exit_code(&p, &o, &col, &r);
 
     fo_sandbox_buf_puts(&m, "{\n  \"folio_run\": 1,\n  \"command\": [");
     for (k = 0; p.argv[k]; k++) {

@@ -154,3 +154,114 @@ def test_escapes_pass_unchanged_into_a_pipe():
     p = run(["--", PY, "-c", HOSTILE])
     assert p.returncode == 0
     assert p.stdout == "A\x1b]52;c;ZXZpbA==\x07B\x1b[2JC\x1b]0;title\x07D\u009bE\tF\n".encode()
+
+
+# ------------------------------------------------------------ item 3: --max-total
+
+SPARSE = ("import os\nfor i in range(10):\n"
+          "    with open('/out/s%02d.bin' % i, 'wb') as f: f.truncate(1000000)\n")
+
+
+def sha256(path):
+    import hashlib
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def test_sparse_files_are_capped_by_apparent_size(tmp_path):
+    """Ten sparse 1 MB files take no tmpfs space; --max-total counts st_size,
+    keeps the first files by name that fit and refuses the rest, before
+    writing anything of them."""
+    out = tmp_path / "o"
+    p = run(["--max-bytes", "1000000", "--max-total", "3000000", "--", PY, "-c", SPARSE], out=out)
+    assert p.returncode == 3, p.stderr
+    err = p.stderr.decode()
+    assert "more than --max-total 3000000 bytes" in err
+    assert "refused /out/s03.bin: over the total of all files (--max-total)" in err
+    kept = sorted(f for f in os.listdir(out) if f.endswith(".bin"))
+    assert kept == ["s00.bin", "s01.bin", "s02.bin"]
+    assert sum(os.path.getsize(out / f) for f in kept) == 3000000
+    m = manifest(out)
+    assert [f["name"] for f in m["files"]] == kept
+    assert {r["name"] for r in m["refused"]} == {"s%02d.bin" % i for i in range(3, 10)}
+    for f in m["files"]:                     # the hash is of the bytes delivered
+        assert f["sha256"] == sha256(out / f["name"]) and f["bytes"] == 1000000
+
+
+def test_max_total_defaults_to_four_ceilings(tmp_path):
+    out = tmp_path / "o"
+    p = run(["--max-bytes", "1000000", "--", PY, "-c", SPARSE], out=out)
+    assert p.returncode == 3
+    assert sorted(f["name"] for f in manifest(out)["files"]) == ["s0%d.bin" % i for i in range(4)]
+
+
+def test_max_total_is_checked_by_the_option_parser():
+    p = run(["--max-total", "0", "--", "/bin/true"])
+    assert p.returncode == 1 and b"--max-total: expected a positive byte count" in p.stderr
+
+
+# ------------------------------------------------------------ items 11, 12: renders
+
+SPEC = {"folio": 1, "title": "Render", "blocks": [
+    {"type": "heading", "text": "Rendered by folio", "level": 1},
+    {"type": "table", "data": {"columns": ["a", "b"], "rows": [[1, 2], [3, 4]]}}]}
+
+WRITE_SPEC = ("import json, sys\njson.dump(json.loads(sys.argv[1]), open('/out/result.json', 'w'))\n")
+
+
+def test_render_is_never_shadowed_by_the_programs_file(tmp_path):
+    out = tmp_path / "o"
+    src = WRITE_SPEC + "open('/out/result.pdf', 'w').write('NOT A PDF, written by the program')\n"
+    p = run(["--render", "pdf", "--", PY, "-c", src, json.dumps(SPEC)], out=out)
+    assert p.returncode == 0, p.stderr
+    assert b"refused /out/result.pdf: reserved for the --render output" in p.stderr
+    assert (out / "result.pdf").read_bytes()[:5] == b"%PDF-"
+    text = subprocess.run(["pdftotext", str(out / "result.pdf"), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    assert "Rendered by folio" in text
+    m = manifest(out)
+    assert {"name": "result.pdf", "reason": "reserved for the --render output"} in m["refused"]
+    assert [f["name"] for f in m["render"]["files"]] == ["result.pdf"]
+    assert "result.pdf" not in [f["name"] for f in m["files"]]
+
+
+def big_spec(rows):
+    """A program writing a spec of one table of `rows` rows (built inside: too
+    big for an argument)."""
+    return ("import json\nrows = [[i, 'name %%d' %% i, i * 1.5, 'note number %%d' %% i] "
+            "for i in range(%d)]\n"
+            "json.dump({'folio': 1, 'title': 'Big', 'blocks': [{'type': 'table', 'data': "
+            "{'columns': ['id', 'name', 'value', 'note'], 'rows': rows}}]}, "
+            "open('/out/result.json', 'w'))\n" % rows)
+
+
+def test_render_over_the_ceiling_exits_3_with_a_message(tmp_path):
+    out = tmp_path / "o"
+    p = run(["--render", "pdf", "--max-bytes", "20000", "--", PY, "-c", big_spec(200)], out=out, timeout=300)
+    err = p.stderr.decode()
+    assert p.returncode == 3, err
+    assert ("--render pdf: a rendered file passed the ceiling of 20000 bytes (--max-bytes); "
+            "nothing rendered was kept") in err
+    assert not (out / "result.pdf").exists()
+    assert manifest(out)["exit"] == 3
+
+
+NUMBERS = ("import json\nwith open('/out/n.csv', 'w') as f:\n    f.write('a,b\\n')\n"
+           "    for i in range(100000): f.write('%d,%d\\n' % (i, i * 7))\n"
+           "json.dump({'folio': 1, 'data': {'n': {'csv': 'n.csv'}}, 'blocks': "
+           "[{'type': 'table', 'data': 'n'}]}, open('/out/result.json', 'w'))\n")
+
+
+def test_render_jail_does_not_refuse_an_xlsx_whose_work_files_pass_the_ceiling(tmp_path):
+    """100k rows: a 1.3 MB CSV, a 1.4 MB .xlsx, but 9 MB of worksheet XML that
+    libxlsxwriter writes first. The render jail's file-size limit must not be
+    the ceiling (it killed this render with SIGXFSZ: exit 5)."""
+    openpyxl = pytest.importorskip("openpyxl")
+    out = tmp_path / "o"
+    p = run(["--render", "xlsx", "--max-bytes", "1500000", "--", PY, "-c", NUMBERS], out=out,
+            timeout=300)
+    assert p.returncode == 0, p.stderr.decode()[-2000:]
+    assert os.path.getsize(out / "result.xlsx") <= 1500000
+    ws = openpyxl.load_workbook(out / "result.xlsx", read_only=True).worksheets[-1]
+    rows = list(ws.iter_rows(values_only=True))
+    assert rows[0] == ("a", "b") and rows[-1] == (99999, 699993) and len(rows) == 100001
