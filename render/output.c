@@ -291,6 +291,16 @@ static int sync_file(const char *path)
     return rc;
 }
 
+/* The mode the staged file was created with (0666 & ~umask): a writer that
+   replaced it (libzip renames its own 0600 temporary over it) or chmod'ed it
+   does not decide the mode of the output. */
+static int set_mode(const fo_outset *o, size_t i)
+{
+    struct stat st;
+    if (fstat(o->items[i].fd, &st) != 0) return -1;
+    return chmod(o->files[i].tmp, st.st_mode & 07777);
+}
+
 static fo_status list_written(const fo_outset *o, const uint64_t *sizes, fo_written_list *written)
 {
     written->items = fo_calloc(o->n ? o->n : 1, sizeof *written->items);
@@ -317,7 +327,7 @@ fo_status fo_outset_commit(fo_outset *o, fo_written_list *written, fo_diags *d)
         if (s != FO_OK && st == FO_OK) st = s;
     }
     for (size_t i = 0; st == FO_OK && i < o->n; i++)
-        if (sync_file(o->files[i].tmp) != 0) {
+        if (set_mode(o, i) != 0 || sync_file(o->files[i].tmp) != 0) {
             fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: cannot sync: %s", o->files[i].dest, strerror(errno));
             st = FO_ERR_IO;
         }

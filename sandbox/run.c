@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -330,12 +331,55 @@ static int names_clash(const char *a, const char *b)
 }
 
 /* Adds the open file fd (checked: regular) as /work/name. Takes fd. */
-static int add_input(fo_sandbox_plan *p, int fd, const struct stat *st, const char *name,
+/* A file whose size reads 0 may still have content (/proc, /sys, some FUSE
+   file systems): read it into memory, up to the ceiling + 1 byte, so that it
+   arrives whole or is refused as over the ceiling. Replaces *fd and
+   st->st_size when there was content. 0, or -1 (errno). */
+static int read_unsized(int *fd, struct stat *st, uint64_t ceiling)
+{
+    char buf[65536];
+    uint64_t total = 0;
+    int mem = -1;
+
+    for (;;) {
+        ssize_t n = read(*fd, buf, sizeof buf), w = 0;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0 || total > ceiling)
+            break;
+        if (mem < 0 && (mem = memfd_create("folio-in", MFD_CLOEXEC)) < 0)
+            return -1;
+        while (w < n) {
+            ssize_t k = write(mem, buf + w, (size_t)(n - w));
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0) {
+                close(mem);
+                return -1;
+            }
+            w += k;
+        }
+        total += (uint64_t)n;
+    }
+    if (mem < 0)
+        return 0;                   /* really empty */
+    close(*fd);
+    *fd = mem;
+    st->st_size = (off_t)total;
+    return 0;
+}
+
+static int add_input(fo_sandbox_plan *p, int fd, struct stat *st, const char *name,
                      const char *shown)
 {
     fo_sandbox_file *grown, *f;
     size_t m;
 
+    if (st->st_size == 0 && read_unsized(&fd, st, p->max_bytes) < 0) {
+        fprintf(stderr, "folio: run: --in %s: %s\n", shown, strerror(errno));
+        close(fd);
+        return FO_RUN_INVALID;
+    }
     if ((uint64_t)st->st_size > p->max_bytes) {
         close(fd);
         fprintf(stderr, "folio: run: --in %s: %lld bytes is over the ceiling of %llu "
