@@ -297,7 +297,8 @@ void fo_stage_sweep(int dir, const char *name)
     size_t plen;
     struct dirent *de;
     DIR *d;
-    int dup = fcntl(dir, F_DUPFD_CLOEXEC, 3);
+    /* its own descriptor: a dup would share (and end at) the caller's offset */
+    int dup = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
     if (dup < 0 || !(d = fdopendir(dup))) {
         if (dup >= 0)

@@ -265,3 +265,47 @@ def test_render_jail_does_not_refuse_an_xlsx_whose_work_files_pass_the_ceiling(t
     ws = openpyxl.load_workbook(out / "result.xlsx", read_only=True).worksheets[-1]
     rows = list(ws.iter_rows(values_only=True))
     assert rows[0] == ("a", "b") and rows[-1] == (99999, 699993) and len(rows) == 100001
+
+
+# ------------------------------------------------------------ item 17: --out all or nothing
+
+TWO = "open('/out/a.txt', 'w').write('new a'); open('/out/b.txt', 'w').write('new b')"
+
+
+def test_out_is_written_all_or_nothing(tmp_path):
+    """b.txt cannot be put in place (a folder has its name): a.txt, already
+    renamed, is rolled back to what it replaced, and so is manifest.json."""
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "a.txt").write_text("old a")
+    (out / "manifest.json").write_text("{\"old\": true}")
+    (out / "b.txt").mkdir()
+    p = run(["--", PY, "-c", TWO], out=out)
+    assert p.returncode == 5
+    assert "can't put %s/b.txt in place" % out in p.stderr.decode()
+    assert "nothing in %s was changed" % out in p.stderr.decode()
+    assert (out / "a.txt").read_text() == "old a"
+    assert json.loads((out / "manifest.json").read_text()) == {"old": True}
+    assert sorted(os.listdir(out)) == ["a.txt", "b.txt", "manifest.json"]
+
+
+def test_out_replaces_a_whole_set(tmp_path):
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "a.txt").write_text("old a")
+    p = run(["--", PY, "-c", TWO], out=out)
+    assert p.returncode == 0, p.stderr
+    assert (out / "a.txt").read_text() == "new a" and (out / "b.txt").read_text() == "new b"
+    m = manifest(out)
+    assert [f["name"] for f in m["files"]] == ["a.txt", "b.txt"]
+    assert sorted(os.listdir(out)) == ["a.txt", "b.txt", "manifest.json"]
+
+
+def test_stale_out_temporaries_are_swept(tmp_path):
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / ".a.txt.folio-zzz999").write_text("left by a killed folio")
+    (out / ".manifest.json.folio~zzz999").write_text("a killed folio's backup")
+    p = run(["--", PY, "-c", TWO], out=out)
+    assert p.returncode == 0
+    assert sorted(os.listdir(out)) == ["a.txt", "b.txt", "manifest.json"]
