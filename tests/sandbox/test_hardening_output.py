@@ -13,24 +13,10 @@ import time
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-FOLIO = os.environ.get("FOLIO", os.path.join(ROOT, "build", "folio"))
-PY = "/usr/bin/python3"
+# the same binary and the same skip (no user namespaces, no folio) as test_sandbox.py
+from test_sandbox import FOLIO, PY, pytestmark  # noqa: F401  (pytestmark applies here)
+
 ECHO_MAX = 8 << 20
-
-
-def _probe():
-    if not os.path.exists(FOLIO):
-        return "no folio binary at %s (set FOLIO)" % FOLIO
-    p = subprocess.run([FOLIO, "run", "--quiet", "--", "/bin/true"], capture_output=True,
-                       text=True, timeout=30)
-    if p.returncode != 0:
-        return "folio run does not work here (%d): %s" % (p.returncode, p.stderr.strip()[:300])
-    return None
-
-
-_SKIP = _probe()
-pytestmark = pytest.mark.skipif(_SKIP is not None, reason=_SKIP or "")
 
 
 def manifest(out):
