@@ -15,9 +15,10 @@
  * are legitimately larger than their output: libxlsxwriter's worksheet XML is
  * ~8x the .xlsx (measured: a 10.9 MB workbook of 200k rows needs 84 MB of
  * XML), so RLIMIT_FSIZE = ceiling would refuse valid files. The overshoot is
- * what the writer writes before the thread wakes (microseconds; at most a few
- * of its write buffers). Without inotify or threads the check at commit
- * remains. */
+ * what the writer writes before the thread runs: a few of its write buffers
+ * (measured: a 100000-byte ceiling stopped at ~135 KB on the folder), more if
+ * the machine is so loaded that the thread waits for a CPU. Without inotify
+ * or threads the check at commit remains. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

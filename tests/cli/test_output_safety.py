@@ -67,7 +67,9 @@ def test_ceiling_holds_while_writing_on_a_small_disk(fmt, big_csv, tmp_path):
         pytest.skip("no private mount namespace here: " + p.stderr[-300:])
     rc, peak, left = map(int, p.stdout.split())
     assert rc == 3, p.stderr
-    assert peak <= 100000 + 512 * 1024, peak       # the ceiling + a few write buffers
+    # the ceiling + what the writer writes before the watchdog thread runs: a
+    # few write buffers (measured ~35 KB idle), more on a loaded machine
+    assert peak <= 100000 + 2 * 1024 * 1024, peak
     assert left == 0
     assert ("o.%s: the %s output passed the ceiling of 100000 bytes while being written"
             % (fmt, fmt)) in p.stderr
