@@ -40,7 +40,7 @@ DEB_TEST  := procps file python3 python3-pytest python3-openpyxl python3-docx py
 DEB_BENCH := time python3-xlsxwriter python3-reportlab python3-matplotlib bubblewrap hyperfine pandoc nodejs
 
 LIB_SRC  := $(sort $(wildcard formats/*.c formats/*/*.c render/*.c render/*/*.c))
-SBX_SRC  := $(sort $(wildcard sandbox/*.c)) render/sha256.c
+SBX_SRC  := $(sort $(wildcard sandbox/*.c)) render/sha256.c render/stage.c
 CLI_SRC  := $(sort $(filter-out cli/launcher.c,$(wildcard cli/*.c)))
 TPL_FILES:= $(sort $(shell find templates -type f 2>/dev/null))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/templates.o

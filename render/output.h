@@ -20,11 +20,22 @@ void fo_outset_free(fo_outset *o);
  * commit or free), or NULL with a diagnostic (e.g. folder does not exist). */
 const char *fo_outset_add(fo_outset *o, const char *dest, const char *format, fo_diags *d);
 
-/* Checks sizes, fsyncs and renames all staged files. FO_ERR_CEILING if any
- * file exceeds the ceiling (nothing is renamed, all temporaries removed). */
+/* Checks sizes, fsyncs and renames all staged files, all or none (a failed
+ * rename undoes the ones done: render/stage.h). FO_ERR_CEILING if any file
+ * exceeds the ceiling (nothing is renamed, all temporaries removed). Every
+ * output gets mode 0666 & ~umask, like any file the user creates. */
 fo_status fo_outset_commit(fo_outset *o, fo_written_list *written, fo_diags *d);
 
-/* Current size of the staged file for dest so far (for early ceiling checks). */
+/* The ceiling of this set. */
 uint64_t fo_outset_max_bytes(const fo_outset *o);
+
+/* True once a staged file passed the ceiling while being written (the
+ * writer's writes were then stopped with EFBIG: see output.c). */
+bool fo_outset_tripped(const fo_outset *o);
+
+/* A writer failed with st: FO_ERR_CEILING with a message naming the file, its
+ * format and the ceiling if that was because a staged file passed the
+ * ceiling, else st unchanged. */
+fo_status fo_outset_fail(fo_outset *o, fo_status st, fo_diags *d);
 
 #endif

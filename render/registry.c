@@ -43,6 +43,7 @@ fo_status fo_render(const fo_doc *doc, const char *const *outs, size_t nouts,
         }
         st = r->render(doc, outs[i], set, opts, d);
     }
+    st = fo_outset_fail(set, st, d); /* a writer stopped at the ceiling: exit 3, said so */
     if (st == FO_OK) st = fo_outset_commit(set, written, d);
     fo_outset_free(set); /* removes any temporary left */
     return st;

@@ -9,6 +9,7 @@
 #define FO_SANDBOX_PRIVATE
 #include "sandbox/sandbox.h"
 #include "render/sha256.h"
+#include "render/stage.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -61,24 +62,30 @@ static int refuse(fo_sandbox_collection *c, const char *name, const char *reason
     return 0;
 }
 
-static int hash_fd(int fd, char out[65])
+/* SHA-256 of the first `bytes` bytes of fd: the bytes that will be delivered
+   (a file that grew after its fstat is copied and hashed up to that size;
+   one that shrank is an error). */
+static int hash_fd(int fd, uint64_t bytes, char out[65])
 {
     static const char hex[] = "0123456789abcdef";
     unsigned char buf[65536], dig[32];
     fo_sha256 s;
-    off_t off = 0;
+    uint64_t off = 0;
     ssize_t n;
     int k;
 
     fo_sha256_init(&s);
-    while ((n = pread(fd, buf, sizeof buf, off)) != 0) {
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
+    while (off < bytes) {
+        size_t want = bytes - off < sizeof buf ? (size_t)(bytes - off) : sizeof buf;
+        n = pread(fd, buf, want, (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            errno = n == 0 ? EIO : errno;      /* shorter than its fstat said */
             return -1;
         }
         fo_sha256_update(&s, buf, (size_t)n);
-        off += n;
+        off += (uint64_t)n;
     }
     fo_sha256_final(&s, dig);
     for (k = 0; k < 32; k++) {
@@ -150,7 +157,7 @@ static int keep_file(walk_ctx *w, int d, const char *name, const char *rel)
     f->fd = fd;
     f->bytes = (uint64_t)st.st_size;
     snprintf(f->name, sizeof f->name, "%s", rel);
-    return hash_fd(fd, f->sha256);
+    return hash_fd(fd, f->bytes, f->sha256);
 }
 
 /* Collects directory dfd (taken over, closed here), whose path relative to
@@ -253,6 +260,50 @@ int fo_sandbox_collect(int out_dir, uint64_t ceiling, fo_sandbox_collection *c,
     return rc;
 }
 
+/* Drops file k of c (closed), refused with reason. */
+static int drop_file(fo_sandbox_collection *c, size_t k, const char *reason)
+{
+    int rc = refuse(c, c->files[k].name, reason);
+
+    close(c->files[k].fd);
+    memmove(&c->files[k], &c->files[k + 1], (c->n_files - k - 1) * sizeof *c->files);
+    c->n_files--;
+    return rc;
+}
+
+int fo_sandbox_collect_total(fo_sandbox_collection *c, uint64_t *budget)
+{
+    size_t k = 0;
+
+    while (k < c->n_files) {
+        if (c->files[k].bytes <= *budget) {
+            *budget -= c->files[k].bytes;
+            k++;
+            continue;
+        }
+        c->over_total = 1;
+        if (drop_file(c, k, "over the total of all files (--max-total)") < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int fo_sandbox_collect_reserve(fo_sandbox_collection *c, const char *name, const char *reason)
+{
+    size_t k = 0, len = strlen(name);
+
+    while (k < c->n_files) {
+        const char *f = c->files[k].name;
+        if (strncmp(f, name, len) || (f[len] && f[len] != '/')) {
+            k++;
+            continue;
+        }
+        if (drop_file(c, k, reason) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 void fo_sandbox_collection_free(fo_sandbox_collection *c)
 {
     size_t k;
@@ -265,65 +316,6 @@ void fo_sandbox_collection_free(fo_sandbox_collection *c)
     free(c->files);
     free(c->refused);
     memset(c, 0, sizeof *c);
-}
-
-/* Creates ".name.folio-XXXXXX" beside the destination; returns fd. */
-static int temp_beside(int dirfd, const char *name, char *tmp, size_t len)
-{
-    static const char chars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-    unsigned seed = (unsigned)getpid() * 2654435761u;
-    int tries, k, fd;
-
-    for (tries = 0; tries < 100; tries++) {
-        char sfx[7];
-        for (k = 0; k < 6; k++) {
-            seed = seed * 1103515245u + 12345u + (unsigned)tries;
-            sfx[k] = chars[(seed >> 16) % 36];
-        }
-        sfx[6] = 0;
-        snprintf(tmp, len, ".%s.folio-%s", name, sfx);
-        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (fd >= 0 || errno != EEXIST)
-            return fd;
-    }
-    return -1;
-}
-
-static int finish(int dirfd, int fd, const char *tmp, const char *name, int ok)
-{
-    int e;
-
-    if (ok && fsync(fd) < 0)
-        ok = 0;
-    if (close(fd) < 0)
-        ok = 0;
-    if (ok && renameat(dirfd, tmp, dirfd, name) == 0)
-        return 0;
-    e = errno;
-    (void)unlinkat(dirfd, tmp, 0);
-    errno = e;
-    return -1;
-}
-
-static int copy_into(int dirfd, const char *name, int src)
-{
-    char tmp[300];
-    struct stat st;
-    off_t off = 0;
-    int fd = temp_beside(dirfd, name, tmp, sizeof tmp), ok = 1;
-
-    if (fd < 0)
-        return -1;
-    if (fstat(src, &st) < 0)
-        ok = 0;
-    while (ok && off < st.st_size) {
-        ssize_t n = sendfile(fd, src, &off, (size_t)(st.st_size - off));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            ok = 0;
-    }
-    return finish(dirfd, fd, tmp, name, ok);
 }
 
 /* Opens the folder path[0..len) below dirfd, creating what is missing (0755).
@@ -347,7 +339,7 @@ static int open_folder(int dirfd, const char *path, size_t len)
         } else {
             memcpy(comp, path + at, n);
             comp[n] = 0;
-            if (mkdirat(base, comp, 0755) < 0 && errno != EEXIST)
+            if (mkdirat(base, comp, 0777) < 0 && errno != EEXIST)
                 next = -1;
             else
                 next = openat(base, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -364,43 +356,61 @@ static int open_folder(int dirfd, const char *path, size_t len)
     return cur;
 }
 
-int fo_sandbox_write_copy(int dirfd, const char *name, int src)
+/* Stages name (a relative path of safe components) below dirfd: folders
+   created as needed, never through a link; stale temporaries of that name
+   swept. The open temporary, or -1 (errno). */
+static int stage_at(fo_stage *s, int dirfd, const char *name)
 {
-    const char *base = strrchr(name, '/');
-    int sub, rc, e;
+    const char *slash = strrchr(name, '/'), *base = slash ? slash + 1 : name;
+    int dir = slash ? open_folder(dirfd, name, (size_t)(slash - name)) : dirfd, fd, e;
 
-    if (!base)
-        return copy_into(dirfd, name, src);
-    /* a file collected from a subfolder of /out: the same atomic write,
-       inside that folder's descriptor */
-    sub = open_folder(dirfd, name, (size_t)(base - name));
-    if (sub < 0)
+    if (dir < 0)
         return -1;
-    rc = copy_into(sub, base + 1, src);
+    fo_stage_sweep(dir, base);
+    fd = fo_stage_add(s, dir, base);
     e = errno;
-    close(sub);
+    if (dir != dirfd)
+        close(dir);
     errno = e;
-    return rc;
+    return fd;
 }
 
-int fo_sandbox_write_buf(int dirfd, const char *name, const char *buf, size_t len)
+int fo_sandbox_stage_copy(fo_stage *s, int dirfd, const char *name, int src, uint64_t bytes)
 {
-    char tmp[300];
-    int fd = temp_beside(dirfd, name, tmp, sizeof tmp), ok = 1;
-    size_t done = 0;
+    off_t off = 0;
+    int fd = stage_at(s, dirfd, name);
 
     if (fd < 0)
         return -1;
-    while (ok && done < len) {
+    while ((uint64_t)off < bytes) {
+        ssize_t n = sendfile(fd, src, &off, (size_t)(bytes - (uint64_t)off));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO;                /* shorter than when collected */
+            return -1;
+        }
+    }
+    return fsync(fd);
+}
+
+int fo_sandbox_stage_buf(fo_stage *s, int dirfd, const char *name, const char *buf, size_t len)
+{
+    size_t done = 0;
+    int fd = stage_at(s, dirfd, name);
+
+    if (fd < 0)
+        return -1;
+    while (done < len) {
         ssize_t n = write(fd, buf + done, len - done);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            ok = 0;
-        else
-            done += (size_t)n;
+            return -1;
+        done += (size_t)n;
     }
-    return finish(dirfd, fd, tmp, name, ok);
+    return fsync(fd);
 }
 
 /* ---------------------------------------------------------- JSON buffer */

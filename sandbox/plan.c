@@ -19,7 +19,8 @@ static const char *const known_formats[] = { "xlsx", "docx", "pptx", "pdf", "png
 void fo_sandbox_usage(FILE *f)
 {
     fputs("usage: folio run [--in FILE|DIR]... [--out DIR] [--render xlsx,pdf,...]\n"
-          "                 [--timeout SEC] [--memory MB] [--max-bytes N] [--pids N]\n"
+          "                 [--timeout SEC] [--memory MB] [--max-bytes N] [--max-total N]\n"
+          "                 [--pids N]\n"
           "                 [--net none|all] [--json] [--quiet] -- CMD [ARG...]\n"
           "\n"
           "Runs CMD in a jail: new user/PID/mount/network/IPC/UTS/cgroup namespaces,\n"
@@ -32,6 +33,8 @@ void fo_sandbox_usage(FILE *f)
           "  --timeout SEC   wall-clock limit (default 60)\n"
           "  --memory MB     memory limit (default 1024)\n"
           "  --max-bytes N   ceiling per file in and out (default 31457280)\n"
+          "  --max-total N   all files collected from /out together, by apparent size\n"
+          "                  (default 4 x --max-bytes)\n"
           "  --pids N        process limit (default 256)\n"
           "  --net none      private loopback only (default); --net all: host network (UNSAFE)\n"
           "  --json          print manifest.json on stdout (program stdout goes to stderr)\n"
@@ -127,6 +130,10 @@ static int apply(fo_sandbox_plan *p, const char *opt, const char *val)
         if (parse_u64(val, (uint64_t)1 << 40, &v))
             return usage_error("--max-bytes: expected a positive byte count, got \"%s\"", val);
         p->max_bytes = v;
+    } else if (!strcmp(opt, "--max-total")) {
+        if (parse_u64(val, (uint64_t)1 << 42, &v))
+            return usage_error("--max-total: expected a positive byte count, got \"%s\"", val);
+        p->max_total = v;
     } else if (!strcmp(opt, "--pids")) {
         if (parse_u64(val, 65536, &v) || v < 2)
             return usage_error("--pids: expected 2..65536, got \"%s\"", val);
@@ -149,7 +156,8 @@ static int apply(fo_sandbox_plan *p, const char *opt, const char *val)
 int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help)
 {
     static const char *const with_value[] = {
-        "--in", "--out", "--render", "--timeout", "--memory", "--max-bytes", "--pids", "--net"
+        "--in", "--out", "--render", "--timeout", "--memory", "--max-bytes", "--pids", "--net",
+        "--max-total"
     };
     int i, rc;
 
@@ -211,6 +219,8 @@ int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help)
     if (i >= argc)
         return usage_error("%s", "missing command: folio run [options] -- CMD [ARG...]");
     p->argv = argv + i;
+    if (!p->max_total)
+        p->max_total = 4 * p->max_bytes;  /* --max-total's default */
     return FO_RUN_OK;
 }
 

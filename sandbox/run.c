@@ -3,6 +3,7 @@
  * jail -> write --out DIR and manifest.json -> exit code (PRODUCT.md §1, §5). */
 #define FO_SANDBOX_PRIVATE
 #include "sandbox/sandbox.h"
+#include "render/stage.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -28,6 +30,7 @@ typedef struct {
 } tail_buf;
 
 static char tail_store[4][FO_SANDBOX_TAIL];  /* program out/err, render out/err */
+static char echo_store[4][FO_SANDBOX_ECHO_PENDING];  /* their echo queues, the same way */
 
 typedef struct {
     int have_status, wstatus, timed_out, setup_failed;
@@ -36,6 +39,8 @@ typedef struct {
     long oom_kills, pids_max;
     const char *memory_via;
     tail_buf out, err;
+    fo_sandbox_echo eout, eerr;  /* the live echo of each */
+    char *echo_store[2];
 } outcome;
 
 static double now_s(void)
@@ -65,12 +70,19 @@ static void tail_add(tail_buf *t, const char *s, size_t n)
     }
 }
 
-static void write_all(int fd, const char *s, size_t n)
+/* Writes all of s to fd, waiting for a non-blocking fd (fo_sandbox_std_nonblocking)
+   at most until `until`; gives up when the reader is gone or stalled. */
+static void write_until(int fd, const char *s, size_t n, double until)
 {
     while (n > 0) {
         ssize_t w = write(fd, s, n);
         if (w < 0 && errno == EINTR)
             continue;
+        if (w < 0 && errno == EAGAIN && now_s() < until) {
+            struct pollfd pf = { fd, POLLOUT, 0 };
+            (void)poll(&pf, 1, (int)((until - now_s()) * 1000) + 1);
+            continue;
+        }
         if (w <= 0)
             return;                 /* caller went away: keep running, keep the tail */
         s += w;
@@ -78,16 +90,37 @@ static void write_all(int fd, const char *s, size_t n)
     }
 }
 
+/* Reads one chunk of stream k into its tail and echo; 0 at EOF. */
+static int drain(int fd, tail_buf *t, fo_sandbox_echo *e)
+{
+    char buf[16384];
+    ssize_t r = read(fd, buf, sizeof buf);
+
+    if (r < 0 && (errno == EINTR || errno == EAGAIN))
+        return 1;
+    if (r <= 0)
+        return 0;
+    tail_add(t, buf, (size_t)r);
+    fo_sandbox_echo_add(e, buf, (size_t)r);
+    return 1;
+}
+
 /* Streams stdout/stderr until both close and init has reported, killing the
-   whole PID namespace (by killing its init) at the deadline. */
+   whole PID namespace (by killing its init) at the deadline. The echo never
+   blocks: while a stream's echo queue is full that stream is not read (the
+   program waits on its own write), and the deadline holds regardless. */
 static void supervise(const fo_sandbox_plan *p, fo_sandbox_jail *j, outcome *o,
                       int echo_out, int echo_err)
 {
-    double start = now_s(), deadline = start + p->timeout_s, grace = 0;
+    double start = now_s(), deadline = start + p->timeout_s, grace = 0, until;
     int fds[3] = { j->out_r, j->err_r, j->ctl }, st;
+    fo_sandbox_echo *echo[2] = { &o->eout, &o->eerr };
+    tail_buf *tails[2] = { &o->out, &o->err };
 
+    fo_sandbox_echo_open(&o->eout, echo_out, "stdout", o->echo_store[0]);
+    fo_sandbox_echo_open(&o->eerr, echo_err, "stderr", o->echo_store[1]);
     while (fds[0] >= 0 || fds[1] >= 0 || fds[2] >= 0) {
-        struct pollfd pf[3];
+        struct pollfd pf[5];
         double left = (o->timed_out ? grace : deadline) - now_s();
         int k, n;
 
@@ -100,32 +133,27 @@ static void supervise(const fo_sandbox_plan *p, fo_sandbox_jail *j, outcome *o,
             grace = now_s() + 5;
             continue;
         }
-        for (k = 0; k < 3; k++) {
-            pf[k].fd = fds[k];
+        for (k = 0; k < 2; k++) {
+            /* after the kill, read on regardless: what does not fit is dropped */
+            pf[k].fd = fo_sandbox_echo_full(echo[k]) && !o->timed_out ? -1 : fds[k];
             pf[k].events = POLLIN;
-            pf[k].revents = 0;
+            pf[3 + k].fd = fo_sandbox_echo_pending(echo[k]) ? echo[k]->fd : -1;
+            pf[3 + k].events = POLLOUT;
         }
-        n = poll(pf, 3, (int)(left * 1000) + 1);
+        pf[2].fd = fds[2];
+        pf[2].events = POLLIN;
+        for (k = 0; k < 5; k++)
+            pf[k].revents = 0;
+        n = poll(pf, 5, (int)(left * 1000) + 1);
         if (n < 0 && errno != EINTR) {
             fprintf(stderr, "folio: run: poll: %s\n", strerror(errno));
             break;
         }
         for (k = 0; n > 0 && k < 2; k++) {
-            char buf[16384];
-            ssize_t r;
-
-            if (fds[k] < 0 || !pf[k].revents)
-                continue;
-            r = read(fds[k], buf, sizeof buf);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r <= 0) {
+            if (pf[3 + k].revents)
+                fo_sandbox_echo_flush(echo[k]);
+            if (pf[k].fd >= 0 && pf[k].revents && !drain(fds[k], tails[k], echo[k]))
                 fds[k] = -1;
-                continue;
-            }
-            tail_add(k == 0 ? &o->out : &o->err, buf, (size_t)r);
-            if ((k == 0 ? echo_out : echo_err) >= 0)
-                write_all(k == 0 ? echo_out : echo_err, buf, (size_t)r);
         }
         if (n > 0 && fds[2] >= 0 && pf[2].revents) {
             char msg[1 + sizeof(int)];
@@ -138,6 +166,11 @@ static void supervise(const fo_sandbox_plan *p, fo_sandbox_jail *j, outcome *o,
             }
         }
     }
+    until = deadline > now_s() ? deadline : now_s() + 0.2;
+    fo_sandbox_echo_finish(&o->eout, until);
+    fo_sandbox_echo_finish(&o->eerr, until);
+    fo_sandbox_echo_note(&o->eerr, &o->eout, until);
+    fo_sandbox_echo_note(&o->eerr, &o->eerr, until);
     while (waitpid(j->pid, &st, 0) < 0 && errno == EINTR)
         ;
     if (!o->have_status && !o->timed_out && WIFEXITED(st) && WEXITSTATUS(st) == 125)
@@ -201,13 +234,23 @@ static void hint_limit(const fo_sandbox_plan *p, const char *lim, const outcome 
 
 /* ------------------------------------------------------------- manifest */
 
-static void json_tail(fo_sandbox_buf *b, const char *key, const tail_buf *t)
+/* A stream: bytes, the kept tail, and what the live echo did with it (echoed:
+   bytes shown, at most FO_SANDBOX_ECHO_MAX; not_echoed: dropped because the
+   reader stalled or left). */
+static void json_tail(fo_sandbox_buf *b, const char *key, const tail_buf *t,
+                      const fo_sandbox_echo *e)
 {
     char *lin = malloc(t->len + 1);
     size_t k, skip = 0;
 
-    fo_sandbox_buf_printf(b, "  \"%s\": {\"bytes\": %llu, \"truncated\": %s, \"tail\": ", key,
+    fo_sandbox_buf_printf(b, "  \"%s\": {\"bytes\": %llu, \"truncated\": %s, ", key,
                           (unsigned long long)t->total, t->total > t->len ? "true" : "false");
+    if (e->fd >= 0)
+        fo_sandbox_buf_printf(b, "\"echoed\": %llu, \"echo_truncated\": %s, "
+                              "\"not_echoed\": %llu, ", (unsigned long long)(e->echoed > e->dropped ?
+                              e->echoed - e->dropped : 0), e->capped ? "true" : "false",
+                              (unsigned long long)e->dropped);
+    fo_sandbox_buf_puts(b, "\"tail\": ");
     if (!lin) {
         b->oom = 1;
         return;
@@ -288,12 +331,55 @@ static int names_clash(const char *a, const char *b)
 }
 
 /* Adds the open file fd (checked: regular) as /work/name. Takes fd. */
-static int add_input(fo_sandbox_plan *p, int fd, const struct stat *st, const char *name,
+/* A file whose size reads 0 may still have content (/proc, /sys, some FUSE
+   file systems): read it into memory, up to the ceiling + 1 byte, so that it
+   arrives whole or is refused as over the ceiling. Replaces *fd and
+   st->st_size when there was content. 0, or -1 (errno). */
+static int read_unsized(int *fd, struct stat *st, uint64_t ceiling)
+{
+    char buf[65536];
+    uint64_t total = 0;
+    int mem = -1;
+
+    for (;;) {
+        ssize_t n = read(*fd, buf, sizeof buf), w = 0;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0 || total > ceiling)
+            break;
+        if (mem < 0 && (mem = memfd_create("folio-in", MFD_CLOEXEC)) < 0)
+            return -1;
+        while (w < n) {
+            ssize_t k = write(mem, buf + w, (size_t)(n - w));
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0) {
+                close(mem);
+                return -1;
+            }
+            w += k;
+        }
+        total += (uint64_t)n;
+    }
+    if (mem < 0)
+        return 0;                   /* really empty */
+    close(*fd);
+    *fd = mem;
+    st->st_size = (off_t)total;
+    return 0;
+}
+
+static int add_input(fo_sandbox_plan *p, int fd, struct stat *st, const char *name,
                      const char *shown)
 {
     fo_sandbox_file *grown, *f;
     size_t m;
 
+    if (st->st_size == 0 && read_unsized(&fd, st, p->max_bytes) < 0) {
+        fprintf(stderr, "folio: run: --in %s: %s\n", shown, strerror(errno));
+        close(fd);
+        return FO_RUN_INVALID;
+    }
     if ((uint64_t)st->st_size > p->max_bytes) {
         close(fd);
         fprintf(stderr, "folio: run: --in %s: %lld bytes is over the ceiling of %llu "
@@ -453,12 +539,15 @@ static void render(const fo_sandbox_plan *p, const char *engine, fo_sandbox_coll
     fo_sandbox_plan rp = *p;
     fo_sandbox_jail j;
     fo_sandbox_buf cmd = { 0 };
-    char outs[8][32], *argv[4 + 2 * 8 + 1];
+    char outs[8][32], ceiling[24], *argv[6 + 2 * 8 + 1];
     size_t k, n = 0;
 
     argv[n++] = "/run/folio";
     argv[n++] = "render";
     argv[n++] = "/out/result.json";
+    snprintf(ceiling, sizeof ceiling, "%llu", (unsigned long long)p->max_bytes);
+    argv[n++] = "--max-bytes";      /* the renderer stops at the ceiling itself (exit 3) */
+    argv[n++] = ceiling;
     for (k = 0; k < p->n_render; k++) {
         snprintf(outs[k], sizeof outs[k], "/out/result.%s", p->render[k]);
         argv[n++] = "-o";
@@ -478,6 +567,10 @@ static void render(const fo_sandbox_plan *p, const char *engine, fo_sandbox_coll
     rp.in = col->files;
     rp.n_in = col->n_files;
     rp.in_dir = "out";
+    /* RLIMIT_FSIZE in the render jail: the writers' working files are larger
+       than their output (xlsx: ~8x), so not the ceiling -- the renderer
+       enforces that itself -- but the size of the jail's tmpfs (--memory) */
+    rp.max_bytes = p->memory_mb << 20 > p->max_bytes ? p->memory_mb << 20 : p->max_bytes;
     rp.engine = engine;
     rp.mpl_cache = NULL;                 /* the render jail runs no Python */
     rp.net = FO_NET_NONE;                /* a hostile spec gets no network */
@@ -503,39 +596,131 @@ static int find_file(const fo_sandbox_collection *c, const char *name)
     return -1;
 }
 
+/* The files the render writes, /out/result.FMT (and result-N.png, one per
+   chart), are refused from the program's: a render is never shadowed by a
+   file of the same name (issue 16 item 11). 0, or -1 out of memory. */
+static int reserve_render_names(const fo_sandbox_plan *p, fo_sandbox_collection *col)
+{
+    static const char reason[] = "reserved for the --render output";
+    char name[32];
+    size_t k, m;
+
+    for (k = 0; k < p->n_render; k++) {
+        snprintf(name, sizeof name, "result.%s", p->render[k]);
+        if (fo_sandbox_collect_reserve(col, name, reason) < 0)
+            return -1;
+        if (strcmp(p->render[k], "png"))
+            continue;
+        for (m = col->n_files; m-- > 0;) {
+            const char *n = col->files[m].name;
+            size_t digits = strncmp(n, "result-", 7) ? 0 : strspn(n + 7, "0123456789");
+            if (digits && !strcmp(n + 7 + digits, ".png") &&
+                fo_sandbox_collect_reserve(col, n, reason) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static void print_refused(const fo_sandbox_collection *c, const char *what)
+{
+    size_t k;
+
+    for (k = 0; k < c->n_refused; k++)
+        fprintf(stderr, "folio: run: refused %s/out/%s: %s\n", what, c->refused[k].name,
+                c->refused[k].reason);
+}
+
+/* Did the render stop at the ceiling: exit 3, killed by SIGXFSZ (a writer
+   that does not handle EFBIG), or a file refused for its size? */
+static int render_over_ceiling(const render_result *r)
+{
+    return r->attempted && (r->code == FO_RUN_CEILING || r->files.over_ceiling ||
+                            (r->o.have_status && WIFSIGNALED(r->o.wstatus) &&
+                             WTERMSIG(r->o.wstatus) == SIGXFSZ));
+}
+
+/* folio run's exit code: the program first, then the ceiling and the total,
+   then the render. Says why when the render hit the ceiling. */
+static int exit_code(const fo_sandbox_plan *p, const outcome *o,
+                     const fo_sandbox_collection *col, const render_result *r)
+{
+    size_t k;
+
+    if (program_failed(o))
+        return FO_RUN_PROGRAM;
+    if (render_over_ceiling(r)) {
+        fputs("folio: run: --render ", stderr);
+        for (k = 0; k < p->n_render; k++)
+            fprintf(stderr, "%s%s", k ? "," : "", p->render[k]);
+        fprintf(stderr, ": a rendered file passed the ceiling of %llu bytes (--max-bytes); "
+                "nothing rendered was kept\n", (unsigned long long)p->max_bytes);
+        return FO_RUN_CEILING;
+    }
+    if (col->over_ceiling || col->over_total || (r->attempted && r->files.over_total)) {
+        if (col->over_total || r->files.over_total)
+            fprintf(stderr, "folio: run: the files of /out add up to more than --max-total "
+                    "%llu bytes (apparent sizes); the rest were refused\n",
+                    (unsigned long long)p->max_total);
+        return FO_RUN_CEILING;
+    }
+    if (r->attempted && r->code != 0)
+        return r->code == FO_RUN_INVALID ? r->code : FO_RUN_INTERNAL;
+    return FO_RUN_OK;
+}
+
+/* Stages every collected file and manifest.json in dir, then puts them in
+   place all at once (render/stage.h: a failed rename undoes the others, a
+   signal removes the temporaries). 0, or -1 after printing why. */
+static int stage_all(fo_stage *s, int dfd, const char *dir, const fo_sandbox_collection *const *cols,
+                     const fo_sandbox_buf *manifest)
+{
+    size_t k, i, failed = 0;
+
+    for (i = 0; i < 2; i++)
+        for (k = 0; cols[i] && k < cols[i]->n_files; k++) {
+            const fo_sandbox_file *f = &cols[i]->files[k];
+            if (fo_sandbox_stage_copy(s, dfd, f->name, f->fd, f->bytes) < 0) {
+                fprintf(stderr, "folio: run: can't write %s/%s: %s\n", dir, f->name,
+                        strerror(errno));
+                return -1;
+            }
+        }
+    if (fo_sandbox_stage_buf(s, dfd, "manifest.json", manifest->s, manifest->len) < 0) {
+        fprintf(stderr, "folio: run: can't write %s/manifest.json: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    if (fo_stage_commit(s, &failed) < 0) {
+        fprintf(stderr, "folio: run: can't put %s/%s in place: %s; nothing in %s was changed\n",
+                dir, failed < (size_t)s->n ? s->items[failed].name : "?", strerror(errno), dir);
+        return -1;
+    }
+    return 0;
+}
+
 /* Writes the collected files, each at its relative path under dir (folders
-   created as needed, never through a link), then manifest.json. */
+   created as needed, never through a link), and manifest.json: all or none. */
 static int deliver(const char *dir, const fo_sandbox_collection *a,
                    const fo_sandbox_collection *b, const fo_sandbox_buf *manifest)
 {
     const fo_sandbox_collection *cols[2] = { a, b };
-    size_t k, i;
-    int dfd;
+    size_t cap = 1 + a->n_files + (b ? b->n_files : 0);
+    fo_stage_item *items = calloc(cap, sizeof *items);
+    fo_stage s;
+    int dfd, rc;
 
-    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-        fprintf(stderr, "folio: run: --out %s: %s\n", dir, strerror(errno));
+    if (!items || (mkdir(dir, 0777) < 0 && errno != EEXIST) ||
+        (dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+        fprintf(stderr, "folio: run: --out %s: %s\n", dir, strerror(items ? errno : ENOMEM));
+        free(items);
         return -1;
     }
-    dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0) {
-        fprintf(stderr, "folio: run: --out %s: %s\n", dir, strerror(errno));
-        return -1;
-    }
-    for (i = 0; i < 2; i++)
-        for (k = 0; cols[i] && k < cols[i]->n_files; k++)
-            if (fo_sandbox_write_copy(dfd, cols[i]->files[k].name, cols[i]->files[k].fd) < 0) {
-                fprintf(stderr, "folio: run: can't write %s/%s: %s\n", dir,
-                        cols[i]->files[k].name, strerror(errno));
-                close(dfd);
-                return -1;
-            }
-    if (fo_sandbox_write_buf(dfd, "manifest.json", manifest->s, manifest->len) < 0) {
-        fprintf(stderr, "folio: run: can't write %s/manifest.json: %s\n", dir, strerror(errno));
-        close(dfd);
-        return -1;
-    }
+    fo_stage_begin(&s, items, cap);
+    rc = stage_all(&s, dfd, dir, cols, manifest);
+    fo_stage_end(&s);
     close(dfd);
-    return 0;
+    free(items);
+    return rc;
 }
 
 /* The matplotlib font caches `make` prebuilt: the folder "matplotlib" beside
@@ -606,6 +791,7 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
     fo_sandbox_collection col;
     fo_sandbox_buf m = { 0 };
     const char *skipped = NULL;
+    uint64_t budget;
     int help, rc, code;
     size_t k;
 
@@ -615,6 +801,11 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
     o.err.buf = tail_store[1];
     r.o.out.buf = tail_store[2];
     r.o.err.buf = tail_store[3];
+    o.eout.fd = o.eerr.fd = r.o.eout.fd = r.o.eerr.fd = -1;
+    for (k = 0; k < 2; k++) {
+        o.echo_store[k] = echo_store[k];
+        r.o.echo_store[k] = echo_store[2 + k];
+    }
     memset(&col, 0, sizeof col);
     rc = fo_sandbox_plan_parse(&p, argc, argv, &help);
     if (rc != FO_RUN_OK || help)
@@ -630,6 +821,7 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
     if (rc != FO_RUN_OK)
         goto done;
     (void)signal(SIGPIPE, SIG_IGN);        /* a closed stdout must not kill folio */
+    fo_sandbox_std_nonblocking();          /* a caller that stops reading can't stall us */
 
     rc = fo_sandbox_jail_start(&p, &j, 0);
     if (rc != FO_RUN_OK)
@@ -648,9 +840,13 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
     }
     fo_sandbox_jail_close(&j);
     o.fsize_hit = program_failed(&o) && col.over_ceiling;
-    for (k = 0; k < col.n_refused; k++)
-        fprintf(stderr, "folio: run: refused /out/%s: %s\n", col.refused[k].name,
-                col.refused[k].reason);
+    budget = p.max_total;
+    if (reserve_render_names(&p, &col) < 0 || fo_sandbox_collect_total(&col, &budget) < 0) {
+        fputs("folio: run: out of memory\n", stderr);
+        rc = FO_RUN_INTERNAL;
+        goto done;
+    }
+    print_refused(&col, "");
 
     /* a failed program's result.json may be half-written: not rendered */
     if (!p.n_render)
@@ -661,16 +857,14 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
         skipped = "no regular file /out/result.json";
     else
         render(&p, engine, &col, &r);
-
-    /* exit code: the program first, then the ceiling, then the render */
-    if (program_failed(&o))
-        code = FO_RUN_PROGRAM;
-    else if (col.over_ceiling || (r.attempted && r.files.over_ceiling))
-        code = FO_RUN_CEILING;
-    else if (r.attempted && r.code != 0)
-        code = (r.code == FO_RUN_INVALID || r.code == FO_RUN_CEILING) ? r.code : FO_RUN_INTERNAL;
-    else
-        code = FO_RUN_OK;
+    if (r.attempted && fo_sandbox_collect_total(&r.files, &budget) < 0) {
+        fputs("folio: run: out of memory\n", stderr);
+        rc = FO_RUN_INTERNAL;
+        goto done;
+    }
+    if (r.attempted)
+        print_refused(&r.files, "rendered ");
+    code = exit_code(&p, &o, &col, &r);
 
     fo_sandbox_buf_puts(&m, "{\n  \"folio_run\": 1,\n  \"command\": [");
     for (k = 0; p.argv[k]; k++) {
@@ -685,8 +879,8 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
                           p.timeout_s, (unsigned long long)p.memory_mb, o.memory_via,
                           (unsigned long long)p.max_bytes, p.pids, p.nofile,
                           p.net == FO_NET_ALL ? "all" : "none");
-    json_tail(&m, "stdout", &o.out);
-    json_tail(&m, "stderr", &o.err);
+    json_tail(&m, "stdout", &o.out, &o.eout);
+    json_tail(&m, "stderr", &o.err, &o.eerr);
     fo_sandbox_buf_puts(&m, "  \"files\": ");
     json_files(&m, col.files, col.n_files);
     fo_sandbox_buf_puts(&m, ",\n  \"refused\": ");
@@ -705,7 +899,7 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
         fo_sandbox_buf_printf(&m, "],\n  \"command\": %s,\n  ", r.argv_json);
         json_status(&m, &r.o);
         fo_sandbox_buf_puts(&m, ",\n");
-        json_tail(&m, "stderr", &r.o.err);
+        json_tail(&m, "stderr", &r.o.err, &r.o.eerr);
         fo_sandbox_buf_puts(&m, "  \"files\": ");
         json_files(&m, r.files.files, r.files.n_files);
         fo_sandbox_buf_puts(&m, ",\n  \"refused\": ");
@@ -723,7 +917,7 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
         goto done;
     }
     if (p.json)
-        write_all(1, m.s, m.len);
+        write_until(1, m.s, m.len, now_s() + FO_SANDBOX_ECHO_GRACE);
     if (program_failed(&o) && !o.timed_out)
         hint_host_paths(&p);
     if (program_failed(&o))

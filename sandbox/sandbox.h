@@ -64,6 +64,7 @@ typedef struct {
     double timeout_s;
     uint64_t memory_mb;
     uint64_t max_bytes;       /* the ceiling */
+    uint64_t max_total;       /* --max-total: all files collected, by apparent size */
     unsigned pids;            /* process count limit */
     unsigned nofile;          /* open files limit */
     fo_sandbox_net net;
@@ -121,6 +122,7 @@ typedef struct {
     fo_sandbox_file *files; size_t n_files;          /* collected, fds open */
     struct { char name[256]; char reason[64]; } *refused; size_t n_refused;
     int over_ceiling;                                 /* a file refused for size */
+    int over_total;                                   /* refused: --max-total reached */
 } fo_sandbox_collection;
 /* Reads the jail's /out and its subfolders (up to 8 levels) without following
    links; names are relative paths ("charts/a.png"). skip[] names (relative
@@ -128,16 +130,53 @@ typedef struct {
 int fo_sandbox_collect(int out_dir, uint64_t ceiling, fo_sandbox_collection *c,
                        const fo_sandbox_file *skip, size_t n_skip);
 void fo_sandbox_collection_free(fo_sandbox_collection *c);
-/* Writes name atomically into dirfd from fd (rewound). name may be a relative
-   path of safe components: missing folders are created, existing ones are
-   never followed if they are links. 0 or -1 (errno). */
-int fo_sandbox_write_copy(int dirfd, const char *name, int fd);
+/* Keeps the files of c, in name order, while their apparent sizes (st_size:
+   a sparse file counts in full) add up to at most *budget, which it lowers;
+   the others are refused ("over --max-total") and over_total set. 0 or -1. */
+int fo_sandbox_collect_total(fo_sandbox_collection *c, uint64_t *budget);
+/* Refuses (reason given) the files whose path is name or lies below it. 0 or -1. */
+int fo_sandbox_collect_reserve(fo_sandbox_collection *c, const char *name, const char *reason);
+/* Stages name (a relative path of safe components) below dirfd in the set s
+   (render/stage.h): missing folders are created, existing ones are never
+   followed if they are links; the first `bytes` bytes of fd (a file that grew
+   since it was collected is cut there) or buf are written to a temporary,
+   which fo_stage_commit puts in place with the rest of the set. 0 or -1 (errno). */
+struct fo_stage;
+int fo_sandbox_stage_copy(struct fo_stage *s, int dirfd, const char *name, int fd,
+                          uint64_t bytes);
+int fo_sandbox_stage_buf(struct fo_stage *s, int dirfd, const char *name, const char *buf,
+                         size_t len);
 /* Opens name in dirfd for reading without following a link, only if it is a
    regular file once open (O_NONBLOCK: a FIFO swapped in never blocks). The fd
    with *st filled, or -1 (errno; EINVAL when not a regular file). */
 struct stat;
 int fo_sandbox_open_regular(int dirfd, const char *name, struct stat *st);
-int fo_sandbox_write_buf(int dirfd, const char *name, const char *buf, size_t len);
+
+/* echo.c — the live echo of the program's output (see there). [output-hardening] */
+#define FO_SANDBOX_ECHO_MAX     (8u << 20)  /* bytes of each stream echoed, then a note */
+#define FO_SANDBOX_ECHO_PENDING 131072      /* bytes queued per stream */
+#define FO_SANDBOX_ECHO_GRACE   5.0         /* s without progress: the reader stalled */
+typedef struct {
+    int fd;                   /* where to echo; -1: not echoed */
+    int tty, sock;            /* escape controls / send(MSG_DONTWAIT) */
+    int held_c2, gone, capped, stalled;
+    const char *name;         /* "stdout", "stderr" */
+    char *pend;               /* FO_SANDBOX_ECHO_PENDING bytes, borrowed */
+    size_t len;
+    uint64_t echoed, dropped; /* program bytes echoed; bytes dropped */
+} fo_sandbox_echo;
+/* Reopens folio's stdout/stderr non-blocking when they are pipes or terminals. */
+void fo_sandbox_std_nonblocking(void);
+void fo_sandbox_echo_open(fo_sandbox_echo *e, int fd, const char *name, char *store);
+/* Queues (capped, escaped on a terminal) and writes what the reader takes now. */
+void fo_sandbox_echo_add(fo_sandbox_echo *e, const char *s, size_t n);
+void fo_sandbox_echo_flush(fo_sandbox_echo *e);
+int fo_sandbox_echo_full(const fo_sandbox_echo *e);     /* stop reading the stream */
+int fo_sandbox_echo_pending(const fo_sandbox_echo *e);  /* poll for POLLOUT */
+/* Writes what is queued until `until` (monotonic s) or the reader stalls; drops the rest. */
+void fo_sandbox_echo_finish(fo_sandbox_echo *e, double until);
+/* Queues on `to` the note about e (truncated, or not echoed), if any, and finishes `to`. */
+void fo_sandbox_echo_note(fo_sandbox_echo *to, const fo_sandbox_echo *e, double until);
 
 /* A growable string for manifest.json (collect.c). */
 typedef struct { char *s; size_t len, cap; int oom; } fo_sandbox_buf;

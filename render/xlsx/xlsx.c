@@ -134,14 +134,14 @@ cleanup:
     return st;
 }
 
-/* Folder of dest, for libxlsxwriter's temp files: beside the output, on the
- * same disk, rather than a possibly small /tmp. */
-static char *dest_dir(const char *dest)
+/* Folder for libxlsxwriter's working files (worksheet XML, ~8x the .xlsx):
+ * $TMPDIR, else /tmp, like the OOXML writers' parts -- not beside the output,
+ * whose folder must never hold more than about the ceiling while a render
+ * runs (issue 16 item 13: render/output.c stops the staged file there). */
+static char *work_dir(void)
 {
-    const char *slash = strrchr(dest, '/');
-    if (!slash) return fo_strdup(".");
-    if (slash == dest) return fo_strdup("/");
-    return fo_strndup(dest, (size_t)(slash - dest));
+    const char *t = getenv("TMPDIR");
+    return fo_strdup(t && *t ? t : "/tmp");
 }
 
 static void free_ctx(fo_xlsx *x)
@@ -176,7 +176,7 @@ fo_status fo_xlsx_render(const fo_doc *doc, const char *dest, fo_outset *out,
     const char *path = fo_outset_add(out, dest, "xlsx", d);
     if (!path) return FO_ERR_IO;
     if (!(charts = fo_calloc(doc->nblocks ? doc->nblocks : 1, sizeof *charts)) ||
-        !(tmpdir = dest_dir(dest))) { st = FO_ERR_NOMEM; goto cleanup; }
+        !(tmpdir = work_dir())) { st = FO_ERR_NOMEM; goto cleanup; }
 
     char summary_name[FO_XLSX_NAME_CAP];
     bool summary = wants_summary(doc);

@@ -32,6 +32,7 @@ START_TEST(defaults)
     ck_assert(p.timeout_s == 60);
     ck_assert_uint_eq(p.memory_mb, 1024);
     ck_assert_uint_eq(p.max_bytes, 31457280);
+    ck_assert_uint_eq(p.max_total, 4 * 31457280ull);  /* --max-total: 4 ceilings */
     ck_assert_uint_eq(p.pids, 256);
     ck_assert_int_eq(p.net, FO_NET_NONE);
     ck_assert_uint_eq(p.n_in_paths, 0);
@@ -61,6 +62,7 @@ START_TEST(all_options)
     ck_assert(p.timeout_s == 2.5);
     ck_assert_uint_eq(p.memory_mb, 256);
     ck_assert_uint_eq(p.max_bytes, 1000);
+    ck_assert_uint_eq(p.max_total, 4000);              /* follows --max-bytes */
     ck_assert_uint_eq(p.pids, 32);
     ck_assert_int_eq(p.net, FO_NET_ALL);
     ck_assert_int_eq(p.json, 1);
@@ -99,6 +101,7 @@ START_TEST(usage_errors)
         { "run", "--timeout", "abc", "--", "x", NULL },
         { "run", "--memory", "8", "--", "x", NULL },
         { "run", "--max-bytes", "-5", "--", "x", NULL },
+        { "run", "--max-total", "0", "--", "x", NULL },
         { "run", "--pids", "1", "--", "x", NULL },
         { "run", "--net", "some", "--", "x", NULL },
         { "run", "--net", "allow=example.com", "--", "x", NULL },
