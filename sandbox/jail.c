@@ -9,11 +9,15 @@
  *           the parent writes the maps); after "go": new cgroup namespace;
  *           switch to uid/gid 1000;
  *           new root on tmpfs: read-only binds of the system folders, a
- *           synthesized /etc, fresh /proc, minimal /dev, capped /tmp /work /out;
+ *           synthesized /etc, fresh /proc with host-wide files masked or
+ *           synthesized (proc_setup), minimal /dev, capped /tmp /work /out;
  *           inputs copied; /out handed to the parent; hostname; loopback up;
- *           pivot_root; root read-only;
- *           drop every capability; rlimits; seccomp last (one filter, built
- *           into folio at compile time, for init and the program it starts).
+ *           pivot_root; root read-only; a time namespace for the program
+ *           (time_setup); init hides folio's argv, environment and memory
+ *           (init_disguise);
+ *           drop every capability; rlimits and nice; seccomp last (one
+ *           filter, built into folio at compile time, for init and the
+ *           program it starts).
  *   program (vfork of init) stdin /dev/null, stdout/stderr pipes, nothing else
  *           open, signals reset; execve with a clean environment.
  *   init    waits for the program, reports its status to the parent, exits —
