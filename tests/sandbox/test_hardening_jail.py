@@ -270,11 +270,14 @@ for top in ("/proc/1", "/proc/1/task/1", "/proc", "/proc/self", "/proc/sys/kerne
                 if m.encode() in data:
                     leaks.append((path, m))
 print("leaks", leaks)
-for f in ("cmdline", "interrupts", "softirqs", "sched_debug", "timer_list", "kallsyms",
+for f in ("cmdline", "interrupts", "softirqs", "sched_debug", "kallsyms",
           "keys", "modules", "locks", "schedstat", "vmstat", "zoneinfo", "diskstats",
           "sys/kernel/random/boot_id"):
     r = read("/proc/" + f)
     print("masked_" + f, len(r) if isinstance(r, bytes) else errno.errorcode[r.errno])
+for f in ("kmsg", "kcore", "kpageflags", "slabinfo", "vmallocinfo", "timer_list"):
+    r = read("/proc/" + f)                 # root's only: not worth a mount
+    print("rootonly_" + f, len(r) if isinstance(r, bytes) else errno.errorcode[r.errno])
 for d in ("acpi", "irq", "bus", "fs", "driver", "tty", "pressure"):
     print("dir_" + d, os.listdir("/proc/" + d) if os.path.isdir("/proc/" + d) else "absent")
 try:
@@ -343,10 +346,12 @@ def test_init_is_neutral_and_nothing_of_folio_or_the_host_is_readable(tmp_path):
 
 def test_proc_files_that_tell_the_host_are_masked_read_only(tmp_path):
     out, _ = run_host_info(tmp_path)
-    for f in ("cmdline", "interrupts", "softirqs", "sched_debug", "timer_list", "kallsyms",
+    for f in ("cmdline", "interrupts", "softirqs", "sched_debug", "kallsyms",
               "keys", "modules", "locks", "schedstat", "vmstat", "zoneinfo", "diskstats",
               "sys/kernel/random/boot_id"):
         assert out["masked_" + f] in ("0", "ENOENT"), (f, out["masked_" + f])
+    for f in ("kmsg", "kcore", "kpageflags", "slabinfo", "vmallocinfo", "timer_list"):
+        assert out["rootonly_" + f] in ("EACCES", "ENOENT"), (f, out["rootonly_" + f])
     for d in ("acpi", "irq", "bus", "fs", "driver", "tty", "pressure"):
         assert out["dir_" + d] in ("[]", "absent"), (d, out["dir_" + d])
     assert out["write_cmdline"] == "EROFS"
