@@ -82,7 +82,8 @@ static int family_allowed(int fam)
 
 /* socket(2) and socketpair(2): every family below FAMILY_LIMIT not allowed,
    one rule each; the 64-bit comparisons also catch a family with high bits
-   set (the kernel reads an int): any such value is >= FAMILY_LIMIT. */
+   set (the kernel reads an int): any such value is >= FAMILY_LIMIT. (The
+   third value of each comparison, datum_b, is unused but for MASKED_EQ.) */
 static int deny_families(scmp_filter_ctx ctx)
 {
     int fam, rc = 0;
@@ -90,19 +91,19 @@ static int deny_families(scmp_filter_ctx ctx)
     for (fam = 0; !rc && fam < FAMILY_LIMIT; fam++)
         if (!family_allowed(fam))
             rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
-                                  SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fam));
+                                  SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fam, 0));
     if (!rc)
         rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
-                              SCMP_A0(SCMP_CMP_GE, FAMILY_LIMIT));
+                              SCMP_A0(SCMP_CMP_GE, FAMILY_LIMIT, 0));
     /* netlink: NETLINK_ROUTE (0) only; audit, uevents, sock_diag... refused */
     if (!rc)
         rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPROTONOSUPPORT), SCMP_SYS(socket), 2,
-                              SCMP_A0(SCMP_CMP_EQ, AF_NETLINK),
-                              SCMP_A2(SCMP_CMP_NE, NETLINK_ROUTE));
+                              SCMP_A0(SCMP_CMP_EQ, AF_NETLINK, 0),
+                              SCMP_A2(SCMP_CMP_NE, NETLINK_ROUTE, 0));
     /* socketpair: AF_UNIX only (a pair of anything else is no analysis need) */
     if (!rc)
         rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socketpair), 1,
-                              SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+                              SCMP_A0(SCMP_CMP_NE, AF_UNIX, 0));
     return rc;
 }
 

@@ -293,7 +293,8 @@ print("btime_age", int(time.time()) - int([l for l in stat if l.startswith("btim
 print("cpu_count", os.cpu_count())
 print("uptime", float(open("/proc/uptime").read().split()[0]))
 print("boottime", time.clock_gettime(time.CLOCK_BOOTTIME), time.monotonic())
-print("mountinfo_tmpfs_uid", sorted({w for l in open("/proc/self/mountinfo") for w in l.replace(",", " ").split() if w.startswith("uid=")}))
+print("mountinfo_tmpfs_uid", sorted({w for l in open("/proc/self/mountinfo")
+                                     for w in l.replace(",", " ").split() if w.startswith("uid=")}))
 print("uid_map", open("/proc/self/uid_map").read().split())
 """
 
