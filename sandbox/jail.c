@@ -469,7 +469,9 @@ static void proc_setup(const fo_sandbox_plan *p)
    CAP_SYS_PTRACE), named "init", and its argv area rewritten to "init" —
    kept non-NUL at its end, so the kernel reads it as a retitled command
    line and shows "init" alone, not the old length — and its environment
-   zeroed. argv: the program's command, copied first (it lives there). */
+   zeroed. argv: the program's command, copied first (it lives there);
+   returns the copy. Every other string of the plan borrowed from folio's
+   argv (in_paths, out_dir, net_allow) is overwritten: use them before. */
 __attribute__((noinline))   /* its locals never live across jail_child's vfork */
 static char **init_disguise(char *const *argv)
 {

@@ -126,8 +126,11 @@ def test_tcp_buffers_over_loopback_stay_within_the_memory_limit(tmp_path):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         first = prog.stdout.readline()
-        time.sleep(0.5)
-        during = sorted(mem_available_mb() for _ in range(3))[1]
+        during = []
+        for _ in range(5):                   # while the program holds its buffers
+            time.sleep(0.3)
+            during.append(mem_available_mb())
+        during = sorted(during)[2]
         rest, err = prog.communicate(timeout=30)
     finally:
         prog.kill()
@@ -139,7 +142,9 @@ def test_tcp_buffers_over_loopback_stay_within_the_memory_limit(tmp_path):
     # unbounded, this parks ~1.5 GB in 450 connections; charged to the
     # cgroup, at most --memory (64 MB) of socket buffers (v1: its own counter)
     assert parked <= 2 * 64, first
-    assert base - during < 256, (base, during, first)      # the host's memory held
+    # the host's memory held (a margin for other work on the machine: the
+    # unbounded case took 2.2 GB here, the host-wide tcp_mem ceiling)
+    assert base - during < 400, (base, during, first)
     # folio reports a program that merely met back-pressure as a normal run
     assert prog.returncode == 0 and m["exit"] == 0 and "done" in rest, (first, rest, err)
 
