@@ -9,11 +9,15 @@
  *           the parent writes the maps); after "go": new cgroup namespace;
  *           switch to uid/gid 1000;
  *           new root on tmpfs: read-only binds of the system folders, a
- *           synthesized /etc, fresh /proc, minimal /dev, capped /tmp /work /out;
+ *           synthesized /etc, fresh /proc with host-wide files masked or
+ *           synthesized (proc_setup), minimal /dev, capped /tmp /work /out;
  *           inputs copied; /out handed to the parent; hostname; loopback up;
- *           pivot_root; root read-only;
- *           drop every capability; rlimits; seccomp last (one filter, built
- *           into folio at compile time, for init and the program it starts).
+ *           pivot_root; root read-only; a time namespace for the program
+ *           (time_setup); init hides folio's argv, environment and memory
+ *           (init_disguise);
+ *           drop every capability; rlimits and nice; seccomp last (one
+ *           filter, built into folio at compile time, for init and the
+ *           program it starts).
  *   program (vfork of init) stdin /dev/null, stdout/stderr pipes, nothing else
  *           open, signals reset; execve with a clean environment.
  *   init    waits for the program, reports its status to the parent, exits —
@@ -40,12 +44,14 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SETUP_FAILED 125
@@ -336,6 +342,176 @@ static void seed_matplotlib(int dfd)
     closedir(d);
 }
 
+/* ------------------------------------------------ child: /proc, masked */
+
+/* /proc files that tell the host apart and that an analysis does not need:
+   covered by an empty read-only file. The kernel command line, interrupt
+   and scheduler counters, kernel symbols and modules, the keyring, host-wide
+   locks (with inode numbers), devices, disks and memory zones, boot_id.
+   (Root-only ones — kcore, kmsg, kpage*, slabinfo, vmallocinfo, timer_list,
+   pagetypeinfo — are unreadable to the jail's user already: no mount spent.) */
+static const char *const proc_masked_files[] = {
+    "cmdline", "interrupts", "softirqs", "sched_debug", "schedstat", "kallsyms", "modules",
+    "keys", "key-users", "locks", "latency_stats", "iomem", "ioports", "diskstats",
+    "partitions", "swaps", "zoneinfo", "buddyinfo", "vmstat", "devices", "consoles", "misc",
+    "mtrr", "dma", "fb", "cgroups", "execdomains", "config.gz", "bootconfig",
+    "sys/kernel/random/boot_id",
+};
+
+/* /proc folders of the same kind: covered by an empty read-only folder. */
+static const char *const proc_masked_dirs[] = {
+    "acpi", "asound", "bus", "driver", "dynamic_debug", "fs", "irq", "pressure", "scsi",
+    "tty",
+};
+
+/* The sources of the masks: a small tmpfs mounted at ./proc first, filled,
+   made read-only, then covered by the procfs itself — unreachable from
+   then on, and nothing to unmount (a detach waits for an RCU grace period:
+   0.25 ms here, milliseconds on a busy host). */
+enum { SRC_EMPTY, SRC_DIR, SRC_MEMINFO, SRC_LOADAVG, SRC_STAT, SRC_N };
+static const char *const proc_src_names[SRC_N] = {
+    "empty", "dir", "meminfo", "loadavg", "stat"
+};
+
+/* Binds source fd (O_PATH, reached through the host's /proc/self/fd, still
+   mounted at /proc) over proc/dst; dst absent in this kernel: nothing. The
+   source's file system is read-only, so the bound files and folders are
+   too, at no cost per mount. */
+static void proc_cover(int fd, const char *dst)
+{
+    char from[64], to[128];
+
+    snprintf(from, sizeof from, "/proc/self/fd/%d", fd);
+    snprintf(to, sizeof to, "proc/%s", dst);
+    if (mount(from, to, NULL, MS_BIND, NULL) < 0 && errno != ENOENT)
+        die("mask /%s", to);
+}
+
+/* Host-wide counters an analysis does read (psutil, pandas, glibc's CPU
+   count): synthesized, truthful for the jail — meminfo with --memory as
+   the total, loadavg idle, stat with one cpu line per CPU of --cpus and the
+   jail's start as btime. */
+static void proc_synthesize(const fo_sandbox_plan *p)
+{
+    static const char *const meminfo_zero[] = {
+        "Buffers", "Cached", "SwapCached", "Active", "Inactive", "Active(anon)",
+        "Inactive(anon)", "Active(file)", "Inactive(file)", "Unevictable", "Mlocked",
+        "SwapTotal", "SwapFree", "Dirty", "Writeback", "AnonPages", "Mapped", "Shmem",
+        "KReclaimable", "Slab", "SReclaimable", "SUnreclaim", "KernelStack", "PageTables",
+        "CommitLimit", "Committed_AS", "VmallocTotal", "VmallocUsed", "VmallocChunk",
+        "HugePages_Total", "HugePages_Free",
+    };
+    char buf[4096];
+    size_t k;
+    int n = 0, host = (int)sysconf(_SC_NPROCESSORS_ONLN), cpus = (int)p->cpus;
+    unsigned long long kb = (unsigned long long)p->memory_mb << 10;
+
+    n += snprintf(buf + n, sizeof buf - (size_t)n, "MemTotal: %14llu kB\nMemFree: %15llu kB\n"
+                  "MemAvailable: %10llu kB\n", kb, kb, kb);
+    for (k = 0; k < sizeof meminfo_zero / sizeof *meminfo_zero; k++)
+        n += snprintf(buf + n, sizeof buf - (size_t)n, "%s:%*s0 kB\n", meminfo_zero[k],
+                      (int)(16 - strlen(meminfo_zero[k])), "");
+    write_new("proc/meminfo", buf, 0444);
+    write_new("proc/loadavg", "0.00 0.00 0.00 1/1 1\n", 0444);
+    if (cpus < p->cpus)
+        cpus++;
+    if (host > 0 && cpus > host)
+        cpus = host;
+    n = snprintf(buf, sizeof buf, "cpu  0 0 0 0 0 0 0 0 0 0\n");
+    for (k = 0; k < (size_t)cpus && k < 64; k++)
+        n += snprintf(buf + n, sizeof buf - (size_t)n, "cpu%zu 0 0 0 0 0 0 0 0 0 0\n", k);
+    snprintf(buf + n, sizeof buf - (size_t)n, "intr 0\nctxt 0\nbtime %lld\nprocesses 1\n"
+             "procs_running 1\nprocs_blocked 0\nsoftirq 0 0 0 0 0 0 0 0 0 0 0\n",
+             (long long)time(NULL));
+    write_new("proc/stat", buf, 0444);
+}
+
+/* Mounts the jail's /proc at ./proc (an existing folder) and hides the host
+   in it: masks and the synthesized files, from the sources above. */
+static void proc_setup(const fo_sandbox_plan *p)
+{
+    int src[SRC_N];
+    char path[64];
+    size_t k;
+
+    mount_tmpfs("proc", "mode=0555,size=64k,nr_inodes=64", MS_NOEXEC);
+    make_dir("proc/dir", 0555);
+    write_new("proc/empty", "", 0444);
+    proc_synthesize(p);
+    if (mount(NULL, "proc", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+              NULL) < 0)
+        die("make /proc's masks read-only");
+    for (k = 0; k < SRC_N; k++) {
+        snprintf(path, sizeof path, "proc/%s", proc_src_names[k]);
+        src[k] = open(path, O_PATH | O_CLOEXEC);
+        if (src[k] < 0)
+            die("open %s", path);
+    }
+    if (mount("proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+        die("mount /proc");
+    for (k = 0; k < sizeof proc_masked_files / sizeof *proc_masked_files; k++)
+        proc_cover(src[SRC_EMPTY], proc_masked_files[k]);
+    for (k = 0; k < sizeof proc_masked_dirs / sizeof *proc_masked_dirs; k++)
+        proc_cover(src[SRC_DIR], proc_masked_dirs[k]);
+    for (k = SRC_MEMINFO; k < SRC_N; k++)
+        proc_cover(src[k], proc_src_names[k]);
+    for (k = 0; k < SRC_N; k++)
+        close(src[k]);
+}
+
+/* ------------------------------------------------- child: init's identity */
+
+/* PID 1 is a fork of folio: its argv and environment pages hold folio's
+   host command line and environment, its memory the plan (host paths).
+   The program can read /proc/1/cmdline whatever it does, and /proc/1/
+   {environ,mem,maps,auxv} while init is dumpable. So: init is made
+   non-dumpable (those files are then refused to the program: it would need
+   CAP_SYS_PTRACE), named "init", and its argv area rewritten to "init" —
+   kept non-NUL at its end, so the kernel reads it as a retitled command
+   line and shows "init" alone, not the old length — and its environment
+   zeroed. argv: the program's command, copied first (it lives there);
+   returns the copy. Every other string of the plan borrowed from folio's
+   argv (in_paths, out_dir, net_allow) is overwritten: use them before. */
+__attribute__((noinline))   /* its locals never live across jail_child's vfork */
+static char **init_disguise(char *const *argv)
+{
+    unsigned long long a[4];
+    char stat[1024], *f, **copy;
+    size_t n = 0, k;
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    ssize_t len = fd < 0 ? -1 : read(fd, stat, sizeof stat - 1);
+
+    if (fd >= 0)
+        close(fd);
+    if (len <= 0)
+        die("read /proc/self/stat");
+    stat[len] = 0;
+    /* fields 48..51: arg_start arg_end env_start env_end; field 3 follows
+       "(comm) ", and f ends on the space before field 48 */
+    f = strrchr(stat, ')');
+    for (k = 3; f && k <= 48; k++)
+        f = strchr(f + 1, ' ');
+    if (!f || sscanf(f, " %llu %llu %llu %llu", &a[0], &a[1], &a[2], &a[3]) != 4 ||
+        a[1] < a[0] + 6 || a[3] < a[2]) {
+        errno = EINVAL;
+        die("find init's command line");
+    }
+    while (argv[n])
+        n++;
+    copy = calloc(n + 1, sizeof *copy);
+    for (k = 0; copy && k < n; k++)
+        if (!(copy[k] = strdup(argv[k])))
+            copy = NULL;
+    if (!copy)
+        die("copy the command");
+    memset((char *)(uintptr_t)a[0], 'x', (size_t)(a[1] - a[0]));
+    memcpy((char *)(uintptr_t)a[0], "init", 5);
+    memset((char *)(uintptr_t)a[2], 0, (size_t)(a[3] - a[2]));
+    if (prctl(PR_SET_NAME, "init", 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+        die("hide init");
+    return copy;
+}
+
 /* Hands the jail's /out to the parent, which collects from it after the
    jail is gone (an open directory keeps the tmpfs alive). */
 static void send_fd(int sock, int fd)
@@ -379,6 +555,36 @@ static void net_setup(const fo_sandbox_plan *p)
     if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
         die("bring lo up");
     close(s);
+}
+
+/* A time namespace for the program (init stays in the host's; the program
+   enters it at execve): CLOCK_BOOTTIME and CLOCK_MONOTONIC start at the
+   jail's start, so /proc/uptime, sysinfo's uptime and the clocks no longer
+   tell the host's uptime. Optional: a kernel without CONFIG_TIME_NS (EINVAL)
+   keeps the host's clocks. */
+static void time_setup(void)
+{
+    struct timespec boot, mono;
+    char offs[96];
+    int fd, n;
+
+    if (unshare(CLONE_NEWTIME) < 0) {
+        if (errno == EINVAL)
+            return;
+        die("create a time namespace");
+    }
+    if (clock_gettime(CLOCK_BOOTTIME, &boot) < 0 || clock_gettime(CLOCK_MONOTONIC, &mono) < 0)
+        die("read the clocks");
+    /* whole seconds: the clocks stay positive. /proc/self is ours to write
+       only while we are dumpable, which the uid change turned off
+       (init_disguise turns it off again) */
+    if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
+        die("reach /proc/self");
+    n = snprintf(offs, sizeof offs, "%d %lld 0\n%d %lld 0\n", CLOCK_BOOTTIME,
+                 -(long long)boot.tv_sec, CLOCK_MONOTONIC, -(long long)mono.tv_sec);
+    fd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || write(fd, offs, (size_t)n) != n || close(fd) < 0)
+        die("set the jail's clocks");
 }
 
 static void drop_caps(void)
@@ -440,7 +646,7 @@ static void exec_path(char *const *argv, int render)
    and installed the filter: only descriptors and signals are left to set.
    init is suspended until execve, so no copy of the address space is made. */
 __attribute__((noreturn))
-static void exec_program(const fo_sandbox_plan *p, int out_w, int err_w)
+static void exec_program(const fo_sandbox_plan *p, char *const *argv, int out_w, int err_w)
 {
     sigset_t all;
     int sig, nul;
@@ -456,7 +662,7 @@ static void exec_program(const fo_sandbox_plan *p, int out_w, int err_w)
     sigfillset(&all);
     if (sigprocmask(SIG_UNBLOCK, &all, NULL) < 0)
         die("unblock signals");
-    exec_path(p->argv, p->engine != NULL);
+    exec_path(argv, p->engine != NULL);
 }
 
 /* folio-engine for the render jail, opened by path in the jail's mount
@@ -490,7 +696,7 @@ __attribute__((noreturn))
 static void jail_child(const struct child_ctx *c)
 {
     const fo_sandbox_plan *p = c->p;
-    char go[2], opts[96];
+    char go[2], opts[96], **argv;
     pid_t prog;
     int outfd, st, engine_fd;
 
@@ -544,8 +750,7 @@ static void jail_child(const struct child_ctx *c)
     /* 8. synthesized /etc, fresh /proc (our PID namespace only), minimal /dev */
     build_etc(p);
     make_dir("proc", 0555);
-    if (mount("proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-        die("mount /proc");
+    proc_setup(p);
     build_dev(p);
     /* 9. writable, size-capped: /tmp /work /out (memory is charged to the cgroup too) */
     snprintf(opts, sizeof opts, "mode=1777,size=%llum,nr_inodes=16384",
@@ -589,6 +794,10 @@ static void jail_child(const struct child_ctx *c)
         die("make / read-only");
     if (chdir("/work") < 0)
         die("enter /work");
+    /* 11b. the program's own clocks; init keeps nothing of folio a program
+           could read */
+    time_setup();
+    argv = init_disguise(p->argv);
     /* 12. drop every capability, then the rlimits, then seccomp last: from
            here on init and the program it starts hold no privilege, and both
            run under the filter */
@@ -601,7 +810,7 @@ static void jail_child(const struct child_ctx *c)
     if (prog < 0)
         die("start the program");
     if (prog == 0)
-        exec_program(p, c->out_w, c->err_w);
+        exec_program(p, argv, c->out_w, c->err_w);
     /* 14. init: reap until the program ends */
     close(c->out_w);
     close(c->err_w);
@@ -639,6 +848,22 @@ static int write_proc(pid_t pid, const char *file, const char *text)
     if (close(fd) < 0)
         ok = 0;
     return ok ? 0 : -1;
+}
+
+/* The host uid/gid of a jail when folio is root: FO_SANDBOX_HOST_ID_BASE plus
+   24 random bits, distinct per run but for a 1 in 16M chance. It shows in
+   the jail (uid_map, the uid= of every tmpfs in /proc/self/mountinfo), so it
+   is not folio's PID, which it used to be. */
+static unsigned host_id(void)
+{
+    unsigned r = 0;
+
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        r = (unsigned)ts.tv_nsec ^ (unsigned)getpid() * 2654435761u;
+    }
+    return FO_SANDBOX_HOST_ID_BASE + (r & 0xffffffu);
 }
 
 /* What to do when the kernel refuses new user/PID namespaces: the usual
@@ -760,9 +985,9 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
         goto kill_child;
     }
     /* uid/gid maps: 1000 inside -> an unprivileged host identity. As root that
-       is a dedicated id (base + our pid), never root; otherwise our own. */
-    host_uid = root ? FO_SANDBOX_HOST_ID_BASE + (unsigned)getpid() : (unsigned)geteuid();
-    host_gid = root ? FO_SANDBOX_HOST_ID_BASE + (unsigned)getpid() : (unsigned)getegid();
+       is a dedicated random id (host_id), never root; otherwise our own. */
+    host_uid = root ? host_id() : (unsigned)geteuid();
+    host_gid = root ? host_uid : (unsigned)getegid();
     snprintf(map, sizeof map, "%u %u 1\n", FO_SANDBOX_UID, host_uid);
     if (write_proc(pid, "uid_map", map) < 0) {
         fail("set up uid map");

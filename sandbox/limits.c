@@ -1,8 +1,14 @@
-/* limits.c — resource limits of a jail: a memory + pids cgroup (v2, or v1 where
- * only v1 controllers are mounted) created per jail, and the rlimits set just
- * before exec. The cgroup is best effort: where none is usable (folio not root,
- * controllers not delegated) memory falls back to RLIMIT_AS and processes to
- * RLIMIT_NPROC, and the manifest says so ("memory_via"). */
+/* limits.c — resource limits of a jail: a memory + pids + cpu cgroup (v2, or
+ * v1 where only v1 controllers are mounted) created per jail, and the rlimits
+ * and nice value set just before exec. The cgroup is best effort: where none
+ * is usable (folio not root, controllers not delegated) memory falls back to
+ * RLIMIT_AS and processes to RLIMIT_NPROC, and the manifest says so
+ * ("memory_via"); CPU then has only the nice value.
+ *
+ * Socket buffers are kernel memory from a host-wide pool: v2 charges them to
+ * memory.max by itself; v1 charges them only once memory.kmem.tcp.limit_in_bytes
+ * is written (a separate counter, capped here at --memory too, so a jail holds
+ * at most twice --memory in all). */
 #define FO_SANDBOX_PRIVATE
 #include "sandbox/sandbox.h"
 
@@ -19,6 +25,7 @@
 #include <unistd.h>
 
 #define CG_ROOT "/sys/fs/cgroup"
+#define CPU_PERIOD_US 100000      /* cfs period; the quota is --cpus times it */
 
 /* Writes a short string to a file; 0 or -1. */
 static int write_file(const char *dir, const char *name, const char *val)
@@ -137,6 +144,14 @@ static int make_child(const char *base, const char *own, int serial, char *dir, 
     return 0;
 }
 
+/* --cpus as a cfs quota per CPU_PERIOD_US; at least the kernel's 1 ms. */
+static long long cpu_quota_us(const fo_sandbox_plan *p)
+{
+    long long q = (long long)(p->cpus * CPU_PERIOD_US + 0.5);
+
+    return q < 1000 ? 1000 : q;
+}
+
 static void setup_v1(fo_sandbox_cgroup *cg, const fo_sandbox_plan *p, int serial)
 {
     char own[512], val[32];
@@ -148,12 +163,21 @@ static void setup_v1(fo_sandbox_cgroup *cg, const fo_sandbox_plan *p, int serial
         /* no swap either: memsw must be >= the memory limit, so after it */
         if (exists(cg->mem, "memory.memsw.limit_in_bytes"))
             (void)write_file(cg->mem, "memory.memsw.limit_in_bytes", val);
+        /* socket buffers: charged (and capped) only once this is set */
+        cg->tcp_ok = cg->mem_ok && write_file(cg->mem, "memory.kmem.tcp.limit_in_bytes", val) == 0;
     }
     snprintf(val, sizeof val, "%u", p->pids);
     if (own_cgroup("pids", own, sizeof own) &&
         make_child(CG_ROOT "/pids", own, serial, cg->pids, sizeof cg->pids) == 0)
         cg->pids_ok = write_file(cg->pids, "pids.max", val) == 0;
-    if (cg->mem[0] || cg->pids[0])
+    if (own_cgroup("cpu", own, sizeof own) &&
+        make_child(CG_ROOT "/cpu", own, serial, cg->cpu, sizeof cg->cpu) == 0) {
+        snprintf(val, sizeof val, "%d", CPU_PERIOD_US);
+        cg->cpu_ok = write_file(cg->cpu, "cpu.cfs_period_us", val) == 0;
+        snprintf(val, sizeof val, "%lld", cpu_quota_us(p));
+        cg->cpu_ok = cg->cpu_ok && write_file(cg->cpu, "cpu.cfs_quota_us", val) == 0;
+    }
+    if (cg->mem[0] || cg->pids[0] || cg->cpu[0])
         cg->version = 1;
 }
 
@@ -165,18 +189,24 @@ static void setup_v2(fo_sandbox_cgroup *cg, const fo_sandbox_plan *p, int serial
     if (!own_cgroup("", own, sizeof own))
         return;
     snprintf(parent, sizeof parent, "%s%s", base, own);
-    /* Needs the controllers delegated to our cgroup; fails harmlessly if not. */
+    /* Needs the controllers delegated to our cgroup; fails harmlessly if not.
+       cpu apart: a write naming one controller that is not there fails whole. */
     (void)write_file(parent, "cgroup.subtree_control", "+memory +pids");
+    (void)write_file(parent, "cgroup.subtree_control", "+cpu");
     if (make_child(base, own, serial, cg->mem, sizeof cg->mem) < 0)
         return;
     cg->version = 2;
     snprintf(cg->pids, sizeof cg->pids, "%s", cg->mem);
+    snprintf(cg->cpu, sizeof cg->cpu, "%s", cg->mem);
     snprintf(val, sizeof val, "%llu", (unsigned long long)p->memory_mb << 20);
     cg->mem_ok = write_file(cg->mem, "memory.max", val) == 0;
     if (cg->mem_ok)
         (void)write_file(cg->mem, "memory.swap.max", "0");
+    cg->tcp_ok = cg->mem_ok;          /* v2 charges socket memory to memory.max */
     snprintf(val, sizeof val, "%u", p->pids);
     cg->pids_ok = write_file(cg->pids, "pids.max", val) == 0;
+    snprintf(val, sizeof val, "%lld %d", cpu_quota_us(p), CPU_PERIOD_US);
+    cg->cpu_ok = write_file(cg->cpu, "cpu.max", val) == 0;
 }
 
 void fo_sandbox_cgroup_create(fo_sandbox_cgroup *cg, const fo_sandbox_plan *p, int serial)
@@ -186,13 +216,13 @@ void fo_sandbox_cgroup_create(fo_sandbox_cgroup *cg, const fo_sandbox_plan *p, i
         setup_v2(cg, p, serial, CG_ROOT);           /* pure v2 */
     } else {
         setup_v1(cg, p, serial);                    /* v1 (maybe beside an empty unified) */
-        if (!cg->mem_ok && !cg->pids_ok) {
+        if (!cg->mem_ok && !cg->pids_ok && !cg->cpu_ok) {
             fo_sandbox_cgroup_destroy(cg);
             if (access(CG_ROOT "/unified/cgroup.controllers", F_OK) == 0)
                 setup_v2(cg, p, serial, CG_ROOT "/unified");
         }
     }
-    if (cg->version && !cg->mem_ok && !cg->pids_ok)
+    if (cg->version && !cg->mem_ok && !cg->pids_ok && !cg->cpu_ok)
         fo_sandbox_cgroup_destroy(cg);
 }
 
@@ -204,6 +234,8 @@ int fo_sandbox_cgroup_attach(const fo_sandbox_cgroup *cg, pid_t pid)
     if (cg->mem[0] && write_file(cg->mem, "cgroup.procs", val) < 0)
         return -1;
     if (cg->pids[0] && strcmp(cg->pids, cg->mem) && write_file(cg->pids, "cgroup.procs", val) < 0)
+        return -1;
+    if (cg->cpu[0] && strcmp(cg->cpu, cg->mem) && write_file(cg->cpu, "cgroup.procs", val) < 0)
         return -1;
     return 0;
 }
@@ -253,9 +285,11 @@ void fo_sandbox_cgroup_destroy(fo_sandbox_cgroup *cg)
 {
     if (strcmp(cg->pids, cg->mem))
         remove_dir(cg->pids);
+    if (strcmp(cg->cpu, cg->mem))
+        remove_dir(cg->cpu);
     remove_dir(cg->mem);
-    cg->pids[0] = 0;
-    cg->mem_ok = cg->pids_ok = 0;
+    cg->pids[0] = cg->cpu[0] = 0;
+    cg->mem_ok = cg->pids_ok = cg->cpu_ok = cg->tcp_ok = 0;
     cg->version = 0;
 }
 
@@ -265,6 +299,22 @@ static void set_limit(int resource, rlim_t v, const char *what)
 
     if (setrlimit(resource, &rl) < 0) {
         fprintf(stderr, "folio: run: can't set the %s limit: %s\n", what, strerror(errno));
+        _exit(125);
+    }
+}
+
+/* The jail yields to the host: nice at least FO_SANDBOX_NICE (never raised
+   back: that would need a privilege the jail lacks). */
+static void lower_priority(void)
+{
+    int now;
+
+    errno = 0;
+    now = getpriority(PRIO_PROCESS, 0);
+    if (errno == 0 && now >= FO_SANDBOX_NICE)
+        return;
+    if (setpriority(PRIO_PROCESS, 0, FO_SANDBOX_NICE) < 0) {
+        fprintf(stderr, "folio: run: can't lower the jail's priority: %s\n", strerror(errno));
         _exit(125);
     }
 }
@@ -281,4 +331,5 @@ void fo_sandbox_rlimits_apply(const fo_sandbox_plan *p, int need_as, int need_np
     set_limit(RLIMIT_NPROC, need_nproc ? p->pids : 2 * (rlim_t)p->pids, "process count");
     if (need_as)
         set_limit(RLIMIT_AS, (rlim_t)p->memory_mb << 20, "address space");
+    lower_priority();
 }

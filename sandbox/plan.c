@@ -20,7 +20,7 @@ void fo_sandbox_usage(FILE *f)
 {
     fputs("usage: folio run [--in FILE|DIR]... [--out DIR] [--render xlsx,pdf,...]\n"
           "                 [--timeout SEC] [--memory MB] [--max-bytes N] [--max-total N]\n"
-          "                 [--pids N]\n"
+          "                 [--pids N] [--cpus N]\n"
           "                 [--net none|all] [--json] [--quiet] -- CMD [ARG...]\n"
           "\n"
           "Runs CMD in a jail: new user/PID/mount/network/IPC/UTS/cgroup namespaces,\n"
@@ -36,6 +36,7 @@ void fo_sandbox_usage(FILE *f)
           "  --max-total N   all files collected from /out together, by apparent size\n"
           "                  (default 4 x --max-bytes)\n"
           "  --pids N        process limit (default 256)\n"
+          "  --cpus N        CPU time limit, in CPUs; decimals allowed (default 1)\n"
           "  --net none      private loopback only (default); --net all: host network (UNSAFE)\n"
           "  --json          print manifest.json on stdout (program stdout goes to stderr)\n"
           "  --quiet         do not echo the program's output (it is still kept)\n"
@@ -67,6 +68,20 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *out)
     errno = 0;
     v = strtoull(s, &end, 10);
     if (errno || *end || v == 0 || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Parses a decimal number within (lo, hi]; -1 on error. */
+static int parse_decimal(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod(s, &end);
+    if (errno || *end || end == s || isnan(v) || !(v > lo) || v > hi)
         return -1;
     *out = v;
     return 0;
@@ -115,13 +130,11 @@ static int apply(fo_sandbox_plan *p, const char *opt, const char *val)
     } else if (!strcmp(opt, "--render")) {
         return parse_render(p, val);
     } else if (!strcmp(opt, "--timeout")) {
-        char *end;
-        double t;
-        errno = 0;
-        t = strtod(val, &end);
-        if (errno || *end || end == val || !(t > 0) || t > 86400 || isnan(t))
+        if (parse_decimal(val, 0, 86400, &p->timeout_s))
             return usage_error("--timeout: expected seconds in (0, 86400], got \"%s\"", val);
-        p->timeout_s = t;
+    } else if (!strcmp(opt, "--cpus")) {
+        if (parse_decimal(val, 0, 1024, &p->cpus) || p->cpus < 0.01)
+            return usage_error("--cpus: expected CPUs in [0.01, 1024], got \"%s\"", val);
     } else if (!strcmp(opt, "--memory")) {
         if (parse_u64(val, 1u << 20, &v) || v < 16)
             return usage_error("--memory: expected megabytes >= 16, got \"%s\"", val);
@@ -157,7 +170,7 @@ int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help)
 {
     static const char *const with_value[] = {
         "--in", "--out", "--render", "--timeout", "--memory", "--max-bytes", "--pids", "--net",
-        "--max-total"
+        "--max-total", "--cpus"
     };
     int i, rc;
 
@@ -174,6 +187,7 @@ int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help)
     p->max_bytes = 31457280;
     p->pids = 256;
     p->nofile = 1024;
+    p->cpus = 1;
     p->net = FO_NET_NONE;
 
     for (i = 1; i < argc; i++) {

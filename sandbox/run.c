@@ -875,9 +875,10 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
     json_status(&m, &o);
     fo_sandbox_buf_printf(&m, ",\n  \"exit\": %d,\n  \"limits\": {\"timeout_s\": %g, "
                           "\"memory_mb\": %llu, \"memory_via\": \"%s\", \"max_bytes\": %llu, "
-                          "\"pids\": %u, \"open_files\": %u, \"net\": \"%s\"},\n", code,
+                          "\"pids\": %u, \"cpus\": %g, \"open_files\": %u, "
+                          "\"net\": \"%s\"},\n", code,
                           p.timeout_s, (unsigned long long)p.memory_mb, o.memory_via,
-                          (unsigned long long)p.max_bytes, p.pids, p.nofile,
+                          (unsigned long long)p.max_bytes, p.pids, p.cpus, p.nofile,
                           p.net == FO_NET_ALL ? "all" : "none");
     json_tail(&m, "stdout", &o.out, &o.eout);
     json_tail(&m, "stderr", &o.err, &o.eerr);

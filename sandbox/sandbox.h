@@ -67,6 +67,7 @@ typedef struct {
     uint64_t max_total;       /* --max-total: all files collected, by apparent size */
     unsigned pids;            /* process count limit */
     unsigned nofile;          /* open files limit */
+    double cpus;              /* --cpus: CPU time per wall second (cgroup quota) */
     fo_sandbox_net net;
     const char *net_allow;    /* FO_NET_ALLOW: "a.com,b.org"; borrowed */
     int json, quiet;
@@ -85,14 +86,19 @@ void fo_sandbox_usage(FILE *f);
 typedef struct {
     int version;              /* 0 none, 1 or 2 */
     char mem[512], pids[512]; /* created cgroup directories, "" if none */
+    char cpu[512];            /* the cpu controller's (v1), or the same as mem (v2) */
     int mem_ok, pids_ok;
+    int cpu_ok;               /* --cpus quota written */
+    int tcp_ok;               /* socket buffers charged and capped (v2 always, v1 kmem.tcp) */
 } fo_sandbox_cgroup;
 void fo_sandbox_cgroup_create(fo_sandbox_cgroup *cg, const fo_sandbox_plan *p, int serial);
 int fo_sandbox_cgroup_attach(const fo_sandbox_cgroup *cg, pid_t pid);
 void fo_sandbox_cgroup_events(const fo_sandbox_cgroup *cg, long *oom_kills, long *pids_max);
 void fo_sandbox_cgroup_destroy(fo_sandbox_cgroup *cg);
 const char *fo_sandbox_cgroup_memory_via(const fo_sandbox_cgroup *cg);
-/* In the jail, before exec: core 0, fsize, nofile, nproc; AS when no memory cgroup. */
+/* In the jail, before exec: core 0, fsize, nofile, nproc; AS when no memory
+   cgroup; nice raised to at least FO_SANDBOX_NICE. */
+#define FO_SANDBOX_NICE 10
 void fo_sandbox_rlimits_apply(const fo_sandbox_plan *p, int need_as, int need_nproc);
 
 /* policy/seccomp_policy.c (build time only: tools/seccomp-gen) — the policy

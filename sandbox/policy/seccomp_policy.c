@@ -2,7 +2,8 @@
  * A deny list: the calls an analysis program never needs and that widen the
  * kernel's attack surface or reach outside the jail. Denied calls fail with
  * EPERM (ENOSYS for clone3, so libc falls back to clone, whose flags we can
- * inspect); syscalls of any other architecture, and the x32 ABI, kill the
+ * inspect); socket families are an allow-list (deny_families: any other
+ * family fails with EAFNOSUPPORT); syscalls of any other architecture, and the x32 ABI, kill the
  * process. docs/sandbox.md explains each entry.
  *
  * Compiled to BPF at build time (tools/seccomp-gen.c writes
@@ -22,7 +23,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
+#include <linux/netlink.h>
 
 /* Names, not numbers: resolved for the native architecture; a name the
    architecture lacks (e.g. stime on x86_64) is skipped. */
@@ -55,6 +58,55 @@ static const unsigned long ns_flags[] = {
     CLONE_NEWUTS, CLONE_NEWCGROUP,
 };
 
+/* Socket families: an allow-list. AF_UNIX, AF_INET, AF_INET6 are what an
+   analysis uses (pipes between processes, a local database on loopback, and
+   --net all); AF_NETLINK only as NETLINK_ROUTE, read-only without
+   capabilities and showing only the jail's own lo: glibc's getifaddrs
+   (psutil.net_if_addrs, `ip addr`), if_nameindex and getaddrinfo's
+   AI_ADDRCONFIG ask it. Every other family — AF_VSOCK (the host's vsock
+   port space, outside any network namespace), AF_PACKET, AF_BLUETOOTH,
+   AF_ALG, AF_KEY, AF_XDP, AF_TIPC, AF_RDS, AF_CAN... and families a newer
+   kernel adds — fails with EAFNOSUPPORT, as on a kernel built without them. */
+static const int allowed_families[] = { AF_UNIX, AF_INET, AF_INET6, AF_NETLINK };
+#define FAMILY_LIMIT 64        /* above AF_MAX (46 in 6.x): the denied range starts here */
+
+static int family_allowed(int fam)
+{
+    size_t k;
+
+    for (k = 0; k < sizeof allowed_families / sizeof *allowed_families; k++)
+        if (allowed_families[k] == fam)
+            return 1;
+    return 0;
+}
+
+/* socket(2) and socketpair(2): every family below FAMILY_LIMIT not allowed,
+   one rule each; the 64-bit comparisons also catch a family with high bits
+   set (the kernel reads an int): any such value is >= FAMILY_LIMIT. (The
+   third value of each comparison, datum_b, is unused but for MASKED_EQ.) */
+static int deny_families(scmp_filter_ctx ctx)
+{
+    int fam, rc = 0;
+
+    for (fam = 0; !rc && fam < FAMILY_LIMIT; fam++)
+        if (!family_allowed(fam))
+            rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
+                                  SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fam, 0));
+    if (!rc)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
+                              SCMP_A0(SCMP_CMP_GE, FAMILY_LIMIT, 0));
+    /* netlink: NETLINK_ROUTE (0) only; audit, uevents, sock_diag... refused */
+    if (!rc)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPROTONOSUPPORT), SCMP_SYS(socket), 2,
+                              SCMP_A0(SCMP_CMP_EQ, AF_NETLINK, 0),
+                              SCMP_A2(SCMP_CMP_NE, NETLINK_ROUTE, 0));
+    /* socketpair: AF_UNIX only (a pair of anything else is no analysis need) */
+    if (!rc)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socketpair), 1,
+                              SCMP_A0(SCMP_CMP_NE, AF_UNIX, 0));
+    return rc;
+}
+
 /* Builds the policy with libseccomp and exports it as BPF. */
 int fo_sandbox_seccomp_compile(fo_sandbox_filter *f)
 {
@@ -82,6 +134,8 @@ int fo_sandbox_seccomp_compile(fo_sandbox_filter *f)
     for (k = 0; !rc && k < sizeof ns_flags / sizeof *ns_flags; k++)
         rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
                               SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[k], ns_flags[k]));
+    if (!rc)
+        rc = deny_families(ctx);
     /* clone3 passes its flags in memory, out of a filter's reach. */
     if (!rc)
         rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
