@@ -3,7 +3,7 @@
 #
 # Sources are found by folder, so a new module only has to be dropped in place:
 #   formats/**.c render/**.c              -> build/libfolio.a (the document engine)
-#   sandbox/*.c                           -> build/libfolio-sandbox.a
+#   sandbox/*.c sandbox/egress/*.c        -> build/libfolio-sandbox.a
 #   sandbox/policy/seccomp_policy.c       -> build/seccomp-gen -> build/seccomp_bpf.h
 #                                            (the seccomp filter, compiled at build time)
 #   cli/launcher.c + libfolio-sandbox.a   -> build/folio (static, libc only: `folio run`
@@ -40,7 +40,7 @@ DEB_TEST  := procps file python3 python3-pytest python3-openpyxl python3-docx py
 DEB_BENCH := time python3-xlsxwriter python3-reportlab python3-matplotlib bubblewrap hyperfine pandoc nodejs
 
 LIB_SRC  := $(sort $(wildcard formats/*.c formats/*/*.c render/*.c render/*/*.c))
-SBX_SRC  := $(sort $(wildcard sandbox/*.c)) render/sha256.c
+SBX_SRC  := $(sort $(wildcard sandbox/*.c sandbox/egress/*.c)) render/sha256.c
 CLI_SRC  := $(sort $(filter-out cli/launcher.c,$(wildcard cli/*.c)))
 TPL_FILES:= $(sort $(shell find templates -type f 2>/dev/null))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/templates.o
@@ -74,7 +74,7 @@ deps-bench: deps-test
 	@command -v npm >/dev/null || $(SUDO) apt-get install -y -qq npm  # nodesource's nodejs bundles npm
 
 # ---- build ------------------------------------------------------------------
-$(BUILD)/obj/%.o: %.c $(wildcard include/*.h render/*.h render/*/*.h formats/*.h formats/*/*.h sandbox/*.h cli/*.h)
+$(BUILD)/obj/%.o: %.c $(wildcard include/*.h render/*.h render/*/*.h formats/*.h formats/*/*.h sandbox/*.h sandbox/*/*.h cli/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
 
