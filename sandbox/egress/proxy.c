@@ -117,6 +117,18 @@ static int send_all(int fd, const char *buf, size_t len, long deadline)
 
 /* ----------------------------------------------------------------- audit */
 
+/* Appends n bytes (no NUL among them) to b: fo_sandbox_buf_printf formats
+   at most 1023 bytes at a time. */
+static void putn(fo_sandbox_buf *b, const char *s, size_t n)
+{
+    while (n > 0) {
+        size_t k = n > 1000 ? 1000 : n;
+        fo_sandbox_buf_printf(b, "%.*s", (int)k, s);
+        s += k;
+        n -= k;
+    }
+}
+
 static void log_record(const conn *k)
 {
     fo_sandbox_buf b = { 0 };
@@ -414,13 +426,15 @@ static int forward_head(conn *k)
     const char *l = strstr(k->head, "\r\n") + 2, *end = k->head + k->head_len - 2;
     int rc;
 
-    fo_sandbox_buf_printf(&b, "%s %s HTTP/1.1\r\n", k->method, k->target);
+    fo_sandbox_buf_printf(&b, "%s ", k->method);
+    putn(&b, k->target, strlen(k->target));
+    fo_sandbox_buf_puts(&b, " HTTP/1.1\r\n");
     while (l < end) {
         const char *eol = strstr(l, "\r\n");
         size_t n = (size_t)(eol - l);
         if (strncasecmp(l, "host:", 5) && strncasecmp(l, "connection:", 11) &&
             strncasecmp(l, "proxy-", 6) && strncasecmp(l, "keep-alive:", 11)) {
-            fo_sandbox_buf_printf(&b, "%.*s\r\n", (int)n, l);
+            putn(&b, l, n + 2);
         }
         l = eol + 2;
     }
@@ -769,7 +783,7 @@ char *fo_egress_log_json(fo_egress_proxy *px)
     while (px->log_fd >= 0 && b.len < LOG_MAX + 4096 &&
            (r = pread(px->log_fd, chunk, sizeof chunk, off)) > 0) {
         off += r;
-        fo_sandbox_buf_printf(&b, "%.*s", (int)r, chunk);
+        putn(&b, chunk, (size_t)r);
     }
     /* one object per line -> "[\n    {...},\n    {...}\n  ]" */
     {
@@ -778,8 +792,8 @@ char *fo_egress_log_json(fo_egress_proxy *px)
         fo_sandbox_buf_puts(&out, "[");
         for (i = 1; i < b.len; i++)
             if (b.s[i] == '\n') {
-                fo_sandbox_buf_printf(&out, "%s\n    %.*s", n++ ? "," : "",
-                                      (int)(i - line_start - 1), b.s + line_start + 1);
+                fo_sandbox_buf_puts(&out, n++ ? ",\n    " : "\n    ");
+                putn(&out, b.s + line_start + 1, i - line_start - 1);
                 line_start = i;
             }
         fo_sandbox_buf_puts(&out, n ? "\n  ]" : "]");

@@ -37,7 +37,7 @@ static void skip(reader *r, size_t n)
 /* server_name extension body -> name. FO_SNI_OK / NONE / BAD. */
 static int server_name(reader *e, char *name)
 {
-    size_t end = e->off + rd(e, 2);
+    size_t list = rd(e, 2), end = e->off + list;   /* (rd first: it moves off) */
 
     while (!e->bad && e->off < end) {
         unsigned type = rd(e, 1), n = rd(e, 2);
@@ -84,7 +84,8 @@ int fo_egress_sni(const uint8_t *buf, size_t len, char *name)
         return FO_SNI_BAD;
     if (r.off == r.len)
         return FO_SNI_NONE;                       /* no extensions at all */
-    ext_end = r.off + rd(&r, 2);
+    ext_end = rd(&r, 2);
+    ext_end += r.off;
     if (r.bad || ext_end != r.len)
         return FO_SNI_BAD;
     while (r.off < ext_end) {
