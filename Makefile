@@ -36,8 +36,9 @@ DEB_BUILD := build-essential pkg-config libxlsxwriter-dev libzip-dev libxml2-dev
 DEB_TEST  := procps file python3 python3-pytest python3-openpyxl python3-docx python3-jsonschema \
              poppler-utils qpdf pngcheck valgrind clang libclang-rt-14-dev \
              libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui \
-             imagemagick
-DEB_BENCH := time python3-xlsxwriter python3-reportlab python3-matplotlib bubblewrap hyperfine pandoc nodejs
+             imagemagick curl openssl iproute2 python3-pip
+DEB_BENCH := time python3-xlsxwriter python3-reportlab python3-matplotlib bubblewrap hyperfine pandoc nodejs \
+             tinyproxy
 
 LIB_SRC  := $(sort $(wildcard formats/*.c formats/*/*.c render/*.c render/*/*.c))
 SBX_SRC  := $(sort $(wildcard sandbox/*.c sandbox/egress/*.c)) render/sha256.c

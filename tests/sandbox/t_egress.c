@@ -2,6 +2,8 @@
  * every refused address range in every spelling, IP literals, name syntax,
  * the allow list and pins, the TLS SNI reader and the DNS messages. */
 #include "sandbox/egress/egress.h"
+#define FO_SANDBOX_PRIVATE
+#include "sandbox/sandbox.h"
 
 #include <arpa/inet.h>
 #include <check.h>
@@ -241,6 +243,33 @@ START_TEST(policy_pins)
 }
 END_TEST
 
+START_TEST(plan_net_options)
+{
+    char *a1[] = { "run", "--net", "packages", "--net=allow=a.test,*.b.test", "--net-resolve",
+                   "a.test=127.0.0.1:8080", "--", "x", NULL };
+    char *a2[] = { "run", "--net", "allow=a.test", "--net", "none", "--", "x", NULL };
+    char *a3[] = { "run", "--net-resolve", "a.test=127.0.0.1", "--net", "all", "--", "x", NULL };
+    fo_sandbox_plan p;
+    size_t n;
+    int help;
+
+    for (n = 0; fo_egress_packages[n]; n++)
+        ;
+    ck_assert_int_eq(fo_sandbox_plan_parse(&p, 8, a1, &help), FO_RUN_OK);
+    ck_assert_int_eq(p.net, FO_NET_ALLOW);
+    ck_assert_uint_eq(p.egress->n_rules, n + 2);
+    ck_assert_uint_eq(p.egress->n_pins, 1);
+    ck_assert(fo_egress_policy_allows(p.egress, "c.b.test"));
+    fo_sandbox_plan_free(&p);
+    ck_assert_int_eq(fo_sandbox_plan_parse(&p, 7, a2, &help), FO_RUN_OK);
+    ck_assert_int_eq(p.net, FO_NET_NONE);
+    fo_sandbox_plan_free(&p);
+    fflush(stderr);
+    ck_assert_int_eq(fo_sandbox_plan_parse(&p, 7, a3, &help), FO_RUN_USAGE);
+    fo_sandbox_plan_free(&p);
+}
+END_TEST
+
 /* -------------------------------------------------------------------- SNI */
 
 /* A ClientHello with the given extensions block (without its length). */
@@ -377,6 +406,7 @@ int main(void)
     tcase_add_test(tc, policy_packages_preset);
     tcase_add_test(tc, policy_refuses_bad_lists);
     tcase_add_test(tc, policy_pins);
+    tcase_add_test(tc, plan_net_options);
     tcase_add_test(tc, sni_reads_the_name);
     tcase_add_test(tc, sni_refusals);
     tcase_add_test(tc, dns_query_and_answer);
