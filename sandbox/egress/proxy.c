@@ -169,7 +169,7 @@ static void answer(conn *k, int status, const char *decision)
     n = snprintf(msg, sizeof msg,
                  "HTTP/1.1 %d folio egress: %s\r\nContent-Type: text/plain\r\n"
                  "Content-Length: %zu\r\nConnection: close\r\n\r\nfolio egress: %s\n",
-                 status, k->reason, strlen(k->reason) + 14, k->reason);
+                 status, k->reason, strlen(k->reason) + 15, k->reason);
     if (n > 0 && (size_t)n < sizeof msg)
         (void)send_all(k->c, msg, (size_t)n, now_ms() + 2000);
 }
@@ -189,6 +189,23 @@ static void why(conn *k, const char *fmt, ...)
 
 /* ------------------------------------------------------------- the request */
 
+/* 1 if every line ends in CRLF, no CR or LF stands alone, no NUL, and no
+   line is folded (starts with a space or tab): what a server might split
+   differently from us could carry a second Host header past the proxy. */
+static int head_is_clean(const char *h, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        if (h[i] == 0 || (h[i] == '\r' && (i + 1 >= n || h[i + 1] != '\n')) ||
+            (h[i] == '\n' && (i == 0 || h[i - 1] != '\r')))
+            return 0;
+        if (h[i] == '\n' && i + 1 < n && (h[i + 1] == ' ' || h[i + 1] == '\t'))
+            return 0;
+    }
+    return 1;
+}
+
 /* Reads until the end of the header. 0, or an HTTP status to answer. */
 static int read_head(conn *k)
 {
@@ -202,7 +219,7 @@ static int read_head(conn *k)
         end = strstr(k->head, "\r\n\r\n");
         if (end) {
             k->head_len = (size_t)(end - k->head) + 4;
-            return memchr(k->head, 0, k->head_len) ? 400 : 0;
+            return head_is_clean(k->head, k->head_len) ? 0 : 400;
         }
         if (k->len >= HEAD_MAX)
             return 431;
@@ -341,7 +358,9 @@ static int decide_addr(conn *k, struct sockaddr_storage *to)
             why(k, "%s resolves to %s, %s", k->host, k->addr, bad);
             return 403;
         }
-    *to = a[0];
+    for (i = 0; i < n - 1 && a[i].ss_family != AF_INET; i++)
+        ;                                    /* IPv4 first: v6 may have no route here */
+    *to = a[i];
     ((struct sockaddr_in *)to)->sin_port = port;
     fo_egress_addr_str(to, k->addr, sizeof k->addr);
     return 0;

@@ -640,3 +640,31 @@ def test_an_allowed_name_is_looked_up_exactly_once(tmp_path, netns):
                         "CONNECT nope.example.test:443 HTTP/1.1"], tmp_path / "o")
     assert sorted(netns.queries()) == ["pub.example.test A", "pub.example.test AAAA"]
     assert [e["decision"] for e in m["egress"]] == ["failed", "refused"]
+
+
+def test_malformed_heads_get_a_status_and_reach_nobody(tmp_path, web):
+    src = r"""
+import socket, time
+def ask(raw, wait=0):
+    s = socket.create_connection(("127.0.0.1", 3128), timeout=30)
+    s.sendall(raw)
+    return s.recv(4096).split(b"\r\n")[0].decode()
+ok = b"GET http://a.example.test/hello.txt HTTP/1.1\r\n"
+print(ask(ok + b"X: 1\nHost: other.example.test\r\n\r\n"))     # bare LF
+print(ask(ok + b"X: 1\r\n Host: other\r\n\r\n"))               # folded line
+print(ask(ok + b"X: " + b"a" * 9000 + b"\r\n\r\n"))            # over 8 KiB
+print(ask(b"GET http://a.example.test/ HTTP/1.1\r\nX: 1\r\n"))   # never ends: deadline
+print(ask(ok + b"\r\n"))                                      # and the proxy still serves
+"""
+    with open(tmp_path / "t.py", "w") as f:
+        f.write(src)
+    p, m = run(["--in", str(tmp_path / "t.py"), "--net", "allow=a.example.test"] +
+               pin("a.example.test", web.port) + ["--", PY, "t.py"], tmp_path / "o")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0].startswith("HTTP/1.1 400 ") and lines[1].startswith("HTTP/1.1 400 ")
+    assert lines[2] == "HTTP/1.1 431 folio egress: request header over 8192 bytes"
+    assert lines[3] == "HTTP/1.1 408 folio egress: no complete request header within 10000 ms"
+    assert lines[4] == "HTTP/1.0 200 OK"
+    assert [r[1] for r in web.requests] == ["/hello.txt"]
+    assert [e["decision"] for e in m["egress"]] == ["refused"] * 4 + ["allowed"]
