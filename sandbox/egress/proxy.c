@@ -59,6 +59,7 @@ typedef struct {
     char reason[200];
     uint64_t up, down;
     long t0;
+    unsigned n;                      /* accept order, from 1 */
     char head[HEAD_MAX + 1];
     size_t len;                      /* bytes in head */
     size_t head_len;                 /* request head length (through CRLFCRLF) */
@@ -71,7 +72,7 @@ static const fo_egress_resolver *g_res;
 static int g_log = -1, g_stop_pipe[2] = { -1, -1 };
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static conn *g_active[MAX_CONN];
-static unsigned g_n_active, g_log_dropped;
+static unsigned g_n_active, g_log_dropped, g_seq;
 static size_t g_log_bytes;
 
 static long now_ms(void)
@@ -135,7 +136,7 @@ static void log_record(const conn *k)
 {
     fo_sandbox_buf b = { 0 };
 
-    fo_sandbox_buf_puts(&b, "{\"host\": ");
+    fo_sandbox_buf_printf(&b, "{\"n\": %u, \"host\": ", k->n);
     fo_sandbox_buf_json_str(&b, k->host, strlen(k->host));
     fo_sandbox_buf_printf(&b, ", \"port\": %u, \"method\": ", k->port);
     fo_sandbox_buf_json_str(&b, k->method, strlen(k->method));
@@ -688,6 +689,7 @@ static void admit(int c)
             ;
         g_active[i] = k;
         g_n_active++;
+        k->n = ++g_seq;
     }
     pthread_mutex_unlock(&g_mu);
     if (!k) {
@@ -740,7 +742,8 @@ static void drain(void)
     pthread_mutex_lock(&g_mu);
     if (g_log_dropped) {
         char line[128];
-        int n = snprintf(line, sizeof line, "{\"dropped\": %u}\n", g_log_dropped);
+        int n = snprintf(line, sizeof line, "{\"n\": %u, \"dropped\": %u}\n", g_seq + 1,
+                         g_log_dropped);
         (void)!write(g_log, line, (size_t)n);
     }
     pthread_mutex_unlock(&g_mu);
@@ -859,41 +862,62 @@ void fo_egress_stop(fo_egress_proxy *px)
     px->pid = -1;
 }
 
+/* Records are written as connections end; the manifest lists them as they
+   began (each starts with {"n": <accept order>}), so that a program's
+   sequential requests appear in its order whatever the threads did. */
+static int by_n(const void *a, const void *b)
+{
+    unsigned long x = strtoul(*(char *const *)a + 6, NULL, 10);
+    unsigned long y = strtoul(*(char *const *)b + 6, NULL, 10);
+
+    return x < y ? -1 : x > y;
+}
+
 char *fo_egress_log_json(fo_egress_proxy *px)
 {
-    fo_sandbox_buf b = { 0 };
-    char chunk[16384];
-    size_t line_start = 0;
+    fo_sandbox_buf b = { 0 }, out = { 0 };
+    char chunk[16384], **line = NULL;
+    size_t i, n = 0, cap = 0;
     ssize_t r;
     off_t off = 0;
 
-    fo_sandbox_buf_puts(&b, "[");
     while (px->log_fd >= 0 && b.len < LOG_MAX + 4096 &&
            (r = pread(px->log_fd, chunk, sizeof chunk, off)) > 0) {
         off += r;
         putn(&b, chunk, (size_t)r);
     }
-    /* one object per line -> "[\n    {...},\n    {...}\n  ]" */
-    {
-        fo_sandbox_buf out = { 0 };
-        size_t i, n = 0;
-        fo_sandbox_buf_puts(&out, "[");
-        for (i = 1; i < b.len; i++)
-            if (b.s[i] == '\n') {
-                fo_sandbox_buf_puts(&out, n++ ? ",\n    " : "\n    ");
-                putn(&out, b.s + line_start + 1, i - line_start - 1);
-                line_start = i;
+    for (i = 0; i < b.len && !b.oom; i++) {      /* split: one object per line */
+        char *start = b.s + i, *nl = memchr(start, '\n', b.len - i);
+        if (!nl)
+            break;
+        if (n == cap) {
+            char **grown = realloc(line, (cap = cap ? 2 * cap : 64) * sizeof *line);
+            if (!grown) {
+                b.oom = 1;
+                break;
             }
-        fo_sandbox_buf_puts(&out, n ? "\n  ]" : "]");
-        free(b.s);
-        b = out;
+            line = grown;
+        }
+        *nl = 0;
+        line[n++] = start;
+        i = (size_t)(nl - b.s);
     }
+    if (n)
+        qsort(line, n, sizeof *line, by_n);
+    fo_sandbox_buf_puts(&out, "[");
+    for (i = 0; i < n; i++) {
+        fo_sandbox_buf_puts(&out, i ? ",\n    " : "\n    ");
+        putn(&out, line[i], strlen(line[i]));
+    }
+    fo_sandbox_buf_puts(&out, n ? "\n  ]" : "]");
+    free(line);
     if (px->log_fd >= 0)
         close(px->log_fd);
     px->log_fd = -1;
-    if (b.oom) {
-        free(b.s);
-        return NULL;
+    if (b.oom || out.oom) {
+        free(out.s);
+        out.s = NULL;
     }
-    return b.s;
+    free(b.s);
+    return out.s;
 }
