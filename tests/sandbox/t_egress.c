@@ -31,6 +31,17 @@ static int public(const char *s)
     return fo_egress_addr_public(&a, NULL);
 }
 
+/* Every address of list must be public (want 1) or refused (want 0). */
+static void check_all(const char *const *list, size_t n, int want)
+{
+    size_t k;
+
+    for (k = 0; k < n; k++)
+        ck_assert_msg(public(list[k]) == want, "%s must be %s", list[k],
+                      want ? "allowed" : "refused");
+}
+#define CHECK_ALL(list, want) check_all(list, sizeof list / sizeof *list, want)
+
 /* ------------------------------------------------------------- addresses */
 
 START_TEST(v4_refused_ranges)
@@ -42,10 +53,8 @@ START_TEST(v4_refused_ranges)
         "192.168.1.1", "198.18.0.1", "198.19.255.255", "198.51.100.7", "203.0.113.9",
         "224.0.0.1", "239.255.255.250", "240.0.0.1", "255.255.255.255",
     };
-    size_t k;
 
-    for (k = 0; k < sizeof refused / sizeof *refused; k++)
-        ck_assert_msg(!public(refused[k]), "%s must be refused", refused[k]);
+    CHECK_ALL(refused, 0);
 }
 END_TEST
 
@@ -57,10 +66,8 @@ START_TEST(v4_public_edges)
         "172.32.0.0", "192.0.1.0", "192.167.255.255", "192.169.0.0", "198.17.255.255",
         "198.20.0.0", "223.255.255.255", "151.101.0.223",
     };
-    size_t k;
 
-    for (k = 0; k < sizeof ok / sizeof *ok; k++)
-        ck_assert_msg(public(ok[k]), "%s must be allowed", ok[k]);
+    CHECK_ALL(ok, 1);
 }
 END_TEST
 
@@ -77,10 +84,8 @@ START_TEST(v6_refused_ranges)
         "64:ff9b::127.0.0.1", "64:ff9b::a9fe:a9fe", "64:ff9b::192.168.0.1",
         "2002:7f00:1::", "2002:a9fe:a9fe::1", "2002:c0a8:0101::1", "2002:0a00:0001::",
     };
-    size_t k;
 
-    for (k = 0; k < sizeof refused / sizeof *refused; k++)
-        ck_assert_msg(!public(refused[k]), "%s must be refused", refused[k]);
+    CHECK_ALL(refused, 0);
 }
 END_TEST
 
@@ -90,10 +95,8 @@ START_TEST(v6_public)
         "2606:4700::6810:84e5", "2a04:4e42::223", "2001:4860:4860::8888",
         "::ffff:8.8.8.8", "64:ff9b::8.8.8.8", "2002:0808:0808::1",
     };
-    size_t k;
 
-    for (k = 0; k < sizeof ok / sizeof *ok; k++)
-        ck_assert_msg(public(ok[k]), "%s must be allowed", ok[k]);
+    CHECK_ALL(ok, 1);
 }
 END_TEST
 

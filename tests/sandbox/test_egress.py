@@ -228,14 +228,20 @@ for line in sys.argv[1:]:
 """
 
 
-def probe(tmp_path, policy, lines, extra=()):
+def probe_raw(tmp_path, policy, lines, extra=(), runner=run):
+    """Sends each raw request line to the proxy from inside the jail; (process, manifest)."""
     with open(tmp_path / "probe.py", "w") as f:
         f.write(PROBE)
-    p, m = run(["--in", str(tmp_path / "probe.py"), "--net", policy] + list(extra) +
-               ["--", PY, "probe.py"] + lines, tmp_path / "out")
+    p, m = runner(["--in", str(tmp_path / "probe.py"), "--net", policy] + list(extra) +
+                  ["--", PY, "probe.py"] + lines, tmp_path / "out")
     assert p.returncode == 0, p.stderr
-    got = dict(l.split(" -> ", 1) for l in p.stdout.splitlines())
-    return got, m
+    return p, m
+
+
+def probe(tmp_path, policy, lines, extra=()):
+    """As probe_raw; the first status line for each target."""
+    p, m = probe_raw(tmp_path, policy, lines, extra)
+    return dict(l.split(" -> ", 1) for l in p.stdout.splitlines()), m
 
 
 def test_name_not_on_the_list_gets_403_with_a_reason_curl_prints(tmp_path, web):
@@ -562,12 +568,8 @@ ANSWERS = {
 @pytest.mark.parametrize("netns", [ANSWERS], indirect=True)
 def test_names_resolving_to_private_addresses_are_refused(tmp_path, netns):
     hosts = ["loop", "meta", "cgnat", "mapped", "nat64", "mixed"]
-    with open(tmp_path / "probe.py", "w") as f:
-        f.write(PROBE)
-    p, m = netns.folio(["--in", str(tmp_path / "probe.py"), "--net", "allow=*.example.test", "--",
-                        PY, "probe.py"] + ["GET http://%s.example.test/ HTTP/1.1" % h
-                                           for h in hosts], tmp_path / "o")
-    assert p.returncode == 0, p.stderr
+    p, m = probe_raw(tmp_path, "allow=*.example.test",
+                     ["GET http://%s.example.test/ HTTP/1.1" % h for h in hosts], runner=netns.folio)
     why = {"loop": "127.0.0.1, loopback", "meta": "169.254.169.254, link-local / cloud metadata",
            "cgnat": "100.64.0.1, shared CGNAT", "mapped": "::ffff:127.0.0.1, loopback",
            "nat64": "64:ff9b::a9fe:a9fe, link-local", "mixed": "10.0.0.1, private"}
@@ -584,11 +586,9 @@ def test_names_resolving_to_private_addresses_are_refused(tmp_path, netns):
 
 @pytest.mark.parametrize("netns", [ANSWERS], indirect=True)
 def test_dns_rebinding_cannot_reach_the_private_address(tmp_path, netns):
-    with open(tmp_path / "probe.py", "w") as f:
-        f.write(PROBE)
-    p, m = netns.folio(["--in", str(tmp_path / "probe.py"), "--net", "allow=rebind.example.test",
-                        "--", PY, "probe.py", "GET http://rebind.example.test/ HTTP/1.1",
-                        "HEAD http://rebind.example.test/ HTTP/1.1"], tmp_path / "o")
+    p, m = probe_raw(tmp_path, "allow=rebind.example.test",
+                     ["GET http://rebind.example.test/ HTTP/1.1",
+                      "HEAD http://rebind.example.test/ HTTP/1.1"], runner=netns.folio)
     first, second = p.stdout.splitlines()
     # first lookup: a public address, dialled (unreachable here: this netns has only lo)
     assert first.startswith("http://rebind.example.test/ -> HTTP/1.1 502 folio egress: can't "
@@ -636,11 +636,9 @@ for cmd in ["curl -s --noproxy '*' http://evil.test/", "curl -s http://evil.test
 
 @pytest.mark.parametrize("netns", [{"pub.example.test": {"A": [["93.184.216.34"]]}}], indirect=True)
 def test_an_allowed_name_is_looked_up_exactly_once(tmp_path, netns):
-    with open(tmp_path / "probe.py", "w") as f:
-        f.write(PROBE)
-    p, m = netns.folio(["--in", str(tmp_path / "probe.py"), "--net", "allow=pub.example.test",
-                        "--", PY, "probe.py", "CONNECT pub.example.test:443 HTTP/1.1",
-                        "CONNECT nope.example.test:443 HTTP/1.1"], tmp_path / "o")
+    p, m = probe_raw(tmp_path, "allow=pub.example.test",
+                     ["CONNECT pub.example.test:443 HTTP/1.1",
+                      "CONNECT nope.example.test:443 HTTP/1.1"], runner=netns.folio)
     assert sorted(netns.queries()) == ["pub.example.test A", "pub.example.test AAAA"]
     assert [e["decision"] for e in m["egress"]] == ["failed", "refused"]
 
