@@ -72,7 +72,7 @@ static const fo_egress_resolver *g_res;
 static int g_log = -1, g_stop_pipe[2] = { -1, -1 };
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static conn *g_active[MAX_CONN];
-static unsigned g_n_active, g_log_dropped, g_seq;
+static unsigned g_n_active, g_log_dropped, g_seq, g_over_capacity;
 static size_t g_log_bytes;
 
 static long now_ms(void)
@@ -372,10 +372,13 @@ static int dial(conn *k, const struct sockaddr_storage *to)
 {
     socklen_t sl = to->ss_family == AF_INET ? sizeof(struct sockaddr_in)
                                             : sizeof(struct sockaddr_in6);
-    int err = 0, one = 1;
+    int err = 0, one = 1, u;
     socklen_t el = sizeof err;
 
-    k->u = socket(to->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    u = socket(to->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    pthread_mutex_lock(&g_mu);                /* drain() may shut it down */
+    k->u = u;
+    pthread_mutex_unlock(&g_mu);
     if (k->u < 0) {
         why(k, "can't open a socket: %s", strerror(errno));
         return 502;
@@ -540,6 +543,7 @@ static int relay_step(pipe_dir *d, short rev_from)
 static int relay_open(pipe_dir *d, int from, int to, uint64_t *count)
 {
     memset(d, 0, sizeof *d);
+    d->pipe[0] = d->pipe[1] = -1;
     d->from = from;
     d->to = to;
     d->count = count;
@@ -570,10 +574,14 @@ static void relay(conn *k)
 {
     pipe_dir d[2];
     long last = now_ms();
+    int ok = relay_open(&d[0], k->c, k->u, &k->up) == 0;
 
-    if (relay_open(&d[0], k->c, k->u, &k->up) < 0 || relay_open(&d[1], k->u, k->c, &k->down) < 0) {
+    ok = relay_open(&d[1], k->u, k->c, &k->down) == 0 && ok;
+    if (!ok) {
         why(k, "out of memory");
-        return;                               /* (only a buffer can fail: nothing to close) */
+        relay_close(&d[0]);
+        relay_close(&d[1]);
+        return;
     }
     if (k->len > 0 && send_all(k->u, k->head, k->len, now_ms() + DIAL_MS) < 0)
         d[0].eof = d[1].eof = d[0].shut = d[1].shut = 1;   /* the server went away */
@@ -691,6 +699,8 @@ static void admit(int c)
         g_n_active++;
         k->n = ++g_seq;
     }
+    if (!k)
+        g_over_capacity++;
     pthread_mutex_unlock(&g_mu);
     if (!k) {
         (void)!send(c, full, sizeof full - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -740,10 +750,11 @@ static void drain(void)
             usleep(10000);
     } while (left && now_ms() < until);
     pthread_mutex_lock(&g_mu);
-    if (g_log_dropped) {
+    if (g_log_dropped || g_over_capacity) {
         char line[128];
-        int n = snprintf(line, sizeof line, "{\"n\": %u, \"dropped\": %u}\n", g_seq + 1,
-                         g_log_dropped);
+        int n = snprintf(line, sizeof line,
+                         "{\"n\": %u, \"dropped\": %u, \"over_capacity\": %u}\n",
+                         g_seq + 1, g_log_dropped, g_over_capacity);
         (void)!write(g_log, line, (size_t)n);
     }
     pthread_mutex_unlock(&g_mu);
