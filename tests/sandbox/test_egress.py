@@ -352,13 +352,14 @@ attempt("udp-dns", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).send
 attempt("udp-443", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("1.1.1.1", 443)))
 attempt("raw", lambda: socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP))
 attempt("resolve", lambda: socket.getaddrinfo("a.example.test", 80))
+attempt("take-proxy-port", lambda: socket.socket().bind(("127.0.0.1", 3128)))
 """ % web.port
     p, m = run(["--net", "allow=a.example.test"] + pin("a.example.test", web.port) +
                ["--", "sh", "-c", "%s -c '%s'; curl -sS --noproxy '*' http://a.example.test/hello.txt;"
                 " echo curl-rc=$?" % (PY, src.replace("'", "'\\''"))], tmp_path)
     lines = p.stdout.splitlines()
     assert not [l for l in lines if "ESCAPED" in l], p.stdout
-    assert len([l for l in lines if " blocked " in l]) == 6
+    assert len([l for l in lines if " blocked " in l]) == 7
     assert "curl-rc=6" in p.stdout                     # could not resolve: no DNS in the jail
     assert m["egress"] == [] and web.requests == []
 
@@ -406,7 +407,7 @@ print("ok", len(ok), "in %.1f s" % (time.time() - t0))
     assert len(allowed) == 200 and len(web.requests) == 200
 
 
-def test_proxy_crash_fails_closed(tmp_path, web):
+def test_proxy_runs_unprivileged_and_a_crash_fails_closed(tmp_path, web):
     src2 = r"""
 import socket, time, urllib.request
 print(urllib.request.urlopen("http://a.example.test/hello.txt", timeout=5).read().decode(), end="", flush=True)
@@ -427,6 +428,12 @@ for target in [("127.0.0.1", 3128), ("127.0.0.1", %d)]:
     proxies = [d for d in os.listdir("/proc") if d.isdigit() and _comm(d) == "folio-egress"
                and _ppid(d) == proc.pid]
     assert len(proxies) == 1
+    with open("/proc/%s/status" % proxies[0]) as f:
+        status = dict(l.split(":", 1) for l in f.read().splitlines())
+    assert status["NoNewPrivs"].strip() == "1"
+    if os.geteuid() == 0:                               # root's proxy runs as nobody
+        assert status["Uid"].split() == ["65534"] * 4 and status["Gid"].split() == ["65534"] * 4
+        assert status["CapEff"].strip() == "0000000000000000"
     os.kill(int(proxies[0]), 9)
     rest, err = proc.communicate(timeout=30)
     assert rest.splitlines() == ["refused 3128", "refused %d" % web.port]
