@@ -3,7 +3,7 @@
 #
 # Sources are found by folder, so a new module only has to be dropped in place:
 #   formats/**.c render/**.c              -> build/libfolio.a (the document engine)
-#   sandbox/*.c                           -> build/libfolio-sandbox.a
+#   sandbox/*.c sandbox/egress/*.c        -> build/libfolio-sandbox.a
 #   sandbox/policy/seccomp_policy.c       -> build/seccomp-gen -> build/seccomp_bpf.h
 #                                            (the seccomp filter, compiled at build time)
 #   cli/launcher.c + libfolio-sandbox.a   -> build/folio (static, libc only: `folio run`
@@ -36,11 +36,12 @@ DEB_BUILD := build-essential pkg-config libxlsxwriter-dev libzip-dev libxml2-dev
 DEB_TEST  := procps file python3 python3-pytest python3-openpyxl python3-docx python3-jsonschema \
              poppler-utils qpdf pngcheck valgrind clang libclang-rt-14-dev \
              libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui \
-             imagemagick
-DEB_BENCH := time python3-xlsxwriter python3-reportlab python3-matplotlib bubblewrap hyperfine pandoc nodejs
+             imagemagick curl openssl iproute2 python3-pip
+DEB_BENCH := time python3-xlsxwriter python3-reportlab python3-matplotlib bubblewrap hyperfine pandoc nodejs \
+             tinyproxy
 
 LIB_SRC  := $(sort $(wildcard formats/*.c formats/*/*.c render/*.c render/*/*.c))
-SBX_SRC  := $(sort $(wildcard sandbox/*.c)) render/sha256.c render/stage.c
+SBX_SRC  := $(sort $(wildcard sandbox/*.c sandbox/egress/*.c)) render/sha256.c render/stage.c
 CLI_SRC  := $(sort $(filter-out cli/launcher.c,$(wildcard cli/*.c)))
 TPL_FILES:= $(sort $(shell find templates -type f 2>/dev/null))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/templates.o

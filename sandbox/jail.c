@@ -27,6 +27,7 @@
  * exits 125, which the parent sees as a setup failure (no status message). */
 #define FO_SANDBOX_PRIVATE
 #include "sandbox/sandbox.h"
+#include "sandbox/egress/egress.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -34,6 +35,7 @@
 #include <grp.h>
 #include <linux/capability.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -512,11 +514,12 @@ static char **init_disguise(char *const *argv)
     return copy;
 }
 
-/* Hands the jail's /out to the parent, which collects from it after the
-   jail is gone (an open directory keeps the tmpfs alive). */
-static void send_fd(int sock, int fd)
+/* Hands a descriptor to the parent, tagged: the jail's /out ('O'), which it
+   collects from after the jail is gone (an open directory keeps the tmpfs
+   alive); the egress listener ('N'). */
+static void send_fd(int sock, char tag, int fd)
 {
-    char tag = 'O', cbuf[CMSG_SPACE(sizeof(int))];
+    char cbuf[CMSG_SPACE(sizeof(int))];
     struct iovec iov = { &tag, 1 };
     struct msghdr msg = { 0 };
     struct cmsghdr *cm;
@@ -532,12 +535,34 @@ static void send_fd(int sock, int fd)
     cm->cmsg_len = CMSG_LEN(sizeof(int));
     memcpy(CMSG_DATA(cm), &fd, sizeof fd);
     if (sendmsg(sock, &msg, 0) < 0)
-        die("hand /out to folio");
+        die("hand %s to folio", tag == 'O' ? "/out" : "the egress listener");
+}
+
+/* --net packages / allow=: a socket listening on the jail's own 127.0.0.1:3128,
+   handed to folio, whose egress proxy serves it from outside. The jail thus
+   reaches the proxy and nothing else (no route, no DNS, no Unix socket), and
+   nothing in it can take the port: the socket is bound without SO_REUSEPORT.
+   If the proxy dies the socket closes with it: connections are refused. */
+static void egress_listener(int ctl)
+{
+    struct sockaddr_in a;
+    int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+    if (s < 0)
+        die("open the egress proxy's socket");
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons(FO_EGRESS_PORT);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(s, (struct sockaddr *)&a, sizeof a) < 0 || listen(s, 1024) < 0)
+        die("listen on 127.0.0.1:%d for the egress proxy", FO_EGRESS_PORT);
+    send_fd(ctl, 'N', s);
+    close(s);
 }
 
 /* --net none: the new network namespace has only lo, down; bring it up.
-   (--net allow= will add here: bind the egress proxy's socket into /run.) */
-static void net_setup(const fo_sandbox_plan *p)
+   --net packages / allow=: the same, plus the egress proxy's listener. */
+static void net_setup(const fo_sandbox_plan *p, int ctl)
 {
     struct ifreq ifr;
     int s;
@@ -555,6 +580,8 @@ static void net_setup(const fo_sandbox_plan *p)
     if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
         die("bring lo up");
     close(s);
+    if (p->net == FO_NET_ALLOW)
+        egress_listener(ctl);
 }
 
 /* A time namespace for the program (init stays in the host's; the program
@@ -612,20 +639,32 @@ static char *const program_env[] = {
     "XDG_CACHE_HOME=/tmp/.cache", "FOLIO_SANDBOX=1", NULL
 };
 
+/* --net packages / allow=: every client that reads the usual variables (curl,
+   urllib, requests, pip, npm) goes through the egress proxy in the jail. */
+#define FO_EGRESS_URL "http://127.0.0.1:3128"
+static char *const egress_env[] = {
+    "HTTP_PROXY=" FO_EGRESS_URL, "HTTPS_PROXY=" FO_EGRESS_URL, "http_proxy=" FO_EGRESS_URL,
+    "https_proxy=" FO_EGRESS_URL, "NO_PROXY=localhost,127.0.0.1", "no_proxy=localhost,127.0.0.1",
+    "PIP_PROXY=" FO_EGRESS_URL, "npm_config_proxy=" FO_EGRESS_URL,
+    "npm_config_https_proxy=" FO_EGRESS_URL, NULL
+};
+
 /* execvp with program_env's PATH (execvp would search the caller's PATH). */
 __attribute__((noreturn))
-static void exec_path(char *const *argv, int render)
+static void exec_path(char *const *argv, int render, int egress)
 {
     static const char *const dirs[] = { "/usr/local/bin", "/usr/bin", "/bin" };
     char path[4096];
-    size_t k;
-    char *env[sizeof program_env / sizeof *program_env + 1];
+    size_t k, e;
+    char *env[sizeof program_env / sizeof *program_env + sizeof egress_env / sizeof *egress_env];
     int err = ENOENT;
 
     for (k = 0; program_env[k]; k++)
         env[k] = program_env[k];
     if (render)
         env[k++] = "ASAN_OPTIONS=detect_leaks=0";
+    for (e = 0; egress && egress_env[e]; e++)
+        env[k++] = egress_env[e];
     env[k] = NULL;
     if (strchr(argv[0], '/')) {
         execve(argv[0], argv, env);
@@ -662,7 +701,7 @@ static void exec_program(const fo_sandbox_plan *p, char *const *argv, int out_w,
     sigfillset(&all);
     if (sigprocmask(SIG_UNBLOCK, &all, NULL) < 0)
         die("unblock signals");
-    exec_path(argv, p->engine != NULL);
+    exec_path(argv, p->engine != NULL, p->net == FO_NET_ALLOW);
 }
 
 /* folio-engine for the render jail, opened by path in the jail's mount
@@ -777,12 +816,12 @@ static void jail_child(const struct child_ctx *c)
     outfd = open("out", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (outfd < 0)
         die("open /out");
-    send_fd(c->ctl, outfd);
+    send_fd(c->ctl, 'O', outfd);
     close(outfd);
     /* 10. hostname and network */
     if (sethostname("folio", 5) < 0)
         die("set the hostname");
-    net_setup(p);
+    net_setup(p, c->ctl);
     /* 11. switch root; the old one is detached, then the new root made read-only */
     if (syscall(SYS_pivot_root, ".", ".") < 0)
         die("pivot_root");
@@ -896,7 +935,7 @@ static int fail(const char *what)
     return FO_RUN_INTERNAL;
 }
 
-static int recv_fd(int sock)
+static int recv_fd(int sock, char want)
 {
     char tag = 0, cbuf[CMSG_SPACE(sizeof(int))];
     struct iovec iov = { &tag, 1 };
@@ -912,7 +951,7 @@ static int recv_fd(int sock)
     do
         n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
     while (n < 0 && errno == EINTR);
-    if (n != 1 || tag != 'O')
+    if (n != 1 || tag != want)
         return -1;
     cm = CMSG_FIRSTHDR(&msg);
     if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int)))
@@ -935,7 +974,7 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
 
     memset(j, 0, sizeof *j);
     j->pid = -1;
-    j->ctl = j->out_r = j->err_r = j->out_dir = -1;
+    j->ctl = j->out_r = j->err_r = j->out_dir = j->egress_listen = -1;
     /* no_new_privs first: nothing started from here can gain privileges */
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
         return fail("set no_new_privs");
@@ -1008,8 +1047,10 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
         fail("start the jail");
         goto kill_child;
     }
-    j->out_dir = recv_fd(j->ctl);
-    if (j->out_dir < 0) {
+    j->out_dir = recv_fd(j->ctl, 'O');
+    if (j->out_dir >= 0 && p->net == FO_NET_ALLOW)
+        j->egress_listen = recv_fd(j->ctl, 'N');
+    if (j->out_dir < 0 || (p->net == FO_NET_ALLOW && j->egress_listen < 0)) {
         /* the child printed why */
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
             ;
@@ -1030,7 +1071,7 @@ kill_child:
 
 void fo_sandbox_jail_close(fo_sandbox_jail *j)
 {
-    int *fds[] = { &j->ctl, &j->out_r, &j->err_r, &j->out_dir };
+    int *fds[] = { &j->ctl, &j->out_r, &j->err_r, &j->out_dir, &j->egress_listen };
     size_t k;
 
     for (k = 0; k < sizeof fds / sizeof *fds; k++)

@@ -2,6 +2,7 @@
  * opened, created or changed here, so the plan can be checked before any act. */
 #define FO_SANDBOX_PRIVATE
 #include "sandbox/sandbox.h"
+#include "sandbox/egress/egress.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -21,7 +22,9 @@ void fo_sandbox_usage(FILE *f)
     fputs("usage: folio run [--in FILE|DIR]... [--out DIR] [--render xlsx,pdf,...]\n"
           "                 [--timeout SEC] [--memory MB] [--max-bytes N] [--max-total N]\n"
           "                 [--pids N] [--cpus N]\n"
-          "                 [--net none|all] [--json] [--quiet] -- CMD [ARG...]\n"
+          "                 [--net none|all|packages|allow=LIST] [--net-resolve HOST=ADDR[:PORT]]\n"
+          "                 [--json] [--quiet] -- CMD [ARG...]\n"
+          "       folio run --net-list packages\n"
           "\n"
           "Runs CMD in a jail: new user/PID/mount/network/IPC/UTS/cgroup namespaces,\n"
           "read-only system folders, no capabilities, seccomp. --in files and folders\n"
@@ -38,6 +41,9 @@ void fo_sandbox_usage(FILE *f)
           "  --pids N        process limit (default 256)\n"
           "  --cpus N        CPU time limit, in CPUs; decimals allowed (default 1)\n"
           "  --net none      private loopback only (default); --net all: host network (UNSAFE)\n"
+          "  --net packages  only the package indexes, through folio's egress proxy\n"
+          "  --net allow=LIST  names (a.com, *.a.com, packages) through the proxy\n"
+          "  --net-resolve HOST=ADDR[:PORT]  the proxy connects there for HOST (caller only)\n"
           "  --json          print manifest.json on stdout (program stdout goes to stderr)\n"
           "  --quiet         do not echo the program's output (it is still kept)\n"
           "exit: 0 ok, 1 usage, 2 invalid input, 3 over ceiling, 4 program failed,\n"
@@ -116,6 +122,56 @@ static int parse_render(fo_sandbox_plan *p, const char *list)
     return FO_RUN_OK;
 }
 
+/* The egress policy, created on first use. NULL when out of memory. */
+static fo_egress_policy *egress_policy(fo_sandbox_plan *p)
+{
+    if (!p->egress)
+        p->egress = calloc(1, sizeof *p->egress);
+    return p->egress;
+}
+
+/* --net none|all|packages|allow=LIST, --net-resolve HOST=ADDR[:PORT]. Lists
+   accumulate over repeated options; none or all drop them. */
+static int apply_net(fo_sandbox_plan *p, const char *opt, const char *val)
+{
+    const char *err = NULL, *list = !strcmp(val, "packages") ? val
+                                  : !strncmp(val, "allow=", 6) ? val + 6 : NULL;
+
+    if (!strcmp(opt, "--net-resolve")) {
+        if (!egress_policy(p))
+            return usage_error("%s", "out of memory");
+        if (fo_egress_policy_pin(p->egress, val, &err) < 0)
+            return usage_error("--net-resolve %s: %s", val, err);
+        return FO_RUN_OK;
+    }
+    if (!strcmp(val, "none") || !strcmp(val, "all")) {
+        p->net = val[0] == 'n' ? FO_NET_NONE : FO_NET_ALL;
+        if (p->egress)
+            p->egress->n_rules = 0;
+        return FO_RUN_OK;
+    }
+    if (!list)
+        return usage_error("--net: expected none, all, packages or allow=LIST, got \"%s\"", val);
+    if (!egress_policy(p))
+        return usage_error("%s", "out of memory");
+    if (fo_egress_policy_add(p->egress, list, &err) < 0)
+        return usage_error("--net %s: %s", val, err);
+    p->net = FO_NET_ALLOW;
+    return FO_RUN_OK;
+}
+
+/* --net-list packages: the preset, one name a line. */
+static int net_list(const char *val)
+{
+    size_t k;
+
+    if (strcmp(val, "packages"))
+        return usage_error("--net-list: the only preset is \"packages\", got \"%s\"", val);
+    for (k = 0; fo_egress_packages[k]; k++)
+        printf("%s\n", fo_egress_packages[k]);
+    return FO_RUN_OK;
+}
+
 /* One option with its value. Returns FO_RUN_OK or FO_RUN_USAGE. */
 static int apply(fo_sandbox_plan *p, const char *opt, const char *val)
 {
@@ -151,15 +207,8 @@ static int apply(fo_sandbox_plan *p, const char *opt, const char *val)
         if (parse_u64(val, 65536, &v) || v < 2)
             return usage_error("--pids: expected 2..65536, got \"%s\"", val);
         p->pids = (unsigned)v;
-    } else if (!strcmp(opt, "--net")) {
-        if (!strcmp(val, "none"))
-            p->net = FO_NET_NONE;
-        else if (!strcmp(val, "all"))
-            p->net = FO_NET_ALL;
-        else if (!strncmp(val, "allow=", 6))
-            return usage_error("--net %s: naming allowed domains is not supported yet", val);
-        else
-            return usage_error("--net: expected none or all, got \"%s\"", val);
+    } else if (!strcmp(opt, "--net") || !strcmp(opt, "--net-resolve")) {
+        return apply_net(p, opt, val);
     } else {
         return usage_error("unknown option \"%s\"", opt);
     }
@@ -170,7 +219,7 @@ int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help)
 {
     static const char *const with_value[] = {
         "--in", "--out", "--render", "--timeout", "--memory", "--max-bytes", "--pids", "--net",
-        "--max-total", "--cpus"
+        "--max-total", "--cpus", "--net-resolve", "--net-list"
     };
     int i, rc;
 
@@ -220,16 +269,18 @@ int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help)
                 takes = 1;
         if (!takes)
             return usage_error("unknown option \"%s\"", a);
-        if (eq) {
-            rc = apply(p, opt, eq + 1);
-        } else {
-            if (i + 1 >= argc)
-                return usage_error("%s needs a value", opt);
-            rc = apply(p, opt, argv[++i]);
+        if (!eq && i + 1 >= argc)
+            return usage_error("%s needs a value", opt);
+        if (!strcmp(opt, "--net-list")) {
+            *help = 1;
+            return net_list(eq ? eq + 1 : argv[i + 1]);
         }
+        rc = apply(p, opt, eq ? eq + 1 : argv[++i]);
         if (rc != FO_RUN_OK)
             return rc;
     }
+    if (p->egress && p->egress->n_pins && p->net != FO_NET_ALLOW)
+        return usage_error("%s", "--net-resolve needs --net packages or --net allow=LIST");
     if (i >= argc)
         return usage_error("%s", "missing command: folio run [options] -- CMD [ARG...]");
     p->argv = argv + i;
@@ -249,6 +300,8 @@ void fo_sandbox_plan_free(fo_sandbox_plan *p)
             close(p->in[k].fd);
     free(p->in);
     free((void *)p->in_paths);
+    free(p->egress);
+    p->egress = NULL;
     p->in = NULL;
     p->in_paths = NULL;
     p->n_in = p->n_in_paths = 0;

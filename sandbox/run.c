@@ -4,6 +4,7 @@
 #define FO_SANDBOX_PRIVATE
 #include "sandbox/sandbox.h"
 #include "render/stage.h"
+#include "sandbox/egress/egress.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -781,6 +782,46 @@ static void hint_host_paths(const fo_sandbox_plan *p)
     }
 }
 
+/* ------------------------------------------------------------- egress */
+
+/* --net packages / allow=: the egress proxy for this run, serving the
+   listener the jail handed out (PRODUCT.md §5.1, docs/egress.md). It runs as
+   nobody when folio is root. FOLIO_EGRESS_RESOLV (the caller's environment,
+   never the jail's) names another resolv.conf: for tests and for hosts whose
+   proxy must use a particular resolver. FO_RUN_OK or FO_RUN_INTERNAL. */
+static int egress_begin(const fo_sandbox_plan *p, fo_sandbox_jail *j, fo_egress_proxy *px)
+{
+    const char *err = NULL;
+
+    px->pid = -1;
+    px->log_fd = -1;
+    px->died = 0;
+    if (p->net != FO_NET_ALLOW)
+        return FO_RUN_OK;
+    if (fo_egress_start(px, p->egress, j->egress_listen, getenv("FOLIO_EGRESS_RESOLV"),
+                        65534, &err) < 0) {
+        fprintf(stderr, "folio: run: %s: %s\n", err, strerror(errno));
+        kill(j->pid, SIGKILL);
+        return FO_RUN_INTERNAL;
+    }
+    close(j->egress_listen);           /* the proxy's alone: if it dies, it closes */
+    j->egress_listen = -1;
+    return FO_RUN_OK;
+}
+
+/* Stops the proxy and returns its log as JSON (malloc'd; NULL without
+   policy network). Says so when the proxy had died during the run. */
+static char *egress_end(const fo_sandbox_plan *p, fo_egress_proxy *px)
+{
+    if (p->net != FO_NET_ALLOW)
+        return NULL;
+    fo_egress_stop(px);
+    if (px->died)
+        fprintf(stderr, "folio: run: the egress proxy ended during the run (status %d): "
+                "the program's connections were refused from then on\n", px->died - 1);
+    return fo_egress_log_json(px);
+}
+
 int fo_sandbox_main(int argc, char **argv, const char *engine)
 {
     char mpl_dir[4096];
@@ -790,6 +831,8 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
     fo_sandbox_jail j;
     fo_sandbox_collection col;
     fo_sandbox_buf m = { 0 };
+    fo_egress_proxy px = { -1, -1, 0 };
+    char *egress = NULL;
     const char *skipped = NULL;
     uint64_t budget;
     int help, rc, code;
@@ -826,7 +869,13 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
     rc = fo_sandbox_jail_start(&p, &j, 0);
     if (rc != FO_RUN_OK)
         goto done;
+    rc = egress_begin(&p, &j, &px);
     supervise(&p, &j, &o, p.quiet ? -1 : (p.json ? 2 : 1), p.quiet ? -1 : 2);
+    egress = egress_end(&p, &px);
+    if (rc != FO_RUN_OK) {
+        fo_sandbox_jail_close(&j);
+        goto done;
+    }
     if (o.setup_failed) {
         fo_sandbox_jail_close(&j);
         rc = FO_RUN_INTERNAL;
@@ -879,13 +928,17 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
                           "\"net\": \"%s\"},\n", code,
                           p.timeout_s, (unsigned long long)p.memory_mb, o.memory_via,
                           (unsigned long long)p.max_bytes, p.pids, p.cpus, p.nofile,
-                          p.net == FO_NET_ALL ? "all" : "none");
+                          p.net == FO_NET_ALL ? "all" : p.net == FO_NET_ALLOW ? "allow" : "none");
     json_tail(&m, "stdout", &o.out, &o.eout);
     json_tail(&m, "stderr", &o.err, &o.eerr);
     fo_sandbox_buf_puts(&m, "  \"files\": ");
     json_files(&m, col.files, col.n_files);
     fo_sandbox_buf_puts(&m, ",\n  \"refused\": ");
     json_refused(&m, &col);
+    if (p.net == FO_NET_ALLOW) {
+        fo_sandbox_buf_puts(&m, ",\n  \"egress\": ");
+        fo_sandbox_buf_puts(&m, egress ? egress : "[]");
+    }
     fo_sandbox_buf_puts(&m, ",\n  \"render\": ");
     if (!r.attempted && skipped) {
         fo_sandbox_buf_puts(&m, "{\"skipped\": ");
@@ -941,5 +994,6 @@ done:
     fo_sandbox_collection_free(&r.files);
     fo_sandbox_plan_free(&p);
     free(m.s);
+    free(egress);
     return rc;
 }

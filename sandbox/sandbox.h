@@ -39,10 +39,12 @@ enum {
 #define FO_SANDBOX_MAX_FILES    1000        /* entries collected from /out */
 #define FO_SANDBOX_TAIL         65536       /* bytes of stdout/stderr kept */
 
-/* Network policy. FO_NET_ALLOW is reserved for the egress proxy: the jail is
-   built as for FO_NET_NONE, and the proxy's socket is bound in (see jail.c,
-   net_setup). Only the plan and that one function will have to change. */
+/* Network policy. FO_NET_ALLOW (--net packages, --net allow=LIST): the jail
+   is built as for FO_NET_NONE, and its loopback gets a listening socket on
+   127.0.0.1:3128 that the egress proxy serves from outside (jail.c net_setup,
+   sandbox/egress/). */
 typedef enum { FO_NET_NONE, FO_NET_ALL, FO_NET_ALLOW } fo_sandbox_net;
+struct fo_egress_policy;
 
 /* A file copied into the jail before the program starts. */
 typedef struct {
@@ -69,7 +71,7 @@ typedef struct {
     unsigned nofile;          /* open files limit */
     double cpus;              /* --cpus: CPU time per wall second (cgroup quota) */
     fo_sandbox_net net;
-    const char *net_allow;    /* FO_NET_ALLOW: "a.com,b.org"; borrowed */
+    struct fo_egress_policy *egress;  /* FO_NET_ALLOW: allow list and pins; owned */
     int json, quiet;
     const char *engine;       /* folio-engine, bound at /run/folio (render jail); else NULL */
     const char *mpl_cache;    /* folder of prebuilt matplotlib font caches, or NULL */
@@ -116,6 +118,7 @@ typedef struct {
     int ctl;               /* seqpacket socket to init: /out fd, then exit status */
     int out_r, err_r;      /* read ends of the program's stdout and stderr */
     int out_dir;           /* the jail's /out (tmpfs), stays valid after exit */
+    int egress_listen;     /* FO_NET_ALLOW: listening socket on the jail's 127.0.0.1:3128 */
     fo_sandbox_cgroup cg;
 } fo_sandbox_jail;
 /* Starts CMD in a new jail. Returns FO_RUN_OK or FO_RUN_INTERNAL (message printed). */

@@ -104,7 +104,7 @@ START_TEST(usage_errors)
         { "run", "--max-total", "0", "--", "x", NULL },
         { "run", "--pids", "1", "--", "x", NULL },
         { "run", "--net", "some", "--", "x", NULL },
-        { "run", "--net", "allow=example.com", "--", "x", NULL },
+        { "run", "--net", "allow=127.0.0.1", "--", "x", NULL },
         { "run", "--render", "gif", "--", "x", NULL },
         { "run", "--render", ",", "--", "x", NULL },
         { "run", "--json=1", "--", "x", NULL },

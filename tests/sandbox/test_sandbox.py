@@ -416,7 +416,7 @@ def test_bad_inputs_and_usage(tmp_path):
     p, _ = run(["--bogus", "--", "/bin/true"], code=1)
     assert p.stderr.startswith("folio: run: ")
     run(["--timeout", "-1", "--", "/bin/true"], code=1)
-    run(["--net", "allow=example.com", "--", "/bin/true"], code=1)
+    run(["--net", "allow=127.0.0.1", "--", "/bin/true"], code=1)
     run(["--render", "docx,gif", "--", "/bin/true"], code=1)
     run([], code=1)
     assert not (tmp_path / "o").exists()

@@ -1,0 +1,934 @@
+/* proxy.c — the egress proxy: an HTTP/1.1 forward proxy (CONNECT to port 443,
+ * absolute-URI requests to port 80) that lets a jail reach the names of its
+ * policy and nothing else, and logs every attempt.
+ *
+ * A separate process forked from folio (fo_egress_start), unprivileged, not
+ * dumpable, dying with folio. It serves a listening socket that the jail
+ * created on its own loopback (127.0.0.1:3128) and handed out: the jail
+ * reaches the proxy and nothing else, without any route or Unix socket; if
+ * the proxy dies, the socket closes and the jail's connections are refused
+ * (it fails closed).
+ *
+ * One thread per connection (at most MAX_CONN), each with its own deadlines:
+ * a slow or silent client only ever holds its own thread. Per connection, in
+ * this order (see egress.h): header read (bounded, deadline) -> name checks
+ * and allow list, before any DNS -> pin or one lookup -> every address
+ * checked -> dial exactly that address -> CONNECT: the ClientHello's SNI
+ * must equal the CONNECT host -> relay with an idle timeout. */
+#include "sandbox/egress/egress.h"
+#define FO_SANDBOX_PRIVATE
+#include "sandbox/sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/tcp.h>
+#include <grp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_CONN      512            /* concurrent connections */
+#define HEAD_MAX      8192           /* request line + headers */
+#define HELLO_MAX     (16384 + 5)    /* one TLS record */
+#define RELAY_BUF     (256 << 10)    /* per direction, in flight (pipe size) */
+#define HEAD_MS       10000          /* whole header (slowloris), ClientHello */
+#define DNS_MS        5000
+#define DIAL_MS       10000
+#define IDLE_MS       120000         /* relay: no byte either way */
+#define LOG_MAX       (4u << 20)     /* audit log cap; further records counted only */
+
+typedef struct {
+    int c, u;                        /* client (jail side), upstream */
+    char method[16];
+    char host[FO_EGRESS_MAX_NAME + 1];
+    unsigned port;
+    char addr[64];
+    const char *decision;            /* "allowed" / "refused" / "failed" */
+    char reason[200];
+    uint64_t up, down;
+    long t0;
+    unsigned n;                      /* accept order, from 1 */
+    char head[HEAD_MAX + 1];
+    size_t len;                      /* bytes in head */
+    size_t head_len;                 /* request head length (through CRLFCRLF) */
+    char target[HEAD_MAX];           /* origin-form path for plain HTTP */
+} conn;
+
+/* The proxy process's state: set once before the first thread starts. */
+static const fo_egress_policy *g_pol;
+static const fo_egress_resolver *g_res;
+static int g_log = -1, g_stop_pipe[2] = { -1, -1 };
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static conn *g_active[MAX_CONN];
+static unsigned g_n_active, g_log_dropped, g_seq, g_over_capacity;
+static size_t g_log_bytes;
+
+static long now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* Waits for ev on fd until deadline (ms, monotonic). 1 ready, 0 timed out. */
+static int wait_fd(int fd, short ev, long deadline)
+{
+    for (;;) {
+        struct pollfd pf = { fd, ev, 0 };
+        long left = deadline - now_ms();
+        int n;
+        if (left <= 0)
+            return 0;
+        n = poll(&pf, 1, (int)(left > 1000000 ? 1000000 : left));
+        if (n > 0)
+            return 1;
+        if (n < 0 && errno != EINTR)
+            return 1;                 /* let the read or write report it */
+    }
+}
+
+/* Writes all of buf to a non-blocking fd before deadline. 0 or -1. */
+static int send_all(int fd, const char *buf, size_t len, long deadline)
+{
+    while (len > 0) {
+        ssize_t w = send(fd, buf, len, MSG_NOSIGNAL);
+        if (w > 0) {
+            buf += w;
+            len -= (size_t)w;
+        } else if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
+            if (!wait_fd(fd, POLLOUT, deadline))
+                return -1;
+        } else {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ----------------------------------------------------------------- audit */
+
+/* Appends n bytes (no NUL among them) to b: fo_sandbox_buf_printf formats
+   at most 1023 bytes at a time. */
+static void putn(fo_sandbox_buf *b, const char *s, size_t n)
+{
+    while (n > 0) {
+        size_t k = n > 1000 ? 1000 : n;
+        fo_sandbox_buf_printf(b, "%.*s", (int)k, s);
+        s += k;
+        n -= k;
+    }
+}
+
+static void log_record(const conn *k)
+{
+    fo_sandbox_buf b = { 0 };
+
+    fo_sandbox_buf_printf(&b, "{\"n\": %u, \"host\": ", k->n);
+    fo_sandbox_buf_json_str(&b, k->host, strlen(k->host));
+    fo_sandbox_buf_printf(&b, ", \"port\": %u, \"method\": ", k->port);
+    fo_sandbox_buf_json_str(&b, k->method, strlen(k->method));
+    fo_sandbox_buf_printf(&b, ", \"decision\": \"%s\", \"reason\": ", k->decision);
+    fo_sandbox_buf_json_str(&b, k->reason, strlen(k->reason));
+    fo_sandbox_buf_puts(&b, ", \"address\": ");
+    if (k->addr[0])
+        fo_sandbox_buf_json_str(&b, k->addr, strlen(k->addr));
+    else
+        fo_sandbox_buf_puts(&b, "null");
+    fo_sandbox_buf_printf(&b, ", \"bytes_up\": %llu, \"bytes_down\": %llu, \"ms\": %ld}\n",
+                          (unsigned long long)k->up, (unsigned long long)k->down,
+                          now_ms() - k->t0);
+    pthread_mutex_lock(&g_mu);
+    if (!b.oom && g_log_bytes + b.len <= LOG_MAX && write(g_log, b.s, b.len) == (ssize_t)b.len)
+        g_log_bytes += b.len;
+    else
+        g_log_dropped++;
+    pthread_mutex_unlock(&g_mu);
+    free(b.s);
+}
+
+/* Answers an error status with a one-line reason (also the reason phrase,
+   which is what pip and curl print for a failed CONNECT). */
+static void answer(conn *k, int status, const char *decision)
+{
+    char msg[512];
+    int n;
+
+    k->decision = decision;
+    n = snprintf(msg, sizeof msg,
+                 "HTTP/1.1 %d folio egress: %s\r\nContent-Type: text/plain\r\n"
+                 "Content-Length: %zu\r\nConnection: close\r\n\r\nfolio egress: %s\n",
+                 status, k->reason, strlen(k->reason) + 15, k->reason);
+    if (n > 0 && (size_t)n < sizeof msg)
+        (void)send_all(k->c, msg, (size_t)n, now_ms() + 2000);
+}
+
+__attribute__((format(printf, 2, 3)))
+static void why(conn *k, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(k->reason, sizeof k->reason, fmt, ap);
+    va_end(ap);
+    for (char *p = k->reason; *p; p++)       /* one line, always */
+        if (*p == '\r' || *p == '\n')
+            *p = ' ';
+}
+
+/* ------------------------------------------------------------- the request */
+
+/* 1 if every line ends in CRLF, no CR or LF stands alone, no NUL, and no
+   line is folded (starts with a space or tab): what a server might split
+   differently from us could carry a second Host header past the proxy. */
+static int head_is_clean(const char *h, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        if (h[i] == 0 || (h[i] == '\r' && (i + 1 >= n || h[i + 1] != '\n')) ||
+            (h[i] == '\n' && (i == 0 || h[i - 1] != '\r')))
+            return 0;
+        if (h[i] == '\n' && i + 1 < n && (h[i + 1] == ' ' || h[i + 1] == '\t'))
+            return 0;
+    }
+    return 1;
+}
+
+/* Reads until the end of the header. 0, or an HTTP status to answer. */
+static int read_head(conn *k)
+{
+    long deadline = k->t0 + HEAD_MS;
+
+    for (;;) {
+        char *end;
+        ssize_t r;
+
+        k->head[k->len] = 0;
+        end = strstr(k->head, "\r\n\r\n");
+        if (end) {
+            k->head_len = (size_t)(end - k->head) + 4;
+            return head_is_clean(k->head, k->head_len) ? 0 : 400;
+        }
+        if (k->len >= HEAD_MAX)
+            return 431;
+        if (!wait_fd(k->c, POLLIN, deadline))
+            return 408;
+        r = recv(k->c, k->head + k->len, HEAD_MAX - k->len, 0);
+        if (r == 0)
+            return -1;                         /* went away: nothing to answer */
+        if (r < 0 && errno != EAGAIN && errno != EINTR)
+            return -1;
+        if (r > 0)
+            k->len += (size_t)r;
+    }
+}
+
+/* "host:port" or "host" (default port) -> k->host, k->port. 0 or -1. */
+static int split_authority(conn *k, const char *s, size_t n, unsigned dflt)
+{
+    const char *colon = memchr(s, ':', n), *rb = memchr(s, ']', n);
+    size_t hl = n;
+
+    k->port = dflt;
+    if (s[0] == '[') {                          /* IPv6 literal: kept for the log */
+        hl = rb ? (size_t)(rb - s) + 1 : n;
+        colon = rb && (size_t)(rb - s) + 1 < n && rb[1] == ':' ? rb + 1 : NULL;
+    } else if (colon) {
+        hl = (size_t)(colon - s);
+    }
+    if (colon) {
+        unsigned long p = 0;
+        const char *d;
+        for (d = colon + 1; d < s + n; d++) {
+            if (*d < '0' || *d > '9' || p > 65535)
+                return -1;
+            p = p * 10 + (unsigned)(*d - '0');
+        }
+        if (d == colon + 1 || p == 0 || p > 65535)
+            return -1;
+        k->port = (unsigned)p;
+    }
+    if (hl == 0 || hl > FO_EGRESS_MAX_NAME)
+        return -1;
+    memcpy(k->host, s, hl);
+    k->host[hl] = 0;
+    return 0;
+}
+
+/* Request line -> method, host, port (and target path for HTTP). 0 or status. */
+static int parse_request(conn *k)
+{
+    const char *l = k->head, *sp1 = strchr(l, ' '), *sp2, *eol = strstr(l, "\r\n");
+    const char *t;
+    size_t tl;
+
+    if (!sp1 || sp1 > eol || (size_t)(sp1 - l) >= sizeof k->method)
+        return 400;
+    memcpy(k->method, l, (size_t)(sp1 - l));
+    k->method[sp1 - l] = 0;
+    t = sp1 + 1;
+    sp2 = memchr(t, ' ', (size_t)(eol - t));
+    if (!sp2 || strncmp(sp2 + 1, "HTTP/1.", 7))
+        return 400;
+    tl = (size_t)(sp2 - t);
+    if (!strcmp(k->method, "CONNECT"))
+        return split_authority(k, t, tl, 0) < 0 || k->port == 0 ? 400 : 0;
+    if (tl < 8 || strncasecmp(t, "http://", 7)) {
+        why(k, "only CONNECT (https) or an absolute http:// URI can go through this proxy");
+        return 400;
+    }
+    t += 7;
+    tl -= 7;
+    {
+        size_t auth = strcspn(t, "/? ");
+        if (auth > tl)
+            auth = tl;
+        if (split_authority(k, t, auth, 80) < 0 || memchr(t, '@', auth))
+            return 400;
+        snprintf(k->target, sizeof k->target, "%s%.*s", t[auth] == '/' ? "" : "/",
+                 (int)(tl - auth), t + auth);
+    }
+    return 0;
+}
+
+/* The policy on the name alone: no DNS has happened, none will if refused.
+   On success k->host is normalized. 0 or -1 (reason set). */
+static int decide_name(conn *k)
+{
+    char name[FO_EGRESS_MAX_NAME + 1];
+    unsigned want = strcmp(k->method, "CONNECT") ? 80 : 443;
+
+    if (fo_egress_is_ip_literal(k->host)) {
+        why(k, "%s is an IP address: only allowed names can be reached", k->host);
+        return -1;
+    }
+    if (fo_egress_name_normalize(k->host, strlen(k->host), name) < 0) {
+        why(k, "\"%s\" is not a host name", k->host);
+        return -1;
+    }
+    strcpy(k->host, name);
+    if (k->port != want) {
+        why(k, "port %u refused (CONNECT to 443 for https, port 80 for http)", k->port);
+        return -1;
+    }
+    if (!fo_egress_policy_allows(g_pol, k->host)) {
+        why(k, "%s is not in the allow list", k->host);
+        return -1;
+    }
+    return 0;
+}
+
+/* Pin or one lookup; every address must be public. Fills *to. 0, or an
+   HTTP status (reason set). */
+static int decide_addr(conn *k, struct sockaddr_storage *to)
+{
+    struct sockaddr_storage a[FO_EGRESS_MAX_ADDRS];
+    const fo_egress_pin *pin = fo_egress_policy_pinned(g_pol, k->host);
+    const char *err = NULL, *bad;
+    int n, i;
+    in_port_t port = htons((uint16_t)k->port);
+
+    if (pin) {
+        *to = pin->addr;                     /* the caller's word: even a private one */
+        if (((struct sockaddr_in *)to)->sin_port == 0)
+            ((struct sockaddr_in *)to)->sin_port = port;   /* same offset for in6 */
+        fo_egress_addr_str(to, k->addr, sizeof k->addr);
+        return 0;
+    }
+    n = g_res ? fo_egress_resolve(g_res, k->host, DNS_MS, a, &err) : -1;
+    if (n <= 0) {
+        why(k, "can't resolve %s: %s", k->host, err ? err : "no nameserver configured");
+        return 502;
+    }
+    for (i = 0; i < n; i++)
+        if (!fo_egress_addr_public(&a[i], &bad)) {
+            fo_egress_addr_str(&a[i], k->addr, sizeof k->addr);
+            why(k, "%s resolves to %s, %s", k->host, k->addr, bad);
+            return 403;
+        }
+    for (i = 0; i < n - 1 && a[i].ss_family != AF_INET; i++)
+        ;                                    /* IPv4 first: v6 may have no route here */
+    *to = a[i];
+    ((struct sockaddr_in *)to)->sin_port = port;
+    fo_egress_addr_str(to, k->addr, sizeof k->addr);
+    return 0;
+}
+
+/* Connects to exactly *to before a deadline. 0 or a status (reason set). */
+static int dial(conn *k, const struct sockaddr_storage *to)
+{
+    socklen_t sl = to->ss_family == AF_INET ? sizeof(struct sockaddr_in)
+                                            : sizeof(struct sockaddr_in6);
+    int err = 0, one = 1, u;
+    socklen_t el = sizeof err;
+
+    u = socket(to->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    pthread_mutex_lock(&g_mu);                /* drain() may shut it down */
+    k->u = u;
+    pthread_mutex_unlock(&g_mu);
+    if (k->u < 0) {
+        why(k, "can't open a socket: %s", strerror(errno));
+        return 502;
+    }
+    (void)setsockopt(k->u, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (connect(k->u, (const struct sockaddr *)to, sl) < 0 && errno != EINPROGRESS) {
+        why(k, "can't connect to %s: %s", k->addr, strerror(errno));
+        return 502;
+    }
+    if (!wait_fd(k->u, POLLOUT, now_ms() + DIAL_MS)) {
+        why(k, "connecting to %s timed out", k->addr);
+        return 504;
+    }
+    if (getsockopt(k->u, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err) {
+        why(k, "can't connect to %s: %s", k->addr, strerror(err ? err : errno));
+        return 502;
+    }
+    return 0;
+}
+
+/* CONNECT: after "200", the ClientHello must name the CONNECT host. The
+   bytes read stay in k->head (from 0, k->len) to be forwarded. 0 or -1. */
+static int check_hello(conn *k)
+{
+    static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+    char *buf = k->head, sni[FO_EGRESS_MAX_NAME + 1], norm[FO_EGRESS_MAX_NAME + 1];
+    long deadline = now_ms() + HEAD_MS;
+    size_t have = k->len - k->head_len;
+    int rc;
+
+    if (send_all(k->c, ok, sizeof ok - 1, deadline) < 0) {
+        why(k, "the client went away");
+        return -1;
+    }
+    memmove(buf, buf + k->head_len, have);
+    k->len = have;
+    k->head_len = 0;
+    /* k->head is HEAD_MAX bytes; a hello up to one full record needs more */
+    while ((rc = fo_egress_sni((const uint8_t *)buf, k->len, sni)) == FO_SNI_MORE) {
+        ssize_t r;
+        if (k->len >= HEAD_MAX || !wait_fd(k->c, POLLIN, deadline)) {
+            why(k, "no TLS ClientHello within %d bytes / %d s", HEAD_MAX, HEAD_MS / 1000);
+            return -1;
+        }
+        r = recv(k->c, buf + k->len, HEAD_MAX - k->len, 0);
+        if (r <= 0 && !(r < 0 && (errno == EAGAIN || errno == EINTR))) {
+            why(k, "the client closed before its TLS ClientHello");
+            return -1;
+        }
+        if (r > 0)
+            k->len += (size_t)r;
+    }
+    if (rc == FO_SNI_ECH)
+        why(k, "encrypted ClientHello (ECH) refused: the proxy must see the server name");
+    else if (rc == FO_SNI_NONE)
+        why(k, "TLS ClientHello without a server name (SNI)");
+    else if (rc != FO_SNI_OK)
+        why(k, "not a TLS ClientHello");
+    else if (fo_egress_name_normalize(sni, strlen(sni), norm) < 0 || strcmp(norm, k->host))
+        why(k, "TLS server name \"%.100s\" differs from the CONNECT host %s", sni, k->host);
+    else
+        return 0;
+    return -1;
+}
+
+/* Plain HTTP: the request in origin form, Host set to the URI's host,
+   hop-by-hop and proxy headers dropped, "Connection: close". 0 or -1. */
+static int forward_head(conn *k)
+{
+    fo_sandbox_buf b = { 0 };
+    const char *l = strstr(k->head, "\r\n") + 2, *end = k->head + k->head_len - 2;
+    int rc;
+
+    fo_sandbox_buf_printf(&b, "%s ", k->method);
+    putn(&b, k->target, strlen(k->target));
+    fo_sandbox_buf_puts(&b, " HTTP/1.1\r\n");
+    while (l < end) {
+        const char *eol = strstr(l, "\r\n");
+        size_t n = (size_t)(eol - l);
+        if (strncasecmp(l, "host:", 5) && strncasecmp(l, "connection:", 11) &&
+            strncasecmp(l, "proxy-", 6) && strncasecmp(l, "keep-alive:", 11)) {
+            putn(&b, l, n + 2);
+        }
+        l = eol + 2;
+    }
+    if (k->port == 80)
+        fo_sandbox_buf_printf(&b, "Host: %s\r\nConnection: close\r\n\r\n", k->host);
+    else
+        fo_sandbox_buf_printf(&b, "Host: %s:%u\r\nConnection: close\r\n\r\n", k->host, k->port);
+    rc = b.oom ? -1 : send_all(k->u, b.s, b.len, now_ms() + DIAL_MS);
+    if (rc == 0)
+        k->up += b.len;
+    free(b.s);
+    /* what followed the head (a body) goes as is */
+    memmove(k->head, k->head + k->head_len, k->len - k->head_len);
+    k->len -= k->head_len;
+    k->head_len = 0;
+    return rc;
+}
+
+/* ----------------------------------------------------------------- relay */
+
+/* One direction of the tunnel. In flight: len bytes, in a pipe (splice: the
+   kernel moves pages from socket to socket, no copy through the proxy) or,
+   where no pipe could be made, in buf[off..]. At most RELAY_BUF at a time. */
+typedef struct {
+    int from, to;
+    int pipe[2];
+    char *buf;
+    size_t off, len;
+    int eof, shut;
+    uint64_t *count;
+} pipe_dir;
+
+static ssize_t take(pipe_dir *d)
+{
+    if (d->pipe[0] >= 0)
+        return splice(d->from, NULL, d->pipe[1], NULL, RELAY_BUF,
+                      SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+    d->off = 0;
+    return recv(d->from, d->buf, RELAY_BUF, 0);
+}
+
+static ssize_t give(pipe_dir *d)
+{
+    if (d->pipe[0] >= 0)
+        return splice(d->pipe[0], NULL, d->to, NULL, d->len, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+    return send(d->to, d->buf + d->off, d->len, MSG_NOSIGNAL);
+}
+
+/* One step of one direction after poll: take when empty, give when not;
+   the peer's write side is shut once the source ended and all is given.
+   0, or -1 on an error that ends the tunnel. */
+static int relay_step(pipe_dir *d, short rev_from)
+{
+    if (d->len == 0 && !d->eof && (rev_from & (POLLIN | POLLHUP | POLLERR))) {
+        ssize_t r = take(d);
+        if (r > 0)
+            d->len = (size_t)r;
+        else if (r == 0)
+            d->eof = 1;
+        else if (errno != EAGAIN && errno != EINTR)
+            return -1;
+    }
+    if (d->len > 0) {
+        ssize_t w = give(d);
+        if (w > 0) {
+            d->off += (size_t)w;
+            d->len -= (size_t)w;
+            *d->count += (uint64_t)w;
+        } else if (w < 0 && errno != EAGAIN && errno != EINTR) {
+            return -1;
+        }
+    }
+    if (d->eof && d->len == 0 && !d->shut) {
+        shutdown(d->to, SHUT_WR);
+        d->shut = 1;
+    }
+    return 0;
+}
+
+static int relay_open(pipe_dir *d, int from, int to, uint64_t *count)
+{
+    memset(d, 0, sizeof *d);
+    d->pipe[0] = d->pipe[1] = -1;
+    d->from = from;
+    d->to = to;
+    d->count = count;
+    if (pipe2(d->pipe, O_CLOEXEC | O_NONBLOCK) == 0) {
+        /* 4x the default: a quarter of the splice calls; refused past the
+           user's pipe quota, where the default size stays (and still works) */
+        (void)fcntl(d->pipe[0], F_SETPIPE_SZ, RELAY_BUF);
+        return 0;
+    }
+    d->pipe[0] = d->pipe[1] = -1;
+    d->buf = malloc(RELAY_BUF);
+    return d->buf ? 0 : -1;
+}
+
+static void relay_close(pipe_dir *d)
+{
+    if (d->pipe[0] >= 0) {
+        close(d->pipe[0]);
+        close(d->pipe[1]);
+    }
+    free(d->buf);
+}
+
+/* Relays both ways until both ended, an error, or IDLE_MS without a byte.
+   What the client sent after its request head (a body, the ClientHello) is
+   in k->head[0..len) and goes first. */
+static void relay(conn *k)
+{
+    pipe_dir d[2];
+    long last = now_ms();
+    int ok = relay_open(&d[0], k->c, k->u, &k->up) == 0;
+
+    ok = relay_open(&d[1], k->u, k->c, &k->down) == 0 && ok;
+    if (!ok) {
+        why(k, "out of memory");
+        relay_close(&d[0]);
+        relay_close(&d[1]);
+        return;
+    }
+    if (k->len > 0 && send_all(k->u, k->head, k->len, now_ms() + DIAL_MS) < 0)
+        d[0].eof = d[1].eof = d[0].shut = d[1].shut = 1;   /* the server went away */
+    else
+        k->up += k->len;
+    while (!(d[0].shut && d[1].shut)) {
+        struct pollfd pf[2] = { { k->c, 0, 0 }, { k->u, 0, 0 } };
+        int i, n;
+        for (i = 0; i < 2; i++) {
+            if (d[i].len == 0 && !d[i].eof)
+                pf[i].events |= POLLIN;
+            if (d[i].len > 0)
+                pf[1 - i].events |= POLLOUT;
+        }
+        n = poll(pf, 2, 1000);
+        if (n < 0 && errno != EINTR)
+            break;
+        if (n <= 0) {
+            if (now_ms() - last > IDLE_MS) {
+                why(k, "idle for %d s", IDLE_MS / 1000);
+                break;
+            }
+            continue;
+        }
+        last = now_ms();
+        if (relay_step(&d[0], pf[0].revents) < 0 || relay_step(&d[1], pf[1].revents) < 0)
+            break;
+        if ((pf[0].revents | pf[1].revents) & POLLNVAL)
+            break;
+    }
+    relay_close(&d[0]);
+    relay_close(&d[1]);
+}
+
+/* ------------------------------------------------------------ per thread */
+
+static void handle(conn *k)
+{
+    struct sockaddr_storage to;
+    int st = read_head(k);
+
+    strcpy(k->method, "?");
+    if (st == 0)
+        st = parse_request(k);
+    if (st < 0)
+        return;                                    /* closed silently: not logged */
+    if (st) {
+        if (!k->reason[0])
+            why(k, st == 431 ? "request header over %d bytes" : st == 408
+                ? "no complete request header within %d ms" : "malformed request (%d)",
+                st == 431 ? HEAD_MAX : st == 408 ? HEAD_MS : st);
+        answer(k, st, "refused");
+    } else if (decide_name(k) < 0) {
+        answer(k, 403, "refused");
+    } else if ((st = decide_addr(k, &to)) != 0) {
+        answer(k, st, st == 403 ? "refused" : "failed");
+    } else if ((st = dial(k, &to)) != 0) {
+        answer(k, st, "failed");
+    } else if (!strcmp(k->method, "CONNECT") ? check_hello(k) < 0 : forward_head(k) < 0) {
+        k->decision = "refused";                   /* SNI; or the upstream failed */
+        if (strcmp(k->method, "CONNECT")) {
+            k->decision = "failed";
+            why(k, "can't send the request to %s", k->addr);
+        }
+    } else {
+        k->decision = "allowed";
+        relay(k);
+    }
+    log_record(k);
+}
+
+static void *conn_thread(void *arg)
+{
+    conn *k = arg;
+    unsigned i;
+
+    handle(k);
+    pthread_mutex_lock(&g_mu);
+    for (i = 0; i < MAX_CONN; i++)
+        if (g_active[i] == k)
+            g_active[i] = NULL;
+    g_n_active--;
+    close(k->c);
+    if (k->u >= 0)
+        close(k->u);
+    pthread_mutex_unlock(&g_mu);
+    free(k);
+    return NULL;
+}
+
+static void on_term(int sig)
+{
+    char c = 't';
+
+    (void)sig;
+    (void)!write(g_stop_pipe[1], &c, 1);
+}
+
+/* Starts a thread for an accepted client, or answers 503 when full. */
+static void admit(int c)
+{
+    static const char full[] = "HTTP/1.1 503 folio egress: too many connections\r\n"
+                               "Content-Length: 0\r\nConnection: close\r\n\r\n";
+    pthread_attr_t at;
+    pthread_t t;
+    conn *k = NULL;
+    unsigned i;
+    int one = 1;
+
+    pthread_mutex_lock(&g_mu);
+    if (g_n_active < MAX_CONN && (k = calloc(1, sizeof *k))) {
+        for (i = 0; g_active[i]; i++)
+            ;
+        g_active[i] = k;
+        g_n_active++;
+        k->n = ++g_seq;
+    }
+    if (!k)
+        g_over_capacity++;
+    pthread_mutex_unlock(&g_mu);
+    if (!k) {
+        (void)!send(c, full, sizeof full - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+        close(c);
+        return;
+    }
+    k->c = c;
+    k->u = -1;
+    (void)setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);   /* we relay, not batch */
+    k->t0 = now_ms();
+    k->decision = "refused";
+    pthread_attr_init(&at);
+    pthread_attr_setstacksize(&at, 128 << 10);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &at, conn_thread, k) != 0) {
+        pthread_mutex_lock(&g_mu);
+        for (i = 0; i < MAX_CONN; i++)
+            if (g_active[i] == k)
+                g_active[i] = NULL;
+        g_n_active--;
+        pthread_mutex_unlock(&g_mu);
+        close(c);
+        free(k);
+    }
+    pthread_attr_destroy(&at);
+}
+
+/* Ends every connection (each thread then logs it) and waits up to 1 s. */
+static void drain(void)
+{
+    unsigned i, left;
+    long until = now_ms() + 1000;
+
+    pthread_mutex_lock(&g_mu);
+    for (i = 0; i < MAX_CONN; i++)
+        if (g_active[i]) {
+            shutdown(g_active[i]->c, SHUT_RDWR);
+            if (g_active[i]->u >= 0)
+                shutdown(g_active[i]->u, SHUT_RDWR);
+        }
+    pthread_mutex_unlock(&g_mu);
+    do {
+        pthread_mutex_lock(&g_mu);
+        left = g_n_active;
+        pthread_mutex_unlock(&g_mu);
+        if (left)
+            usleep(10000);
+    } while (left && now_ms() < until);
+    pthread_mutex_lock(&g_mu);
+    if (g_log_dropped || g_over_capacity) {
+        char line[128];
+        int n = snprintf(line, sizeof line,
+                         "{\"n\": %u, \"dropped\": %u, \"over_capacity\": %u}\n",
+                         g_seq + 1, g_log_dropped, g_over_capacity);
+        (void)!write(g_log, line, (size_t)n);
+    }
+    pthread_mutex_unlock(&g_mu);
+}
+
+int fo_egress_serve(const fo_egress_policy *pol, const fo_egress_resolver *res,
+                    int listen_fd, int log_fd)
+{
+    struct sigaction sa;
+
+    g_pol = pol;
+    g_res = res;
+    g_log = log_fd;
+    if (pipe2(g_stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+        return -1;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_term;
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    for (;;) {
+        struct pollfd pf[2] = { { listen_fd, POLLIN, 0 }, { g_stop_pipe[0], POLLIN, 0 } };
+        int c;
+
+        if (poll(pf, 2, -1) < 0 && errno != EINTR)
+            break;
+        if (pf[1].revents)
+            break;
+        if (!(pf[0].revents & POLLIN))
+            continue;
+        c = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (c >= 0)
+            admit(c);
+        else if (errno == EMFILE || errno == ENFILE)
+            usleep(10000);                       /* let connections end */
+    }
+    close(listen_fd);
+    drain();
+    return 0;
+}
+
+/* ------------------------------------------------------- start and stop */
+
+/* The child: unprivileged, not dumpable, dies with folio; then serves. */
+__attribute__((noreturn))
+static void proxy_child(const fo_egress_policy *pol, int listen_fd, int log_fd,
+                        const char *resolv, unsigned as_id)
+{
+    static fo_egress_resolver res;
+    int have_res = fo_egress_resolver_load(&res, resolv ? resolv : "/etc/resolv.conf") == 0;
+
+    struct rlimit nofile;
+
+    (void)prctl(PR_SET_NAME, "folio-egress", 0, 0, 0);
+    /* two sockets and two pipes per connection */
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < 8 * MAX_CONN) {
+        nofile.rlim_cur = nofile.rlim_max < 8 * MAX_CONN ? nofile.rlim_max : 8 * MAX_CONN;
+        (void)setrlimit(RLIMIT_NOFILE, &nofile);
+    }
+    if (geteuid() == 0 && (setgroups(0, NULL) < 0 || setresgid(as_id, as_id, as_id) < 0 ||
+                           setresuid(as_id, as_id, as_id) < 0))
+        _exit(125);
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+        prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+        _exit(125);
+    if (getppid() == 1)
+        _exit(0);                                  /* folio already gone */
+    fo_egress_serve(pol, have_res ? &res : NULL, listen_fd, log_fd);
+    _exit(0);
+}
+
+int fo_egress_start(fo_egress_proxy *px, const fo_egress_policy *pol, int listen_fd,
+                    const char *resolv, unsigned as_id, const char **err)
+{
+    px->pid = -1;
+    px->died = 0;
+    px->log_fd = memfd_create("folio-egress-log", MFD_CLOEXEC);
+    if (px->log_fd < 0) {
+        *err = "can't create the egress log";
+        return -1;
+    }
+    px->pid = fork();
+    if (px->pid < 0) {
+        *err = "can't start the egress proxy";
+        close(px->log_fd);
+        px->log_fd = -1;
+        return -1;
+    }
+    if (px->pid == 0)
+        proxy_child(pol, listen_fd, px->log_fd, resolv, as_id);
+    return 0;
+}
+
+void fo_egress_stop(fo_egress_proxy *px)
+{
+    int st, k;
+
+    if (px->pid <= 0)
+        return;
+    if (waitpid(px->pid, &st, WNOHANG) == px->pid) {
+        px->died = st + 1;
+        px->pid = -1;
+        return;
+    }
+    kill(px->pid, SIGTERM);
+    for (k = 0; k < 150; k++) {
+        pid_t r = waitpid(px->pid, &st, WNOHANG);
+        if (r == px->pid || (r < 0 && errno != EINTR))
+            break;
+        usleep(10000);
+    }
+    if (k == 150) {
+        kill(px->pid, SIGKILL);
+        while (waitpid(px->pid, &st, 0) < 0 && errno == EINTR)
+            ;
+    }
+    px->pid = -1;
+}
+
+/* Records are written as connections end; the manifest lists them as they
+   began (each starts with {"n": <accept order>}), so that a program's
+   sequential requests appear in its order whatever the threads did. */
+static int by_n(const void *a, const void *b)
+{
+    unsigned long x = strtoul(*(char *const *)a + 6, NULL, 10);
+    unsigned long y = strtoul(*(char *const *)b + 6, NULL, 10);
+
+    return x < y ? -1 : x > y;
+}
+
+char *fo_egress_log_json(fo_egress_proxy *px)
+{
+    fo_sandbox_buf b = { 0 }, out = { 0 };
+    char chunk[16384], **line = NULL;
+    size_t i, n = 0, cap = 0;
+    ssize_t r;
+    off_t off = 0;
+
+    while (px->log_fd >= 0 && b.len < LOG_MAX + 4096 &&
+           (r = pread(px->log_fd, chunk, sizeof chunk, off)) > 0) {
+        off += r;
+        putn(&b, chunk, (size_t)r);
+    }
+    for (i = 0; i < b.len && !b.oom; i++) {      /* split: one object per line */
+        char *start = b.s + i, *nl = memchr(start, '\n', b.len - i);
+        if (!nl)
+            break;
+        if (n == cap) {
+            char **grown = realloc(line, (cap = cap ? 2 * cap : 64) * sizeof *line);
+            if (!grown) {
+                b.oom = 1;
+                break;
+            }
+            line = grown;
+        }
+        *nl = 0;
+        line[n++] = start;
+        i = (size_t)(nl - b.s);
+    }
+    if (n)
+        qsort(line, n, sizeof *line, by_n);
+    fo_sandbox_buf_puts(&out, "[");
+    for (i = 0; i < n; i++) {
+        fo_sandbox_buf_puts(&out, i ? ",\n    " : "\n    ");
+        putn(&out, line[i], strlen(line[i]));
+    }
+    fo_sandbox_buf_puts(&out, n ? "\n  ]" : "]");
+    free(line);
+    if (px->log_fd >= 0)
+        close(px->log_fd);
+    px->log_fd = -1;
+    if (b.oom || out.oom) {
+        free(out.s);
+        out.s = NULL;
+    }
+    free(b.s);
+    return out.s;
+}
