@@ -71,7 +71,7 @@ static const char *const help_topics[][2] = {
     {"serve", "folio serve [--listen HOST:PORT | --listen unix:PATH] [--token-file FILE]\n"
               "            [--workers N] [--queue N] [--max-bytes N] [--max-body N] [--max-parts N]\n"
               "            [--timeout SEC] [--memory MB] [--conn-timeout SEC] [--max-conns N]\n"
-              "            [--max-sessions N] [--scratch DIR] [--drain-timeout SEC] [--no-jail]\n"
+              "            [--max-sessions N] [--scratch DIR] [--drain-timeout SEC] [--instance NAME] [--no-jail]\n"
               "  Serves POST /v1/render, POST /v1/convert, GET /healthz, GET /metrics and\n"
               "  GET /v1/openapi.json over HTTP (docs/serve.md). Every render runs in a jail as\n"
               "  `folio run --render` does. Without --token-file only loopback or a Unix socket.\n"},

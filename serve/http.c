@@ -110,6 +110,7 @@ static void queue(struct MHD_Connection *c, req *r, unsigned status, struct MHD_
         return;
     }
     MHD_add_response_header(resp, "X-Request-Id", r->id);
+    MHD_add_response_header(resp, "X-Folio-Instance", r->s->cfg.instance);
     if (r->conn && r->conn == c) {
         /* mid-body: libmicrohttpd queues a response only before the body or
            after it. Nothing more is stored; the answer waits for the end of
@@ -406,8 +407,9 @@ static void h_healthz(fo_serve_state *s, struct MHD_Connection *c, req *r)
         send_text(c, r, 503, "application/json", body, sizeof body - 1);
         return;
     }
-    static const char body[] = "{\"status\": \"ok\"}\n";
-    send_text(c, r, 200, "application/json", body, sizeof body - 1);
+    char body[96];
+    int n = snprintf(body, sizeof body, "{\"status\": \"ok\", \"instance\": \"%s\"}\n", s->cfg.instance);
+    send_text(c, r, 200, "application/json", body, (size_t)n);
 }
 
 static void h_metrics(fo_serve_state *s, struct MHD_Connection *c, req *r)

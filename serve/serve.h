@@ -35,6 +35,7 @@ typedef struct {
     const char *listen;        /* "HOST:PORT" or "unix:PATH" */
     const char *token_file;    /* NULL: no auth (loopback/unix only) */
     const char *scratch;       /* root of the per-request scratch folders */
+    const char *instance;      /* this instance's name: X-Folio-Instance, session ids */
     unsigned workers;          /* concurrent renders (default: cores) */
     unsigned queue;            /* renders waiting for a worker before 429 */
     unsigned threads;          /* libmicrohttpd's thread pool */

@@ -36,7 +36,8 @@ static const char usage[] =
     "usage: folio serve [--listen HOST:PORT | --listen unix:PATH] [--token-file FILE]\n"
     "                   [--workers N] [--queue N] [--max-bytes N] [--max-body N] [--max-parts N]\n"
     "                   [--timeout SEC] [--memory MB] [--conn-timeout SEC] [--max-conns N]\n"
-    "                   [--max-sessions N] [--scratch DIR] [--drain-timeout SEC] [--no-jail]\n"
+    "                   [--max-sessions N] [--scratch DIR] [--drain-timeout SEC] [--instance NAME]\n"
+    "                   [--no-jail]\n"
     "  Serves folio over HTTP (docs/serve.md): POST /v1/render, POST /v1/convert,\n"
     "  GET /healthz, GET /metrics, GET /v1/openapi.json. Default --listen 127.0.0.1:8080.\n"
     "  Without --token-file it listens only on loopback or a Unix socket.\n"
@@ -124,6 +125,14 @@ static int parse_args(int argc, char **argv, fo_serve_config *c, double *drain, 
         if (!strcmp(a, "--listen")) { c->listen = argv[++i]; continue; }
         if (!strcmp(a, "--token-file")) { c->token_file = argv[++i]; continue; }
         if (!strcmp(a, "--scratch")) { c->scratch = argv[++i]; continue; }
+        if (!strcmp(a, "--instance")) {
+            c->instance = argv[++i];
+            if (!*c->instance || strlen(c->instance) > 32 ||
+                strspn(c->instance, "abcdefghijklmnopqrstuvwxyz0123456789") != strlen(c->instance))
+                return usage_error("--instance needs 1 to 32 lowercase letters or digits, not \"%s\"",
+                                   c->instance);
+            continue;
+        }
         for (k = 0; k < sizeof nums / sizeof *nums && strcmp(nums[k].name, a); k++)
             ;
         if (k == sizeof nums / sizeof *nums)
@@ -361,6 +370,7 @@ static void config_defaults(fo_serve_config *c)
 
     memset(c, 0, sizeof *c);
     c->listen = "127.0.0.1:8080";
+    c->instance = "folio";
     c->scratch = tmp && *tmp ? tmp : "/tmp";
     c->workers = cores > 0 ? (unsigned)cores : 1;
     c->queue = 0;                 /* set from workers below, unless given */
@@ -448,8 +458,8 @@ int fo_serve_main(int argc, char **argv, const char *engine)
         fo_serve_rmtree(scratch_root);
         return 5;
     }
-    log_event("{\"event\": \"listening\", \"address\": \"%s\", \"workers\": %u, \"queue\": %u, "
-              "\"jail\": %s, \"auth\": %s}", shown, s.cfg.workers, s.cfg.queue,
+    log_event("{\"event\": \"listening\", \"address\": \"%s\", \"instance\": \"%s\", \"workers\": %u, "
+              "\"queue\": %u, \"jail\": %s, \"auth\": %s}", shown, s.cfg.instance, s.cfg.workers, s.cfg.queue,
               s.cfg.jail ? "true" : "false", s.cfg.token_file ? "true" : "false");
     wait_signals(&s, d, &set, grace);
     fo_serve_zygote_stop(s.zygote);

@@ -93,9 +93,9 @@ def request(url, method="GET", body=None, ctype=None, token=None, timeout=60):
         req.add_header("Authorization", "Bearer " + token)
     try:
         with urllib.request.urlopen(req, timeout=timeout) as r:
-            return r.status, dict(r.headers), r.read()
+            return r.status, r.headers, r.read()
     except urllib.error.HTTPError as e:
-        return e.code, dict(e.headers), e.read()
+        return e.code, e.headers, e.read()
 
 
 def render(srv, formats, spec=SPEC, files=(), token=None):
