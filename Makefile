@@ -191,6 +191,7 @@ fuzz: deps-test
 demo: deps-test
 	$(MAKE) all
 	./samples/render-all.sh $(BUILD)/folio out
+	./samples/client/demo.sh $(BUILD)/folio out
 
 bench: deps-bench
 	$(MAKE) all

@@ -183,6 +183,24 @@ def test_convert_csv_to_xlsx(srv, tmp_path):
     assert ["Bergen", 289000] in [r[:2] for r in xlsx_rows(body)]
 
 
+def test_sample_client_renders_the_sales_sample(srv, tmp_path):
+    """samples/client/render.py uploads the spec with its CSVs and logo."""
+    out = tmp_path / "sales.pdf"
+    p = subprocess.run(["python3", str(ROOT / "samples" / "client" / "render.py"), "--url", srv.url,
+                        str(ROOT / "samples" / "sales" / "sales.json"), "pdf", "-o", str(out)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    text = subprocess.run(["pdftotext", str(out), "-"], capture_output=True, text=True).stdout
+    assert "Q3 sales review" in text, text[:500]
+
+
+def test_sample_session_client_reports_501_until_sessions_are_served(srv, tmp_path):
+    p = subprocess.run(["python3", str(ROOT / "samples" / "client" / "session.py"), "--url", srv.url,
+                        str(ROOT / "samples" / "sales" / "sales.csv")], capture_output=True, text=True,
+                       timeout=60, cwd=tmp_path)
+    assert p.returncode != 0 and "POST /v1/sessions: 501: " in p.stderr and "not served yet" in p.stderr
+
+
 # ------------------------------------------------------------ bad input
 
 def test_invalid_spec_answers_the_validate_json_objects(srv):
