@@ -10,10 +10,10 @@ set -uo pipefail
 folio=$(readlink -f "${1:-build/folio}")
 here=$(cd "$(dirname "$0")" && pwd)
 work="$here/work/serve"; mkdir -p "$work"
-DUR=${DUR:-5}; SOAK=${SOAK:-20000}
+DUR=${DUR:-5}; SOAK=${SOAK:-20000}; PY=${PY:-/usr/bin/python3}
 command -v wrk >/dev/null || { echo "bench-serve: wrk is not installed (make deps-bench)"; exit 1; }
 
-python3 - "$work" <<'PY'
+"$PY" - "$work" <<'PY'
 import json, sys
 spec = {"folio": 1, "title": "Monthly revenue",
         "data": {"s": {"columns": [{"name": "month", "type": "text"}, {"name": "revenue", "type": "number"}],
@@ -42,15 +42,15 @@ address_in() {   # the address a folio serve log says it listens on
 "$folio" serve --listen 127.0.0.1:0 --queue 256 --no-jail 2>"$work/nojail.log" >/dev/null & pids+=($!)
 jail=$(address_in "$work/jail.log"); nojail=$(address_in "$work/nojail.log")
 [ -n "$jail" ] && [ -n "$nojail" ] || { echo "bench-serve: folio serve did not start"; cat "$work"/*.log; exit 1; }
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-python3 "$here/serve_peer.py" "$port" >/dev/null 2>&1 & pids+=($!)
+port=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$PY" "$here/serve_peer.py" "$port" >/dev/null 2>&1 & pids+=($!)
 peer="127.0.0.1:$port"
 sleep 2
 
 # wrk -> "req/s p50_ms p99_ms errors"
 point() {
   local out; out=$(wrk -t "$(( $2 < 2 ? 1 : 2 ))" -c "$2" -d "${DUR}s" --latency -s "$work/post.lua" "http://$1" 2>&1)
-  python3 - "$out" <<'PY'
+  "$PY" - "$out" <<'PY'
 import re, sys
 t = sys.argv[1]
 def ms(label):
@@ -71,7 +71,7 @@ for fmt in xlsx pdf png; do
     a=$(point "$jail/v1/render?format=$fmt" $c)
     b=$(point "$nojail/v1/render?format=$fmt" $c)
     p=$(point "$peer/render?format=$fmt" $c)
-    ratio=$(python3 -c "import sys; a=float('$a'.split()[0]); p=float('$p'.split()[0]); print(f'{a/p:.1f}x' if p else 'n/a')")
+    ratio=$("$PY" -c "import sys; a=float('$a'.split()[0]); p=float('$p'.split()[0]); print(f'{a/p:.1f}x' if p else 'n/a')")
     printf "%-5s %4s | %-24s | %-24s | %-24s | %s\n" "$fmt" "$c" "$a" "$b" "$p" "$ratio"
   done
 done
@@ -89,5 +89,5 @@ while [ "$done_n" -lt "$SOAK" ]; do
 done
 t1=$(date +%s.%N)
 fives=$(grep -c '"status": 5' "$work/jail.log")
-echo "soak: $done_n renders in $(python3 -c "print(f'{$t1-$t0:.0f}')") s, non-2xx $bad, 5xx in the log $fives;" \
+echo "soak: $done_n renders in $("$PY" -c "print(f'{$t1-$t0:.0f}')") s, non-2xx $bad, 5xx in the log $fives;" \
      "server RSS $r0 -> $(rss) KiB, open fds $f0 -> $(fds)"
