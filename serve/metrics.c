@@ -100,14 +100,13 @@ static void put_requests(text *t)
     for (int r = 0; r < FO_ROUTE_N; r++)
         for (size_t k = 0; k <= N_STATUS; k++) {
             unsigned long v = atomic_load(&requests[r][k]);
+            char status[8] = "other";
             if (!v)
                 continue;
             if (k < N_STATUS)
-                put(t, "folio_http_requests_total{route=\"%s\",status=\"%u\"} %lu\n",
-                    route_names[r], statuses[k], v);
-            else
-                put(t, "folio_http_requests_total{route=\"%s\",status=\"other\"} %lu\n",
-                    route_names[r], v);
+                snprintf(status, sizeof status, "%u", statuses[k]);
+            put(t, "folio_http_requests_total{route=\"%s\",status=\"%s\"} %lu\n",
+                route_names[r], status, v);
         }
 }
 
@@ -118,13 +117,12 @@ static void put_latency(text *t)
     for (int r = 0; r < FO_ROUTE_N; r++) {
         unsigned long cum = 0;
         for (size_t k = 0; k <= N_BUCKET; k++) {
+            char le[16] = "+Inf";
             cum += atomic_load(&latency[r][k]);
             if (k < N_BUCKET)
-                put(t, "folio_http_request_duration_seconds_bucket{route=\"%s\",le=\"%g\"} %lu\n",
-                    route_names[r], buckets[k], cum);
-            else
-                put(t, "folio_http_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"} %lu\n",
-                    route_names[r], cum);
+                snprintf(le, sizeof le, "%g", buckets[k]);
+            put(t, "folio_http_request_duration_seconds_bucket{route=\"%s\",le=\"%s\"} %lu\n",
+                route_names[r], le, cum);
         }
         put(t, "folio_http_request_duration_seconds_sum{route=\"%s\"} %.6f\n", route_names[r],
             (double)atomic_load(&latency_us_sum[r]) / 1e6);
