@@ -249,6 +249,19 @@ void fo_serve_rmtree(const char *path)
     (void)rmdir(path);
 }
 
+/* Diagnostics name files as the client sent them: "data/x.csv", not the
+   child's private folder. */
+static void strip_dir(fo_diags *d, const char *dir)
+{
+    size_t len = strlen(dir), k;
+
+    for (k = 0; k < d->n; k++) {
+        char *f = d->items[k].file;
+        if (f && !strncmp(f, dir, len) && f[len] == '/')
+            memmove(f, f + len + 1, strlen(f + len + 1) + 1);
+    }
+}
+
 /* Sends the diagnostics JSON in chunks, then each output, then the status. */
 static void child_reply(int sock, fo_status st, const fo_diags *d, const job_head *h)
 {
@@ -363,6 +376,7 @@ static void child_main(int sock)
     for (k = 0; k < h.n_formats; k++)
         h.formats[k][sizeof h.formats[k] - 1] = '\0';
     fo_status st = d.n ? FO_ERR_IO : child_render(&h, kind, spec, spec_len, input, &d);
+    strip_dir(&d, dir);
     child_reply(sock, st, &d, &h);
     if (chdir("/") == 0)
         fo_serve_rmtree(dir);

@@ -234,6 +234,14 @@ def test_referenced_file_not_uploaded(srv):
     assert "missing.csv" in e["message"] and "not found" in e["message"] and e["pointer"] == "/data/d/csv"
 
 
+def test_errors_in_a_referenced_file_name_it_as_uploaded(srv):
+    spec = {"folio": 1, "data": {"d": {"csv": "d/bad.csv"}}, "blocks": [{"type": "table", "data": "d"}]}
+    st, _, out = render(srv, ["xlsx"], spec, [("d/bad.csv", b"\xff\xfe,b\n1,2\n")])
+    assert st == 400
+    e = errors_of(out)[0]
+    assert e["file"] == "d/bad.csv" and "UTF-8" in e["message"] and e["line"] == 1
+
+
 @pytest.mark.parametrize("name", ["../x.csv", "/etc/passwd", "a/../../b.csv", "a//b.csv", "./x.csv", "a\\b.csv"])
 def test_unsafe_part_names_are_refused(srv, name):
     body, ctype = multipart([("spec", json.dumps(SPEC).encode(), "spec.json"), (name, b"a\n1\n", "x.csv")])
