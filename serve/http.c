@@ -909,6 +909,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
         (void)setsockopt(info->connect_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
+__attribute__((format(printf, 2, 0)))
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
     char msg[512], emsg[1100], line[1200];

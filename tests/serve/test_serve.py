@@ -554,7 +554,9 @@ def test_fds_and_rss_stay_flat(srv):
             request(srv.url + "/healthz")
     f1, r1 = fds(), rss()
     assert f1 <= f0 + 2, f"open fds {f0} -> {f1}"
-    assert r1 - r0 < 4096, f"RSS grew {r1 - r0} KiB"
+    engine = pathlib.Path(FOLIO).with_name("folio-engine").read_bytes()
+    if b"AddressSanitizer" not in engine:     # ASan's quarantine holds freed memory on purpose
+        assert r1 - r0 < 4096, f"RSS grew {r1 - r0} KiB"
 
 
 # -------------------------------------------- auth, listen, signals
