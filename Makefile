@@ -10,6 +10,8 @@
 #                                            starts fast; execs the engine for every
 #                                            other command)
 #   cli/*.c + libfolio.a                  -> build/folio-engine
+#   serve/*.c + docs/openapi.json         -> linked into folio-engine only (`folio serve`,
+#     + libfolio-sandbox.a                   libmicrohttpd; its render zygote uses the jail)
 #   tests/**/t_*.c                        -> one Check test program each
 #   tests/**/test_*.py                    -> pytest end-to-end tests
 #   tests/fuzz/fuzz_*.c                   -> libFuzzer targets (make fuzz)
@@ -32,21 +34,24 @@ endif
 DEB_BUILD := build-essential pkg-config libxlsxwriter-dev libzip-dev libxml2-dev \
              libcairo2-dev libfreetype-dev libhpdf-dev libjansson-dev libseccomp-dev zlib1g-dev \
              check fonts-liberation fonts-dejavu-core fonts-dejavu-extra fonts-droid-fallback \
-             fonts-symbola
+             fonts-symbola libmicrohttpd-dev
 DEB_TEST  := procps file python3 python3-pytest python3-openpyxl python3-docx python3-jsonschema \
              poppler-utils qpdf pngcheck valgrind clang libclang-rt-14-dev \
              libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui \
-             imagemagick curl openssl iproute2 python3-pip
-DEB_BENCH := time python3-xlsxwriter python3-reportlab python3-matplotlib bubblewrap hyperfine pandoc nodejs \
+             imagemagick curl openssl iproute2 python3-pip haproxy
+DEB_BENCH := wrk time python3-xlsxwriter python3-reportlab python3-matplotlib bubblewrap hyperfine pandoc nodejs \
              tinyproxy
 
 LIB_SRC  := $(sort $(wildcard formats/*.c formats/*/*.c render/*.c render/*/*.c))
 SBX_SRC  := $(sort $(wildcard sandbox/*.c sandbox/egress/*.c)) render/sha256.c render/stage.c
 CLI_SRC  := $(sort $(filter-out cli/launcher.c,$(wildcard cli/*.c)))
+SRV_SRC  := $(sort $(wildcard serve/*.c))
 TPL_FILES:= $(sort $(shell find templates -type f 2>/dev/null))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/templates.o
 SBX_OBJ  := $(SBX_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+SRV_OBJ  := $(SRV_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/openapi.o
+SRV_LIBS := -lmicrohttpd -lpthread
 UNIT_SRC := $(sort $(shell find tests -name 't_*.c' 2>/dev/null))
 UNIT_BIN := $(UNIT_SRC:%.c=$(BUILD)/%)
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
@@ -88,7 +93,7 @@ $(BUILD)/obj/%.o: %.c $(BUILD)/obj/%.d
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
 DEP_FILES := $(patsubst %.o,%.d,$(filter-out $(BUILD)/obj/templates.o,$(LIB_OBJ)) $(SBX_OBJ) \
-               $(CLI_OBJ) $(BUILD)/obj/cli/launcher.o)
+               $(CLI_OBJ) $(filter-out $(BUILD)/obj/openapi.o,$(SRV_OBJ)) $(BUILD)/obj/cli/launcher.o)
 $(DEP_FILES):
 -include $(wildcard $(DEP_FILES))
 
@@ -122,6 +127,14 @@ $(BUILD)/obj/templates.o: $(BUILD)/templates.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# docs/openapi.json, served at GET /v1/openapi.json, embedded as the templates are.
+$(BUILD)/openapi.c: $(BUILD)/embed docs/openapi.json
+	$(BUILD)/embed $@.tmp docs/openapi.json && sed 's/fo_template_/fo_serve_doc_/g' $@.tmp > $@ && rm -f $@.tmp
+
+$(BUILD)/obj/openapi.o: $(BUILD)/openapi.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
 $(BUILD)/libfolio.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
@@ -137,8 +150,8 @@ STATIC ?= -static
 $(BUILD)/folio: $(BUILD)/obj/cli/launcher.o $(BUILD)/libfolio-sandbox.a
 	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC) $^ -o $@
 
-$(BUILD)/folio-engine: $(CLI_OBJ) $(BUILD)/libfolio.a
-	$(CC) $(CFLAGS) $(LDFLAGS) $(CLI_OBJ) $(BUILD)/libfolio.a $(PKG_LIBS) -o $@
+$(BUILD)/folio-engine: $(CLI_OBJ) $(SRV_OBJ) $(BUILD)/libfolio.a $(BUILD)/libfolio-sandbox.a
+	$(CC) $(CFLAGS) $(LDFLAGS) $(CLI_OBJ) $(SRV_OBJ) $(BUILD)/libfolio-sandbox.a $(BUILD)/libfolio.a $(PKG_LIBS) $(SRV_LIBS) -o $@
 
 $(BUILD)/tests/%: tests/%.c tests/check_run.h $(BUILD)/libfolio.a $(BUILD)/libfolio-sandbox.a
 	@mkdir -p $(dir $@)
@@ -179,6 +192,7 @@ fuzz: deps-test
 demo: deps-test
 	$(MAKE) all
 	./samples/render-all.sh $(BUILD)/folio out
+	./samples/client/demo.sh $(BUILD)/folio out
 
 bench: deps-bench
 	$(MAKE) all

@@ -20,6 +20,7 @@
 #include "formats/theme.h"
 #include "render/model.h"
 #include "render/policy.h"
+#include "serve/serve.h"
 
 static const char usage_text[] =
     "usage:\n"
@@ -29,6 +30,7 @@ static const char usage_text[] =
     "  folio schema [--theme]                               print the spec's (or a theme's) JSON Schema\n"
     "  folio themes                                         list the built-in themes\n"
     "  folio run [options] -- CMD [ARG...]                  run analysis code in the sandbox\n"
+    "  folio serve [--listen HOST:PORT|unix:PATH] [...]     serve render/convert over HTTP\n"
     "  folio --version | --help | help COMMAND\n"
     "\n"
     "options:\n"
@@ -70,6 +72,13 @@ static const char *const help_topics[][2] = {
             "  Runs CMD in the sandbox (docs/sandbox.md) with /work holding the --in files and\n"
             "  /out for results, collected into --out DIR with manifest.json; /out/result.json,\n"
             "  if written, is rendered to the --render formats in a second jail.\n"},
+    {"serve", "folio serve [--listen HOST:PORT | --listen unix:PATH] [--token-file FILE]\n"
+              "            [--workers N] [--queue N] [--max-bytes N] [--max-body N] [--max-parts N]\n"
+              "            [--timeout SEC] [--memory MB] [--conn-timeout SEC] [--max-conns N]\n"
+              "            [--max-sessions N] [--scratch DIR] [--drain-timeout SEC] [--instance NAME] [--no-jail]\n"
+              "  Serves POST /v1/render, POST /v1/convert, GET /healthz, GET /metrics and\n"
+              "  GET /v1/openapi.json over HTTP (docs/serve.md). Every render runs in a jail as\n"
+              "  `folio run --render` does. Without --token-file only loopback or a Unix socket.\n"},
 };
 
 /* ---- printing diagnostics ---------------------------------------------------*/
@@ -275,7 +284,7 @@ static int cmd_help(const char *topic)
     if (!topic) { fputs(usage_text, stdout); return 0; }
     for (size_t i = 0; i < sizeof help_topics / sizeof *help_topics; i++)
         if (!strcmp(topic, help_topics[i][0])) { fputs(help_topics[i][1], stdout); return 0; }
-    return usage_error("no help for \"%s\" (commands: render convert validate schema run)", topic);
+    return usage_error("no help for \"%s\" (commands: render convert validate schema run serve)", topic);
 }
 
 int main(int argc, char **argv)
@@ -290,6 +299,14 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    if (!strcmp(cmd, "serve")) {
+        char self[4096];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n <= 0) { fprintf(stderr, "folio: serve: can't find folio-engine itself: %s\n", strerror(errno)); return 5; }
+        self[n] = '\0';
+        return fo_serve_main(argc - 1, argv + 1, self);
+    }
+
     fo_cli_request req;
     memset(&req, 0, sizeof req);
     if (!strcmp(cmd, "schema") && argc == 3 && !strcmp(argv[2], "--theme"))
@@ -301,7 +318,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "validate")) return cmd_validate(&req);
     if (!strcmp(cmd, "schema")) return fo_cli_schema(&req);
     if (!strcmp(cmd, "themes")) return cmd_themes(&req);
-    static const char *const cmds[] = {"render", "convert", "validate", "schema", "themes", "run", "help", NULL};
+    static const char *const cmds[] = {"render", "convert", "validate", "schema", "themes", "run", "serve", "help", NULL};
     const char *best = NULL;
     for (int i = 0; cmds[i]; i++)
         if (strncmp(cmd, cmds[i], 3) == 0) best = cmds[i];

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# bench-serve.sh — `folio serve` under load (wrk, loopback, this machine):
+# requests/s and p50/p99 latency of POST /v1/render -> xlsx, pdf, png at
+# concurrency 1, 8 and 32, with the jail and without (--no-jail, for
+# comparison only), beside the usual Python stack (bench/serve_peer.py:
+# http.server + openpyxl/matplotlib) on the same spec (a 20-row table and a
+# bar chart); then a soak of SOAK requests: 5xx count, RSS and open fds of
+# the server before and after. DUR seconds per point (default 5).
+set -uo pipefail
+folio=$(readlink -f "${1:-build/folio}")
+here=$(cd "$(dirname "$0")" && pwd)
+work="$here/work/serve"; mkdir -p "$work"
+DUR=${DUR:-5}; SOAK=${SOAK:-20000}; PY=${PY:-/usr/bin/python3}
+command -v wrk >/dev/null || { echo "bench-serve: wrk is not installed (make deps-bench)"; exit 1; }
+
+"$PY" - "$work" <<'PY'
+import json, sys
+spec = {"folio": 1, "title": "Monthly revenue",
+        "data": {"s": {"columns": [{"name": "month", "type": "text"}, {"name": "revenue", "type": "number"}],
+                       "rows": [[f"m{i:02d}", 1000 + 37 * i] for i in range(20)]}},
+        "blocks": [{"type": "heading", "text": "Monthly revenue"}, {"type": "table", "data": "s"},
+                   {"type": "chart", "kind": "bar", "data": "s", "x": "month", "y": ["revenue"]}]}
+b = "folio-bench-boundary"
+body = (f'--{b}\r\nContent-Disposition: form-data; name="spec"; filename="spec.json"\r\n'
+        f'Content-Type: application/json\r\n\r\n{json.dumps(spec)}\r\n--{b}--\r\n')
+open(sys.argv[1] + "/post.lua", "w").write(
+    "wrk.method = 'POST'\nwrk.headers['Content-Type'] = 'multipart/form-data; boundary=%s'\nwrk.body = %s\n"
+    % (b, json.dumps(body)))
+PY
+
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; }
+trap cleanup EXIT
+
+address_in() {   # the address a folio serve log says it listens on
+  for _ in $(seq 100); do
+    a=$(grep -o '"address": "[^"]*"' "$1" | head -1 | cut -d'"' -f4); [ -n "$a" ] && { echo "$a"; return; }
+    sleep 0.1
+  done
+}
+"$folio" serve --listen 127.0.0.1:0 --queue 256 2>"$work/jail.log" >/dev/null & pids+=($!); jail_pid=$!
+"$folio" serve --listen 127.0.0.1:0 --queue 256 --no-jail 2>"$work/nojail.log" >/dev/null & pids+=($!)
+jail=$(address_in "$work/jail.log"); nojail=$(address_in "$work/nojail.log")
+[ -n "$jail" ] && [ -n "$nojail" ] || { echo "bench-serve: folio serve did not start"; cat "$work"/*.log; exit 1; }
+port=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$PY" "$here/serve_peer.py" "$port" >/dev/null 2>&1 & pids+=($!)
+peer="127.0.0.1:$port"
+sleep 2
+
+# wrk -> "req/s p50_ms p99_ms errors"
+point() {
+  local out; out=$(wrk -t "$(( $2 < 2 ? 1 : 2 ))" -c "$2" -d "${DUR}s" --latency -s "$work/post.lua" "http://$1" 2>&1)
+  "$PY" - "$out" <<'PY'
+import re, sys
+t = sys.argv[1]
+def ms(label):
+    m = re.search(r"\s%s%%\s+([\d.]+)(us|ms|s)" % label, t)
+    if not m: return float("nan")
+    return float(m.group(1)) * {"us": 1e-3, "ms": 1, "s": 1e3}[m.group(2)]
+rps = re.search(r"Requests/sec:\s+([\d.]+)", t)
+err = re.search(r"Non-2xx or 3xx responses: (\d+)", t)
+sock = re.search(r"Socket errors: (.*)", t)
+print(f"{float(rps.group(1)) if rps else 0:.0f} {ms('50'):.1f} {ms('99'):.1f} {err.group(1) if err else 0}{' (' + sock.group(1) + ')' if sock else ''}")
+PY
+}
+
+printf "%-5s %4s | %-24s | %-24s | %-24s | %s\n" fmt conc "folio serve (jail)" "folio serve --no-jail" "python http.server" "jail/python"
+printf "%-5s %4s | %-24s | %-24s | %-24s |\n" "" "" "req/s  p50  p99 ms  non2xx" "req/s  p50  p99 ms  non2xx" "req/s  p50  p99 ms  non2xx"
+for fmt in xlsx pdf png; do
+  for c in 1 8 32; do
+    a=$(point "$jail/v1/render?format=$fmt" $c)
+    b=$(point "$nojail/v1/render?format=$fmt" $c)
+    p=$(point "$peer/render?format=$fmt" $c)
+    ratio=$("$PY" -c "import sys; a=float('$a'.split()[0]); p=float('$p'.split()[0]); print(f'{a/p:.1f}x' if p else 'n/a')")
+    printf "%-5s %4s | %-24s | %-24s | %-24s | %s\n" "$fmt" "$c" "$a" "$b" "$p" "$ratio"
+  done
+done
+echo "session exec round trip over HTTP: not measured (session routes answer 501 until sessions land)"
+
+# soak: SOAK renders (png, concurrency 8) against the jailed server
+fds() { ls "/proc/$jail_pid/fd" | wc -l; }
+rss() { awk '/VmRSS/ {print $2}' "/proc/$jail_pid/status"; }
+f0=$(fds); r0=$(rss); done_n=0; bad=0; t0=$(date +%s.%N)
+while [ "$done_n" -lt "$SOAK" ]; do
+  out=$(wrk -t 2 -c 8 -d 10s -s "$work/post.lua" "http://$jail/v1/render?format=png" 2>&1)
+  n=$(echo "$out" | awk '/requests in/ {print $1}'); done_n=$((done_n + ${n:-0}))
+  e=$(echo "$out" | awk '/Non-2xx/ {print $5}'); bad=$((bad + ${e:-0}))
+  [ "${n:-0}" -gt 0 ] || break
+done
+t1=$(date +%s.%N)
+fives=$(grep -c '"status": 5' "$work/jail.log")
+echo "soak: $done_n renders in $("$PY" -c "print(f'{$t1-$t0:.0f}')") s, non-2xx $bad, 5xx in the log $fives;" \
+     "server RSS $r0 -> $(rss) KiB, open fds $f0 -> $(fds)"

@@ -1,0 +1,941 @@
+/* http.c — the routes of `folio serve` on libmicrohttpd (PRODUCT.md §7).
+ *
+ * One request, one context: routed and authenticated on the first call
+ * (headers only), then its body streamed — a multipart part or a raw body
+ * is written to the request's own scratch folder as it arrives and refused
+ * (413) the moment it passes the ceiling, the whole body too — then the
+ * render handed to the zygote (zygote.c) once a worker slot is free (a short
+ * queue, then 429). Whatever happens, the completion callback closes the
+ * files, removes the scratch folder and writes the one JSON log line.
+ *
+ * Adding a route is one line of `routes` and a handler: sessions and
+ * /v1/run answer 501 with a JSON body until they are built. */
+#define FO_SERVE_PRIVATE
+#include "serve/serve.h"
+#include "render/sha256.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zip.h>
+
+int fo_serve_name_ok(const char *name);   /* zygote.c */
+
+#define MAX_FILES 256
+#define POST_BUFFER 65536
+
+typedef struct {
+    char *name;
+    int fd;
+    uint64_t bytes;
+} upload;
+
+typedef struct req req;
+typedef void (*handler_fn)(fo_serve_state *s, struct MHD_Connection *c, req *r);
+
+typedef struct {
+    const char *method;       /* NULL: any (the handler answers) */
+    const char *path;         /* exact, or a prefix ending in '/' */
+    int route;
+    int auth;                 /* needs a bearer token (when tokens are configured) */
+    int body;                 /* 0 none, 'M' multipart, 'R' raw */
+    handler_fn fn;
+} route_def;
+
+struct req {
+    fo_serve_state *s;
+    const route_def *rt;
+    char id[24];
+    char method[8], path[128];
+    struct timespec t0;
+    unsigned status;
+    uint64_t resp_bytes;
+    const char *reason;        /* refusal reason for the log and metrics, or NULL */
+    int answered;              /* a response is queued */
+    char dir[512];             /* scratch folder, "" if none */
+    struct MHD_PostProcessor *pp;
+    upload files[MAX_FILES];
+    size_t n_files;
+    long cur;                  /* index of the part being received, -1 none */
+    int spec_idx;              /* index of the "spec" part, -1 none */
+    uint64_t body_bytes;
+    char raw_name[16];         /* 'R' bodies: input.csv | input.tsv | input.json */
+    struct MHD_Connection *conn;   /* set while the body streams in */
+    struct MHD_Response *pending;  /* a refusal decided mid-body, sent at its end */
+    uint64_t discarded;            /* body bytes dropped after that refusal */
+};
+
+static void h_healthz(fo_serve_state *s, struct MHD_Connection *c, req *r);
+static void h_metrics(fo_serve_state *s, struct MHD_Connection *c, req *r);
+static void h_openapi(fo_serve_state *s, struct MHD_Connection *c, req *r);
+static void h_render(fo_serve_state *s, struct MHD_Connection *c, req *r);
+static void h_convert(fo_serve_state *s, struct MHD_Connection *c, req *r);
+static void h_later(fo_serve_state *s, struct MHD_Connection *c, req *r);
+
+static const route_def routes[] = {
+    { "GET", "/healthz", FO_ROUTE_HEALTHZ, 0, 0, h_healthz },
+    { "GET", "/metrics", FO_ROUTE_METRICS, 1, 0, h_metrics },
+    { "GET", "/v1/openapi.json", FO_ROUTE_OPENAPI, 0, 0, h_openapi },
+    { "POST", "/v1/render", FO_ROUTE_RENDER, 1, 'M', h_render },
+    { "POST", "/v1/convert", FO_ROUTE_CONVERT, 1, 'R', h_convert },
+    { "POST", "/v1/run", FO_ROUTE_RUN, 1, 0, h_later },
+    { "POST", "/v1/sessions", FO_ROUTE_SESSIONS, 1, 0, h_later },
+    { NULL, "/v1/sessions/", FO_ROUTE_SESSIONS, 1, 0, h_later },
+};
+#define N_ROUTES (sizeof routes / sizeof *routes)
+
+/* ------------------------------------------------------------ answers */
+
+static double since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void queue(struct MHD_Connection *c, req *r, unsigned status, struct MHD_Response *resp,
+                  uint64_t bytes)
+{
+    if (!resp || r->answered) {
+        if (resp)
+            MHD_destroy_response(resp);
+        return;
+    }
+    MHD_add_response_header(resp, "X-Request-Id", r->id);
+    MHD_add_response_header(resp, "X-Folio-Instance", r->s->cfg.instance);
+    if (r->conn && r->conn == c) {
+        /* mid-body: libmicrohttpd queues a response only before the body or
+           after it. Nothing more is stored; the answer waits for the end of
+           the body, which is read and dropped up to the body ceiling; past
+           it the connection is cut (a client that sent Content-Length got
+           its 413 before the body) */
+        MHD_add_response_header(resp, "Connection", "close");
+        r->pending = resp;
+        r->answered = 1;
+        r->status = status;
+        r->resp_bytes = bytes;
+        return;
+    }
+    if (MHD_queue_response(c, status, resp) == MHD_YES) {
+        r->answered = 1;
+        r->status = status;
+        r->resp_bytes = bytes;
+    }
+    MHD_destroy_response(resp);
+}
+
+static void send_text(struct MHD_Connection *c, req *r, unsigned status, const char *type,
+                      const char *body, size_t len)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)body,
+                                                                MHD_RESPMEM_MUST_COPY);
+    if (!resp)
+        return;
+    MHD_add_response_header(resp, "Content-Type", type);
+    MHD_add_response_header(resp, "Cache-Control", "no-store");
+    if (status == 429 || status == 503)
+        MHD_add_response_header(resp, "Retry-After", "1");
+    if (status == 401)
+        MHD_add_response_header(resp, "WWW-Authenticate", "Bearer");
+    queue(c, r, status, resp, len);
+}
+
+static void json_escape(char *dst, size_t cap, const char *s)
+{
+    size_t n = 0;
+
+    for (; *s && n + 7 < cap; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') {
+            dst[n++] = '\\';
+            dst[n++] = (char)ch;
+        } else if (ch < 0x20) {
+            n += (size_t)snprintf(dst + n, cap - n, "\\u%04x", ch);
+        } else {
+            dst[n++] = (char)ch;
+        }
+    }
+    dst[n] = '\0';
+}
+
+/* {"errors": [{"message": ..., "hint": ...}]} with the status; reason goes
+   to the log and the refusal counter. */
+__attribute__((format(printf, 6, 7)))
+static void refuse(struct MHD_Connection *c, req *r, unsigned status, const char *reason,
+                   const char *hint, const char *fmt, ...)
+{
+    char msg[512], emsg[1024], ehint[1024], body[2300];
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    json_escape(emsg, sizeof emsg, msg);
+    json_escape(ehint, sizeof ehint, hint ? hint : "");
+    n = snprintf(body, sizeof body, "{\"errors\": [{\"message\": \"%s\", \"hint\": %s%s%s}]}\n",
+                 emsg, hint ? "\"" : "", hint ? ehint : "null", hint ? "\"" : "");
+    r->reason = reason;
+    if (reason)
+        fo_serve_metrics_refusal(reason);
+    send_text(c, r, status, "application/json", body, (size_t)n);
+}
+
+/* ---------------------------------------------------------- auth, log */
+
+int fo_serve_token_ok(fo_serve_state *s, const char *authorization)
+{
+    unsigned char want[32], diff = 1;
+    const char *tok;
+    fo_sha256 h;
+    size_t k;
+    int ok = 0;
+
+    pthread_rwlock_rdlock(&s->tokens_lock);
+    if (!s->n_tokens) {
+        pthread_rwlock_unlock(&s->tokens_lock);
+        return !s->cfg.token_file;      /* no token file: no auth; an empty one: none pass */
+    }
+    if (authorization && !strncasecmp(authorization, "Bearer ", 7)) {
+        tok = authorization + 7;
+        fo_sha256_init(&h);
+        fo_sha256_update(&h, tok, strlen(tok));
+        fo_sha256_final(&h, want);
+        /* every token compared in full, whatever matched */
+        for (k = 0; k < s->n_tokens; k++) {
+            unsigned char d = 0;
+            for (size_t i = 0; i < 32; i++)
+                d |= (unsigned char)(want[i] ^ s->tokens[k][i]);
+            diff &= (unsigned char)(d != 0);
+        }
+        ok = diff == 0;
+    }
+    pthread_rwlock_unlock(&s->tokens_lock);
+    return ok;
+}
+
+static void log_request(req *r, enum MHD_RequestTerminationCode toe)
+{
+    char line[1024], epath[300];
+    double secs = since(&r->t0);
+    const char *reason = r->reason;
+
+    if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && !reason)
+        reason = toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED ? "client_timeout"
+               : toe == MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN ? "shutdown" : "client_gone";
+    json_escape(epath, sizeof epath, r->path);
+    snprintf(line, sizeof line,
+             "{\"id\": \"%s\", \"method\": \"%s\", \"route\": \"%s\", \"path\": \"%s\", "
+             "\"status\": %u, \"bytes\": %llu, \"ms\": %.2f, \"reason\": %s%s%s}",
+             r->id, r->method, fo_serve_route_name(r->rt ? r->rt->route : FO_ROUTE_OTHER), epath,
+             r->status, (unsigned long long)r->resp_bytes, secs * 1e3, reason ? "\"" : "",
+             reason ? reason : "null", reason ? "\"" : "");
+    fo_serve_log(line);
+    fo_serve_metrics_request(r->rt ? r->rt->route : FO_ROUTE_OTHER, r->status, secs);
+}
+
+/* ------------------------------------------------------ render slots */
+
+/* A worker slot: at once, after a short wait in the queue, or not (429). */
+static int slot_take(fo_serve_state *s)
+{
+    struct timespec until;
+    int ok = 0;
+
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 10;
+    pthread_mutex_lock(&s->slots_lock);
+    if (s->running < s->cfg.workers) {
+        ok = 1;
+    } else if (s->waiting < s->cfg.queue) {
+        s->waiting++;
+        while (s->running >= s->cfg.workers &&
+               pthread_cond_timedwait(&s->slots_free, &s->slots_lock, &until) == 0)
+            ;
+        s->waiting--;
+        ok = s->running < s->cfg.workers;
+    }
+    if (ok)
+        s->running++;
+    pthread_mutex_unlock(&s->slots_lock);
+    return ok;
+}
+
+static void slot_give(fo_serve_state *s)
+{
+    pthread_mutex_lock(&s->slots_lock);
+    s->running--;
+    pthread_cond_signal(&s->slots_free);
+    pthread_mutex_unlock(&s->slots_lock);
+}
+
+/* ------------------------------------------------------------ uploads */
+
+static int new_file(req *r, const char *name)
+{
+    char path[1024];
+    upload *u;
+
+    if (r->n_files == MAX_FILES)
+        return -1;
+    u = &r->files[r->n_files];
+    u->name = strdup(name);
+    snprintf(path, sizeof path, "%s/f%zu", r->dir, r->n_files);
+    u->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    u->bytes = 0;
+    if (!u->name || u->fd < 0) {
+        free(u->name);
+        if (u->fd >= 0)
+            close(u->fd);
+        return -1;
+    }
+    r->cur = (long)r->n_files++;
+    return 0;
+}
+
+static int write_all(int fd, const char *data, size_t size)
+{
+    while (size) {
+        ssize_t w = write(fd, data, size);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        data += w;
+        size -= (size_t)w;
+    }
+    return 0;
+}
+
+static int part_start(req *r, const char *key)
+{
+    struct MHD_Connection *c = r->conn;
+    size_t k;
+
+    if (r->n_files >= r->s->cfg.max_parts || r->n_files == MAX_FILES) {
+        refuse(c, r, 413, "too_many_parts", "send the spec and the files it references, nothing else",
+               "more than %u parts in one request", r->s->cfg.max_parts);
+        return -1;
+    }
+    if (strcmp(key, "spec") && !fo_serve_name_ok(key)) {
+        refuse(c, r, 400, "bad_name", "name each file part by its path relative to the spec, "
+               "e.g. \"data/sales.csv\"", "part name \"%.200s\" is not a safe relative path", key);
+        return -1;
+    }
+    for (k = 0; k < r->n_files; k++)
+        if (!strcmp(r->files[k].name, key)) {
+            refuse(c, r, 400, "bad_multipart", NULL, "part \"%.200s\" is sent twice", key);
+            return -1;
+        }
+    if (new_file(r, key) < 0) {
+        refuse(c, r, 500, NULL, NULL, "can't store the upload: %s", strerror(errno));
+        return -1;
+    }
+    if (!strcmp(key, "spec"))
+        r->spec_idx = (int)r->cur;
+    return 0;
+}
+
+static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *key,
+                               const char *filename, const char *content_type,
+                               const char *transfer_encoding, const char *data, uint64_t off,
+                               size_t size)
+{
+    req *r = cls;
+    upload *u;
+
+    (void)kind; (void)filename; (void)content_type; (void)transfer_encoding;
+    if (r->answered)
+        return MHD_NO;
+    if (off == 0 && (r->cur < 0 || strcmp(r->files[r->cur].name, key) || r->files[r->cur].bytes))
+        if (part_start(r, key ? key : "") < 0)
+            return MHD_NO;
+    if (r->cur < 0)
+        return MHD_NO;
+    u = &r->files[r->cur];
+    if (u->bytes + size > r->s->cfg.max_body) {
+        refuse(r->conn, r, 413, "body_too_large", "send smaller files, or raise "
+               "folio serve --max-body", "part \"%.200s\" is over the ceiling of %llu bytes",
+               u->name, (unsigned long long)r->s->cfg.max_body);
+        return MHD_NO;
+    }
+    if (size && write_all(u->fd, data, size) < 0) {
+        refuse(r->conn, r, 500, NULL, NULL, "can't store the upload: %s",
+               strerror(errno));
+        return MHD_NO;
+    }
+    u->bytes += size;
+    return MHD_YES;
+}
+
+/* Takes the next chunk of the body. */
+static void take_body(struct MHD_Connection *c, req *r, const char *data, size_t size)
+{
+    r->conn = c;   /* a problem found while parsing is answered at once */
+    r->body_bytes += size;
+    if (r->body_bytes > r->s->cfg.max_body) {
+        refuse(c, r, 413, "body_too_large", "send less, or raise folio serve --max-body",
+               "request body over the ceiling of %llu bytes", (unsigned long long)r->s->cfg.max_body);
+        return;
+    }
+    if (r->pp) {
+        if (MHD_post_process(r->pp, data, size) != MHD_YES && !r->answered)
+            refuse(c, r, 400, "bad_multipart", "send multipart/form-data as RFC 7578 describes it",
+                   "malformed multipart body");
+    } else if (r->cur >= 0 && write_all(r->files[r->cur].fd, data, size) < 0) {
+        refuse(c, r, 500, NULL, NULL, "can't store the upload: %s", strerror(errno));
+    } else if (r->cur >= 0) {
+        r->files[r->cur].bytes += size;
+    }
+}
+
+/* ------------------------------------------------------------ handlers */
+
+static void h_healthz(fo_serve_state *s, struct MHD_Connection *c, req *r)
+{
+    if (atomic_load(&s->draining)) {
+        static const char body[] = "{\"status\": \"draining\"}\n";
+        r->reason = "draining";
+        send_text(c, r, 503, "application/json", body, sizeof body - 1);
+        return;
+    }
+    char body[96];
+    int n = snprintf(body, sizeof body, "{\"status\": \"ok\", \"instance\": \"%s\"}\n", s->cfg.instance);
+    send_text(c, r, 200, "application/json", body, (size_t)n);
+}
+
+static void h_metrics(fo_serve_state *s, struct MHD_Connection *c, req *r)
+{
+    long running, waiting;
+    char *text;
+
+    pthread_mutex_lock(&s->slots_lock);
+    running = s->running;
+    waiting = s->waiting;
+    pthread_mutex_unlock(&s->slots_lock);
+    text = fo_serve_metrics_text(atomic_load(&s->in_flight), running, waiting,
+                                 fo_serve_zygote_restarts(s->zygote));
+    if (!text) {
+        refuse(c, r, 500, NULL, NULL, "out of memory");
+        return;
+    }
+    send_text(c, r, 200, "text/plain; version=0.0.4; charset=utf-8", text, strlen(text));
+    free(text);
+}
+
+static void h_openapi(fo_serve_state *s, struct MHD_Connection *c, req *r)
+{
+    size_t len = 0;
+    const unsigned char *doc = fo_serve_doc_find("docs/openapi.json", &len);
+
+    (void)s;
+    if (!doc) {
+        refuse(c, r, 500, NULL, NULL, "the OpenAPI document is not built in");
+        return;
+    }
+    send_text(c, r, 200, "application/json", (const char *)doc, len);
+}
+
+static void h_later(fo_serve_state *s, struct MHD_Connection *c, req *r)
+{
+    (void)s;
+    refuse(c, r, 501, "not_implemented", "render with POST /v1/render; `folio run` and "
+           "`folio session` on the command line do the rest today",
+           "%s %s is not served yet by this version of folio serve", r->method, r->path);
+}
+
+static const struct { const char *fmt, *type; } mime[] = {
+    { "xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" },
+    { "docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document" },
+    { "pptx", "application/vnd.openxmlformats-officedocument.presentationml.presentation" },
+    { "pdf", "application/pdf" },
+    { "png", "image/png" },
+};
+
+static const char *mime_of(const char *fmt)
+{
+    for (size_t k = 0; k < sizeof mime / sizeof *mime; k++)
+        if (!strcmp(mime[k].fmt, fmt))
+            return mime[k].type;
+    return NULL;
+}
+
+typedef struct { fo_serve_job *job; int bad; char badval[64]; const char *key; } fmt_scan;
+
+static enum MHD_Result scan_format(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value)
+{
+    fmt_scan *f = cls;
+    size_t k;
+
+    (void)kind;
+    if (strcmp(key, f->key))
+        return MHD_YES;
+    if (!value || !mime_of(value)) {
+        f->bad = 1;
+        snprintf(f->badval, sizeof f->badval, "%.60s", value ? value : "");
+        return MHD_NO;
+    }
+    for (k = 0; k < f->job->n_formats; k++)
+        if (!strcmp(f->job->formats[k], value))
+            return MHD_YES;
+    if (f->job->n_formats == FO_SERVE_MAX_FORMATS)
+        return MHD_YES;
+    snprintf(f->job->formats[f->job->n_formats++], 8, "%s", value);
+    return MHD_YES;
+}
+
+/* The formats asked for in ?key=...; 0, or -1 after answering. */
+static int read_formats(struct MHD_Connection *c, req *r, fo_serve_job *job, const char *key)
+{
+    fmt_scan f = { job, 0, "", key };
+
+    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, scan_format, &f);
+    if (f.bad) {
+        refuse(c, r, 400, "bad_request", "formats: xlsx, docx, pptx, pdf, png",
+               "unknown format \"%s\"", f.badval);
+        return -1;
+    }
+    if (!job->n_formats) {
+        refuse(c, r, 400, "bad_request", key[0] == 't' ? "e.g. POST /v1/convert?to=xlsx"
+               : "e.g. POST /v1/render?format=pdf (repeat format for a zip of several)",
+               "no output format: add ?%s=", key);
+        return -1;
+    }
+    return 0;
+}
+
+/* Several outputs: one deterministic zip (fixed times, format order). */
+static int make_zip(req *r, const fo_serve_job *job, const fo_serve_result *res)
+{
+    char path[600];
+    zip_t *z;
+    int err = 0, fd;
+    size_t k;
+
+    snprintf(path, sizeof path, "%s/result.zip", r->dir);
+    z = zip_open(path, ZIP_CREATE | ZIP_EXCL, &err);
+    if (!z)
+        return -1;
+    for (k = 0; k < res->n_outs; k++) {
+        char name[32];
+        FILE *f = fdopen(dup(res->out_fds[k]), "rb");
+        zip_source_t *src = f ? zip_source_filep_create(f, 0, -1, NULL) : NULL;
+        zip_int64_t i;
+        if (!src) {
+            if (f)
+                fclose(f);
+            zip_discard(z);
+            return -1;
+        }
+        snprintf(name, sizeof name, "result.%s", job->formats[k]);
+        i = zip_file_add(z, name, src, ZIP_FL_ENC_UTF_8);
+        if (i < 0) {
+            zip_source_free(src);
+            zip_discard(z);
+            return -1;
+        }
+        zip_file_set_mtime(z, (zip_uint64_t)i, 315532800, 0);   /* 1980-01-01 */
+        zip_set_file_compression(z, (zip_uint64_t)i, ZIP_CM_DEFLATE, 6);
+    }
+    if (zip_close(z) < 0) {
+        zip_discard(z);
+        return -1;
+    }
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    return fd;
+}
+
+static void send_file(struct MHD_Connection *c, req *r, int fd, const char *type, const char *fname)
+{
+    struct stat st;
+    struct MHD_Response *resp;
+    char disp[96];
+
+    if (fstat(fd, &st) < 0 || st.st_size > (off_t)r->s->cfg.max_bytes) {
+        close(fd);
+        refuse(c, r, 413, "ceiling", "raise folio serve --max-bytes, or render less",
+               "the output is over the ceiling of %llu bytes", (unsigned long long)r->s->cfg.max_bytes);
+        return;
+    }
+    resp = MHD_create_response_from_fd((uint64_t)st.st_size, fd);   /* takes fd */
+    if (!resp) {
+        close(fd);
+        refuse(c, r, 500, NULL, NULL, "can't send the output");
+        return;
+    }
+    snprintf(disp, sizeof disp, "attachment; filename=\"%s\"", fname);
+    MHD_add_response_header(resp, "Content-Type", type);
+    MHD_add_response_header(resp, "Content-Disposition", disp);
+    queue(c, r, 200, resp, (uint64_t)st.st_size);
+}
+
+/* The render's outcome as an HTTP answer. */
+static void answer_result(struct MHD_Connection *c, req *r, const fo_serve_job *job,
+                          fo_serve_result *res)
+{
+    size_t k;
+
+    if (res->status == 0 && res->n_outs == job->n_formats) {
+        for (k = 0; k < res->n_outs; k++)
+            fo_serve_metrics_render(job->formats[k]);
+        if (res->n_outs == 1) {
+            char fname[32];
+            snprintf(fname, sizeof fname, "result.%s", job->formats[0]);
+            send_file(c, r, res->out_fds[0], mime_of(job->formats[0]), fname);
+            res->out_fds[0] = -1;
+        } else {
+            int fd = make_zip(r, job, res);
+            if (fd < 0)
+                refuse(c, r, 500, NULL, NULL, "can't build the zip of the outputs");
+            else
+                send_file(c, r, fd, "application/zip", "result.zip");
+        }
+    } else if ((res->status == 2 || res->status == 3) && res->diags_json) {
+        /* FO_ERR_INPUT, FO_ERR_UNSUPPORTED: the validate --json objects */
+        size_t len = strlen(res->diags_json) + 16;
+        char *body = malloc(len);
+        r->reason = "invalid_spec";
+        fo_serve_metrics_refusal("invalid_spec");
+        if (body) {
+            int n = snprintf(body, len, "{\"errors\": %s}", res->diags_json);
+            send_text(c, r, 400, "application/json", body, (size_t)n);
+            free(body);
+        }
+    } else if (res->status == 4) {
+        refuse(c, r, 413, "ceiling", "raise folio serve --max-bytes, or render less",
+               "an output would be over the ceiling of %llu bytes",
+               (unsigned long long)job->max_bytes);
+    } else if (res->timed_out || res->status == -1) {
+        refuse(c, r, res->timed_out ? 504 : 500, "timeout", "make the spec smaller",
+               res->timed_out ? "the render took longer than %.0f s and was stopped"
+                              : "the render stopped without an answer (limit of %.0f s, memory or a bug)",
+               job->timeout_s);
+    } else {
+        refuse(c, r, 500, NULL, NULL, "the render failed (status %d)", res->status);
+    }
+}
+
+static void run_job(fo_serve_state *s, struct MHD_Connection *c, req *r, fo_serve_job *job)
+{
+    fo_serve_result res;
+    char err[256];
+
+    if (!slot_take(s)) {
+        refuse(c, r, 429, "busy", "retry after the number of seconds in Retry-After",
+               "all %u render workers are busy and the queue is full", s->cfg.workers);
+        return;
+    }
+    job->max_bytes = s->cfg.max_bytes;
+    job->timeout_s = s->cfg.timeout_s;
+    if (fo_serve_zygote_render(s->zygote, job, &res, err, sizeof err) < 0)
+        refuse(c, r, 503, "busy", NULL, "can't render now: %s", err);
+    else
+        answer_result(c, r, job, &res);
+    slot_give(s);
+    fo_serve_result_free(&res);
+}
+
+static void h_render(fo_serve_state *s, struct MHD_Connection *c, req *r)
+{
+    const char *names[MAX_FILES];
+    int fds[MAX_FILES];
+    fo_serve_job job;
+    size_t k, n = 0;
+
+    memset(&job, 0, sizeof job);
+    if (r->spec_idx < 0) {
+        refuse(c, r, 400, "bad_request", "send the spec JSON as a part named \"spec\"",
+               "no part named \"spec\"");
+        return;
+    }
+    if (read_formats(c, r, &job, "format") < 0)
+        return;
+    for (k = 0; k < r->n_files; k++) {
+        lseek(r->files[k].fd, 0, SEEK_SET);
+        if ((int)k == r->spec_idx)
+            continue;
+        names[n] = r->files[k].name;
+        fds[n++] = r->files[k].fd;
+    }
+    job.kind = 'S';
+    job.input_fd = r->files[r->spec_idx].fd;
+    job.names = names;
+    job.fds = fds;
+    job.n_files = n;
+    run_job(s, c, r, &job);
+}
+
+static void h_convert(fo_serve_state *s, struct MHD_Connection *c, req *r)
+{
+    fo_serve_job job;
+
+    memset(&job, 0, sizeof job);
+    if (read_formats(c, r, &job, "to") < 0)
+        return;
+    if (job.n_formats != 1) {
+        refuse(c, r, 400, "bad_request", "use POST /v1/render for several formats",
+               "convert writes one format (one ?to=)");
+        return;
+    }
+    lseek(r->files[0].fd, 0, SEEK_SET);
+    job.input_fd = r->files[0].fd;
+    if (!strcmp(r->raw_name, "input.json")) {
+        job.kind = 'S';
+    } else {
+        job.kind = 'C';
+        job.input_name = r->raw_name;
+    }
+    run_job(s, c, r, &job);
+}
+
+/* ------------------------------------------------ the access handler */
+
+static const route_def *find_route(const char *url, int *method_ok, const char *method)
+{
+    size_t k;
+    const route_def *path_match = NULL;
+
+    *method_ok = 0;
+    for (k = 0; k < N_ROUTES; k++) {
+        const route_def *d = &routes[k];
+        size_t len = strlen(d->path);
+        int hit = d->path[len - 1] == '/' ? !strncmp(url, d->path, len) : !strcmp(url, d->path);
+        if (!hit)
+            continue;
+        path_match = d;
+        if (!d->method || !strcmp(d->method, method)) {
+            *method_ok = 1;
+            return d;
+        }
+    }
+    return path_match;
+}
+
+static int content_type_is(struct MHD_Connection *c, const char *want)
+{
+    const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+    size_t n = strlen(want);
+    return ct && !strncasecmp(ct, want, n) && (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
+}
+
+/* Scratch folder and body reader for routes that take a body; 0 or -1
+   after answering. */
+static int open_body(struct MHD_Connection *c, req *r)
+{
+    const char *len = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+
+    if (len && strtoull(len, NULL, 10) > r->s->cfg.max_body) {
+        refuse(c, r, 413, "body_too_large", "send less, or raise folio serve --max-body",
+               "request body of %s bytes is over the ceiling of %llu bytes", len,
+               (unsigned long long)r->s->cfg.max_body);
+        return -1;
+    }
+    if (r->rt->body == 'M' && !content_type_is(c, "multipart/form-data")) {
+        refuse(c, r, 415, "content_type", "send multipart/form-data: a part \"spec\" and one "
+               "part per referenced file", "%s needs a multipart/form-data body", r->path);
+        return -1;
+    }
+    if (r->rt->body == 'R') {
+        if (content_type_is(c, "text/csv"))
+            snprintf(r->raw_name, sizeof r->raw_name, "input.csv");
+        else if (content_type_is(c, "text/tab-separated-values"))
+            snprintf(r->raw_name, sizeof r->raw_name, "input.tsv");
+        else if (content_type_is(c, "application/json"))
+            snprintf(r->raw_name, sizeof r->raw_name, "input.json");
+        else {
+            refuse(c, r, 415, "content_type", "Content-Type: text/csv, text/tab-separated-values "
+                   "or application/json (a spec)", "%s needs a CSV, TSV or spec JSON body", r->path);
+            return -1;
+        }
+    }
+    snprintf(r->dir, sizeof r->dir, "%s/req-XXXXXX", r->s->cfg.scratch);
+    if (!mkdtemp(r->dir)) {
+        r->dir[0] = '\0';
+        refuse(c, r, 500, NULL, NULL, "can't make a scratch folder: %s", strerror(errno));
+        return -1;
+    }
+    if (r->rt->body == 'R') {
+        if (new_file(r, r->raw_name) < 0) {
+            refuse(c, r, 500, NULL, NULL, "can't store the upload: %s", strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    r->pp = MHD_create_post_processor(c, POST_BUFFER, on_part, r);
+    if (!r->pp) {
+        refuse(c, r, 400, "bad_multipart", "Content-Type: multipart/form-data; boundary=...",
+               "the multipart body has no usable boundary");
+        return -1;
+    }
+    return 0;
+}
+
+static req *new_req(fo_serve_state *s, const char *url, const char *method)
+{
+    req *r = calloc(1, sizeof *r);
+
+    if (!r)
+        return NULL;
+    r->s = s;
+    r->cur = -1;
+    r->spec_idx = -1;
+    clock_gettime(CLOCK_MONOTONIC, &r->t0);
+    snprintf(r->id, sizeof r->id, "%08lx", atomic_fetch_add(&s->next_id, 1));
+    snprintf(r->method, sizeof r->method, "%s", method);
+    snprintf(r->path, sizeof r->path, "%s", url);
+    atomic_fetch_add(&s->in_flight, 1);
+    return r;
+}
+
+/* First call: route, method, auth, then the body's set-up. */
+static void first_call(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *url,
+                       const char *method)
+{
+    int method_ok;
+
+    r->rt = find_route(url, &method_ok, method);
+    if (!r->rt) {
+        refuse(c, r, 404, "not_found", "see GET /v1/openapi.json", "no route %s", url);
+        return;
+    }
+    if (!method_ok) {
+        refuse(c, r, 405, "method", "see GET /v1/openapi.json", "%s does not take %s", url, method);
+        return;
+    }
+    if (r->rt->auth &&
+        !fo_serve_token_ok(s, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization"))) {
+        refuse(c, r, 401, "auth", "send Authorization: Bearer TOKEN with a token of --token-file",
+               "missing or wrong bearer token");
+        return;
+    }
+    if (r->rt->body)
+        (void)open_body(c, r);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version, const char *data,
+                                  size_t *size, void **con_cls)
+{
+    fo_serve_state *s = cls;
+    req *r = *con_cls;
+
+    (void)version;
+    if (!r) {
+        r = new_req(s, url, method);
+        if (!r)
+            return MHD_NO;
+        *con_cls = r;
+        first_call(s, c, r, url, method);
+        return MHD_YES;
+    }
+    if (*size) {
+        if (!r->answered)
+            take_body(c, r, data, *size);
+        else if ((r->discarded += *size) + r->body_bytes > r->s->cfg.max_body)
+            return MHD_NO;            /* refused, and past the ceiling: cut */
+        r->conn = NULL;
+        *size = 0;
+        return MHD_YES;
+    }
+    if (r->pending) {
+        MHD_queue_response(c, r->status, r->pending);
+        MHD_destroy_response(r->pending);
+        r->pending = NULL;
+        return MHD_YES;
+    }
+    if (r->answered)
+        return MHD_YES;
+    if (r->pp) {
+        MHD_destroy_post_processor(r->pp);
+        r->pp = NULL;
+    }
+    r->rt->fn(s, c, r);
+    if (!r->answered)
+        refuse(c, r, 500, NULL, NULL, "no answer was made (a bug)");
+    return MHD_YES;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    fo_serve_state *s = cls;
+    req *r = *con_cls;
+    size_t k;
+
+    (void)c;
+    if (!r)
+        return;
+    if (r->pp)
+        MHD_destroy_post_processor(r->pp);
+    if (r->pending)
+        MHD_destroy_response(r->pending);
+    for (k = 0; k < r->n_files; k++) {
+        close(r->files[k].fd);
+        free(r->files[k].name);
+    }
+    if (r->dir[0])
+        fo_serve_rmtree(r->dir);
+    log_request(r, toe);
+    atomic_fetch_sub(&s->in_flight, 1);
+    free(r);
+    *con_cls = NULL;
+}
+
+/* Nagle's algorithm would hold the body of a response written after its
+   headers until the client's delayed ACK (40 ms on Linux) — every render
+   paid it. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    const union MHD_ConnectionInfo *info;
+    int one = 1;
+
+    (void)cls; (void)socket_context;
+    if (code != MHD_CONNECTION_NOTIFY_STARTED)
+        return;
+    info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (info)
+        (void)setsockopt(info->connect_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+__attribute__((format(printf, 2, 0)))
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    char msg[512], emsg[1100], line[1200];
+
+    (void)cls;
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    msg[strcspn(msg, "\n")] = '\0';
+    json_escape(emsg, sizeof emsg, msg);
+    snprintf(line, sizeof line, "{\"event\": \"http\", \"message\": \"%s\"}", emsg);
+    fo_serve_log(line);
+}
+
+struct MHD_Daemon *fo_serve_http_start(fo_serve_state *s, int lfd)
+{
+    /* the connection's memory pool bounds the request line and headers:
+       a larger request gets 414/431 from libmicrohttpd itself */
+    return MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG,
+        0, NULL, NULL, on_request, s,
+        MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)lfd,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)s->cfg.threads,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned int)s->cfg.max_conns,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)s->cfg.conn_timeout,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
+        MHD_OPTION_END);
+}

@@ -1,0 +1,138 @@
+/* serve.h — `folio serve`: folio over HTTP for chat backends (PRODUCT.md §7).
+ *
+ * Files of serve/ (linked into folio-engine only):
+ *   server.c   options, listening socket, tokens, signals (SIGHUP reload,
+ *              SIGTERM drain), the libmicrohttpd daemon, fo_serve_main
+ *   http.c     the route table, uploads streamed into a per-request scratch
+ *              folder, limits and refusals, JSON errors, the request log
+ *   metrics.c  counters and latency histograms, /metrics in Prometheus text
+ *   zygote.c   confinement: a pre-jailed zygote that forks a fresh,
+ *              non-dumpable child per render (the server keeps no renderer
+ *              state), and the wire protocol between server and child
+ * Library rule: only server.c prints (its own start-up errors and the one
+ * JSON log line per request that http.c formats). */
+#ifndef FO_SERVE_H
+#define FO_SERVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Entry point of `folio serve [options]` (argv[0] = "serve"); engine is the
+   absolute path of this folio-engine (bound into the zygote's jail). Returns
+   the exit code: 0 after a clean drain, 1 usage, 5 start-up failure. */
+int fo_serve_main(int argc, char **argv, const char *engine);
+
+/* ======================= private to serve/ ============================== */
+#ifdef FO_SERVE_PRIVATE
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#define FO_SERVE_MAX_FORMATS 8
+#define FO_SERVE_MAX_NAME    200    /* bytes of an uploaded file's relative path */
+
+typedef struct {
+    const char *listen;        /* "HOST:PORT" or "unix:PATH" */
+    const char *token_file;    /* NULL: no auth (loopback/unix only) */
+    const char *scratch;       /* root of the per-request scratch folders */
+    const char *instance;      /* this instance's name: X-Folio-Instance, session ids */
+    unsigned workers;          /* concurrent renders (default: cores) */
+    unsigned queue;            /* renders waiting for a worker before 429 */
+    unsigned threads;          /* libmicrohttpd's thread pool */
+    unsigned max_conns;        /* open connections */
+    unsigned conn_timeout;     /* seconds of client inactivity */
+    unsigned max_parts;        /* parts of one multipart body */
+    unsigned max_sessions;     /* accepted for §7; sessions are not served yet */
+    uint64_t max_bytes;        /* output ceiling per file */
+    uint64_t max_body;         /* request body ceiling (and per part) */
+    double timeout_s;          /* one render's wall clock */
+    unsigned memory_mb;        /* the zygote jail's memory (all renders) */
+    int jail;                  /* 1: renders in the jailed zygote; 0: plain fork */
+} fo_serve_config;
+
+/* ---- zygote.c --------------------------------------------------------- */
+typedef struct fo_serve_zygote fo_serve_zygote;
+
+/* What one render gets: uploaded files (fds owned by the caller, read-only),
+   the spec or CSV input, the formats to write. */
+typedef struct {
+    int kind;                  /* 'S' spec (input_fd: JSON), 'C' CSV/TSV input */
+    int input_fd;
+    const char *input_name;    /* 'C': "input.csv" or "input.tsv" */
+    const char *const *names;  /* relative paths of referenced files */
+    const int *fds;
+    size_t n_files;
+    char formats[FO_SERVE_MAX_FORMATS][8];
+    size_t n_formats;
+    uint64_t max_bytes;
+    double timeout_s;
+} fo_serve_job;
+
+typedef struct {
+    int status;                /* fo_status of the render; -1: the child died */
+    int timed_out;
+    char *diags_json;          /* malloc'd JSON array (validate --json objects) or NULL */
+    int out_fds[FO_SERVE_MAX_FORMATS];   /* -1 where none; caller closes */
+    size_t n_outs;
+} fo_serve_result;
+
+/* Starts the zygote: jailed (jail=1, in a jail as `folio run --render`
+   builds it, running engine) or a plain fork of this process. NULL and a
+   message in err on failure. */
+fo_serve_zygote *fo_serve_zygote_start(const fo_serve_config *cfg, const char *engine,
+                                       char *err, size_t errlen);
+/* Runs one job in a fresh child of the zygote (restarting a dead zygote
+   once). 0, or -1 with a message in err when no child could be made. */
+int fo_serve_zygote_render(fo_serve_zygote *z, const fo_serve_job *job, fo_serve_result *r,
+                           char *err, size_t errlen);
+void fo_serve_result_free(fo_serve_result *r);
+/* The zygote's pid as seen here (for SIGCHLD), or -1. */
+int fo_serve_zygote_pid(const fo_serve_zygote *z);
+/* Called when the pid above was reaped: the next render restarts it. */
+void fo_serve_zygote_lost(fo_serve_zygote *z);
+long fo_serve_zygote_restarts(const fo_serve_zygote *z);
+void fo_serve_zygote_stop(fo_serve_zygote *z);
+/* `folio-engine serve --zygote` inside the jail: the zygote's loop. */
+int fo_serve_zygote_main(void);
+
+/* ---- metrics.c -------------------------------------------------------- */
+enum { FO_ROUTE_HEALTHZ, FO_ROUTE_METRICS, FO_ROUTE_OPENAPI, FO_ROUTE_RENDER,
+       FO_ROUTE_CONVERT, FO_ROUTE_RUN, FO_ROUTE_SESSIONS, FO_ROUTE_OTHER, FO_ROUTE_N };
+const char *fo_serve_route_name(int route);
+void fo_serve_metrics_request(int route, unsigned status, double seconds);
+void fo_serve_metrics_render(const char *format);
+void fo_serve_metrics_refusal(const char *reason);
+/* Prometheus text exposition (version 0.0.4); malloc'd. */
+char *fo_serve_metrics_text(long in_flight, long renders_running, long renders_queued,
+                            long zygote_restarts);
+
+/* ---- http.c ----------------------------------------------------------- */
+struct MHD_Daemon;
+typedef struct {
+    fo_serve_config cfg;
+    fo_serve_zygote *zygote;
+    pthread_rwlock_t tokens_lock;
+    unsigned char (*tokens)[32];   /* SHA-256 of each token */
+    size_t n_tokens;
+    pthread_mutex_t slots_lock;
+    pthread_cond_t slots_free;
+    unsigned running, waiting;     /* renders in a worker, renders queued */
+    atomic_long in_flight;         /* requests between start and completion */
+    atomic_ulong next_id;
+    atomic_int draining;
+} fo_serve_state;
+
+/* Starts libmicrohttpd on the listening socket lfd (taken). */
+struct MHD_Daemon *fo_serve_http_start(fo_serve_state *s, int lfd);
+/* The request log goes through this (server.c prints it). */
+void fo_serve_log(const char *json_line);
+/* Constant-time check of "Bearer TOKEN" against the loaded tokens. */
+int fo_serve_token_ok(fo_serve_state *s, const char *authorization);
+/* Removes a scratch folder and everything below it (no link followed). */
+void fo_serve_rmtree(const char *path);
+
+/* The embedded OpenAPI document (docs/openapi.json). */
+const unsigned char *fo_serve_doc_find(const char *name, size_t *len);
+
+#endif /* FO_SERVE_PRIVATE */
+#endif

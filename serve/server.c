@@ -1,0 +1,472 @@
+/* server.c — `folio serve`: options, the listening socket, bearer tokens,
+ * the render zygote, libmicrohttpd, and the signals (PRODUCT.md §7).
+ *
+ * Order at start-up: parse -> tokens -> listen -> zygote (forked before any
+ * thread exists) -> block signals -> daemon threads. The main thread then only
+ * waits for signals: SIGHUP re-reads the token file (the old tokens stay if
+ * the new file is unreadable), SIGCHLD notices a dead zygote (the next render
+ * restarts it), SIGTERM/SIGINT drain: stop accepting, let requests in flight
+ * finish (up to --drain-timeout), stop. Everything printed is one JSON object
+ * per line on stderr. */
+#define FO_SERVE_PRIVATE
+#include "serve/serve.h"
+#include "render/sha256.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_TOKENS 1024
+
+static const char usage[] =
+    "usage: folio serve [--listen HOST:PORT | --listen unix:PATH] [--token-file FILE]\n"
+    "                   [--workers N] [--queue N] [--max-bytes N] [--max-body N] [--max-parts N]\n"
+    "                   [--timeout SEC] [--memory MB] [--conn-timeout SEC] [--max-conns N]\n"
+    "                   [--max-sessions N] [--scratch DIR] [--drain-timeout SEC] [--instance NAME]\n"
+    "                   [--no-jail]\n"
+    "  Serves folio over HTTP (docs/serve.md): POST /v1/render, POST /v1/convert,\n"
+    "  GET /healthz, GET /metrics, GET /v1/openapi.json. Default --listen 127.0.0.1:8080.\n"
+    "  Without --token-file it listens only on loopback or a Unix socket.\n"
+    "  --no-jail renders in a plain fork, without the jail: for measurements only.\n";
+
+void fo_serve_log(const char *json_line)
+{
+    size_t len = strlen(json_line);
+    char buf[2048];
+
+    if (len + 2 > sizeof buf)
+        len = sizeof buf - 2;
+    memcpy(buf, json_line, len);
+    buf[len] = '\n';
+    (void)!write(2, buf, len + 1);   /* one write: lines never interleave */
+}
+
+__attribute__((format(printf, 1, 2)))
+static void log_event(const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fo_serve_log(line);
+}
+
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("folio: serve: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\nTry 'folio help serve'.\n", stderr);
+    return 1;
+}
+
+/* ------------------------------------------------------------ options */
+
+static int parse_num(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= lo && v <= hi))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+typedef struct { const char *name; double lo, hi; void *dst; char kind; } num_opt;
+
+static int parse_args(int argc, char **argv, fo_serve_config *c, double *drain, int *zygote)
+{
+    double v;
+    uint64_t max_bytes = c->max_bytes, max_body = c->max_body;
+    num_opt nums[] = {
+        { "--workers", 1, 1024, &c->workers, 'u' },
+        { "--queue", 0, 4096, &c->queue, 'u' },
+        { "--max-parts", 1, 256, &c->max_parts, 'u' },
+        { "--max-sessions", 0, 100000, &c->max_sessions, 'u' },
+        { "--conn-timeout", 1, 3600, &c->conn_timeout, 'u' },
+        { "--max-conns", 1, 100000, &c->max_conns, 'u' },
+        { "--memory", 64, 1 << 20, &c->memory_mb, 'u' },
+        { "--timeout", 0.1, 3600, &c->timeout_s, 'd' },
+        { "--drain-timeout", 0, 3600, drain, 'd' },
+        { "--max-bytes", 1, 1e15, &max_bytes, 'q' },
+        { "--max-body", 1, 1e15, &max_body, 'q' },
+    };
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        size_t k;
+        if (!strcmp(a, "--zygote")) { *zygote = 1; continue; }
+        if (!strcmp(a, "--no-jail")) { c->jail = 0; continue; }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(usage, stdout); return -1; }
+        if (i + 1 >= argc)
+            return usage_error("unknown option or missing value: %s", a);
+        if (!strcmp(a, "--listen")) { c->listen = argv[++i]; continue; }
+        if (!strcmp(a, "--token-file")) { c->token_file = argv[++i]; continue; }
+        if (!strcmp(a, "--scratch")) { c->scratch = argv[++i]; continue; }
+        if (!strcmp(a, "--instance")) {
+            c->instance = argv[++i];
+            if (!*c->instance || strlen(c->instance) > 32 ||
+                strspn(c->instance, "abcdefghijklmnopqrstuvwxyz0123456789") != strlen(c->instance))
+                return usage_error("--instance needs 1 to 32 lowercase letters or digits, not \"%s\"",
+                                   c->instance);
+            continue;
+        }
+        for (k = 0; k < sizeof nums / sizeof *nums && strcmp(nums[k].name, a); k++)
+            ;
+        if (k == sizeof nums / sizeof *nums)
+            return usage_error("unknown option %s", a);
+        if (parse_num(argv[++i], nums[k].lo, nums[k].hi, &v) < 0 ||
+            (nums[k].kind != 'd' && v != (double)(uint64_t)v))
+            return usage_error("%s needs a number from %g to %g, not \"%s\"", a, nums[k].lo,
+                               nums[k].hi, argv[i]);
+        if (nums[k].kind == 'u') *(unsigned *)nums[k].dst = (unsigned)v;
+        else if (nums[k].kind == 'd') *(double *)nums[k].dst = v;
+        else *(uint64_t *)nums[k].dst = (uint64_t)v;
+    }
+    c->max_bytes = max_bytes;
+    c->max_body = max_body;
+    return 0;
+}
+
+/* ------------------------------------------------------------- tokens */
+
+/* Reads one token per line ('#' comments and blank lines skipped) and keeps
+   their SHA-256; 0, or -1 with a message in err. */
+static int load_tokens(fo_serve_state *s, char *err, size_t errlen)
+{
+    FILE *f = fopen(s->cfg.token_file, "r");
+    unsigned char (*toks)[32] = calloc(MAX_TOKENS, 32), (*old)[32];
+    char line[4096];
+    size_t n = 0;
+
+    if (!f || !toks) {
+        snprintf(err, errlen, "%s: %s", s->cfg.token_file, strerror(errno));
+        if (f)
+            fclose(f);
+        free(toks);
+        return -1;
+    }
+    while (fgets(line, sizeof line, f)) {
+        char *t = line, *e;
+        fo_sha256 h;
+        while (*t == ' ' || *t == '\t')
+            t++;
+        e = t + strcspn(t, "\r\n");
+        while (e > t && (e[-1] == ' ' || e[-1] == '\t'))
+            e--;
+        if (e == t || *t == '#')
+            continue;
+        if (n == MAX_TOKENS) {
+            snprintf(err, errlen, "%s: more than %d tokens", s->cfg.token_file, MAX_TOKENS);
+            fclose(f);
+            free(toks);
+            return -1;
+        }
+        fo_sha256_init(&h);
+        fo_sha256_update(&h, t, (size_t)(e - t));
+        fo_sha256_final(&h, toks[n++]);
+    }
+    fclose(f);
+    pthread_rwlock_wrlock(&s->tokens_lock);
+    old = s->tokens;
+    s->tokens = toks;
+    s->n_tokens = n;
+    pthread_rwlock_unlock(&s->tokens_lock);
+    free(old);
+    return 0;
+}
+
+/* ------------------------------------------------------------- listen */
+
+static int is_loopback(const struct sockaddr *sa)
+{
+    if (sa->sa_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+    if (sa->sa_family == AF_INET6) {
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+        if (IN6_IS_ADDR_LOOPBACK(a))
+            return 1;
+        return IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127;
+    }
+    return 0;
+}
+
+static int listen_unix(const char *path, char *shown, size_t shownlen)
+{
+    struct sockaddr_un a;
+    struct stat st;
+    int fd;
+
+    if (strlen(path) >= sizeof a.sun_path)
+        return usage_error("--listen unix:%s: path too long (at most %zu bytes)", path,
+                           sizeof a.sun_path - 1), -1;
+    if (lstat(path, &st) == 0) {
+        if (!S_ISSOCK(st.st_mode))
+            return usage_error("--listen unix:%s: exists and is not a socket", path), -1;
+        (void)unlink(path);   /* a socket left by an earlier run */
+    }
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 1024) < 0) {
+        fprintf(stderr, "folio: serve: can't listen on unix:%s: %s\n", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    snprintf(shown, shownlen, "unix:%s", path);
+    return fd;
+}
+
+/* "HOST:PORT" or "[V6]:PORT"; refuses anything but loopback without tokens. */
+static int listen_tcp(const char *spec, int have_tokens, char *shown, size_t shownlen)
+{
+    char host[256], port[16], addr[INET6_ADDRSTRLEN];
+    const char *colon = strrchr(spec, ':');
+    struct addrinfo hints, *ai = NULL;
+    struct sockaddr_storage bound;
+    socklen_t blen = sizeof bound;
+    int fd, one = 1, rc;
+    size_t hl;
+
+    if (!colon || colon == spec || !colon[1] || strlen(colon + 1) >= sizeof port)
+        return usage_error("--listen %s: use HOST:PORT, [IPV6]:PORT or unix:PATH", spec), -1;
+    hl = (size_t)(colon - spec);
+    if (spec[0] == '[' && hl >= 2 && spec[hl - 1] == ']')
+        snprintf(host, sizeof host, "%.*s", (int)(hl - 2), spec + 1);
+    else
+        snprintf(host, sizeof host, "%.*s", (int)hl, spec);
+    snprintf(port, sizeof port, "%s", colon + 1);
+    memset(&hints, 0, sizeof hints);
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    rc = getaddrinfo(host, port, &hints, &ai);
+    if (rc)
+        return usage_error("--listen %s: %s", spec, gai_strerror(rc)), -1;
+    if (!have_tokens && !is_loopback(ai->ai_addr)) {
+        freeaddrinfo(ai);
+        return usage_error("--listen %s: not a loopback address, and no --token-file: anyone "
+                           "who can reach it could render (give --token-file FILE, or listen on "
+                           "127.0.0.1, [::1] or unix:PATH)", spec), -1;
+    }
+    fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
+        bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 1024) < 0 ||
+        getsockname(fd, (struct sockaddr *)&bound, &blen) < 0) {
+        fprintf(stderr, "folio: serve: can't listen on %s: %s\n", spec, strerror(errno));
+        freeaddrinfo(ai);
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    freeaddrinfo(ai);
+    if (bound.ss_family == AF_INET6) {
+        const struct sockaddr_in6 *b = (const struct sockaddr_in6 *)&bound;
+        inet_ntop(AF_INET6, &b->sin6_addr, addr, sizeof addr);
+        snprintf(shown, shownlen, "[%s]:%u", addr, ntohs(b->sin6_port));
+    } else {
+        const struct sockaddr_in *b = (const struct sockaddr_in *)&bound;
+        inet_ntop(AF_INET, &b->sin_addr, addr, sizeof addr);
+        snprintf(shown, shownlen, "%s:%u", addr, ntohs(b->sin_port));
+    }
+    return fd;
+}
+
+/* -------------------------------------------------------------- run */
+
+static void reap(fo_serve_state *s)
+{
+    pid_t pid;
+    int st;
+
+    while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+        if (pid == fo_serve_zygote_pid(s->zygote)) {
+            fo_serve_zygote_lost(s->zygote);
+            log_event("{\"event\": \"zygote_exited\", \"status\": %d}", st);
+        }
+}
+
+static void drain(fo_serve_state *s, struct MHD_Daemon *d, double seconds)
+{
+    struct timespec t0, t;
+    MHD_socket lfd;
+
+    atomic_store(&s->draining, 1);
+    lfd = MHD_quiesce_daemon(d);
+    if (lfd != MHD_INVALID_SOCKET)
+        close(lfd);
+    log_event("{\"event\": \"draining\", \"in_flight\": %ld}", atomic_load(&s->in_flight));
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (atomic_load(&s->in_flight) == 0 ||
+            (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 > seconds)
+            break;
+        nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
+    }
+    MHD_stop_daemon(d);
+}
+
+/* Waits for signals until SIGTERM/SIGINT; returns after the drain. */
+static void wait_signals(fo_serve_state *s, struct MHD_Daemon *d, const sigset_t *set, double grace)
+{
+    for (;;) {
+        char err[512];
+        int sig = sigwaitinfo(set, NULL);
+        if (sig == SIGHUP && s->cfg.token_file) {
+            if (load_tokens(s, err, sizeof err) < 0)
+                log_event("{\"event\": \"tokens_kept\", \"message\": \"can't re-read the token file\"}");
+            else
+                log_event("{\"event\": \"tokens_reloaded\", \"tokens\": %zu}", s->n_tokens);
+        } else if (sig == SIGCHLD) {
+            reap(s);
+        } else if (sig == SIGTERM || sig == SIGINT) {
+            drain(s, d, grace);
+            return;
+        }
+    }
+}
+
+/* Room for --max-conns connections and their uploads: the soft limit of open
+   files raised toward the hard one. */
+static void raise_nofile(unsigned conns)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)conns * 2 + 256) {
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > (rlim_t)conns * 2 + 256
+                          ? (rlim_t)conns * 2 + 256 : rl.rlim_max;
+        (void)setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+static void config_defaults(fo_serve_config *c)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *tmp = getenv("TMPDIR");
+
+    memset(c, 0, sizeof *c);
+    c->listen = "127.0.0.1:8080";
+    c->instance = "folio";
+    c->scratch = tmp && *tmp ? tmp : "/tmp";
+    c->workers = cores > 0 ? (unsigned)cores : 1;
+    c->queue = 0;                 /* set from workers below, unless given */
+    c->max_conns = 1024;
+    c->conn_timeout = 10;
+    c->max_parts = 64;
+    c->max_sessions = 64;
+    c->max_bytes = 31457280ULL;
+    c->max_body = 33554432ULL;
+    c->timeout_s = 30;
+    c->memory_mb = 2048;
+    c->jail = 1;
+    c->queue = (unsigned)-1;
+}
+
+static int start(fo_serve_state *s, const char *engine, int *lfd, char *shown, size_t shownlen,
+                 char *scratch_root, size_t rootlen)
+{
+    char err[512];
+
+    if (s->cfg.token_file && load_tokens(s, err, sizeof err) < 0) {
+        fprintf(stderr, "folio: serve: --token-file %s\n", err);
+        return 1;
+    }
+    *lfd = !strncmp(s->cfg.listen, "unix:", 5)
+               ? listen_unix(s->cfg.listen + 5, shown, shownlen)
+               : listen_tcp(s->cfg.listen, s->cfg.token_file != NULL, shown, shownlen);
+    if (*lfd < 0)
+        return 1;
+    snprintf(scratch_root, rootlen, "%s/folio-serve-XXXXXX", s->cfg.scratch);
+    if (!mkdtemp(scratch_root)) {
+        fprintf(stderr, "folio: serve: can't make a scratch folder in %s: %s (--scratch DIR)\n",
+                s->cfg.scratch, strerror(errno));
+        return 5;
+    }
+    s->cfg.scratch = scratch_root;
+    s->zygote = fo_serve_zygote_start(&s->cfg, engine, err, sizeof err);
+    if (!s->zygote) {
+        fprintf(stderr, "folio: serve: %s\n", err);
+        fo_serve_rmtree(scratch_root);
+        return 5;
+    }
+    return 0;
+}
+
+int fo_serve_main(int argc, char **argv, const char *engine)
+{
+    static fo_serve_state s;
+    char shown[300], scratch_root[4096];
+    double grace = 30;
+    int zygote = 0, lfd = -1, rc;
+    struct MHD_Daemon *d;
+    sigset_t set;
+
+    config_defaults(&s.cfg);
+    rc = parse_args(argc, argv, &s.cfg, &grace, &zygote);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    if (zygote)
+        return fo_serve_zygote_main();
+    if (s.cfg.queue == (unsigned)-1)
+        s.cfg.queue = 4 * s.cfg.workers;
+    s.cfg.threads = s.cfg.workers + s.cfg.queue + 2;
+    pthread_rwlock_init(&s.tokens_lock, NULL);
+    pthread_mutex_init(&s.slots_lock, NULL);
+    pthread_cond_init(&s.slots_free, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    raise_nofile(s.cfg.max_conns);
+    rc = start(&s, engine, &lfd, shown, sizeof shown, scratch_root, sizeof scratch_root);
+    if (rc) {
+        if (lfd >= 0)
+            close(lfd);
+        return rc;
+    }
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGCHLD);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    d = fo_serve_http_start(&s, lfd);
+    if (!d) {
+        fprintf(stderr, "folio: serve: can't start the HTTP server on %s\n", shown);
+        fo_serve_zygote_stop(s.zygote);
+        fo_serve_rmtree(scratch_root);
+        return 5;
+    }
+    log_event("{\"event\": \"listening\", \"address\": \"%s\", \"instance\": \"%s\", \"workers\": %u, "
+              "\"queue\": %u, \"jail\": %s, \"auth\": %s}", shown, s.cfg.instance, s.cfg.workers, s.cfg.queue,
+              s.cfg.jail ? "true" : "false", s.cfg.token_file ? "true" : "false");
+    wait_signals(&s, d, &set, grace);
+    fo_serve_zygote_stop(s.zygote);
+    fo_serve_rmtree(scratch_root);
+    if (!strncmp(s.cfg.listen, "unix:", 5))
+        (void)unlink(s.cfg.listen + 5);
+    log_event("{\"event\": \"stopped\"}");
+    free(s.tokens);
+    return 0;
+}
