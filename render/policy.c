@@ -24,7 +24,7 @@ static bool external_formulas;
 
 static bool scheme_char(char c, bool first)
 {
-    return isalpha((unsigned char)c) || (!first && (isdigit((unsigned char)c) || strchr("+.-", c)));
+    return isalpha((unsigned char)c) || (!first && c && (isdigit((unsigned char)c) || strchr("+.-", c)));
 }
 
 bool fo_link_schemes_allow(const char *list)
