@@ -518,7 +518,11 @@ def test_a_request_cannot_read_another_requests_files(srv):
     results = {}
 
     def one(i):
-        st, _, body = render(srv, ["xlsx"], spec, [("secret.csv", f"k\nvalue{i}\n".encode())])
+        for _ in range(30):             # a loaded machine may answer 429: retry as a client would
+            st, _, body = render(srv, ["xlsx"], spec, [("secret.csv", f"k\nvalue{i}\n".encode())])
+            if st != 429:
+                break
+            time.sleep(1)
         results[i] = (st, body)
     ts = [threading.Thread(target=one, args=(i,)) for i in range(8)]
     [t.start() for t in ts]
