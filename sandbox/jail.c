@@ -41,6 +41,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/sendfile.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -336,11 +337,13 @@ static void seed_matplotlib(int dfd)
     closedir(d);
 }
 
-/* Hands the jail's /out to the parent, which collects from it after the
-   jail is gone (an open directory keeps the tmpfs alive). */
-static void send_fd(int sock, int fd)
+/* Hands the jail's /out, /work and /tmp to the parent, which collects from
+   /out after the jail is gone (an open directory keeps the tmpfs alive) and,
+   for a session, puts, gets and saves files through all three. Also sends
+   a (re)started session program's pipes. */
+static int send_fds(int sock, char tag, const int *fds, size_t n)
 {
-    char tag = 'O', cbuf[CMSG_SPACE(sizeof(int))];
+    char cbuf[CMSG_SPACE(3 * sizeof(int))];
     struct iovec iov = { &tag, 1 };
     struct msghdr msg = { 0 };
     struct cmsghdr *cm;
@@ -349,14 +352,13 @@ static void send_fd(int sock, int fd)
     msg.msg_iov = &iov;
     msg.msg_iovlen = 1;
     msg.msg_control = cbuf;
-    msg.msg_controllen = sizeof cbuf;
+    msg.msg_controllen = CMSG_SPACE(n * sizeof(int));
     cm = CMSG_FIRSTHDR(&msg);
     cm->cmsg_level = SOL_SOCKET;
     cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(cm), &fd, sizeof fd);
-    if (sendmsg(sock, &msg, 0) < 0)
-        die("hand /out to folio");
+    cm->cmsg_len = CMSG_LEN(n * sizeof(int));
+    memcpy(CMSG_DATA(cm), fds, n * sizeof(int));
+    return sendmsg(sock, &msg, 0) < 0 ? -1 : 0;
 }
 
 /* --net none: the new network namespace has only lo, down; bring it up.
@@ -440,12 +442,13 @@ static void exec_path(char *const *argv, int render)
    and installed the filter: only descriptors and signals are left to set.
    init is suspended until execve, so no copy of the address space is made. */
 __attribute__((noreturn))
-static void exec_program(const fo_sandbox_plan *p, int out_w, int err_w)
+static void exec_program(const fo_sandbox_plan *p, int in_r, int out_w, int err_w)
 {
     sigset_t all;
-    int sig, nul;
+    int sig, nul = in_r;
 
-    nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (nul < 0)
+        nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (nul < 0)
         die("open /dev/null");
     if (dup2(nul, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
@@ -486,13 +489,135 @@ struct child_ctx {
     int mpl_fd;              /* the prebuilt matplotlib caches, opened by folio, or -1 */
 };
 
+/* Sessions (plan->disk_mb): /work, /out and /tmp are folders of one tmpfs
+   of that size, bound in place, so together they are capped; the tmpfs
+   itself is mounted on a scratch folder that is detached and removed. */
+static void mount_shared_disk(uint64_t mb)
+{
+    static const char *const dirs[][2] = {
+        { ".disk/tmp", "tmp" }, { ".disk/work", "work" }, { ".disk/out", "out" }
+    };
+    char opts[96];
+    size_t k;
+
+    snprintf(opts, sizeof opts, "mode=0755,size=%llum,nr_inodes=65536", (unsigned long long)mb);
+    make_dir(".disk", 0700);
+    mount_tmpfs(".disk", opts, 0);
+    for (k = 0; k < 3; k++) {
+        make_dir(dirs[k][0], 0755);
+        make_dir(dirs[k][1], 0755);
+        if (mount(dirs[k][0], dirs[k][1], NULL, MS_BIND, NULL) < 0)
+            die("bind %s", dirs[k][1]);
+    }
+    if (chmod("tmp", 01777) < 0)
+        die("set the mode of /tmp");
+    if (umount2(".disk", MNT_DETACH) < 0 || rmdir(".disk") < 0)
+        die("detach the session disk");
+}
+
+/* Sends /out, /work and /tmp (in that order) to the parent. */
+static void send_dirs(int ctl)
+{
+    static const char *const names[] = { "out", "work", "tmp" };
+    int fds[3];
+    size_t k;
+
+    for (k = 0; k < 3; k++) {
+        fds[k] = open(names[k], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fds[k] < 0)
+            die("open /%s", names[k]);
+    }
+    if (send_fds(ctl, 'O', fds, 3) < 0)
+        die("hand /out to folio");
+    for (k = 0; k < 3; k++)
+        close(fds[k]);
+}
+
+/* A session's program: new pipes (stdin for cells, stdout, stderr), vfork,
+   and the parent's ends sent to folio as 'P'. Returns its pid. */
+static pid_t start_session_program(const struct child_ctx *c)
+{
+    int in[2], out[2], err[2], up[3];
+    pid_t prog;
+
+    if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0)
+        die("create the program's pipes");
+    prog = vfork();
+    if (prog < 0)
+        die("start the program");
+    if (prog == 0)
+        exec_program(c->p, in[0], out[1], err[1]);
+    close(in[0]);
+    close(out[1]);
+    close(err[1]);
+    up[0] = in[1];
+    up[1] = out[0];
+    up[2] = err[0];
+    if (send_fds(c->ctl, 'P', up, 3) < 0)
+        _exit(SETUP_FAILED);
+    close(in[1]);
+    close(out[0]);
+    close(err[0]);
+    return prog;
+}
+
+/* A session's init: starts the program, reports each exit of it ('S' and
+   the wait status), and on folio's request interrupts it ('I': SIGINT) or
+   restarts it ('R': every process of the jail but init killed, then a new
+   program). Exits when folio hangs up; the kernel then kills the rest. */
+__attribute__((noreturn))
+static void init_session(const struct child_ctx *c)
+{
+    sigset_t chld;
+    int sfd, st;
+    pid_t prog, r;
+
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    if (sigprocmask(SIG_BLOCK, &chld, NULL) < 0 || (sfd = signalfd(-1, &chld, SFD_CLOEXEC)) < 0)
+        die("watch the program");
+    close(c->out_w);
+    close(c->err_w);
+    close_all_except(c->ctl, sfd);
+    prog = start_session_program(c);
+    for (;;) {
+        struct pollfd pf[2] = { { c->ctl, POLLIN, 0 }, { sfd, POLLIN, 0 } };
+        struct signalfd_siginfo si;
+        char cmd, msg[1 + sizeof st];
+
+        if (poll(pf, 2, -1) < 0)
+            continue;
+        if (pf[1].revents && read(sfd, &si, sizeof si) < 0 && errno != EAGAIN)
+            _exit(SETUP_FAILED);
+        while ((r = waitpid(-1, &st, WNOHANG)) > 0)
+            if (r == prog) {
+                msg[0] = 'S';
+                memcpy(msg + 1, &st, sizeof st);
+                (void)send(c->ctl, msg, sizeof msg, 0);
+                prog = -1;
+            }
+        if (!pf[0].revents)
+            continue;
+        if (recv(c->ctl, &cmd, 1, 0) <= 0)
+            _exit(0);
+        if (cmd == 'I' && prog > 0)
+            (void)kill(prog, SIGINT);
+        if (cmd == 'R') {
+            (void)kill(-1, SIGKILL);
+            while (waitpid(-1, &st, 0) > 0 || errno == EINTR)
+                ;
+            prog = start_session_program(c);
+        }
+    }
+}
+
 __attribute__((noreturn))
 static void jail_child(const struct child_ctx *c)
 {
     const fo_sandbox_plan *p = c->p;
     char go[2], opts[96];
     pid_t prog;
-    int outfd, st, engine_fd;
+    int st, engine_fd;
 
     /* 0. our own mount, IPC, UTS and (unless --net all) network namespaces */
     if (unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
@@ -548,16 +673,20 @@ static void jail_child(const struct child_ctx *c)
         die("mount /proc");
     build_dev(p);
     /* 9. writable, size-capped: /tmp /work /out (memory is charged to the cgroup too) */
-    snprintf(opts, sizeof opts, "mode=1777,size=%llum,nr_inodes=16384",
-             (unsigned long long)p->memory_mb);
-    make_dir("tmp", 0755);
-    mount_tmpfs("tmp", opts, 0);
-    snprintf(opts, sizeof opts, "mode=0755,size=%llum,nr_inodes=16384",
-             (unsigned long long)p->memory_mb);
-    make_dir("work", 0755);
-    mount_tmpfs("work", opts, 0);
-    make_dir("out", 0755);
-    mount_tmpfs("out", opts, 0);
+    if (p->disk_mb) {
+        mount_shared_disk(p->disk_mb);
+    } else {
+        snprintf(opts, sizeof opts, "mode=1777,size=%llum,nr_inodes=16384",
+                 (unsigned long long)p->memory_mb);
+        make_dir("tmp", 0755);
+        mount_tmpfs("tmp", opts, 0);
+        snprintf(opts, sizeof opts, "mode=0755,size=%llum,nr_inodes=16384",
+                 (unsigned long long)p->memory_mb);
+        make_dir("work", 0755);
+        mount_tmpfs("work", opts, 0);
+        make_dir("out", 0755);
+        mount_tmpfs("out", opts, 0);
+    }
     make_dir("run", 0755);
     copy_inputs(p);
     if (c->mpl_fd >= 0)
@@ -569,11 +698,7 @@ static void jail_child(const struct child_ctx *c)
         bind_ro(src, "run/folio");
         close(engine_fd);
     }
-    outfd = open("out", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (outfd < 0)
-        die("open /out");
-    send_fd(c->ctl, outfd);
-    close(outfd);
+    send_dirs(c->ctl);
     /* 10. hostname and network */
     if (sethostname("folio", 5) < 0)
         die("set the hostname");
@@ -596,12 +721,15 @@ static void jail_child(const struct child_ctx *c)
     fo_sandbox_rlimits_apply(p, go[1] & GO_NEED_AS, go[1] & GO_NEED_NPROC);
     if (fo_sandbox_seccomp_install() < 0)
         die("install the seccomp filter");
-    /* 13. the program: descriptors, signals, execve */
+    /* 13. the program: descriptors, signals, execve (a session's init stays
+           and restarts it on request) */
+    if (p->session)
+        init_session(c);
     prog = vfork();
     if (prog < 0)
         die("start the program");
     if (prog == 0)
-        exec_program(p, c->out_w, c->err_w);
+        exec_program(p, -1, c->out_w, c->err_w);
     /* 14. init: reap until the program ends */
     close(c->out_w);
     close(c->err_w);
@@ -671,29 +799,85 @@ static int fail(const char *what)
     return FO_RUN_INTERNAL;
 }
 
-static int recv_fd(int sock)
+/* Receives one message of init: its tag, and up to max descriptors (the
+   rest of *fds set to -1). Returns the number of descriptors, or -1. */
+static int recv_fds(int sock, char *tag, int *fds, size_t max)
 {
-    char tag = 0, cbuf[CMSG_SPACE(sizeof(int))];
-    struct iovec iov = { &tag, 1 };
+    char cbuf[CMSG_SPACE(3 * sizeof(int))];
+    struct iovec iov = { tag, 1 };
     struct msghdr msg = { 0 };
     struct cmsghdr *cm;
-    ssize_t n;
-    int fd;
+    size_t k, n = 0;
+    ssize_t r;
 
+    for (k = 0; k < max; k++)
+        fds[k] = -1;
     msg.msg_iov = &iov;
     msg.msg_iovlen = 1;
     msg.msg_control = cbuf;
     msg.msg_controllen = sizeof cbuf;
     do
-        n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-    while (n < 0 && errno == EINTR);
-    if (n != 1 || tag != 'O')
+        r = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+    while (r < 0 && errno == EINTR);
+    if (r != 1)
         return -1;
     cm = CMSG_FIRSTHDR(&msg);
-    if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int)))
-        return -1;
-    memcpy(&fd, CMSG_DATA(cm), sizeof fd);
-    return fd;
+    if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+        n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        memcpy(fds, CMSG_DATA(cm), (n < max ? n : max) * sizeof(int));
+        for (k = max; k < n; k++) {
+            int extra;
+            memcpy(&extra, CMSG_DATA(cm) + k * sizeof(int), sizeof extra);
+            close(extra);
+        }
+    }
+    return (int)(n < max ? n : max);
+}
+
+int fo_sandbox_jail_ctl(fo_sandbox_jail *j, char cmd)
+{
+    return send(j->ctl, &cmd, 1, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+int fo_sandbox_jail_event(fo_sandbox_jail *j, int *wstatus)
+{
+    char cbuf[CMSG_SPACE(3 * sizeof(int))], msg[1 + sizeof(int)];
+    struct iovec iov = { msg, sizeof msg };
+    struct msghdr m = { 0 };
+    struct cmsghdr *cm;
+    int fds[3] = { -1, -1, -1 }, *mine[3] = { &j->in_w, &j->out_r, &j->err_r };
+    ssize_t r;
+    size_t k;
+
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = cbuf;
+    m.msg_controllen = sizeof cbuf;
+    do
+        r = recvmsg(j->ctl, &m, MSG_CMSG_CLOEXEC);
+    while (r < 0 && errno == EINTR);
+    if (r <= 0)
+        return r == 0 ? 0 : -1;
+    cm = CMSG_FIRSTHDR(&m);
+    if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+        cm->cmsg_len == CMSG_LEN(3 * sizeof(int)))
+        memcpy(fds, CMSG_DATA(cm), sizeof fds);
+    if (msg[0] == 'S' && r == (ssize_t)sizeof msg) {
+        memcpy(wstatus, msg + 1, sizeof(int));
+        return 'S';
+    }
+    if (msg[0] == 'P' && r == 1 && fds[0] >= 0) {
+        for (k = 0; k < 3; k++) {
+            if (*mine[k] >= 0)
+                close(*mine[k]);
+            *mine[k] = fds[k];
+        }
+        return 'P';
+    }
+    for (k = 0; k < 3; k++)
+        if (fds[k] >= 0)
+            close(fds[k]);
+    return -1;
 }
 
 int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int serial)
@@ -711,6 +895,7 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
     memset(j, 0, sizeof *j);
     j->pid = -1;
     j->ctl = j->out_r = j->err_r = j->out_dir = -1;
+    j->in_w = j->work_dir = j->tmp_dir = -1;
     /* no_new_privs first: nothing started from here can gain privileges */
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
         return fail("set no_new_privs");
@@ -749,8 +934,13 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
         close(c.mpl_fd);
     j->pid = pid;
     j->ctl = ctl[0];
-    j->out_r = outp[0];
-    j->err_r = errp[0];
+    if (p->session) {               /* init makes the program's pipes */
+        close(outp[0]);
+        close(errp[0]);
+    } else {
+        j->out_r = outp[0];
+        j->err_r = errp[0];
+    }
 
     /* cgroup before the child runs any code of its own: created now, while
        the child creates its namespaces, and joined before "go" */
@@ -763,6 +953,8 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
        is a dedicated id (base + our pid), never root; otherwise our own. */
     host_uid = root ? FO_SANDBOX_HOST_ID_BASE + (unsigned)getpid() : (unsigned)geteuid();
     host_gid = root ? FO_SANDBOX_HOST_ID_BASE + (unsigned)getpid() : (unsigned)getegid();
+    j->host_uid = host_uid;
+    j->host_gid = host_gid;
     snprintf(map, sizeof map, "%u %u 1\n", FO_SANDBOX_UID, host_uid);
     if (write_proc(pid, "uid_map", map) < 0) {
         fail("set up uid map");
@@ -783,7 +975,24 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
         fail("start the jail");
         goto kill_child;
     }
-    j->out_dir = recv_fd(j->ctl);
+    {
+        int dirs[3];
+        char tag = 0;
+        if (recv_fds(j->ctl, &tag, dirs, 3) == 3 && tag == 'O') {
+            j->out_dir = dirs[0];
+            j->work_dir = dirs[1];
+            j->tmp_dir = dirs[2];
+        } else {
+            for (int k = 0; k < 3; k++)
+                if (dirs[k] >= 0)
+                    close(dirs[k]);
+        }
+    }
+    /* a session's program is started by init, which sends its pipes */
+    if (j->out_dir >= 0 && p->session && fo_sandbox_jail_event(j, &st) != 'P') {
+        close(j->out_dir);
+        j->out_dir = -1;
+    }
     if (j->out_dir < 0) {
         /* the child printed why */
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
@@ -805,7 +1014,8 @@ kill_child:
 
 void fo_sandbox_jail_close(fo_sandbox_jail *j)
 {
-    int *fds[] = { &j->ctl, &j->out_r, &j->err_r, &j->out_dir };
+    int *fds[] = { &j->ctl, &j->out_r, &j->err_r, &j->out_dir, &j->in_w, &j->work_dir,
+                   &j->tmp_dir };
     size_t k;
 
     for (k = 0; k < sizeof fds / sizeof *fds; k++)

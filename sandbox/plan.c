@@ -99,7 +99,7 @@ static int parse_render(fo_sandbox_plan *p, const char *list)
 }
 
 /* One option with its value. Returns FO_RUN_OK or FO_RUN_USAGE. */
-static int apply(fo_sandbox_plan *p, const char *opt, const char *val)
+int fo_sandbox_plan_option(fo_sandbox_plan *p, const char *opt, const char *val)
 {
     uint64_t v;
 
@@ -146,15 +146,9 @@ static int apply(fo_sandbox_plan *p, const char *opt, const char *val)
     return FO_RUN_OK;
 }
 
-int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help)
+int fo_sandbox_plan_defaults(fo_sandbox_plan *p)
 {
-    static const char *const with_value[] = {
-        "--in", "--out", "--render", "--timeout", "--memory", "--max-bytes", "--pids", "--net"
-    };
-    int i, rc;
-
     memset(p, 0, sizeof *p);
-    *help = 0;
     p->in_paths = calloc(MAX_IN, sizeof(char *));
     if (!p->in_paths) {
         fputs("folio: run: out of memory\n", stderr);
@@ -167,6 +161,19 @@ int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help)
     p->pids = 256;
     p->nofile = 1024;
     p->net = FO_NET_NONE;
+    return FO_RUN_OK;
+}
+
+int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help)
+{
+    static const char *const with_value[] = {
+        "--in", "--out", "--render", "--timeout", "--memory", "--max-bytes", "--pids", "--net"
+    };
+    int i, rc;
+
+    *help = 0;
+    if (fo_sandbox_plan_defaults(p) != FO_RUN_OK)
+        return FO_RUN_INTERNAL;
 
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *eq;
@@ -199,11 +206,11 @@ int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help)
         if (!takes)
             return usage_error("unknown option \"%s\"", a);
         if (eq) {
-            rc = apply(p, opt, eq + 1);
+            rc = fo_sandbox_plan_option(p, opt, eq + 1);
         } else {
             if (i + 1 >= argc)
                 return usage_error("%s needs a value", opt);
-            rc = apply(p, opt, argv[++i]);
+            rc = fo_sandbox_plan_option(p, opt, argv[++i]);
         }
         if (rc != FO_RUN_OK)
             return rc;
