@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # analyze.py — example analysis for `folio run`: reads a CSV given with --in
 # (it lands in /work, the current directory), computes with the stdlib only,
-# and writes /out/result.json, a folio spec with inline data (PRODUCT.md §2).
+# and writes /out/result.json, a folio spec with inline data.
 #
 #   folio run --in sales.csv --out out/sandbox --render xlsx -- \
 #       /usr/bin/python3 /work/analyze.py sales.csv

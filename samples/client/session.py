@@ -6,7 +6,7 @@ chat backend does when a user asks follow-up questions (standard library only).
 
 Creates a session, uploads the CSV, runs three cells (load, summarize, write
 a result spec), renders it to PDF, downloads it and deletes the session.
-The session routes are PRODUCT.md section 7; a server that does not serve
+The session routes are in docs/serve.md; a server that does not serve
 them yet answers 501, which this client reports and stops on."""
 import argparse
 import json
