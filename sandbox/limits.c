@@ -144,10 +144,13 @@ static int make_child(const char *base, const char *own, int serial, char *dir, 
     return 0;
 }
 
-/* --cpus as a cfs quota per CPU_PERIOD_US; at least the kernel's 1 ms. */
+/* --cpus as a cfs quota per CPU_PERIOD_US; at least the kernel's 1 ms. A plan
+   built by hand that never set cpus gets --cpus's default of 1, not the floor:
+   1 % of a CPU made every serve render 100 times slower. */
 static long long cpu_quota_us(const fo_sandbox_plan *p)
 {
-    long long q = (long long)(p->cpus * CPU_PERIOD_US + 0.5);
+    double cpus = p->cpus > 0 ? p->cpus : 1;
+    long long q = (long long)(cpus * CPU_PERIOD_US + 0.5);
 
     return q < 1000 ? 1000 : q;
 }

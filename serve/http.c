@@ -823,6 +823,17 @@ static void first_call(fo_serve_state *s, struct MHD_Connection *c, req *r, cons
         (void)open_body(c, r);
 }
 
+/* The connection's first request has begun: it is in_flight now, no longer fresh. */
+static void conn_started(fo_serve_state *s, struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    atomic_int *fresh = info ? info->socket_context : NULL;
+
+    if (fresh && atomic_exchange(fresh, 0))
+        atomic_fetch_sub(&s->fresh_conns, 1);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *data,
                                   size_t *size, void **con_cls)
@@ -833,6 +844,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     (void)version;
     if (!r) {
         r = new_req(s, url, method);
+        conn_started(s, c);
         if (!r)
             return MHD_NO;
         *con_cls = r;
@@ -898,16 +910,31 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
                           enum MHD_ConnectionNotificationCode code)
 {
+    fo_serve_state *s = cls;
     const union MHD_ConnectionInfo *info;
     int one = 1;
 
-    (void)cls; (void)socket_context;
+    if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        atomic_int *fresh = *socket_context;
+        if (fresh && atomic_exchange(fresh, 0))
+            atomic_fetch_sub(&s->fresh_conns, 1);
+        free(fresh);
+        *socket_context = NULL;
+        return;
+    }
     if (code != MHD_CONNECTION_NOTIFY_STARTED)
         return;
     info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
     if (info)
         (void)setsockopt(info->connect_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    /* accepted, no request begun yet: a drain waits a moment for it */
+    *socket_context = malloc(sizeof(atomic_int));
+    if (*socket_context) {
+        atomic_init((atomic_int *)*socket_context, 1);
+        atomic_fetch_add(&s->fresh_conns, 1);
+    }
 }
+
 
 __attribute__((format(printf, 2, 0)))
 static void mhd_log(void *cls, const char *fmt, va_list ap)
@@ -936,6 +963,6 @@ struct MHD_Daemon *fo_serve_http_start(fo_serve_state *s, int lfd)
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)s->cfg.conn_timeout,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-        MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
         MHD_OPTION_END);
 }

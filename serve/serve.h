@@ -118,6 +118,7 @@ typedef struct {
     pthread_cond_t slots_free;
     unsigned running, waiting;     /* renders in a worker, renders queued */
     atomic_long in_flight;         /* requests between start and completion */
+    atomic_long fresh_conns;       /* accepted connections with no request begun yet */
     atomic_ulong next_id;
     atomic_int draining;
 } fo_serve_state;

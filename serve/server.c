@@ -309,21 +309,35 @@ static void reap(fo_serve_state *s)
         }
 }
 
+/* A connection accepted just before the signal may not have sent its request
+   yet; like Go's http.Server.Shutdown, it counts as in flight for a moment. */
+#define FRESH_GRACE 2.0
+
+static double since(const struct timespec *t0)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
 static void drain(fo_serve_state *s, struct MHD_Daemon *d, double seconds)
 {
-    struct timespec t0, t;
+    struct timespec t0;
     MHD_socket lfd;
 
     atomic_store(&s->draining, 1);
     lfd = MHD_quiesce_daemon(d);
     if (lfd != MHD_INVALID_SOCKET)
         close(lfd);
-    log_event("{\"event\": \"draining\", \"in_flight\": %ld}", atomic_load(&s->in_flight));
+    log_event("{\"event\": \"draining\", \"in_flight\": %ld, \"connecting\": %ld}",
+              atomic_load(&s->in_flight), atomic_load(&s->fresh_conns));
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        if (atomic_load(&s->in_flight) == 0 ||
-            (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 > seconds)
+        double t = since(&t0);
+        int busy = atomic_load(&s->in_flight) > 0 ||
+                   (atomic_load(&s->fresh_conns) > 0 && t < FRESH_GRACE);
+        if (!busy || t > seconds)
             break;
         nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
     }

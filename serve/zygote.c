@@ -503,6 +503,7 @@ static int start_jailed(fo_serve_zygote *z, char *err, size_t errlen)
     p.max_bytes = z->cfg->max_bytes;
     p.pids = 64 + 4 * (z->cfg->workers + z->cfg->queue);
     p.nofile = 256;
+    p.cpus = (double)z->cfg->workers;   /* each of the workers renders on one CPU */
     p.net = FO_NET_NONE;
     p.engine = z->engine;
     p.quiet = 1;

@@ -631,18 +631,82 @@ def test_429_with_retry_after_when_saturated(tmp_path):
         s.stop()
 
 
+def _raw_render_request(srv, spec):
+    body, ctype = multipart([("spec", json.dumps(spec).encode(), "spec.json")])
+    head = (f"POST /v1/render?format=xlsx HTTP/1.1\r\nHost: {srv.address}\r\n"
+            f"Content-Type: {ctype}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n")
+    return head.encode(), body
+
+
+def _read_answer(sock):
+    sock.settimeout(60)
+    data = b""
+    while True:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return int(data.split(b" ", 2)[1]) if data.startswith(b"HTTP/1.1 ") else None, data
+
+
 def test_sigterm_drains_requests_in_flight(tmp_path, scratch):
+    """SIGTERM lets both a request half uploaded and a connection accepted but
+    still silent finish with their answers; then the server exits 0."""
+    import socket
     s = Server(scratch=tmp_path)
     big = {"folio": 1, "data": {"d": {"columns": [{"name": "a", "type": "number"}],
                                        "rows": [[i] for i in range(60000)]}},
            "blocks": [{"type": "table", "data": "d"}]}
-    result = []
-    t = threading.Thread(target=lambda: result.append(render(s, ["xlsx"], big)))
-    t.start()
-    time.sleep(0.3)
+    host, port = s.address.rsplit(":", 1)
+    head, body = _raw_render_request(s, big)
+    begun = socket.create_connection((host, int(port)))
+    begun.sendall(head + body[: len(body) // 2])
+    silent = socket.create_connection((host, int(port)))
+    time.sleep(0.5)                        # both accepted, the first one's request begun
     s.p.send_signal(signal.SIGTERM)
-    t.join(60)
+    time.sleep(0.3)
+    begun.sendall(body[len(body) // 2:])
+    silent.sendall(head + body)
+    answers = [_read_answer(begun), _read_answer(silent)]
     assert s.p.wait(60) == 0
-    assert result and result[0][0] == 200, result[0][:2] if result else None
+    for status, data in answers:
+        assert status == 200, data[:300]
+        assert data.split(b"\r\n\r\n", 1)[1][:2] == b"PK"
     assert [p for p in tmp_path.iterdir() if p.name.startswith("folio-serve-")] == []
-    assert any(l.get("event") == "draining" for l in s.log())
+    s.reader.join(5)
+    assert any(l.get("event") == "draining" and l.get("in_flight") == 1 and l.get("connecting") == 1
+               for l in s.log()), s.lines
+    begun.close()
+    silent.close()
+
+
+def _cpu_quota(pid):
+    """The CPUs a process's cgroup may use per wall second (None: no quota)."""
+    for line in pathlib.Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        _, ctrls, path = line.split(":", 2)
+        if "cpu" in ctrls.split(","):
+            d = pathlib.Path("/sys/fs/cgroup/cpu" + path)
+            quota = int((d / "cpu.cfs_quota_us").read_text())
+            return None if quota < 0 else quota / int((d / "cpu.cfs_period_us").read_text())
+        if ctrls == "" and (pathlib.Path("/sys/fs/cgroup" + path) / "cpu.max").exists():
+            q, period = (pathlib.Path("/sys/fs/cgroup" + path) / "cpu.max").read_text().split()
+            return None if q == "max" else int(q) / int(period)
+    return None
+
+
+def test_render_jail_gets_a_cpu_per_worker():
+    """The render jail's CPU quota is one CPU per worker: a hand-built plan once
+    left it at the 1 % floor and every render ran 100 times slower."""
+    s = Server("--workers", "3")
+    try:
+        zygote = _children(s.p.pid)[0]
+        assert _cpu_quota(zygote) in (None, 3.0)
+        spec = {"folio": 1, "data": {"d": {"columns": [{"name": "a", "type": "number"}],
+                                            "rows": [[i] for i in range(20000)]}},
+                "blocks": [{"type": "table", "data": "d"}]}
+        t0 = time.monotonic()
+        st, _, body = render(s, ["xlsx"], spec)
+        assert st == 200 and xlsx_rows(body)[-1] == [19999]
+        assert time.monotonic() - t0 < 10
+    finally:
+        s.stop()
