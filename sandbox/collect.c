@@ -444,15 +444,30 @@ void fo_sandbox_buf_puts(fo_sandbox_buf *b, const char *s)
 
 void fo_sandbox_buf_printf(fo_sandbox_buf *b, const char *fmt, ...)
 {
-    char tmp[1024];
+    char tmp[1024], *big;
     va_list ap;
     int n;
 
     va_start(ap, fmt);
     n = vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
-    if (n > 0)
-        buf_add(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+    if (n <= 0)
+        return;
+    if ((size_t)n < sizeof tmp) {
+        buf_add(b, tmp, (size_t)n);
+        return;
+    }
+    /* longer than the stack buffer: format again into one that fits, never cut */
+    big = malloc((size_t)n + 1);
+    if (!big) {
+        b->oom = 1;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    buf_add(b, big, (size_t)n);
+    free(big);
 }
 
 /* Length of a valid UTF-8 sequence at s (max n bytes), 0 if invalid. */

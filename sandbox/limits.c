@@ -130,8 +130,10 @@ static int make_child(const char *base, const char *own, int serial, char *dir, 
     int n = snprintf(dir, len, "%s%s%sfolio-run-%ld-%d", base, own,
                      own[strlen(own) - 1] == '/' ? "" : "/", (long)getpid(), serial);
 
-    if (n < 0 || (size_t)n >= len)
+    if (n < 0 || (size_t)n >= len) {
+        dir[0] = 0;                 /* never leave a cut path for destroy to rmdir */
         return -1;
+    }
     if (serial == 0) {
         char parent[640];
         snprintf(parent, sizeof parent, "%s%s", base, own);

@@ -141,6 +141,21 @@ START_TEST(json_strings)
 }
 END_TEST
 
+START_TEST(printf_never_cuts)
+{
+    fo_sandbox_buf b = { 0 };
+    char *long_path = malloc(5001);
+
+    memset(long_path, 'p', 5000);
+    long_path[5000] = 0;
+    fo_sandbox_buf_printf(&b, "[%s]", long_path);   /* once cut at 1023 bytes */
+    ck_assert_uint_eq(b.len, 5002);
+    ck_assert_int_eq(b.s[5001], ']');
+    free(long_path);
+    free(b.s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sandbox plan");
@@ -152,6 +167,7 @@ int main(void)
     tcase_add_test(tc, usage_errors);
     tcase_add_test(tc, help_flag);
     tcase_add_test(tc, json_strings);
+    tcase_add_test(tc, printf_never_cuts);
     suite_add_tcase(s, tc);
     return fo_check_run(s);
 }
