@@ -36,11 +36,12 @@ DEB_BUILD := build-essential pkg-config libxlsxwriter-dev libzip-dev libxml2-dev
              check fonts-liberation fonts-dejavu-core fonts-dejavu-extra fonts-droid-fallback \
              fonts-symbola libmicrohttpd-dev
 DEB_TEST  := procps file python3 python3-pytest python3-openpyxl python3-docx python3-jsonschema \
+             python3-pandas python3-numpy python3-matplotlib \
              poppler-utils qpdf pngcheck valgrind clang libclang-rt-14-dev \
              libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui \
              imagemagick curl openssl iproute2 python3-pip haproxy
 DEB_BENCH := wrk time python3-xlsxwriter python3-reportlab python3-matplotlib bubblewrap hyperfine pandoc nodejs \
-             tinyproxy
+             tinyproxy python3-jupyter-client python3-ipykernel
 
 LIB_SRC  := $(sort $(wildcard formats/*.c formats/*/*.c render/*.c render/*/*.c))
 SBX_SRC  := $(sort $(wildcard sandbox/*.c sandbox/egress/*.c)) render/sha256.c render/stage.c
@@ -48,7 +49,7 @@ CLI_SRC  := $(sort $(filter-out cli/launcher.c,$(wildcard cli/*.c)))
 SRV_SRC  := $(sort $(wildcard serve/*.c))
 TPL_FILES:= $(sort $(shell find templates -type f 2>/dev/null))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/templates.o
-SBX_OBJ  := $(SBX_SRC:%.c=$(BUILD)/obj/%.o)
+SBX_OBJ  := $(SBX_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/kernel_py.o
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 SRV_OBJ  := $(SRV_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/openapi.o
 SRV_LIBS := -lmicrohttpd -lpthread
@@ -134,6 +135,16 @@ $(BUILD)/openapi.c: $(BUILD)/embed docs/openapi.json
 $(BUILD)/obj/openapi.o: $(BUILD)/openapi.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
+
+# The session kernel (Python), embedded into folio: shipped, never generated
+# at run time. tools/embed's functions renamed so both tables can link.
+$(BUILD)/kernel_py.c: $(BUILD)/embed sandbox/kernel/folio_kernel.py
+	$(BUILD)/embed $@ sandbox/kernel/folio_kernel.py
+
+$(BUILD)/obj/kernel_py.o: $(BUILD)/kernel_py.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Dfo_template_find=fo_session_kernel_find \
+	  -Dfo_template_name=fo_session_kernel_name -c $< -o $@
 
 $(BUILD)/libfolio.a: $(LIB_OBJ)
 	@rm -f $@

@@ -2,6 +2,7 @@
  * linked against libc alone, it serves `folio run` itself, so a sandbox
  * launch does not pay for loading the renderers' 36 shared libraries (about
  * 12 ms a start on the reference machine, more than the whole jail costs).
+ * `folio session` (sessions: clients and the supervisor) runs here too.
  * Every other command goes, argv unchanged, to folio-engine (cli/main.c):
  * found beside this binary (a build tree) or in ../libexec/folio/ (an
  * installed tree), never through $PATH or the environment.
@@ -18,6 +19,7 @@
 
 #include "folio.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/session.h"
 
 /* Where the engine may live, relative to this binary's folder. */
 static const char *const engine_places[] = { "folio-engine", "../libexec/folio/folio-engine" };
@@ -57,6 +59,8 @@ int main(int argc, char **argv)
     }
     if (argc >= 2 && !strcmp(argv[1], "run"))
         return fo_sandbox_main(argc - 1, argv + 1, have_engine ? engine : NULL);
+    if (argc >= 2 && !strcmp(argv[1], "session"))
+        return fo_session_main(argc - 1, argv + 1, NULL, have_engine ? engine : NULL);
     if (!have_engine) {
         fprintf(stderr, "folio: can't find folio-engine, which does everything but `folio run`\n"
                         "  (looked beside this binary and in ../libexec/folio/; reinstall folio)\n");

@@ -413,6 +413,40 @@ int fo_sandbox_stage_buf(fo_stage *s, int dirfd, const char *name, const char *b
     return fsync(fd);
 }
 
+/* One file staged and committed alone: from fd (its whole current size)
+   when fd >= 0, else from buf. */
+static int write_one(int dirfd, const char *name, int fd, const char *buf, size_t len)
+{
+    fo_stage s;
+    fo_stage_item item;
+    struct stat st;
+    size_t failed;
+    int rc, e;
+
+    if (fd >= 0 && fstat(fd, &st) < 0)
+        return -1;
+    if (fo_stage_begin(&s, &item, 1) < 0)
+        return -1;
+    rc = fd >= 0 ? fo_sandbox_stage_copy(&s, dirfd, name, fd, (uint64_t)st.st_size)
+                 : fo_sandbox_stage_buf(&s, dirfd, name, buf, len);
+    if (rc == 0)
+        rc = fo_stage_commit(&s, &failed);
+    e = errno;
+    fo_stage_end(&s);
+    errno = e;
+    return rc;
+}
+
+int fo_sandbox_write_copy(int dirfd, const char *name, int fd)
+{
+    return write_one(dirfd, name, fd, NULL, 0);
+}
+
+int fo_sandbox_write_buf(int dirfd, const char *name, const char *buf, size_t len)
+{
+    return write_one(dirfd, name, -1, buf, len);
+}
+
 /* ---------------------------------------------------------- JSON buffer */
 
 static void buf_add(fo_sandbox_buf *b, const char *s, size_t n)

@@ -27,6 +27,7 @@
  * exits 125, which the parent sees as a setup failure (no status message). */
 #define FO_SANDBOX_PRIVATE
 #include "sandbox/sandbox.h"
+#include "sandbox/fdpass.h"
 #include "sandbox/egress/egress.h"
 
 #include <dirent.h>
@@ -48,6 +49,7 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/sendfile.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -514,30 +516,6 @@ static char **init_disguise(char *const *argv)
     return copy;
 }
 
-/* Hands a descriptor to the parent, tagged: the jail's /out ('O'), which it
-   collects from after the jail is gone (an open directory keeps the tmpfs
-   alive); the egress listener ('N'). */
-static void send_fd(int sock, char tag, int fd)
-{
-    char cbuf[CMSG_SPACE(sizeof(int))];
-    struct iovec iov = { &tag, 1 };
-    struct msghdr msg = { 0 };
-    struct cmsghdr *cm;
-
-    memset(cbuf, 0, sizeof cbuf);
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = cbuf;
-    msg.msg_controllen = sizeof cbuf;
-    cm = CMSG_FIRSTHDR(&msg);
-    cm->cmsg_level = SOL_SOCKET;
-    cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(cm), &fd, sizeof fd);
-    if (sendmsg(sock, &msg, 0) < 0)
-        die("hand %s to folio", tag == 'O' ? "/out" : "the egress listener");
-}
-
 /* --net packages / allow=: a socket listening on the jail's own 127.0.0.1:3128,
    handed to folio, whose egress proxy serves it from outside. The jail thus
    reaches the proxy and nothing else (no route, no DNS, no Unix socket), and
@@ -556,7 +534,8 @@ static void egress_listener(int ctl)
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (bind(s, (struct sockaddr *)&a, sizeof a) < 0 || listen(s, 1024) < 0)
         die("listen on 127.0.0.1:%d for the egress proxy", FO_EGRESS_PORT);
-    send_fd(ctl, 'N', s);
+    if (fo_fdpass_send(ctl, "N", 1, &s, 1) < 0)
+        die("hand the egress listener to folio");
     close(s);
 }
 
@@ -685,12 +664,13 @@ static void exec_path(char *const *argv, int render, int egress)
    and installed the filter: only descriptors and signals are left to set.
    init is suspended until execve, so no copy of the address space is made. */
 __attribute__((noreturn))
-static void exec_program(const fo_sandbox_plan *p, char *const *argv, int out_w, int err_w)
+static void exec_program(const fo_sandbox_plan *p, char *const *argv, int in_r, int out_w, int err_w)
 {
     sigset_t all;
-    int sig, nul;
+    int sig, nul = in_r;
 
-    nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (nul < 0)
+        nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (nul < 0)
         die("open /dev/null");
     if (dup2(nul, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
@@ -729,15 +709,138 @@ struct child_ctx {
     const fo_sandbox_plan *p;
     int ctl, out_w, err_w, parent_root;
     int mpl_fd;              /* the prebuilt matplotlib caches, opened by folio, or -1 */
+    char *const *argv;       /* the program's command, copied before init hid its own */
 };
 
+/* Sessions (plan->disk_mb): /work, /out and /tmp are folders of one tmpfs
+   of that size, bound in place, so together they are capped; the tmpfs
+   itself is mounted on a scratch folder that is detached and removed. */
+static void mount_shared_disk(uint64_t mb)
+{
+    static const char *const dirs[][2] = {
+        { ".disk/tmp", "tmp" }, { ".disk/work", "work" }, { ".disk/out", "out" }
+    };
+    char opts[96];
+    size_t k;
+
+    snprintf(opts, sizeof opts, "mode=0755,size=%llum,nr_inodes=65536", (unsigned long long)mb);
+    make_dir(".disk", 0700);
+    mount_tmpfs(".disk", opts, 0);
+    for (k = 0; k < 3; k++) {
+        make_dir(dirs[k][0], 0755);
+        make_dir(dirs[k][1], 0755);
+        if (mount(dirs[k][0], dirs[k][1], NULL, MS_BIND, NULL) < 0)
+            die("bind %s", dirs[k][1]);
+    }
+    if (chmod("tmp", 01777) < 0)
+        die("set the mode of /tmp");
+    if (umount2(".disk", MNT_DETACH) < 0 || rmdir(".disk") < 0)
+        die("detach the session disk");
+}
+
+/* Sends /out, /work and /tmp (in that order) to the parent. */
+static void send_dirs(int ctl)
+{
+    static const char *const names[] = { "out", "work", "tmp" };
+    int fds[3];
+    size_t k;
+
+    for (k = 0; k < 3; k++) {
+        fds[k] = open(names[k], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fds[k] < 0)
+            die("open /%s", names[k]);
+    }
+    if (fo_fdpass_send(ctl, "O", 1, fds, 3) < 0)
+        die("hand /out to folio");
+    for (k = 0; k < 3; k++)
+        close(fds[k]);
+}
+
+/* A session's program: new pipes (stdin for cells, stdout, stderr), vfork,
+   and the parent's ends sent to folio as 'P'. Returns its pid. */
+static pid_t start_session_program(const struct child_ctx *c)
+{
+    int in[2], out[2], err[2], up[3];
+    pid_t prog;
+
+    if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0)
+        die("create the program's pipes");
+    prog = vfork();
+    if (prog < 0)
+        die("start the program");
+    if (prog == 0)
+        exec_program(c->p, c->argv, in[0], out[1], err[1]);
+    close(in[0]);
+    close(out[1]);
+    close(err[1]);
+    up[0] = in[1];
+    up[1] = out[0];
+    up[2] = err[0];
+    if (fo_fdpass_send(c->ctl, "P", 1, up, 3) < 0)
+        _exit(SETUP_FAILED);
+    close(in[1]);
+    close(out[0]);
+    close(err[0]);
+    return prog;
+}
+
+/* A session's init: starts the program, reports each exit of it ('S' and
+   the wait status), and on folio's request interrupts it ('I': SIGINT) or
+   restarts it ('R': every process of the jail but init killed, then a new
+   program). Exits when folio hangs up; the kernel then kills the rest. */
 __attribute__((noreturn))
-static void jail_child(const struct child_ctx *c)
+static void init_session(const struct child_ctx *c)
+{
+    sigset_t chld;
+    int sfd, st;
+    pid_t prog, r;
+
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    if (sigprocmask(SIG_BLOCK, &chld, NULL) < 0 || (sfd = signalfd(-1, &chld, SFD_CLOEXEC)) < 0)
+        die("watch the program");
+    close(c->out_w);
+    close(c->err_w);
+    close_all_except(c->ctl, sfd);
+    prog = start_session_program(c);
+    for (;;) {
+        struct pollfd pf[2] = { { c->ctl, POLLIN, 0 }, { sfd, POLLIN, 0 } };
+        struct signalfd_siginfo si;
+        char cmd, msg[1 + sizeof st];
+
+        if (poll(pf, 2, -1) < 0)
+            continue;
+        if (pf[1].revents && read(sfd, &si, sizeof si) < 0 && errno != EAGAIN)
+            _exit(SETUP_FAILED);
+        while ((r = waitpid(-1, &st, WNOHANG)) > 0)
+            if (r == prog) {
+                msg[0] = 'S';
+                memcpy(msg + 1, &st, sizeof st);
+                (void)send(c->ctl, msg, sizeof msg, 0);
+                prog = -1;
+            }
+        if (!pf[0].revents)
+            continue;
+        if (recv(c->ctl, &cmd, 1, 0) <= 0)
+            _exit(0);
+        if (cmd == 'I' && prog > 0)
+            (void)kill(prog, SIGINT);
+        if (cmd == 'R') {
+            (void)kill(-1, SIGKILL);
+            while (waitpid(-1, &st, 0) > 0 || errno == EINTR)
+                ;
+            prog = start_session_program(c);
+        }
+    }
+}
+
+__attribute__((noreturn))
+static void jail_child(struct child_ctx *c)
 {
     const fo_sandbox_plan *p = c->p;
     char go[2], opts[96], **argv;
     pid_t prog;
-    int outfd, st, engine_fd;
+    int st, engine_fd;
 
     /* 0. our own mount, IPC, UTS and (unless --net all) network namespaces */
     if (unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
@@ -792,16 +895,20 @@ static void jail_child(const struct child_ctx *c)
     proc_setup(p);
     build_dev(p);
     /* 9. writable, size-capped: /tmp /work /out (memory is charged to the cgroup too) */
-    snprintf(opts, sizeof opts, "mode=1777,size=%llum,nr_inodes=16384",
-             (unsigned long long)p->memory_mb);
-    make_dir("tmp", 0755);
-    mount_tmpfs("tmp", opts, 0);
-    snprintf(opts, sizeof opts, "mode=0755,size=%llum,nr_inodes=16384",
-             (unsigned long long)p->memory_mb);
-    make_dir("work", 0755);
-    mount_tmpfs("work", opts, 0);
-    make_dir("out", 0755);
-    mount_tmpfs("out", opts, 0);
+    if (p->disk_mb) {
+        mount_shared_disk(p->disk_mb);
+    } else {
+        snprintf(opts, sizeof opts, "mode=1777,size=%llum,nr_inodes=16384",
+                 (unsigned long long)p->memory_mb);
+        make_dir("tmp", 0755);
+        mount_tmpfs("tmp", opts, 0);
+        snprintf(opts, sizeof opts, "mode=0755,size=%llum,nr_inodes=16384",
+                 (unsigned long long)p->memory_mb);
+        make_dir("work", 0755);
+        mount_tmpfs("work", opts, 0);
+        make_dir("out", 0755);
+        mount_tmpfs("out", opts, 0);
+    }
     make_dir("run", 0755);
     copy_inputs(p);
     if (c->mpl_fd >= 0)
@@ -813,11 +920,7 @@ static void jail_child(const struct child_ctx *c)
         bind_ro(src, "run/folio");
         close(engine_fd);
     }
-    outfd = open("out", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (outfd < 0)
-        die("open /out");
-    send_fd(c->ctl, 'O', outfd);
-    close(outfd);
+    send_dirs(c->ctl);
     /* 10. hostname and network */
     if (sethostname("folio", 5) < 0)
         die("set the hostname");
@@ -837,6 +940,7 @@ static void jail_child(const struct child_ctx *c)
            could read */
     time_setup();
     argv = init_disguise(p->argv);
+    c->argv = argv;
     /* 12. drop every capability, then the rlimits, then seccomp last: from
            here on init and the program it starts hold no privilege, and both
            run under the filter */
@@ -844,12 +948,15 @@ static void jail_child(const struct child_ctx *c)
     fo_sandbox_rlimits_apply(p, go[1] & GO_NEED_AS, go[1] & GO_NEED_NPROC);
     if (fo_sandbox_seccomp_install() < 0)
         die("install the seccomp filter");
-    /* 13. the program: descriptors, signals, execve */
+    /* 13. the program: descriptors, signals, execve (a session's init stays
+           and restarts it on request) */
+    if (p->session)
+        init_session(c);
     prog = vfork();
     if (prog < 0)
         die("start the program");
     if (prog == 0)
-        exec_program(p, argv, c->out_w, c->err_w);
+        exec_program(p, argv, -1, c->out_w, c->err_w);
     /* 14. init: reap until the program ends */
     close(c->out_w);
     close(c->err_w);
@@ -935,29 +1042,70 @@ static int fail(const char *what)
     return FO_RUN_INTERNAL;
 }
 
-static int recv_fd(int sock, char want)
+/* init's 'O' message: the jail's /out, /work and /tmp. */
+static void recv_dirs(fo_sandbox_jail *j)
 {
-    char tag = 0, cbuf[CMSG_SPACE(sizeof(int))];
-    struct iovec iov = { &tag, 1 };
-    struct msghdr msg = { 0 };
-    struct cmsghdr *cm;
-    ssize_t n;
+    int dirs[3];
+    size_t n, k;
+    char tag = 0;
+
+    if (fo_fdpass_recv(j->ctl, &tag, 1, dirs, 3, &n) == 1 && tag == 'O' && n == 3) {
+        j->out_dir = dirs[0];
+        j->work_dir = dirs[1];
+        j->tmp_dir = dirs[2];
+        return;
+    }
+    for (k = 0; k < 3; k++)
+        if (dirs[k] >= 0)
+            close(dirs[k]);
+}
+
+/* init's 'N' message (--net packages / allow=): the egress listener. */
+static int recv_egress(fo_sandbox_jail *j)
+{
+    size_t n;
+    char tag = 0;
     int fd;
 
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = cbuf;
-    msg.msg_controllen = sizeof cbuf;
-    do
-        n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-    while (n < 0 && errno == EINTR);
-    if (n != 1 || tag != want)
-        return -1;
-    cm = CMSG_FIRSTHDR(&msg);
-    if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int)))
-        return -1;
-    memcpy(&fd, CMSG_DATA(cm), sizeof fd);
-    return fd;
+    if (fo_fdpass_recv(j->ctl, &tag, 1, &fd, 1, &n) == 1 && tag == 'N' && n == 1) {
+        j->egress_listen = fd;
+        return 0;
+    }
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
+int fo_sandbox_jail_ctl(fo_sandbox_jail *j, char cmd)
+{
+    return send(j->ctl, &cmd, 1, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+int fo_sandbox_jail_event(fo_sandbox_jail *j, int *wstatus)
+{
+    char msg[1 + sizeof(int)];
+    int fds[3], *mine[3] = { &j->in_w, &j->out_r, &j->err_r };
+    size_t k, n;
+    ssize_t r = fo_fdpass_recv(j->ctl, msg, sizeof msg, fds, 3, &n);
+
+    if (r <= 0)
+        return r == 0 ? 0 : -1;
+    if (msg[0] == 'S' && r == (ssize_t)sizeof msg && n == 0) {
+        memcpy(wstatus, msg + 1, sizeof(int));
+        return 'S';
+    }
+    if (msg[0] == 'P' && r == 1 && n == 3) {
+        for (k = 0; k < 3; k++) {
+            if (*mine[k] >= 0)
+                close(*mine[k]);
+            *mine[k] = fds[k];
+        }
+        return 'P';
+    }
+    for (k = 0; k < 3; k++)
+        if (fds[k] >= 0)
+            close(fds[k]);
+    return -1;
 }
 
 int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int serial)
@@ -975,6 +1123,7 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
     memset(j, 0, sizeof *j);
     j->pid = -1;
     j->ctl = j->out_r = j->err_r = j->out_dir = j->egress_listen = -1;
+    j->in_w = j->work_dir = j->tmp_dir = -1;
     /* no_new_privs first: nothing started from here can gain privileges */
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
         return fail("set no_new_privs");
@@ -1013,8 +1162,13 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
         close(c.mpl_fd);
     j->pid = pid;
     j->ctl = ctl[0];
-    j->out_r = outp[0];
-    j->err_r = errp[0];
+    if (p->session) {               /* init makes the program's pipes */
+        close(outp[0]);
+        close(errp[0]);
+    } else {
+        j->out_r = outp[0];
+        j->err_r = errp[0];
+    }
 
     /* cgroup before the child runs any code of its own: created now, while
        the child creates its namespaces, and joined before "go" */
@@ -1027,6 +1181,8 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
        is a dedicated random id (host_id), never root; otherwise our own. */
     host_uid = root ? host_id() : (unsigned)geteuid();
     host_gid = root ? host_uid : (unsigned)getegid();
+    j->host_uid = host_uid;
+    j->host_gid = host_gid;
     snprintf(map, sizeof map, "%u %u 1\n", FO_SANDBOX_UID, host_uid);
     if (write_proc(pid, "uid_map", map) < 0) {
         fail("set up uid map");
@@ -1047,10 +1203,17 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
         fail("start the jail");
         goto kill_child;
     }
-    j->out_dir = recv_fd(j->ctl, 'O');
-    if (j->out_dir >= 0 && p->net == FO_NET_ALLOW)
-        j->egress_listen = recv_fd(j->ctl, 'N');
-    if (j->out_dir < 0 || (p->net == FO_NET_ALLOW && j->egress_listen < 0)) {
+    recv_dirs(j);
+    if (j->out_dir >= 0 && p->net == FO_NET_ALLOW && recv_egress(j) < 0) {
+        close(j->out_dir);
+        j->out_dir = -1;
+    }
+    /* a session's program is started by init, which sends its pipes */
+    if (j->out_dir >= 0 && p->session && fo_sandbox_jail_event(j, &st) != 'P') {
+        close(j->out_dir);
+        j->out_dir = -1;
+    }
+    if (j->out_dir < 0) {
         /* the child printed why */
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
             ;
@@ -1071,7 +1234,8 @@ kill_child:
 
 void fo_sandbox_jail_close(fo_sandbox_jail *j)
 {
-    int *fds[] = { &j->ctl, &j->out_r, &j->err_r, &j->out_dir, &j->egress_listen };
+    int *fds[] = { &j->ctl, &j->out_r, &j->err_r, &j->out_dir, &j->egress_listen, &j->in_w,
+                   &j->work_dir, &j->tmp_dir };
     size_t k;
 
     for (k = 0; k < sizeof fds / sizeof *fds; k++)

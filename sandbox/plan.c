@@ -173,7 +173,7 @@ static int net_list(const char *val)
 }
 
 /* One option with its value. Returns FO_RUN_OK or FO_RUN_USAGE. */
-static int apply(fo_sandbox_plan *p, const char *opt, const char *val)
+int fo_sandbox_plan_option(fo_sandbox_plan *p, const char *opt, const char *val)
 {
     uint64_t v;
 
@@ -215,16 +215,9 @@ static int apply(fo_sandbox_plan *p, const char *opt, const char *val)
     return FO_RUN_OK;
 }
 
-int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help)
+int fo_sandbox_plan_defaults(fo_sandbox_plan *p)
 {
-    static const char *const with_value[] = {
-        "--in", "--out", "--render", "--timeout", "--memory", "--max-bytes", "--pids", "--net",
-        "--max-total", "--cpus", "--net-resolve", "--net-list"
-    };
-    int i, rc;
-
     memset(p, 0, sizeof *p);
-    *help = 0;
     p->in_paths = calloc(MAX_IN, sizeof(char *));
     if (!p->in_paths) {
         fputs("folio: run: out of memory\n", stderr);
@@ -238,6 +231,20 @@ int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help)
     p->nofile = 1024;
     p->cpus = 1;
     p->net = FO_NET_NONE;
+    return FO_RUN_OK;
+}
+
+int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help)
+{
+    static const char *const with_value[] = {
+        "--in", "--out", "--render", "--timeout", "--memory", "--max-bytes", "--pids", "--net",
+        "--max-total", "--cpus", "--net-resolve", "--net-list"
+    };
+    int i, rc;
+
+    *help = 0;
+    if (fo_sandbox_plan_defaults(p) != FO_RUN_OK)
+        return FO_RUN_INTERNAL;
 
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *eq;
@@ -275,7 +282,7 @@ int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help)
             *help = 1;
             return net_list(eq ? eq + 1 : argv[i + 1]);
         }
-        rc = apply(p, opt, eq ? eq + 1 : argv[++i]);
+        rc = fo_sandbox_plan_option(p, opt, eq ? eq + 1 : argv[++i]);
         if (rc != FO_RUN_OK)
             return rc;
     }

@@ -480,7 +480,7 @@ static int add_folder(fo_sandbox_plan *p, int dfd, const char *prefix, const cha
 
 /* Opens every --in path: a regular file lands as /work/NAME, a folder as
    /work/NAME/... (within the ceiling each, names distinct). */
-static int open_inputs(fo_sandbox_plan *p)
+int fo_sandbox_open_inputs(fo_sandbox_plan *p)
 {
     size_t k;
     int rc = FO_RUN_OK;
@@ -585,6 +585,31 @@ static void render(const fo_sandbox_plan *p, const char *engine, fo_sandbox_coll
     if (fo_sandbox_collect(j.out_dir, p->max_bytes, &r->files, col->files, col->n_files) < 0)
         fprintf(stderr, "folio: run: can't collect the rendered files: %s\n", strerror(errno));
     fo_sandbox_jail_close(&j);
+}
+
+/* The tail as one string (at most len - 1 bytes: the last ones). */
+static void tail_text(const tail_buf *t, char *out, size_t len)
+{
+    size_t n = t->len < len - 1 ? t->len : len - 1, skip = t->len - n, k;
+
+    for (k = 0; k < n; k++)
+        out[k] = t->buf[(t->start + skip + k) % FO_SANDBOX_TAIL];
+    out[n] = 0;
+}
+
+int fo_sandbox_render(const fo_sandbox_plan *p, const char *engine,
+                      fo_sandbox_collection *col, fo_sandbox_collection *rendered,
+                      char *err_tail, size_t err_len)
+{
+    render_result r;
+
+    memset(&r, 0, sizeof r);
+    r.o.out.buf = tail_store[2];
+    r.o.err.buf = tail_store[3];
+    render(p, engine, col, &r);
+    *rendered = r.files;
+    tail_text(&r.o.err, err_tail, err_len);
+    return r.code;
 }
 
 static int find_file(const fo_sandbox_collection *c, const char *name)
@@ -860,7 +885,7 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
         goto done;
     }
     p.mpl_cache = mpl_cache_beside(engine, mpl_dir, sizeof mpl_dir);
-    rc = open_inputs(&p);
+    rc = fo_sandbox_open_inputs(&p);
     if (rc != FO_RUN_OK)
         goto done;
     (void)signal(SIGPIPE, SIG_IGN);        /* a closed stdout must not kill folio */

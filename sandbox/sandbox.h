@@ -75,13 +75,22 @@ typedef struct {
     int json, quiet;
     const char *engine;       /* folio-engine, bound at /run/folio (render jail); else NULL */
     const char *mpl_cache;    /* folder of prebuilt matplotlib font caches, or NULL */
+    int session;              /* sessions: init keeps running, (re)starts the program
+                                 on request, gives it a stdin pipe (jail.c, init_session) */
+    uint64_t disk_mb;         /* >0: /work, /out and /tmp share one tmpfs of this size */
 } fo_sandbox_plan;
 
 /* plan.c */
 /* Fills *p from argv (argv[0] = "run"). Returns FO_RUN_OK, or FO_RUN_USAGE after
    printing the problem. *help is set for --help (usage printed, return OK). */
 int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help);
+/* The defaults of every option (in_paths allocated). FO_RUN_OK or FO_RUN_INTERNAL. */
+int fo_sandbox_plan_defaults(fo_sandbox_plan *p);
+/* Applies one option ("--memory", "512"): what `folio run` and `folio session
+   new` share. FO_RUN_OK, or FO_RUN_USAGE after printing the problem. */
+int fo_sandbox_plan_option(fo_sandbox_plan *p, const char *opt, const char *val);
 void fo_sandbox_plan_free(fo_sandbox_plan *p);  /* closes in[] fds; p itself borrowed */
+
 void fo_sandbox_usage(FILE *f);
 
 /* limits.c — cgroup: best effort; a field is 0 where no controller was usable. */
@@ -119,12 +128,23 @@ typedef struct {
     int out_r, err_r;      /* read ends of the program's stdout and stderr */
     int out_dir;           /* the jail's /out (tmpfs), stays valid after exit */
     int egress_listen;     /* FO_NET_ALLOW: listening socket on the jail's 127.0.0.1:3128 */
+    int work_dir, tmp_dir; /* the jail's /work and /tmp, likewise */
+    int in_w;              /* sessions: write end of the program's stdin, else -1 */
+    unsigned host_uid, host_gid; /* the host identity of the jail's user */
     fo_sandbox_cgroup cg;
 } fo_sandbox_jail;
 /* Starts CMD in a new jail. Returns FO_RUN_OK or FO_RUN_INTERNAL (message printed). */
 int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int serial);
 /* Closes the descriptors and removes the cgroup. */
 void fo_sandbox_jail_close(fo_sandbox_jail *j);
+/* Sessions (plan->session): asks init to interrupt the program ('I': SIGINT)
+   or restart it ('R': every process of the jail but init killed, then a new
+   program, whose pipes arrive as a 'P' event). 0, or -1 (errno). */
+int fo_sandbox_jail_ctl(fo_sandbox_jail *j, char cmd);
+/* Sessions: reads one message of init from j->ctl. 'S': the program ended,
+   *wstatus filled; 'P': a (re)started program's pipes, stored in j->in_w,
+   out_r, err_r (the old ones closed); 0: init is gone; -1: error. */
+int fo_sandbox_jail_event(fo_sandbox_jail *j, int *wstatus);
 
 /* collect.c */
 typedef struct {
@@ -155,6 +175,10 @@ int fo_sandbox_stage_copy(struct fo_stage *s, int dirfd, const char *name, int f
                           uint64_t bytes);
 int fo_sandbox_stage_buf(struct fo_stage *s, int dirfd, const char *name, const char *buf,
                          size_t len);
+/* Writes name (as above) in dirfd at once, all or nothing: the whole of fd
+   (from its start), or len bytes of buf. 0 or -1 (errno). */
+int fo_sandbox_write_copy(int dirfd, const char *name, int fd);
+int fo_sandbox_write_buf(int dirfd, const char *name, const char *buf, size_t len);
 /* Opens name in dirfd for reading without following a link, only if it is a
    regular file once open (O_NONBLOCK: a FIFO swapped in never blocks). The fd
    with *st filled, or -1 (errno; EINVAL when not a regular file). */
@@ -193,6 +217,17 @@ void fo_sandbox_buf_puts(fo_sandbox_buf *b, const char *s);
 void fo_sandbox_buf_printf(fo_sandbox_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void fo_sandbox_buf_json_str(fo_sandbox_buf *b, const char *s, size_t len);
+
+/* run.c — also used by sessions. Opens every --in path into p->in (files
+   within the ceiling, folders whole). FO_RUN_OK or an exit code, printed. */
+int fo_sandbox_open_inputs(fo_sandbox_plan *p);
+/* Renders result.json, one of col's files, to p->render's formats in a second
+   jail exactly as `folio run --render` does. *rendered receives the new files
+   (fds open, for the caller to free); err_tail the render's last stderr.
+   Returns folio render's exit code, or -1 if the jail could not run it. */
+int fo_sandbox_render(const fo_sandbox_plan *p, const char *engine,
+                      fo_sandbox_collection *col, fo_sandbox_collection *rendered,
+                      char *err_tail, size_t err_len);
 
 #endif /* FO_SANDBOX_PRIVATE */
 #endif

@@ -1,0 +1,322 @@
+# folio_kernel.py — the Python kernel of a folio session (docs/sessions.md).
+#
+# Runs inside the session's jail: `python3 -E -s -c BOOT` reads this file,
+# embedded into folio at build time (nothing is written or generated at run
+# time), from fd 0 up to a NUL and runs it as <folio-kernel>. It then reads
+# requests from fd 0 and answers on fd 1, both in folio's frame format:
+#
+#     [type: 1 byte][length: 4 bytes, little-endian][payload: length bytes]
+#
+# Requests:  'c' cell (u32 LE cell number, then UTF-8 code), 'h' hibernate
+#            (save picklable globals to /tmp/.folio/state.pkl), 'r' restore.
+# Answers:   'k' ready; 'o'/'e' stdout/stderr bytes (<= 64 KiB each);
+#            'x' repr of a last bare expression; 'n' 'v' 't' error name,
+#            value, traceback; 'd' display path below /out; 'u' a name that
+#            was not saved or restored, with the reason; 'E' end, payload
+#            "ok" or "error".
+# The host trusts none of it: it bounds every frame and builds the result
+# object itself. File descriptors 1 and 2 of the cell (and of anything it
+# starts) are pipes this kernel reads in a thread and forwards as 'o'/'e'.
+import ast
+import fcntl
+import linecache
+import os
+import pickle
+import signal
+import struct
+import sys
+import termios
+import threading
+import time
+import traceback
+import types
+
+MAX_TEXT = 65536                  # repr, error value, traceback, one stream frame
+VALUE_CAP = 256 << 20             # one pickled variable
+TOTAL_CAP = 1 << 30               # all of them
+STATE = "/tmp/.folio/state.pkl"
+
+_send_lock = threading.Lock()
+_rep = None                       # the answer channel (the original fd 1)
+_in_cell = False
+
+
+def send(kind, payload=b""):
+    if isinstance(payload, str):
+        payload = payload.encode("utf-8", "replace")
+    head = kind.encode() + struct.pack("<I", len(payload))
+    with _send_lock:
+        _write_all(head + payload)
+
+
+def _write_all(data):
+    view = memoryview(data)
+    while view:
+        n = os.write(_rep, view)
+        view = view[n:]
+
+
+def _read_exact(fd, n):
+    chunks = []
+    while n:
+        b = os.read(fd, n)
+        if not b:
+            raise EOFError
+        chunks.append(b)
+        n -= len(b)
+    return b"".join(chunks)
+
+
+def clip(text, cap=MAX_TEXT):
+    b = text.encode("utf-8", "replace")
+    if len(b) <= cap:
+        return b
+    return b[:cap - 40].decode("utf-8", "ignore").encode() + b"\n... [%d bytes cut]" % (len(b) - cap + 40)
+
+
+# ------------------------------------------------------------ output capture
+
+class Capture:
+    """fd 1 and 2 become pipes; a thread forwards what arrives as frames."""
+
+    def __init__(self):
+        self.pipes = {}
+        for fd, kind in ((1, "o"), (2, "e")):
+            r, w = os.pipe()
+            os.dup2(w, fd)
+            os.close(w)
+            os.set_blocking(r, False)
+            self.pipes[r] = kind
+        self.busy = threading.Lock()
+        threading.Thread(target=self.pump, daemon=True).start()
+
+    def pump(self):
+        import select
+        while True:
+            ready, _, _ = select.select(list(self.pipes), [], [])
+            with self.busy:
+                for r in ready:
+                    try:
+                        data = os.read(r, MAX_TEXT)
+                    except BlockingIOError:
+                        continue
+                    if data:
+                        send(self.pipes[r], data)
+
+    def pending(self):
+        buf = bytearray(4)
+        n = 0
+        for r in self.pipes:
+            fcntl.ioctl(r, termios.FIONREAD, buf)
+            n += struct.unpack("i", buf)[0]
+        return n
+
+    def drain(self):
+        """Everything the cell wrote is forwarded before the end frame."""
+        for f in (sys.stdout, sys.stderr):
+            try:
+                f.flush()
+            except Exception:
+                pass
+        deadline = time.monotonic() + 2     # a thread that keeps printing can't hold the cell
+        while time.monotonic() < deadline:
+            with self.busy:
+                if self.pending() == 0:
+                    return
+            time.sleep(0.0002)
+
+
+# ----------------------------------------------------------------- cells
+
+def _on_sigint(signum, frame):
+    if _in_cell:
+        raise KeyboardInterrupt
+    # between cells: nothing to interrupt
+
+
+def user_traceback(exc):
+    """The traceback as a notebook shows it: the kernel's own frames dropped."""
+    only = traceback.format_exception_only(type(exc), exc)
+    if isinstance(exc, SyntaxError):
+        return "".join(only)
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != "<folio-kernel>"]
+    return "".join(["Traceback (most recent call last):\n"] + traceback.format_list(frames) + only)
+
+
+def show_figures(cell):
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is None:
+        return
+    nums = plt.get_fignums()
+    if nums:
+        os.makedirs("/out/displays", exist_ok=True)
+    for k, num in enumerate(nums, 1):
+        rel = "displays/cell-%d-%d.png" % (cell, k)
+        try:
+            plt.figure(num).savefig("/out/" + rel, format="png")
+            send("d", rel)
+        except Exception as e:  # a broken figure must not lose the cell
+            sys.stderr.write("folio: can't save figure %d: %s\n" % (num, e))
+    plt.close("all")
+
+
+def run_cell(ns, cell, code, capture):
+    global _in_cell
+    name = "<cell-%d>" % cell
+    linecache.cache[name] = (len(code), None, code.splitlines(True), name)
+    status = "ok"
+    try:
+        tree = ast.parse(code, name, "exec")
+        last = None
+        if tree.body and isinstance(tree.body[-1], ast.Expr):
+            last = ast.Expression(tree.body.pop().value)
+        body = compile(tree, name, "exec")
+        tail = compile(last, name, "eval") if last is not None else None
+        signal.signal(signal.SIGINT, _on_sigint)
+        _in_cell = True
+        try:
+            exec(body, ns)
+            value = eval(tail, ns) if tail is not None else None
+        finally:
+            _in_cell = False
+        if value is not None:
+            ns["_"] = value
+            send("x", clip(repr(value)))
+    except BaseException as exc:  # noqa: B902 — the cell's error, whatever it is
+        _in_cell = False
+        status = "error"
+        if isinstance(exc, SystemExit) and exc.code in (None, 0):
+            status = "ok"
+        else:
+            send("n", clip(type(exc).__name__, 256))
+            send("v", clip(str(exc)))
+            send("t", clip(user_traceback(exc)))
+    try:
+        show_figures(cell)
+    except BaseException:
+        pass
+    capture.drain()
+    return status
+
+
+# ------------------------------------------------------------ hibernation
+
+def _defined_here(value):
+    mod = getattr(value, "__module__", None)
+    return isinstance(value, (types.FunctionType, type)) and mod == "__main__"
+
+
+def hibernate(ns):
+    try:
+        import dill as pickler
+    except ImportError:
+        pickler = pickle
+    values, modules, lost, total = {}, {}, [], 0
+    for name, value in list(ns.items()):
+        if name.startswith("__") or name == "_":
+            continue
+        if isinstance(value, types.ModuleType):
+            modules[name] = value.__name__
+            continue
+        if pickler is pickle and _defined_here(value):
+            lost.append((name, "%s defined in a cell: run that cell again" % type(value).__name__))
+            continue
+        try:
+            data = pickler.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as e:
+            lost.append((name, "%s can't be saved (%s)" % (type(value).__name__, str(e)[:200])))
+            continue
+        if len(data) > VALUE_CAP or total + len(data) > TOTAL_CAP:
+            lost.append((name, "%s too big to save (%d bytes)" % (type(value).__name__, len(data))))
+            continue
+        values[name] = data
+        total += len(data)
+    os.makedirs(os.path.dirname(STATE), exist_ok=True)
+    with open(STATE, "wb") as f:
+        pickle.dump({"modules": modules, "values": values, "lost": lost,
+                     "pickler": pickler.__name__}, f, protocol=pickle.HIGHEST_PROTOCOL)
+    for name, why in lost:
+        send("u", "%s\t%s" % (name, why))
+
+
+def restore(ns):
+    try:
+        with open(STATE, "rb") as f:
+            state = pickle.load(f)
+        os.unlink(STATE)
+    except FileNotFoundError:
+        return
+    pickler = pickle
+    if state.get("pickler") == "dill":
+        try:
+            import dill as pickler
+        except ImportError:
+            pass
+    import importlib
+    for name, module in state["modules"].items():
+        try:
+            ns[name] = importlib.import_module(module)
+        except Exception as e:
+            send("u", "%s\tmodule %s not importable (%s)" % (name, module, str(e)[:200]))
+    for name, data in state["values"].items():
+        try:
+            ns[name] = pickler.loads(data)
+        except Exception as e:
+            send("u", "%s\tcan't be restored (%s)" % (name, str(e)[:200]))
+    for name, why in state["lost"]:
+        send("u", "%s\t%s" % (name, why))
+
+
+# ------------------------------------------------------------------ main
+
+def main():
+    global _rep
+    os.set_inheritable(_ERR, False)
+    cmd = os.dup(0)
+    _rep = os.dup(1)
+    for fd in (cmd, _rep):
+        os.set_inheritable(fd, False)
+    null = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    capture = Capture()
+    sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="backslashreplace",
+                      closefd=False)
+    sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="backslashreplace",
+                      closefd=False)
+    sys.stdin = open(0, "r", closefd=False)
+    signal.signal(signal.SIGINT, _on_sigint)
+    main_mod = types.ModuleType("__main__")
+    main_mod.__builtins__ = __builtins__
+    sys.modules["__main__"] = main_mod
+    ns = main_mod.__dict__
+    if "/work" not in sys.path:
+        sys.path.insert(0, "/work")
+    send("k", sys.version.split()[0])
+    while True:
+        try:
+            head = _read_exact(cmd, 5)
+            kind, length = head[:1], struct.unpack("<I", head[1:])[0]
+            payload = _read_exact(cmd, length)
+        except EOFError:
+            os._exit(0)
+        if kind == b"c":
+            cell = struct.unpack("<I", payload[:4])[0]
+            status = run_cell(ns, cell, payload[4:].decode("utf-8", "replace"), capture)
+        elif kind == b"h":
+            hibernate(ns)
+            status = "ok"
+        elif kind == b"r":
+            restore(ns)
+            status = "ok"
+        else:
+            status = "error"
+        send("E", status)
+
+
+_ERR = os.dup(2)        # the jail's stderr pipe: where the kernel's own failure goes
+try:
+    main()
+except BaseException:
+    os.write(_ERR, traceback.format_exc().encode("utf-8", "replace"))
+    os._exit(70)

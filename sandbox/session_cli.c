@@ -1,0 +1,378 @@
+/* session_cli.c — `folio session VERB ...` (PRODUCT.md §6): options, files on
+ * the caller's side (put opens, get and render write atomically into
+ * --out DIR without following links) and printing. The work is done by the
+ * C API of session.h, which folio serve calls the same way. */
+#define FO_SANDBOX_PRIVATE
+#define FO_SESSION_PRIVATE
+#include "sandbox/sandbox.h"
+#include "sandbox/session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+    fputs("usage: folio session new [--in FILE|DIR]... [--memory MB] [--disk MB] [--pids N]\n"
+          "                         [--max-bytes N] [--timeout SEC] [--net none|all]\n"
+          "                         [--idle SEC] [--max-sessions N] [--json]\n"
+          "       folio session exec ID [--timeout SEC] [--json] (-c CODE | FILE | -)\n"
+          "       folio session put ID FILE... [--to DIR]\n"
+          "       folio session get ID PATH... --out DIR\n"
+          "       folio session render ID --render xlsx,pdf,... --out DIR [--json]\n"
+          "       folio session ls [--json]\n"
+          "       folio session hibernate ID\n"
+          "       folio session close ID\n"
+          "\n"
+          "A session is a folio run jail with a Python interpreter that lives on between\n"
+          "cells: variables, imports and files persist. new prints its id. exec runs one\n"
+          "cell (stdout/stderr stream; --json prints the result object). Idle sessions\n"
+          "(--idle, default 1800 s) hibernate and resume at the next exec.\n"
+          "exit: 0 ok, 1 usage, 2 invalid input or unknown session, 3 over the ceiling,\n"
+          "      4 the cell failed, timed out or restarted, 5 internal or limit reached\n", f);
+}
+
+static int print_error(const fo_session_error *e, int json)
+{
+    if (json) {
+        fo_sandbox_buf b = { 0 };
+        fo_sandbox_buf_puts(&b, "{\"error\": {\"code\": ");
+        fo_sandbox_buf_json_str(&b, e->code, strlen(e->code));
+        fo_sandbox_buf_puts(&b, ", \"message\": ");
+        fo_sandbox_buf_json_str(&b, e->message, strlen(e->message));
+        fo_sandbox_buf_puts(&b, ", \"hint\": ");
+        fo_sandbox_buf_json_str(&b, e->hint, strlen(e->hint));
+        fo_sandbox_buf_puts(&b, "}}\n");
+        fputs(b.s ? b.s : "", stdout);
+        free(b.s);
+    }
+    fprintf(stderr, "folio: session: %s [%s]\n", e->message, e->code);
+    if (e->hint[0])
+        fprintf(stderr, "  hint: %s\n", e->hint);
+    return e->exit ? e->exit : 5;
+}
+
+static int usage_error(const char *what)
+{
+    fprintf(stderr, "folio: session: %s (see folio session --help)\n", what);
+    return 1;
+}
+
+/* Removes --json (and, for exec, picks --timeout) from argv in place. */
+static int take_flag(int *argc, char **argv, const char *flag)
+{
+    int found = 0, k, out = 0;
+
+    for (k = 0; k < *argc; k++) {
+        if (!strcmp(argv[k], flag))
+            found = 1;
+        else
+            argv[out++] = argv[k];
+    }
+    *argc = out;
+    return found;
+}
+
+static int cmd_new(int argc, char **argv, const char *folio)
+{
+    int json = take_flag(&argc, argv, "--json");
+    fo_session_new o = { folio, argv, argc };
+    fo_session_error err = { 0 };
+    char id[33], *info = NULL;
+
+    if (fo_session_create(&o, id, &info, &err) < 0)
+        return print_error(&err, json);
+    if (json)
+        printf("%s\n", info ? info : "{}");
+    else
+        printf("%s\n", id);
+    free(info);
+    return 0;
+}
+
+/* Reads the cell: -c CODE, FILE, or - (stdin), within FO_SESSION_MAX_CODE. */
+static char *read_code(const char *src, size_t *len)
+{
+    int fd = strcmp(src, "-") ? open(src, O_RDONLY | O_CLOEXEC) : 0;
+    char *buf = fd >= 0 ? malloc(FO_SESSION_MAX_CODE + 1) : NULL;
+    size_t got = 0;
+    ssize_t n = 1;
+
+    while (buf && got <= FO_SESSION_MAX_CODE &&
+           (n = read(fd, buf + got, FO_SESSION_MAX_CODE + 1 - got)) > 0)
+        got += (size_t)n;
+    if (fd > 0)
+        close(fd);
+    if (!buf || n < 0 || got > FO_SESSION_MAX_CODE) {
+        fprintf(stderr, "folio: session: exec %s: %s\n", src, !buf ? strerror(errno) :
+                n < 0 ? strerror(errno) : "the cell is over 1 MiB");
+        free(buf);
+        return NULL;
+    }
+    *len = got;
+    return buf;
+}
+
+static void stream_out(void *ud, int stream, const char *s, size_t n)
+{
+    (void)ud;
+    fwrite(s, 1, n, stream == 1 ? stdout : stderr);
+    fflush(stream == 1 ? stdout : stderr);
+}
+
+static int cmd_exec(int argc, char **argv)
+{
+    int json = take_flag(&argc, argv, "--json"), k;
+    const char *id = argc > 0 ? argv[0] : "", *src = NULL, *inline_code = NULL;
+    double timeout = 0;
+    fo_session_error err = { 0 };
+    char *code, *result = NULL, status[16] = "";
+    size_t len = 0;
+    unsigned cell;
+    int rc;
+
+    for (k = 1; k < argc; k++) {
+        if (!strcmp(argv[k], "--timeout") && k + 1 < argc) {
+            char *end;
+            timeout = strtod(argv[++k], &end);
+            if (*end || !(timeout > 0) || timeout > 86400)
+                return usage_error("--timeout: expected seconds in (0, 86400]");
+        } else if (!strcmp(argv[k], "-c") && k + 1 < argc) {
+            inline_code = argv[++k];
+        } else if (!src && !inline_code && (argv[k][0] != '-' || !strcmp(argv[k], "-"))) {
+            src = argv[k];
+        } else {
+            return usage_error("exec ID [--timeout SEC] [--json] (-c CODE | FILE | -)");
+        }
+    }
+    if (argc < 1 || (!src && !inline_code))
+        return usage_error("exec needs a session id and a cell: -c CODE, FILE or -");
+    if (inline_code) {
+        len = strlen(inline_code);
+        code = strdup(inline_code);
+    } else {
+        code = read_code(src, &len);
+    }
+    if (!code)
+        return 2;
+    rc = fo_session_exec(id, code, len, timeout, json ? NULL : stream_out, NULL, &result, &err);
+    free(code);
+    if (rc < 0)
+        return print_error(&err, json);
+    if (json)
+        printf("%s\n", result);
+    if (sscanf(result, "{\"cell\": %u, \"status\": \"%15[a-z]\"", &cell, status) != 2)
+        status[0] = 0;
+    free(result);
+    return !strcmp(status, "ok") ? 0 : 4;
+}
+
+/* Opens (creating) --out DIR. */
+static int open_out(const char *dir)
+{
+    int fd;
+
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+        fprintf(stderr, "folio: session: --out %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        fprintf(stderr, "folio: session: --out %s: %s\n", dir, strerror(errno));
+    return fd;
+}
+
+static int cmd_put(int argc, char **argv)
+{
+    const char *to = NULL;
+    fo_session_error err = { 0 };
+    int k, n = 0;
+
+    for (k = 1; k + 1 < argc; k++)
+        if (!strcmp(argv[k], "--to")) {
+            to = argv[k + 1];
+            memmove(&argv[k], &argv[k + 2], (size_t)(argc - k - 2) * sizeof *argv);
+            argc -= 2;
+            break;
+        }
+    if (argc < 2)
+        return usage_error("put ID FILE... [--to DIR]");
+    for (k = 1; k < argc; k++) {
+        const char *base = strrchr(argv[k], '/');
+        char dest[512];
+        struct stat st;
+        /* the caller's side: never through a link either */
+        int fd = open(argv[k], O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+        base = base ? base + 1 : argv[k];
+        if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+            fprintf(stderr, "folio: session: put %s: %s\n", argv[k], fd < 0 && errno == ELOOP ?
+                    "a symbolic link (put the file it points to)" : fd < 0 ? strerror(errno) :
+                    "not a regular file");
+            if (fd >= 0)
+                close(fd);
+            return 2;
+        }
+        snprintf(dest, sizeof dest, "%s%s%s", to ? to : "", to ? "/" : "", base);
+        if (fo_session_put(argv[0], fd, dest, &err) < 0) {
+            close(fd);
+            return print_error(&err, 0);
+        }
+        close(fd);
+        printf("/work/%s\n", dest);
+        n++;
+    }
+    return n ? 0 : 1;
+}
+
+static int cmd_get(int argc, char **argv)
+{
+    const char *out = NULL;
+    fo_session_error err = { 0 };
+    int k, dfd;
+
+    for (k = 1; k + 1 < argc; k++)
+        if (!strcmp(argv[k], "--out")) {
+            out = argv[k + 1];
+            memmove(&argv[k], &argv[k + 2], (size_t)(argc - k - 2) * sizeof *argv);
+            argc -= 2;
+            break;
+        }
+    if (argc < 2 || !out)
+        return usage_error("get ID PATH... --out DIR");
+    dfd = open_out(out);
+    if (dfd < 0)
+        return 5;
+    for (k = 1; k < argc; k++) {
+        const char *base = strrchr(argv[k], '/');
+        unsigned long long bytes;
+        int fd;
+
+        base = base ? base + 1 : argv[k];
+        if (fo_session_get(argv[0], argv[k], &fd, &bytes, &err) < 0) {
+            close(dfd);
+            return print_error(&err, 0);
+        }
+        if (fo_sandbox_write_copy(dfd, base, fd) < 0) {
+            fprintf(stderr, "folio: session: can't write %s/%s: %s\n", out, base, strerror(errno));
+            close(fd);
+            close(dfd);
+            return 5;
+        }
+        close(fd);
+        printf("%s/%s\n", out, base);
+    }
+    close(dfd);
+    return 0;
+}
+
+typedef struct { int dfd; const char *dir; int failed; } render_out;
+
+static int write_rendered(void *ud, const char *name, int fd)
+{
+    render_out *r = ud;
+
+    if (strchr(name, '/') || fo_sandbox_write_copy(r->dfd, name, fd) < 0) {
+        fprintf(stderr, "folio: session: can't write %s/%s: %s\n", r->dir, name, strerror(errno));
+        r->failed = 1;
+        return -1;
+    }
+    printf("%s/%s\n", r->dir, name);
+    return 0;
+}
+
+static int cmd_render(int argc, char **argv)
+{
+    int json = take_flag(&argc, argv, "--json"), k, code = 5;
+    const char *formats = NULL;
+    render_out r = { -1, NULL, 0 };
+    fo_session_error err = { 0 };
+    char *result = NULL;
+
+    for (k = 1; k + 1 < argc; k += 2) {
+        if (!strcmp(argv[k], "--render"))
+            formats = argv[k + 1];
+        else if (!strcmp(argv[k], "--out"))
+            r.dir = argv[k + 1];
+        else
+            return usage_error("render ID --render FORMATS --out DIR [--json]");
+    }
+    if (argc < 1 || !formats || !r.dir || k != argc)
+        return usage_error("render ID --render FORMATS --out DIR [--json]");
+    r.dfd = open_out(r.dir);
+    if (r.dfd < 0)
+        return 5;
+    if (fo_session_render(argv[0], formats, write_rendered, &r, &result, &err) < 0) {
+        close(r.dfd);
+        return print_error(&err, json);
+    }
+    close(r.dfd);
+    if (json)
+        printf("%s\n", result);
+    if (sscanf(result, "{\"exit\": %d", &code) != 1)
+        code = 5;
+    if (code && !json)
+        fprintf(stderr, "folio: session: render failed (exit %d): %s\n", code, result);
+    free(result);
+    return r.failed ? 5 : code;
+}
+
+static int cmd_simple(const char *verb, int argc, char **argv)
+{
+    int json = take_flag(&argc, argv, "--json"), rc;
+    fo_session_error err = { 0 };
+    char *list = NULL;
+
+    if (!strcmp(verb, "ls")) {
+        if (fo_session_list(&list, &err) < 0)
+            return print_error(&err, json);
+        if (json) {
+            printf("%s\n", list);
+        } else {
+            char id[33], state[16];
+            const char *p = list;
+            while ((p = strstr(p, "{\"id\": \"")) &&
+                   sscanf(p, "{\"id\": \"%32[0-9a-f]\", \"state\": \"%15[a-z]\"", id, state) == 2) {
+                printf("%s  %s\n", id, state);
+                p++;
+            }
+        }
+        free(list);
+        return 0;
+    }
+    if (argc != 1)
+        return usage_error("close ID / hibernate ID");
+    rc = !strcmp(verb, "close") ? fo_session_close(argv[0], &err)
+                                : fo_session_hibernate(argv[0], &err);
+    return rc < 0 ? print_error(&err, json) : 0;
+}
+
+int fo_session_main(int argc, char **argv, const char *folio, const char *engine)
+{
+    const char *verb = argc > 1 ? argv[1] : "";
+
+    if (!strcmp(verb, "_supervise"))
+        return fo_session_supervise(argc - 1, argv + 1, folio, engine);
+    if (!strcmp(verb, "new"))
+        return cmd_new(argc - 2, argv + 2, folio);
+    if (!strcmp(verb, "exec"))
+        return cmd_exec(argc - 2, argv + 2);
+    if (!strcmp(verb, "put"))
+        return cmd_put(argc - 2, argv + 2);
+    if (!strcmp(verb, "get"))
+        return cmd_get(argc - 2, argv + 2);
+    if (!strcmp(verb, "render"))
+        return cmd_render(argc - 2, argv + 2);
+    if (!strcmp(verb, "ls") || !strcmp(verb, "close") || !strcmp(verb, "hibernate"))
+        return cmd_simple(verb, argc - 2, argv + 2);
+    if (!strcmp(verb, "--help") || !strcmp(verb, "-h") || !strcmp(verb, "help")) {
+        usage(stdout);
+        return 0;
+    }
+    usage(stderr);
+    return 1;
+}

@@ -1,0 +1,366 @@
+/* session_client.c — the C API of session.h: each call connects to the
+ * session's socket, sends one request frame and reads the answer frames.
+ * A session that is not live is classified from its store: hibernated
+ * (resumed here, by starting a supervisor with --resume), ended without
+ * saving (session_expired) or unknown (session_not_found). */
+#define FO_SANDBOX_PRIVATE
+#define FO_SESSION_PRIVATE
+#include "sandbox/sandbox.h"
+#include "sandbox/session.h"
+#include "sandbox/session_store.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char folio_bin[PATH_MAX];
+
+/* The static folio binary that runs supervisors: this process's own unless
+   told otherwise (folio serve, from folio-engine, names it). */
+static const char *folio_path(const char *given)
+{
+    if (given)
+        return given;
+    if (!folio_bin[0]) {
+        ssize_t n = readlink("/proc/self/exe", folio_bin, sizeof folio_bin - 1);
+        folio_bin[n > 0 ? n : 0] = 0;
+    }
+    return folio_bin;
+}
+
+/* Starts `folio session _supervise ID FD MODE...` detached (double fork,
+   own session) and waits for its first frame: 'K' and the info JSON, or 'X'. */
+static int spawn(const char *folio, const char *id, const char *mode, char *const *opts,
+                 int n_opts, char **info, fo_session_error *err)
+{
+    int sv[2], st;
+    pid_t pid;
+    char type, *p = NULL, fdtxt[16];
+    size_t n;
+
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+        fo_session_fail(err, "internal", 5, "", "can't start a supervisor: %s", strerror(errno));
+        return -1;
+    }
+    fflush(NULL);
+    pid = fork();
+    if (pid == 0) {
+        char **argv = calloc((size_t)n_opts + 8, sizeof *argv);
+        int k = 0;
+        if (!argv || setsid() < 0)
+            _exit(5);
+        if (fork() != 0)
+            _exit(0);
+        close(sv[0]);
+        (void)fcntl(sv[1], F_SETFD, 0);
+        snprintf(fdtxt, sizeof fdtxt, "%d", sv[1]);
+        argv[k++] = "folio";
+        argv[k++] = "session";
+        argv[k++] = "_supervise";
+        argv[k++] = (char *)id;
+        argv[k++] = fdtxt;
+        argv[k++] = (char *)mode;
+        for (int i = 0; i < n_opts; i++)
+            argv[k++] = opts[i];
+        execv(folio, argv);
+        _exit(5);
+    }
+    close(sv[1]);
+    if (pid > 0)
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+            ;
+    if (pid < 0 || fo_session_recv(sv[0], &type, &p, &n, 65536, 120000, NULL) < 0) {
+        close(sv[0]);
+        fo_session_fail(err, "internal", 5, "see the supervisor's log in the runtime folder",
+                        "the session's supervisor did not start");
+        return -1;
+    }
+    close(sv[0]);
+    if (type == 'X') {
+        fo_session_error_parse(err, p, n);
+        free(p);
+        return -1;
+    }
+    if (info)
+        *info = p;
+    else
+        free(p);
+    return 0;
+}
+
+int fo_session_create(const fo_session_new *o, char id[33], char **info, fo_session_error *err)
+{
+    int rt = fo_session_runtime(err), rc;
+
+    if (info)
+        *info = NULL;
+    if (rt < 0)
+        return -1;
+    do
+        fo_session_new_id(id);
+    while (mkdirat(rt, id, 0700) < 0 && errno == EEXIST);
+    rc = spawn(folio_path(o->folio), id, "--", o->argv, o->argc, info, err);
+    close(rt);
+    return rc;
+}
+
+/* A connection to a live session; resumes a hibernated one when resume. */
+static int open_session(const char *id, int resume, fo_session_error *err)
+{
+    int rt, s;
+    char *state;
+
+    if (!fo_session_valid_id(id)) {
+        fo_session_fail(err, "session_not_found", 2, "a session id is the 32 hex digits "
+                        "folio session new printed", "\"%.64s\" is not a session id", id);
+        return -1;
+    }
+    rt = fo_session_runtime(err);
+    if (rt < 0)
+        return -1;
+    s = fo_session_connect(rt, id);
+    if (s >= 0 || errno == EACCES) {
+        close(rt);
+        if (s < 0)
+            fo_session_fail(err, "internal", 5, "", "can't reach session %s: %s", id,
+                            strerror(errno));
+        return s;
+    }
+    {
+        int dir = openat(rt, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        state = dir >= 0 ? fo_session_read_small(dir, "state", 64) : NULL;
+        if (dir >= 0)
+            close(dir);
+    }
+    if (!state) {
+        fo_session_fail(err, "session_not_found", 2, "list sessions with folio session ls; "
+                        "start one with folio session new", "no session %s here", id);
+    } else if (!strcmp(state, "hibernated\n") && resume) {
+        if (spawn(folio_path(NULL), id, "--resume", NULL, 0, NULL, err) == 0)
+            s = fo_session_connect(rt, id);
+        if (s < 0 && !err->code[0])
+            fo_session_fail(err, "restore_failed", 5, "try again; close the session if it "
+                            "persists", "session %s was resumed but does not answer", id);
+    } else if (!strcmp(state, "hibernated\n")) {
+        fo_session_fail(err, "session_expired", 2, "", "session %s is hibernated", id);
+        s = -2;
+    } else {
+        fo_session_fail(err, "session_expired", 2, "start a new session with folio session new",
+                        "session %s has ended: its supervisor stopped without saving it "
+                        "(killed, or the machine restarted)", id);
+    }
+    free(state);
+    close(rt);
+    return s;
+}
+
+/* Sends one request; returns the connection, or -1. */
+static int request(const char *id, int resume, char type, const void *p, size_t n, int fd,
+                   fo_session_error *err)
+{
+    int s = open_session(id, resume, err);
+
+    if (s < 0)
+        return -1;
+    if (fo_session_send(s, type, p, n, fd) < 0) {
+        fo_session_fail(err, "internal", 5, "", "can't talk to session %s: %s", id,
+                        strerror(errno));
+        close(s);
+        return -1;
+    }
+    return s;
+}
+
+/* Reads answer frames until 'R' (payload to *result, owned) or 'X'.
+   Stream frames go to fn; 'F' frames (a file and its fd) to file_fn. */
+static int answer(int s, fo_session_stream_fn fn, void *ud, fo_session_file_fn file_fn,
+                  void *fud, char **result, int *fd, fo_session_error *err)
+{
+    for (;;) {
+        char type, *p;
+        size_t n;
+        int got = -1;
+
+        if (fo_session_recv(s, &type, &p, &n, FO_SESSION_MAX_FRAME, -1, &got) < 0) {
+            fo_session_fail(err, "internal", 5, "its log is in the runtime folder",
+                            "the session's supervisor ended during the request: %s",
+                            strerror(errno));
+            close(s);
+            return -1;
+        }
+        if ((type == 'o' || type == 'e') && fn)
+            fn(ud, type == 'o' ? 1 : 2, p, n);
+        if (type == 'F' && file_fn && got >= 0)
+            (void)file_fn(fud, p, got);
+        if (type == 'F' && fd && got >= 0) {
+            *fd = got;
+            got = -1;
+        }
+        if (got >= 0)
+            close(got);
+        if (type == 'X')
+            fo_session_error_parse(err, p, n);
+        if (type == 'R' && result) {
+            *result = p;
+            p = NULL;
+        }
+        free(p);
+        if (type == 'X' || type == 'R' || (type == 'F' && fd)) {
+            close(s);
+            return type == 'X' ? -1 : 0;
+        }
+    }
+}
+
+int fo_session_exec(const char *id, const char *code, size_t len, double timeout_s,
+                    fo_session_stream_fn fn, void *ud, char **result, fo_session_error *err)
+{
+    unsigned ms = timeout_s > 0 ? (unsigned)(timeout_s * 1000 + 0.5) : 0;
+    char *req;
+    int s;
+
+    *result = NULL;
+    if (len > FO_SESSION_MAX_CODE) {
+        fo_session_fail(err, "bad_request", 2, "split it into several cells", "the cell is over "
+                        "%u bytes", FO_SESSION_MAX_CODE);
+        return -1;
+    }
+    req = malloc(len + 5);
+    if (!req) {
+        fo_session_fail(err, "internal", 5, "", "out of memory");
+        return -1;
+    }
+    for (int k = 0; k < 4; k++)
+        req[k] = (char)(ms >> (8 * k));
+    req[4] = fn != NULL;
+    memcpy(req + 5, code, len);
+    s = request(id, 1, 'x', req, len + 5, -1, err);
+    free(req);
+    return s < 0 ? -1 : answer(s, fn, ud, NULL, NULL, result, NULL, err);
+}
+
+int fo_session_put(const char *id, int fd, const char *dest, fo_session_error *err)
+{
+    int s = request(id, 1, 'p', dest, strlen(dest), fd, err);
+
+    return s < 0 ? -1 : answer(s, NULL, NULL, NULL, NULL, NULL, NULL, err);
+}
+
+int fo_session_get(const char *id, const char *path, int *fd, unsigned long long *bytes,
+                   fo_session_error *err)
+{
+    int s = request(id, 1, 'g', path, strlen(path), -1, err), rc;
+    char *size = NULL;
+
+    *fd = -1;
+    if (s < 0)
+        return -1;
+    rc = answer(s, NULL, NULL, NULL, NULL, &size, fd, err);
+    *bytes = 0;
+    if (rc == 0 && *fd >= 0) {
+        struct stat st;
+        if (fstat(*fd, &st) == 0)
+            *bytes = (unsigned long long)st.st_size;
+    }
+    free(size);
+    return rc == 0 && *fd >= 0 ? 0 : -1;
+}
+
+int fo_session_render(const char *id, const char *formats, fo_session_file_fn fn, void *ud,
+                      char **result, fo_session_error *err)
+{
+    int s = request(id, 1, 'r', formats, strlen(formats), -1, err);
+
+    *result = NULL;
+    return s < 0 ? -1 : answer(s, NULL, NULL, fn, ud, result, NULL, err);
+}
+
+/* close and hibernate work on a live session; a hibernated one is closed by
+   removing its store. */
+static int end_session(const char *id, char type, fo_session_error *err)
+{
+    int s = open_session(id, 0, err), rt;
+
+    if (s >= 0) {
+        if (fo_session_send(s, type, NULL, 0, -1) < 0) {
+            close(s);
+            fo_session_fail(err, "internal", 5, "", "can't talk to session %s", id);
+            return -1;
+        }
+        return answer(s, NULL, NULL, NULL, NULL, NULL, NULL, err);
+    }
+    if (s == -2 && type == 'h')
+        return 0;                               /* hibernated already */
+    if (s == -2 || (!strcmp(err->code, "session_expired") && type == 'c')) {
+        rt = fo_session_runtime(err);
+        if (rt < 0)
+            return -1;
+        s = fo_session_remove_tree(rt, id, 0);
+        close(rt);
+        return s;
+    }
+    return -1;
+}
+
+int fo_session_close(const char *id, fo_session_error *err)
+{
+    return end_session(id, 'c', err);
+}
+
+int fo_session_hibernate(const char *id, fo_session_error *err)
+{
+    return end_session(id, 'h', err);
+}
+
+int fo_session_list(char **json, fo_session_error *err)
+{
+    fo_sandbox_buf b = { 0 };
+    int rt = fo_session_runtime(err), n = 0;
+    DIR *d;
+    struct dirent *de;
+
+    *json = NULL;
+    if (rt < 0)
+        return -1;
+    d = fdopendir(rt);
+    fo_sandbox_buf_puts(&b, "[");
+    while (d && (de = readdir(d))) {
+        int dir, lock;
+        char *state;
+        const char *shown;
+
+        if (!fo_session_valid_id(de->d_name))
+            continue;
+        dir = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (dir < 0)
+            continue;
+        state = fo_session_read_small(dir, "state", 64);
+        lock = openat(dir, "lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (lock >= 0 && flock(lock, LOCK_SH | LOCK_NB) < 0)
+            shown = "live";
+        else
+            shown = state && !strcmp(state, "hibernated\n") ? "hibernated" : "expired";
+        fo_sandbox_buf_printf(&b, "%s{\"id\": \"%s\", \"state\": \"%s\"}", n++ ? ", " : "",
+                              de->d_name, shown);
+        if (lock >= 0)
+            close(lock);
+        free(state);
+        close(dir);
+    }
+    fo_sandbox_buf_puts(&b, "]");
+    if (d)
+        closedir(d);
+    else
+        close(rt);
+    *json = b.s;
+    return b.oom ? -1 : 0;
+}

@@ -1,0 +1,497 @@
+/* session_exec.c — the supervisor's side of the kernel: one cell from the
+ * request to the result object of PRODUCT.md §6, interrupts and restarts,
+ * and the hibernate/restore commands.
+ *
+ * Everything the kernel sends is hostile: frames are read from non-blocking
+ * pipes into a fixed buffer (FO_SESSION_MAX_KFRAME; a bigger length ends the
+ * kernel), only known types are used, stdout and stderr are kept up to
+ * FO_SESSION_OUT_CAP each (the rest counted), and the result JSON is written
+ * here, never parsed from the jail. */
+#define FO_SANDBOX_PRIVATE
+#define FO_SESSION_PRIVATE
+#include "sandbox/sandbox.h"
+#include "sandbox/session.h"
+#include "sandbox/session_store.h"
+#include "sandbox/session_super.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define GRACE_S      1.0     /* after SIGINT, before the interpreter is restarted */
+#define MAX_DISPLAYS 32
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* --------------------------------------------------------- kernel frames */
+
+/* Next whole frame from the kernel's pipe: 1 (type in *type, payload in
+   f->buf, f->got bytes), 0 (nothing more for now), -1 (closed, or a frame
+   over the bound or of no known type: the kernel is not trusted further). */
+static int kframe_next(fo_kframe *f, int fd, char *type)
+{
+    static const char known[] = "koexnvtduE";
+
+    for (;;) {
+        ssize_t r;
+
+        if (f->hn < sizeof f->hdr) {
+            r = read(fd, f->hdr + f->hn, sizeof f->hdr - f->hn);
+        } else {
+            if (f->got == f->need) {
+                *type = (char)f->hdr[0];
+                f->buf[f->got] = 0;
+                f->hn = 0;
+                return 1;
+            }
+            r = read(fd, f->buf + f->got, f->need - f->got);
+        }
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && errno == EAGAIN)
+            return 0;
+        if (r <= 0)
+            return -1;
+        if (f->hn < sizeof f->hdr) {
+            f->hn += (size_t)r;
+            if (f->hn == sizeof f->hdr) {
+                f->need = (size_t)f->hdr[1] | (size_t)f->hdr[2] << 8 | (size_t)f->hdr[3] << 16 |
+                          (size_t)f->hdr[4] << 24;
+                f->got = 0;
+                if (f->need > FO_SESSION_MAX_KFRAME || !strchr(known, f->hdr[0]) || !f->hdr[0])
+                    return -1;
+            }
+        } else {
+            f->got += (size_t)r;
+        }
+    }
+}
+
+static void kframe_reset(fo_session *s)
+{
+    if (!s->kf.buf)
+        s->kf.buf = malloc(FO_SESSION_MAX_KFRAME + 1);
+    s->kf.hn = s->kf.got = s->kf.need = 0;
+    if (s->j.out_r >= 0)
+        (void)fcntl(s->j.out_r, F_SETFL, O_NONBLOCK);
+    if (s->j.err_r >= 0)
+        (void)fcntl(s->j.err_r, F_SETFL, O_NONBLOCK);
+}
+
+/* Writes bytes to the kernel's stdin within 10 s (it may be wedged). 0 or -1. */
+static int write_raw(fo_session *s, const char *p, size_t n)
+{
+    double end = now_s() + 10;
+
+    (void)fcntl(s->j.in_w, F_SETFL, O_NONBLOCK);
+    while (n > 0) {
+        struct pollfd pf = { s->j.in_w, POLLOUT, 0 };
+        ssize_t w;
+
+        if (poll(&pf, 1, (int)((end - now_s()) * 1000) + 1) <= 0 && now_s() > end)
+            return -1;
+        w = write(s->j.in_w, p, n);
+        if (w < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* One frame to the kernel: header, then a and b (payload in two parts). */
+static int kwrite(fo_session *s, char type, const char *a, size_t an, const char *b, size_t bn)
+{
+    unsigned char hdr[5];
+    size_t total = an + bn;
+
+    hdr[0] = (unsigned char)type;
+    for (int k = 0; k < 4; k++)
+        hdr[1 + k] = (unsigned char)(total >> (8 * k));
+    return write_raw(s, (const char *)hdr, sizeof hdr) < 0 || write_raw(s, a, an) < 0 ||
+           write_raw(s, b, bn) < 0 ? -1 : 0;
+}
+
+/* Waits up to timeout_ms for the kernel's pipe; 1 readable, 0 not, -1 error. */
+static int kwait(fo_session *s, int timeout_ms)
+{
+    struct pollfd pf = { s->j.out_r, POLLIN, 0 };
+    int n = poll(&pf, 1, timeout_ms);
+
+    return n < 0 ? (errno == EINTR ? 0 : -1) : n;
+}
+
+int fo_session_kernel_hello(fo_session *s, int timeout_ms)
+{
+    double end = now_s() + timeout_ms / 1000.0;
+    char type;
+    int r;
+
+    kframe_reset(s);
+    if (!s->kf.buf || write_raw(s, s->kernel_src, s->kernel_len) < 0)
+        return -1;
+    while (now_s() < end) {
+        while ((r = kframe_next(&s->kf, s->j.out_r, &type)) == 1)
+            if (type == 'k') {
+                snprintf(s->python, sizeof s->python, "%.*s", (int)s->kf.got, s->kf.buf);
+                return 0;
+            }
+        if (r < 0 || kwait(s, (int)((end - now_s()) * 1000) + 1) < 0)
+            return -1;
+    }
+    return -1;
+}
+
+int fo_session_kernel_restart(fo_session *s)
+{
+    double end = now_s() + 10;
+    int ws, ev;
+
+    if (fo_sandbox_jail_ctl(&s->j, 'R') < 0)
+        return -1;
+    while (now_s() < end) {
+        struct pollfd pf = { s->j.ctl, POLLIN, 0 };
+        if (poll(&pf, 1, 1000) <= 0)
+            continue;
+        ev = fo_sandbox_jail_event(&s->j, &ws);
+        if (ev == 'P')
+            return fo_session_kernel_hello(s, 10000);
+        if (ev <= 0)
+            return -1;
+    }
+    return -1;
+}
+
+/* "name\treason" -> {"name": ..., "reason": ...} */
+static void add_item(fo_sandbox_buf *b, const char *p, size_t n)
+{
+    const char *tab = memchr(p, '\t', n);
+    size_t nl = tab ? (size_t)(tab - p) : n;
+
+    fo_sandbox_buf_puts(b, b->len ? ", {\"name\": " : "{\"name\": ");
+    fo_sandbox_buf_json_str(b, p, nl > 200 ? 200 : nl);
+    fo_sandbox_buf_puts(b, ", \"reason\": ");
+    fo_sandbox_buf_json_str(b, tab ? tab + 1 : "", tab ? n - nl - 1 : 0);
+    fo_sandbox_buf_puts(b, "}");
+}
+
+int fo_session_kernel_command(fo_session *s, char cmd, fo_sandbox_buf *b, int timeout_ms)
+{
+    double end = now_s() + timeout_ms / 1000.0;
+    unsigned items = 0;
+    char type;
+    int r;
+
+    if (kwrite(s, cmd, NULL, 0, NULL, 0) < 0)
+        return -1;
+    while (now_s() < end) {
+        while ((r = kframe_next(&s->kf, s->j.out_r, &type)) == 1) {
+            if (type == 'E')
+                return 0;
+            if (type == 'u' && items++ < 1000)
+                add_item(b, s->kf.buf, s->kf.got);
+        }
+        if (r < 0 || kwait(s, (int)((end - now_s()) * 1000) + 1) < 0)
+            return -1;
+    }
+    return -1;
+}
+
+/* ------------------------------------------------------------- one cell */
+
+typedef struct {
+    char *raw[2];                     /* stdout, stderr: up to FO_SESSION_OUT_CAP each */
+    size_t len[2];
+    unsigned long long total[2];
+    fo_sandbox_buf repr, ename, evalue, etb;
+    char displays[MAX_DISPLAYS][256];
+    size_t n_displays;
+    int ended, error, timed_out, restarted, died, wstatus, stream, cfd;
+} cell_run;
+
+static void keep(cell_run *c, int which, const char *p, size_t n)
+{
+    int k = which == 1 ? 0 : 1;
+    size_t room = FO_SESSION_OUT_CAP - c->len[k];
+
+    c->total[k] += n;
+    if (n > room)
+        n = room;
+    if (!n)
+        return;
+    if (!c->raw[k] && !(c->raw[k] = malloc(FO_SESSION_OUT_CAP)))
+        return;
+    memcpy(c->raw[k] + c->len[k], p, n);
+    c->len[k] += n;
+    if (c->stream && c->cfd >= 0 &&
+        fo_session_send(c->cfd, which == 1 ? 'o' : 'e', p, n, -1) < 0)
+        c->cfd = -1;                      /* the client left: the cell goes on */
+}
+
+/* Streaming clients (the CLI) also see the result and the traceback as a
+   notebook shows them, a line each. */
+static void show(cell_run *c, char stream, const char *p, size_t n)
+{
+    if (!c->stream || c->cfd < 0)
+        return;
+    if (fo_session_send(c->cfd, stream, p, n, -1) < 0 ||
+        (n && p[n - 1] != '\n' && fo_session_send(c->cfd, stream, "\n", 1, -1) < 0))
+        c->cfd = -1;
+}
+
+static void set_text(fo_sandbox_buf *b, const char *p, size_t n)
+{
+    b->len = 0;
+    fo_sandbox_buf_json_str(b, p, n);
+}
+
+static void on_frame(cell_run *c, char type, const char *p, size_t n)
+{
+    switch (type) {
+    case 'o': keep(c, 1, p, n); break;
+    case 'e': keep(c, 2, p, n); break;
+    case 'x': set_text(&c->repr, p, n); show(c, 'o', p, n); break;
+    case 'n': set_text(&c->ename, p, n); c->error = 1; break;
+    case 'v': set_text(&c->evalue, p, n); break;
+    case 't': set_text(&c->etb, p, n); show(c, 'e', p, n); break;
+    case 'd':
+        if (c->n_displays < MAX_DISPLAYS && n > 0 && n < 256 && !memchr(p, 0, n))
+            snprintf(c->displays[c->n_displays++], 256, "%.*s", (int)n, p);
+        break;
+    case 'E': c->ended = 1; c->error = n == 5 && !memcmp(p, "error", 5); break;
+    default: break;
+    }
+}
+
+/* Reads what the kernel sent; -1 when its channel is closed or broken. */
+static int drain_kernel(fo_session *s, cell_run *c)
+{
+    char type, buf[65536];
+    ssize_t n;
+    int r;
+
+    while ((r = kframe_next(&s->kf, s->j.out_r, &type)) == 1 && !c->ended)
+        on_frame(c, type, s->kf.buf, s->kf.got);
+    while ((n = read(s->j.err_r, buf, sizeof buf)) > 0)
+        keep(c, 2, buf, (size_t)n);              /* the interpreter's own messages */
+    return r < 0 ? -1 : 0;
+}
+
+/* Runs the cell until its end frame, the interpreter's death, or the
+   timeout (SIGINT, then after GRACE_S a restart). */
+static void supervise_cell(fo_session *s, cell_run *c, double timeout_s)
+{
+    double deadline = now_s() + timeout_s, grace_end = 0;
+
+    while (!c->ended) {
+        double left = (c->timed_out ? grace_end : deadline) - now_s();
+        struct pollfd pf[3] = { { s->j.out_r, POLLIN, 0 }, { s->j.err_r, POLLIN, 0 },
+                                { s->j.ctl, POLLIN, 0 } };
+
+        if (left <= 0 && !c->timed_out) {
+            c->timed_out = 1;
+            (void)fo_sandbox_jail_ctl(&s->j, 'I');
+            grace_end = now_s() + GRACE_S;
+            continue;
+        }
+        if (left <= 0) {
+            c->restarted = 1;
+            return;
+        }
+        if (poll(pf, 3, (int)(left * 1000) + 1) < 0 && errno != EINTR)
+            break;
+        if ((pf[0].revents || pf[1].revents) && drain_kernel(s, c) < 0) {
+            c->died = 1;            /* closed or broken: wait for init's word below */
+            pf[2].revents = POLLIN;
+        }
+        if (pf[2].revents) {
+            int ev = fo_sandbox_jail_event(&s->j, &c->wstatus);
+            if (ev == 'S' || ev <= 0) {
+                (void)drain_kernel(s, c);
+                c->died = 1;
+                return;
+            }
+        }
+    }
+}
+
+static void failure(fo_sandbox_buf *b, const char *code, const char *msg, const char *hint,
+                    cell_run *c)
+{
+    char line[1024];
+
+    snprintf(line, sizeof line, "folio: session: %s [%s]\n  hint: %s\n", msg, code, hint);
+    show(c, 'e', line, strlen(line));
+    fo_sandbox_buf_puts(b, "{\"code\": ");
+    fo_sandbox_buf_json_str(b, code, strlen(code));
+    fo_sandbox_buf_puts(b, ", \"message\": ");
+    fo_sandbox_buf_json_str(b, msg, strlen(msg));
+    fo_sandbox_buf_puts(b, ", \"hint\": ");
+    fo_sandbox_buf_json_str(b, hint, strlen(hint));
+    fo_sandbox_buf_puts(b, "}");
+}
+
+/* Status and failure of a finished cell. */
+static const char *judge(fo_session *s, cell_run *c, double timeout_s, fo_sandbox_buf *f)
+{
+    char msg[256];
+    long oom = 0, pids = 0;
+
+    fo_sandbox_cgroup_events(&s->j.cg, &oom, &pids);
+    if (c->timed_out && !c->restarted && !c->died) {
+        snprintf(msg, sizeof msg, "the cell ran past its timeout of %g s and was interrupted "
+                 "(KeyboardInterrupt); the variables are kept", timeout_s);
+        failure(f, "cell_timeout", msg, "pass a larger --timeout to exec, or make the cell faster", c);
+        return "timeout";
+    }
+    if (c->restarted) {
+        snprintf(msg, sizeof msg, "the cell ran past its timeout of %g s and did not stop within "
+                 "%g s of the interrupt: the interpreter was restarted, files kept, variables lost",
+                 timeout_s, GRACE_S);
+        failure(f, "cell_timeout", msg, "re-run the cells that define what you need; do not "
+                "catch KeyboardInterrupt or ignore SIGINT in a long loop", c);
+        return "restarted";
+    }
+    if (c->died && oom > s->oom_kills) {
+        snprintf(msg, sizeof msg, "the interpreter ran out of memory (--memory %llu MB) and was "
+                 "restarted: files kept, variables lost", (unsigned long long)s->plan.memory_mb);
+        failure(f, "oom_killed", msg, "process the data in chunks, or start the session with a "
+                "larger --memory", c);
+        return "restarted";
+    }
+    if (c->died) {
+        if (WIFSIGNALED(c->wstatus))
+            snprintf(msg, sizeof msg, "the interpreter was killed by SIG%s and restarted: files "
+                     "kept, variables lost", sigabbrev_np(WTERMSIG(c->wstatus)) ?
+                     sigabbrev_np(WTERMSIG(c->wstatus)) : "?");
+        else
+            snprintf(msg, sizeof msg, "the interpreter exited (code %d) and was restarted: "
+                     "files kept, variables lost", WIFEXITED(c->wstatus) ?
+                     WEXITSTATUS(c->wstatus) : -1);
+        failure(f, "kernel_restarted", msg, "re-run the cells that define what you need", c);
+        return "restarted";
+    }
+    fo_sandbox_buf_puts(f, "null");
+    return c->error ? "error" : "ok";
+}
+
+static void put_json(fo_sandbox_buf *b, const char *key, const fo_sandbox_buf *v)
+{
+    fo_sandbox_buf_printf(b, ", \"%s\": ", key);
+    fo_sandbox_buf_puts(b, v->len ? v->s : "null");
+}
+
+static void result_json(fo_session *s, cell_run *c, unsigned cell, const char *status,
+                        const fo_sandbox_buf *fail, double ms, fo_sandbox_buf *b)
+{
+    fo_sandbox_collection now;
+
+    fo_sandbox_buf_printf(b, "{\"cell\": %u, \"status\": \"%s\", \"stdout\": ", cell, status);
+    fo_sandbox_buf_json_str(b, c->raw[0] ? c->raw[0] : "", c->len[0]);
+    fo_sandbox_buf_puts(b, ", \"stderr\": ");
+    fo_sandbox_buf_json_str(b, c->raw[1] ? c->raw[1] : "", c->len[1]);
+    put_json(b, "result", &c->repr);
+    if (c->error && c->ename.len) {
+        fo_sandbox_buf_puts(b, ", \"error\": {\"name\": ");
+        fo_sandbox_buf_puts(b, c->ename.s);
+        fo_sandbox_buf_puts(b, ", \"value\": ");
+        fo_sandbox_buf_puts(b, c->evalue.len ? c->evalue.s : "\"\"");
+        fo_sandbox_buf_puts(b, ", \"traceback\": ");
+        fo_sandbox_buf_puts(b, c->etb.len ? c->etb.s : "\"\"");
+        fo_sandbox_buf_puts(b, "}");
+    } else {
+        fo_sandbox_buf_puts(b, ", \"error\": null");
+    }
+    memset(&now, 0, sizeof now);
+    if (fo_sandbox_collect(s->j.out_dir, s->plan.max_bytes, &now, NULL, 0) < 0)
+        memset(&now, 0, sizeof now);
+    fo_sandbox_buf_puts(b, ", \"displays\": ");
+    fo_session_displays(b, &now, c->displays, c->n_displays);
+    fo_sandbox_buf_puts(b, ", \"files\": ");
+    fo_session_out_changes(b, &s->outs, &now);
+    fo_sandbox_collection_free(&s->outs);
+    s->outs = now;
+    fo_sandbox_buf_printf(b, ", \"ms\": %.1f, \"truncated\": ", ms);
+    if (c->total[0] > c->len[0] || c->total[1] > c->len[1])
+        fo_sandbox_buf_printf(b, "{\"stdout_bytes\": %llu, \"stderr_bytes\": %llu, \"kept\": %u}",
+                              c->total[0], c->total[1], FO_SESSION_OUT_CAP);
+    else
+        fo_sandbox_buf_puts(b, "null");
+    put_json(b, "failure", fail);
+    if (s->resumed) {
+        fo_sandbox_buf_puts(b, ", \"resumed\": true, \"not_restored\": [");
+        fo_sandbox_buf_puts(b, s->not_restored.s ? s->not_restored.s : "");
+        fo_sandbox_buf_puts(b, "]");
+        s->resumed = 0;
+    }
+    fo_sandbox_buf_puts(b, "}");
+}
+
+static void cell_free(cell_run *c)
+{
+    fo_sandbox_buf *all[] = { &c->repr, &c->ename, &c->evalue, &c->etb };
+
+    for (size_t k = 0; k < sizeof all / sizeof *all; k++)
+        free(all[k]->s);
+    free(c->raw[0]);
+    free(c->raw[1]);
+}
+
+void fo_session_exec_cell(fo_session *s, int cfd, const char *p, size_t n)
+{
+    cell_run c;
+    fo_sandbox_buf fail = { 0 }, res = { 0 };
+    unsigned char no[4];
+    unsigned timeout_ms = 0, cell;
+    double start = now_s(), timeout_s;
+    const char *status;
+
+    memset(&c, 0, sizeof c);
+    c.cfd = cfd;
+    if (n >= 5) {
+        timeout_ms = (unsigned)(unsigned char)p[0] | (unsigned)(unsigned char)p[1] << 8 |
+                     (unsigned)(unsigned char)p[2] << 16 | (unsigned)(unsigned char)p[3] << 24;
+        c.stream = p[4] != 0;
+    }
+    timeout_s = timeout_ms ? timeout_ms / 1000.0 : s->plan.timeout_s;
+    cell = ++s->cells;
+    for (int k = 0; k < 4; k++)
+        no[k] = (unsigned char)(cell >> (8 * k));
+    if (s->kernel_lost) {
+        s->kernel_lost = 0;
+        failure(&fail, "kernel_restarted", "the interpreter died after the previous cell and "
+                "was restarted: files kept, variables lost; this cell was not run",
+                "run the cell again, after the cells that define what it needs", &c);
+        status = "restarted";
+    } else if (n < 5 || kwrite(s, 'c', (const char *)no, 4, p + 5, n - 5) < 0) {
+        c.died = 1;
+        status = judge(s, &c, timeout_s, &fail);
+    } else {
+        supervise_cell(s, &c, timeout_s);
+        status = judge(s, &c, timeout_s, &fail);
+    }
+    if ((c.restarted || c.died) && fo_session_kernel_restart(s) < 0)
+        s->kernel_lost = 1;
+    fo_sandbox_cgroup_events(&s->j.cg, &s->oom_kills, &(long){ 0 });
+    result_json(s, &c, cell, status, &fail, (now_s() - start) * 1000, &res);
+    if (c.cfd >= 0 && (res.oom || fo_session_send(c.cfd, 'R', res.s, res.len, -1) < 0))
+        c.cfd = -1;
+    free(fail.s);
+    free(res.s);
+    cell_free(&c);
+}

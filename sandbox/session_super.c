@@ -1,0 +1,746 @@
+/* session_super.c — the supervisor of one session: `folio session _supervise
+ * ID READY-FD (--resume | -- OPTIONS)`, exec'd by fo_session_create (or by
+ * a client resuming a hibernated session) in a process of its own.
+ *
+ *   start   lock RT/ID/lock; take a slot (RT/slots/N, flock: the host-wide
+ *           count of live sessions); parse the options (new: saved in
+ *           RT/ID/meta; resume: read back); the jail (sandbox/jail.c, with
+ *           plan.session: init restarts the kernel on request) and the
+ *           kernel's hello; resume: files and variables restored; socket
+ *           RT/ID/sock (0600); "ready" to the client; stdio detached.
+ *   loop    one request per connection, from the session's own user only;
+ *           the kernel's death between cells noticed; --idle or SIGTERM:
+ *           hibernate.
+ *   end     close (store removed) or hibernate (RT/ID/files + the kernel's
+ *           pickle, RT/ID/state "hibernated"); the jail dies with init.
+ */
+#define FO_SANDBOX_PRIVATE
+#define FO_SESSION_PRIVATE
+#include "sandbox/sandbox.h"
+#include "sandbox/session.h"
+#include "sandbox/session_store.h"
+#include "sandbox/session_super.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/fsuid.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* build/kernel_py.c: sandbox/kernel/folio_kernel.py, embedded by tools/embed. */
+const unsigned char *fo_session_kernel_find(const char *name, size_t *len);
+
+static const char *const store_dirs[] = { "work", "out", "tmp" };
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---------------------------------------------------------------- options */
+
+/* Session options: the plan's (as `folio run`), plus --idle, --disk and
+   --max-sessions. Every plan option but --in is saved to meta so that a
+   resume rebuilds the same plan. FO_RUN_OK or FO_RUN_USAGE (printed). */
+static int parse_options(fo_session *s, int argc, char **argv, fo_sandbox_buf *meta)
+{
+    uint64_t disk = 0;
+    int i;
+
+    if (fo_sandbox_plan_defaults(&s->plan) != FO_RUN_OK)
+        return FO_RUN_INTERNAL;
+    s->idle_s = 1800;
+    s->max_sessions = FO_SESSION_MAX_SESSIONS;
+    for (i = 0; i < argc; i++) {
+        const char *opt = argv[i], *val;
+        char *end;
+        double v;
+
+        if (i + 1 >= argc || strncmp(opt, "--", 2)) {
+            fprintf(stderr, "folio: session: %s: expected an option with a value (see folio "
+                    "session --help)\n", opt);
+            return FO_RUN_USAGE;
+        }
+        val = argv[++i];
+        if (strchr(val, '\n'))
+            return FO_RUN_USAGE;
+        v = strtod(val, &end);
+        if (!strcmp(opt, "--idle") || !strcmp(opt, "--disk") || !strcmp(opt, "--max-sessions")) {
+            if (*end || end == val || !(v >= 1) || v > 1e7 || isnan(v)) {
+                fprintf(stderr, "folio: session: %s: expected a number >= 1, got \"%s\"\n", opt, val);
+                return FO_RUN_USAGE;
+            }
+            if (!strcmp(opt, "--idle"))
+                s->idle_s = v;
+            else if (!strcmp(opt, "--disk"))
+                disk = (uint64_t)v;
+            else
+                s->max_sessions = (unsigned)v;
+        } else if (!strcmp(opt, "--render") || !strcmp(opt, "--out")) {
+            fprintf(stderr, "folio: session: %s is not an option of session new (use folio "
+                    "session render / get)\n", opt);
+            return FO_RUN_USAGE;
+        } else if (fo_sandbox_plan_option(&s->plan, opt, val) != FO_RUN_OK) {
+            return FO_RUN_USAGE;
+        }
+        if (strcmp(opt, "--in"))
+            fo_sandbox_buf_printf(meta, "%s\n%s\n", opt, val);
+    }
+    if (!s->plan.max_total)
+        s->plan.max_total = 4 * s->plan.max_bytes;  /* --max-total's default, as in run */
+    s->plan.session = 1;
+    s->plan.quiet = 1;
+    s->plan.disk_mb = disk ? disk : s->plan.memory_mb;
+    return FO_RUN_OK;
+}
+
+/* meta: one option or value per line, as given to `new`. */
+static int parse_meta(fo_session *s, char *meta)
+{
+    char *argv[64], *save = NULL, *line;
+    int argc = 0;
+    fo_sandbox_buf again = { 0 };
+    int rc;
+
+    for (line = strtok_r(meta, "\n", &save); line && argc < 64; line = strtok_r(NULL, "\n", &save))
+        argv[argc++] = line;
+    rc = parse_options(s, argc, argv, &again);
+    free(again.s);
+    return rc;
+}
+
+/* -------------------------------------------------------------- locking */
+
+/* flock on dir/name (created 0600); the descriptor, or -1 when another holds it. */
+static int lock_file(int dir, const char *name)
+{
+    int fd = openat(dir, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* One of RT/slots/0..max-1: held while the session is live. */
+static int take_slot(fo_session *s)
+{
+    char name[16];
+    int slots, fd = -1;
+
+    (void)mkdirat(s->rt, "slots", 0700);
+    slots = openat(s->rt, "slots", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    for (unsigned k = 0; slots >= 0 && fd < 0 && k < s->max_sessions; k++) {
+        snprintf(name, sizeof name, "%u", k);
+        fd = lock_file(slots, name);
+    }
+    if (slots >= 0)
+        close(slots);
+    return fd;
+}
+
+/* ---------------------------------------------------------------- start */
+
+/* The kernel's source comes through its stdin, ended by a NUL, right after
+   it starts (fo_session_kernel_hello): its code is then named <folio-kernel>
+   in tracebacks, and the command line stays short. */
+static char *kernel_argv[] = {
+    "python3", "-E", "-s", "-c",
+    "import os\nb = b''\nwhile not b.endswith(b'\\0'):\n    r = os.read(0, 65536)\n"
+    "    if not r: raise SystemExit(70)\n    b += r\n"
+    "exec(compile(b[:-1], '<folio-kernel>', 'exec'))\n", NULL
+};
+
+static void info_json(fo_session *s, fo_sandbox_buf *b)
+{
+    fo_sandbox_buf_printf(b, "{\"id\": \"%s\", \"state\": \"live\", \"cells\": %u, "
+                          "\"python\": ", s->id, s->cells);
+    fo_sandbox_buf_json_str(b, s->python, strlen(s->python));
+    fo_sandbox_buf_printf(b, ", \"limits\": {\"timeout_s\": %g, \"memory_mb\": %llu, "
+                          "\"memory_via\": \"%s\", \"disk_mb\": %llu, \"max_bytes\": %llu, "
+                          "\"pids\": %u, \"open_files\": %u, \"net\": \"%s\", \"idle_s\": %g, "
+                          "\"max_sessions\": %u}}", s->plan.timeout_s,
+                          (unsigned long long)s->plan.memory_mb,
+                          fo_sandbox_cgroup_memory_via(&s->j.cg),
+                          (unsigned long long)s->plan.disk_mb, (unsigned long long)s->plan.max_bytes,
+                          s->plan.pids, s->plan.nofile, s->plan.net == FO_NET_ALL ? "all" : "none",
+                          s->idle_s, s->max_sessions);
+}
+
+/* Files saved at hibernation back into the new jail, as its user; then the
+   kernel's variables. The store's copy is removed once restored. */
+static int restore(fo_session *s, fo_session_error *err)
+{
+    fo_session_copy c = { 0 };
+    int files = openat(s->dir, "files", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int dst[3] = { s->j.work_dir, s->j.out_dir, s->j.tmp_dir }, rc = 0;
+
+    c.max_bytes = s->plan.disk_mb << 20;
+    c.max_files = 100000;
+    c.as_jail = 1;
+    c.uid = s->j.host_uid;
+    c.gid = s->j.host_gid;
+    for (size_t k = 0; files >= 0 && rc == 0 && k < 3; k++) {
+        int src = openat(files, store_dirs[k], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (src >= 0) {
+            rc = fo_session_copy_tree(src, dst[k], &c, 0);
+            close(src);
+        }
+    }
+    if (files >= 0)
+        close(files);
+    if (rc < 0 || fo_session_kernel_command(s, 'r', &s->not_restored, 600000) < 0) {
+        fo_session_fail(err, "restore_failed", 5, "the saved files are kept in the store; close "
+                        "the session and start a new one", "can't restore the hibernated session "
+                        "%s: %s", s->id, rc < 0 ? strerror(errno) : "the interpreter failed");
+        return -1;
+    }
+    s->resumed = 1;
+    return fo_session_remove_tree(s->dir, "files", 0);
+}
+
+/* Builds the jail, waits for the kernel, restores a hibernated session. */
+static int start(fo_session *s, int resume, fo_session_error *err)
+{
+    size_t len;
+
+    s->kernel_src = (const char *)fo_session_kernel_find("sandbox/kernel/folio_kernel.py", &len);
+    s->kernel_len = len + 1;                     /* with its NUL */
+    s->plan.argv = kernel_argv;
+    if (fo_sandbox_jail_start(&s->plan, &s->j, 0) != FO_RUN_OK) {
+        fo_session_fail(err, resume ? "restore_failed" : "internal", 5, "see the message above",
+                        "can't build the session's jail");
+        return -1;
+    }
+    if (fo_session_kernel_hello(s, 30000) < 0) {
+        fo_session_fail(err, resume ? "restore_failed" : "internal", 5,
+                        "the jail needs /usr/bin/python3 (Debian's python3 package)",
+                        "the session's Python did not start");
+        return -1;
+    }
+    if (resume && restore(s, err) < 0)
+        return -1;
+    if (fo_sandbox_collect(s->j.out_dir, s->plan.max_bytes, &s->outs, NULL, 0) < 0)
+        memset(&s->outs, 0, sizeof s->outs);
+    fo_sandbox_cgroup_events(&s->j.cg, &s->oom_kills, &(long){ 0 });
+    return 0;
+}
+
+static int listen_socket(fo_session *s)
+{
+    struct sockaddr_un a;
+    mode_t old;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), ok;
+
+    (void)unlinkat(s->dir, "sock", 0);
+    fo_session_addr(&a, s->dir, "sock");
+    old = umask(077);
+    ok = fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0;
+    umask(old);
+    if (!ok || fchmodat(s->dir, "sock", 0600, 0) < 0 || listen(fd, 64) < 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* stdin/stdout to /dev/null, stderr to RT/ID/log: the caller may be gone. */
+static void detach(fo_session *s)
+{
+    int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+    int log = openat(s->dir, "log", O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+    if (nul >= 0) {
+        dup2(nul, 0);
+        dup2(nul, 1);
+        close(nul);
+    }
+    if (log >= 0) {
+        dup2(log, 2);
+        close(log);
+    }
+}
+
+/* The last line of RT/ID/log (what plan.c or jail.c printed), without the
+   "folio: ...: " its writer put first. */
+static void log_tail(fo_session *s, char *out, size_t len)
+{
+    char *text = fo_session_read_small(s->dir, "log", 65536), *line, *p;
+    size_t n = text ? strlen(text) : 0;
+
+    while (n > 0 && text[n - 1] == '\n')
+        text[--n] = 0;
+    line = text ? strrchr(text, '\n') : NULL;
+    line = line ? line + 1 : text;
+    p = line && !strncmp(line, "folio: ", 7) ? strchr(line + 7, ':') : NULL;
+    snprintf(out, len, "%s", p ? p + 2 : line && *line ? line : "invalid session options");
+    free(text);
+}
+
+/* -------------------------------------------------------------- the end */
+
+static void teardown(fo_session *s)
+{
+    int st;
+    pid_t pid = s->j.pid;
+
+    fo_sandbox_jail_close(&s->j);          /* init sees the hang-up and exits */
+    if (pid > 0) {
+        kill(pid, SIGKILL);
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+            ;
+    }
+    (void)unlinkat(s->dir, "sock", 0);
+}
+
+/* Saves the kernel's picklable variables (into /tmp/.folio, by the kernel)
+   and /work, /out, /tmp into RT/ID/files. 0 or -1. */
+static int hibernate(fo_session *s)
+{
+    fo_sandbox_buf lost = { 0 };
+    fo_session_copy c = { 0 };
+    int src[3] = { s->j.work_dir, s->j.out_dir, s->j.tmp_dir }, files, rc = 0;
+
+    if (!s->kernel_lost)
+        (void)fo_session_kernel_command(s, 'h', &lost, 600000);
+    free(lost.s);
+    (void)fo_session_remove_tree(s->dir, "files", 0);
+    if (mkdirat(s->dir, "files", 0700) < 0 ||
+        (files = openat(s->dir, "files", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+        return -1;
+    c.max_bytes = s->plan.disk_mb << 20;
+    c.max_files = 100000;
+    for (size_t k = 0; rc == 0 && k < 3; k++) {
+        int dst;
+        if (mkdirat(files, store_dirs[k], 0700) < 0 ||
+            (dst = openat(files, store_dirs[k], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+            rc = -1;
+            break;
+        }
+        rc = fo_session_copy_tree(src[k], dst, &c, 0);
+        close(dst);
+    }
+    close(files);
+    if (c.skipped)
+        fprintf(stderr, "folio: session %s: %u entries not saved (links, special files, over "
+                "the budget)\n", s->id, c.skipped);
+    return rc;
+}
+
+/* Hibernates and ends. "hibernated" is written before the socket goes: a
+   client that finds no socket then resumes (its supervisor waits for our
+   lock), never reports the session lost. */
+static void end_hibernated(fo_session *s)
+{
+    int rc = hibernate(s);
+
+    (void)fo_session_write_small(s->dir, "state", rc == 0 ? "hibernated\n" : "lost\n");
+    teardown(s);
+}
+
+/* ------------------------------------------------------------- requests */
+
+static void reply_error(int cfd, const char *code, int exit, const char *hint, const char *msg)
+{
+    fo_session_error e;
+
+    fo_session_fail(&e, code, exit, hint, "%s", msg);
+    (void)fo_session_error_send(cfd, &e);
+}
+
+/* A relative path of plain components (no "", ".", ".."), <= 255 bytes. */
+static int valid_rel(const char *p)
+{
+    const char *c = p;
+
+    if (!*p || strlen(p) > 255 || *p == '/')
+        return 0;
+    while (*c) {
+        size_t n = strcspn(c, "/");
+        if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+            return 0;
+        for (size_t k = 0; k < n; k++)
+            if ((unsigned char)c[k] < 0x20)
+                return 0;
+        c += n;
+        if (*c == '/')
+            c++;
+    }
+    return 1;
+}
+
+static void do_put(fo_session *s, int cfd, const char *dest, int fd)
+{
+    struct stat st;
+    fo_sandbox_buf b = { 0 };
+    char path[300];
+    int rc, as_jail = geteuid() == 0;
+
+    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !valid_rel(dest)) {
+        reply_error(cfd, "bad_request", 2, "put regular files, to a relative path under /work",
+                    "put: not a regular file, or not a relative path");
+        return;
+    }
+    if ((uint64_t)st.st_size > s->plan.max_bytes) {
+        reply_error(cfd, "bad_request", 3, "start the session with a larger --max-bytes",
+                    "put: the file is over the session's ceiling (--max-bytes)");
+        return;
+    }
+    if (as_jail) {
+        setfsgid(s->j.host_gid);
+        setfsuid(s->j.host_uid);
+    }
+    rc = fo_sandbox_write_copy(s->j.work_dir, dest, fd);
+    if (as_jail) {
+        setfsgid(0);
+        setfsuid(0);
+    }
+    if (rc < 0) {
+        char msg[600];
+        snprintf(msg, sizeof msg, "put: can't write /work/%s: %s", dest, strerror(errno));
+        reply_error(cfd, "bad_request", errno == ENOSPC || errno == EFBIG ? 3 : 2,
+                    "a link or a file is in the way, or the session's disk is full", msg);
+        return;
+    }
+    snprintf(path, sizeof path, "/work/%s", dest);
+    fo_sandbox_buf_puts(&b, "{\"path\": ");
+    fo_sandbox_buf_json_str(&b, path, strlen(path));
+    fo_sandbox_buf_printf(&b, ", \"bytes\": %lld}", (long long)st.st_size);
+    (void)fo_session_send(cfd, 'R', b.s, b.len, -1);
+    free(b.s);
+}
+
+/* Opens /work/P, /out/P (P relative: /work) through descriptors, no links. */
+static int open_in_jail(fo_session *s, const char *path, struct stat *st)
+{
+    int base = s->j.work_dir, cur, next;
+    char comp[256];
+
+    if (!strncmp(path, "/out/", 5))
+        base = s->j.out_dir, path += 5;
+    else if (!strncmp(path, "/work/", 6))
+        path += 6;
+    if (!valid_rel(path))
+        return -1;
+    cur = dup(base);
+    while (cur >= 0 && strchr(path, '/')) {
+        size_t n = strcspn(path, "/");
+        snprintf(comp, sizeof comp, "%.*s", (int)n, path);
+        next = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        close(cur);
+        cur = next;
+        path += n + 1;
+    }
+    if (cur < 0)
+        return -1;
+    next = fo_sandbox_open_regular(cur, path, st);
+    close(cur);
+    return next;
+}
+
+static void do_get(fo_session *s, int cfd, const char *path)
+{
+    struct stat st;
+    char size[32];
+    int fd = open_in_jail(s, path, &st);
+
+    if (fd < 0) {
+        reply_error(cfd, "bad_request", 2, "name a regular file under /work or /out (links are "
+                    "never followed)", "get: no such regular file in the session");
+        return;
+    }
+    if ((uint64_t)st.st_size > s->plan.max_bytes) {
+        close(fd);
+        reply_error(cfd, "bad_request", 3, "split the file, or start the session with a larger "
+                    "--max-bytes", "get: the file is over the session's ceiling (--max-bytes)");
+        return;
+    }
+    snprintf(size, sizeof size, "%lld", (long long)st.st_size);
+    (void)fo_session_send(cfd, 'F', size, strlen(size), fd);
+    close(fd);
+}
+
+static void do_render(fo_session *s, int cfd, const char *formats)
+{
+    fo_sandbox_plan rp = s->plan;
+    fo_sandbox_collection col, out;
+    fo_sandbox_buf b = { 0 };
+    char tail[4096];
+    int code;
+    size_t k, have = 0;
+
+    memset(&col, 0, sizeof col);
+    memset(&out, 0, sizeof out);
+    rp.n_render = 0;
+    rp.session = 0;
+    rp.disk_mb = 0;
+    rp.quiet = 1;
+    if (fo_sandbox_plan_option(&rp, "--render", formats) != FO_RUN_OK) {
+        reply_error(cfd, "bad_request", 1, "formats: xlsx, docx, pptx, pdf, png", "render: "
+                    "unknown format");
+        return;
+    }
+    if (fo_sandbox_collect(s->j.out_dir, s->plan.max_bytes, &col, NULL, 0) == 0)
+        for (k = 0; k < col.n_files; k++)
+            have |= !strcmp(col.files[k].name, "result.json");
+    if (!have || !s->engine) {
+        reply_error(cfd, "bad_request", have ? 5 : 2, have ? "install folio-engine beside folio" :
+                    "write the spec to /out/result.json in a cell first",
+                    have ? "render: folio-engine is not installed" : "render: no /out/result.json");
+        fo_sandbox_collection_free(&col);
+        return;
+    }
+    code = fo_sandbox_render(&rp, s->engine, &col, &out, tail, sizeof tail);
+    for (k = 0; k < out.n_files; k++)
+        (void)fo_session_send(cfd, 'F', out.files[k].name, strlen(out.files[k].name),
+                              out.files[k].fd);
+    fo_sandbox_buf_printf(&b, "{\"exit\": %d, \"files\": [", code < 0 ? 5 : code);
+    for (k = 0; k < out.n_files; k++) {
+        fo_sandbox_buf_puts(&b, k ? ", {\"name\": " : "{\"name\": ");
+        fo_sandbox_buf_json_str(&b, out.files[k].name, strlen(out.files[k].name));
+        fo_sandbox_buf_printf(&b, ", \"bytes\": %llu, \"sha256\": \"%s\"}",
+                              (unsigned long long)out.files[k].bytes, out.files[k].sha256);
+    }
+    fo_sandbox_buf_puts(&b, "], \"stderr\": ");
+    fo_sandbox_buf_json_str(&b, tail, strlen(tail));
+    fo_sandbox_buf_puts(&b, "}");
+    (void)fo_session_send(cfd, 'R', b.s, b.len, -1);
+    free(b.s);
+    fo_sandbox_collection_free(&col);
+    fo_sandbox_collection_free(&out);
+}
+
+enum { GO_ON, END_CLOSE, END_HIBERNATE };
+
+/* One connection, one request. Returns GO_ON or how the session ends. */
+static int serve_one(fo_session *s, int lfd, double *idle_from)
+{
+    struct ucred cr;
+    socklen_t crlen = sizeof cr;
+    char type, *p = NULL;
+    size_t n;
+    int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC), fd = -1, end = GO_ON;
+
+    if (cfd < 0)
+        return GO_ON;
+    if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) < 0 || cr.uid != geteuid() ||
+        fo_session_recv(cfd, &type, &p, &n, FO_SESSION_MAX_CODE + 64, 10000, &fd) < 0) {
+        close(cfd);
+        return GO_ON;
+    }
+    switch (type) {
+    case 'x': fo_session_exec_cell(s, cfd, p, n); *idle_from = now_s(); break;
+    case 'p': do_put(s, cfd, p, fd); *idle_from = now_s(); break;
+    case 'g': do_get(s, cfd, p); *idle_from = now_s(); break;
+    case 'r': do_render(s, cfd, p); *idle_from = now_s(); break;
+    case 'c': end = END_CLOSE; break;
+    case 'h': end = END_HIBERNATE; break;
+    case 'i': {
+        fo_sandbox_buf b = { 0 };
+        info_json(s, &b);
+        (void)fo_session_send(cfd, 'R', b.s, b.len, -1);
+        free(b.s);
+        break;
+    }
+    default:
+        reply_error(cfd, "bad_request", 1, "", "unknown request");
+    }
+    if (end == END_CLOSE) {
+        teardown(s);
+        (void)fo_session_remove_tree(s->rt, s->id, 0);
+    } else if (end == END_HIBERNATE) {
+        end_hibernated(s);
+    }
+    if (end != GO_ON)
+        (void)fo_session_send(cfd, 'R', "{}", 2, -1);   /* after the work: the client waits */
+    if (fd >= 0)
+        close(fd);
+    free(p);
+    close(cfd);
+    return end;
+}
+
+/* The kernel died between cells: restart it, and say so at the next exec. */
+static int on_init_event(fo_session *s)
+{
+    int ws, ev = fo_sandbox_jail_event(&s->j, &ws);
+
+    if (ev == 'S') {
+        s->kernel_lost = fo_session_kernel_restart(s) < 0 ? 2 : 1;
+        return 0;
+    }
+    return ev <= 0 ? -1 : 0;
+}
+
+static void loop(fo_session *s, int lfd, int sfd)
+{
+    double idle_from = now_s();
+
+    for (;;) {
+        struct pollfd pf[3] = { { lfd, POLLIN, 0 }, { s->j.ctl, POLLIN, 0 }, { sfd, POLLIN, 0 } };
+        double left = idle_from + s->idle_s - now_s();
+        int end = GO_ON;
+
+        if (left <= 0 || (pf[2].fd >= 0 && poll(&pf[2], 1, 0) > 0)) {
+            end_hibernated(s);
+            return;
+        }
+        if (poll(pf, 3, left > 3600 ? 3600000 : (int)(left * 1000) + 1) < 0)
+            continue;
+        if (pf[1].revents && on_init_event(s) < 0) {
+            teardown(s);                    /* the jail itself is gone */
+            (void)fo_session_write_small(s->dir, "state", "lost\n");
+            return;
+        }
+        if (pf[0].revents)
+            end = serve_one(s, lfd, &idle_from);
+        if (end != GO_ON)
+            return;
+    }
+}
+
+/* ----------------------------------------------------------------- main */
+
+static int ready_error(int ready, fo_session_error *err)
+{
+    if (ready >= 0)
+        (void)fo_session_error_send(ready, err);
+    return err->exit;
+}
+
+/* Waits for another supervisor's lock on a resuming session: if it comes
+   up (two clients resumed at once), this one has nothing to do. */
+static int wait_lock(fo_session *s, int *already)
+{
+    double end = now_s() + 30;
+    int fd;
+
+    *already = 0;
+    while ((fd = lock_file(s->dir, "lock")) < 0 && now_s() < end) {
+        int c = fo_session_connect(s->rt, s->id);
+        if (c >= 0) {
+            close(c);
+            *already = 1;
+            return -1;
+        }
+        usleep(20000);
+    }
+    return fd;
+}
+
+int fo_session_supervise(int argc, char **argv, const char *folio, const char *engine)
+{
+    fo_session s;
+    fo_session_error err;
+    fo_sandbox_buf meta = { 0 }, info = { 0 };
+    int ready, resume, lock = -1, slot = -1, lfd = -1, sfd = -1, already = 0, rc;
+    sigset_t term;
+    char *text = NULL;
+
+    (void)folio;
+    memset(&s, 0, sizeof s);
+    memset(&err, 0, sizeof err);
+    s.j.pid = -1;
+    s.engine = engine;
+    if (argc < 4 || !fo_session_valid_id(argv[1]))
+        return 1;
+    snprintf(s.id, sizeof s.id, "%s", argv[1]);
+    ready = atoi(argv[2]);
+    resume = !strcmp(argv[3], "--resume");
+    (void)signal(SIGPIPE, SIG_IGN);
+    s.rt = fo_session_runtime(&err);
+    if (s.rt < 0)
+        return ready_error(ready, &err);
+    s.dir = openat(s.rt, s.id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (s.dir < 0) {
+        fo_session_fail(&err, "session_not_found", 2, "list sessions with folio session ls",
+                        "no session %s", s.id);
+        return ready_error(ready, &err);
+    }
+    detach(&s);              /* before the jail: its processes must not hold the caller's stdio */
+    lock = resume ? wait_lock(&s, &already) : lock_file(s.dir, "lock");
+    if (already) {
+        (void)fo_session_send(ready, 'K', "{}", 2, -1);
+        return 0;
+    }
+    text = resume ? fo_session_read_small(s.dir, "state", 64) : NULL;
+    if (lock < 0 || (resume && (!text || strcmp(text, "hibernated\n")))) {
+        fo_session_fail(&err, "session_expired", 2, "start a new session with folio session new",
+                        "session %s has ended: its supervisor stopped without saving it "
+                        "(killed, or the machine restarted)", s.id);
+        free(text);
+        return ready_error(ready, &err);
+    }
+    free(text);
+    if (resume) {
+        text = fo_session_read_small(s.dir, "meta", 65536);
+        rc = text ? parse_meta(&s, text) : FO_RUN_INTERNAL;
+        free(text);
+    } else {
+        rc = parse_options(&s, argc - 4, argv + 4, &meta);
+        if (rc == FO_RUN_OK && fo_session_write_small(s.dir, "meta", meta.s ? meta.s : "") < 0)
+            rc = FO_RUN_INTERNAL;
+    }
+    free(meta.s);
+    if (rc != FO_RUN_OK) {
+        char why[400];
+        log_tail(&s, why, sizeof why);
+        fo_session_fail(&err, rc == FO_RUN_USAGE ? "bad_request" : "internal", rc,
+                        "folio session --help lists the options", "%s", why);
+        if (!resume)
+            (void)fo_session_remove_tree(s.rt, s.id, 0);
+        return ready_error(ready, &err);
+    }
+    slot = take_slot(&s);
+    if (slot < 0) {
+        fo_session_fail(&err, "limit_reached", 5, "close or wait for an idle session to hibernate "
+                        "(folio session ls), or raise --max-sessions", "the host's limit of %u live "
+                        "sessions is reached", s.max_sessions);
+        if (!resume)
+            (void)fo_session_remove_tree(s.rt, s.id, 0);
+        return ready_error(ready, &err);
+    }
+    if ((!resume && fo_sandbox_open_inputs(&s.plan) != FO_RUN_OK) || start(&s, resume, &err) < 0 ||
+        (lfd = listen_socket(&s)) < 0) {
+        if (!err.code[0])
+            fo_session_fail(&err, "internal", 5, "see the message above", "can't start the session");
+        teardown(&s);
+        if (!resume)
+            (void)fo_session_remove_tree(s.rt, s.id, 0);
+        return ready_error(ready, &err);
+    }
+    fo_sandbox_plan_free(&s.plan);             /* the --in copies are in the jail now */
+    (void)fo_session_write_small(s.dir, "state", "live\n");
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    sigaddset(&term, SIGHUP);
+    sigprocmask(SIG_BLOCK, &term, NULL);
+    sfd = signalfd(-1, &term, SFD_CLOEXEC);
+    info_json(&s, &info);
+    (void)fo_session_send(ready, 'K', info.s, info.len, -1);
+    free(info.s);
+    close(ready);
+    loop(&s, lfd, sfd);
+    close(lfd);
+    fo_sandbox_collection_free(&s.outs);
+    free(s.kf.buf);
+    free(s.not_restored.s);
+    return 0;
+}

@@ -1,0 +1,48 @@
+/* session_super.h — the supervisor's state, shared by session_super.c (life
+ * cycle, requests) and session_exec.c (the kernel: cells, hibernation).
+ * Private to sandbox/session*.c; needs FO_SANDBOX_PRIVATE's types. */
+#ifndef FO_SESSION_SUPER_H
+#define FO_SESSION_SUPER_H
+
+#include <stdint.h>
+
+/* A frame from the kernel, read incrementally from a non-blocking pipe. */
+typedef struct {
+    unsigned char hdr[5];
+    size_t hn;                    /* header bytes read */
+    char *buf;                    /* FO_SESSION_MAX_KFRAME + 1 */
+    size_t need, got;
+} fo_kframe;
+
+typedef struct {
+    int rt, dir;                  /* runtime folder and RT/ID */
+    char id[33];
+    fo_sandbox_plan plan;
+    const char *engine;           /* folio-engine (render), or NULL */
+    const char *kernel_src;       /* folio_kernel.py, embedded, NUL-terminated */
+    size_t kernel_len;            /* with the NUL */
+    double idle_s;
+    unsigned max_sessions;
+    fo_sandbox_jail j;
+    fo_kframe kf;
+    unsigned cells;
+    int kernel_lost;              /* died between cells: the next exec says so */
+    char python[32];
+    fo_sandbox_collection outs;   /* /out after the last cell */
+    long oom_kills;               /* the cgroup's count after the last cell */
+    fo_sandbox_buf not_restored;  /* JSON items for the first exec after a resume */
+    int resumed;
+} fo_session;
+
+/* session_exec.c */
+/* Waits for the kernel's ready frame ('k'). 0, or -1 (it died, or timeout). */
+int fo_session_kernel_hello(fo_session *s, int timeout_ms);
+/* Restarts the kernel in the same jail (files kept, variables lost). 0 or -1. */
+int fo_session_kernel_restart(fo_session *s);
+/* Runs one request frame of the exec verb and answers on cfd. */
+void fo_session_exec_cell(fo_session *s, int cfd, const char *p, size_t n);
+/* Sends a command ('h' hibernate, 'r' restore) and collects the names the
+   kernel reports ('u') as JSON items into b, until its end frame. 0 or -1. */
+int fo_session_kernel_command(fo_session *s, char cmd, fo_sandbox_buf *b, int timeout_ms);
+
+#endif
