@@ -751,7 +751,7 @@ static int deliver(const char *dir, const fo_sandbox_collection *a,
 
 /* The matplotlib font caches `make` prebuilt: the folder "matplotlib" beside
    folio-engine (build tree or libexec/folio), if there is one. */
-static const char *mpl_cache_beside(const char *engine, char *buf, size_t len)
+const char *fo_sandbox_mpl_cache(const char *engine, char *buf, size_t len)
 {
     const char *slash = engine ? strrchr(engine, '/') : NULL;
     struct stat st;
@@ -884,7 +884,7 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
         rc = FO_RUN_INTERNAL;
         goto done;
     }
-    p.mpl_cache = mpl_cache_beside(engine, mpl_dir, sizeof mpl_dir);
+    p.mpl_cache = fo_sandbox_mpl_cache(engine, mpl_dir, sizeof mpl_dir);
     rc = fo_sandbox_open_inputs(&p);
     if (rc != FO_RUN_OK)
         goto done;

@@ -218,7 +218,10 @@ void fo_sandbox_buf_printf(fo_sandbox_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void fo_sandbox_buf_json_str(fo_sandbox_buf *b, const char *s, size_t len);
 
-/* run.c — also used by sessions. Opens every --in path into p->in (files
+/* run.c — also used by sessions. The prebuilt matplotlib font caches: the
+   folder "matplotlib" beside engine (in buf), or NULL. */
+const char *fo_sandbox_mpl_cache(const char *engine, char *buf, size_t len);
+/* Opens every --in path into p->in (files
    within the ceiling, folders whole). FO_RUN_OK or an exit code, printed. */
 int fo_sandbox_open_inputs(fo_sandbox_plan *p);
 /* Renders result.json, one of col's files, to p->render's formats in a second

@@ -270,7 +270,7 @@ static int cmd_get(int argc, char **argv)
     return 0;
 }
 
-typedef struct { int dfd; const char *dir; int failed; } render_out;
+typedef struct { int dfd; const char *dir; int failed, json; } render_out;
 
 static int write_rendered(void *ud, const char *name, int fd)
 {
@@ -281,7 +281,8 @@ static int write_rendered(void *ud, const char *name, int fd)
         r->failed = 1;
         return -1;
     }
-    printf("%s/%s\n", r->dir, name);
+    if (!r->json)
+        printf("%s/%s\n", r->dir, name);
     return 0;
 }
 
@@ -289,7 +290,7 @@ static int cmd_render(int argc, char **argv)
 {
     int json = take_flag(&argc, argv, "--json"), k, code = 5;
     const char *formats = NULL;
-    render_out r = { -1, NULL, 0 };
+    render_out r = { -1, NULL, 0, 0 };
     fo_session_error err = { 0 };
     char *result = NULL;
 
@@ -303,6 +304,7 @@ static int cmd_render(int argc, char **argv)
     }
     if (argc < 1 || !formats || !r.dir || k != argc)
         return usage_error("render ID --render FORMATS --out DIR [--json]");
+    r.json = json;
     r.dfd = open_out(r.dir);
     if (r.dfd < 0)
         return 5;

@@ -218,11 +218,13 @@ static int restore(fo_session *s, fo_session_error *err)
 /* Builds the jail, waits for the kernel, restores a hibernated session. */
 static int start(fo_session *s, int resume, fo_session_error *err)
 {
+    char mpl[4096];
     size_t len;
 
     s->kernel_src = (const char *)fo_session_kernel_find("sandbox/kernel/folio_kernel.py", &len);
     s->kernel_len = len + 1;                     /* with its NUL */
     s->plan.argv = kernel_argv;
+    s->plan.mpl_cache = fo_sandbox_mpl_cache(s->engine, mpl, sizeof mpl);
     if (fo_sandbox_jail_start(&s->plan, &s->j, 0) != FO_RUN_OK) {
         fo_session_fail(err, resume ? "restore_failed" : "internal", 5, "see the message above",
                         "can't build the session's jail");
@@ -350,7 +352,10 @@ static int hibernate(fo_session *s)
 static void end_hibernated(fo_session *s)
 {
     int rc = hibernate(s);
+    char cells[32];
 
+    snprintf(cells, sizeof cells, "%u\n", s->cells);
+    (void)fo_session_write_small(s->dir, "cells", cells);
     (void)fo_session_write_small(s->dir, "state", rc == 0 ? "hibernated\n" : "lost\n");
     teardown(s);
 }
@@ -690,6 +695,9 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
     }
     free(text);
     if (resume) {
+        text = fo_session_read_small(s.dir, "cells", 32);
+        s.cells = text ? (unsigned)strtoul(text, NULL, 10) : 0;
+        free(text);
         text = fo_session_read_small(s.dir, "meta", 65536);
         rc = text ? parse_meta(&s, text) : FO_RUN_INTERNAL;
         free(text);

@@ -1,0 +1,409 @@
+# test_session.py — `folio session` from the outside, as a chat backend uses it
+# (PRODUCT.md §6, docs/sessions.md): state across cells, errors, interrupts and
+# restarts, files in and out, render, hibernation, limits, and the jail's
+# isolation for a session's cells. Each test has its own runtime folder
+# (XDG_RUNTIME_DIR) and closes what it started. Needs $FOLIO.
+import json
+import os
+import pathlib
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
+FOLIO = os.environ.get("FOLIO", str(ROOT / "build" / "folio"))
+
+
+def _probe():
+    if not os.path.exists(FOLIO):
+        return "no folio binary at %s (set FOLIO)" % FOLIO
+    p = subprocess.run([FOLIO, "run", "--quiet", "--", "/bin/true"], capture_output=True,
+                       text=True, timeout=30)
+    if p.returncode != 0:
+        return "folio run does not work here (%d): %s" % (p.returncode, p.stderr.strip()[:300])
+    if not os.path.exists("/usr/bin/python3"):
+        return "no /usr/bin/python3 for the session kernel"
+    return None
+
+
+_SKIP = _probe()
+pytestmark = pytest.mark.skipif(_SKIP is not None, reason=_SKIP or "")
+
+
+def _has(module):
+    return subprocess.run(["/usr/bin/python3", "-c", "import " + module],
+                          capture_output=True).returncode == 0
+
+
+needs_pandas = pytest.mark.skipif(not _has("pandas"), reason="python3-pandas is not installed")
+needs_mpl = pytest.mark.skipif(not _has("matplotlib"), reason="python3-matplotlib is not installed")
+
+
+class Sessions:
+    """folio session with a private runtime folder; closes its sessions."""
+
+    def __init__(self, tmp_path):
+        self.rt = tmp_path / "rt"
+        self.rt.mkdir(mode=0o700)
+        self.env = dict(os.environ, XDG_RUNTIME_DIR=str(self.rt))
+        self.ids = []
+
+    def run(self, *args, code=None, timeout=120, input=None):
+        p = subprocess.run([FOLIO, "session", *map(str, args)], env=self.env, input=input,
+                           capture_output=True, text=True, timeout=timeout)
+        if code is not None:
+            assert p.returncode == code, (p.returncode, p.stdout, p.stderr)
+        return p
+
+    def new(self, *opts):
+        p = self.run("new", "--json", *opts, code=0)
+        info = json.loads(p.stdout)
+        self.ids.append(info["id"])
+        return info["id"]
+
+    def exec(self, sid, code, *opts, expect=None):
+        p = self.run("exec", sid, "--json", *opts, "-c", code)
+        r = json.loads(p.stdout)
+        if expect is not None:
+            assert r["status"] == expect, r
+        assert p.returncode == (0 if r["status"] == "ok" else 4), (p.returncode, r)
+        return r
+
+    def store(self, sid):
+        return self.rt / "folio" / sid
+
+    def supervisors(self, sid):
+        pids = []
+        for d in os.listdir("/proc"):
+            if d.isdigit():
+                try:
+                    with open("/proc/%s/cmdline" % d, "rb") as f:
+                        if ("_supervise\0%s" % sid).encode() in f.read():
+                            pids.append(int(d))
+                except OSError:
+                    pass
+        return pids
+
+    def gone(self, sid, seconds=5):
+        """True once no supervisor of sid is left (it exits just after answering)."""
+        end = time.monotonic() + seconds
+        while self.supervisors(sid) and time.monotonic() < end:
+            time.sleep(0.05)
+        return not self.supervisors(sid)
+
+    def close_all(self):
+        for sid in self.ids:
+            self.run("close", sid, timeout=60)
+            for pid in self.supervisors(sid):       # ours only: their argv names our id
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def s(tmp_path):
+    sess = Sessions(tmp_path)
+    yield sess
+    sess.close_all()
+
+
+# ------------------------------------------------------------- state
+
+def test_a_variable_and_an_import_persist_across_cells(s):
+    sid = s.new()
+    assert len(sid) == 32 and int(sid, 16) >= 0
+    r = s.exec(sid, "import math\nx = 41", expect="ok")
+    assert r["cell"] == 1 and r["result"] is None and r["error"] is None
+    r = s.exec(sid, "print('x is', x)\nmath.sqrt(x + 8)", expect="ok")
+    assert r["cell"] == 2 and r["stdout"] == "x is 41\n" and r["result"] == "7.0"
+
+
+@needs_pandas
+def test_a_dataframe_from_cell_1_is_summed_in_cell_3(s):
+    sid = s.new()
+    s.exec(sid, "import pandas as pd\ndf = pd.DataFrame({'v': range(1, 101)})", expect="ok")
+    s.exec(sid, "df['w'] = df.v * 2", expect="ok")
+    r = s.exec(sid, "int(df.v.sum()), int(df.w.sum())", expect="ok")
+    assert r["result"] == "(5050, 10100)"
+
+
+def test_a_file_from_cell_2_is_read_in_cell_4_and_fetched_with_get(s, tmp_path):
+    sid = s.new()
+    s.exec(sid, "rows = ['a,1', 'b,2']", expect="ok")
+    r = s.exec(sid, "open('/out/t.csv', 'w').write('\\n'.join(rows))\nopen('notes.txt', 'w').write('n')",
+               expect="ok")
+    assert [f["path"] for f in r["files"]] == ["/out/t.csv"]
+    assert r["files"][0]["bytes"] == 7 and len(r["files"][0]["sha256"]) == 64
+    s.exec(sid, "pass", expect="ok")
+    r = s.exec(sid, "open('/out/t.csv').read().splitlines()", expect="ok")
+    assert r["result"] == "['a,1', 'b,2']" and r["files"] == []     # unchanged: not listed
+    p = s.run("get", sid, "/out/t.csv", "notes.txt", "--out", tmp_path / "got", code=0)
+    assert (tmp_path / "got" / "t.csv").read_text() == "a,1\nb,2"
+    assert (tmp_path / "got" / "notes.txt").read_text() == "n"
+    assert str(tmp_path / "got" / "t.csv") in p.stdout
+
+
+def test_an_exception_names_its_line_and_the_next_cell_keeps_the_variables(s):
+    sid = s.new()
+    s.exec(sid, "total = 10", expect="ok")
+    r = s.exec(sid, "a = 1\nb = 2\nc = a / 0\nd = 4", expect="error")
+    e = r["error"]
+    assert e["name"] == "ZeroDivisionError" and e["value"] == "division by zero"
+    assert 'File "<cell-2>", line 3, in <module>' in e["traceback"]
+    assert "folio-kernel" not in e["traceback"]                   # no frames of the kernel
+    r = s.exec(sid, "total + a + b", expect="ok")
+    assert r["result"] == "13"
+    r = s.exec(sid, "def f(:\n  pass", expect="error")
+    assert r["error"]["name"] == "SyntaxError" and "<cell-4>" in r["error"]["traceback"]
+
+
+def test_put_copies_into_work_and_refuses_links(s, tmp_path):
+    sid = s.new()
+    (tmp_path / "data.csv").write_text("k,v\nx,3\n")
+    s.run("put", sid, tmp_path / "data.csv", "--to", "in", code=0)
+    r = s.exec(sid, "open('/work/in/data.csv').read()", expect="ok")
+    assert r["result"] == repr("k,v\nx,3\n")
+    os.symlink("/etc/passwd", tmp_path / "link.csv")
+    p = s.run("put", sid, tmp_path / "link.csv", code=2)
+    assert "symbolic link" in p.stderr
+    # a link planted inside the jail is not followed by get either
+    s.exec(sid, "import os\nos.symlink('/etc/hostname', '/work/h')", expect="ok")
+    p = s.run("get", sid, "/work/h", "--out", tmp_path / "g", code=2)
+    assert "no such regular file" in p.stderr and not (tmp_path / "g" / "h").exists()
+
+
+# ------------------------------------------------- interrupts and restarts
+
+def test_an_endless_cell_is_interrupted_at_its_timeout_and_the_session_lives(s):
+    sid = s.new()
+    s.exec(sid, "kept = 'yes'", expect="ok")
+    t0 = time.monotonic()
+    r = s.exec(sid, "while True:\n    pass", "--timeout", "0.5", expect="timeout")
+    took = time.monotonic() - t0
+    assert r["error"]["name"] == "KeyboardInterrupt"
+    assert r["failure"]["code"] == "cell_timeout" and "--timeout" in r["failure"]["hint"]
+    assert 0.5 <= took < 3, took
+    assert s.exec(sid, "kept", expect="ok")["result"] == "'yes'"
+
+
+def test_a_cell_that_blocks_sigint_is_restarted_with_its_files_kept(s):
+    sid = s.new()
+    s.exec(sid, "v = 1\nopen('/work/f.txt', 'w').write('kept')", expect="ok")
+    t0 = time.monotonic()
+    r = s.exec(sid, "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: pass",
+               "--timeout", "0.5", expect="restarted")
+    assert time.monotonic() - t0 < 5
+    assert r["failure"]["code"] == "cell_timeout"
+    r = s.exec(sid, "open('/work/f.txt').read(), 'v' in globals()", expect="ok")
+    assert r["result"] == "('kept', False)"
+
+
+@pytest.mark.parametrize("code,why", [
+    ("import os\nos._exit(1)", "exited (code 1)"),
+    ("import ctypes\nctypes.string_at(0)", "killed by SIGSEGV"),
+])
+def test_a_dying_interpreter_gives_restarted(s, code, why):
+    sid = s.new()
+    s.exec(sid, "x = 1", expect="ok")
+    r = s.exec(sid, code, expect="restarted")
+    assert r["failure"]["code"] == "kernel_restarted" and why in r["failure"]["message"]
+    r = s.exec(sid, "print('alive'); 'x' in globals()", expect="ok")
+    assert r["stdout"] == "alive\n" and r["result"] == "False"
+
+
+def test_a_memory_bomb_is_oom_killed_inside_the_session(s):
+    sid = s.new("--memory", "256")
+    info = json.loads(s.run("new", "--json", "--memory", "64").stdout)
+    s.ids.append(info["id"])
+    r = s.exec(sid, "b = bytearray(2 << 30)\nb[::4096] = b'x' * len(b[::4096])")
+    if info["limits"]["memory_via"].startswith("cgroup"):
+        assert r["status"] == "restarted" and r["failure"]["code"] == "oom_killed"
+        assert "--memory" in r["failure"]["hint"]
+    else:
+        assert r["status"] == "error" and r["error"]["name"] == "MemoryError"
+    assert s.exec(sid, "1 + 1", expect="ok")["result"] == "2"
+
+
+def test_a_fork_bomb_stays_inside_its_session(s):
+    sid = s.new("--pids", "32")
+    r = s.exec(sid, "import os, time\nwhile True:\n    try:\n        os.fork()\n"
+                    "    except OSError:\n        time.sleep(0.01)", "--timeout", "2")
+    assert r["status"] in ("timeout", "restarted")
+    t0 = time.monotonic()
+    subprocess.run(["/bin/true"], check=True)            # the host still starts processes
+    assert time.monotonic() - t0 < 1
+    r = s.exec(sid, "import os\nlen([p for p in os.listdir('/proc') if p.isdigit()])", expect="ok")
+    assert int(r["result"]) <= 32
+
+
+def test_ten_megabytes_printed_are_capped_with_a_truncation_record(s):
+    sid = s.new()
+    r = s.exec(sid, "import sys\nfor _ in range(160):\n    sys.stdout.write('x' * 65536)",
+               expect="ok")
+    assert r["truncated"]["stdout_bytes"] == 160 * 65536
+    assert len(r["stdout"]) == r["truncated"]["kept"] == 1 << 20
+
+
+# -------------------------------------------------------- files and render
+
+@needs_mpl
+def test_a_figure_left_open_appears_in_displays(s, tmp_path):
+    sid = s.new()
+    r = s.exec(sid, "import matplotlib.pyplot as plt\nplt.plot(range(100))\nNone", expect="ok")
+    assert len(r["displays"]) == 1
+    d = r["displays"][0]
+    assert d["mime"] == "image/png" and d["path"] == "/out/displays/cell-1-1.png"
+    s.run("get", sid, d["path"], "--out", tmp_path, code=0)
+    png = (tmp_path / "cell-1-1.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) == d["bytes"]
+    r = s.exec(sid, "len(plt.get_fignums())", expect="ok")
+    assert r["result"] == "0" and r["displays"] == []             # closed after the cell
+
+
+def test_render_makes_a_pdf_of_out_result_json(s, tmp_path):
+    sid = s.new()
+    s.exec(sid, """import json
+spec = {"folio": 1, "title": "Session sums",
+        "data": {"t": {"columns": ["k", "v"], "rows": [["alpha", 1], ["beta", 2]]}},
+        "blocks": [{"type": "heading", "text": "Totals", "level": 1},
+                   {"type": "table", "data": "t"}]}
+json.dump(spec, open("/out/result.json", "w"))""", expect="ok")
+    p = s.run("render", sid, "--render", "pdf,xlsx", "--out", tmp_path / "r", "--json", code=0)
+    r = json.loads(p.stdout)
+    assert r["exit"] == 0 and sorted(f["name"] for f in r["files"]) == ["result.pdf", "result.xlsx"]
+    text = subprocess.run(["pdftotext", str(tmp_path / "r" / "result.pdf"), "-"],
+                          capture_output=True, text=True, check=True).stdout
+    assert "Session sums" in text and "alpha" in text and "beta" in text
+    p = s.run("render", s.new(), "--render", "pdf", "--out", tmp_path / "none", code=2)
+    assert "no /out/result.json" in p.stderr
+
+
+# --------------------------------------------------------- hibernation
+
+@needs_pandas
+def test_hibernation_keeps_a_dataframe_and_a_file_and_names_what_it_could_not(s):
+    sid = s.new("--idle", "1")
+    s.exec(sid, "import pandas as pd, socket\ndf = pd.DataFrame({'v': range(10)})\n"
+                "sock = socket.socket()\nopen('/work/f.txt', 'w').write('kept')", expect="ok")
+    for _ in range(100):
+        if (s.store(sid) / "state").read_text() == "hibernated\n":
+            break
+        time.sleep(0.1)
+    assert (s.store(sid) / "state").read_text() == "hibernated\n"
+    assert s.gone(sid) and not (s.store(sid) / "sock").exists()
+    assert '"state": "hibernated"' in s.run("ls", "--json").stdout
+    r = s.exec(sid, "int(df.v.sum()), open('f.txt').read(), pd.__name__", expect="ok")
+    assert r["result"] == "(45, 'kept', 'pandas')" and r["cell"] == 2
+    assert r["resumed"] is True
+    assert [x["name"] for x in r["not_restored"]] == ["sock"]
+    assert "socket" in r["not_restored"][0]["reason"]
+
+
+def test_close_removes_the_store_and_unknown_ids_are_typed(s):
+    sid = s.new()
+    s.exec(sid, "open('/work/x', 'w').write('x')", expect="ok")
+    assert s.store(sid).is_dir()
+    s.run("close", sid, code=0)
+    assert not s.store(sid).exists() and s.gone(sid)
+    p = s.run("exec", sid, "--json", "-c", "1", code=2)
+    assert json.loads(p.stdout)["error"]["code"] == "session_not_found"
+    p = s.run("exec", "../../etc", "-c", "1", code=2)
+    assert "session_not_found" in p.stderr
+
+
+def test_a_killed_supervisor_gives_session_expired(s):
+    sid = s.new()
+    for pid in s.supervisors(sid):
+        os.kill(pid, signal.SIGKILL)
+    time.sleep(0.2)
+    p = s.run("exec", sid, "--json", "-c", "1", code=2)
+    e = json.loads(p.stdout)["error"]
+    assert e["code"] == "session_expired" and "folio session new" in e["hint"]
+
+
+def test_the_session_limit_is_enforced(s):
+    s.new("--max-sessions", "1")
+    p = s.run("new", "--json", "--max-sessions", "1", code=5)
+    e = json.loads(p.stdout)["error"]
+    assert e["code"] == "limit_reached" and "--max-sessions" in e["hint"]
+    assert len(list((s.rt / "folio").glob("[0-9a-f]" * 32))) == 1     # nothing left behind
+
+
+# ------------------------------------------------------------ isolation
+
+def test_two_sessions_see_neither_files_nor_processes_of_each_other(s):
+    a, b = s.new(), s.new()
+    s.exec(a, "open('/work/secret-a', 'w').write('a')\nopen('/tmp/secret-a', 'w').write('a')",
+           expect="ok")
+    r = s.exec(b, "import os\nsorted(os.listdir('/work')), sorted(os.listdir('/tmp')), "
+                  "sorted(int(p) for p in os.listdir('/proc') if p.isdigit())", expect="ok")
+    work, tmp, pids = eval(r["result"])
+    assert "secret-a" not in work and "secret-a" not in tmp
+    assert max(pids) < 10, pids                   # its own PID namespace: init and its kernel
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to act as another user")
+def test_another_user_cannot_open_the_socket(s):
+    sid = s.new()
+    sock = s.store(sid) / "sock"
+    assert sock.stat().st_mode & 0o777 == 0o600
+    assert (s.rt / "folio").stat().st_mode & 0o777 == 0o700
+    os.chmod(s.rt, 0o755)                         # even with the parent open to all
+    short = "/tmp/folio-test-sock-%d" % os.getpid()   # sun_path holds 108 bytes
+    os.symlink(str(sock), short)
+    probe = ("import socket\ns = socket.socket(socket.AF_UNIX)\ntry:\n    s.connect(%r)\n"
+             "    print('CONNECTED')\nexcept OSError as e:\n    print('refused', e.errno)") % short
+    try:
+        p = subprocess.run(["/usr/bin/python3", "-c", probe], capture_output=True, text=True,
+                           preexec_fn=lambda: (os.setgid(65534), os.setuid(65534)), timeout=30)
+        mine = subprocess.run(["/usr/bin/python3", "-c", probe], capture_output=True, text=True,
+                              timeout=30)
+    finally:
+        os.unlink(short)
+    assert "CONNECTED" not in p.stdout and "refused 13" in p.stdout, p     # EACCES
+    assert "CONNECTED" in mine.stdout                                      # the path is right
+
+
+def test_the_run_isolation_holds_for_session_cells(s):
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    try:
+        sid = s.new()
+        r = s.exec(sid, """import ctypes, os, socket
+st = dict(l.split(":", 1) for l in open("/proc/self/status").read().splitlines())
+libc = ctypes.CDLL(None, use_errno=True)
+c = socket.socket(); c.settimeout(2)
+try:
+    c.connect(("127.0.0.1", %d)); host = "REACHED"
+except OSError:
+    host = "unreachable"
+def denied(path):
+    try:
+        open(path, "a").close(); return False
+    except OSError:
+        return True
+(os.getuid(), st["CapEff"].strip(), st["NoNewPrivs"].strip(), st["Seccomp"].strip(),
+ os.path.exists("/etc/shadow"), os.path.exists("/root"), denied("/usr/x"),
+ libc.unshare(0x10000000), libc.ptrace(16, 1, 0, 0), host)""" % srv.getsockname()[1],
+                   expect="ok")
+    finally:
+        srv.close()
+    assert eval(r["result"]) == (1000, "0000000000000000", "1", "2", False, False, True, -1, -1,
+                                 "unreachable")
+
+
+def test_disk_of_work_out_and_tmp_is_capped_together(s):
+    sid = s.new("--disk", "20", "--memory", "512")
+    r = s.exec(sid, """import os
+def fill(path):
+    try:
+        with open(path, "wb") as f:
+            for _ in range(30): f.write(b"x" * (1 << 20))
+    except OSError as e:
+        return e.errno
+fill("/work/a"), fill("/out/b"), os.path.getsize("/work/a") + os.path.getsize("/out/b")""",
+               expect="ok")
+    first, second, total = eval(r["result"])
+    assert first == 28 and second == 28 and total <= 20 << 20     # ENOSPC, one budget
