@@ -407,3 +407,19 @@ fill("/work/a"), fill("/out/b"), os.path.getsize("/work/a") + os.path.getsize("/
                expect="ok")
     first, second, total = eval(r["result"])
     assert first == 28 and second == 28 and total <= 20 << 20     # ENOSPC, one budget
+
+
+@needs_mpl
+def test_the_demo_conversation_ends_in_a_rendered_report(s, tmp_path):
+    p = subprocess.run([str(ROOT / "samples" / "demo-session.sh"), FOLIO, str(tmp_path)],
+                       env=s.env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, (p.stdout, p.stderr)
+    assert "(12, '2024-01', '2024-06')" in p.stdout and "total revenue 15152.35" in p.stdout
+    pdf = tmp_path / "session" / "result.pdf"
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout
+    assert "Sales review (session demo)" in text and "2184.5" in text
+    images = subprocess.run(["pdfimages", "-list", str(pdf)], capture_output=True, text=True)
+    assert images.returncode != 0 or len(images.stdout.splitlines()) >= 3   # the figure is in it
+    assert (tmp_path / "session" / "cell-2-1.png").read_bytes()[:4] == b"\x89PNG"
+    assert not list((s.rt / "folio").glob("[0-9a-f]" * 32))                 # closed at the end
