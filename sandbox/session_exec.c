@@ -316,8 +316,13 @@ static void supervise_cell(fo_session *s, cell_run *c, double timeout_s)
         if (poll(pf, 3, (int)(left * 1000) + 1) < 0 && errno != EINTR)
             break;
         if ((pf[0].revents || pf[1].revents) && drain_kernel(s, c) < 0) {
-            c->died = 1;            /* closed or broken: wait for init's word below */
-            pf[2].revents = POLLIN;
+            /* closed (it died: init's word follows) or a frame it had no
+               right to send: either way it is restarted */
+            struct pollfd cp = { s->j.ctl, POLLIN, 0 };
+            c->died = 1;
+            if (poll(&cp, 1, 1000) > 0)
+                (void)fo_sandbox_jail_event(&s->j, &c->wstatus);
+            return;
         }
         if (pf[2].revents) {
             int ev = fo_sandbox_jail_event(&s->j, &c->wstatus);

@@ -423,3 +423,17 @@ def test_the_demo_conversation_ends_in_a_rendered_report(s, tmp_path):
     assert images.returncode != 0 or len(images.stdout.splitlines()) >= 3   # the figure is in it
     assert (tmp_path / "session" / "cell-2-1.png").read_bytes()[:4] == b"\x89PNG"
     assert not list((s.rt / "folio").glob("[0-9a-f]" * 32))                 # closed at the end
+
+
+def test_a_cell_that_forges_kernel_frames_gets_the_interpreter_restarted(s):
+    sid = s.new()
+    s.exec(sid, "v = 1", expect="ok")
+    # every descriptor the cell can write to, the kernel's answer pipe among them:
+    # a header announcing a 4 GiB frame of an unknown type
+    r = s.exec(sid, "import os\nfor fd in range(3, 64):\n    try:\n"
+                    "        os.write(fd, b'Z\\xff\\xff\\xff\\xff' + b'x' * 64)\n"
+                    "    except OSError:\n        pass\nimport time\ntime.sleep(5)",
+               "--timeout", "20")
+    assert r["status"] == "restarted" and r["failure"]["code"] == "kernel_restarted", r
+    assert r["ms"] < 5000                             # ended at the bad frame, not the sleep
+    assert s.exec(sid, "'v' in globals()", expect="ok")["result"] == "False"
