@@ -4,13 +4,8 @@
 # write a result spec; then render it to a PDF report in a second jail.
 #   usage: samples/demo-session.sh FOLIO_BIN OUTDIR     (files in OUTDIR/session/)
 set -eu
-if [ $# -ne 2 ]; then
-    echo "usage: $0 FOLIO_BIN OUTDIR" >&2
-    exit 1
-fi
-folio=$1
-out=$2/session
-here=$(cd "$(dirname "$0")" && pwd)
+[ $# -eq 2 ] || { echo "usage: $0 FOLIO_BIN OUTDIR" >&2; exit 1; }
+folio=$1 out=$2/session here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
     echo "demo-session: skipped (no python3-matplotlib)"

@@ -62,7 +62,7 @@ static int usage_error(const char *what)
     return 1;
 }
 
-/* Removes --json (and, for exec, picks --timeout) from argv in place. */
+/* Removes flag from argv in place; true if it was there. */
 static int take_flag(int *argc, char **argv, const char *flag)
 {
     int found = 0, k, out = 0;
@@ -75,6 +75,19 @@ static int take_flag(int *argc, char **argv, const char *flag)
     }
     *argc = out;
     return found;
+}
+
+/* Removes "OPT VALUE" (after the id) from argv; returns VALUE or NULL. */
+static const char *take_option(int *argc, char **argv, const char *opt)
+{
+    for (int k = 1; k + 1 < *argc; k++)
+        if (!strcmp(argv[k], opt)) {
+            const char *v = argv[k + 1];
+            memmove(&argv[k], &argv[k + 2], (size_t)(*argc - k - 2) * sizeof *argv);
+            *argc -= 2;
+            return v;
+        }
+    return NULL;
 }
 
 static int cmd_new(int argc, char **argv, const char *folio)
@@ -192,13 +205,7 @@ static int cmd_put(int argc, char **argv)
     fo_session_error err = { 0 };
     int k, n = 0;
 
-    for (k = 1; k + 1 < argc; k++)
-        if (!strcmp(argv[k], "--to")) {
-            to = argv[k + 1];
-            memmove(&argv[k], &argv[k + 2], (size_t)(argc - k - 2) * sizeof *argv);
-            argc -= 2;
-            break;
-        }
+    to = take_option(&argc, argv, "--to");
     if (argc < 2)
         return usage_error("put ID FILE... [--to DIR]");
     for (k = 1; k < argc; k++) {
@@ -235,13 +242,7 @@ static int cmd_get(int argc, char **argv)
     fo_session_error err = { 0 };
     int k, dfd;
 
-    for (k = 1; k + 1 < argc; k++)
-        if (!strcmp(argv[k], "--out")) {
-            out = argv[k + 1];
-            memmove(&argv[k], &argv[k + 2], (size_t)(argc - k - 2) * sizeof *argv);
-            argc -= 2;
-            break;
-        }
+    out = take_option(&argc, argv, "--out");
     if (argc < 2 || !out)
         return usage_error("get ID PATH... --out DIR");
     dfd = open_out(out);
