@@ -32,6 +32,7 @@
 #define FO_SERVE_PRIVATE
 #include "serve/serve.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/fdpass.h"
 #include "cli/cli.h"
 #include "folio.h"
 
@@ -79,12 +80,10 @@ typedef struct {
 
 /* ---------------------------------------------------------------- wire */
 
+/* One message: tag, then len bytes of data, with fd (or none when -1). */
 static int send_msg(int sock, char tag, const void *data, size_t len, int fd)
 {
-    char buf[MSG_MAX], cbuf[CMSG_SPACE(sizeof(int))];
-    struct iovec iov;
-    struct msghdr msg;
-    ssize_t n;
+    char buf[MSG_MAX];
 
     if (len + 1 > sizeof buf) {
         errno = EMSGSIZE;
@@ -93,61 +92,17 @@ static int send_msg(int sock, char tag, const void *data, size_t len, int fd)
     buf[0] = tag;
     if (len)
         memcpy(buf + 1, data, len);
-    iov.iov_base = buf;
-    iov.iov_len = len + 1;
-    memset(&msg, 0, sizeof msg);
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    if (fd >= 0) {
-        struct cmsghdr *cm;
-        memset(cbuf, 0, sizeof cbuf);
-        msg.msg_control = cbuf;
-        msg.msg_controllen = sizeof cbuf;
-        cm = CMSG_FIRSTHDR(&msg);
-        cm->cmsg_level = SOL_SOCKET;
-        cm->cmsg_type = SCM_RIGHTS;
-        cm->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(cm), &fd, sizeof fd);
-    }
-    do
-        n = sendmsg(sock, &msg, MSG_NOSIGNAL);
-    while (n < 0 && errno == EINTR);
-    return n == (ssize_t)(len + 1) ? 0 : -1;
+    return fo_fdpass_send(sock, buf, len + 1, &fd, fd >= 0 ? 1 : 0);
 }
 
 /* One message into buf (NUL-terminated); *fd gets a passed descriptor or -1.
    Returns the length (tag included), 0 at EOF, -1 on error. */
 static ssize_t recv_msg(int sock, char *buf, size_t cap, int *fd)
 {
-    char cbuf[CMSG_SPACE(sizeof(int))];
-    struct iovec iov = { buf, cap - 1 };
-    struct msghdr msg;
-    struct cmsghdr *cm;
-    ssize_t n;
+    ssize_t n = fo_fdpass_recv(sock, buf, cap - 1, fd, 1, NULL);
 
-    *fd = -1;
-    memset(&msg, 0, sizeof msg);
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = cbuf;
-    msg.msg_controllen = sizeof cbuf;
-    do
-        n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-    while (n < 0 && errno == EINTR);
-    if (n < 0)
-        return -1;
-    for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm))
-        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
-            cm->cmsg_len == CMSG_LEN(sizeof(int)))
-            memcpy(fd, CMSG_DATA(cm), sizeof *fd);
-    if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
-        if (*fd >= 0)
-            close(*fd);
-        *fd = -1;
-        errno = EMSGSIZE;
-        return -1;
-    }
-    buf[n] = '\0';
+    if (n >= 0)
+        buf[n] = '\0';
     return n;
 }
 

@@ -1,0 +1,87 @@
+/* t_fdpass.c — unit tests of sandbox/fdpass.c: descriptors cross a socket
+ * pair with their payload; extra or truncated ones are closed, never leaked. */
+#include "sandbox/fdpass.h"
+
+#include <check.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "tests/check_run.h"
+
+/* How many descriptors this process has open. */
+static int open_fds(void)
+{
+    int n = 0, fd;
+
+    for (fd = 0; fd < 1024; fd++)
+        if (fcntl(fd, F_GETFD) >= 0)
+            n++;
+    return n;
+}
+
+START_TEST(payload_and_descriptors)
+{
+    int sp[2], p[2], fds[3];
+    char buf[8];
+    size_t n;
+
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sp), 0);
+    ck_assert_int_eq(pipe(p), 0);
+    ck_assert_int_eq(fo_fdpass_send(sp[0], "Pxy", 3, p, 2), 0);
+    ck_assert_int_eq(fo_fdpass_recv(sp[1], buf, sizeof buf, fds, 3, &n), 3);
+    ck_assert_int_eq(memcmp(buf, "Pxy", 3), 0);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_int_eq(fds[2], -1);
+    ck_assert_int_eq(fcntl(fds[0], F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+    ck_assert_int_eq(write(p[1], "z", 1), 1);       /* the received read end sees it */
+    ck_assert_int_eq(read(fds[0], buf, 1), 1);
+    ck_assert_int_eq(buf[0], 'z');
+    close(fds[0]);
+    close(fds[1]);
+    close(p[0]);
+    close(p[1]);
+    close(sp[0]);
+    close(sp[1]);
+}
+END_TEST
+
+START_TEST(extra_and_truncated_are_closed)
+{
+    int sp[2], p[2], three[3], fd, before;
+    char big[64], buf[4];
+    size_t n;
+
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sp), 0);
+    ck_assert_int_eq(pipe(p), 0);
+    before = open_fds();
+    three[0] = three[1] = three[2] = p[0];
+    ck_assert_int_eq(fo_fdpass_send(sp[0], "O", 1, three, 3), 0);
+    ck_assert_int_eq(fo_fdpass_recv(sp[1], buf, sizeof buf, &fd, 1, &n), 1);
+    ck_assert_uint_eq(n, 1);
+    close(fd);
+    ck_assert_int_eq(open_fds(), before);            /* the two extra ones closed */
+    memset(big, 'x', sizeof big);
+    ck_assert_int_eq(fo_fdpass_send(sp[0], big, sizeof big, p, 1), 0);
+    ck_assert_int_eq(fo_fdpass_recv(sp[1], buf, sizeof buf, &fd, 1, &n), -1);
+    ck_assert_int_eq(fd, -1);
+    ck_assert_int_eq(open_fds(), before);            /* truncated: its fd closed */
+    ck_assert_int_eq(fo_fdpass_send(sp[0], "x", 1, three, 5), -1);  /* over FO_FDPASS_MAX */
+    close(sp[0]);
+    ck_assert_int_eq(fo_fdpass_recv(sp[1], buf, sizeof buf, &fd, 1, &n), 0);  /* end */
+    close(sp[1]);
+    close(p[0]);
+    close(p[1]);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("fdpass");
+    TCase *tc = tcase_create("fdpass");
+
+    tcase_add_test(tc, payload_and_descriptors);
+    tcase_add_test(tc, extra_and_truncated_are_closed);
+    suite_add_tcase(s, tc);
+    return fo_check_run(s);
+}
