@@ -36,6 +36,10 @@ typedef struct {
     int argc;                   /* borrowed */
 } fo_session_new;
 
+/* The static folio binary that runs supervisors (for new sessions and
+   resumes) when it is not this process's own: folio serve names it. */
+void fo_session_use_folio(const char *path);
+
 /* Starts a session; id receives 32 hex digits (128 random bits). *info: the
    session's JSON ({"id", "limits"}), malloc'd, for the caller to free. */
 int fo_session_create(const fo_session_new *o, char id[33], char **info, fo_session_error *err);

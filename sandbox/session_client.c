@@ -26,6 +26,11 @@ static char folio_bin[PATH_MAX];
 
 /* The static folio binary that runs supervisors: this process's own unless
    told otherwise (folio serve, from folio-engine, names it). */
+void fo_session_use_folio(const char *path)
+{
+    snprintf(folio_bin, sizeof folio_bin, "%s", path ? path : "");
+}
+
 static const char *folio_path(const char *given)
 {
     if (given)

@@ -200,12 +200,14 @@ void fo_session_error_parse(fo_session_error *err, const char *p, size_t n)
 
 int fo_session_runtime(fo_session_error *err)
 {
-    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    const char *xdg = getenv("XDG_RUNTIME_DIR"), *own = getenv("FOLIO_SESSION_DIR");
     char path[4096];
     struct stat st;
     int fd;
 
-    if (xdg && xdg[0] == '/' && strlen(xdg) < 3000)
+    if (own && own[0] == '/' && strlen(own) < 3000)
+        snprintf(path, sizeof path, "%s", own);         /* folio serve's own folder */
+    else if (xdg && xdg[0] == '/' && strlen(xdg) < 3000)
         snprintf(path, sizeof path, "%s/folio", xdg);
     else
         snprintf(path, sizeof path, "/tmp/folio-%u", (unsigned)geteuid());

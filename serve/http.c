@@ -8,10 +8,11 @@
  * queue, then 429). Whatever happens, the completion callback closes the
  * files, removes the scratch folder and writes the one JSON log line.
  *
- * Adding a route is one line of `routes` and a handler: sessions and
- * /v1/run answer 501 with a JSON body until they are built. */
+ * Adding a route is one line of `routes` and a handler; /v1/sessions are in
+ * sessions.c, /v1/run and its downloads in runs.c. */
 #define FO_SERVE_PRIVATE
 #include "serve/serve.h"
+#include "serve/http.h"
 #include "render/sha256.h"
 
 #include <errno.h>
@@ -31,56 +32,11 @@
 
 int fo_serve_name_ok(const char *name);   /* zygote.c */
 
-#define MAX_FILES 256
-#define POST_BUFFER 65536
-
-typedef struct {
-    char *name;
-    int fd;
-    uint64_t bytes;
-} upload;
-
-typedef struct req req;
-typedef void (*handler_fn)(fo_serve_state *s, struct MHD_Connection *c, req *r);
-
-typedef struct {
-    const char *method;       /* NULL: any (the handler answers) */
-    const char *path;         /* exact, or a prefix ending in '/' */
-    int route;
-    int auth;                 /* needs a bearer token (when tokens are configured) */
-    int body;                 /* 0 none, 'M' multipart, 'R' raw */
-    handler_fn fn;
-} route_def;
-
-struct req {
-    fo_serve_state *s;
-    const route_def *rt;
-    char id[24];
-    char method[8], path[128];
-    struct timespec t0;
-    unsigned status;
-    uint64_t resp_bytes;
-    const char *reason;        /* refusal reason for the log and metrics, or NULL */
-    int answered;              /* a response is queued */
-    char dir[512];             /* scratch folder, "" if none */
-    struct MHD_PostProcessor *pp;
-    upload files[MAX_FILES];
-    size_t n_files;
-    long cur;                  /* index of the part being received, -1 none */
-    int spec_idx;              /* index of the "spec" part, -1 none */
-    uint64_t body_bytes;
-    char raw_name[16];         /* 'R' bodies: input.csv | input.tsv | input.json */
-    struct MHD_Connection *conn;   /* set while the body streams in */
-    struct MHD_Response *pending;  /* a refusal decided mid-body, sent at its end */
-    uint64_t discarded;            /* body bytes dropped after that refusal */
-};
-
 static void h_healthz(fo_serve_state *s, struct MHD_Connection *c, req *r);
 static void h_metrics(fo_serve_state *s, struct MHD_Connection *c, req *r);
 static void h_openapi(fo_serve_state *s, struct MHD_Connection *c, req *r);
 static void h_render(fo_serve_state *s, struct MHD_Connection *c, req *r);
 static void h_convert(fo_serve_state *s, struct MHD_Connection *c, req *r);
-static void h_later(fo_serve_state *s, struct MHD_Connection *c, req *r);
 
 static const route_def routes[] = {
     { "GET", "/healthz", FO_ROUTE_HEALTHZ, 0, 0, h_healthz },
@@ -88,9 +44,10 @@ static const route_def routes[] = {
     { "GET", "/v1/openapi.json", FO_ROUTE_OPENAPI, 0, 0, h_openapi },
     { "POST", "/v1/render", FO_ROUTE_RENDER, 1, 'M', h_render },
     { "POST", "/v1/convert", FO_ROUTE_CONVERT, 1, 'R', h_convert },
-    { "POST", "/v1/run", FO_ROUTE_RUN, 1, 0, h_later },
-    { "POST", "/v1/sessions", FO_ROUTE_SESSIONS, 1, 0, h_later },
-    { NULL, "/v1/sessions/", FO_ROUTE_SESSIONS, 1, 0, h_later },
+    { "POST", "/v1/run", FO_ROUTE_RUN, 1, 'M', fo_http_run },
+    { "GET", "/v1/runs/", FO_ROUTE_RUN, 1, 0, fo_http_run_files },
+    { "POST", "/v1/sessions", FO_ROUTE_SESSIONS, 1, 'B', fo_http_sessions },
+    { NULL, "/v1/sessions/", FO_ROUTE_SESSIONS, 1, 'B', fo_http_sessions },
 };
 #define N_ROUTES (sizeof routes / sizeof *routes)
 
@@ -134,7 +91,7 @@ static void queue(struct MHD_Connection *c, req *r, unsigned status, struct MHD_
     MHD_destroy_response(resp);
 }
 
-static void send_text(struct MHD_Connection *c, req *r, unsigned status, const char *type,
+void fo_http_send_text(struct MHD_Connection *c, req *r, unsigned status, const char *type,
                       const char *body, size_t len)
 {
     struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)body,
@@ -150,7 +107,7 @@ static void send_text(struct MHD_Connection *c, req *r, unsigned status, const c
     queue(c, r, status, resp, len);
 }
 
-static void json_escape(char *dst, size_t cap, const char *s)
+void fo_http_json_escape(char *dst, size_t cap, const char *s)
 {
     size_t n = 0;
 
@@ -171,7 +128,7 @@ static void json_escape(char *dst, size_t cap, const char *s)
 /* {"errors": [{"message": ..., "hint": ...}]} with the status; reason goes
    to the log and the refusal counter. */
 __attribute__((format(printf, 6, 7)))
-static void refuse(struct MHD_Connection *c, req *r, unsigned status, const char *reason,
+void fo_http_refuse(struct MHD_Connection *c, req *r, unsigned status, const char *reason,
                    const char *hint, const char *fmt, ...)
 {
     char msg[512], emsg[1024], ehint[1024], body[2300];
@@ -181,14 +138,14 @@ static void refuse(struct MHD_Connection *c, req *r, unsigned status, const char
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    json_escape(emsg, sizeof emsg, msg);
-    json_escape(ehint, sizeof ehint, hint ? hint : "");
+    fo_http_json_escape(emsg, sizeof emsg, msg);
+    fo_http_json_escape(ehint, sizeof ehint, hint ? hint : "");
     n = snprintf(body, sizeof body, "{\"errors\": [{\"message\": \"%s\", \"hint\": %s%s%s}]}\n",
                  emsg, hint ? "\"" : "", hint ? ehint : "null", hint ? "\"" : "");
     r->reason = reason;
     if (reason)
         fo_serve_metrics_refusal(reason);
-    send_text(c, r, status, "application/json", body, (size_t)n);
+    fo_http_send_text(c, r, status, "application/json", body, (size_t)n);
 }
 
 /* ---------------------------------------------------------- auth, log */
@@ -233,7 +190,7 @@ static void log_request(req *r, enum MHD_RequestTerminationCode toe)
     if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && !reason)
         reason = toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED ? "client_timeout"
                : toe == MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN ? "shutdown" : "client_gone";
-    json_escape(epath, sizeof epath, r->path);
+    fo_http_json_escape(epath, sizeof epath, r->path);
     snprintf(line, sizeof line,
              "{\"id\": \"%s\", \"method\": \"%s\", \"route\": \"%s\", \"path\": \"%s\", "
              "\"status\": %u, \"bytes\": %llu, \"ms\": %.2f, \"reason\": %s%s%s}",
@@ -247,7 +204,7 @@ static void log_request(req *r, enum MHD_RequestTerminationCode toe)
 /* ------------------------------------------------------ render slots */
 
 /* A worker slot: at once, after a short wait in the queue, or not (429). */
-static int slot_take(fo_serve_state *s)
+int fo_http_slot_take(fo_serve_state *s)
 {
     struct timespec until;
     int ok = 0;
@@ -271,7 +228,7 @@ static int slot_take(fo_serve_state *s)
     return ok;
 }
 
-static void slot_give(fo_serve_state *s)
+void fo_http_slot_give(fo_serve_state *s)
 {
     pthread_mutex_lock(&s->slots_lock);
     s->running--;
@@ -281,7 +238,7 @@ static void slot_give(fo_serve_state *s)
 
 /* ------------------------------------------------------------ uploads */
 
-static int new_file(req *r, const char *name)
+int fo_http_new_file(req *r, const char *name)
 {
     char path[1024];
     upload *u;
@@ -323,22 +280,22 @@ static int part_start(req *r, const char *key)
     size_t k;
 
     if (r->n_files >= r->s->cfg.max_parts || r->n_files == MAX_FILES) {
-        refuse(c, r, 413, "too_many_parts", "send the spec and the files it references, nothing else",
+        fo_http_refuse(c, r, 413, "too_many_parts", "send the spec and the files it references, nothing else",
                "more than %u parts in one request", r->s->cfg.max_parts);
         return -1;
     }
     if (strcmp(key, "spec") && !fo_serve_name_ok(key)) {
-        refuse(c, r, 400, "bad_name", "name each file part by its path relative to the spec, "
+        fo_http_refuse(c, r, 400, "bad_name", "name each file part by its path relative to the spec, "
                "e.g. \"data/sales.csv\"", "part name \"%.200s\" is not a safe relative path", key);
         return -1;
     }
     for (k = 0; k < r->n_files; k++)
         if (!strcmp(r->files[k].name, key)) {
-            refuse(c, r, 400, "bad_multipart", NULL, "part \"%.200s\" is sent twice", key);
+            fo_http_refuse(c, r, 400, "bad_multipart", NULL, "part \"%.200s\" is sent twice", key);
             return -1;
         }
-    if (new_file(r, key) < 0) {
-        refuse(c, r, 500, NULL, NULL, "can't store the upload: %s", strerror(errno));
+    if (fo_http_new_file(r, key) < 0) {
+        fo_http_refuse(c, r, 500, NULL, NULL, "can't store the upload: %s", strerror(errno));
         return -1;
     }
     if (!strcmp(key, "spec"))
@@ -364,13 +321,13 @@ static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *k
         return MHD_NO;
     u = &r->files[r->cur];
     if (u->bytes + size > r->s->cfg.max_body) {
-        refuse(r->conn, r, 413, "body_too_large", "send smaller files, or raise "
+        fo_http_refuse(r->conn, r, 413, "body_too_large", "send smaller files, or raise "
                "folio serve --max-body", "part \"%.200s\" is over the ceiling of %llu bytes",
                u->name, (unsigned long long)r->s->cfg.max_body);
         return MHD_NO;
     }
     if (size && write_all(u->fd, data, size) < 0) {
-        refuse(r->conn, r, 500, NULL, NULL, "can't store the upload: %s",
+        fo_http_refuse(r->conn, r, 500, NULL, NULL, "can't store the upload: %s",
                strerror(errno));
         return MHD_NO;
     }
@@ -384,16 +341,16 @@ static void take_body(struct MHD_Connection *c, req *r, const char *data, size_t
     r->conn = c;   /* a problem found while parsing is answered at once */
     r->body_bytes += size;
     if (r->body_bytes > r->s->cfg.max_body) {
-        refuse(c, r, 413, "body_too_large", "send less, or raise folio serve --max-body",
+        fo_http_refuse(c, r, 413, "body_too_large", "send less, or raise folio serve --max-body",
                "request body over the ceiling of %llu bytes", (unsigned long long)r->s->cfg.max_body);
         return;
     }
     if (r->pp) {
         if (MHD_post_process(r->pp, data, size) != MHD_YES && !r->answered)
-            refuse(c, r, 400, "bad_multipart", "send multipart/form-data as RFC 7578 describes it",
+            fo_http_refuse(c, r, 400, "bad_multipart", "send multipart/form-data as RFC 7578 describes it",
                    "malformed multipart body");
     } else if (r->cur >= 0 && write_all(r->files[r->cur].fd, data, size) < 0) {
-        refuse(c, r, 500, NULL, NULL, "can't store the upload: %s", strerror(errno));
+        fo_http_refuse(c, r, 500, NULL, NULL, "can't store the upload: %s", strerror(errno));
     } else if (r->cur >= 0) {
         r->files[r->cur].bytes += size;
     }
@@ -406,12 +363,12 @@ static void h_healthz(fo_serve_state *s, struct MHD_Connection *c, req *r)
     if (atomic_load(&s->draining)) {
         static const char body[] = "{\"status\": \"draining\"}\n";
         r->reason = "draining";
-        send_text(c, r, 503, "application/json", body, sizeof body - 1);
+        fo_http_send_text(c, r, 503, "application/json", body, sizeof body - 1);
         return;
     }
     char body[96];
     int n = snprintf(body, sizeof body, "{\"status\": \"ok\", \"instance\": \"%s\"}\n", s->cfg.instance);
-    send_text(c, r, 200, "application/json", body, (size_t)n);
+    fo_http_send_text(c, r, 200, "application/json", body, (size_t)n);
 }
 
 static void h_metrics(fo_serve_state *s, struct MHD_Connection *c, req *r)
@@ -424,12 +381,13 @@ static void h_metrics(fo_serve_state *s, struct MHD_Connection *c, req *r)
     waiting = s->waiting;
     pthread_mutex_unlock(&s->slots_lock);
     text = fo_serve_metrics_text(atomic_load(&s->in_flight), running, waiting,
-                                 fo_serve_zygote_restarts(s->zygote));
+                                 fo_serve_zygote_restarts(s->zygote), fo_serve_sessions_live(),
+                                 atomic_load(&s->cells));
     if (!text) {
-        refuse(c, r, 500, NULL, NULL, "out of memory");
+        fo_http_refuse(c, r, 500, NULL, NULL, "out of memory");
         return;
     }
-    send_text(c, r, 200, "text/plain; version=0.0.4; charset=utf-8", text, strlen(text));
+    fo_http_send_text(c, r, 200, "text/plain; version=0.0.4; charset=utf-8", text, strlen(text));
     free(text);
 }
 
@@ -440,18 +398,10 @@ static void h_openapi(fo_serve_state *s, struct MHD_Connection *c, req *r)
 
     (void)s;
     if (!doc) {
-        refuse(c, r, 500, NULL, NULL, "the OpenAPI document is not built in");
+        fo_http_refuse(c, r, 500, NULL, NULL, "the OpenAPI document is not built in");
         return;
     }
-    send_text(c, r, 200, "application/json", (const char *)doc, len);
-}
-
-static void h_later(fo_serve_state *s, struct MHD_Connection *c, req *r)
-{
-    (void)s;
-    refuse(c, r, 501, "not_implemented", "render with POST /v1/render; `folio run` and "
-           "`folio session` on the command line do the rest today",
-           "%s %s is not served yet by this version of folio serve", r->method, r->path);
+    fo_http_send_text(c, r, 200, "application/json", (const char *)doc, len);
 }
 
 static const struct { const char *fmt, *type; } mime[] = {
@@ -462,7 +412,7 @@ static const struct { const char *fmt, *type; } mime[] = {
     { "png", "image/png" },
 };
 
-static const char *mime_of(const char *fmt)
+const char *fo_http_mime(const char *fmt)
 {
     for (size_t k = 0; k < sizeof mime / sizeof *mime; k++)
         if (!strcmp(mime[k].fmt, fmt))
@@ -481,7 +431,7 @@ static enum MHD_Result scan_format(void *cls, enum MHD_ValueKind kind, const cha
     (void)kind;
     if (strcmp(key, f->key))
         return MHD_YES;
-    if (!value || !mime_of(value)) {
+    if (!value || !fo_http_mime(value)) {
         f->bad = 1;
         snprintf(f->badval, sizeof f->badval, "%.60s", value ? value : "");
         return MHD_NO;
@@ -496,18 +446,18 @@ static enum MHD_Result scan_format(void *cls, enum MHD_ValueKind kind, const cha
 }
 
 /* The formats asked for in ?key=...; 0, or -1 after answering. */
-static int read_formats(struct MHD_Connection *c, req *r, fo_serve_job *job, const char *key)
+int fo_http_read_formats(struct MHD_Connection *c, req *r, fo_serve_job *job, const char *key)
 {
     fmt_scan f = { job, 0, "", key };
 
     MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, scan_format, &f);
     if (f.bad) {
-        refuse(c, r, 400, "bad_request", "formats: xlsx, docx, pptx, pdf, png",
+        fo_http_refuse(c, r, 400, "bad_request", "formats: xlsx, docx, pptx, pdf, png",
                "unknown format \"%s\"", f.badval);
         return -1;
     }
     if (!job->n_formats) {
-        refuse(c, r, 400, "bad_request", key[0] == 't' ? "e.g. POST /v1/convert?to=xlsx"
+        fo_http_refuse(c, r, 400, "bad_request", key[0] == 't' ? "e.g. POST /v1/convert?to=xlsx"
                : "e.g. POST /v1/render?format=pdf (repeat format for a zip of several)",
                "no output format: add ?%s=", key);
         return -1;
@@ -515,21 +465,19 @@ static int read_formats(struct MHD_Connection *c, req *r, fo_serve_job *job, con
     return 0;
 }
 
-/* Several outputs: one deterministic zip (fixed times, format order). */
-static int make_zip(req *r, const fo_serve_job *job, const fo_serve_result *res)
+int fo_http_zip(req *r, char names[][32], const int *fds, size_t n)
 {
     char path[600];
     zip_t *z;
-    int err = 0, fd;
+    int err = 0;
     size_t k;
 
     snprintf(path, sizeof path, "%s/result.zip", r->dir);
     z = zip_open(path, ZIP_CREATE | ZIP_EXCL, &err);
     if (!z)
         return -1;
-    for (k = 0; k < res->n_outs; k++) {
-        char name[32];
-        FILE *f = fdopen(dup(res->out_fds[k]), "rb");
+    for (k = 0; k < n; k++) {
+        FILE *f = fdopen(dup(fds[k]), "rb");
         zip_source_t *src = f ? zip_source_filep_create(f, 0, -1, NULL) : NULL;
         zip_int64_t i;
         if (!src) {
@@ -538,8 +486,7 @@ static int make_zip(req *r, const fo_serve_job *job, const fo_serve_result *res)
             zip_discard(z);
             return -1;
         }
-        snprintf(name, sizeof name, "result.%s", job->formats[k]);
-        i = zip_file_add(z, name, src, ZIP_FL_ENC_UTF_8);
+        i = zip_file_add(z, names[k], src, ZIP_FL_ENC_UTF_8);
         if (i < 0) {
             zip_source_free(src);
             zip_discard(z);
@@ -552,11 +499,10 @@ static int make_zip(req *r, const fo_serve_job *job, const fo_serve_result *res)
         zip_discard(z);
         return -1;
     }
-    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    return fd;
+    return open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 }
 
-static void send_file(struct MHD_Connection *c, req *r, int fd, const char *type, const char *fname)
+void fo_http_send_file(struct MHD_Connection *c, req *r, int fd, const char *type, const char *fname)
 {
     struct stat st;
     struct MHD_Response *resp;
@@ -564,14 +510,14 @@ static void send_file(struct MHD_Connection *c, req *r, int fd, const char *type
 
     if (fstat(fd, &st) < 0 || st.st_size > (off_t)r->s->cfg.max_bytes) {
         close(fd);
-        refuse(c, r, 413, "ceiling", "raise folio serve --max-bytes, or render less",
+        fo_http_refuse(c, r, 413, "ceiling", "raise folio serve --max-bytes, or render less",
                "the output is over the ceiling of %llu bytes", (unsigned long long)r->s->cfg.max_bytes);
         return;
     }
     resp = MHD_create_response_from_fd((uint64_t)st.st_size, fd);   /* takes fd */
     if (!resp) {
         close(fd);
-        refuse(c, r, 500, NULL, NULL, "can't send the output");
+        fo_http_refuse(c, r, 500, NULL, NULL, "can't send the output");
         return;
     }
     snprintf(disp, sizeof disp, "attachment; filename=\"%s\"", fname);
@@ -592,14 +538,18 @@ static void answer_result(struct MHD_Connection *c, req *r, const fo_serve_job *
         if (res->n_outs == 1) {
             char fname[32];
             snprintf(fname, sizeof fname, "result.%s", job->formats[0]);
-            send_file(c, r, res->out_fds[0], mime_of(job->formats[0]), fname);
+            fo_http_send_file(c, r, res->out_fds[0], fo_http_mime(job->formats[0]), fname);
             res->out_fds[0] = -1;
         } else {
-            int fd = make_zip(r, job, res);
+            char names[FO_SERVE_MAX_FORMATS][32];
+            int fd;
+            for (k = 0; k < res->n_outs; k++)
+                snprintf(names[k], sizeof names[k], "result.%s", job->formats[k]);
+            fd = fo_http_zip(r, names, res->out_fds, res->n_outs);
             if (fd < 0)
-                refuse(c, r, 500, NULL, NULL, "can't build the zip of the outputs");
+                fo_http_refuse(c, r, 500, NULL, NULL, "can't build the zip of the outputs");
             else
-                send_file(c, r, fd, "application/zip", "result.zip");
+                fo_http_send_file(c, r, fd, "application/zip", "result.zip");
         }
     } else if ((res->status == 2 || res->status == 3) && res->diags_json) {
         /* FO_ERR_INPUT, FO_ERR_UNSUPPORTED: the validate --json objects */
@@ -609,20 +559,20 @@ static void answer_result(struct MHD_Connection *c, req *r, const fo_serve_job *
         fo_serve_metrics_refusal("invalid_spec");
         if (body) {
             int n = snprintf(body, len, "{\"errors\": %s}", res->diags_json);
-            send_text(c, r, 400, "application/json", body, (size_t)n);
+            fo_http_send_text(c, r, 400, "application/json", body, (size_t)n);
             free(body);
         }
     } else if (res->status == 4) {
-        refuse(c, r, 413, "ceiling", "raise folio serve --max-bytes, or render less",
+        fo_http_refuse(c, r, 413, "ceiling", "raise folio serve --max-bytes, or render less",
                "an output would be over the ceiling of %llu bytes",
                (unsigned long long)job->max_bytes);
     } else if (res->timed_out || res->status == -1) {
-        refuse(c, r, res->timed_out ? 504 : 500, "timeout", "make the spec smaller",
+        fo_http_refuse(c, r, res->timed_out ? 504 : 500, "timeout", "make the spec smaller",
                res->timed_out ? "the render took longer than %.0f s and was stopped"
                               : "the render stopped without an answer (limit of %.0f s, memory or a bug)",
                job->timeout_s);
     } else {
-        refuse(c, r, 500, NULL, NULL, "the render failed (status %d)", res->status);
+        fo_http_refuse(c, r, 500, NULL, NULL, "the render failed (status %d)", res->status);
     }
 }
 
@@ -631,18 +581,18 @@ static void run_job(fo_serve_state *s, struct MHD_Connection *c, req *r, fo_serv
     fo_serve_result res;
     char err[256];
 
-    if (!slot_take(s)) {
-        refuse(c, r, 429, "busy", "retry after the number of seconds in Retry-After",
+    if (!fo_http_slot_take(s)) {
+        fo_http_refuse(c, r, 429, "busy", "retry after the number of seconds in Retry-After",
                "all %u render workers are busy and the queue is full", s->cfg.workers);
         return;
     }
     job->max_bytes = s->cfg.max_bytes;
     job->timeout_s = s->cfg.timeout_s;
     if (fo_serve_zygote_render(s->zygote, job, &res, err, sizeof err) < 0)
-        refuse(c, r, 503, "busy", NULL, "can't render now: %s", err);
+        fo_http_refuse(c, r, 503, "busy", NULL, "can't render now: %s", err);
     else
         answer_result(c, r, job, &res);
-    slot_give(s);
+    fo_http_slot_give(s);
     fo_serve_result_free(&res);
 }
 
@@ -655,11 +605,11 @@ static void h_render(fo_serve_state *s, struct MHD_Connection *c, req *r)
 
     memset(&job, 0, sizeof job);
     if (r->spec_idx < 0) {
-        refuse(c, r, 400, "bad_request", "send the spec JSON as a part named \"spec\"",
+        fo_http_refuse(c, r, 400, "bad_request", "send the spec JSON as a part named \"spec\"",
                "no part named \"spec\"");
         return;
     }
-    if (read_formats(c, r, &job, "format") < 0)
+    if (fo_http_read_formats(c, r, &job, "format") < 0)
         return;
     for (k = 0; k < r->n_files; k++) {
         lseek(r->files[k].fd, 0, SEEK_SET);
@@ -681,10 +631,10 @@ static void h_convert(fo_serve_state *s, struct MHD_Connection *c, req *r)
     fo_serve_job job;
 
     memset(&job, 0, sizeof job);
-    if (read_formats(c, r, &job, "to") < 0)
+    if (fo_http_read_formats(c, r, &job, "to") < 0)
         return;
     if (job.n_formats != 1) {
-        refuse(c, r, 400, "bad_request", "use POST /v1/render for several formats",
+        fo_http_refuse(c, r, 400, "bad_request", "use POST /v1/render for several formats",
                "convert writes one format (one ?to=)");
         return;
     }
@@ -736,16 +686,18 @@ static int open_body(struct MHD_Connection *c, req *r)
     const char *len = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
 
     if (len && strtoull(len, NULL, 10) > r->s->cfg.max_body) {
-        refuse(c, r, 413, "body_too_large", "send less, or raise folio serve --max-body",
+        fo_http_refuse(c, r, 413, "body_too_large", "send less, or raise folio serve --max-body",
                "request body of %s bytes is over the ceiling of %llu bytes", len,
                (unsigned long long)r->s->cfg.max_body);
         return -1;
     }
     if (r->rt->body == 'M' && !content_type_is(c, "multipart/form-data")) {
-        refuse(c, r, 415, "content_type", "send multipart/form-data: a part \"spec\" and one "
+        fo_http_refuse(c, r, 415, "content_type", "send multipart/form-data: a part \"spec\" and one "
                "part per referenced file", "%s needs a multipart/form-data body", r->path);
         return -1;
     }
+    if (r->rt->body == 'B')
+        snprintf(r->raw_name, sizeof r->raw_name, "body");
     if (r->rt->body == 'R') {
         if (content_type_is(c, "text/csv"))
             snprintf(r->raw_name, sizeof r->raw_name, "input.csv");
@@ -754,7 +706,7 @@ static int open_body(struct MHD_Connection *c, req *r)
         else if (content_type_is(c, "application/json"))
             snprintf(r->raw_name, sizeof r->raw_name, "input.json");
         else {
-            refuse(c, r, 415, "content_type", "Content-Type: text/csv, text/tab-separated-values "
+            fo_http_refuse(c, r, 415, "content_type", "Content-Type: text/csv, text/tab-separated-values "
                    "or application/json (a spec)", "%s needs a CSV, TSV or spec JSON body", r->path);
             return -1;
         }
@@ -762,19 +714,19 @@ static int open_body(struct MHD_Connection *c, req *r)
     snprintf(r->dir, sizeof r->dir, "%s/req-XXXXXX", r->s->cfg.scratch);
     if (!mkdtemp(r->dir)) {
         r->dir[0] = '\0';
-        refuse(c, r, 500, NULL, NULL, "can't make a scratch folder: %s", strerror(errno));
+        fo_http_refuse(c, r, 500, NULL, NULL, "can't make a scratch folder: %s", strerror(errno));
         return -1;
     }
-    if (r->rt->body == 'R') {
-        if (new_file(r, r->raw_name) < 0) {
-            refuse(c, r, 500, NULL, NULL, "can't store the upload: %s", strerror(errno));
+    if (r->rt->body == 'R' || r->rt->body == 'B') {
+        if (fo_http_new_file(r, r->raw_name) < 0) {
+            fo_http_refuse(c, r, 500, NULL, NULL, "can't store the upload: %s", strerror(errno));
             return -1;
         }
         return 0;
     }
     r->pp = MHD_create_post_processor(c, POST_BUFFER, on_part, r);
     if (!r->pp) {
-        refuse(c, r, 400, "bad_multipart", "Content-Type: multipart/form-data; boundary=...",
+        fo_http_refuse(c, r, 400, "bad_multipart", "Content-Type: multipart/form-data; boundary=...",
                "the multipart body has no usable boundary");
         return -1;
     }
@@ -806,16 +758,16 @@ static void first_call(fo_serve_state *s, struct MHD_Connection *c, req *r, cons
 
     r->rt = find_route(url, &method_ok, method);
     if (!r->rt) {
-        refuse(c, r, 404, "not_found", "see GET /v1/openapi.json", "no route %s", url);
+        fo_http_refuse(c, r, 404, "not_found", "see GET /v1/openapi.json", "no route %s", url);
         return;
     }
     if (!method_ok) {
-        refuse(c, r, 405, "method", "see GET /v1/openapi.json", "%s does not take %s", url, method);
+        fo_http_refuse(c, r, 405, "method", "see GET /v1/openapi.json", "%s does not take %s", url, method);
         return;
     }
     if (r->rt->auth &&
         !fo_serve_token_ok(s, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization"))) {
-        refuse(c, r, 401, "auth", "send Authorization: Bearer TOKEN with a token of --token-file",
+        fo_http_refuse(c, r, 401, "auth", "send Authorization: Bearer TOKEN with a token of --token-file",
                "missing or wrong bearer token");
         return;
     }
@@ -874,7 +826,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     }
     r->rt->fn(s, c, r);
     if (!r->answered)
-        refuse(c, r, 500, NULL, NULL, "no answer was made (a bug)");
+        fo_http_refuse(c, r, 500, NULL, NULL, "no answer was made (a bug)");
     return MHD_YES;
 }
 
@@ -944,7 +896,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
     (void)cls;
     vsnprintf(msg, sizeof msg, fmt, ap);
     msg[strcspn(msg, "\n")] = '\0';
-    json_escape(emsg, sizeof emsg, msg);
+    fo_http_json_escape(emsg, sizeof emsg, msg);
     snprintf(line, sizeof line, "{\"event\": \"http\", \"message\": \"%s\"}", emsg);
     fo_serve_log(line);
 }

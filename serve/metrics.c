@@ -13,8 +13,8 @@
 static const char *const route_names[FO_ROUTE_N] = {
     "healthz", "metrics", "openapi", "render", "convert", "run", "sessions", "other"
 };
-static const unsigned statuses[] = { 200, 400, 401, 403, 404, 405, 408, 411, 413, 414, 415,
-                                     429, 431, 500, 501, 503, 504 };
+static const unsigned statuses[] = { 200, 201, 204, 400, 401, 403, 404, 405, 408, 411, 413, 414, 415,
+                                     410, 429, 431, 500, 501, 503, 504, 507 };
 #define N_STATUS (sizeof statuses / sizeof *statuses)
 static const double buckets[] = { 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
                                   2.5, 5, 10 };
@@ -24,7 +24,9 @@ static const char *const formats[] = { "xlsx", "docx", "pptx", "pdf", "png" };
 static const char *const reasons[] = { "auth", "body_too_large", "too_many_parts", "bad_name",
                                        "bad_multipart", "content_type", "busy", "draining",
                                        "not_found", "method", "bad_request", "timeout",
-                                       "ceiling", "invalid_spec", "not_implemented" };
+                                       "ceiling", "invalid_spec",
+                                       "session_not_found", "session_expired", "limit_reached",
+                                       "restore_failed", "net_refused", "gone" };
 #define N_REASON (sizeof reasons / sizeof *reasons)
 
 static atomic_ulong requests[FO_ROUTE_N][N_STATUS + 1];    /* last: any other status */
@@ -32,6 +34,7 @@ static atomic_ulong latency[FO_ROUTE_N][N_BUCKET + 1];     /* last: +Inf */
 static atomic_ulong latency_us_sum[FO_ROUTE_N];
 static atomic_ulong renders[N_FORMAT];
 static atomic_ulong refusals[N_REASON];
+static atomic_ulong runs, sessions_created;
 
 const char *fo_serve_route_name(int route)
 {
@@ -65,6 +68,16 @@ void fo_serve_metrics_refusal(const char *reason)
     for (size_t k = 0; k < N_REASON; k++)
         if (!strcmp(reasons[k], reason))
             atomic_fetch_add(&refusals[k], 1);
+}
+
+void fo_serve_metrics_run(void)
+{
+    atomic_fetch_add(&runs, 1);
+}
+
+void fo_serve_metrics_session(void)
+{
+    atomic_fetch_add(&sessions_created, 1);
 }
 
 typedef struct { char *s; size_t len, cap; } text;
@@ -131,7 +144,7 @@ static void put_latency(text *t)
 }
 
 char *fo_serve_metrics_text(long in_flight, long renders_running, long renders_queued,
-                            long zygote_restarts)
+                            long zygote_restarts, long sessions_live, long cells_running)
 {
     text t = { 0 };
     size_t k;
@@ -150,10 +163,15 @@ char *fo_serve_metrics_text(long in_flight, long renders_running, long renders_q
             "# TYPE folio_renders_running gauge\nfolio_renders_running %ld\n", renders_running);
     put(&t, "# HELP folio_renders_queued Renders waiting for a worker.\n"
             "# TYPE folio_renders_queued gauge\nfolio_renders_queued %ld\n", renders_queued);
-    put(&t, "# HELP folio_runs_total Sandboxed runs (POST /v1/run: not served yet).\n"
-            "# TYPE folio_runs_total counter\nfolio_runs_total 0\n");
-    put(&t, "# HELP folio_sessions Live sessions (not served yet).\n"
-            "# TYPE folio_sessions gauge\nfolio_sessions 0\n");
+    put(&t, "# HELP folio_runs_total Sandboxed runs answered (POST /v1/run).\n"
+            "# TYPE folio_runs_total counter\nfolio_runs_total %lu\n", atomic_load(&runs));
+    put(&t, "# HELP folio_sessions_created_total Sessions created (POST /v1/sessions).\n"
+            "# TYPE folio_sessions_created_total counter\nfolio_sessions_created_total %lu\n",
+        atomic_load(&sessions_created));
+    put(&t, "# HELP folio_sessions Live sessions of this instance (hibernated ones not counted).\n"
+            "# TYPE folio_sessions gauge\nfolio_sessions %ld\n", sessions_live);
+    put(&t, "# HELP folio_cells_running Session cells running.\n"
+            "# TYPE folio_cells_running gauge\nfolio_cells_running %ld\n", cells_running);
     put(&t, "# HELP folio_zygote_restarts_total Times the render zygote was restarted.\n"
             "# TYPE folio_zygote_restarts_total counter\nfolio_zygote_restarts_total %ld\n",
         zygote_restarts);

@@ -42,7 +42,11 @@ typedef struct {
     unsigned max_conns;        /* open connections */
     unsigned conn_timeout;     /* seconds of client inactivity */
     unsigned max_parts;        /* parts of one multipart body */
-    unsigned max_sessions;     /* accepted for §7; sessions are not served yet */
+    unsigned max_sessions;     /* live sessions (a session's --max-sessions) */
+    unsigned max_cells;        /* session cells running at once, then 429 */
+    unsigned run_ttl;          /* seconds a run's files are kept for download */
+    const char *folio;         /* the static folio binary (runs, session supervisors), or NULL */
+    const char *session_dir;   /* the sessions' runtime folder (FOLIO_SESSION_DIR) */
     uint64_t max_bytes;        /* output ceiling per file */
     uint64_t max_body;         /* request body ceiling (and per part) */
     double timeout_s;          /* one render's wall clock */
@@ -102,9 +106,11 @@ const char *fo_serve_route_name(int route);
 void fo_serve_metrics_request(int route, unsigned status, double seconds);
 void fo_serve_metrics_render(const char *format);
 void fo_serve_metrics_refusal(const char *reason);
+void fo_serve_metrics_run(void);
+void fo_serve_metrics_session(void);
 /* Prometheus text exposition (version 0.0.4); malloc'd. */
 char *fo_serve_metrics_text(long in_flight, long renders_running, long renders_queued,
-                            long zygote_restarts);
+                            long zygote_restarts, long sessions_live, long cells_running);
 
 /* ---- http.c ----------------------------------------------------------- */
 struct MHD_Daemon;
@@ -121,7 +127,16 @@ typedef struct {
     atomic_long fresh_conns;       /* accepted connections with no request begun yet */
     atomic_ulong next_id;
     atomic_int draining;
+    atomic_long cells;             /* session cells running */
+    char runs_dir[4200];           /* SCRATCH/runs: one folder per run, kept run_ttl */
 } fo_serve_state;
+
+/* runs.c, sessions.c */
+void fo_serve_runs_sweep(fo_serve_state *s);
+/* Hibernates every live session of this instance; how many. */
+unsigned fo_serve_sessions_hibernate(void);
+/* Live sessions of this instance, or -1. */
+long fo_serve_sessions_live(void);
 
 /* Starts libmicrohttpd on the listening socket lfd (taken). */
 struct MHD_Daemon *fo_serve_http_start(fo_serve_state *s, int lfd);

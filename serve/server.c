@@ -10,6 +10,7 @@
  * per line on stderr. */
 #define FO_SERVE_PRIVATE
 #include "serve/serve.h"
+#include "sandbox/session.h"
 #include "render/sha256.h"
 
 #include <arpa/inet.h>
@@ -36,7 +37,8 @@ static const char usage[] =
     "usage: folio serve [--listen HOST:PORT | --listen unix:PATH] [--token-file FILE]\n"
     "                   [--workers N] [--queue N] [--max-bytes N] [--max-body N] [--max-parts N]\n"
     "                   [--timeout SEC] [--memory MB] [--conn-timeout SEC] [--max-conns N]\n"
-    "                   [--max-sessions N] [--scratch DIR] [--drain-timeout SEC] [--instance NAME]\n"
+    "                   [--max-sessions N] [--max-cells N] [--session-dir DIR] [--run-ttl SEC]\n"
+    "                   [--scratch DIR] [--drain-timeout SEC] [--instance NAME]\n"
     "                   [--no-jail]\n"
     "  Serves folio over HTTP (docs/serve.md): POST /v1/render, POST /v1/convert,\n"
     "  GET /healthz, GET /metrics, GET /v1/openapi.json. Default --listen 127.0.0.1:8080.\n"
@@ -105,7 +107,9 @@ static int parse_args(int argc, char **argv, fo_serve_config *c, double *drain, 
         { "--workers", 1, 1024, &c->workers, 'u' },
         { "--queue", 0, 4096, &c->queue, 'u' },
         { "--max-parts", 1, 256, &c->max_parts, 'u' },
-        { "--max-sessions", 0, 100000, &c->max_sessions, 'u' },
+        { "--max-sessions", 1, 100000, &c->max_sessions, 'u' },
+        { "--max-cells", 1, 4096, &c->max_cells, 'u' },
+        { "--run-ttl", 1, 7 * 86400, &c->run_ttl, 'u' },
         { "--conn-timeout", 1, 3600, &c->conn_timeout, 'u' },
         { "--max-conns", 1, 100000, &c->max_conns, 'u' },
         { "--memory", 64, 1 << 20, &c->memory_mb, 'u' },
@@ -125,6 +129,7 @@ static int parse_args(int argc, char **argv, fo_serve_config *c, double *drain, 
         if (!strcmp(a, "--listen")) { c->listen = argv[++i]; continue; }
         if (!strcmp(a, "--token-file")) { c->token_file = argv[++i]; continue; }
         if (!strcmp(a, "--scratch")) { c->scratch = argv[++i]; continue; }
+        if (!strcmp(a, "--session-dir")) { c->session_dir = argv[++i]; continue; }
         if (!strcmp(a, "--instance")) {
             c->instance = argv[++i];
             if (!*c->instance || strlen(c->instance) > 32 ||
@@ -302,11 +307,13 @@ static void reap(fo_serve_state *s)
     pid_t pid;
     int st;
 
-    while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
-        if (pid == fo_serve_zygote_pid(s->zygote)) {
-            fo_serve_zygote_lost(s->zygote);
-            log_event("{\"event\": \"zygote_exited\", \"status\": %d}", st);
-        }
+    /* only the zygote: runs and session supervisors are waited for by the
+       threads that started them, which need their exit codes */
+    pid = fo_serve_zygote_pid(s->zygote);
+    if (pid > 0 && waitpid(pid, &st, WNOHANG) == pid) {
+        fo_serve_zygote_lost(s->zygote);
+        log_event("{\"event\": \"zygote_exited\", \"status\": %d}", st);
+    }
 }
 
 /* A connection accepted just before the signal may not have sent its request
@@ -342,6 +349,8 @@ static void drain(fo_serve_state *s, struct MHD_Daemon *d, double seconds)
         nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
     }
     MHD_stop_daemon(d);
+    log_event("{\"event\": \"sessions_hibernated\", \"count\": %u}",
+              fo_serve_sessions_hibernate());
 }
 
 /* Waits for signals until SIGTERM/SIGINT; returns after the drain. */
@@ -349,7 +358,12 @@ static void wait_signals(fo_serve_state *s, struct MHD_Daemon *d, const sigset_t
 {
     for (;;) {
         char err[512];
-        int sig = sigwaitinfo(set, NULL);
+        struct timespec tick = { 10, 0 };
+        int sig = sigtimedwait(set, NULL, &tick);
+        if (sig < 0) {
+            fo_serve_runs_sweep(s);           /* expired runs' files go even when idle */
+            continue;
+        }
         if (sig == SIGHUP && s->cfg.token_file) {
             if (load_tokens(s, err, sizeof err) < 0)
                 log_event("{\"event\": \"tokens_kept\", \"message\": \"can't re-read the token file\"}");
@@ -392,12 +406,49 @@ static void config_defaults(fo_serve_config *c)
     c->conn_timeout = 10;
     c->max_parts = 64;
     c->max_sessions = 64;
+    c->max_cells = 0;             /* 4 per worker, unless given */
+    c->run_ttl = 900;
     c->max_bytes = 31457280ULL;
     c->max_body = 33554432ULL;
     c->timeout_s = 30;
     c->memory_mb = 2048;
     c->jail = 1;
     c->queue = (unsigned)-1;
+}
+
+/* The static folio beside folio-engine (build/, or PREFIX/bin from
+   PREFIX/libexec/folio): it runs /v1/run and the session supervisors. */
+static const char *find_folio(const char *engine)
+{
+    static const char *const places[] = { "folio", "../../bin/folio" };
+    static char path[4200];
+    const char *slash = strrchr(engine, '/');
+
+    for (size_t k = 0; slash && k < sizeof places / sizeof *places; k++) {
+        snprintf(path, sizeof path, "%.*s/%s", (int)(slash - engine), engine, places[k]);
+        if (access(path, X_OK) == 0)
+            return path;
+    }
+    return NULL;
+}
+
+/* The sessions' folder (kept across restarts: a hibernated session resumes
+   on the instance that comes back), handed to the session code and the
+   supervisors through FOLIO_SESSION_DIR. Default SCRATCH/folio-sessions-INSTANCE. */
+static int session_dir(fo_serve_state *s)
+{
+    static char dflt[4200];
+
+    if (!s->cfg.session_dir) {
+        char base[4096];
+        snprintf(base, sizeof base, "%s", s->cfg.scratch);
+        *strrchr(base, '/') = '\0';        /* the scratch root's parent: --scratch */
+        snprintf(dflt, sizeof dflt, "%s/folio-sessions-%s", base, s->cfg.instance);
+        s->cfg.session_dir = dflt;
+    }
+    if (mkdir(s->cfg.session_dir, 0700) < 0 && errno != EEXIST)
+        return -1;
+    return setenv("FOLIO_SESSION_DIR", s->cfg.session_dir, 1);
 }
 
 static int start(fo_serve_state *s, const char *engine, int *lfd, char *shown, size_t shownlen,
@@ -421,6 +472,16 @@ static int start(fo_serve_state *s, const char *engine, int *lfd, char *shown, s
         return 5;
     }
     s->cfg.scratch = scratch_root;
+    snprintf(s->runs_dir, sizeof s->runs_dir, "%s/runs", scratch_root);
+    if (mkdir(s->runs_dir, 0700) < 0 || session_dir(s) < 0) {
+        fprintf(stderr, "folio: serve: can't make %s: %s (--session-dir DIR)\n",
+                s->cfg.session_dir ? s->cfg.session_dir : s->runs_dir, strerror(errno));
+        fo_serve_rmtree(scratch_root);
+        return 5;
+    }
+    s->cfg.folio = find_folio(engine);
+    if (s->cfg.folio)
+        fo_session_use_folio(s->cfg.folio);
     s->zygote = fo_serve_zygote_start(&s->cfg, engine, err, sizeof err);
     if (!s->zygote) {
         fprintf(stderr, "folio: serve: %s\n", err);
@@ -447,7 +508,9 @@ int fo_serve_main(int argc, char **argv, const char *engine)
         return fo_serve_zygote_main();
     if (s.cfg.queue == (unsigned)-1)
         s.cfg.queue = 4 * s.cfg.workers;
-    s.cfg.threads = s.cfg.workers + s.cfg.queue + 2;
+    if (!s.cfg.max_cells)
+        s.cfg.max_cells = 4 * s.cfg.workers;
+    s.cfg.threads = s.cfg.workers + s.cfg.queue + s.cfg.max_cells + 2;
     pthread_rwlock_init(&s.tokens_lock, NULL);
     pthread_mutex_init(&s.slots_lock, NULL);
     pthread_cond_init(&s.slots_free, NULL);

@@ -6,8 +6,8 @@ chat backend does when a user asks follow-up questions (standard library only).
 
 Creates a session, uploads the CSV, runs three cells (load, summarize, write
 a result spec), renders it to PDF, downloads it and deletes the session.
-The session routes are in docs/serve.md; a server that does not serve
-them yet answers 501, which this client reports and stops on."""
+The session routes are in docs/serve.md; an error answer is reported with
+its message and ends the client (exit 1)."""
 import argparse
 import json
 import os

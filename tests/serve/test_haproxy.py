@@ -65,6 +65,19 @@ def test_balancing_session_routing_and_failover():
             for path in (f"/v1/sessions/{name}-a1b2c3/exec", f"/v1/sessions/{name}-zz/files/out/x.png"):
                 st, h, _ = request(lb.url + path, "POST", b"{}", "application/json")
                 assert instance(h) == name, f"{path} reached {instance(h)}"
+        # real sessions made through the balancer: each exec reaches the instance holding it
+        for _ in range(2):
+            st, h, body = request(lb.url + "/v1/sessions", "POST", b"{}", "application/json")
+            assert st == 201, body
+            sid = json.loads(body)["id"]
+            assert sid.startswith(instance(h) + "-")
+            for k in range(4):
+                code = "n = 0" if k == 0 else "n += 1\nn"
+                st, h2, body = request(lb.url + f"/v1/sessions/{sid}/exec", "POST",
+                                       json.dumps({"code": code}).encode(), "application/json")
+                assert st == 200 and instance(h2) == instance(h), body
+            assert json.loads(body)["result"] == "3", "state kept: every cell ran in one session"
+            request(lb.url + f"/v1/sessions/{sid}", "DELETE")
         st, _, body = request(lb.url + "/v1/sessions/s9-abc/exec", "POST", b"{}", "application/json")
         assert st == 404 and "no such session" in errors_of(body)[0]["message"]
 

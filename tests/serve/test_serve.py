@@ -194,13 +194,6 @@ def test_sample_client_renders_the_sales_sample(srv, tmp_path):
     assert "Q3 sales review" in text, text[:500]
 
 
-def test_sample_session_client_reports_501_until_sessions_are_served(srv, tmp_path):
-    p = subprocess.run(["python3", str(ROOT / "samples" / "client" / "session.py"), "--url", srv.url,
-                        str(ROOT / "samples" / "sales" / "sales.csv")], capture_output=True, text=True,
-                       timeout=60, cwd=tmp_path)
-    assert p.returncode != 0 and "POST /v1/sessions: 501: " in p.stderr and "not served yet" in p.stderr
-
-
 # ------------------------------------------------------------ bad input
 
 def test_invalid_spec_answers_the_validate_json_objects(srv):
@@ -418,14 +411,6 @@ def test_unknown_route_and_method(srv):
     assert st == 405
 
 
-def test_session_and_run_routes_answer_501_until_built(srv):
-    for method, path in (("POST", "/v1/sessions"), ("POST", "/v1/sessions/x1-abc/exec"),
-                         ("DELETE", "/v1/sessions/x1-abc"), ("POST", "/v1/run")):
-        st, h, out = request(srv.url + path, method, b"{}", "application/json")
-        assert st == 501 and h["Content-Type"] == "application/json"
-        assert "not served yet" in errors_of(out)[0]["message"]
-
-
 # ---------------------------------------------------- service contract
 
 def _doc_routes():
@@ -440,9 +425,10 @@ def test_openapi_document_is_served_and_matches_the_routes(srv):
     assert doc["openapi"].startswith("3.1")
     for method, path in routes:
         concrete = re.sub(r"\{[^}]+\}", "x1-abc", path)
-        st, _, _ = request(srv.url + concrete, method, b"" if method in ("POST", "PUT") else None,
-                           "application/json" if method in ("POST", "PUT") else None)
-        assert st not in (404, 405), f"{method} {path} is documented but not routed ({st})"
+        st, _, out = request(srv.url + concrete, method, b"" if method in ("POST", "PUT") else None,
+                             "application/json" if method in ("POST", "PUT") else None)
+        routed = st != 405 and not (st == 404 and b"no route" in out)   # 404 for no such session is routed
+        assert routed, f"{method} {path} is documented but not routed ({st})"
     # and a route the server has is documented: every route the log has seen
     documented = {p for _, p in routes}
     for path in ("/healthz", "/metrics", "/v1/openapi.json", "/v1/render", "/v1/convert", "/v1/run",

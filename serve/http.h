@@ -1,0 +1,85 @@
+/* http.h — what the route files of `folio serve` share (http.c: the
+ * server, uploads, answers; sessions.c: /v1/sessions; runs.c: /v1/run).
+ * Private to serve/; needs FO_SERVE_PRIVATE. */
+#ifndef FO_SERVE_HTTP_H
+#define FO_SERVE_HTTP_H
+
+#include <microhttpd.h>
+#include <stdint.h>
+#include <time.h>
+
+#define MAX_FILES 256
+#define POST_BUFFER 65536
+
+typedef struct {
+    char *name;
+    int fd;
+    uint64_t bytes;
+} upload;
+
+typedef struct req req;
+typedef void (*handler_fn)(fo_serve_state *s, struct MHD_Connection *c, req *r);
+
+typedef struct {
+    const char *method;       /* NULL: any (the handler answers) */
+    const char *path;         /* exact, or a prefix ending in '/' */
+    int route;
+    int auth;                 /* needs a bearer token (when tokens are configured) */
+    int body;                 /* 0 none, 'M' multipart, 'R' CSV/TSV/spec, 'B' any (one file) */
+    handler_fn fn;
+} route_def;
+
+struct req {
+    fo_serve_state *s;
+    const route_def *rt;
+    char id[24];
+    char method[8], path[128];
+    struct timespec t0;
+    unsigned status;
+    uint64_t resp_bytes;
+    const char *reason;        /* refusal reason for the log and metrics, or NULL */
+    int answered;              /* a response is queued */
+    char dir[512];             /* scratch folder, "" if none */
+    struct MHD_PostProcessor *pp;
+    upload files[MAX_FILES];
+    size_t n_files;
+    long cur;                  /* index of the part being received, -1 none */
+    int spec_idx;              /* index of the "spec" part, -1 none */
+    uint64_t body_bytes;
+    char raw_name[16];         /* 'R' bodies: input.csv | input.tsv | input.json */
+    struct MHD_Connection *conn;   /* set while the body streams in */
+    struct MHD_Response *pending;  /* a refusal decided mid-body, sent at its end */
+    uint64_t discarded;            /* body bytes dropped after that refusal */
+};
+
+/* Answers {"errors": [{"message", "hint"}]} with status; reason (or NULL)
+   goes to the log and the refusal counter. */
+void fo_http_refuse(struct MHD_Connection *c, req *r, unsigned status, const char *reason,
+                    const char *hint, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* Answers body (copied) with status and type. */
+void fo_http_send_text(struct MHD_Connection *c, req *r, unsigned status, const char *type,
+                       const char *body, size_t len);
+/* Answers the file fd (taken) as an attachment named fname; 413 over the ceiling. */
+void fo_http_send_file(struct MHD_Connection *c, req *r, int fd, const char *type,
+                       const char *fname);
+/* JSON string contents of s into dst (cap bytes, cut if longer). */
+void fo_http_json_escape(char *dst, size_t cap, const char *s);
+/* The MIME type of an output format ("pdf"), or NULL for an unknown one. */
+const char *fo_http_mime(const char *fmt);
+/* ?key=FMT... into job->formats; 0, or -1 after answering 400. */
+int fo_http_read_formats(struct MHD_Connection *c, req *r, fo_serve_job *job, const char *key);
+/* A deterministic zip of the n files fds (not taken) named names, in the
+   request's scratch folder; an fd to read it, or -1. */
+int fo_http_zip(req *r, char names[][32], const int *fds, size_t n);
+/* A new upload file in the request's scratch folder (the part being received). 0 or -1. */
+int fo_http_new_file(req *r, const char *name);
+/* A worker slot (renders, runs): at once, after a short queue, or 0 (answer 429). */
+int fo_http_slot_take(fo_serve_state *s);
+void fo_http_slot_give(fo_serve_state *s);
+
+/* sessions.c and runs.c */
+void fo_http_sessions(fo_serve_state *s, struct MHD_Connection *c, req *r);
+void fo_http_run(fo_serve_state *s, struct MHD_Connection *c, req *r);
+void fo_http_run_files(fo_serve_state *s, struct MHD_Connection *c, req *r);
+
+#endif

@@ -1,0 +1,474 @@
+/* sessions.c — /v1/sessions: the sessions of `folio session` over HTTP
+ * (PRODUCT.md §6, §7), through the same client API (sandbox/session.h), so
+ * the same supervisors hold the jails. A session id on the wire is
+ * "INSTANCE-HEX": the instance's name first, so that a load balancer routes
+ * it to the instance that holds it (deploy/haproxy.cfg); this instance
+ * answers 404 for another's. Every call blocks one HTTP thread while the
+ * supervisor works; cells in flight are bounded (--max-cells), then 429. */
+#define FO_SERVE_PRIVATE
+#include "serve/serve.h"
+#include "serve/http.h"
+#include "sandbox/session.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int fo_serve_name_ok(const char *name);   /* zygote.c */
+
+/* The HTTP status of a session failure's code. */
+static unsigned status_of(const char *code)
+{
+    static const struct { const char *code; unsigned status; } map[] = {
+        { "session_not_found", 404 }, { "session_expired", 410 }, { "bad_request", 400 },
+        { "limit_reached", 429 }, { "restore_failed", 503 }, { "cell_timeout", 504 },
+        { "oom_killed", 507 }, { "kernel_restarted", 500 },
+    };
+    for (size_t k = 0; k < sizeof map / sizeof *map; k++)
+        if (!strcmp(map[k].code, code))
+            return map[k].status;
+    return 500;
+}
+
+/* {"errors": [{"code", "message", "hint"}]} with the code's status. */
+static void refuse_session(struct MHD_Connection *c, req *r, const fo_session_error *e)
+{
+    json_t *o = json_pack("{s:[{s:s, s:s, s:s}]}", "errors", "code", e->code[0] ? e->code : "internal",
+                          "message", e->message, "hint", e->hint);
+    char *body = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    unsigned status = status_of(e->code);
+
+    json_decref(o);
+    r->reason = status == 404 ? "session_not_found" : status == 410 ? "session_expired"
+              : status == 429 ? "limit_reached" : status == 503 ? "restore_failed" : NULL;
+    if (r->reason)
+        fo_serve_metrics_refusal(r->reason);
+    if (!body) {
+        fo_http_refuse(c, r, 500, NULL, NULL, "out of memory");
+        return;
+    }
+    fo_http_send_text(c, r, status, "application/json", body, strlen(body));
+    free(body);
+}
+
+/* The request body, parsed: an object, or NULL after answering 400. An
+   empty body is an empty object. */
+static json_t *read_body(struct MHD_Connection *c, req *r)
+{
+    json_error_t je;
+    json_t *o;
+    char *buf;
+    off_t len;
+
+    if (!r->n_files || (len = lseek(r->files[0].fd, 0, SEEK_END)) <= 0)
+        return json_object();
+    buf = malloc((size_t)len + 1);
+    if (!buf || pread(r->files[0].fd, buf, (size_t)len, 0) != len) {
+        free(buf);
+        fo_http_refuse(c, r, 500, NULL, NULL, "can't read the request body");
+        return NULL;
+    }
+    o = json_loadb(buf, (size_t)len, JSON_REJECT_DUPLICATES, &je);
+    free(buf);
+    if (!o || !json_is_object(o)) {
+        json_decref(o);
+        fo_http_refuse(c, r, 400, "bad_request", "send a JSON object, e.g. {\"code\": \"1+1\"}",
+                       "the body is not a JSON object%s%s", o ? "" : ": ", o ? "" : je.text);
+        return NULL;
+    }
+    return o;
+}
+
+/* ------------------------------------------------------------- create */
+
+/* The options a client may set on a new session, as `folio session new`
+   options; --net all is the host's network and is never offered here. */
+static const struct { const char *key, *opt; int number; } new_opts[] = {
+    { "timeout", "--timeout", 1 }, { "memory", "--memory", 1 }, { "cpus", "--cpus", 1 },
+    { "idle", "--idle", 1 }, { "disk", "--disk", 1 }, { "pids", "--pids", 1 },
+    { "net", "--net", 0 },
+};
+
+/* Body keys to argv; 0, or -1 after answering 400. */
+static int new_argv(struct MHD_Connection *c, req *r, json_t *body, char **argv, char bufs[][256],
+                    int *argc)
+{
+    const char *key;
+    json_t *v;
+    size_t k;
+
+    json_object_foreach(body, key, v) {
+        for (k = 0; k < sizeof new_opts / sizeof *new_opts && strcmp(new_opts[k].key, key); k++)
+            ;
+        if (k == sizeof new_opts / sizeof *new_opts) {
+            fo_http_refuse(c, r, 400, "bad_request", "keys: timeout, memory, cpus, idle, disk, "
+                           "pids, net", "unknown key \"%.100s\"", key);
+            return -1;
+        }
+        if (new_opts[k].number ? !json_is_number(v) : !json_is_string(v)) {
+            fo_http_refuse(c, r, 400, "bad_request", NULL, "\"%s\" must be a %s", key,
+                           new_opts[k].number ? "number" : "string");
+            return -1;
+        }
+        if (!new_opts[k].number && !strcmp(json_string_value(v), "all")) {
+            fo_http_refuse(c, r, 403, "net_refused", "use \"packages\" or \"allow=HOST,...\": "
+                           "egress through folio's checked proxy", "net \"all\" (the host's "
+                           "network) is not offered over HTTP");
+            return -1;
+        }
+        argv[(*argc)++] = (char *)new_opts[k].opt;
+        if (new_opts[k].number)
+            snprintf(bufs[k], 256, "%.17g", json_number_value(v));
+        else
+            snprintf(bufs[k], 256, "%s", json_string_value(v));
+        argv[(*argc)++] = bufs[k];
+    }
+    return 0;
+}
+
+static void h_create(fo_serve_state *s, struct MHD_Connection *c, req *r)
+{
+    char bufs[sizeof new_opts / sizeof *new_opts][256], maxs[16], id[33], *info = NULL;
+    char *argv[2 * sizeof new_opts / sizeof *new_opts + 2];
+    fo_session_new o = { s->cfg.folio, argv, 0 };
+    fo_session_error err;
+    json_t *body = read_body(c, r), *j;
+    char *text;
+
+    memset(&err, 0, sizeof err);
+    if (!body)
+        return;
+    if (new_argv(c, r, body, argv, bufs, &o.argc) < 0) {
+        json_decref(body);
+        return;
+    }
+    json_decref(body);
+    snprintf(maxs, sizeof maxs, "%u", s->cfg.max_sessions);
+    argv[o.argc++] = "--max-sessions";
+    argv[o.argc++] = maxs;
+    if (fo_session_create(&o, id, &info, &err) < 0) {
+        refuse_session(c, r, &err);
+        return;
+    }
+    j = info ? json_loads(info, 0, NULL) : NULL;
+    free(info);
+    if (j) {
+        char wire[80];
+        snprintf(wire, sizeof wire, "%s-%s", s->cfg.instance, id);
+        json_object_set_new(j, "id", json_string(wire));
+    }
+    text = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
+    json_decref(j);
+    if (!text) {
+        fo_http_refuse(c, r, 500, NULL, NULL, "the session started but its answer was unreadable");
+        return;
+    }
+    fo_serve_metrics_session();
+    fo_http_send_text(c, r, 201, "application/json", text, strlen(text));
+    free(text);
+}
+
+/* --------------------------------------------------------------- exec */
+
+static int cell_take(fo_serve_state *s)
+{
+    if (atomic_fetch_add(&s->cells, 1) < (long)s->cfg.max_cells)
+        return 1;
+    atomic_fetch_sub(&s->cells, 1);
+    return 0;
+}
+
+static void h_exec(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *id)
+{
+    fo_session_error err;
+    json_t *body = read_body(c, r), *code, *timeout;
+    char *result = NULL;
+
+    memset(&err, 0, sizeof err);
+    if (!body)
+        return;
+    code = json_object_get(body, "code");
+    timeout = json_object_get(body, "timeout");
+    if (!json_is_string(code) || (timeout && !json_is_number(timeout)) ||
+        json_object_size(body) != 1u + (timeout != NULL)) {
+        json_decref(body);
+        fo_http_refuse(c, r, 400, "bad_request", "send {\"code\": \"...\", \"timeout\": S}",
+                       "exec takes \"code\" (a string) and an optional \"timeout\" (seconds)");
+        return;
+    }
+    if (!cell_take(s)) {
+        json_decref(body);
+        fo_http_refuse(c, r, 429, "busy", "retry after the number of seconds in Retry-After",
+                       "%u cells are running on this instance", s->cfg.max_cells);
+        return;
+    }
+    if (fo_session_exec(id, json_string_value(code), json_string_length(code),
+                        timeout ? json_number_value(timeout) : 0, NULL, NULL, &result, &err) < 0)
+        refuse_session(c, r, &err);
+    else
+        fo_http_send_text(c, r, 200, "application/json", result, strlen(result));
+    atomic_fetch_sub(&s->cells, 1);
+    free(result);
+    json_decref(body);
+}
+
+/* -------------------------------------------------------------- files */
+
+/* files/out/P is /out/P; files/work/P and files/P are /work/P. */
+static void session_path(const char *rest, char *path, size_t len)
+{
+    if (!strncmp(rest, "out/", 4) || !strncmp(rest, "work/", 5))
+        snprintf(path, len, "/%s", rest);
+    else
+        snprintf(path, len, "%s", rest);
+}
+
+static void h_put(struct MHD_Connection *c, req *r, const char *id, const char *rest)
+{
+    fo_session_error err;
+    char dest[FO_SERVE_MAX_NAME + 8];
+
+    memset(&err, 0, sizeof err);
+    if (!strncmp(rest, "out/", 4)) {
+        fo_http_refuse(c, r, 400, "bad_request", "PUT files/NAME (or files/work/NAME)",
+                       "files are put into /work; /out is what the session makes");
+        return;
+    }
+    snprintf(dest, sizeof dest, "%s", strncmp(rest, "work/", 5) ? rest : rest + 5);
+    if (!r->n_files) {
+        fo_http_refuse(c, r, 500, NULL, NULL, "the upload was not stored");
+        return;
+    }
+    if (fo_session_put(id, r->files[0].fd, dest, &err) < 0) {
+        refuse_session(c, r, &err);
+        return;
+    }
+    fo_http_send_text(c, r, 201, "application/json", "{}\n", 3);
+}
+
+static void h_get(struct MHD_Connection *c, req *r, const char *id, const char *rest)
+{
+    fo_session_error err;
+    char path[FO_SERVE_MAX_NAME + 8];
+    const char *base = strrchr(rest, '/');
+    unsigned long long bytes;
+    int fd;
+
+    memset(&err, 0, sizeof err);
+    session_path(rest, path, sizeof path);
+    if (fo_session_get(id, path, &fd, &bytes, &err) < 0) {
+        refuse_session(c, r, &err);
+        return;
+    }
+    fo_http_send_file(c, r, fd, "application/octet-stream", base ? base + 1 : rest);
+}
+
+/* ------------------------------------------------------------- render */
+
+typedef struct {
+    char names[FO_SERVE_MAX_FORMATS][32];
+    int fds[FO_SERVE_MAX_FORMATS];
+    size_t n;
+} rendered;
+
+static int on_file(void *ud, const char *name, int fd)
+{
+    rendered *o = ud;
+
+    if (o->n == FO_SERVE_MAX_FORMATS || strlen(name) >= sizeof o->names[0])
+        return -1;
+    o->fds[o->n] = dup(fd);
+    if (o->fds[o->n] < 0)
+        return -1;
+    snprintf(o->names[o->n++], sizeof o->names[0], "%s", name);
+    return 0;
+}
+
+/* A render that made no file: its exit code and stderr as the error. */
+static void render_failed(struct MHD_Connection *c, req *r, const char *result)
+{
+    json_t *j = json_loads(result ? result : "{}", 0, NULL);
+    int code = (int)json_integer_value(json_object_get(j, "exit"));
+    const char *why = json_string_value(json_object_get(j, "stderr"));
+    fo_session_error e;
+
+    memset(&e, 0, sizeof e);
+    snprintf(e.code, sizeof e.code, "%s", code == 3 ? "ceiling" : code == 2 ? "bad_request"
+                                                                            : "internal");
+    snprintf(e.message, sizeof e.message, "the render ended with exit %d: %s", code,
+             why && *why ? why : "no message");
+    snprintf(e.hint, sizeof e.hint, "%s", "check /out/result.json with folio validate in a cell");
+    json_decref(j);
+    if (code == 3) {
+        fo_http_refuse(c, r, 413, "ceiling", e.hint, "%s", e.message);
+        return;
+    }
+    refuse_session(c, r, &e);
+}
+
+static void h_render(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *id)
+{
+    fo_serve_job job;
+    fo_session_error err;
+    rendered out = { .n = 0 };
+    char formats[FO_SERVE_MAX_FORMATS * 8] = "", *result = NULL;
+    size_t k, want;
+
+    memset(&job, 0, sizeof job);
+    memset(&err, 0, sizeof err);
+    if (fo_http_read_formats(c, r, &job, "format") < 0)
+        return;
+    for (k = 0; k < job.n_formats; k++)
+        snprintf(formats + strlen(formats), sizeof formats - strlen(formats), "%s%s",
+                 k ? "," : "", job.formats[k]);
+    if (!fo_http_slot_take(s)) {
+        fo_http_refuse(c, r, 429, "busy", "retry after the number of seconds in Retry-After",
+                       "all %u render workers are busy and the queue is full", s->cfg.workers);
+        return;
+    }
+    if (fo_session_render(id, formats, on_file, &out, &result, &err) < 0) {
+        refuse_session(c, r, &err);
+    } else if (out.n != job.n_formats) {
+        render_failed(c, r, result);
+    } else {
+        /* the files come in the supervisor's (name) order: answer in the asked one */
+        int fds[FO_SERVE_MAX_FORMATS];
+        char names[FO_SERVE_MAX_FORMATS][32];
+        for (k = 0; k < job.n_formats; k++) {
+            snprintf(names[k], sizeof names[k], "result.%s", job.formats[k]);
+            for (want = 0; want < out.n && strcmp(out.names[want], names[k]); want++)
+                ;
+            fds[k] = want < out.n ? out.fds[want] : -1;
+            fo_serve_metrics_render(job.formats[k]);
+        }
+        if (job.n_formats == 1 && fds[0] >= 0) {
+            fo_http_send_file(c, r, dup(fds[0]), fo_http_mime(job.formats[0]), names[0]);
+        } else {
+            int fd = fo_http_zip(r, names, fds, job.n_formats);
+            if (fd < 0)
+                fo_http_refuse(c, r, 500, NULL, NULL, "can't build the zip of the outputs");
+            else
+                fo_http_send_file(c, r, fd, "application/zip", "result.zip");
+        }
+    }
+    fo_http_slot_give(s);
+    for (k = 0; k < out.n; k++)
+        close(out.fds[k]);
+    free(result);
+}
+
+/* -------------------------------------------------------------- route */
+
+/* "INSTANCE-HEX[/rest]" after /v1/sessions/: the hex id, and rest ("" when
+   none). 0, or -1 after answering 404. */
+static int split_path(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *p,
+                      char id[33], const char **rest)
+{
+    size_t il = strlen(s->cfg.instance), n;
+    const char *hex = p + il + 1, *slash;
+
+    slash = strchr(p, '/');
+    n = slash ? (size_t)(slash - p) : strlen(p);
+    if (n != il + 33 || strncmp(p, s->cfg.instance, il) || p[il] != '-') {
+        fo_session_error e = { "session_not_found", "", "session ids are what POST /v1/sessions "
+                               "answered, INSTANCE-HEX; this instance is the one X-Folio-Instance "
+                               "names", 2 };
+        snprintf(e.message, sizeof e.message, "no session \"%.80s\" on instance %s", p,
+                 s->cfg.instance);
+        refuse_session(c, r, &e);
+        return -1;
+    }
+    memcpy(id, hex, 32);
+    id[32] = '\0';
+    *rest = slash ? slash + 1 : "";
+    return 0;
+}
+
+void fo_http_sessions(fo_serve_state *s, struct MHD_Connection *c, req *r)
+{
+    const char *p = r->path + strlen("/v1/sessions"), *rest, *m = r->method;
+    char id[33];
+
+    if (!*p) {
+        h_create(s, c, r);
+        return;
+    }
+    if (split_path(s, c, r, p + 1, id, &rest) < 0)
+        return;
+    if (!*rest && !strcmp(m, "DELETE")) {
+        fo_session_error err;
+        memset(&err, 0, sizeof err);
+        if (fo_session_close(id, &err) < 0)
+            refuse_session(c, r, &err);
+        else
+            fo_http_send_text(c, r, 204, "application/json", "", 0);
+    } else if (!strcmp(rest, "exec") && !strcmp(m, "POST")) {
+        h_exec(s, c, r, id);
+    } else if (!strcmp(rest, "render") && !strcmp(m, "POST")) {
+        h_render(s, c, r, id);
+    } else if (!strncmp(rest, "files/", 6) && fo_serve_name_ok(rest + 6) &&
+               (!strcmp(m, "PUT") || !strcmp(m, "GET"))) {
+        if (m[0] == 'P')
+            h_put(c, r, id, rest + 6);
+        else
+            h_get(c, r, id, rest + 6);
+    } else if (!strncmp(rest, "files/", 6) && (!strcmp(m, "PUT") || !strcmp(m, "GET"))) {
+        fo_http_refuse(c, r, 400, "bad_name", "a relative path of plain names, e.g. "
+                       "files/data/sales.csv or files/out/chart.png", "\"%.200s\" is not a safe "
+                       "relative path", rest + 6);
+    } else {
+        fo_http_refuse(c, r, 405, "method", "see GET /v1/openapi.json", "%s %s is not a "
+                       "session route", m, r->path);
+    }
+}
+
+/* SIGTERM: every live session of this instance saved (hibernated); the
+   next exec on its id resumes it, on this instance once it is back. */
+unsigned fo_serve_sessions_hibernate(void)
+{
+    fo_session_error err;
+    char *list = NULL;
+    json_t *j, *e;
+    size_t k;
+    unsigned n = 0;
+
+    memset(&err, 0, sizeof err);
+    if (fo_session_list(&list, &err) < 0) {
+        free(list);
+        return 0;
+    }
+    j = json_loads(list, 0, NULL);
+    free(list);
+    json_array_foreach(j, k, e) {
+        const char *id = json_string_value(json_object_get(e, "id"));
+        const char *state = json_string_value(json_object_get(e, "state"));
+        if (id && state && !strcmp(state, "live") && fo_session_hibernate(id, &err) == 0)
+            n++;
+    }
+    json_decref(j);
+    return n;
+}
+
+/* Sessions in this instance's folder that are live now. */
+long fo_serve_sessions_live(void)
+{
+    fo_session_error err;
+    char *list = NULL;
+    json_t *j, *e;
+    size_t k;
+    long n = 0;
+
+    if (fo_session_list(&list, &err) < 0) {
+        free(list);
+        return -1;
+    }
+    j = json_loads(list, 0, NULL);
+    free(list);
+    json_array_foreach(j, k, e)
+        n += !strcmp(json_string_value(json_object_get(e, "state")) ?: "", "live");
+    json_decref(j);
+    return n;
+}

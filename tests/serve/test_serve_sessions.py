@@ -1,0 +1,250 @@
+# test_serve_sessions.py — sessions and runs over HTTP (PRODUCT.md §6, §7),
+# as a chat backend drives them: the same supervisors as `folio session`,
+# ids that name their instance, typed errors with their documented status,
+# files in and out, renders, /v1/run with expiring download URLs, SIGTERM
+# hibernating live sessions, and a session that resumes on a restarted
+# instance. Each server runs on a free loopback port, stopped by its test.
+import io
+import json
+import pathlib
+import re
+import subprocess
+import time
+
+import pytest
+
+from test_serve import ROOT, Server, errors_of, multipart, request
+
+SPEC_CELL = """
+import json
+spec = {"folio": 1, "title": "From a session",
+        "data": {"d": {"columns": [{"name": "k", "type": "text"}, {"name": "v", "type": "number"}],
+                       "rows": [["a", total], ["b", 2]]}},
+        "blocks": [{"type": "heading", "text": "Session total"}, {"type": "table", "data": "d"}]}
+json.dump(spec, open("/out/result.json", "w"))
+"""
+
+
+def call(srv, method, path, obj=None, body=None, ctype="application/json"):
+    data = json.dumps(obj).encode() if obj is not None else body
+    return request(srv.url + path, method, data, ctype if data is not None else None, timeout=120)
+
+
+def new_session(srv, **opts):
+    st, h, out = call(srv, "POST", "/v1/sessions", opts)
+    assert st == 201, out
+    doc = json.loads(out)
+    return doc["id"], doc
+
+
+def exec_(srv, sid, code, timeout=None):
+    obj = {"code": code} if timeout is None else {"code": code, "timeout": timeout}
+    st, _, out = call(srv, "POST", f"/v1/sessions/{sid}/exec", obj)
+    return st, json.loads(out)
+
+
+@pytest.fixture(scope="module")
+def sdir(tmp_path_factory):
+    return tmp_path_factory.mktemp("sessions")
+
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory, sdir):
+    s = Server("--instance", "i1", "--workers", 2, "--max-sessions", 4, "--run-ttl", 3,
+               "--session-dir", sdir, scratch=tmp_path_factory.mktemp("scratch"))
+    yield s
+    assert s.stop() == 0
+
+
+def test_a_conversation_of_cells_files_and_a_render(srv, tmp_path):
+    sid, doc = new_session(srv, timeout=30)
+    assert re.fullmatch(r"i1-[0-9a-f]{32}", sid) and doc["limits"]["timeout_s"] == 30
+    try:
+        st, r = exec_(srv, sid, "import pandas as pd\ndf = pd.DataFrame({'v': [1, 2, 3]})\nx = 40")
+        assert st == 200 and r["status"] == "ok", r
+        st, r = exec_(srv, sid, "x + int(df.v.sum()) - 4")           # state persists
+        assert st == 200 and r["result"] == "42", r
+        st, _, _ = call(srv, "PUT", f"/v1/sessions/{sid}/files/data/in.csv", body=b"a,b\n1,2\n3,4\n",
+                        ctype="text/csv")
+        assert st == 201
+        st, r = exec_(srv, sid, "import csv\nrows = list(csv.reader(open('data/in.csv')))\n"
+                               "total = sum(int(r[1]) for r in rows[1:])\n"
+                               "open('/out/total.txt', 'w').write(str(total))\nprint(total)")
+        assert r["stdout"] == "6\n" and r["files"][0]["path"] == "/out/total.txt", r
+        st, _, out = call(srv, "GET", f"/v1/sessions/{sid}/files/out/total.txt")
+        assert st == 200 and out == b"6"
+        st, _, out = call(srv, "GET", f"/v1/sessions/{sid}/files/data/in.csv")
+        assert st == 200 and out.startswith(b"a,b")
+        st, r = exec_(srv, sid, SPEC_CELL)
+        assert r["status"] == "ok", r
+        st, h, pdf = call(srv, "POST", f"/v1/sessions/{sid}/render?format=pdf")
+        assert st == 200 and pdf.startswith(b"%PDF") and h["Content-Type"] == "application/pdf"
+        (tmp_path / "s.pdf").write_bytes(pdf)
+        text = subprocess.run(["pdftotext", str(tmp_path / "s.pdf"), "-"], capture_output=True,
+                              text=True).stdout
+        assert "Session total" in text and "6" in text
+        st, h, z = call(srv, "POST", f"/v1/sessions/{sid}/render?format=xlsx&format=pdf")
+        import zipfile
+        import openpyxl
+        names = zipfile.ZipFile(io.BytesIO(z)).namelist()
+        assert st == 200 and names == ["result.xlsx", "result.pdf"]
+        wb = openpyxl.load_workbook(io.BytesIO(zipfile.ZipFile(io.BytesIO(z)).read("result.xlsx")))
+        assert any(c.value == 6 for ws in wb.worksheets for row in ws.iter_rows() for c in row)
+    finally:
+        st, _, _ = call(srv, "DELETE", f"/v1/sessions/{sid}")
+    assert st == 204
+    st, _, out = call(srv, "POST", f"/v1/sessions/{sid}/exec", {"code": "1"})
+    assert st == 404 and errors_of(out)[0]["code"] == "session_not_found"
+
+
+def test_errors_interrupts_and_restarts_are_results_not_http_errors(srv):
+    sid, _ = new_session(srv)
+    try:
+        st, r = exec_(srv, sid, "y = 1\n1/0")
+        assert st == 200 and r["status"] == "error" and r["error"]["name"] == "ZeroDivisionError"
+        st, r = exec_(srv, sid, "while True: pass", timeout=1)
+        assert st == 200 and r["status"] == "timeout", r
+        st, r = exec_(srv, sid, "y + 1")
+        assert r["result"] == "2", "the interrupted session keeps its variables"
+        st, r = exec_(srv, sid, "import os; os._exit(1)")
+        assert st == 200 and r["status"] == "restarted", r
+    finally:
+        call(srv, "DELETE", f"/v1/sessions/{sid}")
+
+
+def test_bad_requests_have_documented_statuses(srv):
+    st, _, out = call(srv, "POST", "/v1/sessions", {"nope": 1})
+    assert st == 400 and "unknown key" in errors_of(out)[0]["message"]
+    st, _, out = call(srv, "POST", "/v1/sessions", {"net": "all"})
+    assert st == 403
+    st, _, out = call(srv, "POST", "/v1/sessions", body=b"{not json", ctype="application/json")
+    assert st == 400
+    st, _, out = call(srv, "POST", "/v1/sessions/i2-" + "a" * 32 + "/exec", {"code": "1"})
+    assert st == 404 and errors_of(out)[0]["code"] == "session_not_found", "another instance's id"
+    st, _, out = call(srv, "POST", "/v1/sessions/i1-" + "a" * 32 + "/exec", {"code": "1"})
+    assert st == 404 and errors_of(out)[0]["code"] == "session_not_found"
+    sid, _ = new_session(srv)
+    try:
+        st, _, out = call(srv, "POST", f"/v1/sessions/{sid}/exec", {"code": 1})
+        assert st == 400
+        st, _, out = call(srv, "GET", f"/v1/sessions/{sid}/files/../etc/passwd")
+        assert st in (400, 404)
+        st, _, out = call(srv, "PUT", f"/v1/sessions/{sid}/files/out/x", body=b"x")
+        assert st == 400
+        st, _, out = call(srv, "POST", f"/v1/sessions/{sid}/render?format=pdf")
+        assert st == 400 and "result.json" in errors_of(out)[0]["message"]
+        st, _, out = call(srv, "GET", f"/v1/sessions/{sid}/files/none.txt")
+        assert st in (400, 404), out
+    finally:
+        call(srv, "DELETE", f"/v1/sessions/{sid}")
+
+
+def test_two_sessions_cannot_see_each_other(srv):
+    a, _ = new_session(srv)
+    b, _ = new_session(srv)
+    try:
+        exec_(srv, a, "open('secret.txt', 'w').write('a-only')\nsecret = 'a'")
+        st, r = exec_(srv, b, "import os\nprint(sorted(os.listdir('.')), 'secret' in globals())")
+        assert "secret.txt" not in r["stdout"] and "False" in r["stdout"], r
+        st, _, _ = call(srv, "GET", f"/v1/sessions/{b}/files/secret.txt")
+        assert st != 200
+    finally:
+        call(srv, "DELETE", f"/v1/sessions/{a}")
+        call(srv, "DELETE", f"/v1/sessions/{b}")
+
+
+def test_the_session_limit_answers_429(srv):
+    ids = []
+    try:
+        for _ in range(4):
+            ids.append(new_session(srv)[0])
+        st, h, out = call(srv, "POST", "/v1/sessions", {})
+        assert st == 429 and errors_of(out)[0]["code"] == "limit_reached" and h["Retry-After"]
+    finally:
+        for sid in ids:
+            call(srv, "DELETE", f"/v1/sessions/{sid}")
+    sid, _ = new_session(srv)                            # a slot is free again
+    call(srv, "DELETE", f"/v1/sessions/{sid}")
+
+
+def test_run_answers_the_manifest_with_download_urls_that_expire(srv):
+    body, ctype = multipart([
+        ("cmd", json.dumps(["/bin/sh", "-c", "cat data/a.csv > /out/r.csv; mkdir /out/d; "
+                                              "echo hi > /out/d/h.txt; echo done"]).encode(), None),
+        ("data/a.csv", b"x,y\n1,2\n", "a.csv"), ("timeout", b"20", None)])
+    st, _, out = request(srv.url + "/v1/run", "POST", body, ctype)
+    assert st == 200, out
+    m = json.loads(out)
+    assert m["exit"] == 0 and m["stdout"]["tail"] == "done\n" and m["limits"]["timeout_s"] == 20
+    urls = {f["name"]: f["url"] for f in m["files"]}
+    assert set(urls) == {"r.csv", "d/h.txt"} and m["run"].startswith("i1-")
+    st, _, got = request(srv.url + urls["r.csv"])
+    assert st == 200 and got == b"x,y\n1,2\n"
+    st, _, got = request(srv.url + urls["d/h.txt"])
+    assert st == 200 and got == b"hi\n"
+    st, _, _ = request(srv.url + urls["r.csv"].replace("r.csv", "../../../etc/passwd"))
+    assert st == 404
+    time.sleep(4.5)                                     # --run-ttl 3
+    st, _, out = request(srv.url + urls["r.csv"])
+    assert st == 404 and "expired" in errors_of(out)[0]["message"]
+
+
+def test_run_renders_and_refuses_what_it_must(srv):
+    cell = SPEC_CELL.replace("total", "6")
+    body, ctype = multipart([("cmd", json.dumps(["python3", "make.py"]).encode(), None),
+                             ("make.py", cell.encode(), "make.py"), ("render", b"pdf", None)])
+    st, _, out = request(srv.url + "/v1/run", "POST", body, ctype)
+    m = json.loads(out)
+    assert st == 200 and m["exit"] == 0, m
+    pdf = [f for f in m["render"]["files"] if f["name"] == "result.pdf"]
+    st, _, got = request(srv.url + pdf[0]["url"])
+    assert st == 200 and got.startswith(b"%PDF") and len(got) == pdf[0]["bytes"]
+    body, ctype = multipart([("cmd", b'["true"]', None), ("net", b"all", None)])
+    st, _, _ = request(srv.url + "/v1/run", "POST", body, ctype)
+    assert st == 403
+    body, ctype = multipart([("cmd", b'"python3"', None)])
+    st, _, out = request(srv.url + "/v1/run", "POST", body, ctype)
+    assert st == 400 and "JSON array" in errors_of(out)[0]["message"]
+    body, ctype = multipart([("cmd", b'["sh", "-c", "exit 3"]', None)])
+    st, _, out = request(srv.url + "/v1/run", "POST", body, ctype)
+    assert st == 200 and json.loads(out)["exit_code"] == 3, "the program's failure is a result"
+
+
+def test_metrics_count_runs_and_sessions(srv):
+    sid, _ = new_session(srv)
+    try:
+        st, _, body = request(srv.url + "/metrics")
+        text = body.decode()
+        assert re.search(r"^folio_sessions [1-9]", text, re.M), text
+        assert re.search(r"^folio_sessions_created_total [1-9]", text, re.M)
+        assert re.search(r"^folio_runs_total [1-9]", text, re.M)
+    finally:
+        call(srv, "DELETE", f"/v1/sessions/{sid}")
+
+
+def test_sigterm_hibernates_sessions_and_a_restarted_instance_resumes_them(tmp_path):
+    sdir = tmp_path / "sessions"
+    s = Server("--instance", "i7", "--session-dir", sdir, scratch=tmp_path)
+    sid, _ = new_session(s)
+    st, r = exec_(s, sid, "import pandas as pd\nkept = pd.DataFrame({'v': [5, 6]})\n"
+                          "open('f.txt', 'w').write('file kept')")
+    assert r["status"] == "ok"
+    assert s.stop() == 0
+    assert any(l.get("event") == "sessions_hibernated" and l["count"] == 1 for l in s.log()), s.lines
+    s2 = Server("--instance", "i7", "--session-dir", sdir, scratch=tmp_path)
+    try:
+        st, r = exec_(s2, sid, "print(int(kept.v.sum()), open('f.txt').read())")
+        assert st == 200 and r["stdout"] == "11 file kept\n", r
+    finally:
+        call(s2, "DELETE", f"/v1/sessions/{sid}")
+        assert s2.stop() == 0
+
+
+def test_sample_session_client_drives_three_cells_to_a_pdf(srv, tmp_path):
+    p = subprocess.run(["python3", str(ROOT / "samples" / "client" / "session.py"), "--url", srv.url,
+                        str(ROOT / "samples" / "sales" / "sales.csv")], capture_output=True, text=True,
+                       timeout=180, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    text = subprocess.run(["pdftotext", str(tmp_path / "summary.pdf"), "-"], capture_output=True,
+                          text=True).stdout
+    assert "Summary" in text
