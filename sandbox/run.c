@@ -813,8 +813,8 @@ static void hint_host_paths(const fo_sandbox_plan *p)
    listener the jail handed out (PRODUCT.md §5.1, docs/egress.md). It runs as
    nobody when folio is root. FOLIO_EGRESS_RESOLV (the caller's environment,
    never the jail's) names another resolv.conf: for tests and for hosts whose
-   proxy must use a particular resolver. FO_RUN_OK or FO_RUN_INTERNAL. */
-static int egress_begin(const fo_sandbox_plan *p, fo_sandbox_jail *j, fo_egress_proxy *px)
+   proxy must use a particular resolver. Sessions start theirs here too. */
+int fo_sandbox_egress_begin(const fo_sandbox_plan *p, fo_sandbox_jail *j, fo_egress_proxy *px)
 {
     const char *err = NULL;
 
@@ -836,7 +836,7 @@ static int egress_begin(const fo_sandbox_plan *p, fo_sandbox_jail *j, fo_egress_
 
 /* Stops the proxy and returns its log as JSON (malloc'd; NULL without
    policy network). Says so when the proxy had died during the run. */
-static char *egress_end(const fo_sandbox_plan *p, fo_egress_proxy *px)
+char *fo_sandbox_egress_end(const fo_sandbox_plan *p, fo_egress_proxy *px)
 {
     if (p->net != FO_NET_ALLOW)
         return NULL;
@@ -894,9 +894,9 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
     rc = fo_sandbox_jail_start(&p, &j, 0);
     if (rc != FO_RUN_OK)
         goto done;
-    rc = egress_begin(&p, &j, &px);
+    rc = fo_sandbox_egress_begin(&p, &j, &px);
     supervise(&p, &j, &o, p.quiet ? -1 : (p.json ? 2 : 1), p.quiet ? -1 : 2);
-    egress = egress_end(&p, &px);
+    egress = fo_sandbox_egress_end(&p, &px);
     if (rc != FO_RUN_OK) {
         fo_sandbox_jail_close(&j);
         goto done;

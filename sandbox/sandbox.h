@@ -221,6 +221,15 @@ void fo_sandbox_buf_json_str(fo_sandbox_buf *b, const char *s, size_t len);
 /* run.c — also used by sessions. The prebuilt matplotlib font caches: the
    folder "matplotlib" beside engine (in buf), or NULL. */
 const char *fo_sandbox_mpl_cache(const char *engine, char *buf, size_t len);
+/* run.c — --net packages / allow=: starts the egress proxy serving j's
+   listener (the listener is the proxy's afterwards; on failure the jail is
+   killed, message printed); nothing for other --net. FO_RUN_OK or
+   FO_RUN_INTERNAL. egress_end stops it and returns its audit log as JSON
+   (malloc'd; NULL without policy network). */
+struct fo_egress_proxy;
+int fo_sandbox_egress_begin(const fo_sandbox_plan *p, fo_sandbox_jail *j,
+                            struct fo_egress_proxy *px);
+char *fo_sandbox_egress_end(const fo_sandbox_plan *p, struct fo_egress_proxy *px);
 /* Opens every --in path into p->in (files
    within the ceiling, folders whole). FO_RUN_OK or an exit code, printed. */
 int fo_sandbox_open_inputs(fo_sandbox_plan *p);

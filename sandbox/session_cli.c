@@ -18,7 +18,7 @@
 static void usage(FILE *f)
 {
     fputs("usage: folio session new [--in FILE|DIR]... [--memory MB] [--disk MB] [--pids N]\n"
-          "                         [--max-bytes N] [--timeout SEC] [--net none|all]\n"
+          "                         [--max-bytes N] [--timeout SEC] [--net none|all|packages|allow=LIST]\n"
           "                         [--idle SEC] [--max-sessions N] [--json]\n"
           "       folio session exec ID [--timeout SEC] [--json] (-c CODE | FILE | -)\n"
           "       folio session put ID FILE... [--to DIR]\n"

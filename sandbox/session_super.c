@@ -179,7 +179,7 @@ static void info_json(fo_session *s, fo_sandbox_buf *b)
                           (unsigned long long)s->plan.memory_mb,
                           fo_sandbox_cgroup_memory_via(&s->j.cg),
                           (unsigned long long)s->plan.disk_mb, (unsigned long long)s->plan.max_bytes,
-                          s->plan.pids, s->plan.nofile, s->plan.net == FO_NET_ALL ? "all" : "none",
+                          s->plan.pids, s->plan.nofile, s->plan.net == FO_NET_ALL ? "all" : s->plan.net == FO_NET_ALLOW ? "allow" : "none",
                           s->idle_s, s->max_sessions);
 }
 
@@ -228,6 +228,12 @@ static int start(fo_session *s, int resume, fo_session_error *err)
     if (fo_sandbox_jail_start(&s->plan, &s->j, 0) != FO_RUN_OK) {
         fo_session_fail(err, resume ? "restore_failed" : "internal", 5, "see the message above",
                         "can't build the session's jail");
+        return -1;
+    }
+    s->net_allow = s->plan.net == FO_NET_ALLOW;
+    if (fo_sandbox_egress_begin(&s->plan, &s->j, &s->px) != FO_RUN_OK) {
+        fo_session_fail(err, resume ? "restore_failed" : "internal", 5, "see the message above",
+                        "can't start the session's egress proxy");
         return -1;
     }
     if (fo_session_kernel_hello(s, 30000) < 0) {
@@ -304,6 +310,10 @@ static void teardown(fo_session *s)
     pid_t pid = s->j.pid;
 
     fo_sandbox_jail_close(&s->j);          /* init sees the hang-up and exits */
+    if (s->net_allow && s->px.pid > 0) {
+        fo_sandbox_plan net = { .net = FO_NET_ALLOW };
+        free(fo_sandbox_egress_end(&net, &s->px));
+    }
     if (pid > 0) {
         kill(pid, SIGKILL);
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
@@ -663,6 +673,7 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
     memset(&s, 0, sizeof s);
     memset(&err, 0, sizeof err);
     s.j.pid = -1;
+    s.px.pid = s.px.log_fd = -1;
     s.engine = engine;
     if (argc < 4 || !fo_session_valid_id(argv[1]))
         return 1;

@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "sandbox/egress/egress.h"
+
 /* A frame from the kernel, read incrementally from a non-blocking pipe. */
 typedef struct {
     unsigned char hdr[5];
@@ -24,6 +26,8 @@ typedef struct {
     double idle_s;
     unsigned max_sessions;
     fo_sandbox_jail j;
+    fo_egress_proxy px;           /* --net packages / allow=: the session's proxy */
+    int net_allow;                /* the plan's net was FO_NET_ALLOW (the plan is freed) */
     fo_kframe kf;
     unsigned cells;
     int kernel_lost;              /* died between cells: the next exec says so */

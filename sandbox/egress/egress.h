@@ -111,7 +111,7 @@ int fo_egress_sni(const uint8_t *buf, size_t len, char *name);
 
 /* ----------------------------------------------------------------- proxy.c */
 
-typedef struct {
+typedef struct fo_egress_proxy {
     pid_t pid;           /* the proxy process, or -1 */
     int log_fd;          /* its audit log: JSON objects, one per line (memfd) */
     int died;            /* fo_egress_stop found it dead already: its wait status + 1 */

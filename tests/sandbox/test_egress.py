@@ -676,3 +676,31 @@ print(ask(ok + b"\r\n"))                                      # and the proxy st
     assert lines[4] == "HTTP/1.0 200 OK"
     assert [r[1] for r in web.requests] == ["/hello.txt"]
     assert [e["decision"] for e in m["egress"]] == ["refused"] * 4 + ["allowed"]
+
+
+# ------------------------------------------------------------------ sessions
+
+def test_a_session_takes_the_same_policy_for_all_its_cells(tmp_path, web):
+    """folio session new --net allow=...: the session's proxy lives as long as
+    the session; every cell reaches the allowed host and nothing else."""
+    from test_session import Sessions
+    s = Sessions(tmp_path)
+    try:
+        sid = s.new("--net", "allow=a.example.test", *pin("a.example.test", web.port))
+        get = ("import urllib.request\n"
+               "def get(u):\n"
+               "    try: return urllib.request.urlopen(u, timeout=10).read().decode()\n"
+               "    except Exception as e: return 'refused: %s' % e\n")
+        r = s.exec(sid, get + "print(get('http://a.example.test/hello.txt'), end='')", expect="ok")
+        assert r["stdout"] == "hello from a.example.test\n"
+        r = s.exec(sid, "print(get('http://b.example.test/hello.txt'))", expect="ok")
+        assert r["stdout"].startswith("refused: HTTP Error 403"), r
+        r = s.exec(sid, "import socket\ntry:\n    socket.create_connection(('127.0.0.1', %d), 2)\n"
+                        "    print('reached')\nexcept OSError as e:\n    print('no:', e)" % web.port,
+                   expect="ok")
+        assert r["stdout"].startswith("no:"), "the host's loopback stays out of reach"
+        r = s.exec(sid, "print(get('http://a.example.test/hello.txt'), end='')", expect="ok")
+        assert r["stdout"] == "hello from a.example.test\n", "the proxy serves later cells too"
+        assert [r[1] for r in web.requests] == ["/hello.txt", "/hello.txt"]
+    finally:
+        s.close_all()
