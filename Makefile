@@ -190,10 +190,11 @@ valgrind: deps-test
 
 FUZZ_TIME ?= 30
 fuzz: deps-test
-	$(MAKE) BUILD=build-fuzz CC=clang OPT="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" $(BUILD:build=build-fuzz)/libfolio.a
+	$(MAKE) BUILD=build-fuzz CC=clang OPT="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" $(BUILD:build=build-fuzz)/libfolio.a \
+	  $(BUILD:build=build-fuzz)/libfolio-sandbox.a
 	@mkdir -p build-fuzz/fuzz
 	@set -e; for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
-	  clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Iinclude -I. $(PKG_CFLAGS) $$f build-fuzz/libfolio.a $(PKG_LIBS) -o build-fuzz/fuzz/$$n; \
+	  clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Iinclude -I. $(PKG_CFLAGS) $$f build-fuzz/libfolio-sandbox.a build-fuzz/libfolio.a $(PKG_LIBS) -o build-fuzz/fuzz/$$n; \
 	  mkdir -p build-fuzz/corpus/$$n; \
 	  seeds=tests/fuzz/seeds/$$n; [ -d $$seeds ] || seeds=; \
 	  echo "== $$n ($(FUZZ_TIME)s)"; \
