@@ -8,7 +8,7 @@
  * manifest.json. */
 #define FO_SANDBOX_PRIVATE
 #include "sandbox/sandbox.h"
-#include "render/sha256.h"
+#include "render/core/sha256.h"
 #include "render/stage.h"
 
 #include <dirent.h>

@@ -12,7 +12,7 @@
  * /v1/run answer 501 with a JSON body until they are built. */
 #define FO_SERVE_PRIVATE
 #include "serve/serve.h"
-#include "render/sha256.h"
+#include "render/core/sha256.h"
 
 #include <errno.h>
 #include <fcntl.h>

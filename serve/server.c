@@ -10,7 +10,7 @@
  * per line on stderr. */
 #define FO_SERVE_PRIVATE
 #include "serve/serve.h"
-#include "render/sha256.h"
+#include "render/core/sha256.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

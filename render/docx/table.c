@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "render/docx/docx_internal.h"
-#include "render/numfmt.h"
+#include "render/core/numfmt.h"
 
 #define WIDTH_SAMPLE 200   /* rows measured for column widths */
 /* A table of at most this many rows (header and totals included) is kept on

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "render/pdf/pdf_int.h"
-#include "render/policy.h"
-#include "render/text.h"
+#include "render/core/policy.h"
+#include "render/core/text.h"
 
 #define LINK_PAD 1.0
 

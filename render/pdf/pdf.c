@@ -17,10 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "formats/image.h"
 #include "render/pdf/pdf_int.h"
 #include "render/render.h"
-#include "render/text.h"
+#include "render/core/text.h"
 
 /* Files tried, in order, for characters the theme's fonts lack. */
 static const char *const fallback_files[] = {
@@ -346,10 +345,10 @@ static void expand(const fo_pdf *c, const char *tpl, size_t page, char *out, siz
 static void logo(fo_pdf *c)
 {
     const fo_theme *t = c->t;
-    bool png;
-    int pw, ph;
+    bool png = t->logo_is_png;
+    int pw = t->logo_width, ph = t->logo_height; /* probed by the theme reader */
     if (!t->logo[0]) return;
-    if (!fo_image_probe(t->logo, &png, &pw, &ph)) {
+    if (pw <= 0 || ph <= 0 || access(t->logo, R_OK) != 0) {
         fo_pdf_fail(c, FO_ERR_INPUT, "theme logo %s: not a readable PNG or JPEG image", t->logo);
         return;
     }

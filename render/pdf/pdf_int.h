@@ -13,9 +13,9 @@
 
 #include <hpdf.h>
 
-#include "render/markup.h"
-#include "render/model.h"
-#include "render/numfmt.h"
+#include "render/core/markup.h"
+#include "render/core/model.h"
+#include "render/core/numfmt.h"
 
 /* Font faces of a family. */
 enum { FO_PDF_REGULAR = 0, FO_PDF_BOLD = 1, FO_PDF_ITALIC = 2, FO_PDF_BOLD_ITALIC = 3 };

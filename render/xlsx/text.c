@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "render/policy.h"
+#include "render/core/policy.h"
 #include "render/xlsx/xlsx_internal.h"
 
 void fo_xlsx_buf_free(fo_xlsx_buf *b)

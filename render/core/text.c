@@ -19,7 +19,7 @@
 #include FT_OUTLINE_H
 
 #include "folio.h"
-#include "render/text.h"
+#include "render/core/text.h"
 
 /* ---- UTF-8 --------------------------------------------------------------- */
 uint32_t fo_utf8_next(const char *s, size_t len, size_t *i)
