@@ -43,7 +43,7 @@ DEB_BENCH := wrk time python3-xlsxwriter python3-reportlab python3-matplotlib bu
              tinyproxy
 
 LIB_SRC  := $(sort $(wildcard formats/*.c formats/*/*.c render/*.c render/*/*.c))
-SBX_SRC  := $(sort $(wildcard sandbox/*.c sandbox/egress/*.c)) render/core/sha256.c render/stage.c
+SBX_SRC  := $(sort $(wildcard sandbox/*.c sandbox/egress/*.c)) render/core/sha256.c render/core/utf8.c render/stage.c
 CLI_SRC  := $(sort $(filter-out cli/launcher.c,$(wildcard cli/*.c)))
 SRV_SRC  := $(sort $(wildcard serve/*.c))
 TPL_FILES:= $(sort $(shell find templates -type f 2>/dev/null))

@@ -86,25 +86,6 @@ void fo_pdf_set_font(HPDF_Page p, HPDF_Font f, double size)
     HPDF_Page_SetFontAndSize(p, f, (HPDF_REAL)size);
 }
 
-uint32_t fo_pdf_utf8(const char *s, size_t len, size_t *n)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    uint32_t cp;
-    size_t k;
-    if (u[0] < 0x80) { *n = 1; return u[0]; }
-    if ((u[0] & 0xE0) == 0xC0) { cp = u[0] & 0x1F; k = 2; }
-    else if ((u[0] & 0xF0) == 0xE0) { cp = u[0] & 0x0F; k = 3; }
-    else if ((u[0] & 0xF8) == 0xF0) { cp = u[0] & 0x07; k = 4; }
-    else { *n = 1; return 0xFFFD; }
-    if (k > len) { *n = 1; return 0xFFFD; }
-    for (size_t i = 1; i < k; i++) {
-        if ((u[i] & 0xC0) != 0x80) { *n = 1; return 0xFFFD; }
-        cp = (cp << 6) | (u[i] & 0x3F);
-    }
-    *n = k;
-    return cp;
-}
-
 /* ---- fonts ---------------------------------------------------------------- */
 
 fo_pdf_font *fo_pdf_font_load(fo_pdf *c, const char *path)

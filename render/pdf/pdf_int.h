@@ -120,9 +120,6 @@ static inline HPDF_REAL fo_pdf_q(double v)
     if (v < -32767) v = -32767;
     return (HPDF_REAL)(__builtin_round(v * 4) / 4);
 }
-/* Decodes one UTF-8 sequence at s (len > 0); *n = bytes used (>= 1).
- * Malformed bytes decode as U+FFFD. */
-uint32_t fo_pdf_utf8(const char *s, size_t len, size_t *n);
 /* Least height block b needs on a page to start well (keep-with-next). */
 double fo_pdf_min_height(const fo_pdf *c, const fo_block *b);
 /* Remembers a heading at the cursor for outline and TOC. */
