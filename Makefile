@@ -44,7 +44,7 @@ DEB_BENCH := wrk time python3-xlsxwriter python3-reportlab python3-matplotlib bu
              tinyproxy python3-jupyter-client python3-ipykernel
 
 LIB_SRC  := $(sort $(wildcard formats/*.c formats/*/*.c render/*.c render/*/*.c))
-SBX_SRC  := $(sort $(wildcard sandbox/*.c sandbox/egress/*.c)) render/sha256.c render/stage.c
+SBX_SRC  := $(sort $(wildcard sandbox/*.c sandbox/egress/*.c)) render/core/sha256.c render/core/utf8.c render/stage.c
 CLI_SRC  := $(sort $(filter-out cli/launcher.c,$(wildcard cli/*.c)))
 SRV_SRC  := $(sort $(wildcard serve/*.c))
 TPL_FILES:= $(sort $(shell find templates -type f 2>/dev/null))
@@ -60,7 +60,7 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 PY       := /usr/bin/python3
 PREFIX   ?= /usr/local
 
-.PHONY: all deps deps-test deps-bench test unit e2e demo asan valgrind fuzz bench install uninstall clean
+.PHONY: all deps deps-test deps-bench check-includes test unit e2e demo asan valgrind fuzz bench install uninstall clean
 all: $(BUILD)/folio $(BUILD)/folio-engine $(BUILD)/libfolio.a $(BUILD)/matplotlib/.built
 
 # ---- dependencies -----------------------------------------------------------
@@ -169,6 +169,24 @@ $(BUILD)/tests/%: tests/%.c tests/check_run.h $(BUILD)/libfolio.a $(BUILD)/libfo
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) $< $(BUILD)/libfolio-sandbox.a $(BUILD)/libfolio.a $(PKG_LIBS) $$(pkg-config --cflags --libs check) -o $@
 
 # ---- tests ------------------------------------------------------------------
+# The layers (docs/architecture.md): readers and writers meet only in the hub,
+# render/core/. formats/ (readers) may include render/core/ only, the hub
+# includes neither formats/ nor any other part of render/, and no writer or
+# engine file under render/ includes a reader. LAYERS_ROOT lets a test point
+# the check at a copy of the tree.
+LAYERS_ROOT ?= .
+INC_LINES = grep -HnE '^[[:space:]]*\#[[:space:]]*include[[:space:]]*"' $(1) 2>/dev/null
+check-includes:
+	@cd $(LAYERS_ROOT) && bad=$$( { \
+	  $(call INC_LINES,formats/*.[ch] formats/*/*.[ch]) | grep -vE '"(folio\.h|formats/[^"]+|render/core/[^"]+)"'; \
+	  $(call INC_LINES,render/core/*.[ch]) | grep -vE '"(folio\.h|render/core/[^"]+)"'; \
+	  $(call INC_LINES,render/*.[ch] render/*/*.[ch]) | grep -E '"formats/'; } | sort -u); \
+	if [ -n "$$bad" ]; then \
+	  echo "$$bad"; \
+	  echo "check-includes: forbidden include (readers -> render/core <- writers; see docs/architecture.md)"; \
+	  exit 1; \
+	fi; echo "check-includes: layers ok"
+
 unit: $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do echo "== $$t"; CK_FORK=no $$t || fail=1; done; exit $$fail
 
@@ -176,6 +194,7 @@ e2e: $(BUILD)/folio $(BUILD)/folio-engine $(BUILD)/matplotlib/.built
 	FOLIO=$(CURDIR)/$(BUILD)/folio $(PY) -m pytest -q tests
 
 test: deps-test
+	$(MAKE) check-includes
 	$(MAKE) all
 	$(MAKE) unit
 	$(MAKE) e2e

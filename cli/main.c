@@ -18,8 +18,8 @@
 #include "cli/cli.h"
 #include "folio.h"
 #include "formats/theme.h"
-#include "render/model.h"
-#include "render/policy.h"
+#include "render/core/model.h"
+#include "render/core/policy.h"
 #include "serve/serve.h"
 
 static const char usage_text[] =

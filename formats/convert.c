@@ -10,7 +10,7 @@
 #include <strings.h>
 
 #include "formats/csv.h"
-#include "render/model.h"
+#include "render/core/model.h"
 
 fo_status fo_csv_doc(const char *path, fo_doc **out, fo_diags *d)
 {
@@ -32,6 +32,7 @@ fo_status fo_csv_doc(const char *path, fo_doc **out, fo_diags *d)
     if (dot && dot != base) *dot = '\0';
     ds->name = fo_arena_strdup(doc->arena, base);
     ds->src = FO_SRC_CSV;
+    ds->stream = &fo_csv_stream;
     ds->header = true;
     ds->csv_path = fo_arena_strdup(doc->arena, path);
     ds->csv_display = fo_arena_strdup(doc->arena, path);

@@ -15,6 +15,7 @@
 
 #include "formats/csv.h"
 #include "formats/infer.h"
+#include "render/core/utf8.h"
 
 #define BLOCK_SIZE ((size_t)256 << 10)
 #define SCAN_MAX_ERRORS 10
@@ -217,37 +218,6 @@ char fo_csv_delimiter(const fo_csv *c) { return c->delim; }
 size_t fo_csv_line(const fo_csv *c) { return c->rec_line; }
 
 /* ---- records ---------------------------------------------------------------*/
-/* Offset of the first byte of s[0..n) that is not valid UTF-8 (overlongs,
- * surrogates and code points past U+10FFFF are invalid), or n. */
-static size_t utf8_invalid_at(const unsigned char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        unsigned char b = s[i];
-        if (b < 0x80) {
-            i++;
-            continue;
-        }
-        size_t k;
-        unsigned lo = 0x80, hi = 0xBF;
-        if (b >= 0xC2 && b <= 0xDF) k = 1;
-        else if (b == 0xE0) { k = 2; lo = 0xA0; }
-        else if (b >= 0xE1 && b <= 0xEC) k = 2;
-        else if (b == 0xED) { k = 2; hi = 0x9F; }
-        else if (b >= 0xEE && b <= 0xEF) k = 2;
-        else if (b == 0xF0) { k = 3; lo = 0x90; }
-        else if (b >= 0xF1 && b <= 0xF3) k = 3;
-        else if (b == 0xF4) { k = 3; hi = 0x8F; }
-        else return i;
-        if (i + k >= n) return i; /* truncated */
-        if (s[i + 1] < lo || s[i + 1] > hi) return i;
-        for (size_t j = 2; j <= k; j++)
-            if (s[i + j] < 0x80 || s[i + j] > 0xBF) return i;
-        i += k + 1;
-    }
-    return n;
-}
-
 /* Word-at-a-time search (SWAR): has_zero(v) has the high bit set in each
  * byte of v that is zero (exact for the lowest such byte, which is all we use). */
 #define ONES 0x0101010101010101ULL
@@ -319,7 +289,7 @@ static bool end_field(fo_csv *c, rec_state *rs, fo_diags *d)
     size_t n = c->rec_len - rs->field_start;
     if (rs->hi & 0x80) {
         const unsigned char *f = (const unsigned char *)c->rec + rs->field_start;
-        size_t bad = utf8_invalid_at(f, n);
+        size_t bad = fo_utf8_invalid_at((const char *)f, n);
         if (bad < n) {
             size_t line = c->rec_line;
             for (size_t i = 0; i < rs->field_start + bad; i++) {

@@ -19,7 +19,7 @@
 #define FO_CSV_H
 
 #include "folio.h"
-#include "render/model.h"
+#include "render/core/model.h"
 
 #define FO_CSV_MAX_RECORD ((size_t)64 << 20) /* bytes of one record */
 #define FO_CSV_MAX_FIELDS ((size_t)100000)   /* fields of one record */
@@ -70,7 +70,11 @@ void fo_csv_close(fo_csv *c);
 fo_status fo_csv_scan(fo_dataset *ds, fo_arena *a, const fo_column *hints, size_t nhints,
                       fo_diags *d);
 
-/* ---- private: shared by formats/csv.c and formats/rows.c ------------------ */
+/* The rows of a CSV dataset (ds->src FO_SRC_CSV, scanned by fo_csv_scan):
+ * a reader that loads one sets ds->stream = &fo_csv_stream. */
+extern const fo_row_stream fo_csv_stream;
+
+/* ---- private: shared by formats/csv.c and formats/csv_rows.c ------------------ */
 /* True after an error that ends reading (every later fo_csv_next is -1). */
 bool fo_csv__fatal(const fo_csv *c);
 /* Display name used in diagnostics about ds. */

@@ -18,7 +18,7 @@
 #ifndef FO_INFER_H
 #define FO_INFER_H
 
-#include "render/model.h"
+#include "render/core/model.h"
 
 /* Classifies one cell: returns the narrowest fo_type that fits (FO_TYPE_TEXT
  * for empty or anything else) and, via *v (may be NULL), the value converted

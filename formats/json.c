@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "formats/json.h"
+#include "render/core/utf8.h"
 
 /* The children of one container, found once: value (and key) offsets, and
  * a hash of each decoded key so a member is found without decoding all. */
@@ -278,12 +279,8 @@ static void read_key(scan *s, char *buf, size_t cap)
                     for (int k = 0; k < 4; k++) lo = lo * 16 + (unsigned)hexval(s->t[s->i++]);
                     cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
                 }
-                /* re-encode as UTF-8 */
-                char u[4]; size_t un;
-                if (cp < 0x80) { u[0] = (char)cp; un = 1; }
-                else if (cp < 0x800) { u[0] = (char)(0xC0 | cp >> 6); u[1] = (char)(0x80 | (cp & 0x3F)); un = 2; }
-                else if (cp < 0x10000) { u[0] = (char)(0xE0 | cp >> 12); u[1] = (char)(0x80 | ((cp >> 6) & 0x3F)); u[2] = (char)(0x80 | (cp & 0x3F)); un = 3; }
-                else { u[0] = (char)(0xF0 | cp >> 18); u[1] = (char)(0x80 | ((cp >> 12) & 0x3F)); u[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); u[3] = (char)(0x80 | (cp & 0x3F)); un = 4; }
+                char u[4];
+                size_t un = fo_utf8_put(u, cp);
                 for (size_t k = 0; k < un && n + 1 < cap; k++) buf[n++] = u[k];
                 continue;
             }

@@ -15,7 +15,6 @@
 #include "formats/image.h"
 #include "formats/spec_internal.h"
 #include "formats/theme.h"
-#include "render/chart/chart.h"
 
 static const char *const top_keys[] = {"folio", "title", "subtitle", "author", "date", "theme",
                                        "data", "blocks", "$schema", NULL};

@@ -6,7 +6,7 @@
 
 #include "formats/csv.h"
 #include "formats/spec_internal.h"
-#include "render/policy.h"
+#include "render/core/policy.h"
 
 static const char *const cell_keys_formula[] = {"formula", "value", NULL};
 static const char *const cell_keys_url[] = {"url", "text", NULL};
@@ -351,6 +351,7 @@ static fo_dataset *read_dataset(fo_spec_ctx *c, json_t *obj, const char *ptr, co
             fo_spec_error(c, p, true, "use either \"csv\" or \"rows\"", "a dataset cannot have both \"csv\" and \"rows\"");
         }
         ds->src = FO_SRC_CSV;
+        ds->stream = &fo_csv_stream;
         ok = read_csv(c, obj, ptr, ds);
     } else {
         ds->src = FO_SRC_INLINE;

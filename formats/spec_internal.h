@@ -9,7 +9,7 @@
 
 #include <limits.h>
 #include "formats/json.h"
-#include "render/model.h"
+#include "render/core/model.h"
 
 #define FO_PTR_MAX 512
 
@@ -43,7 +43,7 @@ void fo_spec_error(fo_spec_ctx *c, const char *pointer, bool key, const char *hi
  * valid (a refused link: the text is kept without it). */
 void fo_spec_warn(fo_spec_ctx *c, const char *pointer, const char *hint,
                   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-/* True when url may be a link (render/policy.h); else warns at ptr. */
+/* True when url may be a link (render/core/policy.h); else warns at ptr. */
 bool fo_spec_check_link(fo_spec_ctx *c, const char *url, const char *ptr);
 /* Warns at ptr for each link of inline markup text the policy refuses (the
  * writers drop those links and keep their labels). */

@@ -9,9 +9,9 @@
 
 #include "formats/path.h"
 #include "formats/spec_internal.h"
-#include "render/markup.h"
-#include "render/numfmt.h"
-#include "render/policy.h"
+#include "render/core/markup.h"
+#include "render/core/numfmt.h"
+#include "render/core/policy.h"
 
 /* One located diagnostic; *count counts it, and past FO_SPEC_MAX_ERRORS it
  * is only counted (fo_spec_more_errors sums those up). */

@@ -285,12 +285,16 @@ static void apply(ctx *c, json_t *root, fo_theme *t)
     text(c, root, "", "footer", t->footer, sizeof t->footer);
     char logo[512] = "";
     text(c, root, "", "logo", logo, sizeof logo);
-    fo_image_info info;
+    fo_image_info info = {0};
     const char *why;
-    if (logo[0] && theme_file(c, "/logo", "logo", logo, FO_IMAGE_MAX_BYTES, t->logo, sizeof t->logo) &&
-        (why = fo_image_check(t->logo, &info)) != NULL) {
-        err(c, "/logo", false, "a PNG or JPEG file of at most 50 megapixels", "logo \"%s\" cannot be used: %s", logo, why);
-        t->logo[0] = '\0';
+    if (logo[0] && theme_file(c, "/logo", "logo", logo, FO_IMAGE_MAX_BYTES, t->logo, sizeof t->logo)) {
+        if ((why = fo_image_check(t->logo, &info)) != NULL) {
+            err(c, "/logo", false, "a PNG or JPEG file of at most 50 megapixels", "logo \"%s\" cannot be used: %s", logo, why);
+            t->logo[0] = '\0';
+        }
+        t->logo_is_png = info.is_png; /* the writers' size: no writer probes */
+        t->logo_width = info.width;
+        t->logo_height = info.height;
     }
     if ((o = json_object_get(root, "table")) && json_is_object(o)) {
         check_keys(c, o, "/table", table_keys);

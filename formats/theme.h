@@ -3,7 +3,7 @@
 #ifndef FO_FORMATS_THEME_H
 #define FO_FORMATS_THEME_H
 
-#include "render/theme.h"
+#include "render/core/theme.h"
 #include "folio.h"
 
 #define FO_THEME_MAX_BYTES (1u << 20)       /* a theme's JSON */

@@ -114,7 +114,7 @@ fo_status fo_render(const fo_doc *doc, const char *const *outs, size_t nouts,
  * Library code never prints; the callback decides. NULL turns it off. */
 typedef void (*fo_progress_fn)(void *ctx, const char *dataset, uint64_t done, uint64_t total);
 void fo_progress_set(fo_progress_fn fn, void *ctx);
-/* Called by row streams (render/model.h users need not call it). */
+/* Called by row streams (render/core/model.h users need not call it). */
 void fo_progress_tick(const char *dataset, uint64_t done, uint64_t total);
 
 /* True when the extension of path names a format folio can write. */

@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "render/output.h"
-#include "render/sha256.h"
+#include "render/core/sha256.h"
 #include "render/stage.h"
 
 typedef struct {

@@ -6,7 +6,7 @@
 #ifndef FO_RENDER_H
 #define FO_RENDER_H
 
-#include "render/model.h"
+#include "render/core/model.h"
 #include "render/output.h"
 
 typedef fo_status (*fo_render_fn)(const fo_doc *doc, const char *dest, fo_outset *out,

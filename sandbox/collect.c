@@ -8,8 +8,9 @@
  * manifest.json. */
 #define FO_SANDBOX_PRIVATE
 #include "sandbox/sandbox.h"
-#include "render/sha256.h"
+#include "render/core/sha256.h"
 #include "render/stage.h"
+#include "render/core/utf8.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -504,30 +505,6 @@ void fo_sandbox_buf_printf(fo_sandbox_buf *b, const char *fmt, ...)
     free(big);
 }
 
-/* Length of a valid UTF-8 sequence at s (max n bytes), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    size_t len, k;
-    unsigned cp;
-
-    if (s[0] < 0x80) return 1;
-    if ((s[0] & 0xe0) == 0xc0) { len = 2; cp = s[0] & 0x1f; }
-    else if ((s[0] & 0xf0) == 0xe0) { len = 3; cp = s[0] & 0x0f; }
-    else if ((s[0] & 0xf8) == 0xf0) { len = 4; cp = s[0] & 0x07; }
-    else return 0;
-    if (len > n)
-        return 0;
-    for (k = 1; k < len; k++) {
-        if ((s[k] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[k] & 0x3f);
-    }
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-        cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
-}
-
 /* A JSON string; invalid UTF-8 becomes U+FFFD, controls are escaped. */
 void fo_sandbox_buf_json_str(fo_sandbox_buf *b, const char *s, size_t len)
 {
@@ -536,7 +513,8 @@ void fo_sandbox_buf_json_str(fo_sandbox_buf *b, const char *s, size_t len)
 
     buf_add(b, "\"", 1);
     while (k < len) {
-        size_t n = utf8_len(u + k, len - k);
+        uint32_t cp;
+        size_t n = fo_utf8_decode(s + k, len - k, &cp);
         char esc[8];
 
         if (n == 0) {

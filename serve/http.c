@@ -13,7 +13,7 @@
 #define FO_SERVE_PRIVATE
 #include "serve/serve.h"
 #include "serve/http.h"
-#include "render/sha256.h"
+#include "render/core/sha256.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -11,7 +11,7 @@
 #define FO_SERVE_PRIVATE
 #include "serve/serve.h"
 #include "sandbox/session.h"
-#include "render/sha256.h"
+#include "render/core/sha256.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

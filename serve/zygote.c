@@ -339,7 +339,7 @@ static void child_main(int sock)
 }
 
 /* Preloading, as Android's zygote does: one render of a small built-in spec
-   to every format loads the fonts into the face caches of render/text.c and
+   to every format loads the fonts into the face caches of render/core/text.c and
    render/png, and pages in the renderers' code, so each child starts warm.
    The spec is ours, not a request's: nothing of a request is ever held here. */
 static void warm_up(void)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "render/chart/layout.h"
-#include "render/text.h"
+#include "render/core/text.h"
 
 typedef struct {
     fo_chart_ctx *cx;

@@ -13,19 +13,12 @@
 #ifndef FO_CHART_H
 #define FO_CHART_H
 
-#include "render/model.h"
-#include "render/numfmt.h"
-#include "render/theme.h"
+#include "render/core/model.h"
+#include "render/core/numfmt.h"
+#include "render/core/theme.h"
 
 #define FO_CHART_DEFAULT_WIDTH 800
 #define FO_CHART_DEFAULT_HEIGHT 500
-
-/* The largest magnitude a chart value may have: beyond it the axis
- * arithmetic (ranges, 1-2-5 steps, tick labels) stops being exact and, near
- * DBL_MAX, overflows to infinity. The spec reader refuses larger values in a
- * chart's series (inline data) and fo_chart_layout refuses them in CSV data,
- * so every writer draws the same charts or none. */
-#define FO_CHART_VALUE_MAX 1e15
 
 /* ---- display list ----------------------------------------------------- */
 typedef struct fo_dl fo_dl;

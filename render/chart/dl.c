@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "render/chart/dl_build.h"
-#include "render/text.h"
+#include "render/core/text.h"
 
 struct fo_dl {
     double width, height;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "render/chart/layout.h"
-#include "render/text.h"
+#include "render/core/text.h"
 
 static fo_rgb mix(fo_rgb a, fo_rgb b, double t)
 {

@@ -7,7 +7,7 @@
 #define FO_CHART_LAYOUT_H
 
 #include "render/chart/dl_build.h"
-#include "render/numfmt.h"
+#include "render/core/numfmt.h"
 
 typedef struct {
     size_t n;           /* points (rows) */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "render/chart/layout.h"
-#include "render/text.h"
+#include "render/core/text.h"
 
 /* Whole percentages of v[0..n) (v >= 0, total > 0) summing to exactly 100. */
 static void percentages(const double *v, size_t n, double total, int *pct, double *rem)

@@ -30,8 +30,8 @@
 #include <stddef.h>
 
 #include "folio.h"
-#include "render/model.h"
-#include "render/theme.h"
+#include "render/core/model.h"
+#include "render/core/theme.h"
 #include "render/ooxml/package.h"
 
 #define FO_CHARTXML_CT "application/vnd.openxmlformats-officedocument.drawingml.chart+xml"

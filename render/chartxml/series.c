@@ -13,7 +13,7 @@
 
 #include "render/chart/chart.h"
 #include "render/chartxml/chartxml.h"
-#include "render/numfmt.h"
+#include "render/core/numfmt.h"
 
 /* ---- small writers ---------------------------------------------------------- */
 

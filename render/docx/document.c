@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "render/docx/docx_internal.h"
-#include "render/markup.h"
+#include "render/core/markup.h"
 
 /* ---- paragraphs ------------------------------------------------------------- */
 

@@ -8,7 +8,7 @@
 #ifndef FO_DOCX_INTERNAL_H
 #define FO_DOCX_INTERNAL_H
 
-#include "render/model.h"
+#include "render/core/model.h"
 #include "render/ooxml/package.h"
 
 #define FO_DOCX_DOCUMENT "word/document.xml"

@@ -9,10 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "formats/image.h"
 #include "render/chartxml/chartxml.h"
 #include "render/docx/docx_internal.h"
-#include "render/markup.h"
+#include "render/core/markup.h"
 
 #define EMU_PER_PX 9525LL
 #define EMU_PER_TWIP 635LL
@@ -209,11 +208,11 @@ void fo_docx_image_write(fo_docx_ctx *c, const fo_block *b)
 void fo_docx_logo_run(fo_docx_ctx *c, fo_xml *x, const char *part)
 {
     const fo_theme *t = c->t;
-    bool png;
-    int pw, ph;
+    bool png = t->logo_is_png;
+    int pw = t->logo_width, ph = t->logo_height; /* probed by the theme reader */
     size_t len = 0;
     unsigned char *data = NULL;
-    if (!fo_image_probe(t->logo, &png, &pw, &ph) || !(data = read_file(t->logo, &len))) {
+    if (pw <= 0 || ph <= 0 || !(data = read_file(t->logo, &len))) {
         fo_docx_fail(c, NULL, FO_ERR_INPUT, "theme logo %s: not a readable PNG or JPEG image",
                      t->logo);
         return;

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "render/docx/docx_internal.h"
-#include "render/markup.h"
-#include "render/policy.h"
+#include "render/core/markup.h"
+#include "render/core/policy.h"
 
 /* ---- failure ---------------------------------------------------------------- */
 

@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "render/docx/docx_internal.h"
-#include "render/numfmt.h"
+#include "render/core/numfmt.h"
+#include "render/core/utf8.h"
 
 #define WIDTH_SAMPLE 200   /* rows measured for column widths */
 /* A table of at most this many rows (header and totals included) is kept on
@@ -32,13 +33,6 @@ typedef struct {
 } tcol;
 
 /* ---- values to text ------------------------------------------------------- */
-
-static size_t utf8_chars(const char *s, size_t n)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) k += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return k;
-}
 
 /* A number through f (NULL: general), written into buf. */
 static size_t fmt_num(const fo_numfmt *f, double v, char *buf, size_t cap)
@@ -111,7 +105,7 @@ static size_t longest_word(const char *s, size_t n)
     for (size_t i = 0; i < n;) {
         size_t k = i;
         while (k < n && s[k] != ' ' && s[k] != '\n') k++;
-        size_t w = utf8_chars(s + i, k - i);
+        size_t w = fo_utf8_count(s + i, k - i);
         if (w > best) best = w;
         i = k + 1;
     }
@@ -128,7 +122,7 @@ static void measure(fo_docx_ctx *c, const fo_block *b, tcol *tc)
     size_t nc = b->u.table.ncols;
     for (size_t j = 0; j < nc; j++) {
         const char *title = b->u.table.cols[j].title;
-        tc[j].chars = utf8_chars(title, strlen(title));
+        tc[j].chars = fo_utf8_count(title, strlen(title));
         tc[j].word = (longest_word(title, strlen(title)) * 23 + 19) / 20; /* bold runs ~15% wider */
     }
     fo_rows *rows = NULL;
@@ -142,7 +136,7 @@ static void measure(fo_docx_ctx *c, const fo_block *b, tcol *tc)
                 const char *url;
                 const char *s = cell_text(&row[b->u.table.cols[j].field], tc[j].fmt, buf, &n,
                                           &numeric, &url);
-                size_t k = utf8_chars(s, n);
+                size_t k = fo_utf8_count(s, n);
                 if (k > tc[j].chars) tc[j].chars = k;
                 size_t w = tc[j].right ? k : longest_word(s, n);
                 if (w > tc[j].word) tc[j].word = w;

@@ -23,7 +23,7 @@
 #include <stddef.h>
 
 #include "folio.h"
-#include "render/model.h"
+#include "render/core/model.h"
 #include "render/ooxml/xml.h"
 
 /* ---- relationship types shared by docx and pptx ------------------------- */

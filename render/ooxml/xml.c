@@ -13,6 +13,7 @@
 #include <libxml/xmlwriter.h>
 
 #include "render/ooxml/xml.h"
+#include "render/core/utf8.h"
 
 struct fo_xml {
     xmlTextWriterPtr w;
@@ -28,30 +29,12 @@ struct fo_xml {
  * bytes are invalid UTF-8, or -1 when the character is valid but forbidden. */
 static int char_len(const unsigned char *s, size_t n)
 {
-    unsigned c = s[0];
-    if (c < 0x80) {
-        if (c < 0x20 && c != 0x09 && c != 0x0A && c != 0x0D) return -1;
-        return 1;
-    }
-    if (c >= 0xC2 && c <= 0xDF) {
-        if (n < 2 || (s[1] & 0xC0) != 0x80) return 0;
-        return 2;
-    }
-    if (c >= 0xE0 && c <= 0xEF) {
-        if (n < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80) return 0;
-        if (c == 0xE0 && s[1] < 0xA0) return 0;  /* overlong */
-        if (c == 0xED && s[1] > 0x9F) return 0;  /* surrogates */
-        if (c == 0xEF && s[1] == 0xBF && (s[2] == 0xBE || s[2] == 0xBF)) return -1; /* U+FFFE/F */
-        return 3;
-    }
-    if (c >= 0xF0 && c <= 0xF4) {
-        if (n < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80)
-            return 0;
-        if (c == 0xF0 && s[1] < 0x90) return 0;  /* overlong */
-        if (c == 0xF4 && s[1] > 0x8F) return 0;  /* above U+10FFFF */
-        return 4;
-    }
-    return 0;
+    uint32_t c;
+    size_t k = fo_utf8_decode((const char *)s, n, &c);
+    if (k == 0) return 0;
+    if (c < 0x20 && c != 0x09 && c != 0x0A && c != 0x0D) return -1;
+    if (c == 0xFFFE || c == 0xFFFF) return -1;
+    return (int)k;
 }
 
 bool fo_xml_is_clean(const char *src, size_t n)

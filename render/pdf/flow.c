@@ -11,8 +11,9 @@
 #include <string.h>
 
 #include "render/pdf/pdf_int.h"
-#include "render/policy.h"
-#include "render/text.h"
+#include "render/core/policy.h"
+#include "render/core/text.h"
+#include "render/core/utf8.h"
 
 #define LINK_PAD 1.0
 
@@ -28,23 +29,6 @@ static uint32_t drawable(uint32_t cp)
     if (cp > 0xFFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0xFFFD;
     if (cp < 0x20 || cp == 0x7F) return ' ';
     return cp;
-}
-
-static size_t put_utf8(char *o, uint32_t cp)
-{
-    if (cp < 0x80) { o[0] = (char)cp; return 1; }
-    if (cp < 0x800) { o[0] = (char)(0xC0 | (cp >> 6)); o[1] = (char)(0x80 | (cp & 0x3F)); return 2; }
-    if (cp < 0x10000) {
-        o[0] = (char)(0xE0 | (cp >> 12));
-        o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        o[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    o[0] = (char)(0xF0 | (cp >> 18));
-    o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    o[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
 }
 
 /* Glyph outlines onto the page: em units scaled by size from the pen (x, y). */
@@ -88,7 +72,7 @@ void fo_pdf_show(fo_pdf *c, fo_pdf_font *g, double size, double x, double y, con
     if (in_text) HPDF_Page_EndText(p);
     size_t len = strlen(s);
     for (size_t i = 0, n; i < len; i += n) {
-        uint32_t cp = fo_pdf_utf8(s + i, len - i, &n);
+        uint32_t cp = fo_utf8_at(s + i, len - i, &n);
         pen o = {p, x, y, size, false};
         double adv = 0;
         if (fo_text_outline(FO_TEXT_FALLBACK_REGULAR, cp, &draw, &o, &adv) && o.any)
@@ -102,7 +86,7 @@ double fo_pdf_text_width(fo_pdf *c, fo_pdf_font *f, double size, const char *s, 
 {
     double w = 0;
     for (size_t i = 0, n; i < len; i += n) {
-        uint32_t cp = drawable(fo_pdf_utf8(s + i, len - i, &n));
+        uint32_t cp = drawable(fo_utf8_at(s + i, len - i, &n));
         w += fo_pdf_glyph_width(fo_pdf_cover(c, f, cp), cp);
     }
     return w * size / 1000.0;
@@ -126,14 +110,14 @@ void fo_pdf_text_draw(fo_pdf *c, fo_pdf_font *f, double size, fo_rgb color,
     size_t i = 0;
     while (i < len) {
         size_t n, o = 0;
-        uint32_t cp = drawable(fo_pdf_utf8(s + i, len - i, &n));
+        uint32_t cp = drawable(fo_utf8_at(s + i, len - i, &n));
         fo_pdf_font *g = fo_pdf_cover(c, f, cp);
         double w = 0;
         /* longest stretch drawn with font g */
         while (i < len) {
-            uint32_t cq = drawable(fo_pdf_utf8(s + i, len - i, &n));
+            uint32_t cq = drawable(fo_utf8_at(s + i, len - i, &n));
             if (fo_pdf_cover(c, f, cq) != g) break;
-            o += put_utf8(buf + o, cq);
+            o += fo_utf8_put(buf + o, cq);
             w += fo_pdf_glyph_width(g, cq);
             i += n;
         }
@@ -159,7 +143,7 @@ static size_t wrap(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t
         double lw = 0;
         bool cut = false;
         while (i < len && s[i] != '\n') {
-            uint32_t cp = drawable(fo_pdf_utf8(s + i, len - i, &n));
+            uint32_t cp = drawable(fo_utf8_at(s + i, len - i, &n));
             double gw = fo_pdf_glyph_width(fo_pdf_cover(c, f, cp), cp);
             if (lw + gw > limit && i > start && cp != ' ') {
                 if (brk > start) i = brk;           /* back to the last space */
@@ -245,7 +229,7 @@ static bool line_add(fo_pdf *c, line_t *L, const rstyle *rs, const char *s, size
         L->bcap = cap;
     }
     for (size_t i = 0, n; i < len; i += n) {
-        uint32_t cp = drawable(fo_pdf_utf8(s + i, len - i, &n));
+        uint32_t cp = drawable(fo_utf8_at(s + i, len - i, &n));
         fo_pdf_font *g = fo_pdf_cover(c, rs->f, cp);
         double gw = fo_pdf_glyph_width(g, cp) * rs->size / 1000.0;
         piece *last = L->n ? &L->p[L->n - 1] : NULL;
@@ -262,7 +246,7 @@ static bool line_add(fo_pdf *c, line_t *L, const rstyle *rs, const char *s, size
             last = &L->p[L->n++];
             *last = (piece){g, rs->size, rs->color, rs->url, L->blen, 0, 0};
         }
-        size_t k = put_utf8(L->buf + L->blen, cp);
+        size_t k = fo_utf8_put(L->buf + L->blen, cp);
         L->blen += k;
         last->len += k;
         last->w += gw;
@@ -335,7 +319,7 @@ void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
         size_t len = r < runs->n ? runs->runs[r].len : 0, i = 0;
         for (;;) {
             size_t n = 1;
-            uint32_t cp = i < len ? fo_pdf_utf8(s + i, len - i, &n) : 0;
+            uint32_t cp = i < len ? fo_utf8_at(s + i, len - i, &n) : 0;
             bool end_run = i >= len;
             bool cjk = (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xAC00 && cp <= 0xD7AF) ||
                        (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFFEF);
@@ -371,7 +355,7 @@ void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
                     if (ww <= w) { if (!line_add(c, &L, ks, t, word[k].len)) goto oom; continue; }
                     /* a word wider than the column: cut between characters */
                     for (size_t q = 0, m; q < word[k].len; q += m) {
-                        fo_pdf_utf8(t + q, word[k].len - q, &m);
+                        fo_utf8_at(t + q, word[k].len - q, &m);
                         double gw = fo_pdf_text_width(c, ks->f, ks->size, t + q, m);
                         if (L.n && L.w + gw > w) line_emit(c, &L, x, line_h);
                         if (!line_add(c, &L, ks, t + q, m)) goto oom;

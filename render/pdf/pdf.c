@@ -17,10 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "formats/image.h"
 #include "render/pdf/pdf_int.h"
 #include "render/render.h"
-#include "render/text.h"
+#include "render/core/text.h"
 
 /* Files tried, in order, for characters the theme's fonts lack. */
 static const char *const fallback_files[] = {
@@ -85,25 +84,6 @@ void fo_pdf_set_font(HPDF_Page p, HPDF_Font f, double size)
     if (HPDF_Page_GetCurrentFont(p) == f && HPDF_Page_GetCurrentFontSize(p) == (HPDF_REAL)size)
         return;
     HPDF_Page_SetFontAndSize(p, f, (HPDF_REAL)size);
-}
-
-uint32_t fo_pdf_utf8(const char *s, size_t len, size_t *n)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    uint32_t cp;
-    size_t k;
-    if (u[0] < 0x80) { *n = 1; return u[0]; }
-    if ((u[0] & 0xE0) == 0xC0) { cp = u[0] & 0x1F; k = 2; }
-    else if ((u[0] & 0xF0) == 0xE0) { cp = u[0] & 0x0F; k = 3; }
-    else if ((u[0] & 0xF8) == 0xF0) { cp = u[0] & 0x07; k = 4; }
-    else { *n = 1; return 0xFFFD; }
-    if (k > len) { *n = 1; return 0xFFFD; }
-    for (size_t i = 1; i < k; i++) {
-        if ((u[i] & 0xC0) != 0x80) { *n = 1; return 0xFFFD; }
-        cp = (cp << 6) | (u[i] & 0x3F);
-    }
-    *n = k;
-    return cp;
 }
 
 /* ---- fonts ---------------------------------------------------------------- */
@@ -346,10 +326,10 @@ static void expand(const fo_pdf *c, const char *tpl, size_t page, char *out, siz
 static void logo(fo_pdf *c)
 {
     const fo_theme *t = c->t;
-    bool png;
-    int pw, ph;
+    bool png = t->logo_is_png;
+    int pw = t->logo_width, ph = t->logo_height; /* probed by the theme reader */
     if (!t->logo[0]) return;
-    if (!fo_image_probe(t->logo, &png, &pw, &ph)) {
+    if (pw <= 0 || ph <= 0 || access(t->logo, R_OK) != 0) {
         fo_pdf_fail(c, FO_ERR_INPUT, "theme logo %s: not a readable PNG or JPEG image", t->logo);
         return;
     }

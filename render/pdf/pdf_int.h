@@ -13,9 +13,9 @@
 
 #include <hpdf.h>
 
-#include "render/markup.h"
-#include "render/model.h"
-#include "render/numfmt.h"
+#include "render/core/markup.h"
+#include "render/core/model.h"
+#include "render/core/numfmt.h"
 
 /* Font faces of a family. */
 enum { FO_PDF_REGULAR = 0, FO_PDF_BOLD = 1, FO_PDF_ITALIC = 2, FO_PDF_BOLD_ITALIC = 3 };
@@ -120,9 +120,6 @@ static inline HPDF_REAL fo_pdf_q(double v)
     if (v < -32767) v = -32767;
     return (HPDF_REAL)(__builtin_round(v * 4) / 4);
 }
-/* Decodes one UTF-8 sequence at s (len > 0); *n = bytes used (>= 1).
- * Malformed bytes decode as U+FFFD. */
-uint32_t fo_pdf_utf8(const char *s, size_t len, size_t *n);
 /* Least height block b needs on a page to start well (keep-with-next). */
 double fo_pdf_min_height(const fo_pdf *c, const fo_block *b);
 /* Remembers a heading at the cursor for outline and TOC. */

@@ -19,7 +19,7 @@
 #include "render/chart/chart.h"
 #include "render/png/png_encode.h"
 #include "render/render.h"
-#include "render/text.h"
+#include "render/core/text.h"
 
 /* ---- font faces: one cairo face per TrueType file, kept for the process ---- */
 typedef struct {

@@ -14,10 +14,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "formats/image.h"
 #include "render/pptx/pptx_internal.h"
-#include "render/text.h"
+#include "render/core/text.h"
 
 /* ---- template substitution ------------------------------------------------ */
 
@@ -90,10 +90,10 @@ static void logo_setup(fo_pptx *p)
 {
     const char *path = p->t->logo;
     fo_block *b = &p->logo;
-    bool png;
-    int pw, ph;
+    bool png = p->t->logo_is_png;
+    int pw = p->t->logo_width, ph = p->t->logo_height; /* probed by the theme reader */
     if (!path[0] || p->tpl) return;
-    if (!fo_image_probe(path, &png, &pw, &ph)) {
+    if (pw <= 0 || ph <= 0 || access(path, R_OK) != 0) {
         fo_pptx_fail(p, FO_ERR_INPUT, NULL, "theme logo %s: not a readable PNG or JPEG image", path);
         return;
     }

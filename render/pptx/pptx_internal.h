@@ -16,7 +16,7 @@
 #define FO_PPTX_INTERNAL_H
 
 #include "render/render.h"
-#include "render/markup.h"
+#include "render/core/markup.h"
 #include "render/ooxml/package.h"
 
 #define FO_PPTX_EMU(pt) ((long long)((pt) * 12700.0 + 0.5))

@@ -12,8 +12,8 @@
 
 #include "render/pptx/pptx_internal.h"
 #include "render/chartxml/chartxml.h"
-#include "render/numfmt.h"
-#include "render/text.h"
+#include "render/core/numfmt.h"
+#include "render/core/text.h"
 
 #define PX_PT 0.75          /* 96 px per inch */
 #define CARD_H 96.0

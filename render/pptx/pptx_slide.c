@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "render/pptx/pptx_internal.h"
-#include "render/text.h"
+#include "render/core/text.h"
 
 void fo_pptx_fail(fo_pptx *p, fo_status err, const char *pointer, const char *fmt, ...)
 {

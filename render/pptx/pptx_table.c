@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "render/pptx/pptx_internal.h"
-#include "render/numfmt.h"
-#include "render/text.h"
+#include "render/core/numfmt.h"
+#include "render/core/text.h"
 
 #define CELL_MX 5.4   /* left/right cell margin, pt */
 #define CELL_MY 3.6   /* top/bottom cell margin, pt */

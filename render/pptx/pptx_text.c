@@ -10,9 +10,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "render/policy.h"
+#include "render/core/policy.h"
 #include "render/pptx/pptx_internal.h"
-#include "render/text.h"
+#include "render/core/text.h"
 
 double fo_pptx_body_size(int level)
 {

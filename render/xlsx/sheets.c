@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "render/numfmt.h"
+#include "render/core/numfmt.h"
 #include "render/xlsx/xlsx_internal.h"
 
 #define DATA_ROWS_PER_SHEET (FO_XLSX_MAX_ROWS - 1) /* row 0 is the header */

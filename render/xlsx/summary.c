@@ -14,9 +14,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "formats/image.h"
-#include "render/markup.h"
+#include "render/core/markup.h"
 #include "render/xlsx/xlsx_internal.h"
 
 #define NCOLS 6
@@ -521,11 +521,11 @@ static void image_dpi(const char *path, bool png, double *xdpi, double *ydpi)
 static void put_logo(summary *s)
 {
     const char *path = s->x->th->logo;
-    bool png;
-    int pw, ph;
+    bool png = s->x->th->logo_is_png;
+    int pw = s->x->th->logo_width, ph = s->x->th->logo_height; /* probed by the theme reader */
     if (s->dry) return;
     double xdpi, ydpi;
-    bool ok = fo_image_probe(path, &png, &pw, &ph);
+    bool ok = pw > 0 && ph > 0 && access(path, R_OK) == 0;
     if (ok) {
         double room = 0;
         for (int c = LOGO_COL; c < NCOLS; c++) room += col_px(col_width[c]);

@@ -10,8 +10,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "render/policy.h"
+#include "render/core/policy.h"
 #include "render/xlsx/xlsx_internal.h"
+#include "render/core/utf8.h"
 
 void fo_xlsx_buf_free(fo_xlsx_buf *b)
 {
@@ -30,28 +31,6 @@ static bool buf_reserve(fo_xlsx_buf *b, size_t n)
     b->p = p;
     b->cap = cap;
     return true;
-}
-
-/* Decodes one UTF-8 character at s[0..len). Returns its length and sets *cp,
- * or returns 0 for an invalid sequence (overlong, surrogate, > U+10FFFF). */
-static size_t utf8_decode(const unsigned char *s, size_t len, unsigned *cp)
-{
-    unsigned c = s[0];
-    if (c < 0x80) { *cp = c; return 1; }
-    size_t n;
-    unsigned min;
-    if (c >= 0xC2 && c <= 0xDF) { n = 2; c &= 0x1F; min = 0x80; }
-    else if (c >= 0xE0 && c <= 0xEF) { n = 3; c &= 0x0F; min = 0x800; }
-    else if (c >= 0xF0 && c <= 0xF4) { n = 4; c &= 0x07; min = 0x10000; }
-    else return 0;
-    if (len < n) return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        c = (c << 6) | (s[i] & 0x3F);
-    }
-    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return 0;
-    *cp = c;
-    return n;
 }
 
 static bool is_hex(unsigned char c)
@@ -86,8 +65,8 @@ const char *fo_xlsx_clean(fo_xlsx_buf *b, const char *s, size_t len, fo_xlsx_cle
             continue;
         }
         if (c < 0x20) break;
-        unsigned cp;
-        size_t n = utf8_decode((const unsigned char *)s + i, len - i, &cp);
+        uint32_t cp;
+        size_t n = fo_utf8_decode(s + i, len - i, &cp);
         if (n == 0 || cp == 0xFFFE || cp == 0xFFFF) break;
         i += n - 1;
     }
@@ -121,8 +100,8 @@ const char *fo_xlsx_clean(fo_xlsx_buf *b, const char *s, size_t len, fo_xlsx_cle
             continue;
         }
         if (c < 0x80) { *o++ = (char)c; i++; continue; }
-        unsigned cp;
-        size_t n = utf8_decode((const unsigned char *)s + i, len - i, &cp);
+        uint32_t cp;
+        size_t n = fo_utf8_decode(s + i, len - i, &cp);
         if (n == 0 || cp == 0xFFFE || cp == 0xFFFF) {
             memcpy(o, "\xEF\xBF\xBD", 3); /* U+FFFD */
             o += 3;
@@ -170,8 +149,8 @@ double fo_xlsx_text_width(const char *s, size_t len)
 {
     double best = 0, w = 0;
     for (size_t i = 0; i < len;) {
-        unsigned cp;
-        size_t n = utf8_decode((const unsigned char *)s + i, len - i, &cp);
+        uint32_t cp;
+        size_t n = fo_utf8_decode(s + i, len - i, &cp);
         if (n == 0) { cp = 0xFFFD; n = 1; }
         i += n;
         if (cp == '\n') {
@@ -223,9 +202,9 @@ static bool name_equal(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b), i = 0, j = 0;
     while (i < la && j < lb) {
-        unsigned ca, cb;
-        size_t na = utf8_decode((const unsigned char *)a + i, la - i, &ca);
-        size_t nb = utf8_decode((const unsigned char *)b + j, lb - j, &cb);
+        uint32_t ca, cb;
+        size_t na = fo_utf8_decode(a + i, la - i, &ca);
+        size_t nb = fo_utf8_decode(b + j, lb - j, &cb);
         if (!na) { ca = (unsigned char)a[i]; na = 1; }
         if (!nb) { cb = (unsigned char)b[j]; nb = 1; }
         if (fold(ca) != fold(cb)) return false;
@@ -247,8 +226,8 @@ static size_t cut_chars(const char *s, size_t max, char *out)
 {
     size_t i = 0, units = 0, len = strlen(s);
     while (i < len) {
-        unsigned cp;
-        size_t n = utf8_decode((const unsigned char *)s + i, len - i, &cp);
+        uint32_t cp;
+        size_t n = fo_utf8_decode(s + i, len - i, &cp);
         if (!n) break; /* cannot happen: s is cleaned */
         unsigned u = cp > 0xFFFF ? 2 : 1;
         if (units + u > max) break;

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "render/markup.h"
+#include "render/core/markup.h"
 #include "render/xlsx/xlsx_internal.h"
 
 /* Memory mode. Shared strings (the default) keep every distinct string of

@@ -63,7 +63,7 @@ double fo_xlsx_text_width(const char *s, size_t len);
  * cells: room for the autofilter button, clamped to [MIN, MAX]. */
 double fo_xlsx_fit_width(double header_w, double data_w);
 
-/* True for the links render/policy.h allows (http, https, mailto and the
+/* True for the links render/core/policy.h allows (http, https, mailto and the
  * caller's --allow-link-scheme); anything else stays text. */
 bool fo_xlsx_url_allowed(const char *url);
 

@@ -1,5 +1,5 @@
 /* t_csv.c — the streaming CSV reader, fo_csv_scan and fo_rows over CSV and
- * inline datasets (formats/csv.h, render/model.h). */
+ * inline datasets (formats/csv.h, render/core/model.h). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,6 +260,7 @@ static fo_status scan(fo_dataset *ds, fo_arena *a, const char *text, bool header
 {
     memset(ds, 0, sizeof *ds);
     ds->src = FO_SRC_CSV;
+    ds->stream = &fo_csv_stream;
     ds->csv_path = (char *)tmp_file(text, strlen(text));
     ds->csv_display = "data.csv";
     ds->header = header;
@@ -355,6 +356,7 @@ START_TEST(scan_names_and_shape)
     fo_diags_free(&d);
     memset(&ds, 0, sizeof ds);
     ds.src = FO_SRC_CSV;
+    ds.stream = &fo_csv_stream;
     ds.csv_path = "/nonexistent/sales.csv";
     ds.csv_display = "sales.csv";
     ds.header = true;
@@ -566,7 +568,7 @@ START_TEST(alloc_failures)
         fo_arena *a = fo_arena_new();
         fo_diags d;
         fo_diags_init(&d);
-        fo_dataset ds = {.src = FO_SRC_CSV, .csv_path = (char *)path, .header = true};
+        fo_dataset ds = {.src = FO_SRC_CSV, .stream = &fo_csv_stream, .csv_path = (char *)path, .header = true};
         if (!a) continue;
         fo_alloc_fail_after(k);
         fo_status st = fo_csv_scan(&ds, a, NULL, 0, &d);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/numfmt.h"
+#include "render/core/numfmt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,4 +1,4 @@
-# test_links_formulas.py — the link and formula policy (render/policy.h):
+# test_links_formulas.py — the link and formula policy (render/core/policy.h):
 # javascript:, file:, smb: and UNC targets never become links in any format
 # (their text stays, with a located warning); formulas that call out of the
 # workbook are refused with a located error unless --allow-external-formulas.

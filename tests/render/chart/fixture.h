@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "render/chart/chart.h"
-#include "render/model.h"
+#include "render/core/model.h"
 
 #define FX_MAX_SERIES 8
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/numfmt.h"
+#include "render/core/numfmt.h"
 #include "tests/render/chart/fixture.h"
 #include "tests/check_run.h"
 

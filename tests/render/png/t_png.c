@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "render/render.h"
-#include "render/text.h"
+#include "render/core/text.h"
 #include "tests/render/chart/fixture.h"
 #include "tests/check_run.h"
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "render/model.h"
+#include "render/core/model.h"
 
 static const char *const type_names[] = {
     "auto", "text", "integer", "number", "percent", "currency", "date", "datetime", "boolean"

@@ -1,8 +1,8 @@
-/* t_policy.c — the link and formula rules of render/policy.h, exactly. */
+/* t_policy.c — the link and formula rules of render/core/policy.h, exactly. */
 #include <check.h>
 #include <string.h>
 
-#include "render/policy.h"
+#include "render/core/policy.h"
 #include "tests/check_run.h"
 
 START_TEST(test_default_schemes)

@@ -8,8 +8,8 @@
 #define FO_MODEL_H
 
 #include "folio.h"
-#include "render/numfmt.h"
-#include "render/theme.h"
+#include "render/core/numfmt.h"
+#include "render/core/theme.h"
 
 /* ---- arena: many small allocations, freed together ---------------------- */
 typedef struct fo_arena fo_arena;
@@ -80,6 +80,18 @@ typedef struct {
 
 typedef enum { FO_SRC_INLINE, FO_SRC_CSV } fo_source;
 
+struct fo_dataset;
+/* Where a streamed dataset's rows come from: the reader that loaded the
+ * dataset sets ds->stream (formats/csv.h: fo_csv_stream), so that writers
+ * iterate rows through fo_rows without knowing any reader. */
+typedef struct fo_row_stream {
+    /* Starts a pass over ds; *state goes to next and close. Errors go to d. */
+    fo_status (*open)(const struct fo_dataset *ds, void **state, fo_diags *d);
+    /* 1: *row set (ncols values, valid until the next call); 0: end; -1: error in d. */
+    int (*next)(void *state, const fo_value **row, fo_diags *d);
+    void (*close)(void *state); /* NULL state: no-op */
+} fo_row_stream;
+
 typedef struct fo_dataset {
     char *name;          /* key in "data", or "table 3" for an inline one */
     char *pointer;       /* JSON Pointer of its definition, for errors */
@@ -92,11 +104,13 @@ typedef struct fo_dataset {
     char *csv_display;   /* CSV: path as written in the spec, for messages */
     char delimiter;      /* CSV: ',' ';' '\t' '|' (detected when 0) */
     bool header;         /* CSV: first record names the columns */
+    const fo_row_stream *stream; /* CSV: set by the reader (borrowed, static) */
 } fo_dataset;
 
-/* Row iteration, the same for inline and CSV data. A row is ncols values,
- * converted to the column types (a cell that does not fit stays TEXT);
- * valid until the next call. */
+/* Row iteration, the same for inline and CSV data (render/core/rows.c): a
+ * row is ncols values, converted to the column types (a cell that does not
+ * fit stays TEXT); valid until the next call. A CSV dataset without a
+ * stream is an internal error. */
 typedef struct fo_rows fo_rows;
 fo_status fo_rows_open(const fo_dataset *ds, fo_rows **out, fo_diags *d);
 /* 1: *row set; 0: end; -1: error (reported in d). */
@@ -142,6 +156,13 @@ typedef enum { FO_CHART_BAR, FO_CHART_COLUMN, FO_CHART_LINE, FO_CHART_AREA,
                FO_CHART_PIE, FO_CHART_DOUGHNUT, FO_CHART_SCATTER } fo_chart_kind;
 typedef enum { FO_LEGEND_RIGHT, FO_LEGEND_BOTTOM, FO_LEGEND_NONE } fo_legend;
 const char *fo_chart_kind_name(fo_chart_kind k);
+
+/* The largest magnitude a chart value may have: beyond it the axis
+ * arithmetic (ranges, 1-2-5 steps, tick labels) stops being exact and, near
+ * DBL_MAX, overflows to infinity. The spec reader refuses larger values in a
+ * chart's series (inline data) and fo_chart_layout (render/chart) refuses them in CSV data,
+ * so every writer draws the same charts or none. */
+#define FO_CHART_VALUE_MAX 1e15
 
 typedef struct {
     fo_chart_kind kind;

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "render/policy.h"
+#include "render/core/policy.h"
 
 #define MAX_EXTRA 16
 #define SCHEME_MAX 32

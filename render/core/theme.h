@@ -41,6 +41,8 @@ typedef struct {
     char header[256];          /* may hold {page} {pages} {title} {date} */
     char footer[256];
     char logo[512];            /* image path, "" = none */
+    bool logo_is_png;          /* else JPEG; set with logo by the theme reader */
+    int logo_width, logo_height; /* pixels, probed by the reader; 0 = not probed */
     struct {
         fo_rgb header_fill, header_text, band_fill, border;
         bool banding;

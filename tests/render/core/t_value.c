@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/model.h"
+#include "render/core/model.h"
 #include "tests/check_run.h"
 
 /* Text of v through code (NULL: no format); checks length and alignment. */

@@ -1,4 +1,4 @@
-/* t_text.c — unit tests of text measuring (render/text.h): FreeType widths
+/* t_text.c — unit tests of text measuring (render/core/text.h): FreeType widths
  * against known font metrics, DejaVu and CJK fallbacks, wrapping and ellipsizing,
  * UTF-8 decoding. */
 #include <check.h>
@@ -6,8 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "render/text.h"
+#include "render/core/text.h"
 #include "tests/check_run.h"
+#include "render/core/utf8.h"
 
 #define SANS "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf"
 #define SANS_BOLD "/usr/share/fonts/truetype/liberation/LiberationSans-Bold.ttf"

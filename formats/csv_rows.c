@@ -1,5 +1,5 @@
 /* rows.c — fo_rows: one row at a time from an inline dataset or a CSV file,
- * each cell converted to its column's type (render/model.h).
+ * each cell converted to its column's type (render/core/model.h).
  *
  * CSV rows stream: the reader's record buffer and one fo_value per column are
  * all the memory a pass needs. A cell that does not fit its column's type is
@@ -9,14 +9,13 @@
 #include "formats/csv.h"
 #include "formats/infer.h"
 
-struct fo_rows {
+typedef struct {
     const fo_dataset *ds;
-    size_t next;          /* INLINE: index of the next row */
-    fo_csv *csv;          /* CSV: the open reader */
-    fo_value *row;        /* CSV: ncols converted values */
-    const char **cur_sym; /* CSV: currency symbol of each CURRENCY column's format */
-    uint64_t done;        /* CSV: rows handed out, for progress */
-};
+    fo_csv *csv;          /* the open reader */
+    fo_value *row;        /* ncols converted values */
+    const char **cur_sym; /* currency symbol of each CURRENCY column's format */
+    uint64_t done;        /* rows handed out, for progress */
+} csv_pass;
 
 /* The symbol a currency format shows: "[$€]#,##0" -> "€", "$#,##0" -> "$". */
 static const char *format_symbol(const char *fmt)
@@ -28,34 +27,42 @@ static const char *format_symbol(const char *fmt)
     return NULL;
 }
 
-fo_status fo_rows_open(const fo_dataset *ds, fo_rows **out, fo_diags *d)
+static void pass_close(void *state)
+{
+    csv_pass *r = state;
+    if (!r) return;
+    fo_csv_close(r->csv);
+    fo_free(r->row);
+    fo_free(r->cur_sym);
+    fo_free(r);
+}
+
+static fo_status pass_open(const fo_dataset *ds, void **out, fo_diags *d)
 {
     *out = NULL;
-    fo_rows *r = fo_calloc(1, sizeof *r);
+    csv_pass *r = fo_calloc(1, sizeof *r);
     if (!r) return FO_ERR_NOMEM;
     r->ds = ds;
-    if (ds->src == FO_SRC_CSV) {
-        r->row = fo_calloc(ds->ncols, sizeof *r->row);
-        r->cur_sym = fo_calloc(ds->ncols, sizeof *r->cur_sym);
-        if (!r->row || !r->cur_sym) {
-            fo_rows_close(r);
-            return FO_ERR_NOMEM;
-        }
-        for (size_t j = 0; j < ds->ncols; j++)
-            if (ds->cols[j].type == FO_TYPE_CURRENCY)
-                r->cur_sym[j] = format_symbol(ds->cols[j].format);
-        fo_status st = fo_csv__open_dataset(ds, &r->csv, d);
-        if (st != FO_OK) {
-            fo_rows_close(r);
-            return st;
-        }
+    r->row = fo_calloc(ds->ncols, sizeof *r->row);
+    r->cur_sym = fo_calloc(ds->ncols, sizeof *r->cur_sym);
+    if (!r->row || !r->cur_sym) {
+        pass_close(r);
+        return FO_ERR_NOMEM;
+    }
+    for (size_t j = 0; j < ds->ncols; j++)
+        if (ds->cols[j].type == FO_TYPE_CURRENCY)
+            r->cur_sym[j] = format_symbol(ds->cols[j].format);
+    fo_status st = fo_csv__open_dataset(ds, &r->csv, d);
+    if (st != FO_OK) {
+        pass_close(r);
+        return st;
     }
     *out = r;
     return FO_OK;
 }
 
 /* One CSV field as a value of column j. */
-static void convert(fo_rows *r, size_t j, const char *s, size_t len, fo_value *v)
+static void convert(csv_pass *r, size_t j, const char *s, size_t len, fo_value *v)
 {
     fo_type t = r->ds->cols[j].type;
     if (len == 0) {
@@ -79,15 +86,10 @@ static void convert(fo_rows *r, size_t j, const char *s, size_t len, fo_value *v
     v->str = s;
 }
 
-int fo_rows_next(fo_rows *r, const fo_value **row, fo_diags *d)
+static int pass_next(void *state, const fo_value **row, fo_diags *d)
 {
+    csv_pass *r = state;
     const fo_dataset *ds = r->ds;
-    if (ds->src != FO_SRC_CSV) {
-        if (r->next >= ds->nrows) return 0;
-        *row = ds->cells + r->next * ds->ncols;
-        r->next++;
-        return 1;
-    }
     const char *const *f;
     const size_t *l;
     size_t nf;
@@ -107,11 +109,4 @@ int fo_rows_next(fo_rows *r, const fo_value **row, fo_diags *d)
     return 1;
 }
 
-void fo_rows_close(fo_rows *r)
-{
-    if (!r) return;
-    fo_csv_close(r->csv);
-    fo_free(r->row);
-    fo_free(r->cur_sym);
-    fo_free(r);
-}
+const fo_row_stream fo_csv_stream = {pass_open, pass_next, pass_close};

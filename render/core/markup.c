@@ -12,7 +12,7 @@
  * Then kept bytes with the same style are gathered into runs. */
 #include <string.h>
 
-#include "render/markup.h"
+#include "render/core/markup.h"
 
 typedef struct {
     size_t pos, len;     /* the star run in the source */

@@ -19,30 +19,8 @@
 #include FT_OUTLINE_H
 
 #include "folio.h"
-#include "render/text.h"
-
-/* ---- UTF-8 --------------------------------------------------------------- */
-uint32_t fo_utf8_next(const char *s, size_t len, size_t *i)
-{
-    const unsigned char *p = (const unsigned char *)s + *i;
-    size_t left = len - *i;
-    uint32_t c = p[0];
-    size_t n;
-    uint32_t min;
-    if (c < 0x80) { *i += 1; return c; }
-    if ((c & 0xE0) == 0xC0) { n = 2; c &= 0x1F; min = 0x80; }
-    else if ((c & 0xF0) == 0xE0) { n = 3; c &= 0x0F; min = 0x800; }
-    else if ((c & 0xF8) == 0xF0) { n = 4; c &= 0x07; min = 0x10000; }
-    else { *i += 1; return 0xFFFD; }
-    if (left < n) { *i += 1; return 0xFFFD; }
-    for (size_t k = 1; k < n; k++) {
-        if ((p[k] & 0xC0) != 0x80) { *i += 1; return 0xFFFD; }
-        c = (c << 6) | (p[k] & 0x3F);
-    }
-    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) { *i += 1; return 0xFFFD; }
-    *i += n;
-    return c;
-}
+#include "render/core/text.h"
+#include "render/core/utf8.h"
 
 /* ---- face cache ------------------------------------------------------------ */
 #define LATIN 256

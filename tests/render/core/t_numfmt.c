@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/numfmt.h"
+#include "render/core/numfmt.h"
 #include "folio.h"
 #include "tests/check_run.h"
 

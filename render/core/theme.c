@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "render/theme.h"
+#include "render/core/theme.h"
 
 #define LIB "/usr/share/fonts/truetype/liberation/"
 

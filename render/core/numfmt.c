@@ -16,8 +16,8 @@
 #include <strings.h>
 
 #include "folio.h"
-#include "render/model.h"
-#include "render/numfmt.h"
+#include "render/core/model.h"
+#include "render/core/numfmt.h"
 
 /* ---- compiled form ---------------------------------------------------------*/
 enum {

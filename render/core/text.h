@@ -96,8 +96,4 @@ const char *fo_text_fallback(const char *font_file);
  * cannot be loaded. Never NULL. */
 const char *fo_text_resolve(const char *font_file);
 
-/* Decodes one UTF-8 character at s[*i] (i < len), advancing *i; invalid or
- * truncated sequences give U+FFFD and advance one byte. */
-uint32_t fo_utf8_next(const char *s, size_t len, size_t *i);
-
 #endif

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "folio.h"
-#include "render/model.h"
+#include "render/core/model.h"
 
 /* ---- status --------------------------------------------------------------*/
 const char *fo_strerror(fo_status s)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/markup.h"
+#include "render/core/markup.h"
 #include "tests/check_run.h"
 
 /* Runs as one comparable string: each run is "[flags@url:text]" where flags
