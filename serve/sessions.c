@@ -10,14 +10,80 @@
 #include "serve/http.h"
 #include "sandbox/session.h"
 
+#include "render/core/sha256.h"
+
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 int fo_serve_name_ok(const char *name);   /* zygote.c */
+
+/* ------------------------------------------------------------ owners */
+
+/* Who asks: the SHA-256 (hex) of the request's bearer token, or "-" when
+   the server has no tokens. A session answers only the token that made it. */
+static void asker(struct MHD_Connection *c, char out[65])
+{
+    const char *a = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+    unsigned char h[32];
+    fo_sha256 ctx;
+
+    if (!a || strncasecmp(a, "Bearer ", 7)) {
+        snprintf(out, 65, "-");
+        return;
+    }
+    fo_sha256_init(&ctx);
+    fo_sha256_update(&ctx, a + 7, strlen(a + 7));
+    fo_sha256_final(&ctx, h);
+    for (int k = 0; k < 32; k++)
+        snprintf(out + 2 * k, 3, "%02x", h[k]);
+}
+
+/* SESSION_DIR/ID/owner: written once, as the session is made. 0 or -1. */
+static int set_owner(fo_serve_state *s, const char *id, const char *who)
+{
+    char path[4200];
+    int fd, ok;
+
+    snprintf(path, sizeof path, "%s/%s/owner", s->cfg.session_dir, id);
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    ok = write(fd, who, strlen(who)) == (ssize_t)strlen(who);
+    close(fd);
+    return ok ? 0 : -1;
+}
+
+/* True when the session id was made by the same token as this request;
+   compared in full whatever differs. */
+static int is_owner(fo_serve_state *s, struct MHD_Connection *c, const char *id)
+{
+    char path[4200], have[72] = "", want[65];
+    unsigned char diff = 0;
+    ssize_t n;
+    int fd;
+
+    snprintf(path, sizeof path, "%s/%s/owner", s->cfg.session_dir, id);
+    fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    n = read(fd, have, sizeof have - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    have[n] = '\0';
+    asker(c, want);
+    if (strlen(have) != strlen(want))
+        return 0;
+    for (size_t k = 0; want[k]; k++)
+        diff |= (unsigned char)(have[k] ^ want[k]);
+    return diff == 0;
+}
 
 /* The HTTP status of a session failure's code. */
 static unsigned status_of(const char *code)
@@ -131,7 +197,7 @@ static int new_argv(struct MHD_Connection *c, req *r, json_t *body, char **argv,
 
 static void h_create(fo_serve_state *s, struct MHD_Connection *c, req *r)
 {
-    char bufs[sizeof new_opts / sizeof *new_opts][256], maxs[16], id[33], *info = NULL;
+    char bufs[sizeof new_opts / sizeof *new_opts][256], maxs[16], id[33], who[65], *info = NULL;
     char *argv[2 * sizeof new_opts / sizeof *new_opts + 2];
     fo_session_new o = { s->cfg.folio, argv, 0 };
     fo_session_error err;
@@ -151,6 +217,14 @@ static void h_create(fo_serve_state *s, struct MHD_Connection *c, req *r)
     argv[o.argc++] = maxs;
     if (fo_session_create(&o, id, &info, &err) < 0) {
         refuse_session(c, r, &err);
+        return;
+    }
+    asker(c, who);
+    if (set_owner(s, id, who) < 0) {
+        fo_session_close(id, &err);
+        free(info);
+        fo_http_refuse(c, r, 500, NULL, NULL, "can't record the session's owner: %s",
+                       strerror(errno));
         return;
     }
     j = info ? json_loads(info, 0, NULL) : NULL;
@@ -384,6 +458,15 @@ static int split_path(fo_serve_state *s, struct MHD_Connection *c, req *r, const
     memcpy(id, hex, 32);
     id[32] = '\0';
     *rest = slash ? slash + 1 : "";
+    if (strspn(id, "0123456789abcdef") != 32 || !is_owner(s, c, id)) {
+        /* another token's session is answered as no session: its existence
+           is not told */
+        fo_session_error e = { "session_not_found", "", "session ids are what POST /v1/sessions "
+                               "answered to this token", 2 };
+        snprintf(e.message, sizeof e.message, "no session %.80s", p);
+        refuse_session(c, r, &e);
+        return -1;
+    }
     return 0;
 }
 

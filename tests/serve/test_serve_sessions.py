@@ -248,3 +248,31 @@ def test_sample_session_client_drives_three_cells_to_a_pdf(srv, tmp_path):
     text = subprocess.run(["pdftotext", str(tmp_path / "summary.pdf"), "-"], capture_output=True,
                           text=True).stdout
     assert "Summary" in text
+
+
+def test_a_session_answers_only_the_token_that_made_it(tmp_path):
+    tokens = tmp_path / "tokens"
+    tokens.write_text("token-alice\ntoken-bob\n")
+    s = Server("--token-file", tokens, "--session-dir", tmp_path / "sd", scratch=tmp_path)
+    try:
+        st, _, out = request(s.url + "/v1/sessions", "POST", b"{}", "application/json", "token-alice")
+        assert st == 201, out
+        sid = json.loads(out)["id"]
+        code = json.dumps({"code": "secret = 7\nsecret"}).encode()
+        st, _, out = request(f"{s.url}/v1/sessions/{sid}/exec", "POST", code, "application/json",
+                             "token-alice")
+        assert st == 200 and json.loads(out)["result"] == "7"
+        for method, path, body in (("POST", "/exec", code), ("GET", "/files/x.txt", None),
+                                   ("POST", "/render?format=pdf", b""), ("DELETE", "", None)):
+            st, _, out = request(f"{s.url}/v1/sessions/{sid}{path}", method, body,
+                                 "application/json" if body is not None else None, "token-bob")
+            assert st == 404 and errors_of(out)[0]["code"] == "session_not_found", (path, out)
+        st, _, _ = request(f"{s.url}/v1/sessions/{sid}/exec", "POST", code, "application/json")
+        assert st == 401
+        st, _, out = request(f"{s.url}/v1/sessions/{sid}/exec", "POST", code, "application/json",
+                             "token-alice")
+        assert st == 200, "bob's attempts left alice's session alone"
+        st, _, _ = request(f"{s.url}/v1/sessions/{sid}", "DELETE", token="token-alice")
+        assert st == 204
+    finally:
+        assert s.stop() == 0
