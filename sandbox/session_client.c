@@ -185,11 +185,36 @@ static int request(const char *id, int resume, char type, const void *p, size_t 
     return s;
 }
 
+/* answer(): the supervisor went away before answering anything. */
+#define LOST_UNSERVED (-2)
+
+/* True when the session's state file says it was saved: a request that was
+   waiting in the socket's queue while it hibernated was never read. */
+static int hibernated_now(const char *id)
+{
+    fo_session_error ignore;
+    int rt = fo_session_runtime(&ignore), dir, yes = 0;
+    char *state;
+
+    if (rt < 0)
+        return 0;
+    dir = openat(rt, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    state = dir >= 0 ? fo_session_read_small(dir, "state", 64) : NULL;
+    yes = state && !strcmp(state, "hibernated\n");
+    free(state);
+    if (dir >= 0)
+        close(dir);
+    close(rt);
+    return yes;
+}
+
 /* Reads answer frames until 'R' (payload to *result, owned) or 'X'.
    Stream frames go to fn; 'F' frames (a file and its fd) to file_fn. */
 static int answer(int s, fo_session_stream_fn fn, void *ud, fo_session_file_fn file_fn,
                   void *fud, char **result, int *fd, fo_session_error *err)
 {
+    unsigned frames = 0;
+
     for (;;) {
         char type, *p;
         size_t n;
@@ -200,8 +225,9 @@ static int answer(int s, fo_session_stream_fn fn, void *ud, fo_session_file_fn f
                             "the session's supervisor ended during the request: %s",
                             strerror(errno));
             close(s);
-            return -1;
+            return frames ? -1 : LOST_UNSERVED;
         }
+        frames++;
         if ((type == 'o' || type == 'e') && fn)
             fn(ud, type == 'o' ? 1 : 2, p, n);
         if (type == 'F' && file_fn && got >= 0)
@@ -248,16 +274,29 @@ int fo_session_exec(const char *id, const char *code, size_t len, double timeout
         req[k] = (char)(ms >> (8 * k));
     req[4] = fn != NULL;
     memcpy(req + 5, code, len);
-    s = request(id, 1, 'x', req, len + 5, -1, err);
+    for (int tries = 0;; tries++) {
+        s = request(id, 1, 'x', req, len + 5, -1, err);
+        s = s < 0 ? -1 : answer(s, fn, ud, NULL, NULL, result, NULL, err);
+        if (s != LOST_UNSERVED || tries || !hibernated_now(id))
+            break;
+        memset(err, 0, sizeof *err);     /* it hibernated with our cell unread: resume, resend */
+    }
     free(req);
-    return s < 0 ? -1 : answer(s, fn, ud, NULL, NULL, result, NULL, err);
+    return s < 0 ? -1 : 0;
 }
 
 int fo_session_put(const char *id, int fd, const char *dest, fo_session_error *err)
 {
-    int s = request(id, 1, 'p', dest, strlen(dest), fd, err);
+    int s;
 
-    return s < 0 ? -1 : answer(s, NULL, NULL, NULL, NULL, NULL, NULL, err);
+    for (int tries = 0;; tries++) {
+        s = request(id, 1, 'p', dest, strlen(dest), fd, err);
+        s = s < 0 ? -1 : answer(s, NULL, NULL, NULL, NULL, NULL, NULL, err);
+        if (s != LOST_UNSERVED || tries || !hibernated_now(id))
+            break;
+        memset(err, 0, sizeof *err);
+    }
+    return s < 0 ? -1 : 0;
 }
 
 int fo_session_get(const char *id, const char *path, int *fd, unsigned long long *bytes,
@@ -283,10 +322,17 @@ int fo_session_get(const char *id, const char *path, int *fd, unsigned long long
 int fo_session_render(const char *id, const char *formats, fo_session_file_fn fn, void *ud,
                       char **result, fo_session_error *err)
 {
-    int s = request(id, 1, 'r', formats, strlen(formats), -1, err);
+    int s;
 
     *result = NULL;
-    return s < 0 ? -1 : answer(s, NULL, NULL, fn, ud, result, NULL, err);
+    for (int tries = 0;; tries++) {
+        s = request(id, 1, 'r', formats, strlen(formats), -1, err);
+        s = s < 0 ? -1 : answer(s, NULL, NULL, fn, ud, result, NULL, err);
+        if (s != LOST_UNSERVED || tries || !hibernated_now(id))
+            break;
+        memset(err, 0, sizeof *err);
+    }
+    return s < 0 ? -1 : 0;
 }
 
 /* close and hibernate work on a live session; a hibernated one is closed by

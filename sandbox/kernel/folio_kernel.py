@@ -206,11 +206,24 @@ def _defined_here(value):
     return isinstance(value, (types.FunctionType, type)) and mod == "__main__"
 
 
+def _file_ceiling():
+    """The largest file this process may write (RLIMIT_FSIZE: folio's --max-bytes)."""
+    import resource
+    soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    return soft - 1 if soft != resource.RLIM_INFINITY else VALUE_CAP   # folio sets it 1 over
+
+
 def hibernate(ns):
+    """Each variable pickled into its own file beside STATE (a file may not
+    pass the ceiling, so one file of them all would be cut), then STATE: the
+    index of names, modules and what could not be saved."""
     try:
         import dill as pickler
     except ImportError:
         pickler = pickle
+    folder = os.path.dirname(STATE)
+    os.makedirs(folder, exist_ok=True)
+    cap = min(VALUE_CAP, _file_ceiling())
     values, modules, lost, total = {}, {}, [], 0
     for name, value in list(ns.items()):
         if name.startswith("__") or name == "_":
@@ -226,12 +239,20 @@ def hibernate(ns):
         except Exception as e:
             lost.append((name, "%s can't be saved (%s)" % (type(value).__name__, str(e)[:200])))
             continue
-        if len(data) > VALUE_CAP or total + len(data) > TOTAL_CAP:
-            lost.append((name, "%s too big to save (%d bytes)" % (type(value).__name__, len(data))))
+        if len(data) > cap or total + len(data) > TOTAL_CAP:
+            lost.append((name, "%s too big to save (%d bytes; at most %d a variable)"
+                         % (type(value).__name__, len(data), cap)))
             continue
-        values[name] = data
+        path = os.path.join(folder, "v%d.pkl" % len(values))
+        try:
+            with open(path, "wb") as f:
+                f.write(data)
+        except OSError as e:
+            lost.append((name, "%s can't be saved (%s)" % (type(value).__name__, e.strerror)))
+            continue
+        values[name] = os.path.basename(path)
         total += len(data)
-    os.makedirs(os.path.dirname(STATE), exist_ok=True)
+        del data
     with open(STATE, "wb") as f:
         pickle.dump({"modules": modules, "values": values, "lost": lost,
                      "pickler": pickler.__name__}, f, protocol=pickle.HIGHEST_PROTOCOL)
@@ -258,11 +279,19 @@ def restore(ns):
             ns[name] = importlib.import_module(module)
         except Exception as e:
             send("u", "%s\tmodule %s not importable (%s)" % (name, module, str(e)[:200]))
-    for name, data in state["values"].items():
+    folder = os.path.dirname(STATE)
+    for name, file in state["values"].items():
+        path = os.path.join(folder, os.path.basename(file))
         try:
-            ns[name] = pickler.loads(data)
+            with open(path, "rb") as f:
+                ns[name] = pickler.load(f)
         except Exception as e:
             send("u", "%s\tcan't be restored (%s)" % (name, str(e)[:200]))
+        finally:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
     for name, why in state["lost"]:
         send("u", "%s\t%s" % (name, why))
 

@@ -9,6 +9,7 @@ import pathlib
 import signal
 import socket
 import subprocess
+import threading
 import time
 
 import pytest
@@ -298,6 +299,33 @@ def test_hibernation_keeps_a_dataframe_and_a_file_and_names_what_it_could_not(s)
     assert r["resumed"] is True
     assert [x["name"] for x in r["not_restored"]] == ["sock"]
     assert "socket" in r["not_restored"][0]["reason"]
+
+
+def test_a_cell_sent_while_the_session_hibernates_is_run_not_lost(s):
+    """A request that waits in the socket's queue while the supervisor saves
+    the session is never read by it: the client resumes and sends it again."""
+    sid = s.new()
+    s.exec(sid, "blob = b'x' * (25 << 20)\nn = 0", expect="ok")     # saving takes a while
+    for k in range(3):
+        t = threading.Thread(target=s.run, args=("hibernate", sid))
+        t.start()
+        time.sleep(0.05 * k)
+        r = s.exec(sid, "n += 1\nlen(blob) >> 20, n", expect="ok")
+        t.join(60)
+        assert r["result"].startswith("(25, "), r
+    r = s.exec(sid, "n", expect="ok")
+    assert r["result"] == "3", "every cell ran exactly once"
+
+
+def test_state_over_the_file_ceiling_is_saved_per_variable(s):
+    """Variables are pickled one file each: together they may pass the file
+    ceiling (--max-bytes); one that alone passes it is named, not cut."""
+    sid = s.new("--max-bytes", 8 << 20)
+    s.exec(sid, "a = b'a' * (6 << 20)\nb = b'b' * (6 << 20)\nhuge = b'h' * (9 << 20)", expect="ok")
+    s.run("hibernate", sid, code=0)
+    r = s.exec(sid, "len(a) >> 20, len(b) >> 20, 'huge' in globals()", expect="ok")
+    assert r["result"] == "(6, 6, False)", r
+    assert [(x["name"], "too big" in x["reason"]) for x in r["not_restored"]] == [("huge", True)]
 
 
 def test_close_removes_the_store_and_unknown_ids_are_typed(s):
