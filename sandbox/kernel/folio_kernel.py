@@ -214,16 +214,16 @@ def _file_ceiling():
 
 
 def hibernate(ns):
-    """Each variable pickled into its own file beside STATE (a file may not
-    pass the ceiling, so one file of them all would be cut), then STATE: the
-    index of names, modules and what could not be saved."""
+    """Each variable pickled into its own files beside STATE, in pieces no
+    larger than the file ceiling (one file of them all would be cut there),
+    then STATE: the index of names, modules and what could not be saved."""
     try:
         import dill as pickler
     except ImportError:
         pickler = pickle
     folder = os.path.dirname(STATE)
     os.makedirs(folder, exist_ok=True)
-    cap = min(VALUE_CAP, _file_ceiling())
+    piece = max(1 << 20, _file_ceiling())
     values, modules, lost, total = {}, {}, [], 0
     for name, value in list(ns.items()):
         if name.startswith("__") or name == "_":
@@ -239,18 +239,25 @@ def hibernate(ns):
         except Exception as e:
             lost.append((name, "%s can't be saved (%s)" % (type(value).__name__, str(e)[:200])))
             continue
-        if len(data) > cap or total + len(data) > TOTAL_CAP:
-            lost.append((name, "%s too big to save (%d bytes; at most %d a variable)"
-                         % (type(value).__name__, len(data), cap)))
+        if len(data) > VALUE_CAP or total + len(data) > TOTAL_CAP:
+            lost.append((name, "%s too big to save (%d bytes; at most %d a variable, %d in all)"
+                         % (type(value).__name__, len(data), VALUE_CAP, TOTAL_CAP)))
             continue
-        path = os.path.join(folder, "v%d.pkl" % len(values))
+        files = []
         try:
-            with open(path, "wb") as f:
-                f.write(data)
+            for off in range(0, max(len(data), 1), piece):
+                files.append("v%d.%d.pkl" % (len(values), len(files)))
+                with open(os.path.join(folder, files[-1]), "wb") as f:
+                    f.write(data[off:off + piece])
         except OSError as e:
             lost.append((name, "%s can't be saved (%s)" % (type(value).__name__, e.strerror)))
+            for file in files:
+                try:
+                    os.unlink(os.path.join(folder, file))
+                except OSError:
+                    pass
             continue
-        values[name] = os.path.basename(path)
+        values[name] = files
         total += len(data)
         del data
     with open(STATE, "wb") as f:
@@ -280,16 +287,17 @@ def restore(ns):
         except Exception as e:
             send("u", "%s\tmodule %s not importable (%s)" % (name, module, str(e)[:200]))
     folder = os.path.dirname(STATE)
-    for name, file in state["values"].items():
-        path = os.path.join(folder, os.path.basename(file))
+    for name, files in state["values"].items():
+        paths = [os.path.join(folder, os.path.basename(f)) for f in files]
         try:
-            with open(path, "rb") as f:
-                ns[name] = pickler.load(f)
+            data = b"".join(open(p, "rb").read() for p in paths)
+            ns[name] = pickler.loads(data)
+            del data
         except Exception as e:
             send("u", "%s\tcan't be restored (%s)" % (name, str(e)[:200]))
-        finally:
+        for p in paths:
             try:
-                os.unlink(path)
+                os.unlink(p)
             except OSError:
                 pass
     for name, why in state["lost"]:
