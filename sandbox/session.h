@@ -34,6 +34,7 @@ typedef struct {
     const char *folio;          /* the static folio binary (execs the supervisor) */
     char *const *argv;          /* `session new` options (--in, --memory, --net, --idle...) */
     int argc;                   /* borrowed */
+    int cold;                   /* 1: never take a spare, start none (see fo_session_spare) */
 } fo_session_new;
 
 /* The static folio binary that runs supervisors (for new sessions and
@@ -69,6 +70,13 @@ typedef int (*fo_session_file_fn)(void *ud, const char *name, int fd);
    `folio run --render` does. *result: {"exit", "files", "stderr"} JSON. */
 int fo_session_render(const char *id, const char *formats, fo_session_file_fn fn, void *ud,
                       char **result, fo_session_error *err);
+
+/* `folio session _spare OPTIONS`: starts a session ahead for the next
+   fo_session_create with the same options (docs/sessions.md, "Spares").
+   Returns the exit code. */
+int fo_session_spare(const char *folio, char *const *argv, int argc);
+/* Ends every unclaimed spare of this runtime folder; how many. */
+unsigned fo_session_drop_spares(void);
 
 int fo_session_close(const char *id, fo_session_error *err);      /* deletes everything */
 int fo_session_hibernate(const char *id, fo_session_error *err);  /* now, not at --idle */

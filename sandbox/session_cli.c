@@ -92,8 +92,8 @@ static const char *take_option(int *argc, char **argv, const char *opt)
 
 static int cmd_new(int argc, char **argv, const char *folio)
 {
-    int json = take_flag(&argc, argv, "--json");
-    fo_session_new o = { folio, argv, argc };
+    int json = take_flag(&argc, argv, "--json"), cold = take_flag(&argc, argv, "--cold");
+    fo_session_new o = { folio, argv, argc, cold };
     fo_session_error err = { 0 };
     char id[33], *info = NULL;
 
@@ -360,6 +360,8 @@ int fo_session_main(int argc, char **argv, const char *folio, const char *engine
 
     if (!strcmp(verb, "_supervise"))
         return fo_session_supervise(argc - 1, argv + 1, folio, engine);
+    if (!strcmp(verb, "_spare"))
+        return fo_session_spare(folio, argv + 2, argc - 2);
     if (!strcmp(verb, "new"))
         return cmd_new(argc - 2, argv + 2, folio);
     if (!strcmp(verb, "exec"))

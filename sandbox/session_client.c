@@ -102,18 +102,179 @@ static int spawn(const char *folio, const char *id, const char *mode, char *cons
     return 0;
 }
 
-int fo_session_create(const fo_session_new *o, char id[33], char **info, fo_session_error *err)
-{
-    int rt = fo_session_runtime(err), rc;
+/* ------------------------------------------------------------- spares */
 
-    if (info)
-        *info = NULL;
-    if (rt < 0)
-        return -1;
+/* A spare is a session started ahead, with the options of the `new` that
+   started it, so that the next `new` with the same options answers at once
+   (a cold jail and Python take a few hundred ms). RT/spares/ID holds those
+   options; the client that unlinks it owns the session. A spare holds no slot
+   until its first request, and ends (nothing saved) after --idle unclaimed. */
+
+/* The options as one string, or NULL when they name --in files (those belong
+   to one session: no spare for them). malloc'd. */
+static char *spare_key(char *const *argv, int argc)
+{
+    fo_sandbox_buf b = { 0 };
+
+    for (int k = 0; k < argc; k++) {
+        if (!strcmp(argv[k], "--in")) {
+            free(b.s);
+            return NULL;
+        }
+        fo_sandbox_buf_printf(&b, "%s\n", argv[k]);
+    }
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s ? b.s : strdup("");
+}
+
+static int session_info(const char *id, char **info, fo_session_error *err);
+
+/* Claims a live spare started with key. 0 (id and *info set) or -1. */
+static int take_spare(int rt, const char *key, char id[33], char **info)
+{
+    int sp = openat(rt, "spares", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = sp >= 0 ? fdopendir(sp) : NULL;
+    struct dirent *de;
+    fo_session_error ignore;
+    int rc = -1;
+
+    while (d && rc < 0 && (de = readdir(d))) {
+        char *have;
+        int match;
+        if (!fo_session_valid_id(de->d_name))
+            continue;
+        have = fo_session_read_small(dirfd(d), de->d_name, 65536);
+        match = have && !strcmp(have, key);
+        free(have);
+        if (!match || unlinkat(dirfd(d), de->d_name, 0) < 0)
+            continue;                      /* another's, or claimed by another client */
+        memset(&ignore, 0, sizeof ignore);
+        if (session_info(de->d_name, info, &ignore) == 0) {
+            memcpy(id, de->d_name, 33);
+            rc = 0;
+        } else {
+            (void)fo_session_close(de->d_name, &ignore);   /* dead, or over the limit */
+        }
+    }
+    if (d)
+        closedir(d);
+    else if (sp >= 0)
+        close(sp);
+    return rc;
+}
+
+/* Starts `folio session _spare OPTIONS` detached; returns at once. Only
+   async-signal-safe calls after fork: folio serve is multithreaded. */
+static void start_spare(const char *folio, char *const *opts, int n_opts)
+{
+    char **argv = calloc((size_t)n_opts + 4, sizeof *argv);
+    pid_t pid;
+    int st;
+
+    if (!argv)
+        return;
+    argv[0] = "folio";
+    argv[1] = "session";
+    argv[2] = "_spare";
+    for (int k = 0; k < n_opts; k++)
+        argv[3 + k] = opts[k];
+    pid = fork();
+    if (pid == 0) {
+        if (fork() == 0) {
+            int nul = open("/dev/null", O_RDWR);
+            setsid();
+            if (nul >= 0) {
+                dup2(nul, 0);
+                dup2(nul, 1);
+                dup2(nul, 2);
+            }
+            execv(folio, argv);
+        }
+        _exit(0);
+    }
+    if (pid > 0)
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+            ;
+    free(argv);
+}
+
+int fo_session_spare(const char *folio, char *const *argv, int argc)
+{
+    fo_session_error err;
+    char id[33], *key = spare_key(argv, argc);
+    int rt, sp, rc;
+
+    memset(&err, 0, sizeof err);
+    rt = key ? fo_session_runtime(&err) : -1;
+    if (rt < 0) {
+        free(key);
+        return 5;
+    }
     do
         fo_session_new_id(id);
     while (mkdirat(rt, id, 0700) < 0 && errno == EEXIST);
-    rc = spawn(folio_path(o->folio), id, "--", o->argv, o->argc, info, err);
+    rc = spawn(folio_path(folio), id, "--spare", argv, argc, NULL, &err);
+    (void)mkdirat(rt, "spares", 0700);
+    sp = openat(rt, "spares", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (rc == 0 && (sp < 0 || fo_session_write_small(sp, id, key) < 0))
+        (void)fo_session_close(id, &err);
+    if (sp >= 0)
+        close(sp);
+    close(rt);
+    free(key);
+    return rc == 0 ? 0 : 5;
+}
+
+unsigned fo_session_drop_spares(void)
+{
+    fo_session_error err;
+    int rt = fo_session_runtime(&err), sp;
+    DIR *d;
+    struct dirent *de;
+    unsigned n = 0;
+
+    if (rt < 0)
+        return 0;
+    sp = openat(rt, "spares", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    d = sp >= 0 ? fdopendir(sp) : NULL;
+    while (d && (de = readdir(d)))
+        if (fo_session_valid_id(de->d_name) && unlinkat(dirfd(d), de->d_name, 0) == 0) {
+            memset(&err, 0, sizeof err);
+            n += fo_session_close(de->d_name, &err) == 0;
+        }
+    if (d)
+        closedir(d);
+    else if (sp >= 0)
+        close(sp);
+    close(rt);
+    return n;
+}
+
+int fo_session_create(const fo_session_new *o, char id[33], char **info, fo_session_error *err)
+{
+    int rt = fo_session_runtime(err), rc;
+    char *key = o->cold ? NULL : spare_key(o->argv, o->argc);
+
+    if (info)
+        *info = NULL;
+    if (rt < 0) {
+        free(key);
+        return -1;
+    }
+    if (key && take_spare(rt, key, id, info) == 0) {
+        rc = 0;
+    } else {
+        do
+            fo_session_new_id(id);
+        while (mkdirat(rt, id, 0700) < 0 && errno == EEXIST);
+        rc = spawn(folio_path(o->folio), id, "--", o->argv, o->argc, info, err);
+    }
+    if (rc == 0 && key)
+        start_spare(folio_path(o->folio), o->argv, o->argc);   /* for the next new */
+    free(key);
     close(rt);
     return rc;
 }
@@ -362,6 +523,22 @@ static int end_session(const char *id, char type, fo_session_error *err)
     return -1;
 }
 
+static int session_info(const char *id, char **info, fo_session_error *err)
+{
+    int s = request(id, 0, 'i', NULL, 0, -1, err);
+    char *text = NULL;
+
+    if (s < 0 || answer(s, NULL, NULL, NULL, NULL, &text, NULL, err) != 0) {
+        free(text);
+        return -1;
+    }
+    if (info)
+        *info = text;
+    else
+        free(text);
+    return 0;
+}
+
 int fo_session_close(const char *id, fo_session_error *err)
 {
     return end_session(id, 'c', err);
@@ -370,6 +547,14 @@ int fo_session_close(const char *id, fo_session_error *err)
 int fo_session_hibernate(const char *id, fo_session_error *err)
 {
     return end_session(id, 'h', err);
+}
+
+static int is_spare(int rt, const char *id)
+{
+    char path[300];
+
+    snprintf(path, sizeof path, "spares/%s", id);
+    return faccessat(rt, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 int fo_session_list(char **json, fo_session_error *err)
@@ -389,8 +574,8 @@ int fo_session_list(char **json, fo_session_error *err)
         char *state;
         const char *shown;
 
-        if (!fo_session_valid_id(de->d_name))
-            continue;
+        if (!fo_session_valid_id(de->d_name) || is_spare(dirfd(d), de->d_name))
+            continue;                       /* a spare is nobody's session yet */
         dir = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (dir < 0)
             continue;

@@ -155,6 +155,33 @@ static int take_slot(fo_session *s)
     return fd;
 }
 
+/* A spare (started ahead by `new`, session_client.c) is claimed by the
+   client that unlinks RT/spares/ID; its first request takes the slot it did
+   not hold. 0, or -1 when the host's limit is reached. */
+static int claim(fo_session *s)
+{
+    int sp = openat(s->rt, "spares", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+    if (sp >= 0) {
+        (void)unlinkat(sp, s->id, 0);
+        close(sp);
+    }
+    s->spare = 0;
+    return take_slot(s) < 0 ? -1 : 0;   /* the slot's fd stays open while we live */
+}
+
+/* True when this is a spare nobody claimed: it takes back its marker. */
+static int unclaimed(fo_session *s)
+{
+    int sp = s->spare ? openat(s->rt, "spares", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                      : -1;
+    int mine = sp >= 0 && unlinkat(sp, s->id, 0) == 0;
+
+    if (sp >= 0)
+        close(sp);
+    return mine;
+}
+
 /* ---------------------------------------------------------------- start */
 
 /* The kernel's source comes through its stdin, ended by a NUL, right after
@@ -560,7 +587,15 @@ static int serve_one(fo_session *s, int lfd, double *idle_from)
         close(cfd);
         return GO_ON;
     }
+    if (s->spare && claim(s) < 0) {
+        reply_error(cfd, "limit_reached", 5, "close or wait for an idle session to hibernate "
+                    "(folio session ls), or raise --max-sessions", "the host's limit of live "
+                    "sessions is reached");
+        type = 0;
+        end = END_CLOSE;
+    }
     switch (type) {
+    case 0: break;
     case 'x': fo_session_exec_cell(s, cfd, p, n); *idle_from = now_s(); break;
     case 'p': do_put(s, cfd, p, fd); *idle_from = now_s(); break;
     case 'g': do_get(s, cfd, p); *idle_from = now_s(); break;
@@ -614,7 +649,12 @@ static void loop(fo_session *s, int lfd, int sfd)
         int end = GO_ON;
 
         if (left <= 0 || (pf[2].fd >= 0 && poll(&pf[2], 1, 0) > 0)) {
-            end_hibernated(s);
+            if (unclaimed(s)) {             /* a spare has nothing to save */
+                teardown(s);
+                (void)fo_session_remove_tree(s->rt, s->id, 0);
+            } else {
+                end_hibernated(s);
+            }
             return;
         }
         if (poll(pf, 3, left > 3600 ? 3600000 : (int)(left * 1000) + 1) < 0)
@@ -680,6 +720,7 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
     snprintf(s.id, sizeof s.id, "%s", argv[1]);
     ready = atoi(argv[2]);
     resume = !strcmp(argv[3], "--resume");
+    s.spare = !strcmp(argv[3], "--spare");
     (void)signal(SIGPIPE, SIG_IGN);
     s.rt = fo_session_runtime(&err);
     if (s.rt < 0)
@@ -727,7 +768,7 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
             (void)fo_session_remove_tree(s.rt, s.id, 0);
         return ready_error(ready, &err);
     }
-    slot = take_slot(&s);
+    slot = s.spare ? 0 : take_slot(&s);
     if (slot < 0) {
         fo_session_fail(&err, "limit_reached", 5, "close or wait for an idle session to hibernate "
                         "(folio session ls), or raise --max-sessions", "the host's limit of %u live "

@@ -36,6 +36,7 @@ typedef struct {
     long oom_kills;               /* the cgroup's count after the last cell */
     fo_sandbox_buf not_restored;  /* JSON items for the first exec after a resume */
     int resumed;
+    int spare;                    /* started ahead (RT/spares/ID): no slot until claimed */
 } fo_session;
 
 /* session_exec.c */

@@ -199,7 +199,7 @@ static void h_create(fo_serve_state *s, struct MHD_Connection *c, req *r)
 {
     char bufs[sizeof new_opts / sizeof *new_opts][256], maxs[16], id[33], who[65], *info = NULL;
     char *argv[2 * sizeof new_opts / sizeof *new_opts + 2];
-    fo_session_new o = { s->cfg.folio, argv, 0 };
+    fo_session_new o = { s->cfg.folio, argv, 0, 0 };
     fo_session_error err;
     json_t *body = read_body(c, r), *j;
     char *text;
@@ -519,6 +519,7 @@ unsigned fo_serve_sessions_hibernate(void)
     unsigned n = 0;
 
     memset(&err, 0, sizeof err);
+    (void)fo_session_drop_spares();          /* nothing to save in them */
     if (fo_session_list(&list, &err) < 0) {
         free(list);
         return 0;

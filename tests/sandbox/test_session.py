@@ -96,7 +96,8 @@ class Sessions:
         return not self.supervisors(sid)
 
     def close_all(self):
-        for sid in self.ids:
+        spares = self.rt / "folio" / "spares"
+        for sid in self.ids + (os.listdir(spares) if spares.is_dir() else []):
             self.run("close", sid, timeout=60)
             for pid in self.supervisors(sid):       # ours only: their argv names our id
                 os.kill(pid, signal.SIGKILL)
@@ -351,11 +352,56 @@ def test_a_killed_supervisor_gives_session_expired(s):
 
 
 def test_the_session_limit_is_enforced(s):
-    s.new("--max-sessions", "1")
-    p = s.run("new", "--json", "--max-sessions", "1", code=5)
+    s.new("--cold", "--max-sessions", "1")
+    p = s.run("new", "--json", "--cold", "--max-sessions", "1", code=5)
     e = json.loads(p.stdout)["error"]
     assert e["code"] == "limit_reached" and "--max-sessions" in e["hint"]
     assert len(list((s.rt / "folio").glob("[0-9a-f]" * 32))) == 1     # nothing left behind
+
+
+def test_a_spare_taken_over_the_limit_gives_limit_reached(s):
+    """A spare holds no slot until it is taken: then it must find one."""
+    s.new("--max-sessions", "1")
+    spares = s.rt / "folio" / "spares"
+    for _ in range(200):
+        if spares.is_dir() and os.listdir(spares):
+            break
+        time.sleep(0.05)
+    assert os.listdir(spares), "a spare waits (it holds no slot)"
+    p = s.run("new", "--json", "--max-sessions", "1", code=5)
+    assert json.loads(p.stdout)["error"]["code"] == "limit_reached"
+
+
+def test_new_takes_a_spare_started_ahead_and_cold_starts_none(s):
+    """After a `new`, a spare with the same options waits; the next `new`
+    takes it (a fresh jail of its own: nothing of another session in it) and
+    leaves another; --cold neither takes nor leaves one."""
+    first = s.new()
+    spares = s.rt / "folio" / "spares"
+    for _ in range(200):
+        if spares.is_dir() and os.listdir(spares):
+            break
+        time.sleep(0.05)
+    (spare,) = os.listdir(spares)
+    assert json.loads(s.run("ls", "--json").stdout) == [{"id": first, "state": "live"}], \
+        "a spare is nobody's session: ls does not show it"
+    s.exec(first, "open('mine.txt', 'w').write('first')\nsecret = 1", expect="ok")
+    second = s.new()
+    assert second == spare, "the spare was taken"
+    r = s.exec(second, "import os\nsorted(os.listdir('.')), 'secret' in globals()", expect="ok")
+    assert r["result"] == "([], False)", r
+    assert r["cell"] == 1
+    for _ in range(200):
+        if os.listdir(spares):
+            break
+        time.sleep(0.05)
+    assert os.listdir(spares) and os.listdir(spares) != [spare], "another spare waits"
+    other = s.new("--timeout", "7")
+    assert other not in os.listdir(spares), "a spare only serves the options it was made with"
+    cold = s.new("--cold", "--idle", "99")
+    time.sleep(1)
+    keys = [(spares / n).read_text() for n in os.listdir(spares)]
+    assert "--idle\n99\n" not in keys, "--cold leaves no spare"
 
 
 # ------------------------------------------------------------ isolation
