@@ -138,21 +138,72 @@ static int lock_file(int dir, const char *name)
     return fd;
 }
 
-/* One of RT/slots/0..max-1: held while the session is live. */
-static int take_slot(fo_session *s)
+/* The host's slots: a folder the administrator made (root's, not writable
+   by others without the sticky bit) holding one file per live session the
+   host allows, 0..N-1 (docs/sessions.md, "Limits"). FOLIO_SESSION_SLOTS
+   names another (tests); /run/folio/slots by default. -1 when there is none:
+   then only the runtime folder's count applies. */
+static int host_slots(void)
+{
+    const char *path = getenv("FOLIO_SESSION_SLOTS");
+    struct stat st;
+    int fd = open(path && *path ? path : "/run/folio/slots",
+                  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+    if (fd >= 0 && (fstat(fd, &st) < 0 || (st.st_uid != 0 && st.st_uid != geteuid()) ||
+                    ((st.st_mode & 0022) && !(st.st_mode & S_ISVTX)))) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* flock on one of the files 0..max-1 of dir (created when create, else only
+   those that exist); its descriptor, or -1 when all are held. */
+static int lock_one(int dir, unsigned max, int create)
 {
     char name[16];
-    int slots, fd = -1;
+    int fd = -1;
+
+    for (unsigned k = 0; fd < 0 && k < max; k++) {
+        snprintf(name, sizeof name, "%u", k);
+        fd = create ? lock_file(dir, name)
+                    : openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (!create && fd < 0 && errno == ENOENT)
+            break;                          /* the host's files end here */
+        if (!create && fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    return fd;
+}
+
+/* A slot in RT/slots/0..max-1 (this runtime folder's --max-sessions), and
+   one of the host's when it has some: both held while the session lives
+   (the descriptors stay open until the supervisor exits). 0, -1 (this
+   folder's limit) or -2 (the host's). */
+static int take_slot(fo_session *s)
+{
+    int slots, host = host_slots(), mine, theirs = 0;
 
     (void)mkdirat(s->rt, "slots", 0700);
     slots = openat(s->rt, "slots", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    for (unsigned k = 0; slots >= 0 && fd < 0 && k < s->max_sessions; k++) {
-        snprintf(name, sizeof name, "%u", k);
-        fd = lock_file(slots, name);
-    }
+    mine = slots >= 0 ? lock_one(slots, s->max_sessions, 1) : -1;
     if (slots >= 0)
         close(slots);
-    return fd;
+    if (host >= 0) {
+        theirs = lock_one(host, 1u << 20, 0);
+        close(host);
+    }
+    if (mine < 0 || theirs < 0) {
+        if (mine >= 0)
+            close(mine);
+        if (theirs > 0)
+            close(theirs);
+        return mine < 0 ? -1 : -2;
+    }
+    return 0;
 }
 
 /* A spare (started ahead by `new`, session_client.c) is claimed by the
@@ -167,7 +218,7 @@ static int claim(fo_session *s)
         close(sp);
     }
     s->spare = 0;
-    return take_slot(s) < 0 ? -1 : 0;   /* the slot's fd stays open while we live */
+    return take_slot(s) < 0 ? -1 : 0;   /* the slots' fds stay open while we live */
 }
 
 /* True when this is a spare nobody claimed: it takes back its marker. */
@@ -589,7 +640,7 @@ static int serve_one(fo_session *s, int lfd, double *idle_from)
     }
     if (s->spare && claim(s) < 0) {
         reply_error(cfd, "limit_reached", 5, "close or wait for an idle session to hibernate "
-                    "(folio session ls), or raise --max-sessions", "the host's limit of live "
+                    "(folio session ls), or raise --max-sessions", "the limit of live "
                     "sessions is reached");
         type = 0;
         end = END_CLOSE;
@@ -769,10 +820,16 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
         return ready_error(ready, &err);
     }
     slot = s.spare ? 0 : take_slot(&s);
-    if (slot < 0) {
+    if (slot == -2) {
+        fo_session_fail(&err, "limit_reached", 5, "close or wait for a session to hibernate; "
+                        "the administrator sets the host's limit (docs/sessions.md, Limits)",
+                        "the host's limit of live sessions (all users) is reached");
+    } else if (slot < 0) {
         fo_session_fail(&err, "limit_reached", 5, "close or wait for an idle session to hibernate "
-                        "(folio session ls), or raise --max-sessions", "the host's limit of %u live "
+                        "(folio session ls), or raise --max-sessions", "the limit of %u live "
                         "sessions is reached", s.max_sessions);
+    }
+    if (slot < 0) {
         if (!resume)
             (void)fo_session_remove_tree(s.rt, s.id, 0);
         return ready_error(ready, &err);

@@ -48,7 +48,7 @@ class Sessions:
 
     def __init__(self, tmp_path):
         self.rt = tmp_path / "rt"
-        self.rt.mkdir(mode=0o700)
+        self.rt.mkdir(mode=0o700, parents=True)
         self.env = dict(os.environ, XDG_RUNTIME_DIR=str(self.rt))
         self.ids = []
 
@@ -357,6 +357,31 @@ def test_the_session_limit_is_enforced(s):
     e = json.loads(p.stdout)["error"]
     assert e["code"] == "limit_reached" and "--max-sessions" in e["hint"]
     assert len(list((s.rt / "folio").glob("[0-9a-f]" * 32))) == 1     # nothing left behind
+
+
+def test_the_hosts_limit_counts_every_runtime_folder(tmp_path):
+    """The host's slots (a folder the administrator made, one file per live
+    session allowed) are shared by every user's sessions; --max-sessions
+    cannot raise it."""
+    slots = tmp_path / "slots"
+    slots.mkdir(mode=0o755)
+    for k in range(2):
+        (slots / str(k)).write_text("")
+    users = [Sessions(tmp_path / ("u%d" % k)) for k in range(2)]
+    for u in users:
+        u.env["FOLIO_SESSION_SLOTS"] = str(slots)
+    try:
+        users[0].new("--cold")
+        users[1].new("--cold", "--max-sessions", "50")
+        for u in users:
+            p = u.run("new", "--json", "--cold", "--max-sessions", "50", code=5)
+            e = json.loads(p.stdout)["error"]
+            assert e["code"] == "limit_reached" and "host's limit" in e["message"], e
+        users[0].run("close", users[0].ids[0], code=0)
+        users[1].new("--cold")                            # a slot is free again
+    finally:
+        for u in users:
+            u.close_all()
 
 
 def test_a_spare_taken_over_the_limit_gives_limit_reached(s):
