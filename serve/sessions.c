@@ -508,36 +508,9 @@ void fo_http_sessions(fo_serve_state *s, struct MHD_Connection *c, req *r)
     }
 }
 
-/* SIGTERM: every live session of this instance saved (hibernated); the
-   next exec on its id resumes it, on this instance once it is back. */
-unsigned fo_serve_sessions_hibernate(void)
-{
-    fo_session_error err;
-    char *list = NULL;
-    json_t *j, *e;
-    size_t k;
-    unsigned n = 0;
-
-    memset(&err, 0, sizeof err);
-    (void)fo_session_drop_spares();          /* nothing to save in them */
-    if (fo_session_list(&list, &err) < 0) {
-        free(list);
-        return 0;
-    }
-    j = json_loads(list, 0, NULL);
-    free(list);
-    json_array_foreach(j, k, e) {
-        const char *id = json_string_value(json_object_get(e, "id"));
-        const char *state = json_string_value(json_object_get(e, "state"));
-        if (id && state && !strcmp(state, "live") && fo_session_hibernate(id, &err) == 0)
-            n++;
-    }
-    json_decref(j);
-    return n;
-}
-
-/* Sessions in this instance's folder that are live now. */
-long fo_serve_sessions_live(void)
+/* Calls fn on the id of every live session of this instance; how many
+   calls returned 1, or -1 when the sessions cannot be listed. */
+static long each_live(int (*fn)(const char *id))
 {
     fo_session_error err;
     char *list = NULL;
@@ -545,14 +518,51 @@ long fo_serve_sessions_live(void)
     size_t k;
     long n = 0;
 
+    memset(&err, 0, sizeof err);
     if (fo_session_list(&list, &err) < 0) {
         free(list);
         return -1;
     }
     j = json_loads(list, 0, NULL);
     free(list);
-    json_array_foreach(j, k, e)
-        n += !strcmp(json_string_value(json_object_get(e, "state")) ?: "", "live");
+    json_array_foreach(j, k, e) {
+        const char *id = json_string_value(json_object_get(e, "id"));
+        const char *state = json_string_value(json_object_get(e, "state"));
+        if (id && state && !strcmp(state, "live"))
+            n += fn(id) == 1;
+    }
     json_decref(j);
     return n;
+}
+
+static int hibernate_one(const char *id)
+{
+    fo_session_error err;
+
+    memset(&err, 0, sizeof err);
+    return fo_session_hibernate(id, &err) == 0;
+}
+
+static int count_one(const char *id)
+{
+    (void)id;
+    return 1;
+}
+
+/* SIGTERM: every live session of this instance saved (hibernated); the
+   next exec on its id resumes it, on this instance once it is back. Spares
+   end: there is nothing in them to save. */
+unsigned fo_serve_sessions_hibernate(void)
+{
+    long n;
+
+    (void)fo_session_drop_spares();
+    n = each_live(hibernate_one);
+    return n > 0 ? (unsigned)n : 0;
+}
+
+/* Sessions in this instance's folder that are live now. */
+long fo_serve_sessions_live(void)
+{
+    return each_live(count_one);
 }
