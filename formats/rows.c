@@ -18,16 +18,6 @@ struct fo_rows {
     uint64_t done;        /* CSV: rows handed out, for progress */
 };
 
-/* The symbol a currency format shows: "[$€]#,##0" -> "€", "$#,##0" -> "$". */
-static const char *format_symbol(const char *fmt)
-{
-    static const char *const syms[] = {"\xE2\x82\xAC", "\xC2\xA3", "\xC2\xA5", "$"};
-    if (!fmt) return NULL;
-    for (size_t i = 0; i < sizeof syms / sizeof *syms; i++)
-        if (strstr(fmt, syms[i])) return syms[i];
-    return NULL;
-}
-
 fo_status fo_rows_open(const fo_dataset *ds, fo_rows **out, fo_diags *d)
 {
     *out = NULL;
@@ -43,7 +33,7 @@ fo_status fo_rows_open(const fo_dataset *ds, fo_rows **out, fo_diags *d)
         }
         for (size_t j = 0; j < ds->ncols; j++)
             if (ds->cols[j].type == FO_TYPE_CURRENCY)
-                r->cur_sym[j] = format_symbol(ds->cols[j].format);
+                r->cur_sym[j] = fo_infer_format_symbol(ds->cols[j].format);
         fo_status st = fo_csv__open_dataset(ds, &r->csv, d);
         if (st != FO_OK) {
             fo_rows_close(r);
@@ -52,31 +42,6 @@ fo_status fo_rows_open(const fo_dataset *ds, fo_rows **out, fo_diags *d)
     }
     *out = r;
     return FO_OK;
-}
-
-/* One CSV field as a value of column j. */
-static void convert(fo_rows *r, size_t j, const char *s, size_t len, fo_value *v)
-{
-    fo_type t = r->ds->cols[j].type;
-    if (len == 0) {
-        memset(v, 0, sizeof *v);
-        v->kind = FO_VAL_NULL;
-        return;
-    }
-    /* In a column whose type was inferred, a plain number among percentages
-     * ("5" beside "12%") or amounts is not silently scaled or re-labelled:
-     * it stays the text it was. */
-    bool plain_misfit = r->ds->cols[j].inferred &&
-                        ((t == FO_TYPE_PERCENT && !memchr(s, '%', len)) ||
-                         (t == FO_TYPE_CURRENCY && !fo_infer_currency_symbol(s, len)));
-    if (t != FO_TYPE_TEXT && !plain_misfit && fo_value_from_text(s, len, t, v)) {
-        if (t != FO_TYPE_CURRENCY || !r->cur_sym[j]) return;
-        const char *sym = fo_infer_currency_symbol(s, len);
-        if (!sym || strcmp(sym, r->cur_sym[j]) == 0) return; /* bare number or same symbol */
-    }
-    memset(v, 0, sizeof *v);
-    v->kind = FO_VAL_TEXT;
-    v->str = s;
 }
 
 int fo_rows_next(fo_rows *r, const fo_value **row, fo_diags *d)
@@ -96,7 +61,7 @@ int fo_rows_next(fo_rows *r, const fo_value **row, fo_diags *d)
     if (!fo_csv__check_width(r->csv, fo_csv__display(ds), l, nf, ds->ncols, d)) return -1;
     for (size_t j = 0; j < ds->ncols; j++) {
         if (j < nf) {
-            convert(r, j, f[j], l[j], &r->row[j]);
+            fo_infer_convert(&ds->cols[j], r->cur_sym[j], f[j], l[j], &r->row[j]);
         } else {
             memset(&r->row[j], 0, sizeof r->row[j]);
             r->row[j].kind = FO_VAL_NULL;

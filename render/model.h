@@ -70,12 +70,18 @@ fo_type fo_type_from_name(const char *name);  /* FO_TYPE_AUTO if unknown */
 /* Excel format code shown for a column of type t when none is given. */
 const char *fo_type_default_format(fo_type t);
 
+/* How a column writes day and month in d/m/yyyy-style dates: decided from
+ * its values, or given by a spec's "date_format" (ISO dates always read). */
+typedef enum { FO_DATES_ANY = 0, FO_DATES_DMY, FO_DATES_MDY, FO_DATES_YMD } fo_date_order;
+
 typedef struct {
     char *name;
     fo_type type;    /* never AUTO once the dataset is loaded */
     char *format;    /* Excel code; never NULL once loaded */
     bool inferred;   /* type read from the data, not given: an inferred percent or
                         currency column converts only cells written with % or a symbol */
+    fo_date_order dates; /* how its text dates read (formats/infer.h) */
+    char decimal;    /* decimal separator of its text numbers: '.' (or 0) or ',' */
 } fo_column;
 
 typedef enum { FO_SRC_INLINE, FO_SRC_CSV } fo_source;
