@@ -463,6 +463,8 @@ static bool is_code(const char *s, size_t len)
     return true;
 }
 
+static bool fits(const cell *c, fo_type t);
+
 void fo_infer_add(fo_infer *in, const char *s, size_t len)
 {
     if (len == 0 || fo_infer_is_missing(s, len)) return;
@@ -470,6 +472,8 @@ void fo_infer_add(fo_infer *in, const char *s, size_t len)
     cell c;
     classify(s, len, &in->nt, &c);
     add_cell(in, &c);
+    if (in->declared != FO_TYPE_AUTO && in->declared != FO_TYPE_TEXT && !fits(&c, in->declared))
+        in->n_misfit++;
 }
 
 void fo_infer_add_value(fo_infer *in, const fo_value *v)

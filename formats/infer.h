@@ -91,6 +91,8 @@ bool fo_infer_is_missing(const char *s, size_t len);
  * Plain value type, no allocation. */
 typedef struct {
     fo_notation nt;       /* how cells are read; FO_NOTATION_DEFAULT after init */
+    fo_type declared;     /* a type the spec gives (AUTO = none; set after init) */
+    size_t n_misfit;      /* counted cells that do not fit declared */
     size_t n;             /* counted cells: non-empty, not a missing marker */
     size_t n_int, n_dec;  /* integer cells; decimal/exponent cells */
     size_t n_pct, n_bool, n_date, n_dt;
