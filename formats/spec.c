@@ -519,6 +519,21 @@ static void read_meta(fo_spec_ctx *c, json_t *root)
     fo_diags_free(&td);
 }
 
+/* One warning for all the NaN / Infinity values the JSON reader took as
+ * null (formats/json.h), at the first. */
+static void report_nonfinite(fo_spec_ctx *c)
+{
+    int line = 0, col = 0;
+    size_t n = fo_json_nonfinite(c->json, &line, &col);
+    if (!n) return;
+    c->warnings++;
+    fo_diags_add(c->d, c->file, line, col, NULL,
+                 "write null for a missing value (pandas: df.astype(object).where(df.notna(), None); "
+                 "json.dumps(..., allow_nan=False) finds them)",
+                 "warning: NaN, Infinity and -Infinity are not JSON; %s%zu such value%s read as empty (null)",
+                 n == 1 ? "" : "the first is here; ", n, n == 1 ? "" : "s");
+}
+
 /* Builds the document from a parsed JSON (takes ownership of json). */
 static fo_status spec_from_json(fo_json *json, const char *display, const char *base_real,
                                 fo_doc **out, fo_diags *d)
@@ -542,6 +557,7 @@ static fo_status spec_from_json(fo_json *json, const char *display, const char *
                       "the spec must be a JSON object, not %s", fo_spec_json_type(root));
         goto done;
     }
+    report_nonfinite(&c);
     fo_spec_check_keys(&c, root, "", top_keys);
     read_meta(&c, root);
     fo_spec_read_datasets(&c, json_object_get(root, "data"));
