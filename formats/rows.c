@@ -72,6 +72,11 @@ int fo_rows_next(fo_rows *r, const fo_value **row, fo_diags *d)
     return 1;
 }
 
+size_t fo_rows_line(const fo_rows *r)
+{
+    return r->csv ? fo_csv_line(r->csv) : 0;
+}
+
 void fo_rows_close(fo_rows *r)
 {
     if (!r) return;

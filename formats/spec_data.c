@@ -263,6 +263,20 @@ static void finish_columns(fo_spec_ctx *c, fo_dataset *ds)
     }
 }
 
+/* Remembers where cell (r, i) is: its text is over Excel's cell limit, so
+ * the xlsx writer may refuse it and must say where it is. */
+static void note_spot(fo_spec_ctx *c, fo_dataset *ds, size_t r, size_t i, const char *ptr)
+{
+    struct fo_cell_spot *s = fo_arena_alloc(c->doc->arena, (ds->nspots + 1) * sizeof *s);
+    if (!s) return;
+    if (ds->nspots) memcpy(s, ds->spots, ds->nspots * sizeof *s);
+    s[ds->nspots].row = r;
+    s[ds->nspots].field = i;
+    fo_json_locate(c->json, ptr, false, &s[ds->nspots].line, &s[ds->nspots].column);
+    ds->spots = s;
+    ds->nspots++;
+}
+
 static bool read_inline(fo_spec_ctx *c, json_t *obj, const char *ptr, fo_dataset *ds)
 {
     char p[FO_PTR_MAX];
@@ -320,7 +334,9 @@ static bool read_inline(fo_spec_ctx *c, json_t *obj, const char *ptr, fo_dataset
             char vp[FO_PTR_MAX];
             snprintf(vp, sizeof vp, "%s", rp);
             fo_json_ptr_push_index(vp, sizeof vp, i);
-            fo_spec_cell(c, json_array_get(row, i), vp, &ds->cells[r * ds->ncols + i]);
+            fo_value *v = &ds->cells[r * ds->ncols + i];
+            fo_spec_cell(c, json_array_get(row, i), vp, v);
+            if (v->kind == FO_VAL_TEXT && v->str && strlen(v->str) > 32767) note_spot(c, ds, r, i, vp);
         }
     }
     return true;

@@ -200,6 +200,27 @@ bool fo_parse_iso_date(const char *s, size_t len, double *serial, bool *has_time
     return true;
 }
 
+void fo_cell_locate(const fo_doc *doc, const fo_dataset *ds, size_t row, size_t field,
+                    size_t csv_line, const char **file, int *line, int *column,
+                    char *ptr, size_t cap)
+{
+    *line = *column = 0;
+    if (cap) ptr[0] = '\0';
+    if (ds->src == FO_SRC_CSV) {
+        *file = ds->csv_display ? ds->csv_display : ds->csv_path;
+        *line = (int)csv_line;
+        *column = (int)field + 1;
+        return;
+    }
+    *file = doc->spec_path;
+    snprintf(ptr, cap, "%s/rows/%zu/%zu", ds->pointer ? ds->pointer : "", row, field);
+    for (size_t i = 0; i < ds->nspots; i++)
+        if (ds->spots[i].row == row && ds->spots[i].field == field) {
+            *line = ds->spots[i].line;
+            *column = ds->spots[i].column;
+        }
+}
+
 void fo_doc_free(fo_doc *doc)
 {
     if (!doc) return;

@@ -98,7 +98,20 @@ typedef struct fo_dataset {
     char *csv_display;   /* CSV: path as written in the spec, for messages */
     char delimiter;      /* CSV: ',' ';' '\t' '|' (detected when 0) */
     bool header;         /* CSV: first record names the columns */
+    /* INLINE: where in the spec the few cells a writer may refuse are (text
+     * over Excel's 32,767-character cell), for errors located at the cell */
+    struct fo_cell_spot { size_t row, field; int line, column; } *spots;
+    size_t nspots;
 } fo_dataset;
+
+/* Where data cell (row: 0-based data row, field) of ds is, for an error
+ * about it: CSV -> the file, line (csv_line, from fo_rows_line) and column
+ * (the field's number), ptr ""; inline -> the spec, the cell's line and
+ * column when known (ds->spots, else 0) and its JSON Pointer in ptr (cap
+ * bytes): "/data/NAME/rows/R/C". */
+void fo_cell_locate(const fo_doc *doc, const fo_dataset *ds, size_t row, size_t field,
+                    size_t csv_line, const char **file, int *line, int *column,
+                    char *ptr, size_t cap);
 
 /* Row iteration, the same for inline and CSV data. A row is ncols values,
  * converted to the column types (a cell that does not fit stays TEXT);
@@ -107,6 +120,8 @@ typedef struct fo_rows fo_rows;
 fo_status fo_rows_open(const fo_dataset *ds, fo_rows **out, fo_diags *d);
 /* 1: *row set; 0: end; -1: error (reported in d). */
 int fo_rows_next(fo_rows *r, const fo_value **row, fo_diags *d);
+/* CSV: the 1-based line where the row last handed out starts; inline: 0. */
+size_t fo_rows_line(const fo_rows *r);
 void fo_rows_close(fo_rows *r);
 
 /* ---- blocks ------------------------------------------------------------- */

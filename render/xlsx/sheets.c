@@ -41,6 +41,7 @@ typedef struct {
     size_t nparts;
     size_t urls;              /* hyperlinks on the current part */
     size_t row;               /* 1-based data row, for messages */
+    size_t line;              /* CSV: its line in the file */
     int nerrors;
     fo_status st;
 } table;
@@ -194,8 +195,12 @@ static void cell_error(table *t, size_t j, const char *what, size_t n, const cha
                        const char *hint)
 {
     fo_xlsx *x = t->x;
+    const char *file;
+    int line, col;
+    char ptr[512];
+    fo_cell_locate(x->doc, t->ds, t->row - 1, t->cols[j].field, t->line, &file, &line, &col, ptr, sizeof ptr);
     if (t->nerrors++ < MAX_CELL_ERRORS)
-        fo_diags_add(x->d, fo_xlsx__ds_file(x, t->ds), 0, 0, t->ds->pointer, hint,
+        fo_diags_add(x->d, file, line, col, ptr[0] ? ptr : NULL, hint,
                      "row %zu, column \"%s\": %s of %zu characters exceeds Excel's %s limit",
                      t->row, t->ds->cols[t->cols[j].field].name, what, n, limit);
     t->st = FO_ERR_INPUT;
@@ -448,6 +453,7 @@ fo_status fo_xlsx_write_table(fo_xlsx *x, const fo_dataset *ds, const fo_table_c
             r = 1;
         }
         t.row = total_rows + 1;
+        t.line = fo_rows_line(rows);
         bool sample = total_rows < FO_XLSX_WIDTH_SAMPLE;
         for (size_t j = 0; j < ncols; j++)
             write_cell(&t, w, r, j, &row[cols[j].field], sample);
