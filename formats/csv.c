@@ -703,6 +703,20 @@ fo_status fo_csv_scan(fo_dataset *ds, fo_arena *a, const fo_column *hints, size_
     return fo_csv_scan_n(ds, a, hints, nhints, NULL, d, NULL);
 }
 
+/* After an error: the header's names, untyped (FO_TYPE_AUTO), so a spec
+ * can still check the fields it names (every problem at once). */
+static void keep_names(fo_dataset *ds, fo_arena *a, char **names, size_t ncols)
+{
+    if (unique_names(names, ncols, a) != FO_OK) return;
+    ds->cols = fo_arena_alloc(a, ncols * sizeof *ds->cols);
+    if (!ds->cols) return;
+    for (size_t j = 0; j < ncols; j++) {
+        ds->cols[j].name = names[j];
+        ds->cols[j].format = (char *)"General";
+    }
+    ds->ncols = ncols;
+}
+
 /* Declares column j's hint (type, notation) to its accumulator. */
 static void declare(fo_infer *in, const fo_column *hints, size_t nhints, const char *name,
                     const fo_notation *dflt)
@@ -787,6 +801,7 @@ fo_status fo_csv_scan_n(fo_dataset *ds, fo_arena *a, const fo_column *hints, siz
     }
     if (nerr || fo_csv__fatal(c)) {
         st = FO_ERR_INPUT;
+        if (names && ncols) keep_names(ds, a, names, ncols);
         goto done;
     }
     if (!names) {

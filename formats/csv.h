@@ -66,7 +66,9 @@ void fo_csv_close(fo_csv *c);
  * Errors go to d: missing/unreadable file, empty file, invalid UTF-8, NUL,
  * unterminated quote, a record with more non-empty fields than the header
  * (extra empty fields are ignored; fewer fields are padded with empty cells).
- * Without a header the widest record sets the number of columns.
+ * Without a header the widest record sets the number of columns. After an
+ * error in a later record, ds->cols holds the header's names, untyped
+ * (FO_TYPE_AUTO), so a reader can still check the fields a spec names.
  * Returns FO_OK, FO_ERR_INPUT, FO_ERR_IO or FO_ERR_NOMEM. */
 fo_status fo_csv_scan(fo_dataset *ds, fo_arena *a, const fo_column *hints, size_t nhints,
                       fo_diags *d);

@@ -407,7 +407,7 @@ static bool read_csv(fo_spec_ctx *c, json_t *obj, const char *ptr, fo_dataset *d
     fo_status st = fo_csv_scan_n(ds, c->doc->arena, hints, nhints, &nt, c->d, &c->warnings);
     if (st != FO_OK) {
         c->errors++;
-        return false;
+        return ds->ncols > 0; /* the header's names, untyped: fields can still be checked */
     }
     /* every hint must name a column of the file */
     const char **names = fo_arena_alloc(c->doc->arena, (ds->ncols + 1) * sizeof *names);
@@ -459,6 +459,8 @@ static fo_dataset *read_dataset(fo_spec_ctx *c, json_t *obj, const char *ptr, co
         ok = read_inline(c, obj, ptr, ds);
     }
     if (!ok) return NULL;
+    if (ds->src == FO_SRC_CSV && ds->ncols && ds->cols[0].type == FO_TYPE_AUTO)
+        return ds; /* a CSV with errors: its header's names, untyped (a scan types every column) */
     finish_columns(c, ds);
     return ds;
 }
