@@ -531,7 +531,7 @@ static void read_meta(fo_spec_ctx *c, json_t *root)
     doc->subtitle = fo_spec_strdup(c, fo_spec_string(c, root, "", "subtitle", false));
     doc->author = fo_spec_strdup(c, fo_spec_string(c, root, "", "author", false));
     const char *date = fo_spec_string(c, root, "", "date", false);
-    doc->epoch = FO_FIXED_EPOCH;
+    doc->epoch = fo_default_epoch();
     if (date) {
         double serial;
         if (!fo_parse_iso_date(date, strlen(date), &serial, NULL))

@@ -1,6 +1,7 @@
 /* model.c — helpers of the document model: names of enums, default formats,
  * Excel date serials, ISO date parsing, freeing a document. */
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -198,6 +199,18 @@ bool fo_parse_iso_date(const char *s, size_t len, double *serial, bool *has_time
     *serial = fo_excel_serial(y, mo, d, hh, mi, sec);
     if (has_time) *has_time = t;
     return true;
+}
+
+int64_t fo_default_epoch(void)
+{
+    const char *s = getenv("SOURCE_DATE_EPOCH");
+    if (!s || !*s || strlen(s) > 12) return FO_NO_EPOCH;
+    int64_t v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9') return FO_NO_EPOCH;
+        v = v * 10 + (*s - '0');
+    }
+    return v <= 253402300799LL ? v : FO_NO_EPOCH; /* up to 9999-12-31 */
 }
 
 void fo_cell_locate(const fo_doc *doc, const fo_dataset *ds, size_t row, size_t field,

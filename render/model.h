@@ -209,7 +209,8 @@ struct fo_doc {
     char *spec_path;    /* as given; NULL for a CSV conversion */
     char *base_dir;     /* folder that relative paths resolve in */
     char *title, *subtitle, *author, *date; /* may be NULL */
-    int64_t epoch;      /* Unix time for document timestamps: from date, or fixed */
+    int64_t epoch;      /* Unix time for document timestamps: from date, else
+                           SOURCE_DATE_EPOCH, else FO_NO_EPOCH (none written) */
     fo_theme theme;
     fo_dataset **datasets;
     size_t ndatasets;
@@ -219,6 +220,12 @@ struct fo_doc {
 
 /* Unix time used when the spec has no date: 2000-01-01T00:00:00Z. */
 #define FO_FIXED_EPOCH 946684800LL
+/* No date to put in a document: writers leave creation dates out (xlsx,
+ * whose library always writes one, gets FO_FIXED_EPOCH). */
+#define FO_NO_EPOCH INT64_MIN
+/* SOURCE_DATE_EPOCH (reproducible-builds.org) when set to a valid Unix time,
+ * else FO_NO_EPOCH: the epoch of a document without a date. */
+int64_t fo_default_epoch(void);
 
 /* Days since 1899-12-30 (Excel serial) for a civil date; and back. */
 double fo_excel_serial(int year, int month, int day, int hh, int mm, double ss);

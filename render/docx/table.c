@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "render/docx/docx_internal.h"
 #include "render/numfmt.h"
@@ -329,6 +330,19 @@ void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b)
 
 /* ---- captions -------------------------------------------------------------------- */
 
+/* True when markup already starts with label and a number ("Table 1.",
+ * "table 2:", "Figure 3 -"): the writer of the spec numbered it. */
+static bool numbered(const char *label, const char *markup)
+{
+    size_t n = strlen(label);
+    while (*markup == '*' || *markup == '_') markup++; /* **Table 1.** */
+    if (strncasecmp(markup, label, n) != 0 || markup[n] != ' ') return false;
+    const char *p = markup + n + 1;
+    if (*p < '0' || *p > '9') return false;
+    while (*p >= '0' && *p <= '9') p++;
+    return *p == '\0' || strchr(".:-) *_", *p) || (unsigned char)*p == 0xE2; /* an en or em dash */
+}
+
 void fo_docx_caption(fo_docx_ctx *c, const char *label, unsigned n, const char *markup)
 {
     fo_xml *x = c->x;
@@ -337,6 +351,11 @@ void fo_docx_caption(fo_docx_ctx *c, const char *label, unsigned n, const char *
     fo_xml_leaf(x, "w:pStyle", "w:val", "Caption", NULL);
     if (strcmp(label, "Table") == 0) fo_xml_leaf(x, "w:keepNext", NULL);
     fo_xml_close(x);
+    if (numbered(label, markup)) { /* not "Table 1: Table 1. Sales" */
+        fo_docx_markup(c, markup);
+        fo_xml_close(x);
+        return;
+    }
     char s[64];
     snprintf(s, sizeof s, "%s ", label);
     fo_docx_run(c, s, strlen(s), NULL, false, false);

@@ -124,7 +124,7 @@ static fo_status set_properties(fo_xlsx *x)
     }
     lxw_doc_properties props = {
         .title = title, .subject = subject, .author = author,
-        .created = (time_t)doc->epoch,
+        .created = (time_t)(doc->epoch == FO_NO_EPOCH ? FO_FIXED_EPOCH : doc->epoch),
     };
     if (workbook_set_properties(x->wb, &props) != LXW_NO_ERROR) st = FO_ERR_NOMEM;
 cleanup:
