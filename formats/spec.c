@@ -363,9 +363,9 @@ static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
     if (ds->nrows == 0 && !(ds->ncols && ds->cols[0].type == FO_TYPE_AUTO)) {
         char dp[FO_PTR_MAX];
         fo_spec_ptr(dp, ptr, "data");
-        fo_spec_error(c, dp, false, ds->src == FO_SRC_CSV ? "the CSV file has a header but no data rows"
-                      : "give the dataset at least one row: \"rows\": [[...], ...]",
-                      "dataset \"%s\" has no rows: nothing to chart", ds->name);
+        fo_spec_warn(c, dp, ds->src == FO_SRC_CSV ? "the CSV file has a header but no data rows"
+                     : "give the dataset at least one row: \"rows\": [[...], ...]",
+                     "dataset \"%s\" has no rows: the chart says \"No data\"", ds->name);
     }
     for (size_t i = 0; i < ny; i++) {
         json_t *yv = json_is_array(y) ? json_array_get(y, i) : y;

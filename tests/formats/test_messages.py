@@ -88,12 +88,16 @@ def test_an_empty_dataset_says_no_rows(tmp_path):
             "blocks": [{"type": "chart", "kind": "bar", "data": "e", "x": "m", "y": "v"},
                        {"type": "chart", "kind": "line", "data": "i", "x": "k", "y": "n"},
                        {"type": "table", "data": "i", "totals": {"n": "sum"}}]}
-    errs = errors(tmp_path, spec)
+    errs = errors(tmp_path, spec, check=0)  # a chart of nothing says "No data"
     msgs = [e["message"] for e in errs]
-    assert 'dataset "e" has no rows: nothing to chart' in msgs
-    assert 'dataset "i" has no rows: nothing to chart' in msgs
+    assert 'warning: dataset "e" has no rows: the chart says "No data"' in msgs
+    assert 'warning: dataset "i" has no rows: the chart says "No data"' in msgs
     assert not [m for m in msgs if "is text" in m]
     assert by_pointer(errs)["/blocks/0/data"]["line"] > 0
+    path = write_spec(tmp_path, spec)
+    run_folio("render", path, "-o", tmp_path / "o.pdf", check=0)
+    text = subprocess.run(["pdftotext", tmp_path / "o.pdf", "-"], capture_output=True, text=True).stdout
+    assert "No data" in text
 
 
 def test_a_numbered_caption_is_not_numbered_again(tmp_path):
