@@ -86,6 +86,17 @@ const char *fo_value_text(const fo_value *v, const fo_numfmt *f, char *buf, size
     return s;
 }
 
+long fo_value_color(const fo_value *v, const fo_numfmt *f)
+{
+    if (!f) return -1;
+    switch (v->kind) {
+    case FO_VAL_TEXT: return fo_numfmt_text_color(f);
+    case FO_VAL_FORMULA: return v->has_num ? fo_numfmt_color(f, v->num) : -1;
+    case FO_VAL_NUMBER: case FO_VAL_DATE: return fo_numfmt_color(f, v->num);
+    default: return -1;
+    }
+}
+
 const char *fo_total_name(fo_total t)
 {
     static const char *const n[] = {"none", "sum", "avg", "min", "max", "count"};

@@ -52,6 +52,10 @@ double fo_value_number(const fo_value *v);
 const char *fo_value_text(const fo_value *v, const fo_numfmt *f, char *buf, size_t cap,
                           size_t *len, bool *numeric);
 
+/* The colour format f gives v ([Red], [Blue], [<0] conditions: as Excel
+ * shows it): 0xRRGGBB, or -1 for the text's own colour. */
+long fo_value_color(const fo_value *v, const fo_numfmt *f);
+
 /* ---- columns and datasets ----------------------------------------------- */
 typedef enum {
     FO_TYPE_AUTO = 0, /* not given: inferred */

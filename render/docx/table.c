@@ -13,6 +13,7 @@
 
 #include "render/docx/docx_internal.h"
 #include "render/numfmt.h"
+#include "render/text.h"
 
 #define WIDTH_SAMPLE 200   /* rows measured for column widths */
 /* A table of at most this many rows (header and totals included) is kept on
@@ -244,8 +245,10 @@ static void totals_row(fo_docx_ctx *c, const fo_block *b, tcol *tc)
             break;
         }
         if (!isnan(v)) n = fmt_num(tc[j].fmt, v, buf, sizeof buf);
+        c->run_color = isnan(v) ? 0 : fo_numfmt_color(tc[j].fmt, v) + 1;
         cell(c, tc[j].width, s, n, tc[j].right ? "TableNumber" : "TableText", false, NULL,
              true, NULL, true);
+        c->run_color = 0;
     }
     fo_xml_close(c->x);
 }
@@ -308,9 +311,11 @@ void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b)
                     tc[j].nnum++;
                 }
                 if (v->kind != FO_VAL_NULL) tc[j].nonnull++;
+                c->run_color = fo_value_color(v, tc[j].fmt) + 1;
                 cell(c, tc[j].width, s, n, numeric || (tc[j].right && !n) ? "TableNumber"
                                                                           : "TableText",
                      false, url, false, fill, false);
+                c->run_color = 0;
             }
             fo_xml_close(x);
             r++;
@@ -397,7 +402,15 @@ static void metric_cell(fo_docx_ctx *c, const fo_metric *m, long width)
     bool numeric;
     const char *url;
     const char *s = cell_text(&m->value, f, buf, &n, &numeric, &url);
+    c->run_color = fo_value_color(&m->value, f) + 1;
+    /* shrunk to fit the card on one line, never broken ("$31,234,567" / ".89"):
+     * the cell's width less its margins (0.08" a side) and a 10% reserve */
+    double size = c->t->heading_size[0], avail = (width / 20.0 - 11.5) * 0.9;
+    double tw = fo_text_width(c->t->heading.bold, size, s, n);
+    if (tw > avail && tw > 0 && avail > 0) c->run_sz = (int)fmax(12, floor(2 * size * avail / tw));
     fo_docx_run(c, s, n, NULL, false, false);
+    c->run_sz = 0;
+    c->run_color = 0;
     fo_xml_close(x);
     if (m->has_delta) {
         fo_numfmt *df = fo_numfmt_compile(m->delta_format, NULL, 0);

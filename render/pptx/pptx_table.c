@@ -198,7 +198,9 @@ static void row_markup(cell_markup *m, const fo_theme *t, int kind, bool band)
     m->tail_len = n > 0 && (size_t)n < sizeof m->tail ? (size_t)n : 0;
 }
 
-/* kind: 0 header, 1 body, 2 totals. */
+static long *cell_colors(const tbl *tb, char *const *cells);
+
+/* kind: 0 header, 1 body, 2 totals (those two from new_cells: with colours). */
 static void write_row(tbl *tb, char *const *cells, unsigned right, double h, int kind)
 {
     fo_pptx *p = tb->p;
@@ -215,8 +217,9 @@ static void write_row(tbl *tb, char *const *cells, unsigned right, double h, int
         fo_xml_raw(x, m.head[r], m.head_len[r]);
         if (cells[j] && *cells[j]) {
             fo_xml_open(x, "a:r", NULL);
+            long ink = kind == 0 ? -1 : cell_colors(tb, cells)[j];
             fo_pptx_rpr(p, FO_PPTX_TABLE_SZ, kind != 1 ? FO_RUN_BOLD : 0,
-                        kind == 0 ? t->table.header_text : t->text, NULL);
+                        kind == 0 ? t->table.header_text : ink >= 0 ? (fo_rgb)ink : t->text, NULL);
             fo_xml_text_elem(x, "a:t", cells[j]);
             fo_xml_close(x);
         }
@@ -310,11 +313,23 @@ static void add_row(tbl *tb, char **header, char **cells, unsigned right, bool b
     (void)total;
 }
 
+/* A body or totals row's cells: ncols strings, followed in the same block
+ * by ncols colours (cell_colors) a number format gives them ([Red]; -1:
+ * the text's own). */
 static char **new_cells(tbl *tb)
 {
-    char **c = fo_calloc(tb->ncols, sizeof *c);
-    if (!c) fo_pptx_fail(tb->p, FO_ERR_NOMEM, NULL, "out of memory");
+    char **c = fo_calloc(tb->ncols, sizeof *c + sizeof(long));
+    if (!c) {
+        fo_pptx_fail(tb->p, FO_ERR_NOMEM, NULL, "out of memory");
+        return NULL;
+    }
+    for (size_t j = 0; j < tb->ncols; j++) ((long *)(c + tb->ncols))[j] = -1;
     return c;
+}
+
+static long *cell_colors(const tbl *tb, char *const *cells)
+{
+    return (long *)(cells + tb->ncols);
 }
 
 /* Pass 2: rows into chunks; then the totals row. */
@@ -333,8 +348,9 @@ static bool fill(tbl *tb, char **header)
         unsigned right = 0;
         for (size_t j = 0; j < tb->ncols; j++) {
             bool r;
-            cells[j] = fo_strdup(cell_text(tb, j, &row[b->u.table.cols[j].field], buf,
-                                           sizeof buf, &r));
+            const fo_value *v = &row[b->u.table.cols[j].field];
+            cells[j] = fo_strdup(cell_text(tb, j, v, buf, sizeof buf, &r));
+            cell_colors(tb, cells)[j] = fo_value_color(v, tb->fmt[j]);
             if (r && j < 32) right |= 1u << j;
         }
         add_row(tb, header, cells, right, false, false);
@@ -361,7 +377,10 @@ static bool fill(tbl *tb, char **header)
             }
             buf[0] = '\0';
             if (has && c->total == FO_TOTAL_COUNT) snprintf(buf, sizeof buf, "%.0f", v);
-            else if (has && tb->fmt[j]) fo_numfmt_format(tb->fmt[j], v, buf, sizeof buf);
+            else if (has && tb->fmt[j]) {
+                fo_numfmt_format(tb->fmt[j], v, buf, sizeof buf);
+                cell_colors(tb, cells)[j] = fo_numfmt_color(tb->fmt[j], v);
+            }
             else if (j == 0 && c->total == FO_TOTAL_NONE) snprintf(buf, sizeof buf, "Total");
             if (has && j < 32) right |= 1u << j;
             cells[j] = fo_strdup(buf);
