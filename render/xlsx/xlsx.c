@@ -3,8 +3,8 @@
  * the Summary sheet, and closes the workbook into the staged file.
  *
  * Sheet order: Summary (omitted for a bare CSV conversion, where the data
- * itself should open first, and last or omitted for a spec that is one
- * table: see data_first), then one sheet per table block in block order
+ * itself should open first, and for a spec that is one table: see
+ * data_first), then one sheet per table block in block order
  * (a long table's parts follow it), then a data sheet per chart whose
  * dataset no table shows. Charts sit on the Summary sheet where their block
  * is, so the workbook reads in the order of the document.
@@ -58,33 +58,30 @@ static size_t doc_cells(const fo_doc *doc)
 }
 
 /* A bare CSV conversion (no spec, tables only) opens on its data. */
-/* A spec that is one table and words about it ("export this to a
- * spreadsheet"): its workbook opens on the data — pandas.read_excel(path)
- * reads the table — and a Summary, if any, comes last. */
+/* A spec whose content is one table, headings aside ("export this to a
+ * spreadsheet"): its workbook is that table alone — pandas.read_excel(path)
+ * reads the data, and the title lives in the document properties. A spec
+ * with words of its own (paragraphs, lists, code) is a report: its Summary
+ * sheet comes first. */
 static bool data_first(const fo_doc *doc)
 {
     size_t tables = 0;
     for (size_t i = 0; i < doc->nblocks; i++) {
         fo_block_kind k = doc->blocks[i].kind;
         if (k == FO_BLOCK_TABLE) tables++;
-        else if (k == FO_BLOCK_CHART || k == FO_BLOCK_IMAGE || k == FO_BLOCK_METRICS) return false;
+        else if (k != FO_BLOCK_HEADING && k != FO_BLOCK_PAGE_BREAK && k != FO_BLOCK_TOC) return false;
     }
     return tables == 1;
 }
 
 /* The Summary sheet holds the title block and the blocks that are not
- * tables; a CSV conversion has none, and a data-first spec has one only for
- * paragraphs, lists or code (its title lives in the document properties). */
+ * tables; a CSV conversion and a data-first spec have none. */
 static bool wants_summary(const fo_doc *doc)
 {
-    bool df = data_first(doc);
-    if (!df && (doc->spec_path || doc->title || doc->subtitle || doc->author)) return true;
-    for (size_t i = 0; i < doc->nblocks; i++) {
-        fo_block_kind k = doc->blocks[i].kind;
-        if (k != FO_BLOCK_TABLE && !(df && (k == FO_BLOCK_HEADING || k == FO_BLOCK_PAGE_BREAK ||
-                                             k == FO_BLOCK_TOC)))
-            return true;
-    }
+    if (data_first(doc)) return false;
+    if (doc->spec_path || doc->title || doc->subtitle || doc->author) return true;
+    for (size_t i = 0; i < doc->nblocks; i++)
+        if (doc->blocks[i].kind != FO_BLOCK_TABLE) return true;
     return false;
 }
 
@@ -220,8 +217,7 @@ fo_status fo_xlsx_render(const fo_doc *doc, const char *dest, fo_outset *out,
         goto cleanup;
     }
     if ((st = set_properties(&x)) != FO_OK) goto cleanup;
-    bool summary_last = data_first(doc);
-    if (summary && !summary_last && !(x.summary = workbook_add_worksheet(x.wb, summary_name))) {
+    if (summary && !(x.summary = workbook_add_worksheet(x.wb, summary_name))) {
         st = FO_ERR_NOMEM;
         goto cleanup;
     }
@@ -238,10 +234,6 @@ fo_status fo_xlsx_render(const fo_doc *doc, const char *dest, fo_outset *out,
         const fo_xlsx_dataref *ref = NULL;
         if ((st = fo_xlsx_dataref_for(&x, &b->u.chart, &ref)) != FO_OK) goto cleanup;
         if ((st = fo_xlsx_chart_build(&x, b, ref, &charts[i])) != FO_OK) goto cleanup;
-    }
-    if (summary && summary_last && !(x.summary = workbook_add_worksheet(x.wb, summary_name))) {
-        st = FO_ERR_NOMEM;
-        goto cleanup;
     }
     if (x.summary && (st = fo_xlsx_write_summary(&x, charts)) != FO_OK) goto cleanup;
 

@@ -48,7 +48,7 @@ def typed_spec():
 def test_values_types_and_formats(tmp_path):
     out, _ = render(tmp_path, typed_spec())
     wb = openpyxl.load_workbook(out)
-    assert wb.sheetnames == ["Typed values", "Summary"]  # one table and notes: data first
+    assert wb.sheetnames == ["Summary", "Typed values"]
     ws = wb["Typed values"]
     assert [c.value for c in ws[1]] == ["name", "amount", "day", "flag", "calc", "link"]
     assert all(c.font.b for c in ws[1])
