@@ -18,7 +18,7 @@
 #include "render/chart/chart.h"
 
 static const char *const top_keys[] = {"folio", "title", "subtitle", "author", "date", "theme",
-                                       "data", "blocks", "$schema", NULL};
+                                       "data", "blocks", "max_pages", "$schema", NULL};
 static const char *const block_types[] = {"heading", "paragraph", "list", "metrics", "table", "chart",
                                           "image", "code", "page_break", "toc", NULL};
 static const char *const chart_kinds[] = {"bar", "column", "line", "area", "pie", "doughnut", "scatter", NULL};
@@ -541,6 +541,7 @@ static void read_meta(fo_spec_ctx *c, json_t *root)
             doc->epoch = (int64_t)((serial - 25569.0) * 86400.0 + 0.5);
         }
     }
+    doc->max_pages = (int)fo_spec_int(c, root, "", "max_pages", 1, 30000, 0);
     const char *theme = fo_spec_string(c, root, "", "theme", false);
     fo_theme_default(&doc->theme);
     if (!theme) return;

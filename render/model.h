@@ -213,6 +213,7 @@ struct fo_doc {
     char *spec_path;    /* as given; NULL for a CSV conversion */
     char *base_dir;     /* folder that relative paths resolve in */
     char *title, *subtitle, *author, *date; /* may be NULL */
+    int max_pages;      /* spec's "max_pages": a PDF table is cut at that page; 0 = none */
     int64_t epoch;      /* Unix time for document timestamps: from date, else
                            SOURCE_DATE_EPOCH, else FO_NO_EPOCH (none written) */
     fo_theme theme;

@@ -223,6 +223,28 @@ static bool keep_row(table *T, const fo_value *row, char **buf, size_t *blen, si
     return true;
 }
 
+/* True when the spec's max_pages is reached and the page has no room for
+ * one more row besides a totals row and the note: the table stops here. */
+static bool at_page_limit(const table *T)
+{
+    const fo_pdf *c = T->c;
+    int limit = c->doc->max_pages;
+    if (!limit || c->npages < (size_t)limit) return false;
+    return c->y - 3 * (T->lh + 2 * PAD_Y) < c->bottom;
+}
+
+/* Below a table cut at the page limit: how much of it the PDF shows. */
+static void cut_note(fo_pdf *c, size_t shown, size_t total)
+{
+    char text[160], all[32];
+    fo_numfmt_format_code("#,##0", (double)total, all, sizeof all);
+    snprintf(text, sizeof text, "First %zu of %s rows; the full table is in the workbook.", shown, all);
+    const fo_theme *t = c->t;
+    fo_pdf_style st = {&t->body, t->body_size * 0.9, t->muted, FO_PDF_ITALIC};
+    c->y -= 2;
+    fo_pdf_markup(c, text, false, &st, c->left, c->width, t->body_size * 1.3);
+}
+
 /* The caption stays with the header and the first rows (keep_h). */
 static void caption(fo_pdf *c, const char *text, double keep_h)
 {
@@ -332,7 +354,9 @@ void fo_pdf_table(fo_pdf *c, const fo_block *b)
     if (b->u.table.caption) caption(c, b->u.table.caption, 4 * (T.lh + 2 * PAD_Y));
     fo_pdf_need(c, 3 * (T.lh + 2 * PAD_Y));
     draw_header(&T);
-    for (size_t s = 0; s < nsample && c->st == FO_OK; s++) {
+    size_t shown = 0;
+    bool cut = false;
+    for (size_t s = 0; s < nsample && c->st == FO_OK && !(cut = at_page_limit(&T)); s++, shown++) {
         for (size_t i = 0; i < n; i++) {
             texts[i] = sbuf + soff[s * n + i];
             lens[i] = slens[s * n + i];
@@ -341,6 +365,11 @@ void fo_pdf_table(fo_pdf *c, const fo_block *b)
         draw_row(&T, texts, lens, ROW_BODY);
     }
     while (c->st == FO_OK && (r = fo_rows_next(rows, &row, c->d)) == 1) {
+        if (cut || (cut = at_page_limit(&T))) { /* the rest only counts towards the totals */
+            for (size_t i = 0; i < n; i++) accumulate(&T.cols[i], &row[b->u.table.cols[i].field]);
+            continue;
+        }
+        shown++;
         for (size_t i = 0; i < n; i++) {
             const fo_value *v = &row[b->u.table.cols[i].field];
             accumulate(&T.cols[i], v);
@@ -386,6 +415,7 @@ void fo_pdf_table(fo_pdf *c, const fo_block *b)
         }
         draw_row(&T, texts, lens, ROW_TOTAL);
     }
+    if (cut && c->st == FO_OK) cut_note(c, shown, b->u.table.data->nrows);
     c->y -= t->body_size * 1.0;
     goto done;
 readerr:

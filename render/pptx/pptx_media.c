@@ -64,7 +64,9 @@ static void fit_box(double *w, double *h, double bw, double bh)
 static void fresh_area(fo_pptx *p)
 {
     fo_pptx_frame_flush(p);
-    if (p->x && !p->has_content) return;
+    bool keep = p->chart_next; /* the chart's own heading is all the slide has */
+    p->chart_next = false;
+    if (p->x && (!p->has_content || keep)) return;
     fo_pptx_slide_end(p);
     fo_pptx_open_flow_slide(p);
 }

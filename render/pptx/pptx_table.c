@@ -20,6 +20,9 @@
 #define CELL_MX 5.4   /* left/right cell margin, pt */
 #define CELL_MY 3.6   /* top/bottom cell margin, pt */
 #define MIN_ROWS 3    /* a table starts on a fresh slide unless this many rows fit */
+/* Rows a deck shows of one table (about 20 slides); the rest are left to the
+ * workbook, with a note: a 100,000-row export is no 5,884-slide deck. */
+#define SHOWN_ROWS 300
 
 typedef struct {
     char **cells;     /* ncols strings (owned) */
@@ -40,6 +43,8 @@ typedef struct {
     size_t nchunk, capchunk;
     double chunk_h, header_h;
     size_t band;        /* data rows written, for banding */
+    size_t shown;       /* data rows given to slides (at most SHOWN_ROWS) */
+    bool cut;           /* rows were left out */
 } tbl;
 
 static bool is_numeric_type(fo_type t)
@@ -343,6 +348,12 @@ static bool fill(tbl *tb, char **header)
     int rc;
     char buf[2048];
     while (!p->err && (rc = fo_rows_next(rows, &row, p->d)) == 1) {
+        if (tb->shown == SHOWN_ROWS) {
+            tb->cut = true;
+            rc = 0;
+            break;
+        }
+        tb->shown++;
         char **cells = new_cells(tb);
         if (!cells) break;
         unsigned right = 0;
@@ -390,6 +401,22 @@ static bool fill(tbl *tb, char **header)
     }
     if (tb->nchunk) emit(tb, header, total_row);
     return true;
+}
+
+/* Below a table cut at SHOWN_ROWS: how much of it the deck shows. */
+static void cut_note(fo_pptx *p, size_t shown, size_t total)
+{
+    char text[160], all[32];
+    fo_numfmt_format_code("#,##0", (double)total, all, sizeof all);
+    snprintf(text, sizeof text, "First %zu of %s rows; the full table is in the workbook.", shown, all);
+    fo_pptx_para note;
+    if (!fo_pptx_para_init(&note, FO_PPTX_PARA_PLAIN, 0, 12, text, false)) {
+        fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory");
+        return;
+    }
+    note.color = p->t->muted;
+    fo_pptx_need(p, fo_pptx_line_h(12) + 2 * FO_PPTX_INS_Y, false);
+    fo_pptx_flow_para(p, &note);
 }
 
 void fo_pptx_table(fo_pptx *p, const fo_block *b)
@@ -455,6 +482,7 @@ void fo_pptx_table(fo_pptx *p, const fo_block *b)
     fo_pptx_need(p, first, false);
     if (!fill(&tb, header) && !p->err)
         fo_pptx_fail(p, FO_ERR_INPUT, b->pointer, "reading the table's data failed");
+    if (tb.cut && !p->err) cut_note(p, tb.shown, b->u.table.data->nrows);
 
 cleanup:
     chunk_clear(&tb);
