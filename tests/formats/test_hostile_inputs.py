@@ -64,7 +64,7 @@ def test_extreme_values_in_csv_are_refused_at_render(tmp_path):
     path.write_text(json.dumps(spec))
     for ext in ("pdf", "png"):
         p = run_folio("render", path, "-o", tmp_path / f"c.{ext}", check=2)
-        assert 'chart value 1e+308 (column "y", row 2) is beyond +-1e15' in p.stderr
+        assert 'd.csv:3:2: chart value 1e+308 (column "y", row 2) is beyond +-1e15' in p.stderr  # at the cell
         assert "/blocks/0: " in p.stderr
         assert not (tmp_path / f"c.{ext}").exists()
 
