@@ -310,7 +310,7 @@ static bool read_inline(fo_spec_ctx *c, json_t *obj, const char *ptr, fo_dataset
     fo_spec_ptr(p, ptr, "rows");
     if (rows && !json_is_array(rows)) {
         fo_spec_error(c, p, false, "e.g. \"rows\": [[\"North\", 1204.5]]", "\"rows\" must be an array of arrays");
-        return false;
+        rows = NULL; /* the columns still stand: the fields a block names are checked */
     }
     ds->nrows = rows ? json_array_size(rows) : 0;
     ds->cells = fo_arena_alloc(c->doc->arena, (ds->nrows ? ds->nrows : 1) * ds->ncols * sizeof *ds->cells);

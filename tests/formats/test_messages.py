@@ -82,6 +82,14 @@ def test_a_broken_csv_does_not_hide_the_column_errors(tmp_path):
     assert "is text" not in p.stderr
 
 
+def test_bad_rows_do_not_hide_the_column_errors(tmp_path):
+    spec = {"folio": 1, "data": {"d": {"columns": ["k", "v"], "rows": {"a": 1}}},
+            "blocks": [{"type": "table", "data": "d", "columns": ["k", "vv"]}]}
+    e = by_pointer(errors(tmp_path, spec))
+    assert "must be an array of arrays" in e["/data/d/rows"]["message"]
+    assert e["/blocks/0/columns/1"]["hint"] == "did you mean 'v'?"
+
+
 def test_an_empty_dataset_says_no_rows(tmp_path):
     (tmp_path / "e.csv").write_text("m,v\n")
     spec = {"folio": 1, "data": {"e": {"csv": "e.csv"}, "i": {"columns": ["k", "n"], "rows": []}},
