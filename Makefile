@@ -237,6 +237,8 @@ install: all
 	for f in $(BUILD)/matplotlib/fontlist-*.json; do [ -f "$$f" ] && install -m 644 "$$f" $(DESTDIR)$(PREFIX)/libexec/folio/matplotlib/ || true; done
 	install -m 644 $(BUILD)/libfolio.a $(DESTDIR)$(PREFIX)/lib/libfolio.a
 	install -m 644 include/folio.h $(DESTDIR)$(PREFIX)/include/folio.h
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 docs/folio.1 $(DESTDIR)$(PREFIX)/share/man/man1/folio.1
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: folio\nDescription: result specs to xlsx, docx, pptx, pdf and png\nVersion: %s\nRequires.private: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lfolio\nLibs.private: -lhpdf -lm\n' \
 	  '$(PREFIX)' "$$(sed -n 's/^#define FOLIO_VERSION "\(.*\)"/\1/p' include/folio.h)" '$(PKGS)' \
@@ -244,7 +246,8 @@ install: all
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/folio $(DESTDIR)$(PREFIX)/lib/libfolio.a \
-	  $(DESTDIR)$(PREFIX)/include/folio.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/folio.pc
+	  $(DESTDIR)$(PREFIX)/include/folio.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/folio.pc \
+	  $(DESTDIR)$(PREFIX)/share/man/man1/folio.1
 	rm -rf $(DESTDIR)$(PREFIX)/libexec/folio
 
 clean:

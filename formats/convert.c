@@ -19,7 +19,7 @@ fo_status fo_csv_doc(const char *path, fo_doc **out, fo_diags *d)
     if (!doc || !(doc->arena = fo_arena_new())) { fo_free(doc); return FO_ERR_NOMEM; }
     fo_status st = FO_ERR_NOMEM;
     fo_theme_default(&doc->theme);
-    doc->epoch = FO_FIXED_EPOCH;
+    doc->epoch = fo_default_epoch();
     char tmp[PATH_MAX], real[PATH_MAX];
     snprintf(tmp, sizeof tmp, "%s", path);
     doc->base_dir = fo_arena_strdup(doc->arena, realpath(dirname(tmp), real) ? real : ".");

@@ -670,6 +670,52 @@ static void find_hint(const fo_column *hints, size_t nhints, const char *name,
 fo_status fo_csv_scan(fo_dataset *ds, fo_arena *a, const fo_column *hints, size_t nhints,
                       fo_diags *d)
 {
+    return fo_csv_scan_n(ds, a, hints, nhints, NULL, d, NULL);
+}
+
+/* After an error: the header's names, untyped (FO_TYPE_AUTO), so a spec
+ * can still check the fields it names (every problem at once). */
+static void keep_names(fo_dataset *ds, fo_arena *a, char **names, size_t ncols)
+{
+    if (unique_names(names, ncols, a) != FO_OK) return;
+    ds->cols = fo_arena_alloc(a, ncols * sizeof *ds->cols);
+    if (!ds->cols) return;
+    for (size_t j = 0; j < ncols; j++) {
+        ds->cols[j].name = names[j];
+        ds->cols[j].format = (char *)"General";
+    }
+    ds->ncols = ncols;
+}
+
+/* Declares column j's hint (type, notation) to its accumulator. */
+static void declare(fo_infer *in, const fo_column *hints, size_t nhints, const char *name,
+                    const fo_notation *dflt)
+{
+    fo_type t;
+    const char *f;
+    find_hint(hints, nhints, name, &t, &f);
+    in->declared = t;
+    in->nt = dflt ? *dflt : FO_NOTATION_DEFAULT;
+    for (size_t i = 0; i < nhints; i++) {
+        if (!hints[i].name || strcmp(hints[i].name, name) != 0) continue;
+        if (hints[i].decimal) in->nt.decimal = hints[i].decimal;
+        if (hints[i].dates) in->nt.dates = hints[i].dates;
+    }
+}
+
+/* The format of a column declared ht whose cells looked like t: what the
+ * cells show (symbol, decimals, date notation) when they are of that kind. */
+static void declared_format(const fo_infer *in, fo_type ht, fo_type t, char *fmt, size_t cap)
+{
+    bool like = ht == t || (ht == FO_TYPE_CURRENCY && (in->n_cur[0] || in->n_cur[1] || in->n_cur[2] || in->n_cur[3])) ||
+                ((ht == FO_TYPE_DATE || ht == FO_TYPE_DATETIME) && in->n_slash);
+    if (like) fo_infer_format(in, ht, fmt, cap);
+    else snprintf(fmt, cap, "%s", fo_type_default_format(ht));
+}
+
+fo_status fo_csv_scan_n(fo_dataset *ds, fo_arena *a, const fo_column *hints, size_t nhints,
+                        const fo_notation *nt, fo_diags *d, int *warnings)
+{
     const char *display = fo_csv__display(ds);
     fo_csv *c = NULL;
     fo_infer *inf = NULL;
@@ -697,8 +743,10 @@ fo_status fo_csv_scan(fo_dataset *ds, fo_arena *a, const fo_column *hints, size_
             ncols = nf;
             names = fo_arena_alloc(a, nf * sizeof *names);
             if (!names || !grow_infer(&inf, &icap, &(size_t){0}, nf)) goto nomem;
-            for (size_t j = 0; j < nf; j++)
+            for (size_t j = 0; j < nf; j++) {
                 if (!(names[j] = fo_arena_strndup(a, f[j], l[j]))) goto nomem;
+                declare(&inf[j], hints, nhints, names[j], nt);
+            }
             continue;
         }
         first = false;
@@ -709,7 +757,9 @@ fo_status fo_csv_scan(fo_dataset *ds, fo_arena *a, const fo_column *hints, size_
             }
             if (nf > ncols) nf = ncols;
         } else if (nf > ncols) {
+            size_t was = ncols;
             if (!grow_infer(&inf, &icap, &ncols, nf)) goto nomem;
+            for (size_t j = was; j < ncols; j++) declare(&inf[j], NULL, 0, "", nt);
         }
         for (size_t j = 0; j < nf; j++)
             if (l[j]) fo_infer_add(&inf[j], f[j], l[j]);
@@ -721,6 +771,7 @@ fo_status fo_csv_scan(fo_dataset *ds, fo_arena *a, const fo_column *hints, size_
     }
     if (nerr || fo_csv__fatal(c)) {
         st = FO_ERR_INPUT;
+        if (names && ncols) keep_names(ds, a, names, ncols);
         goto done;
     }
     if (!names) {
@@ -741,16 +792,18 @@ fo_status fo_csv_scan(fo_dataset *ds, fo_arena *a, const fo_column *hints, size_
         col->name = names[j];
         col->type = t;
         col->inferred = ht == FO_TYPE_AUTO;
-        if (ht != FO_TYPE_AUTO && ht != t) {
+        if (ht != FO_TYPE_AUTO) {
             col->type = ht;
-            snprintf(fmt, sizeof fmt, "%s", fo_type_default_format(ht));
+            declared_format(&inf[j], ht, t, fmt, sizeof fmt);
         }
         col->format = fo_arena_strdup(a, hf ? hf : fmt);
         if (!col->format) goto nomem;
+        col->decimal = inf[j].nt.decimal;
+        col->dates = fo_infer_date_order(&inf[j], NULL);
     }
     ds->ncols = ncols;
     ds->nrows = nrows;
-    st = FO_OK;
+    st = ds->header ? fo_csv__check_cells(ds, inf, d, warnings) : FO_OK;
     goto done;
 nomem:
     st = FO_ERR_NOMEM;

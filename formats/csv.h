@@ -19,6 +19,7 @@
 #define FO_CSV_H
 
 #include "folio.h"
+#include "formats/infer.h"
 #include "render/core/model.h"
 
 #define FO_CSV_MAX_RECORD ((size_t)64 << 20) /* bytes of one record */
@@ -65,7 +66,9 @@ void fo_csv_close(fo_csv *c);
  * Errors go to d: missing/unreadable file, empty file, invalid UTF-8, NUL,
  * unterminated quote, a record with more non-empty fields than the header
  * (extra empty fields are ignored; fewer fields are padded with empty cells).
- * Without a header the widest record sets the number of columns.
+ * Without a header the widest record sets the number of columns. After an
+ * error in a later record, ds->cols holds the header's names, untyped
+ * (FO_TYPE_AUTO), so a reader can still check the fields a spec names.
  * Returns FO_OK, FO_ERR_INPUT, FO_ERR_IO or FO_ERR_NOMEM. */
 fo_status fo_csv_scan(fo_dataset *ds, fo_arena *a, const fo_column *hints, size_t nhints,
                       fo_diags *d);
@@ -74,7 +77,22 @@ fo_status fo_csv_scan(fo_dataset *ds, fo_arena *a, const fo_column *hints, size_
  * a reader that loads one sets ds->stream = &fo_csv_stream. */
 extern const fo_row_stream fo_csv_stream;
 
-/* ---- private: shared by formats/csv.c and formats/csv_rows.c ------------------ */
+/* The same, with the dataset's notation nt (NULL = default; a hint's own
+ * decimal or date order wins for its column), and with a located warning
+ * for every column whose cells it does not all read (with a header only):
+ * one per column, "file.csv:LINE:COLUMN" of the first such cell, with their
+ * count and the first places — cells of a declared type that are not of it,
+ * dates that do not fit the column's day/month order; and one when every
+ * date of a column fits both orders. *warnings (may be NULL) counts them. */
+fo_status fo_csv_scan_n(fo_dataset *ds, fo_arena *a, const fo_column *hints, size_t nhints,
+                        const fo_notation *nt, fo_diags *d, int *warnings);
+
+/* ---- private: shared by formats/csv.c, csv_check.c and csv_rows.c ----------- */
+/* The second pass of fo_csv_scan_n, over ds (typed) with the first pass's
+ * accumulators (one per column): the warnings above. Reads the file again
+ * only when a column has something to report. */
+fo_status fo_csv__check_cells(const fo_dataset *ds, const fo_infer *inf, fo_diags *d,
+                              int *warnings);
 /* True after an error that ends reading (every later fo_csv_next is -1). */
 bool fo_csv__fatal(const fo_csv *c);
 /* Display name used in diagnostics about ds. */

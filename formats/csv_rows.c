@@ -17,16 +17,6 @@ typedef struct {
     uint64_t done;        /* rows handed out, for progress */
 } csv_pass;
 
-/* The symbol a currency format shows: "[$€]#,##0" -> "€", "$#,##0" -> "$". */
-static const char *format_symbol(const char *fmt)
-{
-    static const char *const syms[] = {"\xE2\x82\xAC", "\xC2\xA3", "\xC2\xA5", "$"};
-    if (!fmt) return NULL;
-    for (size_t i = 0; i < sizeof syms / sizeof *syms; i++)
-        if (strstr(fmt, syms[i])) return syms[i];
-    return NULL;
-}
-
 static void pass_close(void *state)
 {
     csv_pass *r = state;
@@ -51,7 +41,7 @@ static fo_status pass_open(const fo_dataset *ds, void **out, fo_diags *d)
     }
     for (size_t j = 0; j < ds->ncols; j++)
         if (ds->cols[j].type == FO_TYPE_CURRENCY)
-            r->cur_sym[j] = format_symbol(ds->cols[j].format);
+            r->cur_sym[j] = fo_infer_format_symbol(ds->cols[j].format);
     fo_status st = fo_csv__open_dataset(ds, &r->csv, d);
     if (st != FO_OK) {
         pass_close(r);
@@ -98,7 +88,7 @@ static int pass_next(void *state, const fo_value **row, fo_diags *d)
     if (!fo_csv__check_width(r->csv, fo_csv__display(ds), l, nf, ds->ncols, d)) return -1;
     for (size_t j = 0; j < ds->ncols; j++) {
         if (j < nf) {
-            convert(r, j, f[j], l[j], &r->row[j]);
+            fo_infer_convert(&ds->cols[j], r->cur_sym[j], f[j], l[j], &r->row[j]);
         } else {
             memset(&r->row[j], 0, sizeof r->row[j]);
             r->row[j].kind = FO_VAL_NULL;
@@ -109,4 +99,10 @@ static int pass_next(void *state, const fo_value **row, fo_diags *d)
     return 1;
 }
 
-const fo_row_stream fo_csv_stream = {pass_open, pass_next, pass_close};
+static size_t pass_line(const void *state)
+{
+    const csv_pass *r = state;
+    return r && r->csv ? fo_csv_line(r->csv) : 0;
+}
+
+const fo_row_stream fo_csv_stream = {pass_open, pass_next, pass_close, pass_line};

@@ -41,6 +41,8 @@ struct fo_json {
     char *display;
     json_t *root;
     locate_index ix;
+    size_t nonfinite;   /* NaN / Infinity / -Infinity tokens read as null */
+    size_t nonfinite_at; /* byte offset of the first */
 };
 
 json_t *fo_json_root(const fo_json *j) { return j->root; }
@@ -114,6 +116,102 @@ static const char *syntax_hint(const char *msg)
     return NULL;
 }
 
+/* Length of a bare NaN, Infinity or -Infinity token at t[i] (outside a
+ * string, between delimiters), or 0. */
+static size_t nonfinite_at(const char *t, size_t len, size_t i)
+{
+    static const char *const toks[] = {"NaN", "Infinity", "-Infinity"};
+    if (i > 0 && !strchr("[:, \t\r\n", t[i - 1])) return 0;
+    for (size_t k = 0; k < 3; k++) {
+        size_t n = strlen(toks[k]);
+        if (len - i >= n && memcmp(t + i, toks[k], n) == 0 &&
+            (i + n == len || strchr(",]} \t\r\n", t[i + n])))
+            return n;
+    }
+    return 0;
+}
+
+/* Calls fn(t, i, k, ctx) for each bare NaN / Infinity / -Infinity token
+ * (at t[i], k bytes) outside strings, and for every other byte with k = 0. */
+typedef void (*token_fn)(const char *t, size_t i, size_t k, void *ctx);
+static void walk_nonfinite(const char *t, size_t len, token_fn fn, void *ctx)
+{
+    bool in_str = false;
+    for (size_t i = 0; i < len; i++) {
+        size_t k = 0;
+        if (in_str) {
+            if (t[i] == '\\' && i + 1 < len) {
+                fn(t, i++, 0, ctx);
+            } else if (t[i] == '"') {
+                in_str = false;
+            }
+        } else if (t[i] == '"') {
+            in_str = true;
+        } else if (t[i] == 'N' || t[i] == 'I' || t[i] == '-') {
+            k = nonfinite_at(t, len, i);
+        }
+        fn(t, i, k, ctx);
+        if (k) i += k - 1;
+    }
+}
+
+typedef struct {
+    fo_json *j;
+    char *copy;     /* NULL: counting only */
+    size_t n;
+    size_t *shift, nshift;
+} nulling;
+
+static void count_or_copy(const char *t, size_t i, size_t k, void *ctx)
+{
+    nulling *z = ctx;
+    if (!z->copy) {
+        if (k && !z->j->nonfinite++) z->j->nonfinite_at = i;
+        return;
+    }
+    if (!k) {
+        z->copy[z->n++] = t[i];
+        return;
+    }
+    memcpy(z->copy + z->n, "null", 4);
+    if (k == 3) z->shift[z->nshift++] = z->n + 3; /* NaN: one byte more */
+    for (size_t q = 4; q < k; q++) z->copy[z->n + q] = ' ';
+    z->n += k > 4 ? k : 4;
+}
+
+/* What Python's json.dumps writes for missing floats is no JSON: a copy of
+ * j's text with each NaN, Infinity and -Infinity outside strings replaced
+ * by null, for jansson (the original stays for locating). *shift (allocated)
+ * gets the offsets in the copy after which a NaN's one extra byte sits, so
+ * positions map back. NULL (and *shift NULL) when there is none or on OOM
+ * (then j->nonfinite is set). */
+static char *null_nonfinite(fo_json *j, size_t **shift, size_t *nshift)
+{
+    nulling z = {.j = j};
+    *shift = NULL;
+    *nshift = 0;
+    walk_nonfinite(j->text, j->len, count_or_copy, &z);
+    if (!j->nonfinite) return NULL;
+    z.copy = fo_malloc(j->len + j->nonfinite + 1);
+    z.shift = fo_malloc(j->nonfinite * sizeof *z.shift);
+    if (!z.copy || !z.shift) {
+        fo_free(z.copy);
+        fo_free(z.shift);
+        return NULL;
+    }
+    walk_nonfinite(j->text, j->len, count_or_copy, &z);
+    z.copy[z.n] = '\0';
+    *shift = z.shift;
+    *nshift = z.nshift;
+    return z.copy;
+}
+
+size_t fo_json_nonfinite(const fo_json *j, int *line, int *column)
+{
+    if (j->nonfinite) offset_to_pos(j->text, j->nonfinite_at, line, column);
+    return j->nonfinite;
+}
+
 fo_status fo_json_parse(const char *text, size_t len, const char *display, fo_json **out, fo_diags *d)
 {
     *out = NULL;
@@ -124,20 +222,30 @@ fo_status fo_json_parse(const char *text, size_t len, const char *display, fo_js
     if (!j->text || !j->display) { fo_json_free(j); return FO_ERR_NOMEM; }
     j->len = len;
     json_error_t err;
-    j->root = json_loadb(j->text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &err);
+    size_t *shift, nshift;
+    char *nulled = null_nonfinite(j, &shift, &nshift);
+    if (j->nonfinite && !nulled) { fo_json_free(j); return FO_ERR_NOMEM; }
+    const char *src = nulled ? nulled : j->text;
+    j->root = json_loadb(src, len + nshift, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &err);
+    fo_free(nulled);
     if (!j->root) {
         /* jansson counts columns in characters from 1 after the offending one;
-         * recompute from the byte position for an exact caret. */
+         * recompute from the byte position for an exact caret (in the
+         * original text: each NaN before it took one byte more as null). */
         int line = err.line, col = err.column;
-        if (err.position > 0 && (size_t)err.position <= len)
-            offset_to_pos(j->text, token_start(j->text, (size_t)err.position), &line, &col);
+        size_t pos = err.position > 0 ? (size_t)err.position : 0;
+        for (size_t k = 0; k < nshift && shift[k] < (size_t)err.position; k++) pos--;
+        if (pos > 0 && pos <= len)
+            offset_to_pos(j->text, token_start(j->text, pos), &line, &col);
         if (line < 1) line = 1;
         if (col < 1) col = 1;
         fo_diags_add(d, j->display, line, col, NULL, syntax_hint(err.text),
                      "invalid JSON: %s", err.text);
+        fo_free(shift);
         fo_json_free(j);
         return FO_ERR_INPUT;
     }
+    fo_free(shift);
     *out = j;
     return FO_OK;
 }

@@ -23,6 +23,11 @@ fo_status fo_json_parse(const char *text, size_t len, const char *display, fo_js
 void fo_json_free(fo_json *j);
 
 json_t *fo_json_root(const fo_json *j);     /* borrowed */
+
+/* NaN, Infinity and -Infinity (what Python's json.dumps writes for missing
+ * or infinite floats) are read as null. Returns how many there were, and
+ * the line and column of the first (only set when there was one). */
+size_t fo_json_nonfinite(const fo_json *j, int *line, int *column);
 const char *fo_json_display(const fo_json *j);
 
 /* Line and column (1-based) of the value at pointer ("" = root), or of the

@@ -17,7 +17,7 @@
 #include "formats/theme.h"
 
 static const char *const top_keys[] = {"folio", "title", "subtitle", "author", "date", "theme",
-                                       "data", "blocks", "$schema", NULL};
+                                       "data", "blocks", "max_pages", "$schema", NULL};
 static const char *const block_types[] = {"heading", "paragraph", "list", "metrics", "table", "chart",
                                           "image", "code", "page_break", "toc", NULL};
 static const char *const chart_kinds[] = {"bar", "column", "line", "area", "pie", "doughnut", "scatter", NULL};
@@ -129,6 +129,41 @@ static bool numeric_type(fo_type t)
     return t == FO_TYPE_INTEGER || t == FO_TYPE_NUMBER || t == FO_TYPE_PERCENT || t == FO_TYPE_CURRENCY;
 }
 
+/* A table column's field: "field", or "name" as the dataset's columns say. */
+static const char *column_field(fo_spec_ctx *c, json_t *cv, const char *cp)
+{
+    json_t *f = json_object_get(cv, "field"), *n = json_object_get(cv, "name");
+    if (f && n) {
+        char p[FO_PTR_MAX];
+        fo_spec_ptr(p, cp, "name");
+        fo_spec_error(c, p, true, "\"name\" is another word for \"field\": keep one", "a table column has both \"field\" and \"name\"");
+    }
+    if (!f && n) return fo_spec_string(c, cv, cp, "name", true);
+    if (!f) {
+        fo_spec_error(c, cp, false, "e.g. {\"field\": \"revenue\", \"title\": \"Revenue\", \"format\": \"#,##0\"} "
+                      "(\"name\" works too)", "missing required key \"field\"");
+        return NULL;
+    }
+    return fo_spec_string(c, cv, cp, "field", true);
+}
+
+/* "type" on a table column: types live on the dataset's columns. */
+static void column_type_misplaced(fo_spec_ctx *c, json_t *cv, const char *cp, const fo_dataset *ds)
+{
+    json_t *t = json_object_get(cv, "type");
+    if (!t) return;
+    char p[FO_PTR_MAX], hint[FO_PTR_MAX + 200];
+    fo_spec_ptr(p, cp, "type");
+    if (ds->src == FO_SRC_CSV)
+        snprintf(hint, sizeof hint, "declare it on the dataset: %s/types, e.g. \"types\": {\"amount\": \"%s\"}",
+                 ds->pointer, json_is_string(t) ? json_string_value(t) : "currency");
+    else
+        snprintf(hint, sizeof hint, "declare it on the dataset's column: %s/columns, e.g. {\"name\": \"amount\", \"type\": \"%s\"}",
+                 ds->pointer, json_is_string(t) ? json_string_value(t) : "currency");
+    fo_spec_error(c, p, true, hint, "a table column has no \"type\": types belong to the dataset's columns "
+                  "(a table column picks a field and may give a title and a format)");
+}
+
 static void read_table(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk, size_t index)
 {
     char label[64], p[FO_PTR_MAX];
@@ -161,9 +196,10 @@ static void read_table(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
             json_t *cv = json_array_get(cols, i);
             if (json_is_string(cv)) field = json_string_value(cv);
             else if (json_is_object(cv)) {
-                static const char *const keys[] = {"field", "title", "format", NULL};
+                static const char *const keys[] = {"field", "name", "title", "format", "type", NULL};
                 fo_spec_check_keys(c, cv, cp, keys);
-                field = fo_spec_string(c, cv, cp, "field", true);
+                field = column_field(c, cv, cp);
+                column_type_misplaced(c, cv, cp, ds);
                 title = fo_spec_string(c, cv, cp, "title", false);
                 format = fo_spec_string(c, cv, cp, "format", false);
                 char fp[FO_PTR_MAX];
@@ -226,7 +262,8 @@ static void read_table(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
                 fo_spec_error(c, tp, false, hint, "unknown total \"%s\"", o);
                 continue;
             }
-            if (t != FO_TOTAL_COUNT && t != FO_TOTAL_NONE && !numeric_type(col->type)) {
+            if (t != FO_TOTAL_COUNT && t != FO_TOTAL_NONE && !numeric_type(col->type) &&
+                col->type != FO_TYPE_AUTO && ds->nrows > 0) {
                 fo_spec_error(c, tp, false, "use \"count\", or give the column a numeric type",
                               "column \"%s\" is %s; \"%s\" needs numbers", key, fo_type_name(col->type), o);
                 continue;
@@ -306,7 +343,8 @@ static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
         if (f >= 0) {
             ch->x = (size_t)f;
             fo_type t = ds->cols[f].type;
-            if (ch->kind == FO_CHART_SCATTER && !numeric_type(t) && t != FO_TYPE_DATE && t != FO_TYPE_DATETIME)
+            if (ch->kind == FO_CHART_SCATTER && !numeric_type(t) && t != FO_TYPE_DATE && t != FO_TYPE_DATETIME &&
+                t != FO_TYPE_AUTO && ds->nrows > 0)
                 fo_spec_error(c, p, false, "a scatter chart needs numeric x values; use \"line\" for categories",
                               "column \"%s\" is %s", x, fo_type_name(t));
         }
@@ -321,6 +359,13 @@ static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
     }
     ch->y = fo_arena_alloc(c->doc->arena, ny * sizeof *ch->y);
     if (!ch->y) return;
+    if (ds->nrows == 0 && !(ds->ncols && ds->cols[0].type == FO_TYPE_AUTO)) {
+        char dp[FO_PTR_MAX];
+        fo_spec_ptr(dp, ptr, "data");
+        fo_spec_warn(c, dp, ds->src == FO_SRC_CSV ? "the CSV file has a header but no data rows"
+                     : "give the dataset at least one row: \"rows\": [[...], ...]",
+                     "dataset \"%s\" has no rows: the chart says \"No data\"", ds->name);
+    }
     for (size_t i = 0; i < ny; i++) {
         json_t *yv = json_is_array(y) ? json_array_get(y, i) : y;
         char yp[FO_PTR_MAX];
@@ -329,7 +374,7 @@ static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
         if (!json_is_string(yv)) { fo_spec_error(c, yp, false, NULL, "a series must be a field name"); continue; }
         long f = fo_spec_field(c, ds, json_string_value(yv), yp);
         if (f < 0) continue;
-        if (!numeric_type(ds->cols[f].type)) {
+        if (!numeric_type(ds->cols[f].type) && ds->cols[f].type != FO_TYPE_AUTO && ds->nrows > 0) {
             fo_spec_error(c, yp, false, "a series needs numbers; give the column a numeric type",
                           "column \"%s\" is %s", json_string_value(yv), fo_type_name(ds->cols[f].type));
             continue;
@@ -485,7 +530,7 @@ static void read_meta(fo_spec_ctx *c, json_t *root)
     doc->subtitle = fo_spec_strdup(c, fo_spec_string(c, root, "", "subtitle", false));
     doc->author = fo_spec_strdup(c, fo_spec_string(c, root, "", "author", false));
     const char *date = fo_spec_string(c, root, "", "date", false);
-    doc->epoch = FO_FIXED_EPOCH;
+    doc->epoch = fo_default_epoch();
     if (date) {
         double serial;
         if (!fo_parse_iso_date(date, strlen(date), &serial, NULL))
@@ -495,6 +540,7 @@ static void read_meta(fo_spec_ctx *c, json_t *root)
             doc->epoch = (int64_t)((serial - 25569.0) * 86400.0 + 0.5);
         }
     }
+    doc->max_pages = (int)fo_spec_int(c, root, "", "max_pages", 1, 30000, 0);
     const char *theme = fo_spec_string(c, root, "", "theme", false);
     fo_theme_default(&doc->theme);
     if (!theme) return;
@@ -516,6 +562,21 @@ static void read_meta(fo_spec_ctx *c, json_t *root)
         }
     }
     fo_diags_free(&td);
+}
+
+/* One warning for all the NaN / Infinity values the JSON reader took as
+ * null (formats/json.h), at the first. */
+static void report_nonfinite(fo_spec_ctx *c)
+{
+    int line = 0, col = 0;
+    size_t n = fo_json_nonfinite(c->json, &line, &col);
+    if (!n) return;
+    c->warnings++;
+    fo_diags_add(c->d, c->file, line, col, NULL,
+                 "write null for a missing value (pandas: df.astype(object).where(df.notna(), None); "
+                 "json.dumps(..., allow_nan=False) finds them)",
+                 "warning: NaN, Infinity and -Infinity are not JSON; %s%zu such value%s read as empty (null)",
+                 n == 1 ? "" : "the first is here; ", n, n == 1 ? "" : "s");
 }
 
 /* Builds the document from a parsed JSON (takes ownership of json). */
@@ -541,6 +602,7 @@ static fo_status spec_from_json(fo_json *json, const char *display, const char *
                       "the spec must be a JSON object, not %s", fo_spec_json_type(root));
         goto done;
     }
+    report_nonfinite(&c);
     fo_spec_check_keys(&c, root, "", top_keys);
     read_meta(&c, root);
     fo_spec_read_datasets(&c, json_object_get(root, "data"));
@@ -570,8 +632,7 @@ static fo_status spec_from_json(fo_json *json, const char *display, const char *
     }
 done:
     fo_json_free(c.json);
-    fo_spec_more_errors(d, display, c.warnings, "warning");
-    fo_spec_more_errors(d, display, c.errors, "error");
+    fo_spec_finish(&c);
     if (st == FO_OK && c.errors) st = FO_ERR_INPUT;
     if (st != FO_OK) {
         fo_doc_free(doc);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "formats/csv.h"
+#include "formats/infer.h"
 #include "formats/spec_internal.h"
 #include "render/core/policy.h"
 
@@ -98,9 +99,29 @@ bool fo_spec_cell(fo_spec_ctx *c, json_t *v, const char *ptr, fo_value *out)
 }
 
 /* Reads one column definition (name or {name, type, format}) into col. */
+/* A dataset's or a column's "decimal" and "date_format" into col. */
+static void read_notation(fo_spec_ctx *c, json_t *obj, const char *ptr, fo_column *col)
+{
+    char p[FO_PTR_MAX];
+    const char *dec = fo_spec_string(c, obj, ptr, "decimal", false);
+    const char *df = fo_spec_string(c, obj, ptr, "date_format", false);
+    if (dec) {
+        fo_spec_ptr(p, ptr, "decimal");
+        if (strcmp(dec, ".") == 0 || strcmp(dec, ",") == 0) col->decimal = dec[0];
+        else fo_spec_error(c, p, false, "\".\" (1,234.56) or \",\" (1.234,56)", "unknown decimal separator \"%s\"", dec);
+    }
+    if (df) {
+        fo_spec_ptr(p, ptr, "date_format");
+        col->dates = fo_date_order_parse(df);
+        if (col->dates == FO_DATES_ANY)
+            fo_spec_error(c, p, false, "the order of day, month and year: \"dd/mm/yyyy\", \"mm/dd/yyyy\" or \"yyyy-mm-dd\"",
+                          "unknown date_format \"%s\"", df);
+    }
+}
+
 static bool read_column(fo_spec_ctx *c, json_t *v, const char *ptr, fo_column *col)
 {
-    static const char *const keys[] = {"name", "type", "format", NULL};
+    static const char *const keys[] = {"name", "type", "format", "date_format", "decimal", NULL};
     memset(col, 0, sizeof *col);
     if (json_is_string(v)) {
         col->name = fo_spec_strdup(c, json_string_value(v));
@@ -133,62 +154,127 @@ static bool read_column(fo_spec_ctx *c, json_t *v, const char *ptr, fo_column *c
         fo_spec_ptr(p, ptr, "format");
         if (fo_spec_check_format(c, format, p)) col->format = fo_spec_strdup(c, format);
     }
+    read_notation(c, v, ptr, col);
     return true;
 }
 
-/* Infers an inline column's type from its JSON values. */
-static fo_type infer_inline(const fo_dataset *ds, size_t col)
+/* Where the text cells are that an inline column does not read, for one
+ * located warning per column (count and first places). */
+#define PLACES 3
+typedef struct {
+    size_t n, row[PLACES];
+    const char *text[PLACES];
+} misfits;
+
+static void misfit_report(fo_spec_ctx *c, const fo_dataset *ds, size_t j, const misfits *m)
 {
-    size_t nums = 0, ints = 0, dates = 0, datetimes = 0, bools = 0, other = 0;
+    char p[FO_PTR_MAX], places[600], how[64] = "";
+    size_t k = 0;
+    const fo_column *col = &ds->cols[j];
+    for (size_t i = 0; i < m->n && i < PLACES; i++)
+        k += (size_t)snprintf(places + k, sizeof places - k, "%s\"%.40s\" (rows/%zu/%zu)", i ? ", " : "",
+                              m->text[i], m->row[i], j);
+    if (m->n > PLACES) snprintf(places + k, sizeof places - k, ", and %zu more", m->n - PLACES);
+    if ((col->type == FO_TYPE_DATE || col->type == FO_TYPE_DATETIME) && col->dates == FO_DATES_DMY)
+        snprintf(how, sizeof how, ", read day/month");
+    else if ((col->type == FO_TYPE_DATE || col->type == FO_TYPE_DATETIME) && col->dates == FO_DATES_MDY)
+        snprintf(how, sizeof how, ", read month/day");
+    snprintf(p, sizeof p, "%s/rows/%zu/%zu", ds->pointer, m->row[0], j);
+    bool dates = col->type == FO_TYPE_DATE || col->type == FO_TYPE_DATETIME;
+    fo_spec_warn(c, p, dates ? "write dates as 2024-01-15, 15/01/2024 or 01/15/2024; the column's \"date_format\" "
+                               "(e.g. \"dd/mm/yyyy\") sets the day/month order"
+                 : col->type == FO_TYPE_BOOLEAN ? "use true or false"
+                 : "write numbers as 1234.5, 1,234.50, (1,234), 12.5% or $1,200.00; \"decimal\": \",\" reads 1.234,50; "
+                   "null, \"n/a\" and \"-\" are left as they are without a warning",
+                 "column \"%s\" is %s%s; %zu cell%s %s not and stay%s text: %s", col->name, fo_type_name(col->type),
+                 how, m->n, m->n == 1 ? "" : "s", m->n == 1 ? "is" : "are", m->n == 1 ? "s" : "", places);
+}
+
+/* Converts the text cells of inline column j to its type (in its notation);
+ * a declared column's misfits are reported, an inferred one's are simply
+ * kept as text. */
+static void convert_inline(fo_spec_ctx *c, fo_dataset *ds, size_t j)
+{
+    fo_column *col = &ds->cols[j];
+    const char *sym = col->type == FO_TYPE_CURRENCY ? fo_infer_format_symbol(col->format) : NULL;
+    misfits m = {0};
     for (size_t r = 0; r < ds->nrows; r++) {
-        const fo_value *v = &ds->cells[r * ds->ncols + col];
-        switch (v->kind) {
-        case FO_VAL_NULL: break;
-        case FO_VAL_NUMBER:
-            nums++;
-            if (v->num == floor(v->num) && fabs(v->num) < 1e15) ints++;
-            break;
-        case FO_VAL_DATE:
-            if (v->num != floor(v->num)) datetimes++;
-            else dates++;
-            break;
-        case FO_VAL_BOOL: bools++; break;
-        case FO_VAL_FORMULA: if (v->has_num) nums++; else other++; break;
-        default: other++; break;
+        fo_value *v = &ds->cells[r * ds->ncols + j], nv;
+        if (v->kind != FO_VAL_TEXT || !v->str) continue;
+        size_t len = strlen(v->str);
+        if (fo_infer_convert(col, sym, v->str, len, &nv)) {
+            if (nv.kind != FO_VAL_TEXT) *v = nv;
+            continue;
         }
+        if (col->inferred || fo_infer_is_missing(v->str, len)) continue;
+        if (m.n < PLACES) {
+            m.row[m.n] = r;
+            m.text[m.n] = v->str;
+        }
+        m.n++;
     }
-    if (other) return FO_TYPE_TEXT;
-    if (nums && !dates && !datetimes && !bools) return ints == nums ? FO_TYPE_INTEGER : FO_TYPE_NUMBER;
-    if ((dates || datetimes) && !nums && !bools) return datetimes ? FO_TYPE_DATETIME : FO_TYPE_DATE;
-    if (bools && !nums && !dates && !datetimes) return FO_TYPE_BOOLEAN;
-    return FO_TYPE_TEXT;
+    if (m.n) misfit_report(c, ds, j, &m);
 }
 
-/* Columns typed date/datetime accept ISO strings as dates (a string that is
- * not a date stays text, as the contract says for misfits). */
-static void coerce_inline_dates(fo_dataset *ds)
+/* Types inline column j: a declared type is kept; an undeclared one is
+ * inferred from every cell (JSON numbers, dates, booleans and text alike,
+ * text read as a CSV cell would be). Its format, when not given, is the
+ * type's default, or what its text cells show when they are all text. */
+static void type_inline(fo_spec_ctx *c, fo_dataset *ds, size_t j)
 {
-    for (size_t col = 0; col < ds->ncols; col++) {
-        fo_type t = ds->cols[col].type;
-        if (t != FO_TYPE_DATE && t != FO_TYPE_DATETIME) continue;
-        for (size_t r = 0; r < ds->nrows; r++) {
-            fo_value *v = &ds->cells[r * ds->ncols + col];
-            double serial;
-            if (v->kind == FO_VAL_TEXT && fo_parse_iso_date(v->str, strlen(v->str), &serial, NULL)) {
-                v->kind = FO_VAL_DATE;
-                v->num = serial;
-            }
-        }
+    fo_column *col = &ds->cols[j];
+    fo_infer in;
+    fo_infer_init(&in);
+    in.nt = fo_column_notation(col);
+    bool typed = false; /* a cell that is not text */
+    for (size_t r = 0; r < ds->nrows; r++) {
+        const fo_value *v = &ds->cells[r * ds->ncols + j];
+        fo_infer_add_value(&in, v);
+        typed |= v->kind != FO_VAL_TEXT && v->kind != FO_VAL_NULL;
+    }
+    char fmt[128];
+    fo_type t = fo_infer_result(&in, fmt, sizeof fmt);
+    if (col->type == FO_TYPE_AUTO) {
+        col->type = t;
+        col->inferred = true;
+    } else if (col->type != t) {
+        fo_infer_format(&in, col->type, fmt, sizeof fmt);
+    }
+    if (!col->format) col->format = typed ? (char *)fo_type_default_format(col->type) : fo_spec_strdup(c, fmt);
+    bool amb = false;
+    col->dates = fo_infer_date_order(&in, &amb);
+    if (col->type == FO_TYPE_TEXT) return;
+    convert_inline(c, ds, j);
+    if (amb && (col->type == FO_TYPE_DATE || col->type == FO_TYPE_DATETIME)) {
+        char p[FO_PTR_MAX];
+        snprintf(p, sizeof p, "%s/columns/%zu", ds->pointer, j);
+        fo_spec_warn(c, p, "if the day comes first, give the column \"date_format\": \"dd/mm/yyyy\"",
+                     "column \"%s\": every date fits both day/month and month/day; read as month/day", col->name);
     }
 }
 
-static void finish_columns(fo_dataset *ds)
+static void finish_columns(fo_spec_ctx *c, fo_dataset *ds)
 {
     for (size_t i = 0; i < ds->ncols; i++) {
         fo_column *col = &ds->cols[i];
-        if (col->type == FO_TYPE_AUTO) col->type = ds->src == FO_SRC_INLINE ? infer_inline(ds, i) : FO_TYPE_TEXT;
+        if (ds->src == FO_SRC_INLINE) type_inline(c, ds, i);
+        if (col->type == FO_TYPE_AUTO) col->type = FO_TYPE_TEXT;
         if (!col->format) col->format = (char *)fo_type_default_format(col->type);
     }
+}
+
+/* Remembers where cell (r, i) is: its text is over Excel's cell limit, so
+ * the xlsx writer may refuse it and must say where it is. */
+static void note_spot(fo_spec_ctx *c, fo_dataset *ds, size_t r, size_t i, const char *ptr)
+{
+    struct fo_cell_spot *s = fo_arena_alloc(c->doc->arena, (ds->nspots + 1) * sizeof *s);
+    if (!s) return;
+    if (ds->nspots) memcpy(s, ds->spots, ds->nspots * sizeof *s);
+    s[ds->nspots].row = r;
+    s[ds->nspots].field = i;
+    fo_json_locate(c->json, ptr, false, &s[ds->nspots].line, &s[ds->nspots].column);
+    ds->spots = s;
+    ds->nspots++;
 }
 
 static bool read_inline(fo_spec_ctx *c, json_t *obj, const char *ptr, fo_dataset *ds)
@@ -215,10 +301,16 @@ static bool read_inline(fo_spec_ctx *c, json_t *obj, const char *ptr, fo_dataset
                 fo_spec_error(c, cp, false, "column names must be unique", "duplicate column \"%s\"",
                               ds->cols[i].name);
     }
+    fo_column dflt = {0};
+    read_notation(c, obj, ptr, &dflt);
+    for (size_t i = 0; i < ds->ncols; i++) {
+        if (!ds->cols[i].decimal) ds->cols[i].decimal = dflt.decimal;
+        if (!ds->cols[i].dates) ds->cols[i].dates = dflt.dates;
+    }
     fo_spec_ptr(p, ptr, "rows");
     if (rows && !json_is_array(rows)) {
         fo_spec_error(c, p, false, "e.g. \"rows\": [[\"North\", 1204.5]]", "\"rows\" must be an array of arrays");
-        return false;
+        rows = NULL; /* the columns still stand: the fields a block names are checked */
     }
     ds->nrows = rows ? json_array_size(rows) : 0;
     ds->cells = fo_arena_alloc(c->doc->arena, (ds->nrows ? ds->nrows : 1) * ds->ncols * sizeof *ds->cells);
@@ -242,10 +334,11 @@ static bool read_inline(fo_spec_ctx *c, json_t *obj, const char *ptr, fo_dataset
             char vp[FO_PTR_MAX];
             snprintf(vp, sizeof vp, "%s", rp);
             fo_json_ptr_push_index(vp, sizeof vp, i);
-            fo_spec_cell(c, json_array_get(row, i), vp, &ds->cells[r * ds->ncols + i]);
+            fo_value *v = &ds->cells[r * ds->ncols + i];
+            fo_spec_cell(c, json_array_get(row, i), vp, v);
+            if (v->kind == FO_VAL_TEXT && v->str && strlen(v->str) > 32767) note_spot(c, ds, r, i, vp);
         }
     }
-    coerce_inline_dates(ds);
     return true;
 }
 
@@ -308,10 +401,13 @@ static bool read_csv(fo_spec_ctx *c, json_t *obj, const char *ptr, fo_dataset *d
                 hint_ptrs[nhints++] = fo_spec_strdup(c, p);
         }
     }
-    fo_status st = fo_csv_scan(ds, c->doc->arena, hints, nhints, c->d);
+    fo_column dflt = {0};
+    read_notation(c, obj, ptr, &dflt);
+    fo_notation nt = {dflt.decimal ? dflt.decimal : '.', dflt.dates};
+    fo_status st = fo_csv_scan_n(ds, c->doc->arena, hints, nhints, &nt, c->d, &c->warnings);
     if (st != FO_OK) {
         c->errors++;
-        return false;
+        return ds->ncols > 0; /* the header's names, untyped: fields can still be checked */
     }
     /* every hint must name a column of the file */
     const char **names = fo_arena_alloc(c->doc->arena, (ds->ncols + 1) * sizeof *names);
@@ -332,7 +428,8 @@ static bool read_csv(fo_spec_ctx *c, json_t *obj, const char *ptr, fo_dataset *d
 
 static fo_dataset *read_dataset(fo_spec_ctx *c, json_t *obj, const char *ptr, const char *name)
 {
-    static const char *const keys[] = {"csv", "delimiter", "header", "types", "columns", "rows", NULL};
+    static const char *const keys[] = {"csv", "delimiter", "header", "types", "columns", "rows",
+                                       "decimal", "date_format", NULL};
     if (!json_is_object(obj)) {
         fo_spec_error(c, ptr, false, "a dataset is {\"csv\": \"file.csv\"} or {\"columns\": [...], \"rows\": [...]}",
                       "a dataset must be an object, not %s", fo_spec_json_type(obj));
@@ -363,7 +460,9 @@ static fo_dataset *read_dataset(fo_spec_ctx *c, json_t *obj, const char *ptr, co
         ok = read_inline(c, obj, ptr, ds);
     }
     if (!ok) return NULL;
-    finish_columns(ds);
+    if (ds->src == FO_SRC_CSV && ds->ncols && ds->cols[0].type == FO_TYPE_AUTO)
+        return ds; /* a CSV with errors: its header's names, untyped (a scan types every column) */
+    finish_columns(c, ds);
     return ds;
 }
 

@@ -25,6 +25,14 @@
  * summed up in one last line: "... and 39,900 more errors". */
 #define FO_SPEC_MAX_ERRORS 100
 
+/* One message reported at several places: listed once, with the count
+ * and the first places (fo_spec_finish writes them into the message). */
+typedef struct {
+    size_t diag;            /* index of its one diagnostic in d */
+    int count;              /* places, the first included */
+    char *places[3];        /* pointers of the 2nd, 3rd, 4th (owned) */
+} fo_spec_group;
+
 typedef struct {
     fo_json *json;
     fo_diags *d;
@@ -33,7 +41,14 @@ typedef struct {
     char base_real[PATH_MAX]; /* realpath of the spec's folder */
     int errors;             /* all of them, reported or not */
     int warnings;           /* likewise */
+    int listed_errors, listed_warnings; /* distinct messages (a group counts once) */
+    fo_spec_group *groups;  /* owned; fo_spec_finish frees */
+    size_t ngroups;
 } fo_spec_ctx;
+
+/* Ends a reading: repeated messages get their count and places, and the
+ * closing "... and N more" lines are added. Frees the groups. */
+void fo_spec_finish(fo_spec_ctx *c);
 
 /* Reports a problem at pointer (at its key when key is true). */
 void fo_spec_error(fo_spec_ctx *c, const char *pointer, bool key, const char *hint,

@@ -13,18 +13,51 @@
 #include "render/core/numfmt.h"
 #include "render/core/policy.h"
 
-/* One located diagnostic; *count counts it, and past FO_SPEC_MAX_ERRORS it
- * is only counted (fo_spec_more_errors sums those up). */
-__attribute__((format(printf, 7, 0)))
-static void vreport(fo_spec_ctx *c, int *count, const char *pointer, bool key, const char *hint,
-                    const char *prefix, const char *fmt, va_list ap)
+/* The group of an earlier diagnostic with the same message and hint, or NULL. */
+static fo_spec_group *group_of(fo_spec_ctx *c, const char *msg, const char *hint)
 {
-    if ((*count)++ >= FO_SPEC_MAX_ERRORS) return;
-    char msg[1024];
+    for (size_t i = 0; i < c->ngroups; i++) {
+        const fo_diag *g = &c->d->items[c->groups[i].diag];
+        if (strcmp(g->message, msg) == 0 && ((!g->hint && !hint) || (g->hint && hint && strcmp(g->hint, hint) == 0)))
+            return &c->groups[i];
+    }
+    return NULL;
+}
+
+static void group_add(fo_spec_ctx *c)
+{
+    if (c->ngroups >= FO_SPEC_MAX_ERRORS * 2 || !c->d->n) return;
+    fo_spec_group *g = fo_realloc(c->groups, (c->ngroups + 1) * sizeof *g);
+    if (!g) return;
+    c->groups = g;
+    memset(&g[c->ngroups], 0, sizeof *g);
+    g[c->ngroups].diag = c->d->n - 1;
+    g[c->ngroups++].count = 1;
+}
+
+/* One located diagnostic; *count counts it. A message already reported
+ * (the same mistake elsewhere) only joins that one's group; past
+ * FO_SPEC_MAX_ERRORS distinct ones (*listed) it is only counted
+ * (fo_spec_finish sums those up). */
+__attribute__((format(printf, 8, 0)))
+static void vreport(fo_spec_ctx *c, int *count, int *listed, const char *pointer, bool key,
+                    const char *hint, const char *prefix, const char *fmt, va_list ap)
+{
+    (*count)++;
+    char msg[1024], full[1100];
     vsnprintf(msg, sizeof msg, fmt, ap);
+    snprintf(full, sizeof full, "%s%s", prefix, msg);
+    fo_spec_group *g = group_of(c, full, hint);
+    if (g) {
+        if (g->count <= 3) g->places[g->count - 1] = fo_strdup(pointer ? pointer : "");
+        g->count++;
+        return;
+    }
+    if ((*listed)++ >= FO_SPEC_MAX_ERRORS) return;
     int line = 0, col = 0;
     if (c->json) fo_json_locate(c->json, pointer, key, &line, &col);
-    fo_diags_add(c->d, c->file, line, col, pointer, hint, "%s%s", prefix, msg);
+    fo_diags_add(c->d, c->file, line, col, pointer, hint, "%s", full);
+    group_add(c);
 }
 
 void fo_spec_error(fo_spec_ctx *c, const char *pointer, bool key, const char *hint,
@@ -32,7 +65,7 @@ void fo_spec_error(fo_spec_ctx *c, const char *pointer, bool key, const char *hi
 {
     va_list ap;
     va_start(ap, fmt);
-    vreport(c, &c->errors, pointer, key, hint, "", fmt, ap);
+    vreport(c, &c->errors, &c->listed_errors, pointer, key, hint, "", fmt, ap);
     va_end(ap);
 }
 
@@ -40,8 +73,39 @@ void fo_spec_warn(fo_spec_ctx *c, const char *pointer, const char *hint, const c
 {
     va_list ap;
     va_start(ap, fmt);
-    vreport(c, &c->warnings, pointer, false, hint, "warning: ", fmt, ap);
+    vreport(c, &c->warnings, &c->listed_warnings, pointer, false, hint, "warning: ", fmt, ap);
     va_end(ap);
+}
+
+/* "MESSAGE; 30 times in all, also at /a, /b, /c, ..." */
+static void group_finish(fo_spec_ctx *c, fo_spec_group *g)
+{
+    fo_diag *dg = &c->d->items[g->diag];
+    char places[3 * FO_PTR_MAX + 16] = "";
+    size_t n = 0;
+    for (int i = 0; i < 3 && i < g->count - 1; i++)
+        if (g->places[i] && n < sizeof places)
+            n += (size_t)snprintf(places + n, sizeof places - n, "%s%s", i ? ", " : "", g->places[i]);
+    if (g->count > 4 && n < sizeof places) snprintf(places + n, sizeof places - n, ", ...");
+    size_t len = strlen(dg->message) + strlen(places) + 64;
+    char *m = fo_malloc(len);
+    if (!m) return;
+    snprintf(m, len, "%s; %d times in all, also at %s", dg->message, g->count, places);
+    fo_free(dg->message);
+    dg->message = m;
+}
+
+void fo_spec_finish(fo_spec_ctx *c)
+{
+    for (size_t i = 0; i < c->ngroups; i++) {
+        if (c->groups[i].count > 1) group_finish(c, &c->groups[i]);
+        for (int k = 0; k < 3; k++) fo_free(c->groups[i].places[k]);
+    }
+    fo_free(c->groups);
+    c->groups = NULL;
+    c->ngroups = 0;
+    fo_spec_more_errors(c->d, c->file, c->listed_warnings, "warning");
+    fo_spec_more_errors(c->d, c->file, c->listed_errors, "error");
 }
 
 void fo_spec_more_errors(fo_diags *d, const char *file, int n, const char *what)
@@ -96,8 +160,39 @@ static size_t edit_distance(const char *a, const char *b)
     return dp[la][lb];
 }
 
+/* Words a person (or a model) writes for a name the spec spells another
+ * way: a suggestion that no edit distance finds. Each applies only where its
+ * target is one of the candidates. */
+static const char *const synonyms[][2] = {
+    {"bullets", "list"}, {"bullet_list", "list"}, {"bulleted_list", "list"}, {"numbered_list", "list"},
+    {"ordered_list", "list"}, {"unordered_list", "list"}, {"points", "items"},
+    {"kpis", "metrics"}, {"kpi", "metrics"}, {"stats", "metrics"}, {"cards", "metrics"},
+    {"chart_type", "kind"}, {"type", "kind"}, {"labels", "x"}, {"categories", "x"}, {"category", "x"},
+    {"values", "y"}, {"series", "y"}, {"value", "y"}, {"header", "title"}, {"heading", "title"},
+    {"src", "path"}, {"file", "path"}, {"image", "path"}, {"name", "field"}, {"column", "field"},
+    {"content", "text"}, {"body", "text"}, {"md", "text"}, {"markdown", "paragraph"}, {"text", "paragraph"},
+    {"image_path", "path"}, {"number_format", "format"}, {"fmt", "format"}, {"headers", "columns"},
+    {"fields", "columns"}, {"data_rows", "rows"}, {"values_format", "format"}, {"subtitle_text", "subtitle"},
+    {"x_axis", "x_title"}, {"y_axis", "y_title"}, {"xlabel", "x_title"}, {"ylabel", "y_title"},
+    {"x_label", "x_title"}, {"y_label", "y_title"}, {"footnote", "caption"}, {"pagebreak", "page_break"},
+    {"break", "page_break"}, {"hr", "page_break"}, {"code_block", "code"}, {"lang", "language"},
+    {"total", "totals"}, {"change", "delta"}, {"trend", "delta"},
+};
+
+static const char *synonym_of(const char *word, const char *const *candidates)
+{
+    for (size_t i = 0; i < sizeof synonyms / sizeof *synonyms; i++) {
+        if (strcmp(word, synonyms[i][0]) != 0) continue;
+        for (size_t k = 0; candidates[k]; k++)
+            if (strcmp(candidates[k], synonyms[i][1]) == 0) return candidates[k];
+    }
+    return NULL;
+}
+
 const char *fo_spec_suggest(const char *word, const char *const *candidates)
 {
+    const char *syn = synonym_of(word, candidates);
+    if (syn) return syn;
     const char *best = NULL;
     size_t best_d = 99, len = strlen(word);
     size_t limit = len <= 3 ? 1 : len <= 6 ? 2 : 3;
@@ -116,6 +211,29 @@ static void list_of(const char *const *names, char *buf, size_t cap)
         n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? ", " : "", names[i]);
 }
 
+/* Keys that are no typo but a different idea of the spec: what to do
+ * instead. Each applies where its anchor key is allowed (the top level for
+ * "slides"). */
+static const char *explanation(const char *key, const char *const *allowed)
+{
+    static const char *const why[][3] = {
+        {"slides", "blocks", "slides come from level-1 headings: put {\"type\": \"heading\", \"level\": 1, "
+         "\"text\": \"...\"} in \"blocks\" before each slide's content"},
+        {"pages", "blocks", "pages are not declared: \"blocks\" flow onto pages; {\"type\": \"page_break\"} starts a new one"},
+        {"sheets", "blocks", "each table block becomes its own sheet in a workbook; list them in \"blocks\""},
+        {"sections", "blocks", "sections are headings: {\"type\": \"heading\", \"level\": 1, \"text\": \"...\"} in \"blocks\""},
+        {"charts", "blocks", "charts are blocks: {\"type\": \"chart\", \"kind\": \"bar\", ...} in \"blocks\""},
+        {"tables", "blocks", "tables are blocks: {\"type\": \"table\", \"data\": \"NAME\"} in \"blocks\""},
+        {"datasets", "data", "datasets go under \"data\": {\"sales\": {\"csv\": \"sales.csv\"}}"},
+    };
+    for (size_t i = 0; i < sizeof why / sizeof *why; i++) {
+        if (strcmp(key, why[i][0]) != 0) continue;
+        for (size_t k = 0; allowed[k]; k++)
+            if (strcmp(allowed[k], why[i][1]) == 0) return why[i][2];
+    }
+    return NULL;
+}
+
 void fo_spec_check_keys(fo_spec_ctx *c, json_t *obj, const char *ptr, const char *const *allowed)
 {
     const char *key;
@@ -128,8 +246,10 @@ void fo_spec_check_keys(fo_spec_ctx *c, json_t *obj, const char *ptr, const char
         snprintf(p, sizeof p, "%s", ptr);
         fo_json_ptr_push(p, sizeof p, key);
         const char *s = fo_spec_suggest(key, allowed);
+        const char *why = explanation(key, allowed);
         char hint[512];
-        if (s) snprintf(hint, sizeof hint, "did you mean '%s'?", s);
+        if (why) snprintf(hint, sizeof hint, "%s", why);
+        else if (s) snprintf(hint, sizeof hint, "did you mean '%s'?", s);
         else {
             char list[400];
             list_of(allowed, list, sizeof list);

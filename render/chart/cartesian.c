@@ -393,16 +393,18 @@ void fo_chart_cartesian(fo_chart_ctx *cx)
     for (int t = 0; t < g.vs.nticks; t++) {
         double v = g.vs.min + t * g.vs.step;
         fo_chart_tick_label(tf, &g.vs, t, buf, sizeof buf);
+        long ink = fo_numfmt_color(tf, v); /* [Red] of the column's format, as Excel colours ticks */
+        fo_rgb tc = ink >= 0 ? (fo_rgb)ink : cx->muted;
         if (g.horiz) {
             double x = crisp(map(&g.vs, v, g.px0, g.px1));
             fo_dl_segment(cx->dl, FO_ROLE_GRID, FO_NONE, FO_NONE, x, g.py0, x, g.py1, 1, cx->grid, NULL);
             fo_dl_add_text(cx->dl, FO_ROLE_VALUE_LABEL, FO_NONE, FO_NONE, buf, x, g.py1 + 6 * cx->k + g.asc,
-                           cx->fs_label, false, cx->font, cx->muted, FO_ANCHOR_MIDDLE, 0);
+                           cx->fs_label, false, cx->font, tc, FO_ANCHOR_MIDDLE, 0);
         } else {
             double y = crisp(map(&g.vs, v, g.py1, g.py0));
             fo_dl_segment(cx->dl, FO_ROLE_GRID, FO_NONE, FO_NONE, g.px0, y, g.px1, y, 1, cx->grid, NULL);
             fo_dl_add_text(cx->dl, FO_ROLE_VALUE_LABEL, FO_NONE, FO_NONE, buf, g.px0 - 6 * cx->k,
-                           y + cx->fs_label * 0.35, cx->fs_label, false, cx->font, cx->muted, FO_ANCHOR_END, 0);
+                           y + cx->fs_label * 0.35, cx->fs_label, false, cx->font, tc, FO_ANCHOR_END, 0);
         }
     }
     fo_numfmt_free(tf);

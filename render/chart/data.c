@@ -237,9 +237,12 @@ static bool grow(fo_chart_data *dt, grow_buf *g, size_t ns)
 }
 
 /* FO_ERR_INPUT (reported) when a series value, or a scatter chart's x, is
- * beyond FO_CHART_VALUE_MAX; n points of ns series, y row-major [i][s]. */
+ * beyond FO_CHART_VALUE_MAX; n points of ns series, y row-major [i][s].
+ * bad_line: the CSV line of the first such row (0: inline data, which the
+ * spec reader refuses at the cell already). */
 static fo_status check_magnitudes(const fo_chart_ctx *cx, const double *x, const double *y,
-                                  size_t n, size_t ns, fo_diags *d)
+                                  size_t n, size_t ns, const size_t *cols, size_t bad_line,
+                                  fo_diags *d)
 {
     for (size_t i = 0; i < n; i++)
         for (size_t s = 0; s <= ns; s++) {
@@ -247,7 +250,11 @@ static fo_status check_magnitudes(const fo_chart_ctx *cx, const double *x, const
             if (!(fabs(v) > FO_CHART_VALUE_MAX)) continue; /* NaN (a gap) passes */
             const fo_dataset *ds = cx->c->data;
             const char *col = s < ns ? cx->data.names[s] : cx->c->x < ds->ncols ? ds->cols[cx->c->x].name : "x";
-            fo_diags_add(d, NULL, 0, 0, NULL, "scale the values (e.g. show millions) or show them in a table",
+            size_t field = s < ns ? cols[s] : cx->c->x;
+            bool csv = ds->src == FO_SRC_CSV && bad_line;
+            fo_diags_add(d, csv ? (ds->csv_display ? ds->csv_display : ds->csv_path) : NULL,
+                         csv ? (int)bad_line : 0, csv ? (int)field + 1 : 0, NULL,
+                         "scale the values (e.g. show millions) or show them in a table",
                          "chart value %g (column \"%s\", row %zu) is beyond +-1e15, the largest a chart draws",
                          v, col ? col : "", i + 1);
             return FO_ERR_INPUT;
@@ -288,6 +295,7 @@ fo_status fo_chart_data_read(fo_chart_ctx *cx, fo_diags *d)
     const fo_value *row;
     int rc;
     char buf[256];
+    size_t bad_line = 0; /* CSV line of the first row with a value beyond the limit */
     while ((rc = fo_rows_next(rows, &row, d)) == 1) {
         if (n == g.cap && !grow(dt, &g, ns)) { st = FO_ERR_NOMEM; goto cleanup; }
         const fo_value *xv = has_x ? &row[c->x] : NULL;
@@ -296,11 +304,16 @@ fo_status fo_chart_data_read(fo_chart_ctx *cx, fo_diags *d)
         if (!xv) { snprintf(buf, sizeof buf, "%zu", n + 1); lab = buf; }
         g.cat[n] = fo_arena_strdup(dt->arena, lab);
         if (!g.cat[n]) { st = FO_ERR_NOMEM; goto cleanup; }
-        for (size_t s = 0; s < ns; s++) g.y[n * ns + s] = fo_value_number(&row[cols[s]]);
+        for (size_t s = 0; s < ns; s++) {
+            g.y[n * ns + s] = fo_value_number(&row[cols[s]]);
+            if (!bad_line && fabs(g.y[n * ns + s]) > FO_CHART_VALUE_MAX) bad_line = fo_rows_line(rows);
+        }
+        if (!bad_line && c->kind == FO_CHART_SCATTER && fabs(g.x[n]) > FO_CHART_VALUE_MAX)
+            bad_line = fo_rows_line(rows);
         n++;
     }
     if (rc < 0) { st = FO_ERR_INPUT; goto cleanup; }
-    if ((st = check_magnitudes(cx, g.x, g.y, n, ns, d)) != FO_OK) goto cleanup;
+    if ((st = check_magnitudes(cx, g.x, g.y, n, ns, cols, bad_line, d)) != FO_OK) goto cleanup;
     /* transpose row-major [i][s] into series-major [s][i] */
     dt->y = fo_malloc((n > 0 && ns > 0 ? n * ns : 1) * sizeof *dt->y);
     if (!dt->y) { st = FO_ERR_NOMEM; goto cleanup; }

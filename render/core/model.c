@@ -1,6 +1,7 @@
 /* model.c — helpers of the document model: names of enums, default formats,
  * Excel date serials, ISO date parsing, freeing a document. */
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -83,6 +84,17 @@ const char *fo_value_text(const fo_value *v, const fo_numfmt *f, char *buf, size
     *len = strlen(s);
     if (numeric) *numeric = false;
     return s;
+}
+
+long fo_value_color(const fo_value *v, const fo_numfmt *f)
+{
+    if (!f) return -1;
+    switch (v->kind) {
+    case FO_VAL_TEXT: return fo_numfmt_text_color(f);
+    case FO_VAL_FORMULA: return v->has_num ? fo_numfmt_color(f, v->num) : -1;
+    case FO_VAL_NUMBER: case FO_VAL_DATE: return fo_numfmt_color(f, v->num);
+    default: return -1;
+    }
 }
 
 const char *fo_total_name(fo_total t)
@@ -198,6 +210,39 @@ bool fo_parse_iso_date(const char *s, size_t len, double *serial, bool *has_time
     *serial = fo_excel_serial(y, mo, d, hh, mi, sec);
     if (has_time) *has_time = t;
     return true;
+}
+
+int64_t fo_default_epoch(void)
+{
+    const char *s = getenv("SOURCE_DATE_EPOCH");
+    if (!s || !*s || strlen(s) > 12) return FO_NO_EPOCH;
+    int64_t v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9') return FO_NO_EPOCH;
+        v = v * 10 + (*s - '0');
+    }
+    return v <= 253402300799LL ? v : FO_NO_EPOCH; /* up to 9999-12-31 */
+}
+
+void fo_cell_locate(const fo_doc *doc, const fo_dataset *ds, size_t row, size_t field,
+                    size_t csv_line, const char **file, int *line, int *column,
+                    char *ptr, size_t cap)
+{
+    *line = *column = 0;
+    if (cap) ptr[0] = '\0';
+    if (ds->src == FO_SRC_CSV) {
+        *file = ds->csv_display ? ds->csv_display : ds->csv_path;
+        *line = (int)csv_line;
+        *column = (int)field + 1;
+        return;
+    }
+    *file = doc->spec_path;
+    snprintf(ptr, cap, "%s/rows/%zu/%zu", ds->pointer ? ds->pointer : "", row, field);
+    for (size_t i = 0; i < ds->nspots; i++)
+        if (ds->spots[i].row == row && ds->spots[i].field == field) {
+            *line = ds->spots[i].line;
+            *column = ds->spots[i].column;
+        }
 }
 
 void fo_doc_free(fo_doc *doc)

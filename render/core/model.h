@@ -52,6 +52,10 @@ double fo_value_number(const fo_value *v);
 const char *fo_value_text(const fo_value *v, const fo_numfmt *f, char *buf, size_t cap,
                           size_t *len, bool *numeric);
 
+/* The colour format f gives v ([Red], [Blue], [<0] conditions: as Excel
+ * shows it): 0xRRGGBB, or -1 for the text's own colour. */
+long fo_value_color(const fo_value *v, const fo_numfmt *f);
+
 /* ---- columns and datasets ----------------------------------------------- */
 typedef enum {
     FO_TYPE_AUTO = 0, /* not given: inferred */
@@ -70,12 +74,18 @@ fo_type fo_type_from_name(const char *name);  /* FO_TYPE_AUTO if unknown */
 /* Excel format code shown for a column of type t when none is given. */
 const char *fo_type_default_format(fo_type t);
 
+/* How a column writes day and month in d/m/yyyy-style dates: decided from
+ * its values, or given by a spec's "date_format" (ISO dates always read). */
+typedef enum { FO_DATES_ANY = 0, FO_DATES_DMY, FO_DATES_MDY, FO_DATES_YMD } fo_date_order;
+
 typedef struct {
     char *name;
     fo_type type;    /* never AUTO once the dataset is loaded */
     char *format;    /* Excel code; never NULL once loaded */
     bool inferred;   /* type read from the data, not given: an inferred percent or
                         currency column converts only cells written with % or a symbol */
+    fo_date_order dates; /* how its text dates read (formats/infer.h) */
+    char decimal;    /* decimal separator of its text numbers: '.' (or 0) or ',' */
 } fo_column;
 
 typedef enum { FO_SRC_INLINE, FO_SRC_CSV } fo_source;
@@ -90,6 +100,8 @@ typedef struct fo_row_stream {
     /* 1: *row set (ncols values, valid until the next call); 0: end; -1: error in d. */
     int (*next)(void *state, const fo_value **row, fo_diags *d);
     void (*close)(void *state); /* NULL state: no-op */
+    /* The source line of the row next last handed out (CSV: the file's), or 0. */
+    size_t (*line)(const void *state);
 } fo_row_stream;
 
 typedef struct fo_dataset {
@@ -105,7 +117,20 @@ typedef struct fo_dataset {
     char delimiter;      /* CSV: ',' ';' '\t' '|' (detected when 0) */
     bool header;         /* CSV: first record names the columns */
     const fo_row_stream *stream; /* CSV: set by the reader (borrowed, static) */
+    /* INLINE: where in the spec the few cells a writer may refuse are (text
+     * over Excel's 32,767-character cell), for errors located at the cell */
+    struct fo_cell_spot { size_t row, field; int line, column; } *spots;
+    size_t nspots;
 } fo_dataset;
+
+/* Where data cell (row: 0-based data row, field) of ds is, for an error
+ * about it: CSV -> the file, line (csv_line, from fo_rows_line) and column
+ * (the field's number), ptr ""; inline -> the spec, the cell's line and
+ * column when known (ds->spots, else 0) and its JSON Pointer in ptr (cap
+ * bytes): "/data/NAME/rows/R/C". */
+void fo_cell_locate(const fo_doc *doc, const fo_dataset *ds, size_t row, size_t field,
+                    size_t csv_line, const char **file, int *line, int *column,
+                    char *ptr, size_t cap);
 
 /* Row iteration, the same for inline and CSV data (render/core/rows.c): a
  * row is ncols values, converted to the column types (a cell that does not
@@ -115,6 +140,8 @@ typedef struct fo_rows fo_rows;
 fo_status fo_rows_open(const fo_dataset *ds, fo_rows **out, fo_diags *d);
 /* 1: *row set; 0: end; -1: error (reported in d). */
 int fo_rows_next(fo_rows *r, const fo_value **row, fo_diags *d);
+/* CSV: the 1-based line where the row last handed out starts; inline: 0. */
+size_t fo_rows_line(const fo_rows *r);
 void fo_rows_close(fo_rows *r);
 
 /* ---- blocks ------------------------------------------------------------- */
@@ -209,7 +236,9 @@ struct fo_doc {
     char *spec_path;    /* as given; NULL for a CSV conversion */
     char *base_dir;     /* folder that relative paths resolve in */
     char *title, *subtitle, *author, *date; /* may be NULL */
-    int64_t epoch;      /* Unix time for document timestamps: from date, or fixed */
+    int max_pages;      /* spec's "max_pages": a PDF table is cut at that page; 0 = none */
+    int64_t epoch;      /* Unix time for document timestamps: from date, else
+                           SOURCE_DATE_EPOCH, else FO_NO_EPOCH (none written) */
     fo_theme theme;
     fo_dataset **datasets;
     size_t ndatasets;
@@ -219,6 +248,12 @@ struct fo_doc {
 
 /* Unix time used when the spec has no date: 2000-01-01T00:00:00Z. */
 #define FO_FIXED_EPOCH 946684800LL
+/* No date to put in a document: writers leave creation dates out (xlsx,
+ * whose library always writes one, gets FO_FIXED_EPOCH). */
+#define FO_NO_EPOCH INT64_MIN
+/* SOURCE_DATE_EPOCH (reproducible-builds.org) when set to a valid Unix time,
+ * else FO_NO_EPOCH: the epoch of a document without a date. */
+int64_t fo_default_epoch(void);
 
 /* Days since 1899-12-30 (Excel serial) for a civil date; and back. */
 double fo_excel_serial(int year, int month, int day, int hh, int mm, double ss);

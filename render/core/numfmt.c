@@ -62,6 +62,7 @@ typedef struct {
     int frac, nnum, nden, fixden, fint;
     /* dates */
     int subsec, ampm;
+    long color;          /* [Red], [Color10]: 0xRRGGBB, or -1 for none */
 } section;
 
 struct fo_numfmt {
@@ -284,6 +285,17 @@ static size_t run_of(const char *p, char lower)
     return n;
 }
 
+/* Excel's default palette: [Color1] .. [Color56]. */
+static const long palette[56] = {
+    0x000000, 0xFFFFFF, 0xFF0000, 0x00FF00, 0x0000FF, 0xFFFF00, 0xFF00FF, 0x00FFFF,
+    0x800000, 0x008000, 0x000080, 0x808000, 0x800080, 0x008080, 0xC0C0C0, 0x808080,
+    0x9999FF, 0x993366, 0xFFFFCC, 0xCCFFFF, 0x660066, 0xFF8080, 0x0066CC, 0xCCCCFF,
+    0x000080, 0xFF00FF, 0xFFFF00, 0x00FFFF, 0x800080, 0x800000, 0x008080, 0x0000FF,
+    0x00CCFF, 0xCCFFFF, 0xCCFFCC, 0xFFFF99, 0x99CCFF, 0xFF99CC, 0xCC99FF, 0xFFCC99,
+    0x3366FF, 0x33CCCC, 0x99CC00, 0xFFCC00, 0xFF9900, 0xFF6600, 0x666699, 0x969696,
+    0x003366, 0x339966, 0x003300, 0x333300, 0x993300, 0x993366, 0x333399, 0x333333,
+};
+
 /* A [..] tag: currency, elapsed time, color or condition. */
 static int compile_bracket(compiler *c, section *s, const char *p, size_t n, size_t at)
 {
@@ -306,12 +318,20 @@ static int compile_bracket(compiler *c, section *s, const char *p, size_t n, siz
         tag[n] = '\0';
         static const char *const colors[] = {"black", "blue", "cyan", "green", "magenta",
                                              "red", "white", "yellow"};
+        static const long rgb[] = {0x000000, 0x0000FF, 0x00FFFF, 0x00FF00, 0xFF00FF,
+                                   0xFF0000, 0xFFFFFF, 0xFFFF00};
         for (size_t i = 0; i < sizeof colors / sizeof *colors; i++)
-            if (strcasecmp(tag, colors[i]) == 0) return 1;
+            if (strcasecmp(tag, colors[i]) == 0) {
+                s->color = rgb[i];
+                return 1;
+            }
         if (strncasecmp(tag, "color", 5) == 0 && tag[5]) {
             char *end;
             long v = strtol(tag + 5, &end, 10);
-            if (!*end && v >= 1 && v <= 56) return 1;
+            if (!*end && v >= 1 && v <= 56) {
+                s->color = palette[v - 1];
+                return 1;
+            }
         }
         if (strchr("<>=", tag[0])) {
             int op;
@@ -640,6 +660,7 @@ fo_numfmt *fo_numfmt_compile(const char *code, char *err, size_t errlen)
         if (nsec == 4) { fail(&c, "more than 4 sections"); goto bad; }
         section *s = &f->s[nsec++];
         s->t = toks + used;
+        s->color = -1;
         if (!tokenize(&c, s, &i)) goto bad;
         used += s->nt;
         if (!code[i]) break;
@@ -1002,6 +1023,19 @@ size_t fo_numfmt_format(const fo_numfmt *f, double v, char *buf, size_t cap)
     if (s) format_number(&o, f, s, x);
     else put_general(&o, x);
     return finish(&o);
+}
+
+long fo_numfmt_color(const fo_numfmt *f, double v)
+{
+    int sign;
+    if (!f || f->ns <= 0 || isnan(v) || isinf(v)) return -1;
+    int idx = pick_section(f, v, &sign);
+    return idx >= 0 ? f->s[idx].color : -1;
+}
+
+long fo_numfmt_text_color(const fo_numfmt *f)
+{
+    return f && f->text >= 0 ? f->s[f->text].color : -1;
 }
 
 size_t fo_numfmt_format_text(const fo_numfmt *f, const char *s, char *buf, size_t cap)

@@ -30,6 +30,12 @@ size_t fo_numfmt_format(const fo_numfmt *f, double v, char *buf, size_t cap);
 /* Formats text through the text section ("@"), or returns it unchanged. */
 size_t fo_numfmt_format_text(const fo_numfmt *f, const char *s, char *buf, size_t cap);
 
+/* The colour Excel shows v in ([Red], [Blue], [Color10] in the section
+ * that v picks, conditions like [<0] included): 0xRRGGBB, or -1 for none.
+ * fo_numfmt_text_color: the same for text (the "@" section). */
+long fo_numfmt_color(const fo_numfmt *f, double v);
+long fo_numfmt_text_color(const fo_numfmt *f);
+
 /* True when the code shows a date and/or time (value is an Excel serial). */
 bool fo_numfmt_is_date(const fo_numfmt *f);
 /* True when the code is (or starts with) General. */

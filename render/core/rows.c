@@ -43,6 +43,12 @@ int fo_rows_next(fo_rows *r, const fo_value **row, fo_diags *d)
     return 1;
 }
 
+size_t fo_rows_line(const fo_rows *r)
+{
+    if (r->ds->src == FO_SRC_INLINE || !r->ds->stream->line) return 0;
+    return r->ds->stream->line(r->state);
+}
+
 void fo_rows_close(fo_rows *r)
 {
     if (!r) return;

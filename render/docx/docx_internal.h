@@ -60,6 +60,7 @@ typedef struct {
     long text_width;        /* twips between the margins */
     bool keep_cells;        /* table.c: cell paragraphs keep with the next row */
     int run_sz;             /* table.c: half-points for runs of a shrunk wide table, 0 = style's */
+    long run_color;         /* colour of runs from a number format ([Red]): 0xRRGGBB + 1; 0 = style's */
     char footer_rid[16], header_rid[16];
     const char *opts_template; /* --template path when it is a .docx */
     fo_docx_tpl *tpl;       /* the loaded template, or NULL */

@@ -137,11 +137,16 @@ void fo_docx_run(fo_docx_ctx *c, const char *text, size_t n, const char *rstyle,
 {
     fo_xml *x = c->x;
     fo_xml_open(x, "w:r", NULL);
-    if (rstyle || bold || italic || c->run_sz) {
+    if (rstyle || bold || italic || c->run_sz || c->run_color) {
         fo_xml_open(x, "w:rPr", NULL);
         if (rstyle) fo_xml_leaf(x, "w:rStyle", "w:val", rstyle, NULL);
         if (bold) fo_xml_leaf(x, "w:b", NULL);
         if (italic) fo_xml_leaf(x, "w:i", NULL);
+        if (c->run_color) { /* schema order: color before sz */
+            char hex[8];
+            snprintf(hex, sizeof hex, "%06lX", (c->run_color - 1) & 0xFFFFFF);
+            fo_xml_leaf(x, "w:color", "w:val", hex, NULL);
+        }
         if (c->run_sz) { /* schema order: sz and szCs come after b and i */
             char sz[16];
             snprintf(sz, sizeof sz, "%d", c->run_sz);

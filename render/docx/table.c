@@ -9,9 +9,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "render/docx/docx_internal.h"
 #include "render/core/numfmt.h"
+#include "render/core/text.h"
 #include "render/core/utf8.h"
 
 #define WIDTH_SAMPLE 200   /* rows measured for column widths */
@@ -237,8 +239,10 @@ static void totals_row(fo_docx_ctx *c, const fo_block *b, tcol *tc)
             break;
         }
         if (!isnan(v)) n = fmt_num(tc[j].fmt, v, buf, sizeof buf);
+        c->run_color = isnan(v) ? 0 : fo_numfmt_color(tc[j].fmt, v) + 1;
         cell(c, tc[j].width, s, n, tc[j].right ? "TableNumber" : "TableText", false, NULL,
              true, NULL, true);
+        c->run_color = 0;
     }
     fo_xml_close(c->x);
 }
@@ -301,9 +305,11 @@ void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b)
                     tc[j].nnum++;
                 }
                 if (v->kind != FO_VAL_NULL) tc[j].nonnull++;
+                c->run_color = fo_value_color(v, tc[j].fmt) + 1;
                 cell(c, tc[j].width, s, n, numeric || (tc[j].right && !n) ? "TableNumber"
                                                                           : "TableText",
                      false, url, false, fill, false);
+                c->run_color = 0;
             }
             fo_xml_close(x);
             r++;
@@ -323,6 +329,19 @@ void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b)
 
 /* ---- captions -------------------------------------------------------------------- */
 
+/* True when markup already starts with label and a number ("Table 1.",
+ * "table 2:", "Figure 3 -"): the writer of the spec numbered it. */
+static bool numbered(const char *label, const char *markup)
+{
+    size_t n = strlen(label);
+    while (*markup == '*' || *markup == '_') markup++; /* **Table 1.** */
+    if (strncasecmp(markup, label, n) != 0 || markup[n] != ' ') return false;
+    const char *p = markup + n + 1;
+    if (*p < '0' || *p > '9') return false;
+    while (*p >= '0' && *p <= '9') p++;
+    return *p == '\0' || strchr(".:-) *_", *p) || (unsigned char)*p == 0xE2; /* an en or em dash */
+}
+
 void fo_docx_caption(fo_docx_ctx *c, const char *label, unsigned n, const char *markup)
 {
     fo_xml *x = c->x;
@@ -331,6 +350,11 @@ void fo_docx_caption(fo_docx_ctx *c, const char *label, unsigned n, const char *
     fo_xml_leaf(x, "w:pStyle", "w:val", "Caption", NULL);
     if (strcmp(label, "Table") == 0) fo_xml_leaf(x, "w:keepNext", NULL);
     fo_xml_close(x);
+    if (numbered(label, markup)) { /* not "Table 1: Table 1. Sales" */
+        fo_docx_markup(c, markup);
+        fo_xml_close(x);
+        return;
+    }
     char s[64];
     snprintf(s, sizeof s, "%s ", label);
     fo_docx_run(c, s, strlen(s), NULL, false, false);
@@ -372,7 +396,15 @@ static void metric_cell(fo_docx_ctx *c, const fo_metric *m, long width)
     bool numeric;
     const char *url;
     const char *s = cell_text(&m->value, f, buf, &n, &numeric, &url);
+    c->run_color = fo_value_color(&m->value, f) + 1;
+    /* shrunk to fit the card on one line, never broken ("$31,234,567" / ".89"):
+     * the cell's width less its margins (0.08" a side) and a 10% reserve */
+    double size = c->t->heading_size[0], avail = (width / 20.0 - 11.5) * 0.9;
+    double tw = fo_text_width(c->t->heading.bold, size, s, n);
+    if (tw > avail && tw > 0 && avail > 0) c->run_sz = (int)fmax(12, floor(2 * size * avail / tw));
     fo_docx_run(c, s, n, NULL, false, false);
+    c->run_sz = 0;
+    c->run_color = 0;
     fo_xml_close(x);
     if (m->has_delta) {
         fo_numfmt *df = fo_numfmt_compile(m->delta_format, NULL, 0);

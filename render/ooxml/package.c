@@ -496,12 +496,14 @@ void fo_pkg_add_core_props(fo_pkg *p, const fo_doc *doc)
         fo_xml_text_elem(x, "dc:creator", doc->author);
         fo_xml_text_elem(x, "cp:lastModifiedBy", doc->author);
     }
-    fo_xml_open(x, "dcterms:created", "xsi:type", "dcterms:W3CDTF", NULL);
-    fo_xml_text(x, when);
-    fo_xml_close(x);
-    fo_xml_open(x, "dcterms:modified", "xsi:type", "dcterms:W3CDTF", NULL);
-    fo_xml_text(x, when);
-    fo_xml_close(x);
+    if (doc->epoch != FO_NO_EPOCH) { /* no date given: none made up */
+        fo_xml_open(x, "dcterms:created", "xsi:type", "dcterms:W3CDTF", NULL);
+        fo_xml_text(x, when);
+        fo_xml_close(x);
+        fo_xml_open(x, "dcterms:modified", "xsi:type", "dcterms:W3CDTF", NULL);
+        fo_xml_text(x, when);
+        fo_xml_close(x);
+    }
     fo_xml_close(x);
     fo_pkg_add_xml(p, "docProps/core.xml", FO_CT_CORE_PROPS, x);
     fo_pkg_add_rel(p, "", FO_REL_CORE_PROPS, "docProps/core.xml", false);

@@ -13,12 +13,15 @@
 
 /* ---- metrics ---------------------------------------------------------------- */
 
-static size_t metric_value(const fo_metric *m, char *buf, size_t cap)
+/* The metric's value as its format shows it, and the format's colour for
+ * it ([Red]; -1: none) in *color. */
+static size_t metric_value(const fo_metric *m, char *buf, size_t cap, long *color)
 {
     fo_numfmt *f = fo_numfmt_compile(m->format ? m->format : "General", NULL, 0);
     size_t n;
     const char *s = fo_value_text(&m->value, f, buf, cap, &n, NULL);
     if (s != buf) n = (size_t)snprintf(buf, cap, "%s", s);
+    *color = fo_value_color(&m->value, f);
     fo_numfmt_free(f);
     return n < cap ? n : cap - 1;
 }
@@ -63,9 +66,10 @@ void fo_pdf_metrics(fo_pdf *c, const fo_block *b)
             fo_pdf_text_draw(c, fr, fit_size(c, fr, ls, label, strlen(label), tw), t->muted,
                              tx, y, label, strlen(label));
             char val[256];
-            size_t vl = metric_value(m, val, sizeof val);
+            long vc;
+            size_t vl = metric_value(m, val, sizeof val, &vc);
             y -= vs * 1.15;
-            fo_pdf_text_draw(c, fb, fit_size(c, fb, vs, val, vl, tw), t->heading_color,
+            fo_pdf_text_draw(c, fb, fit_size(c, fb, vs, val, vl, tw), vc >= 0 ? (fo_rgb)vc : t->heading_color,
                              tx, y, val, vl);
             if (m->has_delta) {
                 char dv[200], line[256];

@@ -385,6 +385,7 @@ static void set_info(fo_pdf *c)
     if (doc->title) HPDF_SetInfoAttr(c->pdf, HPDF_INFO_TITLE, doc->title);
     if (doc->author) HPDF_SetInfoAttr(c->pdf, HPDF_INFO_AUTHOR, doc->author);
     if (doc->subtitle) HPDF_SetInfoAttr(c->pdf, HPDF_INFO_SUBJECT, doc->subtitle);
+    if (doc->epoch == FO_NO_EPOCH) return; /* no date given: none made up */
     HPDF_SetInfoDateAttr(c->pdf, HPDF_INFO_CREATION_DATE, date);
     HPDF_SetInfoDateAttr(c->pdf, HPDF_INFO_MOD_DATE, date);
 }

@@ -39,6 +39,7 @@ typedef struct {
     const char **texts, **htexts;
     size_t *lens, *hlens;
     char *tmp;            /* TMP bytes per column */
+    long *colors;         /* the row's cell colours from their formats ([Red]); -1: none */
 } table;
 
 #define TMP 256
@@ -185,7 +186,8 @@ static void draw_row(table *T, const char *const *texts, const size_t *lens, int
             double tx = x + PAD_X;
             if (T->cols[i].right)
                 tx = x + T->cols[i].w - PAD_X - fo_pdf_text_width(c, f, T->size, s, LN(i)[k]);
-            fo_pdf_text_draw(c, f, T->size, color, tx, base, s, LN(i)[k]);
+            fo_rgb ink = kind != ROW_HEADER && T->colors[i] >= 0 ? (fo_rgb)T->colors[i] : color;
+            fo_pdf_text_draw(c, f, T->size, ink, tx, base, s, LN(i)[k]);
         }
         x += T->cols[i].w;
     }
@@ -197,12 +199,13 @@ static void draw_row(table *T, const char *const *texts, const size_t *lens, int
 
 /* Appends the formatted cells of one row to a growing text buffer. */
 static bool keep_row(table *T, const fo_value *row, char **buf, size_t *blen, size_t *bcap,
-                     size_t *offs, size_t *lens)
+                     size_t *offs, size_t *lens, long *colors)
 {
     char tmp[256];
     for (size_t i = 0; i < T->ncols; i++) {
         const fo_value *v = &row[T->b->u.table.cols[i].field];
         size_t len;
+        colors[i] = fo_value_color(v, T->cols[i].fmt);
         const char *s = cell_text(v, &T->cols[i], tmp, sizeof tmp, &len);
         if (*blen + len + 1 > *bcap) {
             size_t cap = (*bcap + len + 1) * 2;
@@ -218,6 +221,28 @@ static bool keep_row(table *T, const fo_value *row, char **buf, size_t *blen, si
         (*buf)[(*blen)++] = 0;
     }
     return true;
+}
+
+/* True when the spec's max_pages is reached and the page has no room for
+ * one more row besides a totals row and the note: the table stops here. */
+static bool at_page_limit(const table *T)
+{
+    const fo_pdf *c = T->c;
+    int limit = c->doc->max_pages;
+    if (!limit || c->npages < (size_t)limit) return false;
+    return c->y - 3 * (T->lh + 2 * PAD_Y) < c->bottom;
+}
+
+/* Below a table cut at the page limit: how much of it the PDF shows. */
+static void cut_note(fo_pdf *c, size_t shown, size_t total)
+{
+    char text[160], all[32];
+    fo_numfmt_format_code("#,##0", (double)total, all, sizeof all);
+    snprintf(text, sizeof text, "First %zu of %s rows; the full table is in the workbook.", shown, all);
+    const fo_theme *t = c->t;
+    fo_pdf_style st = {&t->body, t->body_size * 0.9, t->muted, FO_PDF_ITALIC};
+    c->y -= 2;
+    fo_pdf_markup(c, text, false, &st, c->left, c->width, t->body_size * 1.3);
 }
 
 /* The caption stays with the header and the first rows (keep_h). */
@@ -242,10 +267,13 @@ void fo_pdf_table(fo_pdf *c, const fo_block *b)
     char *sbuf = NULL;
     size_t slen = 0, scap = 0, nsample = 0;
     size_t *soff = NULL, *slens = NULL;
+    long *scolors = NULL;
     double *natural = NULL, *minimum = NULL;
     T.cols = fo_calloc(n, sizeof *T.cols);
     soff = fo_malloc(SAMPLE * n * sizeof *soff);
     slens = fo_malloc(SAMPLE * n * sizeof *slens);
+    scolors = fo_malloc(SAMPLE * n * sizeof *scolors);
+    T.colors = fo_malloc(n * sizeof *T.colors);
     natural = fo_calloc(n, sizeof *natural);
     minimum = fo_calloc(n, sizeof *minimum);
     T.nlines = fo_malloc(n * sizeof *T.nlines);
@@ -256,7 +284,7 @@ void fo_pdf_table(fo_pdf *c, const fo_block *b)
     T.lens = fo_malloc(n * sizeof *T.lens);
     T.hlens = fo_malloc(n * sizeof *T.hlens);
     T.tmp = fo_malloc(n * TMP);
-    if (!T.cols || !soff || !slens || !natural || !minimum || !T.nlines || !T.lst || !T.lln ||
+    if (!T.cols || !soff || !slens || !scolors || !T.colors || !natural || !minimum || !T.nlines || !T.lst || !T.lln ||
         !T.texts || !T.htexts || !T.lens || !T.hlens || !T.tmp)
         goto oom;
     const char **texts = T.texts;
@@ -279,7 +307,8 @@ void fo_pdf_table(fo_pdf *c, const fo_block *b)
     int r = 0;
     while (nsample < SAMPLE && (r = fo_rows_next(rows, &row, c->d)) == 1) {
         for (size_t i = 0; i < n; i++) accumulate(&T.cols[i], &row[b->u.table.cols[i].field]);
-        if (!keep_row(&T, row, &sbuf, &slen, &scap, soff + nsample * n, slens + nsample * n))
+        if (!keep_row(&T, row, &sbuf, &slen, &scap, soff + nsample * n, slens + nsample * n,
+                      scolors + nsample * n))
             goto oom;
         nsample++;
     }
@@ -325,18 +354,27 @@ void fo_pdf_table(fo_pdf *c, const fo_block *b)
     if (b->u.table.caption) caption(c, b->u.table.caption, 4 * (T.lh + 2 * PAD_Y));
     fo_pdf_need(c, 3 * (T.lh + 2 * PAD_Y));
     draw_header(&T);
-    for (size_t s = 0; s < nsample && c->st == FO_OK; s++) {
+    size_t shown = 0;
+    bool cut = false;
+    for (size_t s = 0; s < nsample && c->st == FO_OK && !(cut = at_page_limit(&T)); s++, shown++) {
         for (size_t i = 0; i < n; i++) {
             texts[i] = sbuf + soff[s * n + i];
             lens[i] = slens[s * n + i];
+            T.colors[i] = scolors[s * n + i];
         }
         draw_row(&T, texts, lens, ROW_BODY);
     }
     while (c->st == FO_OK && (r = fo_rows_next(rows, &row, c->d)) == 1) {
+        if (cut || (cut = at_page_limit(&T))) { /* the rest only counts towards the totals */
+            for (size_t i = 0; i < n; i++) accumulate(&T.cols[i], &row[b->u.table.cols[i].field]);
+            continue;
+        }
+        shown++;
         for (size_t i = 0; i < n; i++) {
             const fo_value *v = &row[b->u.table.cols[i].field];
             accumulate(&T.cols[i], v);
             texts[i] = cell_text(v, &T.cols[i], T.tmp + i * TMP, TMP, &lens[i]);
+            T.colors[i] = fo_value_color(v, T.cols[i].fmt);
         }
         draw_row(&T, texts, lens, ROW_BODY);
     }
@@ -350,6 +388,7 @@ void fo_pdf_table(fo_pdf *c, const fo_block *b)
             size_t k = 0;
             double v = 0;
             bool num = true;
+            T.colors[i] = -1;
             switch (col->total) {
             case FO_TOTAL_SUM: v = col->sum; break;
             case FO_TOTAL_AVG: num = col->nnum > 0; v = num ? col->sum / col->nnum : 0; break;
@@ -364,6 +403,7 @@ void fo_pdf_table(fo_pdf *c, const fo_block *b)
             if (num && col->total != FO_TOTAL_NONE) {
                 fo_value val = {FO_VAL_NUMBER, false, v, NULL, NULL};
                 fo_value_text(&val, col->fmt, tmp, TMP, &k, NULL);
+                T.colors[i] = fo_value_color(&val, col->fmt);
             } else if (col->total == FO_TOTAL_NONE && i == 0) {
                 k = (size_t)snprintf(tmp, TMP, "Total");
             } else if (col->total != FO_TOTAL_COUNT) {
@@ -375,6 +415,7 @@ void fo_pdf_table(fo_pdf *c, const fo_block *b)
         }
         draw_row(&T, texts, lens, ROW_TOTAL);
     }
+    if (cut && c->st == FO_OK) cut_note(c, shown, b->u.table.data->nrows);
     c->y -= t->body_size * 1.0;
     goto done;
 readerr:
@@ -390,6 +431,8 @@ done:
     fo_free(sbuf);
     fo_free(soff);
     fo_free(slens);
+    fo_free(scolors);
+    fo_free(T.colors);
     fo_free(natural);
     fo_free(minimum);
     fo_free(T.nlines);

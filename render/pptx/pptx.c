@@ -391,6 +391,26 @@ static void flow_list(fo_pptx *p, const fo_list_item *items, size_t n, bool orde
     }
 }
 
+/* Height the start of block b needs on the slide of the heading before it. */
+static double keep_with(const fo_pptx *p, const fo_block *b)
+{
+    double body = fo_pptx_line_h(fo_pptx_body_size(0));
+    if (!b) return 2 * body;
+    switch (b->kind) {
+    case FO_BLOCK_TABLE: /* caption, header and three rows */
+        return (b->u.table.caption ? fo_pptx_line_h(14) + FO_PPTX_GAP : 0) +
+               4 * (fo_pptx_line_h(FO_PPTX_TABLE_SZ) + 7.2) + FO_PPTX_GAP;
+    case FO_BLOCK_METRICS: return 96 + FO_PPTX_GAP; /* one row of cards */
+    case FO_BLOCK_IMAGE: {
+        double h = b->u.image.height > 0 ? b->u.image.height * 0.75 : (double)b->u.image.px_height * 0.75;
+        double most = (p->g.body_bottom - p->g.body_y) * 0.6;
+        return (h > 0 && h < most ? h : most) + FO_PPTX_GAP;
+    }
+    case FO_BLOCK_CODE: return 3 * fo_pptx_line_h(12) + 2 * FO_PPTX_INS_Y;
+    default: return 2 * body;
+    }
+}
+
 static void heading(fo_pptx *p, const fo_block *b)
 {
     const char *text = b->u.heading.text ? b->u.heading.text : "";
@@ -401,10 +421,24 @@ static void heading(fo_pptx *p, const fo_block *b)
         fo_pptx_need(p, 0, false); /* the heading's slide, even if nothing follows */
         return;
     }
+    const fo_block *next = b + 1 < p->doc->blocks + p->doc->nblocks ? b + 1 : NULL;
+    if (next && next->kind == FO_BLOCK_CHART) {
+        /* a chart takes a slide of its own: the heading goes with it, as
+         * the slide's title when the open slide holds something already */
+        fo_pptx_frame_flush(p);
+        p->chart_next = true;
+        if (p->x && p->has_content) {
+            fo_pptx_slide_end(p);
+            fo_pptx_slide_begin(p, FO_PPTX_L_CONTENT, text);
+            return;
+        }
+    }
     double sz = b->u.heading.level == 2 ? 22 : b->u.heading.level == 3 ? 20 : 18;
-    /* keep with next: the heading and two body lines on the same slide */
-    fo_pptx_need(p, FO_PPTX_SPC_BEF + fo_pptx_line_h(sz) +
-                        2 * fo_pptx_line_h(fo_pptx_body_size(0)) + 2 * FO_PPTX_INS_Y, true);
+    /* keep with next: the heading and the start of what follows (two body
+     * lines, a table's header and first rows, a picture, a row of cards) on
+     * the same slide — never a heading alone at the bottom */
+    fo_pptx_need(p, FO_PPTX_SPC_BEF + fo_pptx_line_h(sz) + keep_with(p, next) + 2 * FO_PPTX_INS_Y,
+                 true);
     fo_pptx_para para;
     if (!fo_pptx_para_init(&para, FO_PPTX_PARA_HEADING, 0, sz, text, true)) {
         fo_pptx_fail(p, FO_ERR_NOMEM, b->pointer, "out of memory");

@@ -131,6 +131,7 @@ typedef struct {
     bool body_ph_used;           /* the body placeholder holds a frame already */
     double y;                    /* top of the free content area */
     bool has_content;            /* something below the title */
+    bool chart_next;             /* the slide holds the heading of the chart that follows */
     /* the pending text frame: paragraphs measured, written at flush */
     fo_pptx_para *paras;
     size_t npara, cap_para;

@@ -64,7 +64,9 @@ static void fit_box(double *w, double *h, double bw, double bh)
 static void fresh_area(fo_pptx *p)
 {
     fo_pptx_frame_flush(p);
-    if (p->x && !p->has_content) return;
+    bool keep = p->chart_next; /* the chart's own heading is all the slide has */
+    p->chart_next = false;
+    if (p->x && (!p->has_content || keep)) return;
     fo_pptx_slide_end(p);
     fo_pptx_open_flow_slide(p);
 }
@@ -281,13 +283,18 @@ static void card(fo_pptx *p, const fo_metric *m, double left, double top, double
     fo_pptx_para paras[3];
     size_t n = 0;
     double inner = (w - 2 * CODE_PAD) * FO_PPTX_FIT;
-    double vsz = 32;
-    while (vsz > 14 && fo_text_width(t->heading.bold, vsz, value, strlen(value)) > inner) vsz -= 2;
+    /* the value is shrunk to fit its card on one line, never broken ("$31,234,567" / ".89") */
+    double vsz = 32, vw = fo_text_width(t->heading.bold, vsz, value, strlen(value));
+    if (vw > inner && vw > 0) vsz = floor(vsz * inner / vw * 2) / 2;
+    if (vsz < 6) vsz = 6;
     fo_pptx_para_init(&paras[n], FO_PPTX_PARA_PLAIN, 0, 14, m->label, true);
     paras[n++].color = t->muted;
     fo_pptx_para_init(&paras[n], FO_PPTX_PARA_PLAIN, 0, vsz, value, false);
     paras[n].bold = true;
-    paras[n++].color = t->heading_color;
+    fo_numfmt *f = fo_numfmt_compile(m->format ? m->format : "General", NULL, 0);
+    long ink = fo_value_color(&m->value, f);
+    fo_numfmt_free(f);
+    paras[n++].color = ink >= 0 ? (fo_rgb)ink : t->heading_color;
     if (m->has_delta) {
         char num[256];
         fo_numfmt_format_code(m->delta_format, fabs(m->delta), num, sizeof num);

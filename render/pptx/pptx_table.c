@@ -20,6 +20,9 @@
 #define CELL_MX 5.4   /* left/right cell margin, pt */
 #define CELL_MY 3.6   /* top/bottom cell margin, pt */
 #define MIN_ROWS 3    /* a table starts on a fresh slide unless this many rows fit */
+/* Rows a deck shows of one table (about 20 slides); the rest are left to the
+ * workbook, with a note: a 100,000-row export is no 5,884-slide deck. */
+#define SHOWN_ROWS 300
 
 typedef struct {
     char **cells;     /* ncols strings (owned) */
@@ -40,6 +43,8 @@ typedef struct {
     size_t nchunk, capchunk;
     double chunk_h, header_h;
     size_t band;        /* data rows written, for banding */
+    size_t shown;       /* data rows given to slides (at most SHOWN_ROWS) */
+    bool cut;           /* rows were left out */
 } tbl;
 
 static bool is_numeric_type(fo_type t)
@@ -198,7 +203,9 @@ static void row_markup(cell_markup *m, const fo_theme *t, int kind, bool band)
     m->tail_len = n > 0 && (size_t)n < sizeof m->tail ? (size_t)n : 0;
 }
 
-/* kind: 0 header, 1 body, 2 totals. */
+static long *cell_colors(const tbl *tb, char *const *cells);
+
+/* kind: 0 header, 1 body, 2 totals (those two from new_cells: with colours). */
 static void write_row(tbl *tb, char *const *cells, unsigned right, double h, int kind)
 {
     fo_pptx *p = tb->p;
@@ -215,8 +222,9 @@ static void write_row(tbl *tb, char *const *cells, unsigned right, double h, int
         fo_xml_raw(x, m.head[r], m.head_len[r]);
         if (cells[j] && *cells[j]) {
             fo_xml_open(x, "a:r", NULL);
+            long ink = kind == 0 ? -1 : cell_colors(tb, cells)[j];
             fo_pptx_rpr(p, FO_PPTX_TABLE_SZ, kind != 1 ? FO_RUN_BOLD : 0,
-                        kind == 0 ? t->table.header_text : t->text, NULL);
+                        kind == 0 ? t->table.header_text : ink >= 0 ? (fo_rgb)ink : t->text, NULL);
             fo_xml_text_elem(x, "a:t", cells[j]);
             fo_xml_close(x);
         }
@@ -310,11 +318,23 @@ static void add_row(tbl *tb, char **header, char **cells, unsigned right, bool b
     (void)total;
 }
 
+/* A body or totals row's cells: ncols strings, followed in the same block
+ * by ncols colours (cell_colors) a number format gives them ([Red]; -1:
+ * the text's own). */
 static char **new_cells(tbl *tb)
 {
-    char **c = fo_calloc(tb->ncols, sizeof *c);
-    if (!c) fo_pptx_fail(tb->p, FO_ERR_NOMEM, NULL, "out of memory");
+    char **c = fo_calloc(tb->ncols, sizeof *c + sizeof(long));
+    if (!c) {
+        fo_pptx_fail(tb->p, FO_ERR_NOMEM, NULL, "out of memory");
+        return NULL;
+    }
+    for (size_t j = 0; j < tb->ncols; j++) ((long *)(c + tb->ncols))[j] = -1;
     return c;
+}
+
+static long *cell_colors(const tbl *tb, char *const *cells)
+{
+    return (long *)(cells + tb->ncols);
 }
 
 /* Pass 2: rows into chunks; then the totals row. */
@@ -328,13 +348,20 @@ static bool fill(tbl *tb, char **header)
     int rc;
     char buf[2048];
     while (!p->err && (rc = fo_rows_next(rows, &row, p->d)) == 1) {
+        if (tb->shown == SHOWN_ROWS) {
+            tb->cut = true;
+            rc = 0;
+            break;
+        }
+        tb->shown++;
         char **cells = new_cells(tb);
         if (!cells) break;
         unsigned right = 0;
         for (size_t j = 0; j < tb->ncols; j++) {
             bool r;
-            cells[j] = fo_strdup(cell_text(tb, j, &row[b->u.table.cols[j].field], buf,
-                                           sizeof buf, &r));
+            const fo_value *v = &row[b->u.table.cols[j].field];
+            cells[j] = fo_strdup(cell_text(tb, j, v, buf, sizeof buf, &r));
+            cell_colors(tb, cells)[j] = fo_value_color(v, tb->fmt[j]);
             if (r && j < 32) right |= 1u << j;
         }
         add_row(tb, header, cells, right, false, false);
@@ -361,7 +388,10 @@ static bool fill(tbl *tb, char **header)
             }
             buf[0] = '\0';
             if (has && c->total == FO_TOTAL_COUNT) snprintf(buf, sizeof buf, "%.0f", v);
-            else if (has && tb->fmt[j]) fo_numfmt_format(tb->fmt[j], v, buf, sizeof buf);
+            else if (has && tb->fmt[j]) {
+                fo_numfmt_format(tb->fmt[j], v, buf, sizeof buf);
+                cell_colors(tb, cells)[j] = fo_numfmt_color(tb->fmt[j], v);
+            }
             else if (j == 0 && c->total == FO_TOTAL_NONE) snprintf(buf, sizeof buf, "Total");
             if (has && j < 32) right |= 1u << j;
             cells[j] = fo_strdup(buf);
@@ -371,6 +401,22 @@ static bool fill(tbl *tb, char **header)
     }
     if (tb->nchunk) emit(tb, header, total_row);
     return true;
+}
+
+/* Below a table cut at SHOWN_ROWS: how much of it the deck shows. */
+static void cut_note(fo_pptx *p, size_t shown, size_t total)
+{
+    char text[160], all[32];
+    fo_numfmt_format_code("#,##0", (double)total, all, sizeof all);
+    snprintf(text, sizeof text, "First %zu of %s rows; the full table is in the workbook.", shown, all);
+    fo_pptx_para note;
+    if (!fo_pptx_para_init(&note, FO_PPTX_PARA_PLAIN, 0, 12, text, false)) {
+        fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory");
+        return;
+    }
+    note.color = p->t->muted;
+    fo_pptx_need(p, fo_pptx_line_h(12) + 2 * FO_PPTX_INS_Y, false);
+    fo_pptx_flow_para(p, &note);
 }
 
 void fo_pptx_table(fo_pptx *p, const fo_block *b)
@@ -436,6 +482,7 @@ void fo_pptx_table(fo_pptx *p, const fo_block *b)
     fo_pptx_need(p, first, false);
     if (!fill(&tb, header) && !p->err)
         fo_pptx_fail(p, FO_ERR_INPUT, b->pointer, "reading the table's data failed");
+    if (tb.cut && !p->err) cut_note(p, tb.shown, b->u.table.data->nrows);
 
 cleanup:
     chunk_clear(&tb);

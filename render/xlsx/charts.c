@@ -236,6 +236,13 @@ fo_status fo_xlsx_chart_build(fo_xlsx *x, const fo_block *b, const fo_xlsx_datar
             chart_axis_set_name_font(ch->y_axis, &axis_font);
         }
     }
+    if (c->kind == FO_CHART_BAR) {
+        /* Excel draws a bar chart's categories bottom-up; reversed (with the
+         * value axis kept at the bottom) they read top-down, as in the PDF,
+         * the PNG and the slides */
+        chart_axis_set_reverse(ch->y_axis);      /* a bar chart's y_axis is its category axis */
+        chart_axis_set_crossing_max(ch->y_axis); /* written on the value axis: crosses at max */
+    }
     switch (c->legend) {
     case FO_LEGEND_RIGHT: chart_legend_set_position(ch, LXW_CHART_LEGEND_RIGHT); break;
     case FO_LEGEND_BOTTOM: chart_legend_set_position(ch, LXW_CHART_LEGEND_BOTTOM); break;

@@ -21,6 +21,7 @@
 
 typedef struct {
     lxw_format *cell, *url, *total;
+    lxw_format *wrap;         /* cell, wrapped: long or multi-line text */
     lxw_format *boolean;      /* booleans: the cell format, or TRUE/FALSE for General */
     fo_numfmt *nf;            /* for widths: the column's displayed text */
     bool is_date;             /* the column format shows dates */
@@ -41,6 +42,8 @@ typedef struct {
     size_t nparts;
     size_t urls;              /* hyperlinks on the current part */
     size_t row;               /* 1-based data row, for messages */
+    size_t line;              /* CSV: its line in the file */
+    double lines;             /* most text lines of a wrapped cell in the current row */
     int nerrors;
     fo_status st;
 } table;
@@ -107,6 +110,10 @@ static lxw_format *table_format(fo_xlsx *x, int role, const char *code)
         format_set_bold(f);
         format_set_top(f, LXW_BORDER_THIN);
         break;
+    case FO_XLSX_FMT_WRAP:
+        format_set_text_wrap(f);
+        format_set_align(f, LXW_ALIGN_VERTICAL_TOP);
+        break;
     default:
         break;
     }
@@ -128,6 +135,7 @@ static fo_status make_formats(table *t)
         const fo_table_col *tc = &t->cols[j];
         const char *total_code = tc->total == FO_TOTAL_COUNT ? "#,##0" : tc->format;
         if (!(c->cell = table_format(x, FO_XLSX_FMT_CELL, tc->format)) ||
+            !(c->wrap = table_format(x, FO_XLSX_FMT_WRAP, tc->format)) ||
             !(c->url = table_format(x, FO_XLSX_FMT_URL, NULL)) ||
             !(c->total = table_format(x, FO_XLSX_FMT_TOTAL, total_code)))
             return FO_ERR_NOMEM;
@@ -194,8 +202,12 @@ static void cell_error(table *t, size_t j, const char *what, size_t n, const cha
                        const char *hint)
 {
     fo_xlsx *x = t->x;
+    const char *file;
+    int line, col;
+    char ptr[512];
+    fo_cell_locate(x->doc, t->ds, t->row - 1, t->cols[j].field, t->line, &file, &line, &col, ptr, sizeof ptr);
     if (t->nerrors++ < MAX_CELL_ERRORS)
-        fo_diags_add(x->d, fo_xlsx__ds_file(x, t->ds), 0, 0, t->ds->pointer, hint,
+        fo_diags_add(x->d, file, line, col, ptr[0] ? ptr : NULL, hint,
                      "row %zu, column \"%s\": %s of %zu characters exceeds Excel's %s limit",
                      t->row, t->ds->cols[t->cols[j].field].name, what, n, limit);
     t->st = FO_ERR_INPUT;
@@ -223,6 +235,31 @@ static double displayed_width(const colstate *c, double v, lxw_format *f, const 
     return fo_xlsx_text_width(buf, n < sizeof buf ? n : sizeof buf - 1);
 }
 
+/* Lines a text takes in a column at the width cap: each of its own lines
+ * wrapped at FO_XLSX_WIDTH_MAX characters' width. 1 means it needs no wrap. */
+static double text_lines(const char *s, size_t len)
+{
+    double lines = 0;
+    size_t start = 0;
+    for (size_t i = 0; i <= len; i++) {
+        if (i < len && s[i] != '\n') continue;
+        double wd = fo_xlsx_text_width(s + start, i - start);
+        lines += wd > FO_XLSX_WIDTH_MAX ? ceil(wd / FO_XLSX_WIDTH_MAX) : 1;
+        start = i + 1;
+    }
+    return lines;
+}
+
+/* The row's height for its tallest wrapped cell (Excel does not grow a row
+ * when a file is opened): 15 pt a line at 11 pt, at most Excel's 409 pt. */
+static void fit_row(table *t, lxw_worksheet *w, lxw_row_t r)
+{
+    if (t->lines <= 1) return;
+    double h = t->lines * 15.0 * t->x->th->body_size / 11.0;
+    worksheet_set_row(w, r, h > 409 ? 409 : h, NULL);
+    t->lines = 0;
+}
+
 static void write_text(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, const char *s,
                        lxw_format *f, bool sample)
 {
@@ -230,6 +267,11 @@ static void write_text(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, const 
     if (!fits_cell(t, j, s, len) || t->nerrors) return;
     const char *clean = fo_xlsx_clean(&t->x->buf, s, len, FO_XLSX_CELL);
     if (!clean) { t->st = FO_ERR_NOMEM; return; }
+    double lines = f == t->cs[j].cell ? text_lines(s, len) : 1;
+    if (lines > 1) {
+        f = t->cs[j].wrap;
+        if (lines > t->lines) t->lines = lines;
+    }
     worksheet_write_string(w, r, (lxw_col_t)j, clean, f);
     if (sample) {
         double wd = fo_xlsx_text_width(s, len);
@@ -448,9 +490,11 @@ fo_status fo_xlsx_write_table(fo_xlsx *x, const fo_dataset *ds, const fo_table_c
             r = 1;
         }
         t.row = total_rows + 1;
+        t.line = fo_rows_line(rows);
         bool sample = total_rows < FO_XLSX_WIDTH_SAMPLE;
         for (size_t j = 0; j < ncols; j++)
             write_cell(&t, w, r, j, &row[cols[j].field], sample);
+        fit_row(&t, w, r);
         if (t.st == FO_ERR_NOMEM) goto cleanup;
         if (t.nerrors >= MAX_CELL_ERRORS) break;
         t.part_rows[t.nparts - 1]++;

@@ -3,7 +3,8 @@
  * the Summary sheet, and closes the workbook into the staged file.
  *
  * Sheet order: Summary (omitted for a bare CSV conversion, where the data
- * itself should open first), then one sheet per table block in block order
+ * itself should open first, and for a spec that is one table: see
+ * data_first), then one sheet per table block in block order
  * (a long table's parts follow it), then a data sheet per chart whose
  * dataset no table shows. Charts sit on the Summary sheet where their block
  * is, so the workbook reads in the order of the document.
@@ -57,8 +58,27 @@ static size_t doc_cells(const fo_doc *doc)
 }
 
 /* A bare CSV conversion (no spec, tables only) opens on its data. */
+/* A spec whose content is one table, headings aside ("export this to a
+ * spreadsheet"): its workbook is that table alone — pandas.read_excel(path)
+ * reads the data, and the title lives in the document properties. A spec
+ * with words of its own (paragraphs, lists, code) is a report: its Summary
+ * sheet comes first. */
+static bool data_first(const fo_doc *doc)
+{
+    size_t tables = 0;
+    for (size_t i = 0; i < doc->nblocks; i++) {
+        fo_block_kind k = doc->blocks[i].kind;
+        if (k == FO_BLOCK_TABLE) tables++;
+        else if (k != FO_BLOCK_HEADING && k != FO_BLOCK_PAGE_BREAK && k != FO_BLOCK_TOC) return false;
+    }
+    return tables == 1;
+}
+
+/* The Summary sheet holds the title block and the blocks that are not
+ * tables; a CSV conversion and a data-first spec have none. */
 static bool wants_summary(const fo_doc *doc)
 {
+    if (data_first(doc)) return false;
     if (doc->spec_path || doc->title || doc->subtitle || doc->author) return true;
     for (size_t i = 0; i < doc->nblocks; i++)
         if (doc->blocks[i].kind != FO_BLOCK_TABLE) return true;
@@ -124,7 +144,7 @@ static fo_status set_properties(fo_xlsx *x)
     }
     lxw_doc_properties props = {
         .title = title, .subject = subject, .author = author,
-        .created = (time_t)doc->epoch,
+        .created = (time_t)(doc->epoch == FO_NO_EPOCH ? FO_FIXED_EPOCH : doc->epoch),
     };
     if (workbook_set_properties(x->wb, &props) != LXW_NO_ERROR) st = FO_ERR_NOMEM;
 cleanup:

@@ -123,7 +123,7 @@ typedef struct {
 } fo_xlsx_fmt;
 
 enum { FO_XLSX_FMT_CELL, FO_XLSX_FMT_URL, FO_XLSX_FMT_TOTAL, FO_XLSX_FMT_HEAD,
-       FO_XLSX_FMT_TOTAL_LABEL };
+       FO_XLSX_FMT_TOTAL_LABEL, FO_XLSX_FMT_WRAP /* a cell's format, wrapped, top-aligned */ };
 
 typedef struct {
     const fo_doc *doc;

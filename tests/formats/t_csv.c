@@ -375,11 +375,11 @@ START_TEST(scan_hints)
     fo_diags_init(&d);
     fo_dataset ds;
     fo_column hints[] = {
-        {"share", FO_TYPE_PERCENT, NULL, false},
-        {"code", FO_TYPE_TEXT, NULL, false},
-        {"amount", FO_TYPE_AUTO, "#,##0.000", false},
-        {"absent", FO_TYPE_INTEGER, NULL, false},
-        {"share", FO_TYPE_AUTO, "0.0%", false},   /* a second hint for a column adds its format */
+        {.name = "share", .type = FO_TYPE_PERCENT, .format = NULL},
+        {.name = "code", .type = FO_TYPE_TEXT, .format = NULL},
+        {.name = "amount", .type = FO_TYPE_AUTO, .format = "#,##0.000"},
+        {.name = "absent", .type = FO_TYPE_INTEGER, .format = NULL},
+        {.name = "share", .type = FO_TYPE_AUTO, .format = "0.0%"},   /* a second hint for a column adds its format */
     };
     ck_assert_int_eq(scan(&ds, a, "share,code,amount,n\n0.12,1,2.5,4\n0.5,2,3,5\n", true, hints, 5, &d), FO_OK);
     ck_assert_int_eq(ds.cols[0].type, FO_TYPE_PERCENT);
@@ -519,7 +519,7 @@ START_TEST(inferred_percent_keeps_plain_numbers_as_text)
     ck_assert(row[0].num > 0.0599 && row[0].num < 0.0601);
     fo_rows_close(r);
     /* a percent hint accepts plain numbers as fractions: that is what it asks */
-    fo_column hint = {"p", FO_TYPE_PERCENT, NULL, false};
+    fo_column hint = {.name = "p", .type = FO_TYPE_PERCENT, .format = NULL};
     ck_assert_int_eq(scan(&ds, a, "p\n0.05\n12%\n", true, &hint, 1, &d), FO_OK);
     ck_assert(!ds.cols[0].inferred);
     ck_assert_int_eq(fo_rows_open(&ds, &r, &d), FO_OK);
@@ -533,7 +533,7 @@ END_TEST
 
 START_TEST(rows_inline)
 {
-    fo_column cols[2] = {{"region", FO_TYPE_TEXT, "@", false}, {"revenue", FO_TYPE_NUMBER, "General", false}};
+    fo_column cols[2] = {{.name = "region", .type = FO_TYPE_TEXT, .format = "@"}, {.name = "revenue", .type = FO_TYPE_NUMBER, .format = "General"}};
     fo_value cells[4] = {
         {.kind = FO_VAL_TEXT, .str = "North"}, {.kind = FO_VAL_NUMBER, .num = 1204.5},
         {.kind = FO_VAL_TEXT, .str = "South"}, {.kind = FO_VAL_NUMBER, .num = 980},

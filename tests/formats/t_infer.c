@@ -135,7 +135,8 @@ START_TEST(percents)
     CHECK_NUM("0%", FO_TYPE_PERCENT, 0, "0%");
     CHECK_NUM("7%", FO_TYPE_PERCENT, 0.07, "0%");
     CHECK_TEXT("%");
-    CHECK_TEXT("12 %");
+    CHECK_NUM("12 %", FO_TYPE_PERCENT, 0.12, "0%");
+    CHECK_NUM("(12.5%)", FO_TYPE_PERCENT, -0.125, "0.0%");
     CHECK_TEXT("1e2%");
     CHECK_TEXT("12%%");
 }
@@ -156,7 +157,15 @@ START_TEST(currencies)
     CHECK_TEXT("($12");
     CHECK_TEXT("$1e3");
     CHECK_TEXT("--$5");
-    CHECK_TEXT("(5)");
+    CHECK_NUM("(5)", FO_TYPE_INTEGER, -5, "0;(0)");
+    CHECK_NUM("(1,234)", FO_TYPE_INTEGER, -1234, "#,##0;(#,##0)");
+    CHECK_NUM("(1,234.50)", FO_TYPE_NUMBER, -1234.5, "#,##0.00;(#,##0.00)");
+    CHECK_TEXT("1.200,00 \xE2\x82\xAC"); /* '.' decimals: no amount */
+    CHECK_TEXT("12,50 \xE2\x82\xAC");
+    CHECK_NUM("1,200.00 \xE2\x82\xAC", FO_TYPE_CURRENCY, 1200, "[$\xE2\x82\xAC]#,##0.00");
+    CHECK_NUM("\xE2\x82\xAC 5", FO_TYPE_CURRENCY, 5, "[$\xE2\x82\xAC]#,##0");
+    CHECK_TEXT("(-5)");
+    CHECK_TEXT("()");
     CHECK_TEXT("12$");
 }
 END_TEST
@@ -179,7 +188,23 @@ START_TEST(dates_and_bools)
     CHECK_TEXT("2024-02-30");
     CHECK_TEXT("2024-3-1");
     CHECK_TEXT("2024-03-01x");
-    CHECK_TEXT("01/03/2024");
+    ck_assert_int_eq(cell("01/03/2024", &v, f), FO_TYPE_DATE); /* both orders fit: m/d */
+    ck_assert(v.num == 45294.0);
+    ck_assert_str_eq(f, "mm/dd/yyyy");
+    ck_assert_int_eq(cell("15/02/2024", &v, f), FO_TYPE_DATE);
+    ck_assert(v.num == 45337.0);
+    ck_assert_str_eq(f, "dd/mm/yyyy");
+    ck_assert_int_eq(cell("2/15/2024 2:30 PM", &v, f), FO_TYPE_DATETIME);
+    ck_assert(v.num == 45337.0 + 14.5 / 24);
+    ck_assert_int_eq(cell("2024/02/15", &v, f), FO_TYPE_DATE);
+    ck_assert(v.num == 45337.0);
+    ck_assert_int_eq(cell("15.02.2024", &v, f), FO_TYPE_DATE);
+    ck_assert_str_eq(f, "dd.mm.yyyy");
+    CHECK_TEXT("31/02/2024");
+    CHECK_TEXT("15/15/2024");
+    CHECK_TEXT("15/02/24");
+    CHECK_TEXT("15/02-2024");
+    CHECK_TEXT("1/2");
     CHECK_TEXT("2024-03-01T25:00");
 
     ck_assert_int_eq(cell("TRUE", &v, f), FO_TYPE_BOOLEAN);
@@ -239,7 +264,14 @@ START_TEST(columns)
     COL(FO_TYPE_TEXT, "@", "true", "1");
     /* The 90% rule: 9 of 10 fit -> the type; 8 of 10 -> text. */
     COL(FO_TYPE_INTEGER, "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "n/a");
-    COL(FO_TYPE_TEXT, "@", "1", "2", "3", "4", "5", "6", "7", "8", "n/a", "-");
+    COL(FO_TYPE_TEXT, "@", "1", "2", "3", "4", "5", "6", "7", "8", "x", "y");
+    /* Missing markers do not count: a numeric column stays numeric. */
+    COL(FO_TYPE_INTEGER, "0", "1", "2", "3", "4", "5", "6", "7", "8", "n/a", "-");
+    COL(FO_TYPE_NUMBER, "0.0", "1.5", "N/A", "NaN", "\xE2\x80\x94", "null", "2.5");
+    COL(FO_TYPE_TEXT, "@", "n/a", "-", "");
+    /* Day/month order from the values that decide it. */
+    COL(FO_TYPE_DATE, "dd/mm/yyyy", "01/02/2024", "15/02/2024", "03/04/2024");
+    COL(FO_TYPE_DATE, "mm/dd/yyyy", "01/02/2024", "02/15/2024");
     COL(FO_TYPE_NUMBER, "General", "1", "2", "3", "4", "5", "6", "7", "8", "9.5", "n/a");
     COL(FO_TYPE_PERCENT, "0%", "1%", "2%", "3%", "4%", "5%", "6%", "7%", "8%", "9%", "10%", "11");
     COL(FO_TYPE_CURRENCY, "[$\xE2\x82\xAC]#,##0", "\xE2\x82\xAC" "1", "\xE2\x82\xAC" "2",
@@ -277,7 +309,34 @@ START_TEST(value_from_text)
     ck_assert(fo_value_from_text(s, 5, FO_TYPE_TEXT, &v) && v.kind == FO_VAL_TEXT && v.str == s);
     ck_assert(FT("12%", FO_TYPE_AUTO) && v.kind == FO_VAL_NUMBER && v.num == 0.12);
     ck_assert(FT("abc", FO_TYPE_AUTO) && v.kind == FO_VAL_TEXT);
+    ck_assert(FT("1,200.00", FO_TYPE_INTEGER) && v.num == 1200);
+    ck_assert(FT("$1,200.00", FO_TYPE_NUMBER) && v.num == 1200);
+    ck_assert(FT("(1,234)", FO_TYPE_NUMBER) && v.num == -1234);
+    ck_assert(FT("12.5%", FO_TYPE_PERCENT) && v.num == 0.125);
 #undef FT
+    /* A column's notation: ',' decimals, and a given day/month order. */
+    fo_notation eu = {',', FO_DATES_DMY}, us = {'.', FO_DATES_MDY};
+#define FN(s, t, nt) fo_value_from_text_n(s, strlen(s), t, &nt, &v)
+    ck_assert(FN("\xE2\x82\xAC" "1.200,00", FO_TYPE_CURRENCY, eu) && v.num == 1200);
+    ck_assert(FN("1.234,56", FO_TYPE_NUMBER, eu) && v.num == 1234.56);
+    ck_assert(FN("1 234,5", FO_TYPE_NUMBER, eu) && v.num == 1234.5);
+    ck_assert(FN("1\xC2\xA0" "234,5", FO_TYPE_NUMBER, eu) && v.num == 1234.5);
+    ck_assert(FN("12,5 %", FO_TYPE_PERCENT, eu) && v.num == 0.125);
+    ck_assert(FN("(1.234)", FO_TYPE_NUMBER, eu) && v.num == -1234);
+    ck_assert(!FN("1,234.56", FO_TYPE_NUMBER, eu));
+    ck_assert(FN("03/04/2024", FO_TYPE_DATE, eu) && v.num == 45385); /* 3 April */
+    ck_assert(FN("03/04/2024", FO_TYPE_DATE, us) && v.num == 45355); /* 4 March */
+    ck_assert(!FN("02/15/2024", FO_TYPE_DATE, eu));
+    ck_assert(!FN("15/02/2024", FO_TYPE_DATE, us));
+    ck_assert(FN("2024-02-15", FO_TYPE_DATE, eu) && v.num == 45337); /* ISO always */
+#undef FN
+    ck_assert_int_eq(fo_date_order_parse("dd/mm/yyyy"), FO_DATES_DMY);
+    ck_assert_int_eq(fo_date_order_parse("M/D/YYYY"), FO_DATES_MDY);
+    ck_assert_int_eq(fo_date_order_parse("yyyy-mm-dd"), FO_DATES_YMD);
+    ck_assert_int_eq(fo_date_order_parse("dd.mm.yy"), FO_DATES_DMY);
+    ck_assert_int_eq(fo_date_order_parse("day first"), FO_DATES_ANY);
+    ck_assert_int_eq(fo_date_order_parse("dd/dd/yyyy"), FO_DATES_ANY);
+    ck_assert(fo_infer_is_missing(" N/A ", 5) && fo_infer_is_missing("-", 1) && !fo_infer_is_missing("0", 1));
     ck_assert_str_eq(fo_infer_currency_symbol("-\xE2\x82\xAC" "5", 5), "\xE2\x82\xAC");
     ck_assert_str_eq(fo_infer_currency_symbol("($5)", 4), "$");
     ck_assert_ptr_null(fo_infer_currency_symbol("5", 1));

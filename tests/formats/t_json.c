@@ -99,6 +99,35 @@ START_TEST(pointer_escaping)
 }
 END_TEST
 
+/* NaN / Infinity / -Infinity outside strings read as null; positions of
+ * everything else stay those of the original text. */
+START_TEST(nonfinite_numbers_read_as_null)
+{
+    const char *text = "{\"a\": [NaN, 1, -Infinity],\n \"s\": \"NaN \\\" Infinity\", \"b\": Infinity}";
+    fo_json *j = parse(text);
+    json_t *a = json_object_get(fo_json_root(j), "a");
+    ck_assert(json_is_null(json_array_get(a, 0)) && json_is_null(json_array_get(a, 2)));
+    ck_assert(json_is_null(json_object_get(fo_json_root(j), "b")));
+    ck_assert_str_eq(json_string_value(json_object_get(fo_json_root(j), "s")), "NaN \" Infinity");
+    int line = 0, col = 0;
+    ck_assert_uint_eq(fo_json_nonfinite(j, &line, &col), 3);
+    ck_assert_int_eq(line, 1);
+    ck_assert_int_eq(col, 8);
+    at(j, "/a/1", false, 1, 13); /* after a NaN: still the original column */
+    at(j, "/b", false, 2, 31);
+    fo_json_free(j);
+    j = parse("{\"NaNa\": 1}");
+    ck_assert_uint_eq(fo_json_nonfinite(j, &line, &col), 0);
+    fo_json_free(j);
+    fo_diags d;
+    fo_diags_init(&d);
+    ck_assert_int_eq(fo_json_parse("[NaNx]", 6, "t.json", &j, &d), FO_ERR_INPUT); /* not a token */
+    ck_assert_int_eq(fo_json_parse("[NaN, }", 7, "t.json", &j, &d), FO_ERR_INPUT);
+    ck_assert_int_eq(d.items[1].column, 7); /* the caret in the original text */
+    fo_diags_free(&d);
+}
+END_TEST
+
 START_TEST(allocation_failures_are_clean)
 {
     for (unsigned long n = 1; n < 12; n++) {
@@ -124,6 +153,7 @@ int main(void)
     tcase_add_test(tc, locate_items_in_one_pass);
     tcase_add_test(tc, pointer_escaping);
     tcase_add_test(tc, allocation_failures_are_clean);
+    tcase_add_test(tc, nonfinite_numbers_read_as_null);
     suite_add_tcase(s, tc);
     return fo_check_run(s);
 }

@@ -64,7 +64,7 @@ def test_extreme_values_in_csv_are_refused_at_render(tmp_path):
     path.write_text(json.dumps(spec))
     for ext in ("pdf", "png"):
         p = run_folio("render", path, "-o", tmp_path / f"c.{ext}", check=2)
-        assert 'chart value 1e+308 (column "y", row 2) is beyond +-1e15' in p.stderr
+        assert 'd.csv:3:2: chart value 1e+308 (column "y", row 2) is beyond +-1e15' in p.stderr  # at the cell
         assert "/blocks/0: " in p.stderr
         assert not (tmp_path / f"c.{ext}").exists()
 
@@ -322,7 +322,8 @@ def test_spec_csv_through_a_symlink_is_refused_alike(tmp_path):
 # ---- item 15: errors are located from one index and capped -------------------------
 
 def test_forty_thousand_bad_blocks_validate_fast_with_capped_output(spec_file):
-    spec = {"folio": 1, "blocks": [{"type": "paragraf", "text": "x"} for _ in range(40000)]}
+    # 40,000 different mistakes (the same one repeated is one message: below)
+    spec = {"folio": 1, "blocks": [{"type": f"paragraf{i}", "text": "x"} for i in range(40000)]}
     path = spec_file(json.dumps(spec))  # one line: columns in the hundreds of thousands
     p, secs, mb = run_measured("validate", path)
     assert p.returncode == 2
@@ -333,16 +334,22 @@ def test_forty_thousand_bad_blocks_validate_fast_with_capped_output(spec_file):
                          "(fix these first; the rest are often the same mistake)")
     col = int(lines[99].split(":")[3])
     text = path.read_text()
-    assert text[col - 1:].startswith('"paragraf"')  # the caret is on the value
+    assert text[col - 1:].startswith('"paragraf99"')  # the caret is on the value
     p = run_folio("validate", path, "--json", check=2)
     errs = json.loads(p.stdout)
     assert len(errs) == 101 and errs[-1]["pointer"] is None and "39900 more" in errs[-1]["message"]
+    spec = {"folio": 1, "blocks": [{"type": "paragraf", "text": "x"} for _ in range(40000)]}
+    path = spec_file(json.dumps(spec))
+    p, secs, mb = run_measured("validate", path)
+    lines = [l for l in p.stderr.splitlines() if l.startswith("folio: ")]
+    assert len(lines) == 1 and secs < 3, (secs, lines)
+    assert "/blocks/0/type: unknown block type \"paragraf\"; 40000 times in all, also at /blocks/1/type, " in lines[0]
 
 
 def test_indexed_positions_match_the_text(spec_file):
     text = ('{"folio": 1, "title": "caf\\u00e9 \u00e9t\u00e9",\n'
             ' "data": {"a\\/b": {"columns": ["x"], "rows": [[1], [2, 3]]},\n'
-            '          "\u00fcml": {"columns": ["y"], "rows": [["\u00e9\u00e9", 1]]}},\n'
+            '          "\u00fcml": {"columns": ["y"], "rows": [["\u00e9\u00e9", 1, 2]]}},\n'
             ' "blocks": [{"type": "paragraph", "text": "\u00e9", "bad\\"key": 1}]}')
     p = run_folio("validate", spec_file(text), "--json", check=2)
     got = {e["pointer"]: (e["line"], e["column"]) for e in json.loads(p.stdout)}
@@ -352,7 +359,7 @@ def test_indexed_positions_match_the_text(spec_file):
         return (line + 1, lines[line].index(needle) + 1)
 
     assert got["/data/a~1b/rows/1"] == pos(1, "[2, 3]")
-    assert got["/data/\u00fcml/rows/0"] == pos(2, '["\u00e9\u00e9", 1]')
+    assert got["/data/\u00fcml/rows/0"] == pos(2, '["\u00e9\u00e9", 1, 2]')
     assert got['/blocks/0/bad"key'] == pos(3, '"bad\\"key"')
 
 

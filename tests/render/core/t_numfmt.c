@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/core/model.h"
 #include "render/core/numfmt.h"
 #include "folio.h"
 #include "tests/check_run.h"
@@ -384,6 +385,32 @@ START_TEST(test_many_values)
 }
 END_TEST
 
+/* Colours as Excel shows them: per section, conditions included. */
+START_TEST(test_colors)
+{
+    fo_numfmt *f = fo_numfmt_compile("#,##0.00;[Red](#,##0.00)", NULL, 0);
+    ck_assert_int_eq(fo_numfmt_color(f, 5), -1);
+    ck_assert_int_eq(fo_numfmt_color(f, -5), 0xFF0000);
+    fo_numfmt_free(f);
+    f = fo_numfmt_compile("[Blue][>=100]0;[Color10][<0]0;0", NULL, 0);
+    ck_assert_int_eq(fo_numfmt_color(f, 150), 0x0000FF);
+    ck_assert_int_eq(fo_numfmt_color(f, -1), 0x008000);
+    ck_assert_int_eq(fo_numfmt_color(f, 50), -1);
+    fo_numfmt_free(f);
+    f = fo_numfmt_compile("0;0;0;[Magenta]@", NULL, 0);
+    ck_assert_int_eq(fo_numfmt_text_color(f), 0xFF00FF);
+    ck_assert_int_eq(fo_numfmt_color(f, 1), -1);
+    fo_numfmt_free(f);
+    ck_assert_int_eq(fo_numfmt_color(NULL, -1), -1);
+    fo_value v = {.kind = FO_VAL_NUMBER, .num = -3};
+    f = fo_numfmt_compile("[Green]0;[Red]-0", NULL, 0);
+    ck_assert_int_eq(fo_value_color(&v, f), 0xFF0000);
+    v.kind = FO_VAL_NULL;
+    ck_assert_int_eq(fo_value_color(&v, f), -1);
+    fo_numfmt_free(f);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("numfmt");
@@ -398,6 +425,7 @@ int main(void)
     tcase_add_test(tc, test_one_shot);
     tcase_add_test(tc, test_alloc_failures);
     tcase_add_test(tc, test_many_values);
+    tcase_add_test(tc, test_colors);
     suite_add_tcase(s, tc);
     return fo_check_run(s);
 }

@@ -308,7 +308,7 @@ START_TEST(render_cell_too_long)
     snprintf(path, sizeof path, "%s/long.xlsx", tmpdir);
     ck_assert_int_eq(render_to(doc, path, &d), FO_ERR_INPUT);
     ck_assert_uint_ge(d.n, 1);
-    ck_assert_str_eq(d.items[0].pointer, "/data/sales");
+    ck_assert_str_eq(d.items[0].pointer, "/data/sales/rows/2/0"); /* the cell itself */
     ck_assert_str_eq(d.items[0].message, "row 3, column \"region\": text of 40000 characters "
                                          "exceeds Excel's 32,767-character cell limit");
     ck_assert_ptr_nonnull(d.items[0].hint);
