@@ -51,31 +51,6 @@ static fo_status pass_open(const fo_dataset *ds, void **out, fo_diags *d)
     return FO_OK;
 }
 
-/* One CSV field as a value of column j. */
-static void convert(csv_pass *r, size_t j, const char *s, size_t len, fo_value *v)
-{
-    fo_type t = r->ds->cols[j].type;
-    if (len == 0) {
-        memset(v, 0, sizeof *v);
-        v->kind = FO_VAL_NULL;
-        return;
-    }
-    /* In a column whose type was inferred, a plain number among percentages
-     * ("5" beside "12%") or amounts is not silently scaled or re-labelled:
-     * it stays the text it was. */
-    bool plain_misfit = r->ds->cols[j].inferred &&
-                        ((t == FO_TYPE_PERCENT && !memchr(s, '%', len)) ||
-                         (t == FO_TYPE_CURRENCY && !fo_infer_currency_symbol(s, len)));
-    if (t != FO_TYPE_TEXT && !plain_misfit && fo_value_from_text(s, len, t, v)) {
-        if (t != FO_TYPE_CURRENCY || !r->cur_sym[j]) return;
-        const char *sym = fo_infer_currency_symbol(s, len);
-        if (!sym || strcmp(sym, r->cur_sym[j]) == 0) return; /* bare number or same symbol */
-    }
-    memset(v, 0, sizeof *v);
-    v->kind = FO_VAL_TEXT;
-    v->str = s;
-}
-
 static int pass_next(void *state, const fo_value **row, fo_diags *d)
 {
     csv_pass *r = state;
