@@ -47,6 +47,7 @@ static void hpdf_error(HPDF_STATUS code, HPDF_STATUS detail, void *user)
 {
     fo_pdf *c = user;
     if (c->st != FO_OK) return;
+    if (c->probing) { c->probe_failed = true; return; } /* fo_pdf_font_load decides */
     if (c->loading) {
         fo_pdf_fail(c, FO_ERR_INPUT, "%s: cannot read the image (libharu error 0x%04X)",
                     c->loading, (unsigned)code);
@@ -114,10 +115,16 @@ fo_pdf_font *fo_pdf_font_load(fo_pdf *c, const char *path)
         if (strcmp(c->fonts[i]->path, path) == 0) return c->fonts[i];
     if (c->nfonts == FO_PDF_MAX_FONTS || !path[0] || access(path, R_OK) != 0) return NULL;
     size_t plen = strlen(path);
+    /* a file libharu cannot embed (OpenType with CFF outlines, as the Noto
+       CJK collections are) is skipped like a missing one, not a failed render */
+    c->probing = true;
+    c->probe_failed = false;
     const char *name = plen > 4 && strcmp(path + plen - 4, ".ttc") == 0
         ? HPDF_LoadTTFontFromFile2(c->pdf, path, 0, HPDF_TRUE)
         : HPDF_LoadTTFontFromFile(c->pdf, path, HPDF_TRUE);
-    if (!name) return NULL;
+    c->probing = false;
+    if (c->probe_failed) HPDF_ResetError(c->pdf);
+    if (!name || c->probe_failed) return NULL;
     fo_pdf_font *f = fo_calloc(1, sizeof *f);
     if (!f) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return NULL; }
     snprintf(f->path, sizeof f->path, "%s", path);
@@ -460,7 +467,10 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
     if (c->st == FO_OK) fo_pdf_toc_fill(c);
     if (c->st == FO_OK) header_footer(c);
     if (c->st == FO_OK) build_outline(c);
-    for (size_t i = 0; i < c->nfonts && c->st == FO_OK; i++) fix_to_unicode(c, c->fonts[i]);
+    for (size_t i = 0; i < c->nfonts && c->st == FO_OK; i++) {
+        fo_pdf_close_glyphs(c, c->fonts[i]);
+        fix_to_unicode(c, c->fonts[i]);
+    }
     if (c->st == FO_OK && HPDF_SaveToFile(c->pdf, tmp) != HPDF_OK && c->st == FO_OK)
         fo_pdf_fail(c, FO_ERR_IO, "%s: cannot write the PDF", dest);
 

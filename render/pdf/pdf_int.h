@@ -53,6 +53,8 @@ typedef struct {
     fo_diags *d;
     fo_status st;            /* sticky: first error */
     const char *loading;     /* image file being loaded, for error messages */
+    bool probing;            /* loading a font: libharu errors are not fatal */
+    bool probe_failed;
     HPDF_Doc pdf;
 
     fo_pdf_font *fonts[FO_PDF_MAX_FONTS];
@@ -99,6 +101,9 @@ fo_pdf_font *fo_pdf_font_load(fo_pdf *c, const char *path);
 /* The font to draw code point cp with: f when it has the glyph, else the
  * first fallback that has it, else f (the reader shows .notdef). */
 fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp);
+/* closure.c: flags the components of every composite glyph font f shows
+ * (unsigned, nested), so libharu's subset embeds them; call before saving. */
+void fo_pdf_close_glyphs(fo_pdf *c, fo_pdf_font *f);
 /* Advance width of one code point, 1/1000 em. */
 double fo_pdf_glyph_width(fo_pdf_font *f, uint32_t cp);
 /* Fill/stroke colour from 0xRRGGBB; nothing is written when the page's
