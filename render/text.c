@@ -19,6 +19,7 @@
 #include FT_OUTLINE_H
 
 #include "folio.h"
+#include "render/shape.h"
 #include "render/text.h"
 
 /* ---- UTF-8 --------------------------------------------------------------- */
@@ -186,11 +187,28 @@ static double char_advance(face_entry *pri, const char *font_file, uint32_t c,
     return adv;
 }
 
+/* fo_text_glyphs for text that needs shaping. */
+static size_t shaped_glyphs(const char *font_file, double size, const char *utf8, size_t len,
+                            fo_glyph *out, size_t cap, double *width)
+{
+    fo_shaped stack[64], *g = stack;
+    size_t n = fo_shape(font_file, size, utf8, len, FO_DIR_AUTO, NULL, 0, NULL);
+    if (n > 64 && !(g = fo_malloc(n * sizeof *g))) n = 0;
+    n = fo_shape(font_file, size, utf8, len, FO_DIR_AUTO, g, n, width);
+    const char *pri = fo_text_resolve(font_file);
+    for (size_t k = 0; k < n && out && k < cap; k++)
+        out[k] = (fo_glyph){g[k].gid, g[k].x, g[k].y, strcmp(g[k].font, pri) != 0, g[k].font};
+    if (g != stack) fo_free(g);
+    return n;
+}
+
 size_t fo_text_glyphs(const char *font_file, double size, const char *utf8, size_t len,
                       fo_glyph *out, size_t cap, double *width)
 {
     size_t n = 0, i = 0;
     double x = 0;
+    if (utf8 && fo_shape_needed(utf8, len))
+        return shaped_glyphs(font_file, size, utf8, len, out, cap, width);
     pthread_mutex_lock(&lock);
     face_entry *pri = face_primary(font_file);
     while (utf8 && i < len) {
@@ -201,6 +219,7 @@ size_t fo_text_glyphs(const char *font_file, double size, const char *utf8, size
         if (out && n < cap) {
             out[n].index = gid;
             out[n].x = x;
+            out[n].y = 0;
             out[n].fallback = used != pri;
             out[n].font = used ? used->path : FO_TEXT_FALLBACK_REGULAR;
         }
@@ -285,6 +304,10 @@ double fo_text_width(const char *font_file, double size, const char *utf8, size_
 {
     double w = 0;
     size_t i = 0;
+    if (utf8 && fo_shape_needed(utf8, len)) {
+        fo_shape(font_file, size, utf8, len, FO_DIR_AUTO, NULL, 0, &w);
+        return w;
+    }
     pthread_mutex_lock(&lock);
     face_entry *pri = face_primary(font_file);
     while (utf8 && i < len) {

@@ -60,6 +60,7 @@ size_t fo_text_ellipsize(const char *font_file, double size, const char *utf8, s
 typedef struct {
     uint32_t index;   /* glyph index in its face; 0 = no font has it (draw nothing) */
     double x;         /* pen position of the glyph origin from the text start */
+    double y;         /* offset of the origin above the baseline (marks, shaped text) */
     bool fallback;    /* not from the primary font (fo_text_resolve(font_file)) */
     const char *font; /* the TrueType file index belongs to: the primary,
                        * fo_text_fallback(font_file), FO_TEXT_FALLBACK_SYMBOLS
@@ -67,8 +68,11 @@ typedef struct {
                        * borrowed, valid for the life of the process */
 } fo_glyph;
 
-/* Glyphs of utf8[0..len): writes up to cap and returns how many in all.
- * *width (may be NULL) receives the advance width, as fo_text_width. */
+/* Glyphs of utf8[0..len), in visual order: writes up to cap and returns how
+ * many in all. *width (may be NULL) receives the advance width, as
+ * fo_text_width. Text that needs shaping (fo_shape_needed: right-to-left,
+ * Indic, Thai, combining marks) is shaped by HarfBuzz (render/shape.h);
+ * widths, wrapping and glyphs then all come from the shaped advances. */
 size_t fo_text_glyphs(const char *font_file, double size, const char *utf8, size_t len,
                       fo_glyph *out, size_t cap, double *width);
 
