@@ -101,15 +101,15 @@ bool fo_shape_needed(const char *utf8, size_t len)
     return false;
 }
 
-bool fo_shape_is_rtl(const char *utf8, size_t len)
+fo_dir fo_shape_direction(const char *utf8, size_t len)
 {
-    for (size_t i = 0; i < len;) {
+    for (size_t i = 0; utf8 && i < len;) {
         uint32_t c = fo_utf8_next(utf8, len, &i);
         FriBidiCharType t = fribidi_get_bidi_type(c);
-        if (t == FRIBIDI_TYPE_LTR) return false;
-        if (t == FRIBIDI_TYPE_RTL || t == FRIBIDI_TYPE_AL) return true;
+        if (t == FRIBIDI_TYPE_LTR) return FO_DIR_LTR;
+        if (t == FRIBIDI_TYPE_RTL || t == FRIBIDI_TYPE_AL) return FO_DIR_RTL;
     }
-    return false;
+    return FO_DIR_AUTO;
 }
 
 /* ---- shaping -------------------------------------------------------------- */
@@ -259,7 +259,8 @@ static size_t shape_item(const text_t *t, const item *it, hb_buffer_t *buf, doub
     for (unsigned g = 0; g < count; g++, n++) {
         if (out && n < cap)
             out[n] = (fo_shaped){gi[g].codepoint, *x + gp[g].x_offset * k, gp[g].y_offset * k,
-                                 gp[g].x_advance * k, t->off[gi[g].cluster], it->font->path};
+                                 gp[g].x_advance * k, t->off[gi[g].cluster], (it->level & 1) != 0,
+                                 it->font->path};
         *x += gp[g].x_advance * k;
     }
     return n;

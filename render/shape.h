@@ -23,6 +23,7 @@ typedef struct {
     double x, y;        /* origin from the start of the text, y up */
     double advance;
     uint32_t cluster;   /* byte offset in the input of the character(s) it draws */
+    bool rtl;           /* set right to left (its cluster's characters run leftwards) */
     const char *font;   /* TrueType file; borrowed, valid for the process */
 } fo_shaped;
 
@@ -35,8 +36,9 @@ typedef enum { FO_DIR_AUTO = 0, FO_DIR_LTR = 1, FO_DIR_RTL = 2 } fo_dir;
  * and CJK text does not (text.c measures it per character, faster). */
 bool fo_shape_needed(const char *utf8, size_t len);
 
-/* True when the paragraph's direction (first strong character) is RTL. */
-bool fo_shape_is_rtl(const char *utf8, size_t len);
+/* The direction of utf8's first strong character (UAX #9 P2-P3);
+ * FO_DIR_AUTO when it has none. */
+fo_dir fo_shape_direction(const char *utf8, size_t len);
 
 /* Shapes utf8[0..len) set in font_file at size: writes up to cap glyphs to
  * out (may be NULL with cap 0) and returns how many there are in all;

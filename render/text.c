@@ -300,6 +300,23 @@ bool fo_text_outline(const char *font_file, uint32_t cp, const fo_text_path *pat
     return ok;
 }
 
+bool fo_text_glyph_outline(const char *font_path, uint32_t gid, const fo_text_path *path,
+                           void *ctx)
+{
+    static const FT_Outline_Funcs funcs = {ol_move, ol_line, ol_conic, ol_cubic, 0, 0};
+    bool ok = false;
+    pthread_mutex_lock(&lock);
+    face_entry *e = face_get(font_path);
+    if (e && e->face &&
+        FT_Load_Glyph(e->face, gid, FT_LOAD_NO_SCALE | FT_LOAD_NO_BITMAP | FT_LOAD_NO_HINTING) == 0 &&
+        e->face->glyph->format == FT_GLYPH_FORMAT_OUTLINE) {
+        outline_sink o = {path, ctx, e->upem, 0, 0};
+        ok = !path || FT_Outline_Decompose(&e->face->glyph->outline, &funcs, &o) == 0;
+    }
+    pthread_mutex_unlock(&lock);
+    return ok;
+}
+
 double fo_text_width(const char *font_file, double size, const char *utf8, size_t len)
 {
     double w = 0;

@@ -92,6 +92,12 @@ typedef struct {
 bool fo_text_outline(const char *font_file, uint32_t cp, const fo_text_path *path, void *ctx,
                      double *advance);
 
+/* The outline of glyph gid of the TrueType file font_path itself (no
+ * fallback), as fo_text_outline; for glyphs shaping chose (fo_shape gives
+ * the file and id). False when the file or glyph cannot be loaded. */
+bool fo_text_glyph_outline(const char *font_path, uint32_t gid, const fo_text_path *path,
+                           void *ctx);
+
 /* The first file tried for glyphs font_file lacks (DejaVu Sans, bold for a
  * bold file; FO_TEXT_FALLBACK_CJK comes after it), and the one used for the
  * whole text when font_file cannot be loaded. */

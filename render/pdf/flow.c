@@ -101,6 +101,7 @@ void fo_pdf_show(fo_pdf *c, fo_pdf_font *g, double size, double x, double y, con
 double fo_pdf_text_width(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len)
 {
     double w = 0;
+    if (f && f->font && fo_shape_needed(s, len)) return fo_pdf_shaped_width(f, size, s, len, FO_DIR_AUTO);
     for (size_t i = 0, n; i < len; i += n) {
         uint32_t cp = drawable(fo_pdf_utf8(s + i, len - i, &n));
         w += fo_pdf_glyph_width(fo_pdf_cover(c, f, cp), cp);
@@ -113,6 +114,11 @@ void fo_pdf_text_draw(fo_pdf *c, fo_pdf_font *f, double size, fo_rgb color,
                       double x, double y, const char *s, size_t len)
 {
     if (c->st != FO_OK || !f || len == 0) return;
+    if (f->font && fo_shape_needed(s, len)) {
+        fo_pdf_fill_rgb(c->page, color);
+        fo_pdf_show_shaped(c, f, size, x, y, s, len, FO_DIR_AUTO);
+        return;
+    }
     char stackbuf[1024];
     /* a byte may come out as 3 (U+FFFD for a stray byte), 4 bytes as 4 */
     size_t cap = 3 * len + 8 > sizeof stackbuf ? 3 * len + 8 : sizeof stackbuf;
@@ -195,7 +201,7 @@ size_t fo_pdf_wrap_plain(fo_pdf *c, fo_pdf_font *f, double size, const char *s, 
 /* ---- inline runs ---------------------------------------------------------- */
 
 typedef struct {
-    fo_pdf_font *f;
+    fo_pdf_font *f;    /* the font that draws it; for a shaped piece, the style's */
     double size;
     fo_rgb color;
     const char *url;
@@ -203,12 +209,19 @@ typedef struct {
     double w;          /* pt */
 } piece;
 
+/* A paragraph with text that needs shaping (shape.h) is set in shaped pieces
+ * only: one per style, each shaped whole (bidi inside it), so a phrase keeps
+ * its order and joining across spaces. A right-to-left paragraph is right
+ * aligned, its pieces placed from the right. */
 typedef struct {
     piece *p;
     size_t n, cap;
     char *buf;
     size_t blen, bcap;
     double w;
+    bool shaped;       /* the paragraph needs shaping */
+    fo_dir dir;        /* its direction (FO_DIR_RTL: right aligned) */
+    double colw;       /* the column's width */
 } line_t;
 
 /* The style of one run. */
@@ -245,9 +258,9 @@ static bool line_add(fo_pdf *c, line_t *L, const rstyle *rs, const char *s, size
         L->bcap = cap;
     }
     for (size_t i = 0, n; i < len; i += n) {
-        uint32_t cp = drawable(fo_pdf_utf8(s + i, len - i, &n));
-        fo_pdf_font *g = fo_pdf_cover(c, rs->f, cp);
-        double gw = fo_pdf_glyph_width(g, cp) * rs->size / 1000.0;
+        uint32_t cp = L->shaped ? fo_pdf_utf8(s + i, len - i, &n) : drawable(fo_pdf_utf8(s + i, len - i, &n));
+        fo_pdf_font *g = L->shaped ? rs->f : fo_pdf_cover(c, rs->f, cp);
+        double gw = L->shaped ? 0 : fo_pdf_glyph_width(g, cp) * rs->size / 1000.0;
         piece *last = L->n ? &L->p[L->n - 1] : NULL;
         if (!last || last->f != g || last->size != rs->size || last->color != rs->color ||
             last->url != rs->url) {
@@ -268,6 +281,12 @@ static bool line_add(fo_pdf *c, line_t *L, const rstyle *rs, const char *s, size
         last->w += gw;
         L->w += gw;
     }
+    if (L->shaped && L->n) { /* the last piece grew: measure it whole */
+        piece *q = &L->p[L->n - 1];
+        L->w -= q->w;
+        q->w = fo_pdf_shaped_width(q->f, q->size, L->buf + q->off, q->len, L->dir);
+        L->w += q->w;
+    }
     return true;
 }
 
@@ -282,13 +301,16 @@ static void line_emit(fo_pdf *c, line_t *L, double x, double line_h)
     if (L->n) {
         L->buf[L->blen] = 0;
         HPDF_Page_BeginText(p);
-        double px = x;
+        bool rtl = L->dir == FO_DIR_RTL;
+        double px = rtl ? x + L->colw : x;
         for (size_t i = 0; i < L->n; i++) {
             piece *q = &L->p[i];
             fo_pdf_fill_rgb(p, q->color);
-            fo_pdf_show(c, q->f, q->size, px, base, L->buf + q->off);
+            if (rtl) px -= q->w;
+            if (L->shaped) fo_pdf_show_shaped(c, q->f, q->size, px, base, L->buf + q->off, q->len, L->dir);
+            else fo_pdf_show(c, q->f, q->size, px, base, L->buf + q->off);
             q->off = (size_t)(px * 1000);  /* reuse: x position for links, in mpt */
-            px += q->w;
+            if (!rtl) px += q->w;
         }
         HPDF_Page_EndText(p);
         /* links: underline and one annotation per stretch of pieces */
@@ -322,6 +344,11 @@ void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
                  double x, double w, double line_h)
 {
     line_t L = {0};
+    L.colw = w;
+    for (size_t r = 0; r < runs->n && !L.shaped; r++)
+        L.shaped = fo_shape_needed(runs->runs[r].text, runs->runs[r].len);
+    for (size_t r = 0; r < runs->n && L.shaped && L.dir == FO_DIR_AUTO; r++)
+        L.dir = fo_shape_direction(runs->runs[r].text, runs->runs[r].len);
     frag *word = NULL;
     size_t nw = 0, wcap = 0;
     rstyle *styles = fo_calloc(runs->n ? runs->n : 1, sizeof *styles);
@@ -385,7 +412,10 @@ void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
                 /* the character is a word of its own, glued to nothing */
                 rstyle *cs = &styles[r];
                 double gw = fo_pdf_text_width(c, cs->f, cs->size, s + i, n);
-                if (L.n && L.w + gw > w) line_emit(c, &L, x, line_h);
+                const rstyle *fs = &styles[space_run < runs->n ? space_run : r];
+                double sw = space && L.n ? fo_pdf_glyph_width(fs->f, ' ') * fs->size / 1000.0 : 0;
+                if (L.n && L.w + sw + gw > w) { line_emit(c, &L, x, line_h); sw = 0; }
+                if (sw > 0 && !line_add(c, &L, fs, " ", 1)) goto oom;
                 if (!line_add(c, &L, cs, s + i, n)) goto oom;
                 space = false;
                 any = true;
@@ -512,12 +542,22 @@ static void list_items(fo_pdf *c, const fo_list_item *items, size_t n, bool orde
         list_marker(ordered, depth, i, mark, sizeof mark);
         fo_pdf_need(c, lh);
         double base = c->y - lh + (lh - t->body_size) * 0.5 + t->body_size * 0.22;
-        double mw = fo_pdf_text_width(c, mf, t->body_size, mark, strlen(mark));
-        fo_pdf_text_draw(c, mf, t->body_size, ordered ? t->text : t->accent,
-                         x - 5 - mw, base, mark, strlen(mark));
+        /* a right-to-left item hangs from the right margin, its marker mirrored */
+        bool rtl = items[i].text && fo_shape_direction(items[i].text, strlen(items[i].text)) == FO_DIR_RTL;
+        fo_rgb mc = ordered ? t->text : t->accent;
+        if (rtl && mf) {
+            double mw = fo_pdf_shaped_width(mf, t->body_size, mark, strlen(mark), FO_DIR_RTL);
+            fo_pdf_fill_rgb(c->page, mc);
+            fo_pdf_show_shaped(c, mf, t->body_size, c->right - (x - c->left) + 5, base, mark,
+                               strlen(mark), FO_DIR_RTL);
+            (void)mw;
+        } else {
+            double mw = fo_pdf_text_width(c, mf, t->body_size, mark, strlen(mark));
+            fo_pdf_text_draw(c, mf, t->body_size, mc, x - 5 - mw, base, mark, strlen(mark));
+        }
         fo_pdf_style st = {&t->body, t->body_size, t->text, FO_PDF_REGULAR};
         if (items[i].text && items[i].text[0])
-            fo_pdf_markup(c, items[i].text, true, &st, x, c->right - x, lh);
+            fo_pdf_markup(c, items[i].text, true, &st, rtl ? c->left : x, c->right - x, lh);
         else
             c->y -= lh;
         c->y -= t->body_size * 0.15;

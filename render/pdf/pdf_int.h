@@ -16,6 +16,7 @@
 #include "render/markup.h"
 #include "render/model.h"
 #include "render/numfmt.h"
+#include "render/shape.h"
 
 /* Font faces of a family. */
 enum { FO_PDF_REGULAR = 0, FO_PDF_BOLD = 1, FO_PDF_ITALIC = 2, FO_PDF_BOLD_ITALIC = 3 };
@@ -161,6 +162,15 @@ void fo_pdf_markup(fo_pdf *c, const char *src, bool markup, const fo_pdf_style *
  * lens (up to max entries) with each line's byte range. */
 size_t fo_pdf_wrap_plain(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len,
                          double w, size_t *starts, size_t *lens, size_t max);
+
+/* ---- shaped.c: text that needs shaping (fo_shape_needed) ------------------ */
+/* Advance width in pt of s shaped in font f (with the shaper's fallbacks). */
+double fo_pdf_shaped_width(fo_pdf_font *f, double size, const char *s, size_t len, fo_dir dir);
+/* Draws s shaped with its left end at (x, baseline y) in the current fill
+ * colour, glyphs as outlines under an invisible copy of the logical text;
+ * works inside or outside a text object (leaves the mode as it found it). */
+void fo_pdf_show_shaped(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
+                        const char *s, size_t len, fo_dir dir);
 
 void fo_pdf_title_block(fo_pdf *c);
 void fo_pdf_heading(fo_pdf *c, const fo_block *b);
