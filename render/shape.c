@@ -101,15 +101,31 @@ bool fo_shape_needed(const char *utf8, size_t len)
     return false;
 }
 
+fo_dir fo_shape_direction_of(const char *utf8, size_t len, size_t *i)
+{
+    FriBidiCharType t = fribidi_get_bidi_type(fo_utf8_next(utf8, len, i));
+    return t == FRIBIDI_TYPE_LTR ? FO_DIR_LTR
+         : t == FRIBIDI_TYPE_RTL || t == FRIBIDI_TYPE_AL ? FO_DIR_RTL : FO_DIR_AUTO;
+}
+
 fo_dir fo_shape_direction(const char *utf8, size_t len)
 {
     for (size_t i = 0; utf8 && i < len;) {
-        uint32_t c = fo_utf8_next(utf8, len, &i);
-        FriBidiCharType t = fribidi_get_bidi_type(c);
-        if (t == FRIBIDI_TYPE_LTR) return FO_DIR_LTR;
-        if (t == FRIBIDI_TYPE_RTL || t == FRIBIDI_TYPE_AL) return FO_DIR_RTL;
+        fo_dir d = fo_shape_direction_of(utf8, len, &i);
+        if (d != FO_DIR_AUTO) return d;
     }
     return FO_DIR_AUTO;
+}
+
+bool fo_shape_has_rtl(const char *utf8, size_t len)
+{
+    for (size_t i = 0; utf8 && i < len;) {
+        if ((unsigned char)utf8[i] < 0xD6) { i++; continue; }   /* below U+0590 */
+        uint32_t c = fo_utf8_next(utf8, len, &i);
+        FriBidiCharType t = fribidi_get_bidi_type(c);
+        if (t == FRIBIDI_TYPE_RTL || t == FRIBIDI_TYPE_AL) return true;
+    }
+    return false;
 }
 
 /* ---- shaping -------------------------------------------------------------- */

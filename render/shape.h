@@ -40,6 +40,14 @@ bool fo_shape_needed(const char *utf8, size_t len);
  * FO_DIR_AUTO when it has none. */
 fo_dir fo_shape_direction(const char *utf8, size_t len);
 
+/* The strong direction of the character at utf8[*i] (FO_DIR_AUTO for a
+ * neutral or weak one: spaces, digits, punctuation), advancing *i past it. */
+fo_dir fo_shape_direction_of(const char *utf8, size_t len, size_t *i);
+
+/* True when utf8[0..len) has a right-to-left character (Hebrew, Arabic...):
+ * Office writers mark such a run right-to-left (w:rtl) so Word orders it. */
+bool fo_shape_has_rtl(const char *utf8, size_t len);
+
 /* Shapes utf8[0..len) set in font_file at size: writes up to cap glyphs to
  * out (may be NULL with cap 0) and returns how many there are in all;
  * *width (may be NULL) gets the total advance. Newlines and controls give no
