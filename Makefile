@@ -35,7 +35,7 @@ DEB_BUILD := build-essential pkg-config libxlsxwriter-dev libzip-dev libxml2-dev
              libcairo2-dev libfreetype-dev libhpdf-dev libjansson-dev libseccomp-dev zlib1g-dev \
              check fonts-liberation fonts-dejavu-core fonts-dejavu-extra fonts-droid-fallback \
              fonts-symbola libmicrohttpd-dev libharfbuzz-dev libfribidi-dev libfontconfig-dev \
-             libunibreak-dev fonts-noto-core
+             libunibreak-dev fonts-noto-core fonts-nanum
 DEB_TEST  := procps file python3 python3-pytest python3-openpyxl python3-docx python3-jsonschema python3-fonttools \
              poppler-utils qpdf pngcheck valgrind clang libclang-rt-14-dev \
              libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui \

@@ -73,7 +73,7 @@ static hb_entry *font_for(hb_entry *pri, const char *font_file, uint32_t cp)
 {
     if (has_glyph(pri, cp)) return pri;
     const char *chain[] = {fo_fonts_for_char(cp), fo_text_fallback(font_file),
-                           FO_TEXT_FALLBACK_SYMBOLS, FO_TEXT_FALLBACK_CJK};
+                           FO_TEXT_FALLBACK_SYMBOLS, FO_TEXT_FALLBACK_CJK, FO_TEXT_FALLBACK_KOREAN};
     for (size_t k = 0; k < sizeof chain / sizeof *chain; k++) {
         if (!chain[k]) continue;
         hb_entry *e = font_get(chain[k]);

@@ -170,7 +170,7 @@ static double char_advance(face_entry *pri, const char *font_file, uint32_t c,
     glyph_of(pri, c, gid, &adv);
     if (*gid == 0 && pri && pri->face) {
         const char *chain[] = {fo_text_fallback(font_file), FO_TEXT_FALLBACK_SYMBOLS,
-                               FO_TEXT_FALLBACK_CJK};
+                               FO_TEXT_FALLBACK_CJK, FO_TEXT_FALLBACK_KOREAN};
         for (size_t k = 0; k < sizeof chain / sizeof *chain; k++) {
             face_entry *fb = face_get(chain[k]);
             if (!fb || !fb->face || fb == pri) continue;

@@ -26,6 +26,9 @@
 /* The last fallback, for CJK (Debian package fonts-droid-fallback); regular
  * only, so bold CJK text is drawn regular. Missing: those glyphs are skipped. */
 #define FO_TEXT_FALLBACK_CJK "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf"
+/* Hangul, which Droid Sans Fallback lacks (Debian package fonts-nanum):
+ * TrueType outlines, so the PDF writer embeds it like the others. */
+#define FO_TEXT_FALLBACK_KOREAN "/usr/share/fonts/truetype/nanum/NanumGothic.ttf"
 
 /* Advance width of utf8[0..len) set in font_file at size. Invalid UTF-8 bytes
  * count as U+FFFD. Newlines count as zero width. */

@@ -27,9 +27,8 @@ static const char *const fallback_files[] = {
     FO_TEXT_FALLBACK_REGULAR,
     FO_TEXT_FALLBACK_SYMBOLS,
     FO_TEXT_FALLBACK_CJK,
-    "/usr/share/fonts/truetype/noto/NotoSansCJK-Regular.ttf",
+    FO_TEXT_FALLBACK_KOREAN,
     "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
-    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
 };
 
 void fo_pdf_fail(fo_pdf *c, fo_status st, const char *fmt, ...)
@@ -444,7 +443,7 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
     c->t = &doc->theme;
     c->d = d;
     for (size_t i = 0; i < sizeof fallback_files / sizeof *fallback_files; i++)
-        if (access(fallback_files[i], R_OK) == 0 && c->nfallbacks < 4)
+        if (access(fallback_files[i], R_OK) == 0 && c->nfallbacks < FO_PDF_MAX_FALLBACKS)
             c->fallbacks[c->nfallbacks++] = fallback_files[i];
     const fo_theme *t = c->t;
     c->left = t->page.margin_left;

@@ -60,7 +60,8 @@ typedef struct {
 
     fo_pdf_font *fonts[FO_PDF_MAX_FONTS];
     size_t nfonts;
-    const char *fallbacks[4]; /* files tried for a glyph the font lacks */
+#define FO_PDF_MAX_FALLBACKS 6
+    const char *fallbacks[FO_PDF_MAX_FALLBACKS]; /* files tried for a glyph the font lacks */
     size_t nfallbacks;
     /* Stands for characters outside the BMP, which libharu cannot show:
        font NULL; they are drawn as glyph outlines (fo_pdf_show). */
