@@ -1,0 +1,134 @@
+# test_world_text.py — every script drawn right, right-to-left everywhere
+# (issue 15). The mixed-script page tests/render/text/world.json is rendered
+# to PDF and PNG and compared with reference images (looked at, then kept:
+# ref/world-pdf-1.png, ref/world-pdf-2.png, ref/world.png); pdftotext must give back the
+# logical text of every script; LibreOffice's conversion of the docx and
+# pptx must show the right-to-left paragraphs right-aligned.
+# Glyph ids and order against hb-shape, and .notdef: tests/render/t_shape.c.
+import json
+import pathlib
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import run_folio
+
+HERE = pathlib.Path(__file__).resolve().parent
+SPEC = HERE / "world.json"
+REF = HERE / "ref"
+
+need = pytest.mark.skipif(not shutil.which("pdftotext") or not shutil.which("compare"),
+                          reason="poppler-utils and imagemagick are needed")
+
+# Phrases whose characters and word order pdftotext must give back as typed
+# (numbers and Latin names inside right-to-left text come back in poppler's
+# own order, so the phrases stop short of them).
+LOGICAL = ["绿茶 橄榄油 椰枣 笔记本 语言 销量", "綠茶 橄欖油 椰棗 筆記本 語言 銷量",
+           "緑茶とオリーブオイル、ノートと言語", "녹차 올리브유 공책 언어",
+           "شاي أخضر بسعر", "دولارًا من شركة", "چای سبز و روغن زیتون برای", "תה ירוק ושמן זית מחברת",
+           "हरी चाय और जैतून का तेल, क्षत्रिय", "সবুজ চা ও জলপাই তেল",
+           "பச்சை தேநீர் மற்றும் ஆலிவ் எண்ணெய்", "ชาเขียวและน้ำมันมะกอก",
+           "Πράσινο τσάι και ελαιόλαδο", "Зелёный чай и оливковое масло",
+           "Tiếng Việt: ệ ử ẫ ỗ ậ ặ", "שלום עולם", "مرحبا بالعالم"]
+
+
+def same_image(got, ref, tmp_path):
+    """At most 0.5 % of pixels differ by more than 5 % (rasterizer versions)."""
+    p = subprocess.run(["compare", "-metric", "AE", "-fuzz", "5%", str(got), str(ref), "null:"],
+                       capture_output=True, text=True)
+    differing = float(p.stderr.split()[0])
+    w, h = map(int, subprocess.run(["identify", "-format", "%w %h", str(ref)], capture_output=True,
+                                   text=True, check=True).stdout.split())
+    assert differing <= 0.005 * w * h, f"{got}: {differing:.0f} pixels differ from {ref}"
+
+
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory):
+    d = tmp_path_factory.mktemp("world")
+    out = {ext: d / f"world.{ext}" for ext in ("pdf", "png", "docx", "pptx")}
+    args = ["render", SPEC]
+    for p in out.values():
+        args += ["-o", p]
+    run_folio(*args, check=0)
+    return d, out
+
+
+@need
+def test_pdf_pages_match_reference(outputs, tmp_path):
+    d, out = outputs
+    subprocess.run(["pdftoppm", "-png", "-r", "60", out["pdf"], tmp_path / "page"], check=True)
+    for n in (1, 2):
+        same_image(tmp_path / f"page-{n}.png", REF / f"world-pdf-{n}.png", tmp_path)
+
+
+@need
+def test_png_matches_reference(outputs, tmp_path):
+    d, out = outputs
+    same_image(out["png"], REF / "world.png", tmp_path)
+
+
+@need
+def test_pdf_text_layer_is_logical(outputs):
+    d, out = outputs
+    text = subprocess.run(["pdftotext", out["pdf"], "-"], capture_output=True, text=True,
+                          check=True).stdout
+    text = re.sub("[\u202a-\u202e]", "", text)   # poppler's embedding marks
+    for phrase in LOGICAL:
+        assert phrase in text, f"{phrase!r} not in the text layer"
+    assert "✅" in text
+
+
+def lo_pdf(src, tmp_path):
+    if not shutil.which("soffice"):
+        pytest.skip("LibreOffice is needed")
+    outdir = tmp_path / src.suffix[1:]
+    subprocess.run(["soffice", "--headless", "--convert-to", "pdf", "--outdir", outdir, src],
+                   check=True, capture_output=True, timeout=180)
+    return outdir / (src.stem + ".pdf")
+
+
+def word_boxes(pdf):
+    """(text, xMin, xMax, page width) of every word pdftotext finds; -bbox
+    keeps right-to-left words in drawing order, so they are turned back."""
+    html = subprocess.run(["pdftotext", "-bbox", pdf, "-"], capture_output=True, text=True,
+                          check=True).stdout
+    pw = float(re.search(r'<page width="([\d.]+)"', html).group(1))
+    def logical(w):
+        return w[::-1] if re.search("[\u0590-\u08ff]", w) else w
+    return [(logical(m.group(3)), float(m.group(1)), float(m.group(2)), pw)
+            for m in re.finditer(r'<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)</word>', html)]
+
+
+def assert_right_aligned(pdf, rtl_word, ltr_word):
+    boxes = word_boxes(pdf)
+    rtl = [b for b in boxes if b[0] == rtl_word]
+    ltr = [b for b in boxes if b[0] == ltr_word]
+    assert rtl and ltr, f"{rtl_word!r} or {ltr_word!r} not found in {pdf}"
+    _, _, x1, pw = rtl[0]
+    _, l0, _, _ = ltr[0]
+    # the RTL paragraph ends at the right margin, the LTR one starts at the left
+    assert x1 > pw * 0.75, f"{rtl_word!r} ends at {x1:.0f} of {pw:.0f}: not right-aligned"
+    assert l0 < pw * 0.25
+
+
+@need
+def test_docx_rtl_right_aligned_in_libreoffice(outputs, tmp_path):
+    d, out = outputs
+    xml = subprocess.run(["unzip", "-p", out["docx"], "word/document.xml"], capture_output=True,
+                         text=True, check=True).stdout
+    assert "<w:bidi/>" in xml and "<w:rtl/>" in xml
+    pdf = lo_pdf(out["docx"], tmp_path)
+    assert_right_aligned(pdf, "שלום", "English")
+    # the order of the words in the line: שלום is the rightmost
+    boxes = word_boxes(pdf)
+    x = {b[0]: b[1] for b in boxes}
+    assert x["שלום"] > x["עולם"]
+
+
+@need
+def test_pptx_rtl_right_aligned_in_libreoffice(outputs, tmp_path):
+    d, out = outputs
+    pdf = lo_pdf(out["pptx"], tmp_path)
+    assert_right_aligned(pdf, "שלום", "English")
