@@ -19,6 +19,7 @@
 #include FT_OUTLINE_H
 
 #include "folio.h"
+#include "render/linebreak.h"
 #include "render/shape.h"
 #include "render/text.h"
 
@@ -373,6 +374,7 @@ size_t fo_text_wrap(const char *font_file, double size, const char *utf8, size_t
 {
     line_sink s = {lines, cap, 0};
     if (!utf8 || len == 0) { emit(&s, 0, 0, 0); return s.n; }
+    char *brks = fo_linebreaks(utf8, len);   /* UAX #14; NULL for ASCII */
     pthread_mutex_lock(&lock);
     face_entry *pri = face_primary(font_file);
     size_t pos = 0;
@@ -417,7 +419,7 @@ size_t fo_text_wrap(const char *font_file, double size, const char *utf8, size_t
             i = next;
             content_end = i;
             content_w = w;
-            if (is_break_after(c)) {
+            if (is_break_after(c) || fo_linebreak_after(brks, i - 1)) {
                 have_brk = true;
                 brk_end = content_end;
                 brk_w = content_w;
@@ -436,6 +438,7 @@ size_t fo_text_wrap(const char *font_file, double size, const char *utf8, size_t
         if (pos >= len && !newline) break;
     }
     pthread_mutex_unlock(&lock);
+    fo_free(brks);
     return s.n;
 }
 

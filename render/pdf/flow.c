@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "render/pdf/pdf_int.h"
+#include "render/linebreak.h"
 #include "render/policy.h"
 #include "render/text.h"
 
@@ -340,6 +341,26 @@ static void line_emit(fo_pdf *c, line_t *L, double x, double line_h)
 
 typedef struct { size_t run, off, len; } frag;
 
+/* Adds byte range [i, i+n) of run r to the word: extends its last fragment
+ * or starts one. False when out of memory. */
+static bool word_extend(frag **word, size_t *nw, size_t *wcap, size_t r, size_t i, size_t n)
+{
+    frag *w = *word;
+    if (*nw && w[*nw - 1].run == r && w[*nw - 1].off + w[*nw - 1].len == i) {
+        w[*nw - 1].len += n;
+        return true;
+    }
+    if (*nw == *wcap) {
+        size_t cap = *wcap ? *wcap * 2 : 8;
+        frag *fw = fo_realloc(w, cap * sizeof *fw);
+        if (!fw) return false;
+        *word = fw;
+        *wcap = cap;
+    }
+    (*word)[(*nw)++] = (frag){r, i, n};
+    return true;
+}
+
 void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
                  double x, double w, double line_h)
 {
@@ -350,6 +371,7 @@ void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
     for (size_t r = 0; r < runs->n && L.shaped && L.dir == FO_DIR_AUTO; r++)
         L.dir = fo_shape_direction(runs->runs[r].text, runs->runs[r].len);
     frag *word = NULL;
+    char *brks = NULL;
     size_t nw = 0, wcap = 0;
     rstyle *styles = fo_calloc(runs->n ? runs->n : 1, sizeof *styles);
     if (!styles) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
@@ -360,28 +382,23 @@ void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
     for (size_t r = 0; r <= runs->n && c->st == FO_OK; r++) {
         const char *s = r < runs->n ? runs->runs[r].text : "";
         size_t len = r < runs->n ? runs->runs[r].len : 0, i = 0;
+        /* UAX #14 (linebreak.h) where the run is not plain ASCII: a word
+           also ends where a break is allowed without a space (between CJK
+           characters, after a dash) */
+        fo_free(brks);
+        brks = fo_linebreaks(s, len);
         for (;;) {
             size_t n = 1;
             uint32_t cp = i < len ? fo_pdf_utf8(s + i, len - i, &n) : 0;
             bool end_run = i >= len;
-            bool cjk = (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xAC00 && cp <= 0xD7AF) ||
-                       (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFFEF);
+            bool cjk = !brks && ((cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xAC00 && cp <= 0xD7AF) ||
+                       (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFFEF));
             bool sep = !end_run && (cp == ' ' || cp == '\n' || cp == '\t');
-            bool flush = sep || cjk || (end_run && r == runs->n);
-            if (!flush && !end_run) {
-                /* extend the word's last fragment or start one */
-                if (nw && word[nw - 1].run == r && word[nw - 1].off + word[nw - 1].len == i) {
-                    word[nw - 1].len += n;
-                } else {
-                    if (nw == wcap) {
-                        wcap = wcap ? wcap * 2 : 8;
-                        frag *fw = fo_realloc(word, wcap * sizeof *fw);
-                        if (!fw) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); goto done; }
-                        word = fw;
-                    }
-                    word[nw++] = (frag){r, i, n};
-                }
-            }
+            bool brk_before = !end_run && !sep && i > 0 && s[i - 1] != ' ' &&
+                              fo_linebreak_after(brks, i - 1);
+            bool add = !sep && !cjk && !end_run;
+            bool flush = sep || cjk || brk_before || (end_run && r == runs->n);
+            if (add && !brk_before && !word_extend(&word, &nw, &wcap, r, i, n)) goto oom;
             if (flush && nw) {
                 double ww = 0, sw = 0;
                 for (size_t k = 0; k < nw; k++)
@@ -408,6 +425,7 @@ void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
                 space = false;
                 any = true;
             }
+            if (add && brk_before && !word_extend(&word, &nw, &wcap, r, i, n)) goto oom;
             if (cjk) {
                 /* the character is a word of its own, glued to nothing */
                 rstyle *cs = &styles[r];
@@ -434,6 +452,7 @@ oom:
     fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
 done:
     fo_free(styles);
+    fo_free(brks);
     fo_free(word);
     fo_free(L.p);
     fo_free(L.buf);

@@ -132,3 +132,22 @@ def test_pptx_rtl_right_aligned_in_libreoffice(outputs, tmp_path):
     d, out = outputs
     pdf = lo_pdf(out["pptx"], tmp_path)
     assert_right_aligned(pdf, "שלום", "English")
+
+
+@need
+def test_cjk_wraps_between_characters_by_uax14(tmp_path):
+    """A Chinese paragraph without spaces fills each line to the margin
+    (breaks between characters) and no line starts with 。 or ，."""
+    sentence = "绿茶和橄榄油的销量在第三季度增长了百分之十二，主要来自线上渠道。"
+    spec = {"folio": 1, "blocks": [{"type": "paragraph", "text": sentence * 6}]}
+    (tmp_path / "s.json").write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
+    run_folio("render", tmp_path / "s.json", "-o", tmp_path / "o.pdf", check=0)
+    lines = [l for l in subprocess.run(["pdftotext", tmp_path / "o.pdf", "-"], capture_output=True,
+                                       text=True, check=True).stdout.splitlines()
+             if l.strip() and not l.startswith("Page ")]
+    assert len(lines) >= 3
+    assert "".join(lines) == sentence * 6          # nothing lost or added at the breaks
+    for line in lines[1:]:
+        assert line[0] not in "。，、", f"line starts with closing punctuation: {line}"
+    full = [len(l) for l in lines[:-1]]
+    assert max(full) - min(full) <= 2, f"lines not filled: {full}"
