@@ -273,6 +273,7 @@ static size_t shape_item(const text_t *t, const item *it, hb_buffer_t *buf, doub
     hb_glyph_position_t *gp = hb_buffer_get_glyph_positions(buf, &count);
     double k = size / it->font->upem;
     for (unsigned g = 0; g < count; g++, n++) {
+        if (gi[g].codepoint == 0) fo_text_missing_note(t->cp[gi[g].cluster]);
         if (out && n < cap)
             out[n] = (fo_shaped){gi[g].codepoint, *x + gp[g].x_offset * k, gp[g].y_offset * k,
                                  gp[g].x_advance * k, t->off[gi[g].cluster], (it->level & 1) != 0,

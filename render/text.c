@@ -46,6 +46,26 @@ uint32_t fo_utf8_next(const char *s, size_t len, size_t *i)
     return c;
 }
 
+/* ---- characters no font has ------------------------------------------------ */
+static _Thread_local uint32_t missing[FO_TEXT_MISSING_MAX];
+static _Thread_local size_t nmissing;
+
+void fo_text_missing_note(uint32_t cp)
+{
+    if (cp < 0x20 || cp == 0x7F || cp == 0xFFFD) return;
+    for (size_t i = 0; i < nmissing; i++)
+        if (missing[i] == cp) return;
+    if (nmissing < FO_TEXT_MISSING_MAX) missing[nmissing++] = cp;
+}
+
+size_t fo_text_missing_take(uint32_t *out, size_t cap)
+{
+    size_t n = nmissing;
+    for (size_t i = 0; out && i < n && i < cap; i++) out[i] = missing[i];
+    nmissing = 0;
+    return n;
+}
+
 /* ---- face cache ------------------------------------------------------------ */
 #define LATIN 256
 
@@ -184,6 +204,7 @@ static double char_advance(face_entry *pri, const char *font_file, uint32_t c,
                 return a2;
             }
         }
+        fo_text_missing_note(c);
     }
     return adv;
 }

@@ -109,6 +109,16 @@ const char *fo_text_fallback(const char *font_file);
  * cannot be loaded. Never NULL. */
 const char *fo_text_resolve(const char *font_file);
 
+/* ---- characters no font has ------------------------------------------------ */
+/* Measuring, glyph runs and shaping note every character that no font of the
+ * chain draws (per thread, at most FO_TEXT_MISSING_MAX distinct ones);
+ * fo_render takes them after each render and warns once, naming them. */
+#define FO_TEXT_MISSING_MAX 16
+void fo_text_missing_note(uint32_t cp);
+/* Copies up to cap noted characters to out (may be NULL) and forgets them
+ * all; returns how many were noted (at most FO_TEXT_MISSING_MAX). */
+size_t fo_text_missing_take(uint32_t *out, size_t cap);
+
 /* Decodes one UTF-8 character at s[*i] (i < len), advancing *i; invalid or
  * truncated sequences give U+FFFD and advance one byte. */
 uint32_t fo_utf8_next(const char *s, size_t len, size_t *i);

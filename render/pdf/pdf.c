@@ -159,6 +159,7 @@ fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp)
         fo_pdf_font *g = fo_pdf_font_load(c, c->fallbacks[i]);
         if (g && HPDF_TTFontDef_GetGlyphid(g->def, (HPDF_UINT16)cp) != 0) return g;
     }
+    fo_text_missing_note(cp);
     return f;
 }
 

@@ -151,3 +151,18 @@ def test_cjk_wraps_between_characters_by_uax14(tmp_path):
         assert line[0] not in "。，、", f"line starts with closing punctuation: {line}"
     full = [len(l) for l in lines[:-1]]
     assert max(full) - min(full) <= 2, f"lines not filled: {full}"
+
+
+def test_warns_once_naming_characters_without_a_glyph(tmp_path):
+    """Characters no installed font draws are named in one warning per render
+    (never drawn silently wrong); the world page has none."""
+    spec = {"folio": 1, "blocks": [{"type": "paragraph", "text": "Ol Chiki ᱚᱛ ᱚ, private \ue000"},
+                                   {"type": "heading", "level": 2, "text": "ᱚᱛ again"}]}
+    (tmp_path / "s.json").write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
+    p = run_folio("render", tmp_path / "s.json", "-o", tmp_path / "o.pdf", "-o", tmp_path / "o.docx",
+                  check=0)
+    warnings = [l for l in p.stderr.splitlines() if "no installed font has a glyph" in l]
+    assert len(warnings) == 1, p.stderr
+    assert "U+1C5A, U+1C5B, U+E000" in warnings[0]
+    p = run_folio("render", SPEC, "-o", tmp_path / "w.pdf", check=0)
+    assert "no installed font" not in p.stderr
