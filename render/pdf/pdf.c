@@ -209,6 +209,7 @@ static void fix_to_unicode(fo_pdf *c, fo_pdf_font *f)
         }
         HPDF_Stream_WriteStr(s, "endbfrange\n");
     }
+    fo_pdf_glyphs_to_unicode(f, s);
     HPDF_Stream_WriteStr(s, "endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n");
     (void)c;
 }
@@ -468,6 +469,7 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
     if (c->st == FO_OK) header_footer(c);
     if (c->st == FO_OK) build_outline(c);
     for (size_t i = 0; i < c->nfonts && c->st == FO_OK; i++) {
+        fo_pdf_glyphs_finish(c, c->fonts[i]);
         fo_pdf_close_glyphs(c, c->fonts[i]);
         fix_to_unicode(c, c->fonts[i]);
     }
@@ -476,7 +478,10 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
 
     fo_status st = c->st;
     HPDF_Free(c->pdf);
-    for (size_t i = 0; i < c->nfonts; i++) fo_free(c->fonts[i]);
+    for (size_t i = 0; i < c->nfonts; i++) {
+        fo_pdf_gmap_free(c->fonts[i]);
+        fo_free(c->fonts[i]);
+    }
     for (size_t i = 0; i < c->nmarks; i++) fo_free(c->marks[i].text);
     fo_free(c->marks);
     fo_free(c->pages);

@@ -24,10 +24,12 @@ enum { FO_PDF_REGULAR = 0, FO_PDF_BOLD = 1, FO_PDF_ITALIC = 2, FO_PDF_BOLD_ITALI
 /* One loaded TrueType file. Widths of U+0000..U+07FF are cached in
  * 1/1000 em (-1 = not looked up yet); others are asked from libharu. */
 #define FO_PDF_WCACHE 0x800
+struct fo_pdf_gmap;           /* glyphs.c: codes of shaped glyphs */
 typedef struct {
     char path[256];
     HPDF_Font font;
     HPDF_FontDef def;
+    struct fo_pdf_gmap *gmap; /* NULL until a shaped glyph is drawn with it */
     float ascent, descent;   /* 1/1000 em; descent is negative */
     float w[FO_PDF_WCACHE];
 } fo_pdf_font;
@@ -172,6 +174,28 @@ double fo_pdf_shaped_width(fo_pdf_font *f, double size, const char *s, size_t le
  * works inside or outside a text object (leaves the mode as it found it). */
 void fo_pdf_show_shaped(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
                         const char *s, size_t len, fo_dir dir);
+
+/* ---- glyphs.c: shaped glyphs by glyph id ---------------------------------- */
+typedef struct {
+    uint32_t gid;
+    double x, dy;            /* pen x from the run's start; dy above the baseline */
+    double adv;              /* to the next glyph's x (its own advance for the last) */
+    const char *text;        /* the characters it stands for ("" for a cluster's
+                              * later glyphs); borrowed for the call */
+    unsigned char actual;    /* 1: starts an /ActualText span with text (a cluster of
+                              * more glyphs than characters), 2: inside it */
+} fo_pdf_glyph;
+/* True when font f can take n more shaped glyphs (codes are per font). */
+bool fo_pdf_glyph_codes_left(const fo_pdf_font *f, size_t n);
+/* Shows g[0..n) of font f (a TrueType file libharu loaded) at size from
+ * (x, baseline y), inside a text object, each glyph where the shaper put it. */
+void fo_pdf_glyph_run(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
+                      const fo_pdf_glyph *g, size_t n);
+/* Before saving: /CIDToGIDMap and /W of f completed for its shaped glyphs. */
+void fo_pdf_glyphs_finish(fo_pdf *c, fo_pdf_font *f);
+/* bfchar entries of f's shaped glyphs for its /ToUnicode CMap. */
+void fo_pdf_glyphs_to_unicode(const fo_pdf_font *f, HPDF_Stream s);
+void fo_pdf_gmap_free(fo_pdf_font *f);
 
 void fo_pdf_title_block(fo_pdf *c);
 void fo_pdf_heading(fo_pdf *c, const fo_block *b);

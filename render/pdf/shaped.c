@@ -1,14 +1,12 @@
 /* shaped.c — PDF text that needs shaping (Arabic, Hebrew, Indic, Thai,
  * combining marks): the glyphs HarfBuzz chose (render/shape.h), in visual
- * order, drawn as filled outlines, with the logical text laid over them as
- * invisible text (rendering mode 3) stretched to the same width, so
- * pdftotext, copy and search give back the characters in reading order.
+ * order, drawn by glyph id in the embedded fonts (glyphs.c), each glyph
+ * mapped back to the characters of its cluster for the text layer.
  *
- * Why outlines: libharu shows text only through a Unicode encoder (content
- * codes are BMP code points, mapped to glyphs by the font's cmap), so it
- * cannot address the contextual forms, conjuncts and ligatures a shaper
- * picks, which have no code point. Outlines draw exactly the shaped glyphs
- * at the size asked; the cost is size (each occurrence carries its path). */
+ * Fallback: glyphs of a font libharu cannot embed (OpenType with CFF
+ * outlines), or past a font's 2,048 glyph codes, are drawn as filled
+ * outlines, with their characters laid over them as invisible text
+ * (rendering mode 3) stretched to the same width. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,83 +91,154 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The text layer in visual order, as a PDF producer writes it and as readers
- * (poppler's pdftotext, Acrobat) expect before they apply the bidi algorithm
- * to give back reading order: the characters of each cluster, cluster by
- * cluster in the order their glyphs are drawn. Writes NUL-terminated UTF-8
- * to out (room for 3 bytes per input byte) and returns its width in f at
- * size, as libharu will advance; -1 when out of memory. */
-static double visual_text(fo_pdf_font *f, double size, const char *s, size_t len,
-                          const fo_shaped *g, size_t n, char *out)
+/* The characters each glyph stands for in the text layer, cluster by
+ * cluster: the k glyphs of a cluster of m characters take one character
+ * each, in drawing order, and the last glyph the rest (a conjunct, a
+ * ligature); extra glyphs (a vowel drawn in two parts) take none. Position,
+ * not identity: a vowel sign drawn before its consonant still reads back
+ * after it. A right-to-left cluster's characters are handed out reversed
+ * (drawn right to left, read back by the reader's bidi). A cluster with
+ * more glyphs than characters (Thai ำ, a two-part vowel) is read through
+ * /ActualText: actual[i] is 1 for its first glyph, whose text is the whole
+ * cluster, 2 for the others (text ""), 0 elsewhere. text[i] points
+ * into buf (room for 3 bytes per input byte + 1 per glyph). False when out
+ * of memory. */
+static bool cluster_texts(const char *s, size_t len, const fo_shaped *g, size_t n,
+                          char *buf, const char **text, unsigned char *actual)
 {
     uint32_t *starts = fo_malloc((n + 1) * sizeof *starts);
-    if (!starts) return -1;
+    if (!starts) return false;
     for (size_t i = 0; i < n; i++) starts[i] = g[i].cluster;
     qsort(starts, n, sizeof *starts, cmp_u32);
     size_t o = 0;
-    double w = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i > 0 && g[i].cluster == g[i - 1].cluster) continue;
+    for (size_t i = 0, j; i < n; i = j) {
+        /* glyphs i..j-1 are one cluster (HarfBuzz keeps a cluster together) */
+        for (j = i + 1; j < n && g[j].cluster == g[i].cluster; j++) {}
         uint32_t *next = bsearch(&g[i].cluster, starts, n, sizeof *starts, cmp_u32);
         while (next && next < starts + n && *next <= g[i].cluster) next++;
         size_t end = next && next < starts + n ? *next : len, from = o;
-        for (size_t k = g[i].cluster, m; k < end; k += m)
-            w += put_cp(f, fo_pdf_utf8(s + k, end - k, &m), out, &o);
-        if (g[i].rtl) reverse_chars(out + from, o - from);   /* a ligature: لا */
+        memcpy(buf + o, s + g[i].cluster, end - g[i].cluster);
+        size_t clen = end - g[i].cluster;
+        if (g[i].rtl) reverse_chars(buf + from, clen);
+        /* hand the characters out: one per glyph, the rest to the last */
+        char *chars = fo_malloc(clen + 1);
+        if (!chars) { fo_free(starts); return false; }
+        memcpy(chars, buf + from, clen);
+        size_t at = 0, nchars = 0;
+        for (size_t q = 0; q < clen; nchars++) fo_utf8_next(chars, clen, &q);
+        /* more glyphs than characters: the whole cluster is read from an
+           /ActualText span (an empty mapping would read as a space) */
+        if (j - i > nchars && clen > 0) {
+            text[i] = buf + o;
+            memcpy(buf + o, s + g[i].cluster, clen);   /* logical order */
+            o += clen;
+            buf[o++] = 0;
+            actual[i] = 1;
+            for (size_t k = i + 1; k < j; k++) { text[k] = buf + o; buf[o++] = 0; actual[k] = 2; }
+            fo_free(chars);
+            continue;
+        }
+        for (size_t k = i; k < j; k++) {
+            actual[k] = 0;
+            text[k] = buf + o;
+            size_t take = 0;
+            if (k + 1 == j) take = clen - at;
+            else if (at < clen) { size_t q = at; fo_utf8_next(chars, clen, &q); take = q - at; }
+            memcpy(buf + o, chars + at, take);
+            o += take;
+            at += take;
+            buf[o++] = 0;
+        }
+        fo_free(chars);
     }
-    out[o] = 0;
     fo_free(starts);
-    return w * size / 1000.0;
+    return true;
 }
 
-/* Fills the outline of every shaped glyph and writes the text layer to buf;
- * returns false when out of memory. */
-static bool draw_glyphs(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
-                        const char *s, size_t len, fo_dir dir, double *width, char *buf,
-                        double *text_w)
+/* Glyphs g[0..n) of one font as outlines under invisible text (fallback). */
+static void draw_outlines(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
+                          const fo_shaped *g, const char **text, size_t n, double w)
 {
     static const fo_text_path draw = {pen_move, pen_line, pen_cubic};
-    fo_shaped stack[64], *g = stack;
-    size_t n = fo_shape(f->path, size, s, len, dir, NULL, 0, NULL);
-    if (n > 64 && !(g = fo_malloc(n * sizeof *g))) return false;
-    n = fo_shape(f->path, size, s, len, dir, g, n, width);
+    HPDF_Page p = c->page;
+    HPDF_Page_EndText(p);
     for (size_t i = 0; i < n; i++) {
-        pen o = {c->page, x + g[i].x, y + g[i].y, size, false};
+        pen o = {p, x + g[i].x, y + g[i].y, size, false};
         if (g[i].gid != 0 && fo_text_glyph_outline(g[i].font, g[i].gid, &draw, &o) && o.any)
-            HPDF_Page_Fill(c->page);          /* nonzero winding, as TrueType means it */
+            HPDF_Page_Fill(p);                /* nonzero winding, as TrueType means it */
     }
-    *text_w = visual_text(f, size, s, len, g, n, buf);
-    if (g != stack) fo_free(g);
-    return *text_w >= 0;
+    HPDF_Page_BeginText(p);
+    size_t cap = 1;
+    for (size_t i = 0; i < n; i++) cap += 3 * strlen(text[i]);
+    char *buf = fo_malloc(cap);
+    if (!buf) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
+    size_t o = 0;
+    double lw = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0, m, tl = strlen(text[i]); k < tl; k += m)
+            lw += put_cp(f, fo_pdf_utf8(text[i] + k, tl - k, &m), buf, &o);
+    buf[o] = 0;
+    lw *= size / 1000.0;
+    if (o > 0 && lw > 0) {
+        double scale = 100 * w / lw;
+        HPDF_Page_SetTextRenderingMode(p, HPDF_INVISIBLE);
+        HPDF_Page_SetHorizontalScalling(p, (HPDF_REAL)(scale < 10 ? 10 : scale > 300 ? 300 : scale));
+        fo_pdf_set_font(p, f->font, size);
+        HPDF_Page_SetTextMatrix(p, 1, 0, 0, 1, fo_pdf_q(x + g[0].x), fo_pdf_q(y));
+        HPDF_Page_ShowText(p, buf);
+        HPDF_Page_SetHorizontalScalling(p, 100);
+        HPDF_Page_SetTextRenderingMode(p, HPDF_FILL);
+    }
+    fo_free(buf);
+}
+
+/* One stretch of glyphs from one font file: by glyph id when libharu can
+ * embed the file and it has codes left, else as outlines. */
+static void draw_group(fo_pdf *c, fo_pdf_font *base, double size, double x, double y,
+                       const fo_shaped *g, const char **text, const unsigned char *actual, size_t n)
+{
+    fo_pdf_font *f = fo_pdf_font_load(c, g[0].font);
+    if (f && f->font && fo_pdf_glyph_codes_left(f, n)) {
+        fo_pdf_glyph stack[64], *pg = n > 64 ? fo_malloc(n * sizeof *pg) : stack;
+        if (!pg) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
+        for (size_t i = 0; i < n; i++)
+            pg[i] = (fo_pdf_glyph){g[i].gid, g[i].x, g[i].y,
+                                   i + 1 < n ? g[i + 1].x - g[i].x : g[i].advance, text[i],
+                                   actual[i]};
+        fo_pdf_glyph_run(c, f, size, x, y, pg, n);
+        if (pg != stack) fo_free(pg);
+        return;
+    }
+    double w = g[n - 1].x + g[n - 1].advance - g[0].x;
+    draw_outlines(c, base, size, x, y, g, text, n, w);
 }
 
 void fo_pdf_show_shaped(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
                         const char *s, size_t len, fo_dir dir)
 {
     if (c->st != FO_OK || !f || !f->font || len == 0) return;
+    fo_shaped stack[64], *g = stack;
+    size_t n = fo_shape(f->path, size, s, len, dir, NULL, 0, NULL);
+    if (n == 0) return;
+    const char **text = fo_malloc(n * sizeof *text);
+    unsigned char *actual = fo_malloc(n);
+    char *buf = fo_malloc(len * 3 + n + 1);
+    if (n > 64) g = fo_malloc(n * sizeof *g);
+    if (!text || !actual || !buf || !g) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); goto done; }
+    n = fo_shape(f->path, size, s, len, dir, g, n, NULL);
+    if (!cluster_texts(s, len, g, n, buf, text, actual)) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); goto done; }
     HPDF_Page p = c->page;
     bool in_text = HPDF_Page_GetGMode(p) == HPDF_GMODE_TEXT_OBJECT;
-    if (in_text) HPDF_Page_EndText(p);
-    double w = 0, lw = 0;
-    char stackbuf[512];
-    char *buf = 3 * len + 1 > sizeof stackbuf ? fo_malloc(3 * len + 1) : stackbuf;
-    if (!buf || !draw_glyphs(c, f, size, x, y, s, len, dir, &w, buf, &lw)) {
-        fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
-        if (buf != stackbuf) fo_free(buf);
-        if (in_text) HPDF_Page_BeginText(p);
-        return;
+    if (!in_text) HPDF_Page_BeginText(p);
+    for (size_t i = 0, j; i < n && c->st == FO_OK; i = j) {
+        for (j = i + 1; j < n && g[j].font == g[i].font; j++) {}
+        draw_group(c, f, size, x, y, g + i, text + i, actual + i, j - i);
     }
-    HPDF_Page_BeginText(p);
-    HPDF_Page_SetTextRenderingMode(p, HPDF_INVISIBLE);
-    double scale = lw > 0 ? 100 * w / lw : 100;
-    if (scale < 10) scale = 10;                  /* libharu's limits for Tz */
-    if (scale > 300) scale = 300;
-    HPDF_Page_SetHorizontalScalling(p, (HPDF_REAL)scale);
-    fo_pdf_set_font(p, f->font, size);
-    HPDF_Page_TextOut(p, fo_pdf_q(x), fo_pdf_q(y), buf);
-    HPDF_Page_SetHorizontalScalling(p, 100);
-    HPDF_Page_SetTextRenderingMode(p, HPDF_FILL);
     if (!in_text) HPDF_Page_EndText(p);
-    if (buf != stackbuf) fo_free(buf);
     c->fresh = false;
+done:
+    if (g != stack) fo_free(g);
+    fo_free(text);
+    fo_free(actual);
+    fo_free(buf);
 }
