@@ -3,8 +3,11 @@
 
 #include <linebreak.h>
 
+#include <string.h>
+
 #include "folio.h"
 #include "render/linebreak.h"
+#include "render/text.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -15,10 +18,19 @@ char *fo_linebreaks(const char *utf8, size_t len)
     size_t i = 0;
     while (i < len && (unsigned char)utf8[i] < 0x80) i++;
     if (i == len) return NULL;
-    char *brks = fo_malloc(len);
-    if (!brks) return NULL;
+    char *brks = fo_malloc(len), *clean = fo_malloc(len);
+    if (!brks || !clean) { fo_free(brks); fo_free(clean); return NULL; }
+    /* libunibreak asserts on malformed UTF-8 (found by fuzz_text): each
+       invalid byte becomes '?', which keeps every offset where it was */
+    memcpy(clean, utf8, len);
+    for (size_t k = 0; k < len;) {
+        size_t at = k;
+        fo_utf8_next(clean, len, &k);
+        if (k == at + 1 && (unsigned char)clean[at] >= 0x80) clean[at] = '?';
+    }
     pthread_once(&once, init);
-    set_linebreaks_utf8((const utf8_t *)utf8, len, NULL, brks);
+    set_linebreaks_utf8((const utf8_t *)clean, len, NULL, brks);
+    fo_free(clean);
     return brks;
 }
 

@@ -102,7 +102,7 @@ void fo_pdf_show(fo_pdf *c, fo_pdf_font *g, double size, double x, double y, con
 double fo_pdf_text_width(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len)
 {
     double w = 0;
-    if (f && f->font && fo_shape_needed(s, len)) return fo_pdf_shaped_width(f, size, s, len, FO_DIR_AUTO);
+    if (f && f->font && fo_shape_needed(s, len)) return fo_pdf_shaped_width(c, f, size, s, len, FO_DIR_AUTO);
     for (size_t i = 0, n; i < len; i += n) {
         uint32_t cp = drawable(fo_pdf_utf8(s + i, len - i, &n));
         w += fo_pdf_glyph_width(fo_pdf_cover(c, f, cp), cp);
@@ -282,11 +282,11 @@ static bool line_add(fo_pdf *c, line_t *L, const rstyle *rs, const char *s, size
         last->w += gw;
         L->w += gw;
     }
-    if (L->shaped && L->n) { /* the last piece grew: measure it whole */
+    if (L->shaped && L->n && len) { /* the text added to the last piece, shaped */
         piece *q = &L->p[L->n - 1];
-        L->w -= q->w;
-        q->w = fo_pdf_shaped_width(q->f, q->size, L->buf + q->off, q->len, L->dir);
-        L->w += q->w;
+        double gw = fo_pdf_shaped_width(c, q->f, q->size, s, len, L->dir);
+        q->w += gw;   /* words meet at spaces: their widths add up (linear, not the */
+        L->w += gw;   /* whole piece again at every word) */
     }
     return true;
 }
@@ -565,7 +565,7 @@ static void list_items(fo_pdf *c, const fo_list_item *items, size_t n, bool orde
         bool rtl = items[i].text && fo_shape_direction(items[i].text, strlen(items[i].text)) == FO_DIR_RTL;
         fo_rgb mc = ordered ? t->text : t->accent;
         if (rtl && mf) {
-            double mw = fo_pdf_shaped_width(mf, t->body_size, mark, strlen(mark), FO_DIR_RTL);
+            double mw = fo_pdf_shaped_width(c, mf, t->body_size, mark, strlen(mark), FO_DIR_RTL);
             fo_pdf_fill_rgb(c->page, mc);
             fo_pdf_show_shaped(c, mf, t->body_size, c->right - (x - c->left) + 5, base, mark,
                                strlen(mark), FO_DIR_RTL);

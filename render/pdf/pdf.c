@@ -485,6 +485,7 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
     for (size_t i = 0; i < c->nmarks; i++) fo_free(c->marks[i].text);
     fo_free(c->marks);
     fo_free(c->pages);
+    fo_pdf_widths_free(c);
     fo_free(c->toc);
     return st;
 }

@@ -84,6 +84,7 @@ typedef struct {
     size_t toc_first_mark;   /* marks[] index of the first TOC entry */
 
     HPDF_ExtGState alpha_gs[16]; /* by alpha * 15, lazily */
+    struct fo_pdf_wcache *widths; /* shaped.c: widths of shaped words, lazily */
 } fo_pdf;
 
 /* ---- pdf.c: document, pages, fonts ------------------------------------- */
@@ -167,8 +168,12 @@ size_t fo_pdf_wrap_plain(fo_pdf *c, fo_pdf_font *f, double size, const char *s, 
                          double w, size_t *starts, size_t *lens, size_t max);
 
 /* ---- shaped.c: text that needs shaping (fo_shape_needed) ------------------ */
-/* Advance width in pt of s shaped in font f (with the shaper's fallbacks). */
-double fo_pdf_shaped_width(fo_pdf_font *f, double size, const char *s, size_t len, fo_dir dir);
+/* Advance width in pt of s shaped in font f (with the shaper's fallbacks).
+ * Short strings (words) are remembered in c->widths: a report repeats its
+ * words, and shaping is most of the cost of measuring. */
+double fo_pdf_shaped_width(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len,
+                           fo_dir dir);
+void fo_pdf_widths_free(fo_pdf *c);
 /* Draws s shaped with its left end at (x, baseline y) in the current fill
  * colour, glyphs as outlines under an invisible copy of the logical text;
  * works inside or outside a text object (leaves the mode as it found it). */

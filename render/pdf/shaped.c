@@ -40,11 +40,43 @@ static void pen_cubic(void *u, double x1, double y1, double x2, double y2, doubl
                       (HPDF_REAL)(o->x + x * o->size), (HPDF_REAL)(o->y + y * o->size));
 }
 
-double fo_pdf_shaped_width(fo_pdf_font *f, double size, const char *s, size_t len, fo_dir dir)
+/* A direct-mapped cache of word widths: a slot is overwritten on collision. */
+#define WSLOTS 4096u
+#define WTEXT 40u
+struct fo_pdf_wcache {
+    struct {
+        const fo_pdf_font *f;
+        double size, w;
+        fo_dir dir;
+        uint8_t len;             /* 0: empty slot */
+        char text[WTEXT];
+    } slot[WSLOTS];
+};
+
+double fo_pdf_shaped_width(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len,
+                           fo_dir dir)
 {
     double w = 0;
+    if (len == 0 || len >= WTEXT || (!c->widths && !(c->widths = fo_calloc(1, sizeof *c->widths)))) {
+        fo_shape(f->path, size, s, len, dir, NULL, 0, &w);
+        return w;
+    }
+    uint32_t h = 2166136261u ^ (uint32_t)dir;
+    for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    h ^= (uint32_t)(uintptr_t)f ^ (uint32_t)(size * 64);
+    __typeof__(c->widths->slot[0]) *e = &c->widths->slot[(h ^ h >> 16) & (WSLOTS - 1)];
+    if (e->len == len && e->f == f && e->size == size && e->dir == dir && memcmp(e->text, s, len) == 0)
+        return e->w;
     fo_shape(f->path, size, s, len, dir, NULL, 0, &w);
+    *e = (__typeof__(*e)){f, size, w, dir, (uint8_t)len, {0}};
+    memcpy(e->text, s, len);
     return w;
+}
+
+void fo_pdf_widths_free(fo_pdf *c)
+{
+    fo_free(c->widths);
+    c->widths = NULL;
 }
 
 /* Appends code point cp to out as libharu's UTF-8 encoder can take it
