@@ -171,12 +171,12 @@ test: deps-test
 	$(MAKE) e2e
 
 asan: deps-test
-	$(MAKE) BUILD=build-asan STATIC= CC=clang OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" LDFLAGS="-fsanitize=address,undefined" unit e2e
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(MAKE) BUILD=build-asan STATIC= CC=clang OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" LDFLAGS="-fsanitize=address,undefined" unit e2e
 
 valgrind: deps-test
 	$(MAKE) BUILD=build-vg STATIC= OPT="-O0 -g" all $(UNIT_BIN:$(BUILD)/%=build-vg/%)
 	FOLIO_VALGRIND=1 FOLIO=$(CURDIR)/build-vg/folio $(PY) -m pytest -q tests/cli tests/formats
-	@for t in $(UNIT_BIN:$(BUILD)/%=build-vg/%); do CK_FORK=no valgrind -q --leak-check=full --error-exitcode=99 $$t >/dev/null || exit 1; done; echo "valgrind: unit tests clean"
+	@for t in $(UNIT_BIN:$(BUILD)/%=build-vg/%); do CK_FORK=no valgrind -q --leak-check=full --suppressions=tests/valgrind.supp --error-exitcode=99 $$t >/dev/null || exit 1; done; echo "valgrind: unit tests clean"
 
 FUZZ_TIME ?= 30
 fuzz: deps-test
@@ -187,7 +187,7 @@ fuzz: deps-test
 	  mkdir -p build-fuzz/corpus/$$n; \
 	  seeds=tests/fuzz/seeds/$$n; [ -d $$seeds ] || seeds=; \
 	  echo "== $$n ($(FUZZ_TIME)s)"; \
-	  build-fuzz/fuzz/$$n -max_total_time=$(FUZZ_TIME) -rss_limit_mb=2048 build-fuzz/corpus/$$n $$seeds; done
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp build-fuzz/fuzz/$$n -max_total_time=$(FUZZ_TIME) -rss_limit_mb=2048 build-fuzz/corpus/$$n $$seeds; done
 
 # ---- demo, bench, install ---------------------------------------------------
 demo: deps-test
