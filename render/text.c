@@ -390,12 +390,36 @@ static void emit(line_sink *s, size_t start, size_t end, double width)
     s->n++;
 }
 
+/* For text that needs shaping: the shaped advance of each cluster, at the
+ * byte offset where the cluster starts (0 elsewhere), so wrapping measures
+ * what is drawn. NULL for other text (or out of memory: per character). */
+static double *shaped_advances(const char *font_file, double size, const char *utf8, size_t len)
+{
+    if (!fo_shape_needed(utf8, len)) return NULL;
+    size_t n = fo_shape(font_file, size, utf8, len, FO_DIR_AUTO, NULL, 0, NULL);
+    fo_shaped *g = fo_malloc((n ? n : 1) * sizeof *g);
+    double *adv = fo_calloc(len, sizeof *adv);
+    if (!g || !adv) { fo_free(g); fo_free(adv); return NULL; }
+    n = fo_shape(font_file, size, utf8, len, FO_DIR_AUTO, g, n, NULL);
+    for (size_t k = 0; k < n; k++) adv[g[k].cluster] += g[k].advance;
+    fo_free(g);
+    return adv;
+}
+
+static double cluster_width(const double *adv, size_t from, size_t to)
+{
+    double w = 0;
+    for (size_t k = from; k < to; k++) w += adv[k];
+    return w;
+}
+
 size_t fo_text_wrap(const char *font_file, double size, const char *utf8, size_t len,
                     double max_width, fo_text_line *lines, size_t cap)
 {
     line_sink s = {lines, cap, 0};
     if (!utf8 || len == 0) { emit(&s, 0, 0, 0); return s.n; }
     char *brks = fo_linebreaks(utf8, len);   /* UAX #14; NULL for ASCII */
+    double *adv = shaped_advances(font_file, size, utf8, len);
     pthread_mutex_lock(&lock);
     face_entry *pri = face_primary(font_file);
     size_t pos = 0;
@@ -414,7 +438,8 @@ size_t fo_text_wrap(const char *font_file, double size, const char *utf8, size_t
             uint32_t c = fo_utf8_next(utf8, len, &next), gid;
             if (c == '\n') { newline = true; pos = next; break; }
             face_entry *used;
-            double cw = char_advance(pri, font_file, c, &gid, &used) * size;
+            double cw = adv ? cluster_width(adv, i, next)
+                            : char_advance(pri, font_file, c, &gid, &used) * size;
             if (is_space(c)) {
                 if (content_end > start) {
                     have_brk = true;
@@ -460,6 +485,7 @@ size_t fo_text_wrap(const char *font_file, double size, const char *utf8, size_t
     }
     pthread_mutex_unlock(&lock);
     fo_free(brks);
+    fo_free(adv);
     return s.n;
 }
 

@@ -4,6 +4,7 @@
  * with the font folio picked; and no character of the world-text strings is
  * left without a glyph (.notdef) by fo_text_glyphs. */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -102,6 +103,26 @@ START_TEST(test_no_notdef)
 }
 END_TEST
 
+/* Wrapping measures shaped text as it is drawn: one line holds exactly the
+ * shaped width, and every wrapped line fits. */
+START_TEST(test_wrap_uses_shaped_widths)
+{
+    const char *s = "\xD8\xB4\xD8\xA7\xD9\x8A \xD8\xA3\xD8\xAE\xD8\xB6\xD8\xB1 "
+                    "\xD8\xB4\xD8\xA7\xD9\x8A \xD8\xA3\xD8\xAE\xD8\xB6\xD8\xB1 "
+                    "\xD8\xB4\xD8\xA7\xD9\x8A \xD8\xA3\xD8\xAE\xD8\xB6\xD8\xB1";
+    double shaped = 0;
+    fo_shape(PRIMARY, 10, s, strlen(s), FO_DIR_AUTO, NULL, 0, &shaped);
+    ck_assert(fabs(fo_text_width(PRIMARY, 10, s, strlen(s)) - shaped) < 1e-9);
+    fo_text_line one;
+    ck_assert_uint_eq(fo_text_wrap(PRIMARY, 10, s, strlen(s), 1e6, &one, 1), 1);
+    ck_assert(fabs(one.width - shaped) < 1e-6);
+    fo_text_line l[8];
+    size_t n = fo_text_wrap(PRIMARY, 10, s, strlen(s), shaped / 2.5, l, 8);
+    ck_assert(n >= 3 && n <= 8);
+    for (size_t i = 0; i < n; i++) ck_assert(l[i].width <= shaped / 2.5 + 1e-9);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("shape");
@@ -109,6 +130,7 @@ int main(void)
     tcase_add_test(tc, test_same_glyphs_as_hb_shape);
     tcase_add_test(tc, test_rtl_visual_order);
     tcase_add_test(tc, test_no_notdef);
+    tcase_add_test(tc, test_wrap_uses_shaped_widths);
     suite_add_tcase(s, tc);
     return fo_check_run(s);
 }
