@@ -88,12 +88,28 @@ void fo_pdf_show(fo_pdf *c, fo_pdf_font *g, double size, double x, double y, con
     bool in_text = HPDF_Page_GetGMode(p) == HPDF_GMODE_TEXT_OBJECT;
     if (in_text) HPDF_Page_EndText(p);
     size_t len = strlen(s);
+    /* the text layer: each outline inside an /ActualText span holding the
+       character, over an invisible "?" for readers to replace (libharu's
+       encoder cannot write a character outside the BMP) */
+    fo_pdf_font *tf = fo_pdf_font_load(c, FO_TEXT_FALLBACK_REGULAR);
     for (size_t i = 0, n; i < len; i += n) {
         uint32_t cp = fo_pdf_utf8(s + i, len - i, &n);
+        char one[5] = {0};
+        memcpy(one, s + i, n < 4 ? n : 4);
+        if (tf) fo_pdf_actual_open(p, one);
         pen o = {p, x, y, size, false};
         double adv = 0;
         if (fo_text_outline(FO_TEXT_FALLBACK_REGULAR, cp, &draw, &o, &adv) && o.any)
             HPDF_Page_Fill(p);               /* nonzero winding, as TrueType means it */
+        if (tf) {
+            HPDF_Page_BeginText(p);
+            HPDF_Page_SetTextRenderingMode(p, HPDF_INVISIBLE);
+            fo_pdf_set_font(p, tf->font, size);
+            HPDF_Page_TextOut(p, fo_pdf_q(x), fo_pdf_q(y), "?");
+            HPDF_Page_SetTextRenderingMode(p, HPDF_FILL);
+            HPDF_Page_EndText(p);
+            fo_pdf_actual_close(p);
+        }
         x += adv * size;
     }
     if (in_text) HPDF_Page_BeginText(p);

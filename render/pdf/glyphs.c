@@ -121,7 +121,7 @@ static size_t put_code(char *o, uint32_t code)
 /* Opens a marked-content span whose text is utf8 (readers take it instead
  * of the glyphs' own), written straight into the page's content stream:
  * libharu has no call for it. */
-static void actual_open(HPDF_Page p, const char *utf8)
+void fo_pdf_actual_open(HPDF_Page p, const char *utf8)
 {
     HPDF_Stream s = ((HPDF_PageAttr)p->attr)->stream;
     char *hex = fo_malloc(strlen(utf8) * 4 + 8);
@@ -133,7 +133,7 @@ static void actual_open(HPDF_Page p, const char *utf8)
     fo_free(hex);
 }
 
-static void actual_close(HPDF_Page p)
+void fo_pdf_actual_close(HPDF_Page p)
 {
     HPDF_Stream_WriteStr(((HPDF_PageAttr)p->attr)->stream, "EMC\n");
 }
@@ -155,9 +155,9 @@ void fo_pdf_glyph_run(fo_pdf *c, fo_pdf_font *f, double size, double x, double y
             HPDF_Page_ShowText(p, buf);
             o = 0;
         }
-        if (i < n ? span_edge && i > 0 && g[i - 1].actual : n > 0 && g[n - 1].actual) actual_close(p);
+        if (i < n ? span_edge && i > 0 && g[i - 1].actual : n > 0 && g[n - 1].actual) fo_pdf_actual_close(p);
         if (i == n) break;
-        if (g[i].actual == 1) actual_open(p, g[i].text);
+        if (g[i].actual == 1) fo_pdf_actual_open(p, g[i].text);
         double a = __builtin_round(g[i].adv * 1000 / size);
         int16_t adv = (int16_t)(a < -32000 ? -32000 : a > 32000 ? 32000 : a);
         uint32_t code = code_for(f, (uint16_t)g[i].gid, adv, g[i].actual ? "" : g[i].text);

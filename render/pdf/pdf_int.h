@@ -201,6 +201,10 @@ void fo_pdf_glyphs_finish(fo_pdf *c, fo_pdf_font *f);
 /* bfchar entries of f's shaped glyphs for its /ToUnicode CMap. */
 void fo_pdf_glyphs_to_unicode(const fo_pdf_font *f, HPDF_Stream s);
 void fo_pdf_gmap_free(fo_pdf_font *f);
+/* A marked-content span whose text readers take instead of what is drawn
+ * inside it (/ActualText, utf8), written into the page's content stream. */
+void fo_pdf_actual_open(HPDF_Page p, const char *utf8);
+void fo_pdf_actual_close(HPDF_Page p);
 
 void fo_pdf_title_block(fo_pdf *c);
 void fo_pdf_heading(fo_pdf *c, const fo_block *b);

@@ -77,7 +77,8 @@ def test_pdf_text_layer_is_logical(outputs):
     text = re.sub("[\u202a-\u202e]", "", text)   # poppler's embedding marks
     for phrase in LOGICAL:
         assert phrase in text, f"{phrase!r} not in the text layer"
-    assert "✅" in text
+    for emoji in "✅📈🚀😀":   # outside the BMP too (drawn as outlines, read from /ActualText)
+        assert emoji in text
 
 
 def lo_pdf(src, tmp_path):
