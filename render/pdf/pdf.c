@@ -150,14 +150,25 @@ fo_pdf_font *fo_pdf_face(fo_pdf *c, const fo_font *f, int face)
     return r;
 }
 
+/* Whether f has a glyph for cp (a BMP code point), remembered per font. */
+static bool font_has(fo_pdf_font *f, uint32_t cp)
+{
+    if (!f->has && !(f->has = fo_calloc(0x10000 / 4, 1)))
+        return HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)cp) != 0;
+    uint8_t *b = &f->has[cp >> 2];
+    unsigned shift = (cp & 3) * 2;
+    if (!(*b >> shift & 1))
+        *b |= (uint8_t)((1 | (HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)cp) != 0) << 1) << shift);
+    return *b >> shift & 2;
+}
+
 fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp)
 {
     if (cp > 0xFFFF) return &c->outlines;    /* flow.c's drawable() made sure one exists */
-    if (cp < 0x80 || HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)cp) != 0)
-        return f;
+    if (cp < 0x80 || font_has(f, cp)) return f;
     for (size_t i = 0; i < c->nfallbacks; i++) {
         fo_pdf_font *g = fo_pdf_font_load(c, c->fallbacks[i]);
-        if (g && HPDF_TTFontDef_GetGlyphid(g->def, (HPDF_UINT16)cp) != 0) return g;
+        if (g && font_has(g, cp)) return g;
     }
     fo_text_missing_note(cp);
     return f;
@@ -480,6 +491,7 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
     HPDF_Free(c->pdf);
     for (size_t i = 0; i < c->nfonts; i++) {
         fo_pdf_gmap_free(c->fonts[i]);
+        fo_free(c->fonts[i]->has);
         fo_free(c->fonts[i]);
     }
     for (size_t i = 0; i < c->nmarks; i++) fo_free(c->marks[i].text);

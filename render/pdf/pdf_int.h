@@ -30,6 +30,8 @@ typedef struct {
     HPDF_Font font;
     HPDF_FontDef def;
     struct fo_pdf_gmap *gmap; /* NULL until a shaped glyph is drawn with it */
+    uint8_t *has;             /* 2 bits per BMP code point: looked up, has a glyph;
+                               * lazily (libharu's cmap lookup is a linear scan) */
     float ascent, descent;   /* 1/1000 em; descent is negative */
     float w[FO_PDF_WCACHE];
 } fo_pdf_font;
