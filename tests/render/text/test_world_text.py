@@ -167,3 +167,37 @@ def test_warns_once_naming_characters_without_a_glyph(tmp_path):
     assert "U+1C5A, U+1C5B, U+E000" in warnings[0]
     p = run_folio("render", SPEC, "-o", tmp_path / "w.pdf", check=0)
     assert "no installed font" not in p.stderr
+
+
+@pytest.mark.skipif(not shutil.which("hb-shape") or not shutil.which("qpdf"),
+                    reason="hb-shape (libharfbuzz-bin) and qpdf are needed")
+@pytest.mark.parametrize("text, font", [
+    ("شاي أخضر", "NotoSansArabic-Regular.ttf"),
+    ("हरी चाय क्षत्रिय", "NotoSansDevanagari-Regular.ttf"),
+    ("ชาเขียวและน้ำมัน", "NotoSansThai-Regular.ttf"),
+])
+def test_pdf_draws_hb_shape_glyphs(tmp_path, text, font):
+    """The glyph ids the PDF shows, in drawing order, are hb-shape's for the
+    same text and font: content codes mapped through the font's
+    /CIDToGIDMap."""
+    spec = {"folio": 1, "blocks": [{"type": "paragraph", "text": text}]}
+    (tmp_path / "s.json").write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
+    pdf, qdf = tmp_path / "o.pdf", tmp_path / "q.pdf"
+    run_folio("render", tmp_path / "s.json", "-o", pdf, check=0)
+    subprocess.run(["qpdf", "--qdf", "--object-streams=disable", pdf, qdf], check=True)
+    raw = qdf.read_bytes().decode("latin-1")
+    base = font[:-4]
+    # the descendant CIDFontType2 dictionary of that font: its /CIDToGIDMap
+    m = re.search(r"/BaseFont /\w+\+" + re.escape(base) + r"(?:(?!/BaseFont).){0,1000}?/CIDToGIDMap (\d+) 0 R",
+                  raw, re.S)
+    assert m, f"no CID font {base} in the PDF"
+    cmap = subprocess.run(["qpdf", f"--show-object={m.group(1)}", "--filtered-stream-data", qdf],
+                          capture_output=True, check=True).stdout
+    codes = [int(h[i:i + 4], 16) for h in re.findall(r"<([0-9a-f]+)> Tj", raw)
+             for i in range(0, len(h), 4)]
+    drawn = [int.from_bytes(cmap[2 * c:2 * c + 2], "big") for c in codes if 0xD800 <= c <= 0xDFFF]
+    out = subprocess.run(["hb-shape", "--no-glyph-names", "--no-positions", "--no-clusters",
+                          "/usr/share/fonts/truetype/noto/" + font, text],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    expected = [int(g) for g in out.strip("[]").split("|")]
+    assert drawn == expected
