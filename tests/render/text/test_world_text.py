@@ -201,3 +201,17 @@ def test_pdf_draws_hb_shape_glyphs(tmp_path, text, font):
                          capture_output=True, text=True, check=True).stdout.strip()
     expected = [int(g) for g in out.strip("[]").split("|")]
     assert drawn == expected
+
+
+def test_xlsx_rtl_cells_read_right_to_left(tmp_path):
+    """Right-to-left text, on the Summary sheet and in data cells, carries
+    readingOrder 2 (openpyxl reads it back); left-to-right text does not."""
+    openpyxl = pytest.importorskip("openpyxl")
+    out = tmp_path / "w.xlsx"
+    run_folio("render", SPEC, "-o", out, check=0)
+    wb = openpyxl.load_workbook(out)
+    rtl = {c.value for ws in wb for row in ws.iter_rows() for c in row
+           if isinstance(c.value, str) and c.alignment.readingOrder == 2}
+    assert "شاي أخضر" in rtl and "תה ירוק" in rtl and "چای سبز" in rtl   # data cells
+    assert any("دولارًا" in v for v in rtl)                              # Summary paragraph
+    assert not any("Зелёный" in v or "绿茶" in v for v in rtl)
