@@ -236,9 +236,9 @@ static void text_items(text_t *t)
 /* UAX #9 L2 on items. */
 static void text_reorder(text_t *t)
 {
-    FriBidiLevel hi = 0, lo_odd = 255;
+    int hi = 0, lo_odd = 127;   /* FriBidiLevel is a signed char: levels 0..125 */
     for (size_t i = 0; i < t->nitems; i++) {
-        FriBidiLevel l = t->items[i].level;
+        int l = t->items[i].level;
         if (l > hi) hi = l;
         if ((l & 1) && l < lo_odd) lo_odd = l;
     }
