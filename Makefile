@@ -40,7 +40,7 @@ DEB_TEST  := procps file python3 python3-pytest python3-openpyxl python3-docx py
              poppler-utils qpdf pngcheck valgrind clang libclang-rt-14-dev \
              libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui \
              imagemagick curl openssl iproute2 python3-pip haproxy libharfbuzz-bin
-DEB_BENCH := wrk time python3-xlsxwriter python3-reportlab python3-matplotlib bubblewrap hyperfine pandoc nodejs \
+DEB_BENCH := wrk time python3-xlsxwriter python3-reportlab python3-renderpm python3-matplotlib bubblewrap hyperfine pandoc nodejs \
              tinyproxy
 
 LIB_SRC  := $(sort $(wildcard formats/*.c formats/*/*.c render/*.c render/*/*.c))
