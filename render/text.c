@@ -179,7 +179,7 @@ static bool is_zero_width(uint32_t c)
  * the primary face lacks comes from the first fallback that has it: DejaVu
  * Sans (bold for a bold font: Latin, Greek, Cyrillic, symbols), then Symbola
  * (check marks, dingbats, emoji), then Droid Sans Fallback (Chinese,
- * Japanese, Korean). When none has it, the primary's
+ * Japanese), then Nanum Gothic (Hangul). When none has it, the primary's
  * glyph 0 and advance stand (backends draw nothing for glyph 0). */
 static double char_advance(face_entry *pri, const char *font_file, uint32_t c,
                            uint32_t *gid, face_entry **used)

@@ -1,12 +1,17 @@
 /* text.h — text measuring from TrueType files (FreeType), line wrapping,
  * and glyph runs with fallbacks for characters a font lacks: DejaVu Sans,
- * then Droid Sans Fallback for Chinese, Japanese and Korean.
+ * Symbola, Droid Sans Fallback for Chinese and Japanese, Nanum Gothic for
+ * Korean. Text that needs shaping (Arabic, Hebrew, Indic, Thai, combining
+ * marks) goes through render/shape.h instead: HarfBuzz, FriBidi and the
+ * script fonts of render/fonts.h; line breaks follow UAX #14
+ * (render/linebreak.h) for text that is not plain ASCII.
  *
  * Metrics come from the font files named by the theme (never a fontconfig
  * lookup), so layout is the same on every machine. Sizes are in any unit
  * (pt or px): widths come back in the same unit. Advances are unhinted
- * (linear), kerning is not applied; PDF and PNG draw glyphs at exactly these
- * advances, so measured and drawn text agree.
+ * (linear); kerning is applied only to shaped text (by HarfBuzz); PDF and
+ * PNG draw glyphs at exactly these advances, so measured and drawn text
+ * agree.
  *
  * Faces are loaded once per file path and cached for the life of the process
  * (guarded by a mutex). A file that cannot be loaded falls back to DejaVu

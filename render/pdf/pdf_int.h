@@ -5,6 +5,8 @@
  * current page and a new page starts when a block does not fit. Text goes
  * through libharu's UTF-8 encoder into embedded TrueType (CID) fonts; a
  * character the theme font lacks is drawn with a fallback font that has it.
+ * Text that needs shaping (render/shape.h) is drawn as the shaper's glyphs
+ * by id (shaped.c, glyphs.c).
  *
  * Errors are sticky (cairo's way): the first one is kept in ctx->st and
  * every later drawing call is a no-op; fo_pdf_render checks once at the end. */
@@ -177,8 +179,9 @@ double fo_pdf_shaped_width(fo_pdf *c, fo_pdf_font *f, double size, const char *s
                            fo_dir dir);
 void fo_pdf_widths_free(fo_pdf *c);
 /* Draws s shaped with its left end at (x, baseline y) in the current fill
- * colour, glyphs as outlines under an invisible copy of the logical text;
- * works inside or outside a text object (leaves the mode as it found it). */
+ * colour: the shaper's glyphs by id (glyphs.c), or as outlines under
+ * invisible text for a font libharu cannot embed; works inside or outside a
+ * text object (leaves the mode as it found it). */
 void fo_pdf_show_shaped(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
                         const char *s, size_t len, fo_dir dir);
 
