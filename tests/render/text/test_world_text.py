@@ -215,3 +215,33 @@ def test_xlsx_rtl_cells_read_right_to_left(tmp_path):
     assert "شاي أخضر" in rtl and "תה ירוק" in rtl and "چای سبز" in rtl   # data cells
     assert any("دولارًا" in v for v in rtl)                              # Summary paragraph
     assert not any("Зелёный" in v or "绿茶" in v for v in rtl)
+
+
+def test_pptx_and_docx_table_cells_rtl(tmp_path):
+    """A table cell whose text reads right to left is marked so: rtl="1" in
+    the slide's table, w:bidi in the Word table; English cells are not."""
+    spec = {"folio": 1, "blocks": [
+        {"type": "heading", "level": 1, "text": "Table"},
+        {"type": "table", "data": {"columns": ["name", "units"],
+                                   "rows": [["شاي أخضر", 3], ["Green tea", 4], ["תה ירוק", 5]]}}]}
+    (tmp_path / "s.json").write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
+    run_folio("render", tmp_path / "s.json", "-o", tmp_path / "o.pptx", "-o", tmp_path / "o.docx",
+              check=0)
+    def part(zipname, name):
+        return subprocess.run(["unzip", "-p", tmp_path / zipname, name], capture_output=True,
+                              text=True, check=True).stdout
+    names = subprocess.run(["unzip", "-Z1", tmp_path / "o.pptx"], capture_output=True, text=True,
+                           check=True).stdout.split()
+    slides = "".join(part("o.pptx", n) for n in sorted(names)
+                     if re.fullmatch(r"ppt/slides/slide\d+\.xml", n))
+    for word in ("شاي أخضر", "תה ירוק"):
+        cell = slides[:slides.index(word)]
+        assert cell.rindex('rtl="1"') > cell.rindex("<a:tc>"), f"{word}: cell not rtl"
+    green = slides[:slides.index("Green tea")]
+    assert green.rfind('rtl="1"') < green.rindex("<a:tc>")
+    doc = part("o.docx", "word/document.xml")
+    for word in ("شاي أخضر", "תה ירוק"):
+        cell = doc[:doc.index(word)]
+        assert cell.rindex("<w:bidi/>") > cell.rindex("<w:tc>")
+    green = doc[:doc.index("Green tea")]
+    assert green.rfind("<w:bidi/>") < green.rindex("<w:tc>")
