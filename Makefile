@@ -19,7 +19,7 @@
 
 BUILD    ?= build
 CC       ?= cc
-PKGS     := xlsxwriter libzip libxml-2.0 cairo freetype2 jansson zlib
+PKGS     := xlsxwriter libzip libxml-2.0 cairo freetype2 harfbuzz fribidi fontconfig libunibreak jansson zlib
 WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Wstrict-prototypes \
             -Wno-unused-parameter
 OPT      ?= -O2 -g
@@ -34,13 +34,14 @@ endif
 DEB_BUILD := build-essential pkg-config libxlsxwriter-dev libzip-dev libxml2-dev \
              libcairo2-dev libfreetype-dev libhpdf-dev libjansson-dev libseccomp-dev zlib1g-dev \
              check fonts-liberation fonts-dejavu-core fonts-dejavu-extra fonts-droid-fallback \
-             fonts-symbola libmicrohttpd-dev
-DEB_TEST  := procps file python3 python3-pytest python3-openpyxl python3-docx python3-jsonschema \
+             fonts-symbola libmicrohttpd-dev libharfbuzz-dev libfribidi-dev libfontconfig-dev \
+             libunibreak-dev fonts-noto-core fonts-nanum
+DEB_TEST  := procps file python3 python3-pytest python3-openpyxl python3-docx python3-jsonschema python3-fonttools \
              python3-pandas python3-numpy python3-matplotlib \
              poppler-utils qpdf pngcheck valgrind clang libclang-rt-14-dev \
              libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui \
-             imagemagick curl openssl iproute2 python3-pip haproxy
-DEB_BENCH := wrk time python3-xlsxwriter python3-reportlab python3-matplotlib bubblewrap hyperfine pandoc nodejs \
+             imagemagick curl openssl iproute2 python3-pip haproxy libharfbuzz-bin
+DEB_BENCH := wrk time python3-xlsxwriter python3-reportlab python3-renderpm python3-matplotlib bubblewrap hyperfine pandoc nodejs \
              tinyproxy python3-jupyter-client python3-ipykernel
 
 LIB_SRC  := $(sort $(wildcard formats/*.c formats/*/*.c render/*.c render/*/*.c))
@@ -200,12 +201,12 @@ test: deps-test
 	$(MAKE) e2e
 
 asan: deps-test
-	$(MAKE) BUILD=build-asan STATIC= CC=clang OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" LDFLAGS="-fsanitize=address,undefined" unit e2e
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(MAKE) BUILD=build-asan STATIC= CC=clang OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" LDFLAGS="-fsanitize=address,undefined" unit e2e
 
 valgrind: deps-test
 	$(MAKE) BUILD=build-vg STATIC= OPT="-O0 -g" all $(UNIT_BIN:$(BUILD)/%=build-vg/%)
 	FOLIO_VALGRIND=1 FOLIO=$(CURDIR)/build-vg/folio $(PY) -m pytest -q tests/cli tests/formats
-	@for t in $(UNIT_BIN:$(BUILD)/%=build-vg/%); do CK_FORK=no valgrind -q --leak-check=full --error-exitcode=99 $$t >/dev/null || exit 1; done; echo "valgrind: unit tests clean"
+	@for t in $(UNIT_BIN:$(BUILD)/%=build-vg/%); do CK_FORK=no valgrind -q --leak-check=full --suppressions=tests/valgrind.supp --error-exitcode=99 $$t >/dev/null || exit 1; done; echo "valgrind: unit tests clean"
 
 FUZZ_TIME ?= 30
 fuzz: deps-test
@@ -217,7 +218,7 @@ fuzz: deps-test
 	  mkdir -p build-fuzz/corpus/$$n; \
 	  seeds=tests/fuzz/seeds/$$n; [ -d $$seeds ] || seeds=; \
 	  echo "== $$n ($(FUZZ_TIME)s)"; \
-	  build-fuzz/fuzz/$$n -max_total_time=$(FUZZ_TIME) -rss_limit_mb=2048 build-fuzz/corpus/$$n $$seeds; done
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp build-fuzz/fuzz/$$n -max_total_time=$(FUZZ_TIME) -rss_limit_mb=2048 build-fuzz/corpus/$$n $$seeds; done
 
 # ---- demo, bench, install ---------------------------------------------------
 demo: deps-test

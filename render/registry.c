@@ -1,9 +1,11 @@
 /* registry.c — which renderer writes which extension, and fo_render(), the
  * one call that renders a document to several outputs all-or-nothing. */
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "render/render.h"
+#include "render/core/text.h"
 
 static const fo_renderer renderers[] = {
     {"xlsx", "xlsx", fo_xlsx_render},
@@ -25,6 +27,23 @@ const fo_renderer *fo_renderer_for(const char *path)
 
 bool fo_format_known(const char *path) { return fo_renderer_for(path) != NULL; }
 
+/* One warning for the characters no installed font draws (never silently
+ * wrong: they show as empty boxes in PDF and as nothing in PNG). */
+static void warn_missing(fo_diags *d)
+{
+    uint32_t cps[FO_TEXT_MISSING_MAX];
+    size_t n = fo_text_missing_take(cps, FO_TEXT_MISSING_MAX);
+    if (n == 0) return;
+    char list[FO_TEXT_MISSING_MAX * 12 + 1] = "";
+    size_t o = 0;
+    for (size_t i = 0; i < n && o < sizeof list; i++)
+        o += (size_t)snprintf(list + o, sizeof list - o, "%sU+%04X", i ? ", " : "", (unsigned)cps[i]);
+    fo_diags_add(d, NULL, 0, 0, NULL,
+                 "install a font for that script, or name one in the theme",
+                 "warning: no installed font has a glyph for %s%s; drawn as empty boxes (PDF) or "
+                 "left out (PNG)", list, n == FO_TEXT_MISSING_MAX ? " and maybe more" : "");
+}
+
 fo_status fo_render(const fo_doc *doc, const char *const *outs, size_t nouts,
                     const fo_render_opts *opts, fo_written_list *written, fo_diags *d)
 {
@@ -33,6 +52,7 @@ fo_status fo_render(const fo_doc *doc, const char *const *outs, size_t nouts,
     fo_outset *set = fo_outset_new(opts->max_bytes);
     if (!set) return FO_ERR_NOMEM;
     fo_status st = FO_OK;
+    fo_text_missing_take(NULL, 0);
     for (size_t i = 0; i < nouts && st == FO_OK; i++) {
         const fo_renderer *r = fo_renderer_for(outs[i]);
         if (!r) {
@@ -43,6 +63,7 @@ fo_status fo_render(const fo_doc *doc, const char *const *outs, size_t nouts,
         }
         st = r->render(doc, outs[i], set, opts, d);
     }
+    if (st == FO_OK) warn_missing(d);
     st = fo_outset_fail(set, st, d); /* a writer stopped at the ceiling: exit 3, said so */
     if (st == FO_OK) st = fo_outset_commit(set, written, d);
     fo_outset_free(set); /* removes any temporary left */

@@ -21,6 +21,7 @@ def run_folio(*args, cwd=None, check=None, timeout=300, env=None):
     if os.environ.get("FOLIO_VALGRIND") == "1":
         # folio execs folio-engine for everything but `run`: follow it
         cmd = ["valgrind", "-q", "--trace-children=yes", "--leak-check=full",
+               "--suppressions=" + str(ROOT / "tests" / "valgrind.supp"),
                "--errors-for-leak-kinds=definite,indirect", "--error-exitcode=99", *cmd]
     p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
     if check is not None:

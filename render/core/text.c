@@ -19,8 +19,30 @@
 #include FT_OUTLINE_H
 
 #include "folio.h"
+#include "render/core/linebreak.h"
+#include "render/core/shape.h"
 #include "render/core/text.h"
 #include "render/core/utf8.h"
+
+/* ---- characters no font has ------------------------------------------------ */
+static _Thread_local uint32_t missing[FO_TEXT_MISSING_MAX];
+static _Thread_local size_t nmissing;
+
+void fo_text_missing_note(uint32_t cp)
+{
+    if (cp < 0x20 || cp == 0x7F || cp == 0xFFFD) return;
+    for (size_t i = 0; i < nmissing; i++)
+        if (missing[i] == cp) return;
+    if (nmissing < FO_TEXT_MISSING_MAX) missing[nmissing++] = cp;
+}
+
+size_t fo_text_missing_take(uint32_t *out, size_t cap)
+{
+    size_t n = nmissing;
+    for (size_t i = 0; out && i < n && i < cap; i++) out[i] = missing[i];
+    nmissing = 0;
+    return n;
+}
 
 /* ---- face cache ------------------------------------------------------------ */
 #define LATIN 256
@@ -135,7 +157,7 @@ static bool is_zero_width(uint32_t c)
  * the primary face lacks comes from the first fallback that has it: DejaVu
  * Sans (bold for a bold font: Latin, Greek, Cyrillic, symbols), then Symbola
  * (check marks, dingbats, emoji), then Droid Sans Fallback (Chinese,
- * Japanese, Korean). When none has it, the primary's
+ * Japanese), then Nanum Gothic (Hangul). When none has it, the primary's
  * glyph 0 and advance stand (backends draw nothing for glyph 0). */
 static double char_advance(face_entry *pri, const char *font_file, uint32_t c,
                            uint32_t *gid, face_entry **used)
@@ -147,7 +169,7 @@ static double char_advance(face_entry *pri, const char *font_file, uint32_t c,
     glyph_of(pri, c, gid, &adv);
     if (*gid == 0 && pri && pri->face) {
         const char *chain[] = {fo_text_fallback(font_file), FO_TEXT_FALLBACK_SYMBOLS,
-                               FO_TEXT_FALLBACK_CJK};
+                               FO_TEXT_FALLBACK_CJK, FO_TEXT_FALLBACK_KOREAN};
         for (size_t k = 0; k < sizeof chain / sizeof *chain; k++) {
             face_entry *fb = face_get(chain[k]);
             if (!fb || !fb->face || fb == pri) continue;
@@ -160,8 +182,24 @@ static double char_advance(face_entry *pri, const char *font_file, uint32_t c,
                 return a2;
             }
         }
+        fo_text_missing_note(c);
     }
     return adv;
+}
+
+/* fo_text_glyphs for text that needs shaping. */
+static size_t shaped_glyphs(const char *font_file, double size, const char *utf8, size_t len,
+                            fo_glyph *out, size_t cap, double *width)
+{
+    fo_shaped stack[64], *g = stack;
+    size_t n = fo_shape(font_file, size, utf8, len, FO_DIR_AUTO, NULL, 0, NULL);
+    if (n > 64 && !(g = fo_malloc(n * sizeof *g))) n = 0;
+    n = fo_shape(font_file, size, utf8, len, FO_DIR_AUTO, g, n, width);
+    const char *pri = fo_text_resolve(font_file);
+    for (size_t k = 0; k < n && out && k < cap; k++)
+        out[k] = (fo_glyph){g[k].gid, g[k].x, g[k].y, strcmp(g[k].font, pri) != 0, g[k].font};
+    if (g != stack) fo_free(g);
+    return n;
 }
 
 size_t fo_text_glyphs(const char *font_file, double size, const char *utf8, size_t len,
@@ -169,6 +207,8 @@ size_t fo_text_glyphs(const char *font_file, double size, const char *utf8, size
 {
     size_t n = 0, i = 0;
     double x = 0;
+    if (utf8 && fo_shape_needed(utf8, len))
+        return shaped_glyphs(font_file, size, utf8, len, out, cap, width);
     pthread_mutex_lock(&lock);
     face_entry *pri = face_primary(font_file);
     while (utf8 && i < len) {
@@ -179,6 +219,7 @@ size_t fo_text_glyphs(const char *font_file, double size, const char *utf8, size
         if (out && n < cap) {
             out[n].index = gid;
             out[n].x = x;
+            out[n].y = 0;
             out[n].fallback = used != pri;
             out[n].font = used ? used->path : FO_TEXT_FALLBACK_REGULAR;
         }
@@ -259,10 +300,31 @@ bool fo_text_outline(const char *font_file, uint32_t cp, const fo_text_path *pat
     return ok;
 }
 
+bool fo_text_glyph_outline(const char *font_path, uint32_t gid, const fo_text_path *path,
+                           void *ctx)
+{
+    static const FT_Outline_Funcs funcs = {ol_move, ol_line, ol_conic, ol_cubic, 0, 0};
+    bool ok = false;
+    pthread_mutex_lock(&lock);
+    face_entry *e = face_get(font_path);
+    if (e && e->face &&
+        FT_Load_Glyph(e->face, gid, FT_LOAD_NO_SCALE | FT_LOAD_NO_BITMAP | FT_LOAD_NO_HINTING) == 0 &&
+        e->face->glyph->format == FT_GLYPH_FORMAT_OUTLINE) {
+        outline_sink o = {path, ctx, e->upem, 0, 0};
+        ok = !path || FT_Outline_Decompose(&e->face->glyph->outline, &funcs, &o) == 0;
+    }
+    pthread_mutex_unlock(&lock);
+    return ok;
+}
+
 double fo_text_width(const char *font_file, double size, const char *utf8, size_t len)
 {
     double w = 0;
     size_t i = 0;
+    if (utf8 && fo_shape_needed(utf8, len)) {
+        fo_shape(font_file, size, utf8, len, FO_DIR_AUTO, NULL, 0, &w);
+        return w;
+    }
     pthread_mutex_lock(&lock);
     face_entry *pri = face_primary(font_file);
     while (utf8 && i < len) {
@@ -306,11 +368,36 @@ static void emit(line_sink *s, size_t start, size_t end, double width)
     s->n++;
 }
 
+/* For text that needs shaping: the shaped advance of each cluster, at the
+ * byte offset where the cluster starts (0 elsewhere), so wrapping measures
+ * what is drawn. NULL for other text (or out of memory: per character). */
+static double *shaped_advances(const char *font_file, double size, const char *utf8, size_t len)
+{
+    if (!fo_shape_needed(utf8, len)) return NULL;
+    size_t n = fo_shape(font_file, size, utf8, len, FO_DIR_AUTO, NULL, 0, NULL);
+    fo_shaped *g = fo_malloc((n ? n : 1) * sizeof *g);
+    double *adv = fo_calloc(len, sizeof *adv);
+    if (!g || !adv) { fo_free(g); fo_free(adv); return NULL; }
+    n = fo_shape(font_file, size, utf8, len, FO_DIR_AUTO, g, n, NULL);
+    for (size_t k = 0; k < n; k++) adv[g[k].cluster] += g[k].advance;
+    fo_free(g);
+    return adv;
+}
+
+static double cluster_width(const double *adv, size_t from, size_t to)
+{
+    double w = 0;
+    for (size_t k = from; k < to; k++) w += adv[k];
+    return w;
+}
+
 size_t fo_text_wrap(const char *font_file, double size, const char *utf8, size_t len,
                     double max_width, fo_text_line *lines, size_t cap)
 {
     line_sink s = {lines, cap, 0};
     if (!utf8 || len == 0) { emit(&s, 0, 0, 0); return s.n; }
+    char *brks = fo_linebreaks(utf8, len);   /* UAX #14; NULL for ASCII */
+    double *adv = shaped_advances(font_file, size, utf8, len);
     pthread_mutex_lock(&lock);
     face_entry *pri = face_primary(font_file);
     size_t pos = 0;
@@ -329,7 +416,8 @@ size_t fo_text_wrap(const char *font_file, double size, const char *utf8, size_t
             uint32_t c = fo_utf8_next(utf8, len, &next), gid;
             if (c == '\n') { newline = true; pos = next; break; }
             face_entry *used;
-            double cw = char_advance(pri, font_file, c, &gid, &used) * size;
+            double cw = adv ? cluster_width(adv, i, next)
+                            : char_advance(pri, font_file, c, &gid, &used) * size;
             if (is_space(c)) {
                 if (content_end > start) {
                     have_brk = true;
@@ -355,7 +443,7 @@ size_t fo_text_wrap(const char *font_file, double size, const char *utf8, size_t
             i = next;
             content_end = i;
             content_w = w;
-            if (is_break_after(c)) {
+            if (is_break_after(c) || fo_linebreak_after(brks, i - 1)) {
                 have_brk = true;
                 brk_end = content_end;
                 brk_w = content_w;
@@ -374,6 +462,8 @@ size_t fo_text_wrap(const char *font_file, double size, const char *utf8, size_t
         if (pos >= len && !newline) break;
     }
     pthread_mutex_unlock(&lock);
+    fo_free(brks);
+    fo_free(adv);
     return s.n;
 }
 

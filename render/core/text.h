@@ -1,12 +1,17 @@
 /* text.h — text measuring from TrueType files (FreeType), line wrapping,
  * and glyph runs with fallbacks for characters a font lacks: DejaVu Sans,
- * then Droid Sans Fallback for Chinese, Japanese and Korean.
+ * Symbola, Droid Sans Fallback for Chinese and Japanese, Nanum Gothic for
+ * Korean. Text that needs shaping (Arabic, Hebrew, Indic, Thai, combining
+ * marks) goes through render/shape.h instead: HarfBuzz, FriBidi and the
+ * script fonts of render/fonts.h; line breaks follow UAX #14
+ * (render/linebreak.h) for text that is not plain ASCII.
  *
  * Metrics come from the font files named by the theme (never a fontconfig
  * lookup), so layout is the same on every machine. Sizes are in any unit
  * (pt or px): widths come back in the same unit. Advances are unhinted
- * (linear), kerning is not applied; PDF and PNG draw glyphs at exactly these
- * advances, so measured and drawn text agree.
+ * (linear); kerning is applied only to shaped text (by HarfBuzz); PDF and
+ * PNG draw glyphs at exactly these advances, so measured and drawn text
+ * agree.
  *
  * Faces are loaded once per file path and cached for the life of the process
  * (guarded by a mutex). A file that cannot be loaded falls back to DejaVu
@@ -26,6 +31,9 @@
 /* The last fallback, for CJK (Debian package fonts-droid-fallback); regular
  * only, so bold CJK text is drawn regular. Missing: those glyphs are skipped. */
 #define FO_TEXT_FALLBACK_CJK "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf"
+/* Hangul, which Droid Sans Fallback lacks (Debian package fonts-nanum):
+ * TrueType outlines, so the PDF writer embeds it like the others. */
+#define FO_TEXT_FALLBACK_KOREAN "/usr/share/fonts/truetype/nanum/NanumGothic.ttf"
 
 /* Advance width of utf8[0..len) set in font_file at size. Invalid UTF-8 bytes
  * count as U+FFFD. Newlines count as zero width. */
@@ -60,6 +68,7 @@ size_t fo_text_ellipsize(const char *font_file, double size, const char *utf8, s
 typedef struct {
     uint32_t index;   /* glyph index in its face; 0 = no font has it (draw nothing) */
     double x;         /* pen position of the glyph origin from the text start */
+    double y;         /* offset of the origin above the baseline (marks, shaped text) */
     bool fallback;    /* not from the primary font (fo_text_resolve(font_file)) */
     const char *font; /* the TrueType file index belongs to: the primary,
                        * fo_text_fallback(font_file), FO_TEXT_FALLBACK_SYMBOLS
@@ -67,8 +76,11 @@ typedef struct {
                        * borrowed, valid for the life of the process */
 } fo_glyph;
 
-/* Glyphs of utf8[0..len): writes up to cap and returns how many in all.
- * *width (may be NULL) receives the advance width, as fo_text_width. */
+/* Glyphs of utf8[0..len), in visual order: writes up to cap and returns how
+ * many in all. *width (may be NULL) receives the advance width, as
+ * fo_text_width. Text that needs shaping (fo_shape_needed: right-to-left,
+ * Indic, Thai, combining marks) is shaped by HarfBuzz (render/shape.h);
+ * widths, wrapping and glyphs then all come from the shaped advances. */
 size_t fo_text_glyphs(const char *font_file, double size, const char *utf8, size_t len,
                       fo_glyph *out, size_t cap, double *width);
 
@@ -88,6 +100,12 @@ typedef struct {
 bool fo_text_outline(const char *font_file, uint32_t cp, const fo_text_path *path, void *ctx,
                      double *advance);
 
+/* The outline of glyph gid of the TrueType file font_path itself (no
+ * fallback), as fo_text_outline; for glyphs shaping chose (fo_shape gives
+ * the file and id). False when the file or glyph cannot be loaded. */
+bool fo_text_glyph_outline(const char *font_path, uint32_t gid, const fo_text_path *path,
+                           void *ctx);
+
 /* The first file tried for glyphs font_file lacks (DejaVu Sans, bold for a
  * bold file; FO_TEXT_FALLBACK_CJK comes after it), and the one used for the
  * whole text when font_file cannot be loaded. */
@@ -95,5 +113,15 @@ const char *fo_text_fallback(const char *font_file);
 /* The file actually used as primary: font_file, or the fallback when it
  * cannot be loaded. Never NULL. */
 const char *fo_text_resolve(const char *font_file);
+
+/* ---- characters no font has ------------------------------------------------ */
+/* Measuring, glyph runs and shaping note every character that no font of the
+ * chain draws (per thread, at most FO_TEXT_MISSING_MAX distinct ones);
+ * fo_render takes them after each render and warns once, naming them. */
+#define FO_TEXT_MISSING_MAX 16
+void fo_text_missing_note(uint32_t cp);
+/* Copies up to cap noted characters to out (may be NULL) and forgets them
+ * all; returns how many were noted (at most FO_TEXT_MISSING_MAX). */
+size_t fo_text_missing_take(uint32_t *out, size_t cap);
 
 #endif

@@ -12,30 +12,33 @@
 
 #include "render/docx/docx_internal.h"
 #include "render/core/markup.h"
+#include "render/core/shape.h"
 
 /* ---- paragraphs ------------------------------------------------------------- */
 
 /* <w:p><w:pPr><w:pStyle/></w:pPr> ... left open. */
-static void para_open(fo_docx_ctx *c, const char *style)
+static void para_open(fo_docx_ctx *c, const char *style, const char *text)
 {
     fo_xml_open(c->x, "w:p", NULL);
-    if (style) {
+    bool rtl = text && fo_shape_direction(text, strlen(text)) == FO_DIR_RTL;
+    if (style || rtl) {
         fo_xml_open(c->x, "w:pPr", NULL);
-        fo_xml_leaf(c->x, "w:pStyle", "w:val", style, NULL);
+        if (style) fo_xml_leaf(c->x, "w:pStyle", "w:val", style, NULL);
+        fo_docx_bidi(c, text);
         fo_xml_close(c->x);
     }
 }
 
 static void para_plain(fo_docx_ctx *c, const char *style, const char *text)
 {
-    para_open(c, style);
+    para_open(c, style, text);
     if (text) fo_docx_run(c, text, strlen(text), NULL, false, false);
     fo_xml_close(c->x);
 }
 
 static void para_markup(fo_docx_ctx *c, const char *style, const char *text)
 {
-    para_open(c, style);
+    para_open(c, style, text);
     fo_docx_markup(c, text);
     fo_xml_close(c->x);
 }
@@ -74,6 +77,7 @@ static void heading(fo_docx_ctx *c, const fo_block *b, size_t index)
     fo_xml_leaf(c->x, "w:pStyle", "w:val", style, NULL);
     fo_xml_leaf(c->x, "w:keepNext", NULL);
     fo_xml_leaf(c->x, "w:keepLines", NULL);
+    fo_docx_bidi(c, b->u.heading.text);
     fo_xml_close(c->x);
     char ids[16];
     snprintf(ids, sizeof ids, "%u", ++c->bookmark);
@@ -100,6 +104,7 @@ static void list_items(fo_docx_ctx *c, const fo_list_item *items, size_t n, bool
         fo_xml_leaf(c->x, "w:ilvl", "w:val", lvl, NULL);
         fo_xml_leaf(c->x, "w:numId", "w:val", nid, NULL);
         fo_xml_close(c->x);
+        fo_docx_bidi(c, items[i].text);
         fo_xml_close(c->x);
         fo_docx_markup(c, items[i].text);
         fo_xml_close(c->x);
@@ -123,7 +128,7 @@ static void list(fo_docx_ctx *c, const fo_block *b)
 static void code(fo_docx_ctx *c, const fo_block *b)
 {
     const char *t = b->u.code.text ? b->u.code.text : "";
-    para_open(c, "Code");
+    para_open(c, "Code", NULL);
     size_t n = strlen(t);
     while (n && (t[n - 1] == '\n' || t[n - 1] == '\r')) n--; /* no empty last line */
     fo_docx_run(c, t, n, NULL, false, false);

@@ -86,6 +86,10 @@ void fo_docx_run(fo_docx_ctx *c, const char *text, size_t n, const char *rstyle,
                  bool bold, bool italic);
 /* The runs of inline markup src (bold, italic, code, real hyperlinks). */
 void fo_docx_markup(fo_docx_ctx *c, const char *src);
+/* <w:bidi/> when text is mainly right to left (its first strong character):
+ * Word lays the paragraph out from the right. Goes in w:pPr after w:numPr,
+ * before w:spacing, w:ind and w:jc (schema order). */
+void fo_docx_bidi(fo_docx_ctx *c, const char *text);
 /* A field: begin, instruction, separate, cached result text, end. */
 void fo_docx_field(fo_docx_ctx *c, const char *instr, const char *result);
 

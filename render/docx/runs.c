@@ -12,6 +12,7 @@
 #include "render/docx/docx_internal.h"
 #include "render/core/markup.h"
 #include "render/core/policy.h"
+#include "render/core/shape.h"
 
 /* ---- failure ---------------------------------------------------------------- */
 
@@ -132,12 +133,13 @@ static void text_elem(fo_xml *x, const char *s, size_t n)
     fo_xml_close(x);
 }
 
-void fo_docx_run(fo_docx_ctx *c, const char *text, size_t n, const char *rstyle,
-                 bool bold, bool italic)
+/* One w:r; rtl marks it right to left (w:rtl), so Word orders and shapes it. */
+static void run_one(fo_docx_ctx *c, const char *text, size_t n, const char *rstyle,
+                    bool bold, bool italic, bool rtl)
 {
     fo_xml *x = c->x;
     fo_xml_open(x, "w:r", NULL);
-    if (rstyle || bold || italic || c->run_sz || c->run_color) {
+    if (rstyle || bold || italic || c->run_sz || c->run_color || rtl) {
         fo_xml_open(x, "w:rPr", NULL);
         if (rstyle) fo_xml_leaf(x, "w:rStyle", "w:val", rstyle, NULL);
         if (bold) fo_xml_leaf(x, "w:b", NULL);
@@ -153,6 +155,7 @@ void fo_docx_run(fo_docx_ctx *c, const char *text, size_t n, const char *rstyle,
             fo_xml_leaf(x, "w:sz", "w:val", sz, NULL);
             fo_xml_leaf(x, "w:szCs", "w:val", sz, NULL);
         }
+        if (rtl) fo_xml_leaf(x, "w:rtl", NULL);   /* schema order: after sz, szCs */
         fo_xml_close(x);
     }
     size_t start = 0;
@@ -164,6 +167,28 @@ void fo_docx_run(fo_docx_ctx *c, const char *text, size_t n, const char *rstyle,
         start = i + 1;
     }
     fo_xml_close(x);
+}
+
+/* Runs of mixed direction are cut where the strong direction changes (a
+ * neutral character, such as a space or digit, stays with the text before
+ * it): Arabic in an English sentence gets its own w:rtl run. */
+void fo_docx_run(fo_docx_ctx *c, const char *text, size_t n, const char *rstyle,
+                 bool bold, bool italic)
+{
+    if (!fo_shape_has_rtl(text, n)) { run_one(c, text, n, rstyle, bold, italic, false); return; }
+    size_t start = 0, i = 0;
+    fo_dir cur = FO_DIR_AUTO;
+    while (i < n) {
+        size_t at = i;
+        fo_dir d = fo_shape_direction_of(text, n, &i);
+        if (d == FO_DIR_AUTO || d == cur) continue;
+        if (cur != FO_DIR_AUTO) {
+            run_one(c, text + start, at - start, rstyle, bold, italic, cur == FO_DIR_RTL);
+            start = at;
+        }
+        cur = d;
+    }
+    run_one(c, text + start, n - start, rstyle, bold, italic, cur == FO_DIR_RTL);
 }
 
 static void run_of(fo_docx_ctx *c, const fo_run *r)
@@ -214,4 +239,9 @@ void fo_docx_field(fo_docx_ctx *c, const char *instr, const char *result)
     fo_xml_open(x, "w:r", NULL);
     fo_xml_leaf(x, "w:fldChar", "w:fldCharType", "end", NULL);
     fo_xml_close(x);
+}
+
+void fo_docx_bidi(fo_docx_ctx *c, const char *text)
+{
+    if (text && fo_shape_direction(text, strlen(text)) == FO_DIR_RTL) fo_xml_leaf(c->x, "w:bidi", NULL);
 }

@@ -77,6 +77,13 @@ static void cell(fo_docx_ctx *c, long width, const char *text, size_t n, const c
     fo_xml_open(x, "w:pPr", NULL);
     fo_xml_leaf(x, "w:pStyle", "w:val", style, NULL);
     if (c->keep_cells) fo_xml_leaf(x, "w:keepNext", NULL);
+    if (n) {
+        char stackbuf[256];   /* fo_docx_bidi takes a C string */
+        size_t k = n < sizeof stackbuf - 1 ? n : sizeof stackbuf - 1;
+        memcpy(stackbuf, text, k);
+        stackbuf[k] = 0;
+        fo_docx_bidi(c, stackbuf);
+    }
     if (right) fo_xml_leaf(x, "w:jc", "w:val", "right", NULL);
     fo_xml_close(x);
     if (n) {

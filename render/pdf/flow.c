@@ -14,6 +14,7 @@
 #include "render/core/policy.h"
 #include "render/core/text.h"
 #include "render/core/utf8.h"
+#include "render/core/linebreak.h"
 
 #define LINK_PAD 1.0
 
@@ -71,12 +72,28 @@ void fo_pdf_show(fo_pdf *c, fo_pdf_font *g, double size, double x, double y, con
     bool in_text = HPDF_Page_GetGMode(p) == HPDF_GMODE_TEXT_OBJECT;
     if (in_text) HPDF_Page_EndText(p);
     size_t len = strlen(s);
+    /* the text layer: each outline inside an /ActualText span holding the
+       character, over an invisible "?" for readers to replace (libharu's
+       encoder cannot write a character outside the BMP) */
+    fo_pdf_font *tf = fo_pdf_font_load(c, FO_TEXT_FALLBACK_REGULAR);
     for (size_t i = 0, n; i < len; i += n) {
         uint32_t cp = fo_utf8_at(s + i, len - i, &n);
+        char one[5] = {0};
+        memcpy(one, s + i, n < 4 ? n : 4);
+        if (tf) fo_pdf_actual_open(p, one);
         pen o = {p, x, y, size, false};
         double adv = 0;
         if (fo_text_outline(FO_TEXT_FALLBACK_REGULAR, cp, &draw, &o, &adv) && o.any)
             HPDF_Page_Fill(p);               /* nonzero winding, as TrueType means it */
+        if (tf) {
+            HPDF_Page_BeginText(p);
+            HPDF_Page_SetTextRenderingMode(p, HPDF_INVISIBLE);
+            fo_pdf_set_font(p, tf->font, size);
+            HPDF_Page_TextOut(p, fo_pdf_q(x), fo_pdf_q(y), "?");
+            HPDF_Page_SetTextRenderingMode(p, HPDF_FILL);
+            HPDF_Page_EndText(p);
+            fo_pdf_actual_close(p);
+        }
         x += adv * size;
     }
     if (in_text) HPDF_Page_BeginText(p);
@@ -85,6 +102,7 @@ void fo_pdf_show(fo_pdf *c, fo_pdf_font *g, double size, double x, double y, con
 double fo_pdf_text_width(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len)
 {
     double w = 0;
+    if (f && f->font && fo_shape_needed(s, len)) return fo_pdf_shaped_width(c, f, size, s, len, FO_DIR_AUTO);
     for (size_t i = 0, n; i < len; i += n) {
         uint32_t cp = drawable(fo_utf8_at(s + i, len - i, &n));
         w += fo_pdf_glyph_width(fo_pdf_cover(c, f, cp), cp);
@@ -97,6 +115,11 @@ void fo_pdf_text_draw(fo_pdf *c, fo_pdf_font *f, double size, fo_rgb color,
                       double x, double y, const char *s, size_t len)
 {
     if (c->st != FO_OK || !f || len == 0) return;
+    if (f->font && fo_shape_needed(s, len)) {
+        fo_pdf_fill_rgb(c->page, color);
+        fo_pdf_show_shaped(c, f, size, x, y, s, len, FO_DIR_AUTO);
+        return;
+    }
     char stackbuf[1024];
     /* a byte may come out as 3 (U+FFFD for a stray byte), 4 bytes as 4 */
     size_t cap = 3 * len + 8 > sizeof stackbuf ? 3 * len + 8 : sizeof stackbuf;
@@ -179,7 +202,7 @@ size_t fo_pdf_wrap_plain(fo_pdf *c, fo_pdf_font *f, double size, const char *s, 
 /* ---- inline runs ---------------------------------------------------------- */
 
 typedef struct {
-    fo_pdf_font *f;
+    fo_pdf_font *f;    /* the font that draws it; for a shaped piece, the style's */
     double size;
     fo_rgb color;
     const char *url;
@@ -187,12 +210,19 @@ typedef struct {
     double w;          /* pt */
 } piece;
 
+/* A paragraph with text that needs shaping (shape.h) is set in shaped pieces
+ * only: one per style, each shaped whole (bidi inside it), so a phrase keeps
+ * its order and joining across spaces. A right-to-left paragraph is right
+ * aligned, its pieces placed from the right. */
 typedef struct {
     piece *p;
     size_t n, cap;
     char *buf;
     size_t blen, bcap;
     double w;
+    bool shaped;       /* the paragraph needs shaping */
+    fo_dir dir;        /* its direction (FO_DIR_RTL: right aligned) */
+    double colw;       /* the column's width */
 } line_t;
 
 /* The style of one run. */
@@ -229,9 +259,9 @@ static bool line_add(fo_pdf *c, line_t *L, const rstyle *rs, const char *s, size
         L->bcap = cap;
     }
     for (size_t i = 0, n; i < len; i += n) {
-        uint32_t cp = drawable(fo_utf8_at(s + i, len - i, &n));
-        fo_pdf_font *g = fo_pdf_cover(c, rs->f, cp);
-        double gw = fo_pdf_glyph_width(g, cp) * rs->size / 1000.0;
+        uint32_t cp = L->shaped ? fo_utf8_at(s + i, len - i, &n) : drawable(fo_utf8_at(s + i, len - i, &n));
+        fo_pdf_font *g = L->shaped ? rs->f : fo_pdf_cover(c, rs->f, cp);
+        double gw = L->shaped ? 0 : fo_pdf_glyph_width(g, cp) * rs->size / 1000.0;
         piece *last = L->n ? &L->p[L->n - 1] : NULL;
         if (!last || last->f != g || last->size != rs->size || last->color != rs->color ||
             last->url != rs->url) {
@@ -252,6 +282,12 @@ static bool line_add(fo_pdf *c, line_t *L, const rstyle *rs, const char *s, size
         last->w += gw;
         L->w += gw;
     }
+    if (L->shaped && L->n && len) { /* the text added to the last piece, shaped */
+        piece *q = &L->p[L->n - 1];
+        double gw = fo_pdf_shaped_width(c, q->f, q->size, s, len, L->dir);
+        q->w += gw;   /* words meet at spaces: their widths add up (linear, not the */
+        L->w += gw;   /* whole piece again at every word) */
+    }
     return true;
 }
 
@@ -266,13 +302,16 @@ static void line_emit(fo_pdf *c, line_t *L, double x, double line_h)
     if (L->n) {
         L->buf[L->blen] = 0;
         HPDF_Page_BeginText(p);
-        double px = x;
+        bool rtl = L->dir == FO_DIR_RTL;
+        double px = rtl ? x + L->colw : x;
         for (size_t i = 0; i < L->n; i++) {
             piece *q = &L->p[i];
             fo_pdf_fill_rgb(p, q->color);
-            fo_pdf_show(c, q->f, q->size, px, base, L->buf + q->off);
+            if (rtl) px -= q->w;
+            if (L->shaped) fo_pdf_show_shaped(c, q->f, q->size, px, base, L->buf + q->off, q->len, L->dir);
+            else fo_pdf_show(c, q->f, q->size, px, base, L->buf + q->off);
             q->off = (size_t)(px * 1000);  /* reuse: x position for links, in mpt */
-            px += q->w;
+            if (!rtl) px += q->w;
         }
         HPDF_Page_EndText(p);
         /* links: underline and one annotation per stretch of pieces */
@@ -302,11 +341,37 @@ static void line_emit(fo_pdf *c, line_t *L, double x, double line_h)
 
 typedef struct { size_t run, off, len; } frag;
 
+/* Adds byte range [i, i+n) of run r to the word: extends its last fragment
+ * or starts one. False when out of memory. */
+static bool word_extend(frag **word, size_t *nw, size_t *wcap, size_t r, size_t i, size_t n)
+{
+    frag *w = *word;
+    if (*nw && w[*nw - 1].run == r && w[*nw - 1].off + w[*nw - 1].len == i) {
+        w[*nw - 1].len += n;
+        return true;
+    }
+    if (*nw == *wcap) {
+        size_t cap = *wcap ? *wcap * 2 : 8;
+        frag *fw = fo_realloc(w, cap * sizeof *fw);
+        if (!fw) return false;
+        *word = fw;
+        *wcap = cap;
+    }
+    (*word)[(*nw)++] = (frag){r, i, n};
+    return true;
+}
+
 void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
                  double x, double w, double line_h)
 {
     line_t L = {0};
+    L.colw = w;
+    for (size_t r = 0; r < runs->n && !L.shaped; r++)
+        L.shaped = fo_shape_needed(runs->runs[r].text, runs->runs[r].len);
+    for (size_t r = 0; r < runs->n && L.shaped && L.dir == FO_DIR_AUTO; r++)
+        L.dir = fo_shape_direction(runs->runs[r].text, runs->runs[r].len);
     frag *word = NULL;
+    char *brks = NULL;
     size_t nw = 0, wcap = 0;
     rstyle *styles = fo_calloc(runs->n ? runs->n : 1, sizeof *styles);
     if (!styles) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
@@ -317,28 +382,23 @@ void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
     for (size_t r = 0; r <= runs->n && c->st == FO_OK; r++) {
         const char *s = r < runs->n ? runs->runs[r].text : "";
         size_t len = r < runs->n ? runs->runs[r].len : 0, i = 0;
+        /* UAX #14 (linebreak.h) where the run is not plain ASCII: a word
+           also ends where a break is allowed without a space (between CJK
+           characters, after a dash) */
+        fo_free(brks);
+        brks = fo_linebreaks(s, len);
         for (;;) {
             size_t n = 1;
             uint32_t cp = i < len ? fo_utf8_at(s + i, len - i, &n) : 0;
             bool end_run = i >= len;
-            bool cjk = (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xAC00 && cp <= 0xD7AF) ||
-                       (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFFEF);
+            bool cjk = !brks && ((cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xAC00 && cp <= 0xD7AF) ||
+                       (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFFEF));
             bool sep = !end_run && (cp == ' ' || cp == '\n' || cp == '\t');
-            bool flush = sep || cjk || (end_run && r == runs->n);
-            if (!flush && !end_run) {
-                /* extend the word's last fragment or start one */
-                if (nw && word[nw - 1].run == r && word[nw - 1].off + word[nw - 1].len == i) {
-                    word[nw - 1].len += n;
-                } else {
-                    if (nw == wcap) {
-                        wcap = wcap ? wcap * 2 : 8;
-                        frag *fw = fo_realloc(word, wcap * sizeof *fw);
-                        if (!fw) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); goto done; }
-                        word = fw;
-                    }
-                    word[nw++] = (frag){r, i, n};
-                }
-            }
+            bool brk_before = !end_run && !sep && i > 0 && s[i - 1] != ' ' &&
+                              fo_linebreak_after(brks, i - 1);
+            bool add = !sep && !cjk && !end_run;
+            bool flush = sep || cjk || brk_before || (end_run && r == runs->n);
+            if (add && !brk_before && !word_extend(&word, &nw, &wcap, r, i, n)) goto oom;
             if (flush && nw) {
                 double ww = 0, sw = 0;
                 for (size_t k = 0; k < nw; k++)
@@ -365,11 +425,15 @@ void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
                 space = false;
                 any = true;
             }
+            if (add && brk_before && !word_extend(&word, &nw, &wcap, r, i, n)) goto oom;
             if (cjk) {
                 /* the character is a word of its own, glued to nothing */
                 rstyle *cs = &styles[r];
                 double gw = fo_pdf_text_width(c, cs->f, cs->size, s + i, n);
-                if (L.n && L.w + gw > w) line_emit(c, &L, x, line_h);
+                const rstyle *fs = &styles[space_run < runs->n ? space_run : r];
+                double sw = space && L.n ? fo_pdf_glyph_width(fs->f, ' ') * fs->size / 1000.0 : 0;
+                if (L.n && L.w + sw + gw > w) { line_emit(c, &L, x, line_h); sw = 0; }
+                if (sw > 0 && !line_add(c, &L, fs, " ", 1)) goto oom;
                 if (!line_add(c, &L, cs, s + i, n)) goto oom;
                 space = false;
                 any = true;
@@ -388,6 +452,7 @@ oom:
     fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
 done:
     fo_free(styles);
+    fo_free(brks);
     fo_free(word);
     fo_free(L.p);
     fo_free(L.buf);
@@ -496,12 +561,22 @@ static void list_items(fo_pdf *c, const fo_list_item *items, size_t n, bool orde
         list_marker(ordered, depth, i, mark, sizeof mark);
         fo_pdf_need(c, lh);
         double base = c->y - lh + (lh - t->body_size) * 0.5 + t->body_size * 0.22;
-        double mw = fo_pdf_text_width(c, mf, t->body_size, mark, strlen(mark));
-        fo_pdf_text_draw(c, mf, t->body_size, ordered ? t->text : t->accent,
-                         x - 5 - mw, base, mark, strlen(mark));
+        /* a right-to-left item hangs from the right margin, its marker mirrored */
+        bool rtl = items[i].text && fo_shape_direction(items[i].text, strlen(items[i].text)) == FO_DIR_RTL;
+        fo_rgb mc = ordered ? t->text : t->accent;
+        if (rtl && mf) {
+            double mw = fo_pdf_shaped_width(c, mf, t->body_size, mark, strlen(mark), FO_DIR_RTL);
+            fo_pdf_fill_rgb(c->page, mc);
+            fo_pdf_show_shaped(c, mf, t->body_size, c->right - (x - c->left) + 5, base, mark,
+                               strlen(mark), FO_DIR_RTL);
+            (void)mw;
+        } else {
+            double mw = fo_pdf_text_width(c, mf, t->body_size, mark, strlen(mark));
+            fo_pdf_text_draw(c, mf, t->body_size, mc, x - 5 - mw, base, mark, strlen(mark));
+        }
         fo_pdf_style st = {&t->body, t->body_size, t->text, FO_PDF_REGULAR};
         if (items[i].text && items[i].text[0])
-            fo_pdf_markup(c, items[i].text, true, &st, x, c->right - x, lh);
+            fo_pdf_markup(c, items[i].text, true, &st, rtl ? c->left : x, c->right - x, lh);
         else
             c->y -= lh;
         c->y -= t->body_size * 0.15;

@@ -26,9 +26,8 @@ static const char *const fallback_files[] = {
     FO_TEXT_FALLBACK_REGULAR,
     FO_TEXT_FALLBACK_SYMBOLS,
     FO_TEXT_FALLBACK_CJK,
-    "/usr/share/fonts/truetype/noto/NotoSansCJK-Regular.ttf",
+    FO_TEXT_FALLBACK_KOREAN,
     "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
-    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
 };
 
 void fo_pdf_fail(fo_pdf *c, fo_status st, const char *fmt, ...)
@@ -46,6 +45,7 @@ static void hpdf_error(HPDF_STATUS code, HPDF_STATUS detail, void *user)
 {
     fo_pdf *c = user;
     if (c->st != FO_OK) return;
+    if (c->probing) { c->probe_failed = true; return; } /* fo_pdf_font_load decides */
     if (c->loading) {
         fo_pdf_fail(c, FO_ERR_INPUT, "%s: cannot read the image (libharu error 0x%04X)",
                     c->loading, (unsigned)code);
@@ -94,10 +94,16 @@ fo_pdf_font *fo_pdf_font_load(fo_pdf *c, const char *path)
         if (strcmp(c->fonts[i]->path, path) == 0) return c->fonts[i];
     if (c->nfonts == FO_PDF_MAX_FONTS || !path[0] || access(path, R_OK) != 0) return NULL;
     size_t plen = strlen(path);
+    /* a file libharu cannot embed (OpenType with CFF outlines, as the Noto
+       CJK collections are) is skipped like a missing one, not a failed render */
+    c->probing = true;
+    c->probe_failed = false;
     const char *name = plen > 4 && strcmp(path + plen - 4, ".ttc") == 0
         ? HPDF_LoadTTFontFromFile2(c->pdf, path, 0, HPDF_TRUE)
         : HPDF_LoadTTFontFromFile(c->pdf, path, HPDF_TRUE);
-    if (!name) return NULL;
+    c->probing = false;
+    if (c->probe_failed) HPDF_ResetError(c->pdf);
+    if (!name || c->probe_failed) return NULL;
     fo_pdf_font *f = fo_calloc(1, sizeof *f);
     if (!f) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return NULL; }
     snprintf(f->path, sizeof f->path, "%s", path);
@@ -124,15 +130,27 @@ fo_pdf_font *fo_pdf_face(fo_pdf *c, const fo_font *f, int face)
     return r;
 }
 
+/* Whether f has a glyph for cp (a BMP code point), remembered per font. */
+static bool font_has(fo_pdf_font *f, uint32_t cp)
+{
+    if (!f->has && !(f->has = fo_calloc(0x10000 / 4, 1)))
+        return HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)cp) != 0;
+    uint8_t *b = &f->has[cp >> 2];
+    unsigned shift = (cp & 3) * 2;
+    if (!(*b >> shift & 1))
+        *b |= (uint8_t)((1 | (HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)cp) != 0) << 1) << shift);
+    return *b >> shift & 2;
+}
+
 fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp)
 {
     if (cp > 0xFFFF) return &c->outlines;    /* flow.c's drawable() made sure one exists */
-    if (cp < 0x80 || HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)cp) != 0)
-        return f;
+    if (cp < 0x80 || font_has(f, cp)) return f;
     for (size_t i = 0; i < c->nfallbacks; i++) {
         fo_pdf_font *g = fo_pdf_font_load(c, c->fallbacks[i]);
-        if (g && HPDF_TTFontDef_GetGlyphid(g->def, (HPDF_UINT16)cp) != 0) return g;
+        if (g && font_has(g, cp)) return g;
     }
+    fo_text_missing_note(cp);
     return f;
 }
 
@@ -182,6 +200,7 @@ static void fix_to_unicode(fo_pdf *c, fo_pdf_font *f)
         }
         HPDF_Stream_WriteStr(s, "endbfrange\n");
     }
+    fo_pdf_glyphs_to_unicode(f, s);
     HPDF_Stream_WriteStr(s, "endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n");
     (void)c;
 }
@@ -418,7 +437,7 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
     c->t = &doc->theme;
     c->d = d;
     for (size_t i = 0; i < sizeof fallback_files / sizeof *fallback_files; i++)
-        if (access(fallback_files[i], R_OK) == 0 && c->nfallbacks < 4)
+        if (access(fallback_files[i], R_OK) == 0 && c->nfallbacks < FO_PDF_MAX_FALLBACKS)
             c->fallbacks[c->nfallbacks++] = fallback_files[i];
     const fo_theme *t = c->t;
     c->left = t->page.margin_left;
@@ -441,16 +460,25 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
     if (c->st == FO_OK) fo_pdf_toc_fill(c);
     if (c->st == FO_OK) header_footer(c);
     if (c->st == FO_OK) build_outline(c);
-    for (size_t i = 0; i < c->nfonts && c->st == FO_OK; i++) fix_to_unicode(c, c->fonts[i]);
+    for (size_t i = 0; i < c->nfonts && c->st == FO_OK; i++) {
+        fo_pdf_glyphs_finish(c, c->fonts[i]);
+        fo_pdf_close_glyphs(c, c->fonts[i]);
+        fix_to_unicode(c, c->fonts[i]);
+    }
     if (c->st == FO_OK && HPDF_SaveToFile(c->pdf, tmp) != HPDF_OK && c->st == FO_OK)
         fo_pdf_fail(c, FO_ERR_IO, "%s: cannot write the PDF", dest);
 
     fo_status st = c->st;
     HPDF_Free(c->pdf);
-    for (size_t i = 0; i < c->nfonts; i++) fo_free(c->fonts[i]);
+    for (size_t i = 0; i < c->nfonts; i++) {
+        fo_pdf_gmap_free(c->fonts[i]);
+        fo_free(c->fonts[i]->has);
+        fo_free(c->fonts[i]);
+    }
     for (size_t i = 0; i < c->nmarks; i++) fo_free(c->marks[i].text);
     fo_free(c->marks);
     fo_free(c->pages);
+    fo_pdf_widths_free(c);
     fo_free(c->toc);
     return st;
 }

@@ -5,6 +5,8 @@
  * current page and a new page starts when a block does not fit. Text goes
  * through libharu's UTF-8 encoder into embedded TrueType (CID) fonts; a
  * character the theme font lacks is drawn with a fallback font that has it.
+ * Text that needs shaping (render/shape.h) is drawn as the shaper's glyphs
+ * by id (shaped.c, glyphs.c).
  *
  * Errors are sticky (cairo's way): the first one is kept in ctx->st and
  * every later drawing call is a no-op; fo_pdf_render checks once at the end. */
@@ -16,6 +18,7 @@
 #include "render/core/markup.h"
 #include "render/core/model.h"
 #include "render/core/numfmt.h"
+#include "render/core/shape.h"
 
 /* Font faces of a family. */
 enum { FO_PDF_REGULAR = 0, FO_PDF_BOLD = 1, FO_PDF_ITALIC = 2, FO_PDF_BOLD_ITALIC = 3 };
@@ -23,10 +26,14 @@ enum { FO_PDF_REGULAR = 0, FO_PDF_BOLD = 1, FO_PDF_ITALIC = 2, FO_PDF_BOLD_ITALI
 /* One loaded TrueType file. Widths of U+0000..U+07FF are cached in
  * 1/1000 em (-1 = not looked up yet); others are asked from libharu. */
 #define FO_PDF_WCACHE 0x800
+struct fo_pdf_gmap;           /* glyphs.c: codes of shaped glyphs */
 typedef struct {
     char path[256];
     HPDF_Font font;
     HPDF_FontDef def;
+    struct fo_pdf_gmap *gmap; /* NULL until a shaped glyph is drawn with it */
+    uint8_t *has;             /* 2 bits per BMP code point: looked up, has a glyph;
+                               * lazily (libharu's cmap lookup is a linear scan) */
     float ascent, descent;   /* 1/1000 em; descent is negative */
     float w[FO_PDF_WCACHE];
 } fo_pdf_font;
@@ -53,11 +60,14 @@ typedef struct {
     fo_diags *d;
     fo_status st;            /* sticky: first error */
     const char *loading;     /* image file being loaded, for error messages */
+    bool probing;            /* loading a font: libharu errors are not fatal */
+    bool probe_failed;
     HPDF_Doc pdf;
 
     fo_pdf_font *fonts[FO_PDF_MAX_FONTS];
     size_t nfonts;
-    const char *fallbacks[4]; /* files tried for a glyph the font lacks */
+#define FO_PDF_MAX_FALLBACKS 6
+    const char *fallbacks[FO_PDF_MAX_FALLBACKS]; /* files tried for a glyph the font lacks */
     size_t nfallbacks;
     /* Stands for characters outside the BMP, which libharu cannot show:
        font NULL; they are drawn as glyph outlines (fo_pdf_show). */
@@ -78,6 +88,7 @@ typedef struct {
     size_t toc_first_mark;   /* marks[] index of the first TOC entry */
 
     HPDF_ExtGState alpha_gs[16]; /* by alpha * 15, lazily */
+    struct fo_pdf_wcache *widths; /* shaped.c: widths of shaped words, lazily */
 } fo_pdf;
 
 /* ---- pdf.c: document, pages, fonts ------------------------------------- */
@@ -99,6 +110,9 @@ fo_pdf_font *fo_pdf_font_load(fo_pdf *c, const char *path);
 /* The font to draw code point cp with: f when it has the glyph, else the
  * first fallback that has it, else f (the reader shows .notdef). */
 fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp);
+/* closure.c: flags the components of every composite glyph font f shows
+ * (unsigned, nested), so libharu's subset embeds them; call before saving. */
+void fo_pdf_close_glyphs(fo_pdf *c, fo_pdf_font *f);
 /* Advance width of one code point, 1/1000 em. */
 double fo_pdf_glyph_width(fo_pdf_font *f, uint32_t cp);
 /* Fill/stroke colour from 0xRRGGBB; nothing is written when the page's
@@ -153,6 +167,46 @@ void fo_pdf_markup(fo_pdf *c, const char *src, bool markup, const fo_pdf_style *
  * lens (up to max entries) with each line's byte range. */
 size_t fo_pdf_wrap_plain(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len,
                          double w, size_t *starts, size_t *lens, size_t max);
+
+/* ---- shaped.c: text that needs shaping (fo_shape_needed) ------------------ */
+/* Advance width in pt of s shaped in font f (with the shaper's fallbacks).
+ * Short strings (words) are remembered in c->widths: a report repeats its
+ * words, and shaping is most of the cost of measuring. */
+double fo_pdf_shaped_width(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len,
+                           fo_dir dir);
+void fo_pdf_widths_free(fo_pdf *c);
+/* Draws s shaped with its left end at (x, baseline y) in the current fill
+ * colour: the shaper's glyphs by id (glyphs.c), or as outlines under
+ * invisible text for a font libharu cannot embed; works inside or outside a
+ * text object (leaves the mode as it found it). */
+void fo_pdf_show_shaped(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
+                        const char *s, size_t len, fo_dir dir);
+
+/* ---- glyphs.c: shaped glyphs by glyph id ---------------------------------- */
+typedef struct {
+    uint32_t gid;
+    double x, dy;            /* pen x from the run's start; dy above the baseline */
+    double adv;              /* to the next glyph's x (its own advance for the last) */
+    const char *text;        /* the characters it stands for ("" for a cluster's
+                              * later glyphs); borrowed for the call */
+    unsigned char actual;    /* 1: starts an /ActualText span with text (a cluster of
+                              * more glyphs than characters), 2: inside it */
+} fo_pdf_glyph;
+/* True when font f can take n more shaped glyphs (codes are per font). */
+bool fo_pdf_glyph_codes_left(const fo_pdf_font *f, size_t n);
+/* Shows g[0..n) of font f (a TrueType file libharu loaded) at size from
+ * (x, baseline y), inside a text object, each glyph where the shaper put it. */
+void fo_pdf_glyph_run(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
+                      const fo_pdf_glyph *g, size_t n);
+/* Before saving: /CIDToGIDMap and /W of f completed for its shaped glyphs. */
+void fo_pdf_glyphs_finish(fo_pdf *c, fo_pdf_font *f);
+/* bfchar entries of f's shaped glyphs for its /ToUnicode CMap. */
+void fo_pdf_glyphs_to_unicode(const fo_pdf_font *f, HPDF_Stream s);
+void fo_pdf_gmap_free(fo_pdf_font *f);
+/* A marked-content span whose text readers take instead of what is drawn
+ * inside it (/ActualText, utf8), written into the page's content stream. */
+void fo_pdf_actual_open(HPDF_Page p, const char *utf8);
+void fo_pdf_actual_close(HPDF_Page p);
 
 void fo_pdf_title_block(fo_pdf *c);
 void fo_pdf_heading(fo_pdf *c, const fo_block *b);

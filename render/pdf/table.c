@@ -184,7 +184,8 @@ static void draw_row(table *T, const char *const *texts, const size_t *lens, int
         for (size_t k = 0; k < nlines[i]; k++, base -= T->lh) {
             const char *s = texts[i] + ST(i)[k];
             double tx = x + PAD_X;
-            if (T->cols[i].right)
+            /* numbers, and text that reads right to left, hug the right edge */
+            if (T->cols[i].right || fo_shape_direction(s, LN(i)[k]) == FO_DIR_RTL)
                 tx = x + T->cols[i].w - PAD_X - fo_pdf_text_width(c, f, T->size, s, LN(i)[k]);
             fo_rgb ink = kind != ROW_HEADER && T->colors[i] >= 0 ? (fo_rgb)T->colors[i] : color;
             fo_pdf_text_draw(c, f, T->size, ink, tx, base, s, LN(i)[k]);

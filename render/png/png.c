@@ -148,7 +148,7 @@ static void show_run(cairo_t *cr, const char *file, double size, fo_glyph *g, si
             if (g[i].index != 0) {
                 buf[m].index = g[i].index;
                 buf[m].x = x0 + g[i].x;
-                buf[m].y = 0;
+                buf[m].y = -g[i].y;   /* cairo's y grows downwards */
                 m++;
             }
             g[i].font = NULL;

@@ -14,6 +14,7 @@
 
 #include "render/pptx/pptx_internal.h"
 #include "render/core/text.h"
+#include "render/core/shape.h"
 
 void fo_pptx_fail(fo_pptx *p, fo_status err, const char *pointer, const char *fmt, ...)
 {
@@ -115,6 +116,8 @@ static void write_title(fo_pptx *p, const char *title)
     fo_xml_leaf(x, "a:bodyPr", NULL);
     fo_xml_leaf(x, "a:lstStyle", NULL);
     fo_xml_open(x, "a:p", NULL);
+    if (title && fo_shape_direction(title, strlen(title)) == FO_DIR_RTL)
+        fo_xml_leaf(x, "a:pPr", "algn", "r", "rtl", "1", NULL);
     fo_xml_open(x, "a:r", NULL);
     fo_xml_open(x, "a:rPr", "lang", "en-US", NULL);
     if (sz != FO_PPTX_TITLE_SZ) fo_xml_attr_int(x, "sz", lround(sz * 100));

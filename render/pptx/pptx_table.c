@@ -16,6 +16,7 @@
 #include "render/pptx/pptx_internal.h"
 #include "render/core/numfmt.h"
 #include "render/core/text.h"
+#include "render/core/shape.h"
 
 #define CELL_MX 5.4   /* left/right cell margin, pt */
 #define CELL_MY 3.6   /* top/bottom cell margin, pt */
@@ -166,8 +167,8 @@ static int border(char *buf, size_t cap, const char *side, double w_pt, fo_rgb c
  * to the end of the cell properties. Written raw: these are the same for
  * every cell of a row, and a wide table has tens of thousands of cells. */
 typedef struct {
-    char head[2][192];   /* [right-aligned] */
-    size_t head_len[2];
+    char head[3][192];   /* [left, right-aligned, right to left] */
+    size_t head_len[3];
     char tail[1024];
     size_t tail_len;
 } cell_markup;
@@ -175,10 +176,11 @@ typedef struct {
 static void row_markup(cell_markup *m, const fo_theme *t, int kind, bool band)
 {
     long spc = lround(fo_pptx_line_h(FO_PPTX_TABLE_SZ) * 100);
-    for (int r = 0; r < 2; r++) {
+    for (int r = 0; r < 3; r++) {
         int n = snprintf(m->head[r], sizeof m->head[r],
-                         "<a:txBody><a:bodyPr/><a:lstStyle/><a:p><a:pPr algn=\"%s\"><a:lnSpc>"
-                         "<a:spcPts val=\"%ld\"/></a:lnSpc></a:pPr>", r ? "r" : "l", spc);
+                         "<a:txBody><a:bodyPr/><a:lstStyle/><a:p><a:pPr algn=\"%s\"%s><a:lnSpc>"
+                         "<a:spcPts val=\"%ld\"/></a:lnSpc></a:pPr>", r ? "r" : "l",
+                         r == 2 ? " rtl=\"1\"" : "", spc);
         m->head_len[r] = n > 0 && (size_t)n < sizeof m->head[r] ? (size_t)n : 0;
     }
     char lines[4][160], fill[96], hex[7];
@@ -217,7 +219,11 @@ static void write_row(tbl *tb, char *const *cells, unsigned right, double h, int
     fo_xml_open(x, "a:tr", NULL);
     fo_xml_attr_int(x, "h", FO_PPTX_EMU(h));
     for (size_t j = 0; j < tb->ncols; j++) {
-        bool r = kind == 0 ? tb->numeric[j] : (j < 32 && (right >> j & 1));
+        int r = kind == 0 ? tb->numeric[j] : (j < 32 && (right >> j & 1));
+        /* text that reads right to left: rtl="1", from the right edge */
+        if (cells[j] && fo_shape_has_rtl(cells[j], strlen(cells[j])) &&
+            fo_shape_direction(cells[j], strlen(cells[j])) == FO_DIR_RTL)
+            r = 2;
         fo_xml_open(x, "a:tc", NULL);
         fo_xml_raw(x, m.head[r], m.head_len[r]);
         if (cells[j] && *cells[j]) {

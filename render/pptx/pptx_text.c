@@ -13,6 +13,7 @@
 #include "render/core/policy.h"
 #include "render/pptx/pptx_internal.h"
 #include "render/core/text.h"
+#include "render/core/shape.h"
 
 double fo_pptx_body_size(int level)
 {
@@ -240,7 +241,14 @@ void fo_pptx_para_write(fo_pptx *p, const fo_pptx_para *para, bool first)
     fo_xml_attr_int(x, "marL", listed ? FO_PPTX_EMU(fo_pptx_mar_left(para->level)) : 0);
     if (listed) fo_xml_attr_int(x, "lvl", para->level > 8 ? 8 : para->level);
     fo_xml_attr_int(x, "indent", listed && !para->cont ? -FO_PPTX_EMU(FO_PPTX_HANG) : 0);
-    fo_xml_attr(x, "algn", algn[para->align > 2 ? 0 : para->align]);
+    /* a paragraph whose first strong character is right to left reads from
+       the right: rtl="1" (PowerPoint orders it, bullets on the right) */
+    fo_dir dir = FO_DIR_AUTO;
+    for (size_t r = 0; r < para->nruns && dir == FO_DIR_AUTO; r++)
+        dir = fo_shape_direction(para->runs[r].text, para->runs[r].len);
+    bool rtl = dir == FO_DIR_RTL;
+    fo_xml_attr(x, "algn", rtl && para->align == 0 ? "r" : algn[para->align > 2 ? 0 : para->align]);
+    if (rtl) fo_xml_attr(x, "rtl", "1");
     fo_xml_open(x, "a:lnSpc", NULL);
     fo_pptx_leaf_int(x, "a:spcPts", "val", lround(fo_pptx_line_h(para->size) * 100));
     fo_xml_close(x);

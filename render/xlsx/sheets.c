@@ -14,6 +14,7 @@
 
 #include "render/core/numfmt.h"
 #include "render/xlsx/xlsx_internal.h"
+#include "render/core/shape.h"
 
 #define DATA_ROWS_PER_SHEET (FO_XLSX_MAX_ROWS - 1) /* row 0 is the header */
 #define MAX_FORMULA_CHARS 8192u
@@ -113,6 +114,8 @@ static lxw_format *table_format(fo_xlsx *x, int role, const char *code)
     case FO_XLSX_FMT_WRAP:
         format_set_text_wrap(f);
         format_set_align(f, LXW_ALIGN_VERTICAL_TOP);
+    case FO_XLSX_FMT_CELL_RTL:
+        format_set_reading_order(f, 2);
         break;
     default:
         break;
@@ -260,6 +263,18 @@ static void fit_row(table *t, lxw_worksheet *w, lxw_row_t r)
     t->lines = 0;
 }
 
+/* The column's cell format, or for text whose first strong character reads
+ * right to left the shared readingOrder 2 format (Excel then lays it out
+ * from the right); NULL when out of memory (recorded). */
+static lxw_format *text_format(table *t, const colstate *c, const char *s)
+{
+    size_t len = strlen(s);
+    if (!fo_shape_has_rtl(s, len) || fo_shape_direction(s, len) != FO_DIR_RTL) return c->cell;
+    lxw_format *f = table_format(t->x, FO_XLSX_FMT_CELL_RTL, NULL);
+    if (!f) t->st = FO_ERR_NOMEM;
+    return f;
+}
+
 static void write_text(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, const char *s,
                        lxw_format *f, bool sample)
 {
@@ -303,9 +318,12 @@ static void write_cell(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, const 
     switch (v->kind) {
     case FO_VAL_NULL:
         break;
-    case FO_VAL_TEXT:
-        write_text(t, w, r, j, v->str ? v->str : "", c->cell, sample);
+    case FO_VAL_TEXT: {
+        const char *str = v->str ? v->str : "";
+        lxw_format *tf = text_format(t, c, str);
+        if (tf) write_text(t, w, r, j, str, tf, sample);
         return;
+    }
     case FO_VAL_NUMBER:
         write_num(t, w, r, j, v->num, c->cell, sample);
         break;

@@ -18,6 +18,7 @@
 
 #include "render/core/markup.h"
 #include "render/xlsx/xlsx_internal.h"
+#include "render/core/shape.h"
 
 #define NCOLS 6
 #define ROW_PX 20.0 /* default row height: 15 pt */
@@ -41,6 +42,7 @@ typedef struct {
     size_t nbreaks;
     lxw_format *run[RUN_STYLES];   /* fonts of inline runs */
     lxw_format *text[7];           /* wrapped text cell, by indent 0..6 */
+    lxw_format *rtext[7];          /* the same, read right to left (Arabic, Hebrew) */
     lxw_format *linkfmt[7];        /* link cell, by indent 0..6 */
     lxw_format *title, *subtitle, *meta, *heading[6], *code, *link, *caption;
     lxw_format *metric_label, *metric_delta_up, *metric_delta_down;
@@ -74,6 +76,10 @@ static fo_status make_formats(summary *s)
         if (!(s->text[i] = font_format(s, &th->body, th->body_size, th->text))) return s->st;
         format_set_text_wrap(s->text[i]);
         if (i) format_set_indent(s->text[i], (uint8_t)i);
+        if (!(s->rtext[i] = font_format(s, &th->body, th->body_size, th->text))) return s->st;
+        format_set_text_wrap(s->rtext[i]);
+        if (i) format_set_indent(s->rtext[i], (uint8_t)i);
+        format_set_reading_order(s->rtext[i], 2);   /* Excel: right-to-left context */
         if (!(s->linkfmt[i] = font_format(s, &th->body, th->body_size, th->link))) return s->st;
         format_set_underline(s->linkfmt[i], LXW_UNDERLINE_SINGLE);
         if (i) format_set_indent(s->linkfmt[i], (uint8_t)i);
@@ -203,8 +209,9 @@ static void put_markup(summary *s, const char *prefix, const char *src, int inde
     fo_xlsx_buf *bufs = NULL;
     size_t nbufs = 0;
     if (indent > 6) indent = 6;
-    lxw_format *cell = s->text[indent];
     if (!(plain = fo_markup_plain(src ? src : ""))) { s->st = FO_ERR_NOMEM; goto cleanup; }
+    lxw_format *cell = fo_shape_direction(plain, strlen(plain)) == FO_DIR_RTL ? s->rtext[indent]
+                                                                             : s->text[indent];
     double lines = text_lines(plain, merged_chars(indent));
     set_height(s, fmax(15, lines * s->x->th->body_size * 1.45 + 3));
     if (!fits(s, plain, prefix ? 4 : 0)) goto cleanup; /* Excel would drop it: refuse, lose nothing */

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# bench-text.sh — the cost of world text (issue 15): the 50-section report
+# of gen_report.py in English and in a mixed-script version (a script per
+# section: Chinese, Arabic, Hindi, Hebrew, Japanese, Russian, Thai, Korean,
+# Greek, Bengali, Tamil, Persian, English — paragraphs, headings, table
+# items, chart titles and categories), rendered to PDF and to PNG (its 50
+# charts), by this folio and, when BEFORE names one, by a folio from before
+# shaping. ReportLab renders both reports to PDF as the peer (it draws the
+# mixed one unshaped: Arabic unjoined, left to right).
+# Targets: English <= 10 % slower than before; mixed within 2x English;
+# >= 5x faster than ReportLab.
+#
+# usage: bench/bench-text.sh FOLIO_BIN   (RUNS=5; BEFORE=path/to/old/folio)
+set -uo pipefail
+folio=$(readlink -f "${1:-build/folio}")
+before=${BEFORE:+$(readlink -f "$BEFORE")}
+here=$(cd "$(dirname "$0")" && pwd)
+work="$here/work"
+runs=${RUNS:-5}
+py=/usr/bin/python3
+mkdir -p "$work/text"
+[ -f "$work/report/report.json" ] || $py "$here/gen_report.py" "$work/report" || exit 1
+[ -f "$work/report-mixed/report.json" ] || $py "$here/gen_report.py" --mixed "$work/report-mixed" || exit 1
+
+# best of $runs by CPU time: prints "wall cpu rss_kb"
+measure() {
+  local best="" line
+  for _ in $(seq "$runs"); do
+    /usr/bin/time -o "$work/text/time.txt" -f "%e %U %S %M" "$@" >/dev/null 2>&1 || return 1
+    line=$(tail -1 "$work/text/time.txt" | awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}')
+    best=$(printf '%s\n%s\n' "$best" "$line" | awk 'NF' | sort -k2 -n | head -1)
+  done
+  echo "$best"
+}
+
+printf '%-8s %-8s %-5s %8s %8s %9s %10s\n' binary report fmt wall_s cpu_s rss_MiB bytes
+declare -A cpu
+row() {  # label report fmt cmd...
+  local label=$1 rep=$2 fmt=$3 out=$4; shift 4
+  read -r w c r < <(measure "$@") || { echo "$label $rep $fmt: failed"; return; }
+  local bytes
+  bytes=$(cat "$out"* 2>/dev/null | wc -c)
+  cpu[$label.$rep.$fmt]=$c
+  printf '%-8s %-8s %-5s %8s %8s %9.1f %10s\n' "$label" "$rep" "$fmt" "$w" "$c" "$(echo "$r / 1024" | bc -l)" "$bytes"
+}
+for rep in english mixed; do
+  dir=report; [ $rep = mixed ] && dir=report-mixed
+  spec="$work/$dir/report.json"
+  for fmt in pdf png; do
+    for label in before after; do
+      bin=$folio; [ $label = before ] && bin=$before
+      [ -n "$bin" ] || continue
+      out="$work/text/$label-$rep"
+      rm -f "$out"*.png
+      row "$label" "$rep" "$fmt" "$out" "$bin" render "$spec" -o "$out.$fmt" --quiet
+    done
+  done
+  row reportlab "$rep" pdf "$work/text/rl-$rep.pdf" $py "$here/reportlab_report.py" "$spec" "$work/text/rl-$rep.pdf"
+done
+ratio() { [ -n "${1:-}" ] && [ -n "${2:-}" ] && printf "%.2f" "$(echo "$1 / $2" | bc -l)" || echo "n/a"; }
+echo
+echo "load average $(cut -d' ' -f1 /proc/loadavg); best of $runs runs by CPU time"
+for fmt in pdf png; do
+  echo "$fmt: English after/before x$(ratio "${cpu[after.english.$fmt]:-}" "${cpu[before.english.$fmt]:-}") (target <= 1.10);" \
+       "mixed/English x$(ratio "${cpu[after.mixed.$fmt]:-}" "${cpu[after.english.$fmt]:-}") (target <= 2)"
+done
+echo "reportlab/folio pdf: English x$(ratio "${cpu[reportlab.english.pdf]:-}" "${cpu[after.english.pdf]:-}")," \
+     "mixed x$(ratio "${cpu[reportlab.mixed.pdf]:-}" "${cpu[after.mixed.pdf]:-}") (target >= 5)"

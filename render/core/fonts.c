@@ -1,0 +1,89 @@
+/* fonts.c — the per-script fallback fonts, found with fontconfig (fonts.h). */
+#include <pthread.h>
+#include <string.h>
+
+#include <fontconfig/fontconfig.h>
+
+#include "folio.h"
+#include "render/core/fonts.h"
+
+typedef struct {
+    uint32_t lo, hi;      /* code point range of the script (main block) */
+    const char *family;   /* the Noto family that draws it */
+} script_font;
+
+static const script_font scripts[] = {
+    {0x0530, 0x058F, "Noto Sans Armenian"},
+    {0x0590, 0x05FF, "Noto Sans Hebrew"},
+    {0x0600, 0x06FF, "Noto Sans Arabic"},
+    {0x0750, 0x077F, "Noto Sans Arabic"},
+    {0x08A0, 0x08FF, "Noto Sans Arabic"},
+    {0x0900, 0x097F, "Noto Sans Devanagari"},
+    {0x0980, 0x09FF, "Noto Sans Bengali"},
+    {0x0A00, 0x0A7F, "Noto Sans Gurmukhi"},
+    {0x0A80, 0x0AFF, "Noto Sans Gujarati"},
+    {0x0B80, 0x0BFF, "Noto Sans Tamil"},
+    {0x0C00, 0x0C7F, "Noto Sans Telugu"},
+    {0x0C80, 0x0CFF, "Noto Sans Kannada"},
+    {0x0D00, 0x0D7F, "Noto Sans Malayalam"},
+    {0x0D80, 0x0DFF, "Noto Sans Sinhala"},
+    {0x0E00, 0x0E7F, "Noto Sans Thai"},
+    {0x0E80, 0x0EFF, "Noto Sans Lao"},
+    {0x1000, 0x109F, "Noto Sans Myanmar"},
+    {0x10A0, 0x10FF, "Noto Sans Georgian"},
+    {0x1200, 0x139F, "Noto Sans Ethiopic"},
+    {0x1780, 0x17FF, "Noto Sans Khmer"},
+    {0xA8E0, 0xA8FF, "Noto Sans Devanagari"},
+    {0xFB1D, 0xFB4F, "Noto Sans Hebrew"},
+    {0xFB50, 0xFDFF, "Noto Sans Arabic"},
+    {0xFE70, 0xFEFF, "Noto Sans Arabic"},
+};
+#define NSCRIPTS (sizeof scripts / sizeof *scripts)
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static char *found[NSCRIPTS];
+static bool looked[NSCRIPTS];
+
+/* The file fontconfig gives for family, when that family really is it and
+ * the file is TrueType outlines; NULL otherwise. Caller holds the lock. */
+static char *lookup(const char *family)
+{
+    char *r = NULL;
+    FcPattern *p = FcNameParse((const FcChar8 *)family);
+    if (!p) return NULL;
+    FcConfigSubstitute(NULL, p, FcMatchPattern);
+    FcDefaultSubstitute(p);
+    FcResult res;
+    FcPattern *m = FcFontMatch(NULL, p, &res);
+    FcChar8 *fam = NULL, *file = NULL, *fmt = NULL;
+    if (m && FcPatternGetString(m, FC_FAMILY, 0, &fam) == FcResultMatch &&
+        FcPatternGetString(m, FC_FILE, 0, &file) == FcResultMatch &&
+        FcPatternGetString(m, FC_FONTFORMAT, 0, &fmt) == FcResultMatch &&
+        strcmp((const char *)fam, family) == 0 && strcmp((const char *)fmt, "TrueType") == 0) {
+        size_t n = strlen((const char *)file);
+        /* a collection would need a face index; the Noto script fonts are single files */
+        if (n > 4 && strcmp((const char *)file + n - 4, ".ttf") == 0) r = fo_strdup((const char *)file);
+    }
+    if (m) FcPatternDestroy(m);
+    FcPatternDestroy(p);
+    return r;
+}
+
+const char *fo_fonts_for_char(uint32_t cp)
+{
+    size_t k = 0;
+    while (k < NSCRIPTS && !(cp >= scripts[k].lo && cp <= scripts[k].hi)) k++;
+    if (k == NSCRIPTS) return NULL;
+    pthread_mutex_lock(&lock);
+    if (!looked[k]) {
+        looked[k] = true;
+        /* the same family for several ranges: look it up once */
+        for (size_t j = 0; j < NSCRIPTS; j++)
+            if (j != k && looked[j] && strcmp(scripts[j].family, scripts[k].family) == 0 && found[j])
+                found[k] = found[j];
+        if (!found[k]) found[k] = lookup(scripts[k].family);
+    }
+    const char *r = found[k];
+    pthread_mutex_unlock(&lock);
+    return r;
+}

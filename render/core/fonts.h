@@ -1,0 +1,25 @@
+/* fonts.h — which installed font draws a script the theme's fonts lack.
+ *
+ * A fallback chain per script: for scripts DejaVu Sans, Symbola and Droid
+ * Sans Fallback draw badly or not at all, the Noto family of that script
+ * (Debian fonts-noto-core), found through fontconfig where it is installed.
+ * Scripts covered: Arabic (and Persian, Urdu), Hebrew, Devanagari, Bengali,
+ * Tamil, Telugu, Kannada, Malayalam, Gujarati, Gurmukhi, Sinhala, Thai, Lao,
+ * Khmer, Myanmar, Georgian, Armenian, Ethiopic. Latin, Greek, Cyrillic and
+ * Vietnamese come from the theme font, then DejaVu Sans; CJK from Droid Sans
+ * Fallback; symbols and emoji from Symbola (see text.h).
+ *
+ * Only TrueType-outline files are returned (the PDF writer embeds them). The
+ * answer is looked up once per script and cached for the life of the process
+ * (guarded by a mutex); fontconfig is never initialised for text that needs
+ * no such script. */
+#ifndef FO_FONTS_H
+#define FO_FONTS_H
+
+#include <stdint.h>
+
+/* The file for the script of code point cp, or NULL when cp's script needs
+ * none (or none is installed). Borrowed, valid for the life of the process. */
+const char *fo_fonts_for_char(uint32_t cp);
+
+#endif

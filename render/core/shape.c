@@ -1,0 +1,310 @@
+/* shape.c — bidi, itemizing and HarfBuzz shaping (see shape.h).
+ *
+ * Steps for one text: decode UTF-8 to code points (controls become U+200B,
+ * which HarfBuzz drops as default ignorables); FriBidi resolves embedding
+ * levels (UAX #9, with paired brackets); the text is cut into items of one
+ * level, one script and one font; items are put in visual order (UAX #9 L2:
+ * from the highest level down to the lowest odd one, reverse every sequence
+ * at that level or above); each item is shaped by HarfBuzz with the whole
+ * text as context, in its direction. Positions come out in font units
+ * (fonts are created at scale = units per em) and are scaled to size. */
+#include <pthread.h>
+#include <string.h>
+
+#include <fribidi.h>
+#include <hb.h>
+
+#include "folio.h"
+#include "render/core/utf8.h"
+#include "render/core/fonts.h"
+#include "render/core/shape.h"
+#include "render/core/text.h"
+
+/* ---- faces ------------------------------------------------------------------ */
+typedef struct {
+    char *path;
+    hb_font_t *font;      /* NULL: could not be loaded */
+    double upem;
+} hb_entry;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static hb_entry **cache;
+static size_t ncache, capcache;
+
+/* The entry for path, loaded on first use; NULL only when out of memory.
+ * Caller holds the lock. */
+static hb_entry *font_get(const char *path)
+{
+    for (size_t i = 0; i < ncache; i++)
+        if (strcmp(cache[i]->path, path) == 0) return cache[i];
+    if (ncache == capcache) {
+        size_t cap = capcache ? capcache * 2 : 8;
+        hb_entry **c = fo_realloc(cache, cap * sizeof *c);
+        if (!c) return NULL;
+        cache = c;
+        capcache = cap;
+    }
+    hb_entry *e = fo_calloc(1, sizeof *e);
+    if (!e || !(e->path = fo_strdup(path))) { fo_free(e); return NULL; }
+    hb_blob_t *blob = hb_blob_create_from_file_or_fail(path);
+    if (blob) {
+        hb_face_t *face = hb_face_create(blob, 0);
+        unsigned upem = hb_face_get_upem(face);
+        if (hb_face_get_glyph_count(face) > 0) {
+            e->font = hb_font_create(face);
+            e->upem = upem ? upem : 1000;
+            hb_font_set_scale(e->font, (int)e->upem, (int)e->upem);
+        }
+        hb_face_destroy(face);
+        hb_blob_destroy(blob);
+    }
+    cache[ncache++] = e;
+    return e;
+}
+
+static bool has_glyph(hb_entry *e, uint32_t cp)
+{
+    hb_codepoint_t g;
+    return e && e->font && hb_font_get_nominal_glyph(e->font, cp, &g);
+}
+
+/* The font that draws cp: the primary, the script's font, then the general
+ * fallbacks; the primary when none has it (its .notdef is shown). */
+static hb_entry *font_for(hb_entry *pri, const char *font_file, uint32_t cp)
+{
+    if (has_glyph(pri, cp)) return pri;
+    const char *chain[] = {fo_fonts_for_char(cp), fo_text_fallback(font_file),
+                           FO_TEXT_FALLBACK_SYMBOLS, FO_TEXT_FALLBACK_CJK, FO_TEXT_FALLBACK_KOREAN};
+    for (size_t k = 0; k < sizeof chain / sizeof *chain; k++) {
+        if (!chain[k]) continue;
+        hb_entry *e = font_get(chain[k]);
+        if (has_glyph(e, cp)) return e;
+    }
+    return pri;
+}
+
+/* ---- classification ------------------------------------------------------- */
+bool fo_shape_needed(const char *utf8, size_t len)
+{
+    for (size_t i = 0; i < len;) {
+        if ((unsigned char)utf8[i] < 0xCC) { i++; continue; }   /* below U+0300 */
+        uint32_t c = fo_utf8_next(utf8, len, &i);
+        if ((c >= 0x0300 && c <= 0x036F) || (c >= 0x0483 && c <= 0x0489) ||
+                    (c >= 0x0590 && c <= 0x1CFF) ||
+            (c >= 0x1DC0 && c <= 0x1DFF) || (c >= 0x200C && c <= 0x200F) ||
+            (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) ||
+            (c >= 0x20D0 && c <= 0x20FF) || (c >= 0xA8E0 && c <= 0xA8FF) ||
+            (c >= 0xFB1D && c <= 0xFDFF) || (c >= 0xFE20 && c <= 0xFE2F) ||
+            (c >= 0xFE70 && c <= 0xFEFF) || (c >= 0x10800 && c <= 0x10FFF) ||
+            (c >= 0x1F3FB && c <= 0x1F3FF))
+            return true;
+    }
+    return false;
+}
+
+fo_dir fo_shape_direction_of(const char *utf8, size_t len, size_t *i)
+{
+    FriBidiCharType t = fribidi_get_bidi_type(fo_utf8_next(utf8, len, i));
+    return t == FRIBIDI_TYPE_LTR ? FO_DIR_LTR
+         : t == FRIBIDI_TYPE_RTL || t == FRIBIDI_TYPE_AL ? FO_DIR_RTL : FO_DIR_AUTO;
+}
+
+fo_dir fo_shape_direction(const char *utf8, size_t len)
+{
+    for (size_t i = 0; utf8 && i < len;) {
+        fo_dir d = fo_shape_direction_of(utf8, len, &i);
+        if (d != FO_DIR_AUTO) return d;
+    }
+    return FO_DIR_AUTO;
+}
+
+bool fo_shape_has_rtl(const char *utf8, size_t len)
+{
+    for (size_t i = 0; utf8 && i < len;) {
+        if ((unsigned char)utf8[i] < 0xD6) { i++; continue; }   /* below U+0590 */
+        uint32_t c = fo_utf8_next(utf8, len, &i);
+        FriBidiCharType t = fribidi_get_bidi_type(c);
+        if (t == FRIBIDI_TYPE_RTL || t == FRIBIDI_TYPE_AL) return true;
+    }
+    return false;
+}
+
+/* ---- shaping -------------------------------------------------------------- */
+typedef struct {
+    size_t start, len;    /* code point range */
+    FriBidiLevel level;
+    hb_script_t script;
+    hb_entry *font;
+} item;
+
+typedef struct {
+    uint32_t *cp;         /* code points */
+    uint32_t *off;        /* byte offset of each */
+    FriBidiLevel *level;
+    hb_entry **font;
+    hb_script_t *script;
+    item *items;
+    size_t n, nitems;
+} text_t;
+
+static void text_free(text_t *t)
+{
+    fo_free(t->cp);
+    fo_free(t->off);
+    fo_free(t->level);
+    fo_free(t->font);
+    fo_free(t->script);
+    fo_free(t->items);
+}
+
+static bool text_decode(text_t *t, const char *utf8, size_t len)
+{
+    size_t cap = len ? len : 1;
+    t->cp = fo_malloc(cap * sizeof *t->cp);
+    t->off = fo_malloc(cap * sizeof *t->off);
+    t->level = fo_malloc(cap * sizeof *t->level);
+    t->font = fo_malloc(cap * sizeof *t->font);
+    t->script = fo_malloc(cap * sizeof *t->script);
+    t->items = fo_malloc(cap * sizeof *t->items);
+    if (!t->cp || !t->off || !t->level || !t->font || !t->script || !t->items) return false;
+    for (size_t i = 0; i < len;) {
+        t->off[t->n] = (uint32_t)i;
+        uint32_t c = fo_utf8_next(utf8, len, &i);
+        t->cp[t->n++] = c < 0x20 || c == 0x7F ? 0x200B : c;
+    }
+    return true;
+}
+
+static bool text_levels(text_t *t, fo_dir dir)
+{
+    FriBidiCharType *types = fo_malloc(t->n * sizeof *types + 1);
+    FriBidiBracketType *br = fo_malloc(t->n * sizeof *br + 1);
+    bool ok = types && br;
+    if (ok) {
+        FriBidiParType base = dir == FO_DIR_RTL ? FRIBIDI_PAR_RTL
+                            : dir == FO_DIR_LTR ? FRIBIDI_PAR_LTR : FRIBIDI_PAR_ON;
+        fribidi_get_bidi_types(t->cp, (FriBidiStrIndex)t->n, types);
+        fribidi_get_bracket_types(t->cp, (FriBidiStrIndex)t->n, types, br);
+        ok = fribidi_get_par_embedding_levels_ex(types, br, (FriBidiStrIndex)t->n, &base,
+                                                 t->level) != 0;
+    }
+    fo_free(types);
+    fo_free(br);
+    return ok;
+}
+
+/* Script and font of every code point; spaces, digits, punctuation and marks
+ * (Common, Inherited) take those of the character before them when its font
+ * has them, so a phrase stays one item. */
+static void text_fonts(text_t *t, hb_entry *pri, const char *font_file)
+{
+    hb_unicode_funcs_t *uf = hb_unicode_funcs_get_default();
+    hb_script_t cur = HB_SCRIPT_COMMON;
+    hb_entry *curf = NULL;
+    for (size_t i = 0; i < t->n; i++) {
+        uint32_t c = t->cp[i];
+        hb_script_t s = hb_unicode_script(uf, c);
+        bool weak = s == HB_SCRIPT_COMMON || s == HB_SCRIPT_INHERITED || s == HB_SCRIPT_UNKNOWN;
+        if (weak && curf && (has_glyph(curf, c) || c == 0x200B)) {
+            t->script[i] = cur;
+            t->font[i] = curf;
+            continue;
+        }
+        t->font[i] = font_for(pri, font_file, c);
+        if (!weak) cur = s;
+        t->script[i] = cur;
+        curf = t->font[i];
+    }
+    /* leading weak characters take the script of the first strong one */
+    size_t k = 0;
+    while (k < t->n && t->script[k] == HB_SCRIPT_COMMON) k++;
+    for (size_t i = 0; i < k && k < t->n; i++) t->script[i] = t->script[k];
+}
+
+static void text_items(text_t *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        item *last = t->nitems ? &t->items[t->nitems - 1] : NULL;
+        if (last && last->level == t->level[i] && last->script == t->script[i] &&
+            last->font == t->font[i]) {
+            last->len++;
+            continue;
+        }
+        t->items[t->nitems++] = (item){i, 1, t->level[i], t->script[i], t->font[i]};
+    }
+}
+
+/* UAX #9 L2 on items. */
+static void text_reorder(text_t *t)
+{
+    int hi = 0, lo_odd = 127;   /* FriBidiLevel is a signed char: levels 0..125 */
+    for (size_t i = 0; i < t->nitems; i++) {
+        int l = t->items[i].level;
+        if (l > hi) hi = l;
+        if ((l & 1) && l < lo_odd) lo_odd = l;
+    }
+    for (int l = hi; l >= lo_odd && l > 0; l--)
+        for (size_t i = 0; i < t->nitems;) {
+            if (t->items[i].level < l) { i++; continue; }
+            size_t j = i;
+            while (j < t->nitems && t->items[j].level >= l) j++;
+            for (size_t a = i, b = j - 1; a < b; a++, b--) {
+                item tmp = t->items[a];
+                t->items[a] = t->items[b];
+                t->items[b] = tmp;
+            }
+            i = j;
+        }
+}
+
+/* Shapes one item, appending its glyphs; returns the new count. */
+static size_t shape_item(const text_t *t, const item *it, hb_buffer_t *buf, double size,
+                         double *x, fo_shaped *out, size_t cap, size_t n)
+{
+    hb_buffer_clear_contents(buf);
+    hb_buffer_add_codepoints(buf, t->cp, (int)t->n, (unsigned)it->start, (int)it->len);
+    hb_buffer_set_direction(buf, it->level & 1 ? HB_DIRECTION_RTL : HB_DIRECTION_LTR);
+    hb_buffer_set_script(buf, it->script);
+    hb_buffer_set_flags(buf, HB_BUFFER_FLAG_REMOVE_DEFAULT_IGNORABLES);
+    hb_buffer_guess_segment_properties(buf);
+    if (!it->font || !it->font->font) return n;
+    hb_shape(it->font->font, buf, NULL, 0);
+    unsigned count;
+    hb_glyph_info_t *gi = hb_buffer_get_glyph_infos(buf, &count);
+    hb_glyph_position_t *gp = hb_buffer_get_glyph_positions(buf, &count);
+    double k = size / it->font->upem;
+    for (unsigned g = 0; g < count; g++, n++) {
+        if (gi[g].codepoint == 0) fo_text_missing_note(t->cp[gi[g].cluster]);
+        if (out && n < cap)
+            out[n] = (fo_shaped){gi[g].codepoint, *x + gp[g].x_offset * k, gp[g].y_offset * k,
+                                 gp[g].x_advance * k, t->off[gi[g].cluster], (it->level & 1) != 0,
+                                 it->font->path};
+        *x += gp[g].x_advance * k;
+    }
+    return n;
+}
+
+size_t fo_shape(const char *font_file, double size, const char *utf8, size_t len, fo_dir dir,
+                fo_shaped *out, size_t cap, double *width)
+{
+    text_t t = {0};
+    size_t n = 0;
+    double x = 0;
+    const char *pri_path = fo_text_resolve(font_file);
+    pthread_mutex_lock(&lock);
+    hb_buffer_t *buf = hb_buffer_create();
+    hb_entry *pri = font_get(pri_path);
+    if (!utf8 || len == 0 || !pri || !text_decode(&t, utf8, len) || !text_levels(&t, dir))
+        goto done;
+    text_fonts(&t, pri, font_file);
+    text_items(&t);
+    text_reorder(&t);
+    for (size_t i = 0; i < t.nitems; i++)
+        n = shape_item(&t, &t.items[i], buf, size, &x, out, cap, n);
+done:
+    hb_buffer_destroy(buf);
+    pthread_mutex_unlock(&lock);
+    text_free(&t);
+    if (width) *width = x;
+    return n;
+}

@@ -1,0 +1,58 @@
+/* shape.h — text shaping: bidi (FriBidi, UAX #9), itemizing by script and
+ * font, and HarfBuzz shaping of each item, giving positioned glyph ids in
+ * visual order. The one place text becomes glyphs for scripts that need it
+ * (Arabic joining, Indic conjuncts and vowel signs, Thai and Hebrew marks,
+ * combining diacritics, right-to-left order); text.c's measuring, wrapping
+ * and glyph runs come here for such text, so layout and drawing agree.
+ *
+ * Fonts: for each character, the primary file (fo_text_resolve), then the
+ * script's font (fonts.h), then DejaVu Sans, Symbola, Droid Sans Fallback;
+ * spaces, digits and punctuation stay in the font of the text around them.
+ * Faces are loaded once per path and kept for the life of the process
+ * (guarded by a mutex). Sizes are in any unit; results in the same unit. */
+#ifndef FO_SHAPE_H
+#define FO_SHAPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One glyph, in visual (left-to-right drawing) order. */
+typedef struct {
+    uint32_t gid;       /* glyph id in font; 0 = .notdef (no font had it) */
+    double x, y;        /* origin from the start of the text, y up */
+    double advance;
+    uint32_t cluster;   /* byte offset in the input of the character(s) it draws */
+    bool rtl;           /* set right to left (its cluster's characters run leftwards) */
+    const char *font;   /* TrueType file; borrowed, valid for the process */
+} fo_shaped;
+
+/* Direction of a paragraph: from its first strong character (UAX #9 P2-P3),
+ * or forced. */
+typedef enum { FO_DIR_AUTO = 0, FO_DIR_LTR = 1, FO_DIR_RTL = 2 } fo_dir;
+
+/* True when utf8[0..len) needs shaping: right-to-left characters, scripts
+ * with joining or reordering, combining marks. Plain Latin, Greek, Cyrillic
+ * and CJK text does not (text.c measures it per character, faster). */
+bool fo_shape_needed(const char *utf8, size_t len);
+
+/* The direction of utf8's first strong character (UAX #9 P2-P3);
+ * FO_DIR_AUTO when it has none. */
+fo_dir fo_shape_direction(const char *utf8, size_t len);
+
+/* The strong direction of the character at utf8[*i] (FO_DIR_AUTO for a
+ * neutral or weak one: spaces, digits, punctuation), advancing *i past it. */
+fo_dir fo_shape_direction_of(const char *utf8, size_t len, size_t *i);
+
+/* True when utf8[0..len) has a right-to-left character (Hebrew, Arabic...):
+ * Office writers mark such a run right-to-left (w:rtl) so Word orders it. */
+bool fo_shape_has_rtl(const char *utf8, size_t len);
+
+/* Shapes utf8[0..len) set in font_file at size: writes up to cap glyphs to
+ * out (may be NULL with cap 0) and returns how many there are in all;
+ * *width (may be NULL) gets the total advance. Newlines and controls give no
+ * glyph. Invalid UTF-8 counts as U+FFFD. */
+size_t fo_shape(const char *font_file, double size, const char *utf8, size_t len, fo_dir dir,
+                fo_shaped *out, size_t cap, double *width);
+
+#endif

@@ -1,0 +1,243 @@
+/* glyphs.c — shaped glyphs drawn by glyph id in libharu's embedded
+ * TrueType (CID) fonts, with a text layer that gives back the characters.
+ *
+ * libharu shows text only through its UTF-8 encoder: a content code is a
+ * BMP code point (CID = code point) and the font's /CIDToGIDMap sends it to
+ * the glyph the font's cmap has for that character. The glyphs a shaper
+ * picks (Arabic contextual forms, Indic conjuncts and reordered vowel signs,
+ * ligatures) have no code point. So each such glyph gets a code of its own
+ * in the surrogate range U+D800..U+DFFF, which no text ever uses (libharu
+ * passes a surrogate written in UTF-8 through as that code), and before the
+ * file is saved fo_pdf_glyphs_finish completes the font around libharu:
+ *   /CIDToGIDMap   code -> glyph id (the map rewritten up to the last code),
+ *   /W             the glyph's advance for the code,
+ *   subset flags   the glyph is embedded (then fo_pdf_close_glyphs adds the
+ *                  components of composite glyphs),
+ *   /ToUnicode     code -> the characters of its cluster (fix_to_unicode).
+ * Glyphs are written in visual order, as every PDF producer writes them;
+ * readers (pdftotext, Acrobat) apply the bidi algorithm to give back the
+ * logical text. A cluster of several glyphs (a vowel sign drawn before its
+ * consonant) maps its first glyph to the cluster's characters and the others
+ * to nothing.
+ *
+ * A code is keyed by (glyph, text): the same glyph standing for different
+ * characters gets different codes. At most 2,048 codes per font; past that
+ * (or for a font libharu cannot load) the caller draws outlines. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hpdf.h>
+#include <hpdf_font.h>
+#include <hpdf_fontdef.h>
+#include <hpdf_pages.h>
+
+#include "render/core/utf8.h"
+#include "render/pdf/pdf_int.h"
+#include "render/core/text.h"
+
+#define FIRST_CODE 0xD800u
+#define MAX_CODES 2048u
+#define HASH 4096u              /* power of two, > 2 * MAX_CODES */
+
+struct fo_pdf_gmap {
+    uint16_t gid[MAX_CODES];
+    int16_t adv[MAX_CODES];     /* its /W: the distance to the next glyph, 1/1000 em */
+    char *text[MAX_CODES];      /* UTF-8, owned; "" for a cluster's later glyphs */
+    uint16_t slot[HASH];        /* code index + 1; 0 = empty */
+    size_t n;
+};
+
+static uint32_t key_hash(uint16_t gid, int16_t adv, const char *text)
+{
+    uint32_t h = (2166136261u ^ gid) * 16777619u ^ (uint16_t)adv;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) h = (h ^ *p) * 16777619u;
+    return h;
+}
+
+/* The code of (gid, advance, text) in font f, assigned on first use; 0
+ * when f has no room left or memory ran out. The advance is part of the key
+ * so that /W places the next glyph where the shaper put it (a kerned pair,
+ * a mark of no width): one string of codes needs no repositioning, and
+ * readers see no gap that would split a word. */
+static uint32_t code_for(fo_pdf_font *f, uint16_t gid, int16_t adv, const char *text)
+{
+    if (!f->gmap && !(f->gmap = fo_calloc(1, sizeof *f->gmap))) return 0;
+    struct fo_pdf_gmap *m = f->gmap;
+    uint32_t h = key_hash(gid, adv, text) & (HASH - 1);
+    for (; m->slot[h]; h = (h + 1) & (HASH - 1)) {
+        size_t k = m->slot[h] - 1u;
+        if (m->gid[k] == gid && m->adv[k] == adv && strcmp(m->text[k], text) == 0)
+            return FIRST_CODE + (uint32_t)k;
+    }
+    if (m->n == MAX_CODES || !(m->text[m->n] = fo_strdup(text))) return 0;
+    m->gid[m->n] = gid;
+    m->adv[m->n] = adv;
+    m->slot[h] = (uint16_t)(m->n + 1);
+    HPDF_TTFontDefAttr a = (HPDF_TTFontDefAttr)f->def->attr;
+    if (gid < a->num_glyphs) a->glyph_tbl.flgs[gid] = 1;   /* embed it */
+    return FIRST_CODE + (uint32_t)m->n++;
+}
+
+void fo_pdf_gmap_free(fo_pdf_font *f)
+{
+    if (!f || !f->gmap) return;
+    for (size_t i = 0; i < f->gmap->n; i++) fo_free(f->gmap->text[i]);
+    fo_free(f->gmap);
+    f->gmap = NULL;
+}
+
+bool fo_pdf_glyph_codes_left(const fo_pdf_font *f, size_t n)
+{
+    return (f->gmap ? f->gmap->n : 0) + n <= MAX_CODES;
+}
+
+/* UTF-16BE hex of utf8 into out (room for 4 hex digits per byte + 1). */
+static void utf16_hex(const char *utf8, char *out)
+{
+    size_t len = strlen(utf8), o = 0;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp = fo_utf8_next(utf8, len, &i);
+        if (cp > 0xFFFF) {
+            cp -= 0x10000;
+            o += (size_t)sprintf(out + o, "%04X%04X", 0xD800 + (cp >> 10), 0xDC00 + (cp & 0x3FF));
+        } else {
+            o += (size_t)sprintf(out + o, "%04X", cp);
+        }
+    }
+    out[o] = 0;
+}
+
+/* ---- drawing --------------------------------------------------------------- */
+
+/* Appends code (a surrogate) as libharu's UTF-8 encoder reads it. */
+static size_t put_code(char *o, uint32_t code)
+{
+    o[0] = (char)(0xE0 | code >> 12);
+    o[1] = (char)(0x80 | ((code >> 6) & 0x3F));
+    o[2] = (char)(0x80 | (code & 0x3F));
+    return 3;
+}
+
+/* Opens a marked-content span whose text is utf8 (readers take it instead
+ * of the glyphs' own), written straight into the page's content stream:
+ * libharu has no call for it. */
+void fo_pdf_actual_open(HPDF_Page p, const char *utf8)
+{
+    HPDF_Stream s = ((HPDF_PageAttr)p->attr)->stream;
+    char *hex = fo_malloc(strlen(utf8) * 4 + 8);
+    if (!hex) return;
+    utf16_hex(utf8, hex);
+    HPDF_Stream_WriteStr(s, "/Span <</ActualText <FEFF");
+    HPDF_Stream_WriteStr(s, hex);
+    HPDF_Stream_WriteStr(s, ">>> BDC\n");
+    fo_free(hex);
+}
+
+void fo_pdf_actual_close(HPDF_Page p)
+{
+    HPDF_Stream_WriteStr(((HPDF_PageAttr)p->attr)->stream, "EMC\n");
+}
+
+void fo_pdf_glyph_run(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
+                      const fo_pdf_glyph *g, size_t n)
+{
+    HPDF_Page p = c->page;
+    char buf[3 * 64 + 1];
+    size_t o = 0;
+    double pen = 0;          /* where the PDF's pen is after the codes in buf */
+    fo_pdf_set_font(p, f->font, size);
+    for (size_t i = 0; i <= n; i++) {
+        bool span_edge = i < n && (g[i].actual == 1 || (g[i].actual == 0 && i > 0 && g[i - 1].actual));
+        bool flow = i < n && o > 0 && o + 3 < sizeof buf && g[i].dy == 0 && !span_edge &&
+                    __builtin_fabs(x + g[i].x - pen) < 0.02;
+        if (o > 0 && (i == n || !flow)) {
+            buf[o] = 0;
+            HPDF_Page_ShowText(p, buf);
+            o = 0;
+        }
+        if (i < n ? span_edge && i > 0 && g[i - 1].actual : n > 0 && g[n - 1].actual) fo_pdf_actual_close(p);
+        if (i == n) break;
+        if (g[i].actual == 1) fo_pdf_actual_open(p, g[i].text);
+        double a = __builtin_round(g[i].adv * 1000 / size);
+        int16_t adv = (int16_t)(a < -32000 ? -32000 : a > 32000 ? 32000 : a);
+        uint32_t code = code_for(f, (uint16_t)g[i].gid, adv, g[i].actual ? "" : g[i].text);
+        if (!code) continue;
+        if (o == 0) {   /* positions are exact here (not snapped): a glyph is not a line */
+            pen = x + g[i].x;
+            HPDF_Page_SetTextMatrix(p, 1, 0, 0, 1, (HPDF_REAL)pen, (HPDF_REAL)(y + g[i].dy));
+        }
+        o += put_code(buf + o, code);
+        pen += adv * size / 1000.0;
+    }
+}
+
+/* ---- completing the font before saving ---------------------------------- */
+
+/* /CIDToGIDMap extended to the last code: libharu's entries (read back
+ * from its stream), zeros up to the surrogates, then the shaped glyphs. */
+static void rewrite_map(fo_pdf_font *f, HPDF_FontAttr fa)
+{
+    HPDF_Stream s = fa->map_stream->stream;
+    size_t old = s->size < 2 * FIRST_CODE ? s->size : 2 * FIRST_CODE;
+    size_t total = 2 * (FIRST_CODE + f->gmap->n);
+    HPDF_BYTE *b = fo_calloc(total, 1);
+    if (!b) return;
+    HPDF_UINT got = (HPDF_UINT)old;
+    if (old && (HPDF_Stream_Seek(s, 0, HPDF_SEEK_SET) != HPDF_OK ||
+                HPDF_Stream_Read(s, b, &got) != HPDF_OK || got != old)) {
+        fo_free(b);
+        return;
+    }
+    for (size_t i = 0; i < f->gmap->n; i++) {
+        b[2 * (FIRST_CODE + i)] = (HPDF_BYTE)(f->gmap->gid[i] >> 8);
+        b[2 * (FIRST_CODE + i) + 1] = (HPDF_BYTE)f->gmap->gid[i];
+    }
+    HPDF_MemStream_FreeData(s);
+    HPDF_Stream_Write(s, b, (HPDF_UINT)total);
+    fo_free(b);
+}
+
+/* The advances of the codes appended to /W: [0xD800 [w0 w1 ...]]. */
+static void add_widths(fo_pdf_font *f, HPDF_FontAttr fa)
+{
+    HPDF_Array w = HPDF_Dict_GetItem(fa->descendant_font, "W", HPDF_OCLASS_ARRAY);
+    HPDF_Array sub = HPDF_Array_New(fa->descendant_font->mmgr);
+    if (!w || !sub) return;
+    HPDF_Array_AddNumber(w, FIRST_CODE);
+    HPDF_Array_Add(w, sub);
+    for (size_t i = 0; i < f->gmap->n; i++) HPDF_Array_AddNumber(sub, f->gmap->adv[i]);
+}
+
+void fo_pdf_glyphs_finish(fo_pdf *c, fo_pdf_font *f)
+{
+    if (c->st != FO_OK || !f || !f->gmap || f->gmap->n == 0 || !f->font) return;
+    HPDF_FontAttr fa = (HPDF_FontAttr)f->font->attr;
+    if (!fa || !fa->descendant_font || !fa->map_stream) return;
+    rewrite_map(f, fa);
+    add_widths(f, fa);
+}
+
+void fo_pdf_glyphs_to_unicode(const fo_pdf_font *f, HPDF_Stream s)
+{
+    if (!f->gmap) return;
+    size_t n = f->gmap->n;
+    for (size_t i = 0; i < n; i += 100) {
+        size_t k = n - i < 100 ? n - i : 100;
+        char line[64];
+        snprintf(line, sizeof line, "%zu beginbfchar\n", k);
+        HPDF_Stream_WriteStr(s, line);
+        for (size_t j = i; j < i + k; j++) {
+            const char *t = f->gmap->text[j];
+            char *hex = fo_malloc(strlen(t) * 4 + 8);
+            if (!hex) return;
+            utf16_hex(t, hex);
+            snprintf(line, sizeof line, "<%04X> <", (unsigned)(FIRST_CODE + j));
+            HPDF_Stream_WriteStr(s, line);
+            HPDF_Stream_WriteStr(s, hex);
+            HPDF_Stream_WriteStr(s, ">\n");
+            fo_free(hex);
+        }
+        HPDF_Stream_WriteStr(s, "endbfchar\n");
+    }
+}

@@ -1,0 +1,277 @@
+/* shaped.c — PDF text that needs shaping (Arabic, Hebrew, Indic, Thai,
+ * combining marks): the glyphs HarfBuzz chose (render/shape.h), in visual
+ * order, drawn by glyph id in the embedded fonts (glyphs.c), each glyph
+ * mapped back to the characters of its cluster for the text layer.
+ *
+ * Fallback: glyphs of a font libharu cannot embed (OpenType with CFF
+ * outlines), or past a font's 2,048 glyph codes, are drawn as filled
+ * outlines, with their characters laid over them as invisible text
+ * (rendering mode 3) stretched to the same width. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/core/utf8.h"
+#include "render/pdf/pdf_int.h"
+#include "render/core/text.h"
+
+typedef struct {
+    HPDF_Page p;
+    double x, y, size;
+    bool any;
+} pen;
+
+static void pen_move(void *u, double x, double y)
+{
+    pen *o = u;
+    HPDF_Page_MoveTo(o->p, (HPDF_REAL)(o->x + x * o->size), (HPDF_REAL)(o->y + y * o->size));
+    o->any = true;
+}
+
+static void pen_line(void *u, double x, double y)
+{
+    pen *o = u;
+    HPDF_Page_LineTo(o->p, (HPDF_REAL)(o->x + x * o->size), (HPDF_REAL)(o->y + y * o->size));
+}
+
+static void pen_cubic(void *u, double x1, double y1, double x2, double y2, double x, double y)
+{
+    pen *o = u;
+    HPDF_Page_CurveTo(o->p, (HPDF_REAL)(o->x + x1 * o->size), (HPDF_REAL)(o->y + y1 * o->size),
+                      (HPDF_REAL)(o->x + x2 * o->size), (HPDF_REAL)(o->y + y2 * o->size),
+                      (HPDF_REAL)(o->x + x * o->size), (HPDF_REAL)(o->y + y * o->size));
+}
+
+/* A direct-mapped cache of word widths: a slot is overwritten on collision. */
+#define WSLOTS 4096u
+#define WTEXT 40u
+struct fo_pdf_wcache {
+    struct {
+        const fo_pdf_font *f;
+        double size, w;
+        fo_dir dir;
+        uint8_t len;             /* 0: empty slot */
+        char text[WTEXT];
+    } slot[WSLOTS];
+};
+
+double fo_pdf_shaped_width(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len,
+                           fo_dir dir)
+{
+    double w = 0;
+    if (len == 0 || len >= WTEXT || (!c->widths && !(c->widths = fo_calloc(1, sizeof *c->widths)))) {
+        fo_shape(f->path, size, s, len, dir, NULL, 0, &w);
+        return w;
+    }
+    uint32_t h = 2166136261u ^ (uint32_t)dir;
+    for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    h ^= (uint32_t)(uintptr_t)f ^ (uint32_t)(size * 64);
+    __typeof__(c->widths->slot[0]) *e = &c->widths->slot[(h ^ h >> 16) & (WSLOTS - 1)];
+    if (e->len == len && e->f == f && e->size == size && e->dir == dir && memcmp(e->text, s, len) == 0)
+        return e->w;
+    fo_shape(f->path, size, s, len, dir, NULL, 0, &w);
+    *e = (__typeof__(*e)){f, size, w, dir, (uint8_t)len, {0}};
+    memcpy(e->text, s, len);
+    return w;
+}
+
+void fo_pdf_widths_free(fo_pdf *c)
+{
+    fo_free(c->widths);
+    c->widths = NULL;
+}
+
+/* Appends code point cp to out as libharu's UTF-8 encoder can take it
+ * (outside the BMP: U+FFFD; controls: a space); returns its width in f. */
+static double put_cp(fo_pdf_font *f, uint32_t cp, char *out, size_t *o)
+{
+    if (cp > 0xFFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
+    if (cp < 0x20 || cp == 0x7F) cp = ' ';
+    if (cp < 0x80) out[(*o)++] = (char)cp;
+    else if (cp < 0x800) {
+        out[(*o)++] = (char)(0xC0 | cp >> 6);
+        out[(*o)++] = (char)(0x80 | (cp & 0x3F));
+    } else {
+        out[(*o)++] = (char)(0xE0 | cp >> 12);
+        out[(*o)++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[(*o)++] = (char)(0x80 | (cp & 0x3F));
+    }
+    return fo_pdf_glyph_width(f, cp);
+}
+
+/* Reverses the order of the UTF-8 characters of s[0..n), in place: all
+ * bytes first, then each character's bytes (now continuation bytes before
+ * their lead byte) back. */
+static void reverse_bytes(char *s, size_t n)
+{
+    for (size_t a = 0, b = n; a + 1 < b; a++, b--) { char t = s[a]; s[a] = s[b - 1]; s[b - 1] = t; }
+}
+
+static void reverse_chars(char *s, size_t n)
+{
+    reverse_bytes(s, n);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && ((unsigned char)s[j] & 0xC0) == 0x80) j++;
+        j = j < n ? j + 1 : n;            /* the lead byte ends the character */
+        reverse_bytes(s + i, j - i);
+        i = j;
+    }
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The characters each glyph stands for in the text layer, cluster by
+ * cluster: the k glyphs of a cluster of m characters take one character
+ * each, in drawing order, and the last glyph the rest (a conjunct, a
+ * ligature); extra glyphs (a vowel drawn in two parts) take none. Position,
+ * not identity: a vowel sign drawn before its consonant still reads back
+ * after it. A right-to-left cluster's characters are handed out reversed
+ * (drawn right to left, read back by the reader's bidi). A cluster with
+ * more glyphs than characters (Thai ำ, a two-part vowel) is read through
+ * /ActualText: actual[i] is 1 for its first glyph, whose text is the whole
+ * cluster, 2 for the others (text ""), 0 elsewhere. text[i] points
+ * into buf (room for 3 bytes per input byte + 1 per glyph). False when out
+ * of memory. */
+static bool cluster_texts(const char *s, size_t len, const fo_shaped *g, size_t n,
+                          char *buf, const char **text, unsigned char *actual)
+{
+    uint32_t *starts = fo_malloc((n + 1) * sizeof *starts);
+    if (!starts) return false;
+    for (size_t i = 0; i < n; i++) starts[i] = g[i].cluster;
+    qsort(starts, n, sizeof *starts, cmp_u32);
+    size_t o = 0;
+    for (size_t i = 0, j; i < n; i = j) {
+        /* glyphs i..j-1 are one cluster (HarfBuzz keeps a cluster together) */
+        for (j = i + 1; j < n && g[j].cluster == g[i].cluster; j++) {}
+        uint32_t *next = bsearch(&g[i].cluster, starts, n, sizeof *starts, cmp_u32);
+        while (next && next < starts + n && *next <= g[i].cluster) next++;
+        size_t end = next && next < starts + n ? *next : len, from = o;
+        memcpy(buf + o, s + g[i].cluster, end - g[i].cluster);
+        size_t clen = end - g[i].cluster;
+        if (g[i].rtl) reverse_chars(buf + from, clen);
+        /* hand the characters out: one per glyph, the rest to the last */
+        char *chars = fo_malloc(clen + 1);
+        if (!chars) { fo_free(starts); return false; }
+        memcpy(chars, buf + from, clen);
+        size_t at = 0, nchars = 0;
+        for (size_t q = 0; q < clen; nchars++) fo_utf8_next(chars, clen, &q);
+        /* more glyphs than characters: the whole cluster is read from an
+           /ActualText span (an empty mapping would read as a space) */
+        if (j - i > nchars && clen > 0) {
+            text[i] = buf + o;
+            memcpy(buf + o, s + g[i].cluster, clen);   /* logical order */
+            o += clen;
+            buf[o++] = 0;
+            actual[i] = 1;
+            for (size_t k = i + 1; k < j; k++) { text[k] = buf + o; buf[o++] = 0; actual[k] = 2; }
+            fo_free(chars);
+            continue;
+        }
+        for (size_t k = i; k < j; k++) {
+            actual[k] = 0;
+            text[k] = buf + o;
+            size_t take = 0;
+            if (k + 1 == j) take = clen - at;
+            else if (at < clen) { size_t q = at; fo_utf8_next(chars, clen, &q); take = q - at; }
+            memcpy(buf + o, chars + at, take);
+            o += take;
+            at += take;
+            buf[o++] = 0;
+        }
+        fo_free(chars);
+    }
+    fo_free(starts);
+    return true;
+}
+
+/* Glyphs g[0..n) of one font as outlines under invisible text (fallback). */
+static void draw_outlines(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
+                          const fo_shaped *g, const char **text, size_t n, double w)
+{
+    static const fo_text_path draw = {pen_move, pen_line, pen_cubic};
+    HPDF_Page p = c->page;
+    HPDF_Page_EndText(p);
+    for (size_t i = 0; i < n; i++) {
+        pen o = {p, x + g[i].x, y + g[i].y, size, false};
+        if (g[i].gid != 0 && fo_text_glyph_outline(g[i].font, g[i].gid, &draw, &o) && o.any)
+            HPDF_Page_Fill(p);                /* nonzero winding, as TrueType means it */
+    }
+    HPDF_Page_BeginText(p);
+    size_t cap = 1;
+    for (size_t i = 0; i < n; i++) cap += 3 * strlen(text[i]);
+    char *buf = fo_malloc(cap);
+    if (!buf) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
+    size_t o = 0;
+    double lw = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0, m, tl = strlen(text[i]); k < tl; k += m)
+            lw += put_cp(f, fo_utf8_at(text[i] + k, tl - k, &m), buf, &o);
+    buf[o] = 0;
+    lw *= size / 1000.0;
+    if (o > 0 && lw > 0) {
+        double scale = 100 * w / lw;
+        HPDF_Page_SetTextRenderingMode(p, HPDF_INVISIBLE);
+        HPDF_Page_SetHorizontalScalling(p, (HPDF_REAL)(scale < 10 ? 10 : scale > 300 ? 300 : scale));
+        fo_pdf_set_font(p, f->font, size);
+        HPDF_Page_SetTextMatrix(p, 1, 0, 0, 1, fo_pdf_q(x + g[0].x), fo_pdf_q(y));
+        HPDF_Page_ShowText(p, buf);
+        HPDF_Page_SetHorizontalScalling(p, 100);
+        HPDF_Page_SetTextRenderingMode(p, HPDF_FILL);
+    }
+    fo_free(buf);
+}
+
+/* One stretch of glyphs from one font file: by glyph id when libharu can
+ * embed the file and it has codes left, else as outlines. */
+static void draw_group(fo_pdf *c, fo_pdf_font *base, double size, double x, double y,
+                       const fo_shaped *g, const char **text, const unsigned char *actual, size_t n)
+{
+    fo_pdf_font *f = fo_pdf_font_load(c, g[0].font);
+    if (f && f->font && fo_pdf_glyph_codes_left(f, n)) {
+        fo_pdf_glyph stack[64], *pg = n > 64 ? fo_malloc(n * sizeof *pg) : stack;
+        if (!pg) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
+        for (size_t i = 0; i < n; i++)
+            pg[i] = (fo_pdf_glyph){g[i].gid, g[i].x, g[i].y,
+                                   i + 1 < n ? g[i + 1].x - g[i].x : g[i].advance, text[i],
+                                   actual[i]};
+        fo_pdf_glyph_run(c, f, size, x, y, pg, n);
+        if (pg != stack) fo_free(pg);
+        return;
+    }
+    double w = g[n - 1].x + g[n - 1].advance - g[0].x;
+    draw_outlines(c, base, size, x, y, g, text, n, w);
+}
+
+void fo_pdf_show_shaped(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
+                        const char *s, size_t len, fo_dir dir)
+{
+    if (c->st != FO_OK || !f || !f->font || len == 0) return;
+    fo_shaped stack[64], *g = stack;
+    size_t n = fo_shape(f->path, size, s, len, dir, NULL, 0, NULL);
+    if (n == 0) return;
+    const char **text = fo_malloc(n * sizeof *text);
+    unsigned char *actual = fo_malloc(n);
+    char *buf = fo_malloc(len * 3 + n + 1);
+    if (n > 64) g = fo_malloc(n * sizeof *g);
+    if (!text || !actual || !buf || !g) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); goto done; }
+    n = fo_shape(f->path, size, s, len, dir, g, n, NULL);
+    if (!cluster_texts(s, len, g, n, buf, text, actual)) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); goto done; }
+    HPDF_Page p = c->page;
+    bool in_text = HPDF_Page_GetGMode(p) == HPDF_GMODE_TEXT_OBJECT;
+    if (!in_text) HPDF_Page_BeginText(p);
+    for (size_t i = 0, j; i < n && c->st == FO_OK; i = j) {
+        for (j = i + 1; j < n && g[j].font == g[i].font; j++) {}
+        draw_group(c, f, size, x, y, g + i, text + i, actual + i, j - i);
+    }
+    if (!in_text) HPDF_Page_EndText(p);
+    c->fresh = false;
+done:
+    if (g != stack) fo_free(g);
+    fo_free(text);
+    fo_free(actual);
+    fo_free(buf);
+}

@@ -1,0 +1,71 @@
+/* fuzz_text.c — libFuzzer target for the world-text path: shaping (bidi,
+ * itemizing, HarfBuzz), glyph runs, measuring, UAX #14 wrapping and
+ * ellipsizing of arbitrary bytes (invalid UTF-8, controls, bidi controls,
+ * marks piled on marks, every script).
+ *
+ * Input: one control byte (direction, size), then the text. Checked
+ * invariants: fo_shape's count is the same with and without an output
+ * array; every glyph has a font, a finite position and a cluster inside the
+ * input; wrapped lines cover the input in order without overlap; an
+ * ellipsized string fits its buffer and is NUL-terminated. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "folio.h"
+#include "render/core/linebreak.h"
+#include "render/core/shape.h"
+#include "render/core/text.h"
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
+
+#define FONT "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf"
+
+static void check_shape(const char *s, size_t len, fo_dir dir, double pt)
+{
+    size_t n = fo_shape(FONT, pt, s, len, dir, NULL, 0, NULL);
+    fo_shaped *g = malloc((n ? n : 1) * sizeof *g);
+    if (!g) return;
+    double w = -1;
+    if (fo_shape(FONT, pt, s, len, dir, g, n, &w) != n) abort();
+    for (size_t i = 0; i < n; i++)
+        if (g[i].cluster >= len || !isfinite(g[i].x) || !isfinite(g[i].y) || !g[i].font) abort();
+    if (!isfinite(w)) abort();
+    free(g);
+}
+
+static void check_wrap(const char *s, size_t len, double pt, double width)
+{
+    size_t n = fo_text_wrap(FONT, pt, s, len, width, NULL, 0);
+    fo_text_line *l = malloc((n ? n : 1) * sizeof *l);
+    if (!l) return;
+    if (fo_text_wrap(FONT, pt, s, len, width, l, n) != n || n == 0) abort();
+    size_t end = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (l[i].start < end || l[i].start + l[i].len > len) abort();
+        end = l[i].start + l[i].len;
+    }
+    free(l);
+}
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+    if (size < 1 || size > 4096) return 0;
+    fo_dir dir = (fo_dir)(data[0] % 3);
+    double pt = 4 + (data[0] >> 2);
+    const char *s = (const char *)data + 1;
+    size_t len = size - 1;
+    check_shape(s, len, dir, pt);
+    fo_glyph g[64];
+    double w;
+    fo_text_glyphs(FONT, pt, s, len, g, 64, &w);
+    if (!isfinite(w) || !isfinite(fo_text_width(FONT, pt, s, len))) abort();
+    check_wrap(s, len, pt, 20 + data[0]);
+    char out[32];
+    size_t e = fo_text_ellipsize(FONT, pt, s, len, 40, out, sizeof out);
+    if (e >= sizeof out || out[e] != '\0') abort();
+    char *brks = fo_linebreaks(s, len);
+    fo_free(brks);
+    fo_text_missing_take(NULL, 0);
+    return 0;
+}

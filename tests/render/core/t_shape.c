@@ -1,0 +1,136 @@
+/* t_shape.c — render/shape.h against HarfBuzz's own hb-shape: for a string
+ * of each script that needs shaping, the glyph ids and their order (visual)
+ * and clusters (UTF-8 byte offsets) must be exactly those hb-shape gives
+ * with the font folio picked; and no character of the world-text strings is
+ * left without a glyph (.notdef) by fo_text_glyphs. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "render/core/shape.h"
+#include "render/core/text.h"
+#include "tests/check_run.h"
+
+#define PRIMARY "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf"
+#define NOTO "/usr/share/fonts/truetype/noto/"
+
+/* Strings of one script each (no digits: hb-shape shapes one run, folio
+ * gives numbers inside Arabic their own left-to-right run, as UAX #9 says). */
+static const struct { const char *text, *font; } cases[] = {
+    {"\xD8\xB4\xD8\xA7\xD9\x8A \xD8\xA3\xD8\xAE\xD8\xB6\xD8\xB1", NOTO "NotoSansArabic-Regular.ttf"},   /* شاي أخضر */
+    {"\xDA\x86\xD8\xA7\xDB\x8C \xD8\xB3\xD8\xA8\xD8\xB2", NOTO "NotoSansArabic-Regular.ttf"},           /* چای سبز (fa) */
+    {"\xD7\xAA\xD7\x94 \xD7\x99\xD7\xA8\xD7\x95\xD7\xA7", NOTO "NotoSansHebrew-Regular.ttf"},         /* תה ירוק */
+    {"\xE0\xA4\xB9\xE0\xA4\xB0\xE0\xA5\x80 \xE0\xA4\x9A\xE0\xA4\xBE\xE0\xA4\xAF \xE0\xA4\x95\xE0\xA5\x8D\xE0\xA4\xB7",
+     NOTO "NotoSansDevanagari-Regular.ttf"},                                                        /* हरी चाय क्ष */
+    {"\xE0\xA6\xB8\xE0\xA6\xAC\xE0\xA7\x81\xE0\xA6\x9C \xE0\xA6\x9A\xE0\xA6\xBE", NOTO "NotoSansBengali-Regular.ttf"}, /* সবুজ চা */
+    {"\xE0\xAE\xAA\xE0\xAE\x9A\xE0\xAF\x8D\xE0\xAE\x9A\xE0\xAF\x88 \xE0\xAE\xA4\xE0\xAF\x87\xE0\xAE\xA8\xE0\xAF\x80\xE0\xAE\xB0\xE0\xAF\x8D",
+     NOTO "NotoSansTamil-Regular.ttf"},                                                             /* பச்சை தேநீர் */
+    {"\xE0\xB8\x8A\xE0\xB8\xB2\xE0\xB9\x80\xE0\xB8\x82\xE0\xB8\xB5\xE0\xB8\xA2\xE0\xB8\xA7", NOTO "NotoSansThai-Regular.ttf"}, /* ชาเขียว */
+};
+
+/* hb-shape's "[g=c|g=c|...]" for text in font, into out; false if it cannot run. */
+static bool hb_shape(const char *font, const char *text, char *out, size_t cap)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "hb-shape --no-glyph-names --no-positions --utf8-clusters '%s' '%s' 2>/dev/null",
+             font, text);
+    FILE *p = popen(cmd, "r");
+    if (!p) return false;
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = 0;
+    while (n && (out[n - 1] == '\n' || out[n - 1] == '\r')) out[--n] = 0;
+    return pclose(p) == 0 && n > 0;
+}
+
+START_TEST(test_same_glyphs_as_hb_shape)
+{
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        const char *s = cases[k].text;
+        ck_assert_msg(fo_shape_needed(s, strlen(s)), "%s needs shaping", s);
+        fo_shaped g[64];
+        size_t n = fo_shape(PRIMARY, 12, s, strlen(s), FO_DIR_AUTO, g, 64, NULL);
+        ck_assert(n > 0 && n <= 64);
+        char mine[2048] = "[", theirs[2048];
+        for (size_t i = 0; i < n; i++) {
+            ck_assert_msg(strcmp(g[i].font, cases[k].font) == 0, "%s: glyph %zu from %s", s, i, g[i].font);
+            size_t l = strlen(mine);
+            snprintf(mine + l, sizeof mine - l, "%s%u=%u", i ? "|" : "", g[i].gid, g[i].cluster);
+        }
+        strcat(mine, "]");
+        if (!hb_shape(cases[k].font, s, theirs, sizeof theirs)) {
+            fprintf(stderr, "t_shape: hb-shape (libharfbuzz-bin) not found; comparison skipped\n");
+            return;
+        }
+        ck_assert_msg(strcmp(mine, theirs) == 0, "%s: folio %s, hb-shape %s", s, mine, theirs);
+    }
+}
+END_TEST
+
+START_TEST(test_rtl_visual_order)
+{
+    /* "abc" inside Hebrew: the Latin run keeps its order, the Hebrew words swap */
+    const char *s = "\xD7\x90 abc \xD7\x91";   /* א abc ב */
+    fo_shaped g[16];
+    size_t n = fo_shape(PRIMARY, 10, s, strlen(s), FO_DIR_AUTO, g, 16, NULL);
+    ck_assert_uint_eq(n, 7);
+    ck_assert_uint_eq(g[0].cluster, strlen(s) - 2);   /* ב drawn first (leftmost) */
+    ck_assert_uint_eq(g[n - 1].cluster, 0);           /* א last (rightmost) */
+    for (size_t i = 1; i < n; i++) ck_assert(g[i].x > g[i - 1].x);
+    ck_assert_int_eq(fo_shape_direction(s, strlen(s)), FO_DIR_RTL);
+    ck_assert_int_eq(fo_shape_direction("abc", 3), FO_DIR_LTR);
+}
+END_TEST
+
+/* Every character of the world-text page has ink: no glyph 0 anywhere. */
+START_TEST(test_no_notdef)
+{
+    static const char *const strings[] = {
+        "绿茶 橄榄油 椰枣 笔记本 语言 销量", "綠茶 橄欖油 語言 銷量", "緑茶 オリーブ油 ノート 言語",
+        "녹차 올리브유 공책 언어", "شاي أخضر بسعر 12 دولارًا", "چای سبز و روغن زیتون",
+        "תה ירוק ושמן זית", "हरी चाय और जैतून का तेल", "সবুজ চা ও জলপাই তেল",
+        "பச்சை தேநீர் மற்றும் ஆலிவ் எண்ணெய்", "ชาเขียวและน้ำมันมะกอก", "Πράσινο τσάι και ελαιόλαδο",
+        "Зелёный чай и оливковое масло", "Trà xanh và dầu ô liu, Tiếng Việt: ệ ử ẫ ỗ ậ",
+        "emoji ✅ ❌ 📈 🚀 😀",
+    };
+    for (size_t k = 0; k < sizeof strings / sizeof *strings; k++) {
+        fo_glyph g[256];
+        size_t n = fo_text_glyphs(PRIMARY, 10, strings[k], strlen(strings[k]), g, 256, NULL);
+        ck_assert(n > 0 && n <= 256);
+        for (size_t i = 0; i < n; i++)
+            ck_assert_msg(g[i].index != 0, "%s: glyph %zu is .notdef (font %s)", strings[k], i, g[i].font);
+    }
+}
+END_TEST
+
+/* Wrapping measures shaped text as it is drawn: one line holds exactly the
+ * shaped width, and every wrapped line fits. */
+START_TEST(test_wrap_uses_shaped_widths)
+{
+    const char *s = "\xD8\xB4\xD8\xA7\xD9\x8A \xD8\xA3\xD8\xAE\xD8\xB6\xD8\xB1 "
+                    "\xD8\xB4\xD8\xA7\xD9\x8A \xD8\xA3\xD8\xAE\xD8\xB6\xD8\xB1 "
+                    "\xD8\xB4\xD8\xA7\xD9\x8A \xD8\xA3\xD8\xAE\xD8\xB6\xD8\xB1";
+    double shaped = 0;
+    fo_shape(PRIMARY, 10, s, strlen(s), FO_DIR_AUTO, NULL, 0, &shaped);
+    ck_assert(fabs(fo_text_width(PRIMARY, 10, s, strlen(s)) - shaped) < 1e-9);
+    fo_text_line one;
+    ck_assert_uint_eq(fo_text_wrap(PRIMARY, 10, s, strlen(s), 1e6, &one, 1), 1);
+    ck_assert(fabs(one.width - shaped) < 1e-6);
+    fo_text_line l[8];
+    size_t n = fo_text_wrap(PRIMARY, 10, s, strlen(s), shaped / 2.5, l, 8);
+    ck_assert(n >= 3 && n <= 8);
+    for (size_t i = 0; i < n; i++) ck_assert(l[i].width <= shaped / 2.5 + 1e-9);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("shape");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_same_glyphs_as_hb_shape);
+    tcase_add_test(tc, test_rtl_visual_order);
+    tcase_add_test(tc, test_no_notdef);
+    tcase_add_test(tc, test_wrap_uses_shaped_widths);
+    suite_add_tcase(s, tc);
+    return fo_check_run(s);
+}

@@ -1,0 +1,248 @@
+# test_world_text.py — every script drawn right, right-to-left everywhere
+# (issue 15). The mixed-script page tests/render/text/world.json is rendered
+# to PDF and PNG and compared with reference images (looked at, then kept:
+# ref/world-pdf-1.png, ref/world-pdf-2.png, ref/world.png); pdftotext must give back the
+# logical text of every script; LibreOffice's conversion of the docx and
+# pptx must show the right-to-left paragraphs right-aligned.
+# Glyph ids and order against hb-shape, and .notdef: tests/render/t_shape.c.
+import json
+import pathlib
+import re
+import shutil
+import subprocess
+import zipfile
+
+import pytest
+
+from conftest import run_folio
+
+HERE = pathlib.Path(__file__).resolve().parent
+SPEC = HERE / "world.json"
+REF = HERE / "ref"
+
+need = pytest.mark.skipif(not shutil.which("pdftotext") or not shutil.which("compare"),
+                          reason="poppler-utils and imagemagick are needed")
+
+# Phrases whose characters and word order pdftotext must give back as typed
+# (numbers and Latin names inside right-to-left text come back in poppler's
+# own order, so the phrases stop short of them).
+LOGICAL = ["绿茶 橄榄油 椰枣 笔记本 语言 销量", "綠茶 橄欖油 椰棗 筆記本 語言 銷量",
+           "緑茶とオリーブオイル、ノートと言語", "녹차 올리브유 공책 언어",
+           "شاي أخضر بسعر", "دولارًا من شركة", "چای سبز و روغن زیتون برای", "תה ירוק ושמן זית מחברת",
+           "हरी चाय और जैतून का तेल, क्षत्रिय", "সবুজ চা ও জলপাই তেল",
+           "பச்சை தேநீர் மற்றும் ஆலிவ் எண்ணெய்", "ชาเขียวและน้ำมันมะกอก",
+           "Πράσινο τσάι και ελαιόλαδο", "Зелёный чай и оливковое масло",
+           "Tiếng Việt: ệ ử ẫ ỗ ậ ặ", "שלום עולם", "مرحبا بالعالم"]
+
+
+def same_image(got, ref, tmp_path):
+    """At most 0.5 % of pixels differ by more than 5 % (rasterizer versions)."""
+    p = subprocess.run(["compare", "-metric", "AE", "-fuzz", "5%", str(got), str(ref), "null:"],
+                       capture_output=True, text=True)
+    differing = float(p.stderr.split()[0])
+    w, h = map(int, subprocess.run(["identify", "-format", "%w %h", str(ref)], capture_output=True,
+                                   text=True, check=True).stdout.split())
+    assert differing <= 0.005 * w * h, f"{got}: {differing:.0f} pixels differ from {ref}"
+
+
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory):
+    d = tmp_path_factory.mktemp("world")
+    out = {ext: d / f"world.{ext}" for ext in ("pdf", "png", "docx", "pptx")}
+    args = ["render", SPEC]
+    for p in out.values():
+        args += ["-o", p]
+    run_folio(*args, check=0)
+    return d, out
+
+
+@need
+def test_pdf_pages_match_reference(outputs, tmp_path):
+    d, out = outputs
+    subprocess.run(["pdftoppm", "-png", "-r", "60", out["pdf"], tmp_path / "page"], check=True)
+    for n in (1, 2):
+        same_image(tmp_path / f"page-{n}.png", REF / f"world-pdf-{n}.png", tmp_path)
+
+
+@need
+def test_png_matches_reference(outputs, tmp_path):
+    d, out = outputs
+    same_image(out["png"], REF / "world.png", tmp_path)
+
+
+@need
+def test_pdf_text_layer_is_logical(outputs):
+    d, out = outputs
+    text = subprocess.run(["pdftotext", out["pdf"], "-"], capture_output=True, text=True,
+                          check=True).stdout
+    text = re.sub("[\u202a-\u202e]", "", text)   # poppler's embedding marks
+    for phrase in LOGICAL:
+        assert phrase in text, f"{phrase!r} not in the text layer"
+    for emoji in "✅📈🚀😀":   # outside the BMP too (drawn as outlines, read from /ActualText)
+        assert emoji in text
+
+
+def lo_pdf(src, tmp_path):
+    if not shutil.which("soffice"):
+        pytest.skip("LibreOffice is needed")
+    outdir = tmp_path / src.suffix[1:]
+    subprocess.run(["soffice", "--headless", "--convert-to", "pdf", "--outdir", outdir, src],
+                   check=True, capture_output=True, timeout=180)
+    return outdir / (src.stem + ".pdf")
+
+
+def word_boxes(pdf):
+    """(text, xMin, xMax, page width) of every word pdftotext finds; -bbox
+    keeps right-to-left words in drawing order, so they are turned back."""
+    html = subprocess.run(["pdftotext", "-bbox", pdf, "-"], capture_output=True, text=True,
+                          check=True).stdout
+    pw = float(re.search(r'<page width="([\d.]+)"', html).group(1))
+    def logical(w):
+        return w[::-1] if re.search("[\u0590-\u08ff]", w) else w
+    return [(logical(m.group(3)), float(m.group(1)), float(m.group(2)), pw)
+            for m in re.finditer(r'<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)</word>', html)]
+
+
+def assert_right_aligned(pdf, rtl_word, ltr_word):
+    boxes = word_boxes(pdf)
+    rtl = [b for b in boxes if b[0] == rtl_word]
+    ltr = [b for b in boxes if b[0] == ltr_word]
+    assert rtl and ltr, f"{rtl_word!r} or {ltr_word!r} not found in {pdf}"
+    _, _, x1, pw = rtl[0]
+    _, l0, _, _ = ltr[0]
+    # the RTL paragraph ends at the right margin, the LTR one starts at the left
+    assert x1 > pw * 0.75, f"{rtl_word!r} ends at {x1:.0f} of {pw:.0f}: not right-aligned"
+    assert l0 < pw * 0.25
+
+
+@need
+def test_docx_rtl_right_aligned_in_libreoffice(outputs, tmp_path):
+    d, out = outputs
+    with zipfile.ZipFile(out["docx"]) as z:
+        xml = z.read("word/document.xml").decode()
+    assert "<w:bidi/>" in xml and "<w:rtl/>" in xml
+    pdf = lo_pdf(out["docx"], tmp_path)
+    assert_right_aligned(pdf, "שלום", "English")
+    # the order of the words in the line: שלום is the rightmost
+    boxes = word_boxes(pdf)
+    x = {b[0]: b[1] for b in boxes}
+    assert x["שלום"] > x["עולם"]
+
+
+@need
+def test_pptx_rtl_right_aligned_in_libreoffice(outputs, tmp_path):
+    d, out = outputs
+    pdf = lo_pdf(out["pptx"], tmp_path)
+    assert_right_aligned(pdf, "שלום", "English")
+
+
+@need
+def test_cjk_wraps_between_characters_by_uax14(tmp_path):
+    """A Chinese paragraph without spaces fills each line to the margin
+    (breaks between characters) and no line starts with 。 or ，."""
+    sentence = "绿茶和橄榄油的销量在第三季度增长了百分之十二，主要来自线上渠道。"
+    spec = {"folio": 1, "blocks": [{"type": "paragraph", "text": sentence * 6}]}
+    (tmp_path / "s.json").write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
+    run_folio("render", tmp_path / "s.json", "-o", tmp_path / "o.pdf", check=0)
+    lines = [l for l in subprocess.run(["pdftotext", tmp_path / "o.pdf", "-"], capture_output=True,
+                                       text=True, check=True).stdout.splitlines()
+             if l.strip() and not l.startswith("Page ")]
+    assert len(lines) >= 3
+    assert "".join(lines) == sentence * 6          # nothing lost or added at the breaks
+    for line in lines[1:]:
+        assert line[0] not in "。，、", f"line starts with closing punctuation: {line}"
+    full = [len(l) for l in lines[:-1]]
+    assert max(full) - min(full) <= 2, f"lines not filled: {full}"
+
+
+def test_warns_once_naming_characters_without_a_glyph(tmp_path):
+    """Characters no installed font draws are named in one warning per render
+    (never drawn silently wrong); the world page has none."""
+    spec = {"folio": 1, "blocks": [{"type": "paragraph", "text": "Ol Chiki ᱚᱛ ᱚ, private \ue000"},
+                                   {"type": "heading", "level": 2, "text": "ᱚᱛ again"}]}
+    (tmp_path / "s.json").write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
+    p = run_folio("render", tmp_path / "s.json", "-o", tmp_path / "o.pdf", "-o", tmp_path / "o.docx",
+                  check=0)
+    warnings = [l for l in p.stderr.splitlines() if "no installed font has a glyph" in l]
+    assert len(warnings) == 1, p.stderr
+    assert "U+1C5A, U+1C5B, U+E000" in warnings[0]
+    p = run_folio("render", SPEC, "-o", tmp_path / "w.pdf", check=0)
+    assert "no installed font" not in p.stderr
+
+
+@pytest.mark.skipif(not shutil.which("hb-shape") or not shutil.which("qpdf"),
+                    reason="hb-shape (libharfbuzz-bin) and qpdf are needed")
+@pytest.mark.parametrize("text, font", [
+    ("شاي أخضر", "NotoSansArabic-Regular.ttf"),
+    ("हरी चाय क्षत्रिय", "NotoSansDevanagari-Regular.ttf"),
+    ("ชาเขียวและน้ำมัน", "NotoSansThai-Regular.ttf"),
+])
+def test_pdf_draws_hb_shape_glyphs(tmp_path, text, font):
+    """The glyph ids the PDF shows, in drawing order, are hb-shape's for the
+    same text and font: content codes mapped through the font's
+    /CIDToGIDMap."""
+    spec = {"folio": 1, "blocks": [{"type": "paragraph", "text": text}]}
+    (tmp_path / "s.json").write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
+    pdf, qdf = tmp_path / "o.pdf", tmp_path / "q.pdf"
+    run_folio("render", tmp_path / "s.json", "-o", pdf, check=0)
+    subprocess.run(["qpdf", "--qdf", "--object-streams=disable", pdf, qdf], check=True)
+    raw = qdf.read_bytes().decode("latin-1")
+    base = font[:-4]
+    # the descendant CIDFontType2 dictionary of that font: its /CIDToGIDMap
+    m = re.search(r"/BaseFont /\w+\+" + re.escape(base) + r"(?:(?!/BaseFont).){0,1000}?/CIDToGIDMap (\d+) 0 R",
+                  raw, re.S)
+    assert m, f"no CID font {base} in the PDF"
+    cmap = subprocess.run(["qpdf", f"--show-object={m.group(1)}", "--filtered-stream-data", qdf],
+                          capture_output=True, check=True).stdout
+    codes = [int(h[i:i + 4], 16) for h in re.findall(r"<([0-9a-f]+)> Tj", raw)
+             for i in range(0, len(h), 4)]
+    drawn = [int.from_bytes(cmap[2 * c:2 * c + 2], "big") for c in codes if 0xD800 <= c <= 0xDFFF]
+    out = subprocess.run(["hb-shape", "--no-glyph-names", "--no-positions", "--no-clusters",
+                          "/usr/share/fonts/truetype/noto/" + font, text],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    expected = [int(g) for g in out.strip("[]").split("|")]
+    assert drawn == expected
+
+
+def test_xlsx_rtl_cells_read_right_to_left(tmp_path):
+    """Right-to-left text, on the Summary sheet and in data cells, carries
+    readingOrder 2 (openpyxl reads it back); left-to-right text does not."""
+    openpyxl = pytest.importorskip("openpyxl")
+    out = tmp_path / "w.xlsx"
+    run_folio("render", SPEC, "-o", out, check=0)
+    wb = openpyxl.load_workbook(out)
+    rtl = {c.value for ws in wb for row in ws.iter_rows() for c in row
+           if isinstance(c.value, str) and c.alignment.readingOrder == 2}
+    assert "شاي أخضر" in rtl and "תה ירוק" in rtl and "چای سبز" in rtl   # data cells
+    assert any("دولارًا" in v for v in rtl)                              # Summary paragraph
+    assert not any("Зелёный" in v or "绿茶" in v for v in rtl)
+
+
+def test_pptx_and_docx_table_cells_rtl(tmp_path):
+    """A table cell whose text reads right to left is marked so: rtl="1" in
+    the slide's table, w:bidi in the Word table; English cells are not."""
+    spec = {"folio": 1, "blocks": [
+        {"type": "heading", "level": 1, "text": "Table"},
+        {"type": "table", "data": {"columns": ["name", "units"],
+                                   "rows": [["شاي أخضر", 3], ["Green tea", 4], ["תה ירוק", 5]]}}]}
+    (tmp_path / "s.json").write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
+    run_folio("render", tmp_path / "s.json", "-o", tmp_path / "o.pptx", "-o", tmp_path / "o.docx",
+              check=0)
+    def part(zipname, name):
+        with zipfile.ZipFile(tmp_path / zipname) as z:
+            return z.read(name).decode()
+    with zipfile.ZipFile(tmp_path / "o.pptx") as z:
+        names = z.namelist()
+    slides = "".join(part("o.pptx", n) for n in sorted(names)
+                     if re.fullmatch(r"ppt/slides/slide\d+\.xml", n))
+    for word in ("شاي أخضر", "תה ירוק"):
+        cell = slides[:slides.index(word)]
+        assert cell.rindex('rtl="1"') > cell.rindex("<a:tc>"), f"{word}: cell not rtl"
+    green = slides[:slides.index("Green tea")]
+    assert green.rfind('rtl="1"') < green.rindex("<a:tc>")
+    doc = part("o.docx", "word/document.xml")
+    for word in ("شاي أخضر", "תה ירוק"):
+        cell = doc[:doc.index(word)]
+        assert cell.rindex("<w:bidi/>") > cell.rindex("<w:tc>")
+    green = doc[:doc.index("Green tea")]
+    assert green.rfind("<w:bidi/>") < green.rindex("<w:tc>")
