@@ -114,6 +114,7 @@ static lxw_format *table_format(fo_xlsx *x, int role, const char *code)
     case FO_XLSX_FMT_WRAP:
         format_set_text_wrap(f);
         format_set_align(f, LXW_ALIGN_VERTICAL_TOP);
+        break;
     case FO_XLSX_FMT_CELL_RTL:
         format_set_reading_order(f, 2);
         break;
