@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "render/core/buf.h"
 #include "render/docx/docx_internal.h"
 #include "render/ooxml/template.h"
 
@@ -106,23 +107,6 @@ static void scan(const char *s, size_t len, tag_fn fn, void *ctx)
 }
 
 /* ---- small helpers ---------------------------------------------------------------- */
-
-/* Appends n bytes to a growing buffer. */
-static bool put(char **b, size_t *len, size_t *cap, const char *s, size_t n)
-{
-    if (*len + n + 1 > *cap) {
-        size_t nc = *cap ? *cap : 4096;
-        while (*len + n + 1 > nc) nc *= 2;
-        char *nb = fo_realloc(*b, nc);
-        if (!nb) return false;
-        *b = nb;
-        *cap = nc;
-    }
-    memcpy(*b + *len, s, n);
-    *len += n;
-    (*b)[*len] = '\0';
-    return true;
-}
 
 static fo_status refuse(fo_docx_ctx *c, const char *path, const char *part, const char *why)
 {
@@ -268,7 +252,7 @@ static void find_sect(void *ctx, const tag *t, int depth)
 
 /* Copies tag bytes [s, e) with each r:id="..." value replaced. */
 static fo_status rewrite_ids(fo_docx_ctx *c, fo_tpl *z, const fo_tpl_rels *rels, const tag *t,
-                             char **b, size_t *len, size_t *cap)
+                             fo_buf *b)
 {
     const char *p = t->start, *q = t->name + t->nlen;
     fo_status st = FO_OK;
@@ -287,11 +271,11 @@ static fo_status rewrite_ids(fo_docx_ctx *c, fo_tpl *z, const fo_tpl_rels *rels,
         snprintf(rid, sizeof rid, "%.*s", (int)(ve - v < 63 ? ve - v : 63), v);
         const char *nid;
         st = ref_id(c, z, rels, rid, &nid);
-        if (st == FO_OK && (!put(b, len, cap, p, (size_t)(v - p)) || !put(b, len, cap, nid, strlen(nid))))
+        if (st == FO_OK && (!fo_buf_append(b, p, (size_t)(v - p)) || !fo_buf_append(b, nid, strlen(nid))))
             st = FO_ERR_NOMEM;
         p = ve;
     }
-    if (st == FO_OK && !put(b, len, cap, p, (size_t)(t->end - p))) st = FO_ERR_NOMEM;
+    if (st == FO_OK && !fo_buf_append(b, p, (size_t)(t->end - p))) st = FO_ERR_NOMEM;
     return st;
 }
 
@@ -343,21 +327,20 @@ static fo_status take_section(fo_docx_ctx *c, fo_docx_tpl *t, fo_tpl *z, const c
     fo_tpl_rels rels;
     fo_status st = fo_tpl_rels_read(z, FO_DOCX_DOCUMENT, &rels);
     if (st != FO_OK) return st;
-    char *b = NULL;
-    size_t len = 0, cap = 0;
+    fo_buf b = {0};
     const char *pos = f.s, *copied = f.s;
     tag tg;
     while (st == FO_OK && next_tag(&pos, f.e, &tg)) {
         if (tg.kind == TAG_END) continue;
-        if (!put(&b, &len, &cap, copied, (size_t)(tg.start - copied))) st = FO_ERR_NOMEM;
-        else st = rewrite_ids(c, z, &rels, &tg, &b, &len, &cap);
+        if (!fo_buf_append(&b, copied, (size_t)(tg.start - copied))) st = FO_ERR_NOMEM;
+        else st = rewrite_ids(c, z, &rels, &tg, &b);
         copied = tg.end;
-        if (tg.start == f.s) t->sectpr_open = len;
+        if (tg.start == f.s) t->sectpr_open = b.len;
     }
-    if (st == FO_OK && !put(&b, &len, &cap, copied, (size_t)(f.e - copied))) st = FO_ERR_NOMEM;
+    if (st == FO_OK && !fo_buf_append(&b, copied, (size_t)(f.e - copied))) st = FO_ERR_NOMEM;
     fo_tpl_rels_free(&rels);
-    if (st != FO_OK) { fo_free(b); return st; }
-    t->sectpr = b;
+    if (st != FO_OK) { fo_buf_free(&b); return st; }
+    t->sectpr = fo_buf_take(&b, NULL);
     t->sectpr_empty = f.empty;
     return FO_OK;
 }
@@ -548,9 +531,8 @@ void fo_docx_tpl_styles(fo_docx_ctx *c, const char *folio, size_t folio_len)
     landmarks l = {0};
     scan(t->styles, t->styles_len, find_landmarks, &l);
     const char *ts = t->styles, *close = l.root_end ? l.root_end : ts + t->styles_len;
-    char *b = NULL;
-    size_t len = 0, cap = 0;
-    bool ok = put(&b, &len, &cap, ts, (size_t)(close - ts));
+    fo_buf b = {0};
+    bool ok = fo_buf_append(&b, ts, (size_t)(close - ts));
     const char *fend = folio + folio_len;
     for (const char *p = strstr(folio, "<w:style "); ok && p && p < fend;
          p = strstr(p + 1, "<w:style ")) {
@@ -560,11 +542,13 @@ void fo_docx_tpl_styles(fo_docx_ctx *c, const char *folio, size_t folio_len)
         id += strlen("w:styleId=\"");
         char sid[128];
         snprintf(sid, sizeof sid, "%.*s", (int)strcspn(id, "\""), id);
-        if (!has_style(t, sid)) ok = put(&b, &len, &cap, p, (size_t)(e - p));
+        if (!has_style(t, sid)) ok = fo_buf_append(&b, p, (size_t)(e - p));
     }
-    if (ok) ok = put(&b, &len, &cap, close, (size_t)(ts + t->styles_len - close));
-    if (!ok) { fo_free(b); fo_docx_fail(c, NULL, FO_ERR_NOMEM, "out of memory"); return; }
-    fo_pkg_add_part_take(c->pkg, "word/styles.xml", FO_CT_DOCX_STYLES, b, len);
+    if (ok) ok = fo_buf_append(&b, close, (size_t)(ts + t->styles_len - close));
+    size_t len;
+    char *data = fo_buf_take(&b, &len);
+    if (!ok || !data) { fo_free(data); fo_docx_fail(c, NULL, FO_ERR_NOMEM, "out of memory"); return; }
+    fo_pkg_add_part_take(c->pkg, "word/styles.xml", FO_CT_DOCX_STYLES, data, len);
 }
 
 /* Template numbering with folio's abstractNum and num elements (already
@@ -584,15 +568,16 @@ void fo_docx_tpl_numbering(fo_docx_ctx *c, const char *folio, size_t folio_len)
     const char *tn = t->numbering, *tlim = tn + t->numbering_len;
     const char *tend = l.cleanup ? l.cleanup : l.root_end ? l.root_end : tlim;
     const char *tnum = l.num && l.num < tend ? l.num : tend;
-    char *b = NULL;
-    size_t len = 0, cap = 0;
-    bool ok = put(&b, &len, &cap, tn, (size_t)(tnum - tn)) &&
-              put(&b, &len, &cap, fa, (size_t)(fn - fa)) &&
-              put(&b, &len, &cap, tnum, (size_t)(tend - tnum)) &&
-              put(&b, &len, &cap, fn, (size_t)(fclose - fn)) &&
-              put(&b, &len, &cap, tend, (size_t)(tlim - tend));
-    if (!ok) { fo_free(b); fo_docx_fail(c, NULL, FO_ERR_NOMEM, "out of memory"); return; }
-    fo_pkg_add_part_take(c->pkg, "word/numbering.xml", FO_CT_DOCX_NUMBERING, b, len);
+    fo_buf b = {0};
+    bool ok = fo_buf_append(&b, tn, (size_t)(tnum - tn)) &&
+              fo_buf_append(&b, fa, (size_t)(fn - fa)) &&
+              fo_buf_append(&b, tnum, (size_t)(tend - tnum)) &&
+              fo_buf_append(&b, fn, (size_t)(fclose - fn)) &&
+              fo_buf_append(&b, tend, (size_t)(tlim - tend));
+    size_t len;
+    char *data = fo_buf_take(&b, &len);
+    if (!ok || !data) { fo_free(data); fo_docx_fail(c, NULL, FO_ERR_NOMEM, "out of memory"); return; }
+    fo_pkg_add_part_take(c->pkg, "word/numbering.xml", FO_CT_DOCX_NUMBERING, data, len);
 }
 
 bool fo_docx_tpl_has_numbering(const fo_docx_tpl *t) { return t && t->numbering; }

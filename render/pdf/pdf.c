@@ -33,13 +33,10 @@ static const char *const fallback_files[] = {
 
 void fo_pdf_fail(fo_pdf *c, fo_status st, const char *fmt, ...)
 {
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    fo_fail_atv(c->d, &c->st, c->doc, c->blk, st, NULL, fmt, ap);
     va_end(ap);
-    if (c->st == FO_OK) c->st = st;
-    fo_diags_add(c->d, NULL, 0, 0, NULL, NULL, "%s", msg);
 }
 
 static void hpdf_error(HPDF_STATUS code, HPDF_STATUS detail, void *user)
@@ -435,8 +432,11 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
 
     fo_pdf_new_page(c);
     fo_pdf_title_block(c);
-    for (size_t i = 0; i < doc->nblocks && c->st == FO_OK; i++)
-        render_block(c, &doc->blocks[i]);
+    for (size_t i = 0; i < doc->nblocks && c->st == FO_OK; i++) {
+        c->blk = &doc->blocks[i];
+        render_block(c, c->blk);
+    }
+    c->blk = NULL; /* what follows is the document's, not a block's */
     if (c->st == FO_OK) fo_pdf_toc_fill(c);
     if (c->st == FO_OK) header_footer(c);
     if (c->st == FO_OK) build_outline(c);

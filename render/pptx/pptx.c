@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "render/core/buf.h"
 #include "render/pptx/pptx_internal.h"
 #include "render/core/text.h"
 
@@ -198,7 +199,7 @@ static void add_fixed_parts(fo_pptx *p)
     char *logo_target = p->logo_media;
     if (p->logo.u.image.path) {
         size_t len = 0;
-        unsigned char *data = fo_pptx_read_file(p->logo.u.image.path, &len);
+        unsigned char *data = (unsigned char *)fo_file_read(p->logo.u.image.path, 0, &len);
         if (!data) {
             fo_pptx_fail(p, FO_ERR_INPUT, NULL, "theme logo %s: cannot be read",
                          p->logo.u.image.path);
@@ -407,7 +408,7 @@ static void heading(fo_pptx *p, const fo_block *b)
                         2 * fo_pptx_line_h(fo_pptx_body_size(0)) + 2 * FO_PPTX_INS_Y, true);
     fo_pptx_para para;
     if (!fo_pptx_para_init(&para, FO_PPTX_PARA_HEADING, 0, sz, text, true)) {
-        fo_pptx_fail(p, FO_ERR_NOMEM, b->pointer, "out of memory");
+        fo_pptx_fail(p, FO_ERR_NOMEM, b, "out of memory");
         return;
     }
     para.bold = true;

@@ -138,7 +138,9 @@ typedef struct {
 } fo_pptx;
 
 /* ---- pptx_slide.c ------------------------------------------------------- */
-void fo_pptx_fail(fo_pptx *p, fo_status err, const char *pointer, const char *fmt, ...)
+/* Records the first failure, located at block b (NULL: the whole deck);
+ * later ones are dropped (fo_fail_at). */
+void fo_pptx_fail(fo_pptx *p, fo_status err, const fo_block *b, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* Ends the open slide (if any) and opens a new one with the given layout
  * and title (NULL/"": no title shape). */
@@ -217,8 +219,6 @@ fo_status fo_pptx_template_load(fo_pptx *p, const char *path);
 void fo_pptx_table(fo_pptx *p, const fo_block *b);
 void fo_pptx_chart(fo_pptx *p, const fo_block *b);
 void fo_pptx_image(fo_pptx *p, const fo_block *b);
-/* The whole file at path (fo_malloc'd), or NULL. */
-unsigned char *fo_pptx_read_file(const char *path, size_t *len);
 /* An image placed in a box outside the flow, centred, aspect kept: the
  * title slide's logo. */
 void fo_pptx_image_box(fo_pptx *p, const fo_block *b, double left, double top, double w, double h);

@@ -15,16 +15,13 @@
 #include "render/pptx/pptx_internal.h"
 #include "render/core/text.h"
 
-void fo_pptx_fail(fo_pptx *p, fo_status err, const char *pointer, const char *fmt, ...)
+void fo_pptx_fail(fo_pptx *p, fo_status err, const fo_block *b, const char *fmt, ...)
 {
-    if (p->err) return;
-    p->err = err;
-    char msg[512];
+    if (p->err) return; /* the first failure is the one to report */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    fo_fail_atv(p->d, &p->err, p->doc, b, err, NULL, fmt, ap);
     va_end(ap);
-    fo_diags_add(p->d, NULL, 0, 0, pointer, NULL, "%s", msg);
 }
 
 int fo_pptx_shape_id(fo_pptx *p) { return p->next_id++; }

@@ -395,7 +395,7 @@ void fo_pptx_table(fo_pptx *p, const fo_block *b)
     header = fo_calloc(n, sizeof *header);
     if (!tb.fmt || !tb.width || !tb.numeric || !tb.sum || !tb.min || !tb.max || !tb.count ||
         !tb.nnum || !header) {
-        fo_pptx_fail(p, FO_ERR_NOMEM, b->pointer, "out of memory");
+        fo_pptx_fail(p, FO_ERR_NOMEM, b, "out of memory");
         goto cleanup;
     }
     for (size_t j = 0; j < n; j++) {
@@ -408,7 +408,7 @@ void fo_pptx_table(fo_pptx *p, const fo_block *b)
         tb.width[j] = measure(p->t, true, c->title);
     }
     if (!scan(&tb)) {
-        fo_pptx_fail(p, FO_ERR_INPUT, b->pointer, "reading the table's data failed");
+        fo_pptx_fail(p, FO_ERR_INPUT, b, "reading the table's data failed");
         goto cleanup;
     }
     fit_widths(&tb, p->g.cw);
@@ -435,7 +435,7 @@ void fo_pptx_table(fo_pptx *p, const fo_block *b)
     }
     fo_pptx_need(p, first, false);
     if (!fill(&tb, header) && !p->err)
-        fo_pptx_fail(p, FO_ERR_INPUT, b->pointer, "reading the table's data failed");
+        fo_pptx_fail(p, FO_ERR_INPUT, b, "reading the table's data failed");
 
 cleanup:
     chunk_clear(&tb);

@@ -124,16 +124,12 @@ static const char *chart_text(fo_xlsx *x, const char *s)
     const char *c = fo_xlsx_clean(&x->buf, s, strlen(s), FO_XLSX_PLAIN);
     if (!c) return NULL;
     size_t n = strlen(c);
-    if (x->buf2.cap < n + 4) {
-        char *p = fo_realloc(x->buf2.p, n + 4);
-        if (!p) return NULL;
-        x->buf2.p = p;
-        x->buf2.cap = n + 4;
-    }
+    x->buf2.len = 0;
+    if (!fo_buf_reserve(&x->buf2, n + 3)) return NULL;
     size_t o = 0;
-    if (c[0] == '=') { memcpy(x->buf2.p, "\xE2\x80\x8B", 3); o = 3; }
-    memmove(x->buf2.p + o, c, n + 1);
-    return x->buf2.p;
+    if (c[0] == '=') { memcpy(x->buf2.data, "\xE2\x80\x8B", 3); o = 3; }
+    memmove(x->buf2.data + o, c, n + 1);
+    return x->buf2.data;
 }
 
 static fo_status color_points(fo_xlsx *x, lxw_chart_series *s, size_t n)
