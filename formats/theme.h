@@ -9,6 +9,12 @@
 #define FO_THEME_MAX_BYTES (1u << 20)       /* a theme's JSON */
 #define FO_THEME_FONT_MAX_BYTES (64u << 20) /* one font file named by a theme */
 
+/* Fills t with the built-in "default" theme, read from its one definition,
+ * templates/themes/default.json (embedded at build time): Liberation Sans
+ * and Mono (metric-compatible with Arial and Courier New, so Office files
+ * lay out alike where only Arial exists), A4 portrait, 20 mm margins. */
+void fo_theme_default(fo_theme *t);
+
 /* Loads a theme by built-in name or path to a .json file into *t, starting
  * from the default theme (keys a file leaves out keep their defaults). The
  * files a theme names (fonts, logo) follow the spec's rule, formats/path.h:

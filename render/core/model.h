@@ -67,6 +67,14 @@ typedef enum {
     FO_TYPE_BOOLEAN
 } fo_type;
 
+/* The spec's words for the enums below, in enum order, NULL-terminated:
+ * defined once (model.c), matched by the spec reader, named by writers. */
+extern const char *const fo_type_names[];       /* fo_type: "auto", "text", ... */
+extern const char *const fo_block_kind_names[]; /* fo_block_kind: "heading", ... */
+extern const char *const fo_chart_kind_names[]; /* fo_chart_kind: "bar", ... */
+extern const char *const fo_total_names[];      /* fo_total: "none", "sum", ... */
+extern const char *const fo_legend_names[];     /* fo_legend: "right", ... */
+
 const char *fo_type_name(fo_type t);          /* "integer", ... */
 fo_type fo_type_from_name(const char *name);  /* FO_TYPE_AUTO if unknown */
 /* Excel format code shown for a column of type t when none is given. */

@@ -11,6 +11,7 @@
 
 #include <zip.h>
 
+#include "formats/theme.h"
 #include "render/render.h"
 #include "render/xlsx/xlsx_internal.h"
 #include "tests/check_run.h"
