@@ -17,9 +17,8 @@
 #include "formats/path.h"
 #include "formats/spec_internal.h"
 #include "formats/theme.h"
+#include "render/core/templates.h"
 
-const unsigned char *fo_template_find(const char *name, size_t *len);
-const char *fo_template_name(size_t i);
 
 /* A theme is read with the spec reader's context and helpers: the same
  * located errors, the same key check with "did you mean", the same cap on
@@ -369,4 +368,16 @@ fo_status fo_theme_load(const char *name_or_path, fo_theme *t, fo_diags *d)
     fo_json_free(c.json);
     fo_spec_more_errors(d, c.file, c.errors, "error");
     return c.errors ? FO_ERR_INPUT : FO_OK;
+}
+
+fo_status fo_doc_set_theme(fo_doc *doc, const char *name_or_path, fo_diags *d)
+{
+    return fo_theme_load(name_or_path, &doc->theme, d);
+}
+
+const char *fo_schema(const char *which, size_t *len)
+{
+    const char *name = !strcmp(which, "spec") ? "schema/spec.schema.json"
+                     : !strcmp(which, "theme") ? "schema/theme.schema.json" : NULL;
+    return name ? (const char *)fo_template_find(name, len) : NULL;
 }

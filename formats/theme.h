@@ -22,9 +22,6 @@ void fo_theme_default(fo_theme *t);
  * Errors (unknown name, bad file) go to d; returns FO_ERR_INPUT then. */
 fo_status fo_theme_load(const char *name_or_path, fo_theme *t, fo_diags *d);
 
-/* Name of the i-th built-in theme, NULL past the end. */
-const char *fo_theme_builtin(size_t i, char *buf, size_t cap);
-/* The one-line description of a built-in theme ("" if none). */
-const char *fo_theme_description(const char *name, char *buf, size_t cap);
+/* fo_theme_builtin, fo_theme_description, fo_doc_set_theme: include/folio.h. */
 
 #endif

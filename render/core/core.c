@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/core/buf.h"
 #include "folio.h"
 #include "render/core/model.h"
 
@@ -102,13 +103,7 @@ void fo_diags_add(fo_diags *d, const char *file, int line, int column,
                   const char *pointer, const char *hint, const char *fmt, ...)
 {
     if (!d) return;
-    if (d->n == d->cap) {
-        size_t cap = d->cap ? d->cap * 2 : 8;
-        fo_diag *items = fo_realloc(d->items, cap * sizeof *items);
-        if (!items) return;
-        d->items = items;
-        d->cap = cap;
-    }
+    if (!fo_grow((void **)&d->items, &d->cap, d->n + 1, 8, sizeof *d->items)) return;
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);

@@ -214,3 +214,6 @@ void fo_doc_free(fo_doc *doc)
     fo_arena_free(doc->arena);
     fo_free(doc);
 }
+
+size_t fo_doc_nblocks(const fo_doc *doc) { return doc->nblocks; }
+size_t fo_doc_ndatasets(const fo_doc *doc) { return doc->ndatasets; }

@@ -23,8 +23,8 @@
 
 #include "render/core/buf.h"
 #include "render/ooxml/package.h"
+#include "render/core/templates.h"
 
-const unsigned char *fo_template_find(const char *name, size_t *len);
 
 typedef struct {
     char *name, *ct;      /* ct NULL: covered by a Default */

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "render/core/buf.h"
 #include "render/pdf/pdf_int.h"
 #include "render/render.h"
 #include "render/core/text.h"
@@ -193,12 +194,9 @@ void fo_pdf_new_page(fo_pdf *c)
                     "holds; split it into several documents", FO_PDF_MAX_PAGES);
         return;
     }
-    if (c->npages == c->pages_cap) {
-        size_t cap = c->pages_cap ? c->pages_cap * 2 : 16;
-        HPDF_Page *p = fo_realloc(c->pages, cap * sizeof *p);
-        if (!p) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
-        c->pages = p;
-        c->pages_cap = cap;
+    if (!fo_grow((void **)&c->pages, &c->pages_cap, c->npages + 1, 16, sizeof *c->pages)) {
+        fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
+        return;
     }
     HPDF_Page page = HPDF_AddPage(c->pdf);
     if (!page) return;
@@ -224,12 +222,9 @@ void fo_pdf_need(fo_pdf *c, double h)
 
 void fo_pdf_mark_add(fo_pdf *c, const char *text, int level, double y)
 {
-    if (c->nmarks == c->marks_cap) {
-        size_t cap = c->marks_cap ? c->marks_cap * 2 : 32;
-        fo_pdf_mark *m = fo_realloc(c->marks, cap * sizeof *m);
-        if (!m) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
-        c->marks = m;
-        c->marks_cap = cap;
+    if (!fo_grow((void **)&c->marks, &c->marks_cap, c->nmarks + 1, 32, sizeof *c->marks)) {
+        fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
+        return;
     }
     char *s = fo_strdup(text ? text : "");
     if (!s) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }

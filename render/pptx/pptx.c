@@ -288,18 +288,7 @@ static void placeholder(fo_pptx *p, const char *type, const char *idx, const cha
                         fo_pptx_para *paras, size_t n)
 {
     fo_xml *x = p->x;
-    fo_pptx_shape_begin(p, "p:sp", "p:nvSpPr", name, NULL);
-    fo_xml_open(x, "p:cNvSpPr", NULL);
-    fo_xml_leaf(x, "a:spLocks", "noGrp", "1", NULL);
-    fo_xml_close(x);
-    fo_xml_open(x, "p:nvPr", NULL);
-    fo_xml_leaf(x, "p:ph", "type", type, "idx", idx, NULL);
-    fo_xml_close(x);
-    fo_xml_close(x);
-    fo_xml_leaf(x, "p:spPr", NULL);
-    fo_xml_open(x, "p:txBody", NULL);
-    fo_xml_leaf(x, "a:bodyPr", NULL);
-    fo_xml_leaf(x, "a:lstStyle", NULL);
+    fo_pptx_ph_begin(p, name, type, NULL, idx);
     for (size_t i = 0; i < n; i++) fo_pptx_para_write(p, &paras[i], i == 0);
     fo_xml_close(x);
     fo_xml_close(x);

@@ -171,6 +171,17 @@ void fo_pptx_shape_begin(fo_pptx *p, const char *outer, const char *nv, const ch
                         const char *descr);
 /* <p:nvSpPr>/<p:spPr> xfrm helper: writes <a:xfrm> for a box in pt. */
 void fo_pptx_xfrm(fo_xml *x, double left, double top, double w, double h);
+/* A rectangle's geometry inside p:spPr: its a:xfrm and a:prstGeom "rect". */
+void fo_pptx_rect(fo_xml *x, double left, double top, double w, double h);
+/* Opens a placeholder shape (p:sp with p:ph type/sz/idx, each omitted when
+ * NULL) named name, up to its text body's a:lstStyle; the caller writes the
+ * paragraphs and closes p:txBody and p:sp. */
+void fo_pptx_ph_begin(fo_pptx *p, const char *name, const char *type, const char *sz, const char *idx);
+/* Opens a p:graphicFrame (a chart's or a table's) named name (alt: its
+ * description, may be NULL) at the box in pt, through its p:xfrm; the caller
+ * writes the a:graphic and closes the frame. */
+void fo_pptx_frame_begin(fo_pptx *p, const char *name, const char *alt, double left, double top,
+                         double w, double h);
 void fo_pptx_solid(fo_xml *x, fo_rgb c);
 /* <name attr="v"/> with an integer value. */
 void fo_pptx_leaf_int(fo_xml *x, const char *name, const char *attr, long long v);

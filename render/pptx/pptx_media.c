@@ -42,10 +42,7 @@ static void picture(fo_pptx *p, const char *rid, const char *name, const char *a
     fo_xml_close(x);
     fo_xml_close(x);
     fo_xml_open(x, "p:spPr", NULL);
-    fo_pptx_xfrm(x, left, top, w, h);
-    fo_xml_open(x, "a:prstGeom", "prst", "rect", NULL);
-    fo_xml_leaf(x, "a:avLst", NULL);
-    fo_xml_close(x);
+    fo_pptx_rect(x, left, top, w, h);
     fo_xml_close(x);
     fo_xml_close(x);
 }
@@ -76,22 +73,7 @@ static void chart_frame(fo_pptx *p, const char *rid, const char *alt, double lef
                         double w, double h)
 {
     fo_xml *x = p->x;
-    fo_pptx_shape_begin(p, "p:graphicFrame", "p:nvGraphicFramePr", "Chart", alt);
-    fo_xml_open(x, "p:cNvGraphicFramePr", NULL);
-    fo_xml_leaf(x, "a:graphicFrameLocks", "noGrp", "1", NULL);
-    fo_xml_close(x);
-    fo_xml_leaf(x, "p:nvPr", NULL);
-    fo_xml_close(x);
-    fo_xml_open(x, "p:xfrm", NULL);
-    fo_xml_open(x, "a:off", NULL);
-    fo_xml_attr_int(x, "x", FO_PPTX_EMU(left));
-    fo_xml_attr_int(x, "y", FO_PPTX_EMU(top));
-    fo_xml_close(x);
-    fo_xml_open(x, "a:ext", NULL);
-    fo_xml_attr_int(x, "cx", FO_PPTX_EMU(w));
-    fo_xml_attr_int(x, "cy", FO_PPTX_EMU(h));
-    fo_xml_close(x);
-    fo_xml_close(x);
+    fo_pptx_frame_begin(p, "Chart", alt, left, top, w, h);
     fo_chartxml_graphic(x, rid, false);
     fo_xml_close(x);
 }

@@ -47,9 +47,10 @@ void fo_pptx_leaf_int(fo_xml *x, const char *name, const char *attr, long long v
     fo_xml_close(x);
 }
 
-void fo_pptx_xfrm(fo_xml *x, double left, double top, double w, double h)
+/* <el><a:off/><a:ext/></el>: a shape's (a:xfrm) or a frame's (p:xfrm) box. */
+static void box(fo_xml *x, const char *el, double left, double top, double w, double h)
 {
-    fo_xml_open(x, "a:xfrm", NULL);
+    fo_xml_open(x, el, NULL);
     fo_xml_open(x, "a:off", NULL);
     fo_xml_attr_int(x, "x", FO_PPTX_EMU(left));
     fo_xml_attr_int(x, "y", FO_PPTX_EMU(top));
@@ -59,6 +60,53 @@ void fo_pptx_xfrm(fo_xml *x, double left, double top, double w, double h)
     fo_xml_attr_int(x, "cy", FO_PPTX_EMU(h));
     fo_xml_close(x);
     fo_xml_close(x);
+}
+
+void fo_pptx_xfrm(fo_xml *x, double left, double top, double w, double h)
+{
+    box(x, "a:xfrm", left, top, w, h);
+}
+
+void fo_pptx_rect(fo_xml *x, double left, double top, double w, double h)
+{
+    fo_pptx_xfrm(x, left, top, w, h);
+    fo_xml_open(x, "a:prstGeom", "prst", "rect", NULL);
+    fo_xml_leaf(x, "a:avLst", NULL);
+    fo_xml_close(x);
+}
+
+void fo_pptx_ph_begin(fo_pptx *p, const char *name, const char *type, const char *sz, const char *idx)
+{
+    fo_xml *x = p->x;
+    fo_pptx_shape_begin(p, "p:sp", "p:nvSpPr", name, NULL);
+    fo_xml_open(x, "p:cNvSpPr", NULL);
+    fo_xml_leaf(x, "a:spLocks", "noGrp", "1", NULL);
+    fo_xml_close(x);
+    fo_xml_open(x, "p:nvPr", NULL);
+    fo_xml_open(x, "p:ph", NULL); /* attributes given (not NULL) only */
+    fo_xml_attr(x, "type", type);
+    fo_xml_attr(x, "sz", sz);
+    fo_xml_attr(x, "idx", idx);
+    fo_xml_close(x);
+    fo_xml_close(x);
+    fo_xml_close(x);
+    fo_xml_leaf(x, "p:spPr", NULL);
+    fo_xml_open(x, "p:txBody", NULL);
+    fo_xml_leaf(x, "a:bodyPr", NULL);
+    fo_xml_leaf(x, "a:lstStyle", NULL);
+}
+
+void fo_pptx_frame_begin(fo_pptx *p, const char *name, const char *alt, double left, double top,
+                         double w, double h)
+{
+    fo_xml *x = p->x;
+    fo_pptx_shape_begin(p, "p:graphicFrame", "p:nvGraphicFramePr", name, alt);
+    fo_xml_open(x, "p:cNvGraphicFramePr", NULL);
+    fo_xml_leaf(x, "a:graphicFrameLocks", "noGrp", "1", NULL);
+    fo_xml_close(x);
+    fo_xml_leaf(x, "p:nvPr", NULL);
+    fo_xml_close(x);
+    box(x, "p:xfrm", left, top, w, h);
 }
 
 void fo_pptx_solid(fo_xml *x, fo_rgb c)
@@ -99,18 +147,7 @@ static void write_title(fo_pptx *p, const char *title)
         fo_text_ellipsize(p->t->heading.bold, sz, title, strlen(title), w, buf, sizeof buf);
         title = buf;
     }
-    fo_pptx_shape_begin(p, "p:sp", "p:nvSpPr", "Title", NULL);
-    fo_xml_open(x, "p:cNvSpPr", NULL);
-    fo_xml_leaf(x, "a:spLocks", "noGrp", "1", NULL);
-    fo_xml_close(x);
-    fo_xml_open(x, "p:nvPr", NULL);
-    fo_xml_leaf(x, "p:ph", "type", "title", NULL);
-    fo_xml_close(x);
-    fo_xml_close(x);
-    fo_xml_leaf(x, "p:spPr", NULL);
-    fo_xml_open(x, "p:txBody", NULL);
-    fo_xml_leaf(x, "a:bodyPr", NULL);
-    fo_xml_leaf(x, "a:lstStyle", NULL);
+    fo_pptx_ph_begin(p, "Title", "title", NULL, NULL);
     fo_xml_open(x, "a:p", NULL);
     fo_xml_open(x, "a:r", NULL);
     fo_xml_open(x, "a:rPr", "lang", "en-US", NULL);
@@ -133,18 +170,7 @@ static void write_slide_number(fo_pptx *p)
         if (!num->present) return;
         idx = num->idx[0] ? num->idx : NULL;
     }
-    fo_pptx_shape_begin(p, "p:sp", "p:nvSpPr", "Slide Number", NULL);
-    fo_xml_open(x, "p:cNvSpPr", NULL);
-    fo_xml_leaf(x, "a:spLocks", "noGrp", "1", NULL);
-    fo_xml_close(x);
-    fo_xml_open(x, "p:nvPr", NULL);
-    fo_xml_leaf(x, "p:ph", "type", "sldNum", "sz", "quarter", "idx", idx, NULL);
-    fo_xml_close(x);
-    fo_xml_close(x);
-    fo_xml_leaf(x, "p:spPr", NULL);
-    fo_xml_open(x, "p:txBody", NULL);
-    fo_xml_leaf(x, "a:bodyPr", NULL);
-    fo_xml_leaf(x, "a:lstStyle", NULL);
+    fo_pptx_ph_begin(p, "Slide Number", "sldNum", "quarter", idx);
     fo_xml_open(x, "a:p", NULL);
     fo_xml_open(x, "a:fld", "id", "{B6F15528-21DE-4FAA-801E-634DDDAF4B2B}", "type", "slidenum",
                 NULL);

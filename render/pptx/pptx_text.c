@@ -312,10 +312,7 @@ void fo_pptx_textbox(fo_pptx *p, const char *name, double left, double top, doub
     fo_xml_leaf(x, "p:nvPr", NULL);
     fo_xml_close(x);
     fo_xml_open(x, "p:spPr", NULL);
-    fo_pptx_xfrm(x, left, top, w, h);
-    fo_xml_open(x, "a:prstGeom", "prst", "rect", NULL);
-    fo_xml_leaf(x, "a:avLst", NULL);
-    fo_xml_close(x);
+    fo_pptx_rect(x, left, top, w, h);
     fo_xml_leaf(x, "a:noFill", NULL);
     fo_xml_close(x);
     fo_xml_open(x, "p:txBody", NULL);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "render/core/buf.h"
 #include "render/xlsx/xlsx_internal.h"
 
 #define DATA_ROWS_PER_SHEET (FO_XLSX_MAX_ROWS - 1)
@@ -24,13 +25,7 @@ static bool ref_covers(const fo_xlsx_dataref *r, const fo_chart *c)
 
 static fo_xlsx_dataref *new_ref(fo_xlsx *x, const fo_dataset *ds)
 {
-    if (x->nrefs == x->refcap) {
-        size_t cap = x->refcap ? x->refcap * 2 : 4;
-        fo_xlsx_dataref *r = fo_realloc(x->refs, cap * sizeof *r);
-        if (!r) return NULL;
-        x->refs = r;
-        x->refcap = cap;
-    }
+    if (!fo_grow((void **)&x->refs, &x->refcap, x->nrefs + 1, 4, sizeof *x->refs)) return NULL;
     fo_xlsx_dataref *r = &x->refs[x->nrefs];
     memset(r, 0, sizeof *r);
     r->ds = ds;

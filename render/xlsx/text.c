@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "render/core/buf.h"
 #include "render/core/policy.h"
 #include "render/xlsx/xlsx_internal.h"
 #include "render/core/utf8.h"
@@ -266,13 +267,7 @@ fo_status fo_xlsx_sheet_name(fo_xlsx_names *s, const char *want, char out[FO_XLS
         while (bl > 0 && (out[bl - 1] == ' ' || out[bl - 1] == '\'')) out[--bl] = '\0';
         memcpy(out + bl, suffix, (size_t)sl + 1);
     }
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 8;
-        char **names = fo_realloc(s->names, cap * sizeof *names);
-        if (!names) { st = FO_ERR_NOMEM; goto cleanup; }
-        s->names = names;
-        s->cap = cap;
-    }
+    if (!fo_grow((void **)&s->names, &s->cap, s->n + 1, 8, sizeof *s->names)) { st = FO_ERR_NOMEM; goto cleanup; }
     if (!(s->names[s->n] = fo_strdup(out))) { st = FO_ERR_NOMEM; goto cleanup; }
     s->n++;
 cleanup:
