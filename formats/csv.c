@@ -256,6 +256,14 @@ typedef struct {
     unsigned char hi;   /* OR of the current field's bytes (bit 7: non-ASCII) */
 } rec_state;
 
+/* Reading cannot go on: reported at the record, every later call fails. */
+static bool out_of_memory(fo_csv *c, fo_diags *d)
+{
+    fo_diags_add(d, c->display, (int)c->rec_line, 0, NULL, NULL, "out of memory");
+    c->fatal = true;
+    return false;
+}
+
 /* Makes room for n more bytes in rec. */
 static bool reserve(fo_csv *c, size_t n, fo_diags *d)
 {
@@ -263,9 +271,7 @@ static bool reserve(fo_csv *c, size_t n, fo_diags *d)
     size_t cap = fo_grow_cap(c->rec_cap, c->rec_len + n, 4096, 1);
     char *r = cap ? fo_realloc(c->rec, cap) : NULL;
     if (!r) {
-        fo_diags_add(d, c->display, (int)c->rec_line, 0, NULL, NULL, "out of memory");
-        c->fatal = true;
-        return false;
+        return out_of_memory(c, d);
     }
     c->rec = r;
     c->rec_cap = cap;
@@ -319,9 +325,7 @@ static bool end_field(fo_csv *c, rec_state *rs, fo_diags *d)
         if (l) c->flen = l;
         const char **f = l ? fo_realloc(c->fields, cap * sizeof *f) : NULL;
         if (!f) {
-            fo_diags_add(d, c->display, (int)c->rec_line, 0, NULL, NULL, "out of memory");
-            c->fatal = true;
-            return false;
+            return out_of_memory(c, d);
         }
         c->fields = f;
         c->fcap = cap;

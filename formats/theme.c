@@ -25,6 +25,13 @@
  * how many are listed. Its folder (base_real) is where its files resolve. */
 typedef fo_spec_ctx ctx;
 
+/* obj's member key (NULL when absent), its pointer (ptr + "/" + key) in p. */
+static json_t *member(json_t *obj, const char *ptr, const char *key, char p[FO_PTR_MAX])
+{
+    fo_spec_ptr(p, ptr, key);
+    return json_object_get(obj, key);
+}
+
 static bool parse_color(const char *s, fo_rgb *out)
 {
     if (!s || s[0] != '#' || strlen(s) != 7) return false;
@@ -37,22 +44,18 @@ static bool parse_color(const char *s, fo_rgb *out)
 
 static void color(ctx *c, json_t *obj, const char *ptr, const char *key, fo_rgb *out)
 {
-    json_t *v = json_object_get(obj, key);
+    char p[FO_PTR_MAX];
+    json_t *v = member(obj, ptr, key, p);
     if (!v) return;
-    char p[256];
-    snprintf(p, sizeof p, "%s", ptr);
-    fo_json_ptr_push(p, sizeof p, key);
     if (!json_is_string(v) || !parse_color(json_string_value(v), out))
         fo_spec_error(c, p, false, "colors are \"#RRGGBB\", e.g. \"#2F5597\"", "invalid color");
 }
 
 static void number(ctx *c, json_t *obj, const char *ptr, const char *key, double lo, double hi, double *out)
 {
-    json_t *v = json_object_get(obj, key);
+    char p[FO_PTR_MAX], hint[64];
+    json_t *v = member(obj, ptr, key, p);
     if (!v) return;
-    char p[256], hint[64];
-    snprintf(p, sizeof p, "%s", ptr);
-    fo_json_ptr_push(p, sizeof p, key);
     snprintf(hint, sizeof hint, "a number from %g to %g", lo, hi);
     if (!json_is_number(v) || json_number_value(v) < lo || json_number_value(v) > hi)
         fo_spec_error(c, p, false, hint, "invalid \"%s\"", key);
@@ -61,11 +64,9 @@ static void number(ctx *c, json_t *obj, const char *ptr, const char *key, double
 
 static void text(ctx *c, json_t *obj, const char *ptr, const char *key, char *out, size_t cap)
 {
-    json_t *v = json_object_get(obj, key);
+    char p[FO_PTR_MAX];
+    json_t *v = member(obj, ptr, key, p);
     if (!v) return;
-    char p[256];
-    snprintf(p, sizeof p, "%s", ptr);
-    fo_json_ptr_push(p, sizeof p, key);
     if (!json_is_string(v)) fo_spec_error(c, p, false, NULL, "\"%s\" must be a string", key);
     else snprintf(out, cap, "%s", json_string_value(v));
 }
@@ -110,11 +111,9 @@ static bool theme_file(ctx *c, const char *ptr, const char *what, const char *re
 
 static void font_file(ctx *c, json_t *files, const char *ptr, const char *key, char *out, size_t cap)
 {
-    json_t *v = json_object_get(files, key);
+    char p[FO_PTR_MAX];
+    json_t *v = member(files, ptr, key, p);
     if (!v) return;
-    char p[256];
-    snprintf(p, sizeof p, "%s", ptr);
-    fo_json_ptr_push(p, sizeof p, key);
     if (!json_is_string(v)) { fo_spec_error(c, p, false, NULL, "a font file must be a path"); return; }
     theme_file(c, p, "font file", json_string_value(v), FO_THEME_FONT_MAX_BYTES, out, cap);
 }

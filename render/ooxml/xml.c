@@ -233,7 +233,7 @@ void fo_xml_leaf(fo_xml *x, const char *name, ...)
     va_start(ap, name);
     attrs_va(x, ap);
     va_end(ap);
-    if (LIVE(x)) check(x, xmlTextWriterEndElement(x->w));
+    fo_xml_close(x); /* no content: <name .../> */
 }
 
 void fo_xml_close(fo_xml *x)

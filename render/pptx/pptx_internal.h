@@ -215,6 +215,9 @@ bool fo_pptx_para_split(fo_pptx_para *para, uint64_t pos, fo_pptx_para *tail);
 void fo_pptx_para_write(fo_pptx *p, const fo_pptx_para *para, bool first);
 /* A run's <a:rPr> (sz pt, flags FO_RUN_*, color, link rel id or NULL). */
 void fo_pptx_rpr(fo_pptx *p, double size, unsigned flags, fo_rgb color, const char *rid);
+/* Ends an open a:bodyPr (no autofit), writes the paragraphs of a text body
+ * and closes p:txBody and the shape: the common end of every text shape. */
+void fo_pptx_text_end(fo_pptx *p, fo_pptx_para *paras, size_t n);
 /* One-paragraph text box at a fixed place (labels, captions, card text). */
 void fo_pptx_textbox(fo_pptx *p, const char *name, double left, double top, double w,
                      double h, fo_pptx_para *paras, size_t n, int anchor);

@@ -212,12 +212,7 @@ static void filled_box(fo_pptx *p, const char *name, const char *geom, double le
     fo_xml_attr_int(x, "tIns", ins);
     fo_xml_attr_int(x, "rIns", ins);
     fo_xml_attr_int(x, "bIns", ins);
-    fo_xml_leaf(x, "a:noAutofit", NULL);
-    fo_xml_close(x);
-    fo_xml_leaf(x, "a:lstStyle", NULL);
-    for (size_t i = 0; i < n; i++) fo_pptx_para_write(p, &paras[i], i == 0);
-    fo_xml_close(x);
-    fo_xml_close(x);
+    fo_pptx_text_end(p, paras, n);
 }
 
 static void format_value(const fo_value *v, const char *code, char *buf, size_t cap)

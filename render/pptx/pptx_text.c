@@ -318,6 +318,12 @@ void fo_pptx_textbox(fo_pptx *p, const char *name, double left, double top, doub
     fo_xml_open(x, "p:txBody", NULL);
     fo_xml_open(x, "a:bodyPr", "wrap", "square", "rtlCol", "0",
                 "anchor", anchors[anchor > 2 ? 0 : anchor], NULL);
+    fo_pptx_text_end(p, paras, n);
+}
+
+void fo_pptx_text_end(fo_pptx *p, fo_pptx_para *paras, size_t n)
+{
+    fo_xml *x = p->x;
     fo_xml_leaf(x, "a:noAutofit", NULL);
     fo_xml_close(x);
     fo_xml_leaf(x, "a:lstStyle", NULL);
