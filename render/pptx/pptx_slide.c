@@ -75,13 +75,21 @@ void fo_pptx_rect(fo_xml *x, double left, double top, double w, double h)
     fo_xml_close(x);
 }
 
+/* A shape's non-visual part up to its grouping lock (noGrp), which
+ * placeholders and graphic frames carry. */
+static void locked_begin(fo_pptx *p, const char *outer, const char *nv, const char *cnv,
+                         const char *locks, const char *name, const char *alt)
+{
+    fo_pptx_shape_begin(p, outer, nv, name, alt);
+    fo_xml_open(p->x, cnv, NULL);
+    fo_xml_leaf(p->x, locks, "noGrp", "1", NULL);
+    fo_xml_close(p->x);
+}
+
 void fo_pptx_ph_begin(fo_pptx *p, const char *name, const char *type, const char *sz, const char *idx)
 {
     fo_xml *x = p->x;
-    fo_pptx_shape_begin(p, "p:sp", "p:nvSpPr", name, NULL);
-    fo_xml_open(x, "p:cNvSpPr", NULL);
-    fo_xml_leaf(x, "a:spLocks", "noGrp", "1", NULL);
-    fo_xml_close(x);
+    locked_begin(p, "p:sp", "p:nvSpPr", "p:cNvSpPr", "a:spLocks", name, NULL);
     fo_xml_open(x, "p:nvPr", NULL);
     fo_xml_open(x, "p:ph", NULL); /* attributes given (not NULL) only */
     fo_xml_attr(x, "type", type);
@@ -100,10 +108,8 @@ void fo_pptx_frame_begin(fo_pptx *p, const char *name, const char *alt, double l
                          double w, double h)
 {
     fo_xml *x = p->x;
-    fo_pptx_shape_begin(p, "p:graphicFrame", "p:nvGraphicFramePr", name, alt);
-    fo_xml_open(x, "p:cNvGraphicFramePr", NULL);
-    fo_xml_leaf(x, "a:graphicFrameLocks", "noGrp", "1", NULL);
-    fo_xml_close(x);
+    locked_begin(p, "p:graphicFrame", "p:nvGraphicFramePr", "p:cNvGraphicFramePr", "a:graphicFrameLocks",
+                 name, alt);
     fo_xml_leaf(x, "p:nvPr", NULL);
     fo_xml_close(x);
     box(x, "p:xfrm", left, top, w, h);
