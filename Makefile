@@ -66,8 +66,12 @@ all: $(BUILD)/folio $(BUILD)/folio-engine $(BUILD)/libfolio.a $(BUILD)/matplotli
 
 # ---- dependencies -----------------------------------------------------------
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# Installs what is missing of a package list: one dpkg-query for the list,
+# apt-get only when something is missing; not root and no sudo, it names
+# what to install and stops (tests/build/test_deps.py).
 define apt_install
-	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	@installed=$$(dpkg-query -W -f='$${Package} $${Status}\n' $(1) 2>/dev/null | awk '/ install ok installed$$/ {print $$1}'); \
+	missing=$$(for p in $(1); do printf '%s\n' "$$installed" | grep -qx -- "$$p" || echo $$p; done); \
 	if [ -n "$$missing" ] && [ "$$(id -u)" != 0 ] && ! command -v sudo >/dev/null; then \
 	  echo "make deps: missing Debian packages:" $$missing; \
 	  echo "make deps: not root and no sudo here; as root run: apt-get install" $$missing; \
@@ -173,7 +177,8 @@ $(BUILD)/tests/%: tests/%.c tests/check_run.h $(BUILD)/libfolio.a $(BUILD)/libfo
 # The layers (docs/architecture.md): readers and writers meet only in the hub,
 # render/core/. formats/ (readers) may include render/core/ only, the hub
 # includes neither formats/ nor any other part of render/, and no writer or
-# engine file under render/ includes a reader. LAYERS_ROOT lets a test point
+# engine file under render/ includes a reader; the command line (cli/) uses
+# the library only through the installed include/folio.h. LAYERS_ROOT lets a test point
 # the check at a copy of the tree.
 LAYERS_ROOT ?= .
 INC_LINES = grep -HnE '^[[:space:]]*\#[[:space:]]*include[[:space:]]*"' $(1) 2>/dev/null
@@ -181,7 +186,8 @@ check-includes:
 	@cd $(LAYERS_ROOT) && bad=$$( { \
 	  $(call INC_LINES,formats/*.[ch] formats/*/*.[ch]) | grep -vE '"(folio\.h|formats/[^"]+|render/core/[^"]+)"'; \
 	  $(call INC_LINES,render/core/*.[ch]) | grep -vE '"(folio\.h|render/core/[^"]+)"'; \
-	  $(call INC_LINES,render/*.[ch] render/*/*.[ch]) | grep -E '"formats/'; } | sort -u); \
+	  $(call INC_LINES,render/*.[ch] render/*/*.[ch]) | grep -E '"formats/'; \
+	  $(call INC_LINES,cli/*.[ch]) | grep -vE '"(folio\.h|cli/[^"]+|serve/[^"]+|sandbox/[^"]+)"'; } | sort -u); \
 	if [ -n "$$bad" ]; then \
 	  echo "$$bad"; \
 	  echo "check-includes: forbidden include (readers -> render/core <- writers; see docs/architecture.md)"; \

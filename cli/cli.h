@@ -21,7 +21,7 @@ const char *fo_cli_diags_json(const fo_diags *d);
 const char *fo_cli_written_json(const fo_written_list *w);
 /* `folio schema`: prints the embedded JSON Schema. */
 int fo_cli_schema(const fo_cli_request *req);
-/* Prints an embedded schema by template name. */
+/* Prints the JSON Schema of "spec" or "theme" (fo_schema); 5 if unknown. */
 int fo_cli_schema_named(const char *name);
 
 #endif

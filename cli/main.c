@@ -17,9 +17,6 @@
 
 #include "cli/cli.h"
 #include "folio.h"
-#include "formats/theme.h"
-#include "render/core/model.h"
-#include "render/core/policy.h"
 #include "serve/serve.h"
 
 static const char usage_text[] =
@@ -188,7 +185,7 @@ static int cmd_validate(fo_cli_request *req)
     print_diags(&d, req->json);
     if (st == FO_OK && !req->json && !req->quiet)
         fprintf(stderr, "folio: %s: valid (%zu blocks, %zu datasets)\n", req->pos[0],
-                doc->nblocks, doc->ndatasets);
+                fo_doc_nblocks(doc), fo_doc_ndatasets(doc));
     fo_doc_free(doc);
     fo_diags_free(&d);
     return fo_status_exit_code(st);
@@ -217,7 +214,7 @@ static int render_doc(fo_cli_request *req, const char *input)
     if (tty) fprintf(stderr, "folio: reading %s...\n", input);
     fo_status st = is_spec(input) ? fo_spec_load(input, &doc, &d) : fo_csv_doc(input, &doc, &d);
     if (st == FO_OK && req->opts.theme)
-        st = fo_theme_load(req->opts.theme, &doc->theme, &d);
+        st = fo_doc_set_theme(doc, req->opts.theme, &d);
     if (st == FO_OK) {
         req->opts.progress = tty;
         if (tty) fo_progress_set(show_progress, NULL);
@@ -310,7 +307,7 @@ int main(int argc, char **argv)
     fo_cli_request req;
     memset(&req, 0, sizeof req);
     if (!strcmp(cmd, "schema") && argc == 3 && !strcmp(argv[2], "--theme"))
-        return fo_cli_schema_named("schema/theme.schema.json");
+        return fo_cli_schema_named("theme");
     int rc = parse_args(argc - 2, argv + 2, &req);
     if (rc) return rc;
     if (!strcmp(cmd, "render")) return cmd_render(&req);

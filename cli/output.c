@@ -6,7 +6,6 @@
 
 #include "cli/cli.h"
 
-const unsigned char *fo_template_find(const char *name, size_t *len);
 
 static char *last_json;
 
@@ -59,13 +58,13 @@ const char *fo_cli_written_json(const fo_written_list *w)
 int fo_cli_schema(const fo_cli_request *req)
 {
     if (req->npos || req->nouts) { fprintf(stderr, "folio: schema takes no arguments but --theme\n"); return 1; }
-    return fo_cli_schema_named("schema/spec.schema.json");
+    return fo_cli_schema_named("spec");
 }
 
 int fo_cli_schema_named(const char *name)
 {
     size_t len;
-    const unsigned char *s = fo_template_find(name, &len);
+    const char *s = fo_schema(name, &len);
     if (!s) { fprintf(stderr, "folio: schema: not built in\n"); return 5; }
     fwrite(s, 1, len, stdout);
     return 0;

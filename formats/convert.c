@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "formats/theme.h"
 #include "formats/csv.h"
 #include "render/core/model.h"
 

@@ -15,6 +15,7 @@
 
 #include "formats/csv.h"
 #include "formats/infer.h"
+#include "render/core/buf.h"
 #include "render/core/utf8.h"
 
 #define BLOCK_SIZE ((size_t)256 << 10)
@@ -255,17 +256,22 @@ typedef struct {
     unsigned char hi;   /* OR of the current field's bytes (bit 7: non-ASCII) */
 } rec_state;
 
+/* Reading cannot go on: reported at the record, every later call fails. */
+static bool out_of_memory(fo_csv *c, fo_diags *d)
+{
+    fo_diags_add(d, c->display, (int)c->rec_line, 0, NULL, NULL, "out of memory");
+    c->fatal = true;
+    return false;
+}
+
 /* Makes room for n more bytes in rec. */
 static bool reserve(fo_csv *c, size_t n, fo_diags *d)
 {
-    if (c->rec_len + n <= c->rec_cap) return true;
-    size_t cap = c->rec_cap;
-    while (cap < c->rec_len + n) cap *= 2;
-    char *r = fo_realloc(c->rec, cap);
+    if (c->rec_len + n <= c->rec_cap) return true; /* n is at most a block: no wrap */
+    size_t cap = fo_grow_cap(c->rec_cap, c->rec_len + n, 4096, 1);
+    char *r = cap ? fo_realloc(c->rec, cap) : NULL;
     if (!r) {
-        fo_diags_add(d, c->display, (int)c->rec_line, 0, NULL, NULL, "out of memory");
-        c->fatal = true;
-        return false;
+        return out_of_memory(c, d);
     }
     c->rec = r;
     c->rec_cap = cap;
@@ -319,9 +325,7 @@ static bool end_field(fo_csv *c, rec_state *rs, fo_diags *d)
         if (l) c->flen = l;
         const char **f = l ? fo_realloc(c->fields, cap * sizeof *f) : NULL;
         if (!f) {
-            fo_diags_add(d, c->display, (int)c->rec_line, 0, NULL, NULL, "out of memory");
-            c->fatal = true;
-            return false;
+            return out_of_memory(c, d);
         }
         c->fields = f;
         c->fcap = cap;
@@ -592,9 +596,8 @@ static size_t name_find(const name_set *ns, const char *s)
 static fo_status unique_names(char **names, size_t n, fo_arena *a)
 {
     name_set ns;
-    size_t cap = 16;
-    while (cap < 4 * n) cap *= 2;
-    ns.slot = fo_calloc(cap, sizeof *ns.slot);
+    size_t cap = n <= SIZE_MAX / 4 ? fo_grow_cap(0, 4 * n, 16, sizeof *ns.slot) : 0;
+    ns.slot = cap ? fo_calloc(cap, sizeof *ns.slot) : NULL;
     if (!ns.slot) return FO_ERR_NOMEM;
     ns.mask = cap - 1;
     bool *keep = fo_calloc(n, sizeof *keep);
@@ -641,14 +644,7 @@ static fo_status unique_names(char **names, size_t n, fo_arena *a)
 /* Grows the per-column accumulators to n columns (new ones empty). */
 static bool grow_infer(fo_infer **inf, size_t *cap, size_t *have, size_t n)
 {
-    if (n > *cap) {
-        size_t c = *cap ? *cap : 16;
-        while (c < n) c *= 2;
-        fo_infer *p = fo_realloc(*inf, c * sizeof *p);
-        if (!p) return false;
-        *inf = p;
-        *cap = c;
-    }
+    if (!fo_grow((void **)inf, cap, n, 16, sizeof **inf)) return false;
     for (; *have < n; (*have)++) fo_infer_init(&(*inf)[*have]);
     return true;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "formats/json.h"
+#include "render/core/buf.h"
 #include "render/core/utf8.h"
 
 /* The children of one container, found once: value (and key) offsets, and
@@ -105,14 +106,46 @@ static size_t token_start(const char *t, size_t end)
     return i;
 }
 
-static const char *syntax_hint(const char *msg)
+/* True when t[i] can start a JSON value (a string, number, object, array,
+ * true/false/null), false for anything the lexer rejects (a bare word, a
+ * single quote, a comment). */
+static bool value_start(const char *t, size_t len, size_t i)
 {
-    if (strstr(msg, "'}' expected") || strstr(msg, "']' expected"))
+    static const char *const words[] = {"true", "false", "null"};
+    if (i >= len) return false;
+    if (strchr("\"{[-", t[i]) || isdigit((unsigned char)t[i])) return true;
+    for (size_t k = 0; k < 3; k++)
+        if (len - i >= strlen(words[k]) && memcmp(t + i, words[k], strlen(words[k])) == 0) return true;
+    return false;
+}
+
+/* A hint for a parse error, from jansson's error code (json_error_code: its
+ * message text is for people, not a stable interface) and the bytes around
+ * the offending token at t[at]. */
+static const char *syntax_hint(const json_error_t *err, const char *t, size_t len, size_t at)
+{
+    switch (json_error_code(err)) {
+    case json_error_duplicate_key: return "each key may appear once per object";
+    case json_error_end_of_input_expected: return "the document must be one JSON object";
+    case json_error_invalid_utf8: return "save the spec as UTF-8";
+    case json_error_premature_end_of_input: return "look for a missing comma or an extra one before this point";
+    case json_error_invalid_syntax: break;
+    default: return NULL;
+    }
+    bool closing = at < len && (t[at] == '}' || t[at] == ']');
+    if (!closing && !value_start(t, len, at) && at < len && t[at] != ',' && t[at] != ':')
+        return "strings need double quotes; JSON has no comments";
+    size_t p = at;
+    while (p > 0 && isspace((unsigned char)t[p - 1])) p--;
+    char prev = p > 0 ? t[p - 1] : 0;
+    bool after_value = prev == '"' || prev == '}' || prev == ']' || isalnum((unsigned char)prev);
+    if (prev == '"') { /* a key waiting for its ':' is no missing comma */
+        size_t q = token_start(t, p);
+        while (q > 0 && isspace((unsigned char)t[q - 1])) q--;
+        if (q > 0 && (t[q - 1] == '{' || t[q - 1] == ',') && !closing) return NULL;
+    }
+    if ((after_value && (value_start(t, len, at) || closing)) || (prev == ',' && closing))
         return "look for a missing comma or an extra one before this point";
-    if (strstr(msg, "duplicate object key")) return "each key may appear once per object";
-    if (strstr(msg, "invalid token")) return "strings need double quotes; JSON has no comments";
-    if (strstr(msg, "end of file expected")) return "the document must be one JSON object";
-    if (strstr(msg, "UTF-8")) return "save the spec as UTF-8";
     return NULL;
 }
 
@@ -233,13 +266,16 @@ fo_status fo_json_parse(const char *text, size_t len, const char *display, fo_js
          * recompute from the byte position for an exact caret (in the
          * original text: each NaN before it took one byte more as null). */
         int line = err.line, col = err.column;
+        size_t at = len;
         size_t pos = err.position > 0 ? (size_t)err.position : 0;
         for (size_t k = 0; k < nshift && shift[k] < (size_t)err.position; k++) pos--;
-        if (pos > 0 && pos <= len)
-            offset_to_pos(j->text, token_start(j->text, pos), &line, &col);
+        if (pos > 0 && pos <= len) {
+            at = token_start(j->text, pos);
+            offset_to_pos(j->text, at, &line, &col);
+        }
         if (line < 1) line = 1;
         if (col < 1) col = 1;
-        fo_diags_add(d, j->display, line, col, NULL, syntax_hint(err.text),
+        fo_diags_add(d, j->display, line, col, NULL, syntax_hint(&err, j->text, len, at),
                      "invalid JSON: %s", err.text);
         fo_free(shift);
         fo_json_free(j);
@@ -254,31 +290,17 @@ fo_status fo_json_load(const char *path, const char *display, fo_json **out, fo_
 {
     *out = NULL;
     const char *name = display ? display : path;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fo_diags_add(d, name, 0, 0, NULL, NULL, "cannot open: %s", strerror(errno));
-        return FO_ERR_INPUT;
-    }
-    size_t cap = 65536, len = 0;
-    char *buf = fo_malloc(cap);
+    size_t len;
+    char *buf = fo_file_read(path, 0, &len);
     fo_status st = FO_OK;
-    while (buf) {
-        if (len == cap) {
-            char *nb = fo_realloc(buf, cap * 2);
-            if (!nb) { fo_free(buf); buf = NULL; break; }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (n == 0) break;
-    }
-    if (!buf) st = FO_ERR_NOMEM;
-    else if (ferror(f)) {
-        fo_diags_add(d, name, 0, 0, NULL, NULL, "cannot read: %s", strerror(errno));
+    if (!buf && errno == ENOMEM) {
+        st = FO_ERR_NOMEM;
+    } else if (!buf) {
+        /* a folder opens but does not read; anything else fails at open */
+        fo_diags_add(d, name, 0, 0, NULL, NULL, "cannot %s: %s", errno == EISDIR || errno == EIO ? "read" : "open",
+                     strerror(errno));
         st = FO_ERR_INPUT;
     }
-    fclose(f);
     if (st == FO_OK) {
         /* A UTF-8 byte-order mark is harmless; jansson would reject it. */
         size_t skip = (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) ? 3 : 0;

@@ -18,10 +18,6 @@
 
 static const char *const top_keys[] = {"folio", "title", "subtitle", "author", "date", "theme",
                                        "data", "blocks", "max_pages", "$schema", NULL};
-static const char *const block_types[] = {"heading", "paragraph", "list", "metrics", "table", "chart",
-                                          "image", "code", "page_break", "toc", NULL};
-static const char *const chart_kinds[] = {"bar", "column", "line", "area", "pie", "doughnut", "scatter", NULL};
-static const char *const totals_ops[] = {"none", "sum", "avg", "min", "max", "count", NULL};
 
 /* ---- lists ----------------------------------------------------------------*/
 static bool read_list_items(fo_spec_ctx *c, json_t *items, const char *ptr,
@@ -253,10 +249,10 @@ static void read_table(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
             const char *o = json_is_string(op) ? json_string_value(op) : "";
             fo_total t = FO_TOTAL_NONE;
             bool known = false;
-            for (int i = 0; totals_ops[i]; i++)
-                if (strcmp(o, totals_ops[i]) == 0) { t = (fo_total)i; known = true; }
+            for (int i = 0; fo_total_names[i]; i++)
+                if (strcmp(o, fo_total_names[i]) == 0) { t = (fo_total)i; known = true; }
             if (!known) {
-                const char *s = fo_spec_suggest(o, totals_ops);
+                const char *s = fo_spec_suggest(o, fo_total_names);
                 char hint[128];
                 snprintf(hint, sizeof hint, s ? "did you mean '%s'?" : "one of: sum avg min max count%s", s ? s : "");
                 fo_spec_error(c, tp, false, hint, "unknown total \"%s\"", o);
@@ -305,10 +301,10 @@ static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
     const char *kind = fo_spec_string(c, b, ptr, "kind", true);
     if (kind) {
         bool ok = false;
-        for (int i = 0; chart_kinds[i]; i++)
-            if (strcmp(kind, chart_kinds[i]) == 0) { ch->kind = (fo_chart_kind)i; ok = true; }
+        for (int i = 0; fo_chart_kind_names[i]; i++)
+            if (strcmp(kind, fo_chart_kind_names[i]) == 0) { ch->kind = (fo_chart_kind)i; ok = true; }
         if (!ok) {
-            const char *s = fo_spec_suggest(kind, chart_kinds);
+            const char *s = fo_spec_suggest(kind, fo_chart_kind_names);
             char hint[128];
             snprintf(hint, sizeof hint, s ? "did you mean '%s'?" : "one of: bar column line area pie doughnut scatter%s", s ? s : "");
             fo_spec_ptr(p, ptr, "kind");
@@ -325,10 +321,10 @@ static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
     const char *legend = fo_spec_string(c, b, ptr, "legend", false);
     ch->legend = FO_LEGEND_RIGHT;
     if (legend) {
-        if (strcmp(legend, "right") == 0) ch->legend = FO_LEGEND_RIGHT;
-        else if (strcmp(legend, "bottom") == 0) ch->legend = FO_LEGEND_BOTTOM;
-        else if (strcmp(legend, "none") == 0) ch->legend = FO_LEGEND_NONE;
-        else {
+        bool known = false;
+        for (int i = 0; fo_legend_names[i]; i++)
+            if (strcmp(legend, fo_legend_names[i]) == 0) { ch->legend = (fo_legend)i; known = true; }
+        if (!known) {
             fo_spec_ptr(p, ptr, "legend");
             fo_spec_error(c, p, false, "one of: right bottom none", "unknown legend position \"%s\"", legend);
         }
@@ -423,12 +419,12 @@ static bool read_block(fo_spec_ctx *c, json_t *b, size_t i, fo_block *blk, size_
     const char *type = fo_spec_string(c, b, ptr, "type", true);
     if (!type) return false;
     int kind = -1;
-    for (int k = 0; block_types[k]; k++)
-        if (strcmp(type, block_types[k]) == 0) kind = k;
+    for (int k = 0; fo_block_kind_names[k]; k++)
+        if (strcmp(type, fo_block_kind_names[k]) == 0) kind = k;
     if (kind < 0) {
         char p[FO_PTR_MAX], hint[200];
         fo_spec_ptr(p, ptr, "type");
-        const char *s = fo_spec_suggest(type, block_types);
+        const char *s = fo_spec_suggest(type, fo_block_kind_names);
         if (s) snprintf(hint, sizeof hint, "did you mean '%s'?", s);
         else snprintf(hint, sizeof hint, "one of: heading paragraph list metrics table chart image code page_break toc");
         fo_spec_error(c, p, false, hint, "unknown block type \"%s\"", type);

@@ -11,8 +11,6 @@
 
 static const char *const cell_keys_formula[] = {"formula", "value", NULL};
 static const char *const cell_keys_url[] = {"url", "text", NULL};
-static const char *const type_names[] = {"text", "integer", "number", "percent", "currency",
-                                         "date", "datetime", "boolean", NULL};
 
 bool fo_spec_cell(fo_spec_ctx *c, json_t *v, const char *ptr, fo_value *out)
 {
@@ -143,7 +141,7 @@ static bool read_column(fo_spec_ctx *c, json_t *v, const char *ptr, fo_column *c
         if (col->type == FO_TYPE_AUTO) {
             char p[FO_PTR_MAX], hint[300];
             fo_spec_ptr(p, ptr, "type");
-            const char *s = fo_spec_suggest(type, type_names);
+            const char *s = fo_spec_suggest(type, fo_type_names + 1);
             if (s) snprintf(hint, sizeof hint, "did you mean '%s'?", s);
             else snprintf(hint, sizeof hint, "one of: text integer number percent currency date datetime boolean");
             fo_spec_error(c, p, false, hint, "unknown column type \"%s\"", type);
@@ -378,7 +376,7 @@ static bool read_csv(fo_spec_ctx *c, json_t *obj, const char *ptr, fo_dataset *d
             fo_json_ptr_push(p, sizeof p, k);
             fo_type t = json_is_string(v) ? fo_type_from_name(json_string_value(v)) : FO_TYPE_AUTO;
             if (t == FO_TYPE_AUTO) {
-                const char *s = json_is_string(v) ? fo_spec_suggest(json_string_value(v), type_names) : NULL;
+                const char *s = json_is_string(v) ? fo_spec_suggest(json_string_value(v), fo_type_names + 1) : NULL;
                 char hint[300];
                 if (s) snprintf(hint, sizeof hint, "did you mean '%s'?", s);
                 else snprintf(hint, sizeof hint, "one of: text integer number percent currency date datetime boolean");

@@ -17,48 +17,19 @@
 #include "formats/path.h"
 #include "formats/spec_internal.h"
 #include "formats/theme.h"
+#include "render/core/templates.h"
 
-const unsigned char *fo_template_find(const char *name, size_t *len);
-const char *fo_template_name(size_t i);
 
-typedef struct {
-    fo_json *json;
-    fo_diags *d;
-    const char *file;
-    char dir[PATH_MAX];
-    int errors;
-} ctx;
+/* A theme is read with the spec reader's context and helpers: the same
+ * located errors, the same key check with "did you mean", the same cap on
+ * how many are listed. Its folder (base_real) is where its files resolve. */
+typedef fo_spec_ctx ctx;
 
-__attribute__((format(printf, 5, 6)))
-static void err(ctx *c, const char *ptr, bool key, const char *hint, const char *msg, ...)
+/* obj's member key (NULL when absent), its pointer (ptr + "/" + key) in p. */
+static json_t *member(json_t *obj, const char *ptr, const char *key, char p[FO_PTR_MAX])
 {
-    if (c->errors++ >= FO_SPEC_MAX_ERRORS) return; /* counted, summed up at the end */
-    int line = 0, col = 0;
-    fo_json_locate(c->json, ptr, key, &line, &col);
-    char m[512];
-    va_list ap;
-    va_start(ap, msg);
-    vsnprintf(m, sizeof m, msg, ap);
-    va_end(ap);
-    fo_diags_add(c->d, c->file, line, col, ptr, hint, "%s", m);
-}
-
-static void check_keys(ctx *c, json_t *obj, const char *ptr, const char *const *allowed)
-{
-    const char *k;
-    json_t *v;
-    json_object_foreach(obj, k, v) {
-        bool ok = false;
-        for (size_t i = 0; allowed[i] && !ok; i++) ok = !strcmp(k, allowed[i]);
-        if (ok) continue;
-        char p[256], hint[400];
-        snprintf(p, sizeof p, "%s", ptr);
-        fo_json_ptr_push(p, sizeof p, k);
-        size_t n = (size_t)snprintf(hint, sizeof hint, "allowed keys:");
-        for (size_t i = 0; allowed[i] && n < sizeof hint; i++)
-            n += (size_t)snprintf(hint + n, sizeof hint - n, " %s", allowed[i]);
-        err(c, p, true, hint, "unknown key \"%s\"", k);
-    }
+    fo_spec_ptr(p, ptr, key);
+    return json_object_get(obj, key);
 }
 
 static bool parse_color(const char *s, fo_rgb *out)
@@ -73,36 +44,30 @@ static bool parse_color(const char *s, fo_rgb *out)
 
 static void color(ctx *c, json_t *obj, const char *ptr, const char *key, fo_rgb *out)
 {
-    json_t *v = json_object_get(obj, key);
+    char p[FO_PTR_MAX];
+    json_t *v = member(obj, ptr, key, p);
     if (!v) return;
-    char p[256];
-    snprintf(p, sizeof p, "%s", ptr);
-    fo_json_ptr_push(p, sizeof p, key);
     if (!json_is_string(v) || !parse_color(json_string_value(v), out))
-        err(c, p, false, "colors are \"#RRGGBB\", e.g. \"#2F5597\"", "invalid color");
+        fo_spec_error(c, p, false, "colors are \"#RRGGBB\", e.g. \"#2F5597\"", "invalid color");
 }
 
 static void number(ctx *c, json_t *obj, const char *ptr, const char *key, double lo, double hi, double *out)
 {
-    json_t *v = json_object_get(obj, key);
+    char p[FO_PTR_MAX], hint[64];
+    json_t *v = member(obj, ptr, key, p);
     if (!v) return;
-    char p[256], hint[64];
-    snprintf(p, sizeof p, "%s", ptr);
-    fo_json_ptr_push(p, sizeof p, key);
     snprintf(hint, sizeof hint, "a number from %g to %g", lo, hi);
     if (!json_is_number(v) || json_number_value(v) < lo || json_number_value(v) > hi)
-        err(c, p, false, hint, "invalid \"%s\"", key);
+        fo_spec_error(c, p, false, hint, "invalid \"%s\"", key);
     else *out = json_number_value(v);
 }
 
 static void text(ctx *c, json_t *obj, const char *ptr, const char *key, char *out, size_t cap)
 {
-    json_t *v = json_object_get(obj, key);
+    char p[FO_PTR_MAX];
+    json_t *v = member(obj, ptr, key, p);
     if (!v) return;
-    char p[256];
-    snprintf(p, sizeof p, "%s", ptr);
-    fo_json_ptr_push(p, sizeof p, key);
-    if (!json_is_string(v)) err(c, p, false, NULL, "\"%s\" must be a string", key);
+    if (!json_is_string(v)) fo_spec_error(c, p, false, NULL, "\"%s\" must be a string", key);
     else snprintf(out, cap, "%s", json_string_value(v));
 }
 
@@ -136,22 +101,20 @@ static bool theme_file(ctx *c, const char *ptr, const char *what, const char *re
 {
     char msg[512];
     const char *hint;
-    fo_path_status st = fo_path_inside(c->dir, rel, max_bytes, out, cap);
+    fo_path_status st = fo_path_inside(c->base_real, rel, max_bytes, out, cap);
     if (st == FO_PATH_OK) return true;
     out[0] = '\0';
     fo_path_message(st, rel, max_bytes, msg, sizeof msg, &hint);
-    err(c, ptr, false, hint, "%s: %s", what, msg);
+    fo_spec_error(c, ptr, false, hint, "%s: %s", what, msg);
     return false;
 }
 
 static void font_file(ctx *c, json_t *files, const char *ptr, const char *key, char *out, size_t cap)
 {
-    json_t *v = json_object_get(files, key);
+    char p[FO_PTR_MAX];
+    json_t *v = member(files, ptr, key, p);
     if (!v) return;
-    char p[256];
-    snprintf(p, sizeof p, "%s", ptr);
-    fo_json_ptr_push(p, sizeof p, key);
-    if (!json_is_string(v)) { err(c, p, false, NULL, "a font file must be a path"); return; }
+    if (!json_is_string(v)) { fo_spec_error(c, p, false, NULL, "a font file must be a path"); return; }
     theme_file(c, p, "font file", json_string_value(v), FO_THEME_FONT_MAX_BYTES, out, cap);
 }
 
@@ -167,13 +130,13 @@ static void font(ctx *c, json_t *fonts, const char *key, fo_font *f)
     const char *family;
     if (json_is_string(v)) family = json_string_value(v);
     else if (json_is_object(v)) {
-        check_keys(c, v, p, keys);
+        fo_spec_check_keys(c, v, p, keys);
         json_t *fam = json_object_get(v, "family");
         family = json_is_string(fam) ? json_string_value(fam) : NULL;
         files = json_object_get(v, "files");
-        if (!family) { err(c, p, false, "e.g. {\"family\": \"Inter\", \"files\": {\"regular\": \"Inter.ttf\"}}", "missing \"family\""); return; }
+        if (!family) { fo_spec_error(c, p, false, "e.g. {\"family\": \"Inter\", \"files\": {\"regular\": \"Inter.ttf\"}}", "missing \"family\""); return; }
     } else {
-        err(c, p, false, "a family name, or {\"family\", \"files\"}", "invalid font");
+        fo_spec_error(c, p, false, "a family name, or {\"family\", \"files\"}", "invalid font");
         return;
     }
     const known_font *k = NULL;
@@ -184,8 +147,8 @@ static void font(ctx *c, json_t *fonts, const char *key, fo_font *f)
     if (files) {
         char fp[256];
         snprintf(fp, sizeof fp, "%s/files", p);
-        if (!json_is_object(files)) { err(c, fp, false, NULL, "\"files\" must be an object"); return; }
-        check_keys(c, files, fp, file_keys);
+        if (!json_is_object(files)) { fo_spec_error(c, fp, false, NULL, "\"files\" must be an object"); return; }
+        fo_spec_check_keys(c, files, fp, file_keys);
         font_file(c, files, fp, "regular", f->regular, sizeof f->regular);
         snprintf(f->bold, sizeof f->bold, "%s", f->regular);
         snprintf(f->italic, sizeof f->italic, "%s", f->regular);
@@ -208,36 +171,36 @@ static void apply(ctx *c, json_t *root, fo_theme *t)
     static const char *const margin_keys[] = {"top", "right", "bottom", "left", NULL};
     static const char *const table_keys[] = {"header_fill", "header_text", "band_fill", "border", "banding", NULL};
     static const char *const slide_keys[] = {"size", NULL};
-    if (!json_is_object(root)) { err(c, "", false, "{\"folio_theme\": 1, ...}", "a theme must be a JSON object"); return; }
-    check_keys(c, root, "", top);
+    if (!json_is_object(root)) { fo_spec_error(c, "", false, "{\"folio_theme\": 1, ...}", "a theme must be a JSON object"); return; }
+    fo_spec_check_keys(c, root, "", top);
     json_t *v = json_object_get(root, "folio_theme");
     if (!v || !json_is_number(v) || json_number_value(v) != 1)
-        err(c, v ? "/folio_theme" : "", false, "start the theme with \"folio_theme\": 1", "missing or unsupported \"folio_theme\" version");
+        fo_spec_error(c, v ? "/folio_theme" : "", false, "start the theme with \"folio_theme\": 1", "missing or unsupported \"folio_theme\" version");
     text(c, root, "", "name", t->name, sizeof t->name);
     json_t *o;
     if ((o = json_object_get(root, "fonts")) && json_is_object(o)) {
-        check_keys(c, o, "/fonts", font_keys);
+        fo_spec_check_keys(c, o, "/fonts", font_keys);
         font(c, o, "heading", &t->heading);
         font(c, o, "body", &t->body);
         font(c, o, "mono", &t->mono);
     }
     if ((o = json_object_get(root, "sizes")) && json_is_object(o)) {
-        check_keys(c, o, "/sizes", size_keys);
+        fo_spec_check_keys(c, o, "/sizes", size_keys);
         number(c, o, "/sizes", "body", 5, 40, &t->body_size);
         number(c, o, "/sizes", "title", 8, 96, &t->title_size);
         number(c, o, "/sizes", "mono", 5, 40, &t->mono_size);
         json_t *h = json_object_get(o, "headings");
         if (h && (!json_is_array(h) || json_array_size(h) != 6))
-            err(c, "/sizes/headings", false, "six sizes in points, for heading levels 1 to 6", "invalid \"headings\"");
+            fo_spec_error(c, "/sizes/headings", false, "six sizes in points, for heading levels 1 to 6", "invalid \"headings\"");
         else if (h)
             for (size_t i = 0; i < 6; i++) {
                 double x = json_number_value(json_array_get(h, i));
                 if (x >= 5 && x <= 96) t->heading_size[i] = x;
-                else err(c, "/sizes/headings", false, "sizes from 5 to 96 points", "invalid heading size");
+                else fo_spec_error(c, "/sizes/headings", false, "sizes from 5 to 96 points", "invalid heading size");
             }
     }
     if ((o = json_object_get(root, "colors")) && json_is_object(o)) {
-        check_keys(c, o, "/colors", color_keys);
+        fo_spec_check_keys(c, o, "/colors", color_keys);
         color(c, o, "/colors", "text", &t->text);
         color(c, o, "/colors", "background", &t->background);
         color(c, o, "/colors", "accent", &t->accent);
@@ -247,7 +210,7 @@ static void apply(ctx *c, json_t *root, fo_theme *t)
         color(c, o, "/colors", "code_fill", &t->code_fill);
         json_t *pal = json_object_get(o, "palette");
         if (pal && (!json_is_array(pal) || json_array_size(pal) == 0 || json_array_size(pal) > FO_PALETTE_MAX)) {
-            err(c, "/colors/palette", false, "1 to 12 colors \"#RRGGBB\"", "invalid palette");
+            fo_spec_error(c, "/colors/palette", false, "1 to 12 colors \"#RRGGBB\"", "invalid palette");
         } else if (pal) {
             t->npalette = json_array_size(pal);
             for (size_t i = 0; i < t->npalette; i++) {
@@ -255,23 +218,23 @@ static void apply(ctx *c, json_t *root, fo_theme *t)
                 snprintf(p, sizeof p, "/colors/palette/%zu", i);
                 json_t *e = json_array_get(pal, i);
                 if (!json_is_string(e) || !parse_color(json_string_value(e), &t->palette[i]))
-                    err(c, p, false, "colors are \"#RRGGBB\"", "invalid color");
+                    fo_spec_error(c, p, false, "colors are \"#RRGGBB\"", "invalid color");
             }
         }
     }
     if ((o = json_object_get(root, "page")) && json_is_object(o)) {
-        check_keys(c, o, "/page", page_keys);
+        fo_spec_check_keys(c, o, "/page", page_keys);
         text(c, o, "/page", "size", t->page.size, sizeof t->page.size);
         char orient[16] = "";
         text(c, o, "/page", "orientation", orient, sizeof orient);
         if (orient[0] && strcmp(orient, "portrait") && strcmp(orient, "landscape"))
-            err(c, "/page/orientation", false, "portrait or landscape", "unknown orientation \"%s\"", orient);
+            fo_spec_error(c, "/page/orientation", false, "portrait or landscape", "unknown orientation \"%s\"", orient);
         else if (orient[0]) t->page.landscape = !strcmp(orient, "landscape");
         if (!fo_theme_page_apply(t))
-            err(c, "/page/size", false, "A4 or Letter", "unknown page size \"%s\"", t->page.size);
+            fo_spec_error(c, "/page/size", false, "A4 or Letter", "unknown page size \"%s\"", t->page.size);
         json_t *m = json_object_get(o, "margins_mm");
         if (m && json_is_object(m)) {
-            check_keys(c, m, "/page/margins_mm", margin_keys);
+            fo_spec_check_keys(c, m, "/page/margins_mm", margin_keys);
             double mm[4] = {t->page.margin_top / 2.8346, t->page.margin_right / 2.8346,
                             t->page.margin_bottom / 2.8346, t->page.margin_left / 2.8346};
             for (int i = 0; i < 4; i++) number(c, m, "/page/margins_mm", margin_keys[i], 0, 100, &mm[i]);
@@ -289,7 +252,7 @@ static void apply(ctx *c, json_t *root, fo_theme *t)
     const char *why;
     if (logo[0] && theme_file(c, "/logo", "logo", logo, FO_IMAGE_MAX_BYTES, t->logo, sizeof t->logo)) {
         if ((why = fo_image_check(t->logo, &info)) != NULL) {
-            err(c, "/logo", false, "a PNG or JPEG file of at most 50 megapixels", "logo \"%s\" cannot be used: %s", logo, why);
+            fo_spec_error(c, "/logo", false, "a PNG or JPEG file of at most 50 megapixels", "logo \"%s\" cannot be used: %s", logo, why);
             t->logo[0] = '\0';
         }
         t->logo_is_png = info.is_png; /* the writers' size: no writer probes */
@@ -297,7 +260,7 @@ static void apply(ctx *c, json_t *root, fo_theme *t)
         t->logo_height = info.height;
     }
     if ((o = json_object_get(root, "table")) && json_is_object(o)) {
-        check_keys(c, o, "/table", table_keys);
+        fo_spec_check_keys(c, o, "/table", table_keys);
         color(c, o, "/table", "header_fill", &t->table.header_fill);
         color(c, o, "/table", "header_text", &t->table.header_text);
         color(c, o, "/table", "band_fill", &t->table.band_fill);
@@ -306,13 +269,32 @@ static void apply(ctx *c, json_t *root, fo_theme *t)
         if (b) t->table.banding = json_is_true(b);
     }
     if ((o = json_object_get(root, "slide")) && json_is_object(o)) {
-        check_keys(c, o, "/slide", slide_keys);
+        fo_spec_check_keys(c, o, "/slide", slide_keys);
         char size[16] = "";
         text(c, o, "/slide", "size", size, sizeof size);
         if (!strcmp(size, "16:9")) { t->slide_width = 960; t->slide_height = 540; }
         else if (!strcmp(size, "4:3")) { t->slide_width = 720; t->slide_height = 540; }
-        else if (size[0]) err(c, "/slide/size", false, "16:9 or 4:3", "unknown slide size \"%s\"", size);
+        else if (size[0]) fo_spec_error(c, "/slide/size", false, "16:9 or 4:3", "unknown slide size \"%s\"", size);
     }
+}
+
+void fo_theme_default(fo_theme *t)
+{
+    memset(t, 0, sizeof *t);
+    ctx c;
+    memset(&c, 0, sizeof c);
+    fo_diags d;
+    fo_diags_init(&d);
+    c.d = &d;
+    c.file = "themes/default.json";
+    snprintf(c.base_real, sizeof c.base_real, "/");
+    size_t len;
+    const unsigned char *s = fo_template_find(c.file, &len);
+    /* built in and tested (tests/formats/t_theme.c): it parses and applies cleanly */
+    if (s && fo_json_parse((const char *)s, len, c.file, &c.json, &d) == FO_OK)
+        apply(&c, fo_json_root(c.json), t);
+    fo_json_free(c.json);
+    fo_diags_free(&d);
 }
 
 const char *fo_theme_builtin(size_t i, char *buf, size_t cap)
@@ -355,7 +337,7 @@ fo_status fo_theme_load(const char *name_or_path, fo_theme *t, fo_diags *d)
     if (n > 5 && !strcmp(name_or_path + n - 5, ".json")) {
         char tmp[PATH_MAX];
         snprintf(tmp, sizeof tmp, "%s", name_or_path);
-        if (!realpath(dirname(tmp), c.dir)) snprintf(c.dir, sizeof c.dir, ".");
+        if (!realpath(dirname(tmp), c.base_real)) snprintf(c.base_real, sizeof c.base_real, ".");
         st = fo_json_load(name_or_path, name_or_path, &c.json, d);
     } else {
         char path[128];
@@ -377,7 +359,7 @@ fo_status fo_theme_load(const char *name_or_path, fo_theme *t, fo_diags *d)
             fo_diags_add(d, NULL, 0, 0, NULL, hint, "unknown theme \"%s\"", name_or_path);
             return FO_ERR_INPUT;
         }
-        snprintf(c.dir, sizeof c.dir, "/");
+        snprintf(c.base_real, sizeof c.base_real, "/");
         st = fo_json_parse((const char *)s, len, path, &c.json, d);
     }
     if (st != FO_OK) return st;
@@ -385,4 +367,16 @@ fo_status fo_theme_load(const char *name_or_path, fo_theme *t, fo_diags *d)
     fo_json_free(c.json);
     fo_spec_more_errors(d, c.file, c.errors, "error");
     return c.errors ? FO_ERR_INPUT : FO_OK;
+}
+
+fo_status fo_doc_set_theme(fo_doc *doc, const char *name_or_path, fo_diags *d)
+{
+    return fo_theme_load(name_or_path, &doc->theme, d);
+}
+
+const char *fo_schema(const char *which, size_t *len)
+{
+    const char *name = !strcmp(which, "spec") ? "schema/spec.schema.json"
+                     : !strcmp(which, "theme") ? "schema/theme.schema.json" : NULL;
+    return name ? (const char *)fo_template_find(name, len) : NULL;
 }

@@ -9,6 +9,12 @@
 #define FO_THEME_MAX_BYTES (1u << 20)       /* a theme's JSON */
 #define FO_THEME_FONT_MAX_BYTES (64u << 20) /* one font file named by a theme */
 
+/* Fills t with the built-in "default" theme, read from its one definition,
+ * templates/themes/default.json (embedded at build time): Liberation Sans
+ * and Mono (metric-compatible with Arial and Courier New, so Office files
+ * lay out alike where only Arial exists), A4 portrait, 20 mm margins. */
+void fo_theme_default(fo_theme *t);
+
 /* Loads a theme by built-in name or path to a .json file into *t, starting
  * from the default theme (keys a file leaves out keep their defaults). The
  * files a theme names (fonts, logo) follow the spec's rule, formats/path.h:
@@ -16,9 +22,6 @@
  * Errors (unknown name, bad file) go to d; returns FO_ERR_INPUT then. */
 fo_status fo_theme_load(const char *name_or_path, fo_theme *t, fo_diags *d);
 
-/* Name of the i-th built-in theme, NULL past the end. */
-const char *fo_theme_builtin(size_t i, char *buf, size_t cap);
-/* The one-line description of a built-in theme ("" if none). */
-const char *fo_theme_description(const char *name, char *buf, size_t cap);
+/* fo_theme_builtin, fo_theme_description, fo_doc_set_theme: include/folio.h. */
 
 #endif

@@ -120,4 +120,29 @@ void fo_progress_tick(const char *dataset, uint64_t done, uint64_t total);
 /* True when the extension of path names a format folio can write. */
 bool fo_format_known(const char *path);
 
+/* ---- themes, schemas, counts: the rest of what the folio command uses ---- */
+/* Replaces doc's theme with a built-in theme (by name) or a theme FILE.json,
+ * as --theme does. Errors, located in the theme file, go to d (FO_ERR_INPUT). */
+fo_status fo_doc_set_theme(fo_doc *doc, const char *name_or_path, fo_diags *d);
+/* How many blocks and datasets doc has. */
+size_t fo_doc_nblocks(const fo_doc *doc);
+size_t fo_doc_ndatasets(const fo_doc *doc);
+/* Name of the i-th built-in theme (written into buf), NULL past the end. */
+const char *fo_theme_builtin(size_t i, char *buf, size_t cap);
+/* The one-line description of a built-in theme ("" if none), in buf. */
+const char *fo_theme_description(const char *name, char *buf, size_t cap);
+/* The JSON Schema (2020-12) of a spec (which "spec") or of a theme ("theme"),
+ * with its length in *len; NULL for any other name. Static: not freed. */
+const char *fo_schema(const char *which, size_t *len);
+
+/* ---- what only the command line may widen ---------------------------------
+ * Nothing in a spec or theme can: links may use http, https and mailto, and
+ * formulas may not call outside the workbook, unless these say otherwise. */
+/* Adds the comma-separated schemes of list ("ftp,tel") to those allowed.
+ * False (nothing changed) when a name is not a URI scheme
+ * ([A-Za-z][A-Za-z0-9+.-]*, at most 31 characters) or there are over 16. */
+bool fo_link_schemes_allow(const char *list);
+/* Formulas that call outside the workbook are refused unless allowed. */
+void fo_formulas_external_allow(bool on);
+
 #endif

@@ -3,10 +3,12 @@
  * All of libfolio allocates through fo_malloc & co. so that tests can make the
  * N-th allocation fail (fo_alloc_fail_after) and check every error path. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/core/buf.h"
 #include "folio.h"
 #include "render/core/model.h"
 
@@ -101,13 +103,7 @@ void fo_diags_add(fo_diags *d, const char *file, int line, int column,
                   const char *pointer, const char *hint, const char *fmt, ...)
 {
     if (!d) return;
-    if (d->n == d->cap) {
-        size_t cap = d->cap ? d->cap * 2 : 8;
-        fo_diag *items = fo_realloc(d->items, cap * sizeof *items);
-        if (!items) return;
-        d->items = items;
-        d->cap = cap;
-    }
+    if (!fo_grow((void **)&d->items, &d->cap, d->n + 1, 8, sizeof *d->items)) return;
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -144,6 +140,26 @@ char *fo_diag_format(const fo_diag *g)
     return fo_strdup(buf);
 }
 
+/* ---- writers' failures ---------------------------------------------------*/
+void fo_fail_atv(fo_diags *d, fo_status *st, const fo_doc *doc, const fo_block *b, fo_status err,
+                 const char *hint, const char *fmt, va_list ap)
+{
+    char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (st && *st == FO_OK) *st = err;
+    fo_diags_add(d, doc ? doc->spec_path : NULL, b ? b->line : 0, b ? b->column : 0,
+                 b ? b->pointer : NULL, hint, "%s", msg);
+}
+
+void fo_fail_at(fo_diags *d, fo_status *st, const fo_doc *doc, const fo_block *b, fo_status err,
+                const char *hint, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fo_fail_atv(d, st, doc, b, err, hint, fmt, ap);
+    va_end(ap);
+}
+
 /* ---- arena ---------------------------------------------------------------
  * A list of chunks; big requests get a chunk of their own. Alignment 16. */
 typedef struct chunk {
@@ -170,6 +186,9 @@ void fo_arena_free(fo_arena *a)
 
 void *fo_arena_alloc(fo_arena *a, size_t n)
 {
+    /* Rounding up to 16 and the chunk header must not wrap: a request within
+     * 15 bytes of SIZE_MAX would round to 0 and get 16 bytes. */
+    if (n > SIZE_MAX - sizeof(chunk) - 15) return NULL;
     n = (n + 15) & ~(size_t)15;
     if (n == 0) n = 16;
     chunk *c = a->head;

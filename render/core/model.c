@@ -7,19 +7,29 @@
 
 #include "render/core/model.h"
 
-static const char *const type_names[] = {
-    "auto", "text", "integer", "number", "percent", "currency", "date", "datetime", "boolean"
+/* The spec's words for the model's enums, in enum order: the one list the
+ * spec reader matches (and suggests from) and every writer names things by.
+ * tests/formats/test_schema_enums.py ties them to the JSON Schema. */
+const char *const fo_type_names[] = {
+    "auto", "text", "integer", "number", "percent", "currency", "date", "datetime", "boolean", NULL
 };
+const char *const fo_block_kind_names[] = {"heading", "paragraph", "list", "metrics", "table", "chart",
+                                           "image", "code", "page_break", "toc", NULL};
+const char *const fo_chart_kind_names[] = {"bar", "column", "line", "area", "pie", "doughnut", "scatter", NULL};
+const char *const fo_total_names[] = {"none", "sum", "avg", "min", "max", "count", NULL};
+const char *const fo_legend_names[] = {"right", "bottom", "none", NULL};
+
+#define NAMES(a) (sizeof(a) / sizeof *(a) - 1)
 
 const char *fo_type_name(fo_type t)
 {
-    return (unsigned)t < sizeof type_names / sizeof *type_names ? type_names[t] : "?";
+    return (unsigned)t < NAMES(fo_type_names) ? fo_type_names[t] : "?";
 }
 
 fo_type fo_type_from_name(const char *name)
 {
-    for (size_t i = 1; i < sizeof type_names / sizeof *type_names; i++)
-        if (strcmp(type_names[i], name) == 0) return (fo_type)i;
+    for (size_t i = 1; i < NAMES(fo_type_names); i++)
+        if (strcmp(fo_type_names[i], name) == 0) return (fo_type)i;
     return FO_TYPE_AUTO;
 }
 
@@ -99,14 +109,12 @@ long fo_value_color(const fo_value *v, const fo_numfmt *f)
 
 const char *fo_total_name(fo_total t)
 {
-    static const char *const n[] = {"none", "sum", "avg", "min", "max", "count"};
-    return (unsigned)t < 6 ? n[t] : "?";
+    return (unsigned)t < NAMES(fo_total_names) ? fo_total_names[t] : "?";
 }
 
 const char *fo_chart_kind_name(fo_chart_kind k)
 {
-    static const char *const n[] = {"bar", "column", "line", "area", "pie", "doughnut", "scatter"};
-    return (unsigned)k < 7 ? n[k] : "?";
+    return (unsigned)k < NAMES(fo_chart_kind_names) ? fo_chart_kind_names[k] : "?";
 }
 
 /* Days from 1970-01-01 for a proleptic Gregorian date (H. Hinnant's algorithm). */
@@ -251,3 +259,6 @@ void fo_doc_free(fo_doc *doc)
     fo_arena_free(doc->arena);
     fo_free(doc);
 }
+
+size_t fo_doc_nblocks(const fo_doc *doc) { return doc->nblocks; }
+size_t fo_doc_ndatasets(const fo_doc *doc) { return doc->ndatasets; }

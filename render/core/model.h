@@ -7,6 +7,8 @@
 #ifndef FO_MODEL_H
 #define FO_MODEL_H
 
+#include <stdarg.h>
+
 #include "folio.h"
 #include "render/core/numfmt.h"
 #include "render/core/theme.h"
@@ -68,6 +70,14 @@ typedef enum {
     FO_TYPE_DATETIME,
     FO_TYPE_BOOLEAN
 } fo_type;
+
+/* The spec's words for the enums below, in enum order, NULL-terminated:
+ * defined once (model.c), matched by the spec reader, named by writers. */
+extern const char *const fo_type_names[];       /* fo_type: "auto", "text", ... */
+extern const char *const fo_block_kind_names[]; /* fo_block_kind: "heading", ... */
+extern const char *const fo_chart_kind_names[]; /* fo_chart_kind: "bar", ... */
+extern const char *const fo_total_names[];      /* fo_total: "none", "sum", ... */
+extern const char *const fo_legend_names[];     /* fo_legend: "right", ... */
 
 const char *fo_type_name(fo_type t);          /* "integer", ... */
 fo_type fo_type_from_name(const char *name);  /* FO_TYPE_AUTO if unknown */
@@ -245,6 +255,17 @@ struct fo_doc {
     fo_block *blocks;
     size_t nblocks;
 };
+
+/* ---- writers' failures -------------------------------------------------- */
+/* The one way a writer reports a failure: located at block b of doc (the
+ * spec's file, the block's line, column and JSON Pointer; b NULL: the spec
+ * as a whole, no line), with an optional hint. *st keeps the first failure
+ * (sticky); every call adds its diagnostic. Each writer family wraps it
+ * (fo_docx_fail, fo_pptx_fail, fo_pdf_fail, the xlsx summary's). */
+void fo_fail_at(fo_diags *d, fo_status *st, const fo_doc *doc, const fo_block *b, fo_status err,
+                const char *hint, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+void fo_fail_atv(fo_diags *d, fo_status *st, const fo_doc *doc, const fo_block *b, fo_status err,
+                 const char *hint, const char *fmt, va_list ap) __attribute__((format(printf, 7, 0)));
 
 /* Unix time used when the spec has no date: 2000-01-01T00:00:00Z. */
 #define FO_FIXED_EPOCH 946684800LL

@@ -15,14 +15,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "folio.h"
+
 /* Longest link target kept, in bytes: browsers and Office stop near 2,000
  * (Excel: 2,079), and libharu refuses strings over 65,535. */
 #define FO_LINK_MAX 2048
 
-/* Adds the comma-separated schemes of list ("ftp,tel") to those allowed.
- * False (nothing changed) when a name is not a URI scheme
- * ([A-Za-z][A-Za-z0-9+.-]*, at most 31 characters) or there are over 16. */
-bool fo_link_schemes_allow(const char *list);
+/* fo_link_schemes_allow and fo_formulas_external_allow: include/folio.h. */
 /* Back to http, https and mailto (tests). */
 void fo_link_schemes_reset(void);
 
@@ -33,8 +32,6 @@ bool fo_link_allowed(const char *url);
 /* Why fo_link_allowed refused url: a short phrase for a message. */
 const char *fo_link_refusal(const char *url);
 
-/* Formulas that call outside the workbook are refused unless allowed. */
-void fo_formulas_external_allow(bool on);
 /* NULL when formula ("=..." as written) may go into a workbook, else what
  * it does wrong ("calls WEBSERVICE", "is a DDE link", "refers to another
  * workbook", "links to a refused target"). */

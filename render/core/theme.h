@@ -50,8 +50,6 @@ typedef struct {
     double slide_width, slide_height; /* pt; 16:9 = 960 x 540 */
 } fo_theme;
 
-/* Fills t with the built-in "default" theme. */
-void fo_theme_default(fo_theme *t);
 /* Sets page width/height from page.size and page.landscape; false if unknown size. */
 bool fo_theme_page_apply(fo_theme *t);
 /* Writes "RRGGBB" (7 bytes with NUL). */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "render/chartxml/chartxml.h"
+#include "render/core/buf.h"
 #include "render/docx/docx_internal.h"
 #include "render/core/markup.h"
 
@@ -149,35 +150,10 @@ void fo_docx_chart_write(fo_docx_ctx *c, const fo_block *b)
                    false);
 }
 
-/* The whole file at path (fo_malloc'd), or NULL with errno. */
-static unsigned char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    unsigned char *buf = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 65536;
-            unsigned char *nb = fo_realloc(buf, cap);
-            if (!nb) { fo_free(buf); fclose(f); errno = ENOMEM; return NULL; }
-            buf = nb;
-        }
-        size_t k = fread(buf + n, 1, cap - n, f);
-        n += k;
-        if (k == 0) break;
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) { fo_free(buf); errno = EIO; return NULL; }
-    *len = n;
-    return buf;
-}
-
 void fo_docx_image_write(fo_docx_ctx *c, const fo_block *b)
 {
     size_t len = 0;
-    unsigned char *data = read_file(b->u.image.path, &len);
+    unsigned char *data = (unsigned char *)fo_file_read(b->u.image.path, 0, &len);
     if (!data) {
         fo_docx_fail(c, b, FO_ERR_INPUT, "%s: cannot read the image: %s", b->u.image.path,
                      strerror(errno));
@@ -212,7 +188,7 @@ void fo_docx_logo_run(fo_docx_ctx *c, fo_xml *x, const char *part)
     int pw = t->logo_width, ph = t->logo_height; /* probed by the theme reader */
     size_t len = 0;
     unsigned char *data = NULL;
-    if (pw <= 0 || ph <= 0 || !(data = read_file(t->logo, &len))) {
+    if (pw <= 0 || ph <= 0 || !(data = (unsigned char *)fo_file_read(t->logo, 0, &len))) {
         fo_docx_fail(c, NULL, FO_ERR_INPUT, "theme logo %s: not a readable PNG or JPEG image",
                      t->logo);
         return;

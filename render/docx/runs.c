@@ -18,15 +18,11 @@
 
 void fo_docx_fail(fo_docx_ctx *c, const fo_block *b, fo_status st, const char *fmt, ...)
 {
-    if (c->err != FO_OK) return;
-    c->err = st;
-    char msg[512];
+    if (c->err != FO_OK) return; /* the first failure is the one to report */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    fo_fail_atv(c->d, &c->err, c->doc, b, st, NULL, fmt, ap);
     va_end(ap);
-    fo_diags_add(c->d, c->doc->spec_path, b ? b->line : 0, b ? b->column : 0,
-                 b ? b->pointer : NULL, NULL, "%s", msg);
 }
 
 /* ---- URL -> relationship id ---------------------------------------------------- */

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "render/core/table.h"
+#include "render/core/text.h"
 #include "render/docx/docx_internal.h"
 #include "render/core/numfmt.h"
 #include "render/core/text.h"
@@ -26,10 +28,9 @@
 
 typedef struct {
     fo_numfmt *fmt;        /* column format, or NULL (General fallback below) */
-    double sum, min, max;
-    size_t nnum, nonnull;
-    size_t chars;          /* widest text seen, in characters */
-    size_t word;           /* longest word seen (numbers: whole cell), in characters */
+    fo_table_acc acc;      /* totals (render/core/table.h) */
+    double chars;          /* widest text seen, in character units (0.55 em) */
+    double word;           /* longest word seen (numbers: whole cell), likewise */
     long width;            /* twips */
     bool right;            /* numbers: right-aligned */
 } tcol;
@@ -107,14 +108,23 @@ static void row_open(fo_docx_ctx *c, bool header)
 
 /* ---- the table -------------------------------------------------------------------- */
 
-/* Longest space-separated word of s, in characters. */
-static size_t longest_word(const char *s, size_t n)
+/* Width of s in character units: measured in the table font (as the PDF
+ * writer measures its tables), 1 unit = 0.55 em, the width the layout below
+ * was tuned with. */
+#define CHAR_EM 0.55
+static double text_units(const fo_font *f, bool bold, const char *s, size_t n)
 {
-    size_t best = 0;
+    return fo_text_width(bold ? f->bold : f->regular, 1.0, s, n) / CHAR_EM;
+}
+
+/* Longest space-separated word of s, in character units. */
+static double longest_word(const fo_font *f, bool bold, const char *s, size_t n)
+{
+    double best = 0;
     for (size_t i = 0; i < n;) {
         size_t k = i;
         while (k < n && s[k] != ' ' && s[k] != '\n') k++;
-        size_t w = fo_utf8_count(s + i, k - i);
+        double w = text_units(f, bold, s + i, k - i);
         if (w > best) best = w;
         i = k + 1;
     }
@@ -131,8 +141,8 @@ static void measure(fo_docx_ctx *c, const fo_block *b, tcol *tc)
     size_t nc = b->u.table.ncols;
     for (size_t j = 0; j < nc; j++) {
         const char *title = b->u.table.cols[j].title;
-        tc[j].chars = fo_utf8_count(title, strlen(title));
-        tc[j].word = (longest_word(title, strlen(title)) * 23 + 19) / 20; /* bold runs ~15% wider */
+        tc[j].chars = text_units(&c->t->body, true, title, strlen(title));
+        tc[j].word = longest_word(&c->t->body, true, title, strlen(title));
     }
     fo_rows *rows = NULL;
     if (fo_rows_open(b->u.table.data, &rows, c->d) == FO_OK) {
@@ -145,46 +155,41 @@ static void measure(fo_docx_ctx *c, const fo_block *b, tcol *tc)
                 const char *url;
                 const char *s = cell_text(&row[b->u.table.cols[j].field], tc[j].fmt, buf, &n,
                                           &numeric, &url);
-                size_t k = fo_utf8_count(s, n);
+                double k = text_units(&c->t->body, false, s, n);
                 if (k > tc[j].chars) tc[j].chars = k;
-                size_t w = tc[j].right ? k : longest_word(s, n);
+                double w = tc[j].right ? k : longest_word(&c->t->body, false, s, n);
                 if (w > tc[j].word) tc[j].word = w;
             }
         fo_rows_close(rows);
     }
-    /* Widths in characters of the table text (about 0.55 em each; bold
-     * header words count 15% more) plus the FolioTable style's cell margins, which are
-     * fixed in twips and do not shrink with the text. */
+    /* Widths in character units of the table text plus the FolioTable
+     * style's cell margins, which are fixed in twips and do not shrink with
+     * the text. */
     const double margin_tw = 2 * 85 + 30;
     double size = c->t->body_size * 0.9;
-    double nat_sum = 0, min_sum = 0, want = 0;
+    double min_sum = 0;
     double *nat = fo_calloc(nc ? nc : 1, sizeof *nat), *mn = fo_calloc(nc ? nc : 1, sizeof *mn);
     if (!nat || !mn) { fo_free(nat); fo_free(mn); return; }
     for (size_t j = 0; j < nc; j++) {
-        size_t k = tc[j].chars < 4 ? 4 : tc[j].chars > 40 ? 40 : tc[j].chars;
-        size_t w = tc[j].word > 24 ? 24 : tc[j].word;
-        nat[j] = (double)k + 2;
-        mn[j] = (double)(w < k ? w : k) + 2;
-        nat_sum += nat[j];
+        double k = tc[j].chars < 4 ? 4 : tc[j].chars > 40 ? 40 : tc[j].chars;
+        double w = tc[j].word > 24 ? 24 : tc[j].word;
+        nat[j] = k + 2;
+        mn[j] = (w < k ? w : k) + 2;
         min_sum += mn[j];
-        want += nat[j] - mn[j];
     }
     double text_tw = (double)c->text_width - margin_tw * (double)nc;
     /* longest words that cannot sit side by side: set the table smaller
      * (down to 6 pt) rather than break words */
     c->run_sz = 0;
-    if (min_sum * size * 0.55 * 20 > text_tw && text_tw > 0) {
-        size = text_tw / (min_sum * 0.55 * 20);
+    if (min_sum * size * CHAR_EM * 20 > text_tw && text_tw > 0) {
+        size = text_tw / (min_sum * CHAR_EM * 20);
         if (size < 6) size = 6;
         c->run_sz = (int)(size * 2);
     }
-    double avail = text_tw / (size * 0.55 * 20);
-    double total = 0;
+    double avail = text_tw / (size * CHAR_EM * 20), total = 0;
+    fo_table_fit(nat, mn, nc, avail, nat); /* in characters, in place */
     for (size_t j = 0; j < nc; j++) {
-        if (nat_sum <= avail) nat[j] = nat[j] + (avail - nat_sum) * nat[j] / nat_sum;
-        else if (min_sum >= avail || want <= 0) nat[j] = mn[j];
-        else nat[j] = mn[j] + (avail - min_sum) * (nat[j] - mn[j]) / want;
-        nat[j] = nat[j] * size * 0.55 * 20 + margin_tw; /* to twips */
+        nat[j] = nat[j] * size * CHAR_EM * 20 + margin_tw; /* to twips */
         total += nat[j];
     }
     long used = 0;
@@ -232,21 +237,11 @@ static void totals_row(fo_docx_ctx *c, const fo_block *b, tcol *tc)
     for (size_t j = 0; j < nc; j++) {
         const fo_table_col *col = &b->u.table.cols[j];
         char buf[CELL_BUF];
-        size_t n = 0;
+        size_t n = fo_table_total_text(&tc[j].acc, col->total, j, tc[j].fmt, buf, sizeof buf, NULL);
         const char *s = buf;
-        double v = NAN;
-        switch (col->total) {
-        case FO_TOTAL_SUM: v = tc[j].sum; break;
-        case FO_TOTAL_AVG: v = tc[j].nnum ? tc[j].sum / (double)tc[j].nnum : NAN; break;
-        case FO_TOTAL_MIN: v = tc[j].nnum ? tc[j].min : NAN; break;
-        case FO_TOTAL_MAX: v = tc[j].nnum ? tc[j].max : NAN; break;
-        case FO_TOTAL_COUNT: n = (size_t)snprintf(buf, sizeof buf, "%zu", tc[j].nonnull); break;
-        case FO_TOTAL_NONE:
-            if (j == 0) { s = "Total"; n = 5; }
-            break;
-        }
-        if (!isnan(v)) n = fmt_num(tc[j].fmt, v, buf, sizeof buf);
-        c->run_color = isnan(v) ? 0 : fo_numfmt_color(tc[j].fmt, v) + 1;
+        double v;
+        c->run_color = col->total != FO_TOTAL_COUNT && fo_table_total(&tc[j].acc, col->total, &v)
+                           ? fo_numfmt_color(tc[j].fmt, v) + 1 : 0;
         cell(c, tc[j].width, s, n, tc[j].right ? "TableNumber" : "TableText", false, NULL,
              true, NULL, true);
         c->run_color = 0;
@@ -265,8 +260,6 @@ void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b)
         tc[j].fmt = fo_numfmt_compile(col->format, NULL, 0);
         if (!tc[j].fmt) tc[j].fmt = fo_numfmt_compile("General", NULL, 0);
         tc[j].right = numeric_type(col->type);
-        tc[j].min = INFINITY;
-        tc[j].max = -INFINITY;
     }
     if (b->u.table.caption) fo_docx_caption(c, "Table", ++c->ntables, b->u.table.caption);
     measure(c, b, tc);
@@ -305,13 +298,7 @@ void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b)
                 bool numeric;
                 const char *url;
                 const char *s = cell_text(v, tc[j].fmt, buf, &n, &numeric, &url);
-                if (numeric) {
-                    tc[j].sum += v->num;
-                    if (v->num < tc[j].min) tc[j].min = v->num;
-                    if (v->num > tc[j].max) tc[j].max = v->num;
-                    tc[j].nnum++;
-                }
-                if (v->kind != FO_VAL_NULL) tc[j].nonnull++;
+                fo_table_acc_add(&tc[j].acc, v);
                 c->run_color = fo_value_color(v, tc[j].fmt) + 1;
                 cell(c, tc[j].width, s, n, numeric || (tc[j].right && !n) ? "TableNumber"
                                                                           : "TableText",

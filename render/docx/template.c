@@ -17,6 +17,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include <libxml/parser.h>
+
+#include "render/core/buf.h"
 #include "render/docx/docx_internal.h"
 #include "render/ooxml/template.h"
 
@@ -106,23 +109,6 @@ static void scan(const char *s, size_t len, tag_fn fn, void *ctx)
 }
 
 /* ---- small helpers ---------------------------------------------------------------- */
-
-/* Appends n bytes to a growing buffer. */
-static bool put(char **b, size_t *len, size_t *cap, const char *s, size_t n)
-{
-    if (*len + n + 1 > *cap) {
-        size_t nc = *cap ? *cap : 4096;
-        while (*len + n + 1 > nc) nc *= 2;
-        char *nb = fo_realloc(*b, nc);
-        if (!nb) return false;
-        *b = nb;
-        *cap = nc;
-    }
-    memcpy(*b + *len, s, n);
-    *len += n;
-    (*b)[*len] = '\0';
-    return true;
-}
 
 static fo_status refuse(fo_docx_ctx *c, const char *path, const char *part, const char *why)
 {
@@ -245,56 +231,6 @@ static fo_status ref_id(fo_docx_ctx *c, fo_tpl *z, const fo_tpl_rels *rels, cons
 
 /* ---- the section ---------------------------------------------------------------------- */
 
-typedef struct {
-    const char *s, *e;            /* last body sectPr: its bytes */
-    bool in_body, empty;
-    const char *cur;
-} sect_find;
-
-static void find_sect(void *ctx, const tag *t, int depth)
-{
-    sect_find *f = ctx;
-    if (depth == 1 && tag_is(t, "w:body")) f->in_body = t->kind == TAG_START;
-    if (!f->in_body || depth != 2 || !tag_is(t, "w:sectPr")) return;
-    if (t->kind == TAG_END) {
-        f->s = f->cur;
-        f->e = t->end;
-        f->empty = false;
-        return;
-    }
-    f->cur = t->start;
-    if (t->kind == TAG_EMPTY) { f->s = t->start; f->e = t->end; f->empty = true; }
-}
-
-/* Copies tag bytes [s, e) with each r:id="..." value replaced. */
-static fo_status rewrite_ids(fo_docx_ctx *c, fo_tpl *z, const fo_tpl_rels *rels, const tag *t,
-                             char **b, size_t *len, size_t *cap)
-{
-    const char *p = t->start, *q = t->name + t->nlen;
-    fo_status st = FO_OK;
-    while (st == FO_OK && q < t->end) {
-        while (q < t->end && strchr(" \t\r\n", *q)) q++;
-        const char *an = q;
-        while (q < t->end && !strchr(" \t\r\n=/>", *q)) q++;
-        size_t anl = (size_t)(q - an);
-        while (q < t->end && *q != '"' && *q != '\'' && *q != '>') q++;
-        if (q >= t->end || *q == '>') break;
-        const char *v = q + 1, *ve = memchr(v, *q, (size_t)(t->end - v));
-        if (!ve) break;
-        q = ve + 1;
-        if (anl != 4 || memcmp(an, "r:id", 4) != 0) continue;
-        char rid[64];
-        snprintf(rid, sizeof rid, "%.*s", (int)(ve - v < 63 ? ve - v : 63), v);
-        const char *nid;
-        st = ref_id(c, z, rels, rid, &nid);
-        if (st == FO_OK && (!put(b, len, cap, p, (size_t)(v - p)) || !put(b, len, cap, nid, strlen(nid))))
-            st = FO_ERR_NOMEM;
-        p = ve;
-    }
-    if (st == FO_OK && !put(b, len, cap, p, (size_t)(t->end - p))) st = FO_ERR_NOMEM;
-    return st;
-}
-
 /* True when ns is prefix bound to href, as in folio's document.xml. */
 static bool bound(const xmlNs *ns, const char *prefix, const char *href)
 {
@@ -324,18 +260,51 @@ static void page_setup(fo_docx_tpl *t, xmlNodePtr sect)
     if (*fo_tpl_attr(mar, "right", v, sizeof v)) t->mar_r = atol(v);
 }
 
+/* Points every r:id in the subtree n at folio's copy of the part it names
+ * (ref_id); found and set through libxml2, never by matching text. */
+static fo_status rewrite_ids(fo_docx_ctx *c, fo_tpl *z, const fo_tpl_rels *rels, xmlNodePtr n)
+{
+    fo_status st = FO_OK;
+    for (xmlAttrPtr a = n->properties; a && st == FO_OK; a = a->next) {
+        if (!bound(a->ns, "r", FO_NS_R) || strcmp((const char *)a->name, "id") != 0) continue;
+        xmlChar *rid = xmlNodeGetContent((xmlNodePtr)a);
+        const char *nid = "";
+        st = rid ? ref_id(c, z, rels, (const char *)rid, &nid) : FO_ERR_NOMEM;
+        xmlFree(rid);
+        if (st == FO_OK && !xmlSetNsProp(n, a->ns, a->name, BAD_CAST nid)) st = FO_ERR_NOMEM;
+    }
+    for (xmlNodePtr k = n->children; k && st == FO_OK; k = k->next)
+        if (k->type == XML_ELEMENT_NODE) st = rewrite_ids(c, z, rels, k);
+    return st;
+}
+
+/* The sectPr as text for folio's document.xml, and where its start tag
+ * ends (libxml2 writes '>' inside attribute values as "&gt;"). */
+static fo_status section_text(fo_docx_tpl *t, xmlDocPtr dom, xmlNodePtr sect)
+{
+    xmlBufferPtr xb = xmlBufferCreate();
+    if (!xb || xmlNodeDump(xb, dom, sect, 0, 0) < 0) {
+        xmlBufferFree(xb);
+        return FO_ERR_NOMEM;
+    }
+    t->sectpr = fo_strndup((const char *)xmlBufferContent(xb), (size_t)xmlBufferLength(xb));
+    xmlBufferFree(xb);
+    if (!t->sectpr) return FO_ERR_NOMEM;
+    const char *gt = strchr(t->sectpr, '>');
+    t->sectpr_open = gt ? (size_t)(gt - t->sectpr) + 1 : 0;
+    t->sectpr_empty = gt && gt > t->sectpr && gt[-1] == '/';
+    return FO_OK;
+}
+
 /* The body's sectPr: copied with each header/footer reference pointed at
  * the copied part through a new relationship of word/document.xml. */
-static fo_status take_section(fo_docx_ctx *c, fo_docx_tpl *t, fo_tpl *z, const char *doc,
-                              size_t dlen, xmlDocPtr dom)
+static fo_status take_section(fo_docx_ctx *c, fo_docx_tpl *t, fo_tpl *z, xmlDocPtr dom)
 {
-    sect_find f = {0};
-    scan(doc, dlen, find_sect, &f);
-    if (!f.s) return FO_OK; /* no page setup: folio's theme */
     xmlNodePtr body = fo_tpl_child(xmlDocGetRootElement(dom), "body"), sect = NULL;
     for (xmlNodePtr n = body ? body->children : NULL; n; n = n->next)
         if (fo_tpl_is(n, "sectPr")) sect = n;
-    if (sect && !carried_prefixes(sect))
+    if (!sect) return FO_OK; /* no page setup: folio's theme */
+    if (!carried_prefixes(sect))
         return refuse(c, fo_tpl_path(z), FO_DOCX_DOCUMENT,
                       "has a page setup (w:sectPr) with elements or attributes outside the w: and r: "
                       "namespaces");
@@ -343,23 +312,9 @@ static fo_status take_section(fo_docx_ctx *c, fo_docx_tpl *t, fo_tpl *z, const c
     fo_tpl_rels rels;
     fo_status st = fo_tpl_rels_read(z, FO_DOCX_DOCUMENT, &rels);
     if (st != FO_OK) return st;
-    char *b = NULL;
-    size_t len = 0, cap = 0;
-    const char *pos = f.s, *copied = f.s;
-    tag tg;
-    while (st == FO_OK && next_tag(&pos, f.e, &tg)) {
-        if (tg.kind == TAG_END) continue;
-        if (!put(&b, &len, &cap, copied, (size_t)(tg.start - copied))) st = FO_ERR_NOMEM;
-        else st = rewrite_ids(c, z, &rels, &tg, &b, &len, &cap);
-        copied = tg.end;
-        if (tg.start == f.s) t->sectpr_open = len;
-    }
-    if (st == FO_OK && !put(&b, &len, &cap, copied, (size_t)(f.e - copied))) st = FO_ERR_NOMEM;
+    st = rewrite_ids(c, z, &rels, sect);
     fo_tpl_rels_free(&rels);
-    if (st != FO_OK) { fo_free(b); return st; }
-    t->sectpr = b;
-    t->sectpr_empty = f.empty;
-    return FO_OK;
+    return st == FO_OK ? section_text(t, dom, sect) : st;
 }
 
 /* Where the root's end tag starts in s (the text libxml2 accepted). */
@@ -462,17 +417,14 @@ static fo_status load_theme(fo_docx_tpl *t, fo_tpl *z)
 static fo_status load_parts(fo_docx_ctx *c, fo_docx_tpl *t, fo_tpl *z, const char *path)
 {
     xmlDocPtr dom = NULL;
-    char *doc = NULL;
-    size_t dlen = 0;
-    fo_status st = fo_tpl_xml(z, FO_DOCX_DOCUMENT, &dom, &doc, &dlen);
+    fo_status st = fo_tpl_xml(z, FO_DOCX_DOCUMENT, &dom, NULL, NULL);
     if (st == FO_OK && !dom) st = refuse(c, path, FO_DOCX_DOCUMENT, "is missing: it is not a Word document");
     if (st == FO_OK) st = check_root(c, path, FO_DOCX_DOCUMENT, dom, "document");
     if (st == FO_OK) st = load_styles(c, t, z, path);
     if (st == FO_OK) st = load_numbering(c, t, z, path);
     if (st == FO_OK) st = load_theme(t, z);
-    if (st == FO_OK) st = take_section(c, t, z, doc, dlen, dom);
+    if (st == FO_OK) st = take_section(c, t, z, dom);
     xmlFreeDoc(dom);
-    fo_free(doc);
     return st;
 }
 
@@ -540,31 +492,44 @@ static bool has_style(const fo_docx_tpl *t, const char *id)
     return false;
 }
 
+/* Appends to b each w:style of folio's styles part (dom) whose w:styleId
+ * the template lacks, as libxml2 writes it. */
+static void add_missing_styles(const fo_docx_tpl *t, xmlDocPtr dom, fo_buf *b)
+{
+    xmlNodePtr root = dom ? xmlDocGetRootElement(dom) : NULL;
+    xmlBufferPtr xb = xmlBufferCreate();
+    if (!root || !xb) b->failed = true;
+    for (xmlNodePtr n = root ? root->children : NULL; n && !b->failed; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE || !fo_tpl_is(n, "style")) continue;
+        xmlChar *id = xmlGetNsProp(n, BAD_CAST "styleId", BAD_CAST FO_NS_W);
+        bool missing = id && !has_style(t, (const char *)id);
+        xmlFree(id);
+        if (!missing) continue;
+        xmlBufferEmpty(xb);
+        if (xmlNodeDump(xb, dom, n, 0, 0) < 0) b->failed = true;
+        else fo_buf_append(b, xmlBufferContent(xb), (size_t)xmlBufferLength(xb));
+    }
+    xmlBufferFree(xb);
+}
+
 /* Template styles plus folio's styles whose id the template lacks (folio's
- * part is built in, trusted text). */
+ * part is built in, trusted text, read with libxml2 all the same). */
 void fo_docx_tpl_styles(fo_docx_ctx *c, const char *folio, size_t folio_len)
 {
     const fo_docx_tpl *t = c->tpl;
     landmarks l = {0};
     scan(t->styles, t->styles_len, find_landmarks, &l);
     const char *ts = t->styles, *close = l.root_end ? l.root_end : ts + t->styles_len;
-    char *b = NULL;
-    size_t len = 0, cap = 0;
-    bool ok = put(&b, &len, &cap, ts, (size_t)(close - ts));
-    const char *fend = folio + folio_len;
-    for (const char *p = strstr(folio, "<w:style "); ok && p && p < fend;
-         p = strstr(p + 1, "<w:style ")) {
-        const char *e = strstr(p, "</w:style>"), *id = strstr(p, "w:styleId=\"");
-        if (!e || !id || id > e) break;
-        e += strlen("</w:style>");
-        id += strlen("w:styleId=\"");
-        char sid[128];
-        snprintf(sid, sizeof sid, "%.*s", (int)strcspn(id, "\""), id);
-        if (!has_style(t, sid)) ok = put(&b, &len, &cap, p, (size_t)(e - p));
-    }
-    if (ok) ok = put(&b, &len, &cap, close, (size_t)(ts + t->styles_len - close));
-    if (!ok) { fo_free(b); fo_docx_fail(c, NULL, FO_ERR_NOMEM, "out of memory"); return; }
-    fo_pkg_add_part_take(c->pkg, "word/styles.xml", FO_CT_DOCX_STYLES, b, len);
+    fo_buf b = {0};
+    fo_buf_append(&b, ts, (size_t)(close - ts));
+    xmlDocPtr dom = xmlReadMemory(folio, (int)folio_len, NULL, NULL, XML_PARSE_NONET);
+    add_missing_styles(t, dom, &b);
+    xmlFreeDoc(dom);
+    fo_buf_append(&b, close, (size_t)(ts + t->styles_len - close));
+    size_t len;
+    char *data = fo_buf_take(&b, &len);
+    if (!data) { fo_docx_fail(c, NULL, FO_ERR_NOMEM, "out of memory"); return; }
+    fo_pkg_add_part_take(c->pkg, "word/styles.xml", FO_CT_DOCX_STYLES, data, len);
 }
 
 /* Template numbering with folio's abstractNum and num elements (already
@@ -584,15 +549,16 @@ void fo_docx_tpl_numbering(fo_docx_ctx *c, const char *folio, size_t folio_len)
     const char *tn = t->numbering, *tlim = tn + t->numbering_len;
     const char *tend = l.cleanup ? l.cleanup : l.root_end ? l.root_end : tlim;
     const char *tnum = l.num && l.num < tend ? l.num : tend;
-    char *b = NULL;
-    size_t len = 0, cap = 0;
-    bool ok = put(&b, &len, &cap, tn, (size_t)(tnum - tn)) &&
-              put(&b, &len, &cap, fa, (size_t)(fn - fa)) &&
-              put(&b, &len, &cap, tnum, (size_t)(tend - tnum)) &&
-              put(&b, &len, &cap, fn, (size_t)(fclose - fn)) &&
-              put(&b, &len, &cap, tend, (size_t)(tlim - tend));
-    if (!ok) { fo_free(b); fo_docx_fail(c, NULL, FO_ERR_NOMEM, "out of memory"); return; }
-    fo_pkg_add_part_take(c->pkg, "word/numbering.xml", FO_CT_DOCX_NUMBERING, b, len);
+    fo_buf b = {0};
+    bool ok = fo_buf_append(&b, tn, (size_t)(tnum - tn)) &&
+              fo_buf_append(&b, fa, (size_t)(fn - fa)) &&
+              fo_buf_append(&b, tnum, (size_t)(tend - tnum)) &&
+              fo_buf_append(&b, fn, (size_t)(fclose - fn)) &&
+              fo_buf_append(&b, tend, (size_t)(tlim - tend));
+    size_t len;
+    char *data = fo_buf_take(&b, &len);
+    if (!ok || !data) { fo_free(data); fo_docx_fail(c, NULL, FO_ERR_NOMEM, "out of memory"); return; }
+    fo_pkg_add_part_take(c->pkg, "word/numbering.xml", FO_CT_DOCX_NUMBERING, data, len);
 }
 
 bool fo_docx_tpl_has_numbering(const fo_docx_tpl *t) { return t && t->numbering; }

@@ -21,9 +21,10 @@
 
 #include <zip.h>
 
+#include "render/core/buf.h"
 #include "render/ooxml/package.h"
+#include "render/core/templates.h"
 
-const unsigned char *fo_template_find(const char *name, size_t *len);
 
 typedef struct {
     char *name, *ct;      /* ct NULL: covered by a Default */
@@ -71,18 +72,6 @@ struct fo_pkg {
     fo_xml **gen;         /* generated parts (content types, rels), kept for zip_close */
     size_t ngen, capgen;
 };
-
-/* Grows a vector of elem-size items so that one more fits; false on OOM. */
-static bool grow(void **v, size_t *cap, size_t n, size_t elem)
-{
-    if (n < *cap) return true;
-    size_t nc = *cap ? *cap * 2 : 16;
-    void *nv = fo_realloc(*v, nc * elem);
-    if (!nv) return false;
-    *v = nv;
-    *cap = nc;
-    return true;
-}
 
 /* ---- the index ---------------------------------------------------------------- */
 
@@ -198,7 +187,7 @@ void fo_pkg_add_default(fo_pkg *p, const char *ext, const char *ct)
     if (!p || p->err) return;
     for (size_t i = 0; i < p->ndefs; i++)
         if (strcmp(p->defs[i].ext, ext) == 0) return;
-    if (!grow((void **)&p->defs, &p->capdefs, p->ndefs, sizeof *p->defs)) {
+    if (!fo_grow((void **)&p->defs, &p->capdefs, p->ndefs + 1, 16, sizeof *p->defs)) {
         fo_pkg__fail(p, FO_ERR_NOMEM, NULL);
         return;
     }
@@ -229,7 +218,7 @@ static part *new_part(fo_pkg *p, const char *name, const char *ct)
         fo_pkg__fail(p, FO_ERR_INTERNAL, why);
         return NULL;
     }
-    if (!grow((void **)&p->parts, &p->capparts, p->nparts, sizeof *p->parts)) {
+    if (!fo_grow((void **)&p->parts, &p->capparts, p->nparts + 1, 16, sizeof *p->parts)) {
         fo_pkg__fail(p, FO_ERR_NOMEM, NULL);
         return NULL;
     }
@@ -284,42 +273,26 @@ void fo_pkg_add_xml(fo_pkg *p, const char *name, const char *ct, fo_xml *x)
     pt->xml = x;
 }
 
-/* Appends s (n bytes) to a growing buffer; false on OOM. */
-static bool buf_put(char **b, size_t *len, size_t *cap, const char *s, size_t n)
-{
-    if (*len + n + 1 > *cap) {
-        size_t nc = (*cap ? *cap : 4096);
-        while (*len + n + 1 > nc) nc *= 2;
-        char *nb = fo_realloc(*b, nc);
-        if (!nb) return false;
-        *b = nb;
-        *cap = nc;
-    }
-    memcpy(*b + *len, s, n);
-    *len += n;
-    (*b)[*len] = '\0';
-    return true;
-}
-
-/* Appends value XML-escaped and sanitized. */
-static bool buf_put_escaped(char **b, size_t *len, size_t *cap, const char *v)
+/* Appends v XML-escaped and sanitized. */
+static void buf_put_escaped(fo_buf *b, const char *v)
 {
     size_t n = strlen(v);
     char *clean = fo_malloc(3 * n + 1);
-    if (!clean) return false;
+    if (!clean) {
+        b->failed = true;
+        return;
+    }
     fo_xml_sanitize(v, n, clean);
-    bool ok = true;
-    for (const char *c = clean; *c && ok; c++) {
+    for (const char *c = clean; *c; c++) {
         switch (*c) {
-        case '&': ok = buf_put(b, len, cap, "&amp;", 5); break;
-        case '<': ok = buf_put(b, len, cap, "&lt;", 4); break;
-        case '>': ok = buf_put(b, len, cap, "&gt;", 4); break;
-        case '"': ok = buf_put(b, len, cap, "&quot;", 6); break;
-        default: ok = buf_put(b, len, cap, c, 1); break;
+        case '&': fo_buf_append(b, "&amp;", 5); break;
+        case '<': fo_buf_append(b, "&lt;", 4); break;
+        case '>': fo_buf_append(b, "&gt;", 4); break;
+        case '"': fo_buf_append(b, "&quot;", 6); break;
+        default: fo_buf_append(b, c, 1); break;
         }
     }
     fo_free(clean);
-    return ok;
 }
 
 char *fo_template_expand(const char *template_name, const char *const *subst, size_t *out_len)
@@ -327,27 +300,23 @@ char *fo_template_expand(const char *template_name, const char *const *subst, si
     size_t tlen;
     const char *t = (const char *)fo_template_find(template_name, &tlen);
     if (!t) return NULL;
-    char *b = NULL;
-    size_t len = 0, cap = 0;
-    bool ok = true;
+    fo_buf b = {0};
     const char *s = t, *end = t + tlen;
-    while (ok && s < end) {
+    while (!b.failed && s < end) {
         const char *open = strstr(s, "{{");
         const char *close = open ? strstr(open + 2, "}}") : NULL;
-        if (!open || !close) { ok = buf_put(&b, &len, &cap, s, (size_t)(end - s)); break; }
-        ok = buf_put(&b, &len, &cap, s, (size_t)(open - s));
+        if (!open || !close) { fo_buf_append(&b, s, (size_t)(end - s)); break; }
+        fo_buf_append(&b, s, (size_t)(open - s));
         const char *key = open + 2;
         size_t klen = (size_t)(close - key);
         const char *value = NULL;
         for (size_t i = 0; subst && subst[i] && subst[i + 1]; i += 2)
             if (strlen(subst[i]) == klen && memcmp(subst[i], key, klen) == 0) value = subst[i + 1];
-        if (ok && value) ok = buf_put_escaped(&b, &len, &cap, value);
-        else if (ok) ok = buf_put(&b, &len, &cap, open, (size_t)(close + 2 - open)); /* unknown: kept */
+        if (value) buf_put_escaped(&b, value);
+        else fo_buf_append(&b, open, (size_t)(close + 2 - open)); /* unknown: kept */
         s = close + 2;
     }
-    if (!ok) { fo_free(b); return NULL; }
-    *out_len = len;
-    return b;
+    return fo_buf_take(&b, out_len);
 }
 
 void fo_pkg_add_template(fo_pkg *p, const char *name, const char *ct,
@@ -383,8 +352,8 @@ const char *fo_pkg_add_rel_id(fo_pkg *p, const char *source, const char *given_i
     if (!source) source = "";
     size_t si = NONE;
     bool known = strmap_get(&p->srcmap, source, &si);
-    if (!grow((void **)&p->rels, &p->caprels, p->nrels, sizeof *p->rels) ||
-        (!known && !grow((void **)&p->srcs, &p->capsrcs, p->nsrcs, sizeof *p->srcs))) {
+    if (!fo_grow((void **)&p->rels, &p->caprels, p->nrels + 1, 16, sizeof *p->rels) ||
+        (!known && !fo_grow((void **)&p->srcs, &p->capsrcs, p->nsrcs + 1, 16, sizeof *p->srcs))) {
         fo_pkg__fail(p, FO_ERR_NOMEM, NULL);
         return "";
     }
@@ -608,7 +577,7 @@ static void add_generated(writer *w, const char *name, fo_xml *x)
 {
     fo_pkg *p = w->p;
     if (!x) return;
-    if (!grow((void **)&p->gen, &p->capgen, p->ngen, sizeof *p->gen)) {
+    if (!fo_grow((void **)&p->gen, &p->capgen, p->ngen + 1, 16, sizeof *p->gen)) {
         fo_xml_free(x);
         fo_pkg__fail(p, FO_ERR_NOMEM, NULL);
         return;

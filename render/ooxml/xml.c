@@ -215,25 +215,29 @@ static void attrs_va(fo_xml *x, va_list ap)
     }
 }
 
-void fo_xml_open(fo_xml *x, const char *name, ...)
+/* Starts element name with the (name, value) pairs of ap. */
+static void start_va(fo_xml *x, const char *name, va_list ap)
 {
     if (!LIVE(x)) return;
     check(x, xmlTextWriterStartElement(x->w, BAD_CAST name));
+    attrs_va(x, ap);
+}
+
+void fo_xml_open(fo_xml *x, const char *name, ...)
+{
     va_list ap;
     va_start(ap, name);
-    attrs_va(x, ap);
+    start_va(x, name, ap);
     va_end(ap);
 }
 
 void fo_xml_leaf(fo_xml *x, const char *name, ...)
 {
-    if (!LIVE(x)) return;
-    check(x, xmlTextWriterStartElement(x->w, BAD_CAST name));
     va_list ap;
     va_start(ap, name);
-    attrs_va(x, ap);
+    start_va(x, name, ap);
     va_end(ap);
-    if (LIVE(x)) check(x, xmlTextWriterEndElement(x->w));
+    fo_xml_close(x); /* no content: <name .../> */
 }
 
 void fo_xml_close(fo_xml *x)

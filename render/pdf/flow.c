@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "render/core/buf.h"
 #include "render/pdf/pdf_int.h"
 #include "render/core/policy.h"
 #include "render/core/text.h"
@@ -265,13 +266,7 @@ static bool line_add(fo_pdf *c, line_t *L, const rstyle *rs, const char *s, size
         piece *last = L->n ? &L->p[L->n - 1] : NULL;
         if (!last || last->f != g || last->size != rs->size || last->color != rs->color ||
             last->url != rs->url) {
-            if (L->n == L->cap) {
-                size_t cap = L->cap ? L->cap * 2 : 8;
-                piece *p = fo_realloc(L->p, cap * sizeof *p);
-                if (!p) return false;
-                L->p = p;
-                L->cap = cap;
-            }
+            if (!fo_grow((void **)&L->p, &L->cap, L->n + 1, 8, sizeof *L->p)) return false;
             if (last) L->buf[L->blen++] = 0;  /* terminate the previous piece */
             last = &L->p[L->n++];
             *last = (piece){g, rs->size, rs->color, rs->url, L->blen, 0, 0};

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "render/core/buf.h"
 #include "render/pdf/pdf_int.h"
 #include "render/render.h"
 #include "render/core/text.h"
@@ -32,13 +33,10 @@ static const char *const fallback_files[] = {
 
 void fo_pdf_fail(fo_pdf *c, fo_status st, const char *fmt, ...)
 {
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    fo_fail_atv(c->d, &c->st, c->doc, c->blk, st, NULL, fmt, ap);
     va_end(ap);
-    if (c->st == FO_OK) c->st = st;
-    fo_diags_add(c->d, NULL, 0, 0, NULL, NULL, "%s", msg);
 }
 
 static void hpdf_error(HPDF_STATUS code, HPDF_STATUS detail, void *user)
@@ -215,12 +213,9 @@ void fo_pdf_new_page(fo_pdf *c)
                     "holds; split it into several documents", FO_PDF_MAX_PAGES);
         return;
     }
-    if (c->npages == c->pages_cap) {
-        size_t cap = c->pages_cap ? c->pages_cap * 2 : 16;
-        HPDF_Page *p = fo_realloc(c->pages, cap * sizeof *p);
-        if (!p) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
-        c->pages = p;
-        c->pages_cap = cap;
+    if (!fo_grow((void **)&c->pages, &c->pages_cap, c->npages + 1, 16, sizeof *c->pages)) {
+        fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
+        return;
     }
     HPDF_Page page = HPDF_AddPage(c->pdf);
     if (!page) return;
@@ -246,12 +241,9 @@ void fo_pdf_need(fo_pdf *c, double h)
 
 void fo_pdf_mark_add(fo_pdf *c, const char *text, int level, double y)
 {
-    if (c->nmarks == c->marks_cap) {
-        size_t cap = c->marks_cap ? c->marks_cap * 2 : 32;
-        fo_pdf_mark *m = fo_realloc(c->marks, cap * sizeof *m);
-        if (!m) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
-        c->marks = m;
-        c->marks_cap = cap;
+    if (!fo_grow((void **)&c->marks, &c->marks_cap, c->nmarks + 1, 32, sizeof *c->marks)) {
+        fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
+        return;
     }
     char *s = fo_strdup(text ? text : "");
     if (!s) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
@@ -455,8 +447,11 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
 
     fo_pdf_new_page(c);
     fo_pdf_title_block(c);
-    for (size_t i = 0; i < doc->nblocks && c->st == FO_OK; i++)
-        render_block(c, &doc->blocks[i]);
+    for (size_t i = 0; i < doc->nblocks && c->st == FO_OK; i++) {
+        c->blk = &doc->blocks[i];
+        render_block(c, c->blk);
+    }
+    c->blk = NULL; /* what follows is the document's, not a block's */
     if (c->st == FO_OK) fo_pdf_toc_fill(c);
     if (c->st == FO_OK) header_footer(c);
     if (c->st == FO_OK) build_outline(c);

@@ -59,6 +59,7 @@ typedef struct {
     const fo_theme *t;
     fo_diags *d;
     fo_status st;            /* sticky: first error */
+    const fo_block *blk;     /* block being drawn (NULL: none), locates failures */
     const char *loading;     /* image file being loaded, for error messages */
     bool probing;            /* loading a font: libharu errors are not fatal */
     bool probe_failed;
@@ -95,7 +96,8 @@ typedef struct {
 /* libharu keeps every page in one /Kids array and fails at its 32,767-entry
  * limit with an opaque error: stop before, with a message. */
 #define FO_PDF_MAX_PAGES 30000
-/* Records the first error (later ones only add diagnostics). */
+/* Records the first error (later ones only add diagnostics), located at
+ * the block being drawn (fo_fail_at). */
 void fo_pdf_fail(fo_pdf *c, fo_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Starts a new page; the cursor goes to its top. */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "render/core/table.h"
 #include "render/pdf/pdf_int.h"
 
 #define SAMPLE 60
@@ -22,8 +23,7 @@ typedef struct {
     bool right;          /* numbers and dates */
     fo_numfmt *fmt;
     fo_total total;
-    double sum, min, max;
-    size_t nnum, count;
+    fo_table_acc acc;    /* totals (render/core/table.h) */
 } tcol;
 
 typedef struct {
@@ -51,46 +51,15 @@ static const char *cell_text(const fo_value *v, const tcol *col, char *tmp, size
     return fo_value_text(v, col->fmt, tmp, cap, len, NULL);
 }
 
-static void accumulate(tcol *col, const fo_value *v)
-{
-    if (v->kind == FO_VAL_NULL) return;
-    col->count++;
-    bool num = v->kind == FO_VAL_NUMBER || v->kind == FO_VAL_DATE ||
-               (v->kind == FO_VAL_FORMULA && v->has_num);
-    if (!num) return;
-    if (col->nnum == 0 || v->num < col->min) col->min = v->num;
-    if (col->nnum == 0 || v->num > col->max) col->max = v->num;
-    col->sum += v->num;
-    col->nnum++;
-}
-
 /* Column widths. natural: the widest sampled cell (header wrapped at its
  * words); minimum: the longest word, so no word is ever broken when the page
  * has room for every column's longest word. Columns start at their minimum
  * and share the rest of the width in proportion to what they still want;
  * a table narrower than the page widens every column. */
-static void fit_widths(table *T, const double *natural, const double *minimum)
+static void fit_widths(table *T, double *natural, const double *minimum)
 {
-    fo_pdf *c = T->c;
-    size_t n = T->ncols;
-    double W = c->width, total = 0, mins = 0, want = 0;
-    for (size_t i = 0; i < n; i++) {
-        total += natural[i];
-        mins += minimum[i];
-        want += natural[i] > minimum[i] ? natural[i] - minimum[i] : 0;
-    }
-    if (total <= W) {
-        for (size_t i = 0; i < n; i++) T->cols[i].w = natural[i] + (W - total) * natural[i] / total;
-        return;
-    }
-    if (mins >= W) { /* even the longest words do not fit: scale them */
-        for (size_t i = 0; i < n; i++) T->cols[i].w = minimum[i] * W / mins;
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        double extra = natural[i] > minimum[i] ? natural[i] - minimum[i] : 0;
-        T->cols[i].w = minimum[i] + (want > 0 ? (W - mins) * extra / want : 0);
-    }
+    fo_table_fit(natural, minimum, T->ncols, T->c->width, natural); /* in place */
+    for (size_t i = 0; i < T->ncols; i++) T->cols[i].w = natural[i];
 }
 
 /* Width of the longest space-separated word of s. */
@@ -307,7 +276,7 @@ void fo_pdf_table(fo_pdf *c, const fo_block *b)
     const fo_value *row;
     int r = 0;
     while (nsample < SAMPLE && (r = fo_rows_next(rows, &row, c->d)) == 1) {
-        for (size_t i = 0; i < n; i++) accumulate(&T.cols[i], &row[b->u.table.cols[i].field]);
+        for (size_t i = 0; i < n; i++) fo_table_acc_add(&T.cols[i].acc, &row[b->u.table.cols[i].field]);
         if (!keep_row(&T, row, &sbuf, &slen, &scap, soff + nsample * n, slens + nsample * n,
                       scolors + nsample * n))
             goto oom;
@@ -367,13 +336,13 @@ void fo_pdf_table(fo_pdf *c, const fo_block *b)
     }
     while (c->st == FO_OK && (r = fo_rows_next(rows, &row, c->d)) == 1) {
         if (cut || (cut = at_page_limit(&T))) { /* the rest only counts towards the totals */
-            for (size_t i = 0; i < n; i++) accumulate(&T.cols[i], &row[b->u.table.cols[i].field]);
+            for (size_t i = 0; i < n; i++) fo_table_acc_add(&T.cols[i].acc, &row[b->u.table.cols[i].field]);
             continue;
         }
         shown++;
         for (size_t i = 0; i < n; i++) {
             const fo_value *v = &row[b->u.table.cols[i].field];
-            accumulate(&T.cols[i], v);
+            fo_table_acc_add(&T.cols[i].acc, v);
             texts[i] = cell_text(v, &T.cols[i], T.tmp + i * TMP, TMP, &lens[i]);
             T.colors[i] = fo_value_color(v, T.cols[i].fmt);
         }
@@ -386,30 +355,12 @@ void fo_pdf_table(fo_pdf *c, const fo_block *b)
         for (size_t i = 0; i < n; i++) {
             tcol *col = &T.cols[i];
             char *tmp = T.tmp + i * TMP;
-            size_t k = 0;
-            double v = 0;
-            bool num = true;
+            size_t k = fo_table_total_text(&col->acc, col->total, i, col->fmt, tmp, TMP, NULL);
+            double v;
             T.colors[i] = -1;
-            switch (col->total) {
-            case FO_TOTAL_SUM: v = col->sum; break;
-            case FO_TOTAL_AVG: num = col->nnum > 0; v = num ? col->sum / col->nnum : 0; break;
-            case FO_TOTAL_MIN: num = col->nnum > 0; v = col->min; break;
-            case FO_TOTAL_MAX: num = col->nnum > 0; v = col->max; break;
-            case FO_TOTAL_COUNT:
-                k = (size_t)snprintf(tmp, TMP, "%zu", col->count);
-                num = false;
-                break;
-            default: num = false; break;
-            }
-            if (num && col->total != FO_TOTAL_NONE) {
+            if (col->total != FO_TOTAL_COUNT && fo_table_total(&col->acc, col->total, &v)) {
                 fo_value val = {FO_VAL_NUMBER, false, v, NULL, NULL};
-                fo_value_text(&val, col->fmt, tmp, TMP, &k, NULL);
                 T.colors[i] = fo_value_color(&val, col->fmt);
-            } else if (col->total == FO_TOTAL_NONE && i == 0) {
-                k = (size_t)snprintf(tmp, TMP, "Total");
-            } else if (col->total != FO_TOTAL_COUNT) {
-                k = 0;
-                tmp[0] = 0;
             }
             texts[i] = tmp;
             lens[i] = k < TMP ? k : TMP - 1;

@@ -37,21 +37,6 @@
 #define PNG_LEVEL 1
 #define PNG_STRATEGY Z_RLE
 
-void fo_bytes_append(fo_bytes *b, const void *p, size_t n)
-{
-    if (b->failed) return;
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n) cap *= 2;
-        unsigned char *d = fo_realloc(b->data, cap);
-        if (!d) { b->failed = true; return; }
-        b->data = d;
-        b->cap = cap;
-    }
-    if (n && p) memcpy(b->data + b->len, p, n); /* p NULL: reserve only */
-    b->len += n;
-}
-
 static void put32(unsigned char *p, uint32_t v)
 {
     p[0] = (unsigned char)(v >> 24);
@@ -62,23 +47,23 @@ static void put32(unsigned char *p, uint32_t v)
 
 /* Appends a chunk whose data is already at out->data[start + 8 ..]: fills in
  * length and type before it and the CRC after it. */
-static void chunk_finish(fo_bytes *out, size_t start, const char type[4])
+static void chunk_finish(fo_buf *out, size_t start, const char type[4])
 {
     if (out->failed) return;
     size_t n = out->len - start - 8;
-    put32(out->data + start, (uint32_t)n);
-    memcpy(out->data + start + 4, type, 4);
+    put32((unsigned char *)out->data + start, (uint32_t)n);
+    memcpy((unsigned char *)out->data + start + 4, type, 4);
     unsigned char crc[4];
-    put32(crc, (uint32_t)crc32(crc32(0, Z_NULL, 0), out->data + start + 4, (uInt)(n + 4)));
-    fo_bytes_append(out, crc, 4);
+    put32(crc, (uint32_t)crc32(crc32(0, Z_NULL, 0), (unsigned char *)out->data + start + 4, (uInt)(n + 4)));
+    fo_buf_append(out, crc, 4);
 }
 
-static void chunk(fo_bytes *out, const char type[4], const unsigned char *data, size_t n)
+static void chunk(fo_buf *out, const char type[4], const unsigned char *data, size_t n)
 {
     size_t start = out->len;
     unsigned char hdr[8] = {0};
-    fo_bytes_append(out, hdr, 8);
-    fo_bytes_append(out, data, n);
+    fo_buf_append(out, hdr, 8);
+    fo_buf_append(out, data, n);
     chunk_finish(out, start, type);
 }
 
@@ -213,7 +198,7 @@ static bool palette_rows(const unsigned char *pixels, int width, int height, int
 
 /* Deflates src[0..n) as one zlib stream (header, raw deflate, Adler-32) into
  * out, straight into a worst-case reservation. Returns FO_OK or an error. */
-static fo_status zlib_stream(const unsigned char *src, size_t n, fo_bytes *out)
+static fo_status zlib_stream(const unsigned char *src, size_t n, fo_buf *out)
 {
     z_stream z;
     memset(&z, 0, sizeof z);
@@ -223,12 +208,12 @@ static fo_status zlib_stream(const unsigned char *src, size_t n, fo_bytes *out)
         return FO_ERR_INTERNAL;
     fo_status st = FO_OK;
     static const unsigned char zlib_header[2] = {0x78, 0x01}; /* 32K window, fastest */
-    fo_bytes_append(out, zlib_header, 2);
+    fo_buf_append(out, zlib_header, 2);
     size_t bound = deflateBound(&z, (uLong)n);
-    fo_bytes_append(out, NULL, bound);
+    fo_buf_append(out, NULL, bound);
     if (out->failed) { st = FO_ERR_NOMEM; goto cleanup; }
     out->len -= bound;
-    z.next_out = out->data + out->len;
+    z.next_out = (unsigned char *)out->data + out->len;
     z.avail_out = (uInt)bound;
     z.next_in = (unsigned char *)src; /* zlib's API is not const, it only reads */
     z.avail_in = (uInt)n;
@@ -236,14 +221,14 @@ static fo_status zlib_stream(const unsigned char *src, size_t n, fo_bytes *out)
     out->len += bound - z.avail_out;
     unsigned char trailer[4];
     put32(trailer, adler32_sparse(1, src, n));
-    fo_bytes_append(out, trailer, 4);
+    fo_buf_append(out, trailer, 4);
 cleanup:
     deflateEnd(&z);
     return st;
 }
 
 fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int stride,
-                        bool alpha, double dpi, fo_bytes *out)
+                        bool alpha, double dpi, fo_buf *out)
 {
     static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
     if (width <= 0 || height <= 0) return FO_ERR_INTERNAL;
@@ -268,7 +253,7 @@ fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int 
                        width, alpha, filt + (size_t)y * (rowlen + 1));
         }
 
-    fo_bytes_append(out, sig, 8);
+    fo_buf_append(out, sig, 8);
     unsigned char ihdr[13];
     put32(ihdr, (uint32_t)width);
     put32(ihdr + 4, (uint32_t)height);
@@ -295,7 +280,7 @@ fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int 
     }
     size_t start = out->len;
     unsigned char hdr[8] = {0};
-    fo_bytes_append(out, hdr, 8);
+    fo_buf_append(out, hdr, 8);
     size_t n = ((indexed ? (size_t)width : rowlen) + 1) * (size_t)height;
     if (out->failed) { st = FO_ERR_NOMEM; goto cleanup; }
     st = zlib_stream(filt, n, out);

@@ -200,7 +200,7 @@ static const fo_dl_backend cairo_backend = {
 };
 
 /* ---- one chart to PNG bytes ------------------------------------------------------ */
-static fo_status chart_png(const fo_chart *c, const fo_theme *t, double scale, fo_bytes *out,
+static fo_status chart_png(const fo_chart *c, const fo_theme *t, double scale, fo_buf *out,
                            fo_diags *d)
 {
     if (!(scale > 0)) scale = 1;
@@ -246,12 +246,12 @@ cleanup:
 fo_status fo_chart_render_png(const fo_chart *c, const fo_theme *t, double scale,
                               unsigned char **png, size_t *len, fo_diags *d)
 {
-    fo_bytes b = {0};
+    fo_buf b = {0};
     *png = NULL;
     *len = 0;
     fo_status st = chart_png(c, t, scale, &b, d);
     if (st != FO_OK) { fo_free(b.data); return st; }
-    *png = b.data;
+    *png = (unsigned char *)b.data;
     *len = b.len;
     return FO_OK;
 }
@@ -269,7 +269,7 @@ static char *numbered_path(const char *dest, size_t i)
     return p;
 }
 
-static fo_status write_file(const char *path, const fo_bytes *b, const char *dest, fo_diags *d)
+static fo_status write_file(const char *path, const fo_buf *b, const char *dest, fo_diags *d)
 {
     FILE *f = fopen(path, "wb");
     if (!f) {
@@ -296,7 +296,7 @@ fo_status fo_png_render(const fo_doc *doc, const char *dest, fo_outset *out,
         return FO_ERR_INPUT;
     }
     double scale = opts && opts->scale > 0 ? opts->scale : 1;
-    fo_bytes b = {0};
+    fo_buf b = {0};
     fo_status st = FO_OK;
     size_t k = 0;
     for (size_t i = 0; i < doc->nblocks && st == FO_OK; i++) {

@@ -15,20 +15,13 @@
 #include <stddef.h>
 
 #include "folio.h"
-
-typedef struct {
-    unsigned char *data; /* fo_malloc'd; the caller owns it */
-    size_t len, cap;
-    bool failed;         /* sticky: an allocation failed */
-} fo_bytes;
-
-void fo_bytes_append(fo_bytes *b, const void *p, size_t n);
+#include "render/core/buf.h"
 
 /* Encodes a CAIRO_FORMAT_RGB24 (or ARGB32 when alpha) surface's pixels as an
  * 8-bit indexed PNG when opaque with at most 256 colors, else as 8-bit RGB
  * (RGBA), appending to out. dpi (0 = none) goes into pHYs.
  * Returns FO_ERR_NOMEM or FO_ERR_INTERNAL (zlib) on failure. */
 fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int stride,
-                        bool alpha, double dpi, fo_bytes *out);
+                        bool alpha, double dpi, fo_buf *out);
 
 #endif

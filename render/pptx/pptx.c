@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "render/core/buf.h"
 #include "render/pptx/pptx_internal.h"
 #include "render/core/text.h"
 
@@ -198,7 +199,7 @@ static void add_fixed_parts(fo_pptx *p)
     char *logo_target = p->logo_media;
     if (p->logo.u.image.path) {
         size_t len = 0;
-        unsigned char *data = fo_pptx_read_file(p->logo.u.image.path, &len);
+        unsigned char *data = (unsigned char *)fo_file_read(p->logo.u.image.path, 0, &len);
         if (!data) {
             fo_pptx_fail(p, FO_ERR_INPUT, NULL, "theme logo %s: cannot be read",
                          p->logo.u.image.path);
@@ -287,18 +288,7 @@ static void placeholder(fo_pptx *p, const char *type, const char *idx, const cha
                         fo_pptx_para *paras, size_t n)
 {
     fo_xml *x = p->x;
-    fo_pptx_shape_begin(p, "p:sp", "p:nvSpPr", name, NULL);
-    fo_xml_open(x, "p:cNvSpPr", NULL);
-    fo_xml_leaf(x, "a:spLocks", "noGrp", "1", NULL);
-    fo_xml_close(x);
-    fo_xml_open(x, "p:nvPr", NULL);
-    fo_xml_leaf(x, "p:ph", "type", type, "idx", idx, NULL);
-    fo_xml_close(x);
-    fo_xml_close(x);
-    fo_xml_leaf(x, "p:spPr", NULL);
-    fo_xml_open(x, "p:txBody", NULL);
-    fo_xml_leaf(x, "a:bodyPr", NULL);
-    fo_xml_leaf(x, "a:lstStyle", NULL);
+    fo_pptx_ph_begin(p, name, type, NULL, idx);
     for (size_t i = 0; i < n; i++) fo_pptx_para_write(p, &paras[i], i == 0);
     fo_xml_close(x);
     fo_xml_close(x);
@@ -441,7 +431,7 @@ static void heading(fo_pptx *p, const fo_block *b)
                  true);
     fo_pptx_para para;
     if (!fo_pptx_para_init(&para, FO_PPTX_PARA_HEADING, 0, sz, text, true)) {
-        fo_pptx_fail(p, FO_ERR_NOMEM, b->pointer, "out of memory");
+        fo_pptx_fail(p, FO_ERR_NOMEM, b, "out of memory");
         return;
     }
     para.bold = true;

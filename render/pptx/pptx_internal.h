@@ -139,7 +139,9 @@ typedef struct {
 } fo_pptx;
 
 /* ---- pptx_slide.c ------------------------------------------------------- */
-void fo_pptx_fail(fo_pptx *p, fo_status err, const char *pointer, const char *fmt, ...)
+/* Records the first failure, located at block b (NULL: the whole deck);
+ * later ones are dropped (fo_fail_at). */
+void fo_pptx_fail(fo_pptx *p, fo_status err, const fo_block *b, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* Ends the open slide (if any) and opens a new one with the given layout
  * and title (NULL/"": no title shape). */
@@ -170,6 +172,17 @@ void fo_pptx_shape_begin(fo_pptx *p, const char *outer, const char *nv, const ch
                         const char *descr);
 /* <p:nvSpPr>/<p:spPr> xfrm helper: writes <a:xfrm> for a box in pt. */
 void fo_pptx_xfrm(fo_xml *x, double left, double top, double w, double h);
+/* A rectangle's geometry inside p:spPr: its a:xfrm and a:prstGeom "rect". */
+void fo_pptx_rect(fo_xml *x, double left, double top, double w, double h);
+/* Opens a placeholder shape (p:sp with p:ph type/sz/idx, each omitted when
+ * NULL) named name, up to its text body's a:lstStyle; the caller writes the
+ * paragraphs and closes p:txBody and p:sp. */
+void fo_pptx_ph_begin(fo_pptx *p, const char *name, const char *type, const char *sz, const char *idx);
+/* Opens a p:graphicFrame (a chart's or a table's) named name (alt: its
+ * description, may be NULL) at the box in pt, through its p:xfrm; the caller
+ * writes the a:graphic and closes the frame. */
+void fo_pptx_frame_begin(fo_pptx *p, const char *name, const char *alt, double left, double top,
+                         double w, double h);
 void fo_pptx_solid(fo_xml *x, fo_rgb c);
 /* <name attr="v"/> with an integer value. */
 void fo_pptx_leaf_int(fo_xml *x, const char *name, const char *attr, long long v);
@@ -203,6 +216,9 @@ bool fo_pptx_para_split(fo_pptx_para *para, uint64_t pos, fo_pptx_para *tail);
 void fo_pptx_para_write(fo_pptx *p, const fo_pptx_para *para, bool first);
 /* A run's <a:rPr> (sz pt, flags FO_RUN_*, color, link rel id or NULL). */
 void fo_pptx_rpr(fo_pptx *p, double size, unsigned flags, fo_rgb color, const char *rid);
+/* Ends an open a:bodyPr (no autofit), writes the paragraphs of a text body
+ * and closes p:txBody and the shape: the common end of every text shape. */
+void fo_pptx_text_end(fo_pptx *p, fo_pptx_para *paras, size_t n);
 /* One-paragraph text box at a fixed place (labels, captions, card text). */
 void fo_pptx_textbox(fo_pptx *p, const char *name, double left, double top, double w,
                      double h, fo_pptx_para *paras, size_t n, int anchor);
@@ -218,8 +234,6 @@ fo_status fo_pptx_template_load(fo_pptx *p, const char *path);
 void fo_pptx_table(fo_pptx *p, const fo_block *b);
 void fo_pptx_chart(fo_pptx *p, const fo_block *b);
 void fo_pptx_image(fo_pptx *p, const fo_block *b);
-/* The whole file at path (fo_malloc'd), or NULL. */
-unsigned char *fo_pptx_read_file(const char *path, size_t *len);
 /* An image placed in a box outside the flow, centred, aspect kept: the
  * title slide's logo. */
 void fo_pptx_image_box(fo_pptx *p, const fo_block *b, double left, double top, double w, double h);

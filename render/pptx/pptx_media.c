@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "render/core/buf.h"
 #include "render/pptx/pptx_internal.h"
 #include "render/chartxml/chartxml.h"
 #include "render/core/numfmt.h"
@@ -41,10 +42,7 @@ static void picture(fo_pptx *p, const char *rid, const char *name, const char *a
     fo_xml_close(x);
     fo_xml_close(x);
     fo_xml_open(x, "p:spPr", NULL);
-    fo_pptx_xfrm(x, left, top, w, h);
-    fo_xml_open(x, "a:prstGeom", "prst", "rect", NULL);
-    fo_xml_leaf(x, "a:avLst", NULL);
-    fo_xml_close(x);
+    fo_pptx_rect(x, left, top, w, h);
     fo_xml_close(x);
     fo_xml_close(x);
 }
@@ -77,22 +75,7 @@ static void chart_frame(fo_pptx *p, const char *rid, const char *alt, double lef
                         double w, double h)
 {
     fo_xml *x = p->x;
-    fo_pptx_shape_begin(p, "p:graphicFrame", "p:nvGraphicFramePr", "Chart", alt);
-    fo_xml_open(x, "p:cNvGraphicFramePr", NULL);
-    fo_xml_leaf(x, "a:graphicFrameLocks", "noGrp", "1", NULL);
-    fo_xml_close(x);
-    fo_xml_leaf(x, "p:nvPr", NULL);
-    fo_xml_close(x);
-    fo_xml_open(x, "p:xfrm", NULL);
-    fo_xml_open(x, "a:off", NULL);
-    fo_xml_attr_int(x, "x", FO_PPTX_EMU(left));
-    fo_xml_attr_int(x, "y", FO_PPTX_EMU(top));
-    fo_xml_close(x);
-    fo_xml_open(x, "a:ext", NULL);
-    fo_xml_attr_int(x, "cx", FO_PPTX_EMU(w));
-    fo_xml_attr_int(x, "cy", FO_PPTX_EMU(h));
-    fo_xml_close(x);
-    fo_xml_close(x);
+    fo_pptx_frame_begin(p, "Chart", alt, left, top, w, h);
     fo_chartxml_graphic(x, rid, false);
     fo_xml_close(x);
 }
@@ -112,7 +95,7 @@ void fo_pptx_chart(fo_pptx *p, const fo_block *b)
     fo_status st = FO_OK;
     const char *rid = fo_chartxml_add(p->pkg, p->part, name, target, c, p->t, p->d, &st);
     if (st != FO_OK) {
-        fo_pptx_fail(p, st, b->pointer, "the chart could not be written");
+        fo_pptx_fail(p, st, b, "the chart could not be written");
         return;
     }
     double bw = p->g.cw, bh = p->g.body_bottom - p->y;
@@ -126,30 +109,13 @@ void fo_pptx_chart(fo_pptx *p, const fo_block *b)
     fo_pptx_slide_end(p); /* what follows starts a new slide */
 }
 
-unsigned char *fo_pptx_read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    unsigned char *buf = NULL;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long n = ftell(f);
-        if (n >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-            buf = fo_malloc((size_t)n + 1);
-            if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { fo_free(buf); buf = NULL; }
-            *len = (size_t)n;
-        }
-    }
-    fclose(f);
-    return buf;
-}
-
 /* Reads an image block's file and its requested size in pt (aspect kept
  * where only one side is given). NULL (reported) if unreadable. */
 static unsigned char *load_image(fo_pptx *p, const fo_block *b, size_t *len, double *w, double *h)
 {
-    unsigned char *data = fo_pptx_read_file(b->u.image.path, len);
+    unsigned char *data = (unsigned char *)fo_file_read(b->u.image.path, 0, len);
     if (!data) {
-        fo_pptx_fail(p, FO_ERR_IO, b->pointer, "cannot read image %s", b->u.image.path);
+        fo_pptx_fail(p, FO_ERR_IO, b, "cannot read image %s", b->u.image.path);
         return NULL;
     }
     double pw = b->u.image.px_width > 0 ? b->u.image.px_width : 400;
@@ -248,12 +214,7 @@ static void filled_box(fo_pptx *p, const char *name, const char *geom, double le
     fo_xml_attr_int(x, "tIns", ins);
     fo_xml_attr_int(x, "rIns", ins);
     fo_xml_attr_int(x, "bIns", ins);
-    fo_xml_leaf(x, "a:noAutofit", NULL);
-    fo_xml_close(x);
-    fo_xml_leaf(x, "a:lstStyle", NULL);
-    for (size_t i = 0; i < n; i++) fo_pptx_para_write(p, &paras[i], i == 0);
-    fo_xml_close(x);
-    fo_xml_close(x);
+    fo_pptx_text_end(p, paras, n);
 }
 
 static void format_value(const fo_value *v, const char *code, char *buf, size_t cap)
@@ -351,7 +312,7 @@ void fo_pptx_code(fo_pptx *p, const fo_block *b)
         if (len && s[len - 1] == '\r') len--;
         /* one paragraph per source line; tabs become four spaces */
         char *line = fo_malloc(len * 4 + 1);
-        if (!line) { fo_pptx_fail(p, FO_ERR_NOMEM, b->pointer, "out of memory"); break; }
+        if (!line) { fo_pptx_fail(p, FO_ERR_NOMEM, b, "out of memory"); break; }
         size_t k = 0;
         for (size_t i = 0; i < len; i++) {
             if (s[i] == '\t') { memcpy(line + k, "    ", 4); k += 4; }
@@ -361,13 +322,13 @@ void fo_pptx_code(fo_pptx *p, const fo_block *b)
         if (n == cap) {
             cap = cap ? cap * 2 : 32;
             fo_pptx_para *nl = fo_realloc(lines, cap * sizeof *nl);
-            if (!nl) { fo_free(line); fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory"); break; }
+            if (!nl) { fo_free(line); fo_pptx_fail(p, FO_ERR_NOMEM, b, "out of memory"); break; }
             lines = nl;
         }
         fo_pptx_para *para = &lines[n];
         bool ok = fo_pptx_para_init(para, FO_PPTX_PARA_CODE, 0, FO_PPTX_CODE_SZ, line, false);
         fo_free(line);
-        if (!ok) { fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory"); break; }
+        if (!ok) { fo_pptx_fail(p, FO_ERR_NOMEM, b, "out of memory"); break; }
         para->color = p->t->text;
         double ph = fo_pptx_para_height(para, fo_pptx_para_lines(p->t, para, w, NULL, 0), true);
         if (p->y + h + ph + 2 * CODE_PAD > p->g.body_bottom && n) {

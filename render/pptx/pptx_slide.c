@@ -16,16 +16,13 @@
 #include "render/core/text.h"
 #include "render/core/shape.h"
 
-void fo_pptx_fail(fo_pptx *p, fo_status err, const char *pointer, const char *fmt, ...)
+void fo_pptx_fail(fo_pptx *p, fo_status err, const fo_block *b, const char *fmt, ...)
 {
-    if (p->err) return;
-    p->err = err;
-    char msg[512];
+    if (p->err) return; /* the first failure is the one to report */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    fo_fail_atv(p->d, &p->err, p->doc, b, err, NULL, fmt, ap);
     va_end(ap);
-    fo_diags_add(p->d, NULL, 0, 0, pointer, NULL, "%s", msg);
 }
 
 int fo_pptx_shape_id(fo_pptx *p) { return p->next_id++; }
@@ -51,9 +48,10 @@ void fo_pptx_leaf_int(fo_xml *x, const char *name, const char *attr, long long v
     fo_xml_close(x);
 }
 
-void fo_pptx_xfrm(fo_xml *x, double left, double top, double w, double h)
+/* <el><a:off/><a:ext/></el>: a shape's (a:xfrm) or a frame's (p:xfrm) box. */
+static void box(fo_xml *x, const char *el, double left, double top, double w, double h)
 {
-    fo_xml_open(x, "a:xfrm", NULL);
+    fo_xml_open(x, el, NULL);
     fo_xml_open(x, "a:off", NULL);
     fo_xml_attr_int(x, "x", FO_PPTX_EMU(left));
     fo_xml_attr_int(x, "y", FO_PPTX_EMU(top));
@@ -63,6 +61,59 @@ void fo_pptx_xfrm(fo_xml *x, double left, double top, double w, double h)
     fo_xml_attr_int(x, "cy", FO_PPTX_EMU(h));
     fo_xml_close(x);
     fo_xml_close(x);
+}
+
+void fo_pptx_xfrm(fo_xml *x, double left, double top, double w, double h)
+{
+    box(x, "a:xfrm", left, top, w, h);
+}
+
+void fo_pptx_rect(fo_xml *x, double left, double top, double w, double h)
+{
+    fo_pptx_xfrm(x, left, top, w, h);
+    fo_xml_open(x, "a:prstGeom", "prst", "rect", NULL);
+    fo_xml_leaf(x, "a:avLst", NULL);
+    fo_xml_close(x);
+}
+
+/* A shape's non-visual part up to its grouping lock (noGrp), which
+ * placeholders and graphic frames carry. */
+static void locked_begin(fo_pptx *p, const char *outer, const char *nv, const char *cnv,
+                         const char *locks, const char *name, const char *alt)
+{
+    fo_pptx_shape_begin(p, outer, nv, name, alt);
+    fo_xml_open(p->x, cnv, NULL);
+    fo_xml_leaf(p->x, locks, "noGrp", "1", NULL);
+    fo_xml_close(p->x);
+}
+
+void fo_pptx_ph_begin(fo_pptx *p, const char *name, const char *type, const char *sz, const char *idx)
+{
+    fo_xml *x = p->x;
+    locked_begin(p, "p:sp", "p:nvSpPr", "p:cNvSpPr", "a:spLocks", name, NULL);
+    fo_xml_open(x, "p:nvPr", NULL);
+    fo_xml_open(x, "p:ph", NULL); /* attributes given (not NULL) only */
+    fo_xml_attr(x, "type", type);
+    fo_xml_attr(x, "sz", sz);
+    fo_xml_attr(x, "idx", idx);
+    fo_xml_close(x);
+    fo_xml_close(x);
+    fo_xml_close(x);
+    fo_xml_leaf(x, "p:spPr", NULL);
+    fo_xml_open(x, "p:txBody", NULL);
+    fo_xml_leaf(x, "a:bodyPr", NULL);
+    fo_xml_leaf(x, "a:lstStyle", NULL);
+}
+
+void fo_pptx_frame_begin(fo_pptx *p, const char *name, const char *alt, double left, double top,
+                         double w, double h)
+{
+    fo_xml *x = p->x;
+    locked_begin(p, "p:graphicFrame", "p:nvGraphicFramePr", "p:cNvGraphicFramePr", "a:graphicFrameLocks",
+                 name, alt);
+    fo_xml_leaf(x, "p:nvPr", NULL);
+    fo_xml_close(x);
+    box(x, "p:xfrm", left, top, w, h);
 }
 
 void fo_pptx_solid(fo_xml *x, fo_rgb c)
@@ -103,18 +154,7 @@ static void write_title(fo_pptx *p, const char *title)
         fo_text_ellipsize(p->t->heading.bold, sz, title, strlen(title), w, buf, sizeof buf);
         title = buf;
     }
-    fo_pptx_shape_begin(p, "p:sp", "p:nvSpPr", "Title", NULL);
-    fo_xml_open(x, "p:cNvSpPr", NULL);
-    fo_xml_leaf(x, "a:spLocks", "noGrp", "1", NULL);
-    fo_xml_close(x);
-    fo_xml_open(x, "p:nvPr", NULL);
-    fo_xml_leaf(x, "p:ph", "type", "title", NULL);
-    fo_xml_close(x);
-    fo_xml_close(x);
-    fo_xml_leaf(x, "p:spPr", NULL);
-    fo_xml_open(x, "p:txBody", NULL);
-    fo_xml_leaf(x, "a:bodyPr", NULL);
-    fo_xml_leaf(x, "a:lstStyle", NULL);
+    fo_pptx_ph_begin(p, "Title", "title", NULL, NULL);
     fo_xml_open(x, "a:p", NULL);
     if (title && fo_shape_direction(title, strlen(title)) == FO_DIR_RTL)
         fo_xml_leaf(x, "a:pPr", "algn", "r", "rtl", "1", NULL);
@@ -139,18 +179,7 @@ static void write_slide_number(fo_pptx *p)
         if (!num->present) return;
         idx = num->idx[0] ? num->idx : NULL;
     }
-    fo_pptx_shape_begin(p, "p:sp", "p:nvSpPr", "Slide Number", NULL);
-    fo_xml_open(x, "p:cNvSpPr", NULL);
-    fo_xml_leaf(x, "a:spLocks", "noGrp", "1", NULL);
-    fo_xml_close(x);
-    fo_xml_open(x, "p:nvPr", NULL);
-    fo_xml_leaf(x, "p:ph", "type", "sldNum", "sz", "quarter", "idx", idx, NULL);
-    fo_xml_close(x);
-    fo_xml_close(x);
-    fo_xml_leaf(x, "p:spPr", NULL);
-    fo_xml_open(x, "p:txBody", NULL);
-    fo_xml_leaf(x, "a:bodyPr", NULL);
-    fo_xml_leaf(x, "a:lstStyle", NULL);
+    fo_pptx_ph_begin(p, "Slide Number", "sldNum", "quarter", idx);
     fo_xml_open(x, "a:p", NULL);
     fo_xml_open(x, "a:fld", "id", "{B6F15528-21DE-4FAA-801E-634DDDAF4B2B}", "type", "slidenum",
                 NULL);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "render/core/table.h"
 #include "render/pptx/pptx_internal.h"
 #include "render/core/numfmt.h"
 #include "render/core/text.h"
@@ -38,8 +39,7 @@ typedef struct {
     fo_numfmt **fmt;
     double *width;      /* column widths, pt */
     bool *numeric;      /* column holds numbers: right-aligned header */
-    double *sum, *min, *max;
-    size_t *count, *nnum;
+    fo_table_acc *acc;  /* totals per column (render/core/table.h) */
     trow *chunk;
     size_t nchunk, capchunk;
     double chunk_h, header_h;
@@ -84,15 +84,7 @@ static bool scan(tbl *tb)
             bool right;
             double w = measure(tb->p->t, false, cell_text(tb, j, v, buf, sizeof buf, &right));
             if (w > tb->width[j]) tb->width[j] = w;
-            if (v->kind != FO_VAL_NULL) tb->count[j]++;
-            bool num = v->kind == FO_VAL_NUMBER || v->kind == FO_VAL_DATE ||
-                       (v->kind == FO_VAL_FORMULA && v->has_num);
-            if (num) {
-                tb->sum[j] += v->num;
-                if (v->num < tb->min[j]) tb->min[j] = v->num;
-                if (v->num > tb->max[j]) tb->max[j] = v->num;
-                tb->nnum[j]++;
-            }
+            fo_table_acc_add(&tb->acc[j], v);
         }
     }
     fo_rows_close(rows);
@@ -258,22 +250,7 @@ static void emit(tbl *tb, char **header, size_t total_row)
     if (!x || p->err) { chunk_clear(tb); return; }
     double h = tb->header_h + tb->chunk_h, w = 0;
     for (size_t j = 0; j < tb->ncols; j++) w += tb->width[j];
-    fo_pptx_shape_begin(p, "p:graphicFrame", "p:nvGraphicFramePr", "Table", NULL);
-    fo_xml_open(x, "p:cNvGraphicFramePr", NULL);
-    fo_xml_leaf(x, "a:graphicFrameLocks", "noGrp", "1", NULL);
-    fo_xml_close(x);
-    fo_xml_leaf(x, "p:nvPr", NULL);
-    fo_xml_close(x);
-    fo_xml_open(x, "p:xfrm", NULL);
-    fo_xml_open(x, "a:off", NULL);
-    fo_xml_attr_int(x, "x", FO_PPTX_EMU(p->g.x));
-    fo_xml_attr_int(x, "y", FO_PPTX_EMU(p->y));
-    fo_xml_close(x);
-    fo_xml_open(x, "a:ext", NULL);
-    fo_xml_attr_int(x, "cx", FO_PPTX_EMU(w));
-    fo_xml_attr_int(x, "cy", FO_PPTX_EMU(h));
-    fo_xml_close(x);
-    fo_xml_close(x);
+    fo_pptx_frame_begin(p, "Table", NULL, p->g.x, p->y, w, h);
     fo_xml_open(x, "a:graphic", NULL);
     fo_xml_open(x, "a:graphicData", "uri", "http://schemas.openxmlformats.org/drawingml/2006/table",
                 NULL);
@@ -382,23 +359,11 @@ static bool fill(tbl *tb, char **header)
         unsigned right = 0;
         for (size_t j = 0; j < tb->ncols; j++) {
             const fo_table_col *c = &b->u.table.cols[j];
-            double v = 0;
-            bool has = tb->nnum[j] > 0;
-            switch (c->total) {
-            case FO_TOTAL_NONE: has = false; break;
-            case FO_TOTAL_SUM: v = tb->sum[j]; break;
-            case FO_TOTAL_AVG: v = has ? tb->sum[j] / (double)tb->nnum[j] : 0; break;
-            case FO_TOTAL_MIN: v = tb->min[j]; break;
-            case FO_TOTAL_MAX: v = tb->max[j]; break;
-            case FO_TOTAL_COUNT: v = (double)tb->count[j]; has = true; break;
-            }
-            buf[0] = '\0';
-            if (has && c->total == FO_TOTAL_COUNT) snprintf(buf, sizeof buf, "%.0f", v);
-            else if (has && tb->fmt[j]) {
-                fo_numfmt_format(tb->fmt[j], v, buf, sizeof buf);
+            bool has;
+            double v;
+            fo_table_total_text(&tb->acc[j], c->total, j, tb->fmt[j], buf, sizeof buf, &has);
+            if (c->total != FO_TOTAL_COUNT && tb->fmt[j] && fo_table_total(&tb->acc[j], c->total, &v))
                 cell_colors(tb, cells)[j] = fo_numfmt_color(tb->fmt[j], v);
-            }
-            else if (j == 0 && c->total == FO_TOTAL_NONE) snprintf(buf, sizeof buf, "Total");
             if (has && j < 32) right |= 1u << j;
             cells[j] = fo_strdup(buf);
         }
@@ -439,28 +404,21 @@ void fo_pptx_table(fo_pptx *p, const fo_block *b)
     tb.fmt = fo_calloc(n, sizeof *tb.fmt);
     tb.width = fo_calloc(n, sizeof *tb.width);
     tb.numeric = fo_calloc(n, sizeof *tb.numeric);
-    tb.sum = fo_calloc(n, sizeof(double));
-    tb.min = fo_calloc(n, sizeof(double));
-    tb.max = fo_calloc(n, sizeof(double));
-    tb.count = fo_calloc(n, sizeof(size_t));
-    tb.nnum = fo_calloc(n, sizeof(size_t));
+    tb.acc = fo_calloc(n, sizeof *tb.acc);
     header = fo_calloc(n, sizeof *header);
-    if (!tb.fmt || !tb.width || !tb.numeric || !tb.sum || !tb.min || !tb.max || !tb.count ||
-        !tb.nnum || !header) {
-        fo_pptx_fail(p, FO_ERR_NOMEM, b->pointer, "out of memory");
+    if (!tb.fmt || !tb.width || !tb.numeric || !tb.acc || !header) {
+        fo_pptx_fail(p, FO_ERR_NOMEM, b, "out of memory");
         goto cleanup;
     }
     for (size_t j = 0; j < n; j++) {
         const fo_table_col *c = &b->u.table.cols[j];
         tb.fmt[j] = fo_numfmt_compile(c->format, NULL, 0);
         tb.numeric[j] = is_numeric_type(c->type);
-        tb.min[j] = DBL_MAX;
-        tb.max[j] = -DBL_MAX;
         header[j] = c->title;
         tb.width[j] = measure(p->t, true, c->title);
     }
     if (!scan(&tb)) {
-        fo_pptx_fail(p, FO_ERR_INPUT, b->pointer, "reading the table's data failed");
+        fo_pptx_fail(p, FO_ERR_INPUT, b, "reading the table's data failed");
         goto cleanup;
     }
     fit_widths(&tb, p->g.cw);
@@ -487,7 +445,7 @@ void fo_pptx_table(fo_pptx *p, const fo_block *b)
     }
     fo_pptx_need(p, first, false);
     if (!fill(&tb, header) && !p->err)
-        fo_pptx_fail(p, FO_ERR_INPUT, b->pointer, "reading the table's data failed");
+        fo_pptx_fail(p, FO_ERR_INPUT, b, "reading the table's data failed");
     if (tb.cut && !p->err) cut_note(p, tb.shown, b->u.table.data->nrows);
 
 cleanup:
@@ -498,10 +456,6 @@ cleanup:
     fo_free(tb.fmt);
     fo_free(tb.width);
     fo_free(tb.numeric);
-    fo_free(tb.sum);
-    fo_free(tb.min);
-    fo_free(tb.max);
-    fo_free(tb.count);
-    fo_free(tb.nnum);
+    fo_free(tb.acc);
     fo_free(header);
 }

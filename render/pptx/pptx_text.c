@@ -320,15 +320,18 @@ void fo_pptx_textbox(fo_pptx *p, const char *name, double left, double top, doub
     fo_xml_leaf(x, "p:nvPr", NULL);
     fo_xml_close(x);
     fo_xml_open(x, "p:spPr", NULL);
-    fo_pptx_xfrm(x, left, top, w, h);
-    fo_xml_open(x, "a:prstGeom", "prst", "rect", NULL);
-    fo_xml_leaf(x, "a:avLst", NULL);
-    fo_xml_close(x);
+    fo_pptx_rect(x, left, top, w, h);
     fo_xml_leaf(x, "a:noFill", NULL);
     fo_xml_close(x);
     fo_xml_open(x, "p:txBody", NULL);
     fo_xml_open(x, "a:bodyPr", "wrap", "square", "rtlCol", "0",
                 "anchor", anchors[anchor > 2 ? 0 : anchor], NULL);
+    fo_pptx_text_end(p, paras, n);
+}
+
+void fo_pptx_text_end(fo_pptx *p, fo_pptx_para *paras, size_t n)
+{
+    fo_xml *x = p->x;
     fo_xml_leaf(x, "a:noAutofit", NULL);
     fo_xml_close(x);
     fo_xml_leaf(x, "a:lstStyle", NULL);

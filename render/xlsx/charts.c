@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "render/core/buf.h"
 #include "render/xlsx/xlsx_internal.h"
 
 #define DATA_ROWS_PER_SHEET (FO_XLSX_MAX_ROWS - 1)
@@ -24,13 +25,7 @@ static bool ref_covers(const fo_xlsx_dataref *r, const fo_chart *c)
 
 static fo_xlsx_dataref *new_ref(fo_xlsx *x, const fo_dataset *ds)
 {
-    if (x->nrefs == x->refcap) {
-        size_t cap = x->refcap ? x->refcap * 2 : 4;
-        fo_xlsx_dataref *r = fo_realloc(x->refs, cap * sizeof *r);
-        if (!r) return NULL;
-        x->refs = r;
-        x->refcap = cap;
-    }
+    if (!fo_grow((void **)&x->refs, &x->refcap, x->nrefs + 1, 4, sizeof *x->refs)) return NULL;
     fo_xlsx_dataref *r = &x->refs[x->nrefs];
     memset(r, 0, sizeof *r);
     r->ds = ds;
@@ -124,16 +119,12 @@ static const char *chart_text(fo_xlsx *x, const char *s)
     const char *c = fo_xlsx_clean(&x->buf, s, strlen(s), FO_XLSX_PLAIN);
     if (!c) return NULL;
     size_t n = strlen(c);
-    if (x->buf2.cap < n + 4) {
-        char *p = fo_realloc(x->buf2.p, n + 4);
-        if (!p) return NULL;
-        x->buf2.p = p;
-        x->buf2.cap = n + 4;
-    }
+    x->buf2.len = 0;
+    if (!fo_buf_reserve(&x->buf2, n + 3)) return NULL;
     size_t o = 0;
-    if (c[0] == '=') { memcpy(x->buf2.p, "\xE2\x80\x8B", 3); o = 3; }
-    memmove(x->buf2.p + o, c, n + 1);
-    return x->buf2.p;
+    if (c[0] == '=') { memcpy(x->buf2.data, "\xE2\x80\x8B", 3); o = 3; }
+    memmove(x->buf2.data + o, c, n + 1);
+    return x->buf2.data;
 }
 
 static fo_status color_points(fo_xlsx *x, lxw_chart_series *s, size_t n)

@@ -12,7 +12,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "render/core/buf.h"
 #include "render/core/numfmt.h"
+#include "render/core/table.h"
 #include "render/xlsx/xlsx_internal.h"
 #include "render/core/shape.h"
 
@@ -27,8 +29,7 @@ typedef struct {
     fo_numfmt *nf;            /* for widths: the column's displayed text */
     bool is_date;             /* the column format shows dates */
     double width;             /* widest displayed value seen (sampled rows) */
-    double sum, min, max;     /* totals over numeric cells */
-    size_t nnum, nonempty;
+    fo_table_acc acc;         /* the totals row's cached values (render/core/table.h) */
 } colstate;
 
 typedef struct {
@@ -83,13 +84,7 @@ static lxw_format *table_format(fo_xlsx *x, int role, const char *code)
         if (x->fmts[i].role == role &&
             (code ? x->fmts[i].code && strcmp(x->fmts[i].code, code) == 0 : !x->fmts[i].code))
             return x->fmts[i].f;
-    if (x->nfmts == x->fmtcap) {
-        size_t cap = x->fmtcap ? x->fmtcap * 2 : 16;
-        fo_xlsx_fmt *p = fo_realloc(x->fmts, cap * sizeof *p);
-        if (!p) return NULL;
-        x->fmts = p;
-        x->fmtcap = cap;
-    }
+    if (!fo_grow((void **)&x->fmts, &x->fmtcap, x->nfmts + 1, 16, sizeof *x->fmts)) return NULL;
     char *copy = code ? fo_strdup(code) : NULL;
     lxw_format *f = (code && !copy) ? NULL : base_format(x);
     if (!f) { fo_free(copy); return NULL; }
@@ -152,8 +147,6 @@ static fo_status make_formats(table *t)
         c->nf = fo_numfmt_compile(tc->format ? tc->format : "General", NULL, 0);
         c->is_date = tc->type == FO_TYPE_DATE || tc->type == FO_TYPE_DATETIME ||
                      (c->nf && fo_numfmt_is_date(c->nf));
-        c->min = INFINITY;
-        c->max = -INFINITY;
     }
     return FO_OK;
 }
@@ -315,7 +308,7 @@ static void write_cell(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, const 
 {
     colstate *c = &t->cs[j];
     if (v->kind == FO_VAL_NULL) return;
-    c->nonempty++;
+    fo_table_acc_add(&c->acc, v);
     switch (v->kind) {
     case FO_VAL_NULL:
         break;
@@ -391,14 +384,6 @@ static void write_cell(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, const 
         return;
     }
     }
-    /* numeric kinds reach here: feed the totals */
-    double num = v->num;
-    if (v->kind == FO_VAL_FORMULA && !v->has_num) return;
-    if (!isfinite(num)) return;
-    c->sum += num;
-    if (num < c->min) c->min = num;
-    if (num > c->max) c->max = num;
-    c->nnum++;
 }
 
 /* ---- totals -----------------------------------------------------------------*/
@@ -412,18 +397,6 @@ static const char *total_function(fo_total k)
     case FO_TOTAL_MAX: return "MAX";
     case FO_TOTAL_COUNT: return "COUNTA";
     default: return NULL;
-    }
-}
-
-static double total_cached(const colstate *c, fo_total k)
-{
-    switch (k) {
-    case FO_TOTAL_SUM: return c->sum;
-    case FO_TOTAL_AVG: return c->nnum ? c->sum / (double)c->nnum : 0;
-    case FO_TOTAL_MIN: return c->nnum ? c->min : 0;
-    case FO_TOTAL_MAX: return c->nnum ? c->max : 0;
-    case FO_TOTAL_COUNT: return (double)c->nonempty;
-    default: return 0;
     }
 }
 
@@ -458,7 +431,11 @@ static void write_totals(table *t, fo_xlsx_table *ft, lxw_row_t r)
             continue;
         }
         snprintf(formula + n, sizeof formula - n, ")");
-        double v = total_cached(c, t->cols[j].total);
+        double v;
+        if (!fo_table_total(&c->acc, t->cols[j].total, &v)) { /* AVERAGE/MIN/MAX of no numbers */
+            worksheet_write_blank(w, r, (lxw_col_t)j, c->total);
+            continue;
+        }
         worksheet_write_formula_num(w, r, (lxw_col_t)j, formula, c->total, v);
         double wd = displayed_width(c, v, c->total, t);
         if (wd > c->width) c->width = wd;

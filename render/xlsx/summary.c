@@ -12,6 +12,7 @@
  * The theme's logo sits at the top right of the title row, over E:F; the
  * title is then merged across A:D and wrapped, so the two never overlap. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -110,7 +111,18 @@ static fo_status make_formats(summary *s)
 
 /* ---- writing helpers (no-ops in the dry pass) ------------------------------ */
 
-static const char *clean(summary *s, fo_xlsx_buf *b, const char *t)
+/* Records a failure located at block b (NULL: the workbook), fo_fail_at. */
+static void fail(summary *s, const fo_block *b, fo_status st, const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void fail(summary *s, const fo_block *b, fo_status st, const char *hint, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fo_fail_atv(s->x->d, &s->st, s->x->doc, b, st, hint, fmt, ap);
+    va_end(ap);
+}
+
+static const char *clean(summary *s, fo_buf *b, const char *t)
 {
     const char *c = fo_xlsx_clean(b, t ? t : "", t ? strlen(t) : 0, FO_XLSX_CELL);
     if (!c) s->st = FO_ERR_NOMEM;
@@ -127,11 +139,8 @@ static bool fits(summary *s, const char *t, size_t extra)
 {
     size_t chars = fo_xlsx_char_count(t, strlen(t)) + extra;
     if (chars <= FO_XLSX_MAX_CELL_CHARS) return true;
-    const fo_block *b = s->cur;
-    fo_diags_add(s->x->d, s->x->doc->spec_path, b ? b->line : 0, b ? b->column : 0,
-                 b ? b->pointer : NULL, "split it into several paragraphs or lines",
-                 "a text of %zu characters exceeds Excel's 32,767-character cell limit", chars);
-    s->st = FO_ERR_INPUT;
+    fail(s, s->cur, FO_ERR_INPUT, "split it into several paragraphs or lines",
+         "a text of %zu characters exceeds Excel's 32,767-character cell limit", chars);
     return false;
 }
 
@@ -206,7 +215,7 @@ static void put_markup(summary *s, const char *prefix, const char *src, int inde
     fo_runs runs = {0};
     lxw_rich_string_tuple *tuples = NULL, **list = NULL;
     char *plain = NULL;
-    fo_xlsx_buf *bufs = NULL;
+    fo_buf *bufs = NULL;
     size_t nbufs = 0;
     if (indent > 6) indent = 6;
     if (!(plain = fo_markup_plain(src ? src : ""))) { s->st = FO_ERR_NOMEM; goto cleanup; }
@@ -264,7 +273,7 @@ static void put_markup(summary *s, const char *prefix, const char *src, int inde
     }
 cleanup:
     if (s->st == FO_OK) put_links(s, src, indent);
-    for (size_t i = 0; i < nbufs; i++) fo_xlsx_buf_free(&bufs[i]);
+    for (size_t i = 0; i < nbufs; i++) fo_buf_free(&bufs[i]);
     fo_free(bufs);
     fo_free(tuples);
     fo_free(list);
@@ -445,10 +454,8 @@ static void put_image(summary *s, const fo_block *b)
             o.description = (char *)a;
         }
         if (worksheet_insert_image_opt(s->ws, s->row, 0, b->u.image.path, &o) != LXW_NO_ERROR) {
-            fo_diags_add(s->x->d, s->x->doc->spec_path, b->line, b->column, b->pointer,
-                         "use a PNG or JPEG file", "cannot place image %s in the workbook",
-                         b->u.image.path);
-            s->st = FO_ERR_INPUT;
+            fail(s, b, FO_ERR_INPUT, "use a PNG or JPEG file", "cannot place image %s in the workbook",
+                 b->u.image.path);
             return;
         }
     }
@@ -546,9 +553,8 @@ static void put_logo(summary *s)
         ok = worksheet_insert_image_opt(s->ws, s->row, LOGO_COL, path, &o) == LXW_NO_ERROR;
     }
     if (!ok) {
-        fo_diags_add(s->x->d, NULL, 0, 0, NULL, "the theme's \"logo\" must be a PNG or JPEG file",
-                     "theme logo %s: not a readable PNG or JPEG image", path);
-        s->st = FO_ERR_INPUT;
+        fail(s, NULL, FO_ERR_INPUT, "the theme's \"logo\" must be a PNG or JPEG file",
+             "theme logo %s: not a readable PNG or JPEG image", path);
     }
 }
 
@@ -653,9 +659,7 @@ static void layout(summary *s)
         /* a blank row after each block except headings, which add their own */
         if (b->kind != FO_BLOCK_HEADING && b->kind != FO_BLOCK_PAGE_BREAK) s->row++;
         if (s->row >= FO_XLSX_MAX_ROWS - 64) { /* absurdly long text: stop cleanly */
-            fo_diags_add(s->x->d, s->x->doc->spec_path, b->line, b->column, b->pointer, NULL,
-                         "the Summary sheet is longer than Excel's 1,048,576 rows");
-            s->st = FO_ERR_INPUT;
+            fail(s, b, FO_ERR_INPUT, NULL, "the Summary sheet is longer than Excel's 1,048,576 rows");
             return;
         }
     }

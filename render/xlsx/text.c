@@ -10,28 +10,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "render/core/buf.h"
 #include "render/core/policy.h"
 #include "render/xlsx/xlsx_internal.h"
 #include "render/core/utf8.h"
-
-void fo_xlsx_buf_free(fo_xlsx_buf *b)
-{
-    fo_free(b->p);
-    b->p = NULL;
-    b->cap = 0;
-}
-
-static bool buf_reserve(fo_xlsx_buf *b, size_t n)
-{
-    if (n <= b->cap) return true;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < n) cap *= 2;
-    char *p = fo_realloc(b->p, cap);
-    if (!p) return false;
-    b->p = p;
-    b->cap = cap;
-    return true;
-}
 
 static bool is_hex(unsigned char c)
 {
@@ -52,7 +34,7 @@ static inline bool needs_look(unsigned char c)
     return c >= 0x80 || c < 0x20 || c == '_';
 }
 
-const char *fo_xlsx_clean(fo_xlsx_buf *b, const char *s, size_t len, fo_xlsx_clean_mode mode)
+const char *fo_xlsx_clean(fo_buf *b, const char *s, size_t len, fo_xlsx_clean_mode mode)
 {
     /* Fast path: scan for the first byte that could need fixing. */
     size_t i = 0;
@@ -73,8 +55,9 @@ const char *fo_xlsx_clean(fo_xlsx_buf *b, const char *s, size_t len, fo_xlsx_cle
     if (i == len) return s;
 
     /* Slow path: copy with fixes. Worst case 7 bytes out per byte in. */
-    if (!buf_reserve(b, len * 7 + 1)) return NULL;
-    char *o = b->p;
+    b->len = 0; /* a scratch copy: the buffer's earlier text is done with */
+    if (len > SIZE_MAX / 8 || !fo_buf_reserve(b, len * 7)) return NULL;
+    char *o = b->data;
     memcpy(o, s, i);
     o += i;
     while (i < len) {
@@ -113,7 +96,7 @@ const char *fo_xlsx_clean(fo_xlsx_buf *b, const char *s, size_t len, fo_xlsx_cle
         i += n;
     }
     *o = '\0';
-    return b->p;
+    return b->data;
 }
 
 size_t fo_xlsx_char_count(const char *s, size_t len)
@@ -251,7 +234,7 @@ static void trim(char *s)
 
 fo_status fo_xlsx_sheet_name(fo_xlsx_names *s, const char *want, char out[FO_XLSX_NAME_CAP])
 {
-    fo_xlsx_buf b = {0};
+    fo_buf b = {0};
     fo_status st = FO_OK;
     char base[FO_XLSX_NAME_CAP];
     const char *clean = fo_xlsx_clean(&b, want ? want : "", want ? strlen(want) : 0, FO_XLSX_PLAIN);
@@ -284,17 +267,11 @@ fo_status fo_xlsx_sheet_name(fo_xlsx_names *s, const char *want, char out[FO_XLS
         while (bl > 0 && (out[bl - 1] == ' ' || out[bl - 1] == '\'')) out[--bl] = '\0';
         memcpy(out + bl, suffix, (size_t)sl + 1);
     }
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 8;
-        char **names = fo_realloc(s->names, cap * sizeof *names);
-        if (!names) { st = FO_ERR_NOMEM; goto cleanup; }
-        s->names = names;
-        s->cap = cap;
-    }
+    if (!fo_grow((void **)&s->names, &s->cap, s->n + 1, 8, sizeof *s->names)) { st = FO_ERR_NOMEM; goto cleanup; }
     if (!(s->names[s->n] = fo_strdup(out))) { st = FO_ERR_NOMEM; goto cleanup; }
     s->n++;
 cleanup:
-    fo_xlsx_buf_free(&b);
+    fo_buf_free(&b);
     return st;
 }
 

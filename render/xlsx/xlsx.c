@@ -173,8 +173,8 @@ static void free_ctx(fo_xlsx *x)
     for (size_t i = 0; i < x->nfmts; i++) fo_free(x->fmts[i].code);
     fo_free(x->fmts);
     fo_xlsx_names_free(&x->names);
-    fo_xlsx_buf_free(&x->buf);
-    fo_xlsx_buf_free(&x->buf2);
+    fo_buf_free(&x->buf);
+    fo_buf_free(&x->buf2);
 }
 
 fo_status fo_xlsx_render(const fo_doc *doc, const char *dest, fo_outset *out,

@@ -10,6 +10,7 @@
 
 #include <xlsxwriter.h>
 
+#include "render/core/buf.h"
 #include "render/render.h"
 
 /* Excel's limits (Excel specifications and limits, 2016+). */
@@ -29,12 +30,6 @@
 
 /* ---- text.c: pure helpers ------------------------------------------------ */
 
-/* A growable scratch buffer for sanitised copies. */
-typedef struct {
-    char *p;
-    size_t cap;
-} fo_xlsx_buf;
-void fo_xlsx_buf_free(fo_xlsx_buf *b);
 
 typedef enum {
     /* Cell text: XML-forbidden controls (and CR, which XML would fold into LF)
@@ -49,7 +44,7 @@ typedef enum {
  * else a fixed NUL-terminated copy in b (valid until the next call on b).
  * In both modes invalid UTF-8, encoded surrogates, U+FFFE and U+FFFF become
  * U+FFFD. Returns NULL only when the buffer cannot grow (out of memory). */
-const char *fo_xlsx_clean(fo_xlsx_buf *b, const char *s, size_t len, fo_xlsx_clean_mode mode);
+const char *fo_xlsx_clean(fo_buf *b, const char *s, size_t len, fo_xlsx_clean_mode mode);
 
 /* Characters of valid UTF-8 text as Excel counts them (UTF-16 code units:
  * characters beyond the BMP count 2). */
@@ -133,7 +128,7 @@ typedef struct {
     fo_diags *d;
     bool constant_memory;
     fo_xlsx_names names;
-    fo_xlsx_buf buf, buf2;
+    fo_buf buf, buf2;
     fo_xlsx_table *tables;      /* one per table block, in block order */
     size_t ntables;
     fo_xlsx_dataref *refs;

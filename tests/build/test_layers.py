@@ -17,7 +17,7 @@ def check(root):
 
 @pytest.fixture
 def tree(tmp_path):
-    for d in ("formats", "render"):
+    for d in ("formats", "render", "cli"):
         shutil.copytree(ROOT / d, tmp_path / d, ignore=shutil.ignore_patterns("*.o", "*.d"))
     return tmp_path
 
@@ -35,6 +35,7 @@ def test_the_tree_as_committed_passes():
     ("render/core/text.c", ' #  include "render/chart/chart.h"'),  # the hub on a writer
     ("render/pdf/pdf.c", '#include "formats/image.h"'),       # a writer on a reader
     ("render/output.c", '#include "formats/theme.h"'),        # the engine on a reader
+    ("cli/main.c", '#include "render/core/model.h"'),         # the CLI past folio.h
 ])
 def test_a_forbidden_include_fails(tree, where, line):
     path = tree / where

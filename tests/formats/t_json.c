@@ -70,6 +70,39 @@ START_TEST(syntax_errors_are_located)
 }
 END_TEST
 
+/* Hints come from jansson's error code and the bytes at the error, never
+ * from its message text. */
+static void hint_is(const char *text, const char *want)
+{
+    fo_json *j = NULL;
+    fo_diags d;
+    fo_diags_init(&d);
+    ck_assert_int_eq(fo_json_parse(text, strlen(text), "t.json", &j, &d), FO_ERR_INPUT);
+    ck_assert_uint_eq(d.n, 1);
+    if (!want) ck_assert_msg(d.items[0].hint == NULL, "%s: unexpected hint %s", text, d.items[0].hint);
+    else ck_assert_msg(d.items[0].hint && strstr(d.items[0].hint, want), "%s: hint %s", text,
+                       d.items[0].hint ? d.items[0].hint : "(none)");
+    fo_diags_free(&d);
+}
+
+START_TEST(syntax_hints_from_error_codes)
+{
+    hint_is("{\"a\":1 \"b\":2}", "missing comma");
+    hint_is("{\"a\":\"x\" \"b\":2}", "missing comma");
+    hint_is("{\"a\":1,}", "extra one");
+    hint_is("[1,]", "extra one");
+    hint_is("{\"a\":1", "missing comma");            /* premature end */
+    hint_is("{a:1}", "double quotes");
+    hint_is("{\"a\": 'x'}", "double quotes");
+    hint_is("{\"a\": // c\n1}", "no comments");
+    hint_is("{\"a\":tru}", "double quotes");
+    hint_is("{\"a\":1} x", "one JSON object");
+    hint_is("{\"a\":1,\"a\":2}", "once per object");
+    hint_is("{\"a\":\"\xff\"}", "UTF-8");
+    hint_is("{\"a\" 1}", NULL);                       /* a key without ':' is no comma problem */
+}
+END_TEST
+
 START_TEST(locate_items_in_one_pass)
 {
     fo_json *j = parse("{\"b\": [\n  {\"x\": 1},\n  \"é\", [2,\n 3], 4\n]}");
@@ -150,6 +183,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, locate_values_and_keys);
     tcase_add_test(tc, syntax_errors_are_located);
+    tcase_add_test(tc, syntax_hints_from_error_codes);
     tcase_add_test(tc, locate_items_in_one_pass);
     tcase_add_test(tc, pointer_escaping);
     tcase_add_test(tc, allocation_failures_are_clean);

@@ -52,6 +52,21 @@ def test_bad_theme_file_errors_are_located(tmp_path):
     assert not (tmp_path / "o.xlsx").exists()
 
 
+def test_theme_key_typos_suggest_like_spec_typos(tmp_path):
+    # the theme reader uses the spec reader's key check: a typo gets a
+    # did-you-mean, located at the key, as in a spec
+    theme = tmp_path / "brand.json"
+    theme.write_text('{\n  "folio_theme": 1,\n  "colours": {},\n  "page": {"orientaton": "landscape"},\n'
+                     '  "table": {"bandng": true}\n}\n')
+    p = run_folio("convert", SAMPLES / "plain" / "orders.csv", tmp_path / "o.xlsx", "--theme", theme, "--json", check=2)
+    errs = {e["pointer"]: e for e in json.loads(p.stdout)}
+    assert errs["/colours"]["hint"] == "did you mean 'colors'?"
+    assert (errs["/colours"]["line"], errs["/colours"]["column"]) == (3, 3)
+    assert errs["/page/orientaton"]["hint"] == "did you mean 'orientation'?"
+    assert errs["/table/bandng"]["hint"] == "did you mean 'banding'?"
+    assert errs["/table/bandng"]["line"] == 5
+
+
 def test_theme_file_beside_spec(tmp_path):
     (tmp_path / "brand.json").write_text(json.dumps({"folio_theme": 1, "name": "brand",
                                                      "colors": {"palette": ["#AA0000", "#00AA00"]}}))

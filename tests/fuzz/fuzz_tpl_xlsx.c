@@ -2,6 +2,7 @@
  * (see fuzz_tpl.h for the input format). An .xlsx template only lends its
  * theme, so the target calls the theme reader itself: a whole render would
  * spend its time in libxlsxwriter's deflate (40 runs/s instead of hundreds). */
+#include "formats/theme.h"
 #include "render/xlsx/xlsx_internal.h"
 #include "tests/fuzz/fuzz_tpl.h"
 

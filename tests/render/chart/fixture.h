@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "formats/theme.h"
 #include "render/chart/chart.h"
 #include "render/core/model.h"
 

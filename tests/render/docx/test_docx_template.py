@@ -252,3 +252,42 @@ def test_header_with_a_short_part_name(tmp_path, base):
     out, p = render(tmp_path, t)
     assert p.returncode == 0, p.stderr
     assert "h.x" not in entry_names(out) and "word/footer1.xml" in entry_names(out)
+
+
+def test_section_with_another_prefix_for_relationships_is_refused(tmp_path, base):
+    """folio's document.xml binds only w: and r:, so a sectPr naming the
+    relationships namespace by another prefix cannot be carried over."""
+    doc = zipfile.ZipFile(base).read("word/document.xml").decode()
+    sect = re.search(r"<w:sectPr\b.*?</w:sectPr>", doc, re.S).group(0)
+    hdr = re.search(r'<w:headerReference [^>]*r:id="([^"]+)"', sect).group(1)
+    odd = ("<w:sectPr xmlns:rel='%s'><w:headerReference w:type='default' rel:id='%s'/>"
+           "<w:pgSz w:w='12240' w:h='15840'/></w:sectPr>") % (RNS, hdr)
+    tpl = with_parts(base, tmp_path / "odd.docx", {"word/document.xml": doc.replace(sect, odd)})
+    out, p = render(tmp_path, tpl)
+    assert p.returncode == 2, p.stderr
+    assert "w: and r:" in p.stderr and not out.exists()
+
+
+def test_section_single_quotes_and_gt_in_values(tmp_path, base):
+    """The sectPr's r:id attributes are found and rewritten through libxml2,
+    not by scanning text: single quotes and a '>' inside another attribute's
+    value are just XML."""
+    doc = zipfile.ZipFile(base).read("word/document.xml").decode()
+    sect = re.search(r"<w:sectPr\b.*?</w:sectPr>", doc, re.S).group(0)
+    hdr = re.search(r'<w:headerReference [^>]*r:id="([^"]+)"', sect).group(1)
+    odd = ("<w:sectPr w:rsidR='a&gt;b'><w:headerReference w:type='default' r:id='%s'/>"
+           "<w:pgSz w:w='12240' w:h='15840'/><w:pgMar w:top='1440' w:right='1800' w:bottom='1440'"
+           " w:left='1800' w:header='708' w:footer='708' w:gutter='0'/></w:sectPr>") % hdr
+    tpl = with_parts(base, tmp_path / "odd.docx", {"word/document.xml": doc.replace(sect, odd)})
+    out, p = render(tmp_path, tpl)
+    assert p.returncode == 0, p.stderr
+    z = zipfile.ZipFile(out)
+    got = z.read("word/document.xml").decode()
+    new = re.search(r"<w:sectPr\b.*?</w:sectPr>", got, re.S).group(0)
+    rid = re.search(r'<w:headerReference w:type="default" r:id="([^"]+)"/>', new).group(1)
+    rels = z.read("word/_rels/document.xml.rels").decode()
+    target = re.search(r'Id="%s"[^>]*Target="([^"]+)"' % rid, rels) or re.search(r'Target="([^"]+)"[^>]*Id="%s"' % rid, rels)
+    assert target and target.group(1).startswith("header") and ("word/" + target.group(1)) in z.namelist()
+    assert 'w:rsidR="a&gt;b"' in new and '<w:pgSz w:w="12240"' in new
+    import docx
+    assert docx.Document(str(out)).sections[0].page_width == 12240 * 635

@@ -10,6 +10,7 @@
 
 #include <zip.h>
 
+#include "formats/theme.h"
 #include "render/ooxml/package.h"
 #include "tests/check_run.h"
 

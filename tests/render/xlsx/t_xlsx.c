@@ -11,6 +11,7 @@
 
 #include <zip.h>
 
+#include "formats/theme.h"
 #include "render/render.h"
 #include "render/xlsx/xlsx_internal.h"
 #include "tests/check_run.h"
@@ -74,7 +75,7 @@ END_TEST
 
 START_TEST(clean_text)
 {
-    fo_xlsx_buf b = {0};
+    fo_buf b = {0};
     const char *ok = "plain text, ümlaut, 東京, tab\tand\nnewline";
     ck_assert_ptr_eq(fo_xlsx_clean(&b, ok, strlen(ok), FO_XLSX_CELL), ok);
     ck_assert_str_eq(fo_xlsx_clean(&b, "a\x01" "b", 3, FO_XLSX_CELL), "a_x0001_b");
@@ -87,7 +88,7 @@ START_TEST(clean_text)
                      "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBDz"); /* CESU surrogate: 3 bad bytes */
     ck_assert_str_eq(fo_xlsx_clean(&b, "t\x02t", 3, FO_XLSX_PLAIN), "t t");
     ck_assert_str_eq(fo_xlsx_clean(&b, "x_x0041_", 8, FO_XLSX_PLAIN), "x_x0041_");
-    fo_xlsx_buf_free(&b);
+    fo_buf_free(&b);
 }
 END_TEST
 

@@ -1,0 +1,124 @@
+/* buf.c — growable byte buffer and array growth (render/core/buf.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "folio.h"
+#include "render/core/buf.h"
+
+size_t fo_grow_cap(size_t cap, size_t need, size_t first, size_t elem)
+{
+    if (elem == 0 || need > SIZE_MAX / elem) return 0;
+    size_t c = cap ? cap : (first ? first : 1);
+    while (c < need) {
+        if (c > SIZE_MAX / 2 / elem) return need; /* doubling would overflow: exactly need */
+        c *= 2;
+    }
+    return c;
+}
+
+bool fo_grow(void **v, size_t *cap, size_t need, size_t first, size_t elem)
+{
+    if (need <= *cap) return true;
+    size_t nc = fo_grow_cap(*cap, need, first, elem);
+    if (nc == 0) return false;
+    unsigned char *p = fo_realloc(*v, nc * elem);
+    if (!p) return false;
+    memset(p + *cap * elem, 0, (nc - *cap) * elem);
+    *v = p;
+    *cap = nc;
+    return true;
+}
+
+bool fo_buf_reserve(fo_buf *b, size_t n)
+{
+    if (b->failed) return false;
+    if (n > SIZE_MAX - 1 - b->len) {
+        b->failed = true;
+        return false;
+    }
+    size_t need = b->len + n + 1;
+    if (need <= b->cap) return true;
+    size_t cap = fo_grow_cap(b->cap, need, FO_BUF_FIRST, 1);
+    char *d = cap ? fo_realloc(b->data, cap) : NULL; /* not zeroed: bytes are written before use */
+    if (!d) {
+        b->failed = true;
+        return false;
+    }
+    b->data = d;
+    b->cap = cap;
+    return true;
+}
+
+bool fo_buf_append(fo_buf *b, const void *p, size_t n)
+{
+    if (!fo_buf_reserve(b, n)) return false;
+    if (p && n) memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return true;
+}
+
+bool fo_buf_puts(fo_buf *b, const char *s) { return fo_buf_append(b, s, strlen(s)); }
+
+bool fo_buf_printf(fo_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || !fo_buf_reserve(b, (size_t)n)) {
+        b->failed = true;
+        return false;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+    return true;
+}
+
+char *fo_buf_take(fo_buf *b, size_t *len)
+{
+    char *d = b->failed ? NULL : b->data;
+    if (len) *len = d ? b->len : 0;
+    if (!d) fo_free(b->data);
+    *b = (fo_buf){0};
+    return d;
+}
+
+void fo_buf_free(fo_buf *b)
+{
+    if (!b) return;
+    fo_free(b->data);
+    *b = (fo_buf){0};
+}
+
+char *fo_file_read(const char *path, size_t max, size_t *len)
+{
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fo_buf b = {0};
+    int err = 0;
+    for (;;) {
+        if (!fo_buf_reserve(&b, 65536)) { err = ENOMEM; break; }
+        size_t n = fread(b.data + b.len, 1, b.cap - 1 - b.len, f);
+        b.len += n;
+        b.data[b.len] = '\0';
+        if (max && b.len > max) { err = EFBIG; break; }
+        if (n == 0) {
+            if (ferror(f)) err = errno ? errno : EIO;
+            break;
+        }
+    }
+    fclose(f);
+    if (err) {
+        fo_buf_free(&b);
+        errno = err;
+        return NULL;
+    }
+    return fo_buf_take(&b, len);
+}

@@ -1,0 +1,54 @@
+/* buf.h — the one growable byte buffer, and the one rule for growing arrays.
+ *
+ * Growth doubles (from a first capacity) and every size computation is
+ * checked: a request whose size would wrap SIZE_MAX fails like an allocation
+ * failure instead of allocating a small block and writing past it.
+ *
+ * fo_buf keeps its bytes NUL-terminated (data[len] == 0 once anything is
+ * reserved), so text built in it is a C string. Errors are sticky, as in
+ * cairo: after a failure every call is a no-op returning false, and the
+ * caller checks once, at the end (b->failed). */
+#ifndef FO_BUF_H
+#define FO_BUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct {
+    char *data;   /* fo_malloc'd, owned by the buffer until fo_buf_take */
+    size_t len;   /* bytes in use, not counting the NUL */
+    size_t cap;   /* bytes allocated */
+    bool failed;  /* sticky: an allocation failed or a size overflowed */
+} fo_buf;
+
+#define FO_BUF_FIRST 256 /* capacity of the first allocation */
+
+/* Makes room for n more bytes plus the NUL. False when that is impossible. */
+bool fo_buf_reserve(fo_buf *b, size_t n);
+/* Appends p[0..n) (p NULL: n bytes of room, uninitialised, counted in len). */
+bool fo_buf_append(fo_buf *b, const void *p, size_t n);
+bool fo_buf_puts(fo_buf *b, const char *s);
+/* Appends printf output. */
+bool fo_buf_printf(fo_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Hands the bytes to the caller (fo_free them; NULL when empty or failed)
+ * and empties the buffer. */
+char *fo_buf_take(fo_buf *b, size_t *len);
+/* Frees the bytes; the buffer is empty and usable again. NULL: no-op. */
+void fo_buf_free(fo_buf *b);
+
+/* The whole file at path, read into a fo_malloc'd buffer with a NUL after
+ * its *len bytes. NULL with errno set when it cannot be opened or read
+ * (open's or read's errno), is over max bytes (EFBIG; max 0 = no cap) or
+ * does not fit in memory (ENOMEM). The caller fo_frees the result. */
+char *fo_file_read(const char *path, size_t max, size_t *len);
+
+/* The capacity an array growing from cap (0 = none yet) needs for need
+ * elements: cap doubled (from first) until it holds need. 0 when need
+ * elements of elem bytes would not fit in a size_t. */
+size_t fo_grow_cap(size_t cap, size_t need, size_t first, size_t elem);
+/* Grows the array *v (elements of elem bytes, *cap of them) to hold need
+ * elements; new elements are zeroed. False (array untouched) on overflow or
+ * allocation failure. */
+bool fo_grow(void **v, size_t *cap, size_t need, size_t first, size_t elem);
+
+#endif

@@ -1,0 +1,155 @@
+/* t_buf.c — the one growable buffer, array growth, fo_file_read and the
+ * arena: contents, overflow refused instead of wrapping, sticky failure. */
+#include <check.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "render/core/buf.h"
+#include "render/core/model.h"
+#include "tests/check_run.h"
+
+START_TEST(test_append_printf_take)
+{
+    fo_buf b = {0};
+    ck_assert(fo_buf_append(&b, "ab", 2));
+    ck_assert(fo_buf_puts(&b, "cd"));
+    ck_assert(fo_buf_printf(&b, "-%d-%s", 42, "x"));
+    ck_assert_str_eq(b.data, "abcd-42-x");
+    ck_assert_uint_eq(b.len, 9);
+    ck_assert(fo_buf_append(&b, NULL, 3)); /* room only, counted */
+    ck_assert_uint_eq(b.len, 12);
+    ck_assert_int_eq(b.data[12], '\0');
+    size_t len;
+    char *d = fo_buf_take(&b, &len);
+    ck_assert_uint_eq(len, 12);
+    ck_assert_ptr_null(b.data);
+    ck_assert_uint_eq(b.len, 0);
+    fo_free(d);
+    fo_buf_free(NULL);
+}
+END_TEST
+
+/* Growth doubles: a million one-byte appends reallocate ~12 times. */
+START_TEST(test_growth_doubles)
+{
+    fo_buf b = {0};
+    size_t grows = 0, cap = 0;
+    for (int i = 0; i < 1000000; i++) {
+        fo_buf_append(&b, "z", 1);
+        if (b.cap != cap) { grows++; cap = b.cap; }
+    }
+    ck_assert_uint_eq(b.len, 1000000);
+    ck_assert_uint_le(grows, 14);
+    ck_assert_uint_ge(b.cap, 1000001);
+    fo_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_overflow_is_refused_and_sticky)
+{
+    fo_buf b = {0};
+    fo_buf_puts(&b, "keep");
+    ck_assert(!fo_buf_reserve(&b, SIZE_MAX - 2));
+    ck_assert(b.failed);
+    ck_assert(!fo_buf_append(&b, "x", 1)); /* sticky */
+    ck_assert_ptr_null(fo_buf_take(&b, NULL));
+    ck_assert_uint_eq(fo_grow_cap(0, SIZE_MAX / 8 + 1, 16, 8), 0);
+    ck_assert_uint_eq(fo_grow_cap(0, 100, 16, 8), 128);
+    ck_assert_uint_eq(fo_grow_cap(64, 65, 16, 1), 128);
+    void *v = NULL;
+    size_t cap = 0;
+    ck_assert(!fo_grow(&v, &cap, SIZE_MAX / 4, 16, 8));
+    ck_assert_ptr_null(v);
+    ck_assert_uint_eq(cap, 0);
+}
+END_TEST
+
+START_TEST(test_grow_zeroes_new_elements)
+{
+    int *v = NULL;
+    size_t cap = 0;
+    ck_assert(fo_grow((void **)&v, &cap, 3, 4, sizeof *v));
+    ck_assert_uint_eq(cap, 4);
+    v[0] = 7;
+    ck_assert(fo_grow((void **)&v, &cap, 5, 4, sizeof *v));
+    ck_assert_uint_eq(cap, 8);
+    ck_assert_int_eq(v[0], 7);
+    for (size_t i = 1; i < cap; i++) ck_assert_int_eq(v[i], 0);
+    fo_free(v);
+}
+END_TEST
+
+START_TEST(test_allocation_failure_is_sticky)
+{
+    fo_buf b = {0};
+    fo_alloc_fail_after(1); /* the next allocation fails */
+    ck_assert(!fo_buf_puts(&b, "x"));
+    fo_alloc_fail_after(0);
+    ck_assert(b.failed);
+    ck_assert(!fo_buf_puts(&b, "x"));
+    fo_buf_free(&b);
+    ck_assert(fo_buf_puts(&b, "ok")); /* usable again after free */
+    fo_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_file_read)
+{
+    char path[] = "/tmp/folio-t_buf-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    static char big[200000];
+    for (size_t i = 0; i < sizeof big; i++) big[i] = (char)('a' + i % 26);
+    ck_assert_int_eq(write(fd, big, sizeof big), (ssize_t)sizeof big);
+    close(fd);
+    size_t len;
+    char *d = fo_file_read(path, 0, &len);
+    ck_assert_ptr_nonnull(d);
+    ck_assert_uint_eq(len, sizeof big);
+    ck_assert_int_eq(memcmp(d, big, sizeof big), 0);
+    ck_assert_int_eq(d[len], '\0');
+    fo_free(d);
+    errno = 0;
+    ck_assert_ptr_null(fo_file_read(path, 1000, &len));
+    ck_assert_int_eq(errno, EFBIG);
+    unlink(path);
+    ck_assert_ptr_null(fo_file_read(path, 0, &len));
+    ck_assert_int_eq(errno, ENOENT);
+    ck_assert_ptr_null(fo_file_read("/tmp", 0, &len));
+    ck_assert_int_eq(errno, EISDIR);
+}
+END_TEST
+
+/* A request within 15 bytes of SIZE_MAX used to round to 0 and get 16 bytes. */
+START_TEST(test_arena_rounding_overflow)
+{
+    fo_arena *a = fo_arena_new();
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_null(fo_arena_alloc(a, SIZE_MAX));
+    ck_assert_ptr_null(fo_arena_alloc(a, SIZE_MAX - 10));
+    ck_assert_ptr_null(fo_arena_alloc(a, SIZE_MAX - 40));
+    char *p = fo_arena_alloc(a, 5);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq((uintptr_t)p % 16, 0);
+    fo_arena_free(a);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("buf");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_append_printf_take);
+    tcase_add_test(tc, test_growth_doubles);
+    tcase_add_test(tc, test_overflow_is_refused_and_sticky);
+    tcase_add_test(tc, test_grow_zeroes_new_elements);
+    tcase_add_test(tc, test_allocation_failure_is_sticky);
+    tcase_add_test(tc, test_file_read);
+    tcase_add_test(tc, test_arena_rounding_overflow);
+    suite_add_tcase(s, tc);
+    return fo_check_run(s);
+}

@@ -1,0 +1,117 @@
+/* t_table.c — the one table module: totals as Excel computes them, their
+ * text, and how width is shared among columns. */
+#include <check.h>
+#include <string.h>
+
+#include "render/core/numfmt.h"
+#include "render/core/table.h"
+#include "tests/check_run.h"
+
+static fo_value num(double v) { return (fo_value){FO_VAL_NUMBER, false, v, NULL, NULL}; }
+
+START_TEST(test_accumulate_like_excel)
+{
+    fo_table_acc a = {0};
+    fo_value vs[] = {num(5), num(-2), {FO_VAL_TEXT, false, 0, "x", NULL}, {FO_VAL_NULL, false, 0, NULL, NULL},
+                     {FO_VAL_BOOL, false, 1, NULL, NULL}, {FO_VAL_FORMULA, true, 10, "=A1", NULL},
+                     {FO_VAL_FORMULA, false, 0, "=B1", "label"}, {FO_VAL_DATE, false, 3, NULL, NULL}};
+    for (size_t i = 0; i < sizeof vs / sizeof *vs; i++) fo_table_acc_add(&a, &vs[i]);
+    ck_assert_uint_eq(a.nnum, 4);  /* 5, -2, the formula's 10, the date */
+    ck_assert_uint_eq(a.count, 7); /* all but the empty cell */
+    double v;
+    ck_assert(fo_table_total(&a, FO_TOTAL_SUM, &v));
+    ck_assert_double_eq(v, 16);
+    ck_assert(fo_table_total(&a, FO_TOTAL_AVG, &v));
+    ck_assert_double_eq(v, 4);
+    ck_assert(fo_table_total(&a, FO_TOTAL_MIN, &v));
+    ck_assert_double_eq(v, -2);
+    ck_assert(fo_table_total(&a, FO_TOTAL_MAX, &v));
+    ck_assert_double_eq(v, 10);
+    ck_assert(fo_table_total(&a, FO_TOTAL_COUNT, &v));
+    ck_assert_double_eq(v, 7);
+    ck_assert(!fo_table_total(&a, FO_TOTAL_NONE, &v));
+}
+END_TEST
+
+/* A column without numbers: AVERAGE, MIN and MAX stay empty (xlsx cached
+ * 0 for them while the other writers showed nothing); SUM is 0. */
+START_TEST(test_no_numbers)
+{
+    fo_table_acc a = {0};
+    fo_value t = {FO_VAL_TEXT, false, 0, "x", NULL};
+    fo_table_acc_add(&a, &t);
+    double v;
+    ck_assert(!fo_table_total(&a, FO_TOTAL_AVG, &v));
+    ck_assert(!fo_table_total(&a, FO_TOTAL_MIN, &v));
+    ck_assert(!fo_table_total(&a, FO_TOTAL_MAX, &v));
+    ck_assert(fo_table_total(&a, FO_TOTAL_SUM, &v));
+    ck_assert_double_eq(v, 0);
+    char buf[64];
+    bool numeric = true;
+    ck_assert_uint_eq(fo_table_total_text(&a, FO_TOTAL_AVG, 1, NULL, buf, sizeof buf, &numeric), 0);
+    ck_assert_str_eq(buf, "");
+    ck_assert(!numeric);
+}
+END_TEST
+
+START_TEST(test_total_text)
+{
+    fo_table_acc a = {0};
+    for (int i = 0; i < 1234; i++) {
+        fo_value v = num(i * 0.5);
+        fo_table_acc_add(&a, &v);
+    }
+    char buf[64];
+    bool numeric = false;
+    fo_table_total_text(&a, FO_TOTAL_COUNT, 2, NULL, buf, sizeof buf, &numeric);
+    ck_assert_str_eq(buf, "1,234"); /* as xlsx shows its COUNTA total: "#,##0" */
+    ck_assert(numeric);
+    fo_numfmt *f = fo_numfmt_compile("#,##0.00", NULL, 0);
+    fo_table_total_text(&a, FO_TOTAL_SUM, 2, f, buf, sizeof buf, NULL);
+    ck_assert_str_eq(buf, "380,380.50");
+    fo_table_total_text(&a, FO_TOTAL_NONE, 0, f, buf, sizeof buf, &numeric);
+    ck_assert_str_eq(buf, "Total");
+    ck_assert(!numeric);
+    fo_table_total_text(&a, FO_TOTAL_NONE, 1, f, buf, sizeof buf, NULL);
+    ck_assert_str_eq(buf, "");
+    fo_numfmt_free(f);
+}
+END_TEST
+
+START_TEST(test_fit)
+{
+    double out[3];
+    /* fits: widened in proportion to natural width */
+    double nat[] = {10, 20, 30}, min[] = {5, 5, 5};
+    fo_table_fit(nat, min, 3, 120, out);
+    ck_assert_double_eq_tol(out[0], 20, 1e-9);
+    ck_assert_double_eq_tol(out[1], 40, 1e-9);
+    ck_assert_double_eq_tol(out[2], 60, 1e-9);
+    /* too wide: minimums first, the rest shared by what each still wants */
+    fo_table_fit(nat, min, 3, 30, out);
+    ck_assert_double_eq_tol(out[0], 5 + 15 * 5.0 / 45, 1e-9);
+    ck_assert_double_eq_tol(out[2], 5 + 15 * 25.0 / 45, 1e-9);
+    ck_assert_double_eq_tol(out[0] + out[1] + out[2], 30, 1e-9);
+    /* even the minimums do not fit: scaled */
+    double min2[] = {10, 10, 20};
+    fo_table_fit(nat, min2, 3, 20, out);
+    ck_assert_double_eq_tol(out[2], 10, 1e-9);
+    ck_assert_double_eq_tol(out[0] + out[1] + out[2], 20, 1e-9);
+    /* in place */
+    double w[] = {10, 20, 30};
+    fo_table_fit(w, min, 3, 120, w);
+    ck_assert_double_eq_tol(w[2], 60, 1e-9);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("table");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_accumulate_like_excel);
+    tcase_add_test(tc, test_no_numbers);
+    tcase_add_test(tc, test_total_text);
+    tcase_add_test(tc, test_fit);
+    suite_add_tcase(s, tc);
+    return fo_check_run(s);
+}
