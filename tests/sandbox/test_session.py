@@ -97,10 +97,15 @@ class Sessions:
 
     def close_all(self):
         spares = self.rt / "folio" / "spares"
-        for sid in self.ids + (os.listdir(spares) if spares.is_dir() else []):
+        for sid in self.ids + spare_ids(spares):
             self.run("close", sid, timeout=60)
             for pid in self.supervisors(sid):       # ours only: their argv names our id
                 os.kill(pid, signal.SIGKILL)
+
+
+def spare_ids(folder):
+    """The spares waiting in RT/spares (not a marker being written: .NAME.folio-*)."""
+    return [n for n in os.listdir(folder) if not n.startswith(".")] if folder.is_dir() else []
 
 
 @pytest.fixture
@@ -389,10 +394,10 @@ def test_a_spare_taken_over_the_limit_gives_limit_reached(s):
     s.new("--max-sessions", "1")
     spares = s.rt / "folio" / "spares"
     for _ in range(200):
-        if spares.is_dir() and os.listdir(spares):
+        if spare_ids(spares):
             break
         time.sleep(0.05)
-    assert os.listdir(spares), "a spare waits (it holds no slot)"
+    assert spare_ids(spares), "a spare waits (it holds no slot)"
     p = s.run("new", "--json", "--max-sessions", "1", code=5)
     assert json.loads(p.stdout)["error"]["code"] == "limit_reached"
 
@@ -404,10 +409,10 @@ def test_new_takes_a_spare_started_ahead_and_cold_starts_none(s):
     first = s.new()
     spares = s.rt / "folio" / "spares"
     for _ in range(200):
-        if spares.is_dir() and os.listdir(spares):
+        if spare_ids(spares):
             break
         time.sleep(0.05)
-    (spare,) = os.listdir(spares)
+    (spare,) = spare_ids(spares)
     assert json.loads(s.run("ls", "--json").stdout) == [{"id": first, "state": "live"}], \
         "a spare is nobody's session: ls does not show it"
     s.exec(first, "open('mine.txt', 'w').write('first')\nsecret = 1", expect="ok")
@@ -417,15 +422,15 @@ def test_new_takes_a_spare_started_ahead_and_cold_starts_none(s):
     assert r["result"] == "([], False)", r
     assert r["cell"] == 1
     for _ in range(200):
-        if os.listdir(spares):
+        if spare_ids(spares):
             break
         time.sleep(0.05)
-    assert os.listdir(spares) and os.listdir(spares) != [spare], "another spare waits"
+    assert spare_ids(spares) and spare_ids(spares) != [spare], "another spare waits"
     other = s.new("--timeout", "7")
-    assert other not in os.listdir(spares), "a spare only serves the options it was made with"
+    assert other not in spare_ids(spares), "a spare only serves the options it was made with"
     cold = s.new("--cold", "--idle", "99")
     time.sleep(1)
-    keys = [(spares / n).read_text() for n in os.listdir(spares)]
+    keys = [(spares / n).read_text() for n in spare_ids(spares)]
     assert "--idle\n99\n" not in keys, "--cold leaves no spare"
 
 
