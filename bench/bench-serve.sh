@@ -5,7 +5,8 @@
 # comparison only), beside the usual Python stack (bench/serve_peer.py:
 # http.server + openpyxl/matplotlib) on the same spec (a 20-row table and a
 # bar chart); then a soak of SOAK requests: 5xx count, RSS and open fds of
-# the server before and after. DUR seconds per point (default 5).
+# the server before and after; and a session's exec round trip over HTTP
+# beside the CLI's. DUR seconds per point (default 5).
 set -uo pipefail
 folio=$(readlink -f "${1:-build/folio}")
 here=$(cd "$(dirname "$0")" && pwd)
@@ -75,7 +76,40 @@ for fmt in xlsx pdf png; do
     printf "%-5s %4s | %-24s | %-24s | %-24s | %s\n" "$fmt" "$c" "$a" "$b" "$p" "$ratio"
   done
 done
-echo "session exec round trip over HTTP: not measured (session routes answer 501 until sessions land)"
+# session exec of `1+1`: over HTTP (one kept-alive connection, as a backend
+# holds one) beside the CLI's `folio session exec`
+XDG_RUNTIME_DIR=$(mktemp -d) "$PY" - "$jail" "$folio" <<'PY'
+import http.client, json, os, subprocess, sys, time
+host, port = sys.argv[1].split(":")
+c = http.client.HTTPConnection(host, int(port), timeout=60)
+def call(method, path, body=None):
+    c.request(method, path, body=json.dumps(body) if body is not None else None,
+              headers={"Content-Type": "application/json"})
+    r = c.getresponse()
+    return r.status, r.read()
+st, out = call("POST", "/v1/sessions", {})
+sid = json.loads(out)["id"]
+def pct(v, q):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(q * len(v)))]
+http_ms = []
+for _ in range(200):
+    t = time.perf_counter()
+    st, out = call("POST", f"/v1/sessions/{sid}/exec", {"code": "1+1"})
+    http_ms.append((time.perf_counter() - t) * 1000)
+    assert st == 200 and json.loads(out)["result"] == "2", out
+call("DELETE", f"/v1/sessions/{sid}")
+folio = sys.argv[2]
+cid = subprocess.run([folio, "session", "new", "--cold"], capture_output=True, text=True).stdout.strip()
+cli_ms = []
+for _ in range(100):
+    t = time.perf_counter()
+    subprocess.run([folio, "session", "exec", cid, "-c", "1+1"], capture_output=True)
+    cli_ms.append((time.perf_counter() - t) * 1000)
+subprocess.run([folio, "session", "close", cid], capture_output=True)
+print("session exec 1+1: over HTTP p50 %.2f ms, p99 %.2f ms; through the CLI p50 %.2f ms, p99 %.2f ms"
+      % (pct(http_ms, .5), pct(http_ms, .99), pct(cli_ms, .5), pct(cli_ms, .99)))
+PY
 
 # soak: SOAK renders (png, concurrency 8) against the jailed server
 fds() { ls "/proc/$jail_pid/fd" | wc -l; }
