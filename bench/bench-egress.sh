@@ -38,6 +38,13 @@ in_folio() {
         --net-resolve "bulk.test=127.0.0.1:$port" -- $py egress_bench.py "$@" 2>/dev/null
 }
 folio_bulk=$(for i in 1 2 3; do in_folio bulk http://bulk.test/big http://127.0.0.1:3128; done | best)
+# the same client in a jail with the host's network (--net all): what the
+# jail itself costs (nice 10, cgroup), so the proxy's share can be told apart
+jail_direct() {
+    "$folio" run --in "$here/egress_bench.py" --net all -- $py egress_bench.py "$@" 2>/dev/null
+}
+jail_bulk=$(for i in 1 2 3; do jail_direct bulk "http://127.0.0.1:$port/big" -; done | best)
+jail_lat=$(jail_direct latency "http://127.0.0.1:$port/small" - "$n")
 folio_lat=$(in_folio latency http://bulk.test/small http://127.0.0.1:3128 "$n")
 
 tp_bulk="-"; tp_lat="-"
@@ -70,6 +77,7 @@ added() { $py -c 'import sys; a, b = sys.argv[1:]; print("-" if "-" in (a, b) el
 
 printf '%-28s %12s %10s %14s %14s\n' "path ($mb MB, $n conns)" "bulk MB/s" "of direct" "ms/connection" "added ms"
 printf '%-28s %12s %10s %14s %14s\n' "direct (loopback)" "$direct_bulk" "100%" "$direct_lat" "0"
+printf '%-28s %12s %10s %14s %14s\n' "direct from a jail (--net all)" "$jail_bulk" "$(ratio "$jail_bulk" "$direct_bulk")" "$jail_lat" "$(added "$jail_lat" "$direct_lat")"
 printf '%-28s %12s %10s %14s %14s\n' "folio egress proxy (jail)" "$folio_bulk" "$(ratio "$folio_bulk" "$direct_bulk")" "$folio_lat" "$(added "$folio_lat" "$direct_lat")"
 printf '%-28s %12s %10s %14s %14s\n' "tinyproxy (host)" "$tp_bulk" "$(ratio "$tp_bulk" "$direct_bulk")" "$tp_lat" "$(added "$tp_lat" "$direct_lat")"
 echo "targets: bulk >= 80% of direct; added latency < 1 ms per new connection"
