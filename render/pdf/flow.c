@@ -24,6 +24,30 @@
 /* What is drawn for cp: controls become a space; characters outside the BMP
  * (libharu's UTF-8 encoder stops there) are drawn as outlines when a fallback
  * font has them (emoji from Symbola), else U+FFFD like surrogates. */
+/* Glyph outlines onto the page: em units scaled by size from the pen (x, y). */
+static void pen_move(void *u, double x, double y)
+{
+    fo_pdf_pen *o = u;
+    HPDF_Page_MoveTo(o->p, (HPDF_REAL)(o->x + x * o->size), (HPDF_REAL)(o->y + y * o->size));
+    o->any = true;
+}
+
+static void pen_line(void *u, double x, double y)
+{
+    fo_pdf_pen *o = u;
+    HPDF_Page_LineTo(o->p, (HPDF_REAL)(o->x + x * o->size), (HPDF_REAL)(o->y + y * o->size));
+}
+
+static void pen_cubic(void *u, double x1, double y1, double x2, double y2, double x, double y)
+{
+    fo_pdf_pen *o = u;
+    HPDF_Page_CurveTo(o->p, (HPDF_REAL)(o->x + x1 * o->size), (HPDF_REAL)(o->y + y1 * o->size),
+                      (HPDF_REAL)(o->x + x2 * o->size), (HPDF_REAL)(o->y + y2 * o->size),
+                      (HPDF_REAL)(o->x + x * o->size), (HPDF_REAL)(o->y + y * o->size));
+}
+
+const fo_text_path fo_pdf_pen_path = {pen_move, pen_line, pen_cubic};
+
 static uint32_t drawable(uint32_t cp)
 {
     if (cp > 0xFFFF && cp <= 0x10FFFF && fo_text_outline(FO_TEXT_FALLBACK_REGULAR, cp, NULL, NULL, NULL))
@@ -33,37 +57,10 @@ static uint32_t drawable(uint32_t cp)
     return cp;
 }
 
-/* Glyph outlines onto the page: em units scaled by size from the pen (x, y). */
-typedef struct {
-    HPDF_Page p;
-    double x, y, size;
-    bool any;
-} pen;
-
-static void pen_move(void *u, double x, double y)
-{
-    pen *o = u;
-    HPDF_Page_MoveTo(o->p, (HPDF_REAL)(o->x + x * o->size), (HPDF_REAL)(o->y + y * o->size));
-    o->any = true;
-}
-
-static void pen_line(void *u, double x, double y)
-{
-    pen *o = u;
-    HPDF_Page_LineTo(o->p, (HPDF_REAL)(o->x + x * o->size), (HPDF_REAL)(o->y + y * o->size));
-}
-
-static void pen_cubic(void *u, double x1, double y1, double x2, double y2, double x, double y)
-{
-    pen *o = u;
-    HPDF_Page_CurveTo(o->p, (HPDF_REAL)(o->x + x1 * o->size), (HPDF_REAL)(o->y + y1 * o->size),
-                      (HPDF_REAL)(o->x + x2 * o->size), (HPDF_REAL)(o->y + y2 * o->size),
-                      (HPDF_REAL)(o->x + x * o->size), (HPDF_REAL)(o->y + y * o->size));
-}
 
 void fo_pdf_show(fo_pdf *c, fo_pdf_font *g, double size, double x, double y, const char *s)
 {
-    static const fo_text_path draw = {pen_move, pen_line, pen_cubic};
+    const fo_text_path *draw = &fo_pdf_pen_path;
     HPDF_Page p = c->page;
     if (g->font) {
         fo_pdf_set_font(p, g->font, size);
@@ -82,9 +79,9 @@ void fo_pdf_show(fo_pdf *c, fo_pdf_font *g, double size, double x, double y, con
         char one[5] = {0};
         memcpy(one, s + i, n < 4 ? n : 4);
         if (tf) fo_pdf_actual_open(p, one);
-        pen o = {p, x, y, size, false};
+        fo_pdf_pen o = {p, x, y, size, false};
         double adv = 0;
-        if (fo_text_outline(FO_TEXT_FALLBACK_REGULAR, cp, &draw, &o, &adv) && o.any)
+        if (fo_text_outline(FO_TEXT_FALLBACK_REGULAR, cp, draw, &o, &adv) && o.any)
             HPDF_Page_Fill(p);               /* nonzero winding, as TrueType means it */
         if (tf) {
             HPDF_Page_BeginText(p);

@@ -16,6 +16,7 @@
 #include <hpdf.h>
 
 #include "render/core/markup.h"
+#include "render/core/text.h"
 #include "render/core/model.h"
 #include "render/core/numfmt.h"
 #include "render/core/shape.h"
@@ -225,5 +226,15 @@ HPDF_Image fo_pdf_load_png(fo_pdf *c, const char *path);
 void fo_pdf_toc_reserve(fo_pdf *c, const fo_block *b);
 void fo_pdf_toc_fill(fo_pdf *c);
 void fo_pdf_chart(fo_pdf *c, const fo_block *b);
+
+/* Glyph outlines drawn onto the page (flow.c): em units scaled by size
+   from (x, y); any is set once something was drawn. The path callbacks for
+   fo_text_outline and the shaped-glyph outlines take an fo_pdf_pen. */
+typedef struct {
+    HPDF_Page p;
+    double x, y, size;
+    bool any;
+} fo_pdf_pen;
+extern const fo_text_path fo_pdf_pen_path;
 
 #endif

@@ -14,32 +14,6 @@
 #include "render/pdf/pdf_int.h"
 #include "render/core/text.h"
 
-typedef struct {
-    HPDF_Page p;
-    double x, y, size;
-    bool any;
-} pen;
-
-static void pen_move(void *u, double x, double y)
-{
-    pen *o = u;
-    HPDF_Page_MoveTo(o->p, (HPDF_REAL)(o->x + x * o->size), (HPDF_REAL)(o->y + y * o->size));
-    o->any = true;
-}
-
-static void pen_line(void *u, double x, double y)
-{
-    pen *o = u;
-    HPDF_Page_LineTo(o->p, (HPDF_REAL)(o->x + x * o->size), (HPDF_REAL)(o->y + y * o->size));
-}
-
-static void pen_cubic(void *u, double x1, double y1, double x2, double y2, double x, double y)
-{
-    pen *o = u;
-    HPDF_Page_CurveTo(o->p, (HPDF_REAL)(o->x + x1 * o->size), (HPDF_REAL)(o->y + y1 * o->size),
-                      (HPDF_REAL)(o->x + x2 * o->size), (HPDF_REAL)(o->y + y2 * o->size),
-                      (HPDF_REAL)(o->x + x * o->size), (HPDF_REAL)(o->y + y * o->size));
-}
 
 /* A direct-mapped cache of word widths: a slot is overwritten on collision. */
 #define WSLOTS 4096u
@@ -192,12 +166,12 @@ static bool cluster_texts(const char *s, size_t len, const fo_shaped *g, size_t 
 static void draw_outlines(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
                           const fo_shaped *g, const char **text, size_t n, double w)
 {
-    static const fo_text_path draw = {pen_move, pen_line, pen_cubic};
+    const fo_text_path *draw = &fo_pdf_pen_path;
     HPDF_Page p = c->page;
     HPDF_Page_EndText(p);
     for (size_t i = 0; i < n; i++) {
-        pen o = {p, x + g[i].x, y + g[i].y, size, false};
-        if (g[i].gid != 0 && fo_text_glyph_outline(g[i].font, g[i].gid, &draw, &o) && o.any)
+        fo_pdf_pen o = {p, x + g[i].x, y + g[i].y, size, false};
+        if (g[i].gid != 0 && fo_text_glyph_outline(g[i].font, g[i].gid, draw, &o) && o.any)
             HPDF_Page_Fill(p);                /* nonzero winding, as TrueType means it */
     }
     HPDF_Page_BeginText(p);
