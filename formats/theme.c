@@ -365,7 +365,7 @@ fo_status fo_theme_load(const char *name_or_path, fo_theme *t, fo_diags *d)
     if (st != FO_OK) return st;
     apply(&c, fo_json_root(c.json), t);
     fo_json_free(c.json);
-    fo_spec_more_errors(d, c.file, c.errors, "error");
+    fo_spec_finish(&c);   /* counts and places of repeated messages; frees the groups */
     return c.errors ? FO_ERR_INPUT : FO_OK;
 }
 

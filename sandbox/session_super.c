@@ -203,6 +203,8 @@ static int take_slot(fo_session *s)
             close(theirs);
         return mine < 0 ? -1 : -2;
     }
+    s->slot_fd[0] = mine;
+    s->slot_fd[1] = host >= 0 ? theirs : -1;
     return 0;
 }
 
@@ -218,7 +220,7 @@ static int claim(fo_session *s)
         close(sp);
     }
     s->spare = 0;
-    return take_slot(s) < 0 ? -1 : 0;   /* the slots' fds stay open while we live */
+    return take_slot(s) < 0 ? -1 : 0;   /* held until teardown */
 }
 
 /* True when this is a spare nobody claimed: it takes back its marker. */
@@ -388,6 +390,11 @@ static void teardown(fo_session *s)
     pid_t pid = s->j.pid;
 
     fo_sandbox_jail_close(&s->j);          /* init sees the hang-up and exits */
+    for (int k = 0; k < 2; k++)             /* the slots free at once, not at our exit: */
+        if (s->slot_fd[k] >= 0) {           /* the client's next `new` may follow */
+            close(s->slot_fd[k]);
+            s->slot_fd[k] = -1;
+        }
     if (s->net_allow && s->px.pid > 0) {
         fo_sandbox_plan net = { .net = FO_NET_ALLOW };
         free(fo_sandbox_egress_end(&net, &s->px));
@@ -765,6 +772,7 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
     memset(&err, 0, sizeof err);
     s.j.pid = -1;
     s.px.pid = s.px.log_fd = -1;
+    s.slot_fd[0] = s.slot_fd[1] = -1;
     s.engine = engine;
     if (argc < 4 || !fo_session_valid_id(argv[1]))
         return 1;

@@ -37,6 +37,7 @@ typedef struct {
     fo_sandbox_buf not_restored;  /* JSON items for the first exec after a resume */
     int resumed;
     int spare;                    /* started ahead (RT/spares/ID): no slot until claimed */
+    int slot_fd[2];               /* the flock'ed slots (RT/slots/N, the host's), or -1 */
 } fo_session;
 
 /* session_exec.c */

@@ -100,7 +100,10 @@ class Sessions:
         for sid in self.ids + spare_ids(spares):
             self.run("close", sid, timeout=60)
             for pid in self.supervisors(sid):       # ours only: their argv names our id
-                os.kill(pid, signal.SIGKILL)
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:           # it ended meanwhile
+                    pass
 
 
 def spare_ids(folder):
