@@ -77,6 +77,9 @@ typedef struct {
     const char *theme;       /* theme name or FILE.json; NULL = spec's or default */
     const char *template_path; /* --template FILE.docx|pptx|xlsx, or NULL */
     bool progress;           /* report progress on stderr */
+    bool scratch;            /* the outputs are scratch files, read once and removed
+                                (folio serve's render children): no fsync and no
+                                watchdog thread; the ceiling is still checked at the end */
 } fo_render_opts;
 
 /* Reads and validates a spec. On any problem returns FO_ERR_INPUT with every

@@ -58,6 +58,7 @@ struct fo_outset {
     fo_stage stage;
     fo_stage_item *items;
     watchdog w;
+    bool scratch;               /* no watchdog, no fsync: fo_outset_new_scratch */
     volatile int tripped;       /* index + 1 of the file that passed the ceiling */
 };
 
@@ -147,17 +148,22 @@ static void stop_watch(fo_outset *o)
 
 /* ------------------------------------------------------------ the set */
 
-fo_outset *fo_outset_new(uint64_t max_bytes)
+static fo_outset *outset_new(uint64_t max_bytes, bool scratch)
 {
     fo_outset *o = fo_calloc(1, sizeof *o);
     if (!o) return NULL;
     o->max_bytes = max_bytes ? max_bytes : FO_DEFAULT_MAX_BYTES;
+    o->scratch = scratch;
     o->w.ifd = -1;
     pthread_mutex_init(&o->w.lock, NULL);
     fo_stage_begin(&o->stage, NULL, 0);
-    start_watch(o);
+    if (!scratch) start_watch(o);
     return o;
 }
+
+fo_outset *fo_outset_new(uint64_t max_bytes) { return outset_new(max_bytes, false); }
+
+fo_outset *fo_outset_new_scratch(uint64_t max_bytes) { return outset_new(max_bytes, true); }
 
 uint64_t fo_outset_max_bytes(const fo_outset *o) { return o->max_bytes; }
 
@@ -328,7 +334,7 @@ fo_status fo_outset_commit(fo_outset *o, fo_written_list *written, fo_diags *d)
         if (s != FO_OK && st == FO_OK) st = s;
     }
     for (size_t i = 0; st == FO_OK && i < o->n; i++)
-        if (set_mode(o, i) != 0 || sync_file(o->files[i].tmp) != 0) {
+        if (set_mode(o, i) != 0 || (!o->scratch && sync_file(o->files[i].tmp) != 0)) {
             fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: cannot sync: %s", o->files[i].dest, strerror(errno));
             st = FO_ERR_IO;
         }

@@ -49,7 +49,8 @@ fo_status fo_render(const fo_doc *doc, const char *const *outs, size_t nouts,
 {
     fo_render_opts defaults = {0};
     if (!opts) opts = &defaults;
-    fo_outset *set = fo_outset_new(opts->max_bytes);
+    fo_outset *set = opts->scratch ? fo_outset_new_scratch(opts->max_bytes)
+                                   : fo_outset_new(opts->max_bytes);
     if (!set) return FO_ERR_NOMEM;
     fo_status st = FO_OK;
     fo_text_missing_take(NULL, 0);

@@ -37,6 +37,7 @@
 #include "folio.h"
 
 #include <dirent.h>
+#include <malloc.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -267,6 +268,7 @@ static fo_status child_render(const job_head *h, int kind, const char *spec, siz
     if (st == FO_OK) {
         memset(&opts, 0, sizeof opts);
         opts.max_bytes = h->max_bytes;
+        opts.scratch = true;   /* sent as an fd, then removed with the folder */
         st = fo_render(doc, paths, k, &opts, NULL, d);
     }
     fo_doc_free(doc);
@@ -352,6 +354,7 @@ static void warm_up(void)
         " {\"type\": \"chart\", \"kind\": \"bar\", \"data\": \"d\", \"x\": \"k\", \"y\": [\"v\"]}]}";
     static const char *const outs[] = { "w.xlsx", "w.docx", "w.pptx", "w.pdf", "w.png" };
     char dir[] = "/tmp/folio-warm-XXXXXX", cwd[4096];
+    fo_render_opts opts = { .scratch = true };
     fo_doc *doc = NULL;
     fo_diags d;
 
@@ -359,11 +362,14 @@ static void warm_up(void)
         return;
     fo_diags_init(&d);
     if (fo_spec_parse(spec, sizeof spec - 1, "warm-up", ".", &doc, &d) == FO_OK)
-        (void)fo_render(doc, outs, 5, NULL, NULL, &d);
+        (void)fo_render(doc, outs, 5, &opts, NULL, &d);
     fo_doc_free(doc);
     fo_diags_free(&d);
     if (chdir(cwd) == 0)
         fo_serve_rmtree(dir);
+    /* what the warm-up freed goes back to the kernel: a child's malloc then
+       takes fresh zero pages instead of copying the zygote's (copy-on-write) */
+    (void)malloc_trim(0);
 }
 
 /* The zygote: one fork per 'J' message on the control connection; children
@@ -394,10 +400,27 @@ static int zygote_loop(int ctl)
     return 0;
 }
 
+/* Every symbol bound once, here: with lazy binding each child resolved the
+   functions the warm-up had not called yet, in every child again, and wrote
+   the GOT pages it then had to copy. The jail's environment is the program's
+   own (sandbox/jail.c), so the zygote sets LD_BIND_NOW and runs itself again
+   once; if that exec fails it simply goes on, lazily bound. */
+static void bind_now(void)
+{
+    static char *const argv[] = { "folio", "serve", "--zygote", NULL };
+
+    if (getenv("LD_BIND_NOW"))
+        return;
+    if (setenv("LD_BIND_NOW", "1", 1) == 0)
+        (void)execv("/proc/self/exe", argv);
+}
+
 int fo_serve_zygote_main(void)
 {
     struct sockaddr_un a;
     int ls, ctl;
+
+    bind_now();
 
     memset(&a, 0, sizeof a);
     a.sun_family = AF_UNIX;
@@ -455,7 +478,12 @@ static int start_jailed(fo_serve_zygote *z, char *err, size_t errlen)
     p.in_dir = "work";
     p.timeout_s = 1e9;
     p.memory_mb = z->cfg->memory_mb;
-    p.max_bytes = z->cfg->max_bytes;
+    /* RLIMIT_FSIZE: as in `folio run --render`, not the ceiling -- the
+       writers' working files are larger than their output (xlsx: ~8x), and a
+       write past the limit kills the child unanswered -- but the jail's size;
+       the ceiling is checked when the render commits */
+    p.max_bytes = (uint64_t)z->cfg->memory_mb << 20 > z->cfg->max_bytes
+                      ? (uint64_t)z->cfg->memory_mb << 20 : z->cfg->max_bytes;
     p.pids = 64 + 4 * (z->cfg->workers + z->cfg->queue);
     p.nofile = 256;
     p.cpus = (double)z->cfg->workers;   /* each of the workers renders on one CPU */

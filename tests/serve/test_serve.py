@@ -158,6 +158,34 @@ def test_render_each_format_reads_back(srv, tmp_path):
     subprocess.run(["pngcheck", str(tmp_path / "r.png")], check=True, capture_output=True)
 
 
+def test_output_over_the_ceiling_is_413_and_leaves_nothing(scratch, tmp_path):
+    """Render children write scratch outputs (no watchdog thread, no fsync):
+    the ceiling is still held, at the end, and nothing is left behind."""
+    s = Server("--max-bytes", 20000, "--workers", 1, scratch=scratch)
+    try:
+        big = dict(SPEC, data={"s": {"columns": SPEC["data"]["s"]["columns"],
+                                     "rows": [[f"row {i}", i] for i in range(5000)]}})
+        st, _, body = render(s, ["xlsx"], big)
+        assert st == 413, body[:300]
+        err = errors_of(body)[0]
+        assert "over the ceiling of 20000 bytes" in err["message"], err
+        st, _, body = render(s, ["xlsx"])          # the next render is not affected
+        assert st == 200 and ["m07", 149] in [r[:2] for r in xlsx_rows(body)]
+        assert scratch_left(scratch) == []
+    finally:
+        assert s.stop() == 0
+
+
+def test_png_from_the_service_is_the_clis_png(srv, tmp_path):
+    """The service's children draw into huge-page pixels; the bytes are those of
+    `folio render` (same spec, same bytes)."""
+    st, _, body = render(srv, ["png"])
+    assert st == 200
+    (tmp_path / "s.json").write_text(json.dumps(SPEC))
+    subprocess.run([FOLIO, "render", str(tmp_path / "s.json"), "-o", str(tmp_path / "cli.png")], check=True)
+    assert (tmp_path / "cli.png").read_bytes() == body
+
+
 def test_several_formats_give_a_deterministic_zip(srv):
     st, h, a = render(srv, ["docx", "pptx", "xlsx"])
     assert st == 200 and h["Content-Type"] == "application/zip", a
