@@ -169,6 +169,11 @@ $(BUILD)/folio: $(BUILD)/obj/cli/launcher.o $(BUILD)/libfolio-sandbox.a
 $(BUILD)/folio-engine: $(CLI_OBJ) $(SRV_OBJ) $(BUILD)/libfolio.a $(BUILD)/libfolio-sandbox.a
 	$(CC) $(CFLAGS) $(LDFLAGS) $(CLI_OBJ) $(SRV_OBJ) $(BUILD)/libfolio-sandbox.a $(BUILD)/libfolio.a $(PKG_LIBS) $(SRV_LIBS) -o $@
 
+# the render children's allocator replaces malloc: only its own test links it
+$(BUILD)/tests/serve/t_region: tests/serve/t_region.c tests/check_run.h $(BUILD)/obj/serve/region.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< $(BUILD)/obj/serve/region.o $$(pkg-config --cflags --libs check) -o $@
+
 $(BUILD)/tests/%: tests/%.c tests/check_run.h $(BUILD)/libfolio.a $(BUILD)/libfolio-sandbox.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) $< $(BUILD)/libfolio-sandbox.a $(BUILD)/libfolio.a $(PKG_LIBS) $$(pkg-config --cflags --libs check) -o $@

@@ -9,6 +9,8 @@
  *   zygote.c   confinement: a pre-jailed zygote that forks a fresh,
  *              non-dumpable child per render (the server keeps no renderer
  *              state), and the wire protocol between server and child
+ *   region.c   the render children's allocator (replaces malloc in
+ *              folio-engine; glibc's until a child turns it on)
  * Library rule: only server.c prints (its own start-up errors and the one
  * JSON log line per request that http.c formats). */
 #ifndef FO_SERVE_H
@@ -98,6 +100,16 @@ long fo_serve_zygote_restarts(const fo_serve_zygote *z);
 void fo_serve_zygote_stop(fo_serve_zygote *z);
 /* `folio-engine serve --zygote` inside the jail: the zygote's loop. */
 int fo_serve_zygote_main(void);
+
+/* ---- region.c --------------------------------------------------------- */
+/* In a render child, at its start: from now on malloc, calloc and realloc
+   take fresh memory of this process (up to bytes, then glibc's heap again)
+   and free forgets it -- the child lives for one request. Without it (or in
+   a sanitizer build, where it does nothing) the child's allocations reuse
+   the zygote's heap pages, each copied on first write. */
+void fo_serve_region_begin(size_t bytes);
+/* Bytes handed out of the region so far (0 when it is off or not built). */
+size_t fo_serve_region_used(void);
 
 /* ---- metrics.c -------------------------------------------------------- */
 enum { FO_ROUTE_HEALTHZ, FO_ROUTE_METRICS, FO_ROUTE_OPENAPI, FO_ROUTE_RENDER,

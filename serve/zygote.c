@@ -18,7 +18,8 @@
  * the zygote, which never touches request data.
  *
  * The wire (SOCK_SEQPACKET, one message each; fds by SCM_RIGHTS):
- *   server -> zygote (control connection): 'J' + fd  a new request's socket
+ *   server -> zygote (control connection): 'J' region + fd  a new request's
+ *                      socket, and the size of its child's allocator region
  *   server -> child:   'F' name + fd   an uploaded file, at its relative path
  *                      'S' + fd        the spec (JSON)
  *                      'C' name + fd   a CSV/TSV to convert
@@ -58,6 +59,10 @@
 #define MSG_MAX 65536
 #define SOCK_NAME "zygote.sock"
 #define MAX_SPEC_BYTES (64u << 20)
+/* A child's allocator region (region.c): an eighth of the jail's memory, at
+   most 256 MiB (a small render takes 2-13 MB; a larger one goes on in glibc's
+   heap), so a region that is never recycled cannot take the memory limit. */
+#define REGION_MAX ((uint64_t)256 << 20)
 
 struct fo_serve_zygote {
     pthread_mutex_t lock;
@@ -277,7 +282,7 @@ static fo_status child_render(const job_head *h, int kind, const char *spec, siz
 
 /* Receives the job, renders in a private folder, replies, cleans up. */
 __attribute__((noreturn))
-static void child_main(int sock)
+static void child_main(int sock, uint64_t region)
 {
     static char msg[MSG_MAX + 1];
     char dir[64], input[FO_SERVE_MAX_NAME + 1] = "";
@@ -290,6 +295,7 @@ static void child_main(int sock)
     ssize_t n;
 
     (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    fo_serve_region_begin((size_t)region);
     signal(SIGCHLD, SIG_DFL);
     if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
         _exit(3);
@@ -385,15 +391,18 @@ static int zygote_loop(int ctl)
     warm_up();
     while ((n = recv_msg(ctl, msg, sizeof msg, &fd)) > 0) {
         pid_t pid;
+        uint64_t region = 0;
         if (msg[0] != 'J' || fd < 0) {
             if (fd >= 0)
                 close(fd);
             continue;
         }
+        if (n == 1 + (ssize_t)sizeof region)
+            memcpy(&region, msg + 1, sizeof region);
         pid = fork();
         if (pid == 0) {
             close(ctl);
-            child_main(fd);
+            child_main(fd, region);
         }
         close(fd);
     }
@@ -611,7 +620,10 @@ static int new_child(fo_serve_zygote *z, char *err, size_t errlen)
     }
     pthread_mutex_lock(&z->lock);
     for (attempt = 0; attempt < 2; attempt++) {
-        if (z->ctl >= 0 && send_msg(z->ctl, 'J', NULL, 0, sp[1]) == 0)
+        uint64_t region = ((uint64_t)z->cfg->memory_mb << 20) / 8;
+        if (region > REGION_MAX)
+            region = REGION_MAX;
+        if (z->ctl >= 0 && send_msg(z->ctl, 'J', &region, sizeof region, sp[1]) == 0)
             break;
         halt(z);
         z->restarts++;

@@ -176,6 +176,21 @@ def test_output_over_the_ceiling_is_413_and_leaves_nothing(scratch, tmp_path):
         assert s.stop() == 0
 
 
+def test_a_render_larger_than_its_childs_region_completes(scratch):
+    """--memory 128 gives each render child a 16 MiB allocator region; a
+    20,000-row workbook needs far more and goes on in glibc's heap."""
+    s = Server("--memory", 128, "--workers", 1, scratch=scratch)
+    try:
+        big = dict(SPEC, data={"s": {"columns": SPEC["data"]["s"]["columns"],
+                                     "rows": [[f"row {i}", i] for i in range(20000)]}})
+        st, _, body = render(s, ["xlsx"], big)
+        assert st == 200, body[:300]
+        rows = xlsx_rows(body)
+        assert ["row 19999", 19999] in [r[:2] for r in rows]
+    finally:
+        assert s.stop() == 0
+
+
 def test_png_from_the_service_is_the_clis_png(srv, tmp_path):
     """The service's children draw into huge-page pixels; the bytes are those of
     `folio render` (same spec, same bytes)."""

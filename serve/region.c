@@ -1,0 +1,155 @@
+/* region.c — the allocator of `folio serve`'s render children (serve.h).
+ *
+ * Why: a render child is a fork of the zygote, and glibc's malloc hands it
+ * the free chunks of the zygote's heap first. Every heap page the child then
+ * writes is copied (copy-on-write) with a TLB flush; on this project's
+ * paravirtualised 2-core machine that was the largest cost of a small render
+ * after the fork itself (perf: do_wp_page ~23% of a child's samples, jansson's
+ * first allocations alone ~20%). A child lives for one request, so it needs no
+ * free list at all: after fo_serve_region_begin, malloc, calloc and realloc
+ * bump a pointer through fresh memory of the child's own (transparent huge
+ * pages where the kernel gives them: one fault per 2 MiB, no copies) and free
+ * forgets. When the region is used up, allocation goes on in glibc's heap.
+ *
+ * The functions replace glibc's malloc in folio-engine the documented way
+ * (glibc manual, "Replacing malloc": malloc, free, calloc, realloc, and
+ * reallocarray which libraries call too); until a child turns the region on
+ * they are glibc's (__libc_malloc & co.). free and realloc tell a region
+ * pointer by its address, so memory from either side may be freed anywhere.
+ * memalign and its kin stay glibc's; what they return is never in the region.
+ * Not built into sanitizer builds (ASan and UBSan bring their own malloc). */
+#define FO_SERVE_PRIVATE
+#include "serve/serve.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define FO_NO_REGION 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FO_NO_REGION 1
+#endif
+#endif
+
+#ifndef FO_NO_REGION
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t n);
+extern void __libc_free(void *p);
+
+#define ALIGN 16u              /* what malloc guarantees on x86-64 */
+#define HEAD 16u               /* the block's size, before the block */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+static char *base, *top, *end;  /* [base, end) reserved; [base, top) handed out */
+
+void fo_serve_region_begin(size_t bytes)
+{
+    void *m;
+
+    if (bytes == 0 || bytes > SIZE_MAX / 2)
+        return;
+    bytes = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    m = mmap(NULL, bytes + HUGE_PAGE, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        return;   /* glibc's heap, as before */
+    base = (char *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+    (void)madvise(base, bytes, MADV_HUGEPAGE);   /* a hint: 4 KiB pages if refused */
+    top = base;
+    end = base + bytes;
+}
+
+static int in_region(const void *p)
+{
+    return base && (const char *)p >= base && (const char *)p < end;
+}
+
+/* n bytes from the region, or NULL when it is off or used up. */
+static void *bump(size_t n)
+{
+    size_t need;
+    char *p;
+
+    if (!base || n > (size_t)(end - top))
+        return NULL;
+    need = HEAD + ((n + ALIGN - 1) & ~(size_t)(ALIGN - 1));
+    if (need < n || need > (size_t)(end - top))
+        return NULL;
+    p = top + HEAD;
+    memcpy(top, &n, sizeof n);
+    top += need;
+    return p;
+}
+
+static size_t size_of(const void *p)
+{
+    size_t n;
+    memcpy(&n, (const char *)p - HEAD, sizeof n);
+    return n;
+}
+
+void *malloc(size_t n)
+{
+    void *p = bump(n ? n : 1);
+    return p ? p : __libc_malloc(n);
+}
+
+void free(void *p)
+{
+    if (p && !in_region(p))
+        __libc_free(p);
+}
+
+void *calloc(size_t n, size_t size)
+{
+    void *p;
+
+    if (size && n > SIZE_MAX / size) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    p = bump(n && size ? n * size : 1);   /* never handed out before: zero */
+    return p ? p : __libc_calloc(n, size);
+}
+
+void *realloc(void *p, size_t n)
+{
+    size_t old;
+    void *q;
+
+    if (!p)
+        return malloc(n);
+    if (!in_region(p))
+        return __libc_realloc(p, n);
+    old = size_of(p);
+    if (n <= old)
+        return p;
+    q = malloc(n);
+    if (q)
+        memcpy(q, p, old);
+    return q;
+}
+
+void *reallocarray(void *p, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return realloc(p, n * size);
+}
+
+size_t fo_serve_region_used(void)
+{
+    return base ? (size_t)(top - base) : 0;
+}
+
+#else
+void fo_serve_region_begin(size_t bytes) { (void)bytes; }
+size_t fo_serve_region_used(void) { return 0; }
+#endif

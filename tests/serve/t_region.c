@@ -1,0 +1,98 @@
+/* t_region.c — the render children's allocator (serve/region.c): after
+ * fo_serve_region_begin, malloc/calloc/realloc/free keep their contracts,
+ * memory from glibc's heap can still be freed and grown, and allocation
+ * goes on past the region's end. In a sanitizer build the region is compiled
+ * out and the same contracts are checked against the sanitizer's malloc. */
+#define FO_SERVE_PRIVATE
+#include "serve/serve.h"
+#include "tests/check_run.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define REGION_BUILT 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define REGION_BUILT 0
+#endif
+#endif
+#ifndef REGION_BUILT
+#define REGION_BUILT 1
+#endif
+
+static char *before;   /* from glibc's heap, before the region was turned on */
+
+START_TEST(contracts_hold_in_the_region)
+{
+    char *a = malloc(10), *b = malloc(1000), *c;
+    unsigned char *z;
+
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_uint_eq((uintptr_t)a % 16, 0);
+    ck_assert_uint_eq((uintptr_t)b % 16, 0);
+    memcpy(a, "012345678", 10);
+    a = realloc(a, 5000);                       /* grows: the contents move along */
+    ck_assert_str_eq(a, "012345678");
+    c = realloc(a, 4);
+    ck_assert_int_eq(memcmp(c, "0123", 4), 0);
+    z = calloc(1000, 8);
+    for (size_t i = 0; i < 8000; i++)
+        ck_assert_uint_eq(z[i], 0);
+    free(b);
+    free(c);
+    free(z);
+    free(NULL);
+    volatile size_t huge = SIZE_MAX / 2;          /* (volatile: the compiler sees it too) */
+    ck_assert_ptr_null(calloc(huge, 4));          /* overflow: refused */
+    ck_assert_ptr_null(reallocarray(NULL, huge, 4));
+    if (fo_serve_region_used() > 0) {   /* not under valgrind, which replaces malloc */
+        char *p = malloc(1), *q = malloc(1);    /* bumped: the next block follows */
+        ck_assert_uint_eq((uintptr_t)(q - p), 32);
+    }
+#if !REGION_BUILT
+    ck_assert_uint_eq(fo_serve_region_used(), 0);
+#endif
+}
+END_TEST
+
+START_TEST(glibc_memory_is_still_freed_and_grown)
+{
+    ck_assert_str_eq(before, "from the zygote");
+    before = realloc(before, 1 << 20);
+    ck_assert_str_eq(before, "from the zygote");
+    free(before);
+}
+END_TEST
+
+START_TEST(allocation_goes_on_past_the_region)
+{
+    for (int i = 0; i < 8; i++) {          /* 8 x 1 MiB through a 4 MiB region */
+        char *p = malloc(1 << 20);
+        ck_assert_ptr_nonnull(p);
+        memset(p, i, 1 << 20);
+        ck_assert_uint_eq((unsigned char)p[(1 << 20) - 1], (unsigned)i);
+        free(p);
+    }
+    char *s = strdup("libc's own calls come here too");
+    ck_assert_str_eq(s, "libc's own calls come here too");
+    free(s);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("region");
+    TCase *t = tcase_create("region");
+
+    before = malloc(64);
+    strcpy(before, "from the zygote");
+    fo_serve_region_begin((size_t)4 << 20);
+    tcase_add_test(t, contracts_hold_in_the_region);
+    tcase_add_test(t, glibc_memory_is_still_freed_and_grown);
+    tcase_add_test(t, allocation_goes_on_past_the_region);
+    suite_add_tcase(s, t);
+    return fo_check_run(s);
+}
