@@ -45,7 +45,13 @@ extern void __libc_free(void *p);
 #define HEAD 16u               /* the block's size, before the block */
 #define HUGE_PAGE ((size_t)2 << 20)
 
+#define BIG ((size_t)16 << 10)  /* freed blocks this large are kept for reuse */
+#define SPARES 64
+
 static char *base, *top, *end;  /* [base, end) reserved; [base, top) handed out */
+static char *high;              /* [high, end) never written: still zero */
+static struct { char *p; size_t cap; } spare[SPARES];   /* freed big blocks */
+static size_t n_spare;
 
 void fo_serve_region_begin(size_t bytes)
 {
@@ -60,7 +66,7 @@ void fo_serve_region_begin(size_t bytes)
         return;   /* glibc's heap, as before */
     base = (char *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
     (void)madvise(base, bytes, MADV_HUGEPAGE);   /* a hint: 4 KiB pages if refused */
-    top = base;
+    top = high = base;
     end = base + bytes;
 }
 
@@ -69,69 +75,120 @@ static int in_region(const void *p)
     return base && (const char *)p >= base && (const char *)p < end;
 }
 
-/* n bytes from the region, or NULL when it is off or used up. */
-static void *bump(size_t n)
+/* The capacity of a block: n rounded up, kept in the HEAD bytes before it. */
+static size_t cap_of(const void *p)
 {
-    size_t need;
-    char *p;
-
-    if (!base || n > (size_t)(end - top))
-        return NULL;
-    need = HEAD + ((n + ALIGN - 1) & ~(size_t)(ALIGN - 1));
-    if (need < n || need > (size_t)(end - top))
-        return NULL;
-    p = top + HEAD;
-    memcpy(top, &n, sizeof n);
-    top += need;
-    return p;
+    size_t cap;
+    memcpy(&cap, (const char *)p - HEAD, sizeof cap);
+    return cap;
 }
 
-static size_t size_of(const void *p)
+/* A kept big block of capacity cap..cap + cap/4, or NULL. */
+static char *reuse(size_t cap)
 {
-    size_t n;
-    memcpy(&n, (const char *)p - HEAD, sizeof n);
-    return n;
+    for (size_t i = 0; i < n_spare; i++)
+        if (spare[i].cap >= cap && spare[i].cap - cap <= cap / 4) {
+            char *p = spare[i].p;
+            spare[i] = spare[--n_spare];
+            return p;
+        }
+    return NULL;
+}
+
+/* A block of at least n bytes from the region, or NULL when it is off or
+   used up. *dirty: bytes at its start that may hold old data (else zero). */
+static void *bump(size_t n, size_t *dirty)
+{
+    size_t cap;
+    char *p;
+
+    if (!base || n > (size_t)(end - base))
+        return NULL;
+    cap = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+    if (cap >= BIG && (p = reuse(cap)) != NULL) {
+        *dirty = cap_of(p);
+        return p;
+    }
+    if (HEAD + cap > (size_t)(end - top))
+        return NULL;
+    p = top + HEAD;
+    memcpy(top, &cap, sizeof cap);
+    top += HEAD + cap;
+    *dirty = high > p ? (size_t)(high - p) : 0;
+    if (*dirty > cap)
+        *dirty = cap;
+    if (top > high)
+        high = top;
+    return p;
 }
 
 void *malloc(size_t n)
 {
-    void *p = bump(n ? n : 1);
+    size_t dirty;
+    void *p = bump(n ? n : 1, &dirty);
     return p ? p : __libc_malloc(n);
 }
 
+/* The last block goes back to the bump pointer; a big one is kept for a
+   block of its size (zlib's windows, one per zip entry); the rest is left. */
 void free(void *p)
 {
-    if (p && !in_region(p))
+    size_t cap;
+
+    if (!p)
+        return;
+    if (!in_region(p)) {
         __libc_free(p);
+        return;
+    }
+    cap = cap_of(p);
+    if ((char *)p + cap == top)
+        top = (char *)p - HEAD;
+    else if (cap >= BIG && n_spare < SPARES)
+        spare[n_spare].p = p, spare[n_spare++].cap = cap;
 }
 
 void *calloc(size_t n, size_t size)
 {
+    size_t dirty;
     void *p;
 
     if (size && n > SIZE_MAX / size) {
         errno = ENOMEM;
         return NULL;
     }
-    p = bump(n && size ? n * size : 1);   /* never handed out before: zero */
-    return p ? p : __libc_calloc(n, size);
+    p = bump(n && size ? n * size : 1, &dirty);
+    if (!p)
+        return __libc_calloc(n, size);
+    memset(p, 0, dirty);
+    return p;
 }
 
 void *realloc(void *p, size_t n)
 {
-    size_t old;
+    size_t old, cap;
     void *q;
 
     if (!p)
         return malloc(n);
     if (!in_region(p))
         return __libc_realloc(p, n);
-    old = size_of(p);
+    old = cap_of(p);
     if (n <= old)
         return p;
+    cap = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+    if ((char *)p + old == top && cap >= n && cap - old <= (size_t)(end - top)) {
+        memcpy((char *)p - HEAD, &cap, sizeof cap);    /* the last block grows in place */
+        top = (char *)p + cap;
+        if (top > high)
+            high = top;
+        return p;
+    }
     q = malloc(n);
-    if (q)
+    if (q) {
         memcpy(q, p, old);
+        free(p);
+    }
     return q;
 }
 
@@ -146,7 +203,7 @@ void *reallocarray(void *p, size_t n, size_t size)
 
 size_t fo_serve_region_used(void)
 {
-    return base ? (size_t)(top - base) : 0;
+    return base ? (size_t)(high - base) : 0;
 }
 
 #else

@@ -108,7 +108,8 @@ int fo_serve_zygote_main(void);
    a sanitizer build, where it does nothing) the child's allocations reuse
    the zygote's heap pages, each copied on first write. */
 void fo_serve_region_begin(size_t bytes);
-/* Bytes handed out of the region so far (0 when it is off or not built). */
+/* The most bytes of the region in use at once so far (0 when it is off or
+   not built). */
 size_t fo_serve_region_used(void);
 
 /* ---- metrics.c -------------------------------------------------------- */

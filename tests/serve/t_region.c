@@ -58,6 +58,33 @@ START_TEST(contracts_hold_in_the_region)
 }
 END_TEST
 
+START_TEST(freed_memory_is_reused_and_calloc_still_zeroes)
+{
+    unsigned char *keep = malloc(100), *big = malloc(65536), *after = malloc(100), *again, *z;
+
+    memset(big, 0xab, 65536);
+    free(big);                                  /* not the last block: kept */
+    again = calloc(1, 65536);                   /* the kept block, zeroed */
+    for (size_t i = 0; i < 65536; i++)
+        ck_assert_uint_eq(again[i], 0);
+    if (fo_serve_region_used() > 0)
+        ck_assert_ptr_eq(again, big);
+    z = malloc(4000);                           /* the last block ... */
+    memset(z, 0xcd, 4000);
+    free(z);                                    /* ... goes back, dirty */
+    z = calloc(1, 4000);
+    for (size_t i = 0; i < 4000; i++)
+        ck_assert_uint_eq(z[i], 0);
+    memcpy(z, "grows", 6);
+    z = realloc(z, 100000);                     /* the last block grows (in place here) */
+    ck_assert_str_eq((char *)z, "grows");
+    free(z);
+    free(again);
+    free(keep);
+    free(after);
+}
+END_TEST
+
 START_TEST(glibc_memory_is_still_freed_and_grown)
 {
     ck_assert_str_eq(before, "from the zygote");
@@ -91,6 +118,7 @@ int main(void)
     strcpy(before, "from the zygote");
     fo_serve_region_begin((size_t)4 << 20);
     tcase_add_test(t, contracts_hold_in_the_region);
+    tcase_add_test(t, freed_memory_is_reused_and_calloc_still_zeroes);
     tcase_add_test(t, glibc_memory_is_still_freed_and_grown);
     tcase_add_test(t, allocation_goes_on_past_the_region);
     suite_add_tcase(s, t);
