@@ -378,7 +378,66 @@ static void warm_up(void)
     (void)malloc_trim(0);
 }
 
-/* The zygote: one fork per 'J' message on the control connection; children
+/* The child forked ahead of the next request (-1 if none): it waits on its
+   end of this socket for the request's 'J', so the fork and the child's first
+   page faults are paid between requests, not while a client waits. It is a
+   fork of the zygote like any child and holds no request data until then. */
+static int spare = -1;
+
+__attribute__((noreturn))
+static void spare_main(int hand)
+{
+    static char msg[64];
+    uint64_t region = 0;
+    int fd;
+    ssize_t n;
+
+    (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    n = recv_msg(hand, msg, sizeof msg, &fd);
+    if (n != 1 + (ssize_t)sizeof region || msg[0] != 'J' || fd < 0)
+        _exit(0);   /* the zygote hung up */
+    close(hand);
+    memcpy(&region, msg + 1, sizeof region);
+    child_main(fd, region);
+}
+
+static void fork_spare(int ctl)
+{
+    int sp[2];
+    pid_t pid;
+
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+        return;
+    pid = fork();
+    if (pid == 0) {
+        close(ctl);
+        close(sp[0]);
+        spare_main(sp[1]);
+    }
+    close(sp[1]);
+    if (pid < 0)
+        close(sp[0]);
+    else
+        spare = sp[0];
+}
+
+/* One request: to the spare if there is one, else to a child forked now. */
+static void hand_out(int ctl, int fd, uint64_t region)
+{
+    if (spare >= 0) {
+        int ok = send_msg(spare, 'J', &region, sizeof region, fd) == 0;
+        close(spare);
+        spare = -1;
+        if (ok)
+            return;
+    }
+    if (fork() == 0) {
+        close(ctl);
+        child_main(fd, region);
+    }
+}
+
+/* The zygote: one child per 'J' message on the control connection; children
    are reaped by the kernel (SIGCHLD ignored). Returns when the server hangs up. */
 static int zygote_loop(int ctl)
 {
@@ -389,8 +448,8 @@ static int zygote_loop(int ctl)
     signal(SIGCHLD, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
     warm_up();
+    fork_spare(ctl);
     while ((n = recv_msg(ctl, msg, sizeof msg, &fd)) > 0) {
-        pid_t pid;
         uint64_t region = 0;
         if (msg[0] != 'J' || fd < 0) {
             if (fd >= 0)
@@ -399,12 +458,9 @@ static int zygote_loop(int ctl)
         }
         if (n == 1 + (ssize_t)sizeof region)
             memcpy(&region, msg + 1, sizeof region);
-        pid = fork();
-        if (pid == 0) {
-            close(ctl);
-            child_main(fd, region);
-        }
+        hand_out(ctl, fd, region);
         close(fd);
+        fork_spare(ctl);
     }
     return 0;
 }
