@@ -111,6 +111,34 @@ print("session exec 1+1: over HTTP p50 %.2f ms, p99 %.2f ms; through the CLI p50
       % (pct(http_ms, .5), pct(http_ms, .99), pct(cli_ms, .5), pct(cli_ms, .99)))
 PY
 
+# what one render costs in the zygote's children (perf stat follows the
+# children it forks): CPU ms and page faults per render, 2 s of sequential
+# requests per format -- the figures the throughput above is made of
+zygote_pid() { local init; init=$(pgrep -P "$jail_pid" | head -1); pgrep -P "$init" -f zygote | head -1; }
+if command -v perf >/dev/null && z=$(zygote_pid) && [ -n "$z" ]; then
+  for fmt in xlsx pdf png; do
+    "$PY" - "$jail" "$fmt" "$work/post.lua" <<'PY' &
+import http.client, json, re, sys
+host, port = sys.argv[1].split(":")
+lua = open(sys.argv[3]).read()
+ctype = re.search(r"boundary=([^'\"]+)", lua).group(1)
+body = json.loads(lua.split("wrk.body = ", 1)[1].strip()).encode()
+c = http.client.HTTPConnection(host, int(port), timeout=60)
+for _ in range(100000):
+    c.request("POST", "/v1/render?format=" + sys.argv[2], body,
+              {"Content-Type": "multipart/form-data; boundary=" + ctype})
+    r = c.getresponse(); r.read()
+PY
+    client=$!; sleep 0.3
+    n0=$(grep -c '"route": "render"' "$work/jail.log")
+    perf stat -x, -e task-clock,page-faults -o "$work/perf.txt" -p "$z" -- sleep 2 2>/dev/null
+    n1=$(grep -c '"route": "render"' "$work/jail.log")
+    kill "$client" 2>/dev/null; wait "$client" 2>/dev/null
+    awk -F, -v f="$fmt" -v n=$((n1 - n0)) '/task-clock/ {ms = $1} /page-faults/ {pf = $1}
+      END { if (n > 0) printf "per render in the children, %s: %.1f ms CPU, %.0f page faults (%d renders)\n", f, ms / n, pf / n, n }' "$work/perf.txt"
+  done
+fi
+
 # soak: SOAK renders (png, concurrency 8) against the jailed server
 fds() { ls "/proc/$jail_pid/fd" | wc -l; }
 rss() { awk '/VmRSS/ {print $2}' "/proc/$jail_pid/status"; }
