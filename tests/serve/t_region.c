@@ -45,9 +45,11 @@ START_TEST(contracts_hold_in_the_region)
     free(c);
     free(z);
     free(NULL);
+#if REGION_BUILT   /* (a sanitizer reports an overflowing calloc as an error) */
     volatile size_t huge = SIZE_MAX / 2;          /* (volatile: the compiler sees it too) */
     ck_assert_ptr_null(calloc(huge, 4));          /* overflow: refused */
     ck_assert_ptr_null(reallocarray(NULL, huge, 4));
+#endif
     if (fo_serve_region_used() > 0) {   /* not under valgrind, which replaces malloc */
         char *p = malloc(1), *q = malloc(1);    /* bumped: the next block follows */
         ck_assert_uint_eq((uintptr_t)(q - p), 32);

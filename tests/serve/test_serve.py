@@ -176,10 +176,12 @@ def test_output_over_the_ceiling_is_413_and_leaves_nothing(scratch, tmp_path):
         assert s.stop() == 0
 
 
+@pytest.mark.skipif(b"__asan_init" in (pathlib.Path(FOLIO).parent / "folio-engine").read_bytes(),
+                    reason="sanitizer build: no region (serve/region.c), and 256 MiB is too little for ASan")
 def test_a_render_larger_than_its_childs_region_completes(scratch):
-    """--memory 128 gives each render child a 16 MiB allocator region; a
-    20,000-row workbook needs far more and goes on in glibc's heap."""
-    s = Server("--memory", 128, "--workers", 1, scratch=scratch)
+    """--memory 256 gives each render child a 32 MiB allocator region; a
+    20,000-row workbook needs more and goes on in glibc's heap."""
+    s = Server("--memory", 256, "--workers", 1, scratch=scratch)
     try:
         big = dict(SPEC, data={"s": {"columns": SPEC["data"]["s"]["columns"],
                                      "rows": [[f"row {i}", i] for i in range(20000)]}})
