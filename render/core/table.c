@@ -100,6 +100,21 @@ static double fit_scale(const double *minimum, size_t n, double pad, double widt
     return s >= min_scale ? s : 0;
 }
 
+/* Column groups filled left to right in width, at most cap columns besides
+ * the key in each; every group takes at least one. Returns their number. */
+static size_t greedy(const double *minimum, size_t n, double pad, double s, double width,
+                     size_t cap, size_t *ends)
+{
+    size_t g = 0;
+    for (size_t a = 0; a < n; g++) {
+        size_t b = a + 1, lim = g ? a + cap : 1 + cap;
+        while (b < n && b < lim && span(minimum, a, b + 1, g > 0, pad, s) <= width) b++;
+        ends[g] = b;
+        a = b;
+    }
+    return g;
+}
+
 void fo_table_plan_fit(double *minimum, size_t n, double pad, double width, double wide,
                        double min_scale, fo_table_plan *p, size_t *ends)
 {
@@ -114,14 +129,14 @@ void fo_table_plan_fit(double *minimum, size_t n, double pad, double width, doub
     s = p->landscape ? fit_scale(minimum, n, pad, wide, min_scale) : 0;
     if (s > 0) { p->scale = s; return; }
     p->scale = min_scale;
-    size_t g = 0;
-    for (size_t a = 0; a < n; g++) { /* every group takes at least one column */
-        size_t b = a + 1;
-        while (b < n && span(minimum, a, b + 1, g > 0, pad, min_scale) <= widest) b++;
-        ends[g] = b;
-        a = b;
-    }
-    p->ngroups = g;
+    size_t most = greedy(minimum, n, pad, min_scale, widest, n, ends);
+    /* the same number of groups with as even a share of columns as fits:
+     * 30 columns as 10 + 10 + 10, not 14 + 13 + 3 */
+    size_t cap = most > 1 ? (n - 1 + most - 1) / most : n;
+    for (; cap < n && most > 1; cap++)
+        if (greedy(minimum, n, pad, min_scale, widest, cap, ends) == most) break;
+    if (cap >= n || most <= 1) greedy(minimum, n, pad, min_scale, widest, n, ends);
+    p->ngroups = most;
 }
 
 size_t fo_table_group_cols(const size_t *ends, size_t g, size_t *cols)
