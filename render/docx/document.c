@@ -266,11 +266,13 @@ void fo_docx_orient(fo_docx_ctx *c, bool landscape)
 {
     if (c->landscape == landscape || c->tpl) return;
     fo_xml *x = c->x;
-    fo_xml_open(x, "w:p", NULL);
-    fo_xml_open(x, "w:pPr", NULL);
-    section(c, c->landscape); /* ends the section so far */
-    fo_xml_close(x);
-    fo_xml_close(x);
+    if (!c->body_empty) {
+        fo_xml_open(x, "w:p", NULL);
+        fo_xml_open(x, "w:pPr", NULL);
+        section(c, c->landscape); /* ends the section so far */
+        fo_xml_close(x);
+        fo_xml_close(x);
+    }
     c->landscape = landscape;
     c->text_width = landscape ? fo_docx_landscape_width(c) : fo_docx_text_width(c);
 }
@@ -285,9 +287,12 @@ void fo_docx_document_write(fo_docx_ctx *c)
                 "xmlns:a", FO_NS_A, "xmlns:pic", FO_NS_PIC, NULL);
     fo_xml_open(x, "w:body", NULL);
     title_block(c);
-    for (size_t i = 0; i < c->doc->nblocks && fo_docx_ok(c); i++) {
-        if (c->doc->blocks[i].kind != FO_BLOCK_TABLE) fo_docx_orient(c, false); /* a table decides */
-        block(c, &c->doc->blocks[i], i);
+    const fo_doc *doc = c->doc;
+    c->body_empty = !doc->title && !doc->subtitle && !doc->author && !doc->date;
+    for (size_t i = 0; i < doc->nblocks && fo_docx_ok(c); i++) {
+        if (doc->blocks[i].kind != FO_BLOCK_TABLE) fo_docx_orient(c, false); /* a table decides */
+        block(c, &doc->blocks[i], i);
+        c->body_empty = false;
     }
     section(c, c->landscape);
     fo_xml_close(x); /* w:body */

@@ -59,6 +59,7 @@ typedef struct {
     unsigned bookmark;      /* last w:bookmarkStart id */
     long text_width;        /* twips between the margins (of a turned page when landscape) */
     bool landscape;         /* the section being written is turned (a wide table's) */
+    bool body_empty;        /* nothing in the body yet: a turn needs no section break */
     bool keep_cells;        /* table.c: cell paragraphs keep with the next row */
     int run_sz;             /* table.c: half-points for runs of a shrunk wide table, 0 = style's */
     long run_color;         /* colour of runs from a number format ([Red]): 0xRRGGBB + 1; 0 = style's */
@@ -103,8 +104,9 @@ long fo_docx_text_width(const fo_docx_ctx *c);
 long fo_docx_landscape_width(const fo_docx_ctx *c);
 /* Turns the pages from here on (a wide table's section) or back: a section
  * break paragraph ends the section so far, in its own orientation; the
- * body's last w:sectPr takes the orientation current at the end. Sets
- * c->text_width. No-op when nothing changes or with a template. */
+ * body's last w:sectPr takes the orientation current at the end (an empty
+ * body turns without a break). Sets c->text_width. No-op when nothing
+ * changes or with a template. */
 void fo_docx_orient(fo_docx_ctx *c, bool landscape);
 
 /* ---- table.c ------------------------------------------------------------------ */
