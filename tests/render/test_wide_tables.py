@@ -98,6 +98,16 @@ def test_pdf_never_splits_a_number(tmp_path, ncols):
     assert text.count("Northwest-0") == len(notes)
 
 
+def test_pdf_shrinks_before_turning(tmp_path):
+    """8 columns fit a portrait page once the text is smaller: no landscape
+    page, no groups, every number whole."""
+    out = render(tmp_path, 8, "pdf")
+    text, found = tokens(out)
+    assert not words(8) - found
+    assert all(w < h for w, h in pdf_pages(out))
+    assert "Columns " not in text
+
+
 def test_pdf_pages_look_right(tmp_path):
     """Render a landscape page as an image: wider than tall, with ink across
     most of its width (the table uses the turned page)."""
@@ -198,6 +208,20 @@ def test_pptx_column_groups_on_successive_slides(tmp_path, ncols):
     assert all(n.endswith(f"of {ncols} (key column repeated)") for n in notes[1:])
     # every column shown once besides the repeated key
     assert len(set(headers)) == ncols - 1
+
+
+def test_pptx_shrinks_before_splitting(tmp_path):
+    """12 columns fit a slide at a smaller size (9-12 pt): one group, no note."""
+    out = render(tmp_path, 12, "pptx")
+    found, notes, sizes = set(), [], set()
+    for texts, tables in slides(out):
+        notes += [t for t in texts if t.startswith("Columns ")]
+        for grid, rows, sz in tables:
+            assert len(grid) == 12
+            sizes |= sz
+            found |= {c for r in rows for c in r} | {w for r in rows for c in r for w in c.split()}
+    assert not notes and sizes and all(900 <= s < 1200 for s in sizes)
+    assert not words(12) - found
 
 
 # ---- LibreOffice's own layout: no number broken over two lines ------------------
