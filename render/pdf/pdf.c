@@ -225,9 +225,20 @@ static bool is_landscape(const fo_pdf *c, HPDF_Page page)
            fabs(HPDF_Page_GetWidth(page) - c->t->page.width) > 0.5; /* turned */
 }
 
-double fo_pdf_landscape_width(const fo_pdf *c)
+double fo_pdf_content_width(const fo_pdf *c, bool landscape)
 {
-    return c->t->page.height - c->t->page.margin_left - c->t->page.margin_right;
+    const fo_theme *t = c->t;
+    return (landscape ? t->page.height : t->page.width) - t->page.margin_left - t->page.margin_right;
+}
+
+/* Whether block i goes on landscape pages: a table that the rule turns
+ * decides for itself; headings right before it go with it. */
+static bool turned(fo_pdf *c, size_t i)
+{
+    const fo_doc *doc = c->doc;
+    size_t k = i;
+    while (k < doc->nblocks && doc->blocks[k].kind == FO_BLOCK_HEADING) k++;
+    return k > i && k < doc->nblocks && fo_pdf_table_turns(c, &doc->blocks[k]);
 }
 
 /* Sizes a page for the current orientation; dark themes paint it. */
@@ -492,7 +503,8 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
     fo_pdf_title_block(c);
     for (size_t i = 0; i < doc->nblocks && c->st == FO_OK; i++) {
         c->blk = &doc->blocks[i];
-        fo_pdf_orient(c, false); /* a wide table's landscape pages end with it */
+        if (c->blk->kind != FO_BLOCK_TABLE) /* a wide table's landscape pages end with it */
+            fo_pdf_orient(c, turned(c, i));
         render_block(c, c->blk);
     }
     c->blk = NULL; /* what follows is the document's, not a block's */

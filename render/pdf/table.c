@@ -308,7 +308,7 @@ static bool draw_groups(table *T, const fo_table_width *w, const fo_table_plan *
     fo_pdf *c = T->c;
     const fo_block *b = T->b;
     size_t n = b->u.table.ncols;
-    if (plan->landscape) fo_pdf_orient(c, true);
+    fo_pdf_orient(c, plan->landscape); /* either way: a heading may have turned the page */
     double row_h = T->lh + 2 * PAD_Y;
     for (size_t g = 0; g < plan->ngroups && c->st == FO_OK; g++) {
         T->ncols = fo_table_group_cols(ends, g, T->map);
@@ -327,63 +327,104 @@ static bool draw_groups(table *T, const fo_table_width *w, const fo_table_plan *
     return true;
 }
 
-void fo_pdf_table(fo_pdf *c, const fo_block *b)
+/* A table measured and planned (render/core/table.h), ready to draw. */
+typedef struct {
+    table T;
+    fo_table_width *w;
+    double *nat, *mn;     /* scratch for each group's widths */
+    size_t *ends;
+    fo_table_plan plan;
+} layout;
+
+static void layout_close(layout *L)
+{
+    table *T = &L->T;
+    if (T->cols)
+        for (size_t i = 0; i < T->b->u.table.ncols; i++) fo_numfmt_free(T->cols[i].fmt);
+    fo_free(T->cols);
+    fo_free(T->map);
+    fo_free(L->w);
+    fo_free(L->nat);
+    fo_free(L->mn);
+    fo_free(L->ends);
+    fo_free(T->colors);
+    fo_free(T->nlines);
+    fo_free(T->lst);
+    fo_free(T->lln);
+    fo_free(T->texts);
+    fo_free(T->htexts);
+    fo_free(T->lens);
+    fo_free(T->hlens);
+    fo_free(T->tmp);
+}
+
+/* Measures and plans table b: false (c->st set) when it cannot be drawn. */
+static bool layout_open(layout *L, fo_pdf *c, const fo_block *b)
 {
     const fo_theme *t = c->t;
     size_t n = b->u.table.ncols;
-    if (n == 0) return;
-    table T = {.c = c, .b = b, .ncols = n, .fr = fo_pdf_face(c, &t->body, FO_PDF_REGULAR),
-               .fb = fo_pdf_face(c, &t->body, FO_PDF_BOLD), .size = t->body_size * 0.9};
-    fo_table_width *w = fo_calloc(n, sizeof *w);
-    double *nat = fo_calloc(n, sizeof *nat), *mn = fo_calloc(n, sizeof *mn);
-    size_t *ends = fo_calloc(n, sizeof *ends);
-    T.cols = fo_calloc(n, sizeof *T.cols);
-    T.map = fo_calloc(n, sizeof *T.map);
-    T.colors = fo_malloc(n * sizeof *T.colors);
-    T.nlines = fo_malloc(n * sizeof *T.nlines);
-    T.lst = fo_malloc(n * MAX_CELL_LINES * sizeof *T.lst);
-    T.lln = fo_malloc(n * MAX_CELL_LINES * sizeof *T.lln);
-    T.texts = fo_malloc(n * sizeof *T.texts);
-    T.htexts = fo_malloc(n * sizeof *T.htexts);
-    T.lens = fo_malloc(n * sizeof *T.lens);
-    T.hlens = fo_malloc(n * sizeof *T.hlens);
-    T.tmp = fo_malloc(n * TMP);
-    if (!w || !nat || !mn || !ends || !T.cols || !T.map || !T.colors || !T.nlines || !T.lst ||
-        !T.lln || !T.texts || !T.htexts || !T.lens || !T.hlens || !T.tmp) {
+    memset(L, 0, sizeof *L);
+    table *T = &L->T;
+    *T = (table){.c = c, .b = b, .ncols = n, .fr = fo_pdf_face(c, &t->body, FO_PDF_REGULAR),
+                 .fb = fo_pdf_face(c, &t->body, FO_PDF_BOLD), .size = t->body_size * 0.9};
+    L->w = fo_calloc(n, sizeof *L->w);
+    L->nat = fo_calloc(n, sizeof *L->nat);
+    L->mn = fo_calloc(n, sizeof *L->mn);
+    L->ends = fo_calloc(n, sizeof *L->ends);
+    T->cols = fo_calloc(n, sizeof *T->cols);
+    T->map = fo_calloc(n, sizeof *T->map);
+    T->colors = fo_malloc(n * sizeof *T->colors);
+    T->nlines = fo_malloc(n * sizeof *T->nlines);
+    T->lst = fo_malloc(n * MAX_CELL_LINES * sizeof *T->lst);
+    T->lln = fo_malloc(n * MAX_CELL_LINES * sizeof *T->lln);
+    T->texts = fo_malloc(n * sizeof *T->texts);
+    T->htexts = fo_malloc(n * sizeof *T->htexts);
+    T->lens = fo_malloc(n * sizeof *T->lens);
+    T->hlens = fo_malloc(n * sizeof *T->hlens);
+    T->tmp = fo_malloc(n * TMP);
+    if (!L->w || !L->nat || !L->mn || !L->ends || !T->cols || !T->map || !T->colors || !T->nlines ||
+        !T->lst || !T->lln || !T->texts || !T->htexts || !T->lens || !T->hlens || !T->tmp) {
         fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
-        goto done;
+        return false;
     }
-    if (!T.fr || !T.fb) goto done;
-    columns(&T);
-    if (!measure(&T, w)) goto readerr;
+    if (!T->fr || !T->fb) return false;
+    columns(T);
+    if (!measure(T, L->w)) {
+        if (c->st == FO_OK) c->st = FO_ERR_INPUT;
+        return false;
+    }
     /* the one rule (render/core/table.h): smaller, landscape, column groups */
-    fo_table_plan plan;
-    for (size_t i = 0; i < n; i++) mn[i] = w[i].minimum;
-    fo_table_plan_fit(mn, n, 2 * PAD_X + 1, c->width, fo_pdf_landscape_width(c),
-                      T.size > MIN_SIZE ? MIN_SIZE / T.size : 1, &plan, ends);
-    for (size_t i = 0; i < n; i++) w[i].minimum = mn[i];
-    T.size *= plan.scale;
-    T.lh = T.size * 1.25;
-    if (!draw_groups(&T, w, &plan, ends, nat, mn)) goto readerr;
-    goto done;
-readerr:
-    if (c->st == FO_OK) c->st = FO_ERR_INPUT;
-done:
-    if (T.cols)
-        for (size_t i = 0; i < n; i++) fo_numfmt_free(T.cols[i].fmt);
-    fo_free(T.cols);
-    fo_free(T.map);
-    fo_free(w);
-    fo_free(nat);
-    fo_free(mn);
-    fo_free(ends);
-    fo_free(T.colors);
-    fo_free(T.nlines);
-    fo_free(T.lst);
-    fo_free(T.lln);
-    fo_free(T.texts);
-    fo_free(T.htexts);
-    fo_free(T.lens);
-    fo_free(T.hlens);
-    fo_free(T.tmp);
+    for (size_t i = 0; i < n; i++) L->mn[i] = L->w[i].minimum;
+    fo_table_plan_fit(L->mn, n, 2 * PAD_X + 1, fo_pdf_content_width(c, false),
+                      fo_pdf_content_width(c, true), T->size > MIN_SIZE ? MIN_SIZE / T->size : 1,
+                      &L->plan, L->ends);
+    for (size_t i = 0; i < n; i++) L->w[i].minimum = L->mn[i];
+    T->size *= L->plan.scale;
+    T->lh = T->size * 1.25;
+    return true;
+}
+
+bool fo_pdf_table_turns(fo_pdf *c, const fo_block *b)
+{
+    if (b->kind != FO_BLOCK_TABLE || b->u.table.ncols == 0 || c->st != FO_OK) return false;
+    fo_diags scratch, *d = c->d; /* the table itself reports what goes wrong */
+    fo_diags_init(&scratch);
+    c->d = &scratch;
+    layout L;
+    bool turns = layout_open(&L, c, b) && L.plan.landscape;
+    layout_close(&L);
+    c->d = d;
+    c->st = FO_OK;
+    fo_diags_free(&scratch);
+    return turns;
+}
+
+void fo_pdf_table(fo_pdf *c, const fo_block *b)
+{
+    if (b->u.table.ncols == 0) return;
+    layout L;
+    if (layout_open(&L, c, b) && !draw_groups(&L.T, L.w, &L.plan, L.ends, L.nat, L.mn) &&
+        c->st == FO_OK)
+        c->st = FO_ERR_INPUT;
+    layout_close(&L);
 }

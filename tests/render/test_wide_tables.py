@@ -41,7 +41,8 @@ def spec(ncols, nrows=12):
              "columns": [c["name"] if c["type"] == "text" else {"field": c["name"], "format": "#,##0.00"} for c in cols],
              "totals": {"Revenue 1": "sum"}}
     return {"folio": 1, "title": f"Wide {ncols}", "data": {"wide": {"columns": cols, "rows": rows}},
-            "blocks": [{"type": "paragraph", "text": "Before the table."}, table,
+            "blocks": [{"type": "paragraph", "text": "Before the table."},
+                       {"type": "heading", "text": "Revenue by region", "level": 2}, table,
                        {"type": "paragraph", "text": "After the table."}]}
 
 
@@ -90,6 +91,10 @@ def test_pdf_never_splits_a_number(tmp_path, ncols):
     pages = pdf_pages(out)
     assert pages[0][0] < pages[0][1] and pages[-1][0] < pages[-1][1]
     assert all(w > h for w, h in pages[1:-1]) and len(pages) >= 3
+    # the heading right before the table goes with it, not left behind
+    second = subprocess.run(["pdftotext", "-f", "2", "-l", "2", str(out), "-"], capture_output=True,
+                            text=True, check=True).stdout
+    assert second.lstrip().startswith("Revenue by region")
     # column groups, each repeating the key column, under a note
     notes = re.findall(r"Columns (\d+)–(\d+) of (\d+)( \(key column repeated\))?", text)
     assert len(notes) >= 2 and int(notes[-1][1]) == ncols and all(int(n[2]) == ncols for n in notes)
@@ -143,6 +148,9 @@ def test_docx_landscape_section_and_groups(tmp_path, ncols):
     breaks = [i for i, el in enumerate(body) if el.find(f"{{{W}}}pPr/{{{W}}}sectPr") is not None]
     tables = [i for i, el in enumerate(body) if el.tag == f"{{{W}}}tbl"]
     assert len(breaks) == 2 and all(breaks[0] < t < breaks[1] for t in tables)
+    # the heading right before the table is in its section
+    heading = [i for i, el in enumerate(body) if "".join(el.itertext()) == "Revenue by region"]
+    assert len(heading) == 1 and breaks[0] < heading[0] < tables[0]
     assert len(d.tables) >= 2
     seen = set()
     for t in d.tables:
