@@ -277,6 +277,16 @@ void fo_docx_orient(fo_docx_ctx *c, bool landscape)
     c->text_width = landscape ? fo_docx_landscape_width(c) : fo_docx_text_width(c);
 }
 
+/* Whether block i goes in a landscape section: a table that the rule turns
+ * decides for itself; headings right before it go with it. */
+static bool turned(fo_docx_ctx *c, size_t i)
+{
+    const fo_doc *doc = c->doc;
+    size_t k = i;
+    while (k < doc->nblocks && doc->blocks[k].kind == FO_BLOCK_HEADING) k++;
+    return k > i && k < doc->nblocks && fo_docx_table_turns(c, &doc->blocks[k]);
+}
+
 /* ---- the part --------------------------------------------------------------------- */
 
 void fo_docx_document_write(fo_docx_ctx *c)
@@ -290,7 +300,7 @@ void fo_docx_document_write(fo_docx_ctx *c)
     const fo_doc *doc = c->doc;
     c->body_empty = !doc->title && !doc->subtitle && !doc->author && !doc->date;
     for (size_t i = 0; i < doc->nblocks && fo_docx_ok(c); i++) {
-        if (doc->blocks[i].kind != FO_BLOCK_TABLE) fo_docx_orient(c, false); /* a table decides */
+        if (doc->blocks[i].kind != FO_BLOCK_TABLE) fo_docx_orient(c, turned(c, i)); /* a table decides */
         block(c, &doc->blocks[i], i);
         c->body_empty = false;
     }

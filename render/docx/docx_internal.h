@@ -111,6 +111,9 @@ void fo_docx_orient(fo_docx_ctx *c, bool landscape);
 
 /* ---- table.c ------------------------------------------------------------------ */
 void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b);
+/* True when table b gets a landscape section (render/core/table.h): the
+ * headings right before it go in that section. Reports nothing. */
+bool fo_docx_table_turns(fo_docx_ctx *c, const fo_block *b);
 void fo_docx_metrics_write(fo_docx_ctx *c, const fo_block *b);
 /* Caption paragraph "Table N: text" / "Figure N: text" with a SEQ field. */
 void fo_docx_caption(fo_docx_ctx *c, const char *label, unsigned n, const char *markup);

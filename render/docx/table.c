@@ -157,7 +157,7 @@ static bool measure(fo_docx_ctx *c, const fo_block *b, tcol *tc)
 }
 
 /* Plans the table (render/core/table.h) at the page's and a turned page's
- * text width; sets c->run_sz when the text is set smaller. */
+ * text width. */
 static void plan(fo_docx_ctx *c, const fo_block *b, tcol *tc, fo_table_plan *p, size_t *ends)
 {
     size_t nc = b->u.table.ncols;
@@ -170,7 +170,6 @@ static void plan(fo_docx_ctx *c, const fo_block *b, tcol *tc, fo_table_plan *p, 
                       p, ends);
     for (size_t j = 0; j < nc; j++) tc[j].w.minimum = mn[j];
     fo_free(mn);
-    c->run_sz = p->scale < 1 ? (int)floor(size * p->scale * 2) : 0;
 }
 
 /* The widths of one group's columns (cols[0..k)), in twips summing to the
@@ -319,15 +318,15 @@ static void group_note(fo_docx_ctx *c, const char *text)
     fo_xml_close(x);
 }
 
-void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b)
+/* The columns of table b, measured and planned; NULL (failure recorded in
+ * c) when it cannot be written. */
+static tcol *prepare(fo_docx_ctx *c, const fo_block *b, fo_table_plan *p, size_t *ends)
 {
     size_t nc = b->u.table.ncols;
-    if (nc == 0) return;
     tcol *tc = fo_calloc(nc, sizeof *tc);
-    size_t *ends = fo_calloc(nc, sizeof *ends), *cols = fo_calloc(nc, sizeof *cols);
-    if (!tc || !ends || !cols) {
+    if (!tc) {
         fo_docx_fail(c, b, FO_ERR_NOMEM, "out of memory");
-        goto done;
+        return NULL;
     }
     for (size_t j = 0; j < nc; j++) {
         const fo_table_col *col = &b->u.table.cols[j];
@@ -337,11 +336,44 @@ void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b)
     }
     if (!measure(c, b, tc)) {
         fo_docx_fail(c, b, FO_ERR_INPUT, "cannot read the table's data");
-        goto done;
+        for (size_t j = 0; j < nc; j++) fo_numfmt_free(tc[j].fmt);
+        fo_free(tc);
+        return NULL;
     }
+    plan(c, b, tc, p, ends);
+    return tc;
+}
+
+bool fo_docx_table_turns(fo_docx_ctx *c, const fo_block *b)
+{
+    size_t nc = b->kind == FO_BLOCK_TABLE ? b->u.table.ncols : 0;
+    size_t *ends = nc && !c->tpl ? fo_calloc(nc, sizeof *ends) : NULL;
+    if (!ends) return false;
+    fo_diags scratch, *d = c->d; /* the table itself reports what goes wrong */
+    fo_diags_init(&scratch);
+    c->d = &scratch;
+    fo_status err = c->err;
+    fo_table_plan p = {1, false, 1};
+    tcol *tc = prepare(c, b, &p, ends);
+    for (size_t j = 0; tc && j < nc; j++) fo_numfmt_free(tc[j].fmt);
+    fo_free(tc);
+    fo_free(ends);
+    c->d = d;
+    c->err = err;
+    fo_diags_free(&scratch);
+    return p.landscape;
+}
+
+void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b)
+{
+    size_t nc = b->u.table.ncols;
+    if (nc == 0) return;
     fo_table_plan p;
-    plan(c, b, tc, &p, ends);
-    fo_docx_orient(c, p.landscape);
+    size_t *ends = fo_calloc(nc, sizeof *ends), *cols = fo_calloc(nc, sizeof *cols);
+    tcol *tc = ends && cols ? prepare(c, b, &p, ends) : NULL;
+    if (!ends || !cols) fo_docx_fail(c, b, FO_ERR_NOMEM, "out of memory");
+    if (!tc) goto done;
+    fo_docx_orient(c, p.landscape); /* either way: a heading may have turned the section */
     if (b->u.table.caption) fo_docx_caption(c, "Table", ++c->ntables, b->u.table.caption);
     for (size_t g = 0; g < p.ngroups && fo_docx_ok(c); g++) {
         size_t k = fo_table_group_cols(ends, g, cols);
@@ -351,9 +383,11 @@ void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b)
             group_note(c, note);
         }
         group_widths(c, tc, cols, k, p.scale);
+        /* runs of a table set smaller, in half-points (rounded down) */
+        c->run_sz = p.scale < 1 ? (int)floor(c->t->body_size * 0.9 * p.scale * 2) : 0;
         write_group(c, b, tc, cols, k);
+        c->run_sz = 0;
     }
-    c->run_sz = 0;
 done:
     for (size_t j = 0; tc && j < nc; j++) fo_numfmt_free(tc[j].fmt);
     fo_free(tc);

@@ -149,7 +149,8 @@ def test_docx_landscape_section_and_groups(tmp_path, ncols):
     tables = [i for i, el in enumerate(body) if el.tag == f"{{{W}}}tbl"]
     assert len(breaks) == 2 and all(breaks[0] < t < breaks[1] for t in tables)
     # the heading right before the table is in its section
-    heading = [i for i, el in enumerate(body) if "".join(el.itertext()) == "Revenue by region"]
+    heading = [i for i, el in enumerate(body)
+               if el.tag == f"{{{W}}}p" and "Revenue by region" in "".join(t.text or "" for t in el.iter(f"{{{W}}}t"))]
     assert len(heading) == 1 and breaks[0] < heading[0] < tables[0]
     assert len(d.tables) >= 2
     seen = set()
@@ -161,6 +162,10 @@ def test_docx_landscape_section_and_groups(tmp_path, ncols):
             seen |= {c.text for c in r.cells}
             seen |= {w for c in r.cells for w in c.text.split()}
     assert not words(ncols) - seen
+    # the text is 7 pt in the table only: caption and notes keep their style
+    for p in d.paragraphs:
+        if p.text.startswith(("Columns ", "Table ")):
+            assert all(r.font.size is None for r in p.runs)
     notes = [p.text for p in d.paragraphs if p.text.startswith("Columns ")]
     assert len(notes) == len(d.tables) and notes[0].startswith("Columns 1–")
     assert all(n.endswith(f"of {ncols} (key column repeated)") for n in notes[1:])
