@@ -287,9 +287,20 @@ static void add_row(tbl *tb, char **header, char **cells, unsigned right, bool b
     fo_pptx *p = tb->p;
     double h = row_height(tb, cells, bold);
     if (tb->nchunk && p->y + tb->header_h + tb->chunk_h + h > p->g.body_bottom) {
+        /* a totals row never goes alone to a "(cont.)" slide: the last
+         * body row goes with it */
+        trow carried = {0};
+        if (total && tb->nchunk > 1) {
+            carried = tb->chunk[--tb->nchunk];
+            tb->chunk_h -= carried.h;
+        }
         emit(tb, header, SIZE_MAX);
         fo_pptx_slide_end(p);
         fo_pptx_open_flow_slide(p);
+        if (carried.cells) { /* capchunk > 0: it held this row */
+            tb->chunk[tb->nchunk++] = carried;
+            tb->chunk_h += carried.h;
+        }
     }
     if (tb->nchunk == tb->capchunk) {
         size_t cap = tb->capchunk ? tb->capchunk * 2 : 32;
@@ -305,7 +316,6 @@ static void add_row(tbl *tb, char **header, char **cells, unsigned right, bool b
     }
     tb->chunk[tb->nchunk++] = (trow){cells, right, h};
     tb->chunk_h += h;
-    (void)total;
 }
 
 /* A body or totals row's cells: ncols strings, followed in the same block

@@ -213,6 +213,7 @@ def test_pptx_column_groups_on_successive_slides(tmp_path, ncols):
             assert sizes and min(sizes) >= 900  # never below 9 pt
             assert sum(grid) <= 12192000  # within a 16:9 slide
             assert rows[0][0] == "Region"  # the key column on every slide
+            assert rows[-1][0] != "Total" or len(rows) > 2  # a totals row never alone on a slide
             headers += rows[0][1:]
             for r in rows:
                 found |= set(r) | {w for c in r for w in c.split()}
