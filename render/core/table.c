@@ -60,3 +60,97 @@ void fo_table_fit(const double *natural, const double *minimum, size_t n, double
         else out[i] = minimum[i] + (want > 0 ? (width - mins) * extra / want : 0);
     }
 }
+
+/* ---- column widths ------------------------------------------------------------ */
+
+void fo_table_width_add(fo_table_width *w, fo_table_measure m, void *ctx, bool bold, bool whole,
+                        const char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) { /* lines: natural; words (or the whole line): minimum */
+        size_t e = i;
+        while (e < n && s[e] != '\n') e++;
+        double lw = m(ctx, bold, s + i, e - i);
+        if (lw > w->natural) w->natural = lw;
+        if (whole && lw > w->minimum) w->minimum = lw;
+        for (size_t k = i; !whole && k < e;) {
+            size_t q = k;
+            while (q < e && s[q] != ' ') q++;
+            double ww = q > k ? m(ctx, bold, s + k, q - k) : 0;
+            if (ww > w->minimum) w->minimum = ww;
+            k = q + 1;
+        }
+        i = e + 1;
+    }
+}
+
+/* Total width of columns [a, b) at scale s, with the key column when key. */
+static double span(const double *minimum, size_t a, size_t b, bool key, double pad, double s)
+{
+    double w = key ? minimum[0] * s + pad : 0;
+    for (size_t j = a; j < b; j++) w += minimum[j] * s + pad;
+    return w;
+}
+
+/* The scale at which [0, n) fits width, or 0 below min_scale. */
+static double fit_scale(const double *minimum, size_t n, double pad, double width, double min_scale)
+{
+    double words = span(minimum, 0, n, false, 0, 1), pads = pad * (double)n;
+    if (words + pads <= width) return 1;
+    double s = words > 0 ? (width - pads) / words : 0;
+    return s >= min_scale ? s : 0;
+}
+
+/* Column groups filled left to right in width, at most cap columns besides
+ * the key in each; every group takes at least one. Returns their number. */
+static size_t greedy(const double *minimum, size_t n, double pad, double s, double width,
+                     size_t cap, size_t *ends)
+{
+    size_t g = 0;
+    for (size_t a = 0; a < n; g++) {
+        size_t b = a + 1, lim = g ? a + cap : 1 + cap;
+        while (b < n && b < lim && span(minimum, a, b + 1, g > 0, pad, s) <= width) b++;
+        ends[g] = b;
+        a = b;
+    }
+    return g;
+}
+
+void fo_table_plan_fit(double *minimum, size_t n, double pad, double width, double wide,
+                       double min_scale, fo_table_plan *p, size_t *ends)
+{
+    double widest = wide > width ? wide : width;
+    for (size_t j = 0; j < n; j++)
+        if (minimum[j] * min_scale + pad > widest / 3) minimum[j] = (widest / 3 - pad) / min_scale;
+    *p = (fo_table_plan){1, false, 1};
+    if (n) ends[0] = n;
+    double s = fit_scale(minimum, n, pad, width, min_scale);
+    if (s > 0) { p->scale = s; return; }
+    p->landscape = wide > width;
+    s = p->landscape ? fit_scale(minimum, n, pad, wide, min_scale) : 0;
+    if (s > 0) { p->scale = s; return; }
+    p->scale = min_scale;
+    size_t most = greedy(minimum, n, pad, min_scale, widest, n, ends);
+    /* the same number of groups with as even a share of columns as fits:
+     * 30 columns as 10 + 10 + 10, not 14 + 13 + 3 */
+    size_t cap = most > 1 ? (n - 1 + most - 1) / most : n;
+    for (; cap < n && most > 1; cap++)
+        if (greedy(minimum, n, pad, min_scale, widest, cap, ends) == most) break;
+    if (cap >= n || most <= 1) greedy(minimum, n, pad, min_scale, widest, n, ends);
+    p->ngroups = most;
+}
+
+size_t fo_table_group_cols(const size_t *ends, size_t g, size_t *cols)
+{
+    size_t k = 0, a = g ? ends[g - 1] : 0;
+    if (g) cols[k++] = 0;
+    for (size_t j = a; j < ends[g]; j++) cols[k++] = j;
+    return k;
+}
+
+size_t fo_table_group_note(const size_t *ends, size_t g, size_t n, char *buf, size_t cap)
+{
+    size_t a = g ? ends[g - 1] : 0;
+    int k = snprintf(buf, cap, "Columns %zu\u2013%zu of %zu%s", a + 1, ends[g], n,
+                     g ? " (key column repeated)" : "");
+    return k < 0 ? 0 : (size_t)k < cap ? (size_t)k : cap ? cap - 1 : 0;
+}

@@ -48,4 +48,53 @@ size_t fo_table_total_text(const fo_table_acc *a, fo_total k, size_t j, const fo
  * out[0..n), which may be natural itself. */
 void fo_table_fit(const double *natural, const double *minimum, size_t n, double width, double *out);
 
+/* ---- column widths: one rule for every writer -------------------------------
+ *
+ * A column's natural width is its widest cell's whole text, header
+ * included; its minimum is its widest unbreakable piece: a number or date
+ * whole (1,234,567.89 never splits), a text its longest space-separated
+ * word. Every writer measures with the shaped widths of the font it sets
+ * the table in (PDF: the glyphs it embeds; docx, pptx: render/core/text.h),
+ * in any unit, without cell margins. */
+typedef double (*fo_table_measure)(void *ctx, bool bold, const char *s, size_t n);
+
+typedef struct {
+    double natural, minimum;
+} fo_table_width;
+
+/* Widens w for one cell's text s (bold: a header or totals cell; whole: a
+ * number or date, which never breaks). */
+void fo_table_width_add(fo_table_width *w, fo_table_measure m, void *ctx, bool bold, bool whole,
+                        const char *s, size_t n);
+
+/* How a table too wide for its page is set, decided once (fo_table_plan_fit). */
+typedef struct {
+    double scale;      /* of the writer's table text size: 1, or less when shrunk */
+    bool landscape;    /* on landscape pages (a section of its own) */
+    size_t ngroups;    /* column groups: 1 = the whole table at once */
+} fo_table_plan;
+
+/* The rule for wide tables, in order, with minimum[0..n) measured at the
+ * writer's size (scale 1) and pad the fixed margins of one column:
+ *   1. the size stays when every minimum fits width side by side;
+ *   2. else the text shrinks, down to min_scale of the size;
+ *   3. else, when wide > width (the landscape text width; 0: none), 1-2
+ *      again on landscape pages;
+ *   4. else the columns split into groups set at min_scale in the widest
+ *      width, filled left to right, each repeating the key column 0.
+ * A word wider than a third of the widest width may break (so one long
+ * text cannot push every other column out): minimum[] is clamped to it in
+ * place. ends[0..n) receives one past each group's last column: group g
+ * is columns [g ? ends[g-1] : 0, ends[g]), plus column 0 when g > 0. */
+void fo_table_plan_fit(double *minimum, size_t n, double pad, double width, double wide,
+                       double min_scale, fo_table_plan *p, size_t *ends);
+
+/* The columns of group g (ends from fo_table_plan_fit) into cols, which
+ * holds n entries; returns how many. */
+size_t fo_table_group_cols(const size_t *ends, size_t g, size_t *cols);
+
+/* The note over a column group: "Columns 1–12 of 34", and " (key column
+ * repeated)" after the first group. Writes into buf, returns the length. */
+size_t fo_table_group_note(const size_t *ends, size_t g, size_t n, char *buf, size_t cap);
+
 #endif

@@ -216,7 +216,9 @@ static void block(fo_docx_ctx *c, const fo_block *b, size_t index)
 
 static long twips(double pt) { return lround(pt * 20.0); }
 
-static void section(fo_docx_ctx *c)
+/* A w:sectPr: the template's, or the theme's page (turned on its side when
+ * turned), with the header and footer. */
+static void section(fo_docx_ctx *c, bool turned)
 {
     const fo_theme *t = c->t;
     fo_xml *x = c->x;
@@ -227,9 +229,9 @@ static void section(fo_docx_ctx *c)
     if (c->footer_rid[0])
         fo_xml_leaf(x, "w:footerReference", "w:type", "default", "r:id", c->footer_rid, NULL);
     fo_xml_open(x, "w:pgSz", NULL);
-    fo_xml_attr_int(x, "w:w", twips(t->page.width));
-    fo_xml_attr_int(x, "w:h", twips(t->page.height));
-    if (t->page.landscape) fo_xml_attr(x, "w:orient", "landscape");
+    fo_xml_attr_int(x, "w:w", twips(turned ? t->page.height : t->page.width));
+    fo_xml_attr_int(x, "w:h", twips(turned ? t->page.width : t->page.height));
+    if (t->page.landscape != turned) fo_xml_attr(x, "w:orient", "landscape");
     fo_xml_close(x);
     long top = twips(t->page.margin_top), bottom = twips(t->page.margin_bottom);
     fo_xml_open(x, "w:pgMar", NULL);
@@ -253,6 +255,38 @@ long fo_docx_text_width(const fo_docx_ctx *c)
     return w < 1440 ? 1440 : w;
 }
 
+long fo_docx_landscape_width(const fo_docx_ctx *c)
+{
+    if (c->tpl) return 0;
+    long w = twips(c->t->page.height - c->t->page.margin_left - c->t->page.margin_right);
+    return w < 1440 ? 1440 : w;
+}
+
+void fo_docx_orient(fo_docx_ctx *c, bool landscape)
+{
+    if (c->landscape == landscape || c->tpl) return;
+    fo_xml *x = c->x;
+    if (!c->body_empty) {
+        fo_xml_open(x, "w:p", NULL);
+        fo_xml_open(x, "w:pPr", NULL);
+        section(c, c->landscape); /* ends the section so far */
+        fo_xml_close(x);
+        fo_xml_close(x);
+    }
+    c->landscape = landscape;
+    c->text_width = landscape ? fo_docx_landscape_width(c) : fo_docx_text_width(c);
+}
+
+/* Whether block i goes in a landscape section: a table that the rule turns
+ * decides for itself; headings right before it go with it. */
+static bool turned(fo_docx_ctx *c, size_t i)
+{
+    const fo_doc *doc = c->doc;
+    size_t k = i;
+    while (k < doc->nblocks && doc->blocks[k].kind == FO_BLOCK_HEADING) k++;
+    return k > i && k < doc->nblocks && fo_docx_table_turns(c, &doc->blocks[k]);
+}
+
 /* ---- the part --------------------------------------------------------------------- */
 
 void fo_docx_document_write(fo_docx_ctx *c)
@@ -263,9 +297,14 @@ void fo_docx_document_write(fo_docx_ctx *c)
                 "xmlns:a", FO_NS_A, "xmlns:pic", FO_NS_PIC, NULL);
     fo_xml_open(x, "w:body", NULL);
     title_block(c);
-    for (size_t i = 0; i < c->doc->nblocks && fo_docx_ok(c); i++)
-        block(c, &c->doc->blocks[i], i);
-    section(c);
+    const fo_doc *doc = c->doc;
+    c->body_empty = !doc->title && !doc->subtitle && !doc->author && !doc->date;
+    for (size_t i = 0; i < doc->nblocks && fo_docx_ok(c); i++) {
+        if (doc->blocks[i].kind != FO_BLOCK_TABLE) fo_docx_orient(c, turned(c, i)); /* a table decides */
+        block(c, &doc->blocks[i], i);
+        c->body_empty = false;
+    }
+    section(c, c->landscape);
     fo_xml_close(x); /* w:body */
     fo_xml_close(x); /* w:document */
 }

@@ -57,7 +57,9 @@ typedef struct {
     unsigned ncharts;       /* word/charts/chartN.xml */
     unsigned ntables, nfigures; /* caption numbers */
     unsigned bookmark;      /* last w:bookmarkStart id */
-    long text_width;        /* twips between the margins */
+    long text_width;        /* twips between the margins (of a turned page when landscape) */
+    bool landscape;         /* the section being written is turned (a wide table's) */
+    bool body_empty;        /* nothing in the body yet: a turn needs no section break */
     bool keep_cells;        /* table.c: cell paragraphs keep with the next row */
     int run_sz;             /* table.c: half-points for runs of a shrunk wide table, 0 = style's */
     long run_color;         /* colour of runs from a number format ([Red]): 0xRRGGBB + 1; 0 = style's */
@@ -97,9 +99,21 @@ void fo_docx_field(fo_docx_ctx *c, const char *instr, const char *result);
 void fo_docx_document_write(fo_docx_ctx *c);
 /* Twips between the margins (the template's page when it gives one). */
 long fo_docx_text_width(const fo_docx_ctx *c);
+/* Twips between the margins of the theme's page turned on its side, or 0
+ * with a template (whose page setup is copied, never turned). */
+long fo_docx_landscape_width(const fo_docx_ctx *c);
+/* Turns the pages from here on (a wide table's section) or back: a section
+ * break paragraph ends the section so far, in its own orientation; the
+ * body's last w:sectPr takes the orientation current at the end (an empty
+ * body turns without a break). Sets c->text_width. No-op when nothing
+ * changes or with a template. */
+void fo_docx_orient(fo_docx_ctx *c, bool landscape);
 
 /* ---- table.c ------------------------------------------------------------------ */
 void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b);
+/* True when table b gets a landscape section (render/core/table.h): the
+ * headings right before it go in that section. Reports nothing. */
+bool fo_docx_table_turns(fo_docx_ctx *c, const fo_block *b);
 void fo_docx_metrics_write(fo_docx_ctx *c, const fo_block *b);
 /* Caption paragraph "Table N: text" / "Figure N: text" with a SEQ field. */
 void fo_docx_caption(fo_docx_ctx *c, const char *label, unsigned n, const char *markup);

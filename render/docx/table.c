@@ -3,9 +3,12 @@
  * and right-aligned, bold totals row, caption), and metrics (KPI figures).
  *
  * Memory stays constant in the number of rows: column widths come from the
- * header and a sample of the first rows (a separate pass over fo_rows), then
- * rows are written to the document as they are read. Totals are accumulated
- * during the writing pass. */
+ * header and a sample of the first rows (a separate pass over fo_rows, which
+ * with totals reads every row to compute and measure them), then rows are
+ * written to the document as they are read. A table too wide for the page
+ * follows render/core/table.h: smaller text down to MIN_SIZE, then a
+ * landscape section of its own, then column groups repeating the first
+ * column, each a Word table under a note. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,13 +28,14 @@
  * tables break between rows, the header row repeated on each page. */
 #define KEEP_ROWS 16
 #define CELL_BUF 128
+#define MIN_SIZE 7.0       /* pt: a wide table's text is set no smaller (docs/spec.md) */
+#define CELL_PAD 11.0      /* pt: FolioTable's cell margins (2 x 85 + 30 twips) and 1 pt to spare */
 
 typedef struct {
     fo_numfmt *fmt;        /* column format, or NULL (General fallback below) */
     fo_table_acc acc;      /* totals (render/core/table.h) */
-    double chars;          /* widest text seen, in character units (0.55 em) */
-    double word;           /* longest word seen (numbers: whole cell), likewise */
-    long width;            /* twips */
+    fo_table_width w;      /* natural and minimum width at the table size, pt */
+    long width;            /* twips, in the group being written */
     bool right;            /* numbers: right-aligned */
 } tcol;
 
@@ -108,100 +112,89 @@ static void row_open(fo_docx_ctx *c, bool header)
 
 /* ---- the table -------------------------------------------------------------------- */
 
-/* Width of s in character units: measured in the table font (as the PDF
- * writer measures its tables), 1 unit = 0.55 em, the width the layout below
- * was tuned with. */
-#define CHAR_EM 0.55
-static double text_units(const fo_font *f, bool bold, const char *s, size_t n)
+/* Widths measured with the engine's shaped text widths in the table font
+ * (fo_table_measure; ctx: the theme), in pt at the table size. */
+static double measure_text(void *ctx, bool bold, const char *s, size_t n)
 {
-    return fo_text_width(bold ? f->bold : f->regular, 1.0, s, n) / CHAR_EM;
+    const fo_theme *t = ctx;
+    return fo_text_width(bold ? t->body.bold : t->body.regular, t->body_size * 0.9, s, n);
 }
 
-/* Longest space-separated word of s, in character units. */
-static double longest_word(const fo_font *f, bool bold, const char *s, size_t n)
-{
-    double best = 0;
-    for (size_t i = 0; i < n;) {
-        size_t k = i;
-        while (k < n && s[k] != ' ' && s[k] != '\n') k++;
-        double w = text_units(f, bold, s + i, k - i);
-        if (w > best) best = w;
-        i = k + 1;
-    }
-    return best;
-}
-
-/* Column widths from the header and the first rows, in characters:
- * natural = the widest text (4..40), minimum = the longest word, so words
- * are not broken mid-way while the page has room for every column's
- * longest word. Columns start at their minimum and share the rest in
- * proportion to what they still want; then scale to the text width. */
-static void measure(fo_docx_ctx *c, const fo_block *b, tcol *tc)
+/* Natural and minimum widths from the header and the first rows (with
+ * totals: every row is read, the totals computed and measured too). */
+static bool measure(fo_docx_ctx *c, const fo_block *b, tcol *tc)
 {
     size_t nc = b->u.table.ncols;
+    void *t = (void *)c->t;
     for (size_t j = 0; j < nc; j++) {
         const char *title = b->u.table.cols[j].title;
-        tc[j].chars = text_units(&c->t->body, true, title, strlen(title));
-        tc[j].word = longest_word(&c->t->body, true, title, strlen(title));
+        fo_table_width_add(&tc[j].w, measure_text, t, true, false, title, strlen(title));
     }
     fo_rows *rows = NULL;
-    if (fo_rows_open(b->u.table.data, &rows, c->d) == FO_OK) {
-        const fo_value *row;
-        char buf[CELL_BUF];
-        for (size_t r = 0; r < WIDTH_SAMPLE && fo_rows_next(rows, &row, c->d) == 1; r++)
-            for (size_t j = 0; j < nc; j++) {
-                size_t n;
-                bool numeric;
-                const char *url;
-                const char *s = cell_text(&row[b->u.table.cols[j].field], tc[j].fmt, buf, &n,
-                                          &numeric, &url);
-                double k = text_units(&c->t->body, false, s, n);
-                if (k > tc[j].chars) tc[j].chars = k;
-                double w = tc[j].right ? k : longest_word(&c->t->body, false, s, n);
-                if (w > tc[j].word) tc[j].word = w;
-            }
-        fo_rows_close(rows);
+    if (fo_rows_open(b->u.table.data, &rows, c->d) != FO_OK) return false;
+    const fo_value *row;
+    char buf[CELL_BUF];
+    bool totals = b->u.table.has_totals;
+    int rc = 0;
+    for (size_t r = 0; (r < WIDTH_SAMPLE || totals) && (rc = fo_rows_next(rows, &row, c->d)) == 1; r++)
+        for (size_t j = 0; j < nc; j++) {
+            const fo_value *v = &row[b->u.table.cols[j].field];
+            if (totals) fo_table_acc_add(&tc[j].acc, v);
+            if (r >= WIDTH_SAMPLE) continue;
+            size_t n;
+            bool numeric;
+            const char *url;
+            const char *s = cell_text(v, tc[j].fmt, buf, &n, &numeric, &url);
+            fo_table_width_add(&tc[j].w, measure_text, t, false, numeric || tc[j].right, s, n);
+        }
+    fo_rows_close(rows);
+    for (size_t j = 0; j < nc && totals && rc == 0; j++) {
+        size_t n = fo_table_total_text(&tc[j].acc, b->u.table.cols[j].total, j, tc[j].fmt, buf,
+                                       sizeof buf, NULL);
+        fo_table_width_add(&tc[j].w, measure_text, t, true, true, buf, n < CELL_BUF ? n : CELL_BUF - 1);
     }
-    /* Widths in character units of the table text plus the FolioTable
-     * style's cell margins, which are fixed in twips and do not shrink with
-     * the text. */
-    const double margin_tw = 2 * 85 + 30;
+    return rc >= 0;
+}
+
+/* Plans the table (render/core/table.h) at the page's and a turned page's
+ * text width. */
+static void plan(fo_docx_ctx *c, const fo_block *b, tcol *tc, fo_table_plan *p, size_t *ends)
+{
+    size_t nc = b->u.table.ncols;
     double size = c->t->body_size * 0.9;
-    double min_sum = 0;
-    double *nat = fo_calloc(nc ? nc : 1, sizeof *nat), *mn = fo_calloc(nc ? nc : 1, sizeof *mn);
+    double *mn = fo_calloc(nc, sizeof *mn);
+    if (!mn) { *p = (fo_table_plan){1, false, 1}; ends[0] = nc; return; }
+    for (size_t j = 0; j < nc; j++) mn[j] = tc[j].w.minimum;
+    fo_table_plan_fit(mn, nc, CELL_PAD, fo_docx_text_width(c) / 20.0,
+                      fo_docx_landscape_width(c) / 20.0, size > MIN_SIZE ? MIN_SIZE / size : 1,
+                      p, ends);
+    for (size_t j = 0; j < nc; j++) tc[j].w.minimum = mn[j];
+    fo_free(mn);
+}
+
+/* The widths of one group's columns (cols[0..k)), in twips summing to the
+ * text width: natural and minimum at the planned scale plus the margins. */
+static void group_widths(fo_docx_ctx *c, tcol *tc, const size_t *cols, size_t k, double scale)
+{
+    double *nat = fo_calloc(k, sizeof *nat), *mn = fo_calloc(k, sizeof *mn);
     if (!nat || !mn) { fo_free(nat); fo_free(mn); return; }
-    for (size_t j = 0; j < nc; j++) {
-        double k = tc[j].chars < 4 ? 4 : tc[j].chars > 40 ? 40 : tc[j].chars;
-        double w = tc[j].word > 24 ? 24 : tc[j].word;
-        nat[j] = k + 2;
-        mn[j] = (w < k ? w : k) + 2;
-        min_sum += mn[j];
+    for (size_t i = 0; i < k; i++) {
+        nat[i] = tc[cols[i]].w.natural * scale + CELL_PAD;
+        mn[i] = tc[cols[i]].w.minimum * scale + CELL_PAD;
     }
-    double text_tw = (double)c->text_width - margin_tw * (double)nc;
-    /* longest words that cannot sit side by side: set the table smaller
-     * (down to 6 pt) rather than break words */
-    c->run_sz = 0;
-    if (min_sum * size * CHAR_EM * 20 > text_tw && text_tw > 0) {
-        size = text_tw / (min_sum * CHAR_EM * 20);
-        if (size < 6) size = 6;
-        c->run_sz = (int)(size * 2);
-    }
-    double avail = text_tw / (size * CHAR_EM * 20), total = 0;
-    fo_table_fit(nat, mn, nc, avail, nat); /* in characters, in place */
-    for (size_t j = 0; j < nc; j++) {
-        nat[j] = nat[j] * size * CHAR_EM * 20 + margin_tw; /* to twips */
-        total += nat[j];
-    }
+    fo_table_fit(nat, mn, k, c->text_width / 20.0, nat);
     long used = 0;
-    for (size_t j = 0; j < nc; j++) {
-        tc[j].width = j + 1 < nc ? lround((double)c->text_width * nat[j] / total) : c->text_width - used;
-        used += tc[j].width;
+    for (size_t i = 0; i < k; i++) {
+        long w = i + 1 < k ? lround(nat[i] * 20) : c->text_width - used;
+        tc[cols[i]].width = w;
+        used += w;
     }
     fo_free(nat);
     fo_free(mn);
 }
 
-static void table_props(fo_docx_ctx *c, const fo_block *b, const tcol *tc, size_t nc)
+static void table_props(fo_docx_ctx *c, const fo_block *b, const tcol *tc, const size_t *cols,
+                        size_t k)
 {
     fo_xml *x = c->x;
     fo_xml_open(x, "w:tblPr", NULL);
@@ -216,9 +209,9 @@ static void table_props(fo_docx_ctx *c, const fo_block *b, const tcol *tc, size_
                 "w:noHBand", c->t->table.banding ? "0" : "1", "w:noVBand", "1", NULL);
     fo_xml_close(x);
     fo_xml_open(x, "w:tblGrid", NULL);
-    for (size_t j = 0; j < nc; j++) {
+    for (size_t i = 0; i < k; i++) {
         fo_xml_open(x, "w:gridCol", NULL);
-        fo_xml_attr_int(x, "w:w", tc[j].width);
+        fo_xml_attr_int(x, "w:w", tc[cols[i]].width);
         fo_xml_close(x);
     }
     fo_xml_close(x);
@@ -230,95 +223,176 @@ static bool numeric_type(fo_type t)
            t == FO_TYPE_CURRENCY || t == FO_TYPE_DATE || t == FO_TYPE_DATETIME;
 }
 
-static void totals_row(fo_docx_ctx *c, const fo_block *b, tcol *tc)
+static void totals_row(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_t *cols, size_t k)
 {
-    size_t nc = b->u.table.ncols;
     row_open(c, false);
-    for (size_t j = 0; j < nc; j++) {
+    for (size_t i = 0; i < k; i++) {
+        size_t j = cols[i];
         const fo_table_col *col = &b->u.table.cols[j];
         char buf[CELL_BUF];
         size_t n = fo_table_total_text(&tc[j].acc, col->total, j, tc[j].fmt, buf, sizeof buf, NULL);
-        const char *s = buf;
         double v;
         c->run_color = col->total != FO_TOTAL_COUNT && fo_table_total(&tc[j].acc, col->total, &v)
                            ? fo_numfmt_color(tc[j].fmt, v) + 1 : 0;
-        cell(c, tc[j].width, s, n, tc[j].right ? "TableNumber" : "TableText", false, NULL,
+        cell(c, tc[j].width, buf, n, tc[j].right ? "TableNumber" : "TableText", false, NULL,
              true, NULL, true);
         c->run_color = 0;
     }
     fo_xml_close(c->x);
 }
 
-void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b)
+/* The body rows of one group, streamed from fo_rows. */
+static void body_rows(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_t *cols, size_t k,
+                      bool small)
+{
+    fo_rows *rows = NULL;
+    if (fo_rows_open(b->u.table.data, &rows, c->d) != FO_OK) {
+        fo_docx_fail(c, b, FO_ERR_INPUT, "cannot read the table's data");
+        return;
+    }
+    const size_t nrows = b->u.table.data->nrows;
+    char bfill[7];
+    fo_rgb_hex(c->t->table.band_fill, bfill);
+    const fo_value *row;
+    char buf[CELL_BUF];
+    int rc = 0;
+    size_t r = 0;
+    while (fo_docx_ok(c) && (rc = fo_rows_next(rows, &row, c->d)) == 1) {
+        const char *fill = c->t->table.banding && r % 2 == 1 ? bfill : NULL;
+        c->keep_cells = small && (r + 1 < nrows || b->u.table.has_totals);
+        row_open(c, false);
+        for (size_t i = 0; i < k; i++) {
+            size_t j = cols[i];
+            const fo_value *v = &row[b->u.table.cols[j].field];
+            size_t n;
+            bool numeric;
+            const char *url;
+            const char *s = cell_text(v, tc[j].fmt, buf, &n, &numeric, &url);
+            c->run_color = fo_value_color(v, tc[j].fmt) + 1;
+            cell(c, tc[j].width, s, n, numeric || (tc[j].right && !n) ? "TableNumber" : "TableText",
+                 false, url, false, fill, false);
+            c->run_color = 0;
+        }
+        fo_xml_close(c->x);
+        r++;
+    }
+    if (rc < 0) fo_docx_fail(c, b, FO_ERR_INPUT, "cannot read the table's data");
+    fo_rows_close(rows);
+}
+
+/* One Word table of the columns cols[0..k): header, rows, totals. */
+static void write_group(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_t *cols, size_t k)
+{
+    fo_xml *x = c->x;
+    const bool small = b->u.table.data->nrows + 1 + (b->u.table.has_totals ? 1 : 0) <= KEEP_ROWS;
+    c->keep_cells = small;
+    fo_xml_open(x, "w:tbl", NULL);
+    table_props(c, b, tc, cols, k);
+    char hfill[7];
+    fo_rgb_hex(c->t->table.header_fill, hfill);
+    row_open(c, true);
+    for (size_t i = 0; i < k; i++) {
+        const char *t = b->u.table.cols[cols[i]].title;
+        cell(c, tc[cols[i]].width, t, strlen(t), "TableHeader", tc[cols[i]].right, NULL, false,
+             hfill, false);
+    }
+    fo_xml_close(x);
+    body_rows(c, b, tc, cols, k, small);
+    c->keep_cells = false;
+    if (b->u.table.has_totals) totals_row(c, b, tc, cols, k);
+    fo_xml_close(x); /* w:tbl */
+    /* a paragraph after the table keeps two tables apart and gives space */
+    fo_xml_leaf(x, "w:p", NULL);
+}
+
+/* The note over a column group, kept with its table. */
+static void group_note(fo_docx_ctx *c, const char *text)
+{
+    fo_xml *x = c->x;
+    fo_xml_open(x, "w:p", NULL);
+    fo_xml_open(x, "w:pPr", NULL);
+    fo_xml_leaf(x, "w:pStyle", "w:val", "Caption", NULL);
+    fo_xml_leaf(x, "w:keepNext", NULL);
+    fo_xml_close(x);
+    fo_docx_run(c, text, strlen(text), NULL, false, true);
+    fo_xml_close(x);
+}
+
+/* The columns of table b, measured and planned; NULL (failure recorded in
+ * c) when it cannot be written. */
+static tcol *prepare(fo_docx_ctx *c, const fo_block *b, fo_table_plan *p, size_t *ends)
 {
     size_t nc = b->u.table.ncols;
-    if (nc == 0) return;
     tcol *tc = fo_calloc(nc, sizeof *tc);
-    if (!tc) { fo_docx_fail(c, b, FO_ERR_NOMEM, "out of memory"); return; }
+    if (!tc) {
+        fo_docx_fail(c, b, FO_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
     for (size_t j = 0; j < nc; j++) {
         const fo_table_col *col = &b->u.table.cols[j];
         tc[j].fmt = fo_numfmt_compile(col->format, NULL, 0);
         if (!tc[j].fmt) tc[j].fmt = fo_numfmt_compile("General", NULL, 0);
         tc[j].right = numeric_type(col->type);
     }
-    if (b->u.table.caption) fo_docx_caption(c, "Table", ++c->ntables, b->u.table.caption);
-    measure(c, b, tc);
-
-    fo_xml *x = c->x;
-    const size_t nrows = b->u.table.data->nrows;
-    const bool small = nrows + 1 + (b->u.table.has_totals ? 1 : 0) <= KEEP_ROWS;
-    c->keep_cells = small;
-    fo_xml_open(x, "w:tbl", NULL);
-    table_props(c, b, tc, nc);
-    char hfill[7], bfill[7];
-    fo_rgb_hex(c->t->table.header_fill, hfill);
-    fo_rgb_hex(c->t->table.band_fill, bfill);
-    row_open(c, true);
-    for (size_t j = 0; j < nc; j++) {
-        const char *t = b->u.table.cols[j].title;
-        cell(c, tc[j].width, t, strlen(t), "TableHeader", tc[j].right, NULL, false, hfill, false);
-    }
-    fo_xml_close(x);
-
-    fo_rows *rows = NULL;
-    if (fo_rows_open(b->u.table.data, &rows, c->d) != FO_OK) {
+    if (!measure(c, b, tc)) {
         fo_docx_fail(c, b, FO_ERR_INPUT, "cannot read the table's data");
-    } else {
-        const fo_value *row;
-        char buf[CELL_BUF];
-        int rc;
-        size_t r = 0;
-        while (fo_docx_ok(c) && (rc = fo_rows_next(rows, &row, c->d)) == 1) {
-            const char *fill = c->t->table.banding && r % 2 == 1 ? bfill : NULL;
-            c->keep_cells = small && (r + 1 < nrows || b->u.table.has_totals);
-            row_open(c, false);
-            for (size_t j = 0; j < nc; j++) {
-                const fo_value *v = &row[b->u.table.cols[j].field];
-                size_t n;
-                bool numeric;
-                const char *url;
-                const char *s = cell_text(v, tc[j].fmt, buf, &n, &numeric, &url);
-                fo_table_acc_add(&tc[j].acc, v);
-                c->run_color = fo_value_color(v, tc[j].fmt) + 1;
-                cell(c, tc[j].width, s, n, numeric || (tc[j].right && !n) ? "TableNumber"
-                                                                          : "TableText",
-                     false, url, false, fill, false);
-                c->run_color = 0;
-            }
-            fo_xml_close(x);
-            r++;
-        }
-        if (rc < 0) fo_docx_fail(c, b, FO_ERR_INPUT, "cannot read the table's data");
-        fo_rows_close(rows);
+        for (size_t j = 0; j < nc; j++) fo_numfmt_free(tc[j].fmt);
+        fo_free(tc);
+        return NULL;
     }
-    c->keep_cells = false;
-    if (b->u.table.has_totals) totals_row(c, b, tc);
-    c->run_sz = 0;
-    fo_xml_close(x); /* w:tbl */
-    /* a paragraph after the table keeps two tables apart and gives space */
-    fo_xml_leaf(x, "w:p", NULL);
-    for (size_t j = 0; j < nc; j++) fo_numfmt_free(tc[j].fmt);
+    plan(c, b, tc, p, ends);
+    return tc;
+}
+
+bool fo_docx_table_turns(fo_docx_ctx *c, const fo_block *b)
+{
+    size_t nc = b->kind == FO_BLOCK_TABLE ? b->u.table.ncols : 0;
+    size_t *ends = nc && !c->tpl ? fo_calloc(nc, sizeof *ends) : NULL;
+    if (!ends) return false;
+    fo_diags scratch, *d = c->d; /* the table itself reports what goes wrong */
+    fo_diags_init(&scratch);
+    c->d = &scratch;
+    fo_status err = c->err;
+    fo_table_plan p = {1, false, 1};
+    tcol *tc = prepare(c, b, &p, ends);
+    for (size_t j = 0; tc && j < nc; j++) fo_numfmt_free(tc[j].fmt);
     fo_free(tc);
+    fo_free(ends);
+    c->d = d;
+    c->err = err;
+    fo_diags_free(&scratch);
+    return p.landscape;
+}
+
+void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b)
+{
+    size_t nc = b->u.table.ncols;
+    if (nc == 0) return;
+    fo_table_plan p;
+    size_t *ends = fo_calloc(nc, sizeof *ends), *cols = fo_calloc(nc, sizeof *cols);
+    tcol *tc = ends && cols ? prepare(c, b, &p, ends) : NULL;
+    if (!ends || !cols) fo_docx_fail(c, b, FO_ERR_NOMEM, "out of memory");
+    if (!tc) goto done;
+    fo_docx_orient(c, p.landscape); /* either way: a heading may have turned the section */
+    if (b->u.table.caption) fo_docx_caption(c, "Table", ++c->ntables, b->u.table.caption);
+    for (size_t g = 0; g < p.ngroups && fo_docx_ok(c); g++) {
+        size_t k = fo_table_group_cols(ends, g, cols);
+        if (p.ngroups > 1) {
+            char note[128];
+            fo_table_group_note(ends, g, nc, note, sizeof note);
+            group_note(c, note);
+        }
+        group_widths(c, tc, cols, k, p.scale);
+        /* runs of a table set smaller, in half-points (rounded down) */
+        c->run_sz = p.scale < 1 ? (int)floor(c->t->body_size * 0.9 * p.scale * 2) : 0;
+        write_group(c, b, tc, cols, k);
+        c->run_sz = 0;
+    }
+done:
+    for (size_t j = 0; tc && j < nc; j++) fo_numfmt_free(tc[j].fmt);
+    fo_free(tc);
+    fo_free(ends);
+    fo_free(cols);
 }
 
 /* ---- captions -------------------------------------------------------------------- */

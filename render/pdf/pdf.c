@@ -11,6 +11,7 @@
  * gives the same bytes. Its UTF-8 encoder writes a broken /ToUnicode CMap
  * (a CID range where a bf range belongs); fix_to_unicode replaces it, so
  * text extraction and search work in every reader. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -205,6 +206,60 @@ static void fix_to_unicode(fo_pdf *c, fo_pdf_font *f)
 
 /* ---- pages ---------------------------------------------------------------- */
 
+/* The content box of a portrait or landscape page. */
+static void set_box(fo_pdf *c, bool landscape)
+{
+    const fo_theme *t = c->t;
+    double pw = landscape ? t->page.height : t->page.width;
+    double ph = landscape ? t->page.width : t->page.height;
+    c->left = t->page.margin_left;
+    c->right = pw - t->page.margin_right;
+    c->top = ph - t->page.margin_top;
+    c->bottom = t->page.margin_bottom;
+    c->width = c->right - c->left;
+}
+
+static bool is_landscape(const fo_pdf *c, HPDF_Page page)
+{
+    return c->t->page.width != c->t->page.height &&
+           fabs(HPDF_Page_GetWidth(page) - c->t->page.width) > 0.5; /* turned */
+}
+
+double fo_pdf_content_width(const fo_pdf *c, bool landscape)
+{
+    const fo_theme *t = c->t;
+    return (landscape ? t->page.height : t->page.width) - t->page.margin_left - t->page.margin_right;
+}
+
+/* Whether block i goes on landscape pages: a table that the rule turns
+ * decides for itself; headings right before it go with it. */
+static bool turned(fo_pdf *c, size_t i)
+{
+    const fo_doc *doc = c->doc;
+    size_t k = i;
+    while (k < doc->nblocks && doc->blocks[k].kind == FO_BLOCK_HEADING) k++;
+    return k > i && k < doc->nblocks && fo_pdf_table_turns(c, &doc->blocks[k]);
+}
+
+/* Sizes a page for the current orientation; dark themes paint it. */
+static void page_setup(fo_pdf *c, HPDF_Page page)
+{
+    const fo_theme *t = c->t;
+    double pw = c->landscape ? t->page.height : t->page.width;
+    double ph = c->landscape ? t->page.width : t->page.height;
+    HPDF_Page_SetWidth(page, (HPDF_REAL)pw);
+    HPDF_Page_SetHeight(page, (HPDF_REAL)ph);
+    if ((t->background & 0xFFFFFF) != 0xFFFFFF) {
+        fo_rgb bg = t->background;
+        HPDF_Page_SetRGBFill(page, (HPDF_REAL)((bg >> 16 & 255) / 255.0), (HPDF_REAL)((bg >> 8 & 255) / 255.0),
+                             (HPDF_REAL)((bg & 255) / 255.0));
+        HPDF_Page_Rectangle(page, 0, 0, (HPDF_REAL)pw, (HPDF_REAL)ph);
+        HPDF_Page_Fill(page);
+    }
+    c->y = c->top;
+    c->fresh = true;
+}
+
 void fo_pdf_new_page(fo_pdf *c)
 {
     if (c->st != FO_OK) return;
@@ -219,19 +274,18 @@ void fo_pdf_new_page(fo_pdf *c)
     }
     HPDF_Page page = HPDF_AddPage(c->pdf);
     if (!page) return;
-    HPDF_Page_SetWidth(page, (HPDF_REAL)c->t->page.width);
-    HPDF_Page_SetHeight(page, (HPDF_REAL)c->t->page.height);
     c->pages[c->npages++] = page;
     c->page = page;
-    if ((c->t->background & 0xFFFFFF) != 0xFFFFFF) { /* dark themes paint the page */
-        fo_rgb bg = c->t->background;
-        HPDF_Page_SetRGBFill(page, (HPDF_REAL)((bg >> 16 & 255) / 255.0), (HPDF_REAL)((bg >> 8 & 255) / 255.0),
-                             (HPDF_REAL)((bg & 255) / 255.0));
-        HPDF_Page_Rectangle(page, 0, 0, (HPDF_REAL)c->t->page.width, (HPDF_REAL)c->t->page.height);
-        HPDF_Page_Fill(page);
-    }
-    c->y = c->top;
-    c->fresh = true;
+    page_setup(c, page);
+}
+
+void fo_pdf_orient(fo_pdf *c, bool landscape)
+{
+    if (c->landscape == landscape || c->st != FO_OK) return;
+    c->landscape = landscape;
+    set_box(c, landscape);
+    if (c->page && c->fresh) page_setup(c, c->page); /* turned, nothing on it yet */
+    else fo_pdf_new_page(c);
 }
 
 void fo_pdf_need(fo_pdf *c, double h)
@@ -353,9 +407,12 @@ static void logo(fo_pdf *c)
     if (h > 28) h = 28;
     double w = h * pw / ph;
     if (w > c->width / 3) { h *= c->width / 3 / w; w = c->width / 3; }
-    double y = c->top + (t->page.margin_top - h) / 2;
-    for (size_t i = 0; i < c->npages; i++)
+    for (size_t i = 0; i < c->npages; i++) {
+        set_box(c, is_landscape(c, c->pages[i]));
+        double y = c->top + (t->page.margin_top - h) / 2;
         HPDF_Page_DrawImage(c->pages[i], img, (HPDF_REAL)(c->right - w), (HPDF_REAL)y, (HPDF_REAL)w, (HPDF_REAL)h);
+    }
+    set_box(c, false);
 }
 
 static void header_footer(fo_pdf *c)
@@ -366,6 +423,7 @@ static void header_footer(fo_pdf *c)
     double size = t->body_size * 0.8;
     char buf[1024];
     for (size_t i = 0; i < c->npages && f && c->st == FO_OK; i++) {
+        set_box(c, is_landscape(c, c->pages[i]));
         for (int which = 0; which < 2; which++) {
             const char *tpl = which ? t->footer : t->header;
             if (!tpl[0]) continue;
@@ -381,6 +439,7 @@ static void header_footer(fo_pdf *c)
             c->page = saved;
         }
     }
+    set_box(c, false);
 }
 
 static void set_info(fo_pdf *c)
@@ -431,12 +490,7 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
     for (size_t i = 0; i < sizeof fallback_files / sizeof *fallback_files; i++)
         if (access(fallback_files[i], R_OK) == 0 && c->nfallbacks < FO_PDF_MAX_FALLBACKS)
             c->fallbacks[c->nfallbacks++] = fallback_files[i];
-    const fo_theme *t = c->t;
-    c->left = t->page.margin_left;
-    c->right = t->page.width - t->page.margin_right;
-    c->top = t->page.height - t->page.margin_top;
-    c->bottom = t->page.margin_bottom;
-    c->width = c->right - c->left;
+    set_box(c, false);
 
     c->pdf = HPDF_New(hpdf_error, c);
     if (!c->pdf) return FO_ERR_NOMEM;
@@ -449,9 +503,12 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
     fo_pdf_title_block(c);
     for (size_t i = 0; i < doc->nblocks && c->st == FO_OK; i++) {
         c->blk = &doc->blocks[i];
+        if (c->blk->kind != FO_BLOCK_TABLE) /* a wide table's landscape pages end with it */
+            fo_pdf_orient(c, turned(c, i));
         render_block(c, c->blk);
     }
     c->blk = NULL; /* what follows is the document's, not a block's */
+    set_box(c, false);
     if (c->st == FO_OK) fo_pdf_toc_fill(c);
     if (c->st == FO_OK) header_footer(c);
     if (c->st == FO_OK) build_outline(c);

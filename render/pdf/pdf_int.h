@@ -81,6 +81,7 @@ typedef struct {
     double left, right, top, bottom, width; /* content box, pt */
     double y;                /* cursor: top of the free space on the page */
     bool fresh;              /* nothing drawn on the current page yet */
+    bool landscape;          /* pages from here on are landscape (a wide table's) */
 
     fo_pdf_mark *marks;      /* headings in order */
     size_t nmarks, marks_cap;
@@ -103,6 +104,12 @@ void fo_pdf_fail(fo_pdf *c, fo_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Starts a new page; the cursor goes to its top. */
 void fo_pdf_new_page(fo_pdf *c);
+/* Turns the pages from here on to landscape or back (the theme's page on
+ * its side, same margins), starting a new page unless the current one is
+ * still fresh, which is turned instead. The content box follows. */
+void fo_pdf_orient(fo_pdf *c, bool landscape);
+/* The content width of a portrait or a landscape page. */
+double fo_pdf_content_width(const fo_pdf *c, bool landscape);
 /* Ensures h pt of room below the cursor, starting a new page if needed
  * (never on a fresh page: a block taller than a page is drawn anyway). */
 void fo_pdf_need(fo_pdf *c, double h);
@@ -219,6 +226,9 @@ void fo_pdf_code(fo_pdf *c, const fo_block *b);
 
 /* ---- table.c, blocks.c, chart_backend.c ---------------------------------- */
 void fo_pdf_table(fo_pdf *c, const fo_block *b);
+/* True when table b goes on landscape pages (render/core/table.h): the
+ * headings right before it go with it. Reports nothing. */
+bool fo_pdf_table_turns(fo_pdf *c, const fo_block *b);
 void fo_pdf_metrics(fo_pdf *c, const fo_block *b);
 void fo_pdf_image(fo_pdf *c, const fo_block *b);
 /* A PNG decoded by cairo (any bit depth), composited on the page background. */

@@ -2,10 +2,13 @@
  * right-aligned and shown through numfmt, the header repeated on every page,
  * banding, a totals row and a caption.
  *
- * Rows stream from fo_rows: the first SAMPLE rows are kept (as text) to
- * measure column widths, drawn, and then every further row is formatted,
- * drawn and forgotten, so a 100k-row CSV never sits in memory. Totals are
- * accumulated while streaming. */
+ * Column widths follow render/core/table.h: the header and the first SAMPLE
+ * rows are measured (with totals, every row is read to compute them first,
+ * so a wide sum is measured too), then the table is planned once: set
+ * smaller down to MIN_SIZE, then on landscape pages, then in column groups
+ * that repeat the first column, each under a note. Each group streams the
+ * rows again from fo_rows, formatted, drawn and forgotten, so a 100k-row
+ * CSV never sits in memory. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +17,7 @@
 #include "render/pdf/pdf_int.h"
 
 #define SAMPLE 60
+#define MIN_SIZE 7.0   /* pt: a wide table is set no smaller (docs/spec.md) */
 #define PAD_X 4.0
 #define PAD_Y 2.6
 #define MAX_CELL_LINES 64
@@ -29,8 +33,9 @@ typedef struct {
 typedef struct {
     fo_pdf *c;
     const fo_block *b;
-    tcol *cols;
-    size_t ncols;
+    tcol *cols;           /* every column of the block */
+    size_t ncols;         /* columns drawn now (the current group) */
+    size_t *map;          /* the group's i-th column: index into cols */
     fo_pdf_font *fr, *fb; /* body regular, bold */
     double size, lh;
     size_t row;           /* body rows drawn, for banding */
@@ -51,41 +56,17 @@ static const char *cell_text(const fo_value *v, const tcol *col, char *tmp, size
     return fo_value_text(v, col->fmt, tmp, cap, len, NULL);
 }
 
-/* Column widths. natural: the widest sampled cell (header wrapped at its
- * words); minimum: the longest word, so no word is ever broken when the page
- * has room for every column's longest word. Columns start at their minimum
- * and share the rest of the width in proportion to what they still want;
- * a table narrower than the page widens every column. */
-static void fit_widths(table *T, double *natural, const double *minimum)
-{
-    fo_table_fit(natural, minimum, T->ncols, T->c->width, natural); /* in place */
-    for (size_t i = 0; i < T->ncols; i++) T->cols[i].w = natural[i];
-}
-
-/* Width of the longest space-separated word of s. */
-static double longest_word(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len)
-{
-    double best = 0;
-    for (size_t i = 0; i < len;) {
-        size_t k = i;
-        while (k < len && s[k] != ' ' && s[k] != '\n') k++;
-        double w = fo_pdf_text_width(c, f, size, s + i, k - i);
-        if (w > best) best = w;
-        i = k + 1;
-    }
-    return best;
-}
-
 enum { ROW_HEADER, ROW_BODY, ROW_TOTAL };
 
 static void draw_row(table *T, const char *const *texts, const size_t *lens, int kind);
 #define ST(i) (T->lst + (i) * MAX_CELL_LINES)
 #define LN(i) (T->lln + (i) * MAX_CELL_LINES)
+#define COL(i) (&T->cols[T->map[i]])
 
 static void draw_header(table *T)
 {
     for (size_t i = 0; i < T->ncols; i++) {
-        T->htexts[i] = T->b->u.table.cols[i].title;
+        T->htexts[i] = T->b->u.table.cols[T->map[i]].title;
         T->hlens[i] = strlen(T->htexts[i]);
     }
     draw_row(T, T->htexts, T->hlens, ROW_HEADER);
@@ -98,7 +79,7 @@ static size_t measure_row(table *T, const char *const *texts, const size_t *lens
     fo_pdf *c = T->c;
     size_t *nlines = T->nlines, most = 1;
     for (size_t i = 0; i < T->ncols; i++) {
-        double avail = T->cols[i].w - 2 * PAD_X;
+        double avail = COL(i)->w - 2 * PAD_X;
         if (fo_pdf_text_width(c, f, T->size, texts[i], lens[i]) <= avail &&
             !memchr(texts[i], '\n', lens[i])) {
             nlines[i] = 1; ST(i)[0] = 0; LN(i)[0] = lens[i];
@@ -154,43 +135,17 @@ static void draw_row(table *T, const char *const *texts, const size_t *lens, int
             const char *s = texts[i] + ST(i)[k];
             double tx = x + PAD_X;
             /* numbers, and text that reads right to left, hug the right edge */
-            if (T->cols[i].right || fo_shape_direction(s, LN(i)[k]) == FO_DIR_RTL)
-                tx = x + T->cols[i].w - PAD_X - fo_pdf_text_width(c, f, T->size, s, LN(i)[k]);
+            if (COL(i)->right || fo_shape_direction(s, LN(i)[k]) == FO_DIR_RTL)
+                tx = x + COL(i)->w - PAD_X - fo_pdf_text_width(c, f, T->size, s, LN(i)[k]);
             fo_rgb ink = kind != ROW_HEADER && T->colors[i] >= 0 ? (fo_rgb)T->colors[i] : color;
             fo_pdf_text_draw(c, f, T->size, ink, tx, base, s, LN(i)[k]);
         }
-        x += T->cols[i].w;
+        x += COL(i)->w;
     }
     HPDF_Page_EndText(p);
     c->fresh = false;
     c->y -= h;
     if (kind == ROW_BODY) T->row++;
-}
-
-/* Appends the formatted cells of one row to a growing text buffer. */
-static bool keep_row(table *T, const fo_value *row, char **buf, size_t *blen, size_t *bcap,
-                     size_t *offs, size_t *lens, long *colors)
-{
-    char tmp[256];
-    for (size_t i = 0; i < T->ncols; i++) {
-        const fo_value *v = &row[T->b->u.table.cols[i].field];
-        size_t len;
-        colors[i] = fo_value_color(v, T->cols[i].fmt);
-        const char *s = cell_text(v, &T->cols[i], tmp, sizeof tmp, &len);
-        if (*blen + len + 1 > *bcap) {
-            size_t cap = (*bcap + len + 1) * 2;
-            char *nb = fo_realloc(*buf, cap);
-            if (!nb) return false;
-            *buf = nb;
-            *bcap = cap;
-        }
-        memcpy(*buf + *blen, s, len);
-        offs[i] = *blen;
-        lens[i] = len;
-        *blen += len;
-        (*buf)[(*blen)++] = 0;
-    }
-    return true;
 }
 
 /* True when the spec's max_pages is reached and the page has no room for
@@ -225,174 +180,251 @@ static void caption(fo_pdf *c, const char *text, double keep_h)
     c->y -= 2;
 }
 
-void fo_pdf_table(fo_pdf *c, const fo_block *b)
+/* Widths measured with the glyphs the PDF embeds (fo_table_measure). */
+static double measure_text(void *ctx, bool bold, const char *s, size_t n)
+{
+    const table *T = ctx;
+    return fo_pdf_text_width(T->c, bold ? T->fb : T->fr, T->size, s, n);
+}
+
+/* The header and the first SAMPLE rows widen w (at T->size); with totals
+ * every row is read to accumulate them, and the totals are measured too. */
+static bool measure(table *T, fo_table_width *w)
+{
+    const fo_block *b = T->b;
+    size_t n = b->u.table.ncols;
+    for (size_t i = 0; i < n; i++) {
+        const char *h = b->u.table.cols[i].title;
+        fo_table_width_add(&w[i], measure_text, T, true, false, h, strlen(h));
+    }
+    fo_rows *rows = NULL;
+    if (fo_rows_open(b->u.table.data, &rows, T->c->d) != FO_OK) return false;
+    const fo_value *row;
+    int r = 0;             /* 1: stopped after SAMPLE rows; 0: at the end; -1: error */
+    size_t nrow = 0;
+    bool totals = b->u.table.has_totals;
+    while ((nrow < SAMPLE || totals) && (r = fo_rows_next(rows, &row, T->c->d)) == 1) {
+        for (size_t i = 0; i < n && totals; i++) fo_table_acc_add(&T->cols[i].acc, &row[b->u.table.cols[i].field]);
+        if (nrow++ >= SAMPLE) continue;
+        for (size_t i = 0; i < n; i++) {
+            size_t len;
+            bool numeric = false;
+            const char *s = fo_value_text(&row[b->u.table.cols[i].field], T->cols[i].fmt, T->tmp, TMP,
+                                          &len, &numeric);
+            fo_table_width_add(&w[i], measure_text, T, false, numeric || T->cols[i].right, s, len);
+        }
+    }
+    fo_rows_close(rows);
+    for (size_t i = 0; i < n && totals && r == 0; i++) { /* totals: every row was read */
+        size_t len = fo_table_total_text(&T->cols[i].acc, T->cols[i].total, i, T->cols[i].fmt,
+                                         T->tmp, TMP, NULL);
+        fo_table_width_add(&w[i], measure_text, T, true, true, T->tmp, len < TMP ? len : TMP - 1);
+    }
+    return r >= 0;
+}
+
+/* The widths of the current group's columns at scale s, in the page width. */
+static void group_widths(table *T, const fo_table_width *w, double s, double *nat, double *mn)
+{
+    const double pad = 2 * PAD_X + 1;
+    for (size_t i = 0; i < T->ncols; i++) {
+        nat[i] = w[T->map[i]].natural * s + pad;
+        mn[i] = w[T->map[i]].minimum * s + pad;
+    }
+    fo_table_fit(nat, mn, T->ncols, T->c->width, nat);
+    for (size_t i = 0; i < T->ncols; i++) COL(i)->w = nat[i];
+}
+
+/* A muted line over a column group: which columns it shows. */
+static void group_note(fo_pdf *c, const char *text, double keep_h)
+{
+    const fo_theme *t = c->t;
+    fo_pdf_style st = {&t->body, t->body_size * 0.85, t->muted, FO_PDF_ITALIC};
+    fo_pdf_need(c, t->body_size * 1.3 + keep_h);
+    fo_pdf_markup(c, text, false, &st, c->left, c->width, t->body_size * 1.25);
+}
+
+/* Draws the body rows of the current group, then its totals row. */
+static bool draw_rows(table *T)
+{
+    fo_pdf *c = T->c;
+    const fo_block *b = T->b;
+    size_t n = T->ncols, shown = 0;
+    fo_rows *rows = NULL;
+    if (fo_rows_open(b->u.table.data, &rows, c->d) != FO_OK) return false;
+    const fo_value *row;
+    int r = 0;
+    bool cut = false;
+    T->row = 0;
+    while (c->st == FO_OK && !cut && (r = fo_rows_next(rows, &row, c->d)) == 1) {
+        if ((cut = at_page_limit(T))) break;
+        shown++;
+        for (size_t i = 0; i < n; i++) {
+            const fo_value *v = &row[b->u.table.cols[T->map[i]].field];
+            T->texts[i] = cell_text(v, COL(i), T->tmp + i * TMP, TMP, &T->lens[i]);
+            T->colors[i] = fo_value_color(v, COL(i)->fmt);
+        }
+        draw_row(T, T->texts, T->lens, ROW_BODY);
+    }
+    fo_rows_close(rows);
+    if (r < 0) return false;
+    if (b->u.table.has_totals && c->st == FO_OK) {
+        for (size_t i = 0; i < n; i++) {
+            tcol *col = COL(i);
+            char *tmp = T->tmp + i * TMP;
+            size_t k = fo_table_total_text(&col->acc, col->total, T->map[i], col->fmt, tmp, TMP, NULL);
+            double v;
+            T->colors[i] = -1;
+            if (col->total != FO_TOTAL_COUNT && fo_table_total(&col->acc, col->total, &v)) {
+                fo_value val = {FO_VAL_NUMBER, false, v, NULL, NULL};
+                T->colors[i] = fo_value_color(&val, col->fmt);
+            }
+            T->texts[i] = tmp;
+            T->lens[i] = k < TMP ? k : TMP - 1;
+        }
+        draw_row(T, T->texts, T->lens, ROW_TOTAL);
+    }
+    if (cut && c->st == FO_OK) cut_note(c, shown, b->u.table.data->nrows);
+    return true;
+}
+
+/* Sets up every column: alignment, totals, compiled format. */
+static void columns(table *T)
+{
+    for (size_t i = 0; i < T->b->u.table.ncols; i++) {
+        const fo_table_col *tc = &T->b->u.table.cols[i];
+        fo_type ty = tc->type;
+        T->cols[i].right = ty == FO_TYPE_INTEGER || ty == FO_TYPE_NUMBER || ty == FO_TYPE_PERCENT ||
+                           ty == FO_TYPE_CURRENCY || ty == FO_TYPE_DATE || ty == FO_TYPE_DATETIME;
+        T->cols[i].total = tc->total;
+        T->cols[i].fmt = fo_numfmt_compile(tc->format ? tc->format : "General", NULL, 0);
+    }
+}
+
+/* Draws the table as planned: each column group under its note. */
+static bool draw_groups(table *T, const fo_table_width *w, const fo_table_plan *plan,
+                        const size_t *ends, double *nat, double *mn)
+{
+    fo_pdf *c = T->c;
+    const fo_block *b = T->b;
+    size_t n = b->u.table.ncols;
+    fo_pdf_orient(c, plan->landscape); /* either way: a heading may have turned the page */
+    double row_h = T->lh + 2 * PAD_Y;
+    for (size_t g = 0; g < plan->ngroups && c->st == FO_OK; g++) {
+        T->ncols = fo_table_group_cols(ends, g, T->map);
+        group_widths(T, w, plan->scale, nat, mn);
+        if (g == 0 && b->u.table.caption) caption(c, b->u.table.caption, 4 * row_h);
+        if (plan->ngroups > 1) {
+            char note[128];
+            fo_table_group_note(ends, g, n, note, sizeof note);
+            group_note(c, note, 3 * row_h);
+        }
+        fo_pdf_need(c, 3 * row_h);
+        draw_header(T);
+        if (!draw_rows(T)) return false;
+        c->y -= c->t->body_size * 1.0;
+    }
+    return true;
+}
+
+/* A table measured and planned (render/core/table.h), ready to draw. */
+typedef struct {
+    table T;
+    fo_table_width *w;
+    double *nat, *mn;     /* scratch for each group's widths */
+    size_t *ends;
+    fo_table_plan plan;
+} layout;
+
+static void layout_close(layout *L)
+{
+    table *T = &L->T;
+    if (T->cols)
+        for (size_t i = 0; i < T->b->u.table.ncols; i++) fo_numfmt_free(T->cols[i].fmt);
+    fo_free(T->cols);
+    fo_free(T->map);
+    fo_free(L->w);
+    fo_free(L->nat);
+    fo_free(L->mn);
+    fo_free(L->ends);
+    fo_free(T->colors);
+    fo_free(T->nlines);
+    fo_free(T->lst);
+    fo_free(T->lln);
+    fo_free(T->texts);
+    fo_free(T->htexts);
+    fo_free(T->lens);
+    fo_free(T->hlens);
+    fo_free(T->tmp);
+}
+
+/* Measures and plans table b: false (c->st set) when it cannot be drawn. */
+static bool layout_open(layout *L, fo_pdf *c, const fo_block *b)
 {
     const fo_theme *t = c->t;
     size_t n = b->u.table.ncols;
-    if (n == 0) return;
-    table T = {.c = c, .b = b, .ncols = n, .fr = fo_pdf_face(c, &t->body, FO_PDF_REGULAR),
-               .fb = fo_pdf_face(c, &t->body, FO_PDF_BOLD), .size = t->body_size * 0.9};
-    T.lh = T.size * 1.25;
-    fo_rows *rows = NULL;
-    char *sbuf = NULL;
-    size_t slen = 0, scap = 0, nsample = 0;
-    size_t *soff = NULL, *slens = NULL;
-    long *scolors = NULL;
-    double *natural = NULL, *minimum = NULL;
-    T.cols = fo_calloc(n, sizeof *T.cols);
-    soff = fo_malloc(SAMPLE * n * sizeof *soff);
-    slens = fo_malloc(SAMPLE * n * sizeof *slens);
-    scolors = fo_malloc(SAMPLE * n * sizeof *scolors);
-    T.colors = fo_malloc(n * sizeof *T.colors);
-    natural = fo_calloc(n, sizeof *natural);
-    minimum = fo_calloc(n, sizeof *minimum);
-    T.nlines = fo_malloc(n * sizeof *T.nlines);
-    T.lst = fo_malloc(n * MAX_CELL_LINES * sizeof *T.lst);
-    T.lln = fo_malloc(n * MAX_CELL_LINES * sizeof *T.lln);
-    T.texts = fo_malloc(n * sizeof *T.texts);
-    T.htexts = fo_malloc(n * sizeof *T.htexts);
-    T.lens = fo_malloc(n * sizeof *T.lens);
-    T.hlens = fo_malloc(n * sizeof *T.hlens);
-    T.tmp = fo_malloc(n * TMP);
-    if (!T.cols || !soff || !slens || !scolors || !T.colors || !natural || !minimum || !T.nlines || !T.lst || !T.lln ||
-        !T.texts || !T.htexts || !T.lens || !T.hlens || !T.tmp)
-        goto oom;
-    const char **texts = T.texts;
-    size_t *lens = T.lens;
-    if (!T.fr || !T.fb) goto done;
-    for (size_t i = 0; i < n; i++) {
-        const fo_table_col *tc = &b->u.table.cols[i];
-        fo_type ty = tc->type;
-        T.cols[i].right = ty == FO_TYPE_INTEGER || ty == FO_TYPE_NUMBER || ty == FO_TYPE_PERCENT ||
-                          ty == FO_TYPE_CURRENCY || ty == FO_TYPE_DATE || ty == FO_TYPE_DATETIME;
-        T.cols[i].total = tc->total;
-        T.cols[i].fmt = fo_numfmt_compile(tc->format ? tc->format : "General", NULL, 0);
+    memset(L, 0, sizeof *L);
+    table *T = &L->T;
+    *T = (table){.c = c, .b = b, .ncols = n, .fr = fo_pdf_face(c, &t->body, FO_PDF_REGULAR),
+                 .fb = fo_pdf_face(c, &t->body, FO_PDF_BOLD), .size = t->body_size * 0.9};
+    L->w = fo_calloc(n, sizeof *L->w);
+    L->nat = fo_calloc(n, sizeof *L->nat);
+    L->mn = fo_calloc(n, sizeof *L->mn);
+    L->ends = fo_calloc(n, sizeof *L->ends);
+    T->cols = fo_calloc(n, sizeof *T->cols);
+    T->map = fo_calloc(n, sizeof *T->map);
+    T->colors = fo_malloc(n * sizeof *T->colors);
+    T->nlines = fo_malloc(n * sizeof *T->nlines);
+    T->lst = fo_malloc(n * MAX_CELL_LINES * sizeof *T->lst);
+    T->lln = fo_malloc(n * MAX_CELL_LINES * sizeof *T->lln);
+    T->texts = fo_malloc(n * sizeof *T->texts);
+    T->htexts = fo_malloc(n * sizeof *T->htexts);
+    T->lens = fo_malloc(n * sizeof *T->lens);
+    T->hlens = fo_malloc(n * sizeof *T->hlens);
+    T->tmp = fo_malloc(n * TMP);
+    if (!L->w || !L->nat || !L->mn || !L->ends || !T->cols || !T->map || !T->colors || !T->nlines ||
+        !T->lst || !T->lln || !T->texts || !T->htexts || !T->lens || !T->hlens || !T->tmp) {
+        fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
+        return false;
     }
-    if (fo_rows_open(b->u.table.data, &rows, c->d) != FO_OK) {
+    if (!T->fr || !T->fb) return false;
+    columns(T);
+    if (!measure(T, L->w)) {
         if (c->st == FO_OK) c->st = FO_ERR_INPUT;
-        goto done;
+        return false;
     }
-    /* 1. sample rows for the widths */
-    const fo_value *row;
-    int r = 0;
-    while (nsample < SAMPLE && (r = fo_rows_next(rows, &row, c->d)) == 1) {
-        for (size_t i = 0; i < n; i++) fo_table_acc_add(&T.cols[i].acc, &row[b->u.table.cols[i].field]);
-        if (!keep_row(&T, row, &sbuf, &slen, &scap, soff + nsample * n, slens + nsample * n,
-                      scolors + nsample * n))
-            goto oom;
-        nsample++;
-    }
-    if (r < 0) goto readerr;
-    /* natural and minimum widths at the body size; a table whose longest
-     * words do not fit side by side is set smaller (down to 6 pt) rather
-     * than breaking words mid-way */
-    double pads = 0, words = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *h = b->u.table.cols[i].title;
-        double hw = fo_pdf_text_width(c, T.fb, T.size, h, strlen(h));
-        double lw = longest_word(c, T.fb, T.size, h, strlen(h));
-        double cw = 0, cword = 0;
-        for (size_t s = 0; s < nsample; s++) {
-            const char *cell = sbuf + soff[s * n + i];
-            size_t cl = slens[s * n + i];
-            double ww = fo_pdf_text_width(c, T.fr, T.size, cell, cl);
-            if (ww > cw) cw = ww;
-            double wd = T.cols[i].right ? ww : longest_word(c, T.fr, T.size, cell, cl);
-            if (wd > cword) cword = wd;
-        }
-        if (cword > lw) lw = cword;
-        if (lw > c->width / 3) lw = c->width / 3; /* a very long word may break */
-        natural[i] = (cw > hw ? cw : (hw + cw) / 2 > lw ? (hw + cw) / 2 : lw) + 1;
-        minimum[i] = lw + 1;
-        words += minimum[i];
-        pads += 2 * PAD_X;
-    }
-    double scale = 1;
-    if (words + pads > c->width && words > 0) {
-        scale = (c->width - pads) / words;
-        if (scale * T.size < 6) scale = 6 / T.size;
-        T.size *= scale;
-        T.lh = T.size * 1.25;
-    }
-    for (size_t i = 0; i < n; i++) {
-        natural[i] = natural[i] * scale + 2 * PAD_X;
-        minimum[i] = minimum[i] * scale + 2 * PAD_X;
-    }
-    fit_widths(&T, natural, minimum);
+    /* the one rule (render/core/table.h): smaller, landscape, column groups */
+    for (size_t i = 0; i < n; i++) L->mn[i] = L->w[i].minimum;
+    fo_table_plan_fit(L->mn, n, 2 * PAD_X + 1, fo_pdf_content_width(c, false),
+                      fo_pdf_content_width(c, true), T->size > MIN_SIZE ? MIN_SIZE / T->size : 1,
+                      &L->plan, L->ends);
+    for (size_t i = 0; i < n; i++) L->w[i].minimum = L->mn[i];
+    T->size *= L->plan.scale;
+    T->lh = T->size * 1.25;
+    return true;
+}
 
-    /* 2. caption, header, the sampled rows, then the stream */
-    if (b->u.table.caption) caption(c, b->u.table.caption, 4 * (T.lh + 2 * PAD_Y));
-    fo_pdf_need(c, 3 * (T.lh + 2 * PAD_Y));
-    draw_header(&T);
-    size_t shown = 0;
-    bool cut = false;
-    for (size_t s = 0; s < nsample && c->st == FO_OK && !(cut = at_page_limit(&T)); s++, shown++) {
-        for (size_t i = 0; i < n; i++) {
-            texts[i] = sbuf + soff[s * n + i];
-            lens[i] = slens[s * n + i];
-            T.colors[i] = scolors[s * n + i];
-        }
-        draw_row(&T, texts, lens, ROW_BODY);
-    }
-    while (c->st == FO_OK && (r = fo_rows_next(rows, &row, c->d)) == 1) {
-        if (cut || (cut = at_page_limit(&T))) { /* the rest only counts towards the totals */
-            for (size_t i = 0; i < n; i++) fo_table_acc_add(&T.cols[i].acc, &row[b->u.table.cols[i].field]);
-            continue;
-        }
-        shown++;
-        for (size_t i = 0; i < n; i++) {
-            const fo_value *v = &row[b->u.table.cols[i].field];
-            fo_table_acc_add(&T.cols[i].acc, v);
-            texts[i] = cell_text(v, &T.cols[i], T.tmp + i * TMP, TMP, &lens[i]);
-            T.colors[i] = fo_value_color(v, T.cols[i].fmt);
-        }
-        draw_row(&T, texts, lens, ROW_BODY);
-    }
-    if (r < 0) goto readerr;
+bool fo_pdf_table_turns(fo_pdf *c, const fo_block *b)
+{
+    if (b->kind != FO_BLOCK_TABLE || b->u.table.ncols == 0 || c->st != FO_OK) return false;
+    fo_diags scratch, *d = c->d; /* the table itself reports what goes wrong */
+    fo_diags_init(&scratch);
+    c->d = &scratch;
+    layout L;
+    bool turns = layout_open(&L, c, b) && L.plan.landscape;
+    layout_close(&L);
+    c->d = d;
+    c->st = FO_OK;
+    fo_diags_free(&scratch);
+    return turns;
+}
 
-    /* 3. totals */
-    if (b->u.table.has_totals && c->st == FO_OK) {
-        for (size_t i = 0; i < n; i++) {
-            tcol *col = &T.cols[i];
-            char *tmp = T.tmp + i * TMP;
-            size_t k = fo_table_total_text(&col->acc, col->total, i, col->fmt, tmp, TMP, NULL);
-            double v;
-            T.colors[i] = -1;
-            if (col->total != FO_TOTAL_COUNT && fo_table_total(&col->acc, col->total, &v)) {
-                fo_value val = {FO_VAL_NUMBER, false, v, NULL, NULL};
-                T.colors[i] = fo_value_color(&val, col->fmt);
-            }
-            texts[i] = tmp;
-            lens[i] = k < TMP ? k : TMP - 1;
-        }
-        draw_row(&T, texts, lens, ROW_TOTAL);
-    }
-    if (cut && c->st == FO_OK) cut_note(c, shown, b->u.table.data->nrows);
-    c->y -= t->body_size * 1.0;
-    goto done;
-readerr:
-    if (c->st == FO_OK) c->st = FO_ERR_INPUT;
-    goto done;
-oom:
-    fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
-done:
-    fo_rows_close(rows);
-    if (T.cols)
-        for (size_t i = 0; i < n; i++) fo_numfmt_free(T.cols[i].fmt);
-    fo_free(T.cols);
-    fo_free(sbuf);
-    fo_free(soff);
-    fo_free(slens);
-    fo_free(scolors);
-    fo_free(T.colors);
-    fo_free(natural);
-    fo_free(minimum);
-    fo_free(T.nlines);
-    fo_free(T.lst);
-    fo_free(T.lln);
-    fo_free(T.texts);
-    fo_free(T.htexts);
-    fo_free(T.lens);
-    fo_free(T.hlens);
-    fo_free(T.tmp);
+void fo_pdf_table(fo_pdf *c, const fo_block *b)
+{
+    if (b->u.table.ncols == 0) return;
+    layout L;
+    if (layout_open(&L, c, b) && !draw_groups(&L.T, L.w, &L.plan, L.ends, L.nat, L.mn) &&
+        c->st == FO_OK)
+        c->st = FO_ERR_INPUT;
+    layout_close(&L);
 }

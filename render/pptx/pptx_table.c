@@ -7,7 +7,12 @@
  * row's wrapped height at the column widths, and gathers rows into a chunk
  * that is written as one table when the next row would cross the bottom of
  * the slide. Numbers and dates are right-aligned; the header takes its colors
- * from theme.table; a totals row is bold under a heavier rule. */
+ * from theme.table; a totals row is bold under a heavier rule.
+ *
+ * Widths follow render/core/table.h: a table whose columns' longest words
+ * and numbers do not fit side by side is set smaller, down to MIN_SZ; then
+ * its columns are split into groups on successive slides, each repeating
+ * the first column under a note ("Columns 1–8 of 30"). */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -25,6 +30,8 @@
 /* Rows a deck shows of one table (about 20 slides); the rest are left to the
  * workbook, with a note: a 100,000-row export is no 5,884-slide deck. */
 #define SHOWN_ROWS 300
+#define MIN_SZ 9.0    /* pt: a wide table's text is set no smaller (docs/spec.md) */
+#define PAD (2 * CELL_MX + 2) /* a column's margins and 2 pt to spare */
 
 typedef struct {
     char **cells;     /* ncols strings (owned) */
@@ -35,11 +42,14 @@ typedef struct {
 typedef struct {
     fo_pptx *p;
     const fo_block *b;
-    size_t ncols;
-    fo_numfmt **fmt;
-    double *width;      /* column widths, pt */
+    size_t ncols;       /* columns of the group being written */
+    size_t *map;        /* its i-th column: index into the block's columns */
+    double sz;          /* text size, pt: FO_PPTX_TABLE_SZ or smaller */
+    fo_numfmt **fmt;    /* per block column, like numeric, acc and w */
+    double *width;      /* the group's column widths, pt */
     bool *numeric;      /* column holds numbers: right-aligned header */
     fo_table_acc *acc;  /* totals per column (render/core/table.h) */
+    fo_table_width *w;  /* natural and minimum width at FO_PPTX_TABLE_SZ */
     trow *chunk;
     size_t nchunk, capchunk;
     double chunk_h, header_h;
@@ -63,12 +73,16 @@ static const char *cell_text(const tbl *tb, size_t j, const fo_value *v, char *b
     return fo_value_text(v, tb->fmt[j], buf, cap, &n, right);
 }
 
-static double measure(const fo_theme *t, bool bold, const char *s)
+/* Widths measured with the engine's shaped text widths (fo_table_measure;
+ * ctx: the theme) at FO_PPTX_TABLE_SZ, over FO_PPTX_FIT: what wrapping
+ * (row_height) leaves of a box. */
+static double measure(void *ctx, bool bold, const char *s, size_t n)
 {
-    return fo_text_width(bold ? t->body.bold : t->body.regular, FO_PPTX_TABLE_SZ, s, strlen(s));
+    const fo_theme *t = ctx;
+    return fo_text_width(bold ? t->body.bold : t->body.regular, FO_PPTX_TABLE_SZ, s, n) / FO_PPTX_FIT;
 }
 
-/* Pass 1: widest cell per column, totals. */
+/* Pass 1: every column's widths (totals included), totals. */
 static bool scan(tbl *tb)
 {
     const fo_block *b = tb->b;
@@ -77,54 +91,47 @@ static bool scan(tbl *tb)
     const fo_value *row;
     int rc;
     char buf[512];
+    void *t = (void *)tb->p->t;
+    size_t n = b->u.table.ncols;
+    for (size_t j = 0; j < n; j++) {
+        const char *title = b->u.table.cols[j].title;
+        fo_table_width_add(&tb->w[j], measure, t, true, false, title, strlen(title));
+    }
     while ((rc = fo_rows_next(rows, &row, tb->p->d)) == 1) {
-        for (size_t j = 0; j < tb->ncols; j++) {
+        for (size_t j = 0; j < n; j++) {
             const fo_table_col *c = &b->u.table.cols[j];
             const fo_value *v = &row[c->field];
-            bool right;
-            double w = measure(tb->p->t, false, cell_text(tb, j, v, buf, sizeof buf, &right));
-            if (w > tb->width[j]) tb->width[j] = w;
+            bool right = false;
+            const char *s = cell_text(tb, j, v, buf, sizeof buf, &right);
+            fo_table_width_add(&tb->w[j], measure, t, false, right || tb->numeric[j], s, strlen(s));
             fo_table_acc_add(&tb->acc[j], v);
         }
     }
     fo_rows_close(rows);
+    for (size_t j = 0; j < n && b->u.table.has_totals && rc == 0; j++) {
+        size_t k = fo_table_total_text(&tb->acc[j], b->u.table.cols[j].total, j, tb->fmt[j], buf,
+                                       sizeof buf, NULL);
+        fo_table_width_add(&tb->w[j], measure, t, true, true, buf, k < sizeof buf ? k : sizeof buf - 1);
+    }
     return rc == 0;
 }
 
-/* Column widths: natural widths, shrunk by water-filling when they exceed
- * the content width, then stretched (at most 2.5x) towards it. */
+/* The group's column widths (render/core/table.h) at the planned size: a
+ * table that fits widens towards the content width, at most 2.5 times its
+ * natural width (a narrow table stays narrow-ish). */
 static void fit_widths(tbl *tb, double total)
 {
     size_t n = tb->ncols;
-    double sum = 0;
-    for (size_t j = 0; j < n; j++) {
-        tb->width[j] += 2 * CELL_MX + 4;
-        sum += tb->width[j];
+    double k = tb->sz / FO_PPTX_TABLE_SZ, sum = 0;
+    double *mn = fo_calloc(n ? n : 1, sizeof *mn);
+    if (!mn) return;
+    for (size_t i = 0; i < n; i++) {
+        tb->width[i] = tb->w[tb->map[i]].natural * k + PAD;
+        mn[i] = tb->w[tb->map[i]].minimum * k + PAD;
+        sum += tb->width[i];
     }
-    if (sum > total) {
-        double left = total;
-        size_t open = n;
-        bool *fixed = fo_calloc(n, sizeof *fixed);
-        if (!fixed) return;
-        for (bool changed = true; changed && open;) {
-            changed = false;
-            double share = left / (double)open;
-            for (size_t j = 0; j < n; j++)
-                if (!fixed[j] && tb->width[j] <= share) {
-                    fixed[j] = true;
-                    left -= tb->width[j];
-                    open--;
-                    changed = true;
-                }
-        }
-        for (size_t j = 0; j < n; j++)
-            if (!fixed[j]) tb->width[j] = left / (double)open;
-        fo_free(fixed);
-        sum = total;
-    }
-    /* stretch towards the full width, but a narrow table stays narrow-ish */
-    double k = total / sum > 2.5 ? 2.5 : total / sum;
-    for (size_t j = 0; j < n; j++) tb->width[j] *= k;
+    fo_table_fit(tb->width, mn, n, sum * 2.5 < total ? sum * 2.5 : total, tb->width);
+    fo_free(mn);
 }
 
 static double row_height(const tbl *tb, char *const *cells, bool bold)
@@ -134,11 +141,11 @@ static double row_height(const tbl *tb, char *const *cells, bool bold)
     for (size_t j = 0; j < tb->ncols; j++) {
         double w = (tb->width[j] - 2 * CELL_MX) * FO_PPTX_FIT;
         const char *s = cells[j] ? cells[j] : "";
-        size_t k = fo_text_wrap(bold ? t->body.bold : t->body.regular, FO_PPTX_TABLE_SZ, s,
+        size_t k = fo_text_wrap(bold ? t->body.bold : t->body.regular, tb->sz, s,
                                 strlen(s), w, NULL, 0);
         if (k > lines) lines = k;
     }
-    return (double)lines * fo_pptx_line_h(FO_PPTX_TABLE_SZ) + 2 * CELL_MY;
+    return (double)lines * fo_pptx_line_h(tb->sz) + 2 * CELL_MY;
 }
 
 /* ---- writing ----------------------------------------------------------------- */
@@ -165,9 +172,9 @@ typedef struct {
     size_t tail_len;
 } cell_markup;
 
-static void row_markup(cell_markup *m, const fo_theme *t, int kind, bool band)
+static void row_markup(cell_markup *m, const fo_theme *t, double sz, int kind, bool band)
 {
-    long spc = lround(fo_pptx_line_h(FO_PPTX_TABLE_SZ) * 100);
+    long spc = lround(fo_pptx_line_h(sz) * 100);
     for (int r = 0; r < 3; r++) {
         int n = snprintf(m->head[r], sizeof m->head[r],
                          "<a:txBody><a:bodyPr/><a:lstStyle/><a:p><a:pPr algn=\"%s\"%s><a:lnSpc>"
@@ -191,7 +198,7 @@ static void row_markup(cell_markup *m, const fo_theme *t, int kind, bool band)
                      "<a:endParaRPr lang=\"en-US\" sz=\"%ld\"/></a:p></a:txBody>"
                      "<a:tcPr marL=\"%lld\" marR=\"%lld\" marT=\"%lld\" marB=\"%lld\" anchor=\"ctr\">"
                      "%s%s%s%s%s</a:tcPr>",
-                     lround(FO_PPTX_TABLE_SZ * 100), FO_PPTX_EMU(CELL_MX), FO_PPTX_EMU(CELL_MX),
+                     lround(sz * 100), FO_PPTX_EMU(CELL_MX), FO_PPTX_EMU(CELL_MX),
                      FO_PPTX_EMU(CELL_MY), FO_PPTX_EMU(CELL_MY), lines[0], lines[1], lines[2],
                      lines[3], fill);
     m->tail_len = n > 0 && (size_t)n < sizeof m->tail ? (size_t)n : 0;
@@ -207,11 +214,11 @@ static void write_row(tbl *tb, char *const *cells, unsigned right, double h, int
     const fo_theme *t = p->t;
     bool band = kind == 1 && t->table.banding && (tb->band++ % 2 == 1);
     cell_markup m;
-    row_markup(&m, t, kind, band);
+    row_markup(&m, t, tb->sz, kind, band);
     fo_xml_open(x, "a:tr", NULL);
     fo_xml_attr_int(x, "h", FO_PPTX_EMU(h));
     for (size_t j = 0; j < tb->ncols; j++) {
-        int r = kind == 0 ? tb->numeric[j] : (j < 32 && (right >> j & 1));
+        int r = kind == 0 ? tb->numeric[tb->map[j]] : (j < 32 && (right >> j & 1));
         /* text that reads right to left: rtl="1", from the right edge */
         if (cells[j] && fo_shape_has_rtl(cells[j], strlen(cells[j])) &&
             fo_shape_direction(cells[j], strlen(cells[j])) == FO_DIR_RTL)
@@ -221,7 +228,7 @@ static void write_row(tbl *tb, char *const *cells, unsigned right, double h, int
         if (cells[j] && *cells[j]) {
             fo_xml_open(x, "a:r", NULL);
             long ink = kind == 0 ? -1 : cell_colors(tb, cells)[j];
-            fo_pptx_rpr(p, FO_PPTX_TABLE_SZ, kind != 1 ? FO_RUN_BOLD : 0,
+            fo_pptx_rpr(p, tb->sz, kind != 1 ? FO_RUN_BOLD : 0,
                         kind == 0 ? t->table.header_text : ink >= 0 ? (fo_rgb)ink : t->text, NULL);
             fo_xml_text_elem(x, "a:t", cells[j]);
             fo_xml_close(x);
@@ -280,9 +287,20 @@ static void add_row(tbl *tb, char **header, char **cells, unsigned right, bool b
     fo_pptx *p = tb->p;
     double h = row_height(tb, cells, bold);
     if (tb->nchunk && p->y + tb->header_h + tb->chunk_h + h > p->g.body_bottom) {
+        /* a totals row never goes alone to a "(cont.)" slide: the last
+         * body row goes with it */
+        trow carried = {0};
+        if (total && tb->nchunk > 1) {
+            carried = tb->chunk[--tb->nchunk];
+            tb->chunk_h -= carried.h;
+        }
         emit(tb, header, SIZE_MAX);
         fo_pptx_slide_end(p);
         fo_pptx_open_flow_slide(p);
+        if (carried.cells) { /* capchunk > 0: it held this row */
+            tb->chunk[tb->nchunk++] = carried;
+            tb->chunk_h += carried.h;
+        }
     }
     if (tb->nchunk == tb->capchunk) {
         size_t cap = tb->capchunk ? tb->capchunk * 2 : 32;
@@ -298,7 +316,6 @@ static void add_row(tbl *tb, char **header, char **cells, unsigned right, bool b
     }
     tb->chunk[tb->nchunk++] = (trow){cells, right, h};
     tb->chunk_h += h;
-    (void)total;
 }
 
 /* A body or totals row's cells: ncols strings, followed in the same block
@@ -330,6 +347,7 @@ static bool fill(tbl *tb, char **header)
     const fo_value *row;
     int rc;
     char buf[2048];
+    tb->shown = 0;
     while (!p->err && (rc = fo_rows_next(rows, &row, p->d)) == 1) {
         if (tb->shown == SHOWN_ROWS) {
             tb->cut = true;
@@ -340,12 +358,13 @@ static bool fill(tbl *tb, char **header)
         char **cells = new_cells(tb);
         if (!cells) break;
         unsigned right = 0;
-        for (size_t j = 0; j < tb->ncols; j++) {
+        for (size_t i = 0; i < tb->ncols; i++) {
             bool r;
+            size_t j = tb->map[i];
             const fo_value *v = &row[b->u.table.cols[j].field];
-            cells[j] = fo_strdup(cell_text(tb, j, v, buf, sizeof buf, &r));
-            cell_colors(tb, cells)[j] = fo_value_color(v, tb->fmt[j]);
-            if (r && j < 32) right |= 1u << j;
+            cells[i] = fo_strdup(cell_text(tb, j, v, buf, sizeof buf, &r));
+            cell_colors(tb, cells)[i] = fo_value_color(v, tb->fmt[j]);
+            if (r && i < 32) right |= 1u << i;
         }
         add_row(tb, header, cells, right, false, false);
     }
@@ -357,15 +376,16 @@ static bool fill(tbl *tb, char **header)
         char **cells = new_cells(tb);
         if (!cells) return false;
         unsigned right = 0;
-        for (size_t j = 0; j < tb->ncols; j++) {
+        for (size_t i = 0; i < tb->ncols; i++) {
+            size_t j = tb->map[i];
             const fo_table_col *c = &b->u.table.cols[j];
             bool has;
             double v;
             fo_table_total_text(&tb->acc[j], c->total, j, tb->fmt[j], buf, sizeof buf, &has);
             if (c->total != FO_TOTAL_COUNT && tb->fmt[j] && fo_table_total(&tb->acc[j], c->total, &v))
-                cell_colors(tb, cells)[j] = fo_numfmt_color(tb->fmt[j], v);
-            if (has && j < 32) right |= 1u << j;
-            cells[j] = fo_strdup(buf);
+                cell_colors(tb, cells)[i] = fo_numfmt_color(tb->fmt[j], v);
+            if (has && i < 32) right |= 1u << i;
+            cells[i] = fo_strdup(buf);
         }
         add_row(tb, header, cells, right, true, true);
         total_row = tb->nchunk - 1;
@@ -390,6 +410,64 @@ static void cut_note(fo_pptx *p, size_t shown, size_t total)
     fo_pptx_flow_para(p, &note);
 }
 
+/* Above a column group: which columns it shows. */
+static void group_note(fo_pptx *p, const size_t *ends, size_t g, size_t n, double keep_h)
+{
+    char text[128];
+    fo_table_group_note(ends, g, n, text, sizeof text);
+    fo_pptx_para note;
+    if (!fo_pptx_para_init(&note, FO_PPTX_PARA_PLAIN, 0, 12, text, false)) {
+        fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory");
+        return;
+    }
+    note.color = p->t->muted;
+    fo_pptx_need(p, fo_pptx_line_h(12) + 2 * FO_PPTX_INS_Y + keep_h, false);
+    fo_pptx_flow_para(p, &note);
+}
+
+/* The caption above the table, kept on the slide where the table starts. */
+static void caption(fo_pptx *p, const fo_block *b, double first)
+{
+    if (!p->section) {
+        char *plain = fo_markup_plain(b->u.table.caption);
+        snprintf(p->section_buf, sizeof p->section_buf, "%s", plain ? plain : "");
+        fo_free(plain);
+        p->section = p->section_buf;
+    }
+    fo_pptx_need(p, first + fo_pptx_line_h(14) + FO_PPTX_GAP + 3 * FO_PPTX_INS_Y, false);
+    fo_pptx_para cap;
+    if (fo_pptx_para_init(&cap, FO_PPTX_PARA_PLAIN, 0, 14, b->u.table.caption, true)) {
+        cap.color = p->t->muted;
+        fo_pptx_flow_para(p, &cap);
+    }
+}
+
+/* One column group: header, rows over as many slides as they need, totals. */
+static void write_group(tbl *tb, char **header, const size_t *ends, size_t g, size_t ngroups)
+{
+    fo_pptx *p = tb->p;
+    const fo_block *b = tb->b;
+    size_t n = b->u.table.ncols;
+    tb->ncols = fo_table_group_cols(ends, g, tb->map);
+    for (size_t i = 0; i < tb->ncols; i++) header[i] = b->u.table.cols[tb->map[i]].title;
+    fit_widths(tb, p->g.cw);
+    tb->header_h = row_height(tb, header, true);
+    double line = fo_pptx_line_h(tb->sz) + 2 * CELL_MY;
+    size_t rows = b->u.table.data->nrows + b->u.table.has_totals;
+    double first = tb->header_h + (rows < MIN_ROWS ? (double)rows : MIN_ROWS) * line;
+    if (g > 0) { /* each group on slides of its own */
+        fo_pptx_slide_end(p);
+        fo_pptx_open_flow_slide(p);
+    }
+    if (g == 0 && b->u.table.caption) caption(p, b, first);
+    if (ngroups > 1) group_note(p, ends, g, n, first);
+    fo_pptx_need(p, first, false);
+    tb->cut = false;
+    if (!fill(tb, header) && !p->err)
+        fo_pptx_fail(p, FO_ERR_INPUT, b, "reading the table's data failed");
+    if (tb->cut && !p->err) cut_note(p, tb->shown, b->u.table.data->nrows);
+}
+
 void fo_pptx_table(fo_pptx *p, const fo_block *b)
 {
     if (p->err) return;
@@ -399,14 +477,21 @@ void fo_pptx_table(fo_pptx *p, const fo_block *b)
     tb.p = p;
     tb.b = b;
     tb.ncols = n;
+    tb.sz = FO_PPTX_TABLE_SZ;
     char **header = NULL;
+    size_t *ends = NULL;
+    double *mn = NULL;
     if (n == 0 || !b->u.table.data) return;
     tb.fmt = fo_calloc(n, sizeof *tb.fmt);
     tb.width = fo_calloc(n, sizeof *tb.width);
     tb.numeric = fo_calloc(n, sizeof *tb.numeric);
     tb.acc = fo_calloc(n, sizeof *tb.acc);
+    tb.w = fo_calloc(n, sizeof *tb.w);
+    tb.map = fo_calloc(n, sizeof *tb.map);
     header = fo_calloc(n, sizeof *header);
-    if (!tb.fmt || !tb.width || !tb.numeric || !tb.acc || !header) {
+    ends = fo_calloc(n, sizeof *ends);
+    mn = fo_calloc(n, sizeof *mn);
+    if (!tb.fmt || !tb.width || !tb.numeric || !tb.acc || !tb.w || !tb.map || !header || !ends || !mn) {
         fo_pptx_fail(p, FO_ERR_NOMEM, b, "out of memory");
         goto cleanup;
     }
@@ -414,39 +499,18 @@ void fo_pptx_table(fo_pptx *p, const fo_block *b)
         const fo_table_col *c = &b->u.table.cols[j];
         tb.fmt[j] = fo_numfmt_compile(c->format, NULL, 0);
         tb.numeric[j] = is_numeric_type(c->type);
-        header[j] = c->title;
-        tb.width[j] = measure(p->t, true, c->title);
     }
     if (!scan(&tb)) {
         fo_pptx_fail(p, FO_ERR_INPUT, b, "reading the table's data failed");
         goto cleanup;
     }
-    fit_widths(&tb, p->g.cw);
-    tb.header_h = row_height(&tb, header, true);
-
-    double first = tb.header_h + MIN_ROWS * (fo_pptx_line_h(FO_PPTX_TABLE_SZ) + 2 * CELL_MY);
-    if (b->u.table.data->nrows < MIN_ROWS)
-        first = tb.header_h + (double)(b->u.table.data->nrows + b->u.table.has_totals) *
-                                  (fo_pptx_line_h(FO_PPTX_TABLE_SZ) + 2 * CELL_MY);
-    /* caption above the table, kept on the slide where the table starts */
-    if (b->u.table.caption) {
-        if (!p->section) {
-            char *plain = fo_markup_plain(b->u.table.caption);
-            snprintf(p->section_buf, sizeof p->section_buf, "%s", plain ? plain : "");
-            fo_free(plain);
-            p->section = p->section_buf;
-        }
-        fo_pptx_need(p, first + fo_pptx_line_h(14) + FO_PPTX_GAP + 3 * FO_PPTX_INS_Y, false);
-        fo_pptx_para cap;
-        if (fo_pptx_para_init(&cap, FO_PPTX_PARA_PLAIN, 0, 14, b->u.table.caption, true)) {
-            cap.color = p->t->muted;
-            fo_pptx_flow_para(p, &cap);
-        }
-    }
-    fo_pptx_need(p, first, false);
-    if (!fill(&tb, header) && !p->err)
-        fo_pptx_fail(p, FO_ERR_INPUT, b, "reading the table's data failed");
-    if (tb.cut && !p->err) cut_note(p, tb.shown, b->u.table.data->nrows);
+    /* the one rule (render/core/table.h): smaller, then column groups */
+    fo_table_plan plan;
+    for (size_t j = 0; j < n; j++) mn[j] = tb.w[j].minimum;
+    fo_table_plan_fit(mn, n, PAD, p->g.cw, 0, MIN_SZ / FO_PPTX_TABLE_SZ, &plan, ends);
+    for (size_t j = 0; j < n; j++) tb.w[j].minimum = mn[j];
+    tb.sz = FO_PPTX_TABLE_SZ * plan.scale;
+    for (size_t g = 0; g < plan.ngroups && !p->err; g++) write_group(&tb, header, ends, g, plan.ngroups);
 
 cleanup:
     chunk_clear(&tb);
@@ -457,5 +521,9 @@ cleanup:
     fo_free(tb.width);
     fo_free(tb.numeric);
     fo_free(tb.acc);
+    fo_free(tb.w);
+    fo_free(tb.map);
     fo_free(header);
+    fo_free(ends);
+    fo_free(mn);
 }

@@ -28,7 +28,8 @@ typedef struct {
     lxw_format *boolean;      /* booleans: the cell format, or TRUE/FALSE for General */
     fo_numfmt *nf;            /* for widths: the column's displayed text */
     bool is_date;             /* the column format shows dates */
-    double width;             /* widest displayed value seen (sampled rows) */
+    fo_table_width w;         /* widest displayed value seen (sampled rows), in
+                                 Excel's character units (render/core/table.h) */
     fo_table_acc acc;         /* the totals row's cached values (render/core/table.h) */
 } colstate;
 
@@ -221,15 +222,32 @@ static bool fits_cell(table *t, size_t j, const char *s, size_t len)
     return false;
 }
 
-static double displayed_width(const colstate *c, double v, lxw_format *f, const table *t)
+/* Widths in Excel's own unit, a character (fo_table_measure): a sheet's
+ * column widths are counted in characters of its font, so this is the
+ * measure that matches what Excel shows. */
+static double excel_units(void *ctx, bool bold, const char *s, size_t n)
+{
+    (void)ctx;
+    (void)bold; /* the header's bold is allowed for by fo_xlsx_fit_width */
+    return fo_xlsx_text_width(s, n);
+}
+
+/* Widens column c for a text (whole: a number, never wrapped). */
+static void widen(colstate *c, const char *s, size_t n, bool whole)
+{
+    fo_table_width_add(&c->w, excel_units, NULL, false, whole, s, n);
+}
+
+/* Widens column c for number v as f shows it. */
+static void widen_num(colstate *c, double v, lxw_format *f, const table *t)
 {
     char buf[128];
     size_t n;
-    if (f == t->date_fb) return 10;
-    if (f == t->datetime_fb) return 19;
-    if (c->nf) n = fo_numfmt_format(c->nf, v, buf, sizeof buf);
+    if (f == t->date_fb) n = (size_t)snprintf(buf, sizeof buf, "yyyy-mm-dd");
+    else if (f == t->datetime_fb) n = (size_t)snprintf(buf, sizeof buf, "yyyy-mm-dd hh:mm:ss");
+    else if (c->nf) n = fo_numfmt_format(c->nf, v, buf, sizeof buf);
     else n = (size_t)snprintf(buf, sizeof buf, "%.15g", v);
-    return fo_xlsx_text_width(buf, n < sizeof buf ? n : sizeof buf - 1);
+    widen(c, buf, n < sizeof buf ? n : sizeof buf - 1, true);
 }
 
 /* Lines a text takes in a column at the width cap: each of its own lines
@@ -282,10 +300,7 @@ static void write_text(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, const 
         if (lines > t->lines) t->lines = lines;
     }
     worksheet_write_string(w, r, (lxw_col_t)j, clean, f);
-    if (sample) {
-        double wd = fo_xlsx_text_width(s, len);
-        if (wd > t->cs[j].width) t->cs[j].width = wd;
-    }
+    if (sample) widen(&t->cs[j], s, len, false);
 }
 
 static void write_num(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, double v,
@@ -297,10 +312,7 @@ static void write_num(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, double 
         return;
     }
     worksheet_write_number(w, r, (lxw_col_t)j, v, f);
-    if (sample) {
-        double wd = displayed_width(c, v, f, t);
-        if (wd > c->width) c->width = wd;
-    }
+    if (sample) widen_num(c, v, f, t);
 }
 
 static void write_cell(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, const fo_value *v,
@@ -328,7 +340,7 @@ static void write_cell(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, const 
     }
     case FO_VAL_BOOL:
         worksheet_write_boolean(w, r, (lxw_col_t)j, v->num != 0, c->boolean);
-        if (sample && c->width < 5) c->width = 5;
+        if (sample) widen(c, "FALSE", 5, true);
         return;
     case FO_VAL_FORMULA: {
         const char *src = v->str ? v->str : "";
@@ -342,20 +354,14 @@ static void write_cell(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, const 
         if (!f) { t->st = FO_ERR_NOMEM; return; }
         if (v->has_num && isfinite(v->num)) {
             worksheet_write_formula_num(w, r, (lxw_col_t)j, f, c->cell, v->num);
-            if (sample) {
-                double wd = displayed_width(c, v->num, c->cell, t);
-                if (wd > c->width) c->width = wd;
-            }
+            if (sample) widen_num(c, v->num, c->cell, t);
             break;
         }
         const char *label = v->label ? v->label : "";
         const char *l = fo_xlsx_clean(&t->x->buf2, label, strlen(label), FO_XLSX_CELL);
         if (!l) { t->st = FO_ERR_NOMEM; return; }
         worksheet_write_formula_str(w, r, (lxw_col_t)j, f, c->cell, l);
-        if (sample) {
-            double wd = fo_xlsx_text_width(label, strlen(label));
-            if (wd > c->width) c->width = wd;
-        }
+        if (sample) widen(c, label, strlen(label), false);
         return;
     }
     case FO_VAL_URL: {
@@ -377,10 +383,7 @@ static void write_cell(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, const 
             if (linked) t->urls++;
         }
         if (!linked) worksheet_write_string(w, r, (lxw_col_t)j, l, c->cell);
-        if (sample) {
-            double wd = fo_xlsx_text_width(label, ll);
-            if (wd > c->width) c->width = wd;
-        }
+        if (sample) widen(c, label, ll, false);
         return;
     }
     }
@@ -437,8 +440,7 @@ static void write_totals(table *t, fo_xlsx_table *ft, lxw_row_t r)
             continue;
         }
         worksheet_write_formula_num(w, r, (lxw_col_t)j, formula, c->total, v);
-        double wd = displayed_width(c, v, c->total, t);
-        if (wd > c->width) c->width = wd;
+        widen_num(c, v, c->total, t);
     }
 }
 
@@ -453,7 +455,7 @@ static void finish(table *t)
         worksheet_autofilter(w, 0, 0, last, (lxw_col_t)(t->ncols - 1));
         for (size_t j = 0; j < t->ncols; j++) {
             const char *title = t->cols[j].title ? t->cols[j].title : "";
-            double wd = fo_xlsx_fit_width(fo_xlsx_text_width(title, strlen(title)), t->cs[j].width);
+            double wd = fo_xlsx_fit_width(fo_xlsx_text_width(title, strlen(title)), t->cs[j].w.natural);
             worksheet_set_column(w, (lxw_col_t)j, (lxw_col_t)j, wd, NULL);
         }
     }

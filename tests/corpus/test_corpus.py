@@ -163,3 +163,22 @@ def test_libreoffice_converts_the_sales_report(tmp_path):
                        capture_output=True, timeout=300, check=True)
         text = pdf_text(d / "out.pdf")
         assert "September" in text, fmt
+
+
+def test_wide_table_keeps_every_number_whole(tmp_path):
+    """30 columns (render/core/table.h): PDF on landscape pages, docx in a
+    landscape section, both in column groups repeating the id column, slides
+    in groups on successive slides; every value read back whole."""
+    spec = json.loads((CORPUS / "wide.json").read_text())
+    want = {f"{v:g}" if isinstance(v, float) else str(v) for r in spec["data"]["w"]["rows"] for v in r}
+    _, out = render(tmp_path, "wide.json", ("pdf", "docx", "pptx"))
+    text = pdf_text(out["pdf"])
+    assert not want - set(text.split())
+    assert "Columns 1–" in text and "(key column repeated)" in text
+    d = docx.Document(out["docx"])
+    assert all(s.orientation == 1 for s in d.sections)  # the table is all there is: turned
+    cells = {c.text for t in d.tables for r in t.rows for c in r.cells}
+    assert not want - cells and all(t.cell(0, 0).text == "id" for t in d.tables)
+    texts = pptx_texts(out["pptx"])
+    assert not want - set(texts)
+    assert sum(t.startswith("Columns ") for t in texts) >= 2

@@ -104,6 +104,89 @@ START_TEST(test_fit)
 }
 END_TEST
 
+
+/* A measure of one unit a byte, two for bold: enough to see the rule. */
+static double bytes(void *ctx, bool bold, const char *s, size_t n)
+{
+    (void)ctx; (void)s;
+    return (double)n * (bold ? 2 : 1);
+}
+
+START_TEST(test_width_rule)
+{
+    fo_table_width w = {0};
+    fo_table_width_add(&w, bytes, NULL, true, false, "Net revenue", 11);  /* header: words */
+    ck_assert_double_eq(w.natural, 22);
+    ck_assert_double_eq(w.minimum, 14);                                    /* "revenue", bold */
+    fo_table_width_add(&w, bytes, NULL, false, true, "1,234,567.89", 12); /* a number: whole */
+    ck_assert_double_eq(w.natural, 22);
+    ck_assert_double_eq(w.minimum, 14);
+    fo_table_width x = {0};
+    fo_table_width_add(&x, bytes, NULL, false, true, "-12,345,678.90", 14);
+    ck_assert_double_eq(x.minimum, 14);                                    /* never split */
+    fo_table_width_add(&x, bytes, NULL, false, false, "a very long\nsentence here", 25);
+    ck_assert_double_eq(x.natural, 14);                                    /* widest line */
+    ck_assert_double_eq(x.minimum, 14);
+    fo_table_width_add(&x, bytes, NULL, false, false, "extraordinarily", 15);
+    ck_assert_double_eq(x.minimum, 15);                                    /* longest word */
+}
+END_TEST
+
+START_TEST(test_plan_shrink_landscape_groups)
+{
+    size_t ends[40];
+    fo_table_plan p;
+    double m[40];
+    /* 10 columns of 40 + pad 8: 480 fits 500 as is */
+    for (size_t j = 0; j < 10; j++) m[j] = 40;
+    fo_table_plan_fit(m, 10, 8, 500, 700, 0.7, &p, ends);
+    ck_assert_double_eq(p.scale, 1);
+    ck_assert(!p.landscape);
+    ck_assert_uint_eq(p.ngroups, 1);
+    ck_assert_uint_eq(ends[0], 10);
+    /* 400 wide: shrunk to (400 - 80) / 400 = 0.8, still portrait */
+    fo_table_plan_fit(m, 10, 8, 400, 700, 0.7, &p, ends);
+    ck_assert_double_eq_tol(p.scale, 0.8, 1e-12);
+    ck_assert(!p.landscape);
+    /* 300 wide: 0.55 is below 0.7, landscape 700 fits at 1 */
+    fo_table_plan_fit(m, 10, 8, 300, 700, 0.7, &p, ends);
+    ck_assert(p.landscape);
+    ck_assert_double_eq(p.scale, 1);
+    /* 34 columns: nothing fits; groups at 0.7 in 700: 36 pt a column, at
+     * most 19 in a group, so two groups, shared evenly: 1 + 17, 1 + 16 */
+    for (size_t j = 0; j < 34; j++) m[j] = 40;
+    fo_table_plan_fit(m, 34, 8, 300, 700, 0.7, &p, ends);
+    ck_assert(p.landscape);
+    ck_assert_double_eq(p.scale, 0.7);
+    ck_assert_uint_eq(p.ngroups, 2);
+    ck_assert_uint_eq(ends[0], 18);
+    ck_assert_uint_eq(ends[1], 34);
+    size_t cols[40];
+    ck_assert_uint_eq(fo_table_group_cols(ends, 1, cols), 17);
+    ck_assert_uint_eq(cols[0], 0);   /* the key column repeated */
+    ck_assert_uint_eq(cols[1], 18);
+    ck_assert_uint_eq(cols[16], 33);
+    char note[96];
+    fo_table_group_note(ends, 0, 34, note, sizeof note);
+    ck_assert_str_eq(note, "Columns 1\u201318 of 34");
+    fo_table_group_note(ends, 1, 34, note, sizeof note);
+    ck_assert_str_eq(note, "Columns 19\u201334 of 34 (key column repeated)");
+    /* no landscape (slides): groups in the width itself; a word wider than
+     * a third of it is clamped so it cannot take a group alone */
+    m[5] = 1000;
+    fo_table_plan_fit(m, 34, 8, 300, 0, 0.7, &p, ends);
+    ck_assert(!p.landscape);
+    ck_assert_double_eq_tol(m[5] * 0.7 + 8, 100, 1e-9);
+    for (size_t g = 0; g < p.ngroups; g++) {
+        size_t k = fo_table_group_cols(ends, g, cols);
+        double w = 0;
+        for (size_t i = 0; i < k; i++) w += m[cols[i]] * 0.7 + 8;
+        ck_assert(w <= 300 + 1e-9);
+    }
+    ck_assert_uint_eq(ends[p.ngroups - 1], 34);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("table");
@@ -112,6 +195,8 @@ int main(void)
     tcase_add_test(tc, test_no_numbers);
     tcase_add_test(tc, test_total_text);
     tcase_add_test(tc, test_fit);
+    tcase_add_test(tc, test_width_rule);
+    tcase_add_test(tc, test_plan_shrink_landscape_groups);
     suite_add_tcase(s, tc);
     return fo_check_run(s);
 }
