@@ -138,7 +138,8 @@ void fo_docx_chart_write(fo_docx_ctx *c, const fo_block *b)
     snprintf(part, sizeof part, "word/charts/chart%u.xml", n);
     snprintf(target, sizeof target, "charts/chart%u.xml", n);
     fo_status st = FO_OK;
-    const char *rid = fo_chartxml_add(c->pkg, FO_DOCX_DOCUMENT, part, target, ch, c->t, c->d, &st);
+    const char *rid = fo_chartxml_add(c->pkg, FO_DOCX_DOCUMENT, part, target, ch, c->t,
+                                      c->doc->epoch, c->d, &st);
     if (st != FO_OK) {
         fo_docx_fail(c, b, st, "the chart could not be written");
         return;

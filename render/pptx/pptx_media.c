@@ -93,7 +93,8 @@ void fo_pptx_chart(fo_pptx *p, const fo_block *b)
     snprintf(name, sizeof name, "ppt/charts/chart%zu.xml", n);
     snprintf(target, sizeof target, "../charts/chart%zu.xml", n);
     fo_status st = FO_OK;
-    const char *rid = fo_chartxml_add(p->pkg, p->part, name, target, c, p->t, p->d, &st);
+    const char *rid = fo_chartxml_add(p->pkg, p->part, name, target, c, p->t, p->doc->epoch,
+                                      p->d, &st);
     if (st != FO_OK) {
         fo_pptx_fail(p, st, b, "the chart could not be written");
         return;
