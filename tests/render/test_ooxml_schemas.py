@@ -35,7 +35,7 @@ XML_NS = "http://www.w3.org/XML/1998/namespace"
 
 SCHEMAS = {
     SML: "sml.xsd",
-    "http://schemas.openxmlformats.org/wordprocessingml/2006/main": "wml.xsd",
+    "http://schemas.openxmlformats.org/wordprocessingml/2006/main": "wml-offline.xsd",
     "http://schemas.openxmlformats.org/presentationml/2006/main": "pml.xsd",
     "http://schemas.openxmlformats.org/drawingml/2006/chart": "dml-chart.xsd",
     "http://schemas.openxmlformats.org/drawingml/2006/main": "dml-main.xsd",  # a:theme
@@ -127,7 +127,7 @@ def test_every_part_is_valid_against_the_transitional_schemas(tmp_path, spec, fm
     parts.mkdir()
     by_schema, _ = extract(out, parts)
     assert by_schema, "no XML parts"
-    main = {"xlsx": "sml.xsd", "docx": "wml.xsd", "pptx": "pml.xsd"}[fmt]
+    main = {"xlsx": "sml.xsd", "docx": "wml-offline.xsd", "pptx": "pml.xsd"}[fmt]
     assert main in by_schema
     errors = []
     for schema, paths in sorted(by_schema.items()):
