@@ -16,6 +16,7 @@
 #
 # EXCEPTIONS lists what is removed from a part before validation, each with
 # the reason it is outside our control; nothing else is.
+import json
 import re
 import shutil
 import subprocess
@@ -169,3 +170,62 @@ def test_the_exception_only_drops_xml_space_on_sml_text(tmp_path):
     texts = [t.text for t in etree.parse(str(shared)).iter("{%s}t" % SML)]
     assert "  padded" in texts and "plain" in texts
     assert not xmllint("sml.xsd", by_schema["sml.xsd"])
+
+
+def validate_package(tmp_path, out):
+    parts = tmp_path / ("parts-" + out.name)
+    parts.mkdir()
+    by_schema, _ = extract(out, parts)
+    errors = []
+    for schema, paths in sorted(by_schema.items()):
+        errors += xmllint(schema, paths)
+    return errors
+
+
+EVERY = ROOT / "tests" / "render" / "schemas" / "every_block.json"
+
+
+@pytest.mark.skipif(shutil.which("xmllint") is None, reason="xmllint (libxml2-utils) not installed")
+@pytest.mark.parametrize("theme", ["corporate", "midnight"])
+def test_themes_keep_the_parts_valid(tmp_path, theme):
+    for f in EVERY.parent.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    spec = json.loads(EVERY.read_text(encoding="utf-8"))
+    spec["theme"] = theme
+    (tmp_path / "themed.json").write_text(json.dumps(spec), encoding="utf-8")
+    for fmt in FORMATS:
+        out = tmp_path / f"themed.{fmt}"
+        run_folio("render", tmp_path / "themed.json", "-o", out, "--quiet", check=0)
+        errors = validate_package(tmp_path, out)
+        assert not errors, f"{theme}.{fmt}:\n" + "\n".join(errors[:20])
+
+
+@pytest.mark.skipif(shutil.which("xmllint") is None, reason="xmllint (libxml2-utils) not installed")
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_template_keeps_the_parts_valid(tmp_path, fmt):
+    """--template: folio's parts written into a package made by folio."""
+    tpl = render(tmp_path, SAMPLES.relative_to(ROOT) / "pnl" / "pnl.json", fmt)
+    shutil.move(tpl, tmp_path / f"template.{fmt}")
+    for f in EVERY.parent.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    out = tmp_path / f"templated.{fmt}"
+    run_folio("render", tmp_path / EVERY.name, "--template", tmp_path / f"template.{fmt}", "-o", out,
+              "--quiet", check=0)
+    errors = validate_package(tmp_path, out)
+    assert not errors, "\n".join(errors[:20])
+
+
+@pytest.mark.skipif(shutil.which("xmllint") is None, reason="xmllint (libxml2-utils) not installed")
+def test_a_big_table_keeps_the_parts_valid(tmp_path):
+    """30,000 rows x 4 columns: the workbook in constant memory (inline
+    strings), the deck cut to what slides show, with its note."""
+    rows = "\n".join(f"r{i}, padded ,{i * 1.25},2024-01-{i % 28 + 1:02d}" for i in range(30000))
+    (tmp_path / "big.csv").write_text("name,text,value,day\n" + rows + "\n")
+    spec = {"folio": 1, "title": "Big", "data": {"b": {"csv": "big.csv", "types": {"day": "date"}}},
+            "blocks": [{"type": "table", "data": "b"}]}
+    (tmp_path / "big.json").write_text(json.dumps(spec))
+    for fmt in ("xlsx", "pptx"):
+        out = tmp_path / f"big.{fmt}"
+        run_folio("render", tmp_path / "big.json", "-o", out, "--quiet", check=0, timeout=600)
+        errors = validate_package(tmp_path, out)
+        assert not errors, f"big.{fmt}:\n" + "\n".join(errors[:20])
