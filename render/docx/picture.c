@@ -128,7 +128,8 @@ static void chart_alt(const fo_chart *ch, char *out, size_t cap)
     else snprintf(out, cap, "%s chart", fo_chart_kind_name(ch->kind));
 }
 
-/* A chart is a native chart part (data as literal caches, theme palette):
+/* A chart is a native chart part (theme palette; its data cached in the part
+ * and kept in an embedded workbook, word/embeddings/, for Word's Edit Data):
  * Word and LibreOffice draw it themselves, no picture is rendered. */
 void fo_docx_chart_write(fo_docx_ctx *c, const fo_block *b)
 {
