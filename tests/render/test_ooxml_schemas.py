@@ -9,13 +9,15 @@
 # A part is validated against the schema of its root element's namespace
 # (SCHEMAS): workbook, worksheets, styles, sharedStrings, drawings, charts,
 # document, styles, numbering, settings, footers, presentation, slides,
-# layouts, masters, themes, [Content_Types].xml, every .rels, docProps/app.xml.
+# layouts, masters, themes, [Content_Types].xml, every .rels, docProps/app.xml,
+# and the same parts of the workbooks embedded for native charts.
 # Not validated: docProps/core.xml (its schema imports Dublin Core's from the
 # network). Parts whose root namespace has no schema here fail the test, so a
 # new kind of part cannot slip by unchecked.
 #
 # EXCEPTIONS lists what is removed from a part before validation, each with
 # the reason it is outside our control; nothing else is.
+import io
 import json
 import re
 import shutil
@@ -87,24 +89,29 @@ def render(tmp_path, spec, fmt):
     return out
 
 
-def extract(package, folder):
-    """Writes each XML part to folder (fixed up as EXCEPTIONS say); returns
-    {schema file: [paths]} and the parts that were fixed up."""
-    by_schema, fixed = defaultdict(list), []
+def extract(package, folder, by_schema=None, fixed=None, prefix=""):
+    """Writes each XML part to folder (fixed up as EXCEPTIONS say), also the
+    parts of embedded workbooks (a chart's data); returns {schema file:
+    [paths]} and the parts that were fixed up."""
+    by_schema = defaultdict(list) if by_schema is None else by_schema
+    fixed = [] if fixed is None else fixed
     parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
     with zipfile.ZipFile(package) as z:
         for i, name in enumerate(z.namelist()):
+            if name.endswith(".xlsx"):
+                extract(io.BytesIO(z.read(name)), folder, by_schema, fixed, f"{prefix}{name}!")
+                continue
             if not name.endswith((".xml", ".rels")) or name in NOT_VALIDATED:
                 continue
             data = z.read(name)
             root = etree.fromstring(data, parser)
             ns = etree.QName(root).namespace
-            assert ns in SCHEMAS, f"{package.name}: {name}: no schema for {ns}"
+            assert ns in SCHEMAS, f"{prefix}{name}: no schema for {ns}"
             for pattern, fix in EXCEPTIONS:
                 if pattern.fullmatch(name) and fix(root):
                     data = etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True)
-                    fixed.append(name)
-            path = folder / f"{i:04d}_{name.replace('/', '_')}"
+                    fixed.append(prefix + name)
+            path = folder / re.sub(r"[/!]", "_", f"{len(list(folder.iterdir())):04d}_{prefix}{name}")
             path.write_bytes(data)
             by_schema[SCHEMAS[ns]].append(path)
     return by_schema, fixed
@@ -130,6 +137,8 @@ def test_every_part_is_valid_against_the_transitional_schemas(tmp_path, spec, fm
     assert by_schema, "no XML parts"
     main = {"xlsx": "sml.xsd", "docx": "wml-offline.xsd", "pptx": "pml.xsd"}[fmt]
     assert main in by_schema
+    if fmt != "xlsx" and "dml-chart.xsd" in by_schema:  # a chart's workbook is checked too
+        assert "sml.xsd" in by_schema
     errors = []
     for schema, paths in sorted(by_schema.items()):
         errors += xmllint(schema, paths)
@@ -186,16 +195,22 @@ EVERY = ROOT / "tests" / "render" / "schemas" / "every_block.json"
 
 
 @pytest.mark.skipif(shutil.which("xmllint") is None, reason="xmllint (libxml2-utils) not installed")
-@pytest.mark.parametrize("theme", ["corporate", "midnight"])
+@pytest.mark.parametrize("theme", ["corporate", "midnight", "branded.json"])
 def test_themes_keep_the_parts_valid(tmp_path, theme):
+    """The built-in themes, and branded.json: header, footer, logo, landscape
+    Letter pages (the parts and sections a theme adds)."""
     for f in EVERY.parent.iterdir():
         shutil.copy(f, tmp_path / f.name)
     spec = json.loads(EVERY.read_text(encoding="utf-8"))
-    spec["theme"] = theme
+    args = ["--theme", tmp_path / theme] if theme.endswith(".json") else []
+    if not args:
+        spec["theme"] = theme
     (tmp_path / "themed.json").write_text(json.dumps(spec), encoding="utf-8")
     for fmt in FORMATS:
         out = tmp_path / f"themed.{fmt}"
-        run_folio("render", tmp_path / "themed.json", "-o", out, "--quiet", check=0)
+        run_folio("render", tmp_path / "themed.json", *args, "-o", out, "--quiet", check=0)
+        if fmt == "docx" and args:
+            assert "word/header1.xml" in zipfile.ZipFile(out).namelist()
         errors = validate_package(tmp_path, out)
         assert not errors, f"{theme}.{fmt}:\n" + "\n".join(errors[:20])
 
