@@ -83,6 +83,7 @@ typedef struct {
     double *x;            /* n numeric x values (NaN when not numeric) */
     double *y;            /* ns * n */
     const char **names;   /* ns series names */
+    const char **fmts;    /* ns series' column format codes (never NULL) */
     const char *yfmt;     /* first y column's format code (never NULL) */
     const char *xfmt;     /* x column's format code (never NULL) */
     const char *xname;    /* x column's name ("" without one) */

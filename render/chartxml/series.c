@@ -144,7 +144,7 @@ static void cat_and_val(fo_xml *x, const fo_chartxml_data *dt, size_t s)
     categories(x, dt);
     fo_xml_close(x);
     fo_xml_open(x, "c:val", NULL);
-    numbers(x, dt, s + 1, dt->y + s * dt->n, dt->yfmt);
+    numbers(x, dt, s + 1, dt->y + s * dt->n, dt->fmts[s]);
     fo_xml_close(x);
 }
 
@@ -285,7 +285,7 @@ static void scatter_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data 
         numbers(x, dt, 0, dt->x, dt->xfmt);
         fo_xml_close(x);
         fo_xml_open(x, "c:yVal", NULL);
-        numbers(x, dt, s + 1, dt->y + s * dt->n, dt->yfmt);
+        numbers(x, dt, s + 1, dt->y + s * dt->n, dt->fmts[s]);
         fo_xml_close(x);
         val_leaf(x, "c:smooth", 0);
         fo_xml_close(x);
@@ -352,12 +352,14 @@ fo_status fo_chartxml_data_read(const fo_chart *c, fo_chartxml_data *dt, fo_diag
         if (c->y[s] < ds->ncols) ns++;
     dt->ns = ns;
     dt->names = fo_arena_alloc(dt->arena, (ns + 1) * sizeof *dt->names);
+    dt->fmts = fo_arena_alloc(dt->arena, (ns + 1) * sizeof *dt->fmts);
     size_t *cols = fo_arena_alloc(dt->arena, (ns + 1) * sizeof *cols);
-    if (!dt->names || !cols) return FO_ERR_NOMEM;
+    if (!dt->names || !dt->fmts || !cols) return FO_ERR_NOMEM;
     if (!ds) return FO_OK;
     for (size_t s = 0, j = 0; s < c->ny; s++)
         if (c->y[s] < ds->ncols) {
             cols[j] = c->y[s];
+            dt->fmts[j] = column_format(ds, c->y[s]);
             dt->names[j++] = ds->cols[c->y[s]].name ? ds->cols[c->y[s]].name : "";
         }
     bool has_x = c->x < ds->ncols;

@@ -6,8 +6,8 @@
  * one series each, its name in row 1 and its values from row 2. A1 holds
  * the x column's name. The chart's c:f formulas point at these ranges
  * (fo_chartxml_range). Categories are the labels the chart shows (text);
- * values are the exact doubles, in the column's number format; a missing
- * value is an empty cell.
+ * values are the exact doubles, each series in its column's number format
+ * (as its c:numCache formatCode says); a missing value is an empty cell.
  *
  * libxlsxwriter 1.1.4 writes only to a file: the workbook goes to a
  * scratch file in $TMPDIR (else /tmp), is read back and removed.
@@ -66,10 +66,10 @@ static lxw_error write_sheet(lxw_workbook *wb, const fo_chartxml_data *dt, bool 
         e = write_column(ws, 0, dt->x, dt->n, num_format(wb, dt->xfmt));
     for (size_t i = 0; !scatter && i < dt->n && e == LXW_NO_ERROR; i++)
         if (dt->cat[i][0]) e = worksheet_write_string(ws, (lxw_row_t)(i + 1), 0, dt->cat[i], NULL);
-    lxw_format *yf = num_format(wb, dt->yfmt);
     for (size_t s = 0; s < nseries && e == LXW_NO_ERROR; s++) {
         if (dt->names[s][0]) e = worksheet_write_string(ws, 0, (lxw_col_t)(s + 1), dt->names[s], NULL);
-        if (e == LXW_NO_ERROR) e = write_column(ws, s + 1, dt->y + s * dt->n, dt->n, yf);
+        lxw_format *f = num_format(wb, dt->fmts[s]);
+        if (e == LXW_NO_ERROR) e = write_column(ws, s + 1, dt->y + s * dt->n, dt->n, f);
     }
     if (e == LXW_NO_ERROR) e = worksheet_set_column(ws, 0, 0, 18, NULL);
     return e;

@@ -136,7 +136,8 @@ def test_workbook_holds_categories_and_series_exactly(doc):
     assert [r[0] for r in rows[1:]] == CATS
     assert [r[1] for r in rows[1:]] == SERIES["north"]
     assert [r[2] for r in rows[1:]] == SERIES["south & east"]
-    assert columns["B2"].number_format == "#,##0.00"
+    assert columns["B2"].number_format == "#,##0.00"   # each series in its column's format
+    assert columns["C2"].number_format == "General"
     assert [[c.value for c in r] for r in pie.iter_rows()] == \
         [["quarter", "south & east"]] + [[q, v] for q, v in zip(CATS, SERIES["south & east"])]
     assert [[c.value for c in r] for r in scatter.iter_rows()] == [["x", "y"], [1.5, 2], [2.5, 4.75], [4, -1]]
