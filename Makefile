@@ -40,7 +40,7 @@ DEB_TEST  := procps file python3 python3-pytest python3-openpyxl python3-docx py
              python3-pandas python3-numpy python3-matplotlib \
              poppler-utils qpdf pngcheck valgrind clang libclang-rt-14-dev \
              libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui \
-             imagemagick curl openssl iproute2 python3-pip haproxy libharfbuzz-bin
+             imagemagick curl openssl iproute2 python3-pip haproxy libharfbuzz-bin libxml2-utils
 DEB_BENCH := wrk time python3-xlsxwriter python3-reportlab python3-renderpm python3-matplotlib bubblewrap hyperfine pandoc nodejs \
              tinyproxy python3-jupyter-client python3-ipykernel
 

@@ -2,7 +2,7 @@
  * title, plot area with its chart group and axes, legend, text properties.
  *
  * Each writer below emits one schema sequence in order (dml-chart.xsd):
- *   chartSpace: date1904 lang roundedCorners chart spPr txPr
+ *   chartSpace: date1904 lang roundedCorners chart spPr txPr externalData
  *   chart:      title autoTitleDeleted plotArea legend plotVisOnly dispBlanksAs
  *   plotArea:   layout <group> <axes...> spPr
  *   barChart:   barDir grouping varyColors ser* gapWidth overlap axId axId
@@ -27,6 +27,9 @@
 /* Axis ids: any unsigned values unique within the part; fixed for determinism. */
 #define AX_CAT 507001
 #define AX_VAL 507002
+
+/* The chart part's only relationship: its embedded workbook. */
+#define DATA_RID "rId1"
 
 #define SZ_TITLE 1800   /* hundredths of a point */
 #define SZ_AXIS_TITLE 1200
@@ -333,8 +336,9 @@ static void legend(fo_xml *x, const fo_chart *c, const fo_theme *t, const fo_cha
 
 /* ---- the part ------------------------------------------------------------------------ */
 
+/* data_rid: the relationship to the embedded workbook, or NULL (literal data). */
 static void chart_space(fo_xml *x, const fo_chart *c, const fo_theme *t,
-                        const fo_chartxml_data *dt)
+                        const fo_chartxml_data *dt, const char *data_rid)
 {
     fo_xml_open(x, "c:chartSpace", "xmlns:c", FO_NS_C, "xmlns:a", FO_NS_A, "xmlns:r", FO_NS_R,
                 NULL);
@@ -356,7 +360,27 @@ static void chart_space(fo_xml *x, const fo_chart *c, const fo_theme *t,
     fo_xml_close(x);
     fo_xml_close(x);
     tx_pr(x, t, SZ_TEXT, false, t ? t->text : 0);
+    if (data_rid) {
+        fo_xml_open(x, "c:externalData", "r:id", data_rid, NULL);
+        val_leaf(x, "c:autoUpdate", 0);
+        fo_xml_close(x);
+    }
     fo_xml_close(x); /* c:chartSpace */
+}
+
+/* The part for data already read; data_rid as chart_space. */
+static fo_status write_part(const fo_chart *c, const fo_theme *t, const fo_chartxml_data *dt,
+                            const char *data_rid, fo_xml **out)
+{
+    *out = NULL;
+    fo_xml *x = fo_xml_new_memory();
+    if (!x) return FO_ERR_NOMEM;
+    chart_space(x, c, t, dt, data_rid);
+    fo_xml_finish(x);
+    fo_status st = fo_xml_status(x);
+    if (st != FO_OK) { fo_xml_free(x); return st; }
+    *out = x;
+    return FO_OK;
 }
 
 fo_status fo_chartxml_write(const fo_chart *c, const fo_theme *t, fo_xml **out, fo_diags *d)
@@ -364,28 +388,60 @@ fo_status fo_chartxml_write(const fo_chart *c, const fo_theme *t, fo_xml **out, 
     *out = NULL;
     fo_chartxml_data dt;
     fo_status st = fo_chartxml_data_read(c, &dt, d);
-    if (st != FO_OK) { fo_chartxml_data_free(&dt); return st; }
-    fo_xml *x = fo_xml_new_memory();
-    if (!x) { fo_chartxml_data_free(&dt); return FO_ERR_NOMEM; }
-    chart_space(x, c, t, &dt);
-    fo_xml_finish(x);
+    if (st == FO_OK) st = write_part(c, t, &dt, NULL, out);
     fo_chartxml_data_free(&dt);
-    st = fo_xml_status(x);
-    if (st != FO_OK) { fo_xml_free(x); return st; }
-    *out = x;
-    return FO_OK;
+    return st;
+}
+
+/* "ppt/charts/chart3.xml" -> "ppt/embeddings/Microsoft_Excel_Worksheet3.xlsx"
+ * (name) and "../embeddings/Microsoft_Excel_Worksheet3.xlsx" (target). */
+static void embedding_names(const char *part, char *name, char *target, size_t cap)
+{
+    const char *base = strrchr(part, '/');
+    base = base ? base + 1 : part;
+    size_t dir = base > part ? (size_t)(base - part - 1) : 0; /* "ppt/charts" */
+    while (dir > 0 && part[dir - 1] != '/') dir--;            /* "ppt/" */
+    const char *digits = base + strcspn(base, "0123456789");
+    int nd = (int)strspn(digits, "0123456789");
+    snprintf(target, cap, "../embeddings/Microsoft_Excel_Worksheet%.*s.xlsx", nd, digits);
+    snprintf(name, cap, "%.*s%s", (int)dir, part, target + 3);
+}
+
+/* Adds the workbook of dt for the chart part part_name; FO_OK or an error. */
+static fo_status add_workbook(fo_pkg *p, const char *part_name, const fo_chart *c,
+                              const fo_chartxml_data *dt, long long epoch)
+{
+    char name[512], target[512];
+    void *data = NULL;
+    size_t len = 0;
+    if (epoch == FO_NO_EPOCH) epoch = FO_FIXED_EPOCH;
+    fo_status st = fo_chartxml_workbook(dt, c->kind == FO_CHART_SCATTER,
+                                        fo_chartxml_nseries(c, dt), epoch, &data, &len);
+    if (st != FO_OK) return st;
+    embedding_names(part_name, name, target, sizeof name);
+    fo_pkg_add_default(p, "xlsx", FO_CHARTXML_CT_XLSX);
+    fo_pkg_add_part_take(p, name, NULL, data, len);
+    fo_pkg_add_rel_id(p, part_name, DATA_RID, FO_CHARTXML_REL_PACKAGE, target, false);
+    return fo_pkg_status(p);
 }
 
 const char *fo_chartxml_add(fo_pkg *p, const char *source_part, const char *part_name,
                             const char *target, const fo_chart *c, const fo_theme *t,
-                            fo_diags *d, fo_status *st)
+                            long long epoch, fo_diags *d, fo_status *st)
 {
     fo_xml *x = NULL;
+    fo_chartxml_data dt;
     *st = fo_pkg_status(p);
     if (*st != FO_OK) return "";
-    *st = fo_chartxml_write(c, t, &x, d);
+    *st = fo_chartxml_data_read(c, &dt, d);
+    dt.linked = true;
+    if (*st == FO_OK) *st = write_part(c, t, &dt, DATA_RID, &x);
+    if (*st == FO_OK) {
+        fo_pkg_add_xml(p, part_name, FO_CHARTXML_CT, x);
+        *st = add_workbook(p, part_name, c, &dt, epoch);
+    }
+    fo_chartxml_data_free(&dt);
     if (*st != FO_OK) return "";
-    fo_pkg_add_xml(p, part_name, FO_CHARTXML_CT, x);
     const char *rid = fo_pkg_add_rel(p, source_part, FO_CHARTXML_REL, target, false);
     *st = fo_pkg_status(p);
     return *st == FO_OK ? rid : "";

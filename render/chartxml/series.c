@@ -1,9 +1,10 @@
 /* series.c — the data side of a native chart part: reading a chart's series
  * through fo_rows, and writing each c:ser with its literal caches and colors.
  *
- * Caches are literal (c:strLit for categories, c:numLit for values, with
- * c:ptCount = rows and one c:pt per present value), so the part needs no
- * workbook. A missing value (null cell, text cell, NaN) gets no c:pt: a gap,
+ * Caches have c:ptCount = rows and one c:pt per present value: literal
+ * (c:strLit for categories, c:numLit for values), or, when the data is
+ * linked to the embedded workbook, c:strRef / c:numRef with the c:f of the
+ * workbook's range (workbook.c lays it out) and the same points cached. A missing value (null cell, text cell, NaN) gets no c:pt: a gap,
  * as c:dispBlanksAs="gap" says. Category labels are the x cells as their
  * column displays them (DATE serials through the column's date format). */
 #include <math.h>
@@ -47,33 +48,22 @@ static void val_leaf(fo_xml *x, const char *name, long long v)
     fo_xml_close(x);
 }
 
-/* <c:tx><c:v>name</c:v></c:tx> — the series name without a sheet reference. */
-static void series_name(fo_xml *x, const char *name)
+/* <c:ptCount/> and one <c:pt idx><c:v>label</c:v></c:pt> per label. */
+static void str_points(fo_xml *x, char *const *labels, size_t n)
 {
-    fo_xml_open(x, "c:tx", NULL);
-    fo_xml_text_elem(x, "c:v", name ? name : "");
-    fo_xml_close(x);
-}
-
-/* <c:strLit> of the n category labels. */
-static void str_lit(fo_xml *x, const fo_chartxml_data *dt)
-{
-    fo_xml_open(x, "c:strLit", NULL);
-    val_leaf(x, "c:ptCount", (long long)dt->n);
-    for (size_t i = 0; i < dt->n; i++) {
+    val_leaf(x, "c:ptCount", (long long)n);
+    for (size_t i = 0; i < n; i++) {
         fo_xml_open(x, "c:pt", NULL);
         fo_xml_attr_int(x, "idx", (long long)i);
-        fo_xml_text_elem(x, "c:v", dt->cat[i]);
+        fo_xml_text_elem(x, "c:v", labels[i]);
         fo_xml_close(x);
     }
-    fo_xml_close(x);
 }
 
-/* <c:numLit> of n values (NaN: no point), with the format they display in. */
-static void num_lit(fo_xml *x, const double *v, size_t n, const char *fmt)
+/* <c:formatCode/>, <c:ptCount/> and a <c:pt> per present value. */
+static void num_points(fo_xml *x, const double *v, size_t n, const char *fmt)
 {
     char buf[40];
-    fo_xml_open(x, "c:numLit", NULL);
     fo_xml_text_elem(x, "c:formatCode", fmt && *fmt ? fmt : "General");
     val_leaf(x, "c:ptCount", (long long)n);
     for (size_t i = 0; i < n; i++) {
@@ -84,16 +74,77 @@ static void num_lit(fo_xml *x, const double *v, size_t n, const char *fmt)
         fo_xml_text_elem(x, "c:v", buf);
         fo_xml_close(x);
     }
+}
+
+/* <c:f> of column col, rows 1..n of the workbook (row 1 alone when empty). */
+static void formula(fo_xml *x, size_t col, size_t n)
+{
+    char ref[96];
+    fo_chartxml_range(ref, sizeof ref, col, 1, n ? n : 1);
+    fo_xml_text_elem(x, "c:f", ref);
+}
+
+/* The series name: <c:tx><c:strRef> to row 0 of its column when linked,
+ * else <c:tx><c:v>. */
+static void series_name(fo_xml *x, const fo_chartxml_data *dt, size_t s)
+{
+    const char *name = dt->names[s] ? dt->names[s] : "";
+    fo_xml_open(x, "c:tx", NULL);
+    if (dt->linked) {
+        char ref[96];
+        fo_chartxml_range(ref, sizeof ref, s + 1, 0, 0);
+        fo_xml_open(x, "c:strRef", NULL);
+        fo_xml_text_elem(x, "c:f", ref);
+        fo_xml_open(x, "c:strCache", NULL);
+        char *one[1] = {(char *)name};
+        str_points(x, one, 1);
+        fo_xml_close(x);
+        fo_xml_close(x);
+    } else {
+        fo_xml_text_elem(x, "c:v", name);
+    }
+    fo_xml_close(x);
+}
+
+/* The category labels: c:strRef (column A) + c:strCache, or c:strLit. */
+static void categories(fo_xml *x, const fo_chartxml_data *dt)
+{
+    if (dt->linked) {
+        fo_xml_open(x, "c:strRef", NULL);
+        formula(x, 0, dt->n);
+        fo_xml_open(x, "c:strCache", NULL);
+    } else {
+        fo_xml_open(x, "c:strLit", NULL);
+    }
+    str_points(x, dt->cat, dt->n);
+    if (dt->linked) fo_xml_close(x);
+    fo_xml_close(x);
+}
+
+/* Values of workbook column col (NaN: no point): c:numRef + c:numCache, or
+ * c:numLit, with the format they display in. */
+static void numbers(fo_xml *x, const fo_chartxml_data *dt, size_t col, const double *v,
+                    const char *fmt)
+{
+    if (dt->linked) {
+        fo_xml_open(x, "c:numRef", NULL);
+        formula(x, col, dt->n);
+        fo_xml_open(x, "c:numCache", NULL);
+    } else {
+        fo_xml_open(x, "c:numLit", NULL);
+    }
+    num_points(x, v, dt->n, fmt);
+    if (dt->linked) fo_xml_close(x);
     fo_xml_close(x);
 }
 
 static void cat_and_val(fo_xml *x, const fo_chartxml_data *dt, size_t s)
 {
     fo_xml_open(x, "c:cat", NULL);
-    str_lit(x, dt);
+    categories(x, dt);
     fo_xml_close(x);
     fo_xml_open(x, "c:val", NULL);
-    num_lit(x, dt->y + s * dt->n, dt->n, dt->yfmt);
+    numbers(x, dt, s + 1, dt->y + s * dt->n, dt->fmts[s]);
     fo_xml_close(x);
 }
 
@@ -121,12 +172,12 @@ static void marker(fo_xml *x, fo_rgb color, int size)
     fo_xml_close(x);
 }
 
-static void ser_head(fo_xml *x, size_t s, const char *name)
+static void ser_head(fo_xml *x, const fo_chartxml_data *dt, size_t s)
 {
     fo_xml_open(x, "c:ser", NULL);
     val_leaf(x, "c:idx", (long long)s);
     val_leaf(x, "c:order", (long long)s);
-    series_name(x, name);
+    series_name(x, dt, s);
 }
 
 /* ---- one writer per kind (CT_BarSer, CT_LineSer, CT_AreaSer, CT_PieSer,
@@ -136,7 +187,7 @@ static void bar_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt)
 {
     for (size_t s = 0; s < dt->ns; s++) {
         fo_rgb col = fo_chartxml_color(t, s);
-        ser_head(x, s, dt->names[s]);
+        ser_head(x, dt, s);
         fo_xml_open(x, "c:spPr", NULL);
         fo_chartxml_solid(x, col);
         line_props(x, 0, -1, false);
@@ -151,7 +202,7 @@ static void line_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt
 {
     for (size_t s = 0; s < dt->ns; s++) {
         fo_rgb col = fo_chartxml_color(t, s);
-        ser_head(x, s, dt->names[s]);
+        ser_head(x, dt, s);
         fo_xml_open(x, "c:spPr", NULL);
         line_props(x, 28575, (long long)col, true);
         fo_xml_close(x);
@@ -167,7 +218,7 @@ static void area_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt
     char hex[7];
     for (size_t s = 0; s < dt->ns; s++) {
         fo_rgb col = fo_chartxml_color(t, s);
-        ser_head(x, s, dt->names[s]);
+        ser_head(x, dt, s);
         fo_xml_open(x, "c:spPr", NULL);
         /* overlapping areas stay readable: 70% opaque unless stacked */
         fo_rgb_hex(col, hex);
@@ -188,7 +239,7 @@ static void area_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt
 static void pie_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt, bool doughnut)
 {
     if (dt->ns == 0) return;
-    ser_head(x, 0, dt->names[0]);
+    ser_head(x, dt, 0);
     fo_xml_open(x, "c:spPr", NULL);
     line_props(x, 12700, (long long)(t ? t->background : 0xFFFFFF), false);
     fo_xml_close(x);
@@ -225,20 +276,26 @@ static void scatter_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data 
 {
     for (size_t s = 0; s < dt->ns; s++) {
         fo_rgb col = fo_chartxml_color(t, s);
-        ser_head(x, s, dt->names[s]);
+        ser_head(x, dt, s);
         fo_xml_open(x, "c:spPr", NULL);
         line_props(x, 0, -1, false); /* markers only */
         fo_xml_close(x);
         marker(x, col, 6);
         fo_xml_open(x, "c:xVal", NULL);
-        num_lit(x, dt->x, dt->n, dt->xfmt);
+        numbers(x, dt, 0, dt->x, dt->xfmt);
         fo_xml_close(x);
         fo_xml_open(x, "c:yVal", NULL);
-        num_lit(x, dt->y + s * dt->n, dt->n, dt->yfmt);
+        numbers(x, dt, s + 1, dt->y + s * dt->n, dt->fmts[s]);
         fo_xml_close(x);
         val_leaf(x, "c:smooth", 0);
         fo_xml_close(x);
     }
+}
+
+size_t fo_chartxml_nseries(const fo_chart *c, const fo_chartxml_data *dt)
+{
+    bool round = c->kind == FO_CHART_PIE || c->kind == FO_CHART_DOUGHNUT;
+    return round && dt->ns > 1 ? 1 : dt->ns;
 }
 
 void fo_chartxml_series(fo_xml *x, const fo_chart *c, const fo_theme *t,
@@ -289,20 +346,24 @@ fo_status fo_chartxml_data_read(const fo_chart *c, fo_chartxml_data *dt, fo_diag
     const fo_dataset *ds = c->data;
     dt->xfmt = column_format(ds, c->x);
     dt->yfmt = column_format(ds, c->ny ? c->y[0] : (size_t)-1);
+    dt->xname = "";
     size_t ns = 0;
     for (size_t s = 0; ds && s < c->ny; s++)
         if (c->y[s] < ds->ncols) ns++;
     dt->ns = ns;
     dt->names = fo_arena_alloc(dt->arena, (ns + 1) * sizeof *dt->names);
+    dt->fmts = fo_arena_alloc(dt->arena, (ns + 1) * sizeof *dt->fmts);
     size_t *cols = fo_arena_alloc(dt->arena, (ns + 1) * sizeof *cols);
-    if (!dt->names || !cols) return FO_ERR_NOMEM;
+    if (!dt->names || !dt->fmts || !cols) return FO_ERR_NOMEM;
     if (!ds) return FO_OK;
     for (size_t s = 0, j = 0; s < c->ny; s++)
         if (c->y[s] < ds->ncols) {
             cols[j] = c->y[s];
+            dt->fmts[j] = column_format(ds, c->y[s]);
             dt->names[j++] = ds->cols[c->y[s]].name ? ds->cols[c->y[s]].name : "";
         }
     bool has_x = c->x < ds->ncols;
+    dt->xname = has_x && ds->cols[c->x].name ? ds->cols[c->x].name : "";
     fo_numfmt *xf = fo_numfmt_compile(dt->xfmt, NULL, 0); /* NULL: General */
 
     fo_rows *rows = NULL;

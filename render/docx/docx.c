@@ -9,7 +9,8 @@
  *   word/header1.xml, word/footer1.xml         theme header/footer text
  *   word/media/image1.png|jpeg                 the theme logo, related from the header
  *   word/media/imageN.png|jpeg                 picture.c, while the body is written
- *   word/charts/chartN.xml                     picture.c (render/chartxml), likewise
+ *   word/charts/chartN.xml                     picture.c (render/chartxml), likewise,
+ *   word/embeddings/Microsoft_Excel_WorksheetN.xlsx   each chart's data (related from it)
  *   word/document.xml                          document.c, streamed to a temp file
  *   word/styles.xml, numbering.xml, settings.xml, theme/theme1.xml
  * Relationships of word/document.xml: styles, numbering, settings, theme

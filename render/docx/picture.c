@@ -128,7 +128,8 @@ static void chart_alt(const fo_chart *ch, char *out, size_t cap)
     else snprintf(out, cap, "%s chart", fo_chart_kind_name(ch->kind));
 }
 
-/* A chart is a native chart part (data as literal caches, theme palette):
+/* A chart is a native chart part (theme palette; its data cached in the part
+ * and kept in an embedded workbook, word/embeddings/, for Word's Edit Data):
  * Word and LibreOffice draw it themselves, no picture is rendered. */
 void fo_docx_chart_write(fo_docx_ctx *c, const fo_block *b)
 {
@@ -138,7 +139,8 @@ void fo_docx_chart_write(fo_docx_ctx *c, const fo_block *b)
     snprintf(part, sizeof part, "word/charts/chart%u.xml", n);
     snprintf(target, sizeof target, "charts/chart%u.xml", n);
     fo_status st = FO_OK;
-    const char *rid = fo_chartxml_add(c->pkg, FO_DOCX_DOCUMENT, part, target, ch, c->t, c->d, &st);
+    const char *rid = fo_chartxml_add(c->pkg, FO_DOCX_DOCUMENT, part, target, ch, c->t,
+                                      c->doc->epoch, c->d, &st);
     if (st != FO_OK) {
         fo_docx_fail(c, b, st, "the chart could not be written");
         return;

@@ -1,7 +1,7 @@
 /* pptx_media.c — charts, images, metrics cards and code boxes on slides.
  *
- * Charts are native chart parts (render/chartxml: c:chartSpace with literal
- * data) in a p:graphicFrame, on a slide of their own (the slide that only
+ * Charts are native chart parts (render/chartxml: c:chartSpace with its
+ * data in an embedded workbook, ppt/embeddings/) in a p:graphicFrame, on a slide of their own (the slide that only
  * holds its section title, or a new one), with alt text in p:cNvPr/@descr. Images scale to fit the free area (or a
  * new slide) keeping their aspect. Metrics become rows of rounded cards
  * (label, value through its number format, delta with an arrow). Code is a
@@ -93,7 +93,8 @@ void fo_pptx_chart(fo_pptx *p, const fo_block *b)
     snprintf(name, sizeof name, "ppt/charts/chart%zu.xml", n);
     snprintf(target, sizeof target, "../charts/chart%zu.xml", n);
     fo_status st = FO_OK;
-    const char *rid = fo_chartxml_add(p->pkg, p->part, name, target, c, p->t, p->d, &st);
+    const char *rid = fo_chartxml_add(p->pkg, p->part, name, target, c, p->t, p->doc->epoch,
+                                      p->d, &st);
     if (st != FO_OK) {
         fo_pptx_fail(p, st, b, "the chart could not be written");
         return;

@@ -198,6 +198,49 @@ START_TEST(test_deterministic_and_allocation_failures)
 }
 END_TEST
 
+START_TEST(test_workbook_ranges)
+{
+    char buf[64];
+    fo_chartxml_range(buf, sizeof buf, 0, 1, 4);
+    ck_assert_str_eq(buf, "Sheet1!$A$2:$A$5");
+    fo_chartxml_range(buf, sizeof buf, 1, 0, 0);
+    ck_assert_str_eq(buf, "Sheet1!$B$1");
+    fo_chartxml_range(buf, sizeof buf, 26, 1, 1000);
+    ck_assert_str_eq(buf, "Sheet1!$AA$2:$AA$1001");
+}
+END_TEST
+
+/* fo_chartxml_add: the chart part, its workbook and both relationships, or
+ * a clean error when the N-th allocation fails (nothing leaks). */
+START_TEST(test_add_with_workbook_and_allocation_failures)
+{
+    fo_doc *doc = load("{\"type\": \"chart\", \"kind\": \"column\", \"data\": \"s\", \"x\": \"month\", "
+                       "\"y\": [\"revenue\", \"cost\"], \"title\": \"A\"}");
+    for (unsigned long n = 0; n < 400; n++) {
+        fo_diags d;
+        fo_diags_init(&d);
+        fo_pkg *p = fo_pkg_new("/nonexistent/never-written.pptx");
+        ck_assert_ptr_nonnull(p);
+        fo_status st = FO_OK;
+        fo_alloc_fail_after(n);
+        const char *rid = fo_chartxml_add(p, "ppt/slides/slide1.xml", "ppt/charts/chart7.xml",
+                                          "../charts/chart7.xml", &doc->blocks[0].u.chart,
+                                          &doc->theme, FO_NO_EPOCH, &d, &st);
+        fo_alloc_fail_after(0);
+        if (st == FO_OK) {
+            ck_assert_str_eq(rid, "rId1");
+            ck_assert(fo_pkg_has_part(p, "ppt/charts/chart7.xml"));
+            ck_assert(fo_pkg_has_part(p, "ppt/embeddings/Microsoft_Excel_Worksheet7.xlsx"));
+        } else {
+            ck_assert_str_eq(rid, "");
+        }
+        fo_pkg_free(p);
+        fo_diags_free(&d);
+    }
+    fo_doc_free(doc);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("chartxml");
@@ -208,6 +251,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_scatter_dates);
     tcase_add_test(tc, test_numbers_round_trip);
     tcase_add_test(tc, test_deterministic_and_allocation_failures);
+    tcase_add_test(tc, test_workbook_ranges);
+    tcase_add_test(tc, test_add_with_workbook_and_allocation_failures);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -66,7 +66,8 @@ ALLOWED = {
     "c": set("""chartSpace date1904 lang roundedCorners chart title tx rich overlay
         autoTitleDeleted plotArea layout barChart lineChart areaChart pieChart doughnutChart
         scatterChart barDir grouping varyColors ser idx order v spPr invertIfNegative cat val
-        strLit numLit formatCode ptCount pt gapWidth overlap axId marker symbol size smooth dPt
+        strLit numLit strRef numRef f strCache numCache externalData autoUpdate formatCode
+        ptCount pt gapWidth overlap axId marker symbol size smooth dPt
         bubble3D dLbls numFmt dLblPos showLegendKey showVal showCatName showSerName showPercent
         showBubbleSize showLeaderLines firstSliceAng holeSize scatterStyle xVal yVal catAx valAx
         scaling orientation max min majorUnit delete axPos majorGridlines majorTickMark minorTickMark tickLblPos
