@@ -59,14 +59,23 @@ static void fit_box(double *w, double *h, double bw, double bh)
 
 /* A slide whose free area is empty: the open one if it only holds its
  * title, else the next slide of the section. */
-static void fresh_area(fo_pptx *p)
+/* A slide for a chart or picture: the open one if it holds nothing yet (or
+ * only the chart's own heading), else a new one, titled with own_title when
+ * the block has one -- a chart with no heading before it is not "(cont.)" of
+ * the section before it -- else as the section goes on. */
+static void fresh_area(fo_pptx *p, const char *own_title)
 {
     fo_pptx_frame_flush(p);
     bool keep = p->chart_next; /* the chart's own heading is all the slide has */
     p->chart_next = false;
     if (p->x && (!p->has_content || keep)) return;
     fo_pptx_slide_end(p);
-    fo_pptx_open_flow_slide(p);
+    if (own_title && *own_title) {
+        p->section_used = true;
+        fo_pptx_slide_begin(p, FO_PPTX_L_CONTENT, own_title);
+    } else {
+        fo_pptx_open_flow_slide(p);
+    }
 }
 
 /* <p:graphicFrame> holding a native chart part (render/chartxml), alt text in
@@ -86,7 +95,7 @@ void fo_pptx_chart(fo_pptx *p, const fo_block *b)
 {
     if (p->err) return;
     const fo_chart *c = &b->u.chart;
-    fresh_area(p);
+    fresh_area(p, c->title);
     if (p->err) return;
     char name[64], target[64];
     size_t n = ++p->ncharts;

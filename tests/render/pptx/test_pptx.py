@@ -152,6 +152,22 @@ def test_long_list_continues(tmp_path):
     assert flat == items  # each once, in order
 
 
+def test_chart_without_a_heading_is_titled_by_its_own_title(tmp_path):
+    """Item 8 of issue 14: a chart after other content of a section goes on a
+    slide titled with the chart's title, not "Section (cont.)"; an untitled
+    chart still continues the section; the section's next content is "(cont.)"."""
+    data = {"d": {"columns": [{"name": "m", "type": "text"}, {"name": "v", "type": "number"}],
+                  "rows": [["Jan", 3], ["Feb", 5]]}}
+    f = render(tmp_path, {"folio": 1, "data": data, "blocks": [
+        {"type": "heading", "text": "Sales", "level": 1},
+        {"type": "paragraph", "text": "Two months of sales."},
+        {"type": "chart", "kind": "bar", "data": "d", "x": "m", "y": ["v"], "title": "Revenue by month"},
+        {"type": "chart", "kind": "line", "data": "d", "x": "m", "y": ["v"]},
+        {"type": "paragraph", "text": "After the charts."}]})
+    titles = [t[0] if t else None for t in slide_texts(f)]
+    assert titles == ["Sales", "Revenue by month", "Sales (cont.)", "Sales (cont.)"], titles
+
+
 def test_long_paragraph_splits_between_lines(tmp_path):
     words = " ".join("word%d" % i for i in range(700))
     f = render(tmp_path, {"folio": 1, "blocks": [{"type": "heading", "text": "Essay", "level": 1},
