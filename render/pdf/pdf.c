@@ -105,8 +105,9 @@ fo_pdf_font *fo_pdf_font_load(fo_pdf *c, const char *path)
     fo_pdf_font *f = fo_calloc(1, sizeof *f);
     if (!f) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return NULL; }
     snprintf(f->path, sizeof f->path, "%s", path);
-    f->font = HPDF_GetFont(c->pdf, name, "UTF-8");
     f->def = HPDF_GetFontDef(c->pdf, name);
+    fo_pdf_flat_cmap(f->def);               /* before HPDF_GetFont looks up every code */
+    f->font = HPDF_GetFont(c->pdf, name, "UTF-8");
     if (!f->font || !f->def) { fo_free(f); return NULL; }
     f->ascent = (float)HPDF_Font_GetAscent(f->font);
     f->descent = (float)HPDF_Font_GetDescent(f->font);

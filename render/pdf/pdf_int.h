@@ -113,6 +113,9 @@ fo_pdf_font *fo_pdf_font_load(fo_pdf *c, const char *path);
 /* The font to draw code point cp with: f when it has the glyph, else the
  * first fallback that has it, else f (the reader shows .notdef). */
 fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp);
+/* cmap.c: makes def's character map a table indexed by code point (same
+ * glyphs), so libharu's lookups are one read; call before HPDF_GetFont. */
+void fo_pdf_flat_cmap(HPDF_FontDef def);
 /* closure.c: flags the components of every composite glyph font f shows
  * (unsigned, nested), so libharu's subset embeds them; call before saving. */
 void fo_pdf_close_glyphs(fo_pdf *c, fo_pdf_font *f);
