@@ -146,7 +146,7 @@ void fo_pdf_glyph_run(fo_pdf *c, fo_pdf_font *f, double size, double x, double y
     char buf[3 * 64 + 1];
     size_t o = 0;
     double pen = 0;          /* where the PDF's pen is after the codes in buf */
-    fo_pdf_set_font(p, f->font, size);
+    fo_pdf_set_font(c, f, size);
     for (size_t i = 0; i <= n; i++) {
         bool span_edge = i < n && (g[i].actual == 1 || (g[i].actual == 0 && i > 0 && g[i - 1].actual));
         bool flow = i < n && o > 0 && o + 3 < sizeof buf && g[i].dy == 0 && !span_edge &&

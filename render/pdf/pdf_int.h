@@ -30,8 +30,10 @@ enum { FO_PDF_REGULAR = 0, FO_PDF_BOLD = 1, FO_PDF_ITALIC = 2, FO_PDF_BOLD_ITALI
 struct fo_pdf_gmap;           /* glyphs.c: codes of shaped glyphs */
 typedef struct {
     char path[256];
-    HPDF_Font font;
-    HPDF_FontDef def;
+    HPDF_Font font;           /* NULL until first drawn (fo_pdf_set_font): a font
+                               * only measured or asked for a glyph (a fallback
+                               * tried) is not embedded */
+    HPDF_FontDef def;         /* NULL for c->outlines */
     struct fo_pdf_gmap *gmap; /* NULL until a shaped glyph is drawn with it */
     uint8_t *has;             /* 2 bits per BMP code point: looked up, has a glyph;
                                * lazily (libharu's cmap lookup is a linear scan) */
@@ -91,6 +93,8 @@ typedef struct {
 
     HPDF_ExtGState alpha_gs[16]; /* by alpha * 15, lazily */
     struct fo_pdf_wcache *widths; /* shaped.c: widths of shaped words, lazily */
+    fo_shaped *shaped;       /* shaped.c: the glyphs of the line being drawn */
+    size_t shaped_cap;
 } fo_pdf;
 
 /* ---- pdf.c: document, pages, fonts ------------------------------------- */
@@ -125,8 +129,9 @@ double fo_pdf_glyph_width(fo_pdf_font *f, uint32_t cp);
  * graphics state already has it (libharu tracks it through q/Q). */
 void fo_pdf_fill_rgb(HPDF_Page p, fo_rgb c);
 void fo_pdf_stroke_rgb(HPDF_Page p, fo_rgb c);
-/* Font and size, likewise written only when they change. */
-void fo_pdf_set_font(HPDF_Page p, HPDF_Font f, double size);
+/* Font and size on the current page, likewise written only when they
+ * change; the font joins the document the first time (HPDF_GetFont). */
+void fo_pdf_set_font(fo_pdf *c, fo_pdf_font *f, double size);
 /* Positions are snapped to 1/4 pt: exact in binary, so libharu writes them
  * short ("302.75", not "302.70999"), which keeps content streams small.
  * Every coordinate reaches the content stream through here, so this is the
@@ -180,6 +185,7 @@ size_t fo_pdf_wrap_plain(fo_pdf *c, fo_pdf_font *f, double size, const char *s, 
  * words, and shaping is most of the cost of measuring. */
 double fo_pdf_shaped_width(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len,
                            fo_dir dir);
+/* Frees the width cache and the shaping buffer. */
 void fo_pdf_widths_free(fo_pdf *c);
 /* Draws s shaped with its left end at (x, baseline y) in the current fill
  * colour: the shaper's glyphs by id (glyphs.c), or as outlines under
