@@ -218,6 +218,31 @@ def test_xlsx_rtl_cells_read_right_to_left(tmp_path):
     assert not any("Зелёный" in v or "绿茶" in v for v in rtl)
 
 
+def test_xlsx_rtl_header_cells_read_right_to_left(tmp_path):
+    """A table's header cell whose title reads right to left carries
+    readingOrder 2 and keeps the header's bold; the others keep neither the
+    mark nor lose the bold (openpyxl reads them back)."""
+    openpyxl = pytest.importorskip("openpyxl")
+    spec = {"folio": 1, "data": {"t": {"columns": [{"name": "a", "type": "text"}, {"name": "b", "type": "number"},
+                                                   {"name": "c", "type": "number"}],
+                                       "rows": [["شاي", 1, 2], ["Tea", 3, 4]]}},
+            "blocks": [{"type": "table", "data": "t", "columns": [
+                {"field": "a", "title": "المنتج"}, {"field": "b", "title": "כמות 2025"},
+                {"field": "c", "title": "Revenue مبيعات"}]}]}
+    (tmp_path / "s.json").write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
+    out = tmp_path / "h.xlsx"
+    run_folio("render", tmp_path / "s.json", "-o", out, check=0)
+    wb = openpyxl.load_workbook(out)
+    ws = next(w for w in wb if w["A1"].value == "المنتج")
+    head = {c.value: c for c in ws[1]}
+    assert head["المنتج"].alignment.readingOrder == 2
+    assert head["כמות 2025"].alignment.readingOrder == 2
+    assert head["Revenue مبيعات"].alignment.readingOrder != 2   # its first strong letter is Latin
+    assert all(c.font.b for c in head.values())
+    assert head["المنتج"].fill.fgColor.rgb == head["Revenue مبيعات"].fill.fgColor.rgb
+    assert ws["A2"].alignment.readingOrder == 2 and ws["A3"].alignment.readingOrder != 2
+
+
 def test_pptx_and_docx_table_cells_rtl(tmp_path):
     """A table cell whose text reads right to left is marked so: rtl="1" in
     the slide's table, w:bidi in the Word table; English cells are not."""
