@@ -473,6 +473,7 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
     for (size_t i = 0; i < c->nfonts; i++) {
         fo_pdf_gmap_free(c->fonts[i]);
         fo_free(c->fonts[i]->has);
+        fo_free(c->fonts[i]->used);
         fo_free(c->fonts[i]);
     }
     for (size_t i = 0; i < c->nmarks; i++) fo_free(c->marks[i].text);

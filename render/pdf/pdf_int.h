@@ -37,6 +37,7 @@ typedef struct {
     struct fo_pdf_gmap *gmap; /* NULL until a shaped glyph is drawn with it */
     uint8_t *has;             /* 2 bits per BMP code point: looked up, has a glyph;
                                * lazily (libharu's cmap lookup is a linear scan) */
+    uint8_t *used;            /* 1 bit per code below U+D800: shown (glyphs.c) */
     float ascent, descent;   /* 1/1000 em; descent is negative */
     float w[FO_PDF_WCACHE];
 } fo_pdf_font;
@@ -210,7 +211,13 @@ bool fo_pdf_glyph_codes_left(const fo_pdf_font *f, size_t n);
  * (x, baseline y), inside a text object, each glyph where the shaper put it. */
 void fo_pdf_glyph_run(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
                       const fo_pdf_glyph *g, size_t n);
-/* Before saving: /CIDToGIDMap and /W of f completed for its shaped glyphs. */
+/* Records that text s (UTF-8, as given to libharu) is shown in font f. */
+void fo_pdf_mark_codes(fo_pdf *c, fo_pdf_font *f, const char *s);
+/* Before saving: /CIDToGIDMap and /W of f rewritten for the codes it shows
+ * (fo_pdf_mark_codes) and its shaped glyphs. libharu wrote both for every
+ * character the font's cmap has: for Droid Sans Fallback a 128 KB map of
+ * real glyph ids, 50 KB compressed, and thousands of widths, in every PDF
+ * that showed one Chinese character. */
 void fo_pdf_glyphs_finish(fo_pdf *c, fo_pdf_font *f);
 /* bfchar entries of f's shaped glyphs for its /ToUnicode CMap. */
 void fo_pdf_glyphs_to_unicode(const fo_pdf_font *f, HPDF_Stream s);

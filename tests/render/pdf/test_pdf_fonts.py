@@ -6,6 +6,7 @@
 # (191 KB of its 858 KB). The file's font descriptors are counted in its
 # bytes (qpdf drops objects no page reaches, so it would not see them);
 # pdffonts gives the fonts the pages use.
+import base64
 import json
 import re
 import shutil
@@ -60,3 +61,46 @@ def test_a_latin_document_embeds_its_faces_only(tmp_path):
     files = embedded(pdf)
     assert files and all("Liberation" in n for n in files), files
     assert sorted(files) == sorted(used_fonts(pdf))
+
+
+def font_objects(pdf):
+    """{base font name: (CIDToGIDMap bytes, /W array)} of every CID font."""
+    j = json.loads(subprocess.run(["qpdf", "--json", "--json-stream-data=inline",
+                                   "--decode-level=generalized", pdf],
+                                  capture_output=True, text=True, check=True).stdout)
+    objs = j["qpdf"][1]
+    out = {}
+    for v in objs.values():
+        d = v.get("value")
+        if isinstance(d, dict) and d.get("/Subtype") == "/CIDFontType2":
+            data = objs["obj:" + d["/CIDToGIDMap"]]["stream"]["data"]
+            name = re.sub(r"^/[A-Z]+\+", "", d["/BaseFont"])
+            out[name] = (base64.b64decode(data), d["/W"])
+    return out
+
+
+def test_map_and_widths_hold_only_the_codes_shown(tmp_path):
+    # libharu wrote a 128 KB map of Droid's whole cmap (and thousands of
+    # widths) into any PDF with one Chinese character; now the map sends
+    # exactly the characters shown to their glyphs, every other code to 0
+    fonttools = pytest.importorskip("fontTools.ttLib")
+    shown = "绿茶橄榄油"
+    pdf = render(tmp_path, [{"type": "paragraph", "text": f"Tea {shown[:2]} and oil {shown[2:]}"}])
+    fonts = font_objects(pdf)
+    cmap, w = next(v for k, v in fonts.items() if "DroidSansFallback" in k)
+    droid = fonttools.TTFont("/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf", lazy=True)
+    best = droid.getBestCmap()
+    mapped = {code: int.from_bytes(cmap[2 * code:2 * code + 2], "big")
+              for code in range(len(cmap) // 2) if cmap[2 * code:2 * code + 2] != b"\0\0"}
+    assert {chr(c) for c in mapped} <= set(shown + " "), mapped
+    assert {chr(c) for c in mapped} >= set(shown)
+    for code, gid in mapped.items():
+        assert gid == droid.getGlyphID(best[code]), chr(code)
+    assert len(cmap) <= 2 * (max(mapped) + 1)
+    # widths: only for codes shown ([first [w...]] runs)
+    codes = set()
+    for i in range(0, len(w), 2):
+        codes.update(range(w[i], w[i] + len(w[i + 1])))
+    assert codes <= set(mapped), sorted(codes - set(mapped))
+    text = subprocess.run(["pdftotext", pdf, "-"], capture_output=True, text=True, check=True).stdout
+    assert shown[:2] in text and shown[2:] in text
