@@ -199,21 +199,37 @@ static bool code_used(const fo_pdf_font *f, uint32_t u)
     return f->used && (f->used[u >> 3] >> (u & 7) & 1);
 }
 
+void fo_pdf_glyphs_flag(fo_pdf_font *f)
+{
+    HPDF_TTFontDefAttr a = (HPDF_TTFontDefAttr)f->def->attr;
+    memset(a->glyph_tbl.flgs, 0, a->num_glyphs);
+    a->glyph_tbl.flgs[0] = 1;                           /* .notdef */
+    for (uint32_t u = 0; f->used && u < FIRST_CODE; u++) {
+        if (!code_used(f, u)) continue;
+        HPDF_UINT16 g = HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)u);
+        if (g < a->num_glyphs) a->glyph_tbl.flgs[g] = 1;
+    }
+    for (size_t i = 0; f->gmap && i < f->gmap->n; i++)
+        if (f->gmap->gid[i] < a->num_glyphs) a->glyph_tbl.flgs[f->gmap->gid[i]] = 1;
+}
+
 /* /CIDToGIDMap for codes [0, top): the glyph of each character shown, the
- * shaped glyphs from FIRST_CODE on, zero for every other code. */
+ * shaped glyphs from FIRST_CODE on, zero for every other code; glyph
+ * numbers as the subset has them (subset.c). */
 static void write_map(fo_pdf_font *f, HPDF_FontAttr fa, uint32_t top)
 {
     HPDF_BYTE *b = fo_calloc(top, 2);
     if (!b) return;
     for (uint32_t u = 0; u < top && u < FIRST_CODE; u++) {
         if (!code_used(f, u)) continue;
-        HPDF_UINT16 gid = HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)u);
+        HPDF_UINT16 gid = fo_pdf_subset_gid(f, HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)u));
         b[2 * u] = (HPDF_BYTE)(gid >> 8);
         b[2 * u + 1] = (HPDF_BYTE)gid;
     }
     for (size_t i = 0; f->gmap && i < f->gmap->n; i++) {
-        b[2 * (FIRST_CODE + i)] = (HPDF_BYTE)(f->gmap->gid[i] >> 8);
-        b[2 * (FIRST_CODE + i) + 1] = (HPDF_BYTE)f->gmap->gid[i];
+        HPDF_UINT16 gid = fo_pdf_subset_gid(f, f->gmap->gid[i]);
+        b[2 * (FIRST_CODE + i)] = (HPDF_BYTE)(gid >> 8);
+        b[2 * (FIRST_CODE + i) + 1] = (HPDF_BYTE)gid;
     }
     HPDF_Stream s = fa->map_stream->stream;
     HPDF_MemStream_FreeData(s);

@@ -461,8 +461,8 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
     if (c->st == FO_OK) header_footer(c);
     if (c->st == FO_OK) build_outline(c);
     for (size_t i = 0; i < c->nfonts && c->st == FO_OK; i++) {
+        fo_pdf_subset(c, c->fonts[i]);
         fo_pdf_glyphs_finish(c, c->fonts[i]);
-        fo_pdf_close_glyphs(c, c->fonts[i]);
         fix_to_unicode(c, c->fonts[i]);
     }
     if (c->st == FO_OK && HPDF_SaveToFile(c->pdf, tmp) != HPDF_OK && c->st == FO_OK)
@@ -474,6 +474,7 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
         fo_pdf_gmap_free(c->fonts[i]);
         fo_free(c->fonts[i]->has);
         fo_free(c->fonts[i]->used);
+        fo_free(c->fonts[i]->remap);
         fo_free(c->fonts[i]);
     }
     for (size_t i = 0; i < c->nmarks; i++) fo_free(c->marks[i].text);

@@ -38,6 +38,7 @@ typedef struct {
     uint8_t *has;             /* 2 bits per BMP code point: looked up, has a glyph;
                                * lazily (libharu's cmap lookup is a linear scan) */
     uint8_t *used;            /* 1 bit per code below U+D800: shown (glyphs.c) */
+    uint16_t *remap;          /* subset.c: glyph id -> id in the embedded subset */
     float ascent, descent;   /* 1/1000 em; descent is negative */
     float w[FO_PDF_WCACHE];
 } fo_pdf_font;
@@ -121,6 +122,14 @@ fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp);
 /* cmap.c: makes def's character map a table indexed by code point (same
  * glyphs), so libharu's lookups are one read; call before HPDF_GetFont. */
 void fo_pdf_flat_cmap(HPDF_FontDef def);
+/* subset.c: before saving, f's embedded program written by folio: the
+ * glyphs f shows and their components, renumbered from 0; its descriptor
+ * made with it as /FontFile2. Left to libharu when the font's tables
+ * cannot be read. Call before fo_pdf_glyphs_finish. */
+void fo_pdf_subset(fo_pdf *c, fo_pdf_font *f);
+/* gid's number in f's subset (gid itself before fo_pdf_subset, 0 for a
+ * glyph not kept). */
+uint16_t fo_pdf_subset_gid(const fo_pdf_font *f, uint16_t gid);
 /* closure.c: flags the components of every composite glyph font f shows
  * (unsigned, nested), so libharu's subset embeds them; call before saving. */
 void fo_pdf_close_glyphs(fo_pdf *c, fo_pdf_font *f);
@@ -211,6 +220,9 @@ bool fo_pdf_glyph_codes_left(const fo_pdf_font *f, size_t n);
  * (x, baseline y), inside a text object, each glyph where the shaper put it. */
 void fo_pdf_glyph_run(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
                       const fo_pdf_glyph *g, size_t n);
+/* Flags for embedding exactly the glyphs f shows: .notdef, the glyphs of
+ * its codes and its shaped glyphs (libharu also flags glyphs only measured). */
+void fo_pdf_glyphs_flag(fo_pdf_font *f);
 /* Records that text s (UTF-8, as given to libharu) is shown in font f. */
 void fo_pdf_mark_codes(fo_pdf *c, fo_pdf_font *f, const char *s);
 /* Before saving: /CIDToGIDMap and /W of f rewritten for the codes it shows

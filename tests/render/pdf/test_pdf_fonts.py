@@ -79,24 +79,37 @@ def font_objects(pdf):
     return out
 
 
-def test_map_and_widths_hold_only_the_codes_shown(tmp_path):
+def outline(font, gid):
+    """The glyph's outline with its components drawn in (fontTools pens)."""
+    from fontTools.pens.recordingPen import DecomposingRecordingPen
+    gs = font.getGlyphSet()
+    pen = DecomposingRecordingPen(gs)
+    gs[font.getGlyphName(gid)].draw(pen)
+    return pen.value
+
+
+def test_map_widths_and_subset_hold_only_the_glyphs_shown(tmp_path):
     # libharu wrote a 128 KB map of Droid's whole cmap (and thousands of
-    # widths) into any PDF with one Chinese character; now the map sends
-    # exactly the characters shown to their glyphs, every other code to 0
+    # widths) into any PDF with one Chinese character, and a subset with an
+    # entry for each of Droid's 49,382 glyphs (367 KB); now the map sends
+    # exactly the characters shown to their glyphs in a subset holding those
+    # glyphs (and their components), every other code to 0
     fonttools = pytest.importorskip("fontTools.ttLib")
+    from test_glyph_closure import embedded_fonts
     shown = "绿茶橄榄油"
     pdf = render(tmp_path, [{"type": "paragraph", "text": f"Tea {shown[:2]} and oil {shown[2:]}"}])
-    fonts = font_objects(pdf)
-    cmap, w = next(v for k, v in fonts.items() if "DroidSansFallback" in k)
-    droid = fonttools.TTFont("/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf", lazy=True)
+    cmap, w = next(v for k, v in font_objects(pdf).items() if "DroidSansFallback" in k)
+    sub = next(f for name, f in embedded_fonts(pdf) if "Droid" in name)
+    droid = fonttools.TTFont("/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf")
     best = droid.getBestCmap()
     mapped = {code: int.from_bytes(cmap[2 * code:2 * code + 2], "big")
               for code in range(len(cmap) // 2) if cmap[2 * code:2 * code + 2] != b"\0\0"}
-    assert {chr(c) for c in mapped} <= set(shown + " "), mapped
-    assert {chr(c) for c in mapped} >= set(shown)
+    assert {chr(c) for c in mapped} == set(shown), mapped
+    assert len(cmap) == 2 * (max(mapped) + 1)
+    assert sub["maxp"].numGlyphs < 40                    # .notdef, 5 glyphs, components
     for code, gid in mapped.items():
-        assert gid == droid.getGlyphID(best[code]), chr(code)
-    assert len(cmap) <= 2 * (max(mapped) + 1)
+        assert outline(sub, gid) == outline(droid, droid.getGlyphID(best[code])), chr(code)
+        assert sub["hmtx"][sub.getGlyphName(gid)][0] == droid["hmtx"][best[code]][0]
     # widths: only for codes shown ([first [w...]] runs)
     codes = set()
     for i in range(0, len(w), 2):
