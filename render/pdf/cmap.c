@@ -15,6 +15,8 @@
  * step. Lookups give the same glyph ids as before, so the PDF is the same
  * byte for byte. The font's cmap table embedded in the PDF is copied from
  * the file, not from this structure, and is not affected. */
+#include <string.h>
+
 #include <hpdf.h>
 #include <hpdf_fontdef.h>
 
@@ -44,10 +46,16 @@ void fo_pdf_flat_cmap(HPDF_FontDef def)
     /* libharu frees the cmap's arrays with the font: they come from its pool */
     HPDF_UINT16 *gids = HPDF_GetMem(def->mmgr, 0x10000 * sizeof *gids);
     if (!gids) return;               /* the slow lookups still work */
-    HPDF_UINT i = 0;
-    for (HPDF_UINT u = 0; u <= 0xFFFF; u++) {
-        while (i < seg && u > m->end_count[i]) i++;
-        gids[u] = segment_glyph(m, seg, i, u);
+    /* segment by segment: code u belongs to the first segment ending at or
+       after it, so segment i covers (end of segment i-1, end of i] */
+    memset(gids, 0, 0x10000 * sizeof *gids);
+    HPDF_UINT from = 0;
+    for (HPDF_UINT i = 0; i < seg && from <= 0xFFFF; i++) {
+        HPDF_UINT end = m->end_count[i];
+        if (end < from) continue;
+        HPDF_UINT u = m->start_count[i] > from ? m->start_count[i] : from;
+        for (; u <= end; u++) gids[u] = segment_glyph(m, seg, i, u);
+        from = end + 1;
     }
     if (m->glyph_id_array) HPDF_FreeMem(def->mmgr, m->glyph_id_array);
     m->glyph_id_array = gids;
