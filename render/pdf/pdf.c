@@ -149,7 +149,11 @@ fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp)
     if (cp > 0xFFFF) return &c->outlines;    /* flow.c's drawable() made sure one exists */
     if (cp < 0x80 || font_has(f, cp)) return f;
     for (size_t i = 0; i < c->nfallbacks; i++) {
-        fo_pdf_font *g = fo_pdf_font_load(c, c->fallbacks[i]);
+        if (!c->fallback_tried[i]) {   /* once: this runs for every character */
+            c->fallback_tried[i] = true;
+            c->fallback_fonts[i] = fo_pdf_font_load(c, c->fallbacks[i]);
+        }
+        fo_pdf_font *g = c->fallback_fonts[i];
         if (g && font_has(g, cp)) return g;
     }
     fo_text_missing_note(cp);

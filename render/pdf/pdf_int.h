@@ -75,6 +75,8 @@ typedef struct {
 #define FO_PDF_MAX_FALLBACKS 6
     const char *fallbacks[FO_PDF_MAX_FALLBACKS]; /* files tried for a glyph the font lacks */
     size_t nfallbacks;
+    fo_pdf_font *fallback_fonts[FO_PDF_MAX_FALLBACKS]; /* loaded on first need */
+    bool fallback_tried[FO_PDF_MAX_FALLBACKS];
     /* Stands for characters outside the BMP, which libharu cannot show:
        font NULL; they are drawn as glyph outlines (fo_pdf_show). */
     fo_pdf_font outlines;
