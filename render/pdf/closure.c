@@ -15,7 +15,8 @@
  *
  * fo_pdf_close_glyphs walks every flagged glyph of a font just before the
  * file is saved and flags each component, unsigned, depth first, so the
- * closure is complete whatever the nesting. */
+ * closure is complete whatever the nesting. The subset folio embeds
+ * (subset.c) is the flagged glyphs. */
 #include <string.h>
 
 #include <hpdf.h>
