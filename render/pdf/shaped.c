@@ -131,7 +131,8 @@ static bool cluster_texts(const char *s, size_t len, const fo_shaped *g, size_t 
         size_t clen = end - g[i].cluster;
         if (g[i].rtl) reverse_chars(buf + from, clen);
         /* hand the characters out: one per glyph, the rest to the last */
-        char *chars = fo_malloc(clen + 1);
+        char small[64];      /* a cluster is a few characters: no allocation */
+        char *chars = clen < sizeof small ? small : fo_malloc(clen + 1);
         if (!chars) { fo_free(starts); return false; }
         memcpy(chars, buf + from, clen);
         size_t at = 0, nchars = 0;
@@ -145,7 +146,7 @@ static bool cluster_texts(const char *s, size_t len, const fo_shaped *g, size_t 
             buf[o++] = 0;
             actual[i] = 1;
             for (size_t k = i + 1; k < j; k++) { text[k] = buf + o; buf[o++] = 0; actual[k] = 2; }
-            fo_free(chars);
+            if (chars != small) fo_free(chars);
             continue;
         }
         for (size_t k = i; k < j; k++) {
@@ -159,7 +160,7 @@ static bool cluster_texts(const char *s, size_t len, const fo_shaped *g, size_t 
             at += take;
             buf[o++] = 0;
         }
-        fo_free(chars);
+        if (chars != small) fo_free(chars);
     }
     fo_free(starts);
     return true;
