@@ -1,6 +1,8 @@
 /* fonts.c — the per-script fallback fonts, found with fontconfig (fonts.h). */
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <fontconfig/fontconfig.h>
 
@@ -69,6 +71,19 @@ static char *lookup(const char *family)
     return r;
 }
 
+/* The family's regular file where Debian's fonts-noto-core installs it
+ * ("Noto Sans Arabic" -> .../noto/NotoSansArabic-Regular.ttf), when it is
+ * there; NULL otherwise. */
+static char *debian_file(const char *family)
+{
+    char path[128] = "/usr/share/fonts/truetype/noto/";
+    size_t o = strlen(path);
+    for (const char *p = family; *p && o + 16 < sizeof path; p++)
+        if (*p != ' ') path[o++] = *p;
+    snprintf(path + o, sizeof path - o, "-Regular.ttf");
+    return access(path, R_OK) == 0 ? fo_strdup(path) : NULL;
+}
+
 const char *fo_fonts_for_char(uint32_t cp)
 {
     size_t k = 0;
@@ -81,6 +96,7 @@ const char *fo_fonts_for_char(uint32_t cp)
         for (size_t j = 0; j < NSCRIPTS; j++)
             if (j != k && looked[j] && strcmp(scripts[j].family, scripts[k].family) == 0 && found[j])
                 found[k] = found[j];
+        if (!found[k]) found[k] = debian_file(scripts[k].family);
         if (!found[k]) found[k] = lookup(scripts[k].family);
     }
     const char *r = found[k];

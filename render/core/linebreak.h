@@ -4,10 +4,15 @@
  * before a closing punctuation mark or inside a number like "12,5%".
  *
  * Why libunibreak: it is the UAX #14 implementation Debian packages as a
- * small C library (libunibreak-dev), with its own property tables, no ICU
- * (35 MB of data) and no locale set-up. It does not find word boundaries in
- * Thai, Lao or Khmer (no dictionary): those wrap at spaces, or between
- * characters when a word alone is wider than the line. */
+ * small C library (libunibreak-dev), with its own property tables and no
+ * locale set-up. It has no dictionary, so it finds no word boundaries in
+ * Thai, Lao, Khmer and Myanmar, written without spaces between words
+ * (UAX #14 class SA). Runs of those scripts get ICU's line breaks instead
+ * (ubrk_*, libicu-dev: its dictionaries for the four scripts): a Thai
+ * paragraph wraps between words. ICU costs no extra load time: libxml2
+ * already brings libicuuc and its data into every folio-engine process;
+ * its line iterator is opened once per process, only when such text comes
+ * (~2 ms), and libunibreak keeps every other script. */
 #ifndef FO_LINEBREAK_H
 #define FO_LINEBREAK_H
 

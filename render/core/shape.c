@@ -144,29 +144,44 @@ typedef struct {
     hb_entry **font;
     hb_script_t *script;
     item *items;
+    FriBidiCharType *types;      /* for text_levels */
+    FriBidiBracketType *brackets;
     size_t n, nitems;
+    void *mem;            /* every array above, one block: a text is shaped per
+                           * word when measuring, so allocations add up */
+    unsigned char stack[4096];
 } text_t;
 
 static void text_free(text_t *t)
 {
-    fo_free(t->cp);
-    fo_free(t->off);
-    fo_free(t->level);
-    fo_free(t->font);
-    fo_free(t->script);
-    fo_free(t->items);
+    if (t->mem != t->stack) fo_free(t->mem);
+}
+
+/* Points the arrays at t->stack, or at one allocation when cap code points
+ * do not fit; false when out of memory. */
+static bool text_alloc(text_t *t, size_t cap)
+{
+    size_t per = sizeof *t->items + sizeof *t->font + sizeof *t->cp + sizeof *t->off +
+                 sizeof *t->script + sizeof *t->types + sizeof *t->brackets + sizeof *t->level;
+    if (cap > (SIZE_MAX - 64) / per) return false;
+    t->mem = cap * per + 64 <= sizeof t->stack ? t->stack : fo_malloc(cap * per + 64);
+    if (!t->mem) return false;
+    /* widest alignment first: every array stays aligned */
+    unsigned char *p = t->mem;
+    t->items = (item *)p;                p += cap * sizeof *t->items;
+    t->font = (hb_entry **)p;            p += cap * sizeof *t->font;
+    t->cp = (uint32_t *)p;               p += cap * sizeof *t->cp;
+    t->off = (uint32_t *)p;              p += cap * sizeof *t->off;
+    t->script = (hb_script_t *)p;        p += cap * sizeof *t->script;
+    t->types = (FriBidiCharType *)p;     p += cap * sizeof *t->types;
+    t->brackets = (FriBidiBracketType *)p; p += cap * sizeof *t->brackets;
+    t->level = (FriBidiLevel *)p;
+    return true;
 }
 
 static bool text_decode(text_t *t, const char *utf8, size_t len)
 {
-    size_t cap = len ? len : 1;
-    t->cp = fo_malloc(cap * sizeof *t->cp);
-    t->off = fo_malloc(cap * sizeof *t->off);
-    t->level = fo_malloc(cap * sizeof *t->level);
-    t->font = fo_malloc(cap * sizeof *t->font);
-    t->script = fo_malloc(cap * sizeof *t->script);
-    t->items = fo_malloc(cap * sizeof *t->items);
-    if (!t->cp || !t->off || !t->level || !t->font || !t->script || !t->items) return false;
+    if (!text_alloc(t, len ? len : 1)) return false;
     for (size_t i = 0; i < len;) {
         t->off[t->n] = (uint32_t)i;
         uint32_t c = fo_utf8_next(utf8, len, &i);
@@ -177,20 +192,12 @@ static bool text_decode(text_t *t, const char *utf8, size_t len)
 
 static bool text_levels(text_t *t, fo_dir dir)
 {
-    FriBidiCharType *types = fo_malloc(t->n * sizeof *types + 1);
-    FriBidiBracketType *br = fo_malloc(t->n * sizeof *br + 1);
-    bool ok = types && br;
-    if (ok) {
-        FriBidiParType base = dir == FO_DIR_RTL ? FRIBIDI_PAR_RTL
-                            : dir == FO_DIR_LTR ? FRIBIDI_PAR_LTR : FRIBIDI_PAR_ON;
-        fribidi_get_bidi_types(t->cp, (FriBidiStrIndex)t->n, types);
-        fribidi_get_bracket_types(t->cp, (FriBidiStrIndex)t->n, types, br);
-        ok = fribidi_get_par_embedding_levels_ex(types, br, (FriBidiStrIndex)t->n, &base,
-                                                 t->level) != 0;
-    }
-    fo_free(types);
-    fo_free(br);
-    return ok;
+    FriBidiParType base = dir == FO_DIR_RTL ? FRIBIDI_PAR_RTL
+                        : dir == FO_DIR_LTR ? FRIBIDI_PAR_LTR : FRIBIDI_PAR_ON;
+    fribidi_get_bidi_types(t->cp, (FriBidiStrIndex)t->n, t->types);
+    fribidi_get_bracket_types(t->cp, (FriBidiStrIndex)t->n, t->types, t->brackets);
+    return fribidi_get_par_embedding_levels_ex(t->types, t->brackets, (FriBidiStrIndex)t->n, &base,
+                                               t->level) != 0;
 }
 
 /* Script and font of every code point; spaces, digits, punctuation and marks
@@ -287,14 +294,19 @@ static size_t shape_item(const text_t *t, const item *it, hb_buffer_t *buf, doub
 size_t fo_shape(const char *font_file, double size, const char *utf8, size_t len, fo_dir dir,
                 fo_shaped *out, size_t cap, double *width)
 {
-    text_t t = {0};
+    text_t t;
+    t.mem = t.stack;
+    t.n = t.nitems = 0;
     size_t n = 0;
     double x = 0;
     const char *pri_path = fo_text_resolve(font_file);
     pthread_mutex_lock(&lock);
-    hb_buffer_t *buf = hb_buffer_create();
+    /* one buffer for the process, like the fonts (hb_shape_item clears it) */
+    static hb_buffer_t *buf;
+    if (!buf) buf = hb_buffer_create();
     hb_entry *pri = font_get(pri_path);
-    if (!utf8 || len == 0 || !pri || !text_decode(&t, utf8, len) || !text_levels(&t, dir))
+    if (!utf8 || len == 0 || !pri || !hb_buffer_allocation_successful(buf) ||
+        !text_decode(&t, utf8, len) || !text_levels(&t, dir))
         goto done;
     text_fonts(&t, pri, font_file);
     text_items(&t);
@@ -302,7 +314,6 @@ size_t fo_shape(const char *font_file, double size, const char *utf8, size_t len
     for (size_t i = 0; i < t.nitems; i++)
         n = shape_item(&t, &t.items[i], buf, size, &x, out, cap, n);
 done:
-    hb_buffer_destroy(buf);
     pthread_mutex_unlock(&lock);
     text_free(&t);
     if (width) *width = x;

@@ -15,7 +15,8 @@
  *
  * fo_pdf_close_glyphs walks every flagged glyph of a font just before the
  * file is saved and flags each component, unsigned, depth first, so the
- * closure is complete whatever the nesting. */
+ * closure is complete whatever the nesting. The subset folio embeds
+ * (subset.c) is the flagged glyphs. */
 #include <string.h>
 
 #include <hpdf.h>
@@ -78,7 +79,8 @@ static size_t push_components(HPDF_TTFontDefAttr a, uint16_t gid, uint16_t *stac
 
 void fo_pdf_close_glyphs(fo_pdf *c, fo_pdf_font *f)
 {
-    if (c->st != FO_OK || !f || !f->def || f->def->type != HPDF_FONTDEF_TYPE_TRUETYPE) return;
+    if (c->st != FO_OK || !f || !f->font || !f->def || f->def->type != HPDF_FONTDEF_TYPE_TRUETYPE)
+        return;                      /* !f->font: never drawn, not embedded */
     HPDF_TTFontDefAttr a = (HPDF_TTFontDefAttr)f->def->attr;
     if (!a || !a->embedding || !a->stream || !a->glyph_tbl.flgs || !a->glyph_tbl.offsets) return;
     /* each glyph is pushed at most once (when first flagged) */

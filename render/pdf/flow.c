@@ -62,8 +62,9 @@ void fo_pdf_show(fo_pdf *c, fo_pdf_font *g, double size, double x, double y, con
 {
     const fo_text_path *draw = &fo_pdf_pen_path;
     HPDF_Page p = c->page;
-    if (g->font) {
-        fo_pdf_set_font(p, g->font, size);
+    if (g->def) {
+        fo_pdf_set_font(c, g, size);
+        fo_pdf_mark_codes(c, g, s);
         HPDF_Page_TextOut(p, fo_pdf_q(x), fo_pdf_q(y), s);
         return;
     }
@@ -86,7 +87,8 @@ void fo_pdf_show(fo_pdf *c, fo_pdf_font *g, double size, double x, double y, con
         if (tf) {
             HPDF_Page_BeginText(p);
             HPDF_Page_SetTextRenderingMode(p, HPDF_INVISIBLE);
-            fo_pdf_set_font(p, tf->font, size);
+            fo_pdf_set_font(c, tf, size);
+            fo_pdf_mark_codes(c, tf, "?");
             HPDF_Page_TextOut(p, fo_pdf_q(x), fo_pdf_q(y), "?");
             HPDF_Page_SetTextRenderingMode(p, HPDF_FILL);
             HPDF_Page_EndText(p);
@@ -100,7 +102,7 @@ void fo_pdf_show(fo_pdf *c, fo_pdf_font *g, double size, double x, double y, con
 double fo_pdf_text_width(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len)
 {
     double w = 0;
-    if (f && f->font && fo_shape_needed(s, len)) return fo_pdf_shaped_width(c, f, size, s, len, FO_DIR_AUTO);
+    if (f && f->def && fo_shape_needed(s, len)) return fo_pdf_shaped_width(c, f, size, s, len, FO_DIR_AUTO);
     for (size_t i = 0, n; i < len; i += n) {
         uint32_t cp = drawable(fo_utf8_at(s + i, len - i, &n));
         w += fo_pdf_glyph_width(fo_pdf_cover(c, f, cp), cp);
@@ -113,7 +115,7 @@ void fo_pdf_text_draw(fo_pdf *c, fo_pdf_font *f, double size, fo_rgb color,
                       double x, double y, const char *s, size_t len)
 {
     if (c->st != FO_OK || !f || len == 0) return;
-    if (f->font && fo_shape_needed(s, len)) {
+    if (f->def && fo_shape_needed(s, len)) {
         fo_pdf_fill_rgb(c->page, color);
         fo_pdf_show_shaped(c, f, size, x, y, s, len, FO_DIR_AUTO);
         return;

@@ -146,7 +146,7 @@ void fo_pdf_glyph_run(fo_pdf *c, fo_pdf_font *f, double size, double x, double y
     char buf[3 * 64 + 1];
     size_t o = 0;
     double pen = 0;          /* where the PDF's pen is after the codes in buf */
-    fo_pdf_set_font(p, f->font, size);
+    fo_pdf_set_font(c, f, size);
     for (size_t i = 0; i <= n; i++) {
         bool span_edge = i < n && (g[i].actual == 1 || (g[i].actual == 0 && i > 0 && g[i - 1].actual));
         bool flow = i < n && o > 0 && o + 3 < sizeof buf && g[i].dy == 0 && !span_edge &&
@@ -174,48 +174,108 @@ void fo_pdf_glyph_run(fo_pdf *c, fo_pdf_font *f, double size, double x, double y
 
 /* ---- completing the font before saving ---------------------------------- */
 
-/* /CIDToGIDMap extended to the last code: libharu's entries (read back
- * from its stream), zeros up to the surrogates, then the shaped glyphs. */
-static void rewrite_map(fo_pdf_font *f, HPDF_FontAttr fa)
+void fo_pdf_mark_codes(fo_pdf *c, fo_pdf_font *f, const char *s)
 {
-    HPDF_Stream s = fa->map_stream->stream;
-    size_t old = s->size < 2 * FIRST_CODE ? s->size : 2 * FIRST_CODE;
-    size_t total = 2 * (FIRST_CODE + f->gmap->n);
-    HPDF_BYTE *b = fo_calloc(total, 1);
-    if (!b) return;
-    HPDF_UINT got = (HPDF_UINT)old;
-    if (old && (HPDF_Stream_Seek(s, 0, HPDF_SEEK_SET) != HPDF_OK ||
-                HPDF_Stream_Read(s, b, &got) != HPDF_OK || got != old)) {
-        fo_free(b);
+    if (!f->used && !(f->used = fo_calloc(FIRST_CODE / 8, 1))) {
+        fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
         return;
     }
-    for (size_t i = 0; i < f->gmap->n; i++) {
-        b[2 * (FIRST_CODE + i)] = (HPDF_BYTE)(f->gmap->gid[i] >> 8);
-        b[2 * (FIRST_CODE + i) + 1] = (HPDF_BYTE)f->gmap->gid[i];
+    /* as libharu's UTF-8 encoder reads it: one code per character of up to
+       three bytes (folio gives it nothing longer) */
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        uint32_t u;
+        if (*p < 0x80) u = *p++;
+        else if ((*p & 0xE0) == 0xC0 && p[1]) { u = (p[0] & 0x1Fu) << 6 | (p[1] & 0x3Fu); p += 2; }
+        else if ((*p & 0xF0) == 0xE0 && p[1] && p[2]) {
+            u = (p[0] & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 | (p[2] & 0x3Fu);
+            p += 3;
+        } else { p++; continue; }
+        if (u < FIRST_CODE) f->used[u >> 3] |= (uint8_t)(1u << (u & 7));
     }
+}
+
+static bool code_used(const fo_pdf_font *f, uint32_t u)
+{
+    return f->used && (f->used[u >> 3] >> (u & 7) & 1);
+}
+
+void fo_pdf_glyphs_flag(fo_pdf_font *f)
+{
+    HPDF_TTFontDefAttr a = (HPDF_TTFontDefAttr)f->def->attr;
+    memset(a->glyph_tbl.flgs, 0, a->num_glyphs);
+    a->glyph_tbl.flgs[0] = 1;                           /* .notdef */
+    for (uint32_t u = 0; f->used && u < FIRST_CODE; u++) {
+        if (!code_used(f, u)) continue;
+        HPDF_UINT16 g = HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)u);
+        if (g < a->num_glyphs) a->glyph_tbl.flgs[g] = 1;
+    }
+    for (size_t i = 0; f->gmap && i < f->gmap->n; i++)
+        if (f->gmap->gid[i] < a->num_glyphs) a->glyph_tbl.flgs[f->gmap->gid[i]] = 1;
+}
+
+/* /CIDToGIDMap for codes [0, top): the glyph of each character shown, the
+ * shaped glyphs from FIRST_CODE on, zero for every other code; glyph
+ * numbers as the subset has them (subset.c). */
+static void write_map(fo_pdf_font *f, HPDF_FontAttr fa, uint32_t top)
+{
+    HPDF_BYTE *b = fo_calloc(top, 2);
+    if (!b) return;
+    for (uint32_t u = 0; u < top && u < FIRST_CODE; u++) {
+        if (!code_used(f, u)) continue;
+        HPDF_UINT16 gid = fo_pdf_subset_gid(f, HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)u));
+        b[2 * u] = (HPDF_BYTE)(gid >> 8);
+        b[2 * u + 1] = (HPDF_BYTE)gid;
+    }
+    for (size_t i = 0; f->gmap && i < f->gmap->n; i++) {
+        HPDF_UINT16 gid = fo_pdf_subset_gid(f, f->gmap->gid[i]);
+        b[2 * (FIRST_CODE + i)] = (HPDF_BYTE)(gid >> 8);
+        b[2 * (FIRST_CODE + i) + 1] = (HPDF_BYTE)gid;
+    }
+    HPDF_Stream s = fa->map_stream->stream;
     HPDF_MemStream_FreeData(s);
-    HPDF_Stream_Write(s, b, (HPDF_UINT)total);
+    HPDF_Stream_Write(s, b, (HPDF_UINT)top * 2);
     fo_free(b);
 }
 
-/* The advances of the codes appended to /W: [0xD800 [w0 w1 ...]]. */
-static void add_widths(fo_pdf_font *f, HPDF_FontAttr fa)
+/* /W for the codes shown, as libharu writes it (runs of consecutive codes
+ * whose advance is not the default: [first [w w ...]]), then the shaped
+ * glyphs' advances: [0xD800 [w0 w1 ...]]. */
+static void write_widths(fo_pdf_font *f, HPDF_FontAttr fa)
 {
     HPDF_Array w = HPDF_Dict_GetItem(fa->descendant_font, "W", HPDF_OCLASS_ARRAY);
-    HPDF_Array sub = HPDF_Array_New(fa->descendant_font->mmgr);
-    if (!w || !sub) return;
+    if (!w) return;
+    HPDF_Array_Clear(w);
+    HPDF_Array run = NULL;
+    HPDF_INT16 dw = f->def->missing_width;
+    for (uint32_t u = 0; f->used && u < FIRST_CODE; u++) {
+        HPDF_INT16 adv = code_used(f, u)
+            ? HPDF_TTFontDef_GetGidWidth(f->def, HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)u))
+            : dw;
+        if (adv == dw) { run = NULL; continue; }
+        if (!run) {
+            if (!(run = HPDF_Array_New(w->mmgr))) return;
+            HPDF_Array_AddNumber(w, (HPDF_INT32)u);
+            HPDF_Array_Add(w, run);
+        }
+        HPDF_Array_AddNumber(run, adv);
+    }
+    if (!f->gmap || !f->gmap->n || !(run = HPDF_Array_New(w->mmgr))) return;
     HPDF_Array_AddNumber(w, FIRST_CODE);
-    HPDF_Array_Add(w, sub);
-    for (size_t i = 0; i < f->gmap->n; i++) HPDF_Array_AddNumber(sub, f->gmap->adv[i]);
+    HPDF_Array_Add(w, run);
+    for (size_t i = 0; i < f->gmap->n; i++) HPDF_Array_AddNumber(run, f->gmap->adv[i]);
 }
 
 void fo_pdf_glyphs_finish(fo_pdf *c, fo_pdf_font *f)
 {
-    if (c->st != FO_OK || !f || !f->gmap || f->gmap->n == 0 || !f->font) return;
+    if (c->st != FO_OK || !f || !f->font) return;
     HPDF_FontAttr fa = (HPDF_FontAttr)f->font->attr;
     if (!fa || !fa->descendant_font || !fa->map_stream) return;
-    rewrite_map(f, fa);
-    add_widths(f, fa);
+    uint32_t top = 1;
+    for (uint32_t u = 0; f->used && u < FIRST_CODE; u++)
+        if (code_used(f, u)) top = u + 1;
+    if (f->gmap && f->gmap->n) top = FIRST_CODE + (uint32_t)f->gmap->n;
+    write_map(f, fa, top);
+    write_widths(f, fa);
 }
 
 void fo_pdf_glyphs_to_unicode(const fo_pdf_font *f, HPDF_Stream s)

@@ -78,11 +78,15 @@ void fo_pdf_stroke_rgb(HPDF_Page p, fo_rgb c)
     HPDF_Page_SetRGBStroke(p, r, g, b);
 }
 
-void fo_pdf_set_font(HPDF_Page p, HPDF_Font f, double size)
+void fo_pdf_set_font(fo_pdf *c, fo_pdf_font *f, double size)
 {
-    if (HPDF_Page_GetCurrentFont(p) == f && HPDF_Page_GetCurrentFontSize(p) == (HPDF_REAL)size)
+    HPDF_Page p = c->page;
+    if (!f->font && f->def && c->st == FO_OK)  /* first drawn: now it is embedded */
+        f->font = HPDF_GetFont(c->pdf, f->def->base_font, "UTF-8");
+    if (!f->font) return;
+    if (HPDF_Page_GetCurrentFont(p) == f->font && HPDF_Page_GetCurrentFontSize(p) == (HPDF_REAL)size)
         return;
-    HPDF_Page_SetFontAndSize(p, f, (HPDF_REAL)size);
+    HPDF_Page_SetFontAndSize(p, f->font, (HPDF_REAL)size);
 }
 
 /* ---- fonts ---------------------------------------------------------------- */
@@ -106,11 +110,11 @@ fo_pdf_font *fo_pdf_font_load(fo_pdf *c, const char *path)
     fo_pdf_font *f = fo_calloc(1, sizeof *f);
     if (!f) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return NULL; }
     snprintf(f->path, sizeof f->path, "%s", path);
-    f->font = HPDF_GetFont(c->pdf, name, "UTF-8");
     f->def = HPDF_GetFontDef(c->pdf, name);
-    if (!f->font || !f->def) { fo_free(f); return NULL; }
-    f->ascent = (float)HPDF_Font_GetAscent(f->font);
-    f->descent = (float)HPDF_Font_GetDescent(f->font);
+    if (!f->def) { fo_free(f); return NULL; }
+    fo_pdf_flat_cmap(f->def);               /* before HPDF_GetFont looks up every code */
+    f->ascent = (float)f->def->ascent;
+    f->descent = (float)f->def->descent;
     for (size_t i = 0; i < FO_PDF_WCACHE; i++) f->w[i] = -1;
     c->fonts[c->nfonts++] = f;
     return f;
@@ -146,7 +150,11 @@ fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp)
     if (cp > 0xFFFF) return &c->outlines;    /* flow.c's drawable() made sure one exists */
     if (cp < 0x80 || font_has(f, cp)) return f;
     for (size_t i = 0; i < c->nfallbacks; i++) {
-        fo_pdf_font *g = fo_pdf_font_load(c, c->fallbacks[i]);
+        if (!c->fallback_tried[i]) {   /* once: this runs for every character */
+            c->fallback_tried[i] = true;
+            c->fallback_fonts[i] = fo_pdf_font_load(c, c->fallbacks[i]);
+        }
+        fo_pdf_font *g = c->fallback_fonts[i];
         if (g && font_has(g, cp)) return g;
     }
     fo_text_missing_note(cp);
@@ -155,17 +163,17 @@ fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp)
 
 double fo_pdf_glyph_width(fo_pdf_font *f, uint32_t cp)
 {
-    if (!f->font) {                          /* drawn as an outline */
+    if (!f->def) {                           /* drawn as an outline */
         double a = 0.5;
         fo_text_outline(FO_TEXT_FALLBACK_REGULAR, cp, NULL, NULL, &a);
         return a * 1000;
     }
     if (cp < FO_PDF_WCACHE) {
-        if (f->w[cp] < 0) f->w[cp] = (float)HPDF_Font_GetUnicodeWidth(f->font, (HPDF_UNICODE)cp);
+        if (f->w[cp] < 0) f->w[cp] = (float)HPDF_TTFontDef_GetCharWidth(f->def, (HPDF_UINT16)cp);
         return f->w[cp];
     }
     return cp > 0xFFFF ? f->w[0x3F] >= 0 ? f->w[0x3F] : 500
-                       : HPDF_Font_GetUnicodeWidth(f->font, (HPDF_UNICODE)cp);
+                       : HPDF_TTFontDef_GetCharWidth(f->def, (HPDF_UINT16)cp);
 }
 
 /* Replaces libharu's /ToUnicode of a UTF-8 font: character codes are the
@@ -173,6 +181,7 @@ double fo_pdf_glyph_width(fo_pdf_font *f, uint32_t cp)
  * ranges of 256 codes (surrogates excluded), at most 100 per block. */
 static void fix_to_unicode(fo_pdf *c, fo_pdf_font *f)
 {
+    if (!f->font) return;                    /* never drawn: not in the file */
     HPDF_Dict cmap = HPDF_Dict_GetItem((HPDF_Dict)f->font, "ToUnicode", HPDF_OCLASS_DICT);
     if (!cmap || !cmap->stream) return;
     HPDF_MemStream_FreeData(cmap->stream);
@@ -513,8 +522,8 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
     if (c->st == FO_OK) header_footer(c);
     if (c->st == FO_OK) build_outline(c);
     for (size_t i = 0; i < c->nfonts && c->st == FO_OK; i++) {
+        fo_pdf_subset(c, c->fonts[i]);
         fo_pdf_glyphs_finish(c, c->fonts[i]);
-        fo_pdf_close_glyphs(c, c->fonts[i]);
         fix_to_unicode(c, c->fonts[i]);
     }
     if (c->st == FO_OK && HPDF_SaveToFile(c->pdf, tmp) != HPDF_OK && c->st == FO_OK)
@@ -525,6 +534,8 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
     for (size_t i = 0; i < c->nfonts; i++) {
         fo_pdf_gmap_free(c->fonts[i]);
         fo_free(c->fonts[i]->has);
+        fo_free(c->fonts[i]->used);
+        fo_free(c->fonts[i]->remap);
         fo_free(c->fonts[i]);
     }
     for (size_t i = 0; i < c->nmarks; i++) fo_free(c->marks[i].text);

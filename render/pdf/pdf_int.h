@@ -30,11 +30,15 @@ enum { FO_PDF_REGULAR = 0, FO_PDF_BOLD = 1, FO_PDF_ITALIC = 2, FO_PDF_BOLD_ITALI
 struct fo_pdf_gmap;           /* glyphs.c: codes of shaped glyphs */
 typedef struct {
     char path[256];
-    HPDF_Font font;
-    HPDF_FontDef def;
+    HPDF_Font font;           /* NULL until first drawn (fo_pdf_set_font): a font
+                               * only measured or asked for a glyph (a fallback
+                               * tried) is not embedded */
+    HPDF_FontDef def;         /* NULL for c->outlines */
     struct fo_pdf_gmap *gmap; /* NULL until a shaped glyph is drawn with it */
     uint8_t *has;             /* 2 bits per BMP code point: looked up, has a glyph;
                                * lazily (libharu's cmap lookup is a linear scan) */
+    uint8_t *used;            /* 1 bit per code below U+D800: shown (glyphs.c) */
+    uint16_t *remap;          /* subset.c: glyph id -> id in the embedded subset */
     float ascent, descent;   /* 1/1000 em; descent is negative */
     float w[FO_PDF_WCACHE];
 } fo_pdf_font;
@@ -71,6 +75,8 @@ typedef struct {
 #define FO_PDF_MAX_FALLBACKS 6
     const char *fallbacks[FO_PDF_MAX_FALLBACKS]; /* files tried for a glyph the font lacks */
     size_t nfallbacks;
+    fo_pdf_font *fallback_fonts[FO_PDF_MAX_FALLBACKS]; /* loaded on first need */
+    bool fallback_tried[FO_PDF_MAX_FALLBACKS];
     /* Stands for characters outside the BMP, which libharu cannot show:
        font NULL; they are drawn as glyph outlines (fo_pdf_show). */
     fo_pdf_font outlines;
@@ -92,6 +98,8 @@ typedef struct {
 
     HPDF_ExtGState alpha_gs[16]; /* by alpha * 15, lazily */
     struct fo_pdf_wcache *widths; /* shaped.c: widths of shaped words, lazily */
+    fo_shaped *shaped;       /* shaped.c: the glyphs of the line being drawn */
+    size_t shaped_cap;
 } fo_pdf;
 
 /* ---- pdf.c: document, pages, fonts ------------------------------------- */
@@ -120,6 +128,17 @@ fo_pdf_font *fo_pdf_font_load(fo_pdf *c, const char *path);
 /* The font to draw code point cp with: f when it has the glyph, else the
  * first fallback that has it, else f (the reader shows .notdef). */
 fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp);
+/* cmap.c: makes def's character map a table indexed by code point (same
+ * glyphs), so libharu's lookups are one read; call before HPDF_GetFont. */
+void fo_pdf_flat_cmap(HPDF_FontDef def);
+/* subset.c: before saving, f's embedded program written by folio: the
+ * glyphs f shows and their components, renumbered from 0; its descriptor
+ * made with it as /FontFile2. Left to libharu when the font's tables
+ * cannot be read. Call before fo_pdf_glyphs_finish. */
+void fo_pdf_subset(fo_pdf *c, fo_pdf_font *f);
+/* gid's number in f's subset (gid itself before fo_pdf_subset, 0 for a
+ * glyph not kept). */
+uint16_t fo_pdf_subset_gid(const fo_pdf_font *f, uint16_t gid);
 /* closure.c: flags the components of every composite glyph font f shows
  * (unsigned, nested), so libharu's subset embeds them; call before saving. */
 void fo_pdf_close_glyphs(fo_pdf *c, fo_pdf_font *f);
@@ -129,8 +148,9 @@ double fo_pdf_glyph_width(fo_pdf_font *f, uint32_t cp);
  * graphics state already has it (libharu tracks it through q/Q). */
 void fo_pdf_fill_rgb(HPDF_Page p, fo_rgb c);
 void fo_pdf_stroke_rgb(HPDF_Page p, fo_rgb c);
-/* Font and size, likewise written only when they change. */
-void fo_pdf_set_font(HPDF_Page p, HPDF_Font f, double size);
+/* Font and size on the current page, likewise written only when they
+ * change; the font joins the document the first time (HPDF_GetFont). */
+void fo_pdf_set_font(fo_pdf *c, fo_pdf_font *f, double size);
 /* Positions are snapped to 1/4 pt: exact in binary, so libharu writes them
  * short ("302.75", not "302.70999"), which keeps content streams small.
  * Every coordinate reaches the content stream through here, so this is the
@@ -184,6 +204,7 @@ size_t fo_pdf_wrap_plain(fo_pdf *c, fo_pdf_font *f, double size, const char *s, 
  * words, and shaping is most of the cost of measuring. */
 double fo_pdf_shaped_width(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len,
                            fo_dir dir);
+/* Frees the width cache and the shaping buffer. */
 void fo_pdf_widths_free(fo_pdf *c);
 /* Draws s shaped with its left end at (x, baseline y) in the current fill
  * colour: the shaper's glyphs by id (glyphs.c), or as outlines under
@@ -208,7 +229,16 @@ bool fo_pdf_glyph_codes_left(const fo_pdf_font *f, size_t n);
  * (x, baseline y), inside a text object, each glyph where the shaper put it. */
 void fo_pdf_glyph_run(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
                       const fo_pdf_glyph *g, size_t n);
-/* Before saving: /CIDToGIDMap and /W of f completed for its shaped glyphs. */
+/* Flags for embedding exactly the glyphs f shows: .notdef, the glyphs of
+ * its codes and its shaped glyphs (libharu also flags glyphs only measured). */
+void fo_pdf_glyphs_flag(fo_pdf_font *f);
+/* Records that text s (UTF-8, as given to libharu) is shown in font f. */
+void fo_pdf_mark_codes(fo_pdf *c, fo_pdf_font *f, const char *s);
+/* Before saving: /CIDToGIDMap and /W of f rewritten for the codes it shows
+ * (fo_pdf_mark_codes) and its shaped glyphs. libharu wrote both for every
+ * character the font's cmap has: for Droid Sans Fallback a 128 KB map of
+ * real glyph ids, 50 KB compressed, and thousands of widths, in every PDF
+ * that showed one Chinese character. */
 void fo_pdf_glyphs_finish(fo_pdf *c, fo_pdf_font *f);
 /* bfchar entries of f's shaped glyphs for its /ToUnicode CMap. */
 void fo_pdf_glyphs_to_unicode(const fo_pdf_font *f, HPDF_Stream s);

@@ -52,6 +52,9 @@ void fo_pdf_widths_free(fo_pdf *c)
 {
     fo_free(c->widths);
     c->widths = NULL;
+    fo_free(c->shaped);
+    c->shaped = NULL;
+    c->shaped_cap = 0;
 }
 
 /* Appends code point cp to out as libharu's UTF-8 encoder can take it
@@ -128,7 +131,8 @@ static bool cluster_texts(const char *s, size_t len, const fo_shaped *g, size_t 
         size_t clen = end - g[i].cluster;
         if (g[i].rtl) reverse_chars(buf + from, clen);
         /* hand the characters out: one per glyph, the rest to the last */
-        char *chars = fo_malloc(clen + 1);
+        char small[64];      /* a cluster is a few characters: no allocation */
+        char *chars = clen < sizeof small ? small : fo_malloc(clen + 1);
         if (!chars) { fo_free(starts); return false; }
         memcpy(chars, buf + from, clen);
         size_t at = 0, nchars = 0;
@@ -142,7 +146,7 @@ static bool cluster_texts(const char *s, size_t len, const fo_shaped *g, size_t 
             buf[o++] = 0;
             actual[i] = 1;
             for (size_t k = i + 1; k < j; k++) { text[k] = buf + o; buf[o++] = 0; actual[k] = 2; }
-            fo_free(chars);
+            if (chars != small) fo_free(chars);
             continue;
         }
         for (size_t k = i; k < j; k++) {
@@ -156,7 +160,7 @@ static bool cluster_texts(const char *s, size_t len, const fo_shaped *g, size_t 
             at += take;
             buf[o++] = 0;
         }
-        fo_free(chars);
+        if (chars != small) fo_free(chars);
     }
     fo_free(starts);
     return true;
@@ -190,7 +194,8 @@ static void draw_outlines(fo_pdf *c, fo_pdf_font *f, double size, double x, doub
         double scale = 100 * w / lw;
         HPDF_Page_SetTextRenderingMode(p, HPDF_INVISIBLE);
         HPDF_Page_SetHorizontalScalling(p, (HPDF_REAL)(scale < 10 ? 10 : scale > 300 ? 300 : scale));
-        fo_pdf_set_font(p, f->font, size);
+        fo_pdf_set_font(c, f, size);
+        fo_pdf_mark_codes(c, f, buf);
         HPDF_Page_SetTextMatrix(p, 1, 0, 0, 1, fo_pdf_q(x + g[0].x), fo_pdf_q(y));
         HPDF_Page_ShowText(p, buf);
         HPDF_Page_SetHorizontalScalling(p, 100);
@@ -205,7 +210,7 @@ static void draw_group(fo_pdf *c, fo_pdf_font *base, double size, double x, doub
                        const fo_shaped *g, const char **text, const unsigned char *actual, size_t n)
 {
     fo_pdf_font *f = fo_pdf_font_load(c, g[0].font);
-    if (f && f->font && fo_pdf_glyph_codes_left(f, n)) {
+    if (f && f->def && fo_pdf_glyph_codes_left(f, n)) {
         fo_pdf_glyph stack[64], *pg = n > 64 ? fo_malloc(n * sizeof *pg) : stack;
         if (!pg) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
         for (size_t i = 0; i < n; i++)
@@ -223,16 +228,22 @@ static void draw_group(fo_pdf *c, fo_pdf_font *base, double size, double x, doub
 void fo_pdf_show_shaped(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
                         const char *s, size_t len, fo_dir dir)
 {
-    if (c->st != FO_OK || !f || !f->font || len == 0) return;
-    fo_shaped stack[64], *g = stack;
-    size_t n = fo_shape(f->path, size, s, len, dir, NULL, 0, NULL);
+    if (c->st != FO_OK || !f || !f->def || len == 0) return;
+    /* shaped once into the render's buffer; again only when it was short */
+    size_t n = fo_shape(f->path, size, s, len, dir, c->shaped, c->shaped_cap, NULL);
+    if (n > c->shaped_cap) {
+        fo_shaped *grown = fo_realloc(c->shaped, n * sizeof *grown);
+        if (!grown) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
+        c->shaped = grown;
+        c->shaped_cap = n;
+        n = fo_shape(f->path, size, s, len, dir, c->shaped, c->shaped_cap, NULL);
+    }
     if (n == 0) return;
+    const fo_shaped *g = c->shaped;
     const char **text = fo_malloc(n * sizeof *text);
     unsigned char *actual = fo_malloc(n);
     char *buf = fo_malloc(len * 3 + n + 1);
-    if (n > 64) g = fo_malloc(n * sizeof *g);
-    if (!text || !actual || !buf || !g) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); goto done; }
-    n = fo_shape(f->path, size, s, len, dir, g, n, NULL);
+    if (!text || !actual || !buf) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); goto done; }
     if (!cluster_texts(s, len, g, n, buf, text, actual)) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); goto done; }
     HPDF_Page p = c->page;
     bool in_text = HPDF_Page_GetGMode(p) == HPDF_GMODE_TEXT_OBJECT;
@@ -244,7 +255,6 @@ void fo_pdf_show_shaped(fo_pdf *c, fo_pdf_font *f, double size, double x, double
     if (!in_text) HPDF_Page_EndText(p);
     c->fresh = false;
 done:
-    if (g != stack) fo_free(g);
     fo_free(text);
     fo_free(actual);
     fo_free(buf);

@@ -66,6 +66,14 @@ const char *fo_xlsx__ds_file(const fo_xlsx *x, const fo_dataset *ds)
 
 /* ---- formats ----------------------------------------------------------------*/
 
+/* True when s's first strong character reads right to left (Arabic,
+ * Hebrew...): its cell gets readingOrder 2. */
+static bool reads_rtl(const char *s)
+{
+    size_t len = strlen(s);
+    return fo_shape_has_rtl(s, len) && fo_shape_direction(s, len) == FO_DIR_RTL;
+}
+
 static lxw_format *base_format(fo_xlsx *x)
 {
     lxw_format *f = workbook_add_format(x->wb);
@@ -95,6 +103,9 @@ static lxw_format *table_format(fo_xlsx *x, int role, const char *code)
         format_set_font_color(f, fo_xlsx_color(th->link));
         format_set_underline(f, LXW_UNDERLINE_SINGLE);
         break;
+    case FO_XLSX_FMT_HEAD_RTL:
+        format_set_reading_order(f, 2);
+        /* fall through */
     case FO_XLSX_FMT_HEAD:
         format_set_bold(f);
         format_set_font_color(f, fo_xlsx_color(th->table.header_text));
@@ -183,12 +194,13 @@ static lxw_worksheet *open_part(table *t, fo_xlsx_table *ft)
     t->part_rows[k] = 0;
     t->nparts = k + 1;
     t->urls = 0;
-    /* header row */
+    /* header row: a title that reads right to left is laid out from the right */
     for (size_t j = 0; j < t->ncols; j++) {
         const char *title = t->cols[j].title ? t->cols[j].title : "";
+        lxw_format *f = reads_rtl(title) ? table_format(x, FO_XLSX_FMT_HEAD_RTL, NULL) : t->head;
         const char *s = fo_xlsx_clean(&x->buf, title, strlen(title), FO_XLSX_CELL);
-        if (!s) { t->st = FO_ERR_NOMEM; return NULL; }
-        worksheet_write_string(w, 0, (lxw_col_t)j, s, t->head);
+        if (!s || !f) { t->st = FO_ERR_NOMEM; return NULL; }
+        worksheet_write_string(w, 0, (lxw_col_t)j, s, f);
     }
     if (t->ncols) worksheet_freeze_panes(w, 1, 0);
     return w;
@@ -280,8 +292,7 @@ static void fit_row(table *t, lxw_worksheet *w, lxw_row_t r)
  * from the right); NULL when out of memory (recorded). */
 static lxw_format *text_format(table *t, const colstate *c, const char *s)
 {
-    size_t len = strlen(s);
-    if (!fo_shape_has_rtl(s, len) || fo_shape_direction(s, len) != FO_DIR_RTL) return c->cell;
+    if (!reads_rtl(s)) return c->cell;
     lxw_format *f = table_format(t->x, FO_XLSX_FMT_CELL_RTL, NULL);
     if (!f) t->st = FO_ERR_NOMEM;
     return f;

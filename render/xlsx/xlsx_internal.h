@@ -119,7 +119,8 @@ typedef struct {
 
 enum { FO_XLSX_FMT_CELL, FO_XLSX_FMT_URL, FO_XLSX_FMT_TOTAL, FO_XLSX_FMT_HEAD,
        FO_XLSX_FMT_TOTAL_LABEL, FO_XLSX_FMT_WRAP, /* a cell's format, wrapped, top-aligned */
-       FO_XLSX_FMT_CELL_RTL };  /* text that reads right to left: readingOrder 2 */
+       FO_XLSX_FMT_CELL_RTL,    /* text that reads right to left: readingOrder 2 */
+       FO_XLSX_FMT_HEAD_RTL };  /* a header that reads right to left: readingOrder 2 */
 
 typedef struct {
     const fo_doc *doc;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "render/core/fonts.h"
 #include "render/core/shape.h"
 #include "render/core/text.h"
 #include "tests/check_run.h"
@@ -123,6 +124,37 @@ START_TEST(test_wrap_uses_shaped_widths)
 }
 END_TEST
 
+/* fonts.c takes a script's Noto file from where Debian puts it without
+ * asking fontconfig: it must be the file fontconfig (fc-match) gives. */
+START_TEST(test_script_fonts_are_those_fontconfig_finds)
+{
+    static const struct { uint32_t cp; const char *family; } s[] = {
+        {0x0627, "Noto Sans Arabic"}, {0x05D0, "Noto Sans Hebrew"}, {0x0915, "Noto Sans Devanagari"},
+        {0x0995, "Noto Sans Bengali"}, {0x0B95, "Noto Sans Tamil"}, {0x0E01, "Noto Sans Thai"},
+        {0x0E81, "Noto Sans Lao"}, {0x1780, "Noto Sans Khmer"}, {0x1000, "Noto Sans Myanmar"},
+        {0x10D0, "Noto Sans Georgian"}, {0x0531, "Noto Sans Armenian"}, {0xFB50, "Noto Sans Arabic"},
+    };
+    for (size_t i = 0; i < sizeof s / sizeof *s; i++) {
+        char cmd[256], file[512] = "";
+        snprintf(cmd, sizeof cmd, "fc-match -f '%%{file}|%%{family[0]}' '%s' 2>/dev/null", s[i].family);
+        FILE *p = popen(cmd, "r");
+        ck_assert_ptr_nonnull(p);
+        size_t n = fread(file, 1, sizeof file - 1, p);
+        file[n] = 0;
+        pclose(p);
+        char *bar = strchr(file, '|');
+        const char *got = fo_fonts_for_char(s[i].cp);
+        if (!bar || strcmp(bar + 1, s[i].family) != 0) {   /* not installed */
+            ck_assert_ptr_null(got);
+            continue;
+        }
+        *bar = 0;
+        ck_assert_ptr_nonnull(got);
+        ck_assert_str_eq(got, file);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("shape");
@@ -131,6 +163,7 @@ int main(void)
     tcase_add_test(tc, test_rtl_visual_order);
     tcase_add_test(tc, test_no_notdef);
     tcase_add_test(tc, test_wrap_uses_shaped_widths);
+    tcase_add_test(tc, test_script_fonts_are_those_fontconfig_finds);
     suite_add_tcase(s, tc);
     return fo_check_run(s);
 }

@@ -148,6 +148,38 @@ START_TEST(wrap_hard_breaks_long_words_between_characters)
 }
 END_TEST
 
+/* Thai has no spaces between words: lines break between words, found by
+ * ICU's dictionary (linebreak.c), never inside one. The words are ours;
+ * ICU keeps each whole (it may join two, which removes a boundary). */
+START_TEST(wrap_thai_between_words)
+{
+    static const char *const words[] = {"ประเทศ", "ไทย", "มี", "ประชากร", "ประมาณ", "หก", "สิบ", "ล้าน",
+                                        "คน", "เมือง", "หลวง", "คือ", "กรุงเทพ", "อาหาร", "อร่อย", "มาก",
+                                        "และ", "ผล", "ไม้", "ตลาด", "นัก", "ท่อง", "เที่ยว", "ทะเล"};
+    char text[1024] = "";
+    size_t ends[64], nends = 0;
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+        strcat(text, words[i]);
+        ends[nends++] = strlen(text);
+    }
+    size_t len = strlen(text);
+    double max = fo_text_width(SANS, 10, text, len) / 4;
+    fo_text_line lines[16];
+    size_t n = fo_text_wrap(SANS, 10, text, len, max, lines, 16);
+    ck_assert(n >= 4 && n <= 8);
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_uint_eq(lines[i].start, total);
+        total += lines[i].len;
+        ck_assert(lines[i].width <= max + 1e-9);
+        bool at_word_end = false;
+        for (size_t k = 0; k < nends; k++) at_word_end |= ends[k] == total;
+        ck_assert_msg(at_word_end, "line %zu ends inside a word, at byte %zu", i, total);
+    }
+    ck_assert_uint_eq(total, len);
+}
+END_TEST
+
 START_TEST(ellipsize)
 {
     char out[64];
@@ -192,6 +224,7 @@ int main(void)
     tcase_add_test(tc, symbols_and_emoji_fall_back_to_symbola);
     tcase_add_test(tc, wrap_at_spaces_hyphens_and_newlines);
     tcase_add_test(tc, wrap_hard_breaks_long_words_between_characters);
+    tcase_add_test(tc, wrap_thai_between_words);
     tcase_add_test(tc, ellipsize);
     tcase_add_test(tc, utf8_decoding);
     suite_add_tcase(s, tc);

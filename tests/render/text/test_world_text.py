@@ -10,6 +10,7 @@ import pathlib
 import re
 import shutil
 import subprocess
+import sys
 import zipfile
 
 import pytest
@@ -201,7 +202,24 @@ def test_pdf_draws_hb_shape_glyphs(tmp_path, text, font):
                           "/usr/share/fonts/truetype/noto/" + font, text],
                          capture_output=True, text=True, check=True).stdout.strip()
     expected = [int(g) for g in out.strip("[]").split("|")]
-    assert drawn == expected
+    # the embedded subset numbers its glyphs anew (render/pdf/subset.c):
+    # each glyph drawn must be hb-shape's glyph of the installed font,
+    # outline for outline, and advance for advance
+    fonttools = pytest.importorskip("fontTools.ttLib")
+    from fontTools.pens.recordingPen import DecomposingRecordingPen
+    sys.path.insert(0, str(HERE.parent / "pdf"))
+    from test_glyph_closure import embedded_fonts
+
+    def shape(f, gid):
+        gs = f.getGlyphSet()
+        pen = DecomposingRecordingPen(gs)
+        gs[f.getGlyphName(gid)].draw(pen)
+        return pen.value, f["hmtx"][f.getGlyphName(gid)][0]
+
+    src = fonttools.TTFont("/usr/share/fonts/truetype/noto/" + font)
+    sub = next(f for name, f in embedded_fonts(pdf) if name.endswith(src["name"].getDebugName(4)))
+    assert len(drawn) == len(expected)
+    assert [shape(sub, g) for g in drawn] == [shape(src, g) for g in expected]
 
 
 def test_xlsx_rtl_cells_read_right_to_left(tmp_path):
@@ -216,6 +234,31 @@ def test_xlsx_rtl_cells_read_right_to_left(tmp_path):
     assert "شاي أخضر" in rtl and "תה ירוק" in rtl and "چای سبز" in rtl   # data cells
     assert any("دولارًا" in v for v in rtl)                              # Summary paragraph
     assert not any("Зелёный" in v or "绿茶" in v for v in rtl)
+
+
+def test_xlsx_rtl_header_cells_read_right_to_left(tmp_path):
+    """A table's header cell whose title reads right to left carries
+    readingOrder 2 and keeps the header's bold; the others keep neither the
+    mark nor lose the bold (openpyxl reads them back)."""
+    openpyxl = pytest.importorskip("openpyxl")
+    spec = {"folio": 1, "data": {"t": {"columns": [{"name": "a", "type": "text"}, {"name": "b", "type": "number"},
+                                                   {"name": "c", "type": "number"}],
+                                       "rows": [["شاي", 1, 2], ["Tea", 3, 4]]}},
+            "blocks": [{"type": "table", "data": "t", "columns": [
+                {"field": "a", "title": "المنتج"}, {"field": "b", "title": "כמות 2025"},
+                {"field": "c", "title": "Revenue مبيعات"}]}]}
+    (tmp_path / "s.json").write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
+    out = tmp_path / "h.xlsx"
+    run_folio("render", tmp_path / "s.json", "-o", out, check=0)
+    wb = openpyxl.load_workbook(out)
+    ws = next(w for w in wb if w["A1"].value == "المنتج")
+    head = {c.value: c for c in ws[1]}
+    assert head["المنتج"].alignment.readingOrder == 2
+    assert head["כמות 2025"].alignment.readingOrder == 2
+    assert head["Revenue مبيعات"].alignment.readingOrder != 2   # its first strong letter is Latin
+    assert all(c.font.b for c in head.values())
+    assert head["المنتج"].fill.fgColor.rgb == head["Revenue مبيعات"].fill.fgColor.rgb
+    assert ws["A2"].alignment.readingOrder == 2 and ws["A3"].alignment.readingOrder != 2
 
 
 def test_pptx_and_docx_table_cells_rtl(tmp_path):
