@@ -254,9 +254,7 @@ void fo_chartxml_series(fo_xml *x, const fo_chart *c, const fo_theme *t,
     }
 }
 
-/* ---- reading the rows ----------------------------------------------------------- */
-
-
+/* ---- reading the rows (fo_chart_series_read, render/chart) ------------------------ */
 
 static const char *column_format(const fo_dataset *ds, size_t col)
 {
@@ -265,80 +263,22 @@ static const char *column_format(const fo_dataset *ds, size_t col)
     return ds->cols[col].format;
 }
 
-static bool grow(fo_chartxml_data *dt, size_t *cap, double **ybuf)
-{
-    size_t ncap = *cap ? *cap * 2 : 64;
-    double *x = fo_realloc(dt->x, ncap * sizeof *x);
-    if (!x) return false;
-    dt->x = x;
-    char **cat = fo_realloc(dt->cat, ncap * sizeof *cat);
-    if (!cat) return false;
-    dt->cat = cat;
-    double *y = fo_realloc(*ybuf, ncap * (dt->ns ? dt->ns : 1) * sizeof *y);
-    if (!y) return false;
-    *ybuf = y;
-    *cap = ncap;
-    return true;
-}
-
 fo_status fo_chartxml_data_read(const fo_chart *c, fo_chartxml_data *dt, fo_diags *d)
 {
     memset(dt, 0, sizeof *dt);
-    dt->arena = fo_arena_new();
-    if (!dt->arena) return FO_ERR_NOMEM;
-    const fo_dataset *ds = c->data;
-    dt->xfmt = column_format(ds, c->x);
-    dt->yfmt = column_format(ds, c->ny ? c->y[0] : (size_t)-1);
-    size_t ns = 0;
-    for (size_t s = 0; ds && s < c->ny; s++)
-        if (c->y[s] < ds->ncols) ns++;
-    dt->ns = ns;
-    dt->names = fo_arena_alloc(dt->arena, (ns + 1) * sizeof *dt->names);
-    size_t *cols = fo_arena_alloc(dt->arena, (ns + 1) * sizeof *cols);
-    if (!dt->names || !cols) return FO_ERR_NOMEM;
-    if (!ds) return FO_OK;
-    for (size_t s = 0, j = 0; s < c->ny; s++)
-        if (c->y[s] < ds->ncols) {
-            cols[j] = c->y[s];
-            dt->names[j++] = ds->cols[c->y[s]].name ? ds->cols[c->y[s]].name : "";
-        }
-    bool has_x = c->x < ds->ncols;
+    dt->xfmt = column_format(c->data, c->x);
+    dt->yfmt = column_format(c->data, c->ny ? c->y[0] : (size_t)-1);
     fo_numfmt *xf = fo_numfmt_compile(dt->xfmt, NULL, 0); /* NULL: General */
-
-    fo_rows *rows = NULL;
-    fo_status st = fo_rows_open(ds, &rows, d);
-    double *ybuf = NULL;
-    size_t cap = 0, n = 0;
-    const fo_value *row;
-    char buf[256];
-    int rc = 0;
-    while (st == FO_OK && (rc = fo_rows_next(rows, &row, d)) == 1) {
-        if (n == cap && !grow(dt, &cap, &ybuf)) { st = FO_ERR_NOMEM; break; }
-        const fo_value *xv = has_x ? &row[c->x] : NULL;
-        const char *lab = buf;
-        if (xv) {
-            dt->x[n] = fo_value_number(xv);
-            lab = fo_chart_value_label(xf, xv, buf, sizeof buf);
-        } else {
-            dt->x[n] = (double)(n + 1);
-            snprintf(buf, sizeof buf, "%zu", n + 1);
-        }
-        dt->cat[n] = fo_arena_strdup(dt->arena, lab);
-        if (!dt->cat[n]) { st = FO_ERR_NOMEM; break; }
-        for (size_t s = 0; s < ns; s++) ybuf[n * ns + s] = fo_value_number(&row[cols[s]]);
-        n++;
-    }
-    if (st == FO_OK && rc < 0) st = FO_ERR_INPUT;
-    if (st == FO_OK) { /* row-major [i][s] -> series-major [s][i] */
-        dt->y = fo_malloc((n && ns ? n * ns : 1) * sizeof *dt->y);
-        if (!dt->y) st = FO_ERR_NOMEM;
-        for (size_t i = 0; st == FO_OK && i < n; i++)
-            for (size_t s = 0; s < ns; s++) dt->y[s * n + i] = ybuf[i * ns + s];
-        dt->n = n;
-    }
-    fo_free(ybuf);
-    fo_rows_close(rows);
+    fo_chart_series s;
+    fo_status st = fo_chart_series_read(c, xf, &s, d);
     fo_numfmt_free(xf);
+    dt->n = s.n;
+    dt->ns = s.ns;
+    dt->cat = s.cat;
+    dt->x = s.x;
+    dt->y = s.y;
+    dt->names = s.names;
+    dt->arena = s.arena; /* dt owns what s held */
     return st;
 }
 

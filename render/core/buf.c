@@ -19,17 +19,28 @@ size_t fo_grow_cap(size_t cap, size_t need, size_t first, size_t elem)
     return c;
 }
 
-bool fo_grow(void **v, size_t *cap, size_t need, size_t first, size_t elem)
+bool fo_grow_all(size_t *cap, size_t need, size_t first, size_t n, void **const v[],
+                 const size_t elem[])
 {
     if (need <= *cap) return true;
-    size_t nc = fo_grow_cap(*cap, need, first, elem);
+    size_t widest = 0;
+    for (size_t i = 0; i < n; i++)
+        if (elem[i] > widest) widest = elem[i];
+    size_t nc = fo_grow_cap(*cap, need, first, widest);
     if (nc == 0) return false;
-    unsigned char *p = fo_realloc(*v, nc * elem);
-    if (!p) return false;
-    memset(p + *cap * elem, 0, (nc - *cap) * elem);
-    *v = p;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char *p = fo_realloc(*v[i], nc * elem[i]);
+        if (!p) return false;
+        memset(p + *cap * elem[i], 0, (nc - *cap) * elem[i]);
+        *v[i] = p;
+    }
     *cap = nc;
     return true;
+}
+
+bool fo_grow(void **v, size_t *cap, size_t need, size_t first, size_t elem)
+{
+    return fo_grow_all(cap, need, first, 1, (void **const[]){v}, (size_t[]){elem});
 }
 
 bool fo_buf_reserve(fo_buf *b, size_t n)

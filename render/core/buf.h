@@ -50,5 +50,11 @@ size_t fo_grow_cap(size_t cap, size_t need, size_t first, size_t elem);
  * elements; new elements are zeroed. False (array untouched) on overflow or
  * allocation failure. */
 bool fo_grow(void **v, size_t *cap, size_t need, size_t first, size_t elem);
+/* fo_grow for n parallel arrays that share one capacity *cap: *v[i] has
+ * elements of elem[i] bytes. All get the same new capacity. False on overflow
+ * or allocation failure; *cap is then unchanged (arrays already grown keep
+ * their larger blocks, which stay valid to free). */
+bool fo_grow_all(size_t *cap, size_t need, size_t first, size_t n, void **const v[],
+                 const size_t elem[]);
 
 #endif

@@ -139,6 +139,30 @@ START_TEST(test_arena_rounding_overflow)
 }
 END_TEST
 
+/* Parallel arrays share one capacity: all grow together, new elements zeroed;
+ * an overflow for the widest leaves the capacity alone. */
+START_TEST(test_grow_all_parallel)
+{
+    double *x = NULL;
+    char **cat = NULL;
+    size_t cap = 0;
+    ck_assert(fo_grow_all(&cap, 3, 4, 2, (void **const[]){(void **)&x, (void **)&cat},
+                          (size_t[]){sizeof *x, sizeof *cat}));
+    ck_assert_uint_eq(cap, 4);
+    x[3] = 1.5;
+    ck_assert_ptr_null(cat[3]);
+    ck_assert(fo_grow_all(&cap, 9, 4, 2, (void **const[]){(void **)&x, (void **)&cat},
+                          (size_t[]){sizeof *x, sizeof *cat}));
+    ck_assert_uint_eq(cap, 16);
+    ck_assert(x[3] == 1.5 && x[15] == 0 && cat[15] == NULL);
+    ck_assert(!fo_grow_all(&cap, SIZE_MAX / 4, 4, 2, (void **const[]){(void **)&x, (void **)&cat},
+                           (size_t[]){1, 8}));
+    ck_assert_uint_eq(cap, 16);
+    fo_free(x);
+    fo_free(cat);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("buf");
@@ -150,6 +174,7 @@ int main(void)
     tcase_add_test(tc, test_allocation_failure_is_sticky);
     tcase_add_test(tc, test_file_read);
     tcase_add_test(tc, test_arena_rounding_overflow);
+    tcase_add_test(tc, test_grow_all_parallel);
     suite_add_tcase(s, tc);
     return fo_check_run(s);
 }
