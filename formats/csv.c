@@ -267,15 +267,8 @@ static bool out_of_memory(fo_csv *c, fo_diags *d)
 /* Makes room for n more bytes in rec. */
 static bool reserve(fo_csv *c, size_t n, fo_diags *d)
 {
-    if (c->rec_len + n <= c->rec_cap) return true; /* n is at most a block: no wrap */
-    size_t cap = fo_grow_cap(c->rec_cap, c->rec_len + n, 4096, 1);
-    char *r = cap ? fo_realloc(c->rec, cap) : NULL;
-    if (!r) {
-        return out_of_memory(c, d);
-    }
-    c->rec = r;
-    c->rec_cap = cap;
-    return true;
+    /* n is at most a block: rec_len + n does not wrap */
+    return fo_grow((void **)&c->rec, &c->rec_cap, c->rec_len + n, 4096, 1) || out_of_memory(c, d);
 }
 
 /* Reports the first problem of a record (later ones would be noise). */
@@ -317,19 +310,10 @@ static bool end_field(fo_csv *c, rec_state *rs, fo_diags *d)
         c->rec_len = rs->field_start; /* drop the field, keep parsing the record */
         return true;
     }
-    if (c->nf == c->fcap) {
-        size_t cap = c->fcap * 2 < FO_CSV_MAX_FIELDS ? c->fcap * 2 : FO_CSV_MAX_FIELDS;
-        size_t *o = fo_realloc(c->off, cap * sizeof *o);
-        if (o) c->off = o;
-        size_t *l = o ? fo_realloc(c->flen, cap * sizeof *l) : NULL;
-        if (l) c->flen = l;
-        const char **f = l ? fo_realloc(c->fields, cap * sizeof *f) : NULL;
-        if (!f) {
-            return out_of_memory(c, d);
-        }
-        c->fields = f;
-        c->fcap = cap;
-    }
+    if (!fo_grow_all(&c->fcap, c->nf + 1, 16, 3,
+                     (void **const[]){(void **)&c->off, (void **)&c->flen, (void **)&c->fields},
+                     (size_t[]){sizeof *c->off, sizeof *c->flen, sizeof *c->fields}))
+        return out_of_memory(c, d);
     if (!reserve(c, 1, d)) return false;
     c->rec[c->rec_len++] = '\0';
     c->off[c->nf] = rs->field_start;

@@ -355,12 +355,8 @@ static fo_status take_style_ids(fo_docx_tpl *t, xmlDocPtr dom)
     size_t cap = 0;
     for (xmlNodePtr n = xmlDocGetRootElement(dom)->children; n; n = n->next) {
         if (!fo_tpl_is(n, "style") || !*fo_tpl_attr(n, "styleId", v, sizeof v)) continue;
-        if (t->nstyle_ids == cap) {
-            cap = cap ? cap * 2 : 64;
-            char **ni = fo_realloc(t->style_ids, cap * sizeof *ni);
-            if (!ni) return FO_ERR_NOMEM;
-            t->style_ids = ni;
-        }
+        if (!fo_grow((void **)&t->style_ids, &cap, t->nstyle_ids + 1, 64, sizeof *t->style_ids))
+            return FO_ERR_NOMEM;
         if (!(t->style_ids[t->nstyle_ids] = fo_strdup(v))) return FO_ERR_NOMEM;
         t->nstyle_ids++;
     }

@@ -319,11 +319,10 @@ void fo_pptx_code(fo_pptx *p, const fo_block *b)
             else line[k++] = s[i];
         }
         line[k] = '\0';
-        if (n == cap) {
-            cap = cap ? cap * 2 : 32;
-            fo_pptx_para *nl = fo_realloc(lines, cap * sizeof *nl);
-            if (!nl) { fo_free(line); fo_pptx_fail(p, FO_ERR_NOMEM, b, "out of memory"); break; }
-            lines = nl;
+        if (!fo_grow((void **)&lines, &cap, n + 1, 32, sizeof *lines)) {
+            fo_free(line);
+            fo_pptx_fail(p, FO_ERR_NOMEM, b, "out of memory");
+            break;
         }
         fo_pptx_para *para = &lines[n];
         bool ok = fo_pptx_para_init(para, FO_PPTX_PARA_CODE, 0, FO_PPTX_CODE_SZ, line, false);
