@@ -305,7 +305,7 @@ void fo_sandbox_plan_free(fo_sandbox_plan *p)
     for (k = 0; k < p->n_in; k++)
         if (p->in[k].fd >= 0)
             close(p->in[k].fd);
-    free(p->in);
+    fo_free(p->in);
     free((void *)p->in_paths);
     free(p->egress);
     p->egress = NULL;
