@@ -150,11 +150,21 @@ void fo_http_refuse(struct MHD_Connection *c, req *r, unsigned status, const cha
 
 /* ---------------------------------------------------------- auth, log */
 
-int fo_serve_token_ok(fo_serve_state *s, const char *authorization)
+int fo_serve_bearer(const char *authorization, unsigned char hash[32])
 {
-    unsigned char want[32], diff = 1;
-    const char *tok;
     fo_sha256 h;
+
+    if (!authorization || strncasecmp(authorization, "Bearer ", 7))
+        return 0;
+    fo_sha256_init(&h);
+    fo_sha256_update(&h, authorization + 7, strlen(authorization + 7));
+    fo_sha256_final(&h, hash);
+    return 1;
+}
+
+int fo_serve_token_ok(fo_serve_state *s, const unsigned char *hash)
+{
+    unsigned char diff = 1;
     size_t k;
     int ok = 0;
 
@@ -163,16 +173,12 @@ int fo_serve_token_ok(fo_serve_state *s, const char *authorization)
         pthread_rwlock_unlock(&s->tokens_lock);
         return !s->cfg.token_file;      /* no token file: no auth; an empty one: none pass */
     }
-    if (authorization && !strncasecmp(authorization, "Bearer ", 7)) {
-        tok = authorization + 7;
-        fo_sha256_init(&h);
-        fo_sha256_update(&h, tok, strlen(tok));
-        fo_sha256_final(&h, want);
+    if (hash) {
         /* every token compared in full, whatever matched */
         for (k = 0; k < s->n_tokens; k++) {
             unsigned char d = 0;
             for (size_t i = 0; i < 32; i++)
-                d |= (unsigned char)(want[i] ^ s->tokens[k][i]);
+                d |= (unsigned char)(hash[i] ^ s->tokens[k][i]);
             diff &= (unsigned char)(d != 0);
         }
         ok = diff == 0;
@@ -765,8 +771,9 @@ static void first_call(fo_serve_state *s, struct MHD_Connection *c, req *r, cons
         fo_http_refuse(c, r, 405, "method", "see GET /v1/openapi.json", "%s does not take %s", url, method);
         return;
     }
-    if (r->rt->auth &&
-        !fo_serve_token_ok(s, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization"))) {
+    r->has_bearer = fo_serve_bearer(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization"),
+                                    r->bearer);
+    if (r->rt->auth && !fo_serve_token_ok(s, r->has_bearer ? r->bearer : NULL)) {
         fo_http_refuse(c, r, 401, "auth", "send Authorization: Bearer TOKEN with a token of --token-file",
                "missing or wrong bearer token");
         return;

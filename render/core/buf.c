@@ -1,9 +1,11 @@
 /* buf.c — growable byte buffer and array growth (render/core/buf.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "folio.h"
 #include "render/core/buf.h"
@@ -107,29 +109,38 @@ void fo_buf_free(fo_buf *b)
     *b = (fo_buf){0};
 }
 
-char *fo_file_read(const char *path, size_t max, size_t *len)
+char *fo_fd_read(int fd, size_t max, size_t *len)
 {
     *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
     fo_buf b = {0};
     int err = 0;
     for (;;) {
         if (!fo_buf_reserve(&b, 65536)) { err = ENOMEM; break; }
-        size_t n = fread(b.data + b.len, 1, b.cap - 1 - b.len, f);
-        b.len += n;
+        b.data[b.len] = '\0';
+        ssize_t n = read(fd, b.data + b.len, b.cap - 1 - b.len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) { err = errno ? errno : EIO; break; }
+        if (n == 0) break;
+        b.len += (size_t)n;
         b.data[b.len] = '\0';
         if (max && b.len > max) { err = EFBIG; break; }
-        if (n == 0) {
-            if (ferror(f)) err = errno ? errno : EIO;
-            break;
-        }
     }
-    fclose(f);
     if (err) {
         fo_buf_free(&b);
         errno = err;
         return NULL;
     }
     return fo_buf_take(&b, len);
+}
+
+char *fo_file_read(const char *path, size_t max, size_t *len)
+{
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    char *r = fo_fd_read(fd, max, len);
+    int err = errno;
+    close(fd);
+    errno = err;
+    return r;
 }

@@ -41,6 +41,10 @@ void fo_buf_free(fo_buf *b);
  * (open's or read's errno), is over max bytes (EFBIG; max 0 = no cap) or
  * does not fit in memory (ENOMEM). The caller fo_frees the result. */
 char *fo_file_read(const char *path, size_t max, size_t *len);
+/* The same for what fd gives until its end (a file, a pipe), read at its
+ * current position; fd stays open. Over max bytes it stops reading there
+ * (a writer on a pipe may still be blocked: drain or close). */
+char *fo_fd_read(int fd, size_t max, size_t *len);
 
 /* The capacity an array growing from cap (0 = none yet) needs for need
  * elements: cap doubled (from first) until it holds need. 0 when need

@@ -163,6 +163,31 @@ START_TEST(test_grow_all_parallel)
 }
 END_TEST
 
+/* fo_fd_read: a pipe read to its end; over max, EFBIG. */
+START_TEST(test_fd_read_pipe)
+{
+    int p[2];
+    size_t len;
+    ck_assert_int_eq(pipe(p), 0);
+    ck_assert_int_eq(write(p[1], "{\"a\": 1}", 8), 8);
+    close(p[1]);
+    char *t = fo_fd_read(p[0], 100, &len);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_uint_eq(len, 8);
+    ck_assert_str_eq(t, "{\"a\": 1}");
+    fo_free(t);
+    close(p[0]);
+    ck_assert_int_eq(pipe(p), 0);
+    ck_assert_int_eq(write(p[1], "0123456789", 10), 10);
+    close(p[1]);
+    errno = 0;
+    ck_assert_ptr_null(fo_fd_read(p[0], 4, &len));
+    ck_assert_int_eq(errno, EFBIG);
+    ck_assert_uint_eq(len, 0);
+    close(p[0]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("buf");
@@ -175,6 +200,7 @@ int main(void)
     tcase_add_test(tc, test_file_read);
     tcase_add_test(tc, test_arena_rounding_overflow);
     tcase_add_test(tc, test_grow_all_parallel);
+    tcase_add_test(tc, test_fd_read_pipe);
     suite_add_tcase(s, tc);
     return fo_check_run(s);
 }
