@@ -169,11 +169,17 @@ typedef struct {
     double *y;          /* ns * n values */
     const char **names; /* ns series names (column names) */
     size_t *cols;       /* ns dataset columns of the series */
+    const char *xfmt;   /* the x column's format code ("General" when none) */
+    const char *yfmt;   /* the first y column's format code ("General" when none) */
     size_t bad_line;    /* CSV line of the first row with a value (a scatter
                            chart's x too) beyond FO_CHART_VALUE_MAX; 0: none
                            or not from a CSV */
     fo_arena *arena;    /* owns names, cols and the cat strings */
 } fo_chart_series;
+
+/* The format code of column col of ds; "General" when there is none (or no
+ * such column). */
+const char *fo_chart_column_format(const fo_dataset *ds, size_t col);
 
 /* Reads c's series through fo_rows; category labels through xfmt (NULL =
  * General). Errors: FO_ERR_NOMEM, or the rows' error (FO_ERR_INPUT, in d).

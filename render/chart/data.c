@@ -275,10 +275,19 @@ static fo_status transpose(fo_chart_series *s, const double *ybuf, size_t n)
     return FO_OK;
 }
 
+const char *fo_chart_column_format(const fo_dataset *ds, size_t col)
+{
+    if (!ds || col >= ds->ncols || !ds->cols[col].format || !*ds->cols[col].format)
+        return "General";
+    return ds->cols[col].format;
+}
+
 fo_status fo_chart_series_read(const fo_chart *c, const fo_numfmt *xfmt, fo_chart_series *s,
                                fo_diags *d)
 {
     memset(s, 0, sizeof *s);
+    s->xfmt = fo_chart_column_format(c->data, c->x);
+    s->yfmt = fo_chart_column_format(c->data, c->ny ? c->y[0] : (size_t)-1);
     s->arena = fo_arena_new();
     if (!s->arena) return FO_ERR_NOMEM;
     fo_status st = series_columns(c, s);

@@ -364,12 +364,12 @@ fo_status fo_chartxml_write(const fo_chart *c, const fo_theme *t, fo_xml **out, 
     *out = NULL;
     fo_chartxml_data dt;
     fo_status st = fo_chartxml_data_read(c, &dt, d);
-    if (st != FO_OK) { fo_chartxml_data_free(&dt); return st; }
+    if (st != FO_OK) { fo_chart_series_free(&dt); return st; }
     fo_xml *x = fo_xml_new_memory();
-    if (!x) { fo_chartxml_data_free(&dt); return FO_ERR_NOMEM; }
+    if (!x) { fo_chart_series_free(&dt); return FO_ERR_NOMEM; }
     chart_space(x, c, t, &dt);
     fo_xml_finish(x);
-    fo_chartxml_data_free(&dt);
+    fo_chart_series_free(&dt);
     st = fo_xml_status(x);
     if (st != FO_OK) { fo_xml_free(x); return st; }
     *out = x;

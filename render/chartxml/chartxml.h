@@ -30,6 +30,7 @@
 #include <stddef.h>
 
 #include "folio.h"
+#include "render/chart/chart.h"
 #include "render/core/model.h"
 #include "render/core/theme.h"
 #include "render/ooxml/package.h"
@@ -62,21 +63,12 @@ void fo_chartxml_graphic(fo_xml *x, const char *rid, bool declare_a);
 
 /* ---- private: shared by the files of render/chartxml ------------------------ */
 
-/* The chart's data, read once. Values live in y[s * n + i]; NaN = missing. */
-typedef struct {
-    size_t n;             /* points (rows) */
-    size_t ns;            /* series (y fields that exist) */
-    char **cat;           /* n category labels, as the x column displays them */
-    double *x;            /* n numeric x values (NaN when not numeric) */
-    double *y;            /* ns * n */
-    const char **names;   /* ns series names */
-    const char *yfmt;     /* first y column's format code (never NULL) */
-    const char *xfmt;     /* x column's format code (never NULL) */
-    fo_arena *arena;      /* owns everything above */
-} fo_chartxml_data;
+/* The chart's data, read once by render/chart's reader (fo_chart_series:
+ * y[s * n + i], NaN = missing; xfmt, yfmt never NULL); category labels as
+ * the x column's format shows them. Free with fo_chart_series_free. */
+typedef fo_chart_series fo_chartxml_data;
 
 fo_status fo_chartxml_data_read(const fo_chart *c, fo_chartxml_data *dt, fo_diags *d);
-void fo_chartxml_data_free(fo_chartxml_data *dt);
 
 /* Writes the series of the chart group (inside c:barChart etc.). */
 void fo_chartxml_series(fo_xml *x, const fo_chart *c, const fo_theme *t,

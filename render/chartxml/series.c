@@ -254,40 +254,12 @@ void fo_chartxml_series(fo_xml *x, const fo_chart *c, const fo_theme *t,
     }
 }
 
-/* ---- reading the rows (fo_chart_series_read, render/chart) ------------------------ */
-
-static const char *column_format(const fo_dataset *ds, size_t col)
-{
-    if (!ds || col >= ds->ncols || !ds->cols[col].format || !*ds->cols[col].format)
-        return "General";
-    return ds->cols[col].format;
-}
+/* ---- reading the rows ------------------------------------------------------------ */
 
 fo_status fo_chartxml_data_read(const fo_chart *c, fo_chartxml_data *dt, fo_diags *d)
 {
-    memset(dt, 0, sizeof *dt);
-    dt->xfmt = column_format(c->data, c->x);
-    dt->yfmt = column_format(c->data, c->ny ? c->y[0] : (size_t)-1);
-    fo_numfmt *xf = fo_numfmt_compile(dt->xfmt, NULL, 0); /* NULL: General */
-    fo_chart_series s;
-    fo_status st = fo_chart_series_read(c, xf, &s, d);
+    fo_numfmt *xf = fo_numfmt_compile(fo_chart_column_format(c->data, c->x), NULL, 0); /* NULL: General */
+    fo_status st = fo_chart_series_read(c, xf, dt, d);
     fo_numfmt_free(xf);
-    dt->n = s.n;
-    dt->ns = s.ns;
-    dt->cat = s.cat;
-    dt->x = s.x;
-    dt->y = s.y;
-    dt->names = s.names;
-    dt->arena = s.arena; /* dt owns what s held */
     return st;
-}
-
-void fo_chartxml_data_free(fo_chartxml_data *dt)
-{
-    if (!dt) return;
-    fo_free(dt->x);
-    fo_free(dt->y);
-    fo_free(dt->cat);
-    fo_arena_free(dt->arena);
-    memset(dt, 0, sizeof *dt);
 }
