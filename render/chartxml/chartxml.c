@@ -45,7 +45,7 @@ static void def_rpr(fo_xml *x, const fo_theme *t, int sz, bool bold, fo_rgb colo
     fo_xml_open(x, "a:defRPr", NULL);
     fo_xml_attr_int(x, "sz", sz);
     fo_xml_attr(x, "b", bold ? "1" : "0");
-    fo_chartxml_solid(x, color);
+    fo_xml_solid_fill(x, color);
     if (t && t->body.family[0]) fo_xml_leaf(x, "a:latin", "typeface", t->body.family, NULL);
     fo_xml_close(x);
 }
@@ -101,7 +101,7 @@ static void line_sppr(fo_xml *x, long long color, long long w)
     fo_xml_open(x, "a:ln", NULL);
     if (w > 0) fo_xml_attr_int(x, "w", w);
     if (color < 0) fo_xml_leaf(x, "a:noFill", NULL);
-    else fo_chartxml_solid(x, (fo_rgb)color);
+    else fo_xml_solid_fill(x, (fo_rgb)color);
     fo_xml_close(x);
     fo_xml_close(x);
 }

@@ -75,8 +75,6 @@ void fo_chartxml_series(fo_xml *x, const fo_chart *c, const fo_theme *t,
                         const fo_chartxml_data *dt);
 /* Palette color i (falls back to Office's accents on an empty palette). */
 fo_rgb fo_chartxml_color(const fo_theme *t, size_t i);
-/* <a:solidFill><a:srgbClr val=RRGGBB/></a:solidFill> */
-void fo_chartxml_solid(fo_xml *x, fo_rgb c);
 /* Shortest decimal that reads back as v ("%.15g", else "%.17g"). */
 void fo_chartxml_num(double v, char *buf, size_t cap);
 

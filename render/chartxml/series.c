@@ -24,15 +24,6 @@ fo_rgb fo_chartxml_color(const fo_theme *t, size_t i)
     return t->palette[i % t->npalette];
 }
 
-void fo_chartxml_solid(fo_xml *x, fo_rgb c)
-{
-    char hex[7];
-    fo_rgb_hex(c, hex);
-    fo_xml_open(x, "a:solidFill", NULL);
-    fo_xml_leaf(x, "a:srgbClr", "val", hex, NULL);
-    fo_xml_close(x);
-}
-
 void fo_chartxml_num(double v, char *buf, size_t cap)
 {
     if (v == 0) v = 0; /* no "-0" */
@@ -104,7 +95,7 @@ static void line_props(fo_xml *x, long long w, long long color, bool round)
     if (w > 0) fo_xml_attr_int(x, "w", w);
     if (round) fo_xml_attr(x, "cap", "rnd");
     if (color < 0) fo_xml_leaf(x, "a:noFill", NULL);
-    else fo_chartxml_solid(x, (fo_rgb)color);
+    else fo_xml_solid_fill(x, (fo_rgb)color);
     if (round) fo_xml_leaf(x, "a:round", NULL);
     fo_xml_close(x);
 }
@@ -115,7 +106,7 @@ static void marker(fo_xml *x, fo_rgb color, int size)
     fo_xml_leaf(x, "c:symbol", "val", "circle", NULL);
     val_leaf(x, "c:size", size);
     fo_xml_open(x, "c:spPr", NULL);
-    fo_chartxml_solid(x, color);
+    fo_xml_solid_fill(x, color);
     line_props(x, 9525, (long long)color, false);
     fo_xml_close(x);
     fo_xml_close(x);
@@ -138,7 +129,7 @@ static void bar_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt)
         fo_rgb col = fo_chartxml_color(t, s);
         ser_head(x, s, dt->names[s]);
         fo_xml_open(x, "c:spPr", NULL);
-        fo_chartxml_solid(x, col);
+        fo_xml_solid_fill(x, col);
         line_props(x, 0, -1, false);
         fo_xml_close(x);
         val_leaf(x, "c:invertIfNegative", 0);
@@ -197,7 +188,7 @@ static void pie_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt,
         val_leaf(x, "c:idx", (long long)i);
         val_leaf(x, "c:bubble3D", 0);
         fo_xml_open(x, "c:spPr", NULL);
-        fo_chartxml_solid(x, fo_chartxml_color(t, i));
+        fo_xml_solid_fill(x, fo_chartxml_color(t, i));
         line_props(x, 12700, (long long)(t ? t->background : 0xFFFFFF), false);
         fo_xml_close(x);
         fo_xml_close(x);

@@ -197,11 +197,11 @@ static void filled_box(fo_pptx *p, const char *name, const char *geom, double le
     if (strcmp(geom, "roundRect") == 0) fo_xml_leaf(x, "a:gd", "name", "adj", "fmla", "val 8000", NULL);
     fo_xml_close(x);
     fo_xml_close(x);
-    fo_pptx_solid(x, fill);
+    fo_xml_solid_fill(x, fill);
     fo_xml_open(x, "a:ln", NULL);
     if (line >= 0) {
         fo_xml_attr_int(x, "w", 9525);
-        fo_pptx_solid(x, (fo_rgb)line);
+        fo_xml_solid_fill(x, (fo_rgb)line);
     } else {
         fo_xml_leaf(x, "a:noFill", NULL);
     }

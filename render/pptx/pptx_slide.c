@@ -117,15 +117,6 @@ void fo_pptx_frame_begin(fo_pptx *p, const char *name, const char *alt, double l
     box(x, "p:xfrm", left, top, w, h);
 }
 
-void fo_pptx_solid(fo_xml *x, fo_rgb c)
-{
-    char hex[7];
-    fo_rgb_hex(c, hex);
-    fo_xml_open(x, "a:solidFill", NULL);
-    fo_xml_leaf(x, "a:srgbClr", "val", hex, NULL);
-    fo_xml_close(x);
-}
-
 const char *fo_pptx_cont_title(const fo_pptx *p, const char *base, char *buf, size_t cap)
 {
     (void)p;
