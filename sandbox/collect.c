@@ -15,12 +15,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A name we are willing to create in the caller's directory: 1-200 chars of
@@ -440,6 +442,35 @@ int fo_sandbox_write_copy(int dirfd, const char *name, int fd)
 int fo_sandbox_write_buf(int dirfd, const char *name, const char *buf, size_t len)
 {
     return write_one(dirfd, name, -1, buf, len);
+}
+
+double fo_sandbox_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int fo_sandbox_write_all(int fd, const void *p, size_t n, double until)
+{
+    const char *s = p;
+
+    while (n > 0) {
+        ssize_t w = write(fd, s, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EAGAIN && fo_sandbox_now() < until) {
+            struct pollfd pf = { fd, POLLOUT, 0 };
+            (void)poll(&pf, 1, (int)((until - fo_sandbox_now()) * 1000) + 1);
+            continue;
+        }
+        if (w <= 0)
+            return -1;
+        s += w;
+        n -= (size_t)w;
+    }
+    return 0;
 }
 
 /* ---------------------------------------------------------- JSON buffer */

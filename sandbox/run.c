@@ -44,14 +44,6 @@ typedef struct {
     char *echo_store[2];
 } outcome;
 
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void tail_add(tail_buf *t, const char *s, size_t n)
 {
     size_t k;
@@ -73,24 +65,6 @@ static void tail_add(tail_buf *t, const char *s, size_t n)
 
 /* Writes all of s to fd, waiting for a non-blocking fd (fo_sandbox_std_nonblocking)
    at most until `until`; gives up when the reader is gone or stalled. */
-static void write_until(int fd, const char *s, size_t n, double until)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, s, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0 && errno == EAGAIN && now_s() < until) {
-            struct pollfd pf = { fd, POLLOUT, 0 };
-            (void)poll(&pf, 1, (int)((until - now_s()) * 1000) + 1);
-            continue;
-        }
-        if (w <= 0)
-            return;                 /* caller went away: keep running, keep the tail */
-        s += w;
-        n -= (size_t)w;
-    }
-}
-
 /* Reads one chunk of stream k into its tail and echo; 0 at EOF. */
 static int drain(int fd, tail_buf *t, fo_sandbox_echo *e)
 {
@@ -113,7 +87,7 @@ static int drain(int fd, tail_buf *t, fo_sandbox_echo *e)
 static void supervise(const fo_sandbox_plan *p, fo_sandbox_jail *j, outcome *o,
                       int echo_out, int echo_err)
 {
-    double start = now_s(), deadline = start + p->timeout_s, grace = 0, until;
+    double start = fo_sandbox_now(), deadline = start + p->timeout_s, grace = 0, until;
     int fds[3] = { j->out_r, j->err_r, j->ctl }, st;
     fo_sandbox_echo *echo[2] = { &o->eout, &o->eerr };
     tail_buf *tails[2] = { &o->out, &o->err };
@@ -122,7 +96,7 @@ static void supervise(const fo_sandbox_plan *p, fo_sandbox_jail *j, outcome *o,
     fo_sandbox_echo_open(&o->eerr, echo_err, "stderr", o->echo_store[1]);
     while (fds[0] >= 0 || fds[1] >= 0 || fds[2] >= 0) {
         struct pollfd pf[5];
-        double left = (o->timed_out ? grace : deadline) - now_s();
+        double left = (o->timed_out ? grace : deadline) - fo_sandbox_now();
         int k, n;
 
         if (left <= 0) {
@@ -131,7 +105,7 @@ static void supervise(const fo_sandbox_plan *p, fo_sandbox_jail *j, outcome *o,
             o->timed_out = 1;
             if (kill(j->pid, SIGKILL) < 0 && errno != ESRCH)
                 fprintf(stderr, "folio: run: can't kill the jail: %s\n", strerror(errno));
-            grace = now_s() + 5;
+            grace = fo_sandbox_now() + 5;
             continue;
         }
         for (k = 0; k < 2; k++) {
@@ -167,7 +141,7 @@ static void supervise(const fo_sandbox_plan *p, fo_sandbox_jail *j, outcome *o,
             }
         }
     }
-    until = deadline > now_s() ? deadline : now_s() + 0.2;
+    until = deadline > fo_sandbox_now() ? deadline : fo_sandbox_now() + 0.2;
     fo_sandbox_echo_finish(&o->eout, until);
     fo_sandbox_echo_finish(&o->eerr, until);
     fo_sandbox_echo_note(&o->eerr, &o->eout, until);
@@ -181,7 +155,7 @@ static void supervise(const fo_sandbox_plan *p, fo_sandbox_jail *j, outcome *o,
         o->have_status = 1;
     }
     j->pid = -1;
-    o->seconds = now_s() - start;
+    o->seconds = fo_sandbox_now() - start;
     fo_sandbox_cgroup_events(&j->cg, &o->oom_kills, &o->pids_max);
     o->memory_via = fo_sandbox_cgroup_memory_via(&j->cg);
 }
@@ -994,7 +968,7 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
         goto done;
     }
     if (p.json)
-        write_until(1, m.data, m.len, now_s() + FO_SANDBOX_ECHO_GRACE);
+        (void)fo_sandbox_write_all(1, m.data, m.len, fo_sandbox_now() + FO_SANDBOX_ECHO_GRACE);
     if (program_failed(&o) && !o.timed_out)
         hint_host_paths(&p);
     if (program_failed(&o))

@@ -21,6 +21,16 @@
    5 I/O/internal). Prints its own errors on stderr as "folio: run: ...". */
 int fo_sandbox_main(int argc, char **argv, const char *engine);
 
+/* Also used by serve/ (uploads) ---------------------------------------- */
+#include <stddef.h>
+
+/* Seconds on CLOCK_MONOTONIC: deadlines and durations. */
+double fo_sandbox_now(void);
+/* Writes all n bytes of p to fd, again after EINTR; on a non-blocking fd
+   that is full, waits for room until `until` (CLOCK_MONOTONIC seconds; 0:
+   gives up at once). 0, or -1 when the reader went away or time ran out. */
+int fo_sandbox_write_all(int fd, const void *p, size_t n, double until);
+
 /* ======================= private to sandbox/ ============================ */
 #ifdef FO_SANDBOX_PRIVATE
 

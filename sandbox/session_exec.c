@@ -28,14 +28,6 @@
 #define GRACE_S      1.0     /* after SIGINT, before the interpreter is restarted */
 #define MAX_DISPLAYS 32
 
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* --------------------------------------------------------- kernel frames */
 
 /* Next whole frame from the kernel's pipe: 1 (type in *type, payload in
@@ -94,24 +86,8 @@ static void kframe_reset(fo_session *s)
 /* Writes bytes to the kernel's stdin within 10 s (it may be wedged). 0 or -1. */
 static int write_raw(fo_session *s, const char *p, size_t n)
 {
-    double end = now_s() + 10;
-
     (void)fcntl(s->j.in_w, F_SETFL, O_NONBLOCK);
-    while (n > 0) {
-        struct pollfd pf = { s->j.in_w, POLLOUT, 0 };
-        ssize_t w;
-
-        if (poll(&pf, 1, (int)((end - now_s()) * 1000) + 1) <= 0 && now_s() > end)
-            return -1;
-        w = write(s->j.in_w, p, n);
-        if (w < 0 && (errno == EINTR || errno == EAGAIN))
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
+    return fo_sandbox_write_all(s->j.in_w, p, n, fo_sandbox_now() + 10);
 }
 
 /* One frame to the kernel: header, then a and b (payload in two parts). */
@@ -138,20 +114,20 @@ static int kwait(fo_session *s, int timeout_ms)
 
 int fo_session_kernel_hello(fo_session *s, int timeout_ms)
 {
-    double end = now_s() + timeout_ms / 1000.0;
+    double end = fo_sandbox_now() + timeout_ms / 1000.0;
     char type;
     int r;
 
     kframe_reset(s);
     if (!s->kf.buf || write_raw(s, s->kernel_src, s->kernel_len) < 0)
         return -1;
-    while (now_s() < end) {
+    while (fo_sandbox_now() < end) {
         while ((r = kframe_next(&s->kf, s->j.out_r, &type)) == 1)
             if (type == 'k') {
                 snprintf(s->python, sizeof s->python, "%.*s", (int)s->kf.got, s->kf.buf);
                 return 0;
             }
-        if (r < 0 || kwait(s, (int)((end - now_s()) * 1000) + 1) < 0)
+        if (r < 0 || kwait(s, (int)((end - fo_sandbox_now()) * 1000) + 1) < 0)
             return -1;
     }
     return -1;
@@ -159,12 +135,12 @@ int fo_session_kernel_hello(fo_session *s, int timeout_ms)
 
 int fo_session_kernel_restart(fo_session *s)
 {
-    double end = now_s() + 10;
+    double end = fo_sandbox_now() + 10;
     int ws, ev;
 
     if (fo_sandbox_jail_ctl(&s->j, 'R') < 0)
         return -1;
-    while (now_s() < end) {
+    while (fo_sandbox_now() < end) {
         struct pollfd pf = { s->j.ctl, POLLIN, 0 };
         if (poll(&pf, 1, 1000) <= 0)
             continue;
@@ -192,21 +168,21 @@ static void add_item(fo_buf *b, const char *p, size_t n)
 
 int fo_session_kernel_command(fo_session *s, char cmd, fo_buf *b, int timeout_ms)
 {
-    double end = now_s() + timeout_ms / 1000.0;
+    double end = fo_sandbox_now() + timeout_ms / 1000.0;
     unsigned items = 0;
     char type;
     int r;
 
     if (kwrite(s, cmd, NULL, 0, NULL, 0) < 0)
         return -1;
-    while (now_s() < end) {
+    while (fo_sandbox_now() < end) {
         while ((r = kframe_next(&s->kf, s->j.out_r, &type)) == 1) {
             if (type == 'E')
                 return 0;
             if (type == 'u' && items++ < 1000)
                 add_item(b, s->kf.buf, s->kf.got);
         }
-        if (r < 0 || kwait(s, (int)((end - now_s()) * 1000) + 1) < 0)
+        if (r < 0 || kwait(s, (int)((end - fo_sandbox_now()) * 1000) + 1) < 0)
             return -1;
     }
     return -1;
@@ -296,17 +272,17 @@ static int drain_kernel(fo_session *s, cell_run *c)
    timeout (SIGINT, then after GRACE_S a restart). */
 static void supervise_cell(fo_session *s, cell_run *c, double timeout_s)
 {
-    double deadline = now_s() + timeout_s, grace_end = 0;
+    double deadline = fo_sandbox_now() + timeout_s, grace_end = 0;
 
     while (!c->ended) {
-        double left = (c->timed_out ? grace_end : deadline) - now_s();
+        double left = (c->timed_out ? grace_end : deadline) - fo_sandbox_now();
         struct pollfd pf[3] = { { s->j.out_r, POLLIN, 0 }, { s->j.err_r, POLLIN, 0 },
                                 { s->j.ctl, POLLIN, 0 } };
 
         if (left <= 0 && !c->timed_out) {
             c->timed_out = 1;
             (void)fo_sandbox_jail_ctl(&s->j, 'I');
-            grace_end = now_s() + GRACE_S;
+            grace_end = fo_sandbox_now() + GRACE_S;
             continue;
         }
         if (left <= 0) {
@@ -463,7 +439,7 @@ void fo_session_exec_cell(fo_session *s, int cfd, const char *p, size_t n)
     fo_buf fail = { 0 }, res = { 0 };
     unsigned char no[4];
     unsigned timeout_ms = 0, cell;
-    double start = now_s(), timeout_s;
+    double start = fo_sandbox_now(), timeout_s;
     const char *status;
 
     memset(&c, 0, sizeof c);
@@ -493,7 +469,7 @@ void fo_session_exec_cell(fo_session *s, int cfd, const char *p, size_t n)
     if ((c.restarted || c.died) && fo_session_kernel_restart(s) < 0)
         s->kernel_lost = 1;
     fo_sandbox_cgroup_events(&s->j.cg, &s->oom_kills, &(long){ 0 });
-    result_json(s, &c, cell, status, &fail, (now_s() - start) * 1000, &res);
+    result_json(s, &c, cell, status, &fail, (fo_sandbox_now() - start) * 1000, &res);
     if (c.cfd >= 0 && (res.failed || fo_session_send(c.cfd, 'R', res.data, res.len, -1) < 0))
         c.cfd = -1;
     fo_buf_free(&fail);

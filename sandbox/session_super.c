@@ -44,14 +44,6 @@ const unsigned char *fo_session_kernel_find(const char *name, size_t *len);
 
 static const char *const store_dirs[] = { "work", "out", "tmp" };
 
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* ---------------------------------------------------------------- options */
 
 /* Session options: the plan's (as `folio run`), plus --idle, --disk and
@@ -654,10 +646,10 @@ static int serve_one(fo_session *s, int lfd, double *idle_from)
     }
     switch (type) {
     case 0: break;
-    case 'x': fo_session_exec_cell(s, cfd, p, n); *idle_from = now_s(); break;
-    case 'p': do_put(s, cfd, p, fd); *idle_from = now_s(); break;
-    case 'g': do_get(s, cfd, p); *idle_from = now_s(); break;
-    case 'r': do_render(s, cfd, p); *idle_from = now_s(); break;
+    case 'x': fo_session_exec_cell(s, cfd, p, n); *idle_from = fo_sandbox_now(); break;
+    case 'p': do_put(s, cfd, p, fd); *idle_from = fo_sandbox_now(); break;
+    case 'g': do_get(s, cfd, p); *idle_from = fo_sandbox_now(); break;
+    case 'r': do_render(s, cfd, p); *idle_from = fo_sandbox_now(); break;
     case 'c': end = END_CLOSE; break;
     case 'h': end = END_HIBERNATE; break;
     case 'i': {
@@ -699,11 +691,11 @@ static int on_init_event(fo_session *s)
 
 static void loop(fo_session *s, int lfd, int sfd)
 {
-    double idle_from = now_s();
+    double idle_from = fo_sandbox_now();
 
     for (;;) {
         struct pollfd pf[3] = { { lfd, POLLIN, 0 }, { s->j.ctl, POLLIN, 0 }, { sfd, POLLIN, 0 } };
-        double left = idle_from + s->idle_s - now_s();
+        double left = idle_from + s->idle_s - fo_sandbox_now();
         int end = GO_ON;
 
         if (left <= 0 || (pf[2].fd >= 0 && poll(&pf[2], 1, 0) > 0)) {
@@ -742,11 +734,11 @@ static int ready_error(int ready, fo_session_error *err)
    up (two clients resumed at once), this one has nothing to do. */
 static int wait_lock(fo_session *s, int *already)
 {
-    double end = now_s() + 30;
+    double end = fo_sandbox_now() + 30;
     int fd;
 
     *already = 0;
-    while ((fd = lock_file(s->dir, "lock")) < 0 && now_s() < end) {
+    while ((fd = lock_file(s->dir, "lock")) < 0 && fo_sandbox_now() < end) {
         int c = fo_session_connect(s->rt, s->id);
         if (c >= 0) {
             close(c);

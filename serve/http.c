@@ -14,6 +14,7 @@
 #include "serve/serve.h"
 #include "serve/http.h"
 #include "render/core/sha256.h"
+#include "sandbox/sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -266,20 +267,6 @@ int fo_http_new_file(req *r, const char *name)
     return 0;
 }
 
-static int write_all(int fd, const char *data, size_t size)
-{
-    while (size) {
-        ssize_t w = write(fd, data, size);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        data += w;
-        size -= (size_t)w;
-    }
-    return 0;
-}
-
 static int part_start(req *r, const char *key)
 {
     struct MHD_Connection *c = r->conn;
@@ -332,7 +319,7 @@ static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *k
                u->name, (unsigned long long)r->s->cfg.max_body);
         return MHD_NO;
     }
-    if (size && write_all(u->fd, data, size) < 0) {
+    if (size && fo_sandbox_write_all(u->fd, data, size, 0) < 0) {
         fo_http_refuse(r->conn, r, 500, NULL, NULL, "can't store the upload: %s",
                strerror(errno));
         return MHD_NO;
@@ -355,7 +342,7 @@ static void take_body(struct MHD_Connection *c, req *r, const char *data, size_t
         if (MHD_post_process(r->pp, data, size) != MHD_YES && !r->answered)
             fo_http_refuse(c, r, 400, "bad_multipart", "send multipart/form-data as RFC 7578 describes it",
                    "malformed multipart body");
-    } else if (r->cur >= 0 && write_all(r->files[r->cur].fd, data, size) < 0) {
+    } else if (r->cur >= 0 && fo_sandbox_write_all(r->files[r->cur].fd, data, size, 0) < 0) {
         fo_http_refuse(c, r, 500, NULL, NULL, "can't store the upload: %s", strerror(errno));
     } else if (r->cur >= 0) {
         r->files[r->cur].bytes += size;
