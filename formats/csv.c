@@ -367,6 +367,19 @@ static int read_record(fo_csv *c, fo_diags *d)
             }                                                                    \
         }                                                                        \
     } while (0)
+/* ch, the delimiter or a line end, ends the field; a line end the record too. */
+#define END_AT(ch)                                                               \
+    do {                                                                         \
+        if ((ch) == delim) {                                                     \
+            p++;                                                                 \
+            rs.state = ST_START;                                                 \
+            END_FIELD();                                                         \
+        } else {                                                                 \
+            END_FIELD();                                                         \
+            TAKE_NEWLINE(ch);                                                    \
+            done = true;                                                         \
+        }                                                                        \
+    } while (0)
 
     while (!done) {
         int r = refill(c, d);
@@ -425,14 +438,8 @@ static int read_record(fo_csv *c, fo_diags *d)
                 p = q;
                 if (p == end) break;
                 ch = *p;
-                if (ch == delim) {
-                    p++;
-                    rs.state = ST_START;
-                    END_FIELD();
-                } else if (ch == '\n' || ch == '\r') {
-                    END_FIELD();
-                    TAKE_NEWLINE(ch);
-                    done = true;
+                if (ch == delim || ch == '\n' || ch == '\r') {
+                    END_AT(ch);
                 } else { /* NUL */
                     p++;
                     record_error(c, &rs, d, c->line, "NUL byte", "is this a binary or UTF-16 file?");
@@ -462,14 +469,8 @@ static int read_record(fo_csv *c, fo_diags *d)
                     *w++ = '"';
                     p++;
                     rs.state = ST_QUOTED;
-                } else if (ch == delim) {
-                    p++;
-                    rs.state = ST_START;
-                    END_FIELD();
-                } else if (ch == '\n' || ch == '\r') {
-                    END_FIELD();
-                    TAKE_NEWLINE(ch);
-                    done = true;
+                } else if (ch == delim || ch == '\n' || ch == '\r') {
+                    END_AT(ch);
                 } else { /* text after the closing quote: kept */
                     rs.state = ST_UNQ;
                 }
@@ -481,6 +482,7 @@ static int read_record(fo_csv *c, fo_diags *d)
 #undef SYNC
 #undef END_FIELD
 #undef TAKE_NEWLINE
+#undef END_AT
 
     if (!done) { /* end of file */
         if (rs.state == ST_QUOTED) {

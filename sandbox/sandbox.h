@@ -30,6 +30,9 @@ double fo_sandbox_now(void);
    that is full, waits for room until `until` (CLOCK_MONOTONIC seconds; 0:
    gives up at once). 0, or -1 when the reader went away or time ran out. */
 int fo_sandbox_write_all(int fd, const void *p, size_t n, double until);
+/* A whole decimal number within [lo, hi] (no NaN, no trailing text) into
+   *out: 0, or -1 with *out untouched. Options of `folio run` and `serve`. */
+int fo_sandbox_parse_number(const char *s, double lo, double hi, double *out);
 
 /* ======================= private to sandbox/ ============================ */
 #ifdef FO_SANDBOX_PRIVATE

@@ -233,20 +233,25 @@ typedef struct {
     double upem, x, y;      /* current point, em */
 } outline_sink;
 
-static int ol_move(const FT_Vector *to, void *u)
+/* Makes to (font units) the current point, in em. */
+static outline_sink *ol_to(void *u, const FT_Vector *to)
 {
     outline_sink *o = u;
     o->x = to->x / o->upem;
     o->y = to->y / o->upem;
+    return o;
+}
+
+static int ol_move(const FT_Vector *to, void *u)
+{
+    outline_sink *o = ol_to(u, to);
     o->path->move(o->ctx, o->x, o->y);
     return 0;
 }
 
 static int ol_line(const FT_Vector *to, void *u)
 {
-    outline_sink *o = u;
-    o->x = to->x / o->upem;
-    o->y = to->y / o->upem;
+    outline_sink *o = ol_to(u, to);
     o->path->line(o->ctx, o->x, o->y);
     return 0;
 }
