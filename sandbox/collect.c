@@ -301,16 +301,19 @@ int fo_sandbox_collect_reserve(fo_sandbox_collection *c, const char *name, const
     return 0;
 }
 
+void fo_sandbox_files_free(fo_sandbox_file *f, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (f[k].fd >= 0)
+            close(f[k].fd);
+    fo_free(f);
+}
+
 void fo_sandbox_collection_free(fo_sandbox_collection *c)
 {
-    size_t k;
-
     if (!c)
         return;
-    for (k = 0; k < c->n_files; k++)
-        if (c->files[k].fd >= 0)
-            close(c->files[k].fd);
-    fo_free(c->files);
+    fo_sandbox_files_free(c->files, c->n_files);
     fo_free(c->refused);
     memset(c, 0, sizeof *c);
 }

@@ -308,14 +308,9 @@ int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help)
 
 void fo_sandbox_plan_free(fo_sandbox_plan *p)
 {
-    size_t k;
-
     if (!p)
         return;
-    for (k = 0; k < p->n_in; k++)
-        if (p->in[k].fd >= 0)
-            close(p->in[k].fd);
-    fo_free(p->in);
+    fo_sandbox_files_free(p->in, p->n_in);
     free((void *)p->in_paths);
     free(p->egress);
     p->egress = NULL;

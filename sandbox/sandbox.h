@@ -174,6 +174,8 @@ typedef struct {
    paths too) are ignored. */
 int fo_sandbox_collect(int out_dir, uint64_t ceiling, fo_sandbox_collection *c,
                        const fo_sandbox_file *skip, size_t n_skip);
+/* Closes the open fds of n files and frees the array (NULL: no-op). */
+void fo_sandbox_files_free(fo_sandbox_file *f, size_t n);
 void fo_sandbox_collection_free(fo_sandbox_collection *c);
 /* Keeps the files of c, in name order, while their apparent sizes (st_size:
    a sparse file counts in full) add up to at most *budget, which it lowers;
