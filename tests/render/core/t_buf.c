@@ -190,17 +190,17 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("buf");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_append_printf_take);
-    tcase_add_test(tc, test_growth_doubles);
-    tcase_add_test(tc, test_overflow_is_refused_and_sticky);
-    tcase_add_test(tc, test_grow_zeroes_new_elements);
-    tcase_add_test(tc, test_allocation_failure_is_sticky);
-    tcase_add_test(tc, test_file_read);
-    tcase_add_test(tc, test_arena_rounding_overflow);
-    tcase_add_test(tc, test_grow_all_parallel);
-    tcase_add_test(tc, test_fd_read_pipe);
-    suite_add_tcase(s, tc);
-    return fo_check_run(s);
+    const TTest *const tests[] = {
+        test_append_printf_take,
+        test_growth_doubles,
+        test_overflow_is_refused_and_sticky,
+        test_grow_zeroes_new_elements,
+        test_allocation_failure_is_sticky,
+        test_file_read,
+        test_arena_rounding_overflow,
+        test_grow_all_parallel,
+        test_fd_read_pipe,
+        NULL,
+    };
+    return fo_check_tests("buf", 0, tests);
 }
