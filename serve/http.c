@@ -13,6 +13,7 @@
 #define FO_SERVE_PRIVATE
 #include "serve/serve.h"
 #include "serve/http.h"
+#include "folio.h"
 #include "render/core/sha256.h"
 #include "sandbox/sandbox.h"
 
@@ -381,7 +382,7 @@ static void h_metrics(fo_serve_state *s, struct MHD_Connection *c, req *r)
         return;
     }
     fo_http_send_text(c, r, 200, "text/plain; version=0.0.4; charset=utf-8", text, strlen(text));
-    free(text);
+    fo_free(text);
 }
 
 static void h_openapi(fo_serve_state *s, struct MHD_Connection *c, req *r)

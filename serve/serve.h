@@ -108,7 +108,8 @@ void fo_serve_metrics_render(const char *format);
 void fo_serve_metrics_refusal(const char *reason);
 void fo_serve_metrics_run(void);
 void fo_serve_metrics_session(void);
-/* Prometheus text exposition (version 0.0.4); malloc'd. */
+/* Prometheus text exposition (version 0.0.4); the caller fo_frees it.
+   NULL when out of memory. */
 char *fo_serve_metrics_text(long in_flight, long renders_running, long renders_queued,
                             long zygote_restarts, long sessions_live, long cells_running);
 
