@@ -158,16 +158,15 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("sandbox plan");
-    TCase *tc = tcase_create("parse");
-
-    tcase_add_test(tc, defaults);
-    tcase_add_test(tc, all_options);
-    tcase_add_test(tc, command_options_are_not_ours);
-    tcase_add_test(tc, usage_errors);
-    tcase_add_test(tc, help_flag);
-    tcase_add_test(tc, json_strings);
-    tcase_add_test(tc, printf_never_cuts);
-    suite_add_tcase(s, tc);
-    return fo_check_run(s);
+    const TTest *const tests[] = {
+        defaults,
+        all_options,
+        command_options_are_not_ours,
+        usage_errors,
+        help_flag,
+        json_strings,
+        printf_never_cuts,
+        NULL,
+    };
+    return fo_check_tests("sandbox plan", 0, tests);
 }
