@@ -267,15 +267,8 @@ static bool out_of_memory(fo_csv *c, fo_diags *d)
 /* Makes room for n more bytes in rec. */
 static bool reserve(fo_csv *c, size_t n, fo_diags *d)
 {
-    if (c->rec_len + n <= c->rec_cap) return true; /* n is at most a block: no wrap */
-    size_t cap = fo_grow_cap(c->rec_cap, c->rec_len + n, 4096, 1);
-    char *r = cap ? fo_realloc(c->rec, cap) : NULL;
-    if (!r) {
-        return out_of_memory(c, d);
-    }
-    c->rec = r;
-    c->rec_cap = cap;
-    return true;
+    /* n is at most a block: rec_len + n does not wrap */
+    return fo_grow((void **)&c->rec, &c->rec_cap, c->rec_len + n, 4096, 1) || out_of_memory(c, d);
 }
 
 /* Reports the first problem of a record (later ones would be noise). */
@@ -317,19 +310,10 @@ static bool end_field(fo_csv *c, rec_state *rs, fo_diags *d)
         c->rec_len = rs->field_start; /* drop the field, keep parsing the record */
         return true;
     }
-    if (c->nf == c->fcap) {
-        size_t cap = c->fcap * 2 < FO_CSV_MAX_FIELDS ? c->fcap * 2 : FO_CSV_MAX_FIELDS;
-        size_t *o = fo_realloc(c->off, cap * sizeof *o);
-        if (o) c->off = o;
-        size_t *l = o ? fo_realloc(c->flen, cap * sizeof *l) : NULL;
-        if (l) c->flen = l;
-        const char **f = l ? fo_realloc(c->fields, cap * sizeof *f) : NULL;
-        if (!f) {
-            return out_of_memory(c, d);
-        }
-        c->fields = f;
-        c->fcap = cap;
-    }
+    if (!fo_grow_all(&c->fcap, c->nf + 1, 16, 3,
+                     (void **const[]){(void **)&c->off, (void **)&c->flen, (void **)&c->fields},
+                     (size_t[]){sizeof *c->off, sizeof *c->flen, sizeof *c->fields}))
+        return out_of_memory(c, d);
     if (!reserve(c, 1, d)) return false;
     c->rec[c->rec_len++] = '\0';
     c->off[c->nf] = rs->field_start;
@@ -381,6 +365,19 @@ static int read_record(fo_csv *c, fo_diags *d)
             } else {                                                             \
                 c->after_cr = true;                                              \
             }                                                                    \
+        }                                                                        \
+    } while (0)
+/* ch, the delimiter or a line end, ends the field; a line end the record too. */
+#define END_AT(ch)                                                               \
+    do {                                                                         \
+        if ((ch) == delim) {                                                     \
+            p++;                                                                 \
+            rs.state = ST_START;                                                 \
+            END_FIELD();                                                         \
+        } else {                                                                 \
+            END_FIELD();                                                         \
+            TAKE_NEWLINE(ch);                                                    \
+            done = true;                                                         \
         }                                                                        \
     } while (0)
 
@@ -441,14 +438,8 @@ static int read_record(fo_csv *c, fo_diags *d)
                 p = q;
                 if (p == end) break;
                 ch = *p;
-                if (ch == delim) {
-                    p++;
-                    rs.state = ST_START;
-                    END_FIELD();
-                } else if (ch == '\n' || ch == '\r') {
-                    END_FIELD();
-                    TAKE_NEWLINE(ch);
-                    done = true;
+                if (ch == delim || ch == '\n' || ch == '\r') {
+                    END_AT(ch);
                 } else { /* NUL */
                     p++;
                     record_error(c, &rs, d, c->line, "NUL byte", "is this a binary or UTF-16 file?");
@@ -478,14 +469,8 @@ static int read_record(fo_csv *c, fo_diags *d)
                     *w++ = '"';
                     p++;
                     rs.state = ST_QUOTED;
-                } else if (ch == delim) {
-                    p++;
-                    rs.state = ST_START;
-                    END_FIELD();
-                } else if (ch == '\n' || ch == '\r') {
-                    END_FIELD();
-                    TAKE_NEWLINE(ch);
-                    done = true;
+                } else if (ch == delim || ch == '\n' || ch == '\r') {
+                    END_AT(ch);
                 } else { /* text after the closing quote: kept */
                     rs.state = ST_UNQ;
                 }
@@ -497,6 +482,7 @@ static int read_record(fo_csv *c, fo_diags *d)
 #undef SYNC
 #undef END_FIELD
 #undef TAKE_NEWLINE
+#undef END_AT
 
     if (!done) { /* end of file */
         if (rs.state == ST_QUOTED) {

@@ -506,17 +506,10 @@ static uint32_t key_hash(const char *k)
 
 static bool push_child(node *nd, size_t *cap, size_t val, size_t key, uint32_t h)
 {
-    if (nd->n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 8;
-        size_t *v = fo_realloc(nd->vals, nc * sizeof *v);
-        if (v) nd->vals = v;
-        size_t *k = fo_realloc(nd->keys, nc * sizeof *k);
-        if (k) nd->keys = k;
-        uint32_t *hs = fo_realloc(nd->hashes, nc * sizeof *hs);
-        if (hs) nd->hashes = hs;
-        if (!v || !k || !hs) return false;
-        *cap = nc;
-    }
+    if (!fo_grow_all(cap, nd->n + 1, 8, 3,
+                     (void **const[]){(void **)&nd->vals, (void **)&nd->keys, (void **)&nd->hashes},
+                     (size_t[]){sizeof *nd->vals, sizeof *nd->keys, sizeof *nd->hashes}))
+        return false;
     nd->vals[nd->n] = val;
     nd->keys[nd->n] = key;
     nd->hashes[nd->n++] = h;

@@ -43,7 +43,7 @@ typedef struct {
     int warnings;           /* likewise */
     int listed_errors, listed_warnings; /* distinct messages (a group counts once) */
     fo_spec_group *groups;  /* owned; fo_spec_finish frees */
-    size_t ngroups;
+    size_t ngroups, capgroups;
 } fo_spec_ctx;
 
 /* Ends a reading: repeated messages get their count and places, and the

@@ -9,6 +9,7 @@
 
 #include "formats/path.h"
 #include "formats/spec_internal.h"
+#include "render/core/buf.h"
 #include "render/core/markup.h"
 #include "render/core/numfmt.h"
 #include "render/core/policy.h"
@@ -27,12 +28,9 @@ static fo_spec_group *group_of(fo_spec_ctx *c, const char *msg, const char *hint
 static void group_add(fo_spec_ctx *c)
 {
     if (c->ngroups >= FO_SPEC_MAX_ERRORS * 2 || !c->d->n) return;
-    fo_spec_group *g = fo_realloc(c->groups, (c->ngroups + 1) * sizeof *g);
-    if (!g) return;
-    c->groups = g;
-    memset(&g[c->ngroups], 0, sizeof *g);
-    g[c->ngroups].diag = c->d->n - 1;
-    g[c->ngroups++].count = 1;
+    if (!fo_grow((void **)&c->groups, &c->capgroups, c->ngroups + 1, 8, sizeof *c->groups)) return;
+    c->groups[c->ngroups].diag = c->d->n - 1;
+    c->groups[c->ngroups++].count = 1;
 }
 
 /* One located diagnostic; *count counts it. A message already reported

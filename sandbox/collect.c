@@ -15,12 +15,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A name we are willing to create in the caller's directory: 1-200 chars of
@@ -52,11 +54,8 @@ static void printable(char *dst, size_t len, const char *src)
 
 static int refuse(fo_sandbox_collection *c, const char *name, const char *reason)
 {
-    void *grown = realloc(c->refused, (c->n_refused + 1) * sizeof *c->refused);
-
-    if (!grown)
+    if (!fo_grow((void **)&c->refused, &c->cap_refused, c->n_refused + 1, 8, sizeof *c->refused))
         return -1;
-    c->refused = grown;
     printable(c->refused[c->n_refused].name, sizeof c->refused[0].name, name);
     snprintf(c->refused[c->n_refused].reason, sizeof c->refused[0].reason, "%s", reason);
     c->n_refused++;
@@ -135,7 +134,6 @@ static int keep_file(walk_ctx *w, int d, const char *name, const char *rel)
     fo_sandbox_collection *c = w->c;
     fo_sandbox_file *f;
     struct stat st;
-    void *grown;
     int fd;
 
     /* It was a regular file; open without following, and check again */
@@ -147,12 +145,10 @@ static int keep_file(walk_ctx *w, int d, const char *name, const char *rel)
         c->over_ceiling = 1;
         return refuse(c, rel, "over the ceiling (--max-bytes)");
     }
-    grown = realloc(c->files, (c->n_files + 1) * sizeof *c->files);
-    if (!grown) {
+    if (!fo_grow((void **)&c->files, &c->cap_files, c->n_files + 1, 16, sizeof *c->files)) {
         close(fd);
         return -1;
     }
-    c->files = grown;
     f = &c->files[c->n_files++];
     memset(f, 0, sizeof *f);
     f->fd = fd;
@@ -305,17 +301,20 @@ int fo_sandbox_collect_reserve(fo_sandbox_collection *c, const char *name, const
     return 0;
 }
 
+void fo_sandbox_files_free(fo_sandbox_file *f, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (f[k].fd >= 0)
+            close(f[k].fd);
+    fo_free(f);
+}
+
 void fo_sandbox_collection_free(fo_sandbox_collection *c)
 {
-    size_t k;
-
     if (!c)
         return;
-    for (k = 0; k < c->n_files; k++)
-        if (c->files[k].fd >= 0)
-            close(c->files[k].fd);
-    free(c->files);
-    free(c->refused);
+    fo_sandbox_files_free(c->files, c->n_files);
+    fo_free(c->refused);
     memset(c, 0, sizeof *c);
 }
 
@@ -448,95 +447,69 @@ int fo_sandbox_write_buf(int dirfd, const char *name, const char *buf, size_t le
     return write_one(dirfd, name, -1, buf, len);
 }
 
+double fo_sandbox_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int fo_sandbox_write_all(int fd, const void *p, size_t n, double until)
+{
+    const char *s = p;
+
+    while (n > 0) {
+        ssize_t w = write(fd, s, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EAGAIN && fo_sandbox_now() < until) {
+            struct pollfd pf = { fd, POLLOUT, 0 };
+            (void)poll(&pf, 1, (int)((until - fo_sandbox_now()) * 1000) + 1);
+            continue;
+        }
+        if (w <= 0)
+            return -1;
+        s += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------- JSON buffer */
 
-static void buf_add(fo_sandbox_buf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        char *grown;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        grown = realloc(b->s, cap);
-        if (!grown) {
-            b->oom = 1;
-            return;
-        }
-        b->s = grown;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = 0;
-}
-
-void fo_sandbox_buf_puts(fo_sandbox_buf *b, const char *s)
-{
-    buf_add(b, s, strlen(s));
-}
-
-void fo_sandbox_buf_printf(fo_sandbox_buf *b, const char *fmt, ...)
-{
-    char tmp[1024], *big;
-    va_list ap;
-    int n;
-
-    va_start(ap, fmt);
-    n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n <= 0)
-        return;
-    if ((size_t)n < sizeof tmp) {
-        buf_add(b, tmp, (size_t)n);
-        return;
-    }
-    /* longer than the stack buffer: format again into one that fits, never cut */
-    big = malloc((size_t)n + 1);
-    if (!big) {
-        b->oom = 1;
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    buf_add(b, big, (size_t)n);
-    free(big);
-}
-
 /* A JSON string; invalid UTF-8 becomes U+FFFD, controls are escaped. */
-void fo_sandbox_buf_json_str(fo_sandbox_buf *b, const char *s, size_t len)
+void fo_sandbox_json_str(fo_buf *b, const char *s, size_t len)
 {
     const unsigned char *u = (const unsigned char *)s;
     size_t k = 0;
 
-    buf_add(b, "\"", 1);
+    fo_buf_append(b, "\"", 1);
     while (k < len) {
         uint32_t cp;
         size_t n = fo_utf8_decode(s + k, len - k, &cp);
         char esc[8];
 
         if (n == 0) {
-            buf_add(b, "\\ufffd", 6);
+            fo_buf_append(b, "\\ufffd", 6);
             k++;
             continue;
         }
         if (n == 1 && (u[k] < 0x20 || u[k] == '"' || u[k] == '\\' || u[k] == 0x7f)) {
             switch (u[k]) {
-            case '"': buf_add(b, "\\\"", 2); break;
-            case '\\': buf_add(b, "\\\\", 2); break;
-            case '\n': buf_add(b, "\\n", 2); break;
-            case '\t': buf_add(b, "\\t", 2); break;
-            case '\r': buf_add(b, "\\r", 2); break;
+            case '"': fo_buf_append(b, "\\\"", 2); break;
+            case '\\': fo_buf_append(b, "\\\\", 2); break;
+            case '\n': fo_buf_append(b, "\\n", 2); break;
+            case '\t': fo_buf_append(b, "\\t", 2); break;
+            case '\r': fo_buf_append(b, "\\r", 2); break;
             default:
                 snprintf(esc, sizeof esc, "\\u%04x", u[k]);
-                buf_add(b, esc, 6);
+                fo_buf_append(b, esc, 6);
             }
         } else {
-            buf_add(b, s + k, n);
+            fo_buf_append(b, s + k, n);
         }
         k += n;
     }
-    buf_add(b, "\"", 1);
+    fo_buf_append(b, "\"", 1);
 }

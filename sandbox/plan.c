@@ -79,15 +79,25 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *out)
     return 0;
 }
 
-/* Parses a decimal number within (lo, hi]; -1 on error. */
-static int parse_decimal(const char *s, double lo, double hi, double *out)
+int fo_sandbox_parse_number(const char *s, double lo, double hi, double *out)
 {
     char *end;
     double v;
 
     errno = 0;
     v = strtod(s, &end);
-    if (errno || *end || end == s || isnan(v) || !(v > lo) || v > hi)
+    if (errno || end == s || *end || !(v >= lo && v <= hi))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Parses a decimal number within (lo, hi]; -1 on error. */
+static int parse_decimal(const char *s, double lo, double hi, double *out)
+{
+    double v;
+
+    if (fo_sandbox_parse_number(s, lo, hi, &v) < 0 || !(v > lo))
         return -1;
     *out = v;
     return 0;
@@ -298,14 +308,9 @@ int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help)
 
 void fo_sandbox_plan_free(fo_sandbox_plan *p)
 {
-    size_t k;
-
     if (!p)
         return;
-    for (k = 0; k < p->n_in; k++)
-        if (p->in[k].fd >= 0)
-            close(p->in[k].fd);
-    free(p->in);
+    fo_sandbox_files_free(p->in, p->n_in);
     free((void *)p->in_paths);
     free(p->egress);
     p->egress = NULL;

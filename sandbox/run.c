@@ -44,14 +44,6 @@ typedef struct {
     char *echo_store[2];
 } outcome;
 
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void tail_add(tail_buf *t, const char *s, size_t n)
 {
     size_t k;
@@ -73,24 +65,6 @@ static void tail_add(tail_buf *t, const char *s, size_t n)
 
 /* Writes all of s to fd, waiting for a non-blocking fd (fo_sandbox_std_nonblocking)
    at most until `until`; gives up when the reader is gone or stalled. */
-static void write_until(int fd, const char *s, size_t n, double until)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, s, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0 && errno == EAGAIN && now_s() < until) {
-            struct pollfd pf = { fd, POLLOUT, 0 };
-            (void)poll(&pf, 1, (int)((until - now_s()) * 1000) + 1);
-            continue;
-        }
-        if (w <= 0)
-            return;                 /* caller went away: keep running, keep the tail */
-        s += w;
-        n -= (size_t)w;
-    }
-}
-
 /* Reads one chunk of stream k into its tail and echo; 0 at EOF. */
 static int drain(int fd, tail_buf *t, fo_sandbox_echo *e)
 {
@@ -113,7 +87,7 @@ static int drain(int fd, tail_buf *t, fo_sandbox_echo *e)
 static void supervise(const fo_sandbox_plan *p, fo_sandbox_jail *j, outcome *o,
                       int echo_out, int echo_err)
 {
-    double start = now_s(), deadline = start + p->timeout_s, grace = 0, until;
+    double start = fo_sandbox_now(), deadline = start + p->timeout_s, grace = 0, until;
     int fds[3] = { j->out_r, j->err_r, j->ctl }, st;
     fo_sandbox_echo *echo[2] = { &o->eout, &o->eerr };
     tail_buf *tails[2] = { &o->out, &o->err };
@@ -122,7 +96,7 @@ static void supervise(const fo_sandbox_plan *p, fo_sandbox_jail *j, outcome *o,
     fo_sandbox_echo_open(&o->eerr, echo_err, "stderr", o->echo_store[1]);
     while (fds[0] >= 0 || fds[1] >= 0 || fds[2] >= 0) {
         struct pollfd pf[5];
-        double left = (o->timed_out ? grace : deadline) - now_s();
+        double left = (o->timed_out ? grace : deadline) - fo_sandbox_now();
         int k, n;
 
         if (left <= 0) {
@@ -131,7 +105,7 @@ static void supervise(const fo_sandbox_plan *p, fo_sandbox_jail *j, outcome *o,
             o->timed_out = 1;
             if (kill(j->pid, SIGKILL) < 0 && errno != ESRCH)
                 fprintf(stderr, "folio: run: can't kill the jail: %s\n", strerror(errno));
-            grace = now_s() + 5;
+            grace = fo_sandbox_now() + 5;
             continue;
         }
         for (k = 0; k < 2; k++) {
@@ -167,7 +141,7 @@ static void supervise(const fo_sandbox_plan *p, fo_sandbox_jail *j, outcome *o,
             }
         }
     }
-    until = deadline > now_s() ? deadline : now_s() + 0.2;
+    until = deadline > fo_sandbox_now() ? deadline : fo_sandbox_now() + 0.2;
     fo_sandbox_echo_finish(&o->eout, until);
     fo_sandbox_echo_finish(&o->eerr, until);
     fo_sandbox_echo_note(&o->eerr, &o->eout, until);
@@ -181,7 +155,7 @@ static void supervise(const fo_sandbox_plan *p, fo_sandbox_jail *j, outcome *o,
         o->have_status = 1;
     }
     j->pid = -1;
-    o->seconds = now_s() - start;
+    o->seconds = fo_sandbox_now() - start;
     fo_sandbox_cgroup_events(&j->cg, &o->oom_kills, &o->pids_max);
     o->memory_via = fo_sandbox_cgroup_memory_via(&j->cg);
 }
@@ -238,22 +212,22 @@ static void hint_limit(const fo_sandbox_plan *p, const char *lim, const outcome 
 /* A stream: bytes, the kept tail, and what the live echo did with it (echoed:
    bytes shown, at most FO_SANDBOX_ECHO_MAX; not_echoed: dropped because the
    reader stalled or left). */
-static void json_tail(fo_sandbox_buf *b, const char *key, const tail_buf *t,
+static void json_tail(fo_buf *b, const char *key, const tail_buf *t,
                       const fo_sandbox_echo *e)
 {
     char *lin = malloc(t->len + 1);
     size_t k, skip = 0;
 
-    fo_sandbox_buf_printf(b, "  \"%s\": {\"bytes\": %llu, \"truncated\": %s, ", key,
+    fo_buf_printf(b, "  \"%s\": {\"bytes\": %llu, \"truncated\": %s, ", key,
                           (unsigned long long)t->total, t->total > t->len ? "true" : "false");
     if (e->fd >= 0)
-        fo_sandbox_buf_printf(b, "\"echoed\": %llu, \"echo_truncated\": %s, "
+        fo_buf_printf(b, "\"echoed\": %llu, \"echo_truncated\": %s, "
                               "\"not_echoed\": %llu, ", (unsigned long long)(e->echoed > e->dropped ?
                               e->echoed - e->dropped : 0), e->capped ? "true" : "false",
                               (unsigned long long)e->dropped);
-    fo_sandbox_buf_puts(b, "\"tail\": ");
+    fo_buf_puts(b, "\"tail\": ");
     if (!lin) {
-        b->oom = 1;
+        b->failed = 1;
         return;
     }
     for (k = 0; k < t->len; k++)
@@ -261,60 +235,60 @@ static void json_tail(fo_sandbox_buf *b, const char *key, const tail_buf *t,
     /* a cut tail may start inside a UTF-8 sequence */
     while (t->total > t->len && skip < 3 && skip < t->len && (lin[skip] & 0xc0) == 0x80)
         skip++;
-    fo_sandbox_buf_json_str(b, lin + skip, t->len - skip);
-    fo_sandbox_buf_puts(b, "},\n");
+    fo_sandbox_json_str(b, lin + skip, t->len - skip);
+    fo_buf_puts(b, "},\n");
     free(lin);
 }
 
-static void json_status(fo_sandbox_buf *b, const outcome *o)
+static void json_status(fo_buf *b, const outcome *o)
 {
     const char *lim = limit_hit(o);
 
     if (o->have_status && WIFEXITED(o->wstatus))
-        fo_sandbox_buf_printf(b, "\"exit_code\": %d, \"signal\": null", WEXITSTATUS(o->wstatus));
+        fo_buf_printf(b, "\"exit_code\": %d, \"signal\": null", WEXITSTATUS(o->wstatus));
     else if (o->have_status && WIFSIGNALED(o->wstatus))
-        fo_sandbox_buf_printf(b, "\"exit_code\": null, \"signal\": \"SIG%s\"",
+        fo_buf_printf(b, "\"exit_code\": null, \"signal\": \"SIG%s\"",
                               sigabbrev_np(WTERMSIG(o->wstatus)) ?
                               sigabbrev_np(WTERMSIG(o->wstatus)) : "?");
     else
-        fo_sandbox_buf_puts(b, "\"exit_code\": null, \"signal\": \"SIGKILL\"");
-    fo_sandbox_buf_printf(b, ", \"timed_out\": %s, \"seconds\": %.3f, \"limit\": ",
+        fo_buf_puts(b, "\"exit_code\": null, \"signal\": \"SIGKILL\"");
+    fo_buf_printf(b, ", \"timed_out\": %s, \"seconds\": %.3f, \"limit\": ",
                           o->timed_out ? "true" : "false", o->seconds);
     if (lim)
-        fo_sandbox_buf_printf(b, "\"%s\"", lim);
+        fo_buf_printf(b, "\"%s\"", lim);
     else
-        fo_sandbox_buf_puts(b, "null");
-    fo_sandbox_buf_printf(b, ", \"limits_reached\": {\"memory_oom_kills\": %ld, "
+        fo_buf_puts(b, "null");
+    fo_buf_printf(b, ", \"limits_reached\": {\"memory_oom_kills\": %ld, "
                           "\"pids_max_hits\": %ld}", o->oom_kills, o->pids_max);
 }
 
-static void json_files(fo_sandbox_buf *b, const fo_sandbox_file *f, size_t n)
+static void json_files(fo_buf *b, const fo_sandbox_file *f, size_t n)
 {
     size_t k;
 
-    fo_sandbox_buf_puts(b, "[");
+    fo_buf_puts(b, "[");
     for (k = 0; k < n; k++) {
-        fo_sandbox_buf_puts(b, k ? ",\n    {\"name\": " : "\n    {\"name\": ");
-        fo_sandbox_buf_json_str(b, f[k].name, strlen(f[k].name));
-        fo_sandbox_buf_printf(b, ", \"bytes\": %llu, \"sha256\": \"%s\"}",
+        fo_buf_puts(b, k ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        fo_sandbox_json_str(b, f[k].name, strlen(f[k].name));
+        fo_buf_printf(b, ", \"bytes\": %llu, \"sha256\": \"%s\"}",
                               (unsigned long long)f[k].bytes, f[k].sha256);
     }
-    fo_sandbox_buf_puts(b, n ? "\n  ]" : "]");
+    fo_buf_puts(b, n ? "\n  ]" : "]");
 }
 
-static void json_refused(fo_sandbox_buf *b, const fo_sandbox_collection *c)
+static void json_refused(fo_buf *b, const fo_sandbox_collection *c)
 {
     size_t k;
 
-    fo_sandbox_buf_puts(b, "[");
+    fo_buf_puts(b, "[");
     for (k = 0; c && k < c->n_refused; k++) {
-        fo_sandbox_buf_puts(b, k ? ",\n    {\"name\": " : "\n    {\"name\": ");
-        fo_sandbox_buf_json_str(b, c->refused[k].name, strlen(c->refused[k].name));
-        fo_sandbox_buf_puts(b, ", \"reason\": ");
-        fo_sandbox_buf_json_str(b, c->refused[k].reason, strlen(c->refused[k].reason));
-        fo_sandbox_buf_puts(b, "}");
+        fo_buf_puts(b, k ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        fo_sandbox_json_str(b, c->refused[k].name, strlen(c->refused[k].name));
+        fo_buf_puts(b, ", \"reason\": ");
+        fo_sandbox_json_str(b, c->refused[k].reason, strlen(c->refused[k].reason));
+        fo_buf_puts(b, "}");
     }
-    fo_sandbox_buf_puts(b, c && c->n_refused ? "\n  ]" : "]");
+    fo_buf_puts(b, c && c->n_refused ? "\n  ]" : "]");
 }
 
 /* ---------------------------------------------------------------- steps */
@@ -373,7 +347,7 @@ static int read_unsized(int *fd, struct stat *st, uint64_t ceiling)
 static int add_input(fo_sandbox_plan *p, int fd, struct stat *st, const char *name,
                      const char *shown)
 {
-    fo_sandbox_file *grown, *f;
+    fo_sandbox_file *f;
     size_t m;
 
     if (st->st_size == 0 && read_unsized(&fd, st, p->max_bytes) < 0) {
@@ -404,13 +378,11 @@ static int add_input(fo_sandbox_plan *p, int fd, struct stat *st, const char *na
                     shown, p->in[m].name);
             return FO_RUN_INVALID;
         }
-    grown = realloc(p->in, (p->n_in + 1) * sizeof *p->in);
-    if (!grown) {
+    if (!fo_grow((void **)&p->in, &p->cap_in, p->n_in + 1, 8, sizeof *p->in)) {
         close(fd);
         fputs("folio: run: out of memory\n", stderr);
         return FO_RUN_INTERNAL;
     }
-    p->in = grown;
     f = &p->in[p->n_in++];
     memset(f, 0, sizeof *f);
     f->fd = fd;
@@ -539,7 +511,7 @@ static void render(const fo_sandbox_plan *p, const char *engine, fo_sandbox_coll
 {
     fo_sandbox_plan rp = *p;
     fo_sandbox_jail j;
-    fo_sandbox_buf cmd = { 0 };
+    fo_buf cmd = { 0 };
     char outs[8][32], ceiling[24], *argv[6 + 2 * 8 + 1];
     size_t k, n = 0;
 
@@ -555,14 +527,14 @@ static void render(const fo_sandbox_plan *p, const char *engine, fo_sandbox_coll
         argv[n++] = outs[k];
     }
     argv[n] = NULL;
-    fo_sandbox_buf_puts(&cmd, "[");
+    fo_buf_puts(&cmd, "[");
     for (k = 0; k < n; k++) {
-        fo_sandbox_buf_puts(&cmd, k ? ", " : "");
-        fo_sandbox_buf_json_str(&cmd, argv[k], strlen(argv[k]));
+        fo_buf_puts(&cmd, k ? ", " : "");
+        fo_sandbox_json_str(&cmd, argv[k], strlen(argv[k]));
     }
-    fo_sandbox_buf_puts(&cmd, "]");
-    snprintf(r->argv_json, sizeof r->argv_json, "%s", cmd.s ? cmd.s : "[]");
-    free(cmd.s);
+    fo_buf_puts(&cmd, "]");
+    snprintf(r->argv_json, sizeof r->argv_json, "%s", cmd.data ? cmd.data : "[]");
+    fo_buf_free(&cmd);
 
     rp.argv = argv;
     rp.in = col->files;
@@ -699,7 +671,7 @@ static int exit_code(const fo_sandbox_plan *p, const outcome *o,
    place all at once (render/stage.h: a failed rename undoes the others, a
    signal removes the temporaries). 0, or -1 after printing why. */
 static int stage_all(fo_stage *s, int dfd, const char *dir, const fo_sandbox_collection *const *cols,
-                     const fo_sandbox_buf *manifest)
+                     const fo_buf *manifest)
 {
     size_t k, i, failed = 0;
 
@@ -712,7 +684,7 @@ static int stage_all(fo_stage *s, int dfd, const char *dir, const fo_sandbox_col
                 return -1;
             }
         }
-    if (fo_sandbox_stage_buf(s, dfd, "manifest.json", manifest->s, manifest->len) < 0) {
+    if (fo_sandbox_stage_buf(s, dfd, "manifest.json", manifest->data, manifest->len) < 0) {
         fprintf(stderr, "folio: run: can't write %s/manifest.json: %s\n", dir, strerror(errno));
         return -1;
     }
@@ -727,7 +699,7 @@ static int stage_all(fo_stage *s, int dfd, const char *dir, const fo_sandbox_col
 /* Writes the collected files, each at its relative path under dir (folders
    created as needed, never through a link), and manifest.json: all or none. */
 static int deliver(const char *dir, const fo_sandbox_collection *a,
-                   const fo_sandbox_collection *b, const fo_sandbox_buf *manifest)
+                   const fo_sandbox_collection *b, const fo_buf *manifest)
 {
     const fo_sandbox_collection *cols[2] = { a, b };
     size_t cap = 1 + a->n_files + (b ? b->n_files : 0);
@@ -855,7 +827,7 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
     fo_sandbox_plan p;
     fo_sandbox_jail j;
     fo_sandbox_collection col;
-    fo_sandbox_buf m = { 0 };
+    fo_buf m = { 0 };
     fo_egress_proxy px = { -1, -1, 0 };
     char *egress = NULL;
     const char *skipped = NULL;
@@ -940,14 +912,14 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
         print_refused(&r.files, "rendered ");
     code = exit_code(&p, &o, &col, &r);
 
-    fo_sandbox_buf_puts(&m, "{\n  \"folio_run\": 1,\n  \"command\": [");
+    fo_buf_puts(&m, "{\n  \"folio_run\": 1,\n  \"command\": [");
     for (k = 0; p.argv[k]; k++) {
-        fo_sandbox_buf_puts(&m, k ? ", " : "");
-        fo_sandbox_buf_json_str(&m, p.argv[k], strlen(p.argv[k]));
+        fo_buf_puts(&m, k ? ", " : "");
+        fo_sandbox_json_str(&m, p.argv[k], strlen(p.argv[k]));
     }
-    fo_sandbox_buf_puts(&m, "],\n  ");
+    fo_buf_puts(&m, "],\n  ");
     json_status(&m, &o);
-    fo_sandbox_buf_printf(&m, ",\n  \"exit\": %d,\n  \"limits\": {\"timeout_s\": %g, "
+    fo_buf_printf(&m, ",\n  \"exit\": %d,\n  \"limits\": {\"timeout_s\": %g, "
                           "\"memory_mb\": %llu, \"memory_via\": \"%s\", \"max_bytes\": %llu, "
                           "\"pids\": %u, \"cpus\": %g, \"open_files\": %u, "
                           "\"net\": \"%s\"},\n", code,
@@ -956,37 +928,37 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
                           p.net == FO_NET_ALL ? "all" : p.net == FO_NET_ALLOW ? "allow" : "none");
     json_tail(&m, "stdout", &o.out, &o.eout);
     json_tail(&m, "stderr", &o.err, &o.eerr);
-    fo_sandbox_buf_puts(&m, "  \"files\": ");
+    fo_buf_puts(&m, "  \"files\": ");
     json_files(&m, col.files, col.n_files);
-    fo_sandbox_buf_puts(&m, ",\n  \"refused\": ");
+    fo_buf_puts(&m, ",\n  \"refused\": ");
     json_refused(&m, &col);
     if (p.net == FO_NET_ALLOW) {
-        fo_sandbox_buf_puts(&m, ",\n  \"egress\": ");
-        fo_sandbox_buf_puts(&m, egress ? egress : "[]");
+        fo_buf_puts(&m, ",\n  \"egress\": ");
+        fo_buf_puts(&m, egress ? egress : "[]");
     }
-    fo_sandbox_buf_puts(&m, ",\n  \"render\": ");
+    fo_buf_puts(&m, ",\n  \"render\": ");
     if (!r.attempted && skipped) {
-        fo_sandbox_buf_puts(&m, "{\"skipped\": ");
-        fo_sandbox_buf_json_str(&m, skipped, strlen(skipped));
-        fo_sandbox_buf_puts(&m, "}");
+        fo_buf_puts(&m, "{\"skipped\": ");
+        fo_sandbox_json_str(&m, skipped, strlen(skipped));
+        fo_buf_puts(&m, "}");
     } else if (!r.attempted) {
-        fo_sandbox_buf_puts(&m, "null");
+        fo_buf_puts(&m, "null");
     } else {
-        fo_sandbox_buf_puts(&m, "{\n  \"formats\": [");
+        fo_buf_puts(&m, "{\n  \"formats\": [");
         for (k = 0; k < p.n_render; k++)
-            fo_sandbox_buf_printf(&m, "%s\"%s\"", k ? ", " : "", p.render[k]);
-        fo_sandbox_buf_printf(&m, "],\n  \"command\": %s,\n  ", r.argv_json);
+            fo_buf_printf(&m, "%s\"%s\"", k ? ", " : "", p.render[k]);
+        fo_buf_printf(&m, "],\n  \"command\": %s,\n  ", r.argv_json);
         json_status(&m, &r.o);
-        fo_sandbox_buf_puts(&m, ",\n");
+        fo_buf_puts(&m, ",\n");
         json_tail(&m, "stderr", &r.o.err, &r.o.eerr);
-        fo_sandbox_buf_puts(&m, "  \"files\": ");
+        fo_buf_puts(&m, "  \"files\": ");
         json_files(&m, r.files.files, r.files.n_files);
-        fo_sandbox_buf_puts(&m, ",\n  \"refused\": ");
+        fo_buf_puts(&m, ",\n  \"refused\": ");
         json_refused(&m, &r.files);
-        fo_sandbox_buf_puts(&m, "}");
+        fo_buf_puts(&m, "}");
     }
-    fo_sandbox_buf_puts(&m, "\n}\n");
-    if (m.oom) {
+    fo_buf_puts(&m, "\n}\n");
+    if (m.failed) {
         fputs("folio: run: out of memory writing the manifest\n", stderr);
         rc = FO_RUN_INTERNAL;
         goto done;
@@ -996,7 +968,7 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
         goto done;
     }
     if (p.json)
-        write_until(1, m.s, m.len, now_s() + FO_SANDBOX_ECHO_GRACE);
+        (void)fo_sandbox_write_all(1, m.data, m.len, fo_sandbox_now() + FO_SANDBOX_ECHO_GRACE);
     if (program_failed(&o) && !o.timed_out)
         hint_host_paths(&p);
     if (program_failed(&o))
@@ -1018,7 +990,7 @@ done:
     fo_sandbox_collection_free(&col);
     fo_sandbox_collection_free(&r.files);
     fo_sandbox_plan_free(&p);
-    free(m.s);
+    fo_buf_free(&m);
     free(egress);
     return rc;
 }

@@ -21,6 +21,19 @@
    5 I/O/internal). Prints its own errors on stderr as "folio: run: ...". */
 int fo_sandbox_main(int argc, char **argv, const char *engine);
 
+/* Also used by serve/ (uploads) ---------------------------------------- */
+#include <stddef.h>
+
+/* Seconds on CLOCK_MONOTONIC: deadlines and durations. */
+double fo_sandbox_now(void);
+/* Writes all n bytes of p to fd, again after EINTR; on a non-blocking fd
+   that is full, waits for room until `until` (CLOCK_MONOTONIC seconds; 0:
+   gives up at once). 0, or -1 when the reader went away or time ran out. */
+int fo_sandbox_write_all(int fd, const void *p, size_t n, double until);
+/* A whole decimal number within [lo, hi] (no NaN, no trailing text) into
+   *out: 0, or -1 with *out untouched. Options of `folio run` and `serve`. */
+int fo_sandbox_parse_number(const char *s, double lo, double hi, double *out);
+
 /* ======================= private to sandbox/ ============================ */
 #ifdef FO_SANDBOX_PRIVATE
 
@@ -28,6 +41,9 @@ int fo_sandbox_main(int argc, char **argv, const char *engine);
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+
+#include "folio.h" /* fo_malloc, fo_free */
+#include "render/core/buf.h"
 
 enum {
     FO_RUN_OK = 0, FO_RUN_USAGE = 1, FO_RUN_INVALID = 2, FO_RUN_CEILING = 3,
@@ -58,7 +74,7 @@ typedef struct {
     char **argv;              /* CMD [ARG...]; borrowed from main's argv */
     const char *const *in_paths; size_t n_in_paths; /* --in, borrowed */
     fo_sandbox_file *in;      /* opened inputs (run.c); owned */
-    size_t n_in;
+    size_t n_in, cap_in;
     const char *in_dir;       /* where inputs land inside: "work" or "out" */
     const char *out_dir;      /* --out DIR or NULL; borrowed */
     char render[8][8];        /* --render formats */
@@ -148,8 +164,8 @@ int fo_sandbox_jail_event(fo_sandbox_jail *j, int *wstatus);
 
 /* collect.c */
 typedef struct {
-    fo_sandbox_file *files; size_t n_files;          /* collected, fds open */
-    struct { char name[256]; char reason[64]; } *refused; size_t n_refused;
+    fo_sandbox_file *files; size_t n_files, cap_files; /* collected, fds open */
+    struct { char name[256]; char reason[64]; } *refused; size_t n_refused, cap_refused;
     int over_ceiling;                                 /* a file refused for size */
     int over_total;                                   /* refused: --max-total reached */
 } fo_sandbox_collection;
@@ -158,6 +174,8 @@ typedef struct {
    paths too) are ignored. */
 int fo_sandbox_collect(int out_dir, uint64_t ceiling, fo_sandbox_collection *c,
                        const fo_sandbox_file *skip, size_t n_skip);
+/* Closes the open fds of n files and frees the array (NULL: no-op). */
+void fo_sandbox_files_free(fo_sandbox_file *f, size_t n);
 void fo_sandbox_collection_free(fo_sandbox_collection *c);
 /* Keeps the files of c, in name order, while their apparent sizes (st_size:
    a sparse file counts in full) add up to at most *budget, which it lowers;
@@ -211,12 +229,10 @@ void fo_sandbox_echo_finish(fo_sandbox_echo *e, double until);
 /* Queues on `to` the note about e (truncated, or not echoed), if any, and finishes `to`. */
 void fo_sandbox_echo_note(fo_sandbox_echo *to, const fo_sandbox_echo *e, double until);
 
-/* A growable string for manifest.json (collect.c). */
-typedef struct { char *s; size_t len, cap; int oom; } fo_sandbox_buf;
-void fo_sandbox_buf_puts(fo_sandbox_buf *b, const char *s);
-void fo_sandbox_buf_printf(fo_sandbox_buf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-void fo_sandbox_buf_json_str(fo_sandbox_buf *b, const char *s, size_t len);
+/* Appends s[0..len) to b as a JSON string (collect.c): invalid UTF-8 becomes
+   U+FFFD, controls are escaped. The JSON the sandbox writes (manifest.json,
+   session answers) is built in an fo_buf (render/core/buf.h). */
+void fo_sandbox_json_str(fo_buf *b, const char *s, size_t len);
 
 /* run.c — also used by sessions. The prebuilt matplotlib font caches: the
    folder "matplotlib" beside engine (in buf), or NULL. */

@@ -86,6 +86,10 @@ int fo_session_list(char **json, fo_session_error *err);          /* [{"id", "st
    engine: folio-engine's, or NULL. Returns the exit code. Prints. */
 int fo_session_main(int argc, char **argv, const char *folio, const char *engine);
 
+/* 32 random hex digits (getrandom; aborts rather than hand out a guessable
+   id): the id of a session, and of a served run (serve/runs.c). */
+void fo_session_new_id(char id[33]);
+
 /* ======================= private to sandbox/session*.c ================== */
 #ifdef FO_SESSION_PRIVATE
 
@@ -111,7 +115,6 @@ int fo_session_recv(int sock, char *type, char **payload, size_t *len, size_t ma
    created 0700 and checked (ours, a folder, 0700). An open fd, or -1 + err. */
 int fo_session_runtime(fo_session_error *err);
 int fo_session_valid_id(const char *id);
-void fo_session_new_id(char id[33]);
 /* Connects to the session's socket; -1 with errno when there is none. */
 int fo_session_connect(int rt, const char *id);
 /* Unix socket address of dir/name through /proc/self/fd (short paths). */

@@ -39,16 +39,16 @@ static void usage(FILE *f)
 static int print_error(const fo_session_error *e, int json)
 {
     if (json) {
-        fo_sandbox_buf b = { 0 };
-        fo_sandbox_buf_puts(&b, "{\"error\": {\"code\": ");
-        fo_sandbox_buf_json_str(&b, e->code, strlen(e->code));
-        fo_sandbox_buf_puts(&b, ", \"message\": ");
-        fo_sandbox_buf_json_str(&b, e->message, strlen(e->message));
-        fo_sandbox_buf_puts(&b, ", \"hint\": ");
-        fo_sandbox_buf_json_str(&b, e->hint, strlen(e->hint));
-        fo_sandbox_buf_puts(&b, "}}\n");
-        fputs(b.s ? b.s : "", stdout);
-        free(b.s);
+        fo_buf b = { 0 };
+        fo_buf_puts(&b, "{\"error\": {\"code\": ");
+        fo_sandbox_json_str(&b, e->code, strlen(e->code));
+        fo_buf_puts(&b, ", \"message\": ");
+        fo_sandbox_json_str(&b, e->message, strlen(e->message));
+        fo_buf_puts(&b, ", \"hint\": ");
+        fo_sandbox_json_str(&b, e->hint, strlen(e->hint));
+        fo_buf_puts(&b, "}}\n");
+        fputs(b.data ? b.data : "", stdout);
+        fo_buf_free(&b);
     }
     fprintf(stderr, "folio: session: %s [%s]\n", e->message, e->code);
     if (e->hint[0])

@@ -114,20 +114,20 @@ static int spawn(const char *folio, const char *id, const char *mode, char *cons
    to one session: no spare for them). malloc'd. */
 static char *spare_key(char *const *argv, int argc)
 {
-    fo_sandbox_buf b = { 0 };
+    fo_buf b = { 0 };
 
     for (int k = 0; k < argc; k++) {
         if (!strcmp(argv[k], "--in")) {
-            free(b.s);
+            fo_buf_free(&b);
             return NULL;
         }
-        fo_sandbox_buf_printf(&b, "%s\n", argv[k]);
+        fo_buf_printf(&b, "%s\n", argv[k]);
     }
-    if (b.oom) {
-        free(b.s);
+    if (b.failed) {
+        fo_buf_free(&b);
         return NULL;
     }
-    return b.s ? b.s : strdup("");
+    return b.data ? b.data : strdup("");
 }
 
 static int session_info(const char *id, char **info, fo_session_error *err);
@@ -559,7 +559,7 @@ static int is_spare(int rt, const char *id)
 
 int fo_session_list(char **json, fo_session_error *err)
 {
-    fo_sandbox_buf b = { 0 };
+    fo_buf b = { 0 };
     int rt = fo_session_runtime(err), n = 0;
     DIR *d;
     struct dirent *de;
@@ -568,7 +568,7 @@ int fo_session_list(char **json, fo_session_error *err)
     if (rt < 0)
         return -1;
     d = fdopendir(rt);
-    fo_sandbox_buf_puts(&b, "[");
+    fo_buf_puts(&b, "[");
     while (d && (de = readdir(d))) {
         int dir, lock;
         char *state;
@@ -585,18 +585,18 @@ int fo_session_list(char **json, fo_session_error *err)
             shown = "live";
         else
             shown = state && !strcmp(state, "hibernated\n") ? "hibernated" : "expired";
-        fo_sandbox_buf_printf(&b, "%s{\"id\": \"%s\", \"state\": \"%s\"}", n++ ? ", " : "",
+        fo_buf_printf(&b, "%s{\"id\": \"%s\", \"state\": \"%s\"}", n++ ? ", " : "",
                               de->d_name, shown);
         if (lock >= 0)
             close(lock);
         free(state);
         close(dir);
     }
-    fo_sandbox_buf_puts(&b, "]");
+    fo_buf_puts(&b, "]");
     if (d)
         closedir(d);
     else
         close(rt);
-    *json = b.s;
-    return b.oom ? -1 : 0;
+    *json = b.data;
+    return b.failed ? -1 : 0;
 }

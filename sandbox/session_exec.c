@@ -28,14 +28,6 @@
 #define GRACE_S      1.0     /* after SIGINT, before the interpreter is restarted */
 #define MAX_DISPLAYS 32
 
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* --------------------------------------------------------- kernel frames */
 
 /* Next whole frame from the kernel's pipe: 1 (type in *type, payload in
@@ -94,24 +86,8 @@ static void kframe_reset(fo_session *s)
 /* Writes bytes to the kernel's stdin within 10 s (it may be wedged). 0 or -1. */
 static int write_raw(fo_session *s, const char *p, size_t n)
 {
-    double end = now_s() + 10;
-
     (void)fcntl(s->j.in_w, F_SETFL, O_NONBLOCK);
-    while (n > 0) {
-        struct pollfd pf = { s->j.in_w, POLLOUT, 0 };
-        ssize_t w;
-
-        if (poll(&pf, 1, (int)((end - now_s()) * 1000) + 1) <= 0 && now_s() > end)
-            return -1;
-        w = write(s->j.in_w, p, n);
-        if (w < 0 && (errno == EINTR || errno == EAGAIN))
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
+    return fo_sandbox_write_all(s->j.in_w, p, n, fo_sandbox_now() + 10);
 }
 
 /* One frame to the kernel: header, then a and b (payload in two parts). */
@@ -138,20 +114,20 @@ static int kwait(fo_session *s, int timeout_ms)
 
 int fo_session_kernel_hello(fo_session *s, int timeout_ms)
 {
-    double end = now_s() + timeout_ms / 1000.0;
+    double end = fo_sandbox_now() + timeout_ms / 1000.0;
     char type;
     int r;
 
     kframe_reset(s);
     if (!s->kf.buf || write_raw(s, s->kernel_src, s->kernel_len) < 0)
         return -1;
-    while (now_s() < end) {
+    while (fo_sandbox_now() < end) {
         while ((r = kframe_next(&s->kf, s->j.out_r, &type)) == 1)
             if (type == 'k') {
                 snprintf(s->python, sizeof s->python, "%.*s", (int)s->kf.got, s->kf.buf);
                 return 0;
             }
-        if (r < 0 || kwait(s, (int)((end - now_s()) * 1000) + 1) < 0)
+        if (r < 0 || kwait(s, (int)((end - fo_sandbox_now()) * 1000) + 1) < 0)
             return -1;
     }
     return -1;
@@ -159,12 +135,12 @@ int fo_session_kernel_hello(fo_session *s, int timeout_ms)
 
 int fo_session_kernel_restart(fo_session *s)
 {
-    double end = now_s() + 10;
+    double end = fo_sandbox_now() + 10;
     int ws, ev;
 
     if (fo_sandbox_jail_ctl(&s->j, 'R') < 0)
         return -1;
-    while (now_s() < end) {
+    while (fo_sandbox_now() < end) {
         struct pollfd pf = { s->j.ctl, POLLIN, 0 };
         if (poll(&pf, 1, 1000) <= 0)
             continue;
@@ -178,35 +154,35 @@ int fo_session_kernel_restart(fo_session *s)
 }
 
 /* "name\treason" -> {"name": ..., "reason": ...} */
-static void add_item(fo_sandbox_buf *b, const char *p, size_t n)
+static void add_item(fo_buf *b, const char *p, size_t n)
 {
     const char *tab = memchr(p, '\t', n);
     size_t nl = tab ? (size_t)(tab - p) : n;
 
-    fo_sandbox_buf_puts(b, b->len ? ", {\"name\": " : "{\"name\": ");
-    fo_sandbox_buf_json_str(b, p, nl > 200 ? 200 : nl);
-    fo_sandbox_buf_puts(b, ", \"reason\": ");
-    fo_sandbox_buf_json_str(b, tab ? tab + 1 : "", tab ? n - nl - 1 : 0);
-    fo_sandbox_buf_puts(b, "}");
+    fo_buf_puts(b, b->len ? ", {\"name\": " : "{\"name\": ");
+    fo_sandbox_json_str(b, p, nl > 200 ? 200 : nl);
+    fo_buf_puts(b, ", \"reason\": ");
+    fo_sandbox_json_str(b, tab ? tab + 1 : "", tab ? n - nl - 1 : 0);
+    fo_buf_puts(b, "}");
 }
 
-int fo_session_kernel_command(fo_session *s, char cmd, fo_sandbox_buf *b, int timeout_ms)
+int fo_session_kernel_command(fo_session *s, char cmd, fo_buf *b, int timeout_ms)
 {
-    double end = now_s() + timeout_ms / 1000.0;
+    double end = fo_sandbox_now() + timeout_ms / 1000.0;
     unsigned items = 0;
     char type;
     int r;
 
     if (kwrite(s, cmd, NULL, 0, NULL, 0) < 0)
         return -1;
-    while (now_s() < end) {
+    while (fo_sandbox_now() < end) {
         while ((r = kframe_next(&s->kf, s->j.out_r, &type)) == 1) {
             if (type == 'E')
                 return 0;
             if (type == 'u' && items++ < 1000)
                 add_item(b, s->kf.buf, s->kf.got);
         }
-        if (r < 0 || kwait(s, (int)((end - now_s()) * 1000) + 1) < 0)
+        if (r < 0 || kwait(s, (int)((end - fo_sandbox_now()) * 1000) + 1) < 0)
             return -1;
     }
     return -1;
@@ -218,7 +194,7 @@ typedef struct {
     char *raw[2];                     /* stdout, stderr: up to FO_SESSION_OUT_CAP each */
     size_t len[2];
     unsigned long long total[2];
-    fo_sandbox_buf repr, ename, evalue, etb;
+    fo_buf repr, ename, evalue, etb;
     char displays[MAX_DISPLAYS][256];
     size_t n_displays;
     int ended, error, timed_out, restarted, died, wstatus, stream, cfd;
@@ -254,10 +230,10 @@ static void show(cell_run *c, char stream, const char *p, size_t n)
         c->cfd = -1;
 }
 
-static void set_text(fo_sandbox_buf *b, const char *p, size_t n)
+static void set_text(fo_buf *b, const char *p, size_t n)
 {
     b->len = 0;
-    fo_sandbox_buf_json_str(b, p, n);
+    fo_sandbox_json_str(b, p, n);
 }
 
 static void on_frame(cell_run *c, char type, const char *p, size_t n)
@@ -296,17 +272,17 @@ static int drain_kernel(fo_session *s, cell_run *c)
    timeout (SIGINT, then after GRACE_S a restart). */
 static void supervise_cell(fo_session *s, cell_run *c, double timeout_s)
 {
-    double deadline = now_s() + timeout_s, grace_end = 0;
+    double deadline = fo_sandbox_now() + timeout_s, grace_end = 0;
 
     while (!c->ended) {
-        double left = (c->timed_out ? grace_end : deadline) - now_s();
+        double left = (c->timed_out ? grace_end : deadline) - fo_sandbox_now();
         struct pollfd pf[3] = { { s->j.out_r, POLLIN, 0 }, { s->j.err_r, POLLIN, 0 },
                                 { s->j.ctl, POLLIN, 0 } };
 
         if (left <= 0 && !c->timed_out) {
             c->timed_out = 1;
             (void)fo_sandbox_jail_ctl(&s->j, 'I');
-            grace_end = now_s() + GRACE_S;
+            grace_end = fo_sandbox_now() + GRACE_S;
             continue;
         }
         if (left <= 0) {
@@ -335,24 +311,24 @@ static void supervise_cell(fo_session *s, cell_run *c, double timeout_s)
     }
 }
 
-static void failure(fo_sandbox_buf *b, const char *code, const char *msg, const char *hint,
+static void failure(fo_buf *b, const char *code, const char *msg, const char *hint,
                     cell_run *c)
 {
     char line[1024];
 
     snprintf(line, sizeof line, "folio: session: %s [%s]\n  hint: %s\n", msg, code, hint);
     show(c, 'e', line, strlen(line));
-    fo_sandbox_buf_puts(b, "{\"code\": ");
-    fo_sandbox_buf_json_str(b, code, strlen(code));
-    fo_sandbox_buf_puts(b, ", \"message\": ");
-    fo_sandbox_buf_json_str(b, msg, strlen(msg));
-    fo_sandbox_buf_puts(b, ", \"hint\": ");
-    fo_sandbox_buf_json_str(b, hint, strlen(hint));
-    fo_sandbox_buf_puts(b, "}");
+    fo_buf_puts(b, "{\"code\": ");
+    fo_sandbox_json_str(b, code, strlen(code));
+    fo_buf_puts(b, ", \"message\": ");
+    fo_sandbox_json_str(b, msg, strlen(msg));
+    fo_buf_puts(b, ", \"hint\": ");
+    fo_sandbox_json_str(b, hint, strlen(hint));
+    fo_buf_puts(b, "}");
 }
 
 /* Status and failure of a finished cell. */
-static const char *judge(fo_session *s, cell_run *c, double timeout_s, fo_sandbox_buf *f)
+static const char *judge(fo_session *s, cell_run *c, double timeout_s, fo_buf *f)
 {
     char msg[256];
     long oom = 0, pids = 0;
@@ -391,68 +367,68 @@ static const char *judge(fo_session *s, cell_run *c, double timeout_s, fo_sandbo
         failure(f, "kernel_restarted", msg, "re-run the cells that define what you need", c);
         return "restarted";
     }
-    fo_sandbox_buf_puts(f, "null");
+    fo_buf_puts(f, "null");
     return c->error ? "error" : "ok";
 }
 
-static void put_json(fo_sandbox_buf *b, const char *key, const fo_sandbox_buf *v)
+static void put_json(fo_buf *b, const char *key, const fo_buf *v)
 {
-    fo_sandbox_buf_printf(b, ", \"%s\": ", key);
-    fo_sandbox_buf_puts(b, v->len ? v->s : "null");
+    fo_buf_printf(b, ", \"%s\": ", key);
+    fo_buf_puts(b, v->len ? v->data : "null");
 }
 
 static void result_json(fo_session *s, cell_run *c, unsigned cell, const char *status,
-                        const fo_sandbox_buf *fail, double ms, fo_sandbox_buf *b)
+                        const fo_buf *fail, double ms, fo_buf *b)
 {
     fo_sandbox_collection now;
 
-    fo_sandbox_buf_printf(b, "{\"cell\": %u, \"status\": \"%s\", \"stdout\": ", cell, status);
-    fo_sandbox_buf_json_str(b, c->raw[0] ? c->raw[0] : "", c->len[0]);
-    fo_sandbox_buf_puts(b, ", \"stderr\": ");
-    fo_sandbox_buf_json_str(b, c->raw[1] ? c->raw[1] : "", c->len[1]);
+    fo_buf_printf(b, "{\"cell\": %u, \"status\": \"%s\", \"stdout\": ", cell, status);
+    fo_sandbox_json_str(b, c->raw[0] ? c->raw[0] : "", c->len[0]);
+    fo_buf_puts(b, ", \"stderr\": ");
+    fo_sandbox_json_str(b, c->raw[1] ? c->raw[1] : "", c->len[1]);
     put_json(b, "result", &c->repr);
     if (c->error && c->ename.len) {
-        fo_sandbox_buf_puts(b, ", \"error\": {\"name\": ");
-        fo_sandbox_buf_puts(b, c->ename.s);
-        fo_sandbox_buf_puts(b, ", \"value\": ");
-        fo_sandbox_buf_puts(b, c->evalue.len ? c->evalue.s : "\"\"");
-        fo_sandbox_buf_puts(b, ", \"traceback\": ");
-        fo_sandbox_buf_puts(b, c->etb.len ? c->etb.s : "\"\"");
-        fo_sandbox_buf_puts(b, "}");
+        fo_buf_puts(b, ", \"error\": {\"name\": ");
+        fo_buf_puts(b, c->ename.data);
+        fo_buf_puts(b, ", \"value\": ");
+        fo_buf_puts(b, c->evalue.len ? c->evalue.data : "\"\"");
+        fo_buf_puts(b, ", \"traceback\": ");
+        fo_buf_puts(b, c->etb.len ? c->etb.data : "\"\"");
+        fo_buf_puts(b, "}");
     } else {
-        fo_sandbox_buf_puts(b, ", \"error\": null");
+        fo_buf_puts(b, ", \"error\": null");
     }
     memset(&now, 0, sizeof now);
     if (fo_sandbox_collect(s->j.out_dir, s->plan.max_bytes, &now, NULL, 0) < 0)
         memset(&now, 0, sizeof now);
-    fo_sandbox_buf_puts(b, ", \"displays\": ");
+    fo_buf_puts(b, ", \"displays\": ");
     fo_session_displays(b, &now, c->displays, c->n_displays);
-    fo_sandbox_buf_puts(b, ", \"files\": ");
+    fo_buf_puts(b, ", \"files\": ");
     fo_session_out_changes(b, &s->outs, &now);
     fo_sandbox_collection_free(&s->outs);
     s->outs = now;
-    fo_sandbox_buf_printf(b, ", \"ms\": %.1f, \"truncated\": ", ms);
+    fo_buf_printf(b, ", \"ms\": %.1f, \"truncated\": ", ms);
     if (c->total[0] > c->len[0] || c->total[1] > c->len[1])
-        fo_sandbox_buf_printf(b, "{\"stdout_bytes\": %llu, \"stderr_bytes\": %llu, \"kept\": %u}",
+        fo_buf_printf(b, "{\"stdout_bytes\": %llu, \"stderr_bytes\": %llu, \"kept\": %u}",
                               c->total[0], c->total[1], FO_SESSION_OUT_CAP);
     else
-        fo_sandbox_buf_puts(b, "null");
+        fo_buf_puts(b, "null");
     put_json(b, "failure", fail);
     if (s->resumed) {
-        fo_sandbox_buf_puts(b, ", \"resumed\": true, \"not_restored\": [");
-        fo_sandbox_buf_puts(b, s->not_restored.s ? s->not_restored.s : "");
-        fo_sandbox_buf_puts(b, "]");
+        fo_buf_puts(b, ", \"resumed\": true, \"not_restored\": [");
+        fo_buf_puts(b, s->not_restored.data ? s->not_restored.data : "");
+        fo_buf_puts(b, "]");
         s->resumed = 0;
     }
-    fo_sandbox_buf_puts(b, "}");
+    fo_buf_puts(b, "}");
 }
 
 static void cell_free(cell_run *c)
 {
-    fo_sandbox_buf *all[] = { &c->repr, &c->ename, &c->evalue, &c->etb };
+    fo_buf *all[] = { &c->repr, &c->ename, &c->evalue, &c->etb };
 
     for (size_t k = 0; k < sizeof all / sizeof *all; k++)
-        free(all[k]->s);
+        fo_buf_free(all[k]);
     free(c->raw[0]);
     free(c->raw[1]);
 }
@@ -460,10 +436,10 @@ static void cell_free(cell_run *c)
 void fo_session_exec_cell(fo_session *s, int cfd, const char *p, size_t n)
 {
     cell_run c;
-    fo_sandbox_buf fail = { 0 }, res = { 0 };
+    fo_buf fail = { 0 }, res = { 0 };
     unsigned char no[4];
     unsigned timeout_ms = 0, cell;
-    double start = now_s(), timeout_s;
+    double start = fo_sandbox_now(), timeout_s;
     const char *status;
 
     memset(&c, 0, sizeof c);
@@ -493,10 +469,10 @@ void fo_session_exec_cell(fo_session *s, int cfd, const char *p, size_t n)
     if ((c.restarted || c.died) && fo_session_kernel_restart(s) < 0)
         s->kernel_lost = 1;
     fo_sandbox_cgroup_events(&s->j.cg, &s->oom_kills, &(long){ 0 });
-    result_json(s, &c, cell, status, &fail, (now_s() - start) * 1000, &res);
-    if (c.cfd >= 0 && (res.oom || fo_session_send(c.cfd, 'R', res.s, res.len, -1) < 0))
+    result_json(s, &c, cell, status, &fail, (fo_sandbox_now() - start) * 1000, &res);
+    if (c.cfd >= 0 && (res.failed || fo_session_send(c.cfd, 'R', res.data, res.len, -1) < 0))
         c.cfd = -1;
-    free(fail.s);
-    free(res.s);
+    fo_buf_free(&fail);
+    fo_buf_free(&res);
     cell_free(&c);
 }

@@ -148,12 +148,12 @@ static const fo_sandbox_file *find(const fo_sandbox_collection *c, const char *n
     return NULL;
 }
 
-void fo_session_out_changes(fo_sandbox_buf *b, const fo_sandbox_collection *before,
+void fo_session_out_changes(fo_buf *b, const fo_sandbox_collection *before,
                             const fo_sandbox_collection *after)
 {
     size_t k, n = 0;
 
-    fo_sandbox_buf_puts(b, "[");
+    fo_buf_puts(b, "[");
     for (k = 0; k < after->n_files; k++) {
         const fo_sandbox_file *f = &after->files[k], *old = find(before, f->name);
         char path[300];
@@ -161,20 +161,20 @@ void fo_session_out_changes(fo_sandbox_buf *b, const fo_sandbox_collection *befo
         if (old && !strcmp(old->sha256, f->sha256))
             continue;
         snprintf(path, sizeof path, "/out/%s", f->name);
-        fo_sandbox_buf_puts(b, n++ ? ", {\"path\": " : "{\"path\": ");
-        fo_sandbox_buf_json_str(b, path, strlen(path));
-        fo_sandbox_buf_printf(b, ", \"bytes\": %llu, \"sha256\": \"%s\"}",
+        fo_buf_puts(b, n++ ? ", {\"path\": " : "{\"path\": ");
+        fo_sandbox_json_str(b, path, strlen(path));
+        fo_buf_printf(b, ", \"bytes\": %llu, \"sha256\": \"%s\"}",
                               (unsigned long long)f->bytes, f->sha256);
     }
-    fo_sandbox_buf_puts(b, "]");
+    fo_buf_puts(b, "]");
 }
 
-void fo_session_displays(fo_sandbox_buf *b, const fo_sandbox_collection *out,
+void fo_session_displays(fo_buf *b, const fo_sandbox_collection *out,
                          char (*paths)[256], size_t n)
 {
     size_t k, shown = 0;
 
-    fo_sandbox_buf_puts(b, "[");
+    fo_buf_puts(b, "[");
     for (k = 0; k < n; k++) {
         const fo_sandbox_file *f = find(out, paths[k]);
         char path[300];
@@ -182,11 +182,11 @@ void fo_session_displays(fo_sandbox_buf *b, const fo_sandbox_collection *out,
         if (!f)
             continue;                    /* not a regular file of /out: not shown */
         snprintf(path, sizeof path, "/out/%s", f->name);
-        fo_sandbox_buf_puts(b, shown++ ? ", {\"mime\": \"image/png\", \"path\": "
+        fo_buf_puts(b, shown++ ? ", {\"mime\": \"image/png\", \"path\": "
                                        : "{\"mime\": \"image/png\", \"path\": ");
-        fo_sandbox_buf_json_str(b, path, strlen(path));
-        fo_sandbox_buf_printf(b, ", \"bytes\": %llu, \"sha256\": \"%s\"}",
+        fo_sandbox_json_str(b, path, strlen(path));
+        fo_buf_printf(b, ", \"bytes\": %llu, \"sha256\": \"%s\"}",
                               (unsigned long long)f->bytes, f->sha256);
     }
-    fo_sandbox_buf_puts(b, "]");
+    fo_buf_puts(b, "]");
 }

@@ -23,11 +23,11 @@ int fo_session_copy_tree(int src, int dst, fo_session_copy *c, int depth);
 int fo_session_remove_tree(int dirfd, const char *name, int depth);
 /* JSON array of the files of after that are new or changed since before
    ({"path": "/out/...", "bytes", "sha256"}). */
-void fo_session_out_changes(fo_sandbox_buf *b, const fo_sandbox_collection *before,
+void fo_session_out_changes(fo_buf *b, const fo_sandbox_collection *before,
                             const fo_sandbox_collection *after);
 /* JSON array of the displays (paths relative to /out) that are regular
    files of out ({"mime": "image/png", "path", "bytes", "sha256"}). */
-void fo_session_displays(fo_sandbox_buf *b, const fo_sandbox_collection *out,
+void fo_session_displays(fo_buf *b, const fo_sandbox_collection *out,
                          char (*paths)[256], size_t n);
 
 #endif

@@ -44,20 +44,12 @@ const unsigned char *fo_session_kernel_find(const char *name, size_t *len);
 
 static const char *const store_dirs[] = { "work", "out", "tmp" };
 
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* ---------------------------------------------------------------- options */
 
 /* Session options: the plan's (as `folio run`), plus --idle, --disk and
    --max-sessions. Every plan option but --in is saved to meta so that a
    resume rebuilds the same plan. FO_RUN_OK or FO_RUN_USAGE (printed). */
-static int parse_options(fo_session *s, int argc, char **argv, fo_sandbox_buf *meta)
+static int parse_options(fo_session *s, int argc, char **argv, fo_buf *meta)
 {
     uint64_t disk = 0;
     int i;
@@ -99,7 +91,7 @@ static int parse_options(fo_session *s, int argc, char **argv, fo_sandbox_buf *m
             return FO_RUN_USAGE;
         }
         if (strcmp(opt, "--in"))
-            fo_sandbox_buf_printf(meta, "%s\n%s\n", opt, val);
+            fo_buf_printf(meta, "%s\n%s\n", opt, val);
     }
     if (!s->plan.max_total)
         s->plan.max_total = 4 * s->plan.max_bytes;  /* --max-total's default, as in run */
@@ -114,13 +106,13 @@ static int parse_meta(fo_session *s, char *meta)
 {
     char *argv[64], *save = NULL, *line;
     int argc = 0;
-    fo_sandbox_buf again = { 0 };
+    fo_buf again = { 0 };
     int rc;
 
     for (line = strtok_r(meta, "\n", &save); line && argc < 64; line = strtok_r(NULL, "\n", &save))
         argv[argc++] = line;
     rc = parse_options(s, argc, argv, &again);
-    free(again.s);
+    fo_buf_free(&again);
     return rc;
 }
 
@@ -247,12 +239,12 @@ static char *kernel_argv[] = {
     "exec(compile(b[:-1], '<folio-kernel>', 'exec'))\n", NULL
 };
 
-static void info_json(fo_session *s, fo_sandbox_buf *b)
+static void info_json(fo_session *s, fo_buf *b)
 {
-    fo_sandbox_buf_printf(b, "{\"id\": \"%s\", \"state\": \"live\", \"cells\": %u, "
+    fo_buf_printf(b, "{\"id\": \"%s\", \"state\": \"live\", \"cells\": %u, "
                           "\"python\": ", s->id, s->cells);
-    fo_sandbox_buf_json_str(b, s->python, strlen(s->python));
-    fo_sandbox_buf_printf(b, ", \"limits\": {\"timeout_s\": %g, \"memory_mb\": %llu, "
+    fo_sandbox_json_str(b, s->python, strlen(s->python));
+    fo_buf_printf(b, ", \"limits\": {\"timeout_s\": %g, \"memory_mb\": %llu, "
                           "\"memory_via\": \"%s\", \"disk_mb\": %llu, \"max_bytes\": %llu, "
                           "\"pids\": %u, \"open_files\": %u, \"net\": \"%s\", \"idle_s\": %g, "
                           "\"max_sessions\": %u}}", s->plan.timeout_s,
@@ -411,13 +403,13 @@ static void teardown(fo_session *s)
    and /work, /out, /tmp into RT/ID/files. 0 or -1. */
 static int hibernate(fo_session *s)
 {
-    fo_sandbox_buf lost = { 0 };
+    fo_buf lost = { 0 };
     fo_session_copy c = { 0 };
     int src[3] = { s->j.work_dir, s->j.out_dir, s->j.tmp_dir }, files, rc = 0;
 
     if (!s->kernel_lost)
         (void)fo_session_kernel_command(s, 'h', &lost, 600000);
-    free(lost.s);
+    fo_buf_free(&lost);
     (void)fo_session_remove_tree(s->dir, "files", 0);
     if (mkdirat(s->dir, "files", 0700) < 0 ||
         (files = openat(s->dir, "files", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
@@ -489,7 +481,7 @@ static int valid_rel(const char *p)
 static void do_put(fo_session *s, int cfd, const char *dest, int fd)
 {
     struct stat st;
-    fo_sandbox_buf b = { 0 };
+    fo_buf b = { 0 };
     char path[300];
     int rc, as_jail = geteuid() == 0;
 
@@ -520,11 +512,11 @@ static void do_put(fo_session *s, int cfd, const char *dest, int fd)
         return;
     }
     snprintf(path, sizeof path, "/work/%s", dest);
-    fo_sandbox_buf_puts(&b, "{\"path\": ");
-    fo_sandbox_buf_json_str(&b, path, strlen(path));
-    fo_sandbox_buf_printf(&b, ", \"bytes\": %lld}", (long long)st.st_size);
-    (void)fo_session_send(cfd, 'R', b.s, b.len, -1);
-    free(b.s);
+    fo_buf_puts(&b, "{\"path\": ");
+    fo_sandbox_json_str(&b, path, strlen(path));
+    fo_buf_printf(&b, ", \"bytes\": %lld}", (long long)st.st_size);
+    (void)fo_session_send(cfd, 'R', b.data, b.len, -1);
+    fo_buf_free(&b);
 }
 
 /* Opens /work/P, /out/P (P relative: /work) through descriptors, no links. */
@@ -581,7 +573,7 @@ static void do_render(fo_session *s, int cfd, const char *formats)
 {
     fo_sandbox_plan rp = s->plan;
     fo_sandbox_collection col, out;
-    fo_sandbox_buf b = { 0 };
+    fo_buf b = { 0 };
     char tail[4096];
     int code;
     size_t k, have = 0;
@@ -611,18 +603,18 @@ static void do_render(fo_session *s, int cfd, const char *formats)
     for (k = 0; k < out.n_files; k++)
         (void)fo_session_send(cfd, 'F', out.files[k].name, strlen(out.files[k].name),
                               out.files[k].fd);
-    fo_sandbox_buf_printf(&b, "{\"exit\": %d, \"files\": [", code < 0 ? 5 : code);
+    fo_buf_printf(&b, "{\"exit\": %d, \"files\": [", code < 0 ? 5 : code);
     for (k = 0; k < out.n_files; k++) {
-        fo_sandbox_buf_puts(&b, k ? ", {\"name\": " : "{\"name\": ");
-        fo_sandbox_buf_json_str(&b, out.files[k].name, strlen(out.files[k].name));
-        fo_sandbox_buf_printf(&b, ", \"bytes\": %llu, \"sha256\": \"%s\"}",
+        fo_buf_puts(&b, k ? ", {\"name\": " : "{\"name\": ");
+        fo_sandbox_json_str(&b, out.files[k].name, strlen(out.files[k].name));
+        fo_buf_printf(&b, ", \"bytes\": %llu, \"sha256\": \"%s\"}",
                               (unsigned long long)out.files[k].bytes, out.files[k].sha256);
     }
-    fo_sandbox_buf_puts(&b, "], \"stderr\": ");
-    fo_sandbox_buf_json_str(&b, tail, strlen(tail));
-    fo_sandbox_buf_puts(&b, "}");
-    (void)fo_session_send(cfd, 'R', b.s, b.len, -1);
-    free(b.s);
+    fo_buf_puts(&b, "], \"stderr\": ");
+    fo_sandbox_json_str(&b, tail, strlen(tail));
+    fo_buf_puts(&b, "}");
+    (void)fo_session_send(cfd, 'R', b.data, b.len, -1);
+    fo_buf_free(&b);
     fo_sandbox_collection_free(&col);
     fo_sandbox_collection_free(&out);
 }
@@ -654,17 +646,17 @@ static int serve_one(fo_session *s, int lfd, double *idle_from)
     }
     switch (type) {
     case 0: break;
-    case 'x': fo_session_exec_cell(s, cfd, p, n); *idle_from = now_s(); break;
-    case 'p': do_put(s, cfd, p, fd); *idle_from = now_s(); break;
-    case 'g': do_get(s, cfd, p); *idle_from = now_s(); break;
-    case 'r': do_render(s, cfd, p); *idle_from = now_s(); break;
+    case 'x': fo_session_exec_cell(s, cfd, p, n); *idle_from = fo_sandbox_now(); break;
+    case 'p': do_put(s, cfd, p, fd); *idle_from = fo_sandbox_now(); break;
+    case 'g': do_get(s, cfd, p); *idle_from = fo_sandbox_now(); break;
+    case 'r': do_render(s, cfd, p); *idle_from = fo_sandbox_now(); break;
     case 'c': end = END_CLOSE; break;
     case 'h': end = END_HIBERNATE; break;
     case 'i': {
-        fo_sandbox_buf b = { 0 };
+        fo_buf b = { 0 };
         info_json(s, &b);
-        (void)fo_session_send(cfd, 'R', b.s, b.len, -1);
-        free(b.s);
+        (void)fo_session_send(cfd, 'R', b.data, b.len, -1);
+        fo_buf_free(&b);
         break;
     }
     default:
@@ -699,11 +691,11 @@ static int on_init_event(fo_session *s)
 
 static void loop(fo_session *s, int lfd, int sfd)
 {
-    double idle_from = now_s();
+    double idle_from = fo_sandbox_now();
 
     for (;;) {
         struct pollfd pf[3] = { { lfd, POLLIN, 0 }, { s->j.ctl, POLLIN, 0 }, { sfd, POLLIN, 0 } };
-        double left = idle_from + s->idle_s - now_s();
+        double left = idle_from + s->idle_s - fo_sandbox_now();
         int end = GO_ON;
 
         if (left <= 0 || (pf[2].fd >= 0 && poll(&pf[2], 1, 0) > 0)) {
@@ -742,11 +734,11 @@ static int ready_error(int ready, fo_session_error *err)
    up (two clients resumed at once), this one has nothing to do. */
 static int wait_lock(fo_session *s, int *already)
 {
-    double end = now_s() + 30;
+    double end = fo_sandbox_now() + 30;
     int fd;
 
     *already = 0;
-    while ((fd = lock_file(s->dir, "lock")) < 0 && now_s() < end) {
+    while ((fd = lock_file(s->dir, "lock")) < 0 && fo_sandbox_now() < end) {
         int c = fo_session_connect(s->rt, s->id);
         if (c >= 0) {
             close(c);
@@ -762,7 +754,7 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
 {
     fo_session s;
     fo_session_error err;
-    fo_sandbox_buf meta = { 0 }, info = { 0 };
+    fo_buf meta = { 0 }, info = { 0 };
     int ready, resume, lock = -1, slot = -1, lfd = -1, sfd = -1, already = 0, rc;
     sigset_t term;
     char *text = NULL;
@@ -814,10 +806,10 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
         free(text);
     } else {
         rc = parse_options(&s, argc - 4, argv + 4, &meta);
-        if (rc == FO_RUN_OK && fo_session_write_small(s.dir, "meta", meta.s ? meta.s : "") < 0)
+        if (rc == FO_RUN_OK && fo_session_write_small(s.dir, "meta", meta.data ? meta.data : "") < 0)
             rc = FO_RUN_INTERNAL;
     }
-    free(meta.s);
+    fo_buf_free(&meta);
     if (rc != FO_RUN_OK) {
         char why[400];
         log_tail(&s, why, sizeof why);
@@ -859,13 +851,13 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
     sigprocmask(SIG_BLOCK, &term, NULL);
     sfd = signalfd(-1, &term, SFD_CLOEXEC);
     info_json(&s, &info);
-    (void)fo_session_send(ready, 'K', info.s, info.len, -1);
-    free(info.s);
+    (void)fo_session_send(ready, 'K', info.data, info.len, -1);
+    fo_buf_free(&info);
     close(ready);
     loop(&s, lfd, sfd);
     close(lfd);
     fo_sandbox_collection_free(&s.outs);
     free(s.kf.buf);
-    free(s.not_restored.s);
+    fo_buf_free(&s.not_restored);
     return 0;
 }

@@ -34,7 +34,7 @@ typedef struct {
     char python[32];
     fo_sandbox_collection outs;   /* /out after the last cell */
     long oom_kills;               /* the cgroup's count after the last cell */
-    fo_sandbox_buf not_restored;  /* JSON items for the first exec after a resume */
+    fo_buf not_restored;  /* JSON items for the first exec after a resume */
     int resumed;
     int spare;                    /* started ahead (RT/spares/ID): no slot until claimed */
     int slot_fd[2];               /* the flock'ed slots (RT/slots/N, the host's), or -1 */
@@ -49,6 +49,6 @@ int fo_session_kernel_restart(fo_session *s);
 void fo_session_exec_cell(fo_session *s, int cfd, const char *p, size_t n);
 /* Sends a command ('h' hibernate, 'r' restore) and collects the names the
    kernel reports ('u') as JSON items into b, until its end frame. 0 or -1. */
-int fo_session_kernel_command(fo_session *s, char cmd, fo_sandbox_buf *b, int timeout_ms);
+int fo_session_kernel_command(fo_session *s, char cmd, fo_buf *b, int timeout_ms);
 
 #endif

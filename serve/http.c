@@ -13,7 +13,9 @@
 #define FO_SERVE_PRIVATE
 #include "serve/serve.h"
 #include "serve/http.h"
+#include "folio.h"
 #include "render/core/sha256.h"
+#include "sandbox/sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -150,11 +152,21 @@ void fo_http_refuse(struct MHD_Connection *c, req *r, unsigned status, const cha
 
 /* ---------------------------------------------------------- auth, log */
 
-int fo_serve_token_ok(fo_serve_state *s, const char *authorization)
+int fo_serve_bearer(const char *authorization, unsigned char hash[32])
 {
-    unsigned char want[32], diff = 1;
-    const char *tok;
     fo_sha256 h;
+
+    if (!authorization || strncasecmp(authorization, "Bearer ", 7))
+        return 0;
+    fo_sha256_init(&h);
+    fo_sha256_update(&h, authorization + 7, strlen(authorization + 7));
+    fo_sha256_final(&h, hash);
+    return 1;
+}
+
+int fo_serve_token_ok(fo_serve_state *s, const unsigned char *hash)
+{
+    unsigned char diff = 1;
     size_t k;
     int ok = 0;
 
@@ -163,16 +175,12 @@ int fo_serve_token_ok(fo_serve_state *s, const char *authorization)
         pthread_rwlock_unlock(&s->tokens_lock);
         return !s->cfg.token_file;      /* no token file: no auth; an empty one: none pass */
     }
-    if (authorization && !strncasecmp(authorization, "Bearer ", 7)) {
-        tok = authorization + 7;
-        fo_sha256_init(&h);
-        fo_sha256_update(&h, tok, strlen(tok));
-        fo_sha256_final(&h, want);
+    if (hash) {
         /* every token compared in full, whatever matched */
         for (k = 0; k < s->n_tokens; k++) {
             unsigned char d = 0;
             for (size_t i = 0; i < 32; i++)
-                d |= (unsigned char)(want[i] ^ s->tokens[k][i]);
+                d |= (unsigned char)(hash[i] ^ s->tokens[k][i]);
             diff &= (unsigned char)(d != 0);
         }
         ok = diff == 0;
@@ -260,20 +268,6 @@ int fo_http_new_file(req *r, const char *name)
     return 0;
 }
 
-static int write_all(int fd, const char *data, size_t size)
-{
-    while (size) {
-        ssize_t w = write(fd, data, size);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        data += w;
-        size -= (size_t)w;
-    }
-    return 0;
-}
-
 static int part_start(req *r, const char *key)
 {
     struct MHD_Connection *c = r->conn;
@@ -326,7 +320,7 @@ static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *k
                u->name, (unsigned long long)r->s->cfg.max_body);
         return MHD_NO;
     }
-    if (size && write_all(u->fd, data, size) < 0) {
+    if (size && fo_sandbox_write_all(u->fd, data, size, 0) < 0) {
         fo_http_refuse(r->conn, r, 500, NULL, NULL, "can't store the upload: %s",
                strerror(errno));
         return MHD_NO;
@@ -349,7 +343,7 @@ static void take_body(struct MHD_Connection *c, req *r, const char *data, size_t
         if (MHD_post_process(r->pp, data, size) != MHD_YES && !r->answered)
             fo_http_refuse(c, r, 400, "bad_multipart", "send multipart/form-data as RFC 7578 describes it",
                    "malformed multipart body");
-    } else if (r->cur >= 0 && write_all(r->files[r->cur].fd, data, size) < 0) {
+    } else if (r->cur >= 0 && fo_sandbox_write_all(r->files[r->cur].fd, data, size, 0) < 0) {
         fo_http_refuse(c, r, 500, NULL, NULL, "can't store the upload: %s", strerror(errno));
     } else if (r->cur >= 0) {
         r->files[r->cur].bytes += size;
@@ -388,7 +382,7 @@ static void h_metrics(fo_serve_state *s, struct MHD_Connection *c, req *r)
         return;
     }
     fo_http_send_text(c, r, 200, "text/plain; version=0.0.4; charset=utf-8", text, strlen(text));
-    free(text);
+    fo_free(text);
 }
 
 static void h_openapi(fo_serve_state *s, struct MHD_Connection *c, req *r)
@@ -765,8 +759,9 @@ static void first_call(fo_serve_state *s, struct MHD_Connection *c, req *r, cons
         fo_http_refuse(c, r, 405, "method", "see GET /v1/openapi.json", "%s does not take %s", url, method);
         return;
     }
-    if (r->rt->auth &&
-        !fo_serve_token_ok(s, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization"))) {
+    r->has_bearer = fo_serve_bearer(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization"),
+                                    r->bearer);
+    if (r->rt->auth && !fo_serve_token_ok(s, r->has_bearer ? r->bearer : NULL)) {
         fo_http_refuse(c, r, 401, "auth", "send Authorization: Bearer TOKEN with a token of --token-file",
                "missing or wrong bearer token");
         return;

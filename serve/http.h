@@ -50,6 +50,8 @@ struct req {
     struct MHD_Connection *conn;   /* set while the body streams in */
     struct MHD_Response *pending;  /* a refusal decided mid-body, sent at its end */
     uint64_t discarded;            /* body bytes dropped after that refusal */
+    unsigned char bearer[32];      /* SHA-256 of the bearer token (fo_serve_bearer) */
+    int has_bearer;                /* 0: the request sent none */
 };
 
 /* Answers {"errors": [{"message", "hint"}]} with status; reason (or NULL)

@@ -4,6 +4,8 @@
  * are lock-free atomics: every request updates them. */
 #define FO_SERVE_PRIVATE
 #include "serve/serve.h"
+#include "folio.h"
+#include "render/core/buf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -80,35 +82,9 @@ void fo_serve_metrics_session(void)
     atomic_fetch_add(&sessions_created, 1);
 }
 
-typedef struct { char *s; size_t len, cap; } text;
-
-__attribute__((format(printf, 2, 3)))
-static void put(text *t, const char *fmt, ...)
+static void put_requests(fo_buf *t)
 {
-    va_list ap;
-    int n;
-
-    for (;;) {
-        if (t->s) {
-            va_start(ap, fmt);
-            n = vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
-            va_end(ap);
-            if (n >= 0 && (size_t)n < t->cap - t->len) {
-                t->len += (size_t)n;
-                return;
-            }
-        }
-        char *grown = realloc(t->s, t->cap ? t->cap * 2 : 16384);
-        if (!grown)
-            return;
-        t->s = grown;
-        t->cap = t->cap ? t->cap * 2 : 16384;
-    }
-}
-
-static void put_requests(text *t)
-{
-    put(t, "# HELP folio_http_requests_total HTTP requests by route and status.\n"
+    fo_buf_printf(t, "# HELP folio_http_requests_total HTTP requests by route and status.\n"
            "# TYPE folio_http_requests_total counter\n");
     for (int r = 0; r < FO_ROUTE_N; r++)
         for (size_t k = 0; k <= N_STATUS; k++) {
@@ -118,14 +94,14 @@ static void put_requests(text *t)
                 continue;
             if (k < N_STATUS)
                 snprintf(status, sizeof status, "%u", statuses[k]);
-            put(t, "folio_http_requests_total{route=\"%s\",status=\"%s\"} %lu\n",
+            fo_buf_printf(t, "folio_http_requests_total{route=\"%s\",status=\"%s\"} %lu\n",
                 route_names[r], status, v);
         }
 }
 
-static void put_latency(text *t)
+static void put_latency(fo_buf *t)
 {
-    put(t, "# HELP folio_http_request_duration_seconds Time from the first byte read to the last sent.\n"
+    fo_buf_printf(t, "# HELP folio_http_request_duration_seconds Time from the first byte read to the last sent.\n"
            "# TYPE folio_http_request_duration_seconds histogram\n");
     for (int r = 0; r < FO_ROUTE_N; r++) {
         unsigned long cum = 0;
@@ -134,46 +110,46 @@ static void put_latency(text *t)
             cum += atomic_load(&latency[r][k]);
             if (k < N_BUCKET)
                 snprintf(le, sizeof le, "%g", buckets[k]);
-            put(t, "folio_http_request_duration_seconds_bucket{route=\"%s\",le=\"%s\"} %lu\n",
+            fo_buf_printf(t, "folio_http_request_duration_seconds_bucket{route=\"%s\",le=\"%s\"} %lu\n",
                 route_names[r], le, cum);
         }
-        put(t, "folio_http_request_duration_seconds_sum{route=\"%s\"} %.6f\n", route_names[r],
+        fo_buf_printf(t, "folio_http_request_duration_seconds_sum{route=\"%s\"} %.6f\n", route_names[r],
             (double)atomic_load(&latency_us_sum[r]) / 1e6);
-        put(t, "folio_http_request_duration_seconds_count{route=\"%s\"} %lu\n", route_names[r], cum);
+        fo_buf_printf(t, "folio_http_request_duration_seconds_count{route=\"%s\"} %lu\n", route_names[r], cum);
     }
 }
 
 char *fo_serve_metrics_text(long in_flight, long renders_running, long renders_queued,
                             long zygote_restarts, long sessions_live, long cells_running)
 {
-    text t = { 0 };
+    fo_buf t = { 0 };
     size_t k;
 
     put_requests(&t);
     put_latency(&t);
-    put(&t, "# HELP folio_renders_total Files rendered, by format.\n# TYPE folio_renders_total counter\n");
+    fo_buf_printf(&t, "# HELP folio_renders_total Files rendered, by format.\n# TYPE folio_renders_total counter\n");
     for (k = 0; k < N_FORMAT; k++)
-        put(&t, "folio_renders_total{format=\"%s\"} %lu\n", formats[k], atomic_load(&renders[k]));
-    put(&t, "# HELP folio_refusals_total Requests refused, by reason.\n# TYPE folio_refusals_total counter\n");
+        fo_buf_printf(&t, "folio_renders_total{format=\"%s\"} %lu\n", formats[k], atomic_load(&renders[k]));
+    fo_buf_printf(&t, "# HELP folio_refusals_total Requests refused, by reason.\n# TYPE folio_refusals_total counter\n");
     for (k = 0; k < N_REASON; k++)
-        put(&t, "folio_refusals_total{reason=\"%s\"} %lu\n", reasons[k], atomic_load(&refusals[k]));
-    put(&t, "# HELP folio_requests_in_flight Requests being received, rendered or sent.\n"
+        fo_buf_printf(&t, "folio_refusals_total{reason=\"%s\"} %lu\n", reasons[k], atomic_load(&refusals[k]));
+    fo_buf_printf(&t, "# HELP folio_requests_in_flight Requests being received, rendered or sent.\n"
             "# TYPE folio_requests_in_flight gauge\nfolio_requests_in_flight %ld\n", in_flight);
-    put(&t, "# HELP folio_renders_running Renders in a worker.\n"
+    fo_buf_printf(&t, "# HELP folio_renders_running Renders in a worker.\n"
             "# TYPE folio_renders_running gauge\nfolio_renders_running %ld\n", renders_running);
-    put(&t, "# HELP folio_renders_queued Renders waiting for a worker.\n"
+    fo_buf_printf(&t, "# HELP folio_renders_queued Renders waiting for a worker.\n"
             "# TYPE folio_renders_queued gauge\nfolio_renders_queued %ld\n", renders_queued);
-    put(&t, "# HELP folio_runs_total Sandboxed runs answered (POST /v1/run).\n"
+    fo_buf_printf(&t, "# HELP folio_runs_total Sandboxed runs answered (POST /v1/run).\n"
             "# TYPE folio_runs_total counter\nfolio_runs_total %lu\n", atomic_load(&runs));
-    put(&t, "# HELP folio_sessions_created_total Sessions created (POST /v1/sessions).\n"
+    fo_buf_printf(&t, "# HELP folio_sessions_created_total Sessions created (POST /v1/sessions).\n"
             "# TYPE folio_sessions_created_total counter\nfolio_sessions_created_total %lu\n",
         atomic_load(&sessions_created));
-    put(&t, "# HELP folio_sessions Live sessions of this instance (hibernated ones not counted).\n"
+    fo_buf_printf(&t, "# HELP folio_sessions Live sessions of this instance (hibernated ones not counted).\n"
             "# TYPE folio_sessions gauge\nfolio_sessions %ld\n", sessions_live);
-    put(&t, "# HELP folio_cells_running Session cells running.\n"
+    fo_buf_printf(&t, "# HELP folio_cells_running Session cells running.\n"
             "# TYPE folio_cells_running gauge\nfolio_cells_running %ld\n", cells_running);
-    put(&t, "# HELP folio_zygote_restarts_total Times the render zygote was restarted.\n"
+    fo_buf_printf(&t, "# HELP folio_zygote_restarts_total Times the render zygote was restarted.\n"
             "# TYPE folio_zygote_restarts_total counter\nfolio_zygote_restarts_total %ld\n",
         zygote_restarts);
-    return t.s;
+    return fo_buf_take(&t, NULL);
 }

@@ -10,6 +10,9 @@
 #define FO_SERVE_PRIVATE
 #include "serve/serve.h"
 #include "serve/http.h"
+#include "folio.h"
+#include "render/core/buf.h"
+#include "sandbox/session.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -133,39 +135,18 @@ void fo_serve_runs_sweep(fo_serve_state *s)
 
 /* ---------------------------------------------------------------- run */
 
-/* Reads fd to its end, keeping at most max bytes. malloc'd, NUL-terminated. */
+/* What fd gives until its end (fo_fd_read): NULL when it cannot be read or
+   is over max bytes; the rest is then drained, so the writer can exit. */
 static char *slurp(int fd, size_t max)
 {
-    size_t len = 0, cap = 65536;
-    char *b = malloc(cap + 1);
+    size_t len;
+    char *text = fo_fd_read(fd, max, &len), sink[4096];
+    ssize_t n;
 
-    for (;;) {
-        ssize_t n;
-        if (!b)
-            return NULL;
-        if (len == cap && cap < max) {
-            char *nb = realloc(b, (cap = cap * 2 > max ? max : cap * 2) + 1);
-            if (!nb) {
-                free(b);
-                return NULL;
-            }
-            b = nb;
-        }
-        n = read(fd, b + len, len < cap ? cap - len : 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 || (n == 0 && len < cap))
-            break;
-        if (n == 0) {
-            char sink[4096];               /* over the cap: drain, keep nothing more */
-            if (read(fd, sink, sizeof sink) <= 0)
-                break;
-            continue;
-        }
-        len += (size_t)n;
-    }
-    b[len] = '\0';
-    return b;
+    if (!text && errno == EFBIG)
+        while ((n = read(fd, sink, sizeof sink)) > 0 || (n < 0 && errno == EINTR))
+            ;
+    return text;
 }
 
 /* Starts argv with stdout to a pipe; its output and exit code. */
@@ -285,20 +266,6 @@ static int run_options(struct MHD_Connection *c, req *r, char **argv, int *argc,
     return 0;
 }
 
-static void new_run_id(char id[33])
-{
-    unsigned char b[16];
-    static const char hex[] = "0123456789abcdef";
-
-    if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b)
-        memset(b, 0, sizeof b);
-    for (int k = 0; k < 16; k++) {
-        id[2 * k] = hex[b[k] >> 4];
-        id[2 * k + 1] = hex[b[k] & 15];
-    }
-    id[32] = '\0';
-}
-
 /* After folio run: the answer for its exit code. */
 static void answer_run(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *id,
                        const char *out_dir, char *manifest, int code)
@@ -348,7 +315,7 @@ void fo_http_run(fo_serve_state *s, struct MHD_Connection *c, req *r)
                        "a part \"cmd\" with a JSON array of words is required");
         return;
     }
-    new_run_id(id);
+    fo_session_new_id(id);
     snprintf(out_dir, sizeof out_dir, "%s/%s", s->runs_dir, id);
     {
         char (*inpaths)[1100] = calloc(r->n_files + 1, sizeof *inpaths);
@@ -375,7 +342,7 @@ void fo_http_run(fo_serve_state *s, struct MHD_Connection *c, req *r)
         manifest = run_folio(argv, &code);
         fo_http_slot_give(s);
         answer_run(s, c, r, id, out_dir, manifest, code);
-        free(manifest);
+        fo_free(manifest);
 done_paths:
         free(inpaths);
     }

@@ -121,7 +121,8 @@ void fo_serve_metrics_render(const char *format);
 void fo_serve_metrics_refusal(const char *reason);
 void fo_serve_metrics_run(void);
 void fo_serve_metrics_session(void);
-/* Prometheus text exposition (version 0.0.4); malloc'd. */
+/* Prometheus text exposition (version 0.0.4); the caller fo_frees it.
+   NULL when out of memory. */
 char *fo_serve_metrics_text(long in_flight, long renders_running, long renders_queued,
                             long zygote_restarts, long sessions_live, long cells_running);
 
@@ -155,8 +156,13 @@ long fo_serve_sessions_live(void);
 struct MHD_Daemon *fo_serve_http_start(fo_serve_state *s, int lfd);
 /* The request log goes through this (server.c prints it). */
 void fo_serve_log(const char *json_line);
-/* Constant-time check of "Bearer TOKEN" against the loaded tokens. */
-int fo_serve_token_ok(fo_serve_state *s, const char *authorization);
+/* The SHA-256 of TOKEN in an Authorization value "Bearer TOKEN" into hash:
+   1, or 0 when authorization is not a bearer token. A request's token is
+   hashed once, here; the hash serves the token check and a session's owner. */
+int fo_serve_bearer(const char *authorization, unsigned char hash[32]);
+/* Constant-time check of a bearer token's hash (NULL: none sent) against
+   the loaded tokens. */
+int fo_serve_token_ok(fo_serve_state *s, const unsigned char *hash);
 /* Removes a scratch folder and everything below it (no link followed). */
 void fo_serve_rmtree(const char *path);
 

@@ -11,6 +11,7 @@
 #define FO_SERVE_PRIVATE
 #include "serve/serve.h"
 #include "sandbox/session.h"
+#include "sandbox/sandbox.h"
 #include "render/core/sha256.h"
 
 #include <arpa/inet.h>
@@ -84,19 +85,6 @@ static int usage_error(const char *fmt, ...)
 
 /* ------------------------------------------------------------ options */
 
-static int parse_num(const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    double v;
-
-    errno = 0;
-    v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= lo && v <= hi))
-        return -1;
-    *out = v;
-    return 0;
-}
-
 typedef struct { const char *name; double lo, hi; void *dst; char kind; } num_opt;
 
 static int parse_args(int argc, char **argv, fo_serve_config *c, double *drain, int *zygote)
@@ -142,7 +130,7 @@ static int parse_args(int argc, char **argv, fo_serve_config *c, double *drain, 
             ;
         if (k == sizeof nums / sizeof *nums)
             return usage_error("unknown option %s", a);
-        if (parse_num(argv[++i], nums[k].lo, nums[k].hi, &v) < 0 ||
+        if (fo_sandbox_parse_number(argv[++i], nums[k].lo, nums[k].hi, &v) < 0 ||
             (nums[k].kind != 'd' && v != (double)(uint64_t)v))
             return usage_error("%s needs a number from %g to %g, not \"%s\"", a, nums[k].lo,
                                nums[k].hi, argv[i]);

@@ -10,7 +10,6 @@
 #include "serve/http.h"
 #include "sandbox/session.h"
 
-#include "render/core/sha256.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,21 +26,14 @@ int fo_serve_name_ok(const char *name);   /* zygote.c */
 
 /* Who asks: the SHA-256 (hex) of the request's bearer token, or "-" when
    the server has no tokens. A session answers only the token that made it. */
-static void asker(struct MHD_Connection *c, char out[65])
+static void asker(const req *r, char out[65])
 {
-    const char *a = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
-    unsigned char h[32];
-    fo_sha256 ctx;
-
-    if (!a || strncasecmp(a, "Bearer ", 7)) {
+    if (!r->has_bearer) {
         snprintf(out, 65, "-");
         return;
     }
-    fo_sha256_init(&ctx);
-    fo_sha256_update(&ctx, a + 7, strlen(a + 7));
-    fo_sha256_final(&ctx, h);
     for (int k = 0; k < 32; k++)
-        snprintf(out + 2 * k, 3, "%02x", h[k]);
+        snprintf(out + 2 * k, 3, "%02x", r->bearer[k]);
 }
 
 /* SESSION_DIR/ID/owner: written once, as the session is made. 0 or -1. */
@@ -61,7 +53,7 @@ static int set_owner(fo_serve_state *s, const char *id, const char *who)
 
 /* True when the session id was made by the same token as this request;
    compared in full whatever differs. */
-static int is_owner(fo_serve_state *s, struct MHD_Connection *c, const char *id)
+static int is_owner(fo_serve_state *s, const req *r, const char *id)
 {
     char path[4200], have[72] = "", want[65];
     unsigned char diff = 0;
@@ -77,7 +69,7 @@ static int is_owner(fo_serve_state *s, struct MHD_Connection *c, const char *id)
     if (n <= 0)
         return 0;
     have[n] = '\0';
-    asker(c, want);
+    asker(r, want);
     if (strlen(have) != strlen(want))
         return 0;
     for (size_t k = 0; want[k]; k++)
@@ -219,7 +211,7 @@ static void h_create(fo_serve_state *s, struct MHD_Connection *c, req *r)
         refuse_session(c, r, &err);
         return;
     }
-    asker(c, who);
+    asker(r, who);
     if (set_owner(s, id, who) < 0) {
         fo_session_close(id, &err);
         free(info);
@@ -458,7 +450,7 @@ static int split_path(fo_serve_state *s, struct MHD_Connection *c, req *r, const
     memcpy(id, hex, 32);
     id[32] = '\0';
     *rest = slash ? slash + 1 : "";
-    if (strspn(id, "0123456789abcdef") != 32 || !is_owner(s, c, id)) {
+    if (strspn(id, "0123456789abcdef") != 32 || !is_owner(s, r, id)) {
         /* another token's session is answered as no session: its existence
            is not told */
         fo_session_error e = { "session_not_found", "", "session ids are what POST /v1/sessions "

@@ -157,4 +157,39 @@ size_t fo_chart_tick_format(const char *code, const fo_axis_scale *s, char *out,
  * Shared by the layout and the native Office chart writer. */
 const char *fo_chart_value_label(const fo_numfmt *f, const fo_value *v, char *buf, size_t cap);
 
+/* ---- a chart's series, read once from its dataset -------------------------
+ * The one reader of chart data, shared by the layout (PNG, PDF) and the
+ * native Office chart parts (render/chartxml). Values live in y[s * n + i];
+ * NaN marks a missing value (null cell, text cell, non-finite number). */
+typedef struct {
+    size_t n;           /* points (rows) */
+    size_t ns;          /* series (y columns that exist in the dataset) */
+    char **cat;         /* n category labels (the x cell as xfmt displays it) */
+    double *x;          /* n numeric x values (NaN when not numeric; 1..n without x) */
+    double *y;          /* ns * n values */
+    const char **names; /* ns series names (column names) */
+    size_t *cols;       /* ns dataset columns of the series */
+    const char *xfmt;   /* the x column's format code ("General" when none) */
+    const char *yfmt;   /* the first y column's format code ("General" when none) */
+    const char **fmts;  /* ns series' column format codes ("General" when none) */
+    const char *xname;  /* the x column's name ("" without one) */
+    bool linked;        /* render/chartxml: the caches refer to the chart's
+                           embedded workbook (c:f); the reader leaves it false */
+    size_t bad_line;    /* CSV line of the first row with a value (a scatter
+                           chart's x too) beyond FO_CHART_VALUE_MAX; 0: none
+                           or not from a CSV */
+    fo_arena *arena;    /* owns names, cols and the cat strings */
+} fo_chart_series;
+
+/* The format code of column col of ds; "General" when there is none (or no
+ * such column). */
+const char *fo_chart_column_format(const fo_dataset *ds, size_t col);
+
+/* Reads c's series through fo_rows; category labels through xfmt (NULL =
+ * General). Errors: FO_ERR_NOMEM, or the rows' error (FO_ERR_INPUT, in d).
+ * Free *s with fo_chart_series_free, also after an error. */
+fo_status fo_chart_series_read(const fo_chart *c, const fo_numfmt *xfmt, fo_chart_series *s,
+                               fo_diags *d);
+void fo_chart_series_free(fo_chart_series *s); /* NULL is a no-op */
+
 #endif

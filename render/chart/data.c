@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "render/chart/layout.h"
+#include "render/core/buf.h"
 
 /* ---- nice scale ------------------------------------------------------------- */
 
@@ -213,47 +214,131 @@ const char *fo_chart_value_label(const fo_numfmt *f, const fo_value *v, char *bu
     }
 }
 
-typedef struct {
-    double *x, *y;
-    char **cat;
-    size_t cap;
-} grow_buf;
-
-static bool grow(fo_chart_data *dt, grow_buf *g, size_t ns)
+/* Grows the row-major buffers of s (x, cat, y[i][s]) to hold need points. */
+static bool grow_points(fo_chart_series *s, double **ybuf, size_t *cap, size_t need)
 {
-    size_t cap = g->cap ? g->cap * 2 : 64;
-    double *x = fo_realloc(g->x, cap * sizeof *x);
-    if (!x) return false;
-    g->x = x;
-    char **cat = fo_realloc(g->cat, cap * sizeof *cat);
-    if (!cat) return false;
-    g->cat = cat;
-    double *y = fo_realloc(g->y, cap * (ns ? ns : 1) * sizeof *y);
-    if (!y) return false;
-    g->y = y;
-    g->cap = cap;
-    (void)dt;
-    return true;
+    size_t ns = s->ns ? s->ns : 1;
+    return fo_grow_all(cap, need, 64, 3, (void **const[]){(void **)&s->x, (void **)&s->cat, (void **)ybuf},
+                       (size_t[]){sizeof *s->x, sizeof *s->cat, ns * sizeof **ybuf});
+}
+
+/* The y columns of c that exist in its dataset: s->ns, s->names, s->cols. */
+static fo_status series_columns(const fo_chart *c, fo_chart_series *s)
+{
+    const fo_dataset *ds = c->data;
+    for (size_t k = 0; ds && k < c->ny; k++)
+        if (c->y[k] < ds->ncols) s->ns++;
+    s->names = fo_arena_alloc(s->arena, (s->ns + 1) * sizeof *s->names);
+    s->cols = fo_arena_alloc(s->arena, (s->ns + 1) * sizeof *s->cols);
+    s->fmts = fo_arena_alloc(s->arena, (s->ns + 1) * sizeof *s->fmts);
+    if (!s->names || !s->cols || !s->fmts) return FO_ERR_NOMEM;
+    for (size_t k = 0, j = 0; ds && k < c->ny; k++)
+        if (c->y[k] < ds->ncols) {
+            s->cols[j] = c->y[k];
+            s->fmts[j] = fo_chart_column_format(ds, c->y[k]);
+            s->names[j++] = ds->cols[c->y[k]].name ? ds->cols[c->y[k]].name : "";
+        }
+    s->xname = ds && c->x < ds->ncols && ds->cols[c->x].name ? ds->cols[c->x].name : "";
+    return FO_OK;
+}
+
+/* Reads one row into point n of the row-major buffers. */
+static fo_status read_point(const fo_chart *c, const fo_numfmt *xfmt, fo_chart_series *s,
+                            double *ybuf, size_t n, const fo_value *row, fo_rows *rows)
+{
+    char buf[256];
+    const fo_value *xv = c->x < c->data->ncols ? &row[c->x] : NULL;
+    const char *lab = buf;
+    if (xv) {
+        s->x[n] = fo_value_number(xv);
+        lab = fo_chart_value_label(xfmt, xv, buf, sizeof buf);
+    } else {
+        s->x[n] = (double)(n + 1);
+        snprintf(buf, sizeof buf, "%zu", n + 1);
+    }
+    s->cat[n] = fo_arena_strdup(s->arena, lab);
+    if (!s->cat[n]) return FO_ERR_NOMEM;
+    for (size_t k = 0; k < s->ns; k++) {
+        ybuf[n * s->ns + k] = fo_value_number(&row[s->cols[k]]);
+        if (!s->bad_line && fabs(ybuf[n * s->ns + k]) > FO_CHART_VALUE_MAX) s->bad_line = fo_rows_line(rows);
+    }
+    if (!s->bad_line && c->kind == FO_CHART_SCATTER && fabs(s->x[n]) > FO_CHART_VALUE_MAX)
+        s->bad_line = fo_rows_line(rows);
+    return FO_OK;
+}
+
+/* Row-major ybuf [i][s] into series-major s->y [s][i]. */
+static fo_status transpose(fo_chart_series *s, const double *ybuf, size_t n)
+{
+    s->y = fo_malloc((n > 0 && s->ns > 0 ? n * s->ns : 1) * sizeof *s->y);
+    if (!s->y) return FO_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < s->ns; k++) s->y[k * n + i] = ybuf[i * s->ns + k];
+    s->n = n;
+    return FO_OK;
+}
+
+const char *fo_chart_column_format(const fo_dataset *ds, size_t col)
+{
+    if (!ds || col >= ds->ncols || !ds->cols[col].format || !*ds->cols[col].format)
+        return "General";
+    return ds->cols[col].format;
+}
+
+fo_status fo_chart_series_read(const fo_chart *c, const fo_numfmt *xfmt, fo_chart_series *s,
+                               fo_diags *d)
+{
+    memset(s, 0, sizeof *s);
+    s->xfmt = fo_chart_column_format(c->data, c->x);
+    s->yfmt = fo_chart_column_format(c->data, c->ny ? c->y[0] : (size_t)-1);
+    s->arena = fo_arena_new();
+    if (!s->arena) return FO_ERR_NOMEM;
+    fo_status st = series_columns(c, s);
+    if (st != FO_OK || !c->data) return st;
+    fo_rows *rows = NULL;
+    if ((st = fo_rows_open(c->data, &rows, d)) != FO_OK) return st;
+    double *ybuf = NULL;
+    size_t cap = 0, n = 0;
+    const fo_value *row;
+    int rc = 0;
+    while (st == FO_OK && (rc = fo_rows_next(rows, &row, d)) == 1) {
+        if (!grow_points(s, &ybuf, &cap, n + 1)) st = FO_ERR_NOMEM;
+        else st = read_point(c, xfmt, s, ybuf, n++, row, rows);
+    }
+    if (st == FO_OK && rc < 0) st = FO_ERR_INPUT;
+    if (st == FO_OK) st = transpose(s, ybuf, n);
+    fo_free(ybuf);
+    fo_rows_close(rows);
+    return st;
+}
+
+void fo_chart_series_free(fo_chart_series *s)
+{
+    if (!s) return;
+    fo_free(s->x);
+    fo_free(s->y);
+    fo_free(s->cat);
+    fo_arena_free(s->arena);
+    memset(s, 0, sizeof *s);
 }
 
 /* FO_ERR_INPUT (reported) when a series value, or a scatter chart's x, is
- * beyond FO_CHART_VALUE_MAX; n points of ns series, y row-major [i][s].
- * bad_line: the CSV line of the first such row (0: inline data, which the
- * spec reader refuses at the cell already). */
-static fo_status check_magnitudes(const fo_chart_ctx *cx, const double *x, const double *y,
-                                  size_t n, size_t ns, const size_t *cols, size_t bad_line,
-                                  fo_diags *d)
+ * beyond FO_CHART_VALUE_MAX (the first such point, in row order).
+ * The CSV line is the series' bad_line (0: inline data, which the spec
+ * reader refuses at the cell already). */
+static fo_status check_magnitudes(const fo_chart_ctx *cx, fo_diags *d)
 {
-    for (size_t i = 0; i < n; i++)
-        for (size_t s = 0; s <= ns; s++) {
-            double v = s < ns ? y[i * ns + s] : cx->c->kind == FO_CHART_SCATTER ? x[i] : 0;
+    const fo_chart_series *dt = &cx->data;
+    for (size_t i = 0; i < dt->n; i++)
+        for (size_t s = 0; s <= dt->ns; s++) {
+            double v = s < dt->ns ? dt->y[s * dt->n + i] : cx->c->kind == FO_CHART_SCATTER ? dt->x[i] : 0;
             if (!(fabs(v) > FO_CHART_VALUE_MAX)) continue; /* NaN (a gap) passes */
             const fo_dataset *ds = cx->c->data;
-            const char *col = s < ns ? cx->data.names[s] : cx->c->x < ds->ncols ? ds->cols[cx->c->x].name : "x";
-            size_t field = s < ns ? cols[s] : cx->c->x;
-            bool csv = ds->src == FO_SRC_CSV && bad_line;
+            const char *col = s < dt->ns ? dt->names[s] : cx->c->x < ds->ncols ? ds->cols[cx->c->x].name : "x";
+            size_t field = s < dt->ns ? dt->cols[s] : cx->c->x;
+            bool csv = ds->src == FO_SRC_CSV && dt->bad_line;
             fo_diags_add(d, csv ? (ds->csv_display ? ds->csv_display : ds->csv_path) : NULL,
-                         csv ? (int)bad_line : 0, csv ? (int)field + 1 : 0, NULL,
+                         csv ? (int)dt->bad_line : 0, csv ? (int)field + 1 : 0, NULL,
                          "scale the values (e.g. show millions) or show them in a table",
                          "chart value %g (column \"%s\", row %zu) is beyond +-1e15, the largest a chart draws",
                          v, col ? col : "", i + 1);
@@ -264,79 +349,6 @@ static fo_status check_magnitudes(const fo_chart_ctx *cx, const double *x, const
 
 fo_status fo_chart_data_read(fo_chart_ctx *cx, fo_diags *d)
 {
-    const fo_chart *c = cx->c;
-    fo_chart_data *dt = &cx->data;
-    memset(dt, 0, sizeof *dt);
-    dt->arena = fo_arena_new();
-    if (!dt->arena) return FO_ERR_NOMEM;
-    const fo_dataset *ds = c->data;
-    size_t ns = 0;
-    for (size_t s = 0; ds && s < c->ny; s++)
-        if (c->y[s] < ds->ncols) ns++;
-    dt->ns = ns;
-    dt->names = fo_arena_alloc(dt->arena, (ns + 1) * sizeof *dt->names);
-    if (!dt->names) return FO_ERR_NOMEM;
-    if (!ds) return FO_OK;
-    size_t *cols = fo_arena_alloc(dt->arena, (ns + 1) * sizeof *cols);
-    if (!cols) return FO_ERR_NOMEM;
-    for (size_t s = 0, j = 0; s < c->ny; s++)
-        if (c->y[s] < ds->ncols) {
-            cols[j] = c->y[s];
-            dt->names[j] = ds->cols[c->y[s]].name ? ds->cols[c->y[s]].name : "";
-            j++;
-        }
-    bool has_x = c->x < ds->ncols;
-
-    fo_rows *rows = NULL;
-    fo_status st = fo_rows_open(ds, &rows, d);
-    if (st != FO_OK) return st;
-    grow_buf g = {0};
-    size_t n = 0;
-    const fo_value *row;
-    int rc;
-    char buf[256];
-    size_t bad_line = 0; /* CSV line of the first row with a value beyond the limit */
-    while ((rc = fo_rows_next(rows, &row, d)) == 1) {
-        if (n == g.cap && !grow(dt, &g, ns)) { st = FO_ERR_NOMEM; goto cleanup; }
-        const fo_value *xv = has_x ? &row[c->x] : NULL;
-        g.x[n] = xv ? fo_value_number(xv) : (double)(n + 1);
-        const char *lab = xv ? fo_chart_value_label(cx->xfmt, xv, buf, sizeof buf) : "";
-        if (!xv) { snprintf(buf, sizeof buf, "%zu", n + 1); lab = buf; }
-        g.cat[n] = fo_arena_strdup(dt->arena, lab);
-        if (!g.cat[n]) { st = FO_ERR_NOMEM; goto cleanup; }
-        for (size_t s = 0; s < ns; s++) {
-            g.y[n * ns + s] = fo_value_number(&row[cols[s]]);
-            if (!bad_line && fabs(g.y[n * ns + s]) > FO_CHART_VALUE_MAX) bad_line = fo_rows_line(rows);
-        }
-        if (!bad_line && c->kind == FO_CHART_SCATTER && fabs(g.x[n]) > FO_CHART_VALUE_MAX)
-            bad_line = fo_rows_line(rows);
-        n++;
-    }
-    if (rc < 0) { st = FO_ERR_INPUT; goto cleanup; }
-    if ((st = check_magnitudes(cx, g.x, g.y, n, ns, cols, bad_line, d)) != FO_OK) goto cleanup;
-    /* transpose row-major [i][s] into series-major [s][i] */
-    dt->y = fo_malloc((n > 0 && ns > 0 ? n * ns : 1) * sizeof *dt->y);
-    if (!dt->y) { st = FO_ERR_NOMEM; goto cleanup; }
-    for (size_t i = 0; i < n; i++)
-        for (size_t s = 0; s < ns; s++) dt->y[s * n + i] = g.y[i * ns + s];
-    dt->n = n;
-    dt->x = g.x;
-    dt->cat = g.cat;
-    g.x = NULL;
-    g.cat = NULL;
-cleanup:
-    fo_rows_close(rows);
-    fo_free(g.x);
-    fo_free(g.y);
-    fo_free(g.cat);
-    return st;
-}
-
-void fo_chart_data_free(fo_chart_data *dt)
-{
-    fo_free(dt->x);
-    fo_free(dt->y);
-    fo_free(dt->cat);
-    fo_arena_free(dt->arena);
-    memset(dt, 0, sizeof *dt);
+    fo_status st = fo_chart_series_read(cx->c, cx->xfmt, &cx->data, d);
+    return st != FO_OK ? st : check_magnitudes(cx, d);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "render/chart/dl_build.h"
+#include "render/core/buf.h"
 #include "render/core/text.h"
 
 struct fo_dl {
@@ -60,12 +61,9 @@ const fo_dl_op *fo_dl_op_at(const fo_dl *dl, size_t i)
 static fo_dl_op *op_new(fo_dl *dl, fo_dl_kind kind, fo_dl_role role, size_t series, size_t point)
 {
     if (dl->status != FO_OK) return NULL;
-    if (dl->n == dl->cap) {
-        size_t cap = dl->cap ? dl->cap * 2 : 64;
-        fo_dl_op *ops = fo_realloc(dl->ops, cap * sizeof *ops);
-        if (!ops) { dl->status = FO_ERR_NOMEM; return NULL; }
-        dl->ops = ops;
-        dl->cap = cap;
+    if (!fo_grow((void **)&dl->ops, &dl->cap, dl->n + 1, 64, sizeof *dl->ops)) {
+        dl->status = FO_ERR_NOMEM;
+        return NULL;
     }
     fo_dl_op *op = &dl->ops[dl->n++];
     memset(op, 0, sizeof *op);
@@ -81,20 +79,10 @@ static fo_dl_op *op_new(fo_dl *dl, fo_dl_kind kind, fo_dl_role role, size_t seri
 static void path_push(fo_dl *dl, fo_path_cmd cmd, const double *xy, size_t np)
 {
     if (dl->status != FO_OK) return;
-    if (dl->ncmds == dl->capcmds) {
-        size_t cap = dl->capcmds ? dl->capcmds * 2 : 32;
-        fo_path_cmd *c = fo_realloc(dl->cmds, cap * sizeof *c);
-        if (!c) { dl->status = FO_ERR_NOMEM; return; }
-        dl->cmds = c;
-        dl->capcmds = cap;
-    }
-    if (dl->npts + np > dl->cappts) {
-        size_t cap = dl->cappts ? dl->cappts * 2 : 64;
-        while (cap < dl->npts + np) cap *= 2;
-        double *p = fo_realloc(dl->pts, cap * 2 * sizeof *p);
-        if (!p) { dl->status = FO_ERR_NOMEM; return; }
-        dl->pts = p;
-        dl->cappts = cap;
+    if (!fo_grow((void **)&dl->cmds, &dl->capcmds, dl->ncmds + 1, 32, sizeof *dl->cmds) ||
+        !fo_grow((void **)&dl->pts, &dl->cappts, dl->npts + np, 64, 2 * sizeof *dl->pts)) {
+        dl->status = FO_ERR_NOMEM;
+        return;
     }
     dl->cmds[dl->ncmds++] = cmd;
     if (np) memcpy(dl->pts + 2 * dl->npts, xy, np * 2 * sizeof *xy); /* close: no points */

@@ -184,7 +184,7 @@ fo_status fo_chart_layout(const fo_chart *c, const fo_theme *t, double width, do
         fo_chart_cartesian(&cx);
     st = fo_dl_status(cx.dl);
 cleanup:
-    fo_chart_data_free(&cx.data);
+    fo_chart_series_free(&cx.data);
     fo_numfmt_free(cx.yfmt);
     fo_numfmt_free(cx.xfmt);
     if (st == FO_OK) *out = cx.dl;

@@ -9,15 +9,7 @@
 #include "render/chart/dl_build.h"
 #include "render/core/numfmt.h"
 
-typedef struct {
-    size_t n;           /* points (rows) */
-    size_t ns;          /* series */
-    char **cat;         /* n category labels (x cell as displayed) */
-    double *x;          /* n numeric x values (NaN when not numeric) */
-    double *y;          /* ns * n values */
-    const char **names; /* ns series names (column names) */
-    fo_arena *arena;    /* owns cat strings */
-} fo_chart_data;
+typedef fo_chart_series fo_chart_data; /* chart.h */
 
 typedef struct {
     const fo_chart *c;
@@ -35,8 +27,10 @@ typedef struct {
 } fo_chart_ctx;
 
 /* data.c */
+/* cx->data through fo_chart_series_read (labels in cx->xfmt), then
+ * FO_ERR_INPUT (in d, naming column and row) for a value beyond
+ * FO_CHART_VALUE_MAX. Free cx->data with fo_chart_series_free. */
 fo_status fo_chart_data_read(fo_chart_ctx *cx, fo_diags *d);
-void fo_chart_data_free(fo_chart_data *data);
 /* Formats v through f (General when NULL) into buf; "-0" never shows. */
 void fo_chart_format(const fo_numfmt *f, double v, char *buf, size_t cap);
 fo_rgb fo_chart_color(const fo_chart_ctx *cx, size_t i);

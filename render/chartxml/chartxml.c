@@ -48,7 +48,7 @@ static void def_rpr(fo_xml *x, const fo_theme *t, int sz, bool bold, fo_rgb colo
     fo_xml_open(x, "a:defRPr", NULL);
     fo_xml_attr_int(x, "sz", sz);
     fo_xml_attr(x, "b", bold ? "1" : "0");
-    fo_chartxml_solid(x, color);
+    fo_xml_solid_fill(x, color);
     if (t && t->body.family[0]) fo_xml_leaf(x, "a:latin", "typeface", t->body.family, NULL);
     fo_xml_close(x);
 }
@@ -104,7 +104,7 @@ static void line_sppr(fo_xml *x, long long color, long long w)
     fo_xml_open(x, "a:ln", NULL);
     if (w > 0) fo_xml_attr_int(x, "w", w);
     if (color < 0) fo_xml_leaf(x, "a:noFill", NULL);
-    else fo_chartxml_solid(x, (fo_rgb)color);
+    else fo_xml_solid_fill(x, (fo_rgb)color);
     fo_xml_close(x);
     fo_xml_close(x);
 }
@@ -389,7 +389,7 @@ fo_status fo_chartxml_write(const fo_chart *c, const fo_theme *t, fo_xml **out, 
     fo_chartxml_data dt;
     fo_status st = fo_chartxml_data_read(c, &dt, d);
     if (st == FO_OK) st = write_part(c, t, &dt, NULL, out);
-    fo_chartxml_data_free(&dt);
+    fo_chart_series_free(&dt);
     return st;
 }
 
@@ -440,7 +440,7 @@ const char *fo_chartxml_add(fo_pkg *p, const char *source_part, const char *part
         fo_pkg_add_xml(p, part_name, FO_CHARTXML_CT, x);
         *st = add_workbook(p, part_name, c, &dt, epoch);
     }
-    fo_chartxml_data_free(&dt);
+    fo_chart_series_free(&dt);
     if (*st != FO_OK) return "";
     const char *rid = fo_pkg_add_rel(p, source_part, FO_CHARTXML_REL, target, false);
     *st = fo_pkg_status(p);

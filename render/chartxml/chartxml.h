@@ -36,6 +36,7 @@
 #include <stddef.h>
 
 #include "folio.h"
+#include "render/chart/chart.h"
 #include "render/core/model.h"
 #include "render/core/theme.h"
 #include "render/ooxml/package.h"
@@ -75,24 +76,12 @@ void fo_chartxml_graphic(fo_xml *x, const char *rid, bool declare_a);
 
 /* ---- private: shared by the files of render/chartxml ------------------------ */
 
-/* The chart's data, read once. Values live in y[s * n + i]; NaN = missing. */
-typedef struct {
-    size_t n;             /* points (rows) */
-    size_t ns;            /* series (y fields that exist) */
-    char **cat;           /* n category labels, as the x column displays them */
-    double *x;            /* n numeric x values (NaN when not numeric) */
-    double *y;            /* ns * n */
-    const char **names;   /* ns series names */
-    const char **fmts;    /* ns series' column format codes (never NULL) */
-    const char *yfmt;     /* first y column's format code (never NULL) */
-    const char *xfmt;     /* x column's format code (never NULL) */
-    const char *xname;    /* x column's name ("" without one) */
-    bool linked;          /* caches refer to the embedded workbook (c:f) */
-    fo_arena *arena;      /* owns everything above */
-} fo_chartxml_data;
+/* The chart's data, read once by render/chart's reader (fo_chart_series:
+ * y[s * n + i], NaN = missing; xfmt, yfmt never NULL); category labels as
+ * the x column's format shows them. Free with fo_chart_series_free. */
+typedef fo_chart_series fo_chartxml_data;
 
 fo_status fo_chartxml_data_read(const fo_chart *c, fo_chartxml_data *dt, fo_diags *d);
-void fo_chartxml_data_free(fo_chartxml_data *dt);
 
 /* The chart's data as an .xlsx workbook (layout in workbook.c): nseries
  * series of dt (the first ones); scatter puts dt->x in column A, others the
@@ -111,8 +100,6 @@ void fo_chartxml_series(fo_xml *x, const fo_chart *c, const fo_theme *t,
                         const fo_chartxml_data *dt);
 /* Palette color i (falls back to Office's accents on an empty palette). */
 fo_rgb fo_chartxml_color(const fo_theme *t, size_t i);
-/* <a:solidFill><a:srgbClr val=RRGGBB/></a:solidFill> */
-void fo_chartxml_solid(fo_xml *x, fo_rgb c);
 /* Shortest decimal that reads back as v ("%.15g", else "%.17g"). */
 void fo_chartxml_num(double v, char *buf, size_t cap);
 

@@ -25,15 +25,6 @@ fo_rgb fo_chartxml_color(const fo_theme *t, size_t i)
     return t->palette[i % t->npalette];
 }
 
-void fo_chartxml_solid(fo_xml *x, fo_rgb c)
-{
-    char hex[7];
-    fo_rgb_hex(c, hex);
-    fo_xml_open(x, "a:solidFill", NULL);
-    fo_xml_leaf(x, "a:srgbClr", "val", hex, NULL);
-    fo_xml_close(x);
-}
-
 void fo_chartxml_num(double v, char *buf, size_t cap)
 {
     if (v == 0) v = 0; /* no "-0" */
@@ -155,7 +146,7 @@ static void line_props(fo_xml *x, long long w, long long color, bool round)
     if (w > 0) fo_xml_attr_int(x, "w", w);
     if (round) fo_xml_attr(x, "cap", "rnd");
     if (color < 0) fo_xml_leaf(x, "a:noFill", NULL);
-    else fo_chartxml_solid(x, (fo_rgb)color);
+    else fo_xml_solid_fill(x, (fo_rgb)color);
     if (round) fo_xml_leaf(x, "a:round", NULL);
     fo_xml_close(x);
 }
@@ -166,7 +157,7 @@ static void marker(fo_xml *x, fo_rgb color, int size)
     fo_xml_leaf(x, "c:symbol", "val", "circle", NULL);
     val_leaf(x, "c:size", size);
     fo_xml_open(x, "c:spPr", NULL);
-    fo_chartxml_solid(x, color);
+    fo_xml_solid_fill(x, color);
     line_props(x, 9525, (long long)color, false);
     fo_xml_close(x);
     fo_xml_close(x);
@@ -189,7 +180,7 @@ static void bar_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt)
         fo_rgb col = fo_chartxml_color(t, s);
         ser_head(x, dt, s);
         fo_xml_open(x, "c:spPr", NULL);
-        fo_chartxml_solid(x, col);
+        fo_xml_solid_fill(x, col);
         line_props(x, 0, -1, false);
         fo_xml_close(x);
         val_leaf(x, "c:invertIfNegative", 0);
@@ -248,7 +239,7 @@ static void pie_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt,
         val_leaf(x, "c:idx", (long long)i);
         val_leaf(x, "c:bubble3D", 0);
         fo_xml_open(x, "c:spPr", NULL);
-        fo_chartxml_solid(x, fo_chartxml_color(t, i));
+        fo_xml_solid_fill(x, fo_chartxml_color(t, i));
         line_props(x, 12700, (long long)(t ? t->background : 0xFFFFFF), false);
         fo_xml_close(x);
         fo_xml_close(x);
@@ -311,104 +302,12 @@ void fo_chartxml_series(fo_xml *x, const fo_chart *c, const fo_theme *t,
     }
 }
 
-/* ---- reading the rows ----------------------------------------------------------- */
-
-
-
-static const char *column_format(const fo_dataset *ds, size_t col)
-{
-    if (!ds || col >= ds->ncols || !ds->cols[col].format || !*ds->cols[col].format)
-        return "General";
-    return ds->cols[col].format;
-}
-
-static bool grow(fo_chartxml_data *dt, size_t *cap, double **ybuf)
-{
-    size_t ncap = *cap ? *cap * 2 : 64;
-    double *x = fo_realloc(dt->x, ncap * sizeof *x);
-    if (!x) return false;
-    dt->x = x;
-    char **cat = fo_realloc(dt->cat, ncap * sizeof *cat);
-    if (!cat) return false;
-    dt->cat = cat;
-    double *y = fo_realloc(*ybuf, ncap * (dt->ns ? dt->ns : 1) * sizeof *y);
-    if (!y) return false;
-    *ybuf = y;
-    *cap = ncap;
-    return true;
-}
+/* ---- reading the rows ------------------------------------------------------------ */
 
 fo_status fo_chartxml_data_read(const fo_chart *c, fo_chartxml_data *dt, fo_diags *d)
 {
-    memset(dt, 0, sizeof *dt);
-    dt->arena = fo_arena_new();
-    if (!dt->arena) return FO_ERR_NOMEM;
-    const fo_dataset *ds = c->data;
-    dt->xfmt = column_format(ds, c->x);
-    dt->yfmt = column_format(ds, c->ny ? c->y[0] : (size_t)-1);
-    dt->xname = "";
-    size_t ns = 0;
-    for (size_t s = 0; ds && s < c->ny; s++)
-        if (c->y[s] < ds->ncols) ns++;
-    dt->ns = ns;
-    dt->names = fo_arena_alloc(dt->arena, (ns + 1) * sizeof *dt->names);
-    dt->fmts = fo_arena_alloc(dt->arena, (ns + 1) * sizeof *dt->fmts);
-    size_t *cols = fo_arena_alloc(dt->arena, (ns + 1) * sizeof *cols);
-    if (!dt->names || !dt->fmts || !cols) return FO_ERR_NOMEM;
-    if (!ds) return FO_OK;
-    for (size_t s = 0, j = 0; s < c->ny; s++)
-        if (c->y[s] < ds->ncols) {
-            cols[j] = c->y[s];
-            dt->fmts[j] = column_format(ds, c->y[s]);
-            dt->names[j++] = ds->cols[c->y[s]].name ? ds->cols[c->y[s]].name : "";
-        }
-    bool has_x = c->x < ds->ncols;
-    dt->xname = has_x && ds->cols[c->x].name ? ds->cols[c->x].name : "";
-    fo_numfmt *xf = fo_numfmt_compile(dt->xfmt, NULL, 0); /* NULL: General */
-
-    fo_rows *rows = NULL;
-    fo_status st = fo_rows_open(ds, &rows, d);
-    double *ybuf = NULL;
-    size_t cap = 0, n = 0;
-    const fo_value *row;
-    char buf[256];
-    int rc = 0;
-    while (st == FO_OK && (rc = fo_rows_next(rows, &row, d)) == 1) {
-        if (n == cap && !grow(dt, &cap, &ybuf)) { st = FO_ERR_NOMEM; break; }
-        const fo_value *xv = has_x ? &row[c->x] : NULL;
-        const char *lab = buf;
-        if (xv) {
-            dt->x[n] = fo_value_number(xv);
-            lab = fo_chart_value_label(xf, xv, buf, sizeof buf);
-        } else {
-            dt->x[n] = (double)(n + 1);
-            snprintf(buf, sizeof buf, "%zu", n + 1);
-        }
-        dt->cat[n] = fo_arena_strdup(dt->arena, lab);
-        if (!dt->cat[n]) { st = FO_ERR_NOMEM; break; }
-        for (size_t s = 0; s < ns; s++) ybuf[n * ns + s] = fo_value_number(&row[cols[s]]);
-        n++;
-    }
-    if (st == FO_OK && rc < 0) st = FO_ERR_INPUT;
-    if (st == FO_OK) { /* row-major [i][s] -> series-major [s][i] */
-        dt->y = fo_malloc((n && ns ? n * ns : 1) * sizeof *dt->y);
-        if (!dt->y) st = FO_ERR_NOMEM;
-        for (size_t i = 0; st == FO_OK && i < n; i++)
-            for (size_t s = 0; s < ns; s++) dt->y[s * n + i] = ybuf[i * ns + s];
-        dt->n = n;
-    }
-    fo_free(ybuf);
-    fo_rows_close(rows);
+    fo_numfmt *xf = fo_numfmt_compile(fo_chart_column_format(c->data, c->x), NULL, 0); /* NULL: General */
+    fo_status st = fo_chart_series_read(c, xf, dt, d);
     fo_numfmt_free(xf);
     return st;
-}
-
-void fo_chartxml_data_free(fo_chartxml_data *dt)
-{
-    if (!dt) return;
-    fo_free(dt->x);
-    fo_free(dt->y);
-    fo_free(dt->cat);
-    fo_arena_free(dt->arena);
-    memset(dt, 0, sizeof *dt);
 }

@@ -1,9 +1,11 @@
 /* buf.c — growable byte buffer and array growth (render/core/buf.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "folio.h"
 #include "render/core/buf.h"
@@ -19,17 +21,28 @@ size_t fo_grow_cap(size_t cap, size_t need, size_t first, size_t elem)
     return c;
 }
 
-bool fo_grow(void **v, size_t *cap, size_t need, size_t first, size_t elem)
+bool fo_grow_all(size_t *cap, size_t need, size_t first, size_t n, void **const v[],
+                 const size_t elem[])
 {
     if (need <= *cap) return true;
-    size_t nc = fo_grow_cap(*cap, need, first, elem);
+    size_t widest = 0;
+    for (size_t i = 0; i < n; i++)
+        if (elem[i] > widest) widest = elem[i];
+    size_t nc = fo_grow_cap(*cap, need, first, widest);
     if (nc == 0) return false;
-    unsigned char *p = fo_realloc(*v, nc * elem);
-    if (!p) return false;
-    memset(p + *cap * elem, 0, (nc - *cap) * elem);
-    *v = p;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char *p = fo_realloc(*v[i], nc * elem[i]);
+        if (!p) return false;
+        memset(p + *cap * elem[i], 0, (nc - *cap) * elem[i]);
+        *v[i] = p;
+    }
     *cap = nc;
     return true;
+}
+
+bool fo_grow(void **v, size_t *cap, size_t need, size_t first, size_t elem)
+{
+    return fo_grow_all(cap, need, first, 1, (void **const[]){v}, (size_t[]){elem});
 }
 
 bool fo_buf_reserve(fo_buf *b, size_t n)
@@ -96,29 +109,38 @@ void fo_buf_free(fo_buf *b)
     *b = (fo_buf){0};
 }
 
-char *fo_file_read(const char *path, size_t max, size_t *len)
+char *fo_fd_read(int fd, size_t max, size_t *len)
 {
     *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
     fo_buf b = {0};
     int err = 0;
     for (;;) {
         if (!fo_buf_reserve(&b, 65536)) { err = ENOMEM; break; }
-        size_t n = fread(b.data + b.len, 1, b.cap - 1 - b.len, f);
-        b.len += n;
+        b.data[b.len] = '\0';
+        ssize_t n = read(fd, b.data + b.len, b.cap - 1 - b.len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) { err = errno ? errno : EIO; break; }
+        if (n == 0) break;
+        b.len += (size_t)n;
         b.data[b.len] = '\0';
         if (max && b.len > max) { err = EFBIG; break; }
-        if (n == 0) {
-            if (ferror(f)) err = errno ? errno : EIO;
-            break;
-        }
     }
-    fclose(f);
     if (err) {
         fo_buf_free(&b);
         errno = err;
         return NULL;
     }
     return fo_buf_take(&b, len);
+}
+
+char *fo_file_read(const char *path, size_t max, size_t *len)
+{
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    char *r = fo_fd_read(fd, max, len);
+    int err = errno;
+    close(fd);
+    errno = err;
+    return r;
 }

@@ -41,6 +41,10 @@ void fo_buf_free(fo_buf *b);
  * (open's or read's errno), is over max bytes (EFBIG; max 0 = no cap) or
  * does not fit in memory (ENOMEM). The caller fo_frees the result. */
 char *fo_file_read(const char *path, size_t max, size_t *len);
+/* The same for what fd gives until its end (a file, a pipe), read at its
+ * current position; fd stays open. Over max bytes it stops reading there
+ * (a writer on a pipe may still be blocked: drain or close). */
+char *fo_fd_read(int fd, size_t max, size_t *len);
 
 /* The capacity an array growing from cap (0 = none yet) needs for need
  * elements: cap doubled (from first) until it holds need. 0 when need
@@ -50,5 +54,11 @@ size_t fo_grow_cap(size_t cap, size_t need, size_t first, size_t elem);
  * elements; new elements are zeroed. False (array untouched) on overflow or
  * allocation failure. */
 bool fo_grow(void **v, size_t *cap, size_t need, size_t first, size_t elem);
+/* fo_grow for n parallel arrays that share one capacity *cap: *v[i] has
+ * elements of elem[i] bytes. All get the same new capacity. False on overflow
+ * or allocation failure; *cap is then unchanged (arrays already grown keep
+ * their larger blocks, which stay valid to free). */
+bool fo_grow_all(size_t *cap, size_t need, size_t first, size_t n, void **const v[],
+                 const size_t elem[]);
 
 #endif

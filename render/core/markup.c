@@ -12,6 +12,7 @@
  * Then kept bytes with the same style are gathered into runs. */
 #include <string.h>
 
+#include "render/core/buf.h"
 #include "render/core/markup.h"
 
 typedef struct {
@@ -108,13 +109,7 @@ static size_t link_end(const char *s, size_t n, size_t i, size_t *close, size_t 
 
 static int push_delim(scanner *sc, size_t pos, size_t len, int lnk)
 {
-    if (sc->nd == sc->capd) {
-        size_t cap = sc->capd ? sc->capd * 2 : 16;
-        delim *d = fo_realloc(sc->d, cap * sizeof *d);
-        if (!d) return 0;
-        sc->d = d;
-        sc->capd = cap;
-    }
+    if (!fo_grow((void **)&sc->d, &sc->capd, sc->nd + 1, 16, sizeof *sc->d)) return 0;
     const char *s = sc->s;
     unsigned char before = pos > 0 ? (unsigned char)s[pos - 1] : ' ';
     unsigned char after = pos + len < sc->n ? (unsigned char)s[pos + len] : ' ';
@@ -166,13 +161,8 @@ static int scan(scanner *sc)
         } else if (c == '[' && cur_link < 0) {
             size_t close, url, urllen, stop = link_end(s, n, i, &close, &url, &urllen);
             if (!stop) { sc->keep[i++] = 1; continue; }
-            if (sc->nlinks == sc->caplinks) {
-                size_t cap = sc->caplinks ? sc->caplinks * 2 : 4;
-                link *l = fo_realloc(sc->links, cap * sizeof *l);
-                if (!l) return 0;
-                sc->links = l;
-                sc->caplinks = cap;
-            }
+            if (!fo_grow((void **)&sc->links, &sc->caplinks, sc->nlinks + 1, 4, sizeof *sc->links))
+                return 0;
             sc->links[sc->nlinks] = (link){url, urllen};
             cur_link = (int)sc->nlinks++;
             label_end = close;
@@ -270,12 +260,7 @@ static int build_runs(scanner *sc, const long *style, fo_runs *out)
         size_t len = 0, j = i;
         for (; j < n && (style[j] < 0 || style[j] == st); j++)
             len += style[j] >= 0;
-        if (out->n == cap) {
-            cap = cap ? cap * 2 : 4;
-            fo_run *r = fo_realloc(out->runs, cap * sizeof *r);
-            if (!r) return 0;
-            out->runs = r;
-        }
+        if (!fo_grow((void **)&out->runs, &cap, out->n + 1, 4, sizeof *out->runs)) return 0;
         fo_run *r = &out->runs[out->n++];
         memset(r, 0, sizeof *r);
         r->flags = (unsigned)(st & 7);

@@ -15,6 +15,7 @@
 #include <hb.h>
 
 #include "folio.h"
+#include "render/core/buf.h"
 #include "render/core/utf8.h"
 #include "render/core/fonts.h"
 #include "render/core/shape.h"
@@ -37,13 +38,7 @@ static hb_entry *font_get(const char *path)
 {
     for (size_t i = 0; i < ncache; i++)
         if (strcmp(cache[i]->path, path) == 0) return cache[i];
-    if (ncache == capcache) {
-        size_t cap = capcache ? capcache * 2 : 8;
-        hb_entry **c = fo_realloc(cache, cap * sizeof *c);
-        if (!c) return NULL;
-        cache = c;
-        capcache = cap;
-    }
+    if (!fo_grow((void **)&cache, &capcache, ncache + 1, 8, sizeof *cache)) return NULL;
     hb_entry *e = fo_calloc(1, sizeof *e);
     if (!e || !(e->path = fo_strdup(path))) { fo_free(e); return NULL; }
     hb_blob_t *blob = hb_blob_create_from_file_or_fail(path);

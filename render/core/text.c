@@ -19,6 +19,7 @@
 #include FT_OUTLINE_H
 
 #include "folio.h"
+#include "render/core/buf.h"
 #include "render/core/linebreak.h"
 #include "render/core/shape.h"
 #include "render/core/text.h"
@@ -69,13 +70,7 @@ static face_entry *face_get(const char *path)
     if (!path || !*path) path = FO_TEXT_FALLBACK_REGULAR;
     for (size_t i = 0; i < nfaces; i++)
         if (strcmp(faces[i]->path, path) == 0) return faces[i];
-    if (nfaces == capfaces) {
-        size_t cap = capfaces ? capfaces * 2 : 8;
-        face_entry **f = fo_realloc(faces, cap * sizeof *f);
-        if (!f) return NULL;
-        faces = f;
-        capfaces = cap;
-    }
+    if (!fo_grow((void **)&faces, &capfaces, nfaces + 1, 8, sizeof *faces)) return NULL;
     face_entry *e = fo_malloc(sizeof *e);
     if (!e) return NULL;
     memset(e, 0, sizeof *e);
@@ -238,20 +233,25 @@ typedef struct {
     double upem, x, y;      /* current point, em */
 } outline_sink;
 
-static int ol_move(const FT_Vector *to, void *u)
+/* Makes to (font units) the current point, in em. */
+static outline_sink *ol_to(void *u, const FT_Vector *to)
 {
     outline_sink *o = u;
     o->x = to->x / o->upem;
     o->y = to->y / o->upem;
+    return o;
+}
+
+static int ol_move(const FT_Vector *to, void *u)
+{
+    outline_sink *o = ol_to(u, to);
     o->path->move(o->ctx, o->x, o->y);
     return 0;
 }
 
 static int ol_line(const FT_Vector *to, void *u)
 {
-    outline_sink *o = u;
-    o->x = to->x / o->upem;
-    o->y = to->y / o->upem;
+    outline_sink *o = ol_to(u, to);
     o->path->line(o->ctx, o->x, o->y);
     return 0;
 }

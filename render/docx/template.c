@@ -8,10 +8,11 @@
  *
  * Every part is read through render/ooxml/template.h (caps, names, no DTD)
  * and parsed by libxml2, which checks it and gives the values (style ids,
- * numbering ids, page size). The pieces kept are copied as the template's
- * own bytes so that they stay exactly as Word wrote them: a tag scanner run
- * over the well-formed, UTF-8 text libxml2 accepted finds where they start
- * and end, skipping comments, CDATA and processing instructions. */
+ * numbering ids, page size). The styles and numbering parts are kept as
+ * libxml2 trees: folio's styles and lists are copied into them as nodes
+ * (xmlDOMWrapCloneNode, namespaces bound to the template's own) and the part
+ * is written back by libxml2, so nothing is found by scanning text. The
+ * theme is copied as the template's own bytes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +27,9 @@
 #define ID_MAX 1000000u /* numbering ids beyond this are refused */
 
 struct fo_docx_tpl {
-    char *styles, *numbering, *theme; /* whole parts, NULL when absent */
-    size_t styles_len, numbering_len, theme_len;
+    xmlDocPtr styles, numbering;      /* the parts, parsed; numbering NULL when absent */
+    char *theme;                      /* the theme part's bytes, NULL when absent */
+    size_t theme_len;
     char **style_ids;                 /* w:styleId of the template's styles */
     size_t nstyle_ids;
     char *sectpr;                     /* body sectPr with header/footer ids rewritten */
@@ -36,77 +38,6 @@ struct fo_docx_tpl {
     long page_w, mar_l, mar_r;        /* twips, 0 when not given */
     unsigned abs_base, num_base;      /* first free abstractNumId / numId - 1 */
 };
-
-/* ---- a tag scanner for text libxml2 already accepted ----------------------------- */
-
-enum { TAG_START, TAG_END, TAG_EMPTY };
-
-typedef struct {
-    const char *start, *end; /* the tag's bytes: '<' .. '>' inclusive */
-    const char *name;        /* qualified name, nlen bytes */
-    size_t nlen;
-    int kind;
-} tag;
-
-/* Skips from s past the first occurrence of close; lim on failure. */
-static const char *past(const char *s, const char *lim, const char *close)
-{
-    size_t n = strlen(close);
-    for (; s + n <= lim; s++)
-        if (memcmp(s, close, n) == 0) return s + n;
-    return lim;
-}
-
-/* The next element tag in [*pos, lim), skipping text, comments, CDATA,
- * processing instructions and declarations; false at the end. Attribute
- * values are skipped whole (they may hold '>' or '/'). */
-static bool next_tag(const char **pos, const char *lim, tag *t)
-{
-    for (const char *s = *pos; s < lim; s++) {
-        if (*s != '<') continue;
-        if (lim - s >= 4 && memcmp(s, "<!--", 4) == 0) { s = past(s + 4, lim, "-->") - 1; continue; }
-        if (lim - s >= 9 && memcmp(s, "<![CDATA[", 9) == 0) { s = past(s + 9, lim, "]]>") - 1; continue; }
-        if (lim - s >= 2 && (s[1] == '?' || s[1] == '!')) { s = past(s + 2, lim, ">") - 1; continue; }
-        t->start = s;
-        t->kind = s + 1 < lim && s[1] == '/' ? TAG_END : TAG_START;
-        t->name = s + 1 + (t->kind == TAG_END);
-        const char *q = t->name;
-        while (q < lim && !strchr(" \t\r\n/>", *q)) q++;
-        t->nlen = (size_t)(q - t->name);
-        char quote = 0;
-        for (; q < lim; q++) {
-            if (quote) { if (*q == quote) quote = 0; }
-            else if (*q == '"' || *q == '\'') quote = *q;
-            else if (*q == '>') break;
-        }
-        if (q >= lim) return false;
-        if (t->kind == TAG_START && q[-1] == '/') t->kind = TAG_EMPTY;
-        t->end = q + 1;
-        *pos = t->end;
-        return true;
-    }
-    *pos = lim;
-    return false;
-}
-
-static bool tag_is(const tag *t, const char *qname)
-{
-    return t->nlen == strlen(qname) && memcmp(t->name, qname, t->nlen) == 0;
-}
-
-/* Calls fn for every tag with its depth (0: the root's own tags). */
-typedef void (*tag_fn)(void *ctx, const tag *t, int depth);
-static void scan(const char *s, size_t len, tag_fn fn, void *ctx)
-{
-    const char *pos = s, *lim = s + len;
-    int depth = 0;
-    tag t;
-    while (next_tag(&pos, lim, &t)) {
-        if (t.kind == TAG_END) depth--;
-        fn(ctx, &t, depth);
-        if (t.kind == TAG_START) depth++;
-    }
-}
 
 /* ---- small helpers ---------------------------------------------------------------- */
 
@@ -137,8 +68,8 @@ static fo_status check_root(fo_docx_ctx *c, const char *path, const char *part, 
 void fo_docx_tpl_free(fo_docx_tpl *t)
 {
     if (!t) return;
-    fo_free(t->styles);
-    fo_free(t->numbering);
+    xmlFreeDoc(t->styles);
+    xmlFreeDoc(t->numbering);
     fo_free(t->theme);
     for (size_t i = 0; i < t->nstyle_ids; i++) fo_free(t->style_ids[i]);
     fo_free(t->style_ids);
@@ -317,18 +248,12 @@ static fo_status take_section(fo_docx_ctx *c, fo_docx_tpl *t, fo_tpl *z, xmlDocP
     return st == FO_OK ? section_text(t, dom, sect) : st;
 }
 
-/* Where the root's end tag starts in s (the text libxml2 accepted). */
-typedef struct {
-    const char *root_end, *num, *cleanup; /* numbering: first w:num, w:numIdMacAtCleanup */
-} landmarks;
-
-static void find_landmarks(void *ctx, const tag *t, int depth)
+/* The first element child of root, or NULL. */
+static xmlNodePtr first_element(xmlNodePtr root)
 {
-    landmarks *l = ctx;
-    if (depth == 0 && t->kind == TAG_END) l->root_end = t->start;
-    if (depth != 1 || t->kind == TAG_END) return;
-    if (!l->num && tag_is(t, "w:num")) l->num = t->start;
-    if (!l->cleanup && tag_is(t, "w:numIdMacAtCleanup")) l->cleanup = t->start;
+    for (xmlNodePtr n = root ? root->children : NULL; n; n = n->next)
+        if (n->type == XML_ELEMENT_NODE) return n;
+    return NULL;
 }
 
 /* ---- loading ---------------------------------------------------------------------- */
@@ -355,12 +280,8 @@ static fo_status take_style_ids(fo_docx_tpl *t, xmlDocPtr dom)
     size_t cap = 0;
     for (xmlNodePtr n = xmlDocGetRootElement(dom)->children; n; n = n->next) {
         if (!fo_tpl_is(n, "style") || !*fo_tpl_attr(n, "styleId", v, sizeof v)) continue;
-        if (t->nstyle_ids == cap) {
-            cap = cap ? cap * 2 : 64;
-            char **ni = fo_realloc(t->style_ids, cap * sizeof *ni);
-            if (!ni) return FO_ERR_NOMEM;
-            t->style_ids = ni;
-        }
+        if (!fo_grow((void **)&t->style_ids, &cap, t->nstyle_ids + 1, 64, sizeof *t->style_ids))
+            return FO_ERR_NOMEM;
         if (!(t->style_ids[t->nstyle_ids] = fo_strdup(v))) return FO_ERR_NOMEM;
         t->nstyle_ids++;
     }
@@ -369,37 +290,30 @@ static fo_status take_style_ids(fo_docx_tpl *t, xmlDocPtr dom)
 
 static fo_status load_styles(fo_docx_ctx *c, fo_docx_tpl *t, fo_tpl *z, const char *path)
 {
-    xmlDocPtr dom;
-    fo_status st = fo_tpl_xml(z, "word/styles.xml", &dom, &t->styles, &t->styles_len);
+    fo_status st = fo_tpl_xml(z, "word/styles.xml", &t->styles, NULL, NULL);
     if (st != FO_OK) return st;
-    if (!dom) return refuse(c, path, "word/styles.xml", "is missing: it is not a Word document");
-    st = check_root(c, path, "word/styles.xml", dom, "styles");
-    landmarks l = {0};
-    if (st == FO_OK) scan(t->styles, t->styles_len, find_landmarks, &l);
-    if (st == FO_OK && !l.root_end) st = refuse(c, path, "word/styles.xml", "has no styles (<w:styles/>)");
-    if (st == FO_OK) st = take_style_ids(t, dom);
-    xmlFreeDoc(dom);
+    if (!t->styles) return refuse(c, path, "word/styles.xml", "is missing: it is not a Word document");
+    st = check_root(c, path, "word/styles.xml", t->styles, "styles");
+    if (st == FO_OK && !first_element(xmlDocGetRootElement(t->styles)))
+        st = refuse(c, path, "word/styles.xml", "has no styles (<w:styles/>)");
+    if (st == FO_OK) st = take_style_ids(t, t->styles);
     return st;
 }
 
 static fo_status load_numbering(fo_docx_ctx *c, fo_docx_tpl *t, fo_tpl *z, const char *path)
 {
-    xmlDocPtr dom;
     const char *part = "word/numbering.xml";
-    fo_status st = fo_tpl_xml(z, part, &dom, &t->numbering, &t->numbering_len);
-    if (st != FO_OK || !dom) return st;
-    st = check_root(c, path, part, dom, "numbering");
+    fo_status st = fo_tpl_xml(z, part, &t->numbering, NULL, NULL);
+    if (st != FO_OK || !t->numbering) return st;
+    st = check_root(c, path, part, t->numbering, "numbering");
     unsigned abs = 0;
-    xmlNodePtr root = xmlDocGetRootElement(dom);
+    xmlNodePtr root = xmlDocGetRootElement(t->numbering);
     if (st == FO_OK && (!max_id(root, "abstractNum", "abstractNumId", &abs) ||
                         !max_id(root, "num", "numId", &t->num_base)))
         st = refuse(c, path, part, "has a list id over 1000000");
     t->abs_base = abs + 1;
-    xmlFreeDoc(dom);
-    landmarks l = {0};
-    if (st == FO_OK) scan(t->numbering, t->numbering_len, find_landmarks, &l);
-    if (st == FO_OK && !l.root_end) { /* <w:numbering/>: folio's own lists */
-        fo_free(t->numbering);
+    if (st == FO_OK && !first_element(root)) { /* <w:numbering/>: folio's own lists */
+        xmlFreeDoc(t->numbering);
         t->numbering = NULL;
         t->abs_base = t->num_base = 0;
     }
@@ -492,73 +406,100 @@ static bool has_style(const fo_docx_tpl *t, const char *id)
     return false;
 }
 
-/* Appends to b each w:style of folio's styles part (dom) whose w:styleId
- * the template lacks, as libxml2 writes it. */
-static void add_missing_styles(const fo_docx_tpl *t, xmlDocPtr dom, fo_buf *b)
+/* A copy of n (from src) inside out, bound to out's namespaces, placed
+ * before `before` (NULL: last child of parent). False when out of memory. */
+static bool graft(xmlDocPtr src, xmlNodePtr n, xmlDocPtr out, xmlNodePtr parent, xmlNodePtr before)
+{
+    xmlNodePtr copy = NULL;
+    if (xmlDOMWrapCloneNode(NULL, src, n, &copy, out, parent, 1, 0) != 0 || !copy) return false;
+    if (before ? xmlAddPrevSibling(before, copy) : xmlAddChild(parent, copy)) return true;
+    xmlFreeNode(copy);
+    return false;
+}
+
+/* Adds to out's root each w:style of folio's styles part (dom) whose
+ * w:styleId the template lacks. */
+static bool add_missing_styles(const fo_docx_tpl *t, xmlDocPtr dom, xmlDocPtr out)
 {
     xmlNodePtr root = dom ? xmlDocGetRootElement(dom) : NULL;
-    xmlBufferPtr xb = xmlBufferCreate();
-    if (!root || !xb) b->failed = true;
-    for (xmlNodePtr n = root ? root->children : NULL; n && !b->failed; n = n->next) {
+    bool ok = root != NULL;
+    for (xmlNodePtr n = root ? root->children : NULL; n && ok; n = n->next) {
         if (n->type != XML_ELEMENT_NODE || !fo_tpl_is(n, "style")) continue;
         xmlChar *id = xmlGetNsProp(n, BAD_CAST "styleId", BAD_CAST FO_NS_W);
         bool missing = id && !has_style(t, (const char *)id);
         xmlFree(id);
-        if (!missing) continue;
-        xmlBufferEmpty(xb);
-        if (xmlNodeDump(xb, dom, n, 0, 0) < 0) b->failed = true;
-        else fo_buf_append(b, xmlBufferContent(xb), (size_t)xmlBufferLength(xb));
+        if (missing) ok = graft(dom, n, out, xmlDocGetRootElement(out), NULL);
     }
-    xmlBufferFree(xb);
+    return ok;
+}
+
+/* Writes doc as part name, or fails the document. */
+static void add_tree(fo_docx_ctx *c, xmlDocPtr doc, const char *name, const char *ct)
+{
+    xmlChar *mem = NULL;
+    int len = 0;
+    xmlDocDumpMemoryEnc(doc, &mem, &len, "UTF-8");
+    if (!mem) { fo_docx_fail(c, NULL, FO_ERR_NOMEM, "out of memory"); return; }
+    fo_pkg_add_part(c->pkg, name, ct, (const char *)mem, (size_t)len);
+    xmlFree(mem);
 }
 
 /* Template styles plus folio's styles whose id the template lacks (folio's
  * part is built in, trusted text, read with libxml2 all the same). */
 void fo_docx_tpl_styles(fo_docx_ctx *c, const char *folio, size_t folio_len)
 {
-    const fo_docx_tpl *t = c->tpl;
-    landmarks l = {0};
-    scan(t->styles, t->styles_len, find_landmarks, &l);
-    const char *ts = t->styles, *close = l.root_end ? l.root_end : ts + t->styles_len;
-    fo_buf b = {0};
-    fo_buf_append(&b, ts, (size_t)(close - ts));
+    xmlDocPtr out = xmlCopyDoc(c->tpl->styles, 1);
     xmlDocPtr dom = xmlReadMemory(folio, (int)folio_len, NULL, NULL, XML_PARSE_NONET);
-    add_missing_styles(t, dom, &b);
+    if (out && add_missing_styles(c->tpl, dom, out)) add_tree(c, out, "word/styles.xml", FO_CT_DOCX_STYLES);
+    else fo_docx_fail(c, NULL, FO_ERR_NOMEM, "out of memory");
     xmlFreeDoc(dom);
-    fo_buf_append(&b, close, (size_t)(ts + t->styles_len - close));
-    size_t len;
-    char *data = fo_buf_take(&b, &len);
-    if (!data) { fo_docx_fail(c, NULL, FO_ERR_NOMEM, "out of memory"); return; }
-    fo_pkg_add_part_take(c->pkg, "word/styles.xml", FO_CT_DOCX_STYLES, data, len);
+    xmlFreeDoc(out);
+}
+
+/* The first element named el among from and its following siblings; NULL
+ * when none. */
+static xmlNodePtr child_named(xmlNodePtr from, const char *el)
+{
+    for (xmlNodePtr n = from; n; n = n->next)
+        if (n->type == XML_ELEMENT_NODE && fo_tpl_is(n, el)) return n;
+    return NULL;
+}
+
+/* Copies folio's children named el (of froot in src) into out before
+ * `before` (NULL: at the end of out's root); false when folio has none or
+ * memory runs out. */
+static bool graft_all(xmlDocPtr src, xmlNodePtr froot, const char *el, xmlDocPtr out, xmlNodePtr before)
+{
+    bool any = false;
+    for (xmlNodePtr n = child_named(froot->children, el); n; n = child_named(n->next, el)) {
+        if (!graft(src, n, out, xmlDocGetRootElement(out), before)) return false;
+        any = true;
+    }
+    return any;
 }
 
 /* Template numbering with folio's abstractNum and num elements (already
- * numbered past the template's ids) spliced in, in schema order: the
- * template's abstractNums, folio's, the template's nums, folio's, the rest. */
+ * numbered past the template's ids) added in schema order: the template's
+ * abstractNums, folio's, the template's nums, folio's, then the template's
+ * w:numIdMacAtCleanup. */
 void fo_docx_tpl_numbering(fo_docx_ctx *c, const char *folio, size_t folio_len)
 {
-    const fo_docx_tpl *t = c->tpl;
-    const char *fa = strstr(folio, "<w:abstractNum "), *fn = strstr(folio, "<w:num ");
-    const char *fclose = strstr(folio, "</w:numbering>");
-    if (!fa || !fn || !fclose || fn < fa || fclose < fn || fclose > folio + folio_len) {
-        fo_docx_fail(c, NULL, FO_ERR_INTERNAL, "numbering");
-        return;
+    xmlDocPtr out = xmlCopyDoc(c->tpl->numbering, 1);
+    xmlDocPtr dom = xmlReadMemory(folio, (int)folio_len, NULL, NULL, XML_PARSE_NONET);
+    xmlNodePtr froot = dom ? xmlDocGetRootElement(dom) : NULL, root = out ? xmlDocGetRootElement(out) : NULL;
+    if (!froot || !root) {
+        fo_docx_fail(c, NULL, out ? FO_ERR_INTERNAL : FO_ERR_NOMEM, out ? "numbering" : "out of memory");
+    } else {
+        xmlNodePtr cleanup = child_named(root->children, "numIdMacAtCleanup");
+        xmlNodePtr num = child_named(root->children, "num");
+        if (!graft_all(dom, froot, "abstractNum", out, num ? num : cleanup) ||
+            !graft_all(dom, froot, "num", out, cleanup))
+            fo_docx_fail(c, NULL, FO_ERR_INTERNAL, "numbering");
+        else
+            add_tree(c, out, "word/numbering.xml", FO_CT_DOCX_NUMBERING);
     }
-    landmarks l = {0};
-    scan(t->numbering, t->numbering_len, find_landmarks, &l);
-    const char *tn = t->numbering, *tlim = tn + t->numbering_len;
-    const char *tend = l.cleanup ? l.cleanup : l.root_end ? l.root_end : tlim;
-    const char *tnum = l.num && l.num < tend ? l.num : tend;
-    fo_buf b = {0};
-    bool ok = fo_buf_append(&b, tn, (size_t)(tnum - tn)) &&
-              fo_buf_append(&b, fa, (size_t)(fn - fa)) &&
-              fo_buf_append(&b, tnum, (size_t)(tend - tnum)) &&
-              fo_buf_append(&b, fn, (size_t)(fclose - fn)) &&
-              fo_buf_append(&b, tend, (size_t)(tlim - tend));
-    size_t len;
-    char *data = fo_buf_take(&b, &len);
-    if (!ok || !data) { fo_free(data); fo_docx_fail(c, NULL, FO_ERR_NOMEM, "out of memory"); return; }
-    fo_pkg_add_part_take(c->pkg, "word/numbering.xml", FO_CT_DOCX_NUMBERING, data, len);
+    xmlFreeDoc(dom);
+    xmlFreeDoc(out);
 }
 
 bool fo_docx_tpl_has_numbering(const fo_docx_tpl *t) { return t && t->numbering; }

@@ -14,6 +14,7 @@
 #include <libxml/parser.h>
 #include <zip.h>
 
+#include "render/core/buf.h"
 #include "render/ooxml/template.h"
 
 struct fo_tpl {
@@ -405,13 +406,7 @@ static bool web_link(const char *type, const char *target)
 static bool rel_add(fo_tpl_rels *r, size_t *cap, const char *id, const char *type,
                     const char *target, bool external)
 {
-    if (r->n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 16;
-        fo_tpl_rel *ni = fo_realloc(r->items, nc * sizeof *ni);
-        if (!ni) return false;
-        r->items = ni;
-        *cap = nc;
-    }
+    if (!fo_grow((void **)&r->items, cap, r->n + 1, 16, sizeof *r->items)) return false;
     fo_tpl_rel *x = &r->items[r->n];
     x->id = fo_strdup(id);
     x->type = fo_strdup(type);

@@ -308,3 +308,12 @@ void fo_xml_raw(fo_xml *x, const char *markup, size_t n)
     if (!LIVE(x) || n == 0) return;
     check(x, xmlTextWriterWriteRawLen(x->w, BAD_CAST markup, (int)n));
 }
+
+void fo_xml_solid_fill(fo_xml *x, fo_rgb c)
+{
+    char hex[7];
+    fo_rgb_hex(c, hex);
+    fo_xml_open(x, "a:solidFill", NULL);
+    fo_xml_leaf(x, "a:srgbClr", "val", hex, NULL);
+    fo_xml_close(x);
+}

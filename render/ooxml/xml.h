@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "folio.h"
+#include "render/core/theme.h"
 
 typedef struct fo_xml fo_xml;
 
@@ -60,6 +61,9 @@ void fo_xml_textn(fo_xml *x, const char *utf8, size_t n);
 void fo_xml_text_elem(fo_xml *x, const char *name, const char *text);
 /* Trusted markup copied verbatim (e.g. a fragment from templates/). */
 void fo_xml_raw(fo_xml *x, const char *markup, size_t n);
+/* DrawingML's <a:solidFill><a:srgbClr val="RRGGBB"/></a:solidFill> (slides,
+ * shapes and chart parts alike). */
+void fo_xml_solid_fill(fo_xml *x, fo_rgb c);
 
 /* Ends every open element and flushes. Called by fo_pkg_add_xml; calling it
  * twice is harmless. */

@@ -251,13 +251,7 @@ static rstyle run_style(fo_pdf *c, const fo_run *r, const fo_pdf_style *st)
 static bool line_add(fo_pdf *c, line_t *L, const rstyle *rs, const char *s, size_t len)
 {
     /* per input byte at most 4 out: U+FFFD for a stray byte and a piece's NUL */
-    if (L->blen + len * 4 + 8 > L->bcap) {
-        size_t cap = (L->bcap + len * 4 + 8) * 2;
-        char *b = fo_realloc(L->buf, cap);
-        if (!b) return false;
-        L->buf = b;
-        L->bcap = cap;
-    }
+    if (!fo_grow((void **)&L->buf, &L->bcap, L->blen + len * 4 + 8, 256, 1)) return false;
     for (size_t i = 0, n; i < len; i += n) {
         uint32_t cp = L->shaped ? fo_utf8_at(s + i, len - i, &n) : drawable(fo_utf8_at(s + i, len - i, &n));
         fo_pdf_font *g = L->shaped ? rs->f : fo_pdf_cover(c, rs->f, cp);
@@ -344,13 +338,7 @@ static bool word_extend(frag **word, size_t *nw, size_t *wcap, size_t r, size_t 
         w[*nw - 1].len += n;
         return true;
     }
-    if (*nw == *wcap) {
-        size_t cap = *wcap ? *wcap * 2 : 8;
-        frag *fw = fo_realloc(w, cap * sizeof *fw);
-        if (!fw) return false;
-        *word = fw;
-        *wcap = cap;
-    }
+    if (!fo_grow((void **)word, wcap, *nw + 1, 8, sizeof *w)) return false;
     (*word)[(*nw)++] = (frag){r, i, n};
     return true;
 }

@@ -54,28 +54,30 @@ static void hpdf_error(HPDF_STATUS code, HPDF_STATUS detail, void *user)
                 "pdf: libharu error 0x%04X (detail %u)", (unsigned)code, (unsigned)detail);
 }
 
-static bool same_rgb(HPDF_RGBColor a, float r, float g, float b)
+static HPDF_RGBColor rgb_of(fo_rgb c)
 {
-    return a.r - r < 1e-4f && r - a.r < 1e-4f && a.g - g < 1e-4f && g - a.g < 1e-4f &&
-           a.b - b < 1e-4f && b - a.b < 1e-4f;
+    return (HPDF_RGBColor){((c >> 16) & 255) / 255.0f, ((c >> 8) & 255) / 255.0f, (c & 255) / 255.0f};
+}
+
+/* True when the page's colour (space cs, value a) is already v: no operator. */
+static bool already(HPDF_ColorSpace cs, HPDF_RGBColor a, HPDF_RGBColor v)
+{
+    return cs == HPDF_CS_DEVICE_RGB && a.r - v.r < 1e-4f && v.r - a.r < 1e-4f && a.g - v.g < 1e-4f &&
+           v.g - a.g < 1e-4f && a.b - v.b < 1e-4f && v.b - a.b < 1e-4f;
 }
 
 void fo_pdf_fill_rgb(HPDF_Page p, fo_rgb c)
 {
-    float r = ((c >> 16) & 255) / 255.0f, g = ((c >> 8) & 255) / 255.0f, b = (c & 255) / 255.0f;
-    if (HPDF_Page_GetFillingColorSpace(p) == HPDF_CS_DEVICE_RGB &&
-        same_rgb(HPDF_Page_GetRGBFill(p), r, g, b))
-        return;
-    HPDF_Page_SetRGBFill(p, r, g, b);
+    HPDF_RGBColor v = rgb_of(c);
+    if (!already(HPDF_Page_GetFillingColorSpace(p), HPDF_Page_GetRGBFill(p), v))
+        HPDF_Page_SetRGBFill(p, v.r, v.g, v.b);
 }
 
 void fo_pdf_stroke_rgb(HPDF_Page p, fo_rgb c)
 {
-    float r = ((c >> 16) & 255) / 255.0f, g = ((c >> 8) & 255) / 255.0f, b = (c & 255) / 255.0f;
-    if (HPDF_Page_GetStrokingColorSpace(p) == HPDF_CS_DEVICE_RGB &&
-        same_rgb(HPDF_Page_GetRGBStroke(p), r, g, b))
-        return;
-    HPDF_Page_SetRGBStroke(p, r, g, b);
+    HPDF_RGBColor v = rgb_of(c);
+    if (!already(HPDF_Page_GetStrokingColorSpace(p), HPDF_Page_GetRGBStroke(p), v))
+        HPDF_Page_SetRGBStroke(p, v.r, v.g, v.b);
 }
 
 void fo_pdf_set_font(fo_pdf *c, fo_pdf_font *f, double size)

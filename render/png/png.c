@@ -21,6 +21,7 @@
 #include "render/chart/chart.h"
 #include "render/png/png_encode.h"
 #include "render/render.h"
+#include "render/core/buf.h"
 #include "render/core/text.h"
 
 /* ---- font faces: one cairo face per TrueType file, kept for the process ---- */
@@ -40,13 +41,7 @@ static cairo_font_face_t *face_for(const char *path)
     pthread_mutex_lock(&face_lock);
     for (size_t i = 0; i < nslots; i++)
         if (strcmp(slots[i].path, path) == 0) { r = slots[i].face; goto done; }
-    if (nslots == capslots) {
-        size_t cap = capslots ? capslots * 2 : 8;
-        face_slot *s = fo_realloc(slots, cap * sizeof *s);
-        if (!s) goto done;
-        slots = s;
-        capslots = cap;
-    }
+    if (!fo_grow((void **)&slots, &capslots, nslots + 1, 8, sizeof *slots)) goto done;
     char *p = fo_strdup(path);
     if (!p) goto done;
     FT_Face f = NULL;

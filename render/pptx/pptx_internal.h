@@ -183,7 +183,6 @@ void fo_pptx_ph_begin(fo_pptx *p, const char *name, const char *type, const char
  * writes the a:graphic and closes the frame. */
 void fo_pptx_frame_begin(fo_pptx *p, const char *name, const char *alt, double left, double top,
                          double w, double h);
-void fo_pptx_solid(fo_xml *x, fo_rgb c);
 /* <name attr="v"/> with an integer value. */
 void fo_pptx_leaf_int(fo_xml *x, const char *name, const char *attr, long long v);
 /* Adds media bytes as ppt/media/imageN.ext and relates it from the open

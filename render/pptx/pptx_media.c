@@ -207,11 +207,11 @@ static void filled_box(fo_pptx *p, const char *name, const char *geom, double le
     if (strcmp(geom, "roundRect") == 0) fo_xml_leaf(x, "a:gd", "name", "adj", "fmla", "val 8000", NULL);
     fo_xml_close(x);
     fo_xml_close(x);
-    fo_pptx_solid(x, fill);
+    fo_xml_solid_fill(x, fill);
     fo_xml_open(x, "a:ln", NULL);
     if (line >= 0) {
         fo_xml_attr_int(x, "w", 9525);
-        fo_pptx_solid(x, (fo_rgb)line);
+        fo_xml_solid_fill(x, (fo_rgb)line);
     } else {
         fo_xml_leaf(x, "a:noFill", NULL);
     }
@@ -329,11 +329,10 @@ void fo_pptx_code(fo_pptx *p, const fo_block *b)
             else line[k++] = s[i];
         }
         line[k] = '\0';
-        if (n == cap) {
-            cap = cap ? cap * 2 : 32;
-            fo_pptx_para *nl = fo_realloc(lines, cap * sizeof *nl);
-            if (!nl) { fo_free(line); fo_pptx_fail(p, FO_ERR_NOMEM, b, "out of memory"); break; }
-            lines = nl;
+        if (!fo_grow((void **)&lines, &cap, n + 1, 32, sizeof *lines)) {
+            fo_free(line);
+            fo_pptx_fail(p, FO_ERR_NOMEM, b, "out of memory");
+            break;
         }
         fo_pptx_para *para = &lines[n];
         bool ok = fo_pptx_para_init(para, FO_PPTX_PARA_CODE, 0, FO_PPTX_CODE_SZ, line, false);

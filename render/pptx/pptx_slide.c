@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "render/core/buf.h"
 #include "render/pptx/pptx_internal.h"
 #include "render/core/text.h"
 #include "render/core/shape.h"
@@ -116,15 +117,6 @@ void fo_pptx_frame_begin(fo_pptx *p, const char *name, const char *alt, double l
     box(x, "p:xfrm", left, top, w, h);
 }
 
-void fo_pptx_solid(fo_xml *x, fo_rgb c)
-{
-    char hex[7];
-    fo_rgb_hex(c, hex);
-    fo_xml_open(x, "a:solidFill", NULL);
-    fo_xml_leaf(x, "a:srgbClr", "val", hex, NULL);
-    fo_xml_close(x);
-}
-
 const char *fo_pptx_cont_title(const fo_pptx *p, const char *base, char *buf, size_t cap)
 {
     (void)p;
@@ -197,12 +189,9 @@ void fo_pptx_slide_begin(fo_pptx *p, int layout, const char *title)
 {
     if (p->x) fo_pptx_slide_end(p);
     if (p->err) return;
-    if (p->nslides == p->cap_slides) {
-        size_t cap = p->cap_slides ? p->cap_slides * 2 : 32;
-        const char **r = fo_realloc(p->slide_rids, cap * sizeof *r);
-        if (!r) { fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory"); return; }
-        p->slide_rids = r;
-        p->cap_slides = cap;
+    if (!fo_grow((void **)&p->slide_rids, &p->cap_slides, p->nslides + 1, 32, sizeof *p->slide_rids)) {
+        fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory");
+        return;
     }
     size_t n = ++p->nslides;
     char target[64], layout_target[300];
@@ -334,16 +323,10 @@ void fo_pptx_frame_flush(fo_pptx *p)
 
 static void frame_append(fo_pptx *p, fo_pptx_para *para, double h)
 {
-    if (p->npara == p->cap_para) {
-        size_t cap = p->cap_para ? p->cap_para * 2 : 16;
-        fo_pptx_para *n = fo_realloc(p->paras, cap * sizeof *n);
-        if (!n) {
-            fo_pptx_para_clear(para);
-            fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory");
-            return;
-        }
-        p->paras = n;
-        p->cap_para = cap;
+    if (!fo_grow((void **)&p->paras, &p->cap_para, p->npara + 1, 16, sizeof *p->paras)) {
+        fo_pptx_para_clear(para);
+        fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory");
+        return;
     }
     if (!p->npara) { p->frame_y = p->y; p->frame_h = 2 * FO_PPTX_INS_Y; }
     p->paras[p->npara++] = *para;

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "render/core/buf.h"
 #include "render/core/table.h"
 #include "render/pptx/pptx_internal.h"
 #include "render/core/numfmt.h"
@@ -302,17 +303,11 @@ static void add_row(tbl *tb, char **header, char **cells, unsigned right, bool b
             tb->chunk_h += carried.h;
         }
     }
-    if (tb->nchunk == tb->capchunk) {
-        size_t cap = tb->capchunk ? tb->capchunk * 2 : 32;
-        trow *r = fo_realloc(tb->chunk, cap * sizeof *r);
-        if (!r) {
-            for (size_t j = 0; j < tb->ncols; j++) fo_free(cells[j]);
-            fo_free(cells);
-            fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory");
-            return;
-        }
-        tb->chunk = r;
-        tb->capchunk = cap;
+    if (!fo_grow((void **)&tb->chunk, &tb->capchunk, tb->nchunk + 1, 32, sizeof *tb->chunk)) {
+        for (size_t j = 0; j < tb->ncols; j++) fo_free(cells[j]);
+        fo_free(cells);
+        fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory");
+        return;
     }
     tb->chunk[tb->nchunk++] = (trow){cells, right, h};
     tb->chunk_h += h;

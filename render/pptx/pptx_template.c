@@ -23,6 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "render/core/buf.h"
 #include "render/ooxml/template.h"
 #include "render/pptx/pptx_internal.h"
 
@@ -80,15 +81,9 @@ static bool queued(const reader *r, const char *part)
 static bool enqueue(reader *r, const char *part, part_kind k)
 {
     if (queued(r, part)) return true;
-    if (r->nq == r->capq) {
-        size_t cap = r->capq ? r->capq * 2 : 16;
-        char **q = fo_realloc(r->queue, cap * sizeof *q);
-        if (q) r->queue = q;
-        part_kind *ks = q ? fo_realloc(r->kinds, cap * sizeof *ks) : NULL;
-        if (!ks) return false;
-        r->kinds = ks;
-        r->capq = cap;
-    }
+    if (!fo_grow_all(&r->capq, r->nq + 1, 16, 2, (void **const[]){(void **)&r->queue, (void **)&r->kinds},
+                     (size_t[]){sizeof *r->queue, sizeof *r->kinds}))
+        return false;
     r->kinds[r->nq] = k;
     r->queue[r->nq] = fo_strdup(part);
     return r->queue[r->nq++] != NULL;
@@ -286,11 +281,10 @@ static fo_status read_layouts(reader *r, const fo_tpl_rels *mrels, const ph_set 
         xmlDocPtr doc;
         st = fo_tpl_xml(r->z, mrels->items[i].target, &doc, NULL, NULL);
         if (st != FO_OK || !doc) continue; /* dangling: the copy step reports it */
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 16;
-            layout_info *ls = fo_realloc(*out, cap * sizeof *ls);
-            if (!ls) { xmlFreeDoc(doc); st = FO_ERR_NOMEM; break; }
-            *out = ls;
+        if (!fo_grow((void **)out, &cap, *n + 1, 16, sizeof **out)) {
+            xmlFreeDoc(doc);
+            st = FO_ERR_NOMEM;
+            break;
         }
         layout_info *L = &(*out)[*n];
         memset(L, 0, sizeof *L);

@@ -221,7 +221,7 @@ void fo_pptx_rpr(fo_pptx *p, double size, unsigned flags, fo_rgb color, const ch
     if (flags & FO_RUN_ITALIC) fo_xml_attr(x, "i", "1");
     if (rid) fo_xml_attr(x, "u", "sng");
     fo_xml_attr(x, "dirty", "0");
-    fo_pptx_solid(x, rid ? p->t->link : color);
+    fo_xml_solid_fill(x, rid ? p->t->link : color);
     if (flags & FO_RUN_CODE) fo_xml_leaf(x, "a:latin", "typeface", p->t->mono.family, NULL);
     if (rid) fo_xml_leaf(x, "a:hlinkClick", "r:id", rid, NULL);
     fo_xml_close(x);

@@ -120,13 +120,13 @@ static int send_all(int fd, const char *buf, size_t len, long deadline)
 
 /* ----------------------------------------------------------------- audit */
 
-/* Appends n bytes (no NUL among them) to b: fo_sandbox_buf_printf formats
+/* Appends n bytes (no NUL among them) to b: fo_buf_printf formats
    at most 1023 bytes at a time. */
-static void putn(fo_sandbox_buf *b, const char *s, size_t n)
+static void putn(fo_buf *b, const char *s, size_t n)
 {
     while (n > 0) {
         size_t k = n > 1000 ? 1000 : n;
-        fo_sandbox_buf_printf(b, "%.*s", (int)k, s);
+        fo_buf_printf(b, "%.*s", (int)k, s);
         s += k;
         n -= k;
     }
@@ -134,29 +134,29 @@ static void putn(fo_sandbox_buf *b, const char *s, size_t n)
 
 static void log_record(const conn *k)
 {
-    fo_sandbox_buf b = { 0 };
+    fo_buf b = { 0 };
 
-    fo_sandbox_buf_printf(&b, "{\"n\": %u, \"host\": ", k->n);
-    fo_sandbox_buf_json_str(&b, k->host, strlen(k->host));
-    fo_sandbox_buf_printf(&b, ", \"port\": %u, \"method\": ", k->port);
-    fo_sandbox_buf_json_str(&b, k->method, strlen(k->method));
-    fo_sandbox_buf_printf(&b, ", \"decision\": \"%s\", \"reason\": ", k->decision);
-    fo_sandbox_buf_json_str(&b, k->reason, strlen(k->reason));
-    fo_sandbox_buf_puts(&b, ", \"address\": ");
+    fo_buf_printf(&b, "{\"n\": %u, \"host\": ", k->n);
+    fo_sandbox_json_str(&b, k->host, strlen(k->host));
+    fo_buf_printf(&b, ", \"port\": %u, \"method\": ", k->port);
+    fo_sandbox_json_str(&b, k->method, strlen(k->method));
+    fo_buf_printf(&b, ", \"decision\": \"%s\", \"reason\": ", k->decision);
+    fo_sandbox_json_str(&b, k->reason, strlen(k->reason));
+    fo_buf_puts(&b, ", \"address\": ");
     if (k->addr[0])
-        fo_sandbox_buf_json_str(&b, k->addr, strlen(k->addr));
+        fo_sandbox_json_str(&b, k->addr, strlen(k->addr));
     else
-        fo_sandbox_buf_puts(&b, "null");
-    fo_sandbox_buf_printf(&b, ", \"bytes_up\": %llu, \"bytes_down\": %llu, \"ms\": %ld}\n",
+        fo_buf_puts(&b, "null");
+    fo_buf_printf(&b, ", \"bytes_up\": %llu, \"bytes_down\": %llu, \"ms\": %ld}\n",
                           (unsigned long long)k->up, (unsigned long long)k->down,
                           now_ms() - k->t0);
     pthread_mutex_lock(&g_mu);
-    if (!b.oom && g_log_bytes + b.len <= LOG_MAX && write(g_log, b.s, b.len) == (ssize_t)b.len)
+    if (!b.failed && g_log_bytes + b.len <= LOG_MAX && write(g_log, b.data, b.len) == (ssize_t)b.len)
         g_log_bytes += b.len;
     else
         g_log_dropped++;
     pthread_mutex_unlock(&g_mu);
-    free(b.s);
+    fo_buf_free(&b);
 }
 
 /* Answers an error status with a one-line reason (also the reason phrase,
@@ -448,13 +448,13 @@ static int check_hello(conn *k)
    hop-by-hop and proxy headers dropped, "Connection: close". 0 or -1. */
 static int forward_head(conn *k)
 {
-    fo_sandbox_buf b = { 0 };
+    fo_buf b = { 0 };
     const char *l = strstr(k->head, "\r\n") + 2, *end = k->head + k->head_len - 2;
     int rc;
 
-    fo_sandbox_buf_printf(&b, "%s ", k->method);
+    fo_buf_printf(&b, "%s ", k->method);
     putn(&b, k->target, strlen(k->target));
-    fo_sandbox_buf_puts(&b, " HTTP/1.1\r\n");
+    fo_buf_puts(&b, " HTTP/1.1\r\n");
     while (l < end) {
         const char *eol = strstr(l, "\r\n");
         size_t n = (size_t)(eol - l);
@@ -465,13 +465,13 @@ static int forward_head(conn *k)
         l = eol + 2;
     }
     if (k->port == 80)
-        fo_sandbox_buf_printf(&b, "Host: %s\r\nConnection: close\r\n\r\n", k->host);
+        fo_buf_printf(&b, "Host: %s\r\nConnection: close\r\n\r\n", k->host);
     else
-        fo_sandbox_buf_printf(&b, "Host: %s:%u\r\nConnection: close\r\n\r\n", k->host, k->port);
-    rc = b.oom ? -1 : send_all(k->u, b.s, b.len, now_ms() + DIAL_MS);
+        fo_buf_printf(&b, "Host: %s:%u\r\nConnection: close\r\n\r\n", k->host, k->port);
+    rc = b.failed ? -1 : send_all(k->u, b.data, b.len, now_ms() + DIAL_MS);
     if (rc == 0)
         k->up += b.len;
-    free(b.s);
+    fo_buf_free(&b);
     /* what followed the head (a body) goes as is */
     memmove(k->head, k->head + k->head_len, k->len - k->head_len);
     k->len -= k->head_len;
@@ -886,7 +886,7 @@ static int by_n(const void *a, const void *b)
 
 char *fo_egress_log_json(fo_egress_proxy *px)
 {
-    fo_sandbox_buf b = { 0 }, out = { 0 };
+    fo_buf b = { 0 }, out = { 0 };
     char chunk[16384], **line = NULL;
     size_t i, n = 0, cap = 0;
     ssize_t r;
@@ -897,38 +897,32 @@ char *fo_egress_log_json(fo_egress_proxy *px)
         off += r;
         putn(&b, chunk, (size_t)r);
     }
-    for (i = 0; i < b.len && !b.oom; i++) {      /* split: one object per line */
-        char *start = b.s + i, *nl = memchr(start, '\n', b.len - i);
+    for (i = 0; i < b.len && !b.failed; i++) {      /* split: one object per line */
+        char *start = b.data + i, *nl = memchr(start, '\n', b.len - i);
         if (!nl)
             break;
-        if (n == cap) {
-            char **grown = realloc(line, (cap = cap ? 2 * cap : 64) * sizeof *line);
-            if (!grown) {
-                b.oom = 1;
-                break;
-            }
-            line = grown;
+        if (!fo_grow((void **)&line, &cap, n + 1, 64, sizeof *line)) {
+            b.failed = true;
+            break;
         }
         *nl = 0;
         line[n++] = start;
-        i = (size_t)(nl - b.s);
+        i = (size_t)(nl - b.data);
     }
     if (n)
         qsort(line, n, sizeof *line, by_n);
-    fo_sandbox_buf_puts(&out, "[");
+    fo_buf_puts(&out, "[");
     for (i = 0; i < n; i++) {
-        fo_sandbox_buf_puts(&out, i ? ",\n    " : "\n    ");
+        fo_buf_puts(&out, i ? ",\n    " : "\n    ");
         putn(&out, line[i], strlen(line[i]));
     }
-    fo_sandbox_buf_puts(&out, n ? "\n  ]" : "]");
-    free(line);
+    fo_buf_puts(&out, n ? "\n  ]" : "]");
+    fo_free(line);
     if (px->log_fd >= 0)
         close(px->log_fd);
     px->log_fd = -1;
-    if (b.oom || out.oom) {
-        free(out.s);
-        out.s = NULL;
-    }
-    free(b.s);
-    return out.s;
+    if (b.failed)
+        fo_buf_free(&out);
+    fo_buf_free(&b);
+    return fo_buf_take(&out, NULL); /* NULL when out failed */
 }

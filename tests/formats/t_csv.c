@@ -594,21 +594,20 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("csv");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, rfc4180);
-    tcase_add_test(tc, embedded_newlines);
-    tcase_add_test(tc, delimiters);
-    tcase_add_test(tc, errors);
-    tcase_add_test(tc, long_fields_and_blocks);
-    tcase_add_test(tc, scan_types);
-    tcase_add_test(tc, scan_names_and_shape);
-    tcase_add_test(tc, scan_hints);
-    tcase_add_test(tc, rows_csv);
-    tcase_add_test(tc, rows_inline);
-    tcase_add_test(tc, inferred_percent_keeps_plain_numbers_as_text);
-    tcase_add_test(tc, alloc_failures);
-    suite_add_tcase(s, tc);
-    return fo_check_run(s);
+    const TTest *const tests[] = {
+        rfc4180,
+        embedded_newlines,
+        delimiters,
+        errors,
+        long_fields_and_blocks,
+        scan_types,
+        scan_names_and_shape,
+        scan_hints,
+        rows_csv,
+        rows_inline,
+        inferred_percent_keeps_plain_numbers_as_text,
+        alloc_failures,
+        NULL,
+    };
+    return fo_check_tests("csv", 60, tests);
 }

@@ -345,17 +345,17 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("infer");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, integers);
-    tcase_add_test(tc, decimals);
-    tcase_add_test(tc, decimals_exact);
-    tcase_add_test(tc, percents);
-    tcase_add_test(tc, currencies);
-    tcase_add_test(tc, dates_and_bools);
-    tcase_add_test(tc, columns);
-    tcase_add_test(tc, value_from_text);
-    tcase_add_test(tc, codes_make_whole_number_columns_text);
-    suite_add_tcase(s, tc);
-    return fo_check_run(s);
+    const TTest *const tests[] = {
+        integers,
+        decimals,
+        decimals_exact,
+        percents,
+        currencies,
+        dates_and_bools,
+        columns,
+        value_from_text,
+        codes_make_whole_number_columns_text,
+        NULL,
+    };
+    return fo_check_tests("infer", 0, tests);
 }

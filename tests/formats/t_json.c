@@ -179,15 +179,15 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("json");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, locate_values_and_keys);
-    tcase_add_test(tc, syntax_errors_are_located);
-    tcase_add_test(tc, syntax_hints_from_error_codes);
-    tcase_add_test(tc, locate_items_in_one_pass);
-    tcase_add_test(tc, pointer_escaping);
-    tcase_add_test(tc, allocation_failures_are_clean);
-    tcase_add_test(tc, nonfinite_numbers_read_as_null);
-    suite_add_tcase(s, tc);
-    return fo_check_run(s);
+    const TTest *const tests[] = {
+        locate_values_and_keys,
+        syntax_errors_are_located,
+        syntax_hints_from_error_codes,
+        locate_items_in_one_pass,
+        pointer_escaping,
+        allocation_failures_are_clean,
+        nonfinite_numbers_read_as_null,
+        NULL,
+    };
+    return fo_check_tests("json", 0, tests);
 }

@@ -138,11 +138,11 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("theme");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_default_theme_is_its_json);
-    tcase_add_test(tc, test_default_by_name_is_the_default);
-    tcase_add_test(tc, test_spec_enums_are_the_schema);
-    suite_add_tcase(s, tc);
-    return fo_check_run(s);
+    const TTest *const tests[] = {
+        test_default_theme_is_its_json,
+        test_default_by_name_is_the_default,
+        test_spec_enums_are_the_schema,
+        NULL,
+    };
+    return fo_check_tests("theme", 0, tests);
 }

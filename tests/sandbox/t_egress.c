@@ -395,24 +395,23 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("egress");
-    TCase *tc = tcase_create("core");
-
-    tcase_add_test(tc, v4_refused_ranges);
-    tcase_add_test(tc, v4_public_edges);
-    tcase_add_test(tc, v6_refused_ranges);
-    tcase_add_test(tc, v6_public);
-    tcase_add_test(tc, why_names_the_range);
-    tcase_add_test(tc, ip_literals_in_every_spelling);
-    tcase_add_test(tc, name_normalize);
-    tcase_add_test(tc, policy_exact_and_suffix);
-    tcase_add_test(tc, policy_packages_preset);
-    tcase_add_test(tc, policy_refuses_bad_lists);
-    tcase_add_test(tc, policy_pins);
-    tcase_add_test(tc, plan_net_options);
-    tcase_add_test(tc, sni_reads_the_name);
-    tcase_add_test(tc, sni_refusals);
-    tcase_add_test(tc, dns_query_and_answer);
-    suite_add_tcase(s, tc);
-    return fo_check_run(s);
+    const TTest *const tests[] = {
+        v4_refused_ranges,
+        v4_public_edges,
+        v6_refused_ranges,
+        v6_public,
+        why_names_the_range,
+        ip_literals_in_every_spelling,
+        name_normalize,
+        policy_exact_and_suffix,
+        policy_packages_preset,
+        policy_refuses_bad_lists,
+        policy_pins,
+        plan_net_options,
+        sni_reads_the_name,
+        sni_refusals,
+        dns_query_and_answer,
+        NULL,
+    };
+    return fo_check_tests("egress", 0, tests);
 }

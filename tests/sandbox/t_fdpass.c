@@ -77,11 +77,10 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("fdpass");
-    TCase *tc = tcase_create("fdpass");
-
-    tcase_add_test(tc, payload_and_descriptors);
-    tcase_add_test(tc, extra_and_truncated_are_closed);
-    suite_add_tcase(s, tc);
-    return fo_check_run(s);
+    const TTest *const tests[] = {
+        payload_and_descriptors,
+        extra_and_truncated_are_closed,
+        NULL,
+    };
+    return fo_check_tests("fdpass", 0, tests);
 }

@@ -133,41 +133,40 @@ END_TEST
 
 START_TEST(json_strings)
 {
-    fo_sandbox_buf b = { 0 };
+    fo_buf b = { 0 };
 
-    fo_sandbox_buf_json_str(&b, "a\"b\\c\n\x01\xff\xc3\xa9", 10);
-    ck_assert_str_eq(b.s, "\"a\\\"b\\\\c\\n\\u0001\\ufffd\xc3\xa9\"");
-    free(b.s);
+    fo_sandbox_json_str(&b, "a\"b\\c\n\x01\xff\xc3\xa9", 10);
+    ck_assert_str_eq(b.data, "\"a\\\"b\\\\c\\n\\u0001\\ufffd\xc3\xa9\"");
+    fo_buf_free(&b);
 }
 END_TEST
 
 START_TEST(printf_never_cuts)
 {
-    fo_sandbox_buf b = { 0 };
+    fo_buf b = { 0 };
     char *long_path = malloc(5001);
 
     memset(long_path, 'p', 5000);
     long_path[5000] = 0;
-    fo_sandbox_buf_printf(&b, "[%s]", long_path);   /* once cut at 1023 bytes */
+    fo_buf_printf(&b, "[%s]", long_path);   /* once cut at 1023 bytes */
     ck_assert_uint_eq(b.len, 5002);
-    ck_assert_int_eq(b.s[5001], ']');
+    ck_assert_int_eq(b.data[5001], ']');
     free(long_path);
-    free(b.s);
+    fo_buf_free(&b);
 }
 END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("sandbox plan");
-    TCase *tc = tcase_create("parse");
-
-    tcase_add_test(tc, defaults);
-    tcase_add_test(tc, all_options);
-    tcase_add_test(tc, command_options_are_not_ours);
-    tcase_add_test(tc, usage_errors);
-    tcase_add_test(tc, help_flag);
-    tcase_add_test(tc, json_strings);
-    tcase_add_test(tc, printf_never_cuts);
-    suite_add_tcase(s, tc);
-    return fo_check_run(s);
+    const TTest *const tests[] = {
+        defaults,
+        all_options,
+        command_options_are_not_ours,
+        usage_errors,
+        help_flag,
+        json_strings,
+        printf_never_cuts,
+        NULL,
+    };
+    return fo_check_tests("sandbox plan", 0, tests);
 }

@@ -483,23 +483,23 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("chart");
-    TCase *tc = tcase_create("layout");
-    tcase_add_test(tc, scale_ranges);
-    tcase_add_test(tc, scale_steps_are_1_2_5);
-    tcase_add_test(tc, tick_formats);
-    tcase_add_test(tc, value_labels_follow_tick_format);
-    tcase_add_test(tc, scatter_x_axis_covers_the_data);
-    tcase_add_test(tc, column_geometry);
-    tcase_add_test(tc, grouped_and_stacked);
-    tcase_add_test(tc, odd_data_every_kind);
-    tcase_add_test(tc, one_point_line_has_marker);
-    tcase_add_test(tc, thousand_categories);
-    tcase_add_test(tc, long_labels_rotate);
-    tcase_add_test(tc, pie_percentages_sum_to_100);
-    tcase_add_test(tc, pie_skips_nonpositive);
-    tcase_add_test(tc, replay_fallbacks);
-    tcase_add_test(tc, layout_out_of_memory);
-    suite_add_tcase(s, tc);
-    return fo_check_run(s);
+    const TTest *const tests[] = {
+        scale_ranges,
+        scale_steps_are_1_2_5,
+        tick_formats,
+        value_labels_follow_tick_format,
+        scatter_x_axis_covers_the_data,
+        column_geometry,
+        grouped_and_stacked,
+        odd_data_every_kind,
+        one_point_line_has_marker,
+        thousand_categories,
+        long_labels_rotate,
+        pie_percentages_sum_to_100,
+        pie_skips_nonpositive,
+        replay_fallbacks,
+        layout_out_of_memory,
+        NULL,
+    };
+    return fo_check_tests("chart", 0, tests);
 }

@@ -139,17 +139,68 @@ START_TEST(test_arena_rounding_overflow)
 }
 END_TEST
 
+/* Parallel arrays share one capacity: all grow together, new elements zeroed;
+ * an overflow for the widest leaves the capacity alone. */
+START_TEST(test_grow_all_parallel)
+{
+    double *x = NULL;
+    char **cat = NULL;
+    size_t cap = 0;
+    ck_assert(fo_grow_all(&cap, 3, 4, 2, (void **const[]){(void **)&x, (void **)&cat},
+                          (size_t[]){sizeof *x, sizeof *cat}));
+    ck_assert_uint_eq(cap, 4);
+    x[3] = 1.5;
+    ck_assert_ptr_null(cat[3]);
+    ck_assert(fo_grow_all(&cap, 9, 4, 2, (void **const[]){(void **)&x, (void **)&cat},
+                          (size_t[]){sizeof *x, sizeof *cat}));
+    ck_assert_uint_eq(cap, 16);
+    ck_assert(x[3] == 1.5 && x[15] == 0 && cat[15] == NULL);
+    ck_assert(!fo_grow_all(&cap, SIZE_MAX / 4, 4, 2, (void **const[]){(void **)&x, (void **)&cat},
+                           (size_t[]){1, 8}));
+    ck_assert_uint_eq(cap, 16);
+    fo_free(x);
+    fo_free(cat);
+}
+END_TEST
+
+/* fo_fd_read: a pipe read to its end; over max, EFBIG. */
+START_TEST(test_fd_read_pipe)
+{
+    int p[2];
+    size_t len;
+    ck_assert_int_eq(pipe(p), 0);
+    ck_assert_int_eq(write(p[1], "{\"a\": 1}", 8), 8);
+    close(p[1]);
+    char *t = fo_fd_read(p[0], 100, &len);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_uint_eq(len, 8);
+    ck_assert_str_eq(t, "{\"a\": 1}");
+    fo_free(t);
+    close(p[0]);
+    ck_assert_int_eq(pipe(p), 0);
+    ck_assert_int_eq(write(p[1], "0123456789", 10), 10);
+    close(p[1]);
+    errno = 0;
+    ck_assert_ptr_null(fo_fd_read(p[0], 4, &len));
+    ck_assert_int_eq(errno, EFBIG);
+    ck_assert_uint_eq(len, 0);
+    close(p[0]);
+}
+END_TEST
+
 int main(void)
 {
-    Suite *s = suite_create("buf");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_append_printf_take);
-    tcase_add_test(tc, test_growth_doubles);
-    tcase_add_test(tc, test_overflow_is_refused_and_sticky);
-    tcase_add_test(tc, test_grow_zeroes_new_elements);
-    tcase_add_test(tc, test_allocation_failure_is_sticky);
-    tcase_add_test(tc, test_file_read);
-    tcase_add_test(tc, test_arena_rounding_overflow);
-    suite_add_tcase(s, tc);
-    return fo_check_run(s);
+    const TTest *const tests[] = {
+        test_append_printf_take,
+        test_growth_doubles,
+        test_overflow_is_refused_and_sticky,
+        test_grow_zeroes_new_elements,
+        test_allocation_failure_is_sticky,
+        test_file_read,
+        test_arena_rounding_overflow,
+        test_grow_all_parallel,
+        test_fd_read_pipe,
+        NULL,
+    };
+    return fo_check_tests("buf", 0, tests);
 }

@@ -79,14 +79,13 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("fail");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_fail_at_records_the_block);
-    tcase_add_test(tc, test_pdf_locates);
-    tcase_add_test(tc, test_pptx_locates);
-    tcase_add_test(tc, test_docx_locates);
-    tcase_add_test(tc, test_xlsx_locates);
-    suite_add_tcase(s, tc);
-    return fo_check_run(s);
+    const TTest *const tests[] = {
+        test_fail_at_records_the_block,
+        test_pdf_locates,
+        test_pptx_locates,
+        test_docx_locates,
+        test_xlsx_locates,
+        NULL,
+    };
+    return fo_check_tests("fail", 60, tests);
 }

@@ -215,21 +215,20 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("markup");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 30);
-    tcase_add_test(tc, test_plain_text);
-    tcase_add_test(tc, test_bold_italic);
-    tcase_add_test(tc, test_nesting);
-    tcase_add_test(tc, test_code);
-    tcase_add_test(tc, test_links);
-    tcase_add_test(tc, test_links_invalid);
-    tcase_add_test(tc, test_escapes);
-    tcase_add_test(tc, test_unbalanced);
-    tcase_add_test(tc, test_utf8);
-    tcase_add_test(tc, test_plain);
-    tcase_add_test(tc, test_alloc_failures);
-    tcase_add_test(tc, test_long_inputs);
-    suite_add_tcase(s, tc);
-    return fo_check_run(s);
+    const TTest *const tests[] = {
+        test_plain_text,
+        test_bold_italic,
+        test_nesting,
+        test_code,
+        test_links,
+        test_links_invalid,
+        test_escapes,
+        test_unbalanced,
+        test_utf8,
+        test_plain,
+        test_alloc_failures,
+        test_long_inputs,
+        NULL,
+    };
+    return fo_check_tests("markup", 30, tests);
 }

@@ -69,11 +69,11 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("policy");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_default_schemes);
-    tcase_add_test(tc, test_added_schemes);
-    tcase_add_test(tc, test_formulas);
-    suite_add_tcase(s, tc);
-    return fo_check_run(s);
+    const TTest *const tests[] = {
+        test_default_schemes,
+        test_added_schemes,
+        test_formulas,
+        NULL,
+    };
+    return fo_check_tests("policy", 0, tests);
 }

@@ -78,12 +78,12 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("sha256");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_vectors);
-    tcase_add_test(tc, test_block_edges);
-    tcase_add_test(tc, test_million_a_streamed);
-    tcase_add_test(tc, test_file);
-    suite_add_tcase(s, tc);
-    return fo_check_run(s);
+    const TTest *const tests[] = {
+        test_vectors,
+        test_block_edges,
+        test_million_a_streamed,
+        test_file,
+        NULL,
+    };
+    return fo_check_tests("sha256", 0, tests);
 }

@@ -157,13 +157,13 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("shape");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_same_glyphs_as_hb_shape);
-    tcase_add_test(tc, test_rtl_visual_order);
-    tcase_add_test(tc, test_no_notdef);
-    tcase_add_test(tc, test_wrap_uses_shaped_widths);
-    tcase_add_test(tc, test_script_fonts_are_those_fontconfig_finds);
-    suite_add_tcase(s, tc);
-    return fo_check_run(s);
+    const TTest *const tests[] = {
+        test_same_glyphs_as_hb_shape,
+        test_rtl_visual_order,
+        test_no_notdef,
+        test_wrap_uses_shaped_widths,
+        test_script_fonts_are_those_fontconfig_finds,
+        NULL,
+    };
+    return fo_check_tests("shape", 0, tests);
 }

@@ -189,14 +189,14 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("table");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_accumulate_like_excel);
-    tcase_add_test(tc, test_no_numbers);
-    tcase_add_test(tc, test_total_text);
-    tcase_add_test(tc, test_fit);
-    tcase_add_test(tc, test_width_rule);
-    tcase_add_test(tc, test_plan_shrink_landscape_groups);
-    suite_add_tcase(s, tc);
-    return fo_check_run(s);
+    const TTest *const tests[] = {
+        test_accumulate_like_excel,
+        test_no_numbers,
+        test_total_text,
+        test_fit,
+        test_width_rule,
+        test_plan_shrink_landscape_groups,
+        NULL,
+    };
+    return fo_check_tests("table", 0, tests);
 }

@@ -216,17 +216,17 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("text");
-    TCase *tc = tcase_create("text");
-    tcase_add_test(tc, widths_match_font_metrics);
-    tcase_add_test(tc, fallback_for_missing_glyphs_and_files);
-    tcase_add_test(tc, cjk_falls_back_to_droid);
-    tcase_add_test(tc, symbols_and_emoji_fall_back_to_symbola);
-    tcase_add_test(tc, wrap_at_spaces_hyphens_and_newlines);
-    tcase_add_test(tc, wrap_hard_breaks_long_words_between_characters);
-    tcase_add_test(tc, wrap_thai_between_words);
-    tcase_add_test(tc, ellipsize);
-    tcase_add_test(tc, utf8_decoding);
-    suite_add_tcase(s, tc);
-    return fo_check_run(s);
+    const TTest *const tests[] = {
+        widths_match_font_metrics,
+        fallback_for_missing_glyphs_and_files,
+        cjk_falls_back_to_droid,
+        symbols_and_emoji_fall_back_to_symbola,
+        wrap_at_spaces_hyphens_and_newlines,
+        wrap_hard_breaks_long_words_between_characters,
+        wrap_thai_between_words,
+        ellipsize,
+        utf8_decoding,
+        NULL,
+    };
+    return fo_check_tests("text", 0, tests);
 }

@@ -93,13 +93,13 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("utf8");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_well_formed);
-    tcase_add_test(tc, test_ill_formed);
-    tcase_add_test(tc, test_replacement);
-    tcase_add_test(tc, test_invalid_at);
-    tcase_add_test(tc, test_round_trip);
-    suite_add_tcase(s, tc);
-    return fo_check_run(s);
+    const TTest *const tests[] = {
+        test_well_formed,
+        test_ill_formed,
+        test_replacement,
+        test_invalid_at,
+        test_round_trip,
+        NULL,
+    };
+    return fo_check_tests("utf8", 0, tests);
 }

@@ -72,11 +72,11 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("value");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_kinds);
-    tcase_add_test(tc, test_text_section);
-    tcase_add_test(tc, test_long_text_is_borrowed_and_numbers_cut);
-    suite_add_tcase(s, tc);
-    return fo_check_run(s);
+    const TTest *const tests[] = {
+        test_kinds,
+        test_text_section,
+        test_long_text_is_borrowed_and_numbers_cut,
+        NULL,
+    };
+    return fo_check_tests("value", 0, tests);
 }

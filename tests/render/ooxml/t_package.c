@@ -323,16 +323,15 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("ooxml package");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, sanitize);
-    tcase_add_test(tc, xml_writer);
-    tcase_add_test(tc, package_layout);
-    tcase_add_test(tc, deterministic);
-    tcase_add_test(tc, many_parts_indexed);
-    tcase_add_test(tc, sticky_errors);
-    tcase_add_test(tc, alloc_failures);
-    suite_add_tcase(s, tc);
-    return fo_check_run(s);
+    const TTest *const tests[] = {
+        sanitize,
+        xml_writer,
+        package_layout,
+        deterministic,
+        many_parts_indexed,
+        sticky_errors,
+        alloc_failures,
+        NULL,
+    };
+    return fo_check_tests("ooxml package", 120, tests);
 }

@@ -225,14 +225,13 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("ooxml template reader");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, resolve_targets);
-    tcase_add_test(tc, entry_names);
-    tcase_add_test(tc, caps_and_dtd);
-    tcase_add_test(tc, total_cap);
-    tcase_add_test(tc, relationships);
-    suite_add_tcase(s, tc);
-    return fo_check_run(s);
+    const TTest *const tests[] = {
+        resolve_targets,
+        entry_names,
+        caps_and_dtd,
+        total_cap,
+        relationships,
+        NULL,
+    };
+    return fo_check_tests("ooxml template reader", 60, tests);
 }
