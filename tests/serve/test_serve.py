@@ -158,14 +158,18 @@ def test_render_each_format_reads_back(srv, tmp_path):
     subprocess.run(["pngcheck", str(tmp_path / "r.png")], check=True, capture_output=True)
 
 
+def spec_of_rows(n):
+    """SPEC with n rows ("row I", I) in its dataset."""
+    return dict(SPEC, data={"s": {"columns": SPEC["data"]["s"]["columns"],
+                                  "rows": [[f"row {i}", i] for i in range(n)]}})
+
+
 def test_output_over_the_ceiling_is_413_and_leaves_nothing(scratch, tmp_path):
     """Render children write scratch outputs (no watchdog thread, no fsync):
     the ceiling is still held, at the end, and nothing is left behind."""
     s = Server("--max-bytes", 20000, "--workers", 1, scratch=scratch)
     try:
-        big = dict(SPEC, data={"s": {"columns": SPEC["data"]["s"]["columns"],
-                                     "rows": [[f"row {i}", i] for i in range(5000)]}})
-        st, _, body = render(s, ["xlsx"], big)
+        st, _, body = render(s, ["xlsx"], spec_of_rows(5000))
         assert st == 413, body[:300]
         err = errors_of(body)[0]
         assert "over the ceiling of 20000 bytes" in err["message"], err
@@ -183,12 +187,9 @@ def test_a_render_larger_than_its_childs_region_completes(scratch):
     20,000-row workbook needs more and goes on in glibc's heap."""
     s = Server("--memory", 256, "--workers", 1, scratch=scratch)
     try:
-        big = dict(SPEC, data={"s": {"columns": SPEC["data"]["s"]["columns"],
-                                     "rows": [[f"row {i}", i] for i in range(20000)]}})
-        st, _, body = render(s, ["xlsx"], big)
+        st, _, body = render(s, ["xlsx"], spec_of_rows(20000))
         assert st == 200, body[:300]
-        rows = xlsx_rows(body)
-        assert ["row 19999", 19999] in [r[:2] for r in rows]
+        assert ["row 19999", 19999] in [r[:2] for r in xlsx_rows(body)]
     finally:
         assert s.stop() == 0
 
