@@ -265,12 +265,18 @@ void fo_pdf_subset(fo_pdf *c, fo_pdf_font *f)
     if (!remap) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
     uint32_t kept = 0;
     for (uint32_t g = 0; g < a->num_glyphs; g++) remap[g] = a->glyph_tbl.flgs[g] ? (uint16_t)kept++ : NOT_KEPT;
-    /* a font folio cannot subset (malformed tables) is left to libharu */
-    if (build_font(a, remap, kept, &prog) && add_descriptor(f, &prog)) {
+    /* a font whose tables folio cannot subset is refused: libharu's own
+       embedding of it loses memory (a descriptor built and dropped; found by
+       fuzz_font) and would embed the same broken glyph data */
+    bool built = build_font(a, remap, kept, &prog);
+    if (built && add_descriptor(f, &prog)) {
         f->remap = remap;
         remap = NULL;
-    } else if (prog.failed) {
+    } else if (prog.failed || built) {
         fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
+    } else {
+        fo_pdf_fail(c, FO_ERR_INPUT, "%s: the font's glyph tables are malformed (they cannot be "
+                    "embedded); use another font file", f->path);
     }
     fo_buf_free(&prog);
     fo_free(remap);

@@ -13,7 +13,7 @@ import zlib
 
 import pytest
 
-from conftest import FOLIO, run_folio
+from conftest import FOLIO, ROOT, run_folio
 
 HUGE = [1e308, -1e308, 1.7976931348623157e308]
 
@@ -302,6 +302,17 @@ def test_theme_files_inside_the_folder_still_work(tmp_path):
     imgs = subprocess.run(["pdfimages", "-list", spec.parent / "o.pdf"], check=True, capture_output=True,
                           text=True).stdout
     assert "   40    20 " in imgs
+
+
+def test_theme_font_with_malformed_glyph_data_is_refused(tmp_path):
+    """fuzz_font found a font whose glyph data folio cannot subset; libharu
+    embedded it instead and lost memory doing so. It is now refused, naming
+    the file, and nothing is written."""
+    spec = theme_case(tmp_path, font="Broken.ttf")
+    shutil.copy(ROOT / "tests" / "fuzz" / "seeds" / "fuzz_font" / "malformed-glyf.ttf", spec.parent / "Broken.ttf")
+    p = run_folio("render", spec, "-o", spec.parent / "o.pdf", check=2)
+    assert "Broken.ttf: the font's glyph tables are malformed" in p.stderr, p.stderr
+    assert not (spec.parent / "o.pdf").exists()
 
 
 def test_spec_csv_through_a_symlink_is_refused_alike(tmp_path):
