@@ -171,9 +171,9 @@ $(BUILD)/folio-engine: $(CLI_OBJ) $(SRV_OBJ) $(BUILD)/libfolio.a $(BUILD)/libfol
 	$(CC) $(CFLAGS) $(LDFLAGS) $(CLI_OBJ) $(SRV_OBJ) $(BUILD)/libfolio-sandbox.a $(BUILD)/libfolio.a $(PKG_LIBS) $(SRV_LIBS) -o $@
 
 # the render children's allocator replaces malloc: only its own test links it
-$(BUILD)/tests/serve/t_region: tests/serve/t_region.c tests/check_run.h $(BUILD)/obj/serve/region.o
+$(BUILD)/tests/serve/t_region: tests/serve/t_region.c tests/check_run.h $(BUILD)/obj/serve/region.o $(BUILD)/libfolio.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $< $(BUILD)/obj/serve/region.o $$(pkg-config --cflags --libs check) -o $@
+	$(CC) $(CFLAGS) $< $(BUILD)/obj/serve/region.o $(BUILD)/libfolio.a $$(pkg-config --cflags --libs check) -o $@
 
 $(BUILD)/tests/%: tests/%.c tests/check_run.h $(BUILD)/libfolio.a $(BUILD)/libfolio-sandbox.a
 	@mkdir -p $(dir $@)

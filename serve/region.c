@@ -20,6 +20,7 @@
  * Not built into sanitizer builds (ASan and UBSan bring their own malloc). */
 #define FO_SERVE_PRIVATE
 #include "serve/serve.h"
+#include "render/core/buf.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define FO_NO_REGION 1
@@ -34,7 +35,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 extern void *__libc_malloc(size_t n);
 extern void *__libc_calloc(size_t n, size_t size);
@@ -43,7 +43,6 @@ extern void __libc_free(void *p);
 
 #define ALIGN 16u              /* what malloc guarantees on x86-64 */
 #define HEAD 16u               /* the block's size, before the block */
-#define HUGE_PAGE ((size_t)2 << 20)
 
 #define BIG ((size_t)16 << 10)  /* freed blocks this large are kept for reuse */
 #define SPARES 64
@@ -55,19 +54,13 @@ static size_t n_spare;
 
 void fo_serve_region_begin(size_t bytes)
 {
-    void *m;
+    static fo_huge region;
+    char *at = fo_huge_map(&region, bytes);
 
-    if (bytes == 0 || bytes > SIZE_MAX / 2)
-        return;
-    bytes = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-    m = mmap(NULL, bytes + HUGE_PAGE, PROT_READ | PROT_WRITE,
-             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED)
+    if (!at)
         return;   /* glibc's heap, as before */
-    base = (char *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
-    (void)madvise(base, bytes, MADV_HUGEPAGE);   /* a hint: 4 KiB pages if refused */
-    top = high = base;
-    end = base + bytes;
+    base = top = high = at;
+    end = at + bytes;
 }
 
 static int in_region(const void *p)

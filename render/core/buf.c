@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "folio.h"
@@ -143,4 +144,28 @@ char *fo_file_read(const char *path, size_t max, size_t *len)
     close(fd);
     errno = err;
     return r;
+}
+
+/* ---- memory straight from the kernel ------------------------------------------ */
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+void *fo_huge_map(fo_huge *h, size_t bytes)
+{
+    h->map = NULL;
+    if (bytes == 0 || bytes > SIZE_MAX / 2) return NULL;
+    h->len = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE + HUGE_PAGE; /* + room to align */
+    void *m = mmap(NULL, h->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (m == MAP_FAILED) return NULL;
+    h->map = m;
+    char *at = (char *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+    (void)madvise(at, h->len - HUGE_PAGE, MADV_HUGEPAGE);
+    return at;
+}
+
+void fo_huge_unmap(fo_huge *h)
+{
+    if (h->map) munmap(h->map, h->len);
+    h->map = NULL;
 }

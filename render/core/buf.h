@@ -61,4 +61,18 @@ bool fo_grow(void **v, size_t *cap, size_t need, size_t first, size_t elem);
 bool fo_grow_all(size_t *cap, size_t need, size_t first, size_t n, void **const v[],
                  const size_t elem[]);
 
+/* Memory straight from the kernel, for a large block touched at once (an
+ * image's pixels, serve's per-child allocator region): at least bytes,
+ * zero-filled, aligned to 2 MiB and marked for transparent huge pages (a
+ * hint: 4 KiB pages where refused), committed only as touched. One fault per
+ * 2 MiB instead of one per 4 KiB, which on a paravirtualised machine is most
+ * of the cost of first touch. fo_huge_map returns the aligned start, or NULL
+ * (h->map NULL); fo_huge_unmap releases it (h->map NULL: no-op). */
+typedef struct {
+    void *map;    /* the whole mapping, as mmap gave it */
+    size_t len;
+} fo_huge;
+void *fo_huge_map(fo_huge *h, size_t bytes);
+void fo_huge_unmap(fo_huge *h);
+
 #endif
