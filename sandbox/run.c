@@ -540,10 +540,7 @@ static void render(const fo_sandbox_plan *p, const char *engine, fo_sandbox_coll
     rp.in = col->files;
     rp.n_in = col->n_files;
     rp.in_dir = "out";
-    /* RLIMIT_FSIZE in the render jail: the writers' working files are larger
-       than their output (xlsx: ~8x), so not the ceiling -- the renderer
-       enforces that itself -- but the size of the jail's tmpfs (--memory) */
-    rp.max_bytes = p->memory_mb << 20 > p->max_bytes ? p->memory_mb << 20 : p->max_bytes;
+    rp.max_bytes = fo_sandbox_render_fsize(p->memory_mb, p->max_bytes);
     rp.engine = engine;
     rp.mpl_cache = NULL;                 /* the render jail runs no Python */
     rp.net = FO_NET_NONE;                /* a hostile spec gets no network */
@@ -719,6 +716,11 @@ static int deliver(const char *dir, const fo_sandbox_collection *a,
     close(dfd);
     free(items);
     return rc;
+}
+
+uint64_t fo_sandbox_render_fsize(uint64_t memory_mb, uint64_t max_bytes)
+{
+    return memory_mb << 20 > max_bytes ? memory_mb << 20 : max_bytes;
 }
 
 /* The matplotlib font caches `make` prebuilt: the folder "matplotlib" beside

@@ -234,6 +234,12 @@ void fo_sandbox_echo_note(fo_sandbox_echo *to, const fo_sandbox_echo *e, double 
    session answers) is built in an fo_buf (render/core/buf.h). */
 void fo_sandbox_json_str(fo_buf *b, const char *s, size_t len);
 
+/* run.c — also used by folio serve's zygote. RLIMIT_FSIZE (plan max_bytes)
+   of a jail that renders: not the output ceiling -- the writers' working
+   files are larger than their output (xlsx: ~8x), and a write past the limit
+   kills the renderer unanswered; the renderer checks the ceiling itself --
+   but the jail's size (memory_mb), or the ceiling when that is larger. */
+uint64_t fo_sandbox_render_fsize(uint64_t memory_mb, uint64_t max_bytes);
 /* run.c — also used by sessions. The prebuilt matplotlib font caches: the
    folder "matplotlib" beside engine (in buf), or NULL. */
 const char *fo_sandbox_mpl_cache(const char *engine, char *buf, size_t len);

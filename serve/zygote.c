@@ -543,12 +543,7 @@ static int start_jailed(fo_serve_zygote *z, char *err, size_t errlen)
     p.in_dir = "work";
     p.timeout_s = 1e9;
     p.memory_mb = z->cfg->memory_mb;
-    /* RLIMIT_FSIZE: as in `folio run --render`, not the ceiling -- the
-       writers' working files are larger than their output (xlsx: ~8x), and a
-       write past the limit kills the child unanswered -- but the jail's size;
-       the ceiling is checked when the render commits */
-    p.max_bytes = (uint64_t)z->cfg->memory_mb << 20 > z->cfg->max_bytes
-                      ? (uint64_t)z->cfg->memory_mb << 20 : z->cfg->max_bytes;
+    p.max_bytes = fo_sandbox_render_fsize(z->cfg->memory_mb, z->cfg->max_bytes);
     p.pids = 64 + 4 * (z->cfg->workers + z->cfg->queue);
     p.nofile = 256;
     p.cpus = (double)z->cfg->workers;   /* each of the workers renders on one CPU */
@@ -674,11 +669,11 @@ static int new_child(fo_serve_zygote *z, char *err, size_t errlen)
         snprintf(err, errlen, "socketpair: %s", strerror(errno));
         return -1;
     }
+    uint64_t region = ((uint64_t)z->cfg->memory_mb << 20) / 8;
+    if (region > REGION_MAX)
+        region = REGION_MAX;
     pthread_mutex_lock(&z->lock);
     for (attempt = 0; attempt < 2; attempt++) {
-        uint64_t region = ((uint64_t)z->cfg->memory_mb << 20) / 8;
-        if (region > REGION_MAX)
-            region = REGION_MAX;
         if (z->ctl >= 0 && send_msg(z->ctl, 'J', &region, sizeof region, sp[1]) == 0)
             break;
         halt(z);
