@@ -68,7 +68,14 @@ static int in_region(const void *p)
     return base && (const char *)p >= base && (const char *)p < end;
 }
 
-/* The capacity of a block: n rounded up, kept in the HEAD bytes before it. */
+/* n rounded up to ALIGN: a block's capacity (wraps to a small number for n
+   near SIZE_MAX: callers check cap >= n or bound n first). */
+static size_t round_up(size_t n)
+{
+    return (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+}
+
+/* The capacity of a block, kept in the HEAD bytes before it. */
 static size_t cap_of(const void *p)
 {
     size_t cap;
@@ -97,7 +104,7 @@ static void *bump(size_t n, size_t *dirty)
 
     if (!base || n > (size_t)(end - base))
         return NULL;
-    cap = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+    cap = round_up(n);
     if (cap >= BIG && (p = reuse(cap)) != NULL) {
         *dirty = cap_of(p);
         return p;
@@ -169,7 +176,7 @@ void *realloc(void *p, size_t n)
     old = cap_of(p);
     if (n <= old)
         return p;
-    cap = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+    cap = round_up(n);
     if ((char *)p + old == top && cap >= n && cap - old <= (size_t)(end - top)) {
         memcpy((char *)p - HEAD, &cap, sizeof cap);    /* the last block grows in place */
         top = (char *)p + cap;
