@@ -57,25 +57,25 @@ static void fit_box(double *w, double *h, double bw, double bh)
     *h *= k;
 }
 
-/* A slide whose free area is empty: the open one if it only holds its
- * title, else the next slide of the section. */
 /* A slide for a chart or picture: the open one if it holds nothing yet (or
  * only the chart's own heading), else a new one, titled with own_title when
  * the block has one -- a chart with no heading before it is not "(cont.)" of
- * the section before it -- else as the section goes on. */
-static void fresh_area(fo_pptx *p, const char *own_title)
+ * the section before it -- else as the section goes on. True when the slide
+ * is the one titled with own_title. */
+static bool fresh_area(fo_pptx *p, const char *own_title)
 {
     fo_pptx_frame_flush(p);
     bool keep = p->chart_next; /* the chart's own heading is all the slide has */
     p->chart_next = false;
-    if (p->x && (!p->has_content || keep)) return;
+    if (p->x && (!p->has_content || keep)) return false;
     fo_pptx_slide_end(p);
     if (own_title && *own_title) {
         p->section_used = true;
         fo_pptx_slide_begin(p, FO_PPTX_L_CONTENT, own_title);
-    } else {
-        fo_pptx_open_flow_slide(p);
+        return true;
     }
+    fo_pptx_open_flow_slide(p);
+    return false;
 }
 
 /* <p:graphicFrame> holding a native chart part (render/chartxml), alt text in
@@ -94,8 +94,11 @@ static void chart_frame(fo_pptx *p, const char *rid, const char *alt, double lef
 void fo_pptx_chart(fo_pptx *p, const fo_block *b)
 {
     if (p->err) return;
-    const fo_chart *c = &b->u.chart;
-    fresh_area(p, c->title);
+    fo_chart own = b->u.chart;
+    const fo_chart *c = &own;
+    /* a slide titled by the chart: the chart part drops its own title
+       (c:autoTitleDeleted), or the slide would show it twice */
+    if (fresh_area(p, c->title)) own.title = NULL;
     if (p->err) return;
     char name[64], target[64];
     size_t n = ++p->ncharts;
@@ -112,7 +115,7 @@ void fo_pptx_chart(fo_pptx *p, const fo_block *b)
     char alt[600];
     if (c->alt) snprintf(alt, sizeof alt, "%s", c->alt);
     else snprintf(alt, sizeof alt, "%s chart%s%.500s", fo_chart_kind_name(c->kind),
-                  c->title ? ": " : "", c->title ? c->title : "");
+                  b->u.chart.title ? ": " : "", b->u.chart.title ? b->u.chart.title : "");
     chart_frame(p, rid, alt, p->g.x, p->y, bw, bh);
     p->y += bh + FO_PPTX_GAP;
     p->has_content = true;

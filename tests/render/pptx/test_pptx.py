@@ -14,6 +14,9 @@ import pytest
 
 from conftest import SAMPLES, run_folio, write_spec
 
+C_NS = "http://schemas.openxmlformats.org/drawingml/2006/chart"
+A_NS = "http://schemas.openxmlformats.org/drawingml/2006/main"
+
 NS = {
     "a": "http://schemas.openxmlformats.org/drawingml/2006/main",
     "p": "http://schemas.openxmlformats.org/presentationml/2006/main",
@@ -166,6 +169,37 @@ def test_chart_without_a_heading_is_titled_by_its_own_title(tmp_path):
         {"type": "paragraph", "text": "After the charts."}]})
     titles = [t[0] if t else None for t in slide_texts(f)]
     assert titles == ["Sales", "Revenue by month", "Sales (cont.)", "Sales (cont.)"], titles
+
+
+def chart_titles(path):
+    """Each chart part's own title text ("" when it has none), and whether
+    it says its title is deleted, in part order."""
+    out = []
+    with zipfile.ZipFile(path) as z:
+        names = sorted(n for n in z.namelist() if re.fullmatch(r"ppt/charts/chart\d+\.xml", n))
+        for n in sorted(names, key=lambda n: int(re.search(r"(\d+)", n).group(1))):
+            chart = ET.fromstring(z.read(n)).find("{%s}chart" % C_NS)
+            t = chart.find("{%s}title" % C_NS)
+            text = "".join(x.text or "" for x in t.iter("{%s}t" % A_NS)) if t is not None else ""
+            deleted = chart.find("{%s}autoTitleDeleted" % C_NS).get("val") == "1"
+            out.append((text, deleted))
+    return out
+
+
+def test_chart_titling_its_slide_does_not_repeat_its_title(tmp_path):
+    """A slide titled by its chart's title shows it once: the chart part
+    drops its own (c:autoTitleDeleted). Under a heading the chart keeps it."""
+    data = {"d": {"columns": [{"name": "m", "type": "text"}, {"name": "v", "type": "number"}],
+                  "rows": [["Jan", 3], ["Feb", 5]]}}
+    f = render(tmp_path, {"folio": 1, "data": data, "blocks": [
+        {"type": "heading", "text": "Sales", "level": 1},
+        {"type": "paragraph", "text": "Two months of sales."},
+        {"type": "chart", "kind": "bar", "data": "d", "x": "m", "y": ["v"], "title": "Revenue by month"},
+        {"type": "heading", "text": "Costs", "level": 1},
+        {"type": "chart", "kind": "line", "data": "d", "x": "m", "y": ["v"], "title": "Cost trend"}]})
+    titles = [t[0] if t else None for t in slide_texts(f)]
+    assert titles == ["Sales", "Revenue by month", "Costs"], titles
+    assert chart_titles(f) == [("", True), ("Cost trend", False)]
 
 
 def test_long_paragraph_splits_between_lines(tmp_path):
