@@ -98,6 +98,11 @@ fo_pdf_font *fo_pdf_font_load(fo_pdf *c, const char *path)
     for (size_t i = 0; i < c->nfonts; i++)
         if (strcmp(c->fonts[i]->path, path) == 0) return c->fonts[i];
     if (c->nfonts == FO_PDF_MAX_FONTS || !path[0] || access(path, R_OK) != 0) return NULL;
+    const char *bad = fo_pdf_sfnt_problem(path);
+    if (bad) {
+        fo_pdf_fail(c, FO_ERR_INPUT, "%s: the font's %s; use another font file", path, bad);
+        return NULL;
+    }
     size_t plen = strlen(path);
     /* a file libharu cannot embed (OpenType with CFF outlines, as the Noto
        CJK collections are) is skipped like a missing one, not a failed render */

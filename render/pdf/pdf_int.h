@@ -139,6 +139,10 @@ void fo_pdf_subset(fo_pdf *c, fo_pdf_font *f);
 /* gid's number in f's subset (gid itself before fo_pdf_subset, 0 for a
  * glyph not kept). */
 uint16_t fo_pdf_subset_gid(const fo_pdf_font *f, uint16_t gid);
+/* sfnt.c: what is wrong with the font file at path in the values libharu
+ * trusts (unitsPerEm, metrics counts), as "<table> ..." text; NULL when they
+ * are sound or the file cannot be opened. */
+const char *fo_pdf_sfnt_problem(const char *path);
 /* closure.c: flags the components of every composite glyph font f shows
  * (unsigned, nested), so libharu's subset embeds them; call before saving. */
 void fo_pdf_close_glyphs(fo_pdf *c, fo_pdf_font *f);

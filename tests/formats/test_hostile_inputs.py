@@ -309,10 +309,38 @@ def test_theme_font_with_malformed_glyph_data_is_refused(tmp_path):
     embedded it instead and lost memory doing so. It is now refused, naming
     the file, and nothing is written."""
     spec = theme_case(tmp_path, font="Broken.ttf")
-    shutil.copy(ROOT / "tests" / "fuzz" / "seeds" / "fuzz_font" / "malformed-glyf.ttf", spec.parent / "Broken.ttf")
+    font = bytearray((ROOT / "tests" / "fuzz" / "seeds" / "fuzz_font" / "malformed-glyf.ttf").read_bytes())
+    # the fuzzed file's unitsPerEm (25441) and metrics count are refused
+    # first, by the check of the next test; sound ones let the glyph data be
+    # what is refused
+    tables = {}
+    for i in range(struct.unpack(">H", font[4:6])[0]):
+        tag, _, off, _ = struct.unpack(">4sIII", font[12 + 16 * i:28 + 16 * i])
+        tables[tag] = off
+    font[tables[b"head"] + 18:tables[b"head"] + 20] = struct.pack(">H", 2048)
+    glyphs = struct.unpack(">H", font[tables[b"maxp"] + 4:tables[b"maxp"] + 6])[0]
+    font[tables[b"hhea"] + 34:tables[b"hhea"] + 36] = struct.pack(">H", glyphs)
+    (spec.parent / "Broken.ttf").write_bytes(font)
     p = run_folio("render", spec, "-o", spec.parent / "o.pdf", check=2)
     assert "Broken.ttf: the font's glyph tables are malformed" in p.stderr, p.stderr
     assert not (spec.parent / "o.pdf").exists()
+
+
+def test_theme_font_with_zero_units_per_em_is_refused(tmp_path):
+    """fuzz_font found a font whose head table gives unitsPerEm 0: libharu
+    divided by it and the render died of SIGFPE. folio checks the values
+    libharu trusts first, refuses the file by name and writes nothing;
+    the PNG writer (FreeType) refuses it too."""
+    spec = theme_case(tmp_path, font="Broken.ttf")
+    shutil.copy(ROOT / "tests" / "fuzz" / "seeds" / "fuzz_font" / "zero-units-per-em.ttf",
+                spec.parent / "Broken.ttf")
+    p = run_folio("render", spec, "-o", spec.parent / "o.pdf", check=2)
+    assert "Broken.ttf: the font's head table gives an impossible unitsPerEm" in p.stderr, p.stderr
+    assert not (spec.parent / "o.pdf").exists()
+    p = run_folio("render", spec, "-o", spec.parent / "o.png")
+    assert p.returncode in (0, 2) and p.returncode > -1, p.stderr
+    if p.returncode == 0:
+        assert subprocess.run(["pngcheck", spec.parent / "o.png"], capture_output=True).returncode == 0
 
 
 def test_spec_csv_through_a_symlink_is_refused_alike(tmp_path):
