@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "render/render.h"
+#include "render/core/shape.h"
 #include "render/core/text.h"
 
 static const fo_renderer renderers[] = {
@@ -69,4 +70,11 @@ fo_status fo_render(const fo_doc *doc, const char *const *outs, size_t nouts,
     if (st == FO_OK) st = fo_outset_commit(set, written, d);
     fo_outset_free(set); /* removes any temporary left */
     return st;
+}
+
+void fo_render_forget_fonts(void)
+{
+    fo_png_forget_fonts();
+    fo_shape_forget_fonts();
+    fo_text_forget_fonts();
 }

@@ -18,6 +18,13 @@ typedef struct {
     fo_render_fn render; /* NULL: not supported yet */
 } fo_renderer;
 
+/* Forgets every font file the renderers loaded (text measuring, shaping,
+ * PNG faces): they are read once per process and kept by path, so a process
+ * that renders again after its font files changed calls this in between,
+ * with no render running. The fuzz targets do. */
+void fo_render_forget_fonts(void);
+void fo_png_forget_fonts(void);
+
 /* Renderer for the extension of path (case-insensitive), or NULL. */
 const fo_renderer *fo_renderer_for(const char *path);
 

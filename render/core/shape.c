@@ -57,6 +57,20 @@ static hb_entry *font_get(const char *path)
     return e;
 }
 
+void fo_shape_forget_fonts(void)
+{
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < ncache; i++) {
+        hb_font_destroy(cache[i]->font);
+        fo_free(cache[i]->path);
+        fo_free(cache[i]);
+    }
+    fo_free(cache);
+    cache = NULL;
+    ncache = capcache = 0;
+    pthread_mutex_unlock(&lock);
+}
+
 static bool has_glyph(hb_entry *e, uint32_t cp)
 {
     hb_codepoint_t g;

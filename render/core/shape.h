@@ -55,4 +55,7 @@ bool fo_shape_has_rtl(const char *utf8, size_t len);
 size_t fo_shape(const char *font_file, double size, const char *utf8, size_t len, fo_dir dir,
                 fo_shaped *out, size_t cap, double *width);
 
+/* Forgets every font shaping loaded (see fo_text_forget_fonts). */
+void fo_shape_forget_fonts(void);
+
 #endif

@@ -96,6 +96,20 @@ static face_entry *face_get(const char *path)
     return e;
 }
 
+void fo_text_forget_fonts(void)
+{
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < nfaces; i++) {
+        if (faces[i]->face) FT_Done_Face(faces[i]->face);
+        fo_free(faces[i]->path);
+        fo_free(faces[i]);
+    }
+    fo_free(faces);
+    faces = NULL;
+    nfaces = capfaces = 0;
+    pthread_mutex_unlock(&lock);
+}
+
 const char *fo_text_fallback(const char *font_file)
 {
     if (font_file && strstr(font_file, "Bold")) return FO_TEXT_FALLBACK_BOLD;

@@ -114,6 +114,12 @@ const char *fo_text_fallback(const char *font_file);
  * cannot be loaded. Never NULL. */
 const char *fo_text_resolve(const char *font_file);
 
+/* Font files are read once per process and kept, by path (FreeType maps
+ * them): a file must not change while a process renders with it. This
+ * forgets every loaded face, for a process that renders again after its
+ * font files changed (the fuzz targets); no text call may run meanwhile. */
+void fo_text_forget_fonts(void);
+
 /* ---- characters no font has ------------------------------------------------ */
 /* Measuring, glyph runs and shaping note every character that no font of the
  * chain draws (per thread, at most FO_TEXT_MISSING_MAX distinct ones);

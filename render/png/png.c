@@ -33,6 +33,11 @@ static FT_Library ft;
 static face_slot *slots;
 static size_t nslots, capslots;
 
+/* the FT_Face a cairo face was made from, freed when cairo lets the face go */
+static const cairo_user_data_key_t ft_face_key;
+
+static void ft_face_done(void *face) { FT_Done_Face((FT_Face)face); }
+
 static cairo_font_face_t *face_for(const char *path)
 {
     cairo_font_face_t *r = NULL;
@@ -45,7 +50,8 @@ static cairo_font_face_t *face_for(const char *path)
     FT_Face f = NULL;
     if ((ft || FT_Init_FreeType(&ft) == 0) && FT_New_Face(ft, path, 0, &f) == 0) {
         r = cairo_ft_font_face_create_for_ft_face(f, 0);
-        if (cairo_font_face_status(r) != CAIRO_STATUS_SUCCESS) {
+        if (cairo_font_face_status(r) != CAIRO_STATUS_SUCCESS ||
+            cairo_font_face_set_user_data(r, &ft_face_key, f, ft_face_done) != CAIRO_STATUS_SUCCESS) {
             cairo_font_face_destroy(r);
             FT_Done_Face(f);
             r = NULL;
@@ -57,6 +63,19 @@ static cairo_font_face_t *face_for(const char *path)
 done:
     pthread_mutex_unlock(&face_lock);
     return r;
+}
+
+void fo_png_forget_fonts(void)
+{
+    pthread_mutex_lock(&face_lock);
+    for (size_t i = 0; i < nslots; i++) {
+        cairo_font_face_destroy(slots[i].face);
+        fo_free(slots[i].path);
+    }
+    fo_free(slots);
+    slots = NULL;
+    nslots = capslots = 0;
+    pthread_mutex_unlock(&face_lock);
 }
 
 /* ---- the cairo backend ------------------------------------------------------- */

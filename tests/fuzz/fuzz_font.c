@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "folio.h"
+#include "render/render.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
@@ -64,5 +65,6 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     fo_diags_free(&d);
     unlink(pdf);
     unlink(png);
+    fo_render_forget_fonts();   /* the next input rewrites f.ttf: read it afresh */
     return 0;
 }
