@@ -203,9 +203,12 @@ const char *fo_pptx_font_file(const fo_theme *t, unsigned flags, bool bold);
 /* Text width available to the paragraph in a frame of width frame_w. */
 double fo_pptx_para_width(const fo_pptx_para *para, double frame_w);
 /* Lines the paragraph takes at width w; when starts != NULL, starts[k]
- * (k < cap) receives (run << 32 | byte) where line k begins. */
+ * (k < cap) receives (run << 32 | byte) where line k begins. With limit > 0
+ * measuring stops past limit lines and the result is then limit + 1 ("more"):
+ * a slide asks only as far as it can hold, so a long paragraph spread over
+ * many slides is measured once, not once per slide. */
 size_t fo_pptx_para_lines(const fo_theme *t, const fo_pptx_para *para, double w,
-                          uint64_t *starts, size_t cap);
+                          uint64_t *starts, size_t cap, size_t limit);
 double fo_pptx_line_h(double size);
 /* Height of nlines lines, plus space before unless first in its frame. */
 double fo_pptx_para_height(const fo_pptx_para *para, size_t nlines, bool first);

@@ -342,7 +342,7 @@ void fo_pptx_code(fo_pptx *p, const fo_block *b)
         fo_free(line);
         if (!ok) { fo_pptx_fail(p, FO_ERR_NOMEM, b, "out of memory"); break; }
         para->color = p->t->text;
-        double ph = fo_pptx_para_height(para, fo_pptx_para_lines(p->t, para, w, NULL, 0), true);
+        double ph = fo_pptx_para_height(para, fo_pptx_para_lines(p->t, para, w, NULL, 0, 0), true);
         if (p->y + h + ph + 2 * CODE_PAD > p->g.body_bottom && n) {
             code_flush(p, lines, &n, h);
             *lines = *para; /* the line moves to the front */

@@ -342,18 +342,19 @@ void fo_pptx_flow_para(fo_pptx *p, fo_pptx_para *para)
         if (p->err) break;
         bool first = p->npara == 0;
         double w = fo_pptx_para_width(para, p->g.cw);
-        size_t lines = fo_pptx_para_lines(p->t, para, w, NULL, 0);
         double frame_extra = first ? 2 * FO_PPTX_INS_Y : 0;
-        double h = fo_pptx_para_height(para, lines, first);
         double room = fo_pptx_room(p) - frame_extra;
+        double lh = fo_pptx_line_h(para->size);
+        long fit = (long)floor((room - (first ? 0 : FO_PPTX_SPC_BEF)) / lh + 1e-9);
+        size_t limit = fit > 0 ? (size_t)fit + 2 : 2;   /* as far as this slide needs */
+        size_t lines = fo_pptx_para_lines(p->t, para, w, NULL, 0, limit);
+        double h = fo_pptx_para_height(para, lines, first);
         if (h <= room) {
             frame_append(p, para, h);
             fo_free(starts);
             return;
         }
         /* split where the room ends, keeping two lines on each side */
-        double lh = fo_pptx_line_h(para->size);
-        long fit = (long)floor((room - (first ? 0 : FO_PPTX_SPC_BEF)) / lh + 1e-9);
         if (fit >= 2 && (long)lines - fit >= 2) {
             if (cap < lines) {
                 fo_free(starts);
@@ -361,7 +362,7 @@ void fo_pptx_flow_para(fo_pptx *p, fo_pptx_para *para)
                 cap = starts ? lines : 0;
                 if (!starts) { fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory"); break; }
             }
-            fo_pptx_para_lines(p->t, para, w, starts, cap);
+            fo_pptx_para_lines(p->t, para, w, starts, cap, limit);
             if (starts[fit] != UINT64_MAX && starts[fit] != 0) {
                 fo_pptx_para tail;
                 if (!fo_pptx_para_split(para, starts[fit], &tail)) {
@@ -378,7 +379,8 @@ void fo_pptx_flow_para(fo_pptx *p, fo_pptx_para *para)
         }
         if (p->npara || p->has_content) { fo_pptx_open_flow_slide(p); continue; }
         /* an empty slide cannot hold it and it cannot be split: place it */
-        frame_append(p, para, h);
+        frame_append(p, para, fo_pptx_para_height(para, fo_pptx_para_lines(p->t, para, w, NULL, 0, 0),
+                                                  first));
         fo_free(starts);
         return;
     }

@@ -129,7 +129,7 @@ static void commit_word(wrap_state *s, double sp_w)
 }
 
 size_t fo_pptx_para_lines(const fo_theme *t, const fo_pptx_para *para, double w,
-                          uint64_t *starts, size_t cap)
+                          uint64_t *starts, size_t cap, size_t limit)
 {
     wrap_state s = {.t = t, .para = para, .max = w, .starts = starts, .cap = cap};
     new_line(&s, 0);
@@ -138,6 +138,7 @@ size_t fo_pptx_para_lines(const fo_theme *t, const fo_pptx_para *para, double w,
         const char *font = fo_pptx_font_file(t, run->flags, para->bold);
         size_t i = 0;
         while (i < run->len) {
+            if (limit && s.nlines > limit) return limit + 1;
             char c = run->text[i];
             if (c == '\n') {
                 commit_word(&s, 0);
@@ -161,7 +162,7 @@ size_t fo_pptx_para_lines(const fo_theme *t, const fo_pptx_para *para, double w,
         }
     }
     commit_word(&s, 0);
-    return s.nlines;
+    return limit && s.nlines > limit ? limit + 1 : s.nlines;
 }
 
 double fo_pptx_para_height(const fo_pptx_para *para, size_t nlines, bool first)
