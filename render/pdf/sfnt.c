@@ -5,7 +5,8 @@
  * libharu divides by the head table's unitsPerEm and indexes the horizontal
  * metrics by hhea's numberOfHMetrics without checking either: a unitsPerEm of
  * 0 stops the process with SIGFPE in HPDF_TTFontDef_Load (found by
- * fuzz_font). The ranges are the OpenType specification's. */
+ * fuzz_font), and looks glyphs up through the character map without
+ * checking that they exist. The ranges are the OpenType specification's. */
 #include "render/pdf/pdf_int.h"
 
 #include <stdio.h>
@@ -39,6 +40,64 @@ static bool find(FILE *f, uint32_t base, uint32_t size, const char *tag, uint32_
     return false;
 }
 
+/* The problem with one format 4 subtable (t[0..len), fmt 4 checked by the
+ * caller), or NULL: a segment must map every code to a glyph below glyphs,
+ * through idDelta or through a glyphIdArray slot inside the subtable.
+ * libharu looks glyphs up in it unchecked (the width and box of glyph
+ * 54811 of a 17-glyph font, found by fuzz_font). */
+static const char *check_format4(const unsigned char *t, uint32_t len, uint32_t glyphs)
+{
+    uint32_t segs = be16(t + 6) / 2, codes = 0;
+    if (len < 16 + 8 * segs) return "cmap table is cut short";
+    const unsigned char *end = t + 14, *start = end + 2 * segs + 2;
+    const unsigned char *delta = start + 2 * segs, *range = delta + 2 * segs;
+    for (uint32_t k = 0; k < segs; k++) {
+        uint32_t a = be16(start + 2 * k), b = be16(end + 2 * k), d = be16(delta + 2 * k);
+        uint32_t ro = be16(range + 2 * k);
+        if (a > b) continue;                          /* empty: never matched */
+        if ((codes += b - a + 1) > 0x20000) return "cmap table's segments overlap";
+        if (ro == 0) {                                /* glyph = code + idDelta */
+            uint32_t lo = (a + d) & 0xffff, hi = (b + d) & 0xffff;
+            if (hi < lo || hi >= glyphs) return "cmap table maps characters to glyphs the font lacks";
+            continue;
+        }
+        size_t at = (size_t)(range + 2 * k - t) + ro;  /* the slot of code a */
+        if (at + 2 * (size_t)(b - a) + 2 > len) return "cmap table points outside itself";
+        for (uint32_t c = 0; c <= b - a; c++) {
+            uint32_t g = be16(t + at + 2 * c);
+            if (g && ((g + d) & 0xffff) >= glyphs)
+                return "cmap table maps characters to glyphs the font lacks";
+        }
+    }
+    return NULL;
+}
+
+/* The problem with the character map at base (its format 4 subtables, the
+ * ones libharu reads), or NULL. */
+static const char *check_cmap(FILE *f, uint32_t base, uint32_t size, uint32_t glyphs)
+{
+    uint32_t off, len;
+    unsigned char h[4], rec[8], sub[4];
+    if (!find(f, base, size, "cmap", &off, &len) || len < 4 || !read_at(f, off, h, sizeof h))
+        return "cmap table is missing or cut short";
+    for (uint32_t i = 0, n = be16(h + 2); i < n && i < MAX_TABLES; i++) {
+        if (8 * i + 12 > len || !read_at(f, off + 4 + 8 * i, rec, sizeof rec))
+            return "cmap table is cut short";
+        uint32_t at = be32(rec + 4);
+        if (at > len - 4 || !read_at(f, off + at, sub, sizeof sub)) return "cmap table is cut short";
+        uint32_t sublen = be16(sub + 2);
+        if (be16(sub) != 4) continue;
+        if (sublen < 16 || sublen > len - at) return "cmap table is cut short";
+        unsigned char *t = fo_malloc(sublen);
+        if (!t) return NULL;                           /* libharu will fail alike */
+        const char *bad = read_at(f, off + at, t, sublen) ? check_format4(t, sublen, glyphs)
+                                                          : "cmap table is cut short";
+        fo_free(t);
+        if (bad) return bad;
+    }
+    return NULL;
+}
+
 /* The problem with the tables at base, or NULL. */
 static const char *check(FILE *f, uint32_t base, uint32_t size)
 {
@@ -58,7 +117,7 @@ static const char *check(FILE *f, uint32_t base, uint32_t size)
     uint32_t metrics = be16(hhea + 34), glyphs = be16(maxp + 4);
     if (glyphs == 0 || metrics == 0 || metrics > glyphs)
         return "glyph and metrics counts disagree";
-    return NULL;
+    return check_cmap(f, base, size, glyphs);
 }
 
 const char *fo_pdf_sfnt_problem(const char *path)

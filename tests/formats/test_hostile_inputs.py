@@ -307,19 +307,24 @@ def test_theme_files_inside_the_folder_still_work(tmp_path):
 def test_theme_font_with_malformed_glyph_data_is_refused(tmp_path):
     """fuzz_font found a font whose glyph data folio cannot subset; libharu
     embedded it instead and lost memory doing so. It is now refused, naming
-    the file, and nothing is written."""
+    the file, and nothing is written. The font here is the composite-glyph
+    seed with the component of its "\u01fa" pointing past the last glyph
+    (the fuzzed file itself is now refused earlier, for its character map)."""
     spec = theme_case(tmp_path, font="Broken.ttf")
-    font = bytearray((ROOT / "tests" / "fuzz" / "seeds" / "fuzz_font" / "malformed-glyf.ttf").read_bytes())
-    # the fuzzed file's unitsPerEm (25441) and metrics count are refused
-    # first, by the check of the next test; sound ones let the glyph data be
-    # what is refused
+    spec.write_text(json.dumps({"folio": 1, "theme": "brand.json",
+                                "blocks": [{"type": "paragraph", "text": "hello \u01fa"}]}))
+    font = bytearray((ROOT / "tests" / "fuzz" / "seeds" / "fuzz_font" / "composite.ttf").read_bytes())
     tables = {}
     for i in range(struct.unpack(">H", font[4:6])[0]):
         tag, _, off, _ = struct.unpack(">4sIII", font[12 + 16 * i:28 + 16 * i])
         tables[tag] = off
-    font[tables[b"head"] + 18:tables[b"head"] + 20] = struct.pack(">H", 2048)
-    glyphs = struct.unpack(">H", font[tables[b"maxp"] + 4:tables[b"maxp"] + 6])[0]
-    font[tables[b"hhea"] + 34:tables[b"hhea"] + 36] = struct.pack(">H", glyphs)
+    long_loca = struct.unpack(">h", font[tables[b"head"] + 50:tables[b"head"] + 52])[0]
+    loca = tables[b"loca"]
+    start = (struct.unpack(">I", font[loca + 28:loca + 32])[0] if long_loca
+             else struct.unpack(">H", font[loca + 14:loca + 16])[0] * 2)   # glyph 7, "\u01fa"
+    at = tables[b"glyf"] + start
+    assert struct.unpack(">h", font[at:at + 2])[0] < 0                     # composite
+    font[at + 12:at + 14] = struct.pack(">H", 0xFFFF)                      # its first component
     (spec.parent / "Broken.ttf").write_bytes(font)
     p = run_folio("render", spec, "-o", spec.parent / "o.pdf", check=2)
     assert "Broken.ttf: the font's glyph tables are malformed" in p.stderr, p.stderr
@@ -341,6 +346,18 @@ def test_theme_font_with_zero_units_per_em_is_refused(tmp_path):
     assert p.returncode in (0, 2) and p.returncode > -1, p.stderr
     if p.returncode == 0:
         assert subprocess.run(["pngcheck", spec.parent / "o.png"], capture_output=True).returncode == 0
+
+
+def test_theme_font_mapping_characters_to_missing_glyphs_is_refused(tmp_path):
+    """fuzz_font found a character map that sends "H" to glyph 54811 of a
+    17-glyph font: libharu read that glyph's box and width out of bounds
+    (SIGSEGV). Such a map is refused by name before libharu sees it."""
+    spec = theme_case(tmp_path, font="Broken.ttf")
+    shutil.copy(ROOT / "tests" / "fuzz" / "seeds" / "fuzz_font" / "cmap-beyond-glyphs.ttf",
+                spec.parent / "Broken.ttf")
+    p = run_folio("render", spec, "-o", spec.parent / "o.pdf", check=2)
+    assert "Broken.ttf: the font's cmap table maps characters to glyphs the font lacks" in p.stderr, p.stderr
+    assert not (spec.parent / "o.pdf").exists()
 
 
 def test_spec_csv_through_a_symlink_is_refused_alike(tmp_path):
