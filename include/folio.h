@@ -75,7 +75,8 @@ typedef struct {
     uint64_t max_bytes;      /* ceiling per output file; 0 = default */
     double scale;            /* PNG scale factor; 0 = 1 */
     const char *theme;       /* theme name or FILE.json; NULL = spec's or default */
-    const char *template_path; /* --template FILE.docx|pptx|xlsx, or NULL */
+    const char *template_path; /* --template FILE.docx|pptx|xlsx, or NULL: used by the
+                                  outputs of its own format only */
     bool progress;           /* report progress on stderr */
     bool scratch;            /* the outputs are scratch files, read once and removed
                                 (folio serve's render children): no fsync and no

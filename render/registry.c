@@ -9,11 +9,11 @@
 #include "render/core/text.h"
 
 static const fo_renderer renderers[] = {
-    {"xlsx", "xlsx", fo_xlsx_render},
-    {"docx", "docx", fo_docx_render},
-    {"pptx", "pptx", fo_pptx_render},
-    {"pdf", "pdf", fo_pdf_render},
-    {"png", "png", fo_png_render},
+    {"xlsx", "xlsx", fo_xlsx_render, true},
+    {"docx", "docx", fo_docx_render, true},
+    {"pptx", "pptx", fo_pptx_render, true},
+    {"pdf", "pdf", fo_pdf_render, false},
+    {"png", "png", fo_png_render, false},
 };
 
 const fo_renderer *fo_renderer_for(const char *path)
@@ -55,6 +55,11 @@ fo_status fo_render(const fo_doc *doc, const char *const *outs, size_t nouts,
     if (!set) return FO_ERR_NOMEM;
     fo_status st = FO_OK;
     fo_text_missing_take(NULL, 0);
+    /* a template lends its look to the outputs of its own format only */
+    const fo_renderer *tr = opts->template_path ? fo_renderer_for(opts->template_path) : NULL;
+    if (tr && !tr->templated) tr = NULL;
+    fo_render_opts own = *opts;
+    bool template_used = false;
     for (size_t i = 0; i < nouts && st == FO_OK; i++) {
         const fo_renderer *r = fo_renderer_for(outs[i]);
         if (!r) {
@@ -63,8 +68,14 @@ fo_status fo_render(const fo_doc *doc, const char *const *outs, size_t nouts,
             st = FO_ERR_USAGE;
             break;
         }
-        st = r->render(doc, outs[i], set, opts, d);
+        own.template_path = r == tr ? opts->template_path : NULL;
+        template_used |= r == tr;
+        st = r->render(doc, outs[i], set, &own, d);
     }
+    if (st == FO_OK && opts->template_path && !template_used)
+        fo_diags_add(d, NULL, 0, 0, NULL, "a template is a .docx, .pptx or .xlsx of the output's format",
+                     "warning: --template %s is not of any output's format; not used",
+                     opts->template_path);
     if (st == FO_OK) warn_missing(d);
     st = fo_outset_fail(set, st, d); /* a writer stopped at the ceiling: exit 3, said so */
     if (st == FO_OK) st = fo_outset_commit(set, written, d);

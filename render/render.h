@@ -16,6 +16,7 @@ typedef struct {
     const char *ext;     /* "xlsx" */
     const char *format;  /* name in --json output */
     fo_render_fn render; /* NULL: not supported yet */
+    bool templated;      /* a --template of this format lends it its look */
 } fo_renderer;
 
 /* Forgets every font file the renderers loaded (text measuring, shaping,

@@ -300,10 +300,7 @@ fo_status fo_docx_render(const fo_doc *doc, const char *dest, fo_outset *out,
     c.t = &doc->theme;
     c.d = d;
     c.nnums = FO_DOCX_NUM_DECIMAL;
-    /* a template for another format (.pptx, .xlsx) does not touch the docx */
-    const char *tp = opts ? opts->template_path : NULL;
-    size_t tl = tp ? strlen(tp) : 0;
-    if (tl > 5 && strcasecmp(tp + tl - 5, ".docx") == 0) c.opts_template = tp;
+    c.opts_template = opts ? opts->template_path : NULL; /* a .docx: fo_render's rule */
     c.pkg = fo_pkg_new(tmp);
     c.links = fo_docx_links_new();
     fo_status st = FO_ERR_NOMEM;

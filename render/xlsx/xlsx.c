@@ -184,10 +184,9 @@ fo_status fo_xlsx_render(const fo_doc *doc, const char *dest, fo_outset *out,
     lxw_chart **charts = NULL;
     char *tmpdir = NULL;
     fo_status st = FO_OK;
-    fo_theme borrowed; /* --template FILE.xlsx lends its theme; others are for other formats */
+    fo_theme borrowed; /* --template FILE.xlsx lends its theme (only an .xlsx reaches here) */
     const char *tpl = opts ? opts->template_path : NULL;
-    size_t tlen = tpl ? strlen(tpl) : 0;
-    if (tlen > 5 && !strcasecmp(tpl + tlen - 5, ".xlsx")) {
+    if (tpl) {
         borrowed = doc->theme;
         if ((st = fo_xlsx_template_theme(tpl, &borrowed, d)) != FO_OK) return st;
         x.th = &borrowed;

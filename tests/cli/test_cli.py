@@ -2,10 +2,11 @@
 # unknown formats, the --json manifest, the ceiling (exit 3) and atomic output.
 import hashlib
 import json
+import subprocess
 
 import pytest
 
-from conftest import SAMPLES, run_folio
+from conftest import SAMPLES, run_folio, write_spec
 
 
 def test_version_and_help():
@@ -96,3 +97,29 @@ def test_output_folder_missing_is_reported(tmp_path):
 def test_quiet_prints_nothing(tmp_path):
     p = run_folio("convert", SAMPLES / "plain" / "orders.csv", tmp_path / "o.xlsx", "--quiet", check=0)
     assert p.stdout == "" and p.stderr == ""
+
+
+def test_template_lends_its_look_to_outputs_of_its_format_only(tmp_path):
+    """One render to several formats with a .docx template: the docx borrows
+    its styles, the pptx and PDF are drawn with the theme (the pptx writer
+    used to load the .docx as a deck and fail); a template of no output's
+    format is a warning, not silence."""
+    import zipfile
+    theme = tmp_path / "brand.json"
+    theme.write_text(json.dumps({"folio_theme": 1, "name": "brand",
+                                 "fonts": {"heading": "DejaVu Serif", "body": "DejaVu Serif"}}))
+    spec = write_spec(tmp_path, {"folio": 1, "blocks": [{"type": "heading", "text": "Hello", "level": 1},
+                                                         {"type": "paragraph", "text": "Body text."}]})
+    tpl = tmp_path / "brand.docx"
+    run_folio("render", spec, "-o", tpl, "--theme", theme, check=0)
+    outs = [tmp_path / n for n in ("a.docx", "a.pptx", "a.pdf")]
+    p = run_folio("render", spec, *[x for o in outs for x in ("-o", o)], "--template", tpl, check=0)
+    assert "warning" not in p.stderr, p.stderr
+    with zipfile.ZipFile(outs[0]) as z:
+        assert b"DejaVu Serif" in z.read("word/styles.xml")
+    with zipfile.ZipFile(outs[1]) as z:
+        assert b"DejaVu Serif" not in z.read("ppt/theme/theme1.xml")
+    assert "Body text." in subprocess.run(["pdftotext", outs[2], "-"], capture_output=True,
+                                          text=True, check=True).stdout
+    p = run_folio("render", spec, "-o", tmp_path / "b.pdf", "--template", tpl, check=0)
+    assert "warning: --template" in p.stderr and "not used" in p.stderr, p.stderr
