@@ -31,17 +31,9 @@ json.dump(s, open(sys.argv[2], "w"), indent=1)
 PY
 $py "$here/report_to_markdown.py" "$spec" "$out/report.md" || exit 1
 
-# best of $runs: prints "wall cpu rss_kb"
-measure() {
-  local best="" line
-  for _ in $(seq "$runs"); do
-    /usr/bin/time -o "$out/time.txt" -f "%e %U %S %M" "$@" >/dev/null 2>"$out/err.txt" \
-      || { cat "$out/err.txt" >&2; return 1; }
-    line=$(tail -1 "$out/time.txt")
-    best=$(printf '%s\n%s\n' "$best" "$line" | awk 'NF' | sort -n | head -1)
-  done
-  echo "$best" | awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}'
-}
+# best of $runs by wall time: prints "wall cpu rss_kb" (bench/lib.sh)
+. "$here/lib.sh"
+measure() { bench_measure wall "$out" "$@"; }
 
 declare -A wall cpu rss bytes
 tools=()
