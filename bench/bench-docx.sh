@@ -12,15 +12,10 @@
 #
 # usage: bench/bench-docx.sh FOLIO_BIN   (RUNS=3 by default)
 set -uo pipefail
-folio=$(readlink -f "${1:-build/folio}")
 here=$(cd "$(dirname "$0")" && pwd)
-work="$here/work"
-runs=${RUNS:-3}
-py=/usr/bin/python3
+. "$here/lib.sh"
+bench_init 3 docx "$@" || exit 1
 out="$work/docx"
-mkdir -p "$out"
-
-[ -f "$work/report/report.json" ] || $py "$here/gen_report.py" "$work/report" || exit 1
 spec="$work/report/report.json"
 nochart="$work/report/report-nochart.json"
 $py - "$spec" "$nochart" <<'PY' || exit 1
@@ -32,7 +27,6 @@ PY
 $py "$here/report_to_markdown.py" "$spec" "$out/report.md" || exit 1
 
 # best of $runs by wall time: prints "wall cpu rss_kb" (bench/lib.sh)
-. "$here/lib.sh"
 measure() { bench_measure wall "$out" "$@"; }
 
 declare -A wall cpu rss bytes

@@ -9,14 +9,9 @@
 #
 # usage: bench/bench-pdf.sh FOLIO_BIN   (RUNS=5 by default)
 set -uo pipefail
-folio=$(readlink -f "${1:-build/folio}")
 here=$(cd "$(dirname "$0")" && pwd)
-work="$here/work"
-runs=${RUNS:-5}
-py=/usr/bin/python3
-mkdir -p "$work/pdf"
-
-[ -f "$work/report/report.json" ] || $py "$here/gen_report.py" "$work/report" || exit 1
+. "$here/lib.sh"
+bench_init 5 pdf "$@" || exit 1
 spec="$work/report/report.json"
 floor="$work/pdf_floor"
 if [ ! -x "$floor" ] || [ "$here/pdf_floor.c" -nt "$floor" ]; then
@@ -24,7 +19,6 @@ if [ ! -x "$floor" ] || [ "$here/pdf_floor.c" -nt "$floor" ]; then
 fi
 
 # best of $runs by wall time: prints "wall cpu rss_kb" (bench/lib.sh)
-. "$here/lib.sh"
 measure() { bench_measure wall "$work/pdf" "$@"; }
 
 declare -A wall cpu rss bytes pages

@@ -12,18 +12,13 @@
 #
 # usage: bench/bench-text.sh FOLIO_BIN   (RUNS=5; BEFORE=path/to/old/folio)
 set -uo pipefail
-folio=$(readlink -f "${1:-build/folio}")
-before=${BEFORE:+$(readlink -f "$BEFORE")}
 here=$(cd "$(dirname "$0")" && pwd)
-work="$here/work"
-runs=${RUNS:-5}
-py=/usr/bin/python3
-mkdir -p "$work/text"
-[ -f "$work/report/report.json" ] || $py "$here/gen_report.py" "$work/report" || exit 1
+. "$here/lib.sh"
+bench_init 5 text "$@" || exit 1
+before=${BEFORE:+$(readlink -f "$BEFORE")}
 [ -f "$work/report-mixed/report.json" ] || $py "$here/gen_report.py" --mixed "$work/report-mixed" || exit 1
 
 # best of $runs by CPU time: prints "wall cpu rss_kb" (bench/lib.sh)
-. "$here/lib.sh"
 measure() { bench_measure cpu "$work/text" "$@"; }
 
 printf '%-8s %-8s %-5s %8s %8s %9s %10s\n' binary report fmt wall_s cpu_s rss_MiB bytes

@@ -1,4 +1,17 @@
-# lib.sh — what the bench scripts share; source it after setting runs.
+# lib.sh — what the bench scripts share; source it once $here (bench/) is set.
+
+# bench_init RUNS SUBDIR [FOLIO_BIN]: sets folio (FOLIO_BIN, else build/folio,
+# made absolute), runs (RUNS from the environment, else the script's default
+# RUNS), work (bench/work) and py; makes $work/SUBDIR and, once, the
+# 50-section report of gen_report.py in $work/report.
+bench_init() {
+  runs=${RUNS:-$1}
+  folio=$(readlink -f "${3:-build/folio}")
+  work="$here/work"
+  py=/usr/bin/python3
+  mkdir -p "$work/$2"
+  [ -f "$work/report/report.json" ] || $py "$here/gen_report.py" "$work/report"
+}
 
 # bench_measure BY DIR CMD...: runs CMD $runs times under /usr/bin/time and
 # prints the best run as "wall_s cpu_s rss_kb" (cpu = user + sys), best by
