@@ -5,12 +5,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "render/core/buf.h"
 
 
-static fo_buf last_json; /* the last dump, kept until the next */
-
-static int append(const char *p, size_t n, void *b) { return fo_buf_append(b, p, n) ? 0 : -1; }
+static char *last_json; /* fo_malloc'd: the last dump, kept until the next */
 
 /* A JSON array of n objects, the i-th made by obj(items, i), as indented
  * text ending in a newline; valid until the next call ("[]\n" when it
@@ -20,13 +17,17 @@ static const char *dump_list(size_t n, json_t *(*obj)(const void *items, size_t 
 {
     json_t *arr = json_array();
     for (size_t i = 0; arr && i < n; i++) json_array_append_new(arr, obj(items, i));
-    fo_buf_free(&last_json);
-    int rc = arr ? json_dump_callback(arr, append, &last_json,
-                                      JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII)
-                 : -1;
+    char *s = arr ? json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) : NULL;
     json_decref(arr);
-    if (rc != 0 || !fo_buf_puts(&last_json, "\n")) return "[]\n";
-    return last_json.data;
+    size_t len = s ? strlen(s) : 0;
+    fo_free(last_json);
+    last_json = s ? fo_malloc(len + 2) : NULL;
+    if (last_json) {
+        memcpy(last_json, s, len);
+        memcpy(last_json + len, "\n", 2);
+    }
+    free(s);
+    return last_json ? last_json : "[]\n";
 }
 
 static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
