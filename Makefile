@@ -46,8 +46,8 @@ DEB_BENCH := wrk time python3-xlsxwriter python3-reportlab python3-renderpm pyth
 
 LIB_SRC  := $(sort $(wildcard formats/*.c formats/*/*.c render/*.c render/*/*.c))
 SBX_SRC  := $(sort $(wildcard sandbox/*.c sandbox/egress/*.c)) render/core/sha256.c render/core/utf8.c \
-            render/core/buf.c render/core/core.c render/stage.c
-CLI_SRC  := $(sort $(filter-out cli/launcher.c,$(wildcard cli/*.c)))
+            render/core/buf.c render/core/core.c render/stage.c cli/usage.c
+CLI_SRC  := $(sort $(filter-out cli/launcher.c cli/usage.c,$(wildcard cli/*.c)))
 SRV_SRC  := $(sort $(wildcard serve/*.c))
 TPL_FILES:= $(sort $(shell find templates -type f 2>/dev/null))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/templates.o
