@@ -4,6 +4,7 @@
 # Sources are found by folder, so a new module only has to be dropped in place:
 #   formats/**.c render/**.c              -> build/libfolio.a (the document engine)
 #   sandbox/*.c sandbox/egress/*.c        -> build/libfolio-sandbox.a
+#     + cli/usage.c                          (usage errors, for both binaries' commands)
 #   sandbox/policy/seccomp_policy.c       -> build/seccomp-gen -> build/seccomp_bpf.h
 #                                            (the seccomp filter, compiled at build time)
 #   cli/launcher.c + libfolio-sandbox.a   -> build/folio (static, libc only: `folio run`
