@@ -4,6 +4,7 @@
 # Sources are found by folder, so a new module only has to be dropped in place:
 #   formats/**.c render/**.c              -> build/libfolio.a (the document engine)
 #   sandbox/*.c sandbox/egress/*.c        -> build/libfolio-sandbox.a
+#     + cli/usage.c                          (usage errors, for both binaries' commands)
 #   sandbox/policy/seccomp_policy.c       -> build/seccomp-gen -> build/seccomp_bpf.h
 #                                            (the seccomp filter, compiled at build time)
 #   cli/launcher.c + libfolio-sandbox.a   -> build/folio (static, libc only: `folio run`
@@ -46,8 +47,8 @@ DEB_BENCH := wrk time python3-xlsxwriter python3-reportlab python3-renderpm pyth
 
 LIB_SRC  := $(sort $(wildcard formats/*.c formats/*/*.c render/*.c render/*/*.c))
 SBX_SRC  := $(sort $(wildcard sandbox/*.c sandbox/egress/*.c)) render/core/sha256.c render/core/utf8.c \
-            render/core/buf.c render/core/core.c render/stage.c
-CLI_SRC  := $(sort $(filter-out cli/launcher.c,$(wildcard cli/*.c)))
+            render/core/buf.c render/core/core.c render/stage.c cli/usage.c
+CLI_SRC  := $(sort $(filter-out cli/launcher.c cli/usage.c,$(wildcard cli/*.c)))
 SRV_SRC  := $(sort $(wildcard serve/*.c))
 TPL_FILES:= $(sort $(shell find templates -type f 2>/dev/null))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/templates.o

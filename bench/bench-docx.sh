@@ -12,15 +12,10 @@
 #
 # usage: bench/bench-docx.sh FOLIO_BIN   (RUNS=3 by default)
 set -uo pipefail
-folio=$(readlink -f "${1:-build/folio}")
 here=$(cd "$(dirname "$0")" && pwd)
-work="$here/work"
-runs=${RUNS:-3}
-py=/usr/bin/python3
+. "$here/lib.sh"
+bench_init 3 docx "$@" || exit 1
 out="$work/docx"
-mkdir -p "$out"
-
-[ -f "$work/report/report.json" ] || $py "$here/gen_report.py" "$work/report" || exit 1
 spec="$work/report/report.json"
 nochart="$work/report/report-nochart.json"
 $py - "$spec" "$nochart" <<'PY' || exit 1
@@ -31,17 +26,8 @@ json.dump(s, open(sys.argv[2], "w"), indent=1)
 PY
 $py "$here/report_to_markdown.py" "$spec" "$out/report.md" || exit 1
 
-# best of $runs: prints "wall cpu rss_kb"
-measure() {
-  local best="" line
-  for _ in $(seq "$runs"); do
-    /usr/bin/time -o "$out/time.txt" -f "%e %U %S %M" "$@" >/dev/null 2>"$out/err.txt" \
-      || { cat "$out/err.txt" >&2; return 1; }
-    line=$(tail -1 "$out/time.txt")
-    best=$(printf '%s\n%s\n' "$best" "$line" | awk 'NF' | sort -n | head -1)
-  done
-  echo "$best" | awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}'
-}
+# best of $runs by wall time: prints "wall cpu rss_kb" (bench/lib.sh)
+measure() { bench_measure wall "$out" "$@"; }
 
 declare -A wall cpu rss bytes
 tools=()

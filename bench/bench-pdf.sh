@@ -9,30 +9,17 @@
 #
 # usage: bench/bench-pdf.sh FOLIO_BIN   (RUNS=5 by default)
 set -uo pipefail
-folio=$(readlink -f "${1:-build/folio}")
 here=$(cd "$(dirname "$0")" && pwd)
-work="$here/work"
-runs=${RUNS:-5}
-py=/usr/bin/python3
-mkdir -p "$work/pdf"
-
-[ -f "$work/report/report.json" ] || $py "$here/gen_report.py" "$work/report" || exit 1
+. "$here/lib.sh"
+bench_init 5 pdf "$@" || exit 1
 spec="$work/report/report.json"
 floor="$work/pdf_floor"
 if [ ! -x "$floor" ] || [ "$here/pdf_floor.c" -nt "$floor" ]; then
   cc -O2 -std=c11 "$here/pdf_floor.c" -lhpdf -ljansson -lm -o "$floor" || exit 1
 fi
 
-# best of $runs: prints "wall cpu rss_kb"
-measure() {
-  local best="" line
-  for _ in $(seq "$runs"); do
-    /usr/bin/time -o "$work/pdf/time.txt" -f "%e %U %S %M" "$@" >/dev/null 2>&1 || return 1
-    line=$(tail -1 "$work/pdf/time.txt")
-    best=$(printf '%s\n%s\n' "$best" "$line" | awk 'NF' | sort -n | head -1)
-  done
-  echo "$best" | awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}'
-}
+# best of $runs by wall time: prints "wall cpu rss_kb" (bench/lib.sh)
+measure() { bench_measure wall "$work/pdf" "$@"; }
 
 declare -A wall cpu rss bytes pages
 run() {  # name out cmd...

@@ -12,26 +12,14 @@
 #
 # usage: bench/bench-text.sh FOLIO_BIN   (RUNS=5; BEFORE=path/to/old/folio)
 set -uo pipefail
-folio=$(readlink -f "${1:-build/folio}")
-before=${BEFORE:+$(readlink -f "$BEFORE")}
 here=$(cd "$(dirname "$0")" && pwd)
-work="$here/work"
-runs=${RUNS:-5}
-py=/usr/bin/python3
-mkdir -p "$work/text"
-[ -f "$work/report/report.json" ] || $py "$here/gen_report.py" "$work/report" || exit 1
+. "$here/lib.sh"
+bench_init 5 text "$@" || exit 1
+before=${BEFORE:+$(readlink -f "$BEFORE")}
 [ -f "$work/report-mixed/report.json" ] || $py "$here/gen_report.py" --mixed "$work/report-mixed" || exit 1
 
-# best of $runs by CPU time: prints "wall cpu rss_kb"
-measure() {
-  local best="" line
-  for _ in $(seq "$runs"); do
-    /usr/bin/time -o "$work/text/time.txt" -f "%e %U %S %M" "$@" >/dev/null 2>&1 || return 1
-    line=$(tail -1 "$work/text/time.txt" | awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}')
-    best=$(printf '%s\n%s\n' "$best" "$line" | awk 'NF' | sort -k2 -n | head -1)
-  done
-  echo "$best"
-}
+# best of $runs by CPU time: prints "wall cpu rss_kb" (bench/lib.sh)
+measure() { bench_measure cpu "$work/text" "$@"; }
 
 printf '%-8s %-8s %-5s %8s %8s %9s %10s\n' binary report fmt wall_s cpu_s rss_MiB bytes
 declare -A cpu

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/usage.h"
 #include "folio.h"
 #include "serve/serve.h"
 
@@ -92,18 +93,6 @@ static void print_diags(const fo_diags *d, bool json)
     }
 }
 
-__attribute__((format(printf, 1, 2)))
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "folio: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\nTry 'folio --help'.\n");
-    va_end(ap);
-    return 1;
-}
-
 /* ---- option parsing -----------------------------------------------------------*/
 static int parse_u64(const char *s, uint64_t *out)
 {
@@ -123,12 +112,12 @@ static int parse_args(int argc, char **argv, fo_cli_request *req)
         const char *val = NULL;
 #define NEED_VALUE()                                                   \
         do {                                                           \
-            if (i + 1 >= argc) return usage_error("option %s needs a value", a); \
+            if (i + 1 >= argc) return fo_usage_error(NULL, "option %s needs a value", a); \
             val = argv[++i];                                           \
         } while (0)
         if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             NEED_VALUE();
-            if (req->nouts == FO_CLI_MAX_OUTS) return usage_error("too many outputs (at most 16)");
+            if (req->nouts == FO_CLI_MAX_OUTS) return fo_usage_error(NULL, "too many outputs (at most 16)");
             req->outs[req->nouts++] = val;
         } else if (!strcmp(a, "--theme")) {
             NEED_VALUE();
@@ -139,18 +128,19 @@ static int parse_args(int argc, char **argv, fo_cli_request *req)
         } else if (!strcmp(a, "--max-bytes")) {
             NEED_VALUE();
             if (parse_u64(val, &req->opts.max_bytes) || req->opts.max_bytes == 0)
-                return usage_error("--max-bytes needs a positive whole number of bytes, not \"%s\"", val);
+                return fo_usage_error(NULL, "--max-bytes needs a positive whole number of bytes, not \"%s\"",
+                                      val);
         } else if (!strcmp(a, "--scale")) {
             NEED_VALUE();
             char *end;
             req->opts.scale = strtod(val, &end);
             if (*end || end == val || !(req->opts.scale >= 0.25 && req->opts.scale <= 8))
-                return usage_error("--scale needs a number from 0.25 to 8, not \"%s\"", val);
+                return fo_usage_error(NULL, "--scale needs a number from 0.25 to 8, not \"%s\"", val);
         } else if (!strcmp(a, "--allow-link-scheme")) {
             NEED_VALUE();
             if (!fo_link_schemes_allow(val))
-                return usage_error("--allow-link-scheme needs URI scheme names separated by commas, "
-                                   "e.g. ftp,tel, not \"%s\"", val);
+                return fo_usage_error(NULL, "--allow-link-scheme needs URI scheme names separated by commas, "
+                                      "e.g. ftp,tel, not \"%s\"", val);
         } else if (!strcmp(a, "--allow-external-formulas")) {
             fo_formulas_external_allow(true);
         } else if (!strcmp(a, "--json")) {
@@ -158,9 +148,9 @@ static int parse_args(int argc, char **argv, fo_cli_request *req)
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
             req->quiet = true;
         } else if (a[0] == '-' && a[1]) {
-            return usage_error("unknown option %s", a);
+            return fo_usage_error(NULL, "unknown option %s", a);
         } else {
-            if (req->npos == FO_CLI_MAX_POS) return usage_error("unexpected argument \"%s\"", a);
+            if (req->npos == FO_CLI_MAX_POS) return fo_usage_error(NULL, "unexpected argument \"%s\"", a);
             req->pos[req->npos++] = a;
         }
 #undef NEED_VALUE
@@ -177,7 +167,7 @@ static bool is_spec(const char *path)
 
 static int cmd_validate(fo_cli_request *req)
 {
-    if (req->npos != 1 || req->nouts) return usage_error("validate takes one SPEC.json");
+    if (req->npos != 1 || req->nouts) return fo_usage_error(NULL, "validate takes one SPEC.json");
     fo_diags d;
     fo_diags_init(&d);
     fo_doc *doc = NULL;
@@ -244,24 +234,25 @@ static int check_outputs(fo_cli_request *req)
 {
     for (size_t i = 0; i < req->nouts; i++)
         if (!fo_format_known(req->outs[i]))
-            return usage_error("%s: unknown output format (use .xlsx .docx .pptx .pdf or .png)", req->outs[i]);
+            return fo_usage_error(NULL, "%s: unknown output format (use .xlsx .docx .pptx .pdf or .png)",
+                                  req->outs[i]);
     return 0;
 }
 
 static int cmd_render(fo_cli_request *req)
 {
-    if (req->npos != 1) return usage_error("render takes one SPEC.json and -o OUT for each output");
-    if (req->nouts == 0) return usage_error("render needs at least one -o OUT.ext");
+    if (req->npos != 1) return fo_usage_error(NULL, "render takes one SPEC.json and -o OUT for each output");
+    if (req->nouts == 0) return fo_usage_error(NULL, "render needs at least one -o OUT.ext");
     int rc = check_outputs(req);
     return rc ? rc : render_doc(req, req->pos[0]);
 }
 
 static int cmd_convert(fo_cli_request *req)
 {
-    if (req->npos != 2 || req->nouts) return usage_error("convert takes INPUT and OUTPUT");
+    if (req->npos != 2 || req->nouts) return fo_usage_error(NULL, "convert takes INPUT and OUTPUT");
     const char *dot = strrchr(req->pos[0], '.');
     if (!dot || (strcasecmp(dot, ".csv") && strcasecmp(dot, ".tsv") && strcasecmp(dot, ".json")))
-        return usage_error("%s: convert reads .csv, .tsv or a spec .json", req->pos[0]);
+        return fo_usage_error(NULL, "%s: convert reads .csv, .tsv or a spec .json", req->pos[0]);
     req->outs[req->nouts++] = req->pos[1];
     int rc = check_outputs(req);
     return rc ? rc : render_doc(req, req->pos[0]);
@@ -269,7 +260,7 @@ static int cmd_convert(fo_cli_request *req)
 
 static int cmd_themes(fo_cli_request *req)
 {
-    if (req->npos || req->nouts) return usage_error("themes takes no arguments");
+    if (req->npos || req->nouts) return fo_usage_error(NULL, "themes takes no arguments");
     char name[64], desc[256];
     for (size_t i = 0; fo_theme_builtin(i, name, sizeof name); i++)
         printf("%-12s %s\n", name, fo_theme_description(name, desc, sizeof desc));
@@ -281,7 +272,8 @@ static int cmd_help(const char *topic)
     if (!topic) { fputs(usage_text, stdout); return 0; }
     for (size_t i = 0; i < sizeof help_topics / sizeof *help_topics; i++)
         if (!strcmp(topic, help_topics[i][0])) { fputs(help_topics[i][1], stdout); return 0; }
-    return usage_error("no help for \"%s\" (commands: render convert validate schema run serve)", topic);
+    return fo_usage_error(NULL, "no help for \"%s\" (commands: render convert validate schema run serve)",
+                          topic);
 }
 
 int main(int argc, char **argv)
@@ -323,5 +315,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "folio: unknown command \"%s\" (did you mean '%s'?)\nTry 'folio --help'.\n", cmd, best);
         return 1;
     }
-    return usage_error("unknown command \"%s\"", cmd);
+    return fo_usage_error(NULL, "unknown command \"%s\"", cmd);
 }

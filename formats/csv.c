@@ -131,6 +131,14 @@ static fo_status finish_open(fo_csv *c, char delimiter, fo_diags *d)
     return FO_OK;
 }
 
+/* off, flen and fields: one entry per field of the record, room for need. */
+static bool grow_fields(fo_csv *c, size_t need)
+{
+    return fo_grow_all(&c->fcap, need, 16, 3,
+                       (void **const[]){(void **)&c->off, (void **)&c->flen, (void **)&c->fields},
+                       (size_t[]){sizeof *c->off, sizeof *c->flen, sizeof *c->fields});
+}
+
 static fo_csv *csv_new(const char *display)
 {
     fo_csv *c = fo_calloc(1, sizeof *c);
@@ -138,13 +146,7 @@ static fo_csv *csv_new(const char *display)
     c->fd = -1;
     c->line = 1;
     c->display = fo_strdup(display);
-    c->fcap = 16;
-    c->rec_cap = 4096;
-    c->rec = fo_malloc(c->rec_cap);
-    c->off = fo_malloc(c->fcap * sizeof *c->off);
-    c->flen = fo_malloc(c->fcap * sizeof *c->flen);
-    c->fields = fo_malloc(c->fcap * sizeof *c->fields);
-    if (!c->display || !c->rec || !c->off || !c->flen || !c->fields) {
+    if (!c->display || !fo_grow((void **)&c->rec, &c->rec_cap, 1, 4096, 1) || !grow_fields(c, 16)) {
         fo_csv_close(c);
         return NULL;
     }
@@ -310,10 +312,7 @@ static bool end_field(fo_csv *c, rec_state *rs, fo_diags *d)
         c->rec_len = rs->field_start; /* drop the field, keep parsing the record */
         return true;
     }
-    if (!fo_grow_all(&c->fcap, c->nf + 1, 16, 3,
-                     (void **const[]){(void **)&c->off, (void **)&c->flen, (void **)&c->fields},
-                     (size_t[]){sizeof *c->off, sizeof *c->flen, sizeof *c->fields}))
-        return out_of_memory(c, d);
+    if (!grow_fields(c, c->nf + 1)) return out_of_memory(c, d);
     if (!reserve(c, 1, d)) return false;
     c->rec[c->rec_len++] = '\0';
     c->off[c->nf] = rs->field_start;

@@ -3,6 +3,7 @@
 #define FO_SANDBOX_PRIVATE
 #include "sandbox/sandbox.h"
 #include "sandbox/egress/egress.h"
+#include "cli/usage.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -48,19 +49,6 @@ void fo_sandbox_usage(FILE *f)
           "  --quiet         do not echo the program's output (it is still kept)\n"
           "exit: 0 ok, 1 usage, 2 invalid input, 3 over ceiling, 4 program failed,\n"
           "      timed out or killed, 5 internal error\n", f);
-}
-
-__attribute__((format(printf, 1, 2)))
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-
-    fputs("folio: run: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs(" (see folio help run)\n", stderr);
-    return FO_RUN_USAGE;
 }
 
 /* Parses a positive integer within [1, max]; -1 on error. */
@@ -115,7 +103,8 @@ static int parse_render(fo_sandbox_plan *p, const char *list)
             if (strlen(known_formats[k]) == n && !strncmp(s, known_formats[k], n))
                 found = 1;
         if (!found)
-            return usage_error("--render: unknown format in \"%s\" (xlsx, docx, pptx, pdf, png)", list);
+            return fo_usage_error("run", "--render: unknown format in \"%s\" (xlsx, docx, pptx, pdf, png)",
+                                  list);
         for (k = 0; k < p->n_render; k++)
             if (!strncmp(p->render[k], s, n) && p->render[k][n] == 0)
                 found = 0;             /* duplicate: keep one */
@@ -128,7 +117,7 @@ static int parse_render(fo_sandbox_plan *p, const char *list)
             s++;
     }
     if (p->n_render == 0)
-        return usage_error("--render: no format in \"%s\"", list);
+        return fo_usage_error("run", "--render: no format in \"%s\"", list);
     return FO_RUN_OK;
 }
 
@@ -149,9 +138,9 @@ static int apply_net(fo_sandbox_plan *p, const char *opt, const char *val)
 
     if (!strcmp(opt, "--net-resolve")) {
         if (!egress_policy(p))
-            return usage_error("%s", "out of memory");
+            return fo_usage_error("run", "%s", "out of memory");
         if (fo_egress_policy_pin(p->egress, val, &err) < 0)
-            return usage_error("--net-resolve %s: %s", val, err);
+            return fo_usage_error("run", "--net-resolve %s: %s", val, err);
         return FO_RUN_OK;
     }
     if (!strcmp(val, "none") || !strcmp(val, "all")) {
@@ -161,11 +150,11 @@ static int apply_net(fo_sandbox_plan *p, const char *opt, const char *val)
         return FO_RUN_OK;
     }
     if (!list)
-        return usage_error("--net: expected none, all, packages or allow=LIST, got \"%s\"", val);
+        return fo_usage_error("run", "--net: expected none, all, packages or allow=LIST, got \"%s\"", val);
     if (!egress_policy(p))
-        return usage_error("%s", "out of memory");
+        return fo_usage_error("run", "%s", "out of memory");
     if (fo_egress_policy_add(p->egress, list, &err) < 0)
-        return usage_error("--net %s: %s", val, err);
+        return fo_usage_error("run", "--net %s: %s", val, err);
     p->net = FO_NET_ALLOW;
     return FO_RUN_OK;
 }
@@ -176,7 +165,7 @@ static int net_list(const char *val)
     size_t k;
 
     if (strcmp(val, "packages"))
-        return usage_error("--net-list: the only preset is \"packages\", got \"%s\"", val);
+        return fo_usage_error("run", "--net-list: the only preset is \"packages\", got \"%s\"", val);
     for (k = 0; fo_egress_packages[k]; k++)
         printf("%s\n", fo_egress_packages[k]);
     return FO_RUN_OK;
@@ -189,7 +178,7 @@ int fo_sandbox_plan_option(fo_sandbox_plan *p, const char *opt, const char *val)
 
     if (!strcmp(opt, "--in")) {
         if (p->n_in_paths >= MAX_IN)
-            return usage_error("too many --in files (max %d)", MAX_IN);
+            return fo_usage_error("run", "too many --in files (max %d)", MAX_IN);
         ((const char **)p->in_paths)[p->n_in_paths++] = val;
     } else if (!strcmp(opt, "--out")) {
         p->out_dir = val;
@@ -197,30 +186,30 @@ int fo_sandbox_plan_option(fo_sandbox_plan *p, const char *opt, const char *val)
         return parse_render(p, val);
     } else if (!strcmp(opt, "--timeout")) {
         if (parse_decimal(val, 0, 86400, &p->timeout_s))
-            return usage_error("--timeout: expected seconds in (0, 86400], got \"%s\"", val);
+            return fo_usage_error("run", "--timeout: expected seconds in (0, 86400], got \"%s\"", val);
     } else if (!strcmp(opt, "--cpus")) {
         if (parse_decimal(val, 0, 1024, &p->cpus) || p->cpus < 0.01)
-            return usage_error("--cpus: expected CPUs in [0.01, 1024], got \"%s\"", val);
+            return fo_usage_error("run", "--cpus: expected CPUs in [0.01, 1024], got \"%s\"", val);
     } else if (!strcmp(opt, "--memory")) {
         if (parse_u64(val, 1u << 20, &v) || v < 16)
-            return usage_error("--memory: expected megabytes >= 16, got \"%s\"", val);
+            return fo_usage_error("run", "--memory: expected megabytes >= 16, got \"%s\"", val);
         p->memory_mb = v;
     } else if (!strcmp(opt, "--max-bytes")) {
         if (parse_u64(val, (uint64_t)1 << 40, &v))
-            return usage_error("--max-bytes: expected a positive byte count, got \"%s\"", val);
+            return fo_usage_error("run", "--max-bytes: expected a positive byte count, got \"%s\"", val);
         p->max_bytes = v;
     } else if (!strcmp(opt, "--max-total")) {
         if (parse_u64(val, (uint64_t)1 << 42, &v))
-            return usage_error("--max-total: expected a positive byte count, got \"%s\"", val);
+            return fo_usage_error("run", "--max-total: expected a positive byte count, got \"%s\"", val);
         p->max_total = v;
     } else if (!strcmp(opt, "--pids")) {
         if (parse_u64(val, 65536, &v) || v < 2)
-            return usage_error("--pids: expected 2..65536, got \"%s\"", val);
+            return fo_usage_error("run", "--pids: expected 2..65536, got \"%s\"", val);
         p->pids = (unsigned)v;
     } else if (!strcmp(opt, "--net") || !strcmp(opt, "--net-resolve")) {
         return apply_net(p, opt, val);
     } else {
-        return usage_error("unknown option \"%s\"", opt);
+        return fo_usage_error("run", "unknown option \"%s\"", opt);
     }
     return FO_RUN_OK;
 }
@@ -278,16 +267,16 @@ int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help)
         eq = strchr(a, '=');
         n = eq ? (size_t)(eq - a) : strlen(a);
         if (n >= sizeof opt)
-            return usage_error("unknown option \"%s\"", a);
+            return fo_usage_error("run", "unknown option \"%s\"", a);
         memcpy(opt, a, n);
         opt[n] = 0;
         for (k = 0; k < sizeof with_value / sizeof *with_value; k++)
             if (!strcmp(opt, with_value[k]))
                 takes = 1;
         if (!takes)
-            return usage_error("unknown option \"%s\"", a);
+            return fo_usage_error("run", "unknown option \"%s\"", a);
         if (!eq && i + 1 >= argc)
-            return usage_error("%s needs a value", opt);
+            return fo_usage_error("run", "%s needs a value", opt);
         if (!strcmp(opt, "--net-list")) {
             *help = 1;
             return net_list(eq ? eq + 1 : argv[i + 1]);
@@ -297,9 +286,9 @@ int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help)
             return rc;
     }
     if (p->egress && p->egress->n_pins && p->net != FO_NET_ALLOW)
-        return usage_error("%s", "--net-resolve needs --net packages or --net allow=LIST");
+        return fo_usage_error("run", "%s", "--net-resolve needs --net packages or --net allow=LIST");
     if (i >= argc)
-        return usage_error("%s", "missing command: folio run [options] -- CMD [ARG...]");
+        return fo_usage_error("run", "%s", "missing command: folio run [options] -- CMD [ARG...]");
     p->argv = argv + i;
     if (!p->max_total)
         p->max_total = 4 * p->max_bytes;  /* --max-total's default */

@@ -77,7 +77,7 @@ typedef struct {
 typedef struct {
     int status;                /* fo_status of the render; -1: the child died */
     int timed_out;
-    char *diags_json;          /* malloc'd JSON array (validate --json objects) or NULL */
+    char *diags_json;          /* fo_malloc'd JSON array (validate --json objects) or NULL */
     int out_fds[FO_SERVE_MAX_FORMATS];   /* -1 where none; caller closes */
     size_t n_outs;
 } fo_serve_result;

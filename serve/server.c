@@ -13,6 +13,7 @@
 #include "sandbox/session.h"
 #include "sandbox/sandbox.h"
 #include "render/core/sha256.h"
+#include "cli/usage.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -70,19 +71,6 @@ static void log_event(const char *fmt, ...)
     fo_serve_log(line);
 }
 
-__attribute__((format(printf, 1, 2)))
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-
-    fputs("folio: serve: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs("\nTry 'folio help serve'.\n", stderr);
-    return 1;
-}
-
 /* ------------------------------------------------------------ options */
 
 typedef struct { const char *name; double lo, hi; void *dst; char kind; } num_opt;
@@ -113,7 +101,7 @@ static int parse_args(int argc, char **argv, fo_serve_config *c, double *drain, 
         if (!strcmp(a, "--no-jail")) { c->jail = 0; continue; }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(usage, stdout); return -1; }
         if (i + 1 >= argc)
-            return usage_error("unknown option or missing value: %s", a);
+            return fo_usage_error("serve", "unknown option or missing value: %s", a);
         if (!strcmp(a, "--listen")) { c->listen = argv[++i]; continue; }
         if (!strcmp(a, "--token-file")) { c->token_file = argv[++i]; continue; }
         if (!strcmp(a, "--scratch")) { c->scratch = argv[++i]; continue; }
@@ -122,18 +110,18 @@ static int parse_args(int argc, char **argv, fo_serve_config *c, double *drain, 
             c->instance = argv[++i];
             if (!*c->instance || strlen(c->instance) > 32 ||
                 strspn(c->instance, "abcdefghijklmnopqrstuvwxyz0123456789") != strlen(c->instance))
-                return usage_error("--instance needs 1 to 32 lowercase letters or digits, not \"%s\"",
-                                   c->instance);
+                return fo_usage_error("serve", "--instance needs 1 to 32 lowercase letters or digits, "
+                                      "not \"%s\"", c->instance);
             continue;
         }
         for (k = 0; k < sizeof nums / sizeof *nums && strcmp(nums[k].name, a); k++)
             ;
         if (k == sizeof nums / sizeof *nums)
-            return usage_error("unknown option %s", a);
+            return fo_usage_error("serve", "unknown option %s", a);
         if (fo_sandbox_parse_number(argv[++i], nums[k].lo, nums[k].hi, &v) < 0 ||
             (nums[k].kind != 'd' && v != (double)(uint64_t)v))
-            return usage_error("%s needs a number from %g to %g, not \"%s\"", a, nums[k].lo,
-                               nums[k].hi, argv[i]);
+            return fo_usage_error("serve", "%s needs a number from %g to %g, not \"%s\"", a, nums[k].lo,
+                                  nums[k].hi, argv[i]);
         if (nums[k].kind == 'u') *(unsigned *)nums[k].dst = (unsigned)v;
         else if (nums[k].kind == 'd') *(double *)nums[k].dst = v;
         else *(uint64_t *)nums[k].dst = (uint64_t)v;
@@ -213,11 +201,11 @@ static int listen_unix(const char *path, char *shown, size_t shownlen)
     int fd;
 
     if (strlen(path) >= sizeof a.sun_path)
-        return usage_error("--listen unix:%s: path too long (at most %zu bytes)", path,
-                           sizeof a.sun_path - 1), -1;
+        return fo_usage_error("serve", "--listen unix:%s: path too long (at most %zu bytes)", path,
+                              sizeof a.sun_path - 1), -1;
     if (lstat(path, &st) == 0) {
         if (!S_ISSOCK(st.st_mode))
-            return usage_error("--listen unix:%s: exists and is not a socket", path), -1;
+            return fo_usage_error("serve", "--listen unix:%s: exists and is not a socket", path), -1;
         (void)unlink(path);   /* a socket left by an earlier run */
     }
     memset(&a, 0, sizeof a);
@@ -246,7 +234,7 @@ static int listen_tcp(const char *spec, int have_tokens, char *shown, size_t sho
     size_t hl;
 
     if (!colon || colon == spec || !colon[1] || strlen(colon + 1) >= sizeof port)
-        return usage_error("--listen %s: use HOST:PORT, [IPV6]:PORT or unix:PATH", spec), -1;
+        return fo_usage_error("serve", "--listen %s: use HOST:PORT, [IPV6]:PORT or unix:PATH", spec), -1;
     hl = (size_t)(colon - spec);
     if (spec[0] == '[' && hl >= 2 && spec[hl - 1] == ']')
         snprintf(host, sizeof host, "%.*s", (int)(hl - 2), spec + 1);
@@ -258,12 +246,12 @@ static int listen_tcp(const char *spec, int have_tokens, char *shown, size_t sho
     hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
     rc = getaddrinfo(host, port, &hints, &ai);
     if (rc)
-        return usage_error("--listen %s: %s", spec, gai_strerror(rc)), -1;
+        return fo_usage_error("serve", "--listen %s: %s", spec, gai_strerror(rc)), -1;
     if (!have_tokens && !is_loopback(ai->ai_addr)) {
         freeaddrinfo(ai);
-        return usage_error("--listen %s: not a loopback address, and no --token-file: anyone "
-                           "who can reach it could render (give --token-file FILE, or listen on "
-                           "127.0.0.1, [::1] or unix:PATH)", spec), -1;
+        return fo_usage_error("serve", "--listen %s: not a loopback address, and no --token-file: anyone "
+                              "who can reach it could render (give --token-file FILE, or listen on "
+                              "127.0.0.1, [::1] or unix:PATH)", spec), -1;
     }
     fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||

@@ -36,6 +36,7 @@
 #include "sandbox/fdpass.h"
 #include "cli/cli.h"
 #include "folio.h"
+#include "render/core/buf.h"
 
 #include <dirent.h>
 #include <malloc.h>
@@ -164,28 +165,6 @@ static int copy_in(const char *name, int src)
             break;
         }
     return close(dst) < 0 || n < 0 ? -1 : 0;
-}
-
-static char *read_all(int fd, size_t *len)
-{
-    size_t cap = 65536, n = 0;
-    char *buf = malloc(cap);
-    ssize_t r;
-
-    while (buf && (r = read(fd, buf + n, cap - n)) > 0) {
-        n += (size_t)r;
-        if (n == cap) {
-            char *grown = cap >= MAX_SPEC_BYTES ? NULL : realloc(buf, cap * 2);
-            if (!grown) {
-                free(buf);
-                return NULL;
-            }
-            buf = grown;
-            cap *= 2;
-        }
-    }
-    *len = n;
-    return buf;
 }
 
 void fo_serve_rmtree(const char *path)
@@ -318,7 +297,7 @@ static void child_main(int sock, uint64_t region)
                 fo_diags_add(&d, NULL, 0, 0, NULL, NULL, "can't store the upload \"%s\"", msg + 1);
         } else if (msg[0] == 'S' && !spec) {
             kind = 'S';
-            spec = read_all(fd, &spec_len);
+            spec = fo_fd_read(fd, MAX_SPEC_BYTES, &spec_len);
         } else if (msg[0] == 'C' && copy_in(msg + 1, fd) == 0) {
             kind = 'C';
             snprintf(input, sizeof input, "%.*s", FO_SERVE_MAX_NAME, msg + 1);
@@ -719,24 +698,11 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void append_diags(fo_serve_result *r, const char *s, size_t len, size_t *have)
-{
-    char *grown = realloc(r->diags_json, *have + len + 1);
-
-    if (!grown)
-        return;
-    memcpy(grown + *have, s, len);
-    *have += len;
-    grown[*have] = '\0';
-    r->diags_json = grown;
-}
-
 /* Reads the child's reply until 'R', EOF or the deadline. */
-static void read_reply(int sock, const fo_serve_job *job, fo_serve_result *r)
+static void read_reply(int sock, const fo_serve_job *job, fo_serve_result *r, fo_buf *diags)
 {
     static __thread char msg[MSG_MAX + 1];
     double deadline = now_s() + job->timeout_s + 3;
-    size_t have = 0;
 
     for (;;) {
         struct pollfd pf = { sock, POLLIN, 0 };
@@ -752,7 +718,7 @@ static void read_reply(int sock, const fo_serve_job *job, fo_serve_result *r)
         if (n <= 0)
             return;
         if (msg[0] == 'E')
-            append_diags(r, msg + 1, (size_t)n - 1, &have);
+            fo_buf_append(diags, msg + 1, (size_t)n - 1);
         else if (msg[0] == 'O' && fd >= 0 && r->n_outs < FO_SERVE_MAX_FORMATS) {
             r->out_fds[r->n_outs++] = fd;
             fd = -1;
@@ -781,8 +747,11 @@ int fo_serve_zygote_render(fo_serve_zygote *z, const fo_serve_job *job, fo_serve
     sock = new_child(z, err, errlen);
     if (sock < 0)
         return -1;
-    if (send_job(sock, job) == 0)
-        read_reply(sock, job, r);
+    if (send_job(sock, job) == 0) {
+        fo_buf diags = { 0 };
+        read_reply(sock, job, r, &diags);
+        r->diags_json = fo_buf_take(&diags, NULL);
+    }
     close(sock);     /* a child still running gets EOF/EPIPE; its alarm ends it */
     return 0;
 }
@@ -795,7 +764,7 @@ void fo_serve_result_free(fo_serve_result *r)
         if (r->out_fds[k] >= 0)
             close(r->out_fds[k]);
     r->n_outs = 0;
-    free(r->diags_json);
+    fo_free(r->diags_json);
     r->diags_json = NULL;
 }
 

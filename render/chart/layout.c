@@ -138,34 +138,33 @@ static void title(fo_chart_ctx *cx)
     cx->y0 += lh + 8 * cx->k;
 }
 
+/* The layout's context: sizes scaled with the chart's area (k), the theme's
+ * fonts and colours, the axes' number formats. */
+static fo_chart_ctx ctx_new(const fo_chart *c, const fo_theme *t, double width, double height)
+{
+    double k = fmin(1.6, fmax(0.7, sqrt(width * height / (800.0 * 500.0))));
+    return (fo_chart_ctx){
+        .c = c, .t = t, .w = width, .h = height, .k = k,
+        .fs_title = 17 * k, .fs_label = 12 * k, .fs_axis_title = 13 * k, .fs_legend = 12 * k,
+        .font = t->body.regular, .font_bold = t->body.bold,
+        .font_title = t->heading.bold[0] ? t->heading.bold : t->body.bold,
+        .text = t->text,
+        .muted = mix(t->background, t->text, 0.75),
+        .grid = mix(t->background, t->text, 0.12),
+        .axis = mix(t->background, t->text, 0.5),
+        .yfmt = c->ny > 0 ? column_format(c->data, c->y[0]) : NULL,
+        .xfmt = column_format(c->data, c->x),
+        .ycode = c->ny > 0 ? column_code(c->data, c->y[0]) : NULL,
+        .xcode = column_code(c->data, c->x)};
+}
+
 fo_status fo_chart_layout(const fo_chart *c, const fo_theme *t, double width, double height,
                           fo_dl **out, fo_diags *d)
 {
     *out = NULL;
     if (!(width > 0)) width = c->width > 0 ? c->width : FO_CHART_DEFAULT_WIDTH;
     if (!(height > 0)) height = c->height > 0 ? c->height : FO_CHART_DEFAULT_HEIGHT;
-    fo_chart_ctx cx;
-    memset(&cx, 0, sizeof cx);
-    cx.c = c;
-    cx.t = t;
-    cx.w = width;
-    cx.h = height;
-    cx.k = fmin(1.6, fmax(0.7, sqrt(width * height / (800.0 * 500.0))));
-    cx.fs_title = 17 * cx.k;
-    cx.fs_label = 12 * cx.k;
-    cx.fs_axis_title = 13 * cx.k;
-    cx.fs_legend = 12 * cx.k;
-    cx.font = t->body.regular;
-    cx.font_bold = t->body.bold;
-    cx.font_title = t->heading.bold[0] ? t->heading.bold : t->body.bold;
-    cx.text = t->text;
-    cx.muted = mix(t->background, t->text, 0.75);
-    cx.grid = mix(t->background, t->text, 0.12);
-    cx.axis = mix(t->background, t->text, 0.5);
-    cx.yfmt = c->ny > 0 ? column_format(c->data, c->y[0]) : NULL;
-    cx.xfmt = column_format(c->data, c->x);
-    cx.ycode = c->ny > 0 ? column_code(c->data, c->y[0]) : NULL;
-    cx.xcode = column_code(c->data, c->x);
+    fo_chart_ctx cx = ctx_new(c, t, width, height);
     fo_status st = FO_OK;
     cx.dl = fo_dl_new(width, height, t->background);
     if (!cx.dl) { st = FO_ERR_NOMEM; goto cleanup; }

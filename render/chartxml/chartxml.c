@@ -35,13 +35,6 @@
 #define SZ_AXIS_TITLE 1200
 #define SZ_TEXT 1100
 
-static void val_leaf(fo_xml *x, const char *name, long long v)
-{
-    fo_xml_open(x, name, NULL);
-    fo_xml_attr_int(x, "val", v);
-    fo_xml_close(x);
-}
-
 /* <a:defRPr sz b><solidFill/><a:latin typeface/></a:defRPr> */
 static void def_rpr(fo_xml *x, const fo_theme *t, int sz, bool bold, fo_rgb color)
 {
@@ -93,19 +86,7 @@ static void title(fo_xml *x, const fo_theme *t, const char *text, int sz, bool b
     fo_xml_close(x);
     fo_xml_close(x);
     fo_xml_close(x);
-    val_leaf(x, "c:overlay", 0);
-    fo_xml_close(x);
-}
-
-/* c:spPr holding one line (grid, axis) of a color, or no line. */
-static void line_sppr(fo_xml *x, long long color, long long w)
-{
-    fo_xml_open(x, "c:spPr", NULL);
-    fo_xml_open(x, "a:ln", NULL);
-    if (w > 0) fo_xml_attr_int(x, "w", w);
-    if (color < 0) fo_xml_leaf(x, "a:noFill", NULL);
-    else fo_xml_solid_fill(x, (fo_rgb)color);
-    fo_xml_close(x);
+    fo_chartxml_val(x, "c:overlay", 0);
     fo_xml_close(x);
 }
 
@@ -165,7 +146,7 @@ static void num_leaf(fo_xml *x, const char *name, double v)
 
 static void axis_head(fo_xml *x, const fo_theme *t, const axis *a, bool is_val)
 {
-    val_leaf(x, "c:axId", a->id);
+    fo_chartxml_val(x, "c:axId", a->id);
     fo_xml_open(x, "c:scaling", NULL);
     fo_xml_leaf(x, "c:orientation", "val", a->reverse ? "maxMin" : "minMax", NULL);
     if (a->fixed) {
@@ -173,11 +154,11 @@ static void axis_head(fo_xml *x, const fo_theme *t, const axis *a, bool is_val)
         num_leaf(x, "c:min", a->sc.min);
     }
     fo_xml_close(x);
-    val_leaf(x, "c:delete", 0);
+    fo_chartxml_val(x, "c:delete", 0);
     fo_xml_leaf(x, "c:axPos", "val", a->pos, NULL);
     if (a->grid) {
         fo_xml_open(x, "c:majorGridlines", NULL);
-        line_sppr(x, (long long)grid_color(t), 9525);
+        fo_chartxml_line_sppr(x, 9525, (long long)grid_color(t), false);
         fo_xml_close(x);
     }
     if (a->title && *a->title) title(x, t, a->title, SZ_AXIS_TITLE, false, a->pos[0] == 'l');
@@ -186,10 +167,10 @@ static void axis_head(fo_xml *x, const fo_theme *t, const axis *a, bool is_val)
     fo_xml_leaf(x, "c:majorTickMark", "val", is_val ? "none" : "out", NULL);
     fo_xml_leaf(x, "c:minorTickMark", "val", "none", NULL);
     fo_xml_leaf(x, "c:tickLblPos", "val", is_val ? "nextTo" : "low", NULL);
-    if (is_val && !a->mid_cat) line_sppr(x, -1, 0);
-    else line_sppr(x, (long long)(t ? t->muted : 0x808080), 9525);
+    if (is_val && !a->mid_cat) fo_chartxml_line_sppr(x, 0, -1, false);
+    else fo_chartxml_line_sppr(x, 9525, (long long)(t ? t->muted : 0x808080), false);
     tx_pr(x, t, SZ_TEXT, false, t ? t->muted : 0x595959);
-    val_leaf(x, "c:crossAx", a->cross);
+    fo_chartxml_val(x, "c:crossAx", a->cross);
     fo_xml_leaf(x, "c:crosses", "val", a->crosses ? a->crosses : "autoZero", NULL);
 }
 
@@ -197,10 +178,10 @@ static void cat_axis(fo_xml *x, const fo_theme *t, const axis *a)
 {
     fo_xml_open(x, "c:catAx", NULL);
     axis_head(x, t, a, false);
-    val_leaf(x, "c:auto", 1);
+    fo_chartxml_val(x, "c:auto", 1);
     fo_xml_leaf(x, "c:lblAlgn", "val", "ctr", NULL);
-    val_leaf(x, "c:lblOffset", 100);
-    val_leaf(x, "c:noMultiLvlLbl", 0);
+    fo_chartxml_val(x, "c:lblOffset", 100);
+    fo_chartxml_val(x, "c:noMultiLvlLbl", 0);
     fo_xml_close(x);
 }
 
@@ -246,8 +227,8 @@ static void scatter_axes(fo_xml *x, const fo_chart *c, const fo_theme *t,
 
 static void ax_ids(fo_xml *x)
 {
-    val_leaf(x, "c:axId", AX_CAT);
-    val_leaf(x, "c:axId", AX_VAL);
+    fo_chartxml_val(x, "c:axId", AX_CAT);
+    fo_chartxml_val(x, "c:axId", AX_VAL);
 }
 
 static void chart_group(fo_xml *x, const fo_chart *c, const fo_theme *t,
@@ -258,39 +239,33 @@ static void chart_group(fo_xml *x, const fo_chart *c, const fo_theme *t,
         fo_xml_open(x, "c:barChart", NULL);
         fo_xml_leaf(x, "c:barDir", "val", c->kind == FO_CHART_BAR ? "bar" : "col", NULL);
         fo_xml_leaf(x, "c:grouping", "val", c->stacked ? "stacked" : "clustered", NULL);
-        val_leaf(x, "c:varyColors", 0);
+        fo_chartxml_val(x, "c:varyColors", 0);
         fo_chartxml_series(x, c, t, dt);
-        val_leaf(x, "c:gapWidth", c->stacked ? 60 : 80);
-        if (c->stacked) val_leaf(x, "c:overlap", 100);
+        fo_chartxml_val(x, "c:gapWidth", c->stacked ? 60 : 80);
+        if (c->stacked) fo_chartxml_val(x, "c:overlap", 100);
         ax_ids(x);
         break;
     case FO_CHART_LINE:
-        fo_xml_open(x, "c:lineChart", NULL);
-        fo_xml_leaf(x, "c:grouping", "val", c->stacked ? "stacked" : "standard", NULL);
-        val_leaf(x, "c:varyColors", 0);
-        fo_chartxml_series(x, c, t, dt);
-        val_leaf(x, "c:marker", 1);
-        ax_ids(x);
-        break;
     case FO_CHART_AREA:
-        fo_xml_open(x, "c:areaChart", NULL);
+        fo_xml_open(x, c->kind == FO_CHART_LINE ? "c:lineChart" : "c:areaChart", NULL);
         fo_xml_leaf(x, "c:grouping", "val", c->stacked ? "stacked" : "standard", NULL);
-        val_leaf(x, "c:varyColors", 0);
+        fo_chartxml_val(x, "c:varyColors", 0);
         fo_chartxml_series(x, c, t, dt);
+        if (c->kind == FO_CHART_LINE) fo_chartxml_val(x, "c:marker", 1);
         ax_ids(x);
         break;
     case FO_CHART_PIE:
     case FO_CHART_DOUGHNUT:
         fo_xml_open(x, c->kind == FO_CHART_PIE ? "c:pieChart" : "c:doughnutChart", NULL);
-        val_leaf(x, "c:varyColors", 1);
+        fo_chartxml_val(x, "c:varyColors", 1);
         fo_chartxml_series(x, c, t, dt);
-        val_leaf(x, "c:firstSliceAng", 0);
-        if (c->kind == FO_CHART_DOUGHNUT) val_leaf(x, "c:holeSize", 55);
+        fo_chartxml_val(x, "c:firstSliceAng", 0);
+        if (c->kind == FO_CHART_DOUGHNUT) fo_chartxml_val(x, "c:holeSize", 55);
         break;
     case FO_CHART_SCATTER:
         fo_xml_open(x, "c:scatterChart", NULL);
         fo_xml_leaf(x, "c:scatterStyle", "val", "lineMarker", NULL);
-        val_leaf(x, "c:varyColors", 0);
+        fo_chartxml_val(x, "c:varyColors", 0);
         fo_chartxml_series(x, c, t, dt);
         ax_ids(x);
         break;
@@ -311,12 +286,7 @@ static void plot_area(fo_xml *x, const fo_chart *c, const fo_theme *t,
     chart_group(x, c, t, dt);
     if (c->kind == FO_CHART_SCATTER) scatter_axes(x, c, t, dt);
     else if (!is_round(c)) cat_val_axes(x, c, t, dt);
-    fo_xml_open(x, "c:spPr", NULL);
-    fo_xml_leaf(x, "a:noFill", NULL);
-    fo_xml_open(x, "a:ln", NULL);
-    fo_xml_leaf(x, "a:noFill", NULL);
-    fo_xml_close(x);
-    fo_xml_close(x);
+    fo_chartxml_clear_sppr(x);
     fo_xml_close(x);
 }
 
@@ -329,7 +299,7 @@ static void legend(fo_xml *x, const fo_chart *c, const fo_theme *t, const fo_cha
     if (where == FO_LEGEND_NONE) return;
     fo_xml_open(x, "c:legend", NULL);
     fo_xml_leaf(x, "c:legendPos", "val", where == FO_LEGEND_BOTTOM ? "b" : "r", NULL);
-    val_leaf(x, "c:overlay", 0);
+    fo_chartxml_val(x, "c:overlay", 0);
     tx_pr(x, t, SZ_TEXT, false, t ? t->text : 0);
     fo_xml_close(x);
 }
@@ -342,27 +312,22 @@ static void chart_space(fo_xml *x, const fo_chart *c, const fo_theme *t,
 {
     fo_xml_open(x, "c:chartSpace", "xmlns:c", FO_NS_C, "xmlns:a", FO_NS_A, "xmlns:r", FO_NS_R,
                 NULL);
-    val_leaf(x, "c:date1904", 0);
+    fo_chartxml_val(x, "c:date1904", 0);
     fo_xml_leaf(x, "c:lang", "val", "en-US", NULL);
-    val_leaf(x, "c:roundedCorners", 0);
+    fo_chartxml_val(x, "c:roundedCorners", 0);
     fo_xml_open(x, "c:chart", NULL);
     if (c->title && *c->title) title(x, t, c->title, SZ_TITLE, true, false);
-    val_leaf(x, "c:autoTitleDeleted", c->title && *c->title ? 0 : 1);
+    fo_chartxml_val(x, "c:autoTitleDeleted", c->title && *c->title ? 0 : 1);
     plot_area(x, c, t, dt);
     legend(x, c, t, dt);
-    val_leaf(x, "c:plotVisOnly", 1);
+    fo_chartxml_val(x, "c:plotVisOnly", 1);
     fo_xml_leaf(x, "c:dispBlanksAs", "val", "gap", NULL);
     fo_xml_close(x); /* c:chart */
-    fo_xml_open(x, "c:spPr", NULL); /* transparent: the slide or page shows through */
-    fo_xml_leaf(x, "a:noFill", NULL);
-    fo_xml_open(x, "a:ln", NULL);
-    fo_xml_leaf(x, "a:noFill", NULL);
-    fo_xml_close(x);
-    fo_xml_close(x);
+    fo_chartxml_clear_sppr(x); /* transparent: the slide or page shows through */
     tx_pr(x, t, SZ_TEXT, false, t ? t->text : 0);
     if (data_rid) {
         fo_xml_open(x, "c:externalData", "r:id", data_rid, NULL);
-        val_leaf(x, "c:autoUpdate", 0);
+        fo_chartxml_val(x, "c:autoUpdate", 0);
         fo_xml_close(x);
     }
     fo_xml_close(x); /* c:chartSpace */

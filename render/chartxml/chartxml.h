@@ -102,5 +102,14 @@ void fo_chartxml_series(fo_xml *x, const fo_chart *c, const fo_theme *t,
 fo_rgb fo_chartxml_color(const fo_theme *t, size_t i);
 /* Shortest decimal that reads back as v ("%.15g", else "%.17g"). */
 void fo_chartxml_num(double v, char *buf, size_t cap);
+/* <name val="v"/>, the shape of most chart settings. */
+void fo_chartxml_val(fo_xml *x, const char *name, long long v);
+/* <a:ln w="w"> filled with color, or holding a:noFill when color is
+ * negative (w 0: no w). round adds cap="rnd" and <a:round/>. */
+void fo_chartxml_line(fo_xml *x, long long w, long long color, bool round);
+/* <c:spPr> holding only that line (a grid, an axis, a series' stroke). */
+void fo_chartxml_line_sppr(fo_xml *x, long long w, long long color, bool round);
+/* <c:spPr> with no fill and no line: transparent. */
+void fo_chartxml_clear_sppr(fo_xml *x);
 
 #endif

@@ -32,17 +32,43 @@ void fo_chartxml_num(double v, char *buf, size_t cap)
     if (strtod(buf, NULL) != v) snprintf(buf, cap, "%.17g", v);
 }
 
-static void val_leaf(fo_xml *x, const char *name, long long v)
+void fo_chartxml_val(fo_xml *x, const char *name, long long v)
 {
     fo_xml_open(x, name, NULL);
     fo_xml_attr_int(x, "val", v);
     fo_xml_close(x);
 }
 
+void fo_chartxml_line(fo_xml *x, long long w, long long color, bool round)
+{
+    fo_xml_open(x, "a:ln", NULL);
+    if (w > 0) fo_xml_attr_int(x, "w", w);
+    if (round) fo_xml_attr(x, "cap", "rnd");
+    if (color < 0) fo_xml_leaf(x, "a:noFill", NULL);
+    else fo_xml_solid_fill(x, (fo_rgb)color);
+    if (round) fo_xml_leaf(x, "a:round", NULL);
+    fo_xml_close(x);
+}
+
+void fo_chartxml_line_sppr(fo_xml *x, long long w, long long color, bool round)
+{
+    fo_xml_open(x, "c:spPr", NULL);
+    fo_chartxml_line(x, w, color, round);
+    fo_xml_close(x);
+}
+
+void fo_chartxml_clear_sppr(fo_xml *x)
+{
+    fo_xml_open(x, "c:spPr", NULL);
+    fo_xml_leaf(x, "a:noFill", NULL);
+    fo_chartxml_line(x, 0, -1, false);
+    fo_xml_close(x);
+}
+
 /* <c:ptCount/> and one <c:pt idx><c:v>label</c:v></c:pt> per label. */
 static void str_points(fo_xml *x, char *const *labels, size_t n)
 {
-    val_leaf(x, "c:ptCount", (long long)n);
+    fo_chartxml_val(x, "c:ptCount", (long long)n);
     for (size_t i = 0; i < n; i++) {
         fo_xml_open(x, "c:pt", NULL);
         fo_xml_attr_int(x, "idx", (long long)i);
@@ -56,7 +82,7 @@ static void num_points(fo_xml *x, const double *v, size_t n, const char *fmt)
 {
     char buf[40];
     fo_xml_text_elem(x, "c:formatCode", fmt && *fmt ? fmt : "General");
-    val_leaf(x, "c:ptCount", (long long)n);
+    fo_chartxml_val(x, "c:ptCount", (long long)n);
     for (size_t i = 0; i < n; i++) {
         if (isnan(v[i])) continue;
         fo_chartxml_num(v[i], buf, sizeof buf);
@@ -139,26 +165,14 @@ static void cat_and_val(fo_xml *x, const fo_chartxml_data *dt, size_t s)
     fo_xml_close(x);
 }
 
-/* <a:ln w=emu><solidFill/></a:ln>, or a:noFill when color is negative. */
-static void line_props(fo_xml *x, long long w, long long color, bool round)
-{
-    fo_xml_open(x, "a:ln", NULL);
-    if (w > 0) fo_xml_attr_int(x, "w", w);
-    if (round) fo_xml_attr(x, "cap", "rnd");
-    if (color < 0) fo_xml_leaf(x, "a:noFill", NULL);
-    else fo_xml_solid_fill(x, (fo_rgb)color);
-    if (round) fo_xml_leaf(x, "a:round", NULL);
-    fo_xml_close(x);
-}
-
 static void marker(fo_xml *x, fo_rgb color, int size)
 {
     fo_xml_open(x, "c:marker", NULL);
     fo_xml_leaf(x, "c:symbol", "val", "circle", NULL);
-    val_leaf(x, "c:size", size);
+    fo_chartxml_val(x, "c:size", size);
     fo_xml_open(x, "c:spPr", NULL);
     fo_xml_solid_fill(x, color);
-    line_props(x, 9525, (long long)color, false);
+    fo_chartxml_line(x, 9525, (long long)color, false);
     fo_xml_close(x);
     fo_xml_close(x);
 }
@@ -166,8 +180,8 @@ static void marker(fo_xml *x, fo_rgb color, int size)
 static void ser_head(fo_xml *x, const fo_chartxml_data *dt, size_t s)
 {
     fo_xml_open(x, "c:ser", NULL);
-    val_leaf(x, "c:idx", (long long)s);
-    val_leaf(x, "c:order", (long long)s);
+    fo_chartxml_val(x, "c:idx", (long long)s);
+    fo_chartxml_val(x, "c:order", (long long)s);
     series_name(x, dt, s);
 }
 
@@ -181,9 +195,9 @@ static void bar_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt)
         ser_head(x, dt, s);
         fo_xml_open(x, "c:spPr", NULL);
         fo_xml_solid_fill(x, col);
-        line_props(x, 0, -1, false);
+        fo_chartxml_line(x, 0, -1, false);
         fo_xml_close(x);
-        val_leaf(x, "c:invertIfNegative", 0);
+        fo_chartxml_val(x, "c:invertIfNegative", 0);
         cat_and_val(x, dt, s);
         fo_xml_close(x);
     }
@@ -194,12 +208,10 @@ static void line_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt
     for (size_t s = 0; s < dt->ns; s++) {
         fo_rgb col = fo_chartxml_color(t, s);
         ser_head(x, dt, s);
-        fo_xml_open(x, "c:spPr", NULL);
-        line_props(x, 28575, (long long)col, true);
-        fo_xml_close(x);
+        fo_chartxml_line_sppr(x, 28575, (long long)col, true);
         marker(x, col, 5);
         cat_and_val(x, dt, s);
-        val_leaf(x, "c:smooth", 0);
+        fo_chartxml_val(x, "c:smooth", 0);
         fo_xml_close(x);
     }
 }
@@ -218,7 +230,7 @@ static void area_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt
         if (!stacked && dt->ns > 1) fo_xml_leaf(x, "a:alpha", "val", "70000", NULL);
         fo_xml_close(x);
         fo_xml_close(x);
-        line_props(x, 12700, (long long)col, false);
+        fo_chartxml_line(x, 12700, (long long)col, false);
         fo_xml_close(x);
         cat_and_val(x, dt, s);
         fo_xml_close(x);
@@ -231,33 +243,28 @@ static void pie_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt,
 {
     if (dt->ns == 0) return;
     ser_head(x, dt, 0);
-    fo_xml_open(x, "c:spPr", NULL);
-    line_props(x, 12700, (long long)(t ? t->background : 0xFFFFFF), false);
-    fo_xml_close(x);
+    fo_chartxml_line_sppr(x, 12700, (long long)(t ? t->background : 0xFFFFFF), false);
     for (size_t i = 0; i < dt->n; i++) {
         fo_xml_open(x, "c:dPt", NULL);
-        val_leaf(x, "c:idx", (long long)i);
-        val_leaf(x, "c:bubble3D", 0);
+        fo_chartxml_val(x, "c:idx", (long long)i);
+        fo_chartxml_val(x, "c:bubble3D", 0);
         fo_xml_open(x, "c:spPr", NULL);
         fo_xml_solid_fill(x, fo_chartxml_color(t, i));
-        line_props(x, 12700, (long long)(t ? t->background : 0xFFFFFF), false);
+        fo_chartxml_line(x, 12700, (long long)(t ? t->background : 0xFFFFFF), false);
         fo_xml_close(x);
         fo_xml_close(x);
     }
     fo_xml_open(x, "c:dLbls", NULL);
     fo_xml_leaf(x, "c:numFmt", "formatCode", "0%", "sourceLinked", "0", NULL);
-    fo_xml_open(x, "c:spPr", NULL);
-    fo_xml_leaf(x, "a:noFill", NULL);
-    line_props(x, 0, -1, false);
-    fo_xml_close(x);
+    fo_chartxml_clear_sppr(x);
     if (!doughnut) fo_xml_leaf(x, "c:dLblPos", "val", "bestFit", NULL);
-    val_leaf(x, "c:showLegendKey", 0);
-    val_leaf(x, "c:showVal", 0);
-    val_leaf(x, "c:showCatName", 0);
-    val_leaf(x, "c:showSerName", 0);
-    val_leaf(x, "c:showPercent", 1);
-    val_leaf(x, "c:showBubbleSize", 0);
-    val_leaf(x, "c:showLeaderLines", 1);
+    fo_chartxml_val(x, "c:showLegendKey", 0);
+    fo_chartxml_val(x, "c:showVal", 0);
+    fo_chartxml_val(x, "c:showCatName", 0);
+    fo_chartxml_val(x, "c:showSerName", 0);
+    fo_chartxml_val(x, "c:showPercent", 1);
+    fo_chartxml_val(x, "c:showBubbleSize", 0);
+    fo_chartxml_val(x, "c:showLeaderLines", 1);
     fo_xml_close(x);
     cat_and_val(x, dt, 0);
     fo_xml_close(x);
@@ -268,9 +275,7 @@ static void scatter_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data 
     for (size_t s = 0; s < dt->ns; s++) {
         fo_rgb col = fo_chartxml_color(t, s);
         ser_head(x, dt, s);
-        fo_xml_open(x, "c:spPr", NULL);
-        line_props(x, 0, -1, false); /* markers only */
-        fo_xml_close(x);
+        fo_chartxml_line_sppr(x, 0, -1, false); /* markers only */
         marker(x, col, 6);
         fo_xml_open(x, "c:xVal", NULL);
         numbers(x, dt, 0, dt->x, dt->xfmt);
@@ -278,7 +283,7 @@ static void scatter_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data 
         fo_xml_open(x, "c:yVal", NULL);
         numbers(x, dt, s + 1, dt->y + s * dt->n, dt->fmts[s]);
         fo_xml_close(x);
-        val_leaf(x, "c:smooth", 0);
+        fo_chartxml_val(x, "c:smooth", 0);
         fo_xml_close(x);
     }
 }

@@ -69,7 +69,7 @@ struct fo_numfmt {
     section s[4];
     int ns;              /* sections for numbers (text section excluded) */
     int text;            /* index of the text section, -1 if none */
-    char *pool;
+    char *pool;          /* these two in the same block, after the struct */
     tok *toks;
 };
 
@@ -634,20 +634,18 @@ fo_numfmt *fo_numfmt_compile(const char *code, char *err, size_t errlen)
     if (err && errlen) err[0] = '\0';
     if (!code) code = "";
     size_t n = strlen(code);
-    fo_numfmt *f = fo_calloc(1, sizeof *f);
-    /* literals never outgrow the code; each sub-part adds at most a short
-     * replacement text ("," "." "/" "0"): 2 bytes per source byte is ample */
-    char *pool = fo_malloc(2 * n + 16);
-    tok *toks = fo_malloc((n + 4) * sizeof *toks);
-    if (!f || !pool || !toks) {
-        fo_free(f);
-        fo_free(pool);
-        fo_free(toks);
+    /* one block: the format, then its tokens (at most one per code byte, +4
+     * for the sections), then its literals' pool. Literals never outgrow the
+     * code; each sub-part adds at most a short replacement text ("," "." "/"
+     * "0"): 2 bytes per source byte is ample. */
+    fo_numfmt *f = n < SIZE_MAX / 64 ? fo_calloc(1, sizeof *f + (n + 4) * sizeof(tok) + 2 * n + 16)
+                                     : NULL;
+    if (!f) {
         if (err && errlen) snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    f->pool = pool;
-    f->toks = toks;
+    tok *toks = f->toks = (tok *)(void *)(f + 1);
+    char *pool = f->pool = (char *)(toks + n + 4);
     f->text = -1;
     compiler c = {code, err, errlen, pool, 0};
     int nsec = 0;
@@ -689,13 +687,7 @@ bad:
     return NULL;
 }
 
-void fo_numfmt_free(fo_numfmt *f)
-{
-    if (!f) return;
-    fo_free(f->pool);
-    fo_free(f->toks);
-    fo_free(f);
-}
+void fo_numfmt_free(fo_numfmt *f) { fo_free(f); }
 
 bool fo_numfmt_is_date(const fo_numfmt *f) { return f && f->ns > 0 && f->s[0].kind == S_DATE; }
 

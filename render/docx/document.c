@@ -29,6 +29,15 @@ static void para_open(fo_docx_ctx *c, const char *style, const char *text)
     }
 }
 
+void fo_docx_para_style(fo_docx_ctx *c, const char *style, bool keep_next)
+{
+    fo_xml_open(c->x, "w:p", NULL);
+    fo_xml_open(c->x, "w:pPr", NULL);
+    fo_xml_leaf(c->x, "w:pStyle", "w:val", style, NULL);
+    if (keep_next) fo_xml_leaf(c->x, "w:keepNext", NULL);
+    fo_xml_close(c->x);
+}
+
 static void para_plain(fo_docx_ctx *c, const char *style, const char *text)
 {
     para_open(c, style, text);
@@ -155,10 +164,7 @@ static void toc(fo_docx_ctx *c)
     for (size_t i = 0; i < doc->nblocks; i++)
         if (doc->blocks[i].kind == FO_BLOCK_HEADING && doc->blocks[i].u.heading.level <= 3)
             nentries++;
-    fo_xml_open(x, "w:p", NULL);
-    fo_xml_open(x, "w:pPr", NULL);
-    fo_xml_leaf(x, "w:pStyle", "w:val", "TOC1", NULL);
-    fo_xml_close(x);
+    fo_docx_para_style(c, "TOC1", false);
     fo_xml_open(x, "w:r", NULL);
     fo_xml_leaf(x, "w:fldChar", "w:fldCharType", "begin", "w:dirty", "true", NULL);
     fo_xml_close(x);
@@ -177,10 +183,7 @@ static void toc(fo_docx_ctx *c)
         if (k++ > 0) { /* the first entry shares the field's opening paragraph */
             char style[16];
             snprintf(style, sizeof style, "TOC%d", b->u.heading.level < 1 ? 1 : b->u.heading.level);
-            fo_xml_open(x, "w:p", NULL);
-            fo_xml_open(x, "w:pPr", NULL);
-            fo_xml_leaf(x, "w:pStyle", "w:val", style, NULL);
-            fo_xml_close(x);
+            fo_docx_para_style(c, style, false);
         }
         char name[32];
         toc_bookmark_name(i, name);

@@ -97,6 +97,9 @@ void fo_docx_field(fo_docx_ctx *c, const char *instr, const char *result);
 
 /* ---- document.c: word/document.xml -------------------------------------------- */
 void fo_docx_document_write(fo_docx_ctx *c);
+/* <w:p><w:pPr><w:pStyle w:val=style/>, <w:keepNext/> when keep_next,
+ * </w:pPr>: a styled paragraph, left open for its runs. */
+void fo_docx_para_style(fo_docx_ctx *c, const char *style, bool keep_next);
 /* Twips between the margins (the template's page when it gives one). */
 long fo_docx_text_width(const fo_docx_ctx *c);
 /* Twips between the margins of the theme's page turned on its side, or 0

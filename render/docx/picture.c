@@ -110,11 +110,7 @@ static void inline_drawing(fo_docx_ctx *c, const graphic *g, double wpx, double 
     if (cx < 1) cx = 1;
     if (cy < 1) cy = 1;
     fo_xml *x = c->x;
-    fo_xml_open(x, "w:p", NULL);
-    fo_xml_open(x, "w:pPr", NULL);
-    fo_xml_leaf(x, "w:pStyle", "w:val", "Figure", NULL);
-    if (keep_next) fo_xml_leaf(x, "w:keepNext", NULL);
-    fo_xml_close(x);
+    fo_docx_para_style(c, "Figure", keep_next);
     drawing_run(c, x, g, cx, cy, alt ? alt : "");
     fo_xml_close(x); /* w:p */
 }

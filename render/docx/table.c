@@ -309,11 +309,7 @@ static void write_group(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_
 static void group_note(fo_docx_ctx *c, const char *text)
 {
     fo_xml *x = c->x;
-    fo_xml_open(x, "w:p", NULL);
-    fo_xml_open(x, "w:pPr", NULL);
-    fo_xml_leaf(x, "w:pStyle", "w:val", "Caption", NULL);
-    fo_xml_leaf(x, "w:keepNext", NULL);
-    fo_xml_close(x);
+    fo_docx_para_style(c, "Caption", true);
     fo_docx_run(c, text, strlen(text), NULL, false, true);
     fo_xml_close(x);
 }
@@ -413,11 +409,7 @@ static bool numbered(const char *label, const char *markup)
 void fo_docx_caption(fo_docx_ctx *c, const char *label, unsigned n, const char *markup)
 {
     fo_xml *x = c->x;
-    fo_xml_open(x, "w:p", NULL);
-    fo_xml_open(x, "w:pPr", NULL);
-    fo_xml_leaf(x, "w:pStyle", "w:val", "Caption", NULL);
-    if (strcmp(label, "Table") == 0) fo_xml_leaf(x, "w:keepNext", NULL);
-    fo_xml_close(x);
+    fo_docx_para_style(c, "Caption", strcmp(label, "Table") == 0);
     if (numbered(label, markup)) { /* not "Table 1: Table 1. Sales" */
         fo_docx_markup(c, markup);
         fo_xml_close(x);
@@ -449,16 +441,10 @@ static void metric_cell(fo_docx_ctx *c, const fo_metric *m, long width)
     fo_xml_attr_int(x, "w:w", width);
     fo_xml_close(x);
     fo_xml_close(x);
-    fo_xml_open(x, "w:p", NULL);
-    fo_xml_open(x, "w:pPr", NULL);
-    fo_xml_leaf(x, "w:pStyle", "w:val", "MetricLabel", NULL);
-    fo_xml_close(x);
+    fo_docx_para_style(c, "MetricLabel", false);
     if (m->label) fo_docx_run(c, m->label, strlen(m->label), NULL, false, false);
     fo_xml_close(x);
-    fo_xml_open(x, "w:p", NULL);
-    fo_xml_open(x, "w:pPr", NULL);
-    fo_xml_leaf(x, "w:pStyle", "w:val", "MetricValue", NULL);
-    fo_xml_close(x);
+    fo_docx_para_style(c, "MetricValue", false);
     fo_numfmt *f = fo_numfmt_compile(m->format, NULL, 0);
     size_t n;
     bool numeric;
@@ -481,10 +467,7 @@ static void metric_cell(fo_docx_ctx *c, const fo_metric *m, long width)
         /* the arrow only: delta_format carries the sign ("+0.0%;-0.0%;0.0%") */
         const char *arrow = m->delta > 0 ? "\xE2\x96\xB2 " : m->delta < 0 ? "\xE2\x96\xBC " : "";
         snprintf(d, sizeof d, "%s%.*s", arrow, (int)k, buf);
-        fo_xml_open(x, "w:p", NULL);
-        fo_xml_open(x, "w:pPr", NULL);
-        fo_xml_leaf(x, "w:pStyle", "w:val", "MetricDelta", NULL);
-        fo_xml_close(x);
+        fo_docx_para_style(c, "MetricDelta", false);
         fo_docx_run(c, d, strlen(d), m->delta > 0 ? "DeltaUp" : m->delta < 0 ? "DeltaDown" : NULL,
                     false, false);
         fo_xml_close(x);

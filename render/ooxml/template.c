@@ -160,36 +160,38 @@ static fo_status unreadable(fo_tpl *t, zip_file_t *f, const char *part)
     return FO_ERR_INPUT;
 }
 
-/* Reads an open entry in chunks; the zip's claimed size is only a hint. */
+/* Past cap bytes already read: one more byte means the part is too big. */
+static fo_status past_cap(fo_tpl *t, zip_file_t *f, const char *part, size_t cap)
+{
+    char probe;
+    zip_int64_t more = zip_fread(f, &probe, 1);
+    if (more == 0) return FO_OK;
+    return more < 0 ? unreadable(t, f, part) : too_big(t, part, cap, false);
+}
+
+/* Reads an open entry in chunks into a buffer first sized by the zip's
+ * claimed size, which is only a hint: the buffer grows when it is short. */
 static fo_status read_capped(fo_tpl *t, zip_file_t *f, const char *part, size_t cap,
                              size_t hint, char **data, size_t *len)
 {
-    size_t have = 0, room = hint < cap ? hint + 1 : cap + 1;
-    if (room < 4096) room = 4096;
-    char *b = fo_malloc(room);
-    if (!b) return FO_ERR_NOMEM;
-    for (;;) {
-        if (have + 1 >= room && room > cap) { /* exactly cap bytes, or more? */
-            char probe;
-            zip_int64_t more = zip_fread(f, &probe, 1);
-            if (more == 0) break;
-            fo_free(b);
-            return more < 0 ? unreadable(t, f, part) : too_big(t, part, cap, false);
+    char *b = NULL;
+    size_t have = 0, room = 0, first = hint < 4096 ? 4096 : hint + 1;
+    if (!fo_grow((void **)&b, &room, 1, first, 1)) return FO_ERR_NOMEM;
+    fo_status st = FO_OK;
+    while (st == FO_OK) {
+        if (have == cap) { st = past_cap(t, f, part, cap); break; }
+        if (have + 1 == room && !fo_grow((void **)&b, &room, have + 2, first, 1)) {
+            st = FO_ERR_NOMEM;
+            break;
         }
-        if (have + 1 >= room) {
-            size_t nr = room * 2 > cap + 1 ? cap + 1 : room * 2;
-            char *nb = fo_realloc(b, nr);
-            if (!nb) { fo_free(b); return FO_ERR_NOMEM; }
-            b = nb;
-            room = nr;
-        }
-        zip_int64_t got = zip_fread(f, b + have, room - 1 - have);
-        if (got < 0) { fo_free(b); return unreadable(t, f, part); }
-        if (got == 0) break;
+        size_t want = (room - 1 < cap ? room - 1 : cap) - have;
+        zip_int64_t got = zip_fread(f, b + have, want);
+        if (got <= 0) { st = got < 0 ? unreadable(t, f, part) : FO_OK; break; }
         have += (size_t)got;
         t->total += (size_t)got;
-        if (t->total > FO_TPL_TOTAL_MAX) { fo_free(b); return too_big(t, part, cap, true); }
+        if (t->total > FO_TPL_TOTAL_MAX) st = too_big(t, part, cap, true);
     }
+    if (st != FO_OK) { fo_free(b); return st; }
     b[have] = '\0';
     *data = b;
     if (len) *len = have;

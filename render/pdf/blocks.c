@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "render/core/buf.h"
 #include "render/pdf/pdf_int.h"
 
 #define DELTA_UP 0x2E7D32
@@ -203,9 +204,10 @@ void fo_pdf_toc_reserve(fo_pdf *c, const fo_block *b)
     fo_pdf_need(c, t->heading_size[1] * 1.3 + 3 * toc_lh(t));
     fo_pdf_markup(c, "Contents", false, &st, c->left, c->width, t->heading_size[1] * 1.3);
     c->y -= t->body_size * 0.5;
-    fo_pdf_tocslot *s = fo_realloc(c->toc, (c->ntoc + n + 1) * sizeof *s);
-    if (!s) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
-    c->toc = s;
+    if (!fo_grow((void **)&c->toc, &c->toc_cap, c->ntoc + n + 1, n + 1, sizeof *c->toc)) {
+        fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
+        return;
+    }
     for (size_t i = 0; i < n && c->st == FO_OK; i++) {
         fo_pdf_need(c, toc_lh(t));
         c->toc[c->ntoc++] = (fo_pdf_tocslot){c->npages - 1, c->y - toc_lh(t) + t->body_size * 0.45};

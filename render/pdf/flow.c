@@ -575,18 +575,16 @@ void fo_pdf_list(fo_pdf *c, const fo_block *b)
 
 /* Code: monospace lines on a shaded band; the band is cut where the page
  * ends and continues on the next. Tabs become four spaces. */
-void fo_pdf_code(fo_pdf *c, const fo_block *b)
+#define CODE_PAD 6.0 /* pt, inside a code block's shaded box */
+
+/* src with each tab as four spaces, carriage returns and trailing newlines
+ * dropped, in *len bytes (NUL-terminated); NULL when out of memory. */
+static char *code_text(const char *src, size_t *len)
 {
-    const fo_theme *t = c->t;
-    const char *src = b->u.code.text ? b->u.code.text : "";
-    double size = t->mono_size, lh = size * 1.35, pad = 6;
-    fo_pdf_font *f = fo_pdf_face(c, &t->mono, FO_PDF_REGULAR);
-    if (!f) return;
     size_t tabs = 0, slen = strlen(src);
     for (size_t i = 0; i < slen; i++) tabs += src[i] == '\t';
     char *text = fo_malloc(slen + tabs * 3 + 1);
-    size_t *starts = NULL, *lens = NULL;
-    if (!text) goto oom;
+    if (!text) return NULL;
     size_t o = 0;
     for (size_t i = 0; i < slen; i++) {
         if (src[i] == '\t') { memcpy(text + o, "    ", 4); o += 4; }
@@ -594,12 +592,17 @@ void fo_pdf_code(fo_pdf *c, const fo_block *b)
     }
     while (o > 0 && text[o - 1] == '\n') o--;
     text[o] = 0;
-    double w = c->width - 2 * pad;
-    size_t nl = wrap(c, f, size, text, o, w, true, NULL, NULL, 0);
-    starts = fo_malloc(nl * sizeof *starts);
-    lens = fo_malloc(nl * sizeof *lens);
-    if (!starts || !lens) goto oom;
-    wrap(c, f, size, text, o, w, true, starts, lens, nl);
+    *len = o;
+    return text;
+}
+
+/* The nl wrapped lines of text (starts, lens) on shaded boxes, as many on
+ * each page as fit. */
+static void code_boxes(fo_pdf *c, fo_pdf_font *f, const char *text, const size_t *starts,
+                       const size_t *lens, size_t nl)
+{
+    const fo_theme *t = c->t;
+    double size = t->mono_size, lh = size * 1.35, pad = CODE_PAD;
     size_t i = 0;
     c->y -= 2;
     while (i < nl && c->st == FO_OK) {
@@ -621,10 +624,24 @@ void fo_pdf_code(fo_pdf *c, const fo_block *b)
         i += k;
     }
     c->y -= t->body_size * 0.8;
-    goto done;
-oom:
-    fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
-done:
+}
+
+void fo_pdf_code(fo_pdf *c, const fo_block *b)
+{
+    const fo_theme *t = c->t;
+    fo_pdf_font *f = fo_pdf_face(c, &t->mono, FO_PDF_REGULAR);
+    if (!f) return;
+    size_t len = 0, nl = 0, cap = 0, *starts = NULL, *lens = NULL;
+    char *text = code_text(b->u.code.text ? b->u.code.text : "", &len);
+    double w = c->width - 2 * CODE_PAD;
+    if (text) nl = wrap(c, f, t->mono_size, text, len, w, true, NULL, NULL, 0);
+    if (text && fo_grow_all(&cap, nl ? nl : 1, nl, 2, (void **const[]){(void **)&starts, (void **)&lens},
+                            (const size_t[]){sizeof *starts, sizeof *lens})) {
+        wrap(c, f, t->mono_size, text, len, w, true, starts, lens, nl);
+        code_boxes(c, f, text, starts, lens, nl);
+    } else {
+        fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
+    }
     fo_free(text);
     fo_free(starts);
     fo_free(lens);

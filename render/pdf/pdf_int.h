@@ -93,7 +93,7 @@ typedef struct {
     size_t nmarks, marks_cap;
     HPDF_Outline outline[7]; /* last outline item per level (1..6) */
     fo_pdf_tocslot *toc;     /* one slot per TOC entry, in order */
-    size_t ntoc;
+    size_t ntoc, toc_cap;
     size_t toc_first_mark;   /* marks[] index of the first TOC entry */
 
     HPDF_ExtGState alpha_gs[16]; /* by alpha * 15, lazily */

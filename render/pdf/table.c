@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "render/core/buf.h"
 #include "render/core/table.h"
 #include "render/pdf/pdf_int.h"
 
@@ -336,26 +337,35 @@ typedef struct {
     fo_table_plan plan;
 } layout;
 
+/* The layout's scratch arrays, listed once for allocating and freeing: *v[i]
+ * holds elem[i] bytes per column of the block. */
+enum { NSCRATCH = 15 };
+static void scratch_arrays(layout *L, void **v[NSCRATCH], size_t elem[NSCRATCH])
+{
+    table *T = &L->T;
+    void **const p[NSCRATCH] = {
+        (void **)&T->cols,   (void **)&T->map,    (void **)&L->w,      (void **)&L->nat,
+        (void **)&L->mn,     (void **)&L->ends,   (void **)&T->colors, (void **)&T->nlines,
+        (void **)&T->lst,    (void **)&T->lln,    (void **)&T->texts,  (void **)&T->htexts,
+        (void **)&T->lens,   (void **)&T->hlens,  (void **)&T->tmp};
+    const size_t e[NSCRATCH] = {
+        sizeof *T->cols,   sizeof *T->map,    sizeof *L->w,      sizeof *L->nat,
+        sizeof *L->mn,     sizeof *L->ends,   sizeof *T->colors, sizeof *T->nlines,
+        MAX_CELL_LINES * sizeof *T->lst,      MAX_CELL_LINES * sizeof *T->lln,
+        sizeof *T->texts,  sizeof *T->htexts, sizeof *T->lens,   sizeof *T->hlens, TMP};
+    memcpy(v, p, sizeof p);
+    memcpy(elem, e, sizeof e);
+}
+
 static void layout_close(layout *L)
 {
     table *T = &L->T;
     if (T->cols)
         for (size_t i = 0; i < T->b->u.table.ncols; i++) fo_numfmt_free(T->cols[i].fmt);
-    fo_free(T->cols);
-    fo_free(T->map);
-    fo_free(L->w);
-    fo_free(L->nat);
-    fo_free(L->mn);
-    fo_free(L->ends);
-    fo_free(T->colors);
-    fo_free(T->nlines);
-    fo_free(T->lst);
-    fo_free(T->lln);
-    fo_free(T->texts);
-    fo_free(T->htexts);
-    fo_free(T->lens);
-    fo_free(T->hlens);
-    fo_free(T->tmp);
+    void **v[NSCRATCH];
+    size_t elem[NSCRATCH];
+    scratch_arrays(L, v, elem);
+    for (size_t i = 0; i < NSCRATCH; i++) fo_free(*v[i]);
 }
 
 /* Measures and plans table b: false (c->st set) when it cannot be drawn. */
@@ -367,23 +377,10 @@ static bool layout_open(layout *L, fo_pdf *c, const fo_block *b)
     table *T = &L->T;
     *T = (table){.c = c, .b = b, .ncols = n, .fr = fo_pdf_face(c, &t->body, FO_PDF_REGULAR),
                  .fb = fo_pdf_face(c, &t->body, FO_PDF_BOLD), .size = t->body_size * 0.9};
-    L->w = fo_calloc(n, sizeof *L->w);
-    L->nat = fo_calloc(n, sizeof *L->nat);
-    L->mn = fo_calloc(n, sizeof *L->mn);
-    L->ends = fo_calloc(n, sizeof *L->ends);
-    T->cols = fo_calloc(n, sizeof *T->cols);
-    T->map = fo_calloc(n, sizeof *T->map);
-    T->colors = fo_malloc(n * sizeof *T->colors);
-    T->nlines = fo_malloc(n * sizeof *T->nlines);
-    T->lst = fo_malloc(n * MAX_CELL_LINES * sizeof *T->lst);
-    T->lln = fo_malloc(n * MAX_CELL_LINES * sizeof *T->lln);
-    T->texts = fo_malloc(n * sizeof *T->texts);
-    T->htexts = fo_malloc(n * sizeof *T->htexts);
-    T->lens = fo_malloc(n * sizeof *T->lens);
-    T->hlens = fo_malloc(n * sizeof *T->hlens);
-    T->tmp = fo_malloc(n * TMP);
-    if (!L->w || !L->nat || !L->mn || !L->ends || !T->cols || !T->map || !T->colors || !T->nlines ||
-        !T->lst || !T->lln || !T->texts || !T->htexts || !T->lens || !T->hlens || !T->tmp) {
+    void **v[NSCRATCH];
+    size_t elem[NSCRATCH], cap = 0;
+    scratch_arrays(L, v, elem);
+    if (!fo_grow_all(&cap, n ? n : 1, n, NSCRATCH, (void **const *)v, elem)) {
         fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
         return false;
     }

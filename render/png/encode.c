@@ -233,19 +233,15 @@ fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int 
     static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
     if (width <= 0 || height <= 0) return FO_ERR_INTERNAL;
     size_t bpp = alpha ? 4 : 3, rowlen = (size_t)width * bpp;
-    /* the filtered image, as palette rows first; grown for RGB(A) if need be */
-    size_t rgbsize = (rowlen + 1) * (size_t)height;
-    unsigned char *filt = fo_malloc(alpha ? rgbsize : ((size_t)width + 1) * (size_t)height);
+    /* the filtered image: palette rows when they fit, else RGB(A) rows. Sized
+     * for RGB(A) at once: the pages palette rows leave untouched are never
+     * committed, so this costs address space only, and there is no resize. */
+    unsigned char *filt = fo_malloc((rowlen + 1) * (size_t)height);
     unsigned char *rows = alpha ? NULL : fo_malloc(2 * (size_t)width);
     palette *pal = alpha ? NULL : fo_malloc(sizeof *pal);
     fo_status st = FO_OK;
     if (!filt || (!alpha && (!rows || !pal))) { st = FO_ERR_NOMEM; goto cleanup; }
     bool indexed = !alpha && palette_rows(pixels, width, height, stride, pal, rows, filt);
-    if (!indexed && !alpha) {
-        unsigned char *grown = fo_realloc(filt, rgbsize);
-        if (!grown) { st = FO_ERR_NOMEM; goto cleanup; }
-        filt = grown;
-    }
     if (!indexed)
         for (int y = 0; y < height; y++) {
             const uint32_t *row = (const uint32_t *)(const void *)(pixels + (size_t)y * (size_t)stride);

@@ -467,12 +467,7 @@ void fo_pptx_table(fo_pptx *p, const fo_block *b)
 {
     if (p->err) return;
     size_t n = b->u.table.ncols;
-    tbl tb;
-    memset(&tb, 0, sizeof tb);
-    tb.p = p;
-    tb.b = b;
-    tb.ncols = n;
-    tb.sz = FO_PPTX_TABLE_SZ;
+    tbl tb = {.p = p, .b = b, .ncols = n, .sz = FO_PPTX_TABLE_SZ};
     char **header = NULL;
     size_t *ends = NULL;
     double *mn = NULL;

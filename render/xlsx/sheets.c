@@ -43,6 +43,7 @@ typedef struct {
     lxw_worksheet **ws;       /* one per part */
     size_t *part_rows;        /* data rows per part */
     size_t nparts;
+    size_t parts_cap;         /* ws and part_rows allocated */
     size_t urls;              /* hyperlinks on the current part */
     size_t row;               /* 1-based data row, for messages */
     size_t line;              /* CSV: its line in the file */
@@ -172,17 +173,18 @@ static lxw_worksheet *open_part(table *t, fo_xlsx_table *ft)
     if (k >= ft->nparts) { /* more rows than planned: name one more part now */
         char want[FO_XLSX_NAME_CAP + 16];
         snprintf(want, sizeof want, "%s (%zu)", ft->parts[0], k + 1);
-        char (*p)[FO_XLSX_NAME_CAP] = fo_realloc(ft->parts, (k + 1) * sizeof *p);
-        if (!p) { t->st = FO_ERR_NOMEM; return NULL; }
-        ft->parts = p;
+        if (!fo_grow((void **)&ft->parts, &ft->parts_cap, k + 1, 1, sizeof *ft->parts)) {
+            t->st = FO_ERR_NOMEM;
+            return NULL;
+        }
         ft->nparts = k + 1;
         if ((t->st = fo_xlsx_sheet_name(&x->names, want, ft->parts[k])) != FO_OK) return NULL;
     }
-    lxw_worksheet **ws = fo_realloc(t->ws, (k + 1) * sizeof *ws);
-    size_t *pr = ws ? fo_realloc(t->part_rows, (k + 1) * sizeof *pr) : NULL;
-    if (ws) t->ws = ws;
-    if (pr) t->part_rows = pr;
-    if (!ws || !pr) { t->st = FO_ERR_NOMEM; return NULL; }
+    if (!fo_grow_all(&t->parts_cap, k + 1, 4, 2, (void **const[]){(void **)&t->ws, (void **)&t->part_rows},
+                     (const size_t[]){sizeof *t->ws, sizeof *t->part_rows})) {
+        t->st = FO_ERR_NOMEM;
+        return NULL;
+    }
     lxw_worksheet *w = workbook_add_worksheet(x->wb, ft->parts[k]);
     if (!w) {
         fo_diags_add(x->d, NULL, 0, 0, t->ds->pointer, NULL,

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "render/core/buf.h"
 #include "render/core/markup.h"
 #include "render/xlsx/xlsx_internal.h"
 
@@ -113,8 +114,8 @@ static fo_status plan_tables(fo_xlsx *x)
         t->block = b;
         size_t nrows = b->u.table.data ? b->u.table.data->nrows : 0;
         t->nparts = fo_xlsx_parts_for(nrows, b->u.table.has_totals);
-        t->parts = fo_calloc(t->nparts, sizeof *t->parts);
-        if (!t->parts) return FO_ERR_NOMEM;
+        if (!fo_grow((void **)&t->parts, &t->parts_cap, t->nparts, t->nparts, sizeof *t->parts))
+            return FO_ERR_NOMEM;
         char *want = NULL;
         fo_status st = table_wanted_name(b, &want);
         if (st == FO_OK) st = fo_xlsx_sheet_name(&x->names, want, t->parts[0]);

@@ -104,6 +104,7 @@ typedef struct {
     const fo_block *block;
     char (*parts)[FO_XLSX_NAME_CAP];
     size_t nparts;
+    size_t parts_cap;       /* parts allocated: more are named while writing */
     size_t rows_written;
 } fo_xlsx_table;
 

@@ -31,6 +31,21 @@ def test_usage_errors_exit_1(args, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("args, first, hint", [
+    (["render", "x.json", "-o", "a.doc"], "folio: a.doc: unknown output format", "Try 'folio --help'."),
+    (["run", "--bogus", "--", "true"], 'folio: run: unknown option "--bogus"', "Try 'folio help run'."),
+    (["serve", "--bogus"], "folio: serve: unknown option or missing value: --bogus",
+     "Try 'folio help serve'."),
+])
+def test_usage_errors_read_alike(args, first, hint, tmp_path):
+    """One shape for every command (cli/usage.c): the problem, then where help is."""
+    lines = run_folio(*args, cwd=tmp_path, check=1).stderr.splitlines()
+    assert lines[0].startswith(first), lines
+    assert lines[-1] == hint, lines
+    topic = hint.split("'")[1].split()[1:]
+    assert run_folio(*topic, check=0).stdout
+
+
 def test_unknown_command_suggests():
     p = run_folio("rendr", check=1)
     assert "did you mean 'render'?" in p.stderr
