@@ -22,6 +22,14 @@ size_t fo_grow_cap(size_t cap, size_t need, size_t first, size_t elem)
     return c;
 }
 
+void fo_grow_free(void ***v, size_t *n, size_t *cap, void (*free_one)(void *))
+{
+    for (size_t i = 0; i < *n; i++) free_one((*v)[i]);
+    fo_free(*v);
+    *v = NULL;
+    *n = *cap = 0;
+}
+
 bool fo_grow_all(size_t *cap, size_t need, size_t first, size_t n, void **const v[],
                  const size_t elem[])
 {

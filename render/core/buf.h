@@ -61,6 +61,10 @@ bool fo_grow(void **v, size_t *cap, size_t need, size_t first, size_t elem);
 bool fo_grow_all(size_t *cap, size_t need, size_t first, size_t n, void **const v[],
                  const size_t elem[]);
 
+/* Frees an array of pointers grown by fo_grow: free_one on each of its n
+ * elements, then the array; *v = NULL, *n = *cap = 0. */
+void fo_grow_free(void ***v, size_t *n, size_t *cap, void (*free_one)(void *));
+
 /* Memory straight from the kernel, for a large block touched at once (an
  * image's pixels, serve's per-child allocator region): at least bytes,
  * zero-filled, aligned to 2 MiB and marked for transparent huge pages (a

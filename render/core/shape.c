@@ -57,17 +57,18 @@ static hb_entry *font_get(const char *path)
     return e;
 }
 
+static void entry_free(void *p)
+{
+    hb_entry *e = p;
+    hb_font_destroy(e->font);
+    fo_free(e->path);
+    fo_free(e);
+}
+
 void fo_shape_forget_fonts(void)
 {
     pthread_mutex_lock(&lock);
-    for (size_t i = 0; i < ncache; i++) {
-        hb_font_destroy(cache[i]->font);
-        fo_free(cache[i]->path);
-        fo_free(cache[i]);
-    }
-    fo_free(cache);
-    cache = NULL;
-    ncache = capcache = 0;
+    fo_grow_free((void ***)&cache, &ncache, &capcache, entry_free);
     pthread_mutex_unlock(&lock);
 }
 

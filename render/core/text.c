@@ -96,17 +96,18 @@ static face_entry *face_get(const char *path)
     return e;
 }
 
+static void face_free(void *p)
+{
+    face_entry *e = p;
+    if (e->face) FT_Done_Face(e->face);
+    fo_free(e->path);
+    fo_free(e);
+}
+
 void fo_text_forget_fonts(void)
 {
     pthread_mutex_lock(&lock);
-    for (size_t i = 0; i < nfaces; i++) {
-        if (faces[i]->face) FT_Done_Face(faces[i]->face);
-        fo_free(faces[i]->path);
-        fo_free(faces[i]);
-    }
-    fo_free(faces);
-    faces = NULL;
-    nfaces = capfaces = 0;
+    fo_grow_free((void ***)&faces, &nfaces, &capfaces, face_free);
     pthread_mutex_unlock(&lock);
 }
 
