@@ -188,6 +188,33 @@ START_TEST(test_fd_read_pipe)
 }
 END_TEST
 
+/* fo_grow_free: each element freed once, then the array; counts reset. */
+static int freed;
+static void count_free(void *p)
+{
+    freed++;
+    fo_free(p);
+}
+
+START_TEST(test_grow_free)
+{
+    char **v = NULL;
+    size_t n = 0, cap = 0;
+    for (; n < 5; n++) {
+        ck_assert(fo_grow((void **)&v, &cap, n + 1, 2, sizeof *v));
+        v[n] = fo_strdup("x");
+    }
+    freed = 0;
+    fo_grow_free((void ***)&v, &n, &cap, count_free);
+    ck_assert_int_eq(freed, 5);
+    ck_assert_ptr_null(v);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_uint_eq(cap, 0);
+    fo_grow_free((void ***)&v, &n, &cap, count_free);     /* empty: nothing */
+    ck_assert_int_eq(freed, 5);
+}
+END_TEST
+
 int main(void)
 {
     const TTest *const tests[] = {
@@ -200,6 +227,7 @@ int main(void)
         test_arena_rounding_overflow,
         test_grow_all_parallel,
         test_fd_read_pipe,
+        test_grow_free,
         NULL,
     };
     return fo_check_tests("buf", 0, tests);
