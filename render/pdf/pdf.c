@@ -103,9 +103,7 @@ fo_pdf_font *fo_pdf_font_load(fo_pdf *c, const char *path)
        CJK collections are) is skipped like a missing one, not a failed render */
     c->probing = true;
     c->probe_failed = false;
-    const char *name = plen > 4 && strcmp(path + plen - 4, ".ttc") == 0
-        ? HPDF_LoadTTFontFromFile2(c->pdf, path, 0, HPDF_TRUE)
-        : HPDF_LoadTTFontFromFile(c->pdf, path, HPDF_TRUE);
+    const char *name = fo_pdf_load_ttf(c->pdf, path, plen > 4 && strcmp(path + plen - 4, ".ttc") == 0);
     c->probing = false;
     if (c->probe_failed) HPDF_ResetError(c->pdf);
     if (!name || c->probe_failed) return NULL;

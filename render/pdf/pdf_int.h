@@ -131,6 +131,10 @@ fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp);
 /* cmap.c: makes def's character map a table indexed by code point (same
  * glyphs), so libharu's lookups are one read; call before HPDF_GetFont. */
 void fo_pdf_flat_cmap(HPDF_FontDef def);
+/* HPDF_LoadTTFontFromFile (a collection: HPDF_LoadTTFontFromFile2, font 0)
+ * with embedding, reading the file through a read-only mapping
+ * (fontfile.c); the font's name, or NULL as libharu's call gives it. */
+const char *fo_pdf_load_ttf(HPDF_Doc pdf, const char *path, bool collection);
 /* subset.c: before saving, f's embedded program written by folio: the
  * glyphs f shows and their components, renumbered from 0; its descriptor
  * made with it as /FontFile2. Left to libharu when the font's tables

@@ -1,0 +1,164 @@
+/* t_pdf_fontfile.c — fo_pdf_load_ttf (render/pdf/fontfile.c) against
+ * libharu's own HPDF_LoadTTFontFromFile: the same font definition (name,
+ * embedding tag, header, metrics of every glyph, glyph offsets, character
+ * map, table directory), the same bytes read back through the stream, and
+ * for a file cut short at any of several lengths the same outcome (both
+ * refuse it, or both load the same thing). A font that is not installed is
+ * skipped. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hpdf.h>
+#include <hpdf_fontdef.h>
+
+#include "render/pdf/pdf_int.h"
+#include "tests/check_run.h"
+
+static const char *const fonts[] = {
+    "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+    "/usr/share/fonts/truetype/nanum/NanumGothic.ttf",
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+    "/usr/share/fonts/truetype/noto/NotoSansArabic-Regular.ttf",
+};
+#define NFONTS (sizeof fonts / sizeof *fonts)
+
+/* The definition path loads in a new document, through libharu's file
+ * reader (theirs) or the mapping (ours); NULL when refused. */
+static HPDF_FontDef load(HPDF_Doc pdf, const char *path, bool ours)
+{
+    const char *name = ours ? fo_pdf_load_ttf(pdf, path, false) : HPDF_LoadTTFontFromFile(pdf, path, HPDF_TRUE);
+    HPDF_ResetError(pdf);
+    return name ? HPDF_GetFontDef(pdf, name) : NULL;
+}
+
+static void same_def(HPDF_FontDef t, HPDF_FontDef o, const char *what)
+{
+    HPDF_TTFontDefAttr a = t->attr, b = o->attr;
+    ck_assert_msg(strcmp(t->base_font, o->base_font) == 0, "%s: name", what);
+    ck_assert_msg(strcmp(a->tag_name, b->tag_name) == 0, "%s: tag %s, %s", what, a->tag_name, b->tag_name);
+    ck_assert_msg(memcmp(&a->header, &b->header, sizeof a->header) == 0, "%s: head", what);
+    ck_assert_msg(t->ascent == o->ascent && t->descent == o->descent && t->cap_height == o->cap_height &&
+                  t->x_height == o->x_height && t->missing_width == o->missing_width &&
+                  memcmp(&t->font_bbox, &o->font_bbox, sizeof t->font_bbox) == 0, "%s: metrics", what);
+    ck_assert_uint_eq(a->num_glyphs, b->num_glyphs);
+    ck_assert_uint_eq(a->num_h_metric, b->num_h_metric);
+    ck_assert_msg(memcmp(a->h_metric, b->h_metric, a->num_glyphs * sizeof *a->h_metric) == 0, "%s: hmtx", what);
+    ck_assert_msg(memcmp(a->glyph_tbl.offsets, b->glyph_tbl.offsets,
+                         (a->num_glyphs + 1u) * sizeof *a->glyph_tbl.offsets) == 0, "%s: loca", what);
+    ck_assert_uint_eq(a->offset_tbl.num_tables, b->offset_tbl.num_tables);
+    ck_assert_msg(memcmp(a->offset_tbl.table, b->offset_tbl.table,
+                         a->offset_tbl.num_tables * sizeof *a->offset_tbl.table) == 0, "%s: tables", what);
+    ck_assert_uint_eq(a->cmap.seg_count_x2, b->cmap.seg_count_x2);
+    for (uint32_t u = 0; u <= 0xFFFF; u++)
+        ck_assert_uint_eq(HPDF_TTFontDef_GetGlyphid(t, (HPDF_UINT16)u), HPDF_TTFontDef_GetGlyphid(o, (HPDF_UINT16)u));
+    /* the glyph data as subset.c reads it: seek, then read */
+    unsigned char x[512], y[512];
+    HPDF_UINT nx = sizeof x, ny = sizeof y;
+    HPDF_UINT at = a->glyph_tbl.base_offset;
+    ck_assert_int_eq(HPDF_Stream_Seek(a->stream, (HPDF_INT)at, HPDF_SEEK_SET), HPDF_OK);
+    ck_assert_int_eq(HPDF_Stream_Seek(b->stream, (HPDF_INT)at, HPDF_SEEK_SET), HPDF_OK);
+    ck_assert_int_eq(HPDF_Stream_Read(a->stream, x, &nx), HPDF_Stream_Read(b->stream, y, &ny));
+    ck_assert_uint_eq(nx, ny);
+    ck_assert(memcmp(x, y, nx) == 0);
+}
+
+START_TEST(same_definition_as_libharu)
+{
+    const char *path = fonts[_i];
+    if (access(path, R_OK) != 0) { printf("skip: %s not installed\n", path); return; }
+    HPDF_Doc a = HPDF_New(NULL, NULL), b = HPDF_New(NULL, NULL);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    /* twice: the second font of a document gets the next tag */
+    for (int k = 0; k < 2; k++) {
+        const char *second = fonts[(_i + 1 + (size_t)k) % NFONTS];
+        const char *p = k == 0 ? path : second;
+        if (access(p, R_OK) != 0) continue;
+        HPDF_FontDef t = load(a, p, false), o = load(b, p, true);
+        ck_assert_ptr_nonnull(t);
+        ck_assert_ptr_nonnull(o);
+        same_def(t, o, p);
+    }
+    HPDF_Free(a);
+    HPDF_Free(b);
+}
+END_TEST
+
+/* A copy of path cut to n bytes, in dir; its path in out. */
+static void cut_copy(const char *path, long n, const char *dir, char *out, size_t cap)
+{
+    FILE *in = fopen(path, "rb");
+    ck_assert_ptr_nonnull(in);
+    snprintf(out, cap, "%s/cut-%ld.ttf", dir, n);
+    FILE *o = fopen(out, "wb");
+    ck_assert_ptr_nonnull(o);
+    char buf[8192];
+    for (long left = n; left > 0;) {
+        size_t r = fread(buf, 1, left < (long)sizeof buf ? (size_t)left : sizeof buf, in);
+        if (r == 0) break;
+        fwrite(buf, 1, r, o);
+        left -= (long)r;
+    }
+    fclose(in);
+    fclose(o);
+}
+
+START_TEST(cut_short_same_outcome)
+{
+    const char *path = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+    if (access(path, R_OK) != 0) { printf("skip: %s not installed\n", path); return; }
+    char dir[] = "/tmp/t_pdf_fontfile-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    FILE *f = fopen(path, "rb");
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fclose(f);
+    const long cuts[] = {1, 12, 100, 400, 4096, 20000, size / 2, size - 100, size - 1};
+    int loaded = 0;
+    for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
+        char p[256];
+        cut_copy(path, cuts[i], dir, p, sizeof p);
+        HPDF_Doc a = HPDF_New(NULL, NULL), b = HPDF_New(NULL, NULL);
+        HPDF_FontDef t = load(a, p, false), o = load(b, p, true);
+        ck_assert_msg((t == NULL) == (o == NULL), "cut at %ld: libharu %s, folio %s", cuts[i],
+                      t ? "loads" : "refuses", o ? "loads" : "refuses");
+        if (t) { same_def(t, o, p); loaded++; }
+        HPDF_Free(a);
+        HPDF_Free(b);
+        unlink(p);
+    }
+    rmdir(dir);
+    printf("cut_short_same_outcome: %d of 9 cut files loaded by both\n", loaded);
+}
+END_TEST
+
+START_TEST(missing_or_empty_is_refused)
+{
+    HPDF_Doc b = HPDF_New(NULL, NULL);
+    ck_assert_ptr_null(fo_pdf_load_ttf(b, "/nonexistent/font.ttf", false));
+    ck_assert_ptr_null(fo_pdf_load_ttf(b, "/dev/null", false));
+    ck_assert_ptr_null(fo_pdf_load_ttf(b, "/tmp", false));
+    HPDF_Free(b);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("pdf_fontfile");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, same_definition_as_libharu, 0, NFONTS);
+    tcase_add_test(tc, cut_short_same_outcome);
+    tcase_add_test(tc, missing_or_empty_is_refused);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return fo_check_run(suite());
+}
