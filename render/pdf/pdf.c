@@ -526,7 +526,7 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
         fo_pdf_glyphs_finish(c, c->fonts[i]);
         fix_to_unicode(c, c->fonts[i]);
     }
-    if (c->st == FO_OK && HPDF_SaveToFile(c->pdf, tmp) != HPDF_OK && c->st == FO_OK)
+    if (c->st == FO_OK && !fo_pdf_save(c, tmp) && c->st == FO_OK)
         fo_pdf_fail(c, FO_ERR_IO, "%s: cannot write the PDF", dest);
 
     fo_status st = c->st;

@@ -135,6 +135,9 @@ void fo_pdf_flat_cmap(HPDF_FontDef def);
  * with embedding, reading the file through a read-only mapping
  * (fontfile.c); the font's name, or NULL as libharu's call gives it. */
 const char *fo_pdf_load_ttf(HPDF_Doc pdf, const char *path, bool collection);
+/* HPDF_SaveToFile, with the streams libharu would deflate compressed by
+ * libdeflate instead (deflate.c); false when libharu could not save. */
+bool fo_pdf_save(fo_pdf *c, const char *path);
 /* subset.c: before saving, f's embedded program written by folio: the
  * glyphs f shows and their components, renumbered from 0; its descriptor
  * made with it as /FontFile2. Left to libharu when the font's tables
