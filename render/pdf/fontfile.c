@@ -15,8 +15,11 @@
  * seek to a negative position is an I/O error; a seek past the end is
  * allowed. fo_pdf_load_ttf then does what HPDF_LoadTTFontFromFile does with
  * the stream (hpdf_doc.c, LoadTTFontFromStream), so the font definition,
- * its tag and the document's list of fonts are the same as libharu's. */
+ * its tag and the document's list of fonts are the same as libharu's; but
+ * a font with no usable unitsPerEm, on which libharu divides by zero, is
+ * refused first (as a font libharu cannot load is: the caller skips it). */
 #include <fcntl.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -101,6 +104,38 @@ static HPDF_Stream map_stream(HPDF_Doc pdf, const char *path)
     return s;
 }
 
+static uint32_t be(const unsigned char *p, int n)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < n; i++) v = v << 8 | p[i];
+    return v;
+}
+
+/* Whether libharu can load the font without dividing by zero: it divides by
+ * head's unitsPerEm as it loads (glyph boxes, widths) and reads a table cut
+ * short as zeros, so a font whose head table is missing, short or says 0
+ * would stop the process with SIGFPE (fuzz_font found it). The table
+ * directory is read as libharu reads it: the first 'head' record; in a
+ * collection, the first font's directory. */
+static bool units_per_em_ok(const mapped *m, bool collection)
+{
+    size_t dir = 0;
+    if (collection) {
+        if (m->size < 16 || memcmp(m->data, "ttcf", 4) != 0) return false;
+        dir = be(m->data + 12, 4);
+    }
+    if (dir > m->size || m->size - dir < 12) return false;
+    size_t n = be(m->data + dir + 4, 2);
+    for (size_t i = 0; i < n; i++) {
+        size_t rec = dir + 12 + 16 * i;
+        if (rec > m->size || m->size - rec < 16) return false;
+        if (memcmp(m->data + rec, "head", 4) != 0) continue;
+        size_t at = be(m->data + rec + 8, 4);
+        return at <= m->size && m->size - at >= 20 && be(m->data + at + 18, 2) != 0;
+    }
+    return false;
+}
+
 /* The next embedding tag, as libharu counts them: HPDFAA, HPDFAB, ... */
 static void next_tag(HPDF_Doc pdf)
 {
@@ -118,6 +153,10 @@ const char *fo_pdf_load_ttf(HPDF_Doc pdf, const char *path, bool collection)
 {
     HPDF_Stream s = map_stream(pdf, path);
     if (!s) return NULL;
+    if (!units_per_em_ok(s->attr, collection)) {
+        HPDF_Stream_Free(s);
+        return NULL;
+    }
     /* libharu frees the stream with the definition, or itself on failure */
     HPDF_FontDef def = collection ? HPDF_TTFontDef_Load2(pdf->mmgr, s, 0, HPDF_TRUE)
                                   : HPDF_TTFontDef_Load(pdf->mmgr, s, HPDF_TRUE);

@@ -136,6 +136,50 @@ START_TEST(cut_short_same_outcome)
 }
 END_TEST
 
+/* libharu divides by head's unitsPerEm while loading: a font saying 0
+ * (or whose head is cut off) is refused before libharu sees it, instead of
+ * stopping the process with SIGFPE. The fuzz case that found it is kept as
+ * a seed of fuzz_font. */
+START_TEST(zero_units_per_em_is_refused)
+{
+    const char *path = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+    if (access(path, R_OK) != 0) { printf("skip: %s not installed\n", path); return; }
+    char dir[] = "/tmp/t_pdf_fontfile-XXXXXX", p[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    FILE *f = fopen(path, "rb");
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    rewind(f);
+    unsigned char *b = malloc((size_t)size);
+    ck_assert_uint_eq(fread(b, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    unsigned n = b[4] << 8 | b[5];
+    long head = -1;
+    for (unsigned i = 0; i < n; i++)
+        if (memcmp(b + 12 + 16 * i, "head", 4) == 0)
+            head = (long)((unsigned long)b[12 + 16 * i + 8] << 24 | b[12 + 16 * i + 9] << 16 |
+                          b[12 + 16 * i + 10] << 8 | b[12 + 16 * i + 11]);
+    ck_assert(head > 0);
+    HPDF_Doc d = HPDF_New(NULL, NULL);
+    snprintf(p, sizeof p, "%s/upem.ttf", dir);
+    for (int zero = 0; zero < 2; zero++) {
+        if (zero) b[head + 18] = b[head + 19] = 0;
+        FILE *o = fopen(p, "wb");
+        fwrite(b, 1, (size_t)size, o);
+        fclose(o);
+        const char *name = fo_pdf_load_ttf(d, p, false);
+        HPDF_ResetError(d);
+        if (zero) ck_assert_ptr_null(name);
+        else ck_assert_ptr_nonnull(name);   /* the unpatched copy loads */
+    }
+    ck_assert_ptr_null(fo_pdf_load_ttf(d, "tests/fuzz/seeds/fuzz_font/upem-zero.ttf", false));
+    HPDF_Free(d);
+    free(b);
+    unlink(p);
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(missing_or_empty_is_refused)
 {
     HPDF_Doc b = HPDF_New(NULL, NULL);
@@ -153,6 +197,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, same_definition_as_libharu, 0, NFONTS);
     tcase_add_test(tc, cut_short_same_outcome);
+    tcase_add_test(tc, zero_units_per_em_is_refused);
     tcase_add_test(tc, missing_or_empty_is_refused);
     suite_add_tcase(s, tc);
     return s;
