@@ -16,8 +16,8 @@
  * allowed. fo_pdf_load_ttf then does what HPDF_LoadTTFontFromFile does with
  * the stream (hpdf_doc.c, LoadTTFontFromStream), so the font definition,
  * its tag and the document's list of fonts are the same as libharu's; but
- * a font with no usable unitsPerEm, on which libharu divides by zero, is
- * refused first (as a font libharu cannot load is: the caller skips it). */
+ * a font on which libharu's loader would fault (libharu_can_load) is
+ * refused first, and the caller says so. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
@@ -111,29 +111,40 @@ static uint32_t be(const unsigned char *p, int n)
     return v;
 }
 
-/* Whether libharu can load the font without dividing by zero: it divides by
- * head's unitsPerEm as it loads (glyph boxes, widths) and reads a table cut
- * short as zeros, so a font whose head table is missing, short or says 0
- * would stop the process with SIGFPE (fuzz_font found it). The table
- * directory is read as libharu reads it: the first 'head' record; in a
- * collection, the first font's directory. */
-static bool units_per_em_ok(const mapped *m, bool collection)
+/* The two bytes at offset at of the first table tagged tag, as libharu finds
+ * tables (the first record of that tag; in a collection, in the first
+ * font's directory); -1 when the table or the bytes are not in the file. */
+static long table_u16(const mapped *m, bool collection, const char *tag, size_t at)
 {
     size_t dir = 0;
     if (collection) {
-        if (m->size < 16 || memcmp(m->data, "ttcf", 4) != 0) return false;
+        if (m->size < 16 || memcmp(m->data, "ttcf", 4) != 0) return -1;
         dir = be(m->data + 12, 4);
     }
-    if (dir > m->size || m->size - dir < 12) return false;
+    if (dir > m->size || m->size - dir < 12) return -1;
     size_t n = be(m->data + dir + 4, 2);
     for (size_t i = 0; i < n; i++) {
         size_t rec = dir + 12 + 16 * i;
-        if (rec > m->size || m->size - rec < 16) return false;
-        if (memcmp(m->data + rec, "head", 4) != 0) continue;
-        size_t at = be(m->data + rec + 8, 4);
-        return at <= m->size && m->size - at >= 20 && be(m->data + at + 18, 2) != 0;
+        if (rec > m->size || m->size - rec < 16) return -1;
+        if (memcmp(m->data + rec, tag, 4) != 0) continue;
+        size_t off = be(m->data + rec + 8, 4);
+        return off <= m->size && m->size - off >= at + 2 ? (long)be(m->data + off + at, 2) : -1;
     }
-    return false;
+    return -1;
+}
+
+/* Whether libharu 2.3 can load the font without faulting; fuzz_font found
+ * two ways it does not, and libharu's own file loader fails the same way:
+ * - it divides by head's unitsPerEm (glyph boxes, widths), and reads a
+ *   table cut short as zeros: 0 units per em stops the process (SIGFPE);
+ * - it allocates advance widths for maxp's numGlyphs and reads hhea's
+ *   numberOfHMetrics of them: more metrics than glyphs overflow the heap. */
+static bool libharu_can_load(const mapped *m, bool collection)
+{
+    long upem = table_u16(m, collection, "head", 18);
+    long glyphs = table_u16(m, collection, "maxp", 4);
+    long metrics = table_u16(m, collection, "hhea", 34);
+    return upem > 0 && glyphs >= 0 && metrics >= 0 && metrics <= glyphs;
 }
 
 /* The next embedding tag, as libharu counts them: HPDFAA, HPDFAB, ... */
@@ -149,12 +160,14 @@ static void next_tag(HPDF_Doc pdf)
     }
 }
 
-const char *fo_pdf_load_ttf(HPDF_Doc pdf, const char *path, bool collection)
+const char *fo_pdf_load_ttf(HPDF_Doc pdf, const char *path, bool collection, bool *malformed)
 {
+    *malformed = false;
     HPDF_Stream s = map_stream(pdf, path);
     if (!s) return NULL;
-    if (!units_per_em_ok(s->attr, collection)) {
+    if (!libharu_can_load(s->attr, collection)) {
         HPDF_Stream_Free(s);
+        *malformed = true;
         return NULL;
     }
     /* libharu frees the stream with the definition, or itself on failure */

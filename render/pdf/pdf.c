@@ -103,9 +103,14 @@ fo_pdf_font *fo_pdf_font_load(fo_pdf *c, const char *path)
        CJK collections are) is skipped like a missing one, not a failed render */
     c->probing = true;
     c->probe_failed = false;
-    const char *name = fo_pdf_load_ttf(c->pdf, path, plen > 4 && strcmp(path + plen - 4, ".ttc") == 0);
+    bool malformed;
+    const char *name = fo_pdf_load_ttf(c->pdf, path, plen > 4 && strcmp(path + plen - 4, ".ttc") == 0,
+                                       &malformed);
     c->probing = false;
     if (c->probe_failed) HPDF_ResetError(c->pdf);
+    if (malformed && c->st == FO_OK)
+        fo_pdf_fail(c, FO_ERR_INPUT, "%s: the font's tables are malformed (libharu cannot read them); "
+                    "use another font file", path);
     if (!name || c->probe_failed) return NULL;
     fo_pdf_font *f = fo_calloc(1, sizeof *f);
     if (!f) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return NULL; }

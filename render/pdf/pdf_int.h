@@ -133,8 +133,9 @@ fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp);
 void fo_pdf_flat_cmap(HPDF_FontDef def);
 /* HPDF_LoadTTFontFromFile (a collection: HPDF_LoadTTFontFromFile2, font 0)
  * with embedding, reading the file through a read-only mapping
- * (fontfile.c); the font's name, or NULL as libharu's call gives it. */
-const char *fo_pdf_load_ttf(HPDF_Doc pdf, const char *path, bool collection);
+ * (fontfile.c); the font's name, or NULL as libharu's call gives it. A font
+ * libharu's loader would fault on is not handed to it: NULL, *malformed set. */
+const char *fo_pdf_load_ttf(HPDF_Doc pdf, const char *path, bool collection, bool *malformed);
 /* HPDF_SaveToFile, with the streams libharu would deflate compressed by
  * libdeflate instead (deflate.c); false when libharu could not save. */
 bool fo_pdf_save(fo_pdf *c, const char *path);
