@@ -13,7 +13,11 @@
  * The stream behaves as libharu's file reader does (hpdf_streams.c): a read
  * past the end gives what is there, zeros after it and HPDF_STREAM_EOF; a
  * seek to a negative position is an I/O error; a seek past the end is
- * allowed. fo_pdf_load_ttf then does what HPDF_LoadTTFontFromFile does with
+ * allowed. One difference, while libharu loads the font: a read past the
+ * end is also an error. libharu's loader adds up the statuses of its reads
+ * and then returns the document's error code, which a plain EOF leaves at
+ * 0, so a table cut off by the end of the file loaded as zeros: a format-0
+ * cmap with no glyph array, read through a null pointer (fuzz_font). fo_pdf_load_ttf then does what HPDF_LoadTTFontFromFile does with
  * the stream (hpdf_doc.c, LoadTTFontFromStream), so the font definition,
  * its tag and the document's list of fonts are the same as libharu's; but
  * a font on which libharu's loader would fault (libharu_can_load) is
@@ -35,6 +39,7 @@
 typedef struct {
     const unsigned char *data;
     size_t size, pos;
+    bool loading;         /* inside HPDF_TTFontDef_Load: a short read is an error */
 } mapped;
 
 static HPDF_STATUS map_read(HPDF_Stream s, HPDF_BYTE *ptr, HPDF_UINT *siz)
@@ -47,6 +52,7 @@ static HPDF_STATUS map_read(HPDF_Stream s, HPDF_BYTE *ptr, HPDF_UINT *siz)
     if (n == want) return HPDF_OK;
     memset(ptr + n, 0, want - n);
     *siz = (HPDF_UINT)n;
+    if (m->loading) return HPDF_SetError(s->error, HPDF_STREAM_EOF, 0);
     return HPDF_STREAM_EOF;
 }
 
@@ -99,7 +105,7 @@ static HPDF_Stream map_stream(HPDF_Doc pdf, const char *path)
         munmap(data, (size_t)st.st_size);
         return NULL;
     }
-    *m = (mapped){data, (size_t)st.st_size, 0};
+    *m = (mapped){data, (size_t)st.st_size, 0, false};
     s->free_fn = map_free;
     return s;
 }
@@ -171,8 +177,11 @@ const char *fo_pdf_load_ttf(HPDF_Doc pdf, const char *path, bool collection, boo
         return NULL;
     }
     /* libharu frees the stream with the definition, or itself on failure */
+    mapped *m = s->attr;
+    m->loading = true;
     HPDF_FontDef def = collection ? HPDF_TTFontDef_Load2(pdf->mmgr, s, 0, HPDF_TRUE)
                                   : HPDF_TTFontDef_Load(pdf->mmgr, s, HPDF_TRUE);
+    if (def) m->loading = false;
     if (!def) {
         HPDF_CheckError(&pdf->error);
         return NULL;

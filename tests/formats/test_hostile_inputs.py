@@ -330,6 +330,22 @@ def test_theme_font_libharu_would_fault_on_is_refused(tmp_path, seed):
     assert not out.exists()
 
 
+def test_theme_font_cut_inside_its_cmap_falls_back(tmp_path):
+    """fuzz_font: a font whose cmap subtable starts past the end of the file.
+    libharu read it as zeros and then glyph ids through a null pointer
+    (SIGSEGV); a short read now fails the load, and a font libharu cannot
+    load is skipped for the fallback font, as before."""
+    spec = theme_case(tmp_path, font="Cut.ttf")
+    shutil.copy(ROOT / "tests" / "fuzz" / "seeds" / "fuzz_font" / "cmap-past-end.ttf", spec.parent / "Cut.ttf")
+    out = spec.parent / "o.pdf"
+    p = run_folio("render", spec, "-o", out, check=None)
+    assert p.returncode == 0, (p.returncode, p.stderr)
+    assert "hello" in subprocess.run(["pdftotext", str(out), "-"], capture_output=True, text=True,
+                                     check=True).stdout
+    fonts = subprocess.run(["pdffonts", str(out)], capture_output=True, text=True, check=True).stdout
+    assert "DejaVuSans" in fonts, fonts
+
+
 def test_spec_csv_through_a_symlink_is_refused_alike(tmp_path):
     d = tmp_path / "doc"
     d.mkdir()

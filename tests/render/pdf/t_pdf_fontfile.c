@@ -125,15 +125,16 @@ START_TEST(cut_short_same_outcome)
         cut_copy(path, cuts[i], dir, p, sizeof p);
         HPDF_Doc a = HPDF_New(NULL, NULL), b = HPDF_New(NULL, NULL);
         HPDF_FontDef t = load(a, p, false), o = load(b, p, true);
-        ck_assert_msg((t == NULL) == (o == NULL), "cut at %ld: libharu %s, folio %s", cuts[i],
-                      t ? "loads" : "refuses", o ? "loads" : "refuses");
-        if (t) { same_def(t, o, p); loaded++; }
+        /* folio refuses what libharu refuses, and may refuse more: a table
+           cut off by the end of the file (libharu reads it as zeros) */
+        ck_assert_msg(t || !o, "cut at %ld: libharu refuses, folio loads", cuts[i]);
+        if (o) { same_def(t, o, p); loaded++; }
         HPDF_Free(a);
         HPDF_Free(b);
         unlink(p);
     }
     rmdir(dir);
-    printf("cut_short_same_outcome: %d of 9 cut files loaded by both\n", loaded);
+    printf("cut_short_same_outcome: %d of 9 cut files loaded by folio\n", loaded);
 }
 END_TEST
 
@@ -176,14 +177,20 @@ START_TEST(fonts_libharu_faults_on_are_refused)
         else ck_assert_ptr_nonnull(name);   /* the unpatched copy loads */
     }
     static const char *const seeds[] = {"tests/fuzz/seeds/fuzz_font/upem-zero.ttf",
+        /* the format-0 cmap's header is past the end of the file: libharu
+           took zeros for it and read glyphs through a null array */
+        "tests/fuzz/seeds/fuzz_font/cmap-past-end.ttf",
         /* hhea's numberOfHMetrics (17) over maxp's numGlyphs (16): libharu
            writes past its array of advance widths */
         "tests/fuzz/seeds/fuzz_font/hmetrics-over-glyphs.ttf"};
-    for (size_t i = 0; i < 2; i++) {
+    for (size_t i = 0; i < sizeof seeds / sizeof *seeds; i++) {
         ck_assert_msg(access(seeds[i], R_OK) == 0, "%s missing (run from the repository)", seeds[i]);
         bool bad;
         ck_assert_ptr_null(fo_pdf_load_ttf(d, seeds[i], false, &bad));
-        ck_assert(bad);
+        HPDF_ResetError(d);
+        /* the cut cmap is refused by libharu's loader itself (a short read
+           is an error there), the others before libharu sees them */
+        ck_assert(bad == (strstr(seeds[i], "cmap-past-end") == NULL));
     }
     HPDF_Free(d);
     free(b);
