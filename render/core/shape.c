@@ -326,10 +326,12 @@ static bool shape_raw(const char *pri_path, const char *font_file, const char *u
  * script benchmark report shaped 5,308 texts of which 1,890 were distinct;
  * texts longer than SHORT (drawn lines) almost never came back. An entry
  * is one block: the key's strings, then the glyphs. When the table is
- * full it is emptied, not evicted entry by entry. */
+ * full (MAX_ENTRIES, or MAX_BYTES of blocks: a process keeps at most
+ * ~4 MiB) it is emptied, not evicted entry by entry. */
 #define SHORT 128u
 #define SLOTS 8192u             /* power of two */
 #define MAX_ENTRIES (SLOTS / 2)
+#define MAX_BYTES ((size_t)4 << 20)   /* the entries' blocks, at most */
 
 typedef struct {
     uint32_t hash;
@@ -341,7 +343,7 @@ typedef struct {
 } shaped_entry;
 
 static shaped_entry *slots[SLOTS];
-static size_t nentries;
+static size_t nentries, nbytes;
 
 static uint32_t text_hash(const char *font_file, const char *utf8, size_t len, fo_dir dir)
 {
@@ -371,7 +373,7 @@ static void cache_clear(void)
         fo_free(slots[i]);
         slots[i] = NULL;
     }
-    nentries = 0;
+    nentries = nbytes = 0;
 }
 
 /* Keeps raw's glyphs in *at for the key (a failed allocation keeps nothing). */
@@ -381,8 +383,10 @@ static void cache_put(shaped_entry **at, uint32_t h, const char *font_file, cons
     const char *ff = font_file ? font_file : "";
     size_t flen = strlen(ff) + 1;
     size_t head = (sizeof(shaped_entry) + sizeof(raw_glyph) - 1) / sizeof(raw_glyph) * sizeof(raw_glyph);
-    shaped_entry *e = fo_malloc(head + nraw * sizeof(raw_glyph) + flen + len);
+    size_t bytes = head + nraw * sizeof(raw_glyph) + flen + len;
+    shaped_entry *e = fo_malloc(bytes);
     if (!e) return;
+    nbytes += bytes;
     e->g = (raw_glyph *)((char *)e + head);
     char *str = (char *)(e->g + nraw);
     memcpy(str, ff, flen);
@@ -431,7 +435,7 @@ size_t fo_shape(const char *font_file, double size, const char *utf8, size_t len
     if (!shape_raw(pri_path, font_file, utf8, len, dir)) goto done;
     n = emit(raw, nraw, size, out, cap, width);
     if (at) {
-        if (nentries >= MAX_ENTRIES) {
+        if (nentries >= MAX_ENTRIES || nbytes >= MAX_BYTES) {
             cache_clear();
             at = entry_slot(h, font_file, utf8, len, dir);
         }
