@@ -98,21 +98,18 @@ fo_pdf_font *fo_pdf_font_load(fo_pdf *c, const char *path)
     for (size_t i = 0; i < c->nfonts; i++)
         if (strcmp(c->fonts[i]->path, path) == 0) return c->fonts[i];
     if (c->nfonts == FO_PDF_MAX_FONTS || !path[0] || access(path, R_OK) != 0) return NULL;
-    const char *bad = fo_pdf_sfnt_problem(path);
-    if (bad) {
-        fo_pdf_fail(c, FO_ERR_INPUT, "%s: the font's %s; use another font file", path, bad);
-        return NULL;
-    }
     size_t plen = strlen(path);
     /* a file libharu cannot embed (OpenType with CFF outlines, as the Noto
        CJK collections are) is skipped like a missing one, not a failed render */
     c->probing = true;
     c->probe_failed = false;
-    const char *name = plen > 4 && strcmp(path + plen - 4, ".ttc") == 0
-        ? HPDF_LoadTTFontFromFile2(c->pdf, path, 0, HPDF_TRUE)
-        : HPDF_LoadTTFontFromFile(c->pdf, path, HPDF_TRUE);
+    const char *bad;
+    const char *name = fo_pdf_load_ttf(c->pdf, path, plen > 4 && strcmp(path + plen - 4, ".ttc") == 0,
+                                       &bad);
     c->probing = false;
     if (c->probe_failed) HPDF_ResetError(c->pdf);
+    if (bad && c->st == FO_OK)
+        fo_pdf_fail(c, FO_ERR_INPUT, "%s: the font's %s; use another font file", path, bad);
     if (!name || c->probe_failed) return NULL;
     fo_pdf_font *f = fo_calloc(1, sizeof *f);
     if (!f) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return NULL; }
@@ -533,7 +530,7 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
         fo_pdf_glyphs_finish(c, c->fonts[i]);
         fix_to_unicode(c, c->fonts[i]);
     }
-    if (c->st == FO_OK && HPDF_SaveToFile(c->pdf, tmp) != HPDF_OK && c->st == FO_OK)
+    if (c->st == FO_OK && !fo_pdf_save(c, tmp) && c->st == FO_OK)
         fo_pdf_fail(c, FO_ERR_IO, "%s: cannot write the PDF", dest);
 
     fo_status st = c->st;

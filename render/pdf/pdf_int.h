@@ -131,6 +131,15 @@ fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp);
 /* cmap.c: makes def's character map a table indexed by code point (same
  * glyphs), so libharu's lookups are one read; call before HPDF_GetFont. */
 void fo_pdf_flat_cmap(HPDF_FontDef def);
+/* HPDF_LoadTTFontFromFile (a collection: HPDF_LoadTTFontFromFile2, font 0)
+ * with embedding, reading the file through a read-only mapping
+ * (fontfile.c); the font's name, or NULL as libharu's call gives it. A font
+ * libharu's loader would fault on (fo_pdf_sfnt_problem) is not handed to
+ * it: NULL, and *problem says what is wrong (else *problem = NULL). */
+const char *fo_pdf_load_ttf(HPDF_Doc pdf, const char *path, bool collection, const char **problem);
+/* HPDF_SaveToFile, with the streams libharu would deflate compressed by
+ * libdeflate instead (deflate.c); false when libharu could not save. */
+bool fo_pdf_save(fo_pdf *c, const char *path);
 /* subset.c: before saving, f's embedded program written by folio: the
  * glyphs f shows and their components, renumbered from 0; its descriptor
  * made with it as /FontFile2. Left to libharu when the font's tables
@@ -139,10 +148,10 @@ void fo_pdf_subset(fo_pdf *c, fo_pdf_font *f);
 /* gid's number in f's subset (gid itself before fo_pdf_subset, 0 for a
  * glyph not kept). */
 uint16_t fo_pdf_subset_gid(const fo_pdf_font *f, uint16_t gid);
-/* sfnt.c: what is wrong with the font file at path in the values libharu
- * trusts (unitsPerEm, metrics counts), as "<table> ..." text; NULL when they
- * are sound or the file cannot be opened. */
-const char *fo_pdf_sfnt_problem(const char *path);
+/* sfnt.c: what is wrong with the font file data[0..size) in the values
+ * libharu trusts (unitsPerEm, metrics counts, the glyphs its character map
+ * names), as "<table> ..." text; NULL when they are sound. */
+const char *fo_pdf_sfnt_problem(const unsigned char *data, size_t size);
 /* closure.c: flags the components of every composite glyph font f shows
  * (unsigned, nested), so libharu's subset embeds them; call before saving. */
 void fo_pdf_close_glyphs(fo_pdf *c, fo_pdf_font *f);

@@ -1,15 +1,18 @@
 /* sfnt.c — the values of a font file that libharu trusts, checked before it
- * reads the file.
+ * reads the file (fontfile.c calls this on the mapped file).
  *
- * A theme may name its own TrueType files, so their bytes are untrusted.
- * libharu divides by the head table's unitsPerEm and indexes the horizontal
- * metrics by hhea's numberOfHMetrics without checking either: a unitsPerEm of
- * 0 stops the process with SIGFPE in HPDF_TTFontDef_Load (found by
- * fuzz_font), and looks glyphs up through the character map without
- * checking that they exist. The ranges are the OpenType specification's. */
+ * A theme may name its own TrueType files, so their bytes are untrusted, and
+ * libharu 2.3 reads them without checking (each found by fuzz_font):
+ * - it divides by head's unitsPerEm: 0 stops the process (SIGFPE);
+ * - it allocates advance widths for maxp's numGlyphs and reads hhea's
+ *   numberOfHMetrics of them: more metrics than glyphs overflow the heap;
+ * - it looks up the glyph a character maps to (the box of 'H' and 'x' while
+ *   loading, widths later) without a bound: a cmap naming glyph 54811 of a
+ *   17-glyph font reads far outside its arrays.
+ * The ranges are the OpenType specification's. Only the first font of a
+ * collection is checked: it is the one libharu loads. */
 #include "render/pdf/pdf_int.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #define MAX_TABLES 512
@@ -17,38 +20,37 @@
 static uint32_t be16(const unsigned char *p) { return (uint32_t)p[0] << 8 | p[1]; }
 static uint32_t be32(const unsigned char *p) { return be16(p) << 16 | be16(p + 2); }
 
-/* n bytes at off of f into buf; false when the file is shorter. */
-static bool read_at(FILE *f, uint32_t off, void *buf, size_t n)
-{
-    return fseek(f, (long)off, SEEK_SET) == 0 && fread(buf, 1, n, f) == n;
-}
+typedef struct {
+    const unsigned char *data;
+    size_t size;
+    size_t dir;              /* the table directory of the font checked */
+} sfnt;
 
-/* The record of table tag in the directory at base: its offset and length,
- * checked to lie within a file of size bytes. False when absent or outside. */
-static bool find(FILE *f, uint32_t base, uint32_t size, const char *tag, uint32_t *off, uint32_t *len)
+/* Table tag's bytes and length (*len), checked to lie within the file and to
+ * hold at least min bytes; NULL when absent, outside or shorter. */
+static const unsigned char *table(const sfnt *f, const char *tag, size_t min, size_t *len)
 {
-    unsigned char h[6], r[16];
-    if (!read_at(f, base, h, sizeof h)) return false;
-    uint32_t n = be16(h + 4);
+    if (f->dir > f->size || f->size - f->dir < 12) return NULL;
+    uint32_t n = be16(f->data + f->dir + 4);
     for (uint32_t i = 0; i < n && i < MAX_TABLES; i++) {
-        if (!read_at(f, base + 12 + 16 * i, r, sizeof r)) return false;
-        if (memcmp(r, tag, 4) != 0) continue;
-        *off = be32(r + 8);
-        *len = be32(r + 12);
-        return *off <= size && *len <= size - *off;
+        size_t rec = f->dir + 12 + 16 * (size_t)i;
+        if (rec > f->size || f->size - rec < 16) return NULL;
+        if (memcmp(f->data + rec, tag, 4) != 0) continue;
+        size_t off = be32(f->data + rec + 8);
+        *len = be32(f->data + rec + 12);
+        if (off > f->size || *len > f->size - off || *len < min) return NULL;
+        return f->data + off;
     }
-    return false;
+    return NULL;
 }
 
-/* The problem with one format 4 subtable (t[0..len), fmt 4 checked by the
- * caller), or NULL: a segment must map every code to a glyph below glyphs,
- * through idDelta or through a glyphIdArray slot inside the subtable.
- * libharu looks glyphs up in it unchecked (the width and box of glyph
- * 54811 of a 17-glyph font, found by fuzz_font). */
-static const char *check_format4(const unsigned char *t, uint32_t len, uint32_t glyphs)
+/* The problem with one format 4 subtable t[0..len), or NULL: a segment must
+ * map every code to a glyph below glyphs, through idDelta or through a
+ * glyphIdArray slot inside the subtable. */
+static const char *check_format4(const unsigned char *t, size_t len, uint32_t glyphs)
 {
     uint32_t segs = be16(t + 6) / 2, codes = 0;
-    if (len < 16 + 8 * segs) return "cmap table is cut short";
+    if (len < 16 + 8 * (size_t)segs) return "cmap table is cut short";
     const unsigned char *end = t + 14, *start = end + 2 * segs + 2;
     const unsigned char *delta = start + 2 * segs, *range = delta + 2 * segs;
     for (uint32_t k = 0; k < segs; k++) {
@@ -72,67 +74,41 @@ static const char *check_format4(const unsigned char *t, uint32_t len, uint32_t 
     return NULL;
 }
 
-/* The problem with the character map at base (its format 4 subtables, the
- * ones libharu reads), or NULL. */
-static const char *check_cmap(FILE *f, uint32_t base, uint32_t size, uint32_t glyphs)
+/* The problem with the character map (its format 4 subtables, the ones
+ * libharu reads), or NULL. */
+static const char *check_cmap(const sfnt *f, uint32_t glyphs)
 {
-    uint32_t off, len;
-    unsigned char h[4], rec[8], sub[4];
-    if (!find(f, base, size, "cmap", &off, &len) || len < 4 || !read_at(f, off, h, sizeof h))
-        return "cmap table is missing or cut short";
-    for (uint32_t i = 0, n = be16(h + 2); i < n && i < MAX_TABLES; i++) {
-        if (8 * i + 12 > len || !read_at(f, off + 4 + 8 * i, rec, sizeof rec))
-            return "cmap table is cut short";
-        uint32_t at = be32(rec + 4);
-        if (at > len - 4 || !read_at(f, off + at, sub, sizeof sub)) return "cmap table is cut short";
-        uint32_t sublen = be16(sub + 2);
-        if (be16(sub) != 4) continue;
-        if (sublen < 16 || sublen > len - at) return "cmap table is cut short";
-        unsigned char *t = fo_malloc(sublen);
-        if (!t) return NULL;                           /* libharu will fail alike */
-        const char *bad = read_at(f, off + at, t, sublen) ? check_format4(t, sublen, glyphs)
-                                                          : "cmap table is cut short";
-        fo_free(t);
+    size_t len;
+    const unsigned char *cmap = table(f, "cmap", 4, &len);
+    if (!cmap) return "cmap table is missing or cut short";
+    for (uint32_t i = 0, n = be16(cmap + 2); i < n && i < MAX_TABLES; i++) {
+        if (12 + 8 * (size_t)i > len) return "cmap table is cut short";
+        size_t at = be32(cmap + 8 + 8 * i);
+        if (at > len - 4) return "cmap table is cut short";
+        if (be16(cmap + at) != 4) continue;
+        size_t sub = be16(cmap + at + 2);
+        if (sub < 16 || sub > len - at) return "cmap table is cut short";
+        const char *bad = check_format4(cmap + at, sub, glyphs);
         if (bad) return bad;
     }
     return NULL;
 }
 
-/* The problem with the tables at base, or NULL. */
-static const char *check(FILE *f, uint32_t base, uint32_t size)
+const char *fo_pdf_sfnt_problem(const unsigned char *data, size_t size)
 {
-    unsigned char head[54], hhea[36], maxp[6];
-    uint32_t off, len;
-    if (!find(f, base, size, "head", &off, &len) || len < sizeof head ||
-        !read_at(f, off, head, sizeof head))
-        return "head table is missing or cut short";
+    sfnt f = {data, size, 0};
+    size_t len;
+    if (size < 16) return "file is too short to be a font";
+    if (memcmp(data, "ttcf", 4) == 0) f.dir = be32(data + 12);
+    const unsigned char *head = table(&f, "head", 54, &len);
+    if (!head) return "head table is missing or cut short";
     uint32_t upem = be16(head + 18);
     if (upem < 16 || upem > 16384) return "head table gives an impossible unitsPerEm";
-    if (!find(f, base, size, "hhea", &off, &len) || len < sizeof hhea ||
-        !read_at(f, off, hhea, sizeof hhea))
-        return "hhea table is missing or cut short";
-    if (!find(f, base, size, "maxp", &off, &len) || len < sizeof maxp ||
-        !read_at(f, off, maxp, sizeof maxp))
-        return "maxp table is missing or cut short";
+    const unsigned char *hhea = table(&f, "hhea", 36, &len);
+    if (!hhea) return "hhea table is missing or cut short";
+    const unsigned char *maxp = table(&f, "maxp", 6, &len);
+    if (!maxp) return "maxp table is missing or cut short";
     uint32_t metrics = be16(hhea + 34), glyphs = be16(maxp + 4);
-    if (glyphs == 0 || metrics == 0 || metrics > glyphs)
-        return "glyph and metrics counts disagree";
-    return check_cmap(f, base, size, glyphs);
-}
-
-const char *fo_pdf_sfnt_problem(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;                         /* libharu reports what it cannot open */
-    unsigned char tag[16];
-    const char *bad = NULL;
-    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    if (size < 12 || size > 0xffffffffL || !read_at(f, 0, tag, sizeof tag))
-        bad = "file is too short to be a font";
-    else if (memcmp(tag, "ttcf", 4) == 0)        /* a collection: its first font */
-        bad = check(f, be32(tag + 12), (uint32_t)size);
-    else
-        bad = check(f, 0, (uint32_t)size);
-    fclose(f);
-    return bad;
+    if (glyphs == 0 || metrics == 0 || metrics > glyphs) return "glyph and metrics counts disagree";
+    return check_cmap(&f, glyphs);
 }

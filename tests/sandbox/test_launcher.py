@@ -81,3 +81,31 @@ def test_missing_engine_is_a_clear_error(tmp_path):
 def test_engine_does_not_serve_run():
     p = subprocess.run([ENGINE, "run", "--", "/bin/true"], capture_output=True, text=True)
     assert p.returncode == 1 and "folio command itself" in p.stderr
+
+
+def _fake_engine_env(tmp_path, args, env_extra=None):
+    """GLIBC_TUNABLES as an engine started by the launcher sees it: a script
+    stands in for folio-engine and writes its environment's value out."""
+    (tmp_path / "bin").mkdir(exist_ok=True)
+    shutil.copy2(FOLIO, tmp_path / "bin" / "folio")
+    seen = tmp_path / "seen.txt"
+    fake = tmp_path / "bin" / "folio-engine"
+    fake.write_text('#!/bin/sh\nprintf "%%s" "${GLIBC_TUNABLES-unset}" > %s\n' % seen)
+    fake.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES"}
+    env.update(env_extra or {})
+    p = subprocess.run([str(tmp_path / "bin" / "folio")] + args, env=env, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    return seen.read_text()
+
+
+def test_render_heap_in_huge_pages_only_for_one_shot_commands(tmp_path):
+    assert _fake_engine_env(tmp_path, ["render", "x.json", "-o", "x.pdf"]) == "glibc.malloc.hugetlb=1"
+    assert _fake_engine_env(tmp_path, ["convert", "a.csv", "b.xlsx"]) == "glibc.malloc.hugetlb=1"
+    # the caller's own tunables are kept, and its own hugetlb choice wins
+    kept = _fake_engine_env(tmp_path, ["render", "x.json"], {"GLIBC_TUNABLES": "glibc.malloc.arena_max=2"})
+    assert kept == "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1"
+    own = _fake_engine_env(tmp_path, ["render", "x.json"], {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=0"})
+    assert own == "glibc.malloc.hugetlb=0"
+    # serve's children are forks of one heap: no huge pages there
+    assert _fake_engine_env(tmp_path, ["serve", "--help"]) == "unset"

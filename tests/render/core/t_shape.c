@@ -4,6 +4,7 @@
  * with the font folio picked; and no character of the world-text strings is
  * left without a glyph (.notdef) by fo_text_glyphs. */
 #include <check.h>
+#include <hb.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,7 +32,7 @@ static const struct { const char *text, *font; } cases[] = {
 };
 
 /* hb-shape's "[g=c|g=c|...]" for text in font, into out; false if it cannot run. */
-static bool hb_shape(const char *font, const char *text, char *out, size_t cap)
+static bool run_hb_shape(const char *font, const char *text, char *out, size_t cap)
 {
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "hb-shape --no-glyph-names --no-positions --utf8-clusters '%s' '%s' 2>/dev/null",
@@ -59,11 +60,81 @@ START_TEST(test_same_glyphs_as_hb_shape)
             snprintf(mine + l, sizeof mine - l, "%s%u=%u", i ? "|" : "", g[i].gid, g[i].cluster);
         }
         strcat(mine, "]");
-        if (!hb_shape(cases[k].font, s, theirs, sizeof theirs)) {
+        if (!run_hb_shape(cases[k].font, s, theirs, sizeof theirs)) {
             fprintf(stderr, "t_shape: hb-shape (libharfbuzz-bin) not found; comparison skipped\n");
             return;
         }
         ck_assert_msg(strcmp(mine, theirs) == 0, "%s: folio %s, hb-shape %s", s, mine, theirs);
+    }
+}
+END_TEST
+
+/* "[g=c@x,y+a|...]" in font units (hb-shape's default size is the em) of
+ * n glyphs g shaped at size upem: gid, cluster, offsets and advance. */
+static void positions(const fo_shaped *g, size_t n, char *out, size_t cap)
+{
+    size_t l = 0;
+    double pen = 0;
+    l += (size_t)snprintf(out + l, cap - l, "[");
+    for (size_t i = 0; i < n && l < cap; i++) {
+        long x = lround(g[i].x - pen), y = lround(g[i].y), a = lround(g[i].advance);
+        l += (size_t)snprintf(out + l, cap - l, "%s%u=%u", i ? "|" : "", g[i].gid, g[i].cluster);
+        if (x || y) l += (size_t)snprintf(out + l, cap - l, "@%ld,%ld", x, y);
+        l += (size_t)snprintf(out + l, cap - l, "+%ld", a);
+        pen += g[i].advance;
+    }
+    if (l < cap) snprintf(out + l, cap - l, "]");
+}
+
+static unsigned upem_of(const char *font)
+{
+    hb_blob_t *b = hb_blob_create_from_file(font);
+    hb_face_t *f = hb_face_create(b, 0);
+    unsigned u = hb_face_get_upem(f);
+    hb_face_destroy(f);
+    hb_blob_destroy(b);
+    return u;
+}
+
+/* fo_shape keeps what it shaped: shaped again (from its cache), at another
+ * size, or after the cache was emptied, a text gives the glyphs and
+ * positions hb-shape gives, scaled to the size. */
+START_TEST(test_shaped_again_same_as_hb_shape)
+{
+    for (int round = 0; round < 3; round++) {
+        for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+            const char *s = cases[k].text;
+            double upem = upem_of(cases[k].font), w1 = 0, w2 = 0;
+            fo_shaped g[64], g2[64];
+            size_t n = fo_shape(PRIMARY, upem, s, strlen(s), FO_DIR_AUTO, g, 64, &w1);
+            ck_assert(n > 0 && n <= 64);
+            ck_assert_uint_eq(fo_shape(PRIMARY, 2 * upem, s, strlen(s), FO_DIR_AUTO, g2, 64, &w2), n);
+            ck_assert(fabs(w2 - 2 * w1) < 1e-9);
+            for (size_t i = 0; i < n; i++) {
+                ck_assert_uint_eq(g2[i].gid, g[i].gid);
+                ck_assert(fabs(g2[i].x - 2 * g[i].x) < 1e-9 && fabs(g2[i].advance - 2 * g[i].advance) < 1e-9);
+            }
+            char mine[2048], theirs[2048], cmd[1024];
+            positions(g, n, mine, sizeof mine);
+            snprintf(cmd, sizeof cmd, "hb-shape --no-glyph-names --utf8-clusters '%s' '%s' 2>/dev/null",
+                     cases[k].font, s);
+            FILE *p = popen(cmd, "r");
+            ck_assert_ptr_nonnull(p);
+            size_t m = fread(theirs, 1, sizeof theirs - 1, p);
+            theirs[m] = 0;
+            while (m && theirs[m - 1] == '\n') theirs[--m] = 0;
+            if (pclose(p) != 0 || m == 0) {
+                fprintf(stderr, "t_shape: hb-shape (libharfbuzz-bin) not found; comparison skipped\n");
+                return;
+            }
+            ck_assert_msg(strcmp(mine, theirs) == 0, "round %d %s: folio %s, hb-shape %s", round, s, mine, theirs);
+        }
+        /* fill the cache past its size: it is emptied and filled again */
+        for (int i = 0; round == 1 && i < 10000; i++) {
+            char w[32];
+            int l = snprintf(w, sizeof w, "\xD8\xB4%d", i);
+            ck_assert(fo_shape(PRIMARY, 10, w, (size_t)l, FO_DIR_AUTO, NULL, 0, NULL) > 0);
+        }
     }
 }
 END_TEST
@@ -159,6 +230,7 @@ int main(void)
 {
     const TTest *const tests[] = {
         test_same_glyphs_as_hb_shape,
+        test_shaped_again_same_as_hb_shape,
         test_rtl_visual_order,
         test_no_notdef,
         test_wrap_uses_shaped_widths,

@@ -284,3 +284,38 @@ def test_renders_to_png_pages(tmp_path):
     subprocess.run(["pdftoppm", "-png", "-r", "30", str(pdf), str(tmp_path / "pg")], check=True)
     pngs = sorted(tmp_path.glob("pg-*.png"))
     assert len(pngs) == 2 and all(p.stat().st_size > 1000 for p in pngs)
+
+
+def _streams(pdf, decode):
+    """{object: (dictionary, bytes)} of every stream, as qpdf reads them:
+    raw (decode-level none) or decoded by qpdf's own filters."""
+    import base64
+    p = subprocess.run(["qpdf", "--json=2", "--json-stream-data=inline",
+                        "--decode-level=" + ("generalized" if decode else "none"), str(pdf)],
+                       capture_output=True, text=True, check=True)
+    objs = json.loads(p.stdout)["qpdf"][1]
+    return {k: (v["stream"]["dict"], base64.b64decode(v["stream"].get("data", "")))
+            for k, v in objs.items() if "stream" in v}
+
+
+def test_every_stream_is_deflated_and_decodes(tmp_path):
+    """folio deflates the PDF's streams itself (libdeflate, render/pdf/deflate.c):
+    each one says /FlateDecode and zlib (Python's, independent of both) gives
+    back the bytes qpdf decodes, for page contents, fonts and maps alike."""
+    import zlib
+    spec = dict(REPORT, blocks=REPORT["blocks"] + [
+        {"type": "paragraph", "text": "绿茶 橄榄油 — شاي أخضر — हरी चाय"}])
+    pdf = render(tmp_path, spec)
+    qpdf_check(pdf)
+    raw, decoded = _streams(pdf, False), _streams(pdf, True)
+    assert len(raw) >= 10
+    kinds = set()
+    for k, (d, data) in raw.items():
+        assert d.get("/Filter") in ("/FlateDecode", ["/FlateDecode"]), (k, d)
+        plain = zlib.decompress(data)
+        assert plain == decoded[k][1], k
+        assert len(data) < len(plain) or len(plain) < 64, (k, len(data), len(plain))
+        kinds.add("font" if "/Length1" in d else "map" if b"begincmap" in plain
+                  else "page" if b"BT" in plain else "other")
+    assert {"font", "map", "page"} <= kinds, kinds
+    assert "Revenue grew 12%" in text(pdf) and "绿茶" in text(pdf)
