@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "render/core/bidi.h"
 #include "render/core/buf.h"
 #include "render/pdf/pdf_int.h"
 #include "render/core/policy.h"
@@ -211,14 +212,17 @@ typedef struct {
 } piece;
 
 /* A paragraph with text that needs shaping (shape.h) is set in shaped pieces
- * only: one per style, each shaped whole (bidi inside it), so a phrase keeps
- * its order and joining across spaces. A right-to-left paragraph is right
- * aligned, its pieces placed from the right. */
+ * only, one per style while wrapping. Its bidi levels are resolved once over
+ * the whole paragraph (bidi.h) and kept per byte of the line; when a line is
+ * drawn its pieces are cut where the level changes, put in visual order (UAX
+ * #9 L2, per line) and each shaped in its level's direction. A
+ * right-to-left paragraph is right aligned. */
 typedef struct {
     piece *p;
     size_t n, cap;
     char *buf;
-    size_t blen, bcap;
+    uint8_t *lv;       /* shaped: the bidi level of each byte of buf */
+    size_t blen, bcap, lcap;
     double w;
     bool shaped;       /* the paragraph needs shaping */
     fo_dir dir;        /* its direction (FO_DIR_RTL: right aligned) */
@@ -247,11 +251,15 @@ static rstyle run_style(fo_pdf *c, const fo_run *r, const fo_pdf_style *st)
     return s;
 }
 
-/* Appends text in style rs to the line, split into single-font pieces. */
-static bool line_add(fo_pdf *c, line_t *L, const rstyle *rs, const char *s, size_t len)
+/* Appends text in style rs to the line, split into single-font pieces; lv
+ * (shaped lines only) holds the bidi level of each byte of s. */
+static bool line_add(fo_pdf *c, line_t *L, const rstyle *rs, const char *s, size_t len,
+                     const uint8_t *lv)
 {
     /* per input byte at most 4 out: U+FFFD for a stray byte and a piece's NUL */
     if (!fo_grow((void **)&L->buf, &L->bcap, L->blen + len * 4 + 8, 256, 1)) return false;
+    if (L->shaped && !fo_grow((void **)&L->lv, &L->lcap, L->blen + len * 4 + 8, 256, 1))
+        return false;
     for (size_t i = 0, n; i < len; i += n) {
         uint32_t cp = L->shaped ? fo_utf8_at(s + i, len - i, &n) : drawable(fo_utf8_at(s + i, len - i, &n));
         fo_pdf_font *g = L->shaped ? rs->f : fo_pdf_cover(c, rs->f, cp);
@@ -265,6 +273,7 @@ static bool line_add(fo_pdf *c, line_t *L, const rstyle *rs, const char *s, size
             *last = (piece){g, rs->size, rs->color, rs->url, L->blen, 0, 0};
         }
         size_t k = fo_utf8_put(L->buf + L->blen, cp);
+        if (L->shaped) memset(L->lv + L->blen, lv ? lv[i] : 0, k);
         L->blen += k;
         last->len += k;
         last->w += gw;
@@ -279,6 +288,89 @@ static bool line_add(fo_pdf *c, line_t *L, const rstyle *rs, const char *s, size
     return true;
 }
 
+/* Underlines [x0, x1) at base and makes it a link to url. */
+static void link_draw(fo_pdf *c, const piece *q, double x0, double x1, double base)
+{
+    HPDF_Page p = c->page;
+    fo_pdf_stroke_rgb(p, q->color);
+    HPDF_Page_SetLineWidth(p, 0.5);
+    HPDF_Page_MoveTo(p, (HPDF_REAL)x0, (HPDF_REAL)(base - 1.5));
+    HPDF_Page_LineTo(p, (HPDF_REAL)x1, (HPDF_REAL)(base - 1.5));
+    HPDF_Page_Stroke(p);
+    HPDF_Rect r = {(HPDF_REAL)(x0 - LINK_PAD), (HPDF_REAL)(base - q->size * 0.25),
+                   (HPDF_REAL)(x1 + LINK_PAD), (HPDF_REAL)(base + q->size * 0.9)};
+    HPDF_Annotation a = HPDF_Page_CreateURILinkAnnot(p, r, q->url);
+    if (a) HPDF_LinkAnnot_SetBorderStyle(a, 0, 0, 0);
+}
+
+/* A shaped line's piece cut where the bidi level changes. */
+typedef struct {
+    size_t piece, off, len;   /* off, len: in line->buf */
+    double w;
+} level_run;
+
+/* The line's pieces cut at level changes, in logical order, with their
+ * levels in lv; *n gets how many. NULL when out of memory. */
+static level_run *level_runs(const line_t *L, uint8_t **lv, size_t *n)
+{
+    size_t cnt = 0;
+    for (size_t i = 0; i < L->n; i++)
+        for (size_t k = 0; k < L->p[i].len; k++)
+            cnt += k == 0 || L->lv[L->p[i].off + k] != L->lv[L->p[i].off + k - 1];
+    level_run *r = fo_malloc((cnt ? cnt : 1) * sizeof *r);
+    *lv = fo_malloc(cnt ? cnt : 1);
+    if (!r || !*lv) { fo_free(r); fo_free(*lv); *lv = NULL; return NULL; }
+    *n = 0;
+    for (size_t i = 0; i < L->n; i++)
+        for (size_t k = 0, o = L->p[i].off; k < L->p[i].len; k++) {
+            if (k == 0 || L->lv[o + k] != L->lv[o + k - 1]) {
+                r[*n] = (level_run){i, o + k, 0, 0};
+                (*lv)[(*n)++] = L->lv[o + k];
+            }
+            r[*n - 1].len++;
+        }
+    return r;
+}
+
+/* Draws a shaped line's pieces in visual order from x (the column's left
+ * edge; a right-to-left line ends at its right edge): each cut at level
+ * changes, shaped in its level's direction. Inside a text object. */
+static void emit_shaped(fo_pdf *c, line_t *L, double x, double base)
+{
+    uint8_t *lv = NULL;
+    size_t n = 0;
+    level_run *r = level_runs(L, &lv, &n);
+    size_t *order = r ? fo_malloc((n ? n : 1) * sizeof *order) : NULL;
+    if (!order) { fo_free(r); fo_free(lv); fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
+    fo_bidi_order(lv, n, order);
+    double total = 0;
+    for (size_t i = 0; i < n; i++) {
+        const piece *q = &L->p[r[i].piece];
+        r[i].w = fo_pdf_shaped_width(c, q->f, q->size, L->buf + r[i].off, r[i].len,
+                                     lv[i] & 1 ? FO_DIR_RTL : FO_DIR_LTR);
+        total += r[i].w;
+    }
+    double px = L->dir == FO_DIR_RTL ? x + L->colw - total : x;
+    HPDF_Page_BeginText(c->page);
+    for (size_t v = 0; v < n; v++) {
+        size_t i = order[v];
+        const piece *q = &L->p[r[i].piece];
+        fo_pdf_fill_rgb(c->page, q->color);
+        fo_pdf_show_shaped(c, q->f, q->size, px, base, L->buf + r[i].off, r[i].len,
+                           lv[i] & 1 ? FO_DIR_RTL : FO_DIR_LTR);
+        r[i].off = (size_t)(px * 1000);   /* reuse: x position for links, in mpt */
+        px += r[i].w;
+    }
+    HPDF_Page_EndText(c->page);
+    for (size_t i = 0; i < n; i++) {
+        const piece *q = &L->p[r[i].piece];
+        if (q->url) link_draw(c, q, r[i].off / 1000.0, r[i].off / 1000.0 + r[i].w, base);
+    }
+    fo_free(order);
+    fo_free(lv);
+    fo_free(r);
+}
+
 /* Draws the line at the cursor (new page first if it does not fit). */
 static void line_emit(fo_pdf *c, line_t *L, double x, double line_h)
 {
@@ -287,7 +379,10 @@ static void line_emit(fo_pdf *c, line_t *L, double x, double line_h)
     HPDF_Page p = c->page;
     double base = c->y - line_h + (line_h - (L->n ? L->p[0].size : 10)) * 0.5 +
                   (L->n ? L->p[0].size : 10) * 0.22;
-    if (L->n) {
+    if (L->n && L->shaped) {
+        emit_shaped(c, L, x, base);
+        c->fresh = false;
+    } else if (L->n) {
         L->buf[L->blen] = 0;
         HPDF_Page_BeginText(p);
         bool rtl = L->dir == FO_DIR_RTL;
@@ -308,15 +403,7 @@ static void line_emit(fo_pdf *c, line_t *L, double x, double line_h)
             size_t j = i;
             double x0 = L->p[i].off / 1000.0, x1 = x0;
             while (j < L->n && L->p[j].url == L->p[i].url) { x1 += L->p[j].w; j++; }
-            fo_pdf_stroke_rgb(p, L->p[i].color);
-            HPDF_Page_SetLineWidth(p, 0.5);
-            HPDF_Page_MoveTo(p, (HPDF_REAL)x0, (HPDF_REAL)(base - 1.5));
-            HPDF_Page_LineTo(p, (HPDF_REAL)x1, (HPDF_REAL)(base - 1.5));
-            HPDF_Page_Stroke(p);
-            HPDF_Rect r = {(HPDF_REAL)(x0 - LINK_PAD), (HPDF_REAL)(base - L->p[i].size * 0.25),
-                           (HPDF_REAL)(x1 + LINK_PAD), (HPDF_REAL)(base + L->p[i].size * 0.9)};
-            HPDF_Annotation a = HPDF_Page_CreateURILinkAnnot(p, r, L->p[i].url);
-            if (a) HPDF_LinkAnnot_SetBorderStyle(a, 0, 0, 0);
+            link_draw(c, &L->p[i], x0, x1, base);
             i = j;
         }
         c->fresh = false;
@@ -343,6 +430,23 @@ static bool word_extend(frag **word, size_t *nw, size_t *wcap, size_t r, size_t 
     return true;
 }
 
+/* The bidi levels of the paragraph made of all the runs, one byte per byte
+ * of the runs in turn (base[r]: where run r starts); sets L->dir. NULL when
+ * out of memory. */
+static uint8_t *para_levels(const fo_runs *runs, size_t *base, line_t *L)
+{
+    size_t total = 0;
+    for (size_t r = 0; r < runs->n; r++) { base[r] = total; total += runs->runs[r].len; }
+    char *text = fo_malloc(total + 1);
+    uint8_t *lv = fo_malloc(total + 1);
+    if (!text || !lv) { fo_free(text); fo_free(lv); return NULL; }
+    for (size_t r = 0; r < runs->n; r++) memcpy(text + base[r], runs->runs[r].text, runs->runs[r].len);
+    L->dir = fo_bidi_levels(text, total, FO_DIR_AUTO, lv);
+    fo_free(text);
+    if (L->dir == FO_DIR_AUTO) { fo_free(lv); return NULL; }
+    return lv;
+}
+
 void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
                  double x, double w, double line_h)
 {
@@ -350,16 +454,24 @@ void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
     L.colw = w;
     for (size_t r = 0; r < runs->n && !L.shaped; r++)
         L.shaped = fo_shape_needed(runs->runs[r].text, runs->runs[r].len);
-    for (size_t r = 0; r < runs->n && L.shaped && L.dir == FO_DIR_AUTO; r++)
-        L.dir = fo_shape_direction(runs->runs[r].text, runs->runs[r].len);
+    size_t *base = fo_calloc(runs->n ? runs->n : 1, sizeof *base);
+    uint8_t *plv = base && L.shaped ? para_levels(runs, base, &L) : NULL;
+    if (!base || (L.shaped && !plv)) {
+        fo_free(base);
+        fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
+        return;
+    }
+    /* the levels of byte i of run r (NULL for a line that is not shaped) */
+#define LV(r, i) (plv ? plv + base[r] + (i) : NULL)
     frag *word = NULL;
     char *brks = NULL;
     size_t nw = 0, wcap = 0;
     rstyle *styles = fo_calloc(runs->n ? runs->n : 1, sizeof *styles);
-    if (!styles) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
+    if (!styles) goto oom;
     for (size_t r = 0; r < runs->n; r++) styles[r] = run_style(c, &runs->runs[r], st);
     bool space = false, any = false;
     size_t space_run = 0;   /* the run the pending space was typed in: its style draws it */
+    size_t space_at = 0;    /* and where in it */
     /* r == runs->n is a sentinel that flushes the last word */
     for (size_t r = 0; r <= runs->n && c->st == FO_OK; r++) {
         const char *s = r < runs->n ? runs->runs[r].text : "";
@@ -390,17 +502,17 @@ void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
                 const rstyle *fs = &styles[space_run < runs->n ? space_run : word[0].run];
                 if (space && L.n) sw = fo_pdf_glyph_width(fs->f, ' ') * fs->size / 1000.0;
                 if (L.n && L.w + sw + ww > w) { line_emit(c, &L, x, line_h); sw = 0; }
-                if (sw > 0 && !line_add(c, &L, fs, " ", 1)) goto oom;
+                if (sw > 0 && !line_add(c, &L, fs, " ", 1, LV(space_run, space_at))) goto oom;
                 for (size_t k = 0; k < nw; k++) {
                     const rstyle *ks = &styles[word[k].run];
                     const char *t = runs->runs[word[k].run].text + word[k].off;
-                    if (ww <= w) { if (!line_add(c, &L, ks, t, word[k].len)) goto oom; continue; }
+                    if (ww <= w) { if (!line_add(c, &L, ks, t, word[k].len, LV(word[k].run, word[k].off))) goto oom; continue; }
                     /* a word wider than the column: cut between characters */
                     for (size_t q = 0, m; q < word[k].len; q += m) {
                         fo_utf8_at(t + q, word[k].len - q, &m);
                         double gw = fo_pdf_text_width(c, ks->f, ks->size, t + q, m);
                         if (L.n && L.w + gw > w) line_emit(c, &L, x, line_h);
-                        if (!line_add(c, &L, ks, t + q, m)) goto oom;
+                        if (!line_add(c, &L, ks, t + q, m, LV(word[k].run, word[k].off + q))) goto oom;
                     }
                 }
                 nw = 0;
@@ -415,14 +527,14 @@ void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
                 const rstyle *fs = &styles[space_run < runs->n ? space_run : r];
                 double sw = space && L.n ? fo_pdf_glyph_width(fs->f, ' ') * fs->size / 1000.0 : 0;
                 if (L.n && L.w + sw + gw > w) { line_emit(c, &L, x, line_h); sw = 0; }
-                if (sw > 0 && !line_add(c, &L, fs, " ", 1)) goto oom;
-                if (!line_add(c, &L, cs, s + i, n)) goto oom;
+                if (sw > 0 && !line_add(c, &L, fs, " ", 1, LV(space_run, space_at))) goto oom;
+                if (!line_add(c, &L, cs, s + i, n, LV(r, i))) goto oom;
                 space = false;
                 any = true;
             }
             if (sep) {
                 if (cp == '\n') { line_emit(c, &L, x, line_h); space = false; }
-                else if (!space) { space = any; space_run = r; }
+                else if (!space) { space = any; space_run = r; space_at = i; }
             }
             if (end_run) break;
             i += n;
@@ -433,11 +545,15 @@ void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
 oom:
     fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
 done:
+#undef LV
+    fo_free(plv);
+    fo_free(base);
     fo_free(styles);
     fo_free(brks);
     fo_free(word);
     fo_free(L.p);
     fo_free(L.buf);
+    fo_free(L.lv);
 }
 
 void fo_pdf_markup(fo_pdf *c, const char *src, bool markup, const fo_pdf_style *st,

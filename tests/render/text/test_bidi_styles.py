@@ -1,0 +1,148 @@
+# test_bidi_styles.py — style changes inside right-to-left text are placed
+# by the paragraph's bidi (UAX #9 over the whole paragraph, then per line
+# after wrapping), not where each style starts (issue 15). Word positions
+# come from pdftotext -bbox: in a right-to-left run the logically later
+# word lies further left.
+import json
+import re
+import shutil
+import subprocess
+import zipfile
+
+import pytest
+
+from conftest import run_folio
+from test_world_text import lo_pdf, word_boxes
+
+need = pytest.mark.skipif(not shutil.which("pdftotext"), reason="poppler-utils is needed")
+
+PARAS = {
+    # bold and italic pieces inside Arabic, an LTR name after an italic number
+    "mixed": "**مرحبا** بالعالم *2024* Acme Corp شكرا",
+    # a left-to-right phrase cut across two styles inside Arabic
+    "split": "أهلا **Zeta** Corp وداعا",
+    # an Arabic phrase cut across two styles inside English
+    "ltr": "Hello **سلام** عليكم world",
+    # Hebrew with a bold word and an italic number
+    "hebrew": "שלום *עולם* **גדול** 42 סוף",
+}
+LIST_ITEM = "قائمة **Foo** Bar نهاية"
+# a long right-to-left paragraph with an italic number in each phrase:
+# wrapped, each line must hold the next numbers in order, right to left
+WRAPPED = " ".join(f"فقرة *{n}* كلمة" for n in range(1, 61))
+
+
+def spec():
+    blocks = [{"type": "paragraph", "text": t} for t in PARAS.values()]
+    blocks.append({"type": "list", "items": [LIST_ITEM, "ثاني"]})
+    blocks.append({"type": "paragraph", "text": WRAPPED})
+    return {"folio": 1, "blocks": blocks}
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    d = tmp_path_factory.mktemp("bidi")
+    (d / "s.json").write_text(json.dumps(spec(), ensure_ascii=False), encoding="utf-8")
+    out = {ext: d / f"o.{ext}" for ext in ("pdf", "docx", "pptx")}
+    args = ["render", d / "s.json"]
+    for p in out.values():
+        args += ["-o", p]
+    run_folio(*args, check=0)
+    return out
+
+
+def lines_of(pdf):
+    """Words grouped by line (words whose vertical middles are within 5 pt:
+    Arabic and Latin fonts have different heights), each (text, xMin, xMax),
+    right-to-left words turned back to logical order."""
+    html = subprocess.run(["pdftotext", "-bbox", pdf, "-"], capture_output=True, text=True,
+                          check=True).stdout
+    words = []
+    for m in re.finditer(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">'
+                         r'([^<]*)</word>', html):
+        w = m.group(5)
+        w = w[::-1] if re.search("[\u0590-\u08ff]", w) else w
+        mid = (float(m.group(2)) + float(m.group(4))) / 2
+        words.append((mid, w, float(m.group(1)), float(m.group(3))))
+    lines = []
+    for mid, w, x0, x1 in sorted(words, key=lambda t: t[0]):
+        if not lines or mid - lines[-1][0] > 5:
+            lines.append((mid, []))
+        lines[-1][1].append((w, x0, x1))
+    return [ln for _, ln in lines]
+
+
+def line_with(lines, *words):
+    """The first line that has all of words."""
+    found = [ln for ln in lines if all(any(w == word for w, _, _ in ln) for word in words)]
+    assert found, f"{words!r} not drawn on one line: {lines}"
+    return {w: (x0, x1) for w, x0, x1 in found[0]}
+
+
+def assert_visual(line, order):
+    """The words of order are drawn left to right in that order."""
+    xs = [line[w][0] for w in order]
+    assert xs == sorted(xs), f"drawn order {sorted(order, key=lambda w: line[w][0])}, want {order}"
+
+
+@need
+def test_pdf_style_changes_inside_rtl_in_visual_order(rendered):
+    lines = lines_of(rendered["pdf"])
+    # right to left: مرحبا, بالعالم, 2024, Acme Corp (left to right), شكرا
+    assert_visual(line_with(lines, "بالعالم", "Acme"), ["شكرا", "Acme", "Corp", "2024", "بالعالم", "مرحبا"])
+    assert_visual(line_with(lines, "Zeta"), ["وداعا", "Zeta", "Corp", "أهلا"])
+
+
+@need
+def test_pdf_rtl_phrase_split_across_styles_inside_ltr(rendered):
+    assert_visual(line_with(lines_of(rendered["pdf"]), "Hello"), ["Hello", "عليكم", "سلام", "world"])
+
+
+@need
+def test_pdf_hebrew_and_list_item_in_visual_order(rendered):
+    lines = lines_of(rendered["pdf"])
+    assert_visual(line_with(lines, "שלום"), ["סוף", "42", "גדול", "עולם", "שלום"])
+    assert_visual(line_with(lines, "Foo"), ["نهاية", "Foo", "Bar", "قائمة"])
+
+
+@need
+def test_pdf_wrapped_rtl_lines_each_reordered(rendered):
+    """Levels come from the whole paragraph, the reordering from each line:
+    the first line holds 1, 2, 3... right to left, the next the numbers
+    after them, and every line is right-aligned."""
+    lines = [ln for ln in lines_of(rendered["pdf"]) if any(w in ("فقرة", "كلمة") for w, _, _ in ln)]
+    assert len(lines) >= 3, "the long paragraph did not wrap"
+    seen = []
+    right = []
+    for ln in lines:
+        nums = sorted(((int(w), x0) for w, x0, _ in ln if w.isdigit()), key=lambda t: -t[1])
+        seen += [n for n, _ in nums]   # right to left = logical order
+        right.append(max(x1 for _, _, x1 in ln))
+    assert seen == list(range(1, 61))
+    assert max(right) - min(right) < 2, f"lines not right-aligned: {right}"
+
+
+def test_docx_styled_runs_inside_rtl(rendered, tmp_path):
+    """Each run keeps its own direction: the bold Arabic run is w:rtl and
+    bold for complex scripts too (w:bCs: Word and LibreOffice draw Arabic
+    with the complex-script bold), the Latin name and the italic number
+    inside it are not w:rtl; the paragraph is w:bidi."""
+    with zipfile.ZipFile(rendered["docx"]) as z:
+        xml = z.read("word/document.xml").decode()
+    para = next(p for p in re.findall(r"<w:p>.*?</w:p>|<w:p .*?</w:p>", xml, re.S) if "مرحبا" in p and "2024" in p)
+    assert "<w:bidi/>" in para
+    runs = re.findall(r"<w:r>(.*?)</w:r>", para, re.S)
+    def run(text):
+        return next(r for r in runs if text in r)
+    assert "<w:rtl/>" in run("مرحبا") and "<w:bCs/>" in run("مرحبا") and "<w:b/>" in run("مرحبا")
+    assert "<w:rtl/>" not in run("Acme")
+    assert "<w:iCs/>" not in run("2024") or "<w:rtl/>" in run("2024")
+
+
+@pytest.mark.parametrize("fmt", ["docx", "pptx"])
+def test_office_rtl_styled_pieces_in_libreoffice(rendered, tmp_path, fmt):
+    pdf = lo_pdf(rendered[fmt], tmp_path)
+    lines = lines_of(pdf)
+    assert_visual(line_with(lines, "بالعالم", "Acme"), ["شكرا", "Acme", "Corp", "2024", "بالعالم", "مرحبا"])
+    assert_visual(line_with(lines, "Zeta"), ["وداعا", "Zeta", "Corp", "أهلا"])
+    assert_visual(line_with(lines, "Hello"), ["Hello", "عليكم", "سلام", "world"])
