@@ -2,7 +2,8 @@
 # by the paragraph's bidi (UAX #9 over the whole paragraph, then per line
 # after wrapping), not where each style starts (issue 15). Word positions
 # come from pdftotext -bbox: in a right-to-left run the logically later
-# word lies further left.
+# word lies further left. (The test words avoid lam-alef: poppler gives
+# the ligature's two letters in logical order inside a reversed word.)
 import json
 import re
 import shutil
@@ -20,9 +21,9 @@ PARAS = {
     # bold and italic pieces inside Arabic, an LTR name after an italic number
     "mixed": "**مرحبا** بالعالم *2024* Acme Corp شكرا",
     # a left-to-right phrase cut across two styles inside Arabic
-    "split": "أهلا **Zeta** Corp وداعا",
+    "split": "نعم **Zeta** Corp وداعا",
     # an Arabic phrase cut across two styles inside English
-    "ltr": "Hello **سلام** عليكم world",
+    "ltr": "Hello **شكرا** كثيرا world",
     # Hebrew with a bold word and an italic number
     "hebrew": "שלום *עולם* **גדול** 42 סוף",
 }
@@ -90,12 +91,12 @@ def test_pdf_style_changes_inside_rtl_in_visual_order(rendered):
     lines = lines_of(rendered["pdf"])
     # right to left: مرحبا, بالعالم, 2024, Acme Corp (left to right), شكرا
     assert_visual(line_with(lines, "بالعالم", "Acme"), ["شكرا", "Acme", "Corp", "2024", "بالعالم", "مرحبا"])
-    assert_visual(line_with(lines, "Zeta"), ["وداعا", "Zeta", "Corp", "أهلا"])
+    assert_visual(line_with(lines, "Zeta"), ["وداعا", "Zeta", "Corp", "نعم"])
 
 
 @need
 def test_pdf_rtl_phrase_split_across_styles_inside_ltr(rendered):
-    assert_visual(line_with(lines_of(rendered["pdf"]), "Hello"), ["Hello", "عليكم", "سلام", "world"])
+    assert_visual(line_with(lines_of(rendered["pdf"]), "Hello"), ["Hello", "كثيرا", "شكرا", "world"])
 
 
 @need
@@ -144,5 +145,5 @@ def test_office_rtl_styled_pieces_in_libreoffice(rendered, tmp_path, fmt):
     pdf = lo_pdf(rendered[fmt], tmp_path)
     lines = lines_of(pdf)
     assert_visual(line_with(lines, "بالعالم", "Acme"), ["شكرا", "Acme", "Corp", "2024", "بالعالم", "مرحبا"])
-    assert_visual(line_with(lines, "Zeta"), ["وداعا", "Zeta", "Corp", "أهلا"])
-    assert_visual(line_with(lines, "Hello"), ["Hello", "عليكم", "سلام", "world"])
+    assert_visual(line_with(lines, "Zeta"), ["وداعا", "Zeta", "Corp", "نعم"])
+    assert_visual(line_with(lines, "Hello"), ["Hello", "كثيرا", "شكرا", "world"])
