@@ -88,3 +88,14 @@ def test_emoji_outputs_are_deterministic(tmp_path):
     b = render(tmp_path, [{"type": "paragraph", "text": TEXT}, chart("Sales " + EMOJI)], "pdf", "png", name="b")
     for x, y in zip(a, b):
         assert x.read_bytes() == y.read_bytes()
+
+
+def test_pdf_emoji_in_shaped_right_to_left_text(tmp_path):
+    """An emoji inside Arabic (shaped text) is a picture too, and the text
+    layer still reads in logical order."""
+    (pdf,) = render(tmp_path, [{"type": "paragraph", "text": "مرحبا 🚀 بالعالم ✅ نعم"}], "pdf")
+    lst = subprocess.run(["pdfimages", "-list", pdf], capture_output=True, text=True, check=True).stdout
+    assert len([ln for ln in lst.splitlines()[2:] if ln.split()[2] == "image"]) == 2
+    text = subprocess.run(["pdftotext", pdf, "-"], capture_output=True, text=True, check=True).stdout
+    text = re.sub("[\u202a-\u202e]", "", text)
+    assert "مرحبا 🚀 بالعالم ✅ نعم" in text
