@@ -147,3 +147,19 @@ def test_office_rtl_styled_pieces_in_libreoffice(rendered, tmp_path, fmt):
     assert_visual(line_with(lines, "بالعالم", "Acme"), ["شكرا", "Acme", "Corp", "2024", "بالعالم", "مرحبا"])
     assert_visual(line_with(lines, "Zeta"), ["وداعا", "Zeta", "Corp", "نعم"])
     assert_visual(line_with(lines, "Hello"), ["Hello", "كثيرا", "شكرا", "world"])
+
+
+@need
+@pytest.mark.parametrize("text, font", [("**مرحبا**", "NotoSansArabic-Bold"), ("مرحبا", "NotoSansArabic-Regular"),
+                                        ("**שלום**", "NotoSansHebrew-Bold"), ("**हरी चाय**", "NotoSansDevanagari-Bold")])
+def test_pdf_bold_script_text_takes_the_bold_noto_file(tmp_path, text, font):
+    """**bold** Arabic, Hebrew or Hindi is drawn with the script's bold file
+    (fonts-noto-core installs it beside the regular one), regular text with
+    the regular one: pdffonts lists only that one for the script."""
+    (tmp_path / "s.json").write_text(json.dumps(
+        {"folio": 1, "blocks": [{"type": "paragraph", "text": text}]}, ensure_ascii=False), encoding="utf-8")
+    run_folio("render", tmp_path / "s.json", "-o", tmp_path / "o.pdf", check=0)
+    fonts = subprocess.run(["pdffonts", tmp_path / "o.pdf"], capture_output=True, text=True, check=True).stdout
+    script = font.split("-")[0]
+    names = re.findall(r"\+(" + script + r"-\w+)", fonts)
+    assert names == [font], fonts
