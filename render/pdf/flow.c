@@ -170,10 +170,18 @@ double fo_pdf_text_width(fo_pdf *c, fo_pdf_font *f, double size, const char *s, 
 void fo_pdf_text_draw(fo_pdf *c, fo_pdf_font *f, double size, fo_rgb color,
                       double x, double y, const char *s, size_t len)
 {
+    fo_pdf_text_draw_dir(c, f, size, color, x, y, s, len, FO_DIR_AUTO);
+}
+
+void fo_pdf_text_draw_dir(fo_pdf *c, fo_pdf_font *f, double size, fo_rgb color,
+                          double x, double y, const char *s, size_t len, fo_dir dir)
+{
     if (c->st != FO_OK || !f || len == 0) return;
-    if (f->def && fo_shape_needed(s, len)) {
+    /* a line of a right-to-left paragraph is set right to left even when it
+       needs no shaping ("Acme 2024" reads "2024 Acme" there) */
+    if (f->def && (dir == FO_DIR_RTL || fo_shape_needed(s, len))) {
         fo_pdf_fill_rgb(c->page, color);
-        fo_pdf_show_shaped(c, f, size, x, y, s, len, FO_DIR_AUTO);
+        fo_pdf_show_shaped(c, f, size, x, y, s, len, dir);
         return;
     }
     char stackbuf[1024];

@@ -196,6 +196,11 @@ bool fo_pdf_emoji_draw(fo_pdf *c, uint32_t cp, double size, double x, double y, 
 void fo_pdf_emoji_free(fo_pdf *c);
 void fo_pdf_text_draw(fo_pdf *c, fo_pdf_font *f, double size, fo_rgb color,
                       double x, double y, const char *s, size_t len);
+/* fo_pdf_text_draw for one line of a paragraph of direction dir (FO_DIR_AUTO:
+ * the line's own first strong character): a wrapped right-to-left cell's
+ * line that begins with a Latin word is still set right to left. */
+void fo_pdf_text_draw_dir(fo_pdf *c, fo_pdf_font *f, double size, fo_rgb color,
+                          double x, double y, const char *s, size_t len, fo_dir dir);
 /* Lays out runs in a column [x, x + w) from the cursor down, page by page;
  * first_indent is added to x on the first line only (list bullets). */
 void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,

@@ -163,3 +163,24 @@ def test_pdf_bold_script_text_takes_the_bold_noto_file(tmp_path, text, font):
     script = font.split("-")[0]
     names = re.findall(r"\+(" + script + r"-\w+)", fonts)
     assert names == [font], fonts
+
+
+@need
+def test_pdf_wrapped_rtl_table_cell_lines_take_the_cell_direction(tmp_path):
+    """A right-to-left cell wrapped into lines: every line is set right to
+    left (the cell's direction, not its own first word's), so a line that
+    begins with a Latin name is still right-aligned, the name at its right."""
+    note = " ".join(["نص Acme Corp"] * 14)
+    spec = {"folio": 1, "blocks": [{"type": "table", "data": {
+        "columns": ["k", "note"], "rows": [["one", note]]}}]}
+    (tmp_path / "s.json").write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
+    run_folio("render", tmp_path / "s.json", "-o", tmp_path / "o.pdf", check=0)
+    lines = [ln for ln in lines_of(tmp_path / "o.pdf") if any(w in ("نص", "Acme") for w, _, _ in ln)]
+    assert len(lines) >= 3, lines
+    right = [max(x1 for _, _, x1 in ln) for ln in lines]
+    assert max(right) - min(right) < 2, f"cell lines not right-aligned: {right}"
+    # the rightmost word: نص for a line that starts with it, Corp for one
+    # that starts with "Acme Corp" (read left to right inside the line)
+    ends = [max(ln, key=lambda w: w[2])[0] for ln in lines]
+    assert set(ends) <= {"نص", "Corp"}, ends
+    assert "Corp" in ends, f"no line starts with the Latin name: {ends}; change the cell text"
