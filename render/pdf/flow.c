@@ -446,18 +446,16 @@ static void line_emit(fo_pdf *c, line_t *L, double x, double line_h)
         emit_shaped(c, L, x, base);
         c->fresh = false;
     } else if (L->n) {
+        /* no shaping, so left to right: the pieces in order */
         L->buf[L->blen] = 0;
         HPDF_Page_BeginText(p);
-        bool rtl = L->dir == FO_DIR_RTL;
-        double px = rtl ? x + L->colw : x;
+        double px = x;
         for (size_t i = 0; i < L->n; i++) {
             piece *q = &L->p[i];
             fo_pdf_fill_rgb(p, q->color);
-            if (rtl) px -= q->w;
-            if (L->shaped) fo_pdf_show_shaped(c, q->f, q->size, px, base, L->buf + q->off, q->len, L->dir);
-            else fo_pdf_show(c, q->f, q->size, px, base, L->buf + q->off);
+            fo_pdf_show(c, q->f, q->size, px, base, L->buf + q->off);
             q->off = (size_t)(px * 1000);  /* reuse: x position for links, in mpt */
-            if (!rtl) px += q->w;
+            px += q->w;
         }
         HPDF_Page_EndText(p);
         /* links: underline and one annotation per stretch of pieces */
