@@ -396,8 +396,8 @@ static level_run *level_runs(const line_t *L, uint8_t **lv, size_t *n)
 }
 
 /* Draws a shaped line's pieces in visual order from x (the column's left
- * edge; a right-to-left line ends at its right edge): each cut at level
- * changes, shaped in its level's direction. Inside a text object. */
+ * edge; a right-to-left line from its right edge, last piece first): each
+ * cut at level changes, shaped once in its level's direction. */
 static void emit_shaped(fo_pdf *c, line_t *L, double x, double base)
 {
     uint8_t *lv = NULL;
@@ -406,23 +406,17 @@ static void emit_shaped(fo_pdf *c, line_t *L, double x, double base)
     size_t *order = r ? fo_malloc((n ? n : 1) * sizeof *order) : NULL;
     if (!order) { fo_free(r); fo_free(lv); fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
     fo_bidi_order(lv, n, order);
-    double total = 0;
-    for (size_t i = 0; i < n; i++) {
-        const piece *q = &L->p[r[i].piece];
-        r[i].w = fo_pdf_shaped_width(c, q->f, q->size, L->buf + r[i].off, r[i].len,
-                                     lv[i] & 1 ? FO_DIR_RTL : FO_DIR_LTR);
-        total += r[i].w;
-    }
-    double px = L->dir == FO_DIR_RTL ? x + L->colw - total : x;
+    bool rtl = L->dir == FO_DIR_RTL;
+    double px = rtl ? x + L->colw : x;
     HPDF_Page_BeginText(c->page);
     for (size_t v = 0; v < n; v++) {
-        size_t i = order[v];
+        size_t i = order[rtl ? n - 1 - v : v];
         const piece *q = &L->p[r[i].piece];
         fo_pdf_fill_rgb(c->page, q->color);
-        fo_pdf_show_shaped(c, q->f, q->size, px, base, L->buf + r[i].off, r[i].len,
-                           lv[i] & 1 ? FO_DIR_RTL : FO_DIR_LTR);
-        r[i].off = (size_t)(px * 1000);   /* reuse: x position for links, in mpt */
-        px += r[i].w;
+        r[i].w = fo_pdf_show_shaped_at(c, q->f, q->size, px, base, L->buf + r[i].off, r[i].len,
+                                       lv[i] & 1 ? FO_DIR_RTL : FO_DIR_LTR, rtl);
+        px += rtl ? -r[i].w : r[i].w;
+        r[i].off = (size_t)((rtl ? px : px - r[i].w) * 1000);  /* reuse: left end, in mpt */
     }
     HPDF_Page_EndText(c->page);
     for (size_t i = 0; i < n; i++) {

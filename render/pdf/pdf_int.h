@@ -227,6 +227,11 @@ void fo_pdf_widths_free(fo_pdf *c);
  * text object (leaves the mode as it found it). */
 void fo_pdf_show_shaped(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
                         const char *s, size_t len, fo_dir dir);
+/* fo_pdf_show_shaped shaping once and giving the advance width: the text
+ * starts at x, or ends there when right (a right-to-left line drawn from
+ * its right edge). Returns the width (0 on failure). */
+double fo_pdf_show_shaped_at(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
+                             const char *s, size_t len, fo_dir dir, bool right);
 
 /* ---- glyphs.c: shaped glyphs by glyph id ---------------------------------- */
 typedef struct {

@@ -252,17 +252,25 @@ static bool paint_emoji(fo_pdf *c, double size, double x, double y, const char *
 void fo_pdf_show_shaped(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
                         const char *s, size_t len, fo_dir dir)
 {
-    if (c->st != FO_OK || !f || !f->def || len == 0) return;
+    fo_pdf_show_shaped_at(c, f, size, x, y, s, len, dir, false);
+}
+
+double fo_pdf_show_shaped_at(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
+                             const char *s, size_t len, fo_dir dir, bool right)
+{
+    double w = 0;
+    if (c->st != FO_OK || !f || !f->def || len == 0) return 0;
     /* shaped once into the render's buffer; again only when it was short */
-    size_t n = fo_shape(f->path, size, s, len, dir, c->shaped, c->shaped_cap, NULL);
+    size_t n = fo_shape(f->path, size, s, len, dir, c->shaped, c->shaped_cap, &w);
     if (n > c->shaped_cap) {
         fo_shaped *grown = fo_realloc(c->shaped, n * sizeof *grown);
-        if (!grown) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
+        if (!grown) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return 0; }
         c->shaped = grown;
         c->shaped_cap = n;
-        n = fo_shape(f->path, size, s, len, dir, c->shaped, c->shaped_cap, NULL);
+        n = fo_shape(f->path, size, s, len, dir, c->shaped, c->shaped_cap, &w);
     }
-    if (n == 0) return;
+    if (n == 0) return w;
+    if (right) x -= w;
     const fo_shaped *g = c->shaped;
     const char **text = fo_malloc(n * sizeof *text);
     unsigned char *actual = fo_malloc(n);
@@ -288,4 +296,5 @@ done:
     fo_free(text);
     fo_free(actual);
     fo_free(buf);
+    return w;
 }
