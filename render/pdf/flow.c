@@ -369,7 +369,7 @@ static void link_draw(fo_pdf *c, const piece *q, double x0, double x1, double ba
 /* A shaped line's piece cut where the bidi level changes. */
 typedef struct {
     size_t piece, off, len;   /* off, len: in line->buf */
-    double w;
+    double x, w;              /* where it was drawn: left end, width */
 } level_run;
 
 /* The line's pieces cut at level changes, in logical order, with their
@@ -387,7 +387,7 @@ static level_run *level_runs(const line_t *L, uint8_t **lv, size_t *n)
     for (size_t i = 0; i < L->n; i++)
         for (size_t k = 0, o = L->p[i].off; k < L->p[i].len; k++) {
             if (k == 0 || L->lv[o + k] != L->lv[o + k - 1]) {
-                r[*n] = (level_run){i, o + k, 0, 0};
+                r[*n] = (level_run){i, o + k, 0, 0, 0};
                 (*lv)[(*n)++] = L->lv[o + k];
             }
             r[*n - 1].len++;
@@ -416,12 +416,12 @@ static void emit_shaped(fo_pdf *c, line_t *L, double x, double base)
         r[i].w = fo_pdf_show_shaped_at(c, q->f, q->size, px, base, L->buf + r[i].off, r[i].len,
                                        lv[i] & 1 ? FO_DIR_RTL : FO_DIR_LTR, rtl);
         px += rtl ? -r[i].w : r[i].w;
-        r[i].off = (size_t)((rtl ? px : px - r[i].w) * 1000);  /* reuse: left end, in mpt */
+        r[i].x = rtl ? px : px - r[i].w;
     }
     HPDF_Page_EndText(c->page);
     for (size_t i = 0; i < n; i++) {
         const piece *q = &L->p[r[i].piece];
-        if (q->url) link_draw(c, q, r[i].off / 1000.0, r[i].off / 1000.0 + r[i].w, base);
+        if (q->url) link_draw(c, q, r[i].x, r[i].x + r[i].w, base);
     }
     fo_free(order);
     fo_free(lv);
