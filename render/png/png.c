@@ -204,7 +204,8 @@ static void emoji_over(cairo_t *cr, const fo_dl_text *t, fo_glyph *g, size_t n, 
         fo_emoji_box box;
         if (!fo_emoji_get(cp, t->size, adv, &img, &box)) continue;
         for (size_t k = 0; k < n; k++)
-            if (g[k].font && g[k].font == one.font && g[k].index == one.index) {
+            /* by path: shaped text's glyphs name their file from shape.c's cache */
+            if (g[k].font && g[k].index == one.index && strcmp(g[k].font, one.font) == 0) {
                 paint_emoji(cr, &img, &box, x0 + g[k].x, -g[k].y);
                 g[k].font = NULL;
             }

@@ -51,6 +51,15 @@ def test_png_emoji_drawn_in_colour(tmp_path):
     assert coloured(a, band) > 4 * 40, "the emoji in the title are not in colour"
 
 
+def test_png_emoji_in_shaped_right_to_left_title_drawn_in_colour(tmp_path):
+    """A chart title in Arabic (shaped text) with emoji: the emoji in colour."""
+    (with_emoji,) = render(tmp_path, [chart("المبيعات 🚀 ✅")], "png", name="e")
+    (plain,) = render(tmp_path, [chart("المبيعات")], "png", name="p")
+    band = (0, 0, Image.open(plain).width, 40)
+    assert coloured(Image.open(plain), band) == 0
+    assert coloured(Image.open(with_emoji), band) > 2 * 40
+
+
 def test_pdf_one_image_per_distinct_emoji_and_text_layer(tmp_path):
     (pdf,) = render(tmp_path, [{"type": "paragraph", "text": TEXT}], "pdf")
     lst = subprocess.run(["pdfimages", "-list", pdf], capture_output=True, text=True, check=True).stdout
