@@ -5,9 +5,11 @@
 # word lies further left. (The test words avoid lam-alef: poppler gives
 # the ligature's two letters in logical order inside a reversed word.)
 import json
+import pathlib
 import re
 import shutil
 import subprocess
+import sys
 import zipfile
 
 import pytest
@@ -184,3 +186,76 @@ def test_pdf_wrapped_rtl_table_cell_lines_take_the_cell_direction(tmp_path):
     ends = [max(ln, key=lambda w: w[2])[0] for ln in lines]
     assert set(ends) <= {"نص", "Corp"}, ends
     assert "Corp" in ends, f"no line starts with the Latin name: {ends}; change the cell text"
+
+
+def _obj(qdf, oid, stream=False):
+    args = ["qpdf", f"--show-object={oid}"] + (["--filtered-stream-data"] if stream else []) + [qdf]
+    return subprocess.run(args, capture_output=True, check=True).stdout
+
+
+def drawn_glyphs(pdf):
+    """{font name: [glyph id in its embedded subset, ...]} in drawing order,
+    from the page's content stream: each shown code through the font's
+    /CIDToGIDMap."""
+    qdf = pdf.with_suffix(".q.pdf")
+    subprocess.run(["qpdf", "--qdf", "--object-streams=disable", pdf, qdf], check=True)
+    raw = qdf.read_bytes().decode("latin-1")
+    fonts = {}
+    for res, oid in re.findall(r"/(F\d+) (\d+) 0 R", raw):
+        obj = _obj(qdf, oid).decode("latin-1")
+        name = re.search(r"/BaseFont /\w+\+([\w-]+)", obj)
+        desc = re.search(r"/DescendantFonts \[ ?(\d+) 0 R", obj)
+        if not (name and desc):
+            continue
+        m = re.search(r"/CIDToGIDMap (\d+) 0 R", _obj(qdf, desc.group(1)).decode("latin-1"))
+        if m:
+            fonts[res] = (name.group(1), _obj(qdf, m.group(1), stream=True))
+    out = {}
+    for cid in re.findall(r"/Contents (\d+) 0 R", raw):
+        content = _obj(qdf, cid, stream=True).decode("latin-1")
+        cur = None
+        for tf, hexs in re.findall(r"/(F\d+) [\d.]+ Tf|<([0-9a-fA-F]+)> Tj", content):
+            if tf:
+                cur = fonts.get(tf)
+            elif cur:
+                name, cmap = cur
+                codes = [int(hexs[i:i + 4], 16) for i in range(0, len(hexs), 4)]
+                out.setdefault(name, []).extend(int.from_bytes(cmap[2 * c:2 * c + 2], "big") for c in codes)
+    return out
+
+
+@need
+@pytest.mark.skipif(not shutil.which("hb-shape") or not shutil.which("qpdf"),
+                    reason="hb-shape (libharfbuzz-bin) and qpdf are needed")
+def test_pdf_each_styled_piece_is_hb_shape_s_glyphs(tmp_path):
+    """**مرحبا** بالعالم: the bold piece is drawn with NotoSansArabic-Bold
+    and the regular one with NotoSansArabic-Regular, each exactly hb-shape's
+    glyphs for that piece and font (outline for outline, advance for advance,
+    in drawing order)."""
+    fonttools = pytest.importorskip("fontTools.ttLib")
+    from fontTools.pens.recordingPen import DecomposingRecordingPen
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "pdf"))
+    from test_glyph_closure import embedded_fonts
+    (tmp_path / "s.json").write_text(json.dumps(
+        {"folio": 1, "blocks": [{"type": "paragraph", "text": "**مرحبا** بالعالم"}]},
+        ensure_ascii=False), encoding="utf-8")
+    pdf = tmp_path / "o.pdf"
+    run_folio("render", tmp_path / "s.json", "-o", pdf, check=0)
+    drawn = drawn_glyphs(pdf)
+    subsets = dict(embedded_fonts(pdf))
+
+    def shape(f, gid):
+        gs = f.getGlyphSet()
+        pen = DecomposingRecordingPen(gs)
+        gs[f.getGlyphName(gid)].draw(pen)
+        return pen.value, f["hmtx"][f.getGlyphName(gid)][0]
+
+    for font, piece in (("NotoSansArabic-Bold", "مرحبا"), ("NotoSansArabic-Regular", "بالعالم")):
+        path = f"/usr/share/fonts/truetype/noto/{font}.ttf"
+        hb = subprocess.run(["hb-shape", "--no-glyph-names", "--no-positions", "--no-clusters",
+                             path, piece], capture_output=True, text=True, check=True).stdout
+        expected = [int(g) for g in hb.strip().strip("[]").split("|")]
+        src = fonttools.TTFont(path)
+        sub = next(f for name, f in subsets.items() if name.endswith(src["name"].getDebugName(4)))
+        assert font in drawn, drawn.keys()
+        assert [shape(sub, g) for g in drawn[font]] == [shape(src, g) for g in expected], font
