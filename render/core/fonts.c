@@ -103,3 +103,36 @@ const char *fo_fonts_for_char(uint32_t cp)
     pthread_mutex_unlock(&lock);
     return r;
 }
+
+static const char *bold_of[NSCRIPTS][2];   /* regular file, its bold (or itself) */
+
+/* The "-Bold.ttf" sibling of a "-Regular.ttf" file, when readable. */
+static char *bold_file(const char *regular)
+{
+    size_t n = strlen(regular), suf = strlen("-Regular.ttf");
+    if (n <= suf || strcmp(regular + n - suf, "-Regular.ttf") != 0) return NULL;
+    char *b = fo_malloc(n + 1);
+    if (!b) return NULL;
+    memcpy(b, regular, n - suf);
+    strcpy(b + n - suf, "-Bold.ttf");
+    if (access(b, R_OK) == 0) return b;
+    fo_free(b);
+    return NULL;
+}
+
+const char *fo_fonts_bold(const char *regular)
+{
+    if (!regular) return NULL;
+    const char *r = regular;
+    pthread_mutex_lock(&lock);
+    size_t k = 0;
+    while (k < NSCRIPTS && bold_of[k][0] && bold_of[k][0] != regular) k++;
+    if (k < NSCRIPTS && bold_of[k][0] == regular) r = bold_of[k][1];
+    else if (k < NSCRIPTS) {
+        char *b = bold_file(regular);
+        bold_of[k][0] = regular;
+        bold_of[k][1] = r = b ? b : regular;
+    }
+    pthread_mutex_unlock(&lock);
+    return r;
+}

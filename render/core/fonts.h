@@ -26,4 +26,11 @@
  * none (or none is installed). Borrowed, valid for the life of the process. */
 const char *fo_fonts_for_char(uint32_t cp);
 
+/* The bold file of a script font fo_fonts_for_char gave (".../NotoSansArabic-
+ * Regular.ttf" -> ".../NotoSansArabic-Bold.ttf", which fonts-noto-core
+ * installs beside it), or regular itself when there is none. Bold text
+ * (a bold theme file) takes it, so **bold** Arabic is drawn bold. Borrowed,
+ * valid for the life of the process. */
+const char *fo_fonts_bold(const char *regular);
+
 #endif

@@ -72,12 +72,15 @@ static bool has_glyph(hb_entry *e, uint32_t cp)
     return e && e->font && hb_font_get_nominal_glyph(e->font, cp, &g);
 }
 
-/* The font that draws cp: the primary, the script's font, then the general
- * fallbacks; the primary when none has it (its .notdef is shown). */
+/* The font that draws cp: the primary, the script's font (bold for a bold
+ * primary, as fo_text_fallback), then the general fallbacks; the primary
+ * when none has it (its .notdef is shown). */
 static hb_entry *font_for(hb_entry *pri, const char *font_file, uint32_t cp)
 {
     if (has_glyph(pri, cp)) return pri;
-    const char *chain[] = {fo_fonts_for_char(cp), fo_text_fallback(font_file),
+    const char *script = fo_fonts_for_char(cp);
+    if (script && font_file && strstr(font_file, "Bold")) script = fo_fonts_bold(script);
+    const char *chain[] = {script, fo_text_fallback(font_file),
                            FO_TEXT_FALLBACK_SYMBOLS, FO_TEXT_FALLBACK_CJK, FO_TEXT_FALLBACK_KOREAN};
     for (size_t k = 0; k < sizeof chain / sizeof *chain; k++) {
         if (!chain[k]) continue;

@@ -546,6 +546,7 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
     fo_free(c->marks);
     fo_free(c->pages);
     fo_pdf_widths_free(c);
+    fo_pdf_emoji_free(c);
     fo_free(c->toc);
     return st;
 }

@@ -100,6 +100,8 @@ typedef struct {
     struct fo_pdf_wcache *widths; /* shaped.c: widths of shaped words, lazily */
     fo_shaped *shaped;       /* shaped.c: the glyphs of the line being drawn */
     size_t shaped_cap;
+    struct fo_pdf_emoji *emoji; /* emoji.c: one image per distinct emoji drawn */
+    size_t nemoji, emoji_cap;
 } fo_pdf;
 
 /* ---- pdf.c: document, pages, fonts ------------------------------------- */
@@ -197,8 +199,21 @@ double fo_pdf_text_width(fo_pdf *c, fo_pdf_font *f, double size, const char *s, 
  * color: as text, or as filled glyph outlines for c->outlines (emoji), drawn
  * outside the text object, which is then reopened. */
 void fo_pdf_show(fo_pdf *c, fo_pdf_font *g, double size, double x, double y, const char *s);
+
+/* ---- emoji.c ---------------------------------------------------------------- */
+/* Draws the colour picture of emoji cp (fo_emoji_is) in the box of a glyph
+ * of advance adv at the pen (x, y): an image XObject, one per distinct
+ * emoji of the document (an RGB image with its alpha as soft mask). Outside
+ * a text object. False when it cannot (then draw the outline). */
+bool fo_pdf_emoji_draw(fo_pdf *c, uint32_t cp, double size, double x, double y, double adv);
+void fo_pdf_emoji_free(fo_pdf *c);
 void fo_pdf_text_draw(fo_pdf *c, fo_pdf_font *f, double size, fo_rgb color,
                       double x, double y, const char *s, size_t len);
+/* fo_pdf_text_draw for one line of a paragraph of direction dir (FO_DIR_AUTO:
+ * the line's own first strong character): a wrapped right-to-left cell's
+ * line that begins with a Latin word is still set right to left. */
+void fo_pdf_text_draw_dir(fo_pdf *c, fo_pdf_font *f, double size, fo_rgb color,
+                          double x, double y, const char *s, size_t len, fo_dir dir);
 /* Lays out runs in a column [x, x + w) from the cursor down, page by page;
  * first_indent is added to x on the first line only (list bullets). */
 void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
@@ -225,6 +240,11 @@ void fo_pdf_widths_free(fo_pdf *c);
  * text object (leaves the mode as it found it). */
 void fo_pdf_show_shaped(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
                         const char *s, size_t len, fo_dir dir);
+/* fo_pdf_show_shaped shaping once and giving the advance width: the text
+ * starts at x, or ends there when right (a right-to-left line drawn from
+ * its right edge). Returns the width (0 on failure). */
+double fo_pdf_show_shaped_at(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
+                             const char *s, size_t len, fo_dir dir, bool right);
 
 /* ---- glyphs.c: shaped glyphs by glyph id ---------------------------------- */
 typedef struct {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/core/emoji.h"
 #include "render/core/utf8.h"
 #include "render/pdf/pdf_int.h"
 #include "render/core/text.h"
@@ -225,20 +226,51 @@ static void draw_group(fo_pdf *c, fo_pdf_font *base, double size, double x, doub
     draw_outlines(c, base, size, x, y, g, text, n, w);
 }
 
+/* The colour emoji glyph g draws (its cluster's first character), or 0. */
+static uint32_t emoji_of(const char *s, size_t len, const fo_shaped *g)
+{
+    size_t i = g->cluster;
+    if (i >= len) return 0;
+    uint32_t cp = fo_utf8_next(s, len, &i);
+    return fo_emoji_is(cp) ? cp : 0;
+}
+
+/* Paints the colour pictures of emoji glyphs g[0..n) (inside a text
+ * object); false when one could not be (then the glyphs are drawn). */
+static bool paint_emoji(fo_pdf *c, double size, double x, double y, const char *s, size_t len,
+                        const fo_shaped *g, size_t n)
+{
+    bool ok = true;
+    HPDF_Page_EndText(c->page);
+    for (size_t k = 0; k < n; k++)
+        ok = fo_pdf_emoji_draw(c, emoji_of(s, len, &g[k]), size, x + g[k].x, y + g[k].y,
+                               g[k].advance) && ok;
+    HPDF_Page_BeginText(c->page);
+    return ok;
+}
+
 void fo_pdf_show_shaped(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
                         const char *s, size_t len, fo_dir dir)
 {
-    if (c->st != FO_OK || !f || !f->def || len == 0) return;
+    fo_pdf_show_shaped_at(c, f, size, x, y, s, len, dir, false);
+}
+
+double fo_pdf_show_shaped_at(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
+                             const char *s, size_t len, fo_dir dir, bool right)
+{
+    double w = 0;
+    if (c->st != FO_OK || !f || !f->def || len == 0) return 0;
     /* shaped once into the render's buffer; again only when it was short */
-    size_t n = fo_shape(f->path, size, s, len, dir, c->shaped, c->shaped_cap, NULL);
+    size_t n = fo_shape(f->path, size, s, len, dir, c->shaped, c->shaped_cap, &w);
     if (n > c->shaped_cap) {
         fo_shaped *grown = fo_realloc(c->shaped, n * sizeof *grown);
-        if (!grown) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
+        if (!grown) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return 0; }
         c->shaped = grown;
         c->shaped_cap = n;
-        n = fo_shape(f->path, size, s, len, dir, c->shaped, c->shaped_cap, NULL);
+        n = fo_shape(f->path, size, s, len, dir, c->shaped, c->shaped_cap, &w);
     }
-    if (n == 0) return;
+    if (n == 0) return w;
+    if (right) x -= w;
     const fo_shaped *g = c->shaped;
     const char **text = fo_malloc(n * sizeof *text);
     unsigned char *actual = fo_malloc(n);
@@ -248,9 +280,15 @@ void fo_pdf_show_shaped(fo_pdf *c, fo_pdf_font *f, double size, double x, double
     HPDF_Page p = c->page;
     bool in_text = HPDF_Page_GetGMode(p) == HPDF_GMODE_TEXT_OBJECT;
     if (!in_text) HPDF_Page_BeginText(p);
+    /* colour emoji: their pictures painted, their glyphs kept as invisible text */
+    bool emoji = fo_emoji_any(s, len);
     for (size_t i = 0, j; i < n && c->st == FO_OK; i = j) {
-        for (j = i + 1; j < n && g[j].font == g[i].font; j++) {}
+        bool e = emoji && emoji_of(s, len, &g[i]);
+        for (j = i + 1; j < n && g[j].font == g[i].font && (!emoji || !!emoji_of(s, len, &g[j]) == e); j++) {}
+        bool hide = e && paint_emoji(c, size, x, y, s, len, g + i, j - i);
+        if (hide) HPDF_Page_SetTextRenderingMode(p, HPDF_INVISIBLE);
         draw_group(c, f, size, x, y, g + i, text + i, actual + i, j - i);
+        if (hide) HPDF_Page_SetTextRenderingMode(p, HPDF_FILL);
     }
     if (!in_text) HPDF_Page_EndText(p);
     c->fresh = false;
@@ -258,4 +296,5 @@ done:
     fo_free(text);
     fo_free(actual);
     fo_free(buf);
+    return w;
 }

@@ -132,14 +132,17 @@ static void draw_row(table *T, const char *const *texts, const size_t *lens, int
     HPDF_Page_BeginText(p);  /* one text object for the whole row */
     for (size_t i = 0; i < n; i++) {
         double base = base0;
+        /* the cell's direction, from its first strong character, for every
+           line it wraps into */
+        fo_dir dir = texts[i] ? fo_shape_direction(texts[i], lens[i]) : FO_DIR_AUTO;
         for (size_t k = 0; k < nlines[i]; k++, base -= T->lh) {
             const char *s = texts[i] + ST(i)[k];
             double tx = x + PAD_X;
             /* numbers, and text that reads right to left, hug the right edge */
-            if (COL(i)->right || fo_shape_direction(s, LN(i)[k]) == FO_DIR_RTL)
+            if (COL(i)->right || dir == FO_DIR_RTL)
                 tx = x + COL(i)->w - PAD_X - fo_pdf_text_width(c, f, T->size, s, LN(i)[k]);
             fo_rgb ink = kind != ROW_HEADER && T->colors[i] >= 0 ? (fo_rgb)T->colors[i] : color;
-            fo_pdf_text_draw(c, f, T->size, ink, tx, base, s, LN(i)[k]);
+            fo_pdf_text_draw_dir(c, f, T->size, ink, tx, base, s, LN(i)[k], dir);
         }
         x += COL(i)->w;
     }

@@ -20,7 +20,9 @@
 #include "render/png/png_encode.h"
 #include "render/render.h"
 #include "render/core/buf.h"
+#include "render/core/emoji.h"
 #include "render/core/text.h"
+#include "render/core/utf8.h"
 
 /* ---- font faces: one cairo face per TrueType file, kept for the process ---- */
 typedef struct {
@@ -175,6 +177,61 @@ static void show_run(cairo_t *cr, const char *file, double size, fo_glyph *g, si
     cairo_show_glyphs(cr, buf, (int)m);
 }
 
+/* Paints emoji picture img into box at the pen position (x, y), y down. */
+static void paint_emoji(cairo_t *cr, const fo_emoji_image *img, const fo_emoji_box *box,
+                        double x, double y)
+{
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, img->w, img->h);
+    if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) { cairo_surface_destroy(s); return; }
+    cairo_surface_flush(s);
+    unsigned char *px = cairo_image_surface_get_data(s);
+    int stride = cairo_image_surface_get_stride(s);
+    for (int r = 0; r < img->h; r++)
+        for (int k = 0; k < img->w; k++) {
+            const unsigned char *q = img->rgba + ((size_t)r * img->w + k) * 4;
+            uint32_t a = q[3];   /* cairo's ARGB32: premultiplied, native-endian words */
+            uint32_t v = a << 24 | (q[0] * a + 127) / 255 << 16 | (q[1] * a + 127) / 255 << 8 |
+                         (q[2] * a + 127) / 255;
+            memcpy(px + (size_t)r * stride + (size_t)k * 4, &v, 4);
+        }
+    cairo_surface_mark_dirty(s);
+    cairo_save(cr);
+    cairo_translate(cr, x + box->dx, y - box->top);
+    cairo_scale(cr, box->w / img->w, box->h / img->h);
+    cairo_set_source_surface(cr, s, 0, 0);
+    cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD);
+    cairo_paint(cr);
+    cairo_restore(cr);
+    cairo_surface_destroy(s);
+}
+
+/* Paints the colour picture of every emoji of t over the glyphs g[0..n)
+ * that draw it (found by shaping the emoji alone: the same font and glyph),
+ * marking them done so their outlines are not drawn. */
+static void emoji_over(cairo_t *cr, const fo_dl_text *t, fo_glyph *g, size_t n, double x0)
+{
+    const char *s = t->utf8;
+    size_t len = strlen(s);
+    for (size_t i = 0, n1; i < len; i += n1) {
+        uint32_t cp = fo_utf8_at(s + i, len - i, &n1);
+        fo_glyph one;
+        double adv;
+        if (cp < 0x2300 || !fo_emoji_is(cp) ||
+            fo_text_glyphs(t->font_file, t->size, s + i, n1, &one, 1, &adv) != 1 || one.index == 0)
+            continue;
+        fo_emoji_image img;
+        fo_emoji_box box;
+        if (!fo_emoji_get(cp, t->size, adv, &img, &box)) continue;
+        for (size_t k = 0; k < n; k++)
+            /* by path: shaped text's glyphs name their file from shape.c's cache */
+            if (g[k].font && g[k].index == one.index && strcmp(g[k].font, one.font) == 0) {
+                paint_emoji(cr, &img, &box, x0 + g[k].x, -g[k].y);
+                g[k].font = NULL;
+            }
+        fo_free(img.rgba);
+    }
+}
+
 static void cb_text(void *ctx, const fo_dl_text *t)
 {
     cairo_t *cr = ctx;
@@ -194,6 +251,8 @@ static void cb_text(void *ctx, const fo_dl_text *t)
     cairo_save(cr);
     cairo_translate(cr, t->x, t->y);
     if (t->rotation != 0) cairo_rotate(cr, t->rotation * M_PI / 180);
+    set_color(cr, t->color, 1);
+    if (fo_emoji_any(t->utf8, len)) emoji_over(cr, t, g, n, x0);
     set_color(cr, t->color, 1);
     /* one run per font, in order of first use: primary, DejaVu, CJK */
     for (size_t i = 0; i < n; i++)

@@ -7,13 +7,19 @@
  * invariants: fo_shape's count is the same with and without an output
  * array; every glyph has a font, a finite position and a cluster inside the
  * input; wrapped lines cover the input in order without overlap; an
- * ellipsized string fits its buffer and is NUL-terminated. */
+ * ellipsized string fits its buffer and is NUL-terminated; the paragraph's
+ * bidi levels (bidi.h) are valid UAX #9 levels, and the L2 order of pieces
+ * cut at level changes is a permutation; every colour emoji's picture
+ * (emoji.h) fits its box. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "folio.h"
+#include "render/core/bidi.h"
+#include "render/core/emoji.h"
 #include "render/core/linebreak.h"
+#include "render/core/utf8.h"
 #include "render/core/shape.h"
 #include "render/core/text.h"
 
@@ -48,6 +54,45 @@ static void check_wrap(const char *s, size_t len, double pt, double width)
     free(l);
 }
 
+static void check_bidi(const char *s, size_t len, fo_dir dir)
+{
+    uint8_t *lv = malloc(len + 1);
+    size_t *order = malloc((len + 1) * sizeof *order);
+    uint8_t *runs = malloc(len + 1);
+    if (!lv || !order || !runs) goto done;
+    fo_dir got = fo_bidi_levels(s, len, dir, lv);
+    if (got != FO_DIR_LTR && got != FO_DIR_RTL) abort();
+    if (dir != FO_DIR_AUTO && got != dir) abort();
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (lv[i] > 125) abort();
+        if (i == 0 || lv[i] != lv[i - 1]) runs[n++] = lv[i];
+    }
+    fo_bidi_order(runs, n, order);
+    for (size_t i = 0; i < n; i++) runs[i] = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (order[i] >= n || runs[order[i]]) abort();
+        runs[order[i]] = 1;
+    }
+done:
+    free(lv);
+    free(order);
+    free(runs);
+}
+
+static void check_emoji(const char *s, size_t len, double pt)
+{
+    if (!fo_emoji_any(s, len)) return;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp = fo_utf8_next(s, len, &i);
+        fo_emoji_image img;
+        fo_emoji_box box;
+        if (!fo_emoji_is(cp) || !fo_emoji_get(cp, pt, pt, &img, &box)) continue;
+        if (img.w <= 0 || img.h <= 0 || !(box.w > 0) || box.w > pt + 1e-9 || !(box.h > 0)) abort();
+        fo_free(img.rgba);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
     if (size < 1 || size > 4096) return 0;
@@ -56,6 +101,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     const char *s = (const char *)data + 1;
     size_t len = size - 1;
     check_shape(s, len, dir, pt);
+    check_bidi(s, len, dir);
+    check_emoji(s, len, pt);
     fo_glyph g[64];
     double w;
     fo_text_glyphs(FONT, pt, s, len, g, 64, &w);

@@ -210,8 +210,10 @@ def _ink(png):
     return float(out)
 
 
-def test_emoji_outside_the_bmp_are_drawn_as_outlines(tmp_path):
-    # libharu cannot show U+1F4C8 as text; folio draws Symbola's outline of it
+def test_emoji_outside_the_bmp_are_drawn(tmp_path):
+    # libharu cannot show U+1F4C8 as text; folio draws Noto Color Emoji's
+    # picture of it (Symbola's outline without that font): light colours,
+    # so less ink than black outlines (tests/render/text/test_emoji.py)
     pdf = render(tmp_path, {"folio": 1, "blocks": [
         {"type": "paragraph", "text": "\U0001F4C8\U0001F680\U0001F4CA"}]}, "emoji.pdf")
     blank = render(tmp_path, {"folio": 1, "blocks": [{"type": "paragraph", "text": " "}]},
@@ -221,7 +223,7 @@ def test_emoji_outside_the_bmp_are_drawn_as_outlines(tmp_path):
     for f in (pdf, blank):
         subprocess.run(["pdftoppm", "-r", "50", "-png", "-f", "1", "-l", "1", str(f),
                         str(tmp_path / f.stem)], check=True)
-    assert _ink(tmp_path / "emoji-1.png") > 3 * _ink(tmp_path / "blank-1.png")  # footer only
+    assert _ink(tmp_path / "emoji-1.png") > 2 * _ink(tmp_path / "blank-1.png")  # footer only
     # and they take room like characters: the text after them moves right
     def x_of_x(t, name):
         return word_boxes(render(tmp_path, {"folio": 1, "blocks": [
