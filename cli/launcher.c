@@ -3,9 +3,11 @@
  * launch does not pay for loading the renderers' 36 shared libraries (about
  * 12 ms a start on the reference machine, more than the whole jail costs).
  * `folio session` (sessions: clients and the supervisor) runs here too.
- * Every other command goes, argv unchanged, to folio-engine (cli/main.c):
- * found beside this binary (a build tree) or in ../libexec/folio/ (an
- * installed tree), never through $PATH or the environment.
+ * Every other command goes, argv unchanged, to folio-engine (cli/main.c),
+ * `folio serve` to folio-serve (the same engine with serve/ and its HTTP
+ * library linked in, which no render then loads): found beside this binary
+ * (a build tree) or in ../libexec/folio/ (an installed tree), never through
+ * $PATH or the environment.
  *
  * The render step of `folio run` uses the same engine: the sandbox binds it
  * read-only into the second jail. */
@@ -21,11 +23,13 @@
 #include "sandbox/sandbox.h"
 #include "sandbox/session.h"
 
-/* Where the engine may live, relative to this binary's folder. */
-static const char *const engine_places[] = { "folio-engine", "../libexec/folio/folio-engine" };
+/* Where an engine may live, relative to this binary's folder. */
+static const char *const engine_places[] = { "", "../libexec/folio/" };
 
-/* Fills path with the engine's absolute path; 0, or -1 if there is none. */
-static int find_engine(char *path, size_t len)
+/* Fills path with the absolute path of the engine called name (folio-engine,
+ * or folio-serve: the same engine with the service linked in); 0, or -1 if
+ * there is none. */
+static int find_engine(const char *name, char *path, size_t len)
 {
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -40,7 +44,7 @@ static int find_engine(char *path, size_t len)
         return -1;
     *slash = 0;
     for (size_t k = 0; k < sizeof engine_places / sizeof *engine_places; k++) {
-        int w = snprintf(path, len, "%s/%s", self, engine_places[k]);
+        int w = snprintf(path, len, "%s/%s%s", self, engine_places[k], name);
         if (w > 0 && (size_t)w < len && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
             access(path, X_OK) == 0)
             return 0;
@@ -74,7 +78,9 @@ static void heap_in_huge_pages(void)
 int main(int argc, char **argv)
 {
     char engine[PATH_MAX + 64];
-    int have_engine = find_engine(engine, sizeof engine) == 0;
+    int serve = argc >= 2 && !strcmp(argv[1], "serve");
+    const char *name = serve ? "folio-serve" : "folio-engine";
+    int have_engine = find_engine(name, engine, sizeof engine) == 0;
 
     if (argc >= 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))) {
         printf("folio %s\n", FOLIO_VERSION);
@@ -85,8 +91,9 @@ int main(int argc, char **argv)
     if (argc >= 2 && !strcmp(argv[1], "session"))
         return fo_session_main(argc - 1, argv + 1, NULL, have_engine ? engine : NULL);
     if (!have_engine) {
-        fprintf(stderr, "folio: can't find folio-engine, which does everything but `folio run`\n"
-                        "  (looked beside this binary and in ../libexec/folio/; reinstall folio)\n");
+        fprintf(stderr, "folio: can't find %s, which does %s\n"
+                        "  (looked beside this binary and in ../libexec/folio/; reinstall folio)\n",
+                name, serve ? "`folio serve`" : "everything but `folio run` and `folio serve`");
         return 5;
     }
     if (argc >= 2 && (!strcmp(argv[1], "render") || !strcmp(argv[1], "convert")))

@@ -276,6 +276,18 @@ static int cmd_help(const char *topic)
                           topic);
 }
 
+/* folio-engine has no service: serve/ and libmicrohttpd are linked into
+ * folio-serve only, which the launcher starts for `folio serve`. */
+__attribute__((weak)) int fo_serve_main(int argc, char **argv, const char *engine)
+{
+    (void)argc;
+    (void)argv;
+    (void)engine;
+    fputs("folio: serve: this engine has no service; run `folio serve` (the launcher starts "
+          "folio-serve)\n", stderr);
+    return 5;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) { fputs(usage_text, stderr); return 1; }

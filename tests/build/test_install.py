@@ -40,7 +40,7 @@ def test_install_pkg_config_and_uninstall(tmp_path):
     p = make("install", f"DESTDIR={dest}", "PREFIX=/usr/local")
     assert p.returncode == 0, p.stdout + p.stderr
     pre = dest / "usr/local"
-    for f in ("bin/folio", "libexec/folio/folio-engine", "lib/libfolio.a", "include/folio.h",
+    for f in ("bin/folio", "libexec/folio/folio-engine", "libexec/folio/folio-serve", "lib/libfolio.a", "include/folio.h",
               "lib/pkgconfig/folio.pc"):
         assert (pre / f).is_file(), f
     env = {**os.environ, "PKG_CONFIG_PATH": str(pre / "lib/pkgconfig"), "PKG_CONFIG_SYSROOT_DIR": str(dest)}

@@ -85,13 +85,15 @@ def test_engine_does_not_serve_run():
 
 def _fake_engine_env(tmp_path, args, env_extra=None):
     """GLIBC_TUNABLES as an engine started by the launcher sees it: a script
-    stands in for folio-engine and writes its environment's value out."""
+    stands in for folio-engine (and folio-serve) and writes its environment's
+    value out."""
     (tmp_path / "bin").mkdir(exist_ok=True)
     shutil.copy2(FOLIO, tmp_path / "bin" / "folio")
     seen = tmp_path / "seen.txt"
-    fake = tmp_path / "bin" / "folio-engine"
-    fake.write_text('#!/bin/sh\nprintf "%%s" "${GLIBC_TUNABLES-unset}" > %s\n' % seen)
-    fake.chmod(0o755)
+    for name in ("folio-engine", "folio-serve"):       # serve has an engine of its own
+        fake = tmp_path / "bin" / name
+        fake.write_text('#!/bin/sh\nprintf "%%s" "${GLIBC_TUNABLES-unset}" > %s\n' % seen)
+        fake.chmod(0o755)
     env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES"}
     env.update(env_extra or {})
     p = subprocess.run([str(tmp_path / "bin" / "folio")] + args, env=env, capture_output=True, text=True)
@@ -109,3 +111,17 @@ def test_render_heap_in_huge_pages_only_for_one_shot_commands(tmp_path):
     assert own == "glibc.malloc.hugetlb=0"
     # serve's children are forks of one heap: no huge pages there
     assert _fake_engine_env(tmp_path, ["serve", "--help"]) == "unset"
+
+
+def test_serve_runs_folio_serve_and_renders_do_not_load_its_http_library():
+    """`folio serve` goes to folio-serve (the engine with the service linked
+    in); render, convert and the rest go to folio-engine, which does not
+    load libmicrohttpd and its TLS chain (a dozen libraries a start)."""
+    serve = os.path.join(os.path.dirname(FOLIO), "folio-serve")
+    needed = lambda b: subprocess.run(["ldd", b], capture_output=True, text=True, check=True).stdout
+    assert "libmicrohttpd" in needed(serve)
+    assert "libmicrohttpd" not in needed(ENGINE) and "libgnutls" not in needed(ENGINE)
+    p = subprocess.run([ENGINE, "serve", "--listen", "127.0.0.1:0"], capture_output=True, text=True, timeout=30)
+    assert p.returncode == 5 and "folio-serve" in p.stderr, p.stderr
+    p = subprocess.run([FOLIO, "serve", "--help"], capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0 and "--listen" in p.stdout + p.stderr, p.stdout + p.stderr

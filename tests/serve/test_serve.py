@@ -180,7 +180,7 @@ def test_output_over_the_ceiling_is_413_and_leaves_nothing(scratch, tmp_path):
         assert s.stop() == 0
 
 
-@pytest.mark.skipif(b"__asan_init" in (pathlib.Path(FOLIO).parent / "folio-engine").read_bytes(),
+@pytest.mark.skipif(b"__asan_init" in (pathlib.Path(FOLIO).parent / "folio-serve").read_bytes(),
                     reason="sanitizer build: no region (serve/region.c), and 256 MiB is too little for ASan")
 def test_a_render_larger_than_its_childs_region_completes(scratch):
     """--memory 256 gives each render child a 32 MiB allocator region; a
@@ -593,7 +593,7 @@ def test_fds_and_rss_stay_flat(srv):
         time.sleep(0.1)
     f1, r1 = fds(), rss()
     assert f1 <= f0 + 2, f"open fds {f0} -> {f1}"
-    engine = pathlib.Path(FOLIO).with_name("folio-engine").read_bytes()
+    engine = pathlib.Path(FOLIO).with_name("folio-serve").read_bytes()
     if b"AddressSanitizer" not in engine:     # ASan's quarantine holds freed memory on purpose
         assert r1 - r0 < 4096, f"RSS grew {r1 - r0} KiB"
 
