@@ -12,6 +12,7 @@
 
 #include "render/core/emoji.h"
 #include "render/core/utf8.h"
+#include "render/core/buf.h"
 #include "render/pdf/pdf_int.h"
 #include "render/core/text.h"
 
@@ -263,10 +264,10 @@ double fo_pdf_show_shaped_at(fo_pdf *c, fo_pdf_font *f, double size, double x, d
     /* shaped once into the render's buffer; again only when it was short */
     size_t n = fo_shape(f->path, size, s, len, dir, c->shaped, c->shaped_cap, &w);
     if (n > c->shaped_cap) {
-        fo_shaped *grown = fo_realloc(c->shaped, n * sizeof *grown);
-        if (!grown) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return 0; }
-        c->shaped = grown;
-        c->shaped_cap = n;
+        if (!fo_grow((void **)&c->shaped, &c->shaped_cap, n, 64, sizeof *c->shaped)) {
+            fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
+            return 0;
+        }
         n = fo_shape(f->path, size, s, len, dir, c->shaped, c->shaped_cap, &w);
     }
     if (n == 0) return w;
