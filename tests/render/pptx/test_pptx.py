@@ -156,16 +156,20 @@ def test_long_list_continues(tmp_path):
     assert flat == items  # each once, in order
 
 
+# a section with a paragraph, then a titled chart: the chart heads a slide of its own
+TWO_MONTHS = {"d": {"columns": [{"name": "m", "type": "text"}, {"name": "v", "type": "number"}],
+                    "rows": [["Jan", 3], ["Feb", 5]]}}
+SALES_THEN_CHART = [
+    {"type": "heading", "text": "Sales", "level": 1},
+    {"type": "paragraph", "text": "Two months of sales."},
+    {"type": "chart", "kind": "bar", "data": "d", "x": "m", "y": ["v"], "title": "Revenue by month"}]
+
+
 def test_chart_without_a_heading_is_titled_by_its_own_title(tmp_path):
     """Item 8 of issue 14: a chart after other content of a section goes on a
     slide titled with the chart's title, not "Section (cont.)"; an untitled
     chart still continues the section; the section's next content is "(cont.)"."""
-    data = {"d": {"columns": [{"name": "m", "type": "text"}, {"name": "v", "type": "number"}],
-                  "rows": [["Jan", 3], ["Feb", 5]]}}
-    f = render(tmp_path, {"folio": 1, "data": data, "blocks": [
-        {"type": "heading", "text": "Sales", "level": 1},
-        {"type": "paragraph", "text": "Two months of sales."},
-        {"type": "chart", "kind": "bar", "data": "d", "x": "m", "y": ["v"], "title": "Revenue by month"},
+    f = render(tmp_path, {"folio": 1, "data": TWO_MONTHS, "blocks": SALES_THEN_CHART + [
         {"type": "chart", "kind": "line", "data": "d", "x": "m", "y": ["v"]},
         {"type": "paragraph", "text": "After the charts."}]})
     titles = [t[0] if t else None for t in slide_texts(f)]
@@ -190,12 +194,7 @@ def chart_titles(path):
 def test_chart_titling_its_slide_does_not_repeat_its_title(tmp_path):
     """A slide titled by its chart's title shows it once: the chart part
     drops its own (c:autoTitleDeleted). Under a heading the chart keeps it."""
-    data = {"d": {"columns": [{"name": "m", "type": "text"}, {"name": "v", "type": "number"}],
-                  "rows": [["Jan", 3], ["Feb", 5]]}}
-    f = render(tmp_path, {"folio": 1, "data": data, "blocks": [
-        {"type": "heading", "text": "Sales", "level": 1},
-        {"type": "paragraph", "text": "Two months of sales."},
-        {"type": "chart", "kind": "bar", "data": "d", "x": "m", "y": ["v"], "title": "Revenue by month"},
+    f = render(tmp_path, {"folio": 1, "data": TWO_MONTHS, "blocks": SALES_THEN_CHART + [
         {"type": "heading", "text": "Costs", "level": 1},
         {"type": "chart", "kind": "line", "data": "d", "x": "m", "y": ["v"], "title": "Cost trend"}]})
     titles = [t[0] if t else None for t in slide_texts(f)]
