@@ -138,12 +138,14 @@ static void run_one(fo_docx_ctx *c, const char *text, size_t n, const char *rsty
     if (rstyle || bold || italic || c->run_sz || c->run_color || rtl) {
         fo_xml_open(x, "w:rPr", NULL);
         if (rstyle) fo_xml_leaf(x, "w:rStyle", "w:val", rstyle, NULL);
-        /* right-to-left text is drawn with the complex-script properties:
-           without bCs and iCs Word and LibreOffice show bold Arabic regular */
+        /* complex-script text, and digits or punctuation in a right-to-left
+           paragraph, are drawn with the complex-script properties: without
+           bCs and iCs Word and LibreOffice show them regular and upright.
+           Word itself writes both whenever a run is bold or italic. */
         if (bold) fo_xml_leaf(x, "w:b", NULL);
-        if (bold && rtl) fo_xml_leaf(x, "w:bCs", NULL);
+        if (bold) fo_xml_leaf(x, "w:bCs", NULL);
         if (italic) fo_xml_leaf(x, "w:i", NULL);
-        if (italic && rtl) fo_xml_leaf(x, "w:iCs", NULL);
+        if (italic) fo_xml_leaf(x, "w:iCs", NULL);
         if (c->run_color) { /* schema order: color before sz */
             char hex[8];
             snprintf(hex, sizeof hex, "%06lX", (c->run_color - 1) & 0xFFFFFF);

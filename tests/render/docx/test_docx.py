@@ -38,7 +38,7 @@ NS = {
 ALLOWED = {
     "w": set("""document body p pPr pStyle keepNext keepLines pBdr top left bottom right
         shd tabs tab spacing ind contextualSpacing jc outlineLvl numPr ilvl numId r rPr
-        rStyle rFonts b i caps noProof color kern sz szCs u lang t br fldChar instrText
+        rStyle rFonts b bCs i iCs caps noProof color kern sz szCs u lang t br fldChar instrText
         hyperlink bookmarkStart bookmarkEnd tbl tblPr tblStyle tblW tblLayout tblLook
         tblGrid gridCol tr trPr cantSplit tblHeader tc tcPr tcW tcBorders drawing sectPr
         headerReference footerReference pgSz pgMar cols docGrid styles docDefaults

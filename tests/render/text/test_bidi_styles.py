@@ -129,7 +129,8 @@ def test_docx_styled_runs_inside_rtl(rendered, tmp_path):
     """Each run keeps its own direction: the bold Arabic run is w:rtl and
     bold for complex scripts too (w:bCs: Word and LibreOffice draw Arabic
     with the complex-script bold), the Latin name and the italic number
-    inside it are not w:rtl; the paragraph is w:bidi."""
+    inside it are not w:rtl (but bold and italic for complex scripts too, as
+    Word writes them); the paragraph is w:bidi."""
     with zipfile.ZipFile(rendered["docx"]) as z:
         xml = z.read("word/document.xml").decode()
     para = next(p for p in re.findall(r"<w:p>.*?</w:p>|<w:p .*?</w:p>", xml, re.S) if "مرحبا" in p and "2024" in p)
@@ -139,7 +140,10 @@ def test_docx_styled_runs_inside_rtl(rendered, tmp_path):
         return next(r for r in runs if text in r)
     assert "<w:rtl/>" in run("مرحبا") and "<w:bCs/>" in run("مرحبا") and "<w:b/>" in run("مرحبا")
     assert "<w:rtl/>" not in run("Acme")
-    assert "<w:iCs/>" not in run("2024") or "<w:rtl/>" in run("2024")
+    # the italic number is not right to left, but in a right-to-left
+    # paragraph Word and LibreOffice draw digits with the complex-script
+    # properties: it needs w:iCs as well as w:i to show italic
+    assert "<w:i/>" in run("2024") and "<w:iCs/>" in run("2024") and "<w:rtl/>" not in run("2024")
 
 
 @pytest.mark.parametrize("fmt", ["docx", "pptx"])
@@ -259,3 +263,17 @@ def test_pdf_each_styled_piece_is_hb_shape_s_glyphs(tmp_path):
         sub = next(f for name, f in subsets.items() if name.endswith(src["name"].getDebugName(4)))
         assert font in drawn, drawn.keys()
         assert [shape(sub, g) for g in drawn[font]] == [shape(src, g) for g in expected], font
+
+
+def test_docx_italic_digits_in_an_rtl_paragraph_are_italic_in_libreoffice(tmp_path):
+    """Digits are not right to left, but LibreOffice draws them in a
+    right-to-left paragraph with the complex-script properties: with w:i
+    alone "2024" came out upright. Every bold or italic run now also
+    carries w:bCs / w:iCs, as Word writes them."""
+    spec = tmp_path / "s.json"
+    spec.write_text(json.dumps({"folio": 1, "blocks": [
+        {"type": "paragraph", "text": "مرحبا بالعالم *2024* شكرا جزيلا"}]}))
+    run_folio("render", spec, "-o", tmp_path / "s.docx", check=0)
+    pdf = lo_pdf(tmp_path / "s.docx", tmp_path)
+    fonts = subprocess.run(["pdffonts", pdf], capture_output=True, text=True, check=True).stdout
+    assert "Italic" in fonts or "Oblique" in fonts, fonts
