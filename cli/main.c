@@ -303,7 +303,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "serve")) {
         char self[4096];
         ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (n <= 0) { fprintf(stderr, "folio: serve: can't find folio-engine itself: %s\n", strerror(errno)); return 5; }
+        if (n <= 0) { fprintf(stderr, "folio: serve: can't find its own engine: %s\n", strerror(errno)); return 5; }
         self[n] = '\0';
         return fo_serve_main(argc - 1, argv + 1, self);
     }

@@ -216,7 +216,7 @@ static void emoji_over(cairo_t *cr, const fo_dl_text *t, fo_glyph *g, size_t n, 
         uint32_t cp = fo_utf8_at(s + i, len - i, &n1);
         fo_glyph one;
         double adv;
-        if (cp < 0x2300 || !fo_emoji_is(cp) ||
+        if (!fo_emoji_is(cp) ||
             fo_text_glyphs(t->font_file, t->size, s + i, n1, &one, 1, &adv) != 1 || one.index == 0)
             continue;
         fo_emoji_image img;
@@ -251,8 +251,7 @@ static void cb_text(void *ctx, const fo_dl_text *t)
     cairo_save(cr);
     cairo_translate(cr, t->x, t->y);
     if (t->rotation != 0) cairo_rotate(cr, t->rotation * M_PI / 180);
-    set_color(cr, t->color, 1);
-    if (fo_emoji_any(t->utf8, len)) emoji_over(cr, t, g, n, x0);
+    if (fo_emoji_any(t->utf8, len)) emoji_over(cr, t, g, n, x0); /* restores the source */
     set_color(cr, t->color, 1);
     /* one run per font, in order of first use: primary, DejaVu, CJK */
     for (size_t i = 0; i < n; i++)
