@@ -166,6 +166,9 @@ void fo_pdf_stroke_rgb(HPDF_Page p, fo_rgb c);
 /* Font and size on the current page, likewise written only when they
  * change; the font joins the document the first time (HPDF_GetFont). */
 void fo_pdf_set_font(fo_pdf *c, fo_pdf_font *f, double size);
+/* Big-endian fields of a font file's tables (sfnt.c, subset.c). */
+static inline uint32_t fo_pdf_be16(const unsigned char *p) { return (uint32_t)p[0] << 8 | p[1]; }
+static inline uint32_t fo_pdf_be32(const unsigned char *p) { return fo_pdf_be16(p) << 16 | fo_pdf_be16(p + 2); }
 /* Positions are snapped to 1/4 pt: exact in binary, so libharu writes them
  * short ("302.75", not "302.70999"), which keeps content streams small.
  * Every coordinate reaches the content stream through here, so this is the

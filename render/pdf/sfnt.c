@@ -17,9 +17,6 @@
 
 #define MAX_TABLES 512
 
-static uint32_t be16(const unsigned char *p) { return (uint32_t)p[0] << 8 | p[1]; }
-static uint32_t be32(const unsigned char *p) { return be16(p) << 16 | be16(p + 2); }
-
 typedef struct {
     const unsigned char *data;
     size_t size;
@@ -31,13 +28,13 @@ typedef struct {
 static const unsigned char *table(const sfnt *f, const char *tag, size_t min, size_t *len)
 {
     if (f->dir > f->size || f->size - f->dir < 12) return NULL;
-    uint32_t n = be16(f->data + f->dir + 4);
+    uint32_t n = fo_pdf_be16(f->data + f->dir + 4);
     for (uint32_t i = 0; i < n && i < MAX_TABLES; i++) {
         size_t rec = f->dir + 12 + 16 * (size_t)i;
         if (rec > f->size || f->size - rec < 16) return NULL;
         if (memcmp(f->data + rec, tag, 4) != 0) continue;
-        size_t off = be32(f->data + rec + 8);
-        *len = be32(f->data + rec + 12);
+        size_t off = fo_pdf_be32(f->data + rec + 8);
+        *len = fo_pdf_be32(f->data + rec + 12);
         if (off > f->size || *len > f->size - off || *len < min) return NULL;
         return f->data + off;
     }
@@ -49,13 +46,13 @@ static const unsigned char *table(const sfnt *f, const char *tag, size_t min, si
  * glyphIdArray slot inside the subtable. */
 static const char *check_format4(const unsigned char *t, size_t len, uint32_t glyphs)
 {
-    uint32_t segs = be16(t + 6) / 2, codes = 0;
+    uint32_t segs = fo_pdf_be16(t + 6) / 2, codes = 0;
     if (len < 16 + 8 * (size_t)segs) return "cmap table is cut short";
     const unsigned char *end = t + 14, *start = end + 2 * segs + 2;
     const unsigned char *delta = start + 2 * segs, *range = delta + 2 * segs;
     for (uint32_t k = 0; k < segs; k++) {
-        uint32_t a = be16(start + 2 * k), b = be16(end + 2 * k), d = be16(delta + 2 * k);
-        uint32_t ro = be16(range + 2 * k);
+        uint32_t a = fo_pdf_be16(start + 2 * k), b = fo_pdf_be16(end + 2 * k), d = fo_pdf_be16(delta + 2 * k);
+        uint32_t ro = fo_pdf_be16(range + 2 * k);
         if (a > b) continue;                          /* empty: never matched */
         if ((codes += b - a + 1) > 0x20000) return "cmap table's segments overlap";
         if (ro == 0) {                                /* glyph = code + idDelta */
@@ -66,7 +63,7 @@ static const char *check_format4(const unsigned char *t, size_t len, uint32_t gl
         size_t at = (size_t)(range + 2 * k - t) + ro;  /* the slot of code a */
         if (at + 2 * (size_t)(b - a) + 2 > len) return "cmap table points outside itself";
         for (uint32_t c = 0; c <= b - a; c++) {
-            uint32_t g = be16(t + at + 2 * c);
+            uint32_t g = fo_pdf_be16(t + at + 2 * c);
             if (g && ((g + d) & 0xffff) >= glyphs)
                 return "cmap table maps characters to glyphs the font lacks";
         }
@@ -81,12 +78,12 @@ static const char *check_cmap(const sfnt *f, uint32_t glyphs)
     size_t len;
     const unsigned char *cmap = table(f, "cmap", 4, &len);
     if (!cmap) return "cmap table is missing or cut short";
-    for (uint32_t i = 0, n = be16(cmap + 2); i < n && i < MAX_TABLES; i++) {
+    for (uint32_t i = 0, n = fo_pdf_be16(cmap + 2); i < n && i < MAX_TABLES; i++) {
         if (12 + 8 * (size_t)i > len) return "cmap table is cut short";
-        size_t at = be32(cmap + 8 + 8 * i);
+        size_t at = fo_pdf_be32(cmap + 8 + 8 * i);
         if (at > len - 4) return "cmap table is cut short";
-        if (be16(cmap + at) != 4) continue;
-        size_t sub = be16(cmap + at + 2);
+        if (fo_pdf_be16(cmap + at) != 4) continue;
+        size_t sub = fo_pdf_be16(cmap + at + 2);
         if (sub < 16 || sub > len - at) return "cmap table is cut short";
         const char *bad = check_format4(cmap + at, sub, glyphs);
         if (bad) return bad;
@@ -99,16 +96,16 @@ const char *fo_pdf_sfnt_problem(const unsigned char *data, size_t size)
     sfnt f = {data, size, 0};
     size_t len;
     if (size < 16) return "file is too short to be a font";
-    if (memcmp(data, "ttcf", 4) == 0) f.dir = be32(data + 12);
+    if (memcmp(data, "ttcf", 4) == 0) f.dir = fo_pdf_be32(data + 12);
     const unsigned char *head = table(&f, "head", 54, &len);
     if (!head) return "head table is missing or cut short";
-    uint32_t upem = be16(head + 18);
+    uint32_t upem = fo_pdf_be16(head + 18);
     if (upem < 16 || upem > 16384) return "head table gives an impossible unitsPerEm";
     const unsigned char *hhea = table(&f, "hhea", 36, &len);
     if (!hhea) return "hhea table is missing or cut short";
     const unsigned char *maxp = table(&f, "maxp", 6, &len);
     if (!maxp) return "maxp table is missing or cut short";
-    uint32_t metrics = be16(hhea + 34), glyphs = be16(maxp + 4);
+    uint32_t metrics = fo_pdf_be16(hhea + 34), glyphs = fo_pdf_be16(maxp + 4);
     if (glyphs == 0 || metrics == 0 || metrics > glyphs) return "glyph and metrics counts disagree";
     return check_cmap(&f, glyphs);
 }

@@ -40,7 +40,6 @@ enum { ARG_WORDS = 0x0001, HAS_SCALE = 0x0008, MORE = 0x0020, XY_SCALE = 0x0040,
 
 static void put16(unsigned char *p, uint32_t v) { p[0] = (unsigned char)(v >> 8); p[1] = (unsigned char)v; }
 static void put32(unsigned char *p, uint32_t v) { put16(p, v >> 16); put16(p + 2, v); }
-static uint32_t get16(const unsigned char *p) { return (uint32_t)p[0] << 8 | p[1]; }
 
 static bool read_at(HPDF_Stream s, uint32_t off, void *buf, uint32_t n)
 {
@@ -69,12 +68,12 @@ static void glyph_range(HPDF_TTFontDefAttr a, uint32_t g, uint32_t *off, uint32_
  * remap; false when the data is malformed. */
 static bool renumber_components(unsigned char *p, uint32_t n, const uint16_t *remap, uint32_t nglyphs)
 {
-    if (n < 10 || get16(p) != 0xFFFF) return true;            /* simple glyph */
+    if (n < 10 || fo_pdf_be16(p) != 0xFFFF) return true;            /* simple glyph */
     uint32_t at = 10, flags;
     do {
         if (at + 4 > n) return false;
-        flags = get16(p + at);
-        uint32_t g = get16(p + at + 2);
+        flags = fo_pdf_be16(p + at);
+        uint32_t g = fo_pdf_be16(p + at + 2);
         if (g >= nglyphs || remap[g] == NOT_KEPT) return false;
         put16(p + at + 2, remap[g]);
         at += 4 + (flags & ARG_WORDS ? 4 : 2) +
