@@ -1,6 +1,6 @@
 /* launcher.c — the `folio` command as the user calls it. Small on purpose:
  * linked against libc alone, it serves `folio run` itself, so a sandbox
- * launch does not pay for loading the renderers' 36 shared libraries (about
+ * launch does not pay for loading the renderers' 41 shared libraries (about
  * 12 ms a start on the reference machine, more than the whole jail costs).
  * `folio session` (sessions: clients and the supervisor) runs here too.
  * Every other command goes, argv unchanged, to folio-engine (cli/main.c),
@@ -90,6 +90,10 @@ int main(int argc, char **argv)
         return fo_sandbox_main(argc - 1, argv + 1, have_engine ? engine : NULL);
     if (argc >= 2 && !strcmp(argv[1], "session"))
         return fo_session_main(argc - 1, argv + 1, NULL, have_engine ? engine : NULL);
+    if (argc == 3 && !strcmp(argv[1], "help") && !strcmp(argv[2], "session")) {
+        char *help[] = {argv[2], "--help", NULL};   /* the session client prints its own */
+        return fo_session_main(2, help, NULL, NULL);
+    }
     if (!have_engine) {
         fprintf(stderr, "folio: can't find %s, which does %s\n"
                         "  (looked beside this binary and in ../libexec/folio/; reinstall folio)\n",

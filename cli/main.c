@@ -28,6 +28,7 @@ static const char usage_text[] =
     "  folio schema [--theme]                               print the spec's (or a theme's) JSON Schema\n"
     "  folio themes                                         list the built-in themes\n"
     "  folio run [options] -- CMD [ARG...]                  run analysis code in the sandbox\n"
+    "  folio session new|exec|put|get|render|ls|close ...   code that keeps its state between cells\n"
     "  folio serve [--listen HOST:PORT|unix:PATH] [...]     serve render/convert over HTTP\n"
     "  folio --version | --help | help COMMAND\n"
     "\n"
@@ -272,7 +273,7 @@ static int cmd_help(const char *topic)
     if (!topic) { fputs(usage_text, stdout); return 0; }
     for (size_t i = 0; i < sizeof help_topics / sizeof *help_topics; i++)
         if (!strcmp(topic, help_topics[i][0])) { fputs(help_topics[i][1], stdout); return 0; }
-    return fo_usage_error(NULL, "no help for \"%s\" (commands: render convert validate schema run serve)",
+    return fo_usage_error(NULL, "no help for \"%s\" (commands: render convert validate schema run session serve)",
                           topic);
 }
 

@@ -16,6 +16,10 @@ def test_version_and_help():
         assert word in h
     assert "0  success" in h and "3  an output would exceed the ceiling" in h
     assert "folio validate" in run_folio("help", "validate", check=0).stdout
+    assert "folio session" in h
+    for command in ("run", "session", "serve", "render"):   # every command has its help page
+        assert f"folio {command}" in run_folio("help", command, check=0).stdout
+    assert "session exec ID" in run_folio("help", "session", check=0).stdout
 
 
 @pytest.mark.parametrize("args", [
