@@ -207,6 +207,23 @@ static void put_links(summary *s, const char *src, int indent)
     fo_runs_free(&runs);
 }
 
+/* True when the k runs of tuples are all in the plain body font. */
+static bool plain_runs(const summary *s, const lxw_rich_string_tuple *tuples, size_t k)
+{
+    for (size_t i = 0; i < k; i++)
+        if (tuples[i].format != s->run[0]) return false;
+    return k > 0;
+}
+
+/* The text of runs tuples[0..k) joined, fo_malloc'd; NULL when out of memory. */
+static char *join_runs(const lxw_rich_string_tuple *tuples, size_t k)
+{
+    fo_buf b = {0};
+    for (size_t i = 0; i < k; i++) fo_buf_puts(&b, tuples[i].string);
+    char *joined = fo_buf_take(&b, NULL);
+    return joined || b.failed ? joined : fo_strdup("");
+}
+
 /* Writes inline markup text merged across A:F, wrapped, with a height that
  * fits; the first link's target becomes the cell's hyperlink (Excel links a
  * whole cell, not a run). prefix (may be NULL) goes before the text. */
@@ -214,7 +231,7 @@ static void put_markup(summary *s, const char *prefix, const char *src, int inde
 {
     fo_runs runs = {0};
     lxw_rich_string_tuple *tuples = NULL, **list = NULL;
-    char *plain = NULL;
+    char *plain = NULL, *joined = NULL;
     fo_buf *bufs = NULL;
     size_t nbufs = 0;
     if (indent > 6) indent = 6;
@@ -247,8 +264,12 @@ static void put_markup(summary *s, const char *prefix, const char *src, int inde
         tuples[k].string = (char *)c;
         k++;
     }
-    if (k == 1 && tuples[0].format == s->run[0]) {
-        worksheet_write_string(s->ws, s->row, 0, tuples[0].string, cell);
+    if (plain_runs(s, tuples, k)) {
+        /* one font throughout (a bullet and a plain item): a plain string
+         * looks the same, and libxlsxwriter builds each rich string in a
+         * temporary file of its own (20,000 list items took 1.3 s) */
+        if (!(joined = join_runs(tuples, k))) { s->st = FO_ERR_NOMEM; goto cleanup; }
+        worksheet_write_string(s->ws, s->row, 0, joined, cell);
     } else if (k == 1) {
         /* libxlsxwriter wants 2+ fragments: split after the first character */
         const char *t = tuples[0].string;
@@ -278,6 +299,7 @@ cleanup:
     fo_free(tuples);
     fo_free(list);
     fo_free(plain);
+    fo_free(joined);
     fo_runs_free(&runs);
 }
 
