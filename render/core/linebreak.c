@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "folio.h"
+#include "render/core/emoji.h"
 #include "render/core/utf8.h"
 #include "render/core/linebreak.h"
 #include "render/core/text.h"
@@ -89,6 +90,53 @@ static bool has_sa(const char *utf8, size_t len)
     return false;
 }
 
+/* ---- emoji sequences -------------------------------------------------------- */
+
+static bool regional(uint32_t c) { return c >= 0x1F1E6 && c <= 0x1F1FF; }
+
+/* libunibreak 1.1 (Debian 12) predates regional indicators' pairing rule
+ * and asserts on them (lbcNew <= LBP_JT): each becomes U+1F300 (class ID,
+ * also four bytes) in its copy, and keep_emoji pairs them. */
+static void hide_regional(char *clean, size_t len)
+{
+    for (size_t k = 0; k < len;) {
+        size_t at = k;
+        if (regional(fo_utf8_next(clean, len, &k))) memcpy(clean + at, "\xF0\x9F\x8C\x80", 4);
+    }
+}
+
+/* True when a character at utf8[i] may start an emoji sequence: a
+ * pictograph, or one followed by U+FE0F or U+20E3. */
+static bool emoji_start(const char *utf8, size_t len, size_t i, uint32_t c, size_t next)
+{
+    if (c >= 0x2300) return true;
+    return next + 3 <= len && (memcmp(utf8 + next, "\xEF\xB8\x8F", 3) == 0 ||
+                               memcmp(utf8 + next, "\xE2\x83\xA3", 3) == 0);
+}
+
+/* No break inside an emoji sequence (emoji.h: a ZWJ sequence, a flag, a
+ * skin tone, a keycap; libunibreak 1.1 knows none of them), nor inside a
+ * pair of regional indicators when the colour font is missing. */
+static void keep_emoji(const char *utf8, size_t len, char *brks)
+{
+    for (size_t i = 0; i < len;) {
+        size_t next = i;
+        uint32_t c = fo_utf8_next(utf8, len, &next);
+        if (!emoji_start(utf8, len, i, c, next)) { i = next; continue; }
+        uint32_t cp[32];
+        size_t end[32], n = 0;
+        for (size_t j = i; n < 32 && j < len; n++) {
+            cp[n] = fo_utf8_next(utf8, len, &j);
+            end[n] = j;
+        }
+        size_t m = fo_emoji_sequence(cp, n);
+        if (m == 0 && n > 1 && regional(cp[0]) && regional(cp[1])) m = 2;
+        for (size_t k = 0; k + 1 < m; k++)
+            if (brks[end[k] - 1] == LINEBREAK_ALLOWBREAK) brks[end[k] - 1] = LINEBREAK_NOBREAK;
+        i = m > 0 ? end[m - 1] : next;
+    }
+}
+
 /* ---- every script ---------------------------------------------------------- */
 
 char *fo_linebreaks(const char *utf8, size_t len)
@@ -106,9 +154,11 @@ char *fo_linebreaks(const char *utf8, size_t len)
         fo_utf8_next(clean, len, &k);
         if (k == at + 1 && (unsigned char)clean[at] >= 0x80) clean[at] = '?';
     }
+    hide_regional(clean, len);
     pthread_once(&once, init);
     set_linebreaks_utf8((const utf8_t *)clean, len, NULL, brks);
     if (has_sa(clean, len)) sa_breaks(clean, len, brks);
+    keep_emoji(utf8, len, brks);
     fo_free(clean);
     return brks;
 }
