@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "render/core/emoji.h"
 #include "render/core/text.h"
 #include "tests/check_run.h"
 #include "render/core/utf8.h"
@@ -64,7 +65,9 @@ START_TEST(cjk_falls_back_to_droid)
         ck_assert_uint_ne(g[i].index, 0);
         ck_assert_double_gt(g[i].x, g[i - 1].x);
     }
-    ck_assert_str_eq(g[4].font, FO_TEXT_FALLBACK_REGULAR); /* the snowman stays DejaVu */
+    /* the snowman is a pictograph: the colour emoji font's when installed */
+    ck_assert_str_eq(g[4].font, access(FO_EMOJI_FONT, R_OK) == 0 ? FO_EMOJI_FONT
+                                                                   : FO_TEXT_FALLBACK_REGULAR);
     /* widths are Droid's advances (CJK ideographs are 1 em wide there) */
     ck_assert_double_eq_tol(fo_text_width(SANS, 10, s + 1, 9), 30, 1e-9);
     ck_assert_double_eq_tol(w, fo_text_width(SANS, 10, s, strlen(s)), 1e-9);
@@ -74,22 +77,35 @@ START_TEST(cjk_falls_back_to_droid)
 }
 END_TEST
 
-/* Symbols and emoji: check marks and pictographs from Symbola, variation
- * selectors (the U+FE0F of "⚠️") take no room. */
+/* Symbols and emoji: check marks the colour font lacks from the text fonts;
+ * pictographs one glyph each of the colour font (glyph ids as hb-shape gives
+ * them on NotoColorEmoji.ttf), 2550/2048 em wide; variation selectors (the
+ * U+FE0F of "⚠️") take no room. Without the colour font (test_emoji.py runs
+ * folio so) they are Symbola's and DejaVu's. */
 START_TEST(symbols_and_emoji_fall_back_to_symbola)
 {
     ck_assert_msg(access(FO_TEXT_FALLBACK_SYMBOLS, R_OK) == 0,
                   "%s missing: install the Debian package fonts-symbola", FO_TEXT_FALLBACK_SYMBOLS);
+    ck_assert_msg(access(FO_EMOJI_FONT, R_OK) == 0,
+                  "%s missing: install the Debian package fonts-noto-color-emoji", FO_EMOJI_FONT);
     const char *s = "\xE2\x9C\x85\xF0\x9F\x93\x88\xE2\x9A\xA0\xEF\xB8\x8F"; /* "✅📈⚠️" */
     fo_glyph g[8];
-    ck_assert_uint_eq(fo_text_glyphs(SANS, 10, s, strlen(s), g, 8, NULL), 3);
-    ck_assert_str_eq(g[0].font, FO_TEXT_FALLBACK_SYMBOLS);
-    ck_assert_str_eq(g[1].font, FO_TEXT_FALLBACK_SYMBOLS);
-    ck_assert_uint_ne(g[0].index, 0);
-    ck_assert_uint_ne(g[1].index, 0);
-    ck_assert_str_eq(g[2].font, FO_TEXT_FALLBACK_REGULAR);  /* DejaVu has the warning sign */
+    double w;
+    ck_assert_uint_eq(fo_text_glyphs(SANS, 10, s, strlen(s), g, 8, &w), 3);
+    const uint32_t gid[] = {143, 692, 112};
+    for (int i = 0; i < 3; i++) {
+        ck_assert_str_eq(g[i].font, FO_EMOJI_FONT);
+        ck_assert_uint_eq(g[i].index, gid[i]);
+        ck_assert_double_eq_tol(g[i].x, i * 2550 * 10 / 2048.0, 1e-9);
+    }
+    ck_assert_double_eq_tol(w, 3 * 2550 * 10 / 2048.0, 1e-9);
     ck_assert_double_eq_tol(fo_text_width(SANS, 10, s + 7, 6), fo_text_width(SANS, 10, s + 7, 3),
                             1e-9);
+    const char *marks = "\xE2\x9C\x93\xE2\x9C\x97";   /* "✓✗": not in the colour font */
+    ck_assert_uint_eq(fo_text_glyphs(SANS, 10, marks, 6, g, 8, NULL), 2);
+    ck_assert_str_eq(g[0].font, FO_TEXT_FALLBACK_REGULAR);   /* DejaVu has them */
+    ck_assert_str_eq(g[1].font, FO_TEXT_FALLBACK_REGULAR);
+    ck_assert_uint_ne(g[0].index, 0);
 }
 END_TEST
 
