@@ -102,6 +102,19 @@ size_t fo_emoji_sequence(const uint32_t *cp, size_t n)
     return k;
 }
 
+size_t fo_emoji_sequence_utf8(const char *utf8, size_t len)
+{
+    uint32_t cp[32];
+    size_t end[32], n = 0;
+    for (size_t j = 0; n < 32 && j < len; n++) {
+        cp[n] = fo_utf8_next(utf8, len, &j);
+        end[n] = j;
+        if (n == 1 && !(pictograph(cp[0]) || cp[1] == 0xFE0F || cp[1] == 0x20E3)) return 0;
+    }
+    size_t m = fo_emoji_sequence(cp, n);
+    return m ? end[m - 1] : 0;
+}
+
 bool fo_emoji_any(const char *utf8, size_t len)
 {
     uint32_t prev = 0;

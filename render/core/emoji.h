@@ -36,6 +36,10 @@ bool fo_emoji_is(uint32_t cp);
  * U+FE0E (text presentation), and every character without the font. */
 size_t fo_emoji_sequence(const uint32_t *cp, size_t n);
 
+/* fo_emoji_sequence on UTF-8: the bytes of the sequence starting at
+ * utf8[0] (at most 32 code points), or 0. */
+size_t fo_emoji_sequence_utf8(const char *utf8, size_t len);
+
 /* True when utf8[0..len) has an emoji sequence (a pictograph, or U+FE0F
  * or U+20E3 after a character the font has). */
 bool fo_emoji_any(const char *utf8, size_t len);

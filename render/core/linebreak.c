@@ -105,35 +105,25 @@ static void hide_regional(char *clean, size_t len)
     }
 }
 
-/* True when a character at utf8[i] may start an emoji sequence: a
- * pictograph, or one followed by U+FE0F or U+20E3. */
-static bool emoji_start(const char *utf8, size_t len, size_t i, uint32_t c, size_t next)
-{
-    if (c >= 0x2300) return true;
-    return next + 3 <= len && (memcmp(utf8 + next, "\xEF\xB8\x8F", 3) == 0 ||
-                               memcmp(utf8 + next, "\xE2\x83\xA3", 3) == 0);
-}
-
 /* No break inside an emoji sequence (emoji.h: a ZWJ sequence, a flag, a
  * skin tone, a keycap; libunibreak 1.1 knows none of them), nor inside a
  * pair of regional indicators when the colour font is missing. */
 static void keep_emoji(const char *utf8, size_t len, char *brks)
 {
     for (size_t i = 0; i < len;) {
-        size_t next = i;
+        size_t next = i, m;
         uint32_t c = fo_utf8_next(utf8, len, &next);
-        if (!emoji_start(utf8, len, i, c, next)) { i = next; continue; }
-        uint32_t cp[32];
-        size_t end[32], n = 0;
-        for (size_t j = i; n < 32 && j < len; n++) {
-            cp[n] = fo_utf8_next(utf8, len, &j);
-            end[n] = j;
+        if (c < 0x80) { i = next; continue; }
+        if (!(m = fo_emoji_sequence_utf8(utf8 + i, len - i)) && regional(c) && next < len) {
+            size_t after = next;
+            if (regional(fo_utf8_next(utf8, len, &after))) m = after - i;
         }
-        size_t m = fo_emoji_sequence(cp, n);
-        if (m == 0 && n > 1 && regional(cp[0]) && regional(cp[1])) m = 2;
-        for (size_t k = 0; k + 1 < m; k++)
-            if (brks[end[k] - 1] == LINEBREAK_ALLOWBREAK) brks[end[k] - 1] = LINEBREAK_NOBREAK;
-        i = m > 0 ? end[m - 1] : next;
+        for (size_t k = i, q; m && k < i + m; k = q) {
+            q = k;
+            fo_utf8_next(utf8, len, &q);
+            if (q < i + m && brks[q - 1] == LINEBREAK_ALLOWBREAK) brks[q - 1] = LINEBREAK_NOBREAK;
+        }
+        i = m ? i + m : next;
     }
 }
 
