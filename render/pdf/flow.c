@@ -12,6 +12,7 @@
 
 #include "render/core/bidi.h"
 #include "render/core/buf.h"
+#include "render/core/emoji.h"
 #include "render/pdf/pdf_int.h"
 #include "render/core/policy.h"
 #include "render/core/text.h"
@@ -179,6 +180,11 @@ static size_t wrap(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t
         while (i < len && s[i] != '\n') {
             uint32_t cp = drawable(fo_utf8_at(s + i, len - i, &n));
             double gw = fo_pdf_glyph_width(fo_pdf_cover(c, f, cp), cp);
+            size_t e = cp != ' ' ? fo_emoji_sequence_utf8(s + i, len - i) : 0;
+            if (e) {   /* an emoji sequence: one glyph, as drawn, never cut */
+                n = e;
+                gw = fo_pdf_text_width(c, f, size, s + i, e) * 1000.0 / size;
+            }
             if (lw + gw > limit && i > start && cp != ' ') {
                 if (brk > start) i = brk;           /* back to the last space */
                 cut = true;

@@ -2,6 +2,7 @@
  * against known font metrics, DejaVu and CJK fallbacks, wrapping and ellipsizing,
  * UTF-8 decoding. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -106,6 +107,28 @@ START_TEST(symbols_and_emoji_fall_back_to_symbola)
     ck_assert_str_eq(g[0].font, FO_TEXT_FALLBACK_REGULAR);   /* DejaVu has them */
     ck_assert_str_eq(g[1].font, FO_TEXT_FALLBACK_REGULAR);
     ck_assert_uint_ne(g[0].index, 0);
+}
+END_TEST
+
+/* Emoji sequences wrap whole: a line breaks between two families or two
+ * flags, never inside one (libunibreak 1.1 aborted on regional indicators
+ * and allowed a break after a ZWJ). */
+START_TEST(emoji_sequences_wrap_whole)
+{
+    ck_assert_msg(access(FO_EMOJI_FONT, R_OK) == 0, "install fonts-noto-color-emoji");
+    const char *fam = "👨‍👩‍👧", *flags = "🇯🇵🇩🇪🇺🇸";
+    char s[128];
+    snprintf(s, sizeof s, "%s%s%s", fam, fam, fam);
+    fo_text_line lines[8];
+    double one = fo_text_width(SANS, 10, fam, strlen(fam));
+    ck_assert_double_eq_tol(one, 2550 * 10 / 2048.0, 1e-9);
+    ck_assert_uint_eq(fo_text_wrap(SANS, 10, s, strlen(s), one * 1.5, lines, 8), 3);
+    for (int k = 0; k < 3; k++) {
+        ck_assert_uint_eq(lines[k].start, k * strlen(fam));
+        ck_assert_uint_eq(lines[k].len, strlen(fam));
+    }
+    ck_assert_uint_eq(fo_text_wrap(SANS, 10, flags, strlen(flags), one * 1.5, lines, 8), 3);
+    for (int k = 0; k < 3; k++) ck_assert_uint_eq(lines[k].len, 8);   /* two indicators */
 }
 END_TEST
 
@@ -237,6 +260,7 @@ int main(void)
         fallback_for_missing_glyphs_and_files,
         cjk_falls_back_to_droid,
         symbols_and_emoji_fall_back_to_symbola,
+        emoji_sequences_wrap_whole,
         wrap_at_spaces_hyphens_and_newlines,
         wrap_hard_breaks_long_words_between_characters,
         wrap_thai_between_words,

@@ -303,3 +303,26 @@ def test_without_the_colour_font_emoji_are_symbola_outlines(tmp_path):
     assert coloured(img, (0, 100, img.width, 150)) == 0, "an emoji in colour without the font"
     assert sum(1 for p in img.crop(rocket).getdata() if sum(p) < 300) > 20, "no outline for 🚀"
     assert band.getbbox() is not None
+
+
+@need_hb
+def test_pdf_table_cell_wraps_sequences_by_their_drawn_width(tmp_path):
+    """A wrapped table cell measures each sequence as the one glyph drawn:
+    lines stay inside the column, no sequence is cut, and lines are filled
+    (measured as three pictures, a family took three times its room)."""
+    t = "Family 👨‍👩‍👧 and 👨‍👩‍👧 with 👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧 flags 🇯🇵🇩🇪🇺🇸🇯🇵🇩🇪🇺🇸 long text here " * 3
+    (pdf,) = render(tmp_path, [{"type": "table", "data": {"columns": ["a", "b", "c"],
+                                                          "rows": [[t, t, t]]}}], "pdf")
+    draws = image_draws(pdf, tmp_path)
+    assert len(draws) == 3 * 3 * 12
+    words = bbox_words(pdf)
+    (b_left,) = [x0 for w, x0, _ in words if w == "b"]
+    col_a = [d for d in draws if d[0] < b_left]
+    assert len(col_a) == 36 and all(x + w < b_left - 2 for x, _, w, _ in col_a)
+    text = subprocess.run(["pdftotext", pdf, "-"], capture_output=True, text=True, check=True).stdout
+    assert text.count("👨‍👩‍👧") == 3 * 3 * 6 and text.count("🇩🇪") == 3 * 3 * 2
+    html = subprocess.run(["pdftotext", "-bbox", pdf, "-"], capture_output=True, text=True,
+                          check=True).stdout
+    lines_a = {round(float(m.group(2))) for m in re.finditer(
+        r'<word xMin="([\d.]+)" yMin="([\d.]+)"', html) if float(m.group(1)) < b_left}
+    assert len(lines_a) <= 9 + 1      # 8 lines and the header
