@@ -234,8 +234,8 @@ static size_t text_emoji(text_t *t, size_t i, hb_script_t s)
 /* Script and font of every code point; spaces, digits, punctuation and marks
  * (Common, Inherited) take those of the character before them when its font
  * has them, so a phrase stays one item. An emoji sequence is set in the
- * colour font, and what follows it in the font of the text before it (the
- * digits of "🚀 2024" are the text's digits). */
+ * colour font (without it, in Symbola), and what follows it in the font of
+ * the text before it (the digits of "🚀 2024" are the text's digits). */
 static void text_fonts(text_t *t, hb_entry *pri, const char *font_file)
 {
     hb_unicode_funcs_t *uf = hb_unicode_funcs_get_default();
@@ -255,7 +255,9 @@ static void text_fonts(text_t *t, hb_entry *pri, const char *font_file)
         t->font[i] = font_for(pri, font_file, c);
         if (!weak) cur = s;
         t->script[i] = cur;
-        curf = t->font[i];
+        /* a symbol only Symbola has (an emoji without the colour font) does
+           not lend its font to what follows: "🚀 2024" keeps the text's digits */
+        if (!weak || strcmp(t->font[i]->path, FO_TEXT_FALLBACK_SYMBOLS) != 0) curf = t->font[i];
     }
     /* leading weak characters take the script of the first strong one */
     size_t k = 0;
