@@ -272,6 +272,14 @@ START_TEST(test_emoji_sequences_same_as_hb_shape)
     ck_assert_uint_eq(g[1].cluster, 1);
     ck_assert_str_eq(g[2].font, PRIMARY);
     ck_assert_str_eq(g[3].font, PRIMARY);
+    /* in Arabic, the digits after an emoji are the Arabic font's */
+    const char *ar = "مرحبا 🚀 2024";
+    fo_shaped ga[32];
+    size_t na = fo_shape(PRIMARY, 12, ar, strlen(ar), FO_DIR_AUTO, ga, 32, NULL);
+    ck_assert_uint_eq(na, 12);
+    for (size_t i = 0; i < na; i++)
+        if (ga[i].cluster > strlen("مرحبا 🚀"))
+            ck_assert_str_eq(ga[i].font, NOTO "NotoSansArabic-Regular.ttf");
     /* text presentation: U+FE0E keeps the heart out of the colour font */
     ck_assert_uint_eq(fo_shape(PRIMARY, 12, "❤︎", strlen("❤︎"), FO_DIR_AUTO, g, 8, NULL), 1);
     ck_assert_str_ne(g[0].font, FO_EMOJI_FONT);

@@ -326,3 +326,24 @@ def test_pdf_table_cell_wraps_sequences_by_their_drawn_width(tmp_path):
     lines_a = {round(float(m.group(2))) for m in re.finditer(
         r'<word xMin="([\d.]+)" yMin="([\d.]+)"', html) if float(m.group(1)) < b_left}
     assert len(lines_a) <= 9 + 1      # 8 lines and the header
+
+
+@pytest.mark.skipif(not shutil.which("unshare") or not shutil.which("qpdf"),
+                    reason="util-linux unshare and qpdf are needed")
+def test_without_the_colour_font_digits_after_an_emoji_keep_the_text_font(tmp_path):
+    """"مرحبا 🚀 2024": the rocket is Symbola's (no colour font), the digits
+    after it are not: Symbola's ToUnicode maps one glyph, the rocket's."""
+    spec = tmp_path / "s.json"
+    spec.write_text(json.dumps({"folio": 1, "blocks": [{"type": "paragraph",
+                                                        "text": "مرحبا 🚀 2024"}]},
+                               ensure_ascii=False), encoding="utf-8")
+    pdf = tmp_path / "s.pdf"
+    without_colour_font(tmp_path, spec, pdf)
+    q = tmp_path / "q.pdf"
+    subprocess.run(["qpdf", "--qdf", "--object-streams=disable", pdf, q], check=True)
+    data = q.read_bytes().decode("latin-1")
+    blocks = re.findall(r"\d+ beginbfchar\n(.*?)endbfchar", data, re.S)
+    (rocket,) = [b for b in blocks if "<D83DDE80>" in b]
+    assert rocket.strip().count("\n") == 0, f"Symbola maps more than the rocket: {rocket!r}"
+    got = subprocess.run(["pdftotext", pdf, "-"], capture_output=True, text=True, check=True).stdout
+    assert "2024" in got and "🚀" in got
