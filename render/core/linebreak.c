@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "folio.h"
+#include "render/core/emoji.h"
 #include "render/core/utf8.h"
 #include "render/core/linebreak.h"
 #include "render/core/text.h"
@@ -89,6 +90,43 @@ static bool has_sa(const char *utf8, size_t len)
     return false;
 }
 
+/* ---- emoji sequences -------------------------------------------------------- */
+
+static bool regional(uint32_t c) { return c >= 0x1F1E6 && c <= 0x1F1FF; }
+
+/* libunibreak 1.1 (Debian 12) predates regional indicators' pairing rule
+ * and asserts on them (lbcNew <= LBP_JT): each becomes U+1F300 (class ID,
+ * also four bytes) in its copy, and keep_emoji pairs them. */
+static void hide_regional(char *clean, size_t len)
+{
+    for (size_t k = 0; k < len;) {
+        size_t at = k;
+        if (regional(fo_utf8_next(clean, len, &k))) memcpy(clean + at, "\xF0\x9F\x8C\x80", 4);
+    }
+}
+
+/* No break inside an emoji sequence (emoji.h: a ZWJ sequence, a flag, a
+ * skin tone, a keycap; libunibreak 1.1 knows none of them), nor inside a
+ * pair of regional indicators when the colour font is missing. */
+static void keep_emoji(const char *utf8, size_t len, char *brks)
+{
+    for (size_t i = 0; i < len;) {
+        size_t next = i, m;
+        uint32_t c = fo_utf8_next(utf8, len, &next);
+        if (c < 0x80) { i = next; continue; }
+        if (!(m = fo_emoji_sequence_utf8(utf8 + i, len - i)) && regional(c) && next < len) {
+            size_t after = next;
+            if (regional(fo_utf8_next(utf8, len, &after))) m = after - i;
+        }
+        for (size_t k = i, q; m && k < i + m; k = q) {
+            q = k;
+            fo_utf8_next(utf8, len, &q);
+            if (q < i + m && brks[q - 1] == LINEBREAK_ALLOWBREAK) brks[q - 1] = LINEBREAK_NOBREAK;
+        }
+        i = m ? i + m : next;
+    }
+}
+
 /* ---- every script ---------------------------------------------------------- */
 
 char *fo_linebreaks(const char *utf8, size_t len)
@@ -106,9 +144,11 @@ char *fo_linebreaks(const char *utf8, size_t len)
         fo_utf8_next(clean, len, &k);
         if (k == at + 1 && (unsigned char)clean[at] >= 0x80) clean[at] = '?';
     }
+    hide_regional(clean, len);
     pthread_once(&once, init);
     set_linebreaks_utf8((const utf8_t *)clean, len, NULL, brks);
     if (has_sa(clean, len)) sa_breaks(clean, len, brks);
+    keep_emoji(utf8, len, brks);
     fo_free(clean);
     return brks;
 }

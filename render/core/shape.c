@@ -16,6 +16,7 @@
 
 #include "folio.h"
 #include "render/core/buf.h"
+#include "render/core/emoji.h"
 #include "render/core/utf8.h"
 #include "render/core/fonts.h"
 #include "render/core/shape.h"
@@ -91,11 +92,19 @@ static hb_entry *font_for(hb_entry *pri, const char *font_file, uint32_t cp)
 }
 
 /* ---- classification ------------------------------------------------------- */
+/* A character that may make the text an emoji sequence (emoji.h). */
+static bool emoji_candidate(uint32_t c)
+{
+    return c == 0xFE0F || (c >= 0x2300 && c <= 0x2BFF) || (c >= 0x1F000 && c <= 0x1FAFF);
+}
+
 bool fo_shape_needed(const char *utf8, size_t len)
 {
+    bool emoji = false;   /* a candidate seen: asked of the colour font at the end */
     for (size_t i = 0; i < len;) {
         if ((unsigned char)utf8[i] < 0xCC) { i++; continue; }   /* below U+0300 */
         uint32_t c = fo_utf8_next(utf8, len, &i);
+        emoji = emoji || emoji_candidate(c);
         if ((c >= 0x0300 && c <= 0x036F) || (c >= 0x0483 && c <= 0x0489) ||
                     (c >= 0x0590 && c <= 0x1CFF) ||
             (c >= 0x1DC0 && c <= 0x1DFF) || (c >= 0x200C && c <= 0x200F) ||
@@ -106,7 +115,8 @@ bool fo_shape_needed(const char *utf8, size_t len)
             (c >= 0x1F3FB && c <= 0x1F3FF))
             return true;
     }
-    return false;
+    /* emoji sequences are shaped on the colour font, one glyph each */
+    return emoji && fo_emoji_any(utf8, len);
 }
 
 fo_dir fo_shape_direction_of(const char *utf8, size_t len, size_t *i)
@@ -207,15 +217,33 @@ static bool text_levels(text_t *t, fo_dir dir)
                                                t->level) != 0;
 }
 
+/* The code points of the emoji sequence at t->cp[i] (emoji.h), given the
+ * colour font and the script s; 0 when none starts there. */
+static size_t text_emoji(text_t *t, size_t i, hb_script_t s)
+{
+    size_t m = fo_emoji_sequence(t->cp + i, t->n - i);
+    hb_entry *e = m ? font_get(FO_EMOJI_FONT) : NULL;
+    if (!e || !e->font) return 0;
+    for (size_t k = i; k < i + m; k++) {
+        t->font[k] = e;
+        t->script[k] = s;
+    }
+    return m;
+}
+
 /* Script and font of every code point; spaces, digits, punctuation and marks
  * (Common, Inherited) take those of the character before them when its font
- * has them, so a phrase stays one item. */
+ * has them, so a phrase stays one item. An emoji sequence is set in the
+ * colour font (without it, in Symbola), and what follows it in the font of
+ * the text before it (the digits of "🚀 2024" are the text's digits). */
 static void text_fonts(text_t *t, hb_entry *pri, const char *font_file)
 {
     hb_unicode_funcs_t *uf = hb_unicode_funcs_get_default();
     hb_script_t cur = HB_SCRIPT_COMMON;
     hb_entry *curf = NULL;
     for (size_t i = 0; i < t->n; i++) {
+        size_t m = text_emoji(t, i, cur);
+        if (m) { i += m - 1; continue; }
         uint32_t c = t->cp[i];
         hb_script_t s = hb_unicode_script(uf, c);
         bool weak = s == HB_SCRIPT_COMMON || s == HB_SCRIPT_INHERITED || s == HB_SCRIPT_UNKNOWN;
@@ -227,7 +255,9 @@ static void text_fonts(text_t *t, hb_entry *pri, const char *font_file)
         t->font[i] = font_for(pri, font_file, c);
         if (!weak) cur = s;
         t->script[i] = cur;
-        curf = t->font[i];
+        /* a symbol only Symbola has (an emoji without the colour font) does
+           not lend its font to what follows: "🚀 2024" keeps the text's digits */
+        if (!weak || strcmp(t->font[i]->path, FO_TEXT_FALLBACK_SYMBOLS) != 0) curf = t->font[i];
     }
     /* leading weak characters take the script of the first strong one */
     size_t k = 0;

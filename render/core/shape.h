@@ -5,8 +5,9 @@
  * combining diacritics, right-to-left order); text.c's measuring, wrapping
  * and glyph runs come here for such text, so layout and drawing agree.
  *
- * Fonts: for each character, the primary file (fo_text_resolve), then the
- * script's font (fonts.h), then DejaVu Sans, Symbola, Droid Sans Fallback;
+ * Fonts: an emoji sequence, the colour emoji font (emoji.h); for each other
+ * character, the primary file (fo_text_resolve), then the script's font
+ * (fonts.h), then DejaVu Sans, Symbola, Droid Sans Fallback;
  * spaces, digits and punctuation stay in the font of the text around them.
  * Faces are loaded once per path and kept for the life of the process
  * (guarded by a mutex). Sizes are in any unit; results in the same unit. */
@@ -32,8 +33,10 @@ typedef struct {
 typedef enum { FO_DIR_AUTO = 0, FO_DIR_LTR = 1, FO_DIR_RTL = 2 } fo_dir;
 
 /* True when utf8[0..len) needs shaping: right-to-left characters, scripts
- * with joining or reordering, combining marks. Plain Latin, Greek, Cyrillic
- * and CJK text does not (text.c measures it per character, faster). */
+ * with joining or reordering, combining marks, and emoji when the colour
+ * emoji font is installed (each sequence is set in it as one glyph,
+ * emoji.h). Plain Latin, Greek, Cyrillic and CJK text does not (text.c
+ * measures it per character, faster). */
 bool fo_shape_needed(const char *utf8, size_t len);
 
 /* The direction of utf8's first strong character (UAX #9 P2-P3);

@@ -26,9 +26,10 @@
 #define FO_TEXT_FALLBACK_REGULAR "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 #define FO_TEXT_FALLBACK_BOLD "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
 /* Then symbols and emoji, in outline (Debian package fonts-symbola): the
- * check marks, crosses and pictographs AI-written text is full of. Emoji are
- * measured with it; PDF and PNG paint them in colour over its box
- * (render/core/emoji.h) when fonts-noto-color-emoji is installed. */
+ * check marks, crosses and pictographs AI-written text is full of. When
+ * fonts-noto-color-emoji is installed, text with an emoji is shaped
+ * instead (fo_shape_needed), each emoji sequence one glyph of the colour
+ * font (render/core/emoji.h) that PDF and PNG paint as a picture. */
 #define FO_TEXT_FALLBACK_SYMBOLS "/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf"
 /* The last fallback, for CJK (Debian package fonts-droid-fallback); regular
  * only, so bold CJK text is drawn regular. Missing: those glyphs are skipped. */

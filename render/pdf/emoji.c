@@ -1,7 +1,8 @@
 /* emoji.c — colour emoji in the PDF: libharu cannot draw a font's colour
- * bitmaps (CBDT), so each distinct emoji becomes one image XObject (RGB,
- * its alpha as a soft mask), placed in the box of the glyph layout gave it.
- * The text layer is written by the caller (flow.c) as invisible text. */
+ * bitmaps (CBDT), so each distinct glyph of the colour font becomes one
+ * image XObject (RGB, its alpha as a soft mask), placed in the box of the
+ * glyph shaping gave it. The text layer is written by the caller
+ * (shaped.c) as invisible text. */
 #include <string.h>
 
 #include "render/core/buf.h"
@@ -9,11 +10,11 @@
 #include "render/pdf/pdf_int.h"
 
 struct fo_pdf_emoji {
-    uint32_t cp;
+    uint32_t gid;
     HPDF_Image img;
 };
 
-/* The image of cp's picture: RGB samples and an alpha soft mask. */
+/* The image of a picture: RGB samples and an alpha soft mask. */
 static HPDF_Image image_of(fo_pdf *c, const fo_emoji_image *e)
 {
     size_t n = (size_t)e->w * (size_t)e->h;
@@ -36,25 +37,26 @@ static HPDF_Image image_of(fo_pdf *c, const fo_emoji_image *e)
     return img;
 }
 
-/* The document's image for cp, made on first use; NULL when it cannot be. */
-static HPDF_Image image_for(fo_pdf *c, uint32_t cp, const fo_emoji_image *e)
+/* The document's image for glyph gid, made on first use; NULL when it
+ * cannot be. */
+static HPDF_Image image_for(fo_pdf *c, uint32_t gid, const fo_emoji_image *e)
 {
     for (size_t i = 0; i < c->nemoji; i++)
-        if (c->emoji[i].cp == cp) return c->emoji[i].img;
+        if (c->emoji[i].gid == gid) return c->emoji[i].img;
     if (!fo_grow((void **)&c->emoji, &c->emoji_cap, c->nemoji + 1, 8, sizeof *c->emoji)) return NULL;
     HPDF_Image img = image_of(c, e);
-    if (img) c->emoji[c->nemoji++] = (struct fo_pdf_emoji){cp, img};
+    if (img) c->emoji[c->nemoji++] = (struct fo_pdf_emoji){gid, img};
     return img;
 }
 
-bool fo_pdf_emoji_draw(fo_pdf *c, uint32_t cp, double size, double x, double y, double adv)
+bool fo_pdf_emoji_draw(fo_pdf *c, uint32_t gid, double size, double x, double y, double adv)
 {
     fo_emoji_image e = {0};
     fo_emoji_box box;
     bool known = false;
-    for (size_t i = 0; i < c->nemoji && !known; i++) known = c->emoji[i].cp == cp;
-    if (!fo_emoji_get(cp, size, adv, known ? NULL : &e, &box)) return false;
-    HPDF_Image img = image_for(c, cp, &e);
+    for (size_t i = 0; i < c->nemoji && !known; i++) known = c->emoji[i].gid == gid;
+    if (!fo_emoji_glyph(gid, size, adv, known ? NULL : &e, &box)) return false;
+    HPDF_Image img = image_for(c, gid, &e);
     fo_free(e.rgba);
     if (!img) return false;
     HPDF_Page_DrawImage(c->page, img, (HPDF_REAL)(x + box.dx), (HPDF_REAL)(y + box.top - box.h),

@@ -60,19 +60,16 @@ static uint32_t drawable(uint32_t cp)
 }
 
 
-/* fo_pdf_show without colour emoji; ink false writes the text layer only
- * (invisible text, or the /ActualText spans without the outlines). */
-static void show_text(fo_pdf *c, fo_pdf_font *g, double size, double x, double y, const char *s,
-                      bool ink)
+/* Colour emoji never come here: text with an emoji sequence is shaped
+ * (fo_shape_needed), and shaped.c paints them. */
+void fo_pdf_show(fo_pdf *c, fo_pdf_font *g, double size, double x, double y, const char *s)
 {
-    const fo_text_path *draw = ink ? &fo_pdf_pen_path : NULL;
+    const fo_text_path *draw = &fo_pdf_pen_path;
     HPDF_Page p = c->page;
     if (g->def) {
         fo_pdf_set_font(c, g, size);
         fo_pdf_mark_codes(c, g, s);
-        if (!ink) HPDF_Page_SetTextRenderingMode(p, HPDF_INVISIBLE);
         HPDF_Page_TextOut(p, fo_pdf_q(x), fo_pdf_q(y), s);
-        if (!ink) HPDF_Page_SetTextRenderingMode(p, HPDF_FILL);
         return;
     }
     bool in_text = HPDF_Page_GetGMode(p) == HPDF_GMODE_TEXT_OBJECT;
@@ -89,7 +86,7 @@ static void show_text(fo_pdf *c, fo_pdf_font *g, double size, double x, double y
         if (tf) fo_pdf_actual_open(p, one);
         fo_pdf_pen o = {p, x, y, size, false};
         double adv = 0;
-        if (fo_text_outline(FO_TEXT_FALLBACK_REGULAR, cp, draw, &o, &adv) && o.any && ink)
+        if (fo_text_outline(FO_TEXT_FALLBACK_REGULAR, cp, draw, &o, &adv) && o.any)
             HPDF_Page_Fill(p);               /* nonzero winding, as TrueType means it */
         if (tf) {
             HPDF_Page_BeginText(p);
@@ -104,55 +101,6 @@ static void show_text(fo_pdf *c, fo_pdf_font *g, double size, double x, double y
         x += adv * size;
     }
     if (in_text) HPDF_Page_BeginText(p);
-}
-
-/* Draws the colour picture of emoji cp (one character, s[0..n)) of advance
- * adv at (x, y), its character over it as invisible text; false when the
- * picture cannot be drawn. */
-static bool show_emoji(fo_pdf *c, fo_pdf_font *g, double size, double x, double y,
-                       const char *s, size_t n, uint32_t cp, double adv)
-{
-    HPDF_Page p = c->page;
-    bool in_text = HPDF_Page_GetGMode(p) == HPDF_GMODE_TEXT_OBJECT;
-    if (in_text) HPDF_Page_EndText(p);
-    bool ok = fo_pdf_emoji_draw(c, cp, size, x, y, adv);
-    if (in_text) HPDF_Page_BeginText(p);
-    if (!ok) return false;
-    char one[8] = {0};
-    memcpy(one, s, n < 4 ? n : 4);
-    show_text(c, g, size, x, y, one, false);
-    return true;
-}
-
-void fo_pdf_show(fo_pdf *c, fo_pdf_font *g, double size, double x, double y, const char *s)
-{
-    size_t len = strlen(s);
-    if (!fo_emoji_any(s, len)) { show_text(c, g, size, x, y, s, true); return; }
-    /* stretches of text between colour emoji, each emoji a picture */
-    char stackbuf[256];
-    char *buf = len < sizeof stackbuf ? stackbuf : fo_malloc(len + 1);
-    if (!buf) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
-    size_t o = 0;
-    double w = 0;   /* of the stretch in buf */
-    for (size_t i = 0, n; i <= len; i += n) {
-        uint32_t cp = i < len ? fo_utf8_at(s + i, len - i, &n) : 0;
-        n = i < len ? n : 1;
-        double adv = i < len ? fo_pdf_glyph_width(g, cp) * size / 1000.0 : 0;
-        bool emoji = i < len && fo_emoji_is(cp);
-        if ((emoji || i == len) && o) {
-            buf[o] = 0;
-            show_text(c, g, size, x, y, buf, true);
-            x += w;
-            o = 0;
-            w = 0;
-        }
-        if (i == len) break;
-        if (emoji && show_emoji(c, g, size, x, y, s + i, n, cp, adv)) { x += adv; continue; }
-        memcpy(buf + o, s + i, n);
-        o += n;
-        w += adv;
-    }
-    if (buf != stackbuf) fo_free(buf);
 }
 
 double fo_pdf_text_width(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len)
@@ -232,6 +180,11 @@ static size_t wrap(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t
         while (i < len && s[i] != '\n') {
             uint32_t cp = drawable(fo_utf8_at(s + i, len - i, &n));
             double gw = fo_pdf_glyph_width(fo_pdf_cover(c, f, cp), cp);
+            size_t e = cp != ' ' ? fo_emoji_sequence_utf8(s + i, len - i) : 0;
+            if (e) {   /* an emoji sequence: one glyph, as drawn, never cut */
+                n = e;
+                gw = fo_pdf_text_width(c, f, size, s + i, e) * 1000.0 / size;
+            }
             if (lw + gw > limit && i > start && cp != ' ') {
                 if (brk > start) i = brk;           /* back to the last space */
                 cut = true;

@@ -204,11 +204,12 @@ double fo_pdf_text_width(fo_pdf *c, fo_pdf_font *f, double size, const char *s, 
 void fo_pdf_show(fo_pdf *c, fo_pdf_font *g, double size, double x, double y, const char *s);
 
 /* ---- emoji.c ---------------------------------------------------------------- */
-/* Draws the colour picture of emoji cp (fo_emoji_is) in the box of a glyph
- * of advance adv at the pen (x, y): an image XObject, one per distinct
- * emoji of the document (an RGB image with its alpha as soft mask). Outside
- * a text object. False when it cannot (then draw the outline). */
-bool fo_pdf_emoji_draw(fo_pdf *c, uint32_t cp, double size, double x, double y, double adv);
+/* Draws the colour picture of glyph gid of the colour font (FO_EMOJI_FONT,
+ * as shaping chose it: one glyph for a whole emoji sequence) in its box for
+ * advance adv at the pen (x, y): an image XObject, one per distinct glyph
+ * of the document (an RGB image with its alpha as soft mask). Outside a
+ * text object. False when it cannot. */
+bool fo_pdf_emoji_draw(fo_pdf *c, uint32_t gid, double size, double x, double y, double adv);
 void fo_pdf_emoji_free(fo_pdf *c);
 void fo_pdf_text_draw(fo_pdf *c, fo_pdf_font *f, double size, fo_rgb color,
                       double x, double y, const char *s, size_t len);

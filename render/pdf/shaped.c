@@ -103,6 +103,12 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* True for a glyph of the colour emoji font (one whole emoji sequence). */
+static bool is_emoji(const fo_shaped *g)
+{
+    return strcmp(g->font, FO_EMOJI_FONT) == 0;
+}
+
 /* The characters each glyph stands for in the text layer, cluster by
  * cluster: the k glyphs of a cluster of m characters take one character
  * each, in drawing order, and the last glyph the rest (a conjunct, a
@@ -227,27 +233,37 @@ static void draw_group(fo_pdf *c, fo_pdf_font *base, double size, double x, doub
     draw_outlines(c, base, size, x, y, g, text, n, w);
 }
 
-/* The colour emoji glyph g draws (its cluster's first character), or 0. */
-static uint32_t emoji_of(const char *s, size_t len, const fo_shaped *g)
+/* The glyph of "?" in f's own file (0: none): an emoji's stand-in in the
+ * text layer. */
+static uint32_t stand_in(fo_pdf_font *f)
 {
-    size_t i = g->cluster;
-    if (i >= len) return 0;
-    uint32_t cp = fo_utf8_next(s, len, &i);
-    return fo_emoji_is(cp) ? cp : 0;
+    fo_shaped q;
+    if (fo_shape(f->path, 10, "?", 1, FO_DIR_LTR, &q, 1, NULL) != 1) return 0;
+    return strcmp(q.font, f->path) == 0 ? q.gid : 0;
 }
 
-/* Paints the colour pictures of emoji glyphs g[0..n) (inside a text
- * object); false when one could not be (then the glyphs are drawn). */
-static bool paint_emoji(fo_pdf *c, double size, double x, double y, const char *s, size_t len,
-                        const fo_shaped *g, size_t n)
+/* Emoji glyphs g[0..n) (inside a text object): each glyph's colour picture
+ * painted where shaping put it, and for the text layer an invisible "?" of
+ * f as wide as the glyph, reading back as the characters of its sequence
+ * (all of them: ZWJs, VS16, modifiers), by its ToUnicode entry. */
+static void draw_emoji(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
+                       const fo_shaped *g, const char **text, const unsigned char *actual, size_t n)
 {
-    bool ok = true;
-    HPDF_Page_EndText(c->page);
+    HPDF_Page p = c->page;
+    HPDF_Page_EndText(p);
     for (size_t k = 0; k < n; k++)
-        ok = fo_pdf_emoji_draw(c, emoji_of(s, len, &g[k]), size, x + g[k].x, y + g[k].y,
-                               g[k].advance) && ok;
-    HPDF_Page_BeginText(c->page);
-    return ok;
+        fo_pdf_emoji_draw(c, g[k].gid, size, x + g[k].x, y + g[k].y, g[k].advance);
+    HPDF_Page_BeginText(p);
+    uint32_t q = stand_in(f);
+    if (!q || !fo_pdf_glyph_codes_left(f, n)) return;
+    fo_pdf_glyph stack[16], *pg = n > 16 ? fo_malloc(n * sizeof *pg) : stack;
+    if (!pg) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
+    for (size_t k = 0; k < n; k++)
+        pg[k] = (fo_pdf_glyph){q, g[k].x, 0, g[k].advance, text[k], actual[k]};
+    HPDF_Page_SetTextRenderingMode(p, HPDF_INVISIBLE);
+    fo_pdf_glyph_run(c, f, size, x, y, pg, n);
+    HPDF_Page_SetTextRenderingMode(p, HPDF_FILL);
+    if (pg != stack) fo_free(pg);
 }
 
 void fo_pdf_show_shaped(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
@@ -281,15 +297,10 @@ double fo_pdf_show_shaped_at(fo_pdf *c, fo_pdf_font *f, double size, double x, d
     HPDF_Page p = c->page;
     bool in_text = HPDF_Page_GetGMode(p) == HPDF_GMODE_TEXT_OBJECT;
     if (!in_text) HPDF_Page_BeginText(p);
-    /* colour emoji: their pictures painted, their glyphs kept as invisible text */
-    bool emoji = fo_emoji_any(s, len);
     for (size_t i = 0, j; i < n && c->st == FO_OK; i = j) {
-        bool e = emoji && emoji_of(s, len, &g[i]);
-        for (j = i + 1; j < n && g[j].font == g[i].font && (!emoji || !!emoji_of(s, len, &g[j]) == e); j++) {}
-        bool hide = e && paint_emoji(c, size, x, y, s, len, g + i, j - i);
-        if (hide) HPDF_Page_SetTextRenderingMode(p, HPDF_INVISIBLE);
-        draw_group(c, f, size, x, y, g + i, text + i, actual + i, j - i);
-        if (hide) HPDF_Page_SetTextRenderingMode(p, HPDF_FILL);
+        for (j = i + 1; j < n && g[j].font == g[i].font; j++) {}
+        if (is_emoji(&g[i])) draw_emoji(c, f, size, x, y, g + i, text + i, actual + i, j - i);
+        else draw_group(c, f, size, x, y, g + i, text + i, actual + i, j - i);
     }
     if (!in_text) HPDF_Page_EndText(p);
     c->fresh = false;

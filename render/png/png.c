@@ -205,30 +205,21 @@ static void paint_emoji(cairo_t *cr, const fo_emoji_image *img, const fo_emoji_b
     cairo_surface_destroy(s);
 }
 
-/* Paints the colour picture of every emoji of t over the glyphs g[0..n)
- * that draw it (found by shaping the emoji alone: the same font and glyph),
- * marking them done so their outlines are not drawn. */
-static void emoji_over(cairo_t *cr, const fo_dl_text *t, fo_glyph *g, size_t n, double x0)
+/* Paints the colour picture of every glyph of the colour emoji font among
+ * g[0..n) (shaping set each emoji sequence as one such glyph), marking
+ * them done so no outline is drawn for them. */
+static void emoji_over(cairo_t *cr, double size, fo_glyph *g, size_t n, double x0)
 {
-    const char *s = t->utf8;
-    size_t len = strlen(s);
-    for (size_t i = 0, n1; i < len; i += n1) {
-        uint32_t cp = fo_utf8_at(s + i, len - i, &n1);
-        fo_glyph one;
-        double adv;
-        if (!fo_emoji_is(cp) ||
-            fo_text_glyphs(t->font_file, t->size, s + i, n1, &one, 1, &adv) != 1 || one.index == 0)
-            continue;
+    for (size_t k = 0; k < n; k++) {
         fo_emoji_image img;
         fo_emoji_box box;
-        if (!fo_emoji_get(cp, t->size, adv, &img, &box)) continue;
-        for (size_t k = 0; k < n; k++)
-            /* by path: shaped text's glyphs name their file from shape.c's cache */
-            if (g[k].font && g[k].index == one.index && strcmp(g[k].font, one.font) == 0) {
-                paint_emoji(cr, &img, &box, x0 + g[k].x, -g[k].y);
-                g[k].font = NULL;
-            }
-        fo_free(img.rgba);
+        /* by path: shaped glyphs name their file from shape.c's cache */
+        if (!g[k].font || strcmp(g[k].font, FO_EMOJI_FONT) != 0) continue;
+        if (fo_emoji_glyph(g[k].index, size, 0, &img, &box)) {
+            paint_emoji(cr, &img, &box, x0 + g[k].x, -g[k].y);
+            fo_free(img.rgba);
+        }
+        g[k].font = NULL;
     }
 }
 
@@ -251,7 +242,7 @@ static void cb_text(void *ctx, const fo_dl_text *t)
     cairo_save(cr);
     cairo_translate(cr, t->x, t->y);
     if (t->rotation != 0) cairo_rotate(cr, t->rotation * M_PI / 180);
-    if (fo_emoji_any(t->utf8, len)) emoji_over(cr, t, g, n, x0); /* restores the source */
+    emoji_over(cr, t->size, g, n, x0);
     set_color(cr, t->color, 1);
     /* one run per font, in order of first use: primary, DejaVu, CJK */
     for (size_t i = 0; i < n; i++)

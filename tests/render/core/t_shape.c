@@ -8,7 +8,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "render/core/emoji.h"
 #include "render/core/fonts.h"
 #include "render/core/shape.h"
 #include "render/core/text.h"
@@ -226,6 +228,65 @@ START_TEST(test_script_fonts_are_those_fontconfig_finds)
 }
 END_TEST
 
+/* Emoji sequences (UTS #51), each one glyph of the colour font: the glyph
+ * ids, clusters and advances hb-shape gives on NotoColorEmoji.ttf; a
+ * sequence inside text is its own item, and the text after it goes back
+ * to the text's font; U+FE0E keeps a character text. */
+START_TEST(test_emoji_sequences_same_as_hb_shape)
+{
+    static const char *const seq[] = {
+        "👨‍👩‍👧", "🏳️‍🌈", "👩‍💻",           /* ZWJ sequences */
+        "🇯🇵", "🇩🇪", "🇺🇸", "🇯🇵🇩🇪",       /* flags: two glyphs for two flags */
+        "👍🏽", "👋🏿",                      /* skin tones */
+        "1️⃣", "#️⃣", "*️⃣",                 /* keycaps */
+        "❤️", "⚠️", "©️",                   /* VS16 */
+        "🏴󠁧󠁢󠁳󠁣󠁴󠁿",                            /* a tag sequence (Scotland) */
+    };
+    ck_assert_msg(access(FO_EMOJI_FONT, 0) == 0, "install fonts-noto-color-emoji");
+    for (size_t k = 0; k < sizeof seq / sizeof *seq; k++) {
+        const char *s = seq[k];
+        ck_assert_msg(fo_shape_needed(s, strlen(s)), "%s needs shaping", s);
+        fo_shaped g[8];
+        size_t n = fo_shape(PRIMARY, 2048, s, strlen(s), FO_DIR_AUTO, g, 8, NULL);
+        ck_assert_uint_eq(n, strstr(s, "🇩🇪") && strlen(s) > 8 ? 2 : 1);
+        char mine[256] = "[", theirs[256];
+        for (size_t i = 0; i < n; i++) {
+            ck_assert_str_eq(g[i].font, FO_EMOJI_FONT);
+            ck_assert_double_eq_tol(g[i].advance, 2550, 1e-9);
+            size_t l = strlen(mine);
+            snprintf(mine + l, sizeof mine - l, "%s%u=%u", i ? "|" : "", g[i].gid, g[i].cluster);
+        }
+        strcat(mine, "]");
+        if (!run_hb_shape(FO_EMOJI_FONT, s, theirs, sizeof theirs)) {
+            fprintf(stderr, "t_shape: hb-shape (libharfbuzz-bin) not found; comparison skipped\n");
+            return;
+        }
+        ck_assert_msg(strcmp(mine, theirs) == 0, "%s: folio %s, hb-shape %s", s, mine, theirs);
+    }
+    /* inside text: one glyph, then the text's own font again ("2" included) */
+    const char *t = "a👨‍👩‍👧 2";
+    fo_shaped g[8];
+    ck_assert_uint_eq(fo_shape(PRIMARY, 12, t, strlen(t), FO_DIR_AUTO, g, 8, NULL), 4);
+    ck_assert_str_eq(g[0].font, PRIMARY);
+    ck_assert_str_eq(g[1].font, FO_EMOJI_FONT);
+    ck_assert_uint_eq(g[1].cluster, 1);
+    ck_assert_str_eq(g[2].font, PRIMARY);
+    ck_assert_str_eq(g[3].font, PRIMARY);
+    /* in Arabic, the digits after an emoji are the Arabic font's */
+    const char *ar = "مرحبا 🚀 2024";
+    fo_shaped ga[32];
+    size_t na = fo_shape(PRIMARY, 12, ar, strlen(ar), FO_DIR_AUTO, ga, 32, NULL);
+    ck_assert_uint_eq(na, 12);
+    for (size_t i = 0; i < na; i++)
+        if (ga[i].cluster > strlen("مرحبا 🚀"))
+            ck_assert_str_eq(ga[i].font, NOTO "NotoSansArabic-Regular.ttf");
+    /* text presentation: U+FE0E keeps the heart out of the colour font */
+    ck_assert_uint_eq(fo_shape(PRIMARY, 12, "❤︎", strlen("❤︎"), FO_DIR_AUTO, g, 8, NULL), 1);
+    ck_assert_str_ne(g[0].font, FO_EMOJI_FONT);
+    ck_assert_uint_ne(g[0].gid, 0);
+}
+END_TEST
+
 int main(void)
 {
     const TTest *const tests[] = {
@@ -235,6 +296,7 @@ int main(void)
         test_no_notdef,
         test_wrap_uses_shaped_widths,
         test_script_fonts_are_those_fontconfig_finds,
+        test_emoji_sequences_same_as_hb_shape,
         NULL,
     };
     return fo_check_tests("shape", 0, tests);

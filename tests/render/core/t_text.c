@@ -2,10 +2,12 @@
  * against known font metrics, DejaVu and CJK fallbacks, wrapping and ellipsizing,
  * UTF-8 decoding. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "render/core/emoji.h"
 #include "render/core/text.h"
 #include "tests/check_run.h"
 #include "render/core/utf8.h"
@@ -64,7 +66,9 @@ START_TEST(cjk_falls_back_to_droid)
         ck_assert_uint_ne(g[i].index, 0);
         ck_assert_double_gt(g[i].x, g[i - 1].x);
     }
-    ck_assert_str_eq(g[4].font, FO_TEXT_FALLBACK_REGULAR); /* the snowman stays DejaVu */
+    /* the snowman is a pictograph: the colour emoji font's when installed */
+    ck_assert_str_eq(g[4].font, access(FO_EMOJI_FONT, R_OK) == 0 ? FO_EMOJI_FONT
+                                                                   : FO_TEXT_FALLBACK_REGULAR);
     /* widths are Droid's advances (CJK ideographs are 1 em wide there) */
     ck_assert_double_eq_tol(fo_text_width(SANS, 10, s + 1, 9), 30, 1e-9);
     ck_assert_double_eq_tol(w, fo_text_width(SANS, 10, s, strlen(s)), 1e-9);
@@ -74,22 +78,57 @@ START_TEST(cjk_falls_back_to_droid)
 }
 END_TEST
 
-/* Symbols and emoji: check marks and pictographs from Symbola, variation
- * selectors (the U+FE0F of "⚠️") take no room. */
+/* Symbols and emoji: check marks the colour font lacks from the text fonts;
+ * pictographs one glyph each of the colour font (glyph ids as hb-shape gives
+ * them on NotoColorEmoji.ttf), 2550/2048 em wide; variation selectors (the
+ * U+FE0F of "⚠️") take no room. Without the colour font (test_emoji.py runs
+ * folio so) they are Symbola's and DejaVu's. */
 START_TEST(symbols_and_emoji_fall_back_to_symbola)
 {
     ck_assert_msg(access(FO_TEXT_FALLBACK_SYMBOLS, R_OK) == 0,
                   "%s missing: install the Debian package fonts-symbola", FO_TEXT_FALLBACK_SYMBOLS);
+    ck_assert_msg(access(FO_EMOJI_FONT, R_OK) == 0,
+                  "%s missing: install the Debian package fonts-noto-color-emoji", FO_EMOJI_FONT);
     const char *s = "\xE2\x9C\x85\xF0\x9F\x93\x88\xE2\x9A\xA0\xEF\xB8\x8F"; /* "✅📈⚠️" */
     fo_glyph g[8];
-    ck_assert_uint_eq(fo_text_glyphs(SANS, 10, s, strlen(s), g, 8, NULL), 3);
-    ck_assert_str_eq(g[0].font, FO_TEXT_FALLBACK_SYMBOLS);
-    ck_assert_str_eq(g[1].font, FO_TEXT_FALLBACK_SYMBOLS);
-    ck_assert_uint_ne(g[0].index, 0);
-    ck_assert_uint_ne(g[1].index, 0);
-    ck_assert_str_eq(g[2].font, FO_TEXT_FALLBACK_REGULAR);  /* DejaVu has the warning sign */
+    double w;
+    ck_assert_uint_eq(fo_text_glyphs(SANS, 10, s, strlen(s), g, 8, &w), 3);
+    const uint32_t gid[] = {143, 692, 112};
+    for (int i = 0; i < 3; i++) {
+        ck_assert_str_eq(g[i].font, FO_EMOJI_FONT);
+        ck_assert_uint_eq(g[i].index, gid[i]);
+        ck_assert_double_eq_tol(g[i].x, i * 2550 * 10 / 2048.0, 1e-9);
+    }
+    ck_assert_double_eq_tol(w, 3 * 2550 * 10 / 2048.0, 1e-9);
     ck_assert_double_eq_tol(fo_text_width(SANS, 10, s + 7, 6), fo_text_width(SANS, 10, s + 7, 3),
                             1e-9);
+    const char *marks = "\xE2\x9C\x93\xE2\x9C\x97";   /* "✓✗": not in the colour font */
+    ck_assert_uint_eq(fo_text_glyphs(SANS, 10, marks, 6, g, 8, NULL), 2);
+    ck_assert_str_eq(g[0].font, FO_TEXT_FALLBACK_REGULAR);   /* DejaVu has them */
+    ck_assert_str_eq(g[1].font, FO_TEXT_FALLBACK_REGULAR);
+    ck_assert_uint_ne(g[0].index, 0);
+}
+END_TEST
+
+/* Emoji sequences wrap whole: a line breaks between two families or two
+ * flags, never inside one (libunibreak 1.1 aborted on regional indicators
+ * and allowed a break after a ZWJ). */
+START_TEST(emoji_sequences_wrap_whole)
+{
+    ck_assert_msg(access(FO_EMOJI_FONT, R_OK) == 0, "install fonts-noto-color-emoji");
+    const char *fam = "👨‍👩‍👧", *flags = "🇯🇵🇩🇪🇺🇸";
+    char s[128];
+    snprintf(s, sizeof s, "%s%s%s", fam, fam, fam);
+    fo_text_line lines[8];
+    double one = fo_text_width(SANS, 10, fam, strlen(fam));
+    ck_assert_double_eq_tol(one, 2550 * 10 / 2048.0, 1e-9);
+    ck_assert_uint_eq(fo_text_wrap(SANS, 10, s, strlen(s), one * 1.5, lines, 8), 3);
+    for (int k = 0; k < 3; k++) {
+        ck_assert_uint_eq(lines[k].start, k * strlen(fam));
+        ck_assert_uint_eq(lines[k].len, strlen(fam));
+    }
+    ck_assert_uint_eq(fo_text_wrap(SANS, 10, flags, strlen(flags), one * 1.5, lines, 8), 3);
+    for (int k = 0; k < 3; k++) ck_assert_uint_eq(lines[k].len, 8);   /* two indicators */
 }
 END_TEST
 
@@ -221,6 +260,7 @@ int main(void)
         fallback_for_missing_glyphs_and_files,
         cjk_falls_back_to_droid,
         symbols_and_emoji_fall_back_to_symbola,
+        emoji_sequences_wrap_whole,
         wrap_at_spaces_hyphens_and_newlines,
         wrap_hard_breaks_long_words_between_characters,
         wrap_thai_between_words,

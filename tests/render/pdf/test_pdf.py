@@ -193,14 +193,21 @@ def test_cjk_falls_back_to_a_font_that_has_it(tmp_path):
     assert "Droid" in pdffonts(pdf)
 
 
-def test_check_marks_and_crosses_come_from_symbola(tmp_path):
-    # AI-written tables say "✅ done" / "❌ failed": not in Liberation or DejaVu
+def test_check_marks_and_crosses_are_drawn(tmp_path):
+    # AI-written tables say "✅ done" / "❌ failed": not in Liberation or
+    # DejaVu; Noto Color Emoji's pictures (Symbola's outlines without that
+    # font: tests/render/text/test_emoji.py), and ✔ (DejaVu) a glyph
     spec = {"folio": 1, "blocks": [{"type": "table", "data": {
-        "columns": ["status"], "rows": [["\u2705 done"], ["\u274c failed"]]}}]}
+        "columns": ["status"], "rows": [["\u2705 done"], ["\u274c failed"], ["\u2713 ok"]]}}]}
     pdf = render(tmp_path, spec)
     t = text(pdf)
-    assert "\u2705 done" in t and "\u274c failed" in t
-    assert "Symbola" in pdffonts(pdf)
+    assert "\u2705 done" in t and "\u274c failed" in t and "\u2713 ok" in t
+    if os.path.exists("/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf"):
+        lst = subprocess.run(["pdfimages", "-list", str(pdf)], capture_output=True, text=True,
+                             check=True).stdout
+        assert len([r for r in lst.splitlines()[2:] if r.split()[2] == "image"]) == 2
+    else:
+        assert "Symbola" in pdffonts(pdf)
 
 
 def _ink(png):
