@@ -136,6 +136,29 @@ bool fo_shape_has_rtl(const char *utf8, size_t len)
     return false;
 }
 
+size_t fo_shape_cluster_end(const char *utf8, size_t len, size_t at)
+{
+    if (!utf8 || at == 0 || at >= len) return at;
+    hb_unicode_funcs_t *uf = hb_unicode_funcs_get_default();
+    size_t p = at;
+    do p--; while (p > 0 && ((unsigned char)utf8[p] & 0xC0) == 0x80);
+    uint32_t prev = fo_utf8_next(utf8, len, &p);
+    while (at < len) {
+        size_t next = at;
+        uint32_t c = fo_utf8_next(utf8, len, &next);
+        hb_unicode_general_category_t gc = hb_unicode_general_category(uf, c);
+        bool mark = gc == HB_UNICODE_GENERAL_CATEGORY_NON_SPACING_MARK ||
+                    gc == HB_UNICODE_GENERAL_CATEGORY_SPACING_MARK ||
+                    gc == HB_UNICODE_GENERAL_CATEGORY_ENCLOSING_MARK;
+        bool conjunct = gc == HB_UNICODE_GENERAL_CATEGORY_OTHER_LETTER &&
+                        hb_unicode_combining_class(uf, prev) == 9;   /* after a virama */
+        if (!mark && !conjunct && c != 0x200C && c != 0x200D) break;
+        prev = c;
+        at = next;
+    }
+    return at;
+}
+
 /* ---- shaping -------------------------------------------------------------- */
 typedef struct {
     size_t start, len;    /* code point range */

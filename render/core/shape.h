@@ -66,6 +66,14 @@ size_t fo_shape(const char *font_file, double size, const char *utf8, size_t len
 size_t fo_shape_in(const char *font_file, double size, const char *text, size_t len, size_t off,
                    size_t n, fo_dir dir, fo_shaped *out, size_t cap, double *width);
 
+/* The first byte at or after `at` where utf8[0..len) may be cut between
+ * two styles without breaking a cluster: skips the characters that belong
+ * to the cluster before `at` (combining marks, ZWJ/ZWNJ, a consonant after
+ * a virama: नमस्|ते goes on to नमस्ते). Shaping cannot join a cluster cut
+ * in two (no font draws half a conjunct, a mark cut from its letter is set
+ * on a dotted circle): a writer cuts there instead. */
+size_t fo_shape_cluster_end(const char *utf8, size_t len, size_t at);
+
 /* Forgets every font shaping loaded (see fo_text_forget_fonts). */
 void fo_shape_forget_fonts(void);
 

@@ -208,6 +208,23 @@ START_TEST(test_piece_shaped_in_context_joins)
 }
 END_TEST
 
+/* Where a style may cut a word without cutting a cluster. */
+START_TEST(test_cluster_end)
+{
+    const char *namaste = "\xE0\xA4\xA8\xE0\xA4\xAE\xE0\xA4\xB8\xE0\xA5\x8D\xE0\xA4\xA4\xE0\xA5\x87"; /* नमस्ते */
+    ck_assert_uint_eq(fo_shape_cluster_end(namaste, 18, 12), 18);   /* नमस्|ते: after the virama */
+    ck_assert_uint_eq(fo_shape_cluster_end(namaste, 18, 9), 18);    /* नमस|्ते: a mark */
+    ck_assert_uint_eq(fo_shape_cluster_end(namaste, 18, 6), 6);     /* नम|स्ते: free */
+    ck_assert_uint_eq(fo_shape_cluster_end(namaste, 18, 0), 0);
+    ck_assert_uint_eq(fo_shape_cluster_end(namaste, 18, 18), 18);
+    const char *haraka = "\xD8\xAD\xD9\x8E\xD8\xA8";    /* حَب */
+    ck_assert_uint_eq(fo_shape_cluster_end(haraka, 6, 2), 4);
+    ck_assert_uint_eq(fo_shape_cluster_end(haraka, 6, 4), 4);
+    const char *ka = "\xE0\xA4\x95\xE0\xA5\x8D \xE0\xA4\x96";  /* क् ख: a space ends it */
+    ck_assert_uint_eq(fo_shape_cluster_end(ka, 10, 6), 6);
+}
+END_TEST
+
 START_TEST(test_rtl_visual_order)
 {
     /* "abc" inside Hebrew: the Latin run keeps its order, the Hebrew words swap */
@@ -301,6 +318,7 @@ int main(void)
         test_same_glyphs_as_hb_shape,
         test_shaped_again_same_as_hb_shape,
         test_piece_shaped_in_context_joins,
+        test_cluster_end,
         test_rtl_visual_order,
         test_no_notdef,
         test_wrap_uses_shaped_widths,
