@@ -149,3 +149,80 @@ def test_wrapped_styled_words_are_measured_as_drawn(tmp_path):
         assert ln[0][0] >= left - 0.5, (ln[0], left)   # fits
         first = nxt[-1][1] - nxt[-1][0]                # the next line's first (rightmost) word
         assert right - ln[0][0] + space + first > right - left - 0.5, (ln[0], nxt[-1])
+
+
+def _qpdf_obj(qdf, oid, stream=False):
+    args = ["qpdf", f"--show-object={oid}"] + (["--filtered-stream-data"] if stream else []) + [qdf]
+    return subprocess.run(args, capture_output=True, check=True).stdout
+
+
+def lo_drawn(pdf):
+    """{PostScript name: [(subset TTFont, glyph name)]} of what a LibreOffice
+    PDF shows (simple TrueType fonts: each byte a code, through the embedded
+    subset's cmap), in content-stream order."""
+    import io
+    from fontTools.ttLib import TTFont
+    qdf = pdf.with_suffix(".q.pdf")
+    subprocess.run(["qpdf", "--qdf", "--object-streams=disable", pdf, qdf], check=True)
+    raw = qdf.read_bytes().decode("latin-1")
+    fonts = {}
+    for res, oid in set(re.findall(r"/(F\d+) (\d+) 0 R", raw)):
+        obj = _qpdf_obj(qdf, oid).decode("latin-1")
+        name = re.search(r"/BaseFont /\w+\+([\w-]+)", obj)
+        desc = re.search(r"/FontDescriptor (\d+) 0 R", obj)
+        ff = desc and re.search(r"/FontFile2 (\d+) 0 R", _qpdf_obj(qdf, desc.group(1)).decode("latin-1"))
+        if name and ff:
+            font = TTFont(io.BytesIO(_qpdf_obj(qdf, ff.group(1), stream=True)))
+            fonts[res] = (name.group(1), font, font["cmap"].tables[0].cmap)
+    out = {}
+    for cid in re.findall(r"/Contents (\d+) 0 R", raw):
+        content = _qpdf_obj(qdf, cid, stream=True).decode("latin-1")
+        cur = None
+        for tf, shown in re.findall(r"/(F\d+) [\d.]+ Tf|(\[[^\]]*\]\s*TJ|<[0-9a-fA-F]+>\s*Tj)", content):
+            cur = fonts.get(tf, cur) if tf else cur
+            if shown and cur:
+                name, font, cmap = cur
+                for h in re.findall(r"<([0-9a-fA-F]+)>", shown):
+                    out.setdefault(name, []).extend((font, cmap[int(h[i:i + 2], 16)])
+                                                    for i in range(0, len(h), 2))
+    return out
+
+
+@pytest.mark.skipif(not shutil.which("soffice") or not shutil.which("fc-match"),
+                    reason="LibreOffice and fontconfig are needed")
+@need
+@pytest.mark.parametrize("fmt", ["docx", "pptx"])
+def test_office_bold_piece_inside_an_arabic_word_joins_in_libreoffice(tmp_path, fmt):
+    """Word and PowerPoint shape the text themselves: folio's runs only have
+    to let them join it. LibreOffice draws مر**حب**ا with the bold piece's
+    glyphs those of the whole word in the bold font (medial forms), not of
+    حب alone. Glyphs compared by outline (LibreOffice subsets renumber)."""
+    from fontTools.pens.recordingPen import DecomposingRecordingPen
+    from fontTools.ttLib import TTFont
+    (tmp_path / "s.json").write_text(json.dumps(
+        {"folio": 1, "blocks": [{"type": "paragraph", "text": CASES["bold-middle"][0]}]},
+        ensure_ascii=False), encoding="utf-8")
+    src = tmp_path / f"s.{fmt}"
+    run_folio("render", tmp_path / "s.json", "-o", src, check=0)
+    subprocess.run(["soffice", "--headless", "--convert-to", "pdf", "--outdir", tmp_path / "lo", src],
+                   check=True, capture_output=True, timeout=180)
+    drawn = lo_drawn(tmp_path / "lo" / "s.pdf")
+    bold = [n for n, gs in drawn.items() if "Bold" in n and len(gs) == 2]
+    assert len(bold) == 1, drawn.keys()   # حب: the only bold text
+
+    def outline(font, gname):
+        pen = DecomposingRecordingPen(font.getGlyphSet())
+        font.getGlyphSet()[gname].draw(pen)
+        return repr(pen.value)
+
+    path = subprocess.run(["fc-match", "-f", "%{file}", f":postscriptname={bold[0]}"],
+                          capture_output=True, text=True, check=True).stdout
+    full = TTFont(path)
+    out = subprocess.run(["hb-shape", "--output-format=json", "--no-glyph-names", "--no-positions",
+                          path, TEXT], capture_output=True, text=True, check=True).stdout
+    joined = sorted(outline(full, full.getGlyphName(g["g"])) for g in json.loads(out) if 2 <= g["cl"] < 4)
+    out = subprocess.run(["hb-shape", "--output-format=json", "--no-glyph-names", "--no-positions",
+                          path, TEXT[2:4]], capture_output=True, text=True, check=True).stdout
+    alone = sorted(outline(full, full.getGlyphName(g["g"])) for g in json.loads(out))
+    assert joined != alone
+    assert sorted(outline(f, g) for f, g in drawn[bold[0]]) == joined
