@@ -534,25 +534,6 @@ static bool word_join(const fo_runs *runs, frag *word, size_t nw, char **buf, si
     return true;
 }
 
-/* Moves each cut between the joined word's fragments to the end of the
- * cluster it falls in (fo_shape_cluster_end: **नमस्**ते draws स्ते, the
- * conjunct, bold, whole), the moved bytes taking the earlier fragment's
- * style; a fragment may end up empty. The runs' text lies end to end, so a
- * fragment's off still finds its levels. */
-static void word_keep_clusters(frag *word, size_t nw, const around *ctx)
-{
-    size_t cut = 0;   /* where fragment k starts now */
-    for (size_t k = 0; k < nw; k++) {
-        size_t next = k + 1 < nw ? word[k + 1].woff : ctx->len;
-        if (next < cut) next = cut;
-        if (k + 1 < nw) next = fo_shape_cluster_end(ctx->text, ctx->len, next);
-        word[k].off += cut - word[k].woff;   /* cut >= woff: cuts only move on */
-        word[k].woff = cut;
-        word[k].len = next - cut;
-        cut = next;
-    }
-}
-
 /* Where fragment f's text is: in the joined word when there is one. */
 static const char *frag_text(const fo_runs *runs, const frag *f, const around *ctx)
 {
@@ -644,7 +625,6 @@ void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
                 if (L.shaped && nw > 1) {
                     if (!word_join(runs, word, nw, &wtext, &wtcap, &wc)) goto oom;
                     ctx = &wc;
-                    word_keep_clusters(word, nw, ctx);
                 }
                 for (size_t k = 0; k < nw; k++)
                     ww += frag_width(c, &L, &styles[word[k].run], frag_text(runs, &word[k], ctx), word[k].len, ctx);
