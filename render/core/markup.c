@@ -9,11 +9,13 @@
  *      nearest opener; two stars make bold, one italic), separately inside each
  *      link label and outside them, so emphasis never crosses a link edge.
  * Unpaired stars, brackets and backticks stay literal: markup never fails.
+ * A style change inside a cluster moves to the cluster's end (keep_clusters).
  * Then kept bytes with the same style are gathered into runs. */
 #include <string.h>
 
 #include "render/core/buf.h"
 #include "render/core/markup.h"
+#include "render/core/shape.h"
 
 typedef struct {
     size_t pos, len;     /* the star run in the source */
@@ -279,6 +281,43 @@ static int build_runs(scanner *sc, const long *style, fo_runs *out)
     return 1;
 }
 
+/* True when a style changes between two shown bytes before a non-ASCII
+ * one: only there can a cut fall inside a cluster. */
+static int cut_before_non_ascii(const scanner *sc, const long *style)
+{
+    long prev = -1;
+    for (size_t i = 0; i < sc->n; i++) {
+        if (style[i] < 0) continue;
+        if (prev >= 0 && style[i] != prev && (unsigned char)sc->s[i] >= 0x80) return 1;
+        prev = style[i];
+    }
+    return 0;
+}
+
+/* Moves every style change that falls inside a cluster of the shown text
+ * to the cluster's end (fo_shape_cluster_end), the cluster taking the style
+ * of its start: **नमस्**ते is bold नमस्ते, क**ि**ताब plain किताब. No
+ * writer can draw half a conjunct, or a vowel sign or haraka apart from
+ * its letter, in another style (HarfBuzz sets it on a dotted circle, and
+ * so do Word processors). Returns 0 when out of memory. */
+static int keep_clusters(const scanner *sc, long *style)
+{
+    if (!cut_before_non_ascii(sc, style)) return 1;
+    char *shown = fo_malloc(sc->n + 1);
+    size_t *at = fo_malloc((sc->n + 1) * sizeof *at), m = 0;
+    if (!shown || !at) { fo_free(shown); fo_free(at); return 0; }
+    for (size_t i = 0; i < sc->n; i++)
+        if (style[i] >= 0) { at[m] = i; shown[m++] = sc->s[i]; }
+    for (size_t p = 1; p < m; p++) {
+        if (style[at[p]] == style[at[p - 1]] || ((unsigned char)shown[p] & 0xC0) == 0x80) continue;
+        for (size_t q = p, e = fo_shape_cluster_end(shown, m, p); q < e; q++)
+            style[at[q]] = style[at[p - 1]];
+    }
+    fo_free(shown);
+    fo_free(at);
+    return 1;
+}
+
 fo_status fo_markup_parse(const char *src, fo_runs *out)
 {
     out->runs = NULL;
@@ -324,7 +363,7 @@ fo_status fo_markup_parse(const char *src, fo_runs *out)
                  : ((long)(sc.link[i] + 1) << 3) | (bold > 0 ? FO_RUN_BOLD : 0) |
                    (ital > 0 ? FO_RUN_ITALIC : 0) | (sc.code[i] ? FO_RUN_CODE : 0);
     }
-    if (!build_runs(&sc, style, out)) {
+    if (!keep_clusters(&sc, style) || !build_runs(&sc, style, out)) {
         runs_clear(out);
         goto cleanup;
     }

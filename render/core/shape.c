@@ -146,6 +146,29 @@ bool fo_shape_has_rtl(const char *utf8, size_t len)
     return false;
 }
 
+size_t fo_shape_cluster_end(const char *utf8, size_t len, size_t at)
+{
+    if (!utf8 || at == 0 || at >= len) return at;
+    hb_unicode_funcs_t *uf = hb_unicode_funcs_get_default();
+    size_t p = at;
+    do p--; while (p > 0 && ((unsigned char)utf8[p] & 0xC0) == 0x80);
+    uint32_t prev = fo_utf8_next(utf8, len, &p);
+    while (at < len) {
+        size_t next = at;
+        uint32_t c = fo_utf8_next(utf8, len, &next);
+        hb_unicode_general_category_t gc = hb_unicode_general_category(uf, c);
+        bool mark = gc == HB_UNICODE_GENERAL_CATEGORY_NON_SPACING_MARK ||
+                    gc == HB_UNICODE_GENERAL_CATEGORY_SPACING_MARK ||
+                    gc == HB_UNICODE_GENERAL_CATEGORY_ENCLOSING_MARK;
+        bool conjunct = gc == HB_UNICODE_GENERAL_CATEGORY_OTHER_LETTER &&
+                        hb_unicode_combining_class(uf, prev) == 9;   /* after a virama */
+        if (!mark && !conjunct && c != 0x200C && c != 0x200D) break;
+        prev = c;
+        at = next;
+    }
+    return at;
+}
+
 /* ---- shaping -------------------------------------------------------------- */
 typedef struct {
     size_t start, len;    /* code point range */
@@ -164,6 +187,8 @@ typedef struct {
     FriBidiCharType *types;      /* for text_levels */
     FriBidiBracketType *brackets;
     size_t n, nitems;
+    size_t a, b;          /* the code points shaped; the others are context */
+    uint32_t base;        /* byte offset of cp[a]: clusters count from it */
     void *mem;            /* every array above, one block: a text is shaped per
                            * word when measuring, so allocations add up */
     unsigned char stack[4096];
@@ -207,21 +232,23 @@ static bool text_decode(text_t *t, const char *utf8, size_t len)
     return true;
 }
 
+/* Levels of the shaped code points [a, b), as a paragraph of their own. */
 static bool text_levels(text_t *t, fo_dir dir)
 {
     FriBidiParType base = dir == FO_DIR_RTL ? FRIBIDI_PAR_RTL
                         : dir == FO_DIR_LTR ? FRIBIDI_PAR_LTR : FRIBIDI_PAR_ON;
-    fribidi_get_bidi_types(t->cp, (FriBidiStrIndex)t->n, t->types);
-    fribidi_get_bracket_types(t->cp, (FriBidiStrIndex)t->n, t->types, t->brackets);
-    return fribidi_get_par_embedding_levels_ex(t->types, t->brackets, (FriBidiStrIndex)t->n, &base,
-                                               t->level) != 0;
+    FriBidiStrIndex n = (FriBidiStrIndex)(t->b - t->a);
+    fribidi_get_bidi_types(t->cp + t->a, n, t->types + t->a);
+    fribidi_get_bracket_types(t->cp + t->a, n, t->types + t->a, t->brackets + t->a);
+    return fribidi_get_par_embedding_levels_ex(t->types + t->a, t->brackets + t->a, n, &base,
+                                               t->level + t->a) != 0;
 }
 
 /* The code points of the emoji sequence at t->cp[i] (emoji.h), given the
  * colour font and the script s; 0 when none starts there. */
 static size_t text_emoji(text_t *t, size_t i, hb_script_t s)
 {
-    size_t m = fo_emoji_sequence(t->cp + i, t->n - i);
+    size_t m = fo_emoji_sequence(t->cp + i, t->b - i);
     hb_entry *e = m ? font_get(FO_EMOJI_FONT) : NULL;
     if (!e || !e->font) return 0;
     for (size_t k = i; k < i + m; k++) {
@@ -241,7 +268,7 @@ static void text_fonts(text_t *t, hb_entry *pri, const char *font_file)
     hb_unicode_funcs_t *uf = hb_unicode_funcs_get_default();
     hb_script_t cur = HB_SCRIPT_COMMON;
     hb_entry *curf = NULL;
-    for (size_t i = 0; i < t->n; i++) {
+    for (size_t i = t->a; i < t->b; i++) {
         size_t m = text_emoji(t, i, cur);
         if (m) { i += m - 1; continue; }
         uint32_t c = t->cp[i];
@@ -260,14 +287,14 @@ static void text_fonts(text_t *t, hb_entry *pri, const char *font_file)
         if (!weak || strcmp(t->font[i]->path, FO_TEXT_FALLBACK_SYMBOLS) != 0) curf = t->font[i];
     }
     /* leading weak characters take the script of the first strong one */
-    size_t k = 0;
-    while (k < t->n && t->script[k] == HB_SCRIPT_COMMON) k++;
-    for (size_t i = 0; i < k && k < t->n; i++) t->script[i] = t->script[k];
+    size_t k = t->a;
+    while (k < t->b && t->script[k] == HB_SCRIPT_COMMON) k++;
+    for (size_t i = t->a; i < k && k < t->b; i++) t->script[i] = t->script[k];
 }
 
 static void text_items(text_t *t)
 {
-    for (size_t i = 0; i < t->n; i++) {
+    for (size_t i = t->a; i < t->b; i++) {
         item *last = t->nitems ? &t->items[t->nitems - 1] : NULL;
         if (last && last->level == t->level[i] && last->script == t->script[i] &&
             last->font == t->font[i]) {
@@ -307,7 +334,7 @@ static void text_reorder(text_t *t)
 typedef struct {
     uint32_t gid;
     int32_t x_off, y_off, x_adv;   /* font units */
-    uint32_t cluster;              /* byte offset in the text */
+    uint32_t cluster;              /* byte offset in the text shaped (not its context) */
     uint32_t cp;                   /* the cluster's first code point */
     bool rtl;
     hb_entry *font;
@@ -316,7 +343,9 @@ typedef struct {
 static raw_glyph *raw;             /* the last text shaped (under the lock) */
 static size_t nraw, capraw;
 
-/* Shapes one item, appending its glyphs to raw; false when out of memory. */
+/* Shapes one item, appending its glyphs to raw; false when out of memory.
+ * HarfBuzz sees the whole of t as context (up to five characters either
+ * side of the item: Arabic joining looks across item and piece ends). */
 static bool shape_item(const text_t *t, const item *it, hb_buffer_t *buf)
 {
     hb_buffer_clear_contents(buf);
@@ -333,14 +362,16 @@ static bool shape_item(const text_t *t, const item *it, hb_buffer_t *buf)
     if (!fo_grow((void **)&raw, &capraw, nraw + count, 64, sizeof *raw)) return false;
     for (unsigned g = 0; g < count; g++)
         raw[nraw++] = (raw_glyph){gi[g].codepoint, gp[g].x_offset, gp[g].y_offset, gp[g].x_advance,
-                                  t->off[gi[g].cluster], t->cp[gi[g].cluster], (it->level & 1) != 0,
+                                  t->off[gi[g].cluster] - t->base, t->cp[gi[g].cluster],
+                                  (it->level & 1) != 0,
                                   it->font};
     return true;
 }
 
-/* Shapes utf8 into raw (nraw glyphs); false when it could not. */
+/* Shapes utf8[from, from+n) into raw (nraw glyphs), the rest of utf8 its
+ * context; false when it could not. */
 static bool shape_raw(const char *pri_path, const char *font_file, const char *utf8, size_t len,
-                      fo_dir dir)
+                      size_t from, size_t n, fo_dir dir)
 {
     text_t t;
     t.mem = t.stack;
@@ -350,8 +381,11 @@ static bool shape_raw(const char *pri_path, const char *font_file, const char *u
     static hb_buffer_t *buf;
     if (!buf) buf = hb_buffer_create();
     hb_entry *pri = font_get(pri_path);
-    bool ok = pri && hb_buffer_allocation_successful(buf) && text_decode(&t, utf8, len) &&
-              text_levels(&t, dir);
+    bool ok = pri && hb_buffer_allocation_successful(buf) && text_decode(&t, utf8, len);
+    for (t.a = 0; ok && t.a < t.n && t.off[t.a] < from; t.a++) {}
+    for (t.b = t.a; ok && t.b < t.n && t.off[t.b] < from + n; t.b++) {}
+    t.base = (uint32_t)from;
+    ok = ok && text_levels(&t, dir);
     if (ok) {
         text_fonts(&t, pri, font_file);
         text_items(&t);
@@ -374,11 +408,23 @@ static bool shape_raw(const char *pri_path, const char *font_file, const char *u
 #define SLOTS 8192u             /* power of two */
 #define MAX_ENTRIES (SLOTS / 2)
 #define MAX_BYTES ((size_t)4 << 20)   /* the entries' blocks, at most */
+#define CTX_CHARS 5             /* context kept either side (HarfBuzz's own limit) */
+#define CTX_BYTES 24            /* and at most this many bytes of it (a uint8_t) */
+
+/* What a shaped text depends on: the font, the direction, the text and
+ * the context around it (text[0..pre) and the last post bytes: the text
+ * shaped is text[pre, len - post)). */
+typedef struct {
+    const char *font_file;
+    const char *text;
+    size_t len, pre, post;
+    fo_dir dir;
+} shape_key;
 
 typedef struct {
     uint32_t hash;
-    uint8_t dir;
-    uint32_t len, n;            /* text bytes, glyphs */
+    uint8_t dir, pre, post;     /* pre, post: context bytes (at most CTX_BYTES) */
+    uint32_t len, n;            /* text bytes with its context, glyphs */
     const char *font_file;      /* in the block */
     const char *text;           /* in the block */
     raw_glyph *g;               /* in the block */
@@ -387,24 +433,24 @@ typedef struct {
 static shaped_entry *slots[SLOTS];
 static size_t nentries, nbytes;
 
-static uint32_t text_hash(const char *font_file, const char *utf8, size_t len, fo_dir dir)
+static uint32_t key_hash(const shape_key *k)
 {
-    uint32_t h = 2166136261u ^ (uint32_t)dir;
-    for (const char *p = font_file ? font_file : ""; *p; p++) h = (h ^ (unsigned char)*p) * 16777619u;
+    uint32_t h = 2166136261u ^ (uint32_t)k->dir ^ (uint32_t)(k->pre << 8 | k->post << 16);
+    for (const char *p = k->font_file ? k->font_file : ""; *p; p++) h = (h ^ (unsigned char)*p) * 16777619u;
     h = (h ^ 0xFF) * 16777619u;
-    for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)utf8[i]) * 16777619u;
+    for (size_t i = 0; i < k->len; i++) h = (h ^ (unsigned char)k->text[i]) * 16777619u;
     return h;
 }
 
 /* The slot of the key: its entry, or the empty slot where it would go. */
-static shaped_entry **entry_slot(uint32_t h, const char *font_file, const char *utf8, size_t len,
-                                 fo_dir dir)
+static shaped_entry **entry_slot(uint32_t h, const shape_key *k)
 {
-    const char *ff = font_file ? font_file : "";
+    const char *ff = k->font_file ? k->font_file : "";
     for (uint32_t i = h & (SLOTS - 1);; i = (i + 1) & (SLOTS - 1)) {
         shaped_entry *e = slots[i];
-        if (!e || (e->hash == h && e->dir == dir && e->len == len &&
-                   memcmp(e->text, utf8, len) == 0 && strcmp(e->font_file, ff) == 0))
+        if (!e || (e->hash == h && e->dir == k->dir && e->len == k->len && e->pre == k->pre &&
+                   e->post == k->post && memcmp(e->text, k->text, k->len) == 0 &&
+                   strcmp(e->font_file, ff) == 0))
             return &slots[i];
     }
 }
@@ -419,22 +465,22 @@ static void cache_clear(void)
 }
 
 /* Keeps raw's glyphs in *at for the key (a failed allocation keeps nothing). */
-static void cache_put(shaped_entry **at, uint32_t h, const char *font_file, const char *utf8,
-                      size_t len, fo_dir dir)
+static void cache_put(shaped_entry **at, uint32_t h, const shape_key *k)
 {
-    const char *ff = font_file ? font_file : "";
+    const char *ff = k->font_file ? k->font_file : "";
     size_t flen = strlen(ff) + 1;
     size_t head = (sizeof(shaped_entry) + sizeof(raw_glyph) - 1) / sizeof(raw_glyph) * sizeof(raw_glyph);
-    size_t bytes = head + nraw * sizeof(raw_glyph) + flen + len;
+    size_t bytes = head + nraw * sizeof(raw_glyph) + flen + k->len;
     shaped_entry *e = fo_malloc(bytes);
     if (!e) return;
     nbytes += bytes;
     e->g = (raw_glyph *)((char *)e + head);
     char *str = (char *)(e->g + nraw);
     memcpy(str, ff, flen);
-    memcpy(str + flen, utf8, len);
+    memcpy(str + flen, k->text, k->len);
     if (nraw) memcpy(e->g, raw, nraw * sizeof *raw);
-    *e = (shaped_entry){h, (uint8_t)dir, (uint32_t)len, (uint32_t)nraw, str, str + flen, e->g};
+    *e = (shaped_entry){h, (uint8_t)k->dir, (uint8_t)k->pre, (uint8_t)k->post, (uint32_t)k->len,
+                        (uint32_t)nraw, str, str + flen, e->g};
     *at = e;
     nentries++;
 }
@@ -456,36 +502,75 @@ static size_t emit(const raw_glyph *g, size_t n, double size, fo_shaped *out, si
     return n;
 }
 
-size_t fo_shape(const char *font_file, double size, const char *utf8, size_t len, fo_dir dir,
-                fo_shaped *out, size_t cap, double *width)
+/* Shapes the key's text (from the cache when it was shaped before) into
+ * out at size; returns the glyph count. */
+static size_t shape_keyed(const shape_key *k, double size, fo_shaped *out, size_t cap,
+                          double *width)
 {
-    size_t n = 0;
+    size_t n = 0, len = k->len - k->pre - k->post;
     if (width) *width = 0;
-    if (!utf8 || len == 0) return 0;
-    const char *pri_path = fo_text_resolve(font_file);   /* text.c's lock: not under ours */
+    const char *pri_path = fo_text_resolve(k->font_file);   /* text.c's lock: not under ours */
     pthread_mutex_lock(&lock);
     uint32_t h = 0;
     shaped_entry **at = NULL;
     if (len <= SHORT) {
-        h = text_hash(font_file, utf8, len, dir);
-        at = entry_slot(h, font_file, utf8, len, dir);
+        h = key_hash(k);
+        at = entry_slot(h, k);
         if (*at) {
             n = emit((*at)->g, (*at)->n, size, out, cap, width);
             goto done;
         }
     }
-    if (!shape_raw(pri_path, font_file, utf8, len, dir)) goto done;
+    if (!shape_raw(pri_path, k->font_file, k->text, k->len, k->pre, len, k->dir)) goto done;
     n = emit(raw, nraw, size, out, cap, width);
     if (at) {
         if (nentries >= MAX_ENTRIES || nbytes >= MAX_BYTES) {
             cache_clear();
-            at = entry_slot(h, font_file, utf8, len, dir);
+            at = entry_slot(h, k);
         }
-        cache_put(at, h, font_file, utf8, len, dir);
+        cache_put(at, h, k);
     }
 done:
     pthread_mutex_unlock(&lock);
     return n;
+}
+
+size_t fo_shape(const char *font_file, double size, const char *utf8, size_t len, fo_dir dir,
+                fo_shaped *out, size_t cap, double *width)
+{
+    if (width) *width = 0;
+    if (!utf8 || len == 0) return 0;
+    shape_key k = {font_file, utf8, len, 0, 0, dir};
+    return shape_keyed(&k, size, out, cap, width);
+}
+
+/* Start of the code point that ends before text[at], stepping over
+ * continuation bytes (at > 0). */
+static size_t cp_back(const char *text, size_t at)
+{
+    do at--; while (at > 0 && ((unsigned char)text[at] & 0xC0) == 0x80);
+    return at;
+}
+
+size_t fo_shape_in(const char *font_file, double size, const char *text, size_t len, size_t off,
+                   size_t n, fo_dir dir, fo_shaped *out, size_t cap, double *width)
+{
+    if (width) *width = 0;
+    if (!text || n == 0 || off > len || n > len - off) return 0;
+    /* HarfBuzz keeps at most HB_BUFFER_CONTEXT_LENGTH (5) characters of
+       context either side: only they can change the glyphs, so only they
+       are decoded and make the cache key */
+    size_t from = off, to = off + n;
+    for (int i = 0; i < CTX_CHARS && from > 0 && off - cp_back(text, from) <= CTX_BYTES; i++)
+        from = cp_back(text, from);
+    for (int i = 0; i < CTX_CHARS && to < len; i++) {
+        size_t next = to;
+        fo_utf8_next(text, len, &next);
+        if (next - (off + n) > CTX_BYTES) break;
+        to = next;
+    }
+    shape_key k = {font_file, text + from, to - from, off - from, to - off - n, dir};
+    return shape_keyed(&k, size, out, cap, width);
 }
 
 void fo_shape_forget_fonts(void)

@@ -58,6 +58,25 @@ bool fo_shape_has_rtl(const char *utf8, size_t len);
 size_t fo_shape(const char *font_file, double size, const char *utf8, size_t len, fo_dir dir,
                 fo_shaped *out, size_t cap, double *width);
 
+/* Shapes the piece text[off, off+n) as fo_shape shapes it alone (its own
+ * bidi levels, itemizing, fonts from font_file), except that the
+ * characters around it in text[0..len) are HarfBuzz's context: letters
+ * that join across the piece's ends take their joined forms. For a style
+ * change inside a word (`مر**حب**ا`: each piece in its own font, still one
+ * joined word). Clusters count from text + off. Only the five characters
+ * either side matter (HarfBuzz keeps no more); they are part of the cache
+ * key. Returns 0 for an empty or out-of-range piece. */
+size_t fo_shape_in(const char *font_file, double size, const char *text, size_t len, size_t off,
+                   size_t n, fo_dir dir, fo_shaped *out, size_t cap, double *width);
+
+/* The first byte at or after `at` where utf8[0..len) may be cut between
+ * two styles without breaking a cluster: skips the characters that belong
+ * to the cluster before `at` (combining marks, ZWJ/ZWNJ, a consonant after
+ * a virama: नमस्|ते goes on to नमस्ते). Shaping cannot join a cluster cut
+ * in two (no font draws half a conjunct, a mark cut from its letter is set
+ * on a dotted circle): a writer cuts there instead. */
+size_t fo_shape_cluster_end(const char *utf8, size_t len, size_t at);
+
 /* Forgets every font shaping loaded (see fo_text_forget_fonts). */
 void fo_shape_forget_fonts(void);
 

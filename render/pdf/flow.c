@@ -268,10 +268,21 @@ static rstyle run_style(fo_pdf *c, const fo_run *r, const fo_pdf_style *st)
     return s;
 }
 
+/* Text and the text around it: a piece of a word cut by a style change,
+ * measured with its neighbours as the shaper's context (shape.h's
+ * fo_shape_in), as the line will draw it. */
+typedef struct {
+    const char *text;
+    size_t len;
+} around;
+
 /* Appends text in style rs to the line, split into single-font pieces; lv
- * (shaped lines only) holds the bidi level of each byte of s. */
+ * (shaped lines only) holds the bidi level of each byte of s; ctx (shaped
+ * lines only, may be NULL: s alone) the text s lies in. Pieces of a shaped
+ * line follow each other without a break, so each is drawn with its
+ * neighbours as context; an unshaped line's pieces end in a NUL. */
 static bool line_add(fo_pdf *c, line_t *L, const rstyle *rs, const char *s, size_t len,
-                     const uint8_t *lv)
+                     const uint8_t *lv, const around *ctx)
 {
     /* per input byte at most 4 out: U+FFFD for a stray byte and a piece's NUL */
     if (!fo_grow((void **)&L->buf, &L->bcap, L->blen + len * 4 + 8, 256, 1)) return false;
@@ -285,7 +296,7 @@ static bool line_add(fo_pdf *c, line_t *L, const rstyle *rs, const char *s, size
         if (!last || last->f != g || last->size != rs->size || last->color != rs->color ||
             last->url != rs->url) {
             if (!fo_grow((void **)&L->p, &L->cap, L->n + 1, 8, sizeof *L->p)) return false;
-            if (last) L->buf[L->blen++] = 0;  /* terminate the previous piece */
+            if (last && !L->shaped) L->buf[L->blen++] = 0;  /* terminate the previous piece */
             last = &L->p[L->n++];
             *last = (piece){g, rs->size, rs->color, rs->url, L->blen, 0, 0};
         }
@@ -298,7 +309,9 @@ static bool line_add(fo_pdf *c, line_t *L, const rstyle *rs, const char *s, size
     }
     if (L->shaped && L->n && len) { /* the text added to the last piece, shaped */
         piece *q = &L->p[L->n - 1];
-        double gw = fo_pdf_shaped_width(c, q->f, q->size, s, len, L->dir);
+        double gw = ctx ? fo_pdf_shaped_width_in(c, q->f, q->size, ctx->text, ctx->len,
+                                                 (size_t)(s - ctx->text), len, L->dir)
+                        : fo_pdf_shaped_width(c, q->f, q->size, s, len, L->dir);
         q->w += gw;   /* words meet at spaces: their widths add up (linear, not the */
         L->w += gw;   /* whole piece again at every word) */
     }
@@ -381,8 +394,10 @@ static void emit_shaped(fo_pdf *c, line_t *L, double x, double base)
         size_t i = order[rtl ? n - 1 - v : v];
         const piece *q = &L->p[r[i].piece];
         fo_pdf_fill_rgb(c->page, q->color);
-        r[i].w = fo_pdf_show_shaped_at(c, q->f, q->size, px, base, L->buf + r[i].off, r[i].len,
-                                       lv[i] & 1 ? FO_DIR_RTL : FO_DIR_LTR, rtl);
+        /* the whole line is the shaper's context: letters joined across a
+           style change (مر**حب**ا) keep their joined forms */
+        r[i].w = fo_pdf_show_shaped_in(c, q->f, q->size, px, base, L->buf, L->blen, r[i].off,
+                                       r[i].len, lv[i] & 1 ? FO_DIR_RTL : FO_DIR_LTR, rtl);
         px += rtl ? -r[i].w : r[i].w;
         r[i].x = rtl ? px : px - r[i].w;
     }
@@ -437,7 +452,7 @@ static void line_emit(fo_pdf *c, line_t *L, double x, double line_h)
     L->w = 0;
 }
 
-typedef struct { size_t run, off, len; } frag;
+typedef struct { size_t run, off, len, woff; } frag;   /* woff: in the word's text */
 
 /* Adds byte range [i, i+n) of run r to the word: extends its last fragment
  * or starts one. False when out of memory. */
@@ -449,8 +464,44 @@ static bool word_extend(frag **word, size_t *nw, size_t *wcap, size_t r, size_t 
         return true;
     }
     if (!fo_grow((void **)word, wcap, *nw + 1, 8, sizeof *w)) return false;
-    (*word)[(*nw)++] = (frag){r, i, n};
+    (*word)[(*nw)++] = (frag){r, i, n, 0};
     return true;
+}
+
+/* The word's fragments one after another into *buf (grown as needed), as
+ * ctx, each fragment's woff set: the context its pieces are shaped in when
+ * a style changes inside it. False when out of memory. */
+static bool word_join(const fo_runs *runs, frag *word, size_t nw, char **buf, size_t *cap,
+                      around *ctx)
+{
+    size_t len = 0;
+    for (size_t k = 0; k < nw; k++) len += word[k].len;
+    if (!fo_grow((void **)buf, cap, len + 1, 64, 1)) return false;
+    len = 0;
+    for (size_t k = 0; k < nw; k++) {
+        word[k].woff = len;
+        memcpy(*buf + len, runs->runs[word[k].run].text + word[k].off, word[k].len);
+        len += word[k].len;
+    }
+    *ctx = (around){*buf, len};
+    return true;
+}
+
+/* Where fragment f's text is: in the joined word when there is one. */
+static const char *frag_text(const fo_runs *runs, const frag *f, const around *ctx)
+{
+    return ctx ? ctx->text + f->woff : runs->runs[f->run].text + f->off;
+}
+
+/* The width of t[0..len) in style rs as line_add measures it: inside ctx
+ * (a word cut by style changes, shaped line) with its neighbours as
+ * context; else alone. */
+static double frag_width(fo_pdf *c, const line_t *L, const rstyle *rs, const char *t, size_t len,
+                         const around *ctx)
+{
+    if (!ctx) return fo_pdf_text_width(c, rs->f, rs->size, t, len);
+    return fo_pdf_shaped_width_in(c, rs->f, rs->size, ctx->text, ctx->len, (size_t)(t - ctx->text),
+                                  len, L->dir);
 }
 
 /* The bidi levels of the paragraph made of all the runs, one byte per byte
@@ -488,6 +539,8 @@ void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
     /* the levels of byte i of run r (NULL for a line that is not shaped) */
 #define LV(r, i) (plv ? plv + base[r] + (i) : NULL)
     frag *word = NULL;
+    char *wtext = NULL;     /* a word cut by style changes, whole (word_join) */
+    size_t wtcap = 0;
     char *brks = NULL;
     size_t nw = 0, wcap = 0;
     rstyle *styles = fo_calloc(runs->n ? runs->n : 1, sizeof *styles);
@@ -519,24 +572,33 @@ void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
             if (add && !brk_before && !word_extend(&word, &nw, &wcap, r, i, n)) goto oom;
             if (flush && nw) {
                 double ww = 0, sw = 0;
+                /* a word cut by style changes (مر**حب**ا) is measured and
+                   drawn piece by piece, the whole word their context */
+                around wc = {NULL, 0}, *ctx = NULL;
+                if (L.shaped && nw > 1) {
+                    if (!word_join(runs, word, nw, &wtext, &wtcap, &wc)) goto oom;
+                    ctx = &wc;
+                }
                 for (size_t k = 0; k < nw; k++)
-                    ww += fo_pdf_text_width(c, styles[word[k].run].f, styles[word[k].run].size,
-                                            runs->runs[word[k].run].text + word[k].off, word[k].len);
+                    ww += frag_width(c, &L, &styles[word[k].run], frag_text(runs, &word[k], ctx), word[k].len, ctx);
                 /* "see [the link]": the space is plain text, not the link's */
                 const rstyle *fs = &styles[space_run < runs->n ? space_run : word[0].run];
                 if (space && L.n) sw = fo_pdf_glyph_width(fs->f, ' ') * fs->size / 1000.0;
                 if (L.n && L.w + sw + ww > w) { line_emit(c, &L, x, line_h); sw = 0; }
-                if (sw > 0 && !line_add(c, &L, fs, " ", 1, LV(space_run, space_at))) goto oom;
+                if (sw > 0 && !line_add(c, &L, fs, " ", 1, LV(space_run, space_at), NULL)) goto oom;
                 for (size_t k = 0; k < nw; k++) {
                     const rstyle *ks = &styles[word[k].run];
-                    const char *t = runs->runs[word[k].run].text + word[k].off;
-                    if (ww <= w) { if (!line_add(c, &L, ks, t, word[k].len, LV(word[k].run, word[k].off))) goto oom; continue; }
+                    const char *t = frag_text(runs, &word[k], ctx);
+                    if (ww <= w) {
+                        if (!line_add(c, &L, ks, t, word[k].len, LV(word[k].run, word[k].off), ctx)) goto oom;
+                        continue;
+                    }
                     /* a word wider than the column: cut between characters */
                     for (size_t q = 0, m; q < word[k].len; q += m) {
                         fo_utf8_at(t + q, word[k].len - q, &m);
                         double gw = fo_pdf_text_width(c, ks->f, ks->size, t + q, m);
                         if (L.n && L.w + gw > w) line_emit(c, &L, x, line_h);
-                        if (!line_add(c, &L, ks, t + q, m, LV(word[k].run, word[k].off + q))) goto oom;
+                        if (!line_add(c, &L, ks, t + q, m, LV(word[k].run, word[k].off + q), NULL)) goto oom;
                     }
                 }
                 nw = 0;
@@ -551,8 +613,8 @@ void fo_pdf_runs(fo_pdf *c, const fo_runs *runs, const fo_pdf_style *st,
                 const rstyle *fs = &styles[space_run < runs->n ? space_run : r];
                 double sw = space && L.n ? fo_pdf_glyph_width(fs->f, ' ') * fs->size / 1000.0 : 0;
                 if (L.n && L.w + sw + gw > w) { line_emit(c, &L, x, line_h); sw = 0; }
-                if (sw > 0 && !line_add(c, &L, fs, " ", 1, LV(space_run, space_at))) goto oom;
-                if (!line_add(c, &L, cs, s + i, n, LV(r, i))) goto oom;
+                if (sw > 0 && !line_add(c, &L, fs, " ", 1, LV(space_run, space_at), NULL)) goto oom;
+                if (!line_add(c, &L, cs, s + i, n, LV(r, i), NULL)) goto oom;
                 space = false;
                 any = true;
             }
@@ -575,6 +637,7 @@ done:
     fo_free(styles);
     fo_free(brks);
     fo_free(word);
+    fo_free(wtext);
     fo_free(L.p);
     fo_free(L.buf);
     fo_free(L.lv);

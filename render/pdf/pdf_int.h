@@ -236,6 +236,12 @@ size_t fo_pdf_wrap_plain(fo_pdf *c, fo_pdf_font *f, double size, const char *s, 
  * words, and shaping is most of the cost of measuring. */
 double fo_pdf_shaped_width(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len,
                            fo_dir dir);
+/* fo_pdf_shaped_width of the piece text[off, off+len) with the text
+ * around it as the shaper's context (fo_shape_in: an Arabic word cut by a
+ * style change stays joined); the piece's width as drawn by
+ * fo_pdf_show_shaped_in. */
+double fo_pdf_shaped_width_in(fo_pdf *c, fo_pdf_font *f, double size, const char *text,
+                              size_t tlen, size_t off, size_t len, fo_dir dir);
 /* Frees the width cache and the shaping buffer. */
 void fo_pdf_widths_free(fo_pdf *c);
 /* Draws s shaped with its left end at (x, baseline y) in the current fill
@@ -249,6 +255,11 @@ void fo_pdf_show_shaped(fo_pdf *c, fo_pdf_font *f, double size, double x, double
  * its right edge). Returns the width (0 on failure). */
 double fo_pdf_show_shaped_at(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
                              const char *s, size_t len, fo_dir dir, bool right);
+/* fo_pdf_show_shaped_at of the piece text[off, off+len), the text around
+ * it the shaper's context (fo_shape_in). */
+double fo_pdf_show_shaped_in(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
+                             const char *text, size_t tlen, size_t off, size_t len, fo_dir dir,
+                             bool right);
 
 /* ---- glyphs.c: shaped glyphs by glyph id ---------------------------------- */
 typedef struct {

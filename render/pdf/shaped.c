@@ -50,6 +50,15 @@ double fo_pdf_shaped_width(fo_pdf *c, fo_pdf_font *f, double size, const char *s
     return w;
 }
 
+double fo_pdf_shaped_width_in(fo_pdf *c, fo_pdf_font *f, double size, const char *text,
+                              size_t tlen, size_t off, size_t len, fo_dir dir)
+{
+    double w = 0;
+    if (off == 0 && len == tlen) return fo_pdf_shaped_width(c, f, size, text, len, dir);
+    fo_shape_in(f->path, size, text, tlen, off, len, dir, NULL, 0, &w);
+    return w;
+}
+
 void fo_pdf_widths_free(fo_pdf *c)
 {
     fo_free(c->widths);
@@ -275,16 +284,24 @@ void fo_pdf_show_shaped(fo_pdf *c, fo_pdf_font *f, double size, double x, double
 double fo_pdf_show_shaped_at(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
                              const char *s, size_t len, fo_dir dir, bool right)
 {
+    return fo_pdf_show_shaped_in(c, f, size, x, y, s, len, 0, len, dir, right);
+}
+
+double fo_pdf_show_shaped_in(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
+                             const char *ctx, size_t clen, size_t off, size_t len, fo_dir dir,
+                             bool right)
+{
     double w = 0;
     if (c->st != FO_OK || !f || !f->def || len == 0) return 0;
+    const char *s = ctx + off;
     /* shaped once into the render's buffer; again only when it was short */
-    size_t n = fo_shape(f->path, size, s, len, dir, c->shaped, c->shaped_cap, &w);
+    size_t n = fo_shape_in(f->path, size, ctx, clen, off, len, dir, c->shaped, c->shaped_cap, &w);
     if (n > c->shaped_cap) {
         if (!fo_grow((void **)&c->shaped, &c->shaped_cap, n, 64, sizeof *c->shaped)) {
             fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
             return 0;
         }
-        n = fo_shape(f->path, size, s, len, dir, c->shaped, c->shaped_cap, &w);
+        n = fo_shape_in(f->path, size, ctx, clen, off, len, dir, c->shaped, c->shaped_cap, &w);
     }
     if (n == 0) return w;
     if (right) x -= w;

@@ -6,7 +6,9 @@
  * Input: one control byte (direction, size), then the text. Checked
  * invariants: fo_shape's count is the same with and without an output
  * array; every glyph has a font, a finite position and a cluster inside the
- * input; wrapped lines cover the input in order without overlap; an
+ * input; a piece shaped with the text around it as context (fo_shape_in)
+ * keeps the same invariants, its clusters inside the piece, and with no
+ * context is fo_shape; wrapped lines cover the input in order without overlap; an
  * ellipsized string fits its buffer and is NUL-terminated; the paragraph's
  * bidi levels (bidi.h) are valid UAX #9 levels, and the L2 order of pieces
  * cut at level changes is a permutation; every colour emoji's picture
@@ -37,6 +39,29 @@ static void check_shape(const char *s, size_t len, fo_dir dir, double pt)
     for (size_t i = 0; i < n; i++)
         if (g[i].cluster >= len || !isfinite(g[i].x) || !isfinite(g[i].y) || !g[i].font) abort();
     if (!isfinite(w)) abort();
+    free(g);
+}
+
+/* The piece of s from about a third to two thirds in (cut at character
+ * starts), shaped with the rest as context. */
+static void check_shape_in(const char *s, size_t len, fo_dir dir, double pt)
+{
+    size_t off = len / 3, end = len - len / 3;
+    while (off < len && ((unsigned char)s[off] & 0xC0) == 0x80) off++;
+    while (end < len && ((unsigned char)s[end] & 0xC0) == 0x80) end++;
+    if (end <= off) return;
+    size_t n = fo_shape_in(FONT, pt, s, len, off, end - off, dir, NULL, 0, NULL);
+    fo_shaped *g = malloc((n ? n : 1) * sizeof *g);
+    if (!g) return;
+    double w = -1;
+    if (fo_shape_in(FONT, pt, s, len, off, end - off, dir, g, n, &w) != n) abort();
+    for (size_t i = 0; i < n; i++)
+        if (g[i].cluster >= end - off || !isfinite(g[i].x) || !isfinite(g[i].advance) || !g[i].font)
+            abort();
+    if (!isfinite(w)) abort();
+    double w1 = -1, w2 = -2;
+    size_t whole = fo_shape_in(FONT, pt, s, len, 0, len, dir, NULL, 0, &w1);
+    if (whole != fo_shape(FONT, pt, s, len, dir, NULL, 0, &w2) || w1 != w2) abort();
     free(g);
 }
 
@@ -106,6 +131,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     const char *s = (const char *)data + 1;
     size_t len = size - 1;
     check_shape(s, len, dir, pt);
+    check_shape_in(s, len, dir, pt);
     check_bidi(s, len, dir);
     check_emoji(s, len, pt);
     fo_glyph g[64];

@@ -146,6 +146,30 @@ START_TEST(test_utf8)
 }
 END_TEST
 
+/* A style never changes inside a cluster: the cut moves to the cluster's
+ * end, the cluster in the style of its start (a conjunct, a vowel sign, a
+ * haraka); between letters that only join (Arabic), cuts stay. */
+START_TEST(test_clusters)
+{
+    RUNS("**नमस्**ते दुनिया", "[B:नमस्ते][: दुनिया]");
+    RUNS("नम**स्ते**", "[:नम][B:स्ते]");
+    RUNS("क**ि**ताब", "[:किताब]");
+    RUNS("ح**َ**ب", "[:حَب]");
+    RUNS("مر**حب**ا", "[:مر][B:حب][:ا]");
+    RUNS("[नमस्](https://x.y)ते", "[@https://x.y:नमस्ते]");
+    RUNS("e**\u0301**", "[:e\u0301]");
+    for (unsigned long k = 1; k < 100; k++) {   /* its allocations fail cleanly */
+        fo_runs r;
+        fo_alloc_fail_after(k);
+        fo_status st = fo_markup_parse("**नमस्**ते", &r);
+        fo_alloc_fail_after(0);
+        if (st == FO_OK) { fo_runs_free(&r); break; }
+        ck_assert_int_eq(st, FO_ERR_NOMEM);
+        ck_assert_uint_eq(r.n, 0);
+    }
+}
+END_TEST
+
 START_TEST(test_plain)
 {
     char *p = fo_markup_plain("Revenue grew **12%**; see [the dashboard](https://example.com).");
@@ -225,6 +249,7 @@ int main(void)
         test_escapes,
         test_unbalanced,
         test_utf8,
+        test_clusters,
         test_plain,
         test_alloc_failures,
         test_long_inputs,

@@ -141,6 +141,92 @@ START_TEST(test_shaped_again_same_as_hb_shape)
 }
 END_TEST
 
+/* "[g=c|...]" of the glyphs of hb's output (the same form) whose cluster
+ * lies in [off, off+n), clusters counted from off: the glyphs a piece of
+ * the text gets when the whole text is shaped at once. */
+static void piece_of(const char *hb, size_t off, size_t n, char *out, size_t cap)
+{
+    size_t l = (size_t)snprintf(out, cap, "[");
+    bool first = true;
+    for (const char *p = hb + 1; *p && *p != ']';) {
+        unsigned g, c;
+        if (sscanf(p, "%u=%u", &g, &c) != 2) break;
+        if (c >= off && c < off + n) {
+            l += (size_t)snprintf(out + l, cap - l, "%s%u=%zu", first ? "" : "|", g, c - off);
+            first = false;
+        }
+        p = strchr(p, '|');
+        if (!p) break;
+        p++;
+    }
+    snprintf(out + l, cap - l, "]");
+}
+
+static void glyph_ids(const fo_shaped *g, size_t n, char *out, size_t cap)
+{
+    size_t l = (size_t)snprintf(out, cap, "[");
+    for (size_t i = 0; i < n; i++)
+        l += (size_t)snprintf(out + l, cap - l, "%s%u=%u", i ? "|" : "", g[i].gid, g[i].cluster);
+    snprintf(out + l, cap - l, "]");
+}
+
+/* A style change inside an Arabic word (مر**حب**ا): each piece shaped with
+ * its neighbours as context takes exactly the glyphs hb-shape gives the
+ * whole text for its characters (joined forms), twice (the second from the
+ * cache), and not the glyphs of the piece shaped alone. */
+START_TEST(test_piece_shaped_in_context_joins)
+{
+    const char *s = "\xD9\x85\xD8\xB1\xD8\xAD\xD8\xA8\xD8\xA7 "
+                    "\xD8\xA8\xD8\xA7\xD9\x84\xD8\xB9\xD8\xA7\xD9\x84\xD9\x85"; /* مرحبا بالعالم */
+    static const size_t cuts[][2] = {{0, 4}, {4, 4}, {8, 17}, {2, 4}, {0, 25}};
+    char whole[2048];
+    if (!run_hb_shape(NOTO "NotoSansArabic-Regular.ttf", s, whole, sizeof whole)) {
+        fprintf(stderr, "t_shape: hb-shape (libharfbuzz-bin) not found; comparison skipped\n");
+        return;
+    }
+    for (int round = 0; round < 2; round++)
+        for (size_t k = 0; k < sizeof cuts / sizeof *cuts; k++) {
+            size_t off = cuts[k][0], n = cuts[k][1];
+            fo_shaped g[64];
+            double w = 0;
+            size_t m = fo_shape_in(PRIMARY, 12, s, strlen(s), off, n, FO_DIR_RTL, g, 64, &w);
+            ck_assert(m > 0 && m <= 64 && w > 0);
+            char mine[1024], theirs[1024];
+            glyph_ids(g, m, mine, sizeof mine);
+            piece_of(whole, off, n, theirs, sizeof theirs);
+            ck_assert_msg(strcmp(mine, theirs) == 0, "piece [%zu,+%zu): folio %s, hb-shape %s", off,
+                          n, mine, theirs);
+        }
+    /* the defect this guards against: "حب" alone is isolated/initial/final */
+    fo_shaped alone[8], in[8];
+    size_t na = fo_shape(PRIMARY, 12, s + 4, 4, FO_DIR_RTL, alone, 8, NULL);
+    size_t ni = fo_shape_in(PRIMARY, 12, s, strlen(s), 4, 4, FO_DIR_RTL, in, 8, NULL);
+    ck_assert_uint_eq(na, ni);
+    ck_assert(alone[0].gid != in[0].gid || alone[1].gid != in[1].gid);
+    /* no context: the same as fo_shape */
+    ck_assert_uint_eq(fo_shape_in(PRIMARY, 12, s + 4, 4, 0, 4, FO_DIR_RTL, in, 8, NULL), na);
+    ck_assert(in[0].gid == alone[0].gid && in[1].gid == alone[1].gid);
+    ck_assert_uint_eq(fo_shape_in(PRIMARY, 12, s, 4, 2, 3, FO_DIR_RTL, NULL, 0, NULL), 0);
+}
+END_TEST
+
+/* Where a style may cut a word without cutting a cluster. */
+START_TEST(test_cluster_end)
+{
+    const char *namaste = "\xE0\xA4\xA8\xE0\xA4\xAE\xE0\xA4\xB8\xE0\xA5\x8D\xE0\xA4\xA4\xE0\xA5\x87"; /* नमस्ते */
+    ck_assert_uint_eq(fo_shape_cluster_end(namaste, 18, 12), 18);   /* नमस्|ते: after the virama */
+    ck_assert_uint_eq(fo_shape_cluster_end(namaste, 18, 9), 18);    /* नमस|्ते: a mark */
+    ck_assert_uint_eq(fo_shape_cluster_end(namaste, 18, 6), 6);     /* नम|स्ते: free */
+    ck_assert_uint_eq(fo_shape_cluster_end(namaste, 18, 0), 0);
+    ck_assert_uint_eq(fo_shape_cluster_end(namaste, 18, 18), 18);
+    const char *haraka = "\xD8\xAD\xD9\x8E\xD8\xA8";    /* حَب */
+    ck_assert_uint_eq(fo_shape_cluster_end(haraka, 6, 2), 4);
+    ck_assert_uint_eq(fo_shape_cluster_end(haraka, 6, 4), 4);
+    const char *ka = "\xE0\xA4\x95\xE0\xA5\x8D \xE0\xA4\x96";  /* क् ख: a space ends it */
+    ck_assert_uint_eq(fo_shape_cluster_end(ka, 10, 6), 6);
+}
+END_TEST
+
 START_TEST(test_rtl_visual_order)
 {
     /* "abc" inside Hebrew: the Latin run keeps its order, the Hebrew words swap */
@@ -292,6 +378,8 @@ int main(void)
     const TTest *const tests[] = {
         test_same_glyphs_as_hb_shape,
         test_shaped_again_same_as_hb_shape,
+        test_piece_shaped_in_context_joins,
+        test_cluster_end,
         test_rtl_visual_order,
         test_no_notdef,
         test_wrap_uses_shaped_widths,
