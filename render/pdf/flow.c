@@ -362,13 +362,32 @@ static level_run *level_runs(const line_t *L, uint8_t **lv, size_t *n)
     return r;
 }
 
+/* True when the bidi levels of the line's one piece, resolved as a
+ * paragraph of its own (as fo_shape does), are those the whole paragraph
+ * gave it. Not so where the paragraph's context decides: "مرحبا !" ending a
+ * line of a left-to-right paragraph whose next line goes on in Arabic puts
+ * the "!" left of the word; alone, the line would put it right. Nor with
+ * explicit embeddings, overrides or isolates. */
+static bool levels_local(const line_t *L)
+{
+    const piece *q = &L->p[0];
+    if (L->explicit_) return false;
+    uint8_t small[256];
+    uint8_t *lv = q->len <= sizeof small ? small : fo_malloc(q->len);
+    if (!lv) return false;   /* the long way */
+    bool same = fo_bidi_levels(L->buf + q->off, q->len, L->dir, lv) != FO_DIR_AUTO &&
+                memcmp(lv, L->lv + q->off, q->len) == 0;
+    if (lv != small) fo_free(lv);
+    return same;
+}
+
 /* Draws a shaped line's pieces in visual order from x (the column's left
  * edge; a right-to-left line from its right edge, last piece first): each
  * cut at level changes, shaped once in its level's direction. */
 static void emit_shaped(fo_pdf *c, line_t *L, double x, double base)
 {
     bool rtl = L->dir == FO_DIR_RTL;
-    if (L->n == 1 && !L->explicit_) {
+    if (L->n == 1 && levels_local(L)) {
         /* one style: shaped whole in the paragraph's direction, fo_shape
            orders it (the same levels, without the cost of a shaping per
            level run: 15 % of a mixed-script report's PDF) */

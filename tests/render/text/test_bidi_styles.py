@@ -125,6 +125,24 @@ def test_pdf_wrapped_rtl_lines_each_reordered(rendered):
     assert max(right) - min(right) < 2, f"lines not right-aligned: {right}"
 
 
+@need
+def test_pdf_line_end_takes_its_levels_from_the_paragraph(tmp_path):
+    """A left-to-right paragraph whose first line ends "مرحبا !" and whose
+    next line goes on in Arabic: the "!" sits between two Arabic words of
+    the paragraph, so it is right to left and drawn left of مرحبا (UAX #9
+    resolves the whole paragraph, then reorders each line). Resolved as a
+    line of its own it would be drawn right of the word."""
+    text = " ".join(["words"] * 13) + " Arabic مرحبا ! بالعالم end"
+    (tmp_path / "s.json").write_text(json.dumps(
+        {"folio": 1, "blocks": [{"type": "paragraph", "text": text}]}, ensure_ascii=False), encoding="utf-8")
+    run_folio("render", tmp_path / "s.json", "-o", tmp_path / "o.pdf", check=0)
+    lines = lines_of(tmp_path / "o.pdf")
+    first = line_with(lines, "Arabic", "مرحبا", "!")
+    assert "بالعالم" not in first, f"the line does not end at the '!' any more; change the text: {lines}"
+    assert_visual(first, ["Arabic", "!", "مرحبا"])
+    assert_visual(line_with(lines, "بالعالم", "end"), ["بالعالم", "end"])
+
+
 def test_docx_styled_runs_inside_rtl(rendered, tmp_path):
     """Each run keeps its own direction: the bold Arabic run is w:rtl and
     bold for complex scripts too (w:bCs: Word and LibreOffice draw Arabic
