@@ -5,10 +5,12 @@
 # Greek, Bengali, Tamil, Persian, English — paragraphs, headings, table
 # items, chart titles and categories), rendered to PDF and to PNG (its 50
 # charts), by this folio and, when BEFORE names one, by a folio from before
-# shaping. ReportLab renders both reports to PDF as the peer (it draws the
-# mixed one unshaped: Arabic unjoined, left to right).
+# shaping. The peers draw both reports unshaped (Arabic unjoined, left to
+# right): ReportLab renders them to PDF, matplotlib (Agg) their 50 charts to
+# PNG, with a font fallback list covering the scripts.
+# CPU is user + system time to the millisecond (bench/rusage.py).
 # Targets: English <= 10 % slower than before; mixed within 2x English;
-# >= 5x faster than ReportLab.
+# >= 5x faster than ReportLab and matplotlib.
 #
 # usage: bench/bench-text.sh FOLIO_BIN   (RUNS=5; BEFORE=path/to/old/folio)
 set -uo pipefail
@@ -21,15 +23,15 @@ before=${BEFORE:+$(readlink -f "$BEFORE")}
 # best of $runs by CPU time: prints "wall cpu rss_kb" (bench/lib.sh)
 measure() { bench_measure cpu "$work/text" "$@"; }
 
-printf '%-8s %-8s %-5s %8s %8s %9s %10s\n' binary report fmt wall_s cpu_s rss_MiB bytes
+printf '%-10s %-8s %-5s %8s %8s %9s %10s\n' binary report fmt wall_s cpu_s rss_MiB bytes
 declare -A cpu
-row() {  # label report fmt cmd...
+row() {  # label report fmt out_prefix cmd...  (bytes: out_prefix*.fmt)
   local label=$1 rep=$2 fmt=$3 out=$4; shift 4
   read -r w c r < <(measure "$@") || { echo "$label $rep $fmt: failed"; return; }
   local bytes
-  bytes=$(cat "$out"* 2>/dev/null | wc -c)
+  bytes=$(cat "$out"*."$fmt" 2>/dev/null | wc -c)
   cpu[$label.$rep.$fmt]=$c
-  printf '%-8s %-8s %-5s %8s %8s %9.1f %10s\n' "$label" "$rep" "$fmt" "$w" "$c" "$(echo "$r / 1024" | bc -l)" "$bytes"
+  printf '%-10s %-8s %-5s %8s %8s %9.1f %10s\n' "$label" "$rep" "$fmt" "$w" "$c" "$(echo "$r / 1024" | bc -l)" "$bytes"
 }
 for rep in english mixed; do
   dir=report; [ $rep = mixed ] && dir=report-mixed
@@ -43,7 +45,9 @@ for rep in english mixed; do
       row "$label" "$rep" "$fmt" "$out" "$bin" render "$spec" -o "$out.$fmt" --quiet
     done
   done
-  row reportlab "$rep" pdf "$work/text/rl-$rep.pdf" $py "$here/reportlab_report.py" "$spec" "$work/text/rl-$rep.pdf"
+  row reportlab "$rep" pdf "$work/text/rl-$rep" $py "$here/reportlab_report.py" "$spec" "$work/text/rl-$rep.pdf"
+  rm -f "$work/text/mpl-$rep"*.png
+  row matplotlib "$rep" png "$work/text/mpl-$rep" $py "$here/matplotlib_charts.py" --spec "$spec" "$work/text/mpl-$rep"
 done
 ratio() { [ -n "${1:-}" ] && [ -n "${2:-}" ] && printf "%.2f" "$(echo "$1 / $2" | bc -l)" || echo "n/a"; }
 echo
@@ -54,3 +58,5 @@ for fmt in pdf png; do
 done
 echo "reportlab/folio pdf: English x$(ratio "${cpu[reportlab.english.pdf]:-}" "${cpu[after.english.pdf]:-}")," \
      "mixed x$(ratio "${cpu[reportlab.mixed.pdf]:-}" "${cpu[after.mixed.pdf]:-}") (target >= 5)"
+echo "matplotlib/folio png: English x$(ratio "${cpu[matplotlib.english.png]:-}" "${cpu[after.english.png]:-}")," \
+     "mixed x$(ratio "${cpu[matplotlib.mixed.png]:-}" "${cpu[after.mixed.png]:-}") (target >= 5)"
