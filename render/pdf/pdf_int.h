@@ -259,6 +259,11 @@ typedef struct {
     unsigned char actual;    /* 1: starts an /ActualText span with text (a cluster of
                               * more glyphs than characters), 2: inside it */
 } fo_pdf_glyph;
+
+/* Whether libharu's HPDF_MemCpy and HPDF_MemSet calls reach hpdf_mem.c's
+ * (the C library's copy and fill instead of byte loops). */
+bool fo_pdf_mem_interposed(void);
+
 /* True when font f can take n more shaped glyphs (codes are per font). */
 bool fo_pdf_glyph_codes_left(const fo_pdf_font *f, size_t n);
 /* Shows g[0..n) of font f (a TrueType file libharu loaded) at size from
