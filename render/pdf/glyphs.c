@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include <hpdf.h>
+#include <hpdf_encoder.h>
 #include <hpdf_font.h>
 #include <hpdf_fontdef.h>
 #include <hpdf_pages.h>
@@ -173,6 +174,38 @@ void fo_pdf_glyph_run(fo_pdf *c, fo_pdf_font *f, double size, double x, double y
 }
 
 /* ---- completing the font before saving ---------------------------------- */
+
+/* HPDF_GetFont with the UTF-8 encoder builds the descendant font's /W and
+ * /CIDToGIDMap over all 65,536 code points (hpdf_font_cid.c,
+ * CIDFontType2_New: a glyph lookup, a width and a two-byte copy per code,
+ * a PDF number per width): ~8 M instructions a font, 10% of the mixed-
+ * script report's PDF (17 fonts). fo_pdf_glyphs_finish rewrites both from
+ * the codes shown before the file is saved, so libharu's are thrown away.
+ * For the call, the encoder takes the path libharu has for table-driven
+ * encoders (HPDF_CMapEncoder_ToUnicode: only the codes its cid_map lists)
+ * with a map of one code, so the pair still exists, small, for
+ * fo_pdf_glyphs_finish to fill; the encoder is put back at once. The saved
+ * PDF is the same bytes. */
+HPDF_Font fo_pdf_get_font(HPDF_Doc pdf, const char *name)
+{
+    HPDF_Encoder e = HPDF_GetEncoder(pdf, "UTF-8");
+    HPDF_CMapEncoderAttr a = e && e->type == HPDF_ENCODER_TYPE_DOUBLE_BYTE ? e->attr : NULL;
+    HPDF_UINT16 (*cids)[256] = a ? fo_malloc(sizeof a->cid_map) : NULL;
+    if (!cids) return HPDF_GetFont(pdf, name, "UTF-8");    /* the long way */
+    HPDF_Encoder_ToUnicode_Func fn = e->to_unicode_fn;
+    HPDF_UNICODE space = a->unicode_map[0][' '];
+    memcpy(cids, a->cid_map, sizeof a->cid_map);
+    memset(a->cid_map, 0, sizeof a->cid_map);
+    a->cid_map[0][' '] = ' ';
+    a->unicode_map[0][' '] = ' ';
+    e->to_unicode_fn = HPDF_CMapEncoder_ToUnicode;
+    HPDF_Font f = HPDF_GetFont(pdf, name, "UTF-8");
+    e->to_unicode_fn = fn;
+    a->unicode_map[0][' '] = space;
+    memcpy(a->cid_map, cids, sizeof a->cid_map);
+    fo_free(cids);
+    return f;
+}
 
 void fo_pdf_mark_codes(fo_pdf *c, fo_pdf_font *f, const char *s)
 {

@@ -89,7 +89,7 @@ void fo_pdf_set_font(fo_pdf *c, fo_pdf_font *f, double size)
 {
     HPDF_Page p = c->page;
     if (!f->font && f->def && c->st == FO_OK)  /* first drawn: now it is embedded */
-        f->font = HPDF_GetFont(c->pdf, f->def->base_font, "UTF-8");
+        f->font = fo_pdf_get_font(c->pdf, f->def->base_font);
     if (!f->font) return;
     if (HPDF_Page_GetCurrentFont(p) == f->font && HPDF_Page_GetCurrentFontSize(p) == (HPDF_REAL)size)
         return;

@@ -281,6 +281,10 @@ void fo_pdf_mark_codes(fo_pdf *c, fo_pdf_font *f, const char *s);
  * real glyph ids, 50 KB compressed, and thousands of widths, in every PDF
  * that showed one Chinese character. */
 void fo_pdf_glyphs_finish(fo_pdf *c, fo_pdf_font *f);
+/* HPDF_GetFont(pdf, name, "UTF-8") without libharu's pass over every code
+ * point for /W and /CIDToGIDMap, which fo_pdf_glyphs_finish rewrites: the
+ * saved file is the same. NULL as HPDF_GetFont. */
+HPDF_Font fo_pdf_get_font(HPDF_Doc pdf, const char *name);
 /* bfchar entries of f's shaped glyphs for its /ToUnicode CMap. */
 void fo_pdf_glyphs_to_unicode(const fo_pdf_font *f, HPDF_Stream s);
 void fo_pdf_gmap_free(fo_pdf_font *f);
