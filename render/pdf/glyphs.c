@@ -223,7 +223,9 @@ void fo_pdf_mark_codes(fo_pdf *c, fo_pdf_font *f, const char *s)
             u = (p[0] & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 | (p[2] & 0x3Fu);
             p += 3;
         } else { p++; continue; }
-        if (u < FIRST_CODE) f->used[u >> 3] |= (uint8_t)(1u << (u & 7));
+        if (u >= FIRST_CODE) continue;
+        f->used[u >> 3] |= (uint8_t)(1u << (u & 7));
+        if (u >= f->used_top) f->used_top = u + 1;
     }
 }
 
@@ -237,7 +239,7 @@ void fo_pdf_glyphs_flag(fo_pdf_font *f)
     HPDF_TTFontDefAttr a = (HPDF_TTFontDefAttr)f->def->attr;
     memset(a->glyph_tbl.flgs, 0, a->num_glyphs);
     a->glyph_tbl.flgs[0] = 1;                           /* .notdef */
-    for (uint32_t u = 0; f->used && u < FIRST_CODE; u++) {
+    for (uint32_t u = 0; u < f->used_top; u++) {
         if (!code_used(f, u)) continue;
         HPDF_UINT16 g = HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)u);
         if (g < a->num_glyphs) a->glyph_tbl.flgs[g] = 1;
@@ -253,7 +255,7 @@ static void write_map(fo_pdf_font *f, HPDF_FontAttr fa, uint32_t top)
 {
     HPDF_BYTE *b = fo_calloc(top, 2);
     if (!b) return;
-    for (uint32_t u = 0; u < top && u < FIRST_CODE; u++) {
+    for (uint32_t u = 0; u < top && u < f->used_top; u++) {
         if (!code_used(f, u)) continue;
         HPDF_UINT16 gid = fo_pdf_subset_gid(f, HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)u));
         b[2 * u] = (HPDF_BYTE)(gid >> 8);
@@ -280,7 +282,7 @@ static void write_widths(fo_pdf_font *f, HPDF_FontAttr fa)
     HPDF_Array_Clear(w);
     HPDF_Array run = NULL;
     HPDF_INT16 dw = f->def->missing_width;
-    for (uint32_t u = 0; f->used && u < FIRST_CODE; u++) {
+    for (uint32_t u = 0; u < f->used_top; u++) {   /* codes above: the default */
         HPDF_INT16 adv = code_used(f, u)
             ? HPDF_TTFontDef_GetGidWidth(f->def, HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)u))
             : dw;
@@ -304,8 +306,7 @@ void fo_pdf_glyphs_finish(fo_pdf *c, fo_pdf_font *f)
     HPDF_FontAttr fa = (HPDF_FontAttr)f->font->attr;
     if (!fa || !fa->descendant_font || !fa->map_stream) return;
     uint32_t top = 1;
-    for (uint32_t u = 0; f->used && u < FIRST_CODE; u++)
-        if (code_used(f, u)) top = u + 1;
+    if (f->used_top > top) top = f->used_top;
     if (f->gmap && f->gmap->n) top = FIRST_CODE + (uint32_t)f->gmap->n;
     write_map(f, fa, top);
     write_widths(f, fa);

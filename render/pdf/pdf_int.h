@@ -38,6 +38,7 @@ typedef struct {
     uint8_t *has;             /* 2 bits per BMP code point: looked up, has a glyph;
                                * lazily (libharu's cmap lookup is a linear scan) */
     uint8_t *used;            /* 1 bit per code below U+D800: shown (glyphs.c) */
+    uint32_t used_top;        /* one past the highest code marked in used (0: none) */
     uint16_t *remap;          /* subset.c: glyph id -> id in the embedded subset */
     float ascent, descent;   /* 1/1000 em; descent is negative */
     float w[FO_PDF_WCACHE];
