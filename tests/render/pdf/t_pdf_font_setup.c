@@ -12,6 +12,7 @@
 #include <hpdf.h>
 #include <hpdf_encoder.h>
 #include <hpdf_font.h>
+#include <hpdf_streams.h>
 
 #include "render/pdf/pdf_int.h"
 #include "tests/check_run.h"
@@ -64,6 +65,9 @@ START_TEST(same_font_as_libharu_and_encoder_restored)
 
     HPDF_FontAttr fa = f2->attr;
     ck_assert_ptr_nonnull(fa->map_stream);
+    /* libharu's own map covers every code point (128 KiB); this one, one code */
+    ck_assert_uint_lt(fa->map_stream->stream->size, 1024);
+    ck_assert_uint_ge(((HPDF_FontAttr)f1->attr)->map_stream->stream->size, 0xD800 * 2);
     ck_assert_ptr_nonnull(HPDF_Dict_GetItem(fa->descendant_font, "W", HPDF_OCLASS_ARRAY));
     free(before);
     HPDF_Free(theirs);
