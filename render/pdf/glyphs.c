@@ -191,11 +191,18 @@ HPDF_Font fo_pdf_get_font(HPDF_Doc pdf, const char *name)
 {
     HPDF_Encoder e = HPDF_GetEncoder(pdf, "UTF-8");
     HPDF_CMapEncoderAttr a = e && e->type == HPDF_ENCODER_TYPE_DOUBLE_BYTE ? e->attr : NULL;
-    /* libharu's UTF-8 encoder leaves its cid_map empty (it converts by
-       rule): one entry is set for the call and cleared after it */
-    const unsigned char *m = a ? (const unsigned char *)a->cid_map : NULL;
-    if (!m || m[0] || memcmp(m, m + 1, sizeof a->cid_map - 1) != 0)
+    /* libharu's UTF-8 encoder converts by rule and leaves its cid_map
+       empty, but for its parser's state in the first bytes
+       (hpdf_encoder_utf.c: 10 bytes at cid_map[0]); that state is put
+       aside and back, and one entry set for the call and cleared after */
+    enum { STATE = 8 };                      /* cid_map[0][0..7]: 16 bytes */
+    const unsigned char *m = a ? (const unsigned char *)a->cid_map + 2 * STATE : NULL;
+    size_t rest = a ? sizeof a->cid_map - 2 * STATE : 0;
+    if (!m || m[0] || memcmp(m, m + 1, rest - 1) != 0)
         return HPDF_GetFont(pdf, name, "UTF-8");             /* the long way */
+    HPDF_UINT16 state[STATE];
+    memcpy(state, a->cid_map[0], sizeof state);
+    memset(a->cid_map[0], 0, sizeof state);
     HPDF_Encoder_ToUnicode_Func fn = e->to_unicode_fn;
     HPDF_UNICODE space = a->unicode_map[0][' '];
     a->cid_map[0][' '] = ' ';
@@ -205,6 +212,7 @@ HPDF_Font fo_pdf_get_font(HPDF_Doc pdf, const char *name)
     e->to_unicode_fn = fn;
     a->unicode_map[0][' '] = space;
     a->cid_map[0][' '] = 0;
+    memcpy(a->cid_map[0], state, sizeof state);
     return f;
 }
 

@@ -69,6 +69,16 @@ START_TEST(same_font_as_libharu_and_encoder_restored)
     ck_assert_uint_lt(fa->map_stream->stream->size, 1024);
     ck_assert_uint_ge(((HPDF_FontAttr)f1->attr)->map_stream->stream->size, 0xD800 * 2);
     ck_assert_ptr_nonnull(HPDF_Dict_GetItem(fa->descendant_font, "W", HPDF_OCLASS_ARRAY));
+    /* measuring leaves the encoder's parser state in its cid_map: a second
+       font still takes the short way, and the state comes back */
+    const char *n3 = HPDF_LoadTTFontFromFile(ours, "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf", HPDF_TRUE);
+    if (n3) {
+        memcpy(before, a, sizeof *before);
+        HPDF_Font f3 = fo_pdf_get_font(ours, n3);
+        ck_assert_ptr_nonnull(f3);
+        ck_assert_uint_lt(((HPDF_FontAttr)f3->attr)->map_stream->stream->size, 1024);
+        ck_assert_mem_eq(a, before, sizeof *before);
+    }
     free(before);
     HPDF_Free(theirs);
     HPDF_Free(ours);
