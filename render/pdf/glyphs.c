@@ -32,6 +32,7 @@
 #include <hpdf_font.h>
 #include <hpdf_fontdef.h>
 #include <hpdf_pages.h>
+#include <hpdf_streams.h>
 
 #include "render/core/utf8.h"
 #include "render/pdf/pdf_int.h"
@@ -111,13 +112,27 @@ static void utf16_hex(const char *utf8, char *out)
 
 /* ---- drawing --------------------------------------------------------------- */
 
-/* Appends code (a surrogate) as libharu's UTF-8 encoder reads it. */
+/* Appends code (a surrogate) as the four hex digits of its two bytes, as
+ * libharu writes a UTF-8 font's text (hpdf_page_operator.c,
+ * InternalWriteText: the encoder's big-endian bytes, upper-case hex). */
 static size_t put_code(char *o, uint32_t code)
 {
-    o[0] = (char)(0xE0 | code >> 12);
-    o[1] = (char)(0x80 | ((code >> 6) & 0x3F));
-    o[2] = (char)(0x80 | (code & 0x3F));
-    return 3;
+    static const char hex[] = "0123456789ABCDEF";
+    for (int k = 0; k < 4; k++) o[k] = hex[code >> (12 - 4 * k) & 0xF];
+    return 4;
+}
+
+/* Writes "<codes> Tj" into the page's content stream, as
+ * HPDF_Page_ShowText(p, text) writes it for these codes. Why not through
+ * libharu: ShowText measures the text first (per code: the encoder, the
+ * font's cmap, the glyph's width), only to move a text position nobody
+ * reads (HPDF_Page_GetCurrentTextPos); every glyph run sets its own text
+ * matrix. That measuring was 7% of the mixed-script report's PDF
+ * (callgrind). hex holds the digits, "<" before them and room after. */
+static void show_codes(HPDF_Page p, char *hex, size_t n)
+{
+    memcpy(hex + 1 + n, "> Tj\012", 6);
+    HPDF_Stream_WriteStr(((HPDF_PageAttr)p->attr)->stream, hex);
 }
 
 /* Opens a marked-content span whose text is utf8 (readers take it instead
@@ -144,17 +159,17 @@ void fo_pdf_glyph_run(fo_pdf *c, fo_pdf_font *f, double size, double x, double y
                       const fo_pdf_glyph *g, size_t n)
 {
     HPDF_Page p = c->page;
-    char buf[3 * 64 + 1];
-    size_t o = 0;
+    char buf[1 + 4 * 64 + 6] = "<";   /* "<", the codes' hex digits, "> Tj\n" */
+    size_t o = 0;            /* hex digits in buf */
     double pen = 0;          /* where the PDF's pen is after the codes in buf */
     fo_pdf_set_font(c, f, size);
+    if (!f->font) return;    /* libharu would refuse the text too */
     for (size_t i = 0; i <= n; i++) {
         bool span_edge = i < n && (g[i].actual == 1 || (g[i].actual == 0 && i > 0 && g[i - 1].actual));
-        bool flow = i < n && o > 0 && o + 3 < sizeof buf && g[i].dy == 0 && !span_edge &&
+        bool flow = i < n && o > 0 && o + 4 <= 4 * 64 && g[i].dy == 0 && !span_edge &&
                     __builtin_fabs(x + g[i].x - pen) < 0.02;
         if (o > 0 && (i == n || !flow)) {
-            buf[o] = 0;
-            HPDF_Page_ShowText(p, buf);
+            show_codes(p, buf, o);
             o = 0;
         }
         if (i < n ? span_edge && i > 0 && g[i - 1].actual : n > 0 && g[n - 1].actual) fo_pdf_actual_close(p);
@@ -168,7 +183,7 @@ void fo_pdf_glyph_run(fo_pdf *c, fo_pdf_font *f, double size, double x, double y
             pen = x + g[i].x;
             HPDF_Page_SetTextMatrix(p, 1, 0, 0, 1, (HPDF_REAL)pen, (HPDF_REAL)(y + g[i].dy));
         }
-        o += put_code(buf + o, code);
+        o += put_code(buf + 1 + o, code);
         pen += adv * size / 1000.0;
     }
 }
