@@ -13,19 +13,29 @@ bench_init() {
   [ -f "$work/report/report.json" ] || $py "$here/gen_report.py" "$work/report"
 }
 
-# bench_measure BY DIR CMD...: runs CMD $runs times under /usr/bin/time and
-# prints the best run as "wall_s cpu_s rss_kb" (cpu = user + sys), best by
-# wall time (BY=wall) or by CPU time (BY=cpu). DIR holds time.txt and
-# CMD's stderr (err.txt), which is shown when CMD fails.
+# bench_once DIR CMD...: runs CMD once under bench/rusage.py and prints
+# "wall_s cpu_s rss_kb" (cpu = user + sys, to the millisecond: /usr/bin/time
+# prints hundredths). DIR holds time.txt and CMD's stderr (err.txt), which
+# is shown when CMD fails.
+bench_once() {
+  local dir=$1
+  shift
+  $py "$here/rusage.py" "$dir/time.txt" "$dir/err.txt" "$@" \
+    || { cat "$dir/err.txt" >&2; return 1; }
+  tail -1 "$dir/time.txt"
+}
+
+# bench_best BY: of the "wall_s cpu_s rss_kb" lines on stdin, the best by
+# wall time (BY=wall) or by CPU time (BY=cpu).
+bench_best() {
+  local key=1
+  [ "$1" = cpu ] && key=2
+  awk 'NF' | sort -k"$key,$key" -n | head -1
+}
+
+# bench_measure BY DIR CMD...: CMD $runs times, the best run (bench_best).
 bench_measure() {
-  local by=$1 dir=$2 best="" line key=1
+  local by=$1 dir=$2
   shift 2
-  [ "$by" = cpu ] && key=2
-  for _ in $(seq "$runs"); do
-    /usr/bin/time -o "$dir/time.txt" -f "%e %U %S %M" "$@" >/dev/null 2>"$dir/err.txt" \
-      || { cat "$dir/err.txt" >&2; return 1; }
-    line=$(tail -1 "$dir/time.txt" | awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}')
-    best=$(printf '%s\n%s\n' "$best" "$line" | awk 'NF' | sort -k"$key,$key" -n | head -1)
-  done
-  echo "$best"
+  for _ in $(seq "$runs"); do bench_once "$dir" "$@" || return 1; done | bench_best "$by"
 }

@@ -1,16 +1,26 @@
 #!/usr/bin/python3
-"""matplotlib_charts.py — the peer for bench-png.sh: N grouped bar charts
-(12 categories x 3 series, 800x500 px) drawn with matplotlib's Agg backend.
+"""matplotlib_charts.py — the PNG peer: grouped bar charts drawn with
+matplotlib's Agg backend.
 
 Usage: matplotlib_charts.py N OUTDIR
-Same data, title, axis title and legend as the folio spec bench-png.sh writes."""
+  bench-png.sh: N charts (12 categories x 3 series, 800x500 px), the same
+  data, title, axis title and legend as the folio spec bench-png.sh writes.
+Usage: matplotlib_charts.py --spec SPEC.json OUTDIR
+  bench-text.sh: every column chart of a gen_report.py spec (English or
+  mixed-script), its size, title, y title, categories and bottom legend,
+  with a font fallback list covering the report's scripts (matplotlib
+  neither shapes nor reorders: Arabic comes out unjoined, left to right)."""
+import csv
+import json
 import math
+import os
 import sys
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import font_manager  # noqa: E402
 
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
@@ -41,5 +51,60 @@ def main():
         plt.close(fig)
 
 
+# Families tried in order for each character (matplotlib >= 3.6 falls back
+# glyph by glyph): Latin, Greek, Cyrillic, Arabic and Hebrew first, then the
+# scripts DejaVu lacks, CJK, Hangul.
+FALLBACK = ["DejaVu Sans", "Noto Sans Devanagari", "Noto Sans Bengali", "Noto Sans Tamil",
+            "Noto Sans Thai", "Noto Sans Arabic", "Noto Sans Hebrew", "Droid Sans Fallback",
+            "NanumGothic"]
+# Their Debian files, registered at start: matplotlib's font list cache may
+# predate fonts-noto-core (it is built once, at first use).
+FILES = ["noto/NotoSans%s-Regular.ttf" % s for s in
+         ("Devanagari", "Bengali", "Tamil", "Thai", "Arabic", "Hebrew")] + ["nanum/NanumGothic.ttf"]
+
+
+def spec_chart(block, rows, path):
+    """One column chart of the report, drawn as folio draws it: bars per
+    series, title, y title, legend below."""
+    cats = [r[block["x"]] for r in rows]
+    names = block["y"]
+    w = 0.8 / len(names)
+    fig, ax = plt.subplots(figsize=(block.get("width", 800) / 100,
+                                    block.get("height", 400) / 100), dpi=100)
+    for s, name in enumerate(names):
+        ax.bar([i + (s - (len(names) - 1) / 2) * w for i in range(len(cats))],
+               [float(r[name]) for r in rows], w, label=name)
+    ax.set_xticks(range(len(cats)))
+    ax.set_xticklabels(cats)
+    ax.set_title(block.get("title", ""))
+    ax.set_ylabel(block.get("y_title", ""))
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=len(names))
+    ax.grid(axis="y", color="#e0e0e0")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def spec_main(spec_path, out):
+    for name in FILES:
+        path = "/usr/share/fonts/truetype/" + name
+        if os.path.exists(path):
+            font_manager.fontManager.addfont(path)
+    plt.rcParams["font.family"] = FALLBACK
+    spec = json.load(open(spec_path))
+    base = os.path.dirname(os.path.abspath(spec_path))
+    n = 0
+    for block in spec["blocks"]:
+        if block["type"] != "chart":
+            continue
+        with open(os.path.join(base, spec["data"][block["data"]]["csv"]), newline="") as f:
+            rows = list(csv.DictReader(f))
+        n += 1
+        spec_chart(block, rows, f"{out}-{n}.png")
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1] == "--spec":
+        spec_main(sys.argv[2], sys.argv[3])
+    else:
+        main()

@@ -28,9 +28,11 @@
 #include <string.h>
 
 #include <hpdf.h>
+#include <hpdf_encoder.h>
 #include <hpdf_font.h>
 #include <hpdf_fontdef.h>
 #include <hpdf_pages.h>
+#include <hpdf_streams.h>
 
 #include "render/core/utf8.h"
 #include "render/pdf/pdf_int.h"
@@ -110,13 +112,27 @@ static void utf16_hex(const char *utf8, char *out)
 
 /* ---- drawing --------------------------------------------------------------- */
 
-/* Appends code (a surrogate) as libharu's UTF-8 encoder reads it. */
+/* Appends code (a surrogate) as the four hex digits of its two bytes, as
+ * libharu writes a UTF-8 font's text (hpdf_page_operator.c,
+ * InternalWriteText: the encoder's big-endian bytes, upper-case hex). */
 static size_t put_code(char *o, uint32_t code)
 {
-    o[0] = (char)(0xE0 | code >> 12);
-    o[1] = (char)(0x80 | ((code >> 6) & 0x3F));
-    o[2] = (char)(0x80 | (code & 0x3F));
-    return 3;
+    static const char hex[] = "0123456789ABCDEF";
+    for (int k = 0; k < 4; k++) o[k] = hex[code >> (12 - 4 * k) & 0xF];
+    return 4;
+}
+
+/* Writes "<codes> Tj" into the page's content stream, as
+ * HPDF_Page_ShowText(p, text) writes it for these codes. Why not through
+ * libharu: ShowText measures the text first (per code: the encoder, the
+ * font's cmap, the glyph's width), only to move a text position nobody
+ * reads (HPDF_Page_GetCurrentTextPos); every glyph run sets its own text
+ * matrix. That measuring was 7% of the mixed-script report's PDF
+ * (callgrind). hex holds the digits, "<" before them and room after. */
+static void show_codes(HPDF_Page p, char *hex, size_t n)
+{
+    memcpy(hex + 1 + n, "> Tj\012", 6);
+    HPDF_Stream_WriteStr(((HPDF_PageAttr)p->attr)->stream, hex);
 }
 
 /* Opens a marked-content span whose text is utf8 (readers take it instead
@@ -143,17 +159,17 @@ void fo_pdf_glyph_run(fo_pdf *c, fo_pdf_font *f, double size, double x, double y
                       const fo_pdf_glyph *g, size_t n)
 {
     HPDF_Page p = c->page;
-    char buf[3 * 64 + 1];
-    size_t o = 0;
+    char buf[1 + 4 * 64 + 6] = "<";   /* "<", the codes' hex digits, "> Tj\n" */
+    size_t o = 0;            /* hex digits in buf */
     double pen = 0;          /* where the PDF's pen is after the codes in buf */
     fo_pdf_set_font(c, f, size);
+    if (!f->font) return;    /* libharu would refuse the text too */
     for (size_t i = 0; i <= n; i++) {
         bool span_edge = i < n && (g[i].actual == 1 || (g[i].actual == 0 && i > 0 && g[i - 1].actual));
-        bool flow = i < n && o > 0 && o + 3 < sizeof buf && g[i].dy == 0 && !span_edge &&
+        bool flow = i < n && o > 0 && o + 4 <= 4 * 64 && g[i].dy == 0 && !span_edge &&
                     __builtin_fabs(x + g[i].x - pen) < 0.02;
         if (o > 0 && (i == n || !flow)) {
-            buf[o] = 0;
-            HPDF_Page_ShowText(p, buf);
+            show_codes(p, buf, o);
             o = 0;
         }
         if (i < n ? span_edge && i > 0 && g[i - 1].actual : n > 0 && g[n - 1].actual) fo_pdf_actual_close(p);
@@ -167,12 +183,53 @@ void fo_pdf_glyph_run(fo_pdf *c, fo_pdf_font *f, double size, double x, double y
             pen = x + g[i].x;
             HPDF_Page_SetTextMatrix(p, 1, 0, 0, 1, (HPDF_REAL)pen, (HPDF_REAL)(y + g[i].dy));
         }
-        o += put_code(buf + o, code);
+        o += put_code(buf + 1 + o, code);
         pen += adv * size / 1000.0;
     }
 }
 
 /* ---- completing the font before saving ---------------------------------- */
+
+/* HPDF_GetFont with the UTF-8 encoder builds the descendant font's /W and
+ * /CIDToGIDMap over all 65,536 code points (hpdf_font_cid.c,
+ * CIDFontType2_New: a glyph lookup, a width and a two-byte copy per code,
+ * a PDF number per width): ~8 M instructions a font, 10% of the mixed-
+ * script report's PDF (17 fonts). fo_pdf_glyphs_finish rewrites both from
+ * the codes shown before the file is saved, so libharu's are thrown away.
+ * For the call, the encoder takes the path libharu has for table-driven
+ * encoders (HPDF_CMapEncoder_ToUnicode: only the codes its cid_map lists)
+ * with a map of one code, so the pair still exists, small, for
+ * fo_pdf_glyphs_finish to fill; the encoder is put back at once. The saved
+ * PDF is the same bytes. (Saving and restoring the whole 128 KiB map per
+ * font cost 1 ms of copying in that report: only the one entry is.) */
+HPDF_Font fo_pdf_get_font(HPDF_Doc pdf, const char *name)
+{
+    HPDF_Encoder e = HPDF_GetEncoder(pdf, "UTF-8");
+    HPDF_CMapEncoderAttr a = e && e->type == HPDF_ENCODER_TYPE_DOUBLE_BYTE ? e->attr : NULL;
+    /* libharu's UTF-8 encoder converts by rule and leaves its cid_map
+       empty, but for its parser's state in the first bytes
+       (hpdf_encoder_utf.c: 10 bytes at cid_map[0]); that state is put
+       aside and back, and one entry set for the call and cleared after */
+    enum { STATE = 8 };                      /* cid_map[0][0..7]: 16 bytes */
+    const unsigned char *m = a ? (const unsigned char *)a->cid_map + 2 * STATE : NULL;
+    size_t rest = a ? sizeof a->cid_map - 2 * STATE : 0;
+    if (!m || m[0] || memcmp(m, m + 1, rest - 1) != 0)
+        return HPDF_GetFont(pdf, name, "UTF-8");             /* the long way */
+    HPDF_UINT16 state[STATE];
+    memcpy(state, a->cid_map[0], sizeof state);
+    memset(a->cid_map[0], 0, sizeof state);
+    HPDF_Encoder_ToUnicode_Func fn = e->to_unicode_fn;
+    HPDF_UNICODE space = a->unicode_map[0][' '];
+    a->cid_map[0][' '] = ' ';
+    a->unicode_map[0][' '] = ' ';
+    e->to_unicode_fn = HPDF_CMapEncoder_ToUnicode;
+    HPDF_Font f = HPDF_GetFont(pdf, name, "UTF-8");
+    e->to_unicode_fn = fn;
+    a->unicode_map[0][' '] = space;
+    a->cid_map[0][' '] = 0;
+    memcpy(a->cid_map[0], state, sizeof state);
+    return f;
+}
 
 void fo_pdf_mark_codes(fo_pdf *c, fo_pdf_font *f, const char *s)
 {
@@ -190,7 +247,9 @@ void fo_pdf_mark_codes(fo_pdf *c, fo_pdf_font *f, const char *s)
             u = (p[0] & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 | (p[2] & 0x3Fu);
             p += 3;
         } else { p++; continue; }
-        if (u < FIRST_CODE) f->used[u >> 3] |= (uint8_t)(1u << (u & 7));
+        if (u >= FIRST_CODE) continue;
+        f->used[u >> 3] |= (uint8_t)(1u << (u & 7));
+        if (u >= f->used_top) f->used_top = u + 1;
     }
 }
 
@@ -204,7 +263,7 @@ void fo_pdf_glyphs_flag(fo_pdf_font *f)
     HPDF_TTFontDefAttr a = (HPDF_TTFontDefAttr)f->def->attr;
     memset(a->glyph_tbl.flgs, 0, a->num_glyphs);
     a->glyph_tbl.flgs[0] = 1;                           /* .notdef */
-    for (uint32_t u = 0; f->used && u < FIRST_CODE; u++) {
+    for (uint32_t u = 0; u < f->used_top; u++) {
         if (!code_used(f, u)) continue;
         HPDF_UINT16 g = HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)u);
         if (g < a->num_glyphs) a->glyph_tbl.flgs[g] = 1;
@@ -220,7 +279,7 @@ static void write_map(fo_pdf_font *f, HPDF_FontAttr fa, uint32_t top)
 {
     HPDF_BYTE *b = fo_calloc(top, 2);
     if (!b) return;
-    for (uint32_t u = 0; u < top && u < FIRST_CODE; u++) {
+    for (uint32_t u = 0; u < top && u < f->used_top; u++) {
         if (!code_used(f, u)) continue;
         HPDF_UINT16 gid = fo_pdf_subset_gid(f, HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)u));
         b[2 * u] = (HPDF_BYTE)(gid >> 8);
@@ -247,7 +306,7 @@ static void write_widths(fo_pdf_font *f, HPDF_FontAttr fa)
     HPDF_Array_Clear(w);
     HPDF_Array run = NULL;
     HPDF_INT16 dw = f->def->missing_width;
-    for (uint32_t u = 0; f->used && u < FIRST_CODE; u++) {
+    for (uint32_t u = 0; u < f->used_top; u++) {   /* codes above: the default */
         HPDF_INT16 adv = code_used(f, u)
             ? HPDF_TTFontDef_GetGidWidth(f->def, HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)u))
             : dw;
@@ -271,8 +330,7 @@ void fo_pdf_glyphs_finish(fo_pdf *c, fo_pdf_font *f)
     HPDF_FontAttr fa = (HPDF_FontAttr)f->font->attr;
     if (!fa || !fa->descendant_font || !fa->map_stream) return;
     uint32_t top = 1;
-    for (uint32_t u = 0; f->used && u < FIRST_CODE; u++)
-        if (code_used(f, u)) top = u + 1;
+    if (f->used_top > top) top = f->used_top;
     if (f->gmap && f->gmap->n) top = FIRST_CODE + (uint32_t)f->gmap->n;
     write_map(f, fa, top);
     write_widths(f, fa);

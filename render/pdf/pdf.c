@@ -40,6 +40,11 @@ void fo_pdf_fail(fo_pdf *c, fo_status st, const char *fmt, ...)
     va_end(ap);
 }
 
+/* hpdf_mem.c replaces libharu's byte-loop copy and fill only when it is
+ * linked in, and a static library's member is linked only when something
+ * refers to it: this does, wherever the PDF writer is linked. */
+static bool (*const keep_hpdf_mem)(void) __attribute__((used)) = fo_pdf_mem_interposed;
+
 static void hpdf_error(HPDF_STATUS code, HPDF_STATUS detail, void *user)
 {
     fo_pdf *c = user;
@@ -84,7 +89,7 @@ void fo_pdf_set_font(fo_pdf *c, fo_pdf_font *f, double size)
 {
     HPDF_Page p = c->page;
     if (!f->font && f->def && c->st == FO_OK)  /* first drawn: now it is embedded */
-        f->font = HPDF_GetFont(c->pdf, f->def->base_font, "UTF-8");
+        f->font = fo_pdf_get_font(c->pdf, f->def->base_font);
     if (!f->font) return;
     if (HPDF_Page_GetCurrentFont(p) == f->font && HPDF_Page_GetCurrentFontSize(p) == (HPDF_REAL)size)
         return;

@@ -38,6 +38,7 @@ typedef struct {
     uint8_t *has;             /* 2 bits per BMP code point: looked up, has a glyph;
                                * lazily (libharu's cmap lookup is a linear scan) */
     uint8_t *used;            /* 1 bit per code below U+D800: shown (glyphs.c) */
+    uint32_t used_top;        /* one past the highest code marked in used (0: none) */
     uint16_t *remap;          /* subset.c: glyph id -> id in the embedded subset */
     float ascent, descent;   /* 1/1000 em; descent is negative */
     float w[FO_PDF_WCACHE];
@@ -271,6 +272,11 @@ typedef struct {
     unsigned char actual;    /* 1: starts an /ActualText span with text (a cluster of
                               * more glyphs than characters), 2: inside it */
 } fo_pdf_glyph;
+
+/* Whether libharu's HPDF_MemCpy and HPDF_MemSet calls reach hpdf_mem.c's
+ * (the C library's copy and fill instead of byte loops). */
+bool fo_pdf_mem_interposed(void);
+
 /* True when font f can take n more shaped glyphs (codes are per font). */
 bool fo_pdf_glyph_codes_left(const fo_pdf_font *f, size_t n);
 /* Shows g[0..n) of font f (a TrueType file libharu loaded) at size from
@@ -288,6 +294,10 @@ void fo_pdf_mark_codes(fo_pdf *c, fo_pdf_font *f, const char *s);
  * real glyph ids, 50 KB compressed, and thousands of widths, in every PDF
  * that showed one Chinese character. */
 void fo_pdf_glyphs_finish(fo_pdf *c, fo_pdf_font *f);
+/* HPDF_GetFont(pdf, name, "UTF-8") without libharu's pass over every code
+ * point for /W and /CIDToGIDMap, which fo_pdf_glyphs_finish rewrites: the
+ * saved file is the same. NULL as HPDF_GetFont. */
+HPDF_Font fo_pdf_get_font(HPDF_Doc pdf, const char *name);
 /* bfchar entries of f's shaped glyphs for its /ToUnicode CMap. */
 void fo_pdf_glyphs_to_unicode(const fo_pdf_font *f, HPDF_Stream s);
 void fo_pdf_gmap_free(fo_pdf_font *f);

@@ -373,6 +373,30 @@ START_TEST(test_emoji_sequences_same_as_hb_shape)
 }
 END_TEST
 
+/* The font chosen for a character is kept per process (font_for's slots):
+ * a bold primary still gets the script's bold file after a regular one
+ * asked for the same letters, a regular one the regular file after it, and
+ * the same after the fonts are forgotten. */
+START_TEST(test_script_font_follows_boldness)
+{
+    const char *bold = fo_fonts_bold(fo_fonts_for_char(0x0627));
+    const char *regular = fo_fonts_for_char(0x0627);
+    if (!regular || !bold || bold == regular) return;   /* Noto Arabic (bold) not installed */
+    const char *s = "\xD8\xB4\xD8\xA7\xD9\x8A";   /* شاي */
+    static const char *const primaries[] = {
+        PRIMARY, "/usr/share/fonts/truetype/liberation/LiberationSans-Bold.ttf", PRIMARY};
+    for (int round = 0; round < 2; round++) {
+        for (size_t k = 0; k < 3; k++) {
+            fo_shaped g[8];
+            size_t n = fo_shape(primaries[k], 10, s, strlen(s), FO_DIR_AUTO, g, 8, NULL);
+            ck_assert_uint_ge(n, 1);
+            for (size_t i = 0; i < n; i++) ck_assert_str_eq(g[i].font, k == 1 ? bold : regular);
+        }
+        fo_shape_forget_fonts();
+    }
+}
+END_TEST
+
 int main(void)
 {
     const TTest *const tests[] = {
@@ -385,6 +409,7 @@ int main(void)
         test_wrap_uses_shaped_widths,
         test_script_fonts_are_those_fontconfig_finds,
         test_emoji_sequences_same_as_hb_shape,
+        test_script_font_follows_boldness,
         NULL,
     };
     return fo_check_tests("shape", 0, tests);
