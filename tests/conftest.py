@@ -41,6 +41,18 @@ def write_spec(dirpath, spec, name="spec.json"):
     return path
 
 
+def render_blocks(dirpath, blocks, *exts, name="s"):
+    """Renders a spec of blocks (written as dirpath/NAME.json) to NAME.EXT for
+    each of exts; returns the output paths in that order."""
+    spec = write_spec(dirpath, {"folio": 1, "blocks": blocks}, f"{name}.json")
+    outs = [pathlib.Path(dirpath) / f"{name}.{e}" for e in exts]
+    args = ["render", spec]
+    for o in outs:
+        args += ["-o", o]
+    run_folio(*args, check=0)
+    return outs
+
+
 @pytest.fixture
 def spec_file(tmp_path):
     def make(spec, name="spec.json"):

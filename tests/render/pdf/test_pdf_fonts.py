@@ -14,18 +14,14 @@ import subprocess
 
 import pytest
 
-from conftest import run_folio
+from conftest import render_blocks
 
 pytestmark = pytest.mark.skipif(not shutil.which("pdffonts") or not shutil.which("qpdf"),
                                 reason="poppler-utils and qpdf are needed")
 
 
 def render(tmp_path, blocks):
-    (tmp_path / "s.json").write_text(json.dumps({"folio": 1, "blocks": blocks}, ensure_ascii=False),
-                                     encoding="utf-8")
-    pdf = tmp_path / "out.pdf"
-    run_folio("render", tmp_path / "s.json", "-o", pdf, check=0)
-    return pdf
+    return render_blocks(tmp_path, blocks, "pdf")[0]
 
 
 def embedded(pdf):

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from conftest import run_folio
+from conftest import render_blocks as render
 
 Image = pytest.importorskip("PIL.Image")
 FONT = pathlib.Path("/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf")
@@ -18,17 +18,6 @@ pytestmark = pytest.mark.skipif(not FONT.exists() or not shutil.which("pdftoppm"
 
 EMOJI = "🚀✅📈😀"   # outside the BMP and inside it (✅ U+2705)
 TEXT = "Launch 🚀 done ✅ growth 📈 smile 😀 again 🚀 and ✅"
-
-
-def render(tmp_path, blocks, *exts, name="s"):
-    spec = tmp_path / f"{name}.json"
-    spec.write_text(json.dumps({"folio": 1, "blocks": blocks}, ensure_ascii=False), encoding="utf-8")
-    outs = [tmp_path / f"{name}.{e}" for e in exts]
-    args = ["render", spec]
-    for o in outs:
-        args += ["-o", o]
-    run_folio(*args, check=0)
-    return outs
 
 
 def chart(title):

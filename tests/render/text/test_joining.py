@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from conftest import run_folio
+from conftest import render_blocks, run_folio
 from test_bidi_styles import drawn_glyphs
 from test_world_text import word_boxes
 
@@ -59,11 +59,7 @@ def expected(pieces, text=TEXT):
 
 
 def render(tmp_path, blocks):
-    (tmp_path / "s.json").write_text(json.dumps({"folio": 1, "blocks": blocks}, ensure_ascii=False),
-                                     encoding="utf-8")
-    pdf = tmp_path / "o.pdf"
-    run_folio("render", tmp_path / "s.json", "-o", pdf, check=0)
-    return pdf
+    return render_blocks(tmp_path, blocks, "pdf")[0]
 
 
 @need
