@@ -94,14 +94,19 @@ static bool has_sa(const char *utf8, size_t len)
 
 static bool regional(uint32_t c) { return c >= 0x1F1E6 && c <= 0x1F1FF; }
 
-/* libunibreak 1.1 (Debian 12) predates regional indicators' pairing rule
- * and asserts on them (lbcNew <= LBP_JT): each becomes U+1F300 (class ID,
- * also four bytes) in its copy, and keep_emoji pairs them. */
-static void hide_regional(char *clean, size_t len)
+/* libunibreak 1.1 (Debian 12) asserts on two kinds of character, so its
+ * copy of the text has them replaced by characters of the same length:
+ * - regional indicators (it predates their pairing rule: lbcNew <= LBP_JT)
+ *   become U+1F300 (class ID, four bytes); keep_emoji pairs them;
+ * - U+FFFF, which it takes for its end-of-text mark (found by fuzz_text:
+ *   "a\uFFFF" aborted the render), becomes U+FFFD (three bytes). */
+static void hide_asserting(char *clean, size_t len)
 {
     for (size_t k = 0; k < len;) {
         size_t at = k;
-        if (regional(fo_utf8_next(clean, len, &k))) memcpy(clean + at, "\xF0\x9F\x8C\x80", 4);
+        uint32_t c = fo_utf8_next(clean, len, &k);
+        if (regional(c)) memcpy(clean + at, "\xF0\x9F\x8C\x80", 4);
+        else if (c == 0xFFFF) memcpy(clean + at, "\xEF\xBF\xBD", 3);
     }
 }
 
@@ -144,7 +149,7 @@ char *fo_linebreaks(const char *utf8, size_t len)
         fo_utf8_next(clean, len, &k);
         if (k == at + 1 && (unsigned char)clean[at] >= 0x80) clean[at] = '?';
     }
-    hide_regional(clean, len);
+    hide_asserting(clean, len);
     pthread_once(&once, init);
     set_linebreaks_utf8((const utf8_t *)clean, len, NULL, brks);
     if (has_sa(clean, len)) sa_breaks(clean, len, brks);

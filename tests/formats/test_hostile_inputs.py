@@ -118,6 +118,26 @@ def test_a_long_heading_is_refused_at_its_text(spec_file):
     assert e["pointer"] == "/blocks/0/text" and "at most 4096" in e["message"]
 
 
+def test_noncharacters_in_text_render_everywhere(spec_file, tmp_path):
+    """U+FFFF is valid in JSON and UTF-8, and libunibreak 1.1 takes it for
+    its end of text: "a\uffff" in a paragraph aborted the PDF and PNG
+    renders (found by fuzz_text). Every format renders, and PDF text reads
+    back around it; flags (which libunibreak also asserted on) too."""
+    text = "Total a\uffff b \ufffe c \U0001F1EF\U0001F1F5 done"
+    spec = spec_file({"folio": 1, "blocks": [
+        {"type": "paragraph", "text": text},
+        {"type": "chart", "kind": "bar", "title": text, "x": "k", "y": "v",
+         "data": {"columns": ["k", "v"], "rows": [[text, 1], ["b", 2]]}}]})
+    outs = [tmp_path / f"o.{ext}" for ext in ("pdf", "png", "docx", "pptx", "xlsx")]
+    args = ["render", spec]
+    for o in outs:
+        args += ["-o", o]
+    run_folio(*args, check=0)
+    got = subprocess.run(["pdftotext", outs[0], "-"], capture_output=True, text=True, check=True).stdout
+    assert "Total a" in got and "done" in got
+    assert subprocess.run(["pngcheck", outs[1]], capture_output=True).returncode == 0
+
+
 def test_largest_allowed_paragraph_renders_to_a_valid_pdf(spec_file, tmp_path):
     words = ("lorem ipsum dolor sit amet " * 40000)[:1 << 20]
     path = spec_file({"folio": 1, "title": "T" * 4096, "blocks": [{"type": "paragraph", "text": words}]})

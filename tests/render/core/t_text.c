@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "render/core/emoji.h"
+#include "render/core/linebreak.h"
+#include "folio.h"
 #include "render/core/text.h"
 #include "tests/check_run.h"
 #include "render/core/utf8.h"
@@ -129,6 +131,22 @@ START_TEST(emoji_sequences_wrap_whole)
     }
     ck_assert_uint_eq(fo_text_wrap(SANS, 10, flags, strlen(flags), one * 1.5, lines, 8), 3);
     for (int k = 0; k < 3; k++) ck_assert_uint_eq(lines[k].len, 8);   /* two indicators */
+}
+END_TEST
+
+/* U+FFFF (a noncharacter, but valid UTF-8) is libunibreak 1.1's end-of-
+ * text mark: after a letter it aborted the render (fuzz_text). It wraps
+ * like any other character now, and the breaks after it are still found. */
+START_TEST(noncharacter_ffff_wraps)
+{
+    const char *s = "a\xEF\xBF\xBF b c";
+    char *brks = fo_linebreaks(s, strlen(s));
+    ck_assert_ptr_nonnull(brks);
+    ck_assert(fo_linebreak_after(brks, 4));    /* after the space */
+    ck_assert(!fo_linebreak_after(brks, 1));   /* inside U+FFFF */
+    fo_free(brks);
+    fo_text_line lines[8];
+    ck_assert_uint_eq(fo_text_wrap(SANS, 10, s, strlen(s), fo_text_width(SANS, 10, "a\xEF\xBF\xBF", 4), lines, 8), 3);
 }
 END_TEST
 
@@ -261,6 +279,7 @@ int main(void)
         cjk_falls_back_to_droid,
         symbols_and_emoji_fall_back_to_symbola,
         emoji_sequences_wrap_whole,
+        noncharacter_ffff_wraps,
         wrap_at_spaces_hyphens_and_newlines,
         wrap_hard_breaks_long_words_between_characters,
         wrap_thai_between_words,
