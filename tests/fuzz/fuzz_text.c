@@ -90,7 +90,7 @@ static void check_bidi(const char *s, size_t len, fo_dir dir)
     if (dir != FO_DIR_AUTO && got != dir) abort();
     size_t n = 0;
     for (size_t i = 0; i < len; i++) {
-        if (lv[i] > 125) abort();
+        if (lv[i] > 126) abort();   /* UAX #9: max_depth 125, +1 by the implicit rules */
         if (i == 0 || lv[i] != lv[i - 1]) runs[n++] = lv[i];
     }
     fo_bidi_order(runs, n, order);
