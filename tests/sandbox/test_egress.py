@@ -40,6 +40,13 @@ pytestmark = pytest.mark.skipif(_SKIP is not None, reason=_SKIP or "")
 
 # ------------------------------------------------------------------ servers
 
+class Backlogged(ThreadingHTTPServer):
+    """socketserver listens with a backlog of 5: 200 connections at once
+    through the proxy then lose SYNs, which the kernel resends after 1 s,
+    then 3 s (a test of the proxy took 5-8 s on it now and then)."""
+    request_queue_size = 512
+
+
 class Server:
     """An HTTP(S) server on 127.0.0.1 in a thread; records each request."""
 
@@ -78,7 +85,7 @@ class Server:
                 data = self.rfile.read(n)
                 self._reply(b"got %d bytes: %s" % (n, hashlib.sha256(data).hexdigest().encode()))
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.httpd = Backlogged(("127.0.0.1", 0), H)
         self.httpd.daemon_threads = True
         if cert:
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
