@@ -54,7 +54,7 @@ bool fo_emoji_is(uint32_t cp)
 }
 
 /* ---- sequences (UTS #51) ------------------------------------------------- */
-static bool regional(uint32_t c) { return c >= 0x1F1E6 && c <= 0x1F1FF; }
+bool fo_emoji_regional(uint32_t c) { return c >= 0x1F1E6 && c <= 0x1F1FF; }
 static bool modifier(uint32_t c) { return c >= 0x1F3FB && c <= 0x1F3FF; }
 static bool keycap_base(uint32_t c) { return (c >= '0' && c <= '9') || c == '#' || c == '*'; }
 
@@ -91,7 +91,7 @@ size_t fo_emoji_sequence(const uint32_t *cp, size_t n)
     size_t k = 0;
     pthread_mutex_lock(&lock);
     FT_Face f = face_get();
-    if (f && regional(cp[0]) && n > 1 && regional(cp[1]))
+    if (f && fo_emoji_regional(cp[0]) && n > 1 && fo_emoji_regional(cp[1]))
         k = 2;
     else if (f)
         for (size_t e = element(f, cp, n); e > 0; e = element(f, cp + k + 1, n - k - 1)) {

@@ -40,6 +40,9 @@ size_t fo_emoji_sequence(const uint32_t *cp, size_t n);
  * utf8[0] (at most 32 code points), or 0. */
 size_t fo_emoji_sequence_utf8(const char *utf8, size_t len);
 
+/* True when c is a regional indicator (U+1F1E6..U+1F1FF): two make a flag. */
+bool fo_emoji_regional(uint32_t c);
+
 /* True when utf8[0..len) has an emoji sequence (a pictograph, or U+FE0F
  * or U+20E3 after a character the font has). */
 bool fo_emoji_any(const char *utf8, size_t len);

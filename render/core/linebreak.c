@@ -92,8 +92,6 @@ static bool has_sa(const char *utf8, size_t len)
 
 /* ---- emoji sequences -------------------------------------------------------- */
 
-static bool regional(uint32_t c) { return c >= 0x1F1E6 && c <= 0x1F1FF; }
-
 /* libunibreak 1.1 (Debian 12) asserts on two kinds of character, so its
  * copy of the text has them replaced by characters of the same length:
  * - regional indicators (it predates their pairing rule: lbcNew <= LBP_JT)
@@ -105,7 +103,7 @@ static void hide_asserting(char *clean, size_t len)
     for (size_t k = 0; k < len;) {
         size_t at = k;
         uint32_t c = fo_utf8_next(clean, len, &k);
-        if (regional(c)) memcpy(clean + at, "\xF0\x9F\x8C\x80", 4);
+        if (fo_emoji_regional(c)) memcpy(clean + at, "\xF0\x9F\x8C\x80", 4);
         else if (c == 0xFFFF) memcpy(clean + at, "\xEF\xBF\xBD", 3);
     }
 }
@@ -119,9 +117,9 @@ static void keep_emoji(const char *utf8, size_t len, char *brks)
         size_t next = i, m;
         uint32_t c = fo_utf8_next(utf8, len, &next);
         if (c < 0x80) { i = next; continue; }
-        if (!(m = fo_emoji_sequence_utf8(utf8 + i, len - i)) && regional(c) && next < len) {
+        if (!(m = fo_emoji_sequence_utf8(utf8 + i, len - i)) && fo_emoji_regional(c) && next < len) {
             size_t after = next;
-            if (regional(fo_utf8_next(utf8, len, &after))) m = after - i;
+            if (fo_emoji_regional(fo_utf8_next(utf8, len, &after))) m = after - i;
         }
         for (size_t k = i, q; m && k < i + m; k = q) {
             q = k;
