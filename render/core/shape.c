@@ -13,6 +13,7 @@
 
 #include <fribidi.h>
 #include <hb.h>
+#include <hb-ot.h>
 
 #include "folio.h"
 #include "render/core/buf.h"
@@ -27,6 +28,7 @@ typedef struct {
     char *path;
     hb_font_t *font;      /* NULL: could not be loaded */
     double upem;
+    uint8_t words;        /* shaped word by word (words_apart): 0 not yet known, 1 yes, 2 no */
 } hb_entry;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -371,18 +373,18 @@ typedef struct {
 static raw_glyph *raw;             /* the last text shaped (under the lock) */
 static size_t nraw, capraw;
 
-/* Shapes one item, appending its glyphs to raw; false when out of memory.
- * HarfBuzz sees the whole of t as context (up to five characters either
- * side of the item: Arabic joining looks across item and piece ends). */
-static bool shape_item(const text_t *t, const item *it, hb_buffer_t *buf)
+/* Shapes t's code points [s, s+n) of item it, appending their glyphs to
+ * raw; false when out of memory. HarfBuzz sees the whole of t as context
+ * (up to five characters either side: Arabic joining looks across item
+ * and piece ends). */
+static bool shape_span(const text_t *t, const item *it, size_t s, size_t n, hb_buffer_t *buf)
 {
     hb_buffer_clear_contents(buf);
-    hb_buffer_add_codepoints(buf, t->cp, (int)t->n, (unsigned)it->start, (int)it->len);
+    hb_buffer_add_codepoints(buf, t->cp, (int)t->n, (unsigned)s, (int)n);
     hb_buffer_set_direction(buf, it->level & 1 ? HB_DIRECTION_RTL : HB_DIRECTION_LTR);
     hb_buffer_set_script(buf, it->script);
     hb_buffer_set_flags(buf, HB_BUFFER_FLAG_REMOVE_DEFAULT_IGNORABLES);
     hb_buffer_guess_segment_properties(buf);
-    if (!it->font || !it->font->font) return true;
     hb_shape(it->font->font, buf, NULL, 0);
     unsigned count;
     hb_glyph_info_t *gi = hb_buffer_get_glyph_infos(buf, &count);
@@ -393,6 +395,185 @@ static bool shape_item(const text_t *t, const item *it, hb_buffer_t *buf)
                                   t->off[gi[g].cluster] - t->base, t->cp[gi[g].cluster],
                                   (it->level & 1) != 0,
                                   it->font};
+    return true;
+}
+
+/* ---- word by word --------------------------------------------------------- */
+
+/* Why words: a line is shaped again when it is drawn, after its words were
+ * shaped one by one to measure them, and the same words come back all
+ * through a document. When no lookup of a font involves the space glyph,
+ * a text cut at its spaces and shaped word by word gives the glyphs the
+ * whole text gives, so a line is drawn from the words its measuring
+ * shaped (Firefox's word cache and Chromium's word shaper rest on the same
+ * test of the font: gfxFont::CheckForFeaturesInvolvingSpace). HarfBuzz's
+ * context (the characters either side of a text) only decides Arabic-style
+ * joining, where a space joins nothing, as no character does. A cut is
+ * never made before a mark or a format character: one after a space sits
+ * on the space. Callgrind, mixed-script report: its lines' shaping was
+ * 21 % of the PDF's instructions. */
+
+/* True when the font can be shaped word by word: it has a space glyph,
+ * no GSUB or GPOS lookup has the space among its glyphs (Noto Sans
+ * Devanagari kerns across spaces, Liberation Sans kerns "A " and " T"),
+ * and it has no legacy kern or AAT table (HarfBuzz applies those without
+ * lookups to ask). Found once per font; caller holds the lock. */
+static bool words_apart(hb_entry *e)
+{
+    if (e->words) return e->words == 1;
+    hb_face_t *face = hb_font_get_face(e->font);
+    hb_codepoint_t space;
+    bool ok = hb_font_get_nominal_glyph(e->font, ' ', &space);
+    static const hb_tag_t legacy[] = {HB_TAG('k', 'e', 'r', 'n'), HB_TAG('m', 'o', 'r', 'x'),
+                                      HB_TAG('m', 'o', 'r', 't'), HB_TAG('k', 'e', 'r', 'x')};
+    for (size_t i = 0; ok && i < sizeof legacy / sizeof *legacy; i++) {
+        hb_blob_t *b = hb_face_reference_table(face, legacy[i]);
+        ok = hb_blob_get_length(b) == 0;
+        hb_blob_destroy(b);
+    }
+    hb_set_t *glyphs = ok ? hb_set_create() : NULL;
+    static const hb_tag_t tables[] = {HB_OT_TAG_GPOS, HB_OT_TAG_GSUB};
+    for (size_t k = 0; ok && k < 2; k++) {
+        unsigned n = hb_ot_layout_table_get_lookup_count(face, tables[k]);
+        for (unsigned i = 0; ok && i < n; i++) {
+            hb_set_clear(glyphs);
+            hb_ot_layout_lookup_collect_glyphs(face, tables[k], i, glyphs, glyphs, glyphs, NULL);
+            ok = hb_set_allocation_successful(glyphs) && !hb_set_has(glyphs, space);
+        }
+    }
+    hb_set_destroy(glyphs);
+    e->words = ok ? 1 : 2;
+    return ok;
+}
+
+/* A word shaped alone: its code points, then its glyphs (clusters counted
+ * from the word's first byte). */
+typedef struct {
+    uint32_t hash, n, ng;
+    const hb_entry *font;
+    hb_script_t script;
+    bool rtl;
+    raw_glyph *g;         /* in the block, after the code points */
+    uint32_t cp[];
+} word_entry;
+
+#define WORD_CPS 64u            /* longer words are not kept */
+#define WSLOTS 8192u            /* power of two */
+#define WMAX_ENTRIES (WSLOTS / 2)
+#define WMAX_BYTES ((size_t)4 << 20)
+static word_entry *wslots[WSLOTS];
+static size_t nwords, nwbytes;
+
+static uint32_t word_hash(const hb_entry *f, hb_script_t script, bool rtl, const uint32_t *cp, size_t n)
+{
+    uint32_t h = (2166136261u ^ (uint32_t)((uintptr_t)f >> 4)) * 16777619u;
+    h = (h ^ (uint32_t)script ^ (uint32_t)rtl << 31) * 16777619u;
+    for (size_t i = 0; i < n; i++) h = (h ^ cp[i]) * 16777619u;
+    return h;
+}
+
+static void words_clear(void)
+{
+    for (size_t i = 0; i < WSLOTS; i++) {
+        fo_free(wslots[i]);
+        wslots[i] = NULL;
+    }
+    nwords = nwbytes = 0;
+}
+
+/* Is cp[i] kept with the character before it (never cut before)? */
+static bool clings(uint32_t c)
+{
+    hb_unicode_general_category_t g = hb_unicode_general_category(hb_unicode_funcs_get_default(), c);
+    return g == HB_UNICODE_GENERAL_CATEGORY_NON_SPACING_MARK ||
+           g == HB_UNICODE_GENERAL_CATEGORY_SPACING_MARK ||
+           g == HB_UNICODE_GENERAL_CATEGORY_ENCLOSING_MARK ||
+           g == HB_UNICODE_GENERAL_CATEGORY_FORMAT || c == 0x200B;
+}
+
+/* May the item be cut before t->cp[i]? At a space's either side. */
+static bool cut_before(const text_t *t, size_t i)
+{
+    return (t->cp[i] == ' ' || t->cp[i - 1] == ' ') && !clings(t->cp[i]);
+}
+
+/* Shapes the word t->cp[s, s+n) of item it, from the cache when its
+ * context decides nothing (a space or nothing either side, or the word a
+ * space); else with its context, as shape_span. */
+static bool shape_word(const text_t *t, const item *it, size_t s, size_t n, hb_buffer_t *buf)
+{
+    bool alone = (n == 1 && t->cp[s] == ' ') ||
+                 ((s == 0 || t->cp[s - 1] == ' ') && (s + n == t->n || t->cp[s + n] == ' '));
+    if (!alone || n > WORD_CPS) return shape_span(t, it, s, n, buf);
+    bool rtl = it->level & 1;
+    const uint32_t *cp = t->cp + s;
+    uint32_t h = word_hash(it->font, it->script, rtl, cp, n);
+    word_entry **at;
+    for (uint32_t i = h & (WSLOTS - 1);; i = (i + 1) & (WSLOTS - 1)) {
+        at = &wslots[i];
+        word_entry *w = *at;
+        if (!w) break;
+        if (w->hash == h && w->n == n && w->font == it->font && w->script == it->script &&
+            w->rtl == rtl && memcmp(w->cp, cp, n * sizeof *cp) == 0) {
+            if (!fo_grow((void **)&raw, &capraw, nraw + w->ng, 64, sizeof *raw)) return false;
+            uint32_t shift = t->off[s] - t->base;
+            for (uint32_t g = 0; g < w->ng; g++) {
+                raw[nraw] = w->g[g];
+                raw[nraw++].cluster += shift;
+            }
+            return true;
+        }
+    }
+    /* shaped alone: the word's code points the whole text */
+    text_t word = *t;
+    word.cp = (uint32_t *)cp;
+    word.off = t->off + s;
+    word.n = n;
+    word.base = t->off[s];
+    size_t first = nraw;
+    if (!shape_span(&word, it, 0, n, buf)) return false;
+    uint32_t shift = t->off[s] - t->base;
+    for (size_t g = first; g < nraw; g++) raw[g].cluster += shift;
+    if (nwords >= WMAX_ENTRIES || nwbytes >= WMAX_BYTES) {
+        words_clear();   /* emptied, not evicted entry by entry */
+        at = &wslots[h & (WSLOTS - 1)];
+    }
+    size_t ng = nraw - first;
+    size_t head = sizeof(word_entry) + n * sizeof *cp;
+    head = (head + _Alignof(raw_glyph) - 1) / _Alignof(raw_glyph) * _Alignof(raw_glyph);
+    word_entry *w = fo_malloc(head + ng * sizeof(raw_glyph));
+    if (!w) return true;   /* shaped, not kept */
+    *w = (word_entry){h, (uint32_t)n, (uint32_t)ng, it->font, it->script, rtl,
+                      (raw_glyph *)((char *)w + head)};
+    memcpy(w->cp, cp, n * sizeof *cp);
+    for (size_t g = 0; g < ng; g++) {
+        w->g[g] = raw[first + g];
+        w->g[g].cluster -= shift;
+    }
+    *at = w;
+    nwords++;
+    nwbytes += head + ng * sizeof(raw_glyph);
+    return true;
+}
+
+/* Shapes one item, appending its glyphs to raw in visual order; false when
+ * out of memory. */
+static bool shape_item(const text_t *t, const item *it, hb_buffer_t *buf)
+{
+    if (!it->font || !it->font->font) return true;
+    if (!words_apart(it->font)) return shape_span(t, it, it->start, it->len, buf);
+    size_t a = it->start, b = it->start + it->len;
+    if (!(it->level & 1)) {
+        for (size_t s = a, e; s < b; s = e) {
+            for (e = s + 1; e < b && !cut_before(t, e); e++) {}
+            if (!shape_word(t, it, s, e - s, buf)) return false;
+        }
+    } else {   /* right to left: the last word's glyphs come first */
+        for (size_t e = b, s; e > a; e = s) {
+            for (s = e - 1; s > a && !cut_before(t, s); s--) {}
+            if (!shape_word(t, it, s, e - s, buf)) return false;
+        }
+    }
     return true;
 }
 
@@ -605,6 +786,7 @@ void fo_shape_forget_fonts(void)
 {
     pthread_mutex_lock(&lock);
     cache_clear();                 /* shaped texts name the fonts' glyphs */
+    words_clear();
     memset(found, 0, sizeof found);
     fo_grow_free((void ***)&cache, &ncache, &capcache, entry_free);
     pthread_mutex_unlock(&lock);

@@ -141,6 +141,58 @@ START_TEST(test_shaped_again_same_as_hb_shape)
 }
 END_TEST
 
+/* Lines drawn from words (shape.c shapes a line word by word when no
+ * lookup of its font involves the space): long lines of each script, their
+ * words repeated (the second time from the word cache), with a mark after a
+ * space, two spaces in a row and a font that kerns across spaces
+ * (Devanagari: shaped whole), give hb-shape's glyphs and positions for the
+ * whole line, twice. */
+START_TEST(test_lines_from_words_same_as_hb_shape)
+{
+    static const struct { const char *words, *font; } lines[] = {
+        {"\xD8\xB4\xD8\xA7\xD9\x8A \xD8\xA3\xD8\xAE\xD8\xB6\xD8\xB1 \xD9\x85\xD8\xB1\xD8\xAD\xD8\xA8\xD8\xA7", NOTO "NotoSansArabic-Regular.ttf"},
+        {"\xD7\xAA\xD7\x94 \xD7\x99\xD7\xA8\xD7\x95\xD7\xA7 \xD7\xA9\xD6\xB8\xD7\x81\xD7\x9C\xD7\x95\xD6\xB9\xD7\x9D", NOTO "NotoSansHebrew-Regular.ttf"},
+        {"\xE0\xA6\xB8\xE0\xA6\xAC\xE0\xA7\x81\xE0\xA6\x9C \xE0\xA6\x9A\xE0\xA6\xBE", NOTO "NotoSansBengali-Regular.ttf"},
+        {"\xE0\xAE\xAA\xE0\xAE\x9A\xE0\xAF\x8D\xE0\xAE\x9A\xE0\xAF\x88 \xE0\xAE\xA4\xE0\xAF\x87\xE0\xAE\xA8\xE0\xAF\x80\xE0\xAE\xB0\xE0\xAF\x8D", NOTO "NotoSansTamil-Regular.ttf"},
+        {"\xE0\xB8\x8A\xE0\xB8\xB2\xE0\xB9\x80\xE0\xB8\x82\xE0\xB8\xB5\xE0\xB8\xA2\xE0\xB8\xA7 \xE0\xB8\x81\xE0\xB8\xB3\xE0\xB9\x84\xE0\xB8\xA3", NOTO "NotoSansThai-Regular.ttf"},
+        {"\xE0\xA4\xB9\xE0\xA4\xB0\xE0\xA5\x80 \xE0\xA4\x9A\xE0\xA4\xBE\xE0\xA4\xAF \xE0\xA4\x95\xE0\xA5\x8D\xE0\xA4\xB7", NOTO "NotoSansDevanagari-Regular.ttf"},
+    };
+    /* the first letter of each line's script: a mark after a space sits on it */
+    static const char *marks[] = {"\xD9\x8B", "\xD6\xB8", "\xE0\xA7\x81", "\xE0\xAF\x8D", "\xE0\xB8\xB5", "\xE0\xA5\x80"};
+    for (size_t k = 0; k < sizeof lines / sizeof *lines; k++) {
+        char line[1024];
+        size_t l = 0;
+        for (int r = 0; r < 8; r++)
+            l += (size_t)snprintf(line + l, sizeof line - l, "%s%s ", r ? " " : "", lines[k].words);
+        l += (size_t)snprintf(line + l, sizeof line - l, "%s %s", marks[k], lines[k].words);
+        ck_assert(l > 128);   /* longer than fo_shape keeps: shaped each time */
+        double upem = upem_of(lines[k].font);
+        char theirs[8192], cmd[2048];
+        snprintf(cmd, sizeof cmd, "hb-shape --no-glyph-names --utf8-clusters '%s' '%s' 2>/dev/null",
+                 lines[k].font, line);
+        FILE *p = popen(cmd, "r");
+        ck_assert_ptr_nonnull(p);
+        size_t m = fread(theirs, 1, sizeof theirs - 1, p);
+        theirs[m] = 0;
+        while (m && theirs[m - 1] == '\n') theirs[--m] = 0;
+        if (pclose(p) != 0 || m == 0) {
+            fprintf(stderr, "t_shape: hb-shape (libharfbuzz-bin) not found; comparison skipped\n");
+            return;
+        }
+        for (int round = 0; round < 2; round++) {
+            fo_shaped g[512];
+            size_t n = fo_shape(PRIMARY, upem, line, l, FO_DIR_AUTO, g, 512, NULL);
+            ck_assert(n > 0 && n <= 512);
+            for (size_t i = 0; i < n; i++) ck_assert_str_eq(g[i].font, lines[k].font);
+            char mine[8192];
+            positions(g, n, mine, sizeof mine);
+            ck_assert_msg(strcmp(mine, theirs) == 0, "round %d %s:\nfolio    %s\nhb-shape %s", round,
+                          line, mine, theirs);
+        }
+    }
+}
+END_TEST
+
 /* "[g=c|...]" of the glyphs of hb's output (the same form) whose cluster
  * lies in [off, off+n), clusters counted from off: the glyphs a piece of
  * the text gets when the whole text is shaped at once. */
@@ -402,6 +454,7 @@ int main(void)
     const TTest *const tests[] = {
         test_same_glyphs_as_hb_shape,
         test_shaped_again_same_as_hb_shape,
+        test_lines_from_words_same_as_hb_shape,
         test_piece_shaped_in_context_joins,
         test_cluster_end,
         test_rtl_visual_order,
