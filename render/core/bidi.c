@@ -42,16 +42,6 @@ fo_dir fo_bidi_levels(const char *utf8, size_t len, fo_dir dir, uint8_t *levels)
     return got;
 }
 
-bool fo_bidi_explicit(const char *utf8, size_t len)
-{
-    for (const char *p = utf8; (p = memchr(p, 0xE2, (size_t)(utf8 + len - p))) && p + 2 < utf8 + len; p++) {
-        unsigned char b1 = (unsigned char)p[1], b2 = (unsigned char)p[2];
-        if ((b1 == 0x80 && b2 >= 0xAA && b2 <= 0xAE) || (b1 == 0x81 && b2 >= 0xA6 && b2 <= 0xA9))
-            return true;
-    }
-    return false;
-}
-
 /* Reverses order[a..b). */
 static void reverse(size_t *order, size_t a, size_t b)
 {

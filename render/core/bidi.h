@@ -24,12 +24,6 @@
  * then all the paragraph's level 0). levels has len bytes. */
 fo_dir fo_bidi_levels(const char *utf8, size_t len, fo_dir dir, uint8_t *levels);
 
-/* True when utf8[0..len) has an explicit directional embedding, override
- * or isolate (U+202A..U+202E, U+2066..U+2069): then a line's levels can
- * depend on text before it, and only fo_bidi_levels over the whole
- * paragraph gets them right. */
-bool fo_bidi_explicit(const char *utf8, size_t len);
-
 /* UAX #9 L2 over n pieces of one line given in logical order with their
  * levels: writes to order[0..n) the logical index of the piece drawn first
  * (leftmost), then the next, and so on. */

@@ -578,9 +578,10 @@ static bool shape_item(const text_t *t, const item *it, hb_buffer_t *buf)
 }
 
 /* Shapes utf8[from, from+n) into raw (nraw glyphs), the rest of utf8 its
- * context; false when it could not. */
+ * context; false when it could not. lv (may be NULL: resolved from the
+ * text shaped, base direction dir) gives the level of each byte of utf8. */
 static bool shape_raw(const char *pri_path, const char *font_file, const char *utf8, size_t len,
-                      size_t from, size_t n, fo_dir dir)
+                      size_t from, size_t n, fo_dir dir, const uint8_t *lv)
 {
     text_t t;
     t.mem = t.stack;
@@ -594,7 +595,9 @@ static bool shape_raw(const char *pri_path, const char *font_file, const char *u
     for (t.a = 0; ok && t.a < t.n && t.off[t.a] < from; t.a++) {}
     for (t.b = t.a; ok && t.b < t.n && t.off[t.b] < from + n; t.b++) {}
     t.base = (uint32_t)from;
-    ok = ok && text_levels(&t, dir);
+    if (ok && lv)
+        for (size_t i = t.a; i < t.b; i++) t.level[i] = (FriBidiLevel)(lv[t.off[i]] & 0x7F);
+    else ok = ok && text_levels(&t, dir);
     if (ok) {
         text_fonts(&t, pri, font_file);
         text_items(&t);
@@ -730,7 +733,7 @@ static size_t shape_keyed(const shape_key *k, double size, fo_shaped *out, size_
             goto done;
         }
     }
-    if (!shape_raw(pri_path, k->font_file, k->text, k->len, k->pre, len, k->dir)) goto done;
+    if (!shape_raw(pri_path, k->font_file, k->text, k->len, k->pre, len, k->dir, NULL)) goto done;
     n = emit(raw, nraw, size, out, cap, width);
     if (at) {
         if (nentries >= MAX_ENTRIES || nbytes >= MAX_BYTES) {
@@ -751,6 +754,20 @@ size_t fo_shape(const char *font_file, double size, const char *utf8, size_t len
     if (!utf8 || len == 0) return 0;
     shape_key k = {font_file, utf8, len, 0, 0, dir};
     return shape_keyed(&k, size, out, cap, width);
+}
+
+size_t fo_shape_levels(const char *font_file, double size, const char *utf8, size_t len,
+                       const uint8_t *levels, fo_shaped *out, size_t cap, double *width)
+{
+    size_t n = 0;
+    if (width) *width = 0;
+    if (!utf8 || len == 0) return 0;
+    const char *pri_path = fo_text_resolve(font_file);   /* text.c's lock: not under ours */
+    pthread_mutex_lock(&lock);
+    if (shape_raw(pri_path, font_file, utf8, len, 0, len, FO_DIR_AUTO, levels))
+        n = emit(raw, nraw, size, out, cap, width);
+    pthread_mutex_unlock(&lock);
+    return n;
 }
 
 /* Start of the code point that ends before text[at], stepping over

@@ -69,6 +69,14 @@ size_t fo_shape(const char *font_file, double size, const char *utf8, size_t len
 size_t fo_shape_in(const char *font_file, double size, const char *text, size_t len, size_t off,
                    size_t n, fo_dir dir, fo_shaped *out, size_t cap, double *width);
 
+/* Shapes utf8[0..len) as fo_shape does, except that the bidi level of
+ * each byte is given (levels[0..len), as bidi.h's fo_bidi_levels resolves
+ * them over a whole paragraph) instead of resolved from the text alone: a
+ * line of a paragraph shaped in one go, its level runs in the line's visual
+ * order (UAX #9 L2). Not kept in the cache (lines seldom come back). */
+size_t fo_shape_levels(const char *font_file, double size, const char *utf8, size_t len,
+                       const uint8_t *levels, fo_shaped *out, size_t cap, double *width);
+
 /* The first byte at or after `at` where utf8[0..len) may be cut between
  * two styles without breaking a cluster: skips the characters that belong
  * to the cluster before `at` (combining marks, ZWJ/ZWNJ, a consonant after

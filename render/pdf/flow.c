@@ -229,10 +229,11 @@ typedef struct {
 
 /* A paragraph with text that needs shaping (shape.h) is set in shaped pieces
  * only, one per style while wrapping. Its bidi levels are resolved once over
- * the whole paragraph (bidi.h) and kept per byte of the line; when a line is
- * drawn its pieces are cut where the level changes, put in visual order (UAX
- * #9 L2, per line) and each shaped in its level's direction. A
- * right-to-left paragraph is right aligned. */
+ * the whole paragraph (bidi.h) and kept per byte of the line. A line of
+ * one style is shaped whole at those levels (fo_shape_levels puts its level
+ * runs in visual order, UAX #9 L2); a line of several has its pieces cut
+ * where the level changes, put in visual order and each shaped in its
+ * level's direction. A right-to-left paragraph is right aligned. */
 typedef struct {
     piece *p;
     size_t n, cap;
@@ -241,7 +242,6 @@ typedef struct {
     size_t blen, bcap, lcap;
     double w;
     bool shaped;       /* the paragraph needs shaping */
-    bool explicit_;    /* it has bidi embeddings, overrides or isolates */
     fo_dir dir;        /* its direction (FO_DIR_RTL: right aligned) */
     double colw;       /* the column's width */
 } line_t;
@@ -362,41 +362,22 @@ static level_run *level_runs(const line_t *L, uint8_t **lv, size_t *n)
     return r;
 }
 
-/* True when the bidi levels of the line's one piece, resolved as a
- * paragraph of its own (as fo_shape does), are those the whole paragraph
- * gave it. Not so where the paragraph's context decides: "مرحبا !" ending a
- * line of a left-to-right paragraph whose next line goes on in Arabic puts
- * the "!" left of the word; alone, the line would put it right. Nor with
- * explicit embeddings, overrides or isolates. */
-static bool levels_local(const line_t *L)
-{
-    const piece *q = &L->p[0];
-    if (L->explicit_) return false;
-    uint8_t small[256];
-    uint8_t *lv = q->len <= sizeof small ? small : fo_malloc(q->len);
-    if (!lv) return false;   /* the long way */
-    bool same = fo_bidi_levels(L->buf + q->off, q->len, L->dir, lv) != FO_DIR_AUTO &&
-                memcmp(lv, L->lv + q->off, q->len) == 0;
-    if (lv != small) fo_free(lv);
-    return same;
-}
-
 /* Draws a shaped line's pieces in visual order from x (the column's left
  * edge; a right-to-left line from its right edge, last piece first): each
  * cut at level changes, shaped once in its level's direction. */
 static void emit_shaped(fo_pdf *c, line_t *L, double x, double base)
 {
     bool rtl = L->dir == FO_DIR_RTL;
-    if (L->n == 1 && levels_local(L)) {
-        /* one style: shaped whole in the paragraph's direction, fo_shape
-           orders it (the same levels, without the cost of a shaping per
-           level run: 15 % of a mixed-script report's PDF) */
+    if (L->n == 1) {
+        /* one style: shaped whole at the paragraph's levels, fo_shape_levels
+           orders it (without the cost of a shaping per level run: 15 % of
+           a mixed-script report's PDF) */
         const piece *q = &L->p[0];
         double px = rtl ? x + L->colw : x;
         HPDF_Page_BeginText(c->page);
         fo_pdf_fill_rgb(c->page, q->color);
-        double w = fo_pdf_show_shaped_at(c, q->f, q->size, px, base, L->buf + q->off, q->len,
-                                         L->dir, rtl);
+        double w = fo_pdf_show_shaped_levels(c, q->f, q->size, px, base, L->buf + q->off, q->len,
+                                             L->lv + q->off, rtl);
         HPDF_Page_EndText(c->page);
         if (q->url) link_draw(c, q, rtl ? px - w : px, rtl ? px : px + w, base);
         return;
@@ -535,7 +516,6 @@ static uint8_t *para_levels(const fo_runs *runs, size_t *base, line_t *L)
     if (!text || !lv) { fo_free(text); fo_free(lv); return NULL; }
     for (size_t r = 0; r < runs->n; r++) memcpy(text + base[r], runs->runs[r].text, runs->runs[r].len);
     L->dir = fo_bidi_levels(text, total, FO_DIR_AUTO, lv);
-    L->explicit_ = fo_bidi_explicit(text, total);
     fo_free(text);
     if (L->dir == FO_DIR_AUTO) { fo_free(lv); return NULL; }
     return lv;

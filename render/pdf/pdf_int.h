@@ -261,6 +261,10 @@ double fo_pdf_show_shaped_at(fo_pdf *c, fo_pdf_font *f, double size, double x, d
 double fo_pdf_show_shaped_in(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
                              const char *text, size_t tlen, size_t off, size_t len, fo_dir dir,
                              bool right);
+/* fo_pdf_show_shaped_at of a line of a paragraph, the bidi level of each
+ * byte of s given in levels (fo_shape_levels). */
+double fo_pdf_show_shaped_levels(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
+                                 const char *s, size_t len, const uint8_t *levels, bool right);
 
 /* ---- glyphs.c: shaped glyphs by glyph id ---------------------------------- */
 typedef struct {

@@ -287,21 +287,37 @@ double fo_pdf_show_shaped_at(fo_pdf *c, fo_pdf_font *f, double size, double x, d
     return fo_pdf_show_shaped_in(c, f, size, x, y, s, len, 0, len, dir, right);
 }
 
-double fo_pdf_show_shaped_in(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
-                             const char *ctx, size_t clen, size_t off, size_t len, fo_dir dir,
-                             bool right)
+/* What to shape: text[off, off+len), the rest of text its context, in
+ * direction dir; or, with levels, text[0..len) at those bidi levels. */
+typedef struct {
+    const char *text;
+    size_t tlen, off, len;
+    fo_dir dir;
+    const uint8_t *levels;
+} shape_req;
+
+static size_t shape_req_run(const fo_pdf_font *f, double size, const shape_req *r, fo_shaped *out,
+                            size_t cap, double *w)
+{
+    return r->levels ? fo_shape_levels(f->path, size, r->text, r->len, r->levels, out, cap, w)
+                     : fo_shape_in(f->path, size, r->text, r->tlen, r->off, r->len, r->dir, out, cap, w);
+}
+
+static double show_req(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
+                       const shape_req *r, bool right)
 {
     double w = 0;
+    size_t len = r->len;
     if (c->st != FO_OK || !f || !f->def || len == 0) return 0;
-    const char *s = ctx + off;
+    const char *s = r->text + r->off;
     /* shaped once into the render's buffer; again only when it was short */
-    size_t n = fo_shape_in(f->path, size, ctx, clen, off, len, dir, c->shaped, c->shaped_cap, &w);
+    size_t n = shape_req_run(f, size, r, c->shaped, c->shaped_cap, &w);
     if (n > c->shaped_cap) {
         if (!fo_grow((void **)&c->shaped, &c->shaped_cap, n, 64, sizeof *c->shaped)) {
             fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
             return 0;
         }
-        n = fo_shape_in(f->path, size, ctx, clen, off, len, dir, c->shaped, c->shaped_cap, &w);
+        n = shape_req_run(f, size, r, c->shaped, c->shaped_cap, &w);
     }
     if (n == 0) return w;
     if (right) x -= w;
@@ -326,4 +342,19 @@ done:
     fo_free(actual);
     fo_free(buf);
     return w;
+}
+
+double fo_pdf_show_shaped_in(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
+                             const char *ctx, size_t clen, size_t off, size_t len, fo_dir dir,
+                             bool right)
+{
+    shape_req r = {ctx, clen, off, len, dir, NULL};
+    return show_req(c, f, size, x, y, &r, right);
+}
+
+double fo_pdf_show_shaped_levels(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,
+                                 const char *s, size_t len, const uint8_t *levels, bool right)
+{
+    shape_req r = {s, len, 0, len, FO_DIR_AUTO, levels};
+    return show_req(c, f, size, x, y, &r, right);
 }

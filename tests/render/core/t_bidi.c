@@ -50,16 +50,7 @@ START_TEST(test_order_l2)
 }
 END_TEST
 
-START_TEST(test_explicit)
-{
-    ck_assert(!fo_bidi_explicit("abc \xD8\xB4 \xE2\x80\x94", 10));       /* an em dash is not */
-    ck_assert(fo_bidi_explicit("a\xE2\x80\xAE" "b", 5));                    /* RLO */
-    ck_assert(fo_bidi_explicit("\xE2\x81\xA7x\xE2\x81\xA9", 7));        /* RLI ... PDI */
-    ck_assert(!fo_bidi_explicit("\xE2\x80", 2));                          /* cut short */
-}
-END_TEST
-
 int main(void)
 {
-    return fo_check_tests("bidi", 0, (const TTest *[]){test_levels_per_byte, test_order_l2, test_explicit, NULL});
+    return fo_check_tests("bidi", 0, (const TTest *[]){test_levels_per_byte, test_order_l2, NULL});
 }
