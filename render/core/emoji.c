@@ -102,14 +102,24 @@ size_t fo_emoji_sequence(const uint32_t *cp, size_t n)
     return k;
 }
 
+/* True when utf8[0..len) starts with U+FE0F or U+20E3 (EF B8 8F, E2 83 A3). */
+static bool emoji_mark_at(const char *utf8, size_t len)
+{
+    return len >= 3 && (memcmp(utf8, "\xEF\xB8\x8F", 3) == 0 || memcmp(utf8, "\xE2\x83\xA3", 3) == 0);
+}
+
 size_t fo_emoji_sequence_utf8(const char *utf8, size_t len)
 {
+    /* most text is no candidate: decided from its first character and the
+       bytes after it (keep_emoji in linebreak.c asks at every character) */
+    size_t j = 0;
+    uint32_t first = fo_utf8_next(utf8, len, &j);
+    if (!pictograph(first) && !emoji_mark_at(utf8 + j, len - j)) return 0;
     uint32_t cp[32];
     size_t end[32], n = 0;
-    for (size_t j = 0; n < 32 && j < len; n++) {
+    for (j = 0; n < 32 && j < len; n++) {
         cp[n] = fo_utf8_next(utf8, len, &j);
         end[n] = j;
-        if (n == 1 && !(pictograph(cp[0]) || cp[1] == 0xFE0F || cp[1] == 0x20E3)) return 0;
     }
     size_t m = fo_emoji_sequence(cp, n);
     return m ? end[m - 1] : 0;

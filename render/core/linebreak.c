@@ -92,8 +92,9 @@ static bool has_sa(const char *utf8, size_t len)
 
 /* ---- emoji sequences -------------------------------------------------------- */
 
-/* libunibreak 1.1 (Debian 12) asserts on two kinds of character, so its
- * copy of the text has them replaced by characters of the same length:
+/* libunibreak 1.1 (Debian 12) asserts on three kinds of input, so its copy
+ * of the text has them replaced, each offset kept where it was:
+ * - malformed UTF-8 (found by fuzz_text): each invalid byte becomes '?';
  * - regional indicators (it predates their pairing rule: lbcNew <= LBP_JT)
  *   become U+1F300 (class ID, four bytes); keep_emoji pairs them;
  * - U+FFFF, which it takes for its end-of-text mark (found by fuzz_text:
@@ -103,7 +104,8 @@ static void hide_asserting(char *clean, size_t len)
     for (size_t k = 0; k < len;) {
         size_t at = k;
         uint32_t c = fo_utf8_next(clean, len, &k);
-        if (fo_emoji_regional(c)) memcpy(clean + at, "\xF0\x9F\x8C\x80", 4);
+        if (k == at + 1 && (unsigned char)clean[at] >= 0x80) clean[at] = '?';
+        else if (fo_emoji_regional(c)) memcpy(clean + at, "\xF0\x9F\x8C\x80", 4);
         else if (c == 0xFFFF) memcpy(clean + at, "\xEF\xBF\xBD", 3);
     }
 }
@@ -139,14 +141,7 @@ char *fo_linebreaks(const char *utf8, size_t len)
     if (i == len) return NULL;
     char *brks = fo_malloc(len), *clean = fo_malloc(len);
     if (!brks || !clean) { fo_free(brks); fo_free(clean); return NULL; }
-    /* libunibreak asserts on malformed UTF-8 (found by fuzz_text): each
-       invalid byte becomes '?', which keeps every offset where it was */
     memcpy(clean, utf8, len);
-    for (size_t k = 0; k < len;) {
-        size_t at = k;
-        fo_utf8_next(clean, len, &k);
-        if (k == at + 1 && (unsigned char)clean[at] >= 0x80) clean[at] = '?';
-    }
     hide_asserting(clean, len);
     pthread_once(&once, init);
     set_linebreaks_utf8((const utf8_t *)clean, len, NULL, brks);
