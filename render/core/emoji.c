@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <ft2build.h>
+#include <unicode/uchar.h>
 #include FT_FREETYPE_H
 
 #include "folio.h"
@@ -99,6 +100,10 @@ size_t fo_emoji_sequence(const uint32_t *cp, size_t n)
             if (k + 1 >= n || cp[k] != 0x200D) break;
         }
     pthread_mutex_unlock(&lock);
+    /* a pictograph of text presentation by default (UTS #51: ❤ U+2764,
+       ⚠ U+26A0, ☀, ✈...) alone, without U+FE0F, a skin tone or a ZWJ, is
+       text: drawn in a text font as Word, LibreOffice and browsers do */
+    if (k == 1 && !u_hasBinaryProperty((UChar32)cp[0], UCHAR_EMOJI_PRESENTATION)) k = 0;
     return k;
 }
 

@@ -33,7 +33,10 @@ bool fo_emoji_is(uint32_t cp);
  *             then a skin-tone modifier (U+1F3FB..U+1F3FF) or U+FE0F, then
  *             tags (U+E0020..U+E007E, ended by U+E007F);
  * 0 when cp[0] starts none: text, including a pictograph followed by
- * U+FE0E (text presentation), and every character without the font. */
+ * U+FE0E (text presentation), a pictograph of text presentation by default
+ * standing alone (Emoji_Presentation=No, as ❤ U+2764 and ⚠ U+26A0: with
+ * U+FE0F, a skin tone or in a ZWJ sequence it is emoji), and every
+ * character without the font. */
 size_t fo_emoji_sequence(const uint32_t *cp, size_t n);
 
 /* fo_emoji_sequence on UTF-8: the bytes of the sequence starting at

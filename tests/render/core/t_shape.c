@@ -379,6 +379,8 @@ START_TEST(test_emoji_sequences_same_as_hb_shape)
         "1️⃣", "#️⃣", "*️⃣",                 /* keycaps */
         "❤️", "⚠️", "©️",                   /* VS16 */
         "🏴󠁧󠁢󠁳󠁣󠁴󠁿",                            /* a tag sequence (Scotland) */
+        "👍", "🚀",                         /* emoji presentation by default */
+        "☝🏽", "🏳‍🌈",                      /* text by default, emoji with a skin tone, a ZWJ */
     };
     ck_assert_msg(access(FO_EMOJI_FONT, 0) == 0, "install fonts-noto-color-emoji");
     for (size_t k = 0; k < sizeof seq / sizeof *seq; k++) {
@@ -422,6 +424,17 @@ START_TEST(test_emoji_sequences_same_as_hb_shape)
     ck_assert_uint_eq(fo_shape(PRIMARY, 12, "❤︎", strlen("❤︎"), FO_DIR_AUTO, g, 8, NULL), 1);
     ck_assert_str_ne(g[0].font, FO_EMOJI_FONT);
     ck_assert_uint_ne(g[0].gid, 0);
+    /* so does text presentation by default (UTS #51), alone: ❤ ⚠ ☀ ✈ */
+    static const char *const text_default[] = {"❤", "⚠", "☀", "✈", "a ❤ b"};
+    for (size_t k = 0; k < sizeof text_default / sizeof *text_default; k++) {
+        const char *s = text_default[k];
+        size_t n = fo_shape(PRIMARY, 12, s, strlen(s), FO_DIR_AUTO, g, 8, NULL);
+        ck_assert_uint_eq(n, strlen(s) > 3 ? 5 : 1);
+        for (size_t i = 0; i < n; i++) {
+            ck_assert_msg(strcmp(g[i].font, FO_EMOJI_FONT) != 0, "%s: colour glyph", s);
+            ck_assert_uint_ne(g[i].gid, 0);
+        }
+    }
 }
 END_TEST
 
