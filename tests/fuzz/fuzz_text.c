@@ -79,6 +79,34 @@ static void check_wrap(const char *s, size_t len, double pt, double width)
     free(l);
 }
 
+/* fo_shape_levels at the paragraph's levels lv: the same invariants as
+ * fo_shape; and, for valid UTF-8 without controls or paragraph separators
+ * (fo_shape reads a control as U+200B), the very glyphs fo_shape gives,
+ * which resolves the same levels itself. */
+static void check_shape_levels(const char *s, size_t len, fo_dir dir, const uint8_t *lv)
+{
+    size_t n = fo_shape_levels(FONT, 12, s, len, lv, NULL, 0, NULL);
+    fo_shaped *g = malloc((n ? n : 1) * sizeof *g), *h = malloc((n ? n : 1) * sizeof *h);
+    double w = -1, w2 = -2;
+    if (!g || !h) goto done;
+    if (fo_shape_levels(FONT, 12, s, len, lv, g, n, &w) != n || !isfinite(w)) abort();
+    for (size_t i = 0; i < n; i++)
+        if (g[i].cluster >= len || !isfinite(g[i].x) || !isfinite(g[i].y) || !g[i].font) abort();
+    for (size_t i = 0; i < len;) {
+        size_t at = i;
+        uint32_t c = fo_utf8_next(s, len, &i);
+        if (c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0x2028 || c == 0x2029 ||
+            (c == 0xFFFD && i == at + 1))
+            goto done;
+    }
+    if (fo_shape(FONT, 12, s, len, dir, h, n, &w2) != n || w != w2) abort();
+    for (size_t i = 0; i < n; i++)
+        if (g[i].gid != h[i].gid || g[i].cluster != h[i].cluster || g[i].x != h[i].x) abort();
+done:
+    free(g);
+    free(h);
+}
+
 static void check_bidi(const char *s, size_t len, fo_dir dir)
 {
     uint8_t *lv = malloc(len + 1);
@@ -93,6 +121,7 @@ static void check_bidi(const char *s, size_t len, fo_dir dir)
         if (lv[i] > 126) abort();   /* UAX #9: max_depth 125, +1 by the implicit rules */
         if (i == 0 || lv[i] != lv[i - 1]) runs[n++] = lv[i];
     }
+    check_shape_levels(s, len, dir, lv);
     fo_bidi_order(runs, n, order);
     for (size_t i = 0; i < n; i++) runs[i] = 0;
     for (size_t i = 0; i < n; i++) {
