@@ -33,12 +33,13 @@ static const struct { const char *text, *font; } cases[] = {
     {"\xE0\xB8\x8A\xE0\xB8\xB2\xE0\xB9\x80\xE0\xB8\x82\xE0\xB8\xB5\xE0\xB8\xA2\xE0\xB8\xA7", NOTO "NotoSansThai-Regular.ttf"}, /* ชาเขียว */
 };
 
-/* hb-shape's "[g=c|g=c|...]" for text in font, into out; false if it cannot run. */
-static bool run_hb_shape(const char *font, const char *text, char *out, size_t cap)
+/* hb-shape's "[g=c|g=c|...]" for text in font (with positions:
+ * "[g=c@x,y+a|...]"), into out; false if it cannot run. */
+static bool run_hb_shape(const char *font, const char *text, bool positions, char *out, size_t cap)
 {
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "hb-shape --no-glyph-names --no-positions --utf8-clusters '%s' '%s' 2>/dev/null",
-             font, text);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "hb-shape --no-glyph-names %s--utf8-clusters '%s' '%s' 2>/dev/null",
+             positions ? "" : "--no-positions ", font, text);
     FILE *p = popen(cmd, "r");
     if (!p) return false;
     size_t n = fread(out, 1, cap - 1, p);
@@ -62,7 +63,7 @@ START_TEST(test_same_glyphs_as_hb_shape)
             snprintf(mine + l, sizeof mine - l, "%s%u=%u", i ? "|" : "", g[i].gid, g[i].cluster);
         }
         strcat(mine, "]");
-        if (!run_hb_shape(cases[k].font, s, theirs, sizeof theirs)) {
+        if (!run_hb_shape(cases[k].font, s, false, theirs, sizeof theirs)) {
             fprintf(stderr, "t_shape: hb-shape (libharfbuzz-bin) not found; comparison skipped\n");
             return;
         }
@@ -116,16 +117,9 @@ START_TEST(test_shaped_again_same_as_hb_shape)
                 ck_assert_uint_eq(g2[i].gid, g[i].gid);
                 ck_assert(fabs(g2[i].x - 2 * g[i].x) < 1e-9 && fabs(g2[i].advance - 2 * g[i].advance) < 1e-9);
             }
-            char mine[2048], theirs[2048], cmd[1024];
+            char mine[2048], theirs[2048];
             positions(g, n, mine, sizeof mine);
-            snprintf(cmd, sizeof cmd, "hb-shape --no-glyph-names --utf8-clusters '%s' '%s' 2>/dev/null",
-                     cases[k].font, s);
-            FILE *p = popen(cmd, "r");
-            ck_assert_ptr_nonnull(p);
-            size_t m = fread(theirs, 1, sizeof theirs - 1, p);
-            theirs[m] = 0;
-            while (m && theirs[m - 1] == '\n') theirs[--m] = 0;
-            if (pclose(p) != 0 || m == 0) {
+            if (!run_hb_shape(cases[k].font, s, true, theirs, sizeof theirs)) {
                 fprintf(stderr, "t_shape: hb-shape (libharfbuzz-bin) not found; comparison skipped\n");
                 return;
             }
@@ -167,15 +161,8 @@ START_TEST(test_lines_from_words_same_as_hb_shape)
         l += (size_t)snprintf(line + l, sizeof line - l, "%s %s", marks[k], lines[k].words);
         ck_assert(l > 128);   /* longer than fo_shape keeps: shaped each time */
         double upem = upem_of(lines[k].font);
-        char theirs[8192], cmd[2048];
-        snprintf(cmd, sizeof cmd, "hb-shape --no-glyph-names --utf8-clusters '%s' '%s' 2>/dev/null",
-                 lines[k].font, line);
-        FILE *p = popen(cmd, "r");
-        ck_assert_ptr_nonnull(p);
-        size_t m = fread(theirs, 1, sizeof theirs - 1, p);
-        theirs[m] = 0;
-        while (m && theirs[m - 1] == '\n') theirs[--m] = 0;
-        if (pclose(p) != 0 || m == 0) {
+        char theirs[8192];
+        if (!run_hb_shape(lines[k].font, line, true, theirs, sizeof theirs)) {
             fprintf(stderr, "t_shape: hb-shape (libharfbuzz-bin) not found; comparison skipped\n");
             return;
         }
@@ -232,7 +219,7 @@ START_TEST(test_piece_shaped_in_context_joins)
                     "\xD8\xA8\xD8\xA7\xD9\x84\xD8\xB9\xD8\xA7\xD9\x84\xD9\x85"; /* مرحبا بالعالم */
     static const size_t cuts[][2] = {{0, 4}, {4, 4}, {8, 17}, {2, 4}, {0, 25}};
     char whole[2048];
-    if (!run_hb_shape(NOTO "NotoSansArabic-Regular.ttf", s, whole, sizeof whole)) {
+    if (!run_hb_shape(NOTO "NotoSansArabic-Regular.ttf", s, false, whole, sizeof whole)) {
         fprintf(stderr, "t_shape: hb-shape (libharfbuzz-bin) not found; comparison skipped\n");
         return;
     }
@@ -397,7 +384,7 @@ START_TEST(test_emoji_sequences_same_as_hb_shape)
             snprintf(mine + l, sizeof mine - l, "%s%u=%u", i ? "|" : "", g[i].gid, g[i].cluster);
         }
         strcat(mine, "]");
-        if (!run_hb_shape(FO_EMOJI_FONT, s, theirs, sizeof theirs)) {
+        if (!run_hb_shape(FO_EMOJI_FONT, s, false, theirs, sizeof theirs)) {
             fprintf(stderr, "t_shape: hb-shape (libharfbuzz-bin) not found; comparison skipped\n");
             return;
         }
