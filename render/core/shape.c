@@ -524,9 +524,10 @@ static bool shape_word(const text_t *t, const item *it, size_t s, size_t n, hb_b
             return true;
         }
     }
-    /* shaped alone: the word's code points the whole text */
-    text_t word = *t;
-    word.cp = (uint32_t *)cp;
+    /* shaped alone: the word's code points the whole text (shape_span
+       reads no other field; a copy of *t would copy its 4 KiB stack) */
+    text_t word;
+    word.cp = t->cp + s;
     word.off = t->off + s;
     word.n = n;
     word.base = t->off[s];
