@@ -20,6 +20,7 @@
 #include "render/core/emoji.h"
 #include "render/core/utf8.h"
 #include "render/core/fonts.h"
+#include "render/core/otlayout.h"
 #include "render/core/shape.h"
 #include "render/core/text.h"
 
@@ -406,7 +407,8 @@ static bool shape_span(const text_t *t, const item *it, size_t s, size_t n, hb_b
  * a text cut at its spaces and shaped word by word gives the glyphs the
  * whole text gives, so a line is drawn from the words its measuring
  * shaped (Firefox's word cache and Chromium's word shaper rest on the same
- * test of the font: gfxFont::CheckForFeaturesInvolvingSpace). HarfBuzz's
+ * test of the font: gfxFont::CheckForFeaturesInvolvingSpace; folio also
+ * reads the rules that reach the space by class 0, otlayout.h). HarfBuzz's
  * context (the characters either side of a text) only decides Arabic-style
  * joining, where a space joins nothing, as no character does. A cut is
  * never made before a mark or a format character: one after a space sits
@@ -415,9 +417,10 @@ static bool shape_span(const text_t *t, const item *it, size_t s, size_t n, hb_b
 
 /* True when the font can be shaped word by word: it has a space glyph,
  * no GSUB or GPOS lookup has the space among its glyphs (Noto Sans
- * Devanagari kerns across spaces, Liberation Sans kerns "A " and " T"),
- * and it has no legacy kern or AAT table (HarfBuzz applies those without
- * lookups to ask). Found once per font; caller holds the lock. */
+ * Devanagari kerns across spaces, Liberation Sans kerns "A " and " T") or
+ * matches it by its class (otlayout.h), and it has no legacy kern or AAT
+ * table (HarfBuzz applies those without lookups to ask). Found once per
+ * font; caller holds the lock. */
 static bool words_apart(hb_entry *e)
 {
     if (e->words) return e->words == 1;
@@ -442,6 +445,16 @@ static bool words_apart(hb_entry *e)
         }
     }
     hb_set_destroy(glyphs);
+    /* nor may a class-based context reach it through its class (class 0,
+       "any glyph not listed", is not among the glyphs collected) */
+    for (size_t k = 0; ok && k < 2; k++) {
+        hb_blob_t *b = hb_face_reference_table(face, tables[k]);
+        unsigned len;
+        const char *data = hb_blob_get_data(b, &len);
+        ok = !fo_ot_context_class_matches((const uint8_t *)data, len, tables[k] == HB_OT_TAG_GPOS,
+                                          (uint16_t)space);
+        hb_blob_destroy(b);
+    }
     e->words = ok ? 1 : 2;
     return ok;
 }

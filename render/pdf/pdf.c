@@ -157,7 +157,10 @@ static bool font_has(fo_pdf_font *f, uint32_t cp)
 fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp)
 {
     if (cp > 0xFFFF) return &c->outlines;    /* flow.c's drawable() made sure one exists */
-    if (cp < 0x80 || font_has(f, cp)) return f;
+    /* ASCII too: a theme's Hebrew-, Arabic- or CJK-only font has no Latin
+       letters ("Page 1 of 1" came out as boxes, silently); a font drawn
+       as outlines (no def) answers for itself */
+    if (!f->def || font_has(f, cp)) return f;
     for (size_t i = 0; i < c->nfallbacks; i++) {
         if (!c->fallback_tried[i]) {   /* once: this runs for every character */
             c->fallback_tried[i] = true;

@@ -1,0 +1,161 @@
+"""Word-by-word shaping (render/core/shape.c) gives the glyphs the whole
+line gives, or is not used.
+
+A font whose class-based context rule reaches the space through class 0
+("any glyph the class definition does not list") must be shaped line by
+line: HarfBuzz's list of a lookup's glyphs leaves class 0 out
+(render/core/otlayout.h). The font is built here with fontTools from Noto
+Sans Hebrew: an alef followed by any glyph but a Hebrew letter becomes a
+bet, so a word's last alef turns into a bet before a space and stays an
+alef at the end of the text, or of a word shaped alone. Noto Sans Bengali
+has such a rule of its own (its lookup 18)."""
+import json
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import run_folio
+from test_bidi_styles import drawn_glyphs
+
+HERE = pathlib.Path(__file__).resolve().parent
+HEBREW = "/usr/share/fonts/truetype/noto/NotoSansHebrew-Regular.ttf"
+TEXT = "אבא אבא אבא אבא"
+NAME = "SpaceClassTest"
+
+need = pytest.mark.skipif(not shutil.which("hb-shape") or not shutil.which("qpdf"),
+                          reason="hb-shape (libharfbuzz-bin) and qpdf are needed")
+
+
+def class_zero_font(path):
+    """Noto Sans Hebrew plus 'calt': alef, then a glyph of class 0 in the
+    lookahead class definition (which lists the Hebrew letters only), is
+    substituted by bet; a ChainContextSubst of format 2."""
+    ttlib = pytest.importorskip("fontTools.ttLib")
+    from fontTools.ttLib.tables import otTables as ot
+    f = ttlib.TTFont(HEBREW)
+    cmap = f.getBestCmap()
+    alef, bet = cmap[0x05D0], cmap[0x05D1]
+    letters = [cmap[c] for c in range(0x05D0, 0x05EB) if c in cmap]
+    gsub = f["GSUB"].table
+    lookups = gsub.LookupList.Lookup
+
+    single = ot.SingleSubst()
+    single.mapping = {alef: bet}
+    to_bet = ot.Lookup()
+    to_bet.LookupType, to_bet.LookupFlag, to_bet.SubTable = 1, 0, [single]
+    to_bet.SubTableCount = 1
+    lookups.append(to_bet)
+
+    def classes(mapping):
+        cd = ot.ClassDef()
+        cd.classDefs = mapping
+        return cd
+
+    chain = ot.ChainContextSubst()
+    chain.Format = 2
+    chain.Coverage = ot.Coverage()
+    chain.Coverage.glyphs = [alef]
+    chain.BacktrackClassDef = classes({})
+    chain.InputClassDef = classes({alef: 1})
+    chain.LookAheadClassDef = classes({g: 1 for g in letters})
+    rule = ot.ChainSubClassRule()
+    rule.Backtrack, rule.BacktrackGlyphCount = [], 0
+    rule.Input, rule.InputGlyphCount = [], 1
+    rule.LookAhead, rule.LookAheadGlyphCount = [0], 1
+    rec = ot.SubstLookupRecord()
+    rec.SequenceIndex, rec.LookupListIndex = 0, len(lookups) - 1
+    rule.SubstLookupRecord, rule.SubstCount = [rec], 1
+    rules = ot.ChainSubClassSet()
+    rules.ChainSubClassRule, rules.ChainSubClassRuleCount = [rule], 1
+    chain.ChainSubClassSet, chain.ChainSubClassSetCount = [None, rules], 2
+    context = ot.Lookup()
+    context.LookupType, context.LookupFlag, context.SubTable = 6, 0, [chain]
+    context.SubTableCount = 1
+    lookups.append(context)
+    gsub.LookupList.LookupCount = len(lookups)
+
+    feature = ot.FeatureRecord()
+    feature.FeatureTag = "calt"
+    feature.Feature = ot.Feature()
+    feature.Feature.FeatureParams = None
+    feature.Feature.LookupListIndex, feature.Feature.LookupCount = [len(lookups) - 1], 1
+    gsub.FeatureList.FeatureRecord.append(feature)
+    gsub.FeatureList.FeatureCount = len(gsub.FeatureList.FeatureRecord)
+    index = gsub.FeatureList.FeatureCount - 1
+    for script in gsub.ScriptList.ScriptRecord:
+        for ls in [script.Script.DefaultLangSys] + [r.LangSys for r in script.Script.LangSysRecord]:
+            if ls is not None:
+                ls.FeatureIndex.append(index)
+                ls.FeatureCount = len(ls.FeatureIndex)
+    for rec in f["name"].names:
+        if rec.nameID in (1, 3, 4, 6):
+            rec.string = NAME if rec.nameID != 1 else NAME.replace("Test", " Test")
+    f.save(path)
+    return alef, bet
+
+
+def render(tmp_path, text, **theme):
+    """text as a paragraph in a theme whose body font is tmp_path/h.ttf."""
+    (tmp_path / "t.json").write_text(json.dumps(
+        {"folio_theme": 1, "name": "t", **theme,
+         "fonts": {"body": {"family": "Space Class Test", "files": {"regular": "h.ttf"}}}}))
+    (tmp_path / "s.json").write_text(json.dumps(
+        {"folio": 1, "theme": "t.json", "blocks": [{"type": "paragraph", "text": text}]},
+        ensure_ascii=False), encoding="utf-8")
+    pdf = tmp_path / "o.pdf"
+    run_folio("render", tmp_path / "s.json", "-o", pdf, check=0)
+    return pdf
+
+
+def hb_glyphs(font, text):
+    out = subprocess.run(["hb-shape", "--no-glyph-names", "--no-positions", "--no-clusters", font, text],
+                         capture_output=True, text=True, check=True).stdout
+    return [int(g) for g in out.strip().strip("[]").split("|")]
+
+
+@need
+def test_a_font_matching_the_space_by_class_zero_is_shaped_whole(tmp_path):
+    ttlib = pytest.importorskip("fontTools.ttLib")
+    from fontTools.pens.recordingPen import DecomposingRecordingPen
+    sys.path.insert(0, str(HERE.parent / "pdf"))
+    from test_glyph_closure import embedded_fonts
+    font = tmp_path / "h.ttf"
+    alef, bet = class_zero_font(font)
+    src = ttlib.TTFont(font)
+    gid = {src.getGlyphName(i): i for i in range(len(src.getGlyphOrder()))}
+    whole = hb_glyphs(str(font), TEXT)
+    word = hb_glyphs(str(font), TEXT.split()[0])
+    # the rule fires before each space only: word by word it never would
+    assert whole.count(gid[bet]) == 4 + 3 and word.count(gid[bet]) == 1
+
+    pdf = render(tmp_path, TEXT, footer="")
+    drawn = drawn_glyphs(pdf)
+    assert NAME in drawn, drawn.keys()
+    sub = dict(embedded_fonts(pdf))
+    sub = next(f for name, f in sub.items() if name.endswith(NAME))
+
+    def shape(f, g):
+        gs = f.getGlyphSet()
+        pen = DecomposingRecordingPen(gs)
+        gs[f.getGlyphName(g)].draw(pen)
+        return pen.value, f["hmtx"][f.getGlyphName(g)][0]
+
+    assert [shape(sub, g) for g in drawn[NAME]] == [shape(src, g) for g in whole]
+
+
+@need
+def test_latin_a_hebrew_only_theme_font_lacks_comes_from_the_fallback(tmp_path):
+    """A theme font without Latin letters: "Page 1 of 1" and the Latin words
+    of an unshaped line were drawn as its .notdef boxes, silently
+    (fo_pdf_cover took ASCII for granted). Now DejaVu Sans draws them, and
+    no glyph drawn is a .notdef."""
+    class_zero_font(tmp_path / "h.ttf")
+    pdf = render(tmp_path, "Total 2024, in euros")
+    drawn = drawn_glyphs(pdf)
+    assert any(name.startswith("DejaVuSans") for name in drawn), drawn.keys()
+    assert all(0 not in glyphs for glyphs in drawn.values()), drawn
+    text = subprocess.run(["pdftotext", pdf, "-"], capture_output=True, text=True, check=True).stdout
+    assert "Total 2024, in euros" in text and "Page 1 of 1" in text
