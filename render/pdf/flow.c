@@ -165,9 +165,88 @@ void fo_pdf_text_draw_dir(fo_pdf *c, fo_pdf_font *f, double size, fo_rgb color,
     c->fresh = false;
 }
 
+/* Records line [start, end) (trailing spaces dropped) as line nl when it
+ * fits in max; returns nl + 1. */
+static size_t put_line(const char *s, size_t start, size_t end, size_t nl, size_t *starts,
+                       size_t *lens, size_t max)
+{
+    while (end > start && s[end - 1] == ' ') end--;
+    if (nl < max) { starts[nl] = start; lens[nl] = end - start; }
+    return nl + 1;
+}
+
+/* wrap() for text that needs shaping (Arabic, Indic, Thai...), measured as
+ * it is drawn: by the pieces between break opportunities (linebreak.h:
+ * UAX #14, ICU's dictionaries for Thai), each shaped (fo_pdf_text_width),
+ * so a table cell's line is never wider than measured. Per character, the
+ * letters took the widths of the general fallbacks, which have no
+ * Devanagari: a false "no installed font" warning and .notdef widths for
+ * Hindi in a table. A piece wider than the line is cut between clusters
+ * (fo_shape_cluster_end), each measured shaped. */
+static size_t wrap_shaped(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len,
+                          double w, bool keep_lead, size_t *starts, size_t *lens, size_t max)
+{
+    char *brks = fo_linebreaks(s, len);
+    size_t nl = 0, i = 0;
+    while (i < len) {
+        bool hard = i == 0 || s[i - 1] == '\n';
+        if (!(keep_lead && hard))
+            while (i < len && s[i] == ' ') i++;  /* no leading spaces after a soft break */
+        size_t start = i;
+        double lw = 0;
+        while (i < len && s[i] != '\n') {
+            /* the piece [i, e): up to a break opportunity or a newline;
+               its trailing spaces hang past the line's end */
+            size_t e = i, n;
+            do {
+                fo_utf8_at(s + e, len - e, &n);
+                e += n;
+            } while (e < len && s[e] != '\n' && !fo_linebreak_after(brks, e - 1));
+            size_t t = e;
+            while (t > i && s[t - 1] == ' ') t--;
+            double pw = fo_pdf_text_width(c, f, size, s + i, t - i);
+            if (lw + pw <= w || i == start) {
+                if (lw + pw <= w) {
+                    /* its spaces shaped with it: in the font of the letters
+                       before them, as the line draws them */
+                    lw += e > t ? fo_pdf_text_width(c, f, size, s + i, e - i) : pw;
+                    i = e;
+                    continue;
+                }
+                /* alone wider than the line: as many clusters as fit (one at least) */
+                size_t k = i;
+                while (k < t) {
+                    size_t q = k;
+                    fo_utf8_at(s + q, t - q, &n);
+                    q = fo_shape_cluster_end(s, t, q + n);
+                    double cw = fo_pdf_text_width(c, f, size, s + k, q - k);
+                    if (k > start && lw + cw > w) break;
+                    lw += cw;
+                    k = q;
+                }
+                i = k < t ? k : e;
+            }
+            break;   /* the line is full */
+        }
+        nl = put_line(s, start, i, nl, starts, lens, max);
+        if (i < len && s[i] == '\n') {
+            i++;
+            if (i == len) break;
+        }
+    }
+    fo_free(brks);
+    if (nl == 0) {
+        if (max) { starts[0] = 0; lens[0] = 0; }
+        nl = 1;
+    }
+    return nl;
+}
+
 static size_t wrap(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t len,
                    double w, bool keep_lead, size_t *starts, size_t *lens, size_t max)
 {
+    if (f && f->def && fo_shape_needed(s, len))
+        return wrap_shaped(c, f, size, s, len, w, keep_lead, starts, lens, max);
     size_t nl = 0, i = 0;
     double limit = w * 1000.0 / size;
     while (i < len) {
@@ -194,10 +273,7 @@ static size_t wrap(fo_pdf *c, fo_pdf_font *f, double size, const char *s, size_t
             lw += gw;
             i += n;
         }
-        size_t end = i;
-        while (end > start && s[end - 1] == ' ') end--;
-        if (nl < max) { starts[nl] = start; lens[nl] = end - start; }
-        nl++;
+        nl = put_line(s, start, i, nl, starts, lens, max);
         if (!cut && i < len && s[i] == '\n') {
             i++;
             if (i == len) break;

@@ -289,3 +289,47 @@ def test_pptx_and_docx_table_cells_rtl(tmp_path):
         assert cell.rindex("<w:bidi/>") > cell.rindex("<w:tc>")
     green = doc[:doc.index("Green tea")]
     assert green.rfind("<w:bidi/>") < green.rindex("<w:tc>")
+
+
+def word_lines(pdf, script):
+    """The words of script (a regex character class) pdftotext finds, as
+    lines top to bottom, each [(xMin, xMax), ...] left to right."""
+    html = subprocess.run(["pdftotext", "-bbox", pdf, "-"], capture_output=True, text=True,
+                          check=True).stdout
+    lines = {}
+    for m in re.finditer(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)</word>', html):
+        if re.search(script, m.group(4)):
+            lines.setdefault(round(float(m.group(2))), []).append((float(m.group(1)), float(m.group(3))))
+    return [sorted(lines[y]) for y in sorted(lines)]
+
+
+@need
+def test_pdf_table_cells_wrap_complex_scripts_by_shaped_widths(tmp_path):
+    """A table cell of Hindi is wrapped as it is drawn: the pieces between
+    break opportunities, shaped. Per character, its letters were measured in
+    the general fallbacks, which have no Devanagari: folio warned that no
+    installed font had them (it drew them right) and measured .notdef boxes.
+    Every line fits the cell (its right edge is where the right-aligned
+    Arabic row ends), and the next line's first word would not have."""
+    hi = ("हरी चाय और जैतून का तेल क्षत्रिय परिवार की दुकान में बिक्री बढ़ी है और "
+          "ग्राहकों की संख्या दोगुनी हो गई")
+    spec = {"folio": 1, "data": {"t": {"columns": [{"name": "note", "type": "text"}],
+                                       "rows": [["شاي أخضر"], [" ".join([hi] * 3)]]}},
+            "blocks": [{"type": "table", "data": "t"}]}
+    (tmp_path / "s.json").write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
+    pdf = tmp_path / "s.pdf"
+    p = run_folio("render", tmp_path / "s.json", "-o", pdf, check=0)
+    assert "no installed font" not in p.stderr, p.stderr
+    right = max(x1 for line in word_lines(pdf, "[\u0600-\u06ff]") for _, x1 in line)
+    lines = word_lines(pdf, "[\u0900-\u097f]")
+    left = min(x0 for line in lines for x0, _ in line)
+    avail = right - left
+    assert len(lines) >= 3, lines
+    gaps = [b[0] - a[1] for line in lines for a, b in zip(line, line[1:])]
+    space = sorted(gaps)[len(gaps) // 2]
+    for k, line in enumerate(lines):
+        width = line[-1][1] - line[0][0]
+        assert width <= avail + 0.5, f"line {k}: {width:.1f} pt in {avail:.1f}"
+        if k + 1 < len(lines):
+            x0, x1 = lines[k + 1][0]
+            assert width + space + (x1 - x0) > avail - 0.5, f"line {k}: the next word fitted"
