@@ -159,8 +159,16 @@ fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp)
     if (cp > 0xFFFF) return &c->outlines;    /* flow.c's drawable() made sure one exists */
     /* ASCII too: a theme's Hebrew-, Arabic- or CJK-only font has no Latin
        letters ("Page 1 of 1" came out as boxes, silently); a font drawn
-       as outlines (no def) answers for itself */
-    if (!f->def || font_has(f, cp)) return f;
+       as outlines (no def) answers for itself. Whether a font has all of
+       printable ASCII is found once: English text asks per character. */
+    if (!f->def) return f;
+    if (cp < 0x80) {
+        for (uint32_t a = 0x20; !f->ascii && a < 0x7F; a++)
+            if (!font_has(f, a)) f->ascii = 2;
+        if (!f->ascii) f->ascii = 1;
+        if (f->ascii == 1 && cp >= 0x20 && cp != 0x7F) return f;
+    }
+    if (font_has(f, cp)) return f;
     for (size_t i = 0; i < c->nfallbacks; i++) {
         if (!c->fallback_tried[i]) {   /* once: this runs for every character */
             c->fallback_tried[i] = true;

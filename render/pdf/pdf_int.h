@@ -37,6 +37,8 @@ typedef struct {
     struct fo_pdf_gmap *gmap; /* NULL until a shaped glyph is drawn with it */
     uint8_t *has;             /* 2 bits per BMP code point: looked up, has a glyph;
                                * lazily (libharu's cmap lookup is a linear scan) */
+    uint8_t ascii;            /* has every printable ASCII character: 0 not yet
+                               * known, 1 yes, 2 no (fo_pdf_cover) */
     uint8_t *used;            /* 1 bit per code below U+D800: shown (glyphs.c) */
     uint32_t used_top;        /* one past the highest code marked in used (0: none) */
     uint16_t *remap;          /* subset.c: glyph id -> id in the embedded subset */
