@@ -39,7 +39,7 @@
 #include "render/core/text.h"
 
 #define FIRST_CODE 0xD800u
-#define MAX_CODES 2048u
+#define MAX_CODES 2048u          /* so the codes end at U+DFFF: U+E000 on is text */
 #define HASH 4096u              /* power of two, > 2 * MAX_CODES */
 
 struct fo_pdf_gmap {
@@ -233,7 +233,7 @@ HPDF_Font fo_pdf_get_font(HPDF_Doc pdf, const char *name)
 
 void fo_pdf_mark_codes(fo_pdf *c, fo_pdf_font *f, const char *s)
 {
-    if (!f->used && !(f->used = fo_calloc(FIRST_CODE / 8, 1))) {
+    if (!f->used && !(f->used = fo_calloc(0x10000 / 8, 1))) {
         fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
         return;
     }
@@ -247,7 +247,7 @@ void fo_pdf_mark_codes(fo_pdf *c, fo_pdf_font *f, const char *s)
             u = (p[0] & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 | (p[2] & 0x3Fu);
             p += 3;
         } else { p++; continue; }
-        if (u >= FIRST_CODE) continue;
+        if (u >= FIRST_CODE && u < FIRST_CODE + MAX_CODES) continue;   /* never text */
         f->used[u >> 3] |= (uint8_t)(1u << (u & 7));
         if (u >= f->used_top) f->used_top = u + 1;
     }
@@ -279,7 +279,7 @@ static void write_map(fo_pdf_font *f, HPDF_FontAttr fa, uint32_t top)
 {
     HPDF_BYTE *b = fo_calloc(top, 2);
     if (!b) return;
-    for (uint32_t u = 0; u < top && u < f->used_top; u++) {
+    for (uint32_t u = 0; u < top && u < f->used_top; u++) {   /* U+E000 on too: ，（）！ */
         if (!code_used(f, u)) continue;
         HPDF_UINT16 gid = fo_pdf_subset_gid(f, HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)u));
         b[2 * u] = (HPDF_BYTE)(gid >> 8);
@@ -296,32 +296,44 @@ static void write_map(fo_pdf_font *f, HPDF_FontAttr fa, uint32_t top)
     fo_free(b);
 }
 
-/* /W for the codes shown, as libharu writes it (runs of consecutive codes
- * whose advance is not the default: [first [w w ...]]), then the shaped
- * glyphs' advances: [0xD800 [w0 w1 ...]]. */
-static void write_widths(fo_pdf_font *f, HPDF_FontAttr fa)
+/* Appends to /W the codes [from, to) shown, as libharu writes them: runs
+ * of consecutive codes whose advance is not the default, [first [w w ...]]. */
+static bool add_widths(fo_pdf_font *f, HPDF_Array w, uint32_t from, uint32_t to)
 {
-    HPDF_Array w = HPDF_Dict_GetItem(fa->descendant_font, "W", HPDF_OCLASS_ARRAY);
-    if (!w) return;
-    HPDF_Array_Clear(w);
     HPDF_Array run = NULL;
     HPDF_INT16 dw = f->def->missing_width;
-    for (uint32_t u = 0; u < f->used_top; u++) {   /* codes above: the default */
+    for (uint32_t u = from; u < to; u++) {
         HPDF_INT16 adv = code_used(f, u)
             ? HPDF_TTFontDef_GetGidWidth(f->def, HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)u))
             : dw;
         if (adv == dw) { run = NULL; continue; }
         if (!run) {
-            if (!(run = HPDF_Array_New(w->mmgr))) return;
+            if (!(run = HPDF_Array_New(w->mmgr))) return false;
             HPDF_Array_AddNumber(w, (HPDF_INT32)u);
             HPDF_Array_Add(w, run);
         }
         HPDF_Array_AddNumber(run, adv);
     }
-    if (!f->gmap || !f->gmap->n || !(run = HPDF_Array_New(w->mmgr))) return;
-    HPDF_Array_AddNumber(w, FIRST_CODE);
-    HPDF_Array_Add(w, run);
-    for (size_t i = 0; i < f->gmap->n; i++) HPDF_Array_AddNumber(run, f->gmap->adv[i]);
+    return true;
+}
+
+/* /W: the codes shown below the shaped glyphs', the shaped glyphs'
+ * advances ([0xD800 [w0 w1 ...]]), then the codes shown from U+E000 on
+ * (fullwidth punctuation, U+FFFD): in ascending order, as libharu writes. */
+static void write_widths(fo_pdf_font *f, HPDF_FontAttr fa)
+{
+    HPDF_Array w = HPDF_Dict_GetItem(fa->descendant_font, "W", HPDF_OCLASS_ARRAY);
+    if (!w) return;
+    HPDF_Array_Clear(w);
+    uint32_t below = f->used_top < FIRST_CODE ? f->used_top : FIRST_CODE;
+    if (!add_widths(f, w, 0, below)) return;
+    HPDF_Array run;
+    if (f->gmap && f->gmap->n && (run = HPDF_Array_New(w->mmgr))) {
+        HPDF_Array_AddNumber(w, FIRST_CODE);
+        HPDF_Array_Add(w, run);
+        for (size_t i = 0; i < f->gmap->n; i++) HPDF_Array_AddNumber(run, f->gmap->adv[i]);
+    }
+    if (f->used_top > FIRST_CODE + MAX_CODES) add_widths(f, w, FIRST_CODE + MAX_CODES, f->used_top);
 }
 
 void fo_pdf_glyphs_finish(fo_pdf *c, fo_pdf_font *f)
@@ -331,7 +343,7 @@ void fo_pdf_glyphs_finish(fo_pdf *c, fo_pdf_font *f)
     if (!fa || !fa->descendant_font || !fa->map_stream) return;
     uint32_t top = 1;
     if (f->used_top > top) top = f->used_top;
-    if (f->gmap && f->gmap->n) top = FIRST_CODE + (uint32_t)f->gmap->n;
+    if (f->gmap && f->gmap->n && FIRST_CODE + f->gmap->n > top) top = FIRST_CODE + (uint32_t)f->gmap->n;
     write_map(f, fa, top);
     write_widths(f, fa);
 }

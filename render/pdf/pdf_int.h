@@ -39,7 +39,7 @@ typedef struct {
                                * lazily (libharu's cmap lookup is a linear scan) */
     uint8_t ascii;            /* has every printable ASCII character: 0 not yet
                                * known, 1 yes, 2 no (fo_pdf_cover) */
-    uint8_t *used;            /* 1 bit per code below U+D800: shown (glyphs.c) */
+    uint8_t *used;            /* 1 bit per BMP code: shown (glyphs.c) */
     uint32_t used_top;        /* one past the highest code marked in used (0: none) */
     uint16_t *remap;          /* subset.c: glyph id -> id in the embedded subset */
     float ascent, descent;   /* 1/1000 em; descent is negative */

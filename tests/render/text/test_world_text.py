@@ -333,3 +333,26 @@ def test_pdf_table_cells_wrap_complex_scripts_by_shaped_widths(tmp_path):
         if k + 1 < len(lines):
             x0, x1 = lines[k + 1][0]
             assert width + space + (x1 - x0) > avail - 0.5, f"line {k}: the next word fitted"
+
+
+@need
+def test_pdf_characters_from_u_e000_on_are_drawn(tmp_path):
+    """Fullwidth punctuation and letters (，（）！ＡＢＣ１２３), halfwidth
+    katakana and U+FFFD go through libharu's text path with their own code
+    point as code, above the shaped glyphs' U+D800..U+DFFF. /CIDToGIDMap
+    and /W stopped at U+D800, so Chinese commas and parentheses were blank
+    on the page while pdftotext read them. Every code drawn has a glyph."""
+    sys.path.insert(0, str(HERE))
+    from test_bidi_styles import drawn_glyphs
+    text = "中文，测试（一）！ＡＢＣ１２３ ｶﾀｶﾅ �"
+    (tmp_path / "s.json").write_text(json.dumps(
+        {"folio": 1, "blocks": [{"type": "paragraph", "text": text}]}, ensure_ascii=False),
+        encoding="utf-8")
+    pdf = tmp_path / "s.pdf"
+    run_folio("render", tmp_path / "s.json", "-o", pdf, check=0)
+    out = subprocess.run(["pdftotext", pdf, "-"], capture_output=True, text=True, check=True).stdout
+    assert text.replace(" ", "") in re.sub(r"\s", "", out)
+    drawn = drawn_glyphs(pdf)
+    glyphs = [g for name, gs in drawn.items() for g in gs]
+    assert len(glyphs) >= len(text.replace(" ", "")), drawn
+    assert 0 not in glyphs, drawn
