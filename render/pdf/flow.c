@@ -205,14 +205,14 @@ static size_t wrap_shaped(fo_pdf *c, fo_pdf_font *f, double size, const char *s,
             size_t t = e;
             while (t > i && s[t - 1] == ' ') t--;
             double pw = fo_pdf_text_width(c, f, size, s + i, t - i);
-            if (lw + pw <= w || i == start) {
-                if (lw + pw <= w) {
-                    /* its spaces shaped with it: in the font of the letters
-                       before them, as the line draws them */
-                    lw += e > t ? fo_pdf_text_width(c, f, size, s + i, e - i) : pw;
-                    i = e;
-                    continue;
-                }
+            if (lw + pw <= w) {
+                /* its spaces shaped with it: in the font of the letters
+                   before them, as the line draws them */
+                lw += e > t ? fo_pdf_text_width(c, f, size, s + i, e - i) : pw;
+                i = e;
+                continue;
+            }
+            if (i == start) {
                 /* alone wider than the line: as many clusters as fit (one at least) */
                 size_t k = i;
                 while (k < t) {
