@@ -208,6 +208,7 @@ static int render_doc(fo_cli_request *req, const char *input)
         st = fo_doc_set_theme(doc, req->opts.theme, &d);
     if (st == FO_OK) {
         req->opts.progress = tty;
+        req->opts.sha256 = req->json;   /* only --json shows it */
         if (tty) fo_progress_set(show_progress, NULL);
         if (tty) fprintf(stderr, "folio: rendering %zu output%s...\n", req->nouts, req->nouts == 1 ? "" : "s");
         st = fo_render(doc, req->outs, req->nouts, &req->opts, &written, &d);

@@ -81,6 +81,9 @@ typedef struct {
     bool scratch;            /* the outputs are scratch files, read once and removed
                                 (folio serve's render children): no fsync and no
                                 watchdog thread; the ceiling is still checked at the end */
+    bool sha256;             /* fill each fo_written's sha256 (folio render --json);
+                                else it is "": hashing the mixed-script report's PDF
+                                was 3% of its render */
 } fo_render_opts;
 
 /* Reads and validates a spec. On any problem returns FO_ERR_INPUT with every
@@ -98,7 +101,7 @@ typedef struct {
     char *path;
     const char *format;
     uint64_t bytes;
-    char sha256[65];
+    char sha256[65];         /* hex; "" unless fo_render_opts.sha256 */
 } fo_written;
 
 typedef struct {

@@ -308,7 +308,8 @@ static int set_mode(const fo_outset *o, size_t i)
     return chmod(o->files[i].tmp, st.st_mode & 07777);
 }
 
-static fo_status list_written(const fo_outset *o, const uint64_t *sizes, fo_written_list *written)
+static fo_status list_written(const fo_outset *o, const uint64_t *sizes, bool sha256,
+                               fo_written_list *written)
 {
     written->items = fo_calloc(o->n ? o->n : 1, sizeof *written->items);
     if (!written->items) return FO_ERR_NOMEM;
@@ -318,12 +319,12 @@ static fo_status list_written(const fo_outset *o, const uint64_t *sizes, fo_writ
         w->path = fo_strdup(o->files[i].dest);
         w->format = o->files[i].format;
         w->bytes = sizes[i];
-        if (!fo_sha256_file_hex(o->files[i].tmp, w->sha256)) w->sha256[0] = '\0';
+        if (!sha256 || !fo_sha256_file_hex(o->files[i].tmp, w->sha256)) w->sha256[0] = '\0';
     }
     return FO_OK;
 }
 
-fo_status fo_outset_commit(fo_outset *o, fo_written_list *written, fo_diags *d)
+fo_status fo_outset_commit(fo_outset *o, fo_written_list *written, bool sha256, fo_diags *d)
 {
     fo_status st = FO_OK;
     uint64_t *sizes = fo_calloc(o->n ? o->n : 1, sizeof *sizes);
@@ -338,7 +339,7 @@ fo_status fo_outset_commit(fo_outset *o, fo_written_list *written, fo_diags *d)
             fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: cannot sync: %s", o->files[i].dest, strerror(errno));
             st = FO_ERR_IO;
         }
-    if (st == FO_OK && written) st = list_written(o, sizes, written);
+    if (st == FO_OK && written) st = list_written(o, sizes, sha256, written);
     size_t failed = 0;
     if (st == FO_OK && fo_stage_commit(&o->stage, &failed) != 0) {
         fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: cannot move into place: %s (no output "

@@ -29,8 +29,9 @@ const char *fo_outset_add(fo_outset *o, const char *dest, const char *format, fo
 /* Checks sizes, fsyncs and renames all staged files, all or none (a failed
  * rename undoes the ones done: render/stage.h). FO_ERR_CEILING if any file
  * exceeds the ceiling (nothing is renamed, all temporaries removed). Every
- * output gets mode 0666 & ~umask, like any file the user creates. */
-fo_status fo_outset_commit(fo_outset *o, fo_written_list *written, fo_diags *d);
+ * output gets mode 0666 & ~umask, like any file the user creates. *written
+ * (may be NULL) lists them, with each file's SHA-256 when sha256. */
+fo_status fo_outset_commit(fo_outset *o, fo_written_list *written, bool sha256, fo_diags *d);
 
 /* The ceiling of this set. */
 uint64_t fo_outset_max_bytes(const fo_outset *o);

@@ -78,7 +78,7 @@ fo_status fo_render(const fo_doc *doc, const char *const *outs, size_t nouts,
                      opts->template_path);
     if (st == FO_OK) warn_missing(d);
     st = fo_outset_fail(set, st, d); /* a writer stopped at the ceiling: exit 3, said so */
-    if (st == FO_OK) st = fo_outset_commit(set, written, d);
+    if (st == FO_OK) st = fo_outset_commit(set, written, opts->sha256, d);
     fo_outset_free(set); /* removes any temporary left */
     return st;
 }

@@ -52,7 +52,7 @@ static const char *render(const char *name, const char *json)
     st = fo_pptx_render(doc, out, o, NULL, &d);
     for (size_t i = 0; i < d.n; i++) fprintf(stderr, "%s\n", d.items[i].message);
     ck_assert_int_eq(st, FO_OK);
-    ck_assert_int_eq(fo_outset_commit(o, NULL, &d), FO_OK);
+    ck_assert_int_eq(fo_outset_commit(o, NULL, false, &d), FO_OK);
     fo_outset_free(o);
     fo_doc_free(doc);
     fo_diags_free(&d);
