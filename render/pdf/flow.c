@@ -68,8 +68,7 @@ void fo_pdf_show(fo_pdf *c, fo_pdf_font *g, double size, double x, double y, con
     HPDF_Page p = c->page;
     if (g->def) {
         fo_pdf_set_font(c, g, size);
-        fo_pdf_mark_codes(c, g, s);
-        HPDF_Page_TextOut(p, fo_pdf_q(x), fo_pdf_q(y), s);
+        HPDF_Page_TextOut(p, fo_pdf_q(x), fo_pdf_q(y), fo_pdf_mark_codes(c, g, s));
         return;
     }
     bool in_text = HPDF_Page_GetGMode(p) == HPDF_GMODE_TEXT_OBJECT;
@@ -92,8 +91,7 @@ void fo_pdf_show(fo_pdf *c, fo_pdf_font *g, double size, double x, double y, con
             HPDF_Page_BeginText(p);
             HPDF_Page_SetTextRenderingMode(p, HPDF_INVISIBLE);
             fo_pdf_set_font(c, tf, size);
-            fo_pdf_mark_codes(c, tf, "?");
-            HPDF_Page_TextOut(p, fo_pdf_q(x), fo_pdf_q(y), "?");
+            HPDF_Page_TextOut(p, fo_pdf_q(x), fo_pdf_q(y), fo_pdf_mark_codes(c, tf, "?"));
             HPDF_Page_SetTextRenderingMode(p, HPDF_FILL);
             HPDF_Page_EndText(p);
             fo_pdf_actual_close(p);

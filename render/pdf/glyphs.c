@@ -5,15 +5,23 @@
  * BMP code point (CID = code point) and the font's /CIDToGIDMap sends it to
  * the glyph the font's cmap has for that character. The glyphs a shaper
  * picks (Arabic contextual forms, Indic conjuncts and reordered vowel signs,
- * ligatures) have no code point. So each such glyph gets a code of its own
- * in the surrogate range U+D800..U+DFFF, which no text ever uses (libharu
- * passes a surrogate written in UTF-8 through as that code), and before the
- * file is saved fo_pdf_glyphs_finish completes the font around libharu:
+ * ligatures) have no code point. So each such glyph gets a code of its own:
+ * the lowest code that the font's cmap does not cover and that no text has
+ * shown in it (for Noto Sans Arabic, U+0001.. and the gaps below U+0600), so
+ * /CIDToGIDMap stays short. (They were U+D800.. first: every font's map then
+ * ran to U+D800, 17 maps of 110 KB of zeros in the mixed-script report whose
+ * compression was 7% of its render.) A character no installed font has is
+ * shown in the text's own font as .notdef, by its code point; should that
+ * code already stand for a shaped glyph, fo_pdf_mark_codes gives the
+ * character a code of its own as it gives a glyph one (.notdef, its width,
+ * its text). Before the file is saved fo_pdf_glyphs_finish completes the
+ * font around libharu:
  *   /CIDToGIDMap   code -> glyph id (the map rewritten up to the last code),
  *   /W             the glyph's advance for the code,
  *   subset flags   the glyph is embedded (then fo_pdf_close_glyphs adds the
  *                  components of composite glyphs),
- *   /ToUnicode     code -> the characters of its cluster (fix_to_unicode).
+ *   /ToUnicode     code -> the characters of its cluster (fix_to_unicode,
+ *                  which leaves these codes out of its identity ranges).
  * Glyphs are written in visual order, as every PDF producer writes them;
  * readers (pdftotext, Acrobat) apply the bidi algorithm to give back the
  * logical text. A cluster of several glyphs (a vowel sign drawn before its
@@ -38,17 +46,50 @@
 #include "render/pdf/pdf_int.h"
 #include "render/core/text.h"
 
-#define FIRST_CODE 0xD800u
-#define MAX_CODES 2048u          /* so the codes end at U+DFFF: U+E000 on is text */
+#define MAX_CODES 2048u
 #define HASH 4096u              /* power of two, > 2 * MAX_CODES */
 
 struct fo_pdf_gmap {
+    uint16_t code[MAX_CODES];   /* the content code of entry k */
     uint16_t gid[MAX_CODES];
     int16_t adv[MAX_CODES];     /* its /W: the distance to the next glyph, 1/1000 em */
     char *text[MAX_CODES];      /* UTF-8, owned; "" for a cluster's later glyphs */
-    uint16_t slot[HASH];        /* code index + 1; 0 = empty */
+    uint16_t slot[HASH];        /* entry index + 1; 0 = empty */
+    uint8_t taken[0x10000 / 8]; /* 1 bit per code: an entry's */
+    uint32_t next;              /* where the search for a free code goes on */
+    uint32_t top;               /* one past the highest code of an entry */
     size_t n;
 };
+
+static bool surrogate(uint32_t u) { return u >= 0xD800 && u <= 0xDFFF; }
+
+static bool code_used(const fo_pdf_font *f, uint32_t u)
+{
+    return f->used && (f->used[u >> 3] >> (u & 7) & 1);
+}
+
+bool fo_pdf_code_taken(const fo_pdf_font *f, uint32_t u)
+{
+    return f->gmap && u < f->gmap->top && (f->gmap->taken[u >> 3] >> (u & 7) & 1);
+}
+
+uint32_t fo_pdf_taken_top(const fo_pdf_font *f)
+{
+    return f->gmap ? f->gmap->top : 0;
+}
+
+/* The lowest code from m->next on that no text shows in f and f's cmap
+ * does not cover (so no text will show it, but a character no font has:
+ * fo_pdf_mark_codes); 0 when none is left. Never 0 (a C string's end for
+ * libharu) and never a surrogate (flow.c draws those as U+FFFD). */
+static uint32_t free_code(fo_pdf_font *f, struct fo_pdf_gmap *m)
+{
+    uint32_t u = m->next ? m->next : 1;
+    while (u < 0x10000 && (surrogate(u) || code_used(f, u) || fo_pdf_font_has(f, u))) u++;
+    if (u >= 0x10000) return 0;
+    m->next = u + 1;
+    return u;
+}
 
 static uint32_t key_hash(uint16_t gid, int16_t adv, const char *text)
 {
@@ -70,15 +111,21 @@ static uint32_t code_for(fo_pdf_font *f, uint16_t gid, int16_t adv, const char *
     for (; m->slot[h]; h = (h + 1) & (HASH - 1)) {
         size_t k = m->slot[h] - 1u;
         if (m->gid[k] == gid && m->adv[k] == adv && strcmp(m->text[k], text) == 0)
-            return FIRST_CODE + (uint32_t)k;
+            return m->code[k];
     }
-    if (m->n == MAX_CODES || !(m->text[m->n] = fo_strdup(text))) return 0;
+    uint32_t u;
+    if (m->n == MAX_CODES || !(u = free_code(f, m))) return 0;
+    if (!(m->text[m->n] = fo_strdup(text))) return 0;
+    m->code[m->n] = (uint16_t)u;
     m->gid[m->n] = gid;
     m->adv[m->n] = adv;
     m->slot[h] = (uint16_t)(m->n + 1);
+    m->taken[u >> 3] |= (uint8_t)(1u << (u & 7));
+    if (u >= m->top) m->top = u + 1;
     HPDF_TTFontDefAttr a = (HPDF_TTFontDefAttr)f->def->attr;
     if (gid < a->num_glyphs) a->glyph_tbl.flgs[gid] = 1;   /* embed it */
-    return FIRST_CODE + (uint32_t)m->n++;
+    m->n++;
+    return u;
 }
 
 void fo_pdf_gmap_free(fo_pdf_font *f)
@@ -112,7 +159,7 @@ static void utf16_hex(const char *utf8, char *out)
 
 /* ---- drawing --------------------------------------------------------------- */
 
-/* Appends code (a surrogate) as the four hex digits of its two bytes, as
+/* Appends code as the four hex digits of its two bytes, as
  * libharu writes a UTF-8 font's text (hpdf_page_operator.c,
  * InternalWriteText: the encoder's big-endian bytes, upper-case hex). */
 static size_t put_code(char *o, uint32_t code)
@@ -231,15 +278,29 @@ HPDF_Font fo_pdf_get_font(HPDF_Doc pdf, const char *name)
     return f;
 }
 
-void fo_pdf_mark_codes(fo_pdf *c, fo_pdf_font *f, const char *s)
+/* UTF-8 of a BMP code that is not a surrogate into o; its length. */
+static size_t put_utf8(char *o, uint32_t u)
+{
+    if (u < 0x80) { o[0] = (char)u; return 1; }
+    if (u < 0x800) { o[0] = (char)(0xC0 | u >> 6); o[1] = (char)(0x80 | (u & 0x3F)); return 2; }
+    o[0] = (char)(0xE0 | u >> 12);
+    o[1] = (char)(0x80 | (u >> 6 & 0x3F));
+    o[2] = (char)(0x80 | (u & 0x3F));
+    return 3;
+}
+
+const char *fo_pdf_mark_codes(fo_pdf *c, fo_pdf_font *f, const char *s)
 {
     if (!f->used && !(f->used = fo_calloc(0x10000 / 8, 1))) {
         fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
-        return;
+        return s;
     }
+    char *out = NULL;        /* s with its taken codes given codes of their own */
+    size_t o = 0;
     /* as libharu's UTF-8 encoder reads it: one code per character of up to
        three bytes (folio gives it nothing longer) */
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        const unsigned char *start = p;
         uint32_t u;
         if (*p < 0x80) u = *p++;
         else if ((*p & 0xE0) == 0xC0 && p[1]) { u = (p[0] & 0x1Fu) << 6 | (p[1] & 0x3Fu); p += 2; }
@@ -247,15 +308,38 @@ void fo_pdf_mark_codes(fo_pdf *c, fo_pdf_font *f, const char *s)
             u = (p[0] & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 | (p[2] & 0x3Fu);
             p += 3;
         } else { p++; continue; }
-        if (u >= FIRST_CODE && u < FIRST_CODE + MAX_CODES) continue;   /* never text */
+        if (fo_pdf_code_taken(f, u)) {
+            /* a character no font has, whose code stands for a shaped
+               glyph: .notdef under a code of its own, read back as itself */
+            if (!out) {
+                size_t len = strlen(s);
+                if (!(out = fo_malloc(len + 1))) {
+                    fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
+                    return s;
+                }
+                o = (size_t)((const char *)start - s);
+                memcpy(out, s, o);
+            }
+            char one[4] = {0};
+            put_utf8(one, u);
+            double w = __builtin_round(fo_pdf_glyph_width(f, u));
+            uint32_t k = code_for(f, 0, (int16_t)(w > 32000 ? 32000 : w < -32000 ? -32000 : w), one);
+            if (k) o += put_utf8(out + o, k);   /* else (no code left) it is dropped */
+            continue;
+        }
+        if (out) {
+            memcpy(out + o, start, (size_t)(p - start));
+            o += (size_t)(p - start);
+        }
+        if (surrogate(u)) continue;   /* never text (flow.c) */
         f->used[u >> 3] |= (uint8_t)(1u << (u & 7));
         if (u >= f->used_top) f->used_top = u + 1;
     }
-}
-
-static bool code_used(const fo_pdf_font *f, uint32_t u)
-{
-    return f->used && (f->used[u >> 3] >> (u & 7) & 1);
+    if (!out) return s;
+    out[o] = 0;
+    fo_free(c->marked);
+    c->marked = out;
+    return out;
 }
 
 void fo_pdf_glyphs_flag(fo_pdf_font *f)
@@ -272,9 +356,9 @@ void fo_pdf_glyphs_flag(fo_pdf_font *f)
         if (f->gmap->gid[i] < a->num_glyphs) a->glyph_tbl.flgs[f->gmap->gid[i]] = 1;
 }
 
-/* /CIDToGIDMap for codes [0, top): the glyph of each character shown, the
- * shaped glyphs from FIRST_CODE on, zero for every other code; glyph
- * numbers as the subset has them (subset.c). */
+/* /CIDToGIDMap for codes [0, top): the glyph of each character shown and
+ * of each shaped glyph's code, zero for every other code; glyph numbers as
+ * the subset has them (subset.c). */
 static void write_map(fo_pdf_font *f, HPDF_FontAttr fa, uint32_t top)
 {
     HPDF_BYTE *b = fo_calloc(top, 2);
@@ -287,8 +371,8 @@ static void write_map(fo_pdf_font *f, HPDF_FontAttr fa, uint32_t top)
     }
     for (size_t i = 0; f->gmap && i < f->gmap->n; i++) {
         HPDF_UINT16 gid = fo_pdf_subset_gid(f, f->gmap->gid[i]);
-        b[2 * (FIRST_CODE + i)] = (HPDF_BYTE)(gid >> 8);
-        b[2 * (FIRST_CODE + i) + 1] = (HPDF_BYTE)gid;
+        b[2 * f->gmap->code[i]] = (HPDF_BYTE)(gid >> 8);
+        b[2 * f->gmap->code[i] + 1] = (HPDF_BYTE)gid;
     }
     HPDF_Stream s = fa->map_stream->stream;
     HPDF_MemStream_FreeData(s);
@@ -296,44 +380,34 @@ static void write_map(fo_pdf_font *f, HPDF_FontAttr fa, uint32_t top)
     fo_free(b);
 }
 
-/* Appends to /W the codes [from, to) shown, as libharu writes them: runs
- * of consecutive codes whose advance is not the default, [first [w w ...]]. */
-static bool add_widths(fo_pdf_font *f, HPDF_Array w, uint32_t from, uint32_t to)
+/* /W for the codes [0, top) shown, as libharu writes it: runs of
+ * consecutive codes whose advance is not the default, [first [w w ...]]; a
+ * shaped glyph's code has its entry's advance. */
+static void write_widths(fo_pdf_font *f, HPDF_FontAttr fa, uint32_t top)
 {
+    HPDF_Array w = HPDF_Dict_GetItem(fa->descendant_font, "W", HPDF_OCLASS_ARRAY);
+    if (!w) return;
+    HPDF_Array_Clear(w);
+    uint16_t *entry = NULL;           /* code -> entry index + 1 */
+    if (f->gmap && f->gmap->n) {
+        if (!(entry = fo_calloc(top, sizeof *entry))) return;
+        for (size_t i = 0; i < f->gmap->n; i++) entry[f->gmap->code[i]] = (uint16_t)(i + 1);
+    }
     HPDF_Array run = NULL;
     HPDF_INT16 dw = f->def->missing_width;
-    for (uint32_t u = from; u < to; u++) {
-        HPDF_INT16 adv = code_used(f, u)
-            ? HPDF_TTFontDef_GetGidWidth(f->def, HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)u))
+    for (uint32_t u = 0; u < top; u++) {
+        HPDF_INT16 adv = entry && entry[u] ? f->gmap->adv[entry[u] - 1]
+            : code_used(f, u) ? HPDF_TTFontDef_GetGidWidth(f->def, HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)u))
             : dw;
         if (adv == dw) { run = NULL; continue; }
         if (!run) {
-            if (!(run = HPDF_Array_New(w->mmgr))) return false;
+            if (!(run = HPDF_Array_New(w->mmgr))) break;
             HPDF_Array_AddNumber(w, (HPDF_INT32)u);
             HPDF_Array_Add(w, run);
         }
         HPDF_Array_AddNumber(run, adv);
     }
-    return true;
-}
-
-/* /W: the codes shown below the shaped glyphs', the shaped glyphs'
- * advances ([0xD800 [w0 w1 ...]]), then the codes shown from U+E000 on
- * (fullwidth punctuation, U+FFFD): in ascending order, as libharu writes. */
-static void write_widths(fo_pdf_font *f, HPDF_FontAttr fa)
-{
-    HPDF_Array w = HPDF_Dict_GetItem(fa->descendant_font, "W", HPDF_OCLASS_ARRAY);
-    if (!w) return;
-    HPDF_Array_Clear(w);
-    uint32_t below = f->used_top < FIRST_CODE ? f->used_top : FIRST_CODE;
-    if (!add_widths(f, w, 0, below)) return;
-    HPDF_Array run;
-    if (f->gmap && f->gmap->n && (run = HPDF_Array_New(w->mmgr))) {
-        HPDF_Array_AddNumber(w, FIRST_CODE);
-        HPDF_Array_Add(w, run);
-        for (size_t i = 0; i < f->gmap->n; i++) HPDF_Array_AddNumber(run, f->gmap->adv[i]);
-    }
-    if (f->used_top > FIRST_CODE + MAX_CODES) add_widths(f, w, FIRST_CODE + MAX_CODES, f->used_top);
+    fo_free(entry);
 }
 
 void fo_pdf_glyphs_finish(fo_pdf *c, fo_pdf_font *f)
@@ -343,9 +417,9 @@ void fo_pdf_glyphs_finish(fo_pdf *c, fo_pdf_font *f)
     if (!fa || !fa->descendant_font || !fa->map_stream) return;
     uint32_t top = 1;
     if (f->used_top > top) top = f->used_top;
-    if (f->gmap && f->gmap->n && FIRST_CODE + f->gmap->n > top) top = FIRST_CODE + (uint32_t)f->gmap->n;
+    if (f->gmap && f->gmap->top > top) top = f->gmap->top;
     write_map(f, fa, top);
-    write_widths(f, fa);
+    write_widths(f, fa, top);
 }
 
 void fo_pdf_glyphs_to_unicode(const fo_pdf_font *f, HPDF_Stream s)
@@ -362,7 +436,7 @@ void fo_pdf_glyphs_to_unicode(const fo_pdf_font *f, HPDF_Stream s)
             char *hex = fo_malloc(strlen(t) * 4 + 8);
             if (!hex) return;
             utf16_hex(t, hex);
-            snprintf(line, sizeof line, "<%04X> <", (unsigned)(FIRST_CODE + j));
+            snprintf(line, sizeof line, "<%04X> <", (unsigned)f->gmap->code[j]);
             HPDF_Stream_WriteStr(s, line);
             HPDF_Stream_WriteStr(s, hex);
             HPDF_Stream_WriteStr(s, ">\n");

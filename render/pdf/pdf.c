@@ -143,7 +143,7 @@ fo_pdf_font *fo_pdf_face(fo_pdf *c, const fo_font *f, int face)
 }
 
 /* Whether f has a glyph for cp (a BMP code point), remembered per font. */
-static bool font_has(fo_pdf_font *f, uint32_t cp)
+bool fo_pdf_font_has(fo_pdf_font *f, uint32_t cp)
 {
     if (!f->has && !(f->has = fo_calloc(0x10000 / 4, 1)))
         return HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)cp) != 0;
@@ -164,18 +164,18 @@ fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp)
     if (!f->def) return f;
     if (cp < 0x80) {
         for (uint32_t a = 0x20; !f->ascii && a < 0x7F; a++)
-            if (!font_has(f, a)) f->ascii = 2;
+            if (!fo_pdf_font_has(f, a)) f->ascii = 2;
         if (!f->ascii) f->ascii = 1;
         if (f->ascii == 1 && cp >= 0x20 && cp != 0x7F) return f;
     }
-    if (font_has(f, cp)) return f;
+    if (fo_pdf_font_has(f, cp)) return f;
     for (size_t i = 0; i < c->nfallbacks; i++) {
         if (!c->fallback_tried[i]) {   /* once: this runs for every character */
             c->fallback_tried[i] = true;
             c->fallback_fonts[i] = fo_pdf_font_load(c, c->fallbacks[i]);
         }
         fo_pdf_font *g = c->fallback_fonts[i];
-        if (g && font_has(g, cp)) return g;
+        if (g && fo_pdf_font_has(g, cp)) return g;
     }
     fo_text_missing_note(cp);
     return f;
@@ -196,9 +196,23 @@ double fo_pdf_glyph_width(fo_pdf_font *f, uint32_t cp)
                        : HPDF_TTFontDef_GetCharWidth(f->def, (HPDF_UINT16)cp);
 }
 
+/* Writes block[0..n) as one bfrange block (none when n is 0); returns 0. */
+static unsigned put_ranges(HPDF_Stream s, char (*block)[32], unsigned n)
+{
+    if (!n) return 0;
+    char line[32];
+    snprintf(line, sizeof line, "%u beginbfrange\n", n);
+    HPDF_Stream_WriteStr(s, line);
+    for (unsigned k = 0; k < n; k++) HPDF_Stream_WriteStr(s, block[k]);
+    HPDF_Stream_WriteStr(s, "endbfrange\n");
+    return 0;
+}
+
 /* Replaces libharu's /ToUnicode of a UTF-8 font: character codes are the
  * UTF-16 code units of the BMP, so the map is the identity, written as bf
- * ranges of 256 codes (surrogates excluded), at most 100 per block. */
+ * ranges of up to 256 codes (surrogates excluded), at most 100 per block;
+ * the codes of shaped glyphs (glyphs.c) are left out of the ranges and
+ * mapped each to its characters. */
 static void fix_to_unicode(fo_pdf *c, fo_pdf_font *f)
 {
     if (!f->font) return;                    /* never drawn: not in the file */
@@ -214,20 +228,25 @@ static void fix_to_unicode(fo_pdf *c, fo_pdf_font *f)
         "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n"
         "/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n"
         "1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n");
-    unsigned hi[256], n = 0;
-    for (unsigned h = 0; h < 256; h++)
-        if (h < 0xD8 || h > 0xDF) hi[n++] = h;
-    char line[64];
-    for (unsigned i = 0; i < n; i += 100) {
-        unsigned k = n - i < 100 ? n - i : 100;
-        snprintf(line, sizeof line, "%u beginbfrange\n", k);
-        HPDF_Stream_WriteStr(s, line);
-        for (unsigned j = i; j < i + k; j++) {
-            snprintf(line, sizeof line, "<%02X00> <%02XFF> <%02X00>\n", hi[j], hi[j], hi[j]);
-            HPDF_Stream_WriteStr(s, line);
+    char block[100][32];
+    unsigned n = 0;
+    uint32_t top = fo_pdf_taken_top(f);
+    for (unsigned h = 0; h < 256; h++) {
+        if (h >= 0xD8 && h <= 0xDF) continue;
+        if (h << 8 >= top) {                 /* the common case: no code taken */
+            snprintf(block[n++], sizeof block[0], "<%02X00> <%02XFF> <%02X00>\n", h, h, h);
+            if (n == 100) n = put_ranges(s, block, n);
+            continue;
         }
-        HPDF_Stream_WriteStr(s, "endbfrange\n");
+        for (unsigned lo = 0; lo < 256;) {
+            unsigned first = h << 8 | lo;
+            if (fo_pdf_code_taken(f, first)) { lo++; continue; }
+            while (lo < 256 && !fo_pdf_code_taken(f, h << 8 | lo)) lo++;
+            snprintf(block[n++], sizeof block[0], "<%04X> <%04X> <%04X>\n", first, h << 8 | (lo - 1), first);
+            if (n == 100) n = put_ranges(s, block, n);
+        }
     }
+    put_ranges(s, block, n);
     fo_pdf_glyphs_to_unicode(f, s);
     HPDF_Stream_WriteStr(s, "endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n");
     (void)c;
@@ -563,6 +582,7 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
     fo_free(c->pages);
     fo_pdf_widths_free(c);
     fo_pdf_emoji_free(c);
+    fo_free(c->marked);
     fo_free(c->toc);
     return st;
 }

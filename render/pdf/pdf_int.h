@@ -105,6 +105,7 @@ typedef struct {
     size_t shaped_cap;
     struct fo_pdf_emoji *emoji; /* emoji.c: one image per distinct emoji drawn */
     size_t nemoji, emoji_cap;
+    char *marked;            /* glyphs.c: fo_pdf_mark_codes's last rewritten text */
 } fo_pdf;
 
 /* ---- pdf.c: document, pages, fonts ------------------------------------- */
@@ -133,6 +134,8 @@ fo_pdf_font *fo_pdf_font_load(fo_pdf *c, const char *path);
 /* The font to draw code point cp with: f when it has the glyph, else the
  * first fallback that has it, else f (the reader shows .notdef). */
 fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp);
+/* Whether f (a font libharu loaded) has a glyph for cp, a BMP code point. */
+bool fo_pdf_font_has(fo_pdf_font *f, uint32_t cp);
 /* cmap.c: makes def's character map a table indexed by code point (same
  * glyphs), so libharu's lookups are one read; call before HPDF_GetFont. */
 void fo_pdf_flat_cmap(HPDF_FontDef def);
@@ -292,8 +295,15 @@ void fo_pdf_glyph_run(fo_pdf *c, fo_pdf_font *f, double size, double x, double y
 /* Flags for embedding exactly the glyphs f shows: .notdef, the glyphs of
  * its codes and its shaped glyphs (libharu also flags glyphs only measured). */
 void fo_pdf_glyphs_flag(fo_pdf_font *f);
-/* Records that text s (UTF-8, as given to libharu) is shown in font f. */
-void fo_pdf_mark_codes(fo_pdf *c, fo_pdf_font *f, const char *s);
+/* Records that text s (UTF-8, as given to libharu) is shown in font f, and
+ * returns the text to give libharu: s, or (for a character no font has
+ * whose code stands for a shaped glyph of f) a copy with that character
+ * under a code of its own, valid until the next call. */
+const char *fo_pdf_mark_codes(fo_pdf *c, fo_pdf_font *f, const char *s);
+/* Whether code u stands for a shaped glyph of f (not for its character). */
+bool fo_pdf_code_taken(const fo_pdf_font *f, uint32_t u);
+/* One past the highest such code (0: none). */
+uint32_t fo_pdf_taken_top(const fo_pdf_font *f);
 /* Before saving: /CIDToGIDMap and /W of f rewritten for the codes it shows
  * (fo_pdf_mark_codes) and its shaped glyphs. libharu wrote both for every
  * character the font's cmap has: for Droid Sans Fallback a 128 KB map of

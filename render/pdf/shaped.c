@@ -212,9 +212,9 @@ static void draw_outlines(fo_pdf *c, fo_pdf_font *f, double size, double x, doub
         HPDF_Page_SetTextRenderingMode(p, HPDF_INVISIBLE);
         HPDF_Page_SetHorizontalScalling(p, (HPDF_REAL)(scale < 10 ? 10 : scale > 300 ? 300 : scale));
         fo_pdf_set_font(c, f, size);
-        fo_pdf_mark_codes(c, f, buf);
+        const char *shown = fo_pdf_mark_codes(c, f, buf);
         HPDF_Page_SetTextMatrix(p, 1, 0, 0, 1, fo_pdf_q(x + g[0].x), fo_pdf_q(y));
-        HPDF_Page_ShowText(p, buf);
+        HPDF_Page_ShowText(p, shown);
         HPDF_Page_SetHorizontalScalling(p, 100);
         HPDF_Page_SetTextRenderingMode(p, HPDF_FILL);
     }

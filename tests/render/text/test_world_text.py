@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import unicodedata
 import zipfile
 
 import pytest
@@ -184,20 +185,12 @@ def test_pdf_draws_hb_shape_glyphs(tmp_path, text, font):
     /CIDToGIDMap."""
     spec = {"folio": 1, "blocks": [{"type": "paragraph", "text": text}]}
     (tmp_path / "s.json").write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
-    pdf, qdf = tmp_path / "o.pdf", tmp_path / "q.pdf"
+    pdf = tmp_path / "o.pdf"
     run_folio("render", tmp_path / "s.json", "-o", pdf, check=0)
-    subprocess.run(["qpdf", "--qdf", "--object-streams=disable", pdf, qdf], check=True)
-    raw = qdf.read_bytes().decode("latin-1")
-    base = font[:-4]
-    # the descendant CIDFontType2 dictionary of that font: its /CIDToGIDMap
-    m = re.search(r"/BaseFont /\w+\+" + re.escape(base) + r"(?:(?!/BaseFont).){0,1000}?/CIDToGIDMap (\d+) 0 R",
-                  raw, re.S)
-    assert m, f"no CID font {base} in the PDF"
-    cmap = subprocess.run(["qpdf", f"--show-object={m.group(1)}", "--filtered-stream-data", qdf],
-                          capture_output=True, check=True).stdout
-    codes = [int(h[i:i + 4], 16) for h in re.findall(r"<([0-9a-f]+)> Tj", raw)
-             for i in range(0, len(h), 4)]
-    drawn = [int.from_bytes(cmap[2 * c:2 * c + 2], "big") for c in codes if 0xD800 <= c <= 0xDFFF]
+    sys.path.insert(0, str(HERE))
+    from test_bidi_styles import drawn_glyphs
+    drawn = drawn_glyphs(pdf).get(font[:-4])
+    assert drawn, f"nothing drawn with {font} in the PDF"
     out = subprocess.run(["hb-shape", "--no-glyph-names", "--no-positions", "--no-clusters",
                           "/usr/share/fonts/truetype/noto/" + font, text],
                          capture_output=True, text=True, check=True).stdout.strip()
@@ -335,12 +328,72 @@ def test_pdf_table_cells_wrap_complex_scripts_by_shaped_widths(tmp_path):
             assert width + space + (x1 - x0) > avail - 0.5, f"line {k}: the next word fitted"
 
 
+def _font_codes(pdf, base):
+    """(/CIDToGIDMap, {code: text}) of the font whose name ends with base:
+    its map, and the text its /ToUnicode gives each code shown."""
+    qdf = pdf.with_suffix(".q.pdf")
+    subprocess.run(["qpdf", "--qdf", "--object-streams=disable", pdf, qdf], check=True)
+    raw = qdf.read_bytes().decode("latin-1")
+
+    def obj(n, stream=False):
+        args = ["qpdf", f"--show-object={n}", qdf] + (["--filtered-stream-data"] if stream else [])
+        return subprocess.run(args, capture_output=True, check=True).stdout
+
+    for res, oid in re.findall(r"/(F\d+) (\d+) 0 R", raw):
+        font = obj(oid).decode("latin-1")
+        if not re.search(r"/BaseFont /\w+\+" + re.escape(base) + r"\b", font):
+            continue
+        desc = re.search(r"/DescendantFonts \[ ?(\d+) 0 R", font).group(1)
+        cmap = obj(re.search(r"/CIDToGIDMap (\d+) 0 R", obj(desc).decode("latin-1")).group(1), True)
+        tounicode = obj(re.search(r"/ToUnicode (\d+) 0 R", font).group(1), True).decode("latin-1")
+        text = {}
+        for a, b, u in re.findall(r"<([0-9A-F]{4})> <([0-9A-F]{4})> <([0-9A-F]{4})>", tounicode):
+            for c in range(int(a, 16), int(b, 16) + 1):
+                text[c] = chr(int(u, 16) + c - int(a, 16))
+        for block in re.findall(r"beginbfchar\n(.*?)endbfchar", tounicode, re.S):
+            for c, u in re.findall(r"<([0-9A-F]{4})> <([0-9A-F]*)>", block):
+                text[int(c, 16)] = bytes.fromhex(u).decode("utf-16-be")
+        return cmap, text
+    raise AssertionError(f"no font {base} in {pdf}")
+
+
+@need
+def test_pdf_a_character_no_font_has_keeps_its_text_beside_shaped_glyphs(tmp_path):
+    """Shaped glyphs take the lowest codes the font's cmap lacks (U+0001..,
+    then U+007F, U+0080.. in Liberation Sans). U+0080 is in no installed
+    font, so it is shown in the paragraph's own font as .notdef, by code
+    point: after 156 shaped clusters that code already stands for a shaped
+    glyph, and the character gets a code of its own. pdftotext reads it
+    back; its code draws .notdef; no shaped glyph reads as it, and every
+    shaped cluster reads back as typed."""
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    shaped = " ".join(ch + mark for mark in "\u0301\u0300\u0302" for ch in letters)
+    spec = {"folio": 1, "blocks": [{"type": "paragraph", "text": shaped},
+                                   {"type": "paragraph", "text": "before x\u0080y after"}]}
+    (tmp_path / "s.json").write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
+    pdf = tmp_path / "s.pdf"
+    p = run_folio("render", tmp_path / "s.json", "-o", pdf, check=0)
+    assert "U+0080" in p.stderr                       # the warning names it
+    out = subprocess.run(["pdftotext", pdf, "-"], capture_output=True, text=True, check=True).stdout
+    assert "before x\u0080y after" in out
+    assert shaped.replace(" ", "") in re.sub(r"\s", "", out) or \
+        unicodedata.normalize("NFC", shaped).replace(" ", "") in unicodedata.normalize("NFC", re.sub(r"\s", "", out))
+    cmap, text = _font_codes(pdf, "LiberationSans")
+    gid = lambda c: int.from_bytes(cmap[2 * c:2 * c + 2], "big")
+    shaped_codes = [c for c, t in text.items() if c < 0x80 and t != chr(c)]
+    assert len(shaped_codes) >= 31                    # U+0001..U+001F taken
+    assert text.get(0x80) != "\x80"                   # U+0080's own code is a glyph's
+    mine = [c for c, t in text.items() if t == "\x80"]
+    assert len(mine) == 1 and mine[0] != 0x80 and gid(mine[0]) == 0, mine
+    assert all(gid(c) != 0 for c in shaped_codes)
+
+
 @need
 def test_pdf_characters_from_u_e000_on_are_drawn(tmp_path):
     """Fullwidth punctuation and letters (，（）！ＡＢＣ１２３), halfwidth
     katakana and U+FFFD go through libharu's text path with their own code
-    point as code, above the shaped glyphs' U+D800..U+DFFF. /CIDToGIDMap
-    and /W stopped at U+D800, so Chinese commas and parentheses were blank
+    point as code. /CIDToGIDMap and /W once stopped at U+D800, where the
+    shaped glyphs' codes began, so Chinese commas and parentheses were blank
     on the page while pdftotext read them. Every code drawn has a glyph."""
     sys.path.insert(0, str(HERE))
     from test_bidi_styles import drawn_glyphs
