@@ -91,6 +91,54 @@ START_TEST(test_round_trip)
 }
 END_TEST
 
+/* Unicode's table 3-7 as it is printed: the lead byte fixes the length and
+ * the range of the second byte; the decoder checks the value instead. */
+static size_t table_3_7(const unsigned char *s, size_t len, uint32_t *cp)
+{
+    static const struct { unsigned char lead_lo, lead_hi, n, lo, hi; } row[] = {
+        {0xC2, 0xDF, 2, 0x80, 0xBF}, {0xE0, 0xE0, 3, 0xA0, 0xBF}, {0xE1, 0xEC, 3, 0x80, 0xBF},
+        {0xED, 0xED, 3, 0x80, 0x9F}, {0xEE, 0xEF, 3, 0x80, 0xBF}, {0xF0, 0xF0, 4, 0x90, 0xBF},
+        {0xF1, 0xF3, 4, 0x80, 0xBF}, {0xF4, 0xF4, 4, 0x80, 0x8F},
+    };
+    if (s[0] < 0x80) { *cp = s[0]; return 1; }
+    for (size_t r = 0; r < sizeof row / sizeof *row; r++) {
+        if (s[0] < row[r].lead_lo || s[0] > row[r].lead_hi) continue;
+        size_t n = row[r].n;
+        if (len < n || s[1] < row[r].lo || s[1] > row[r].hi) return 0;
+        uint32_t v = s[0] & (n == 2 ? 0x1F : n == 3 ? 0x0F : 0x07);
+        for (size_t k = 1; k < n; k++) {
+            if (k > 1 && (s[k] & 0xC0) != 0x80) return 0;
+            v = v << 6 | (s[k] & 0x3F);
+        }
+        *cp = v;
+        return n;
+    }
+    return 0;
+}
+
+/* The decoder and the table agree on every lead and second byte, with the
+ * bytes after them at each edge of the continuation range, at every length. */
+START_TEST(test_same_as_table_3_7)
+{
+    static const unsigned char edge[] = {0x7F, 0x80, 0xBF, 0xC0};
+    unsigned char b[4];
+    for (unsigned b0 = 0; b0 < 256; b0++)
+        for (unsigned b1 = 0; b1 < 256; b1++)
+            for (size_t e2 = 0; e2 < sizeof edge; e2++)
+                for (size_t e3 = 0; e3 < sizeof edge; e3++) {
+                    b[0] = (unsigned char)b0, b[1] = (unsigned char)b1, b[2] = edge[e2], b[3] = edge[e3];
+                    for (size_t len = 1; len <= 4; len++) {
+                        uint32_t got = 0, want = 0;
+                        size_t n = fo_utf8_decode((const char *)b, len, &got);
+                        size_t m = table_3_7(b, len, &want);
+                        if (n != m || (n && got != want))
+                            ck_abort_msg("%02X %02X %02X %02X len %zu: %zu/%zu",
+                                         b[0], b[1], b[2], b[3], len, n, m);
+                    }
+                }
+}
+END_TEST
+
 int main(void)
 {
     const TTest *const tests[] = {
@@ -99,6 +147,7 @@ int main(void)
         test_replacement,
         test_invalid_at,
         test_round_trip,
+        test_same_as_table_3_7,
         NULL,
     };
     return fo_check_tests("utf8", 0, tests);
