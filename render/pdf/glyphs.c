@@ -136,9 +136,15 @@ void fo_pdf_gmap_free(fo_pdf_font *f)
     f->gmap = NULL;
 }
 
-bool fo_pdf_glyph_codes_left(const fo_pdf_font *f, size_t n)
+bool fo_pdf_glyph_codes_left(fo_pdf_font *f, size_t n)
 {
-    return (f->gmap ? f->gmap->n : 0) + n <= MAX_CODES;
+    if ((f->gmap ? f->gmap->n : 0) + n > MAX_CODES) return false;
+    /* and n codes the font lacks are still free (a font whose cmap covers
+       nearly all of the BMP may have fewer): counted, not taken */
+    size_t left = 0;
+    for (uint32_t u = f->gmap && f->gmap->next ? f->gmap->next : 1; left < n && u < 0x10000; u++)
+        left += !surrogate(u) && !code_used(f, u) && !fo_pdf_font_has(f, u);
+    return left == n;
 }
 
 /* UTF-16BE hex of utf8 into out (room for 4 hex digits per byte + 1). */

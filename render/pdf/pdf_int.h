@@ -286,8 +286,9 @@ typedef struct {
  * (the C library's copy and fill instead of byte loops). */
 bool fo_pdf_mem_interposed(void);
 
-/* True when font f can take n more shaped glyphs (codes are per font). */
-bool fo_pdf_glyph_codes_left(const fo_pdf_font *f, size_t n);
+/* True when font f can take n more shaped glyphs (codes are per font, at
+ * most 2,048, each one the font's cmap lacks). */
+bool fo_pdf_glyph_codes_left(fo_pdf_font *f, size_t n);
 /* Shows g[0..n) of font f (a TrueType file libharu loaded) at size from
  * (x, baseline y), inside a text object, each glyph where the shaper put it. */
 void fo_pdf_glyph_run(fo_pdf *c, fo_pdf_font *f, double size, double x, double y,

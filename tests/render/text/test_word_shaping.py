@@ -159,3 +159,35 @@ def test_latin_a_hebrew_only_theme_font_lacks_comes_from_the_fallback(tmp_path):
     assert all(0 not in glyphs for glyphs in drawn.values()), drawn
     text = subprocess.run(["pdftotext", pdf, "-"], capture_output=True, text=True, check=True).stdout
     assert "Total 2024, in euros" in text and "Page 1 of 1" in text
+
+
+def test_a_font_that_covers_the_whole_bmp_draws_shaped_text_as_outlines(tmp_path):
+    """Shaped glyphs take codes the font's cmap lacks; a font that maps every
+    BMP code point has none. Its shaped text is then drawn as outlines with
+    an invisible text layer (as past 2,048 codes), not dropped: with no free
+    code left, each glyph used to be skipped, leaving a blank line that
+    pdftotext could not read either."""
+    ttlib = pytest.importorskip("fontTools.ttLib")
+    f = ttlib.TTFont(HEBREW)
+    cmap = f.getBestCmap()
+    order = f.getGlyphOrder()
+    # every other code to some glyph other than .notdef, in runs of
+    # consecutive glyphs so that format 4 stays small (delta segments)
+    full = {u: cmap.get(u, order[1 + u % (len(order) - 1)])
+            for u in range(0x01, 0x10000) if not 0xD800 <= u <= 0xDFFF}
+    for table in f["cmap"].tables:
+        if table.isUnicode():
+            table.cmap = dict(full)
+    for rec in f["name"].names:
+        if rec.nameID in (1, 4, 6):
+            rec.string = "Whole BMP Test" if rec.nameID != 6 else "WholeBMPTest"
+    f.save(tmp_path / "h.ttf")
+    pdf = render(tmp_path, "שלום עולם")
+    text = subprocess.run(["pdftotext", pdf, "-"], capture_output=True, text=True, check=True).stdout
+    assert "שלום" in text and "עולם" in text, text
+    png = tmp_path / "p"
+    subprocess.run(["pdftoppm", "-r", "50", "-gray", "-png", "-f", "1", "-l", "1", pdf, png], check=True)
+    from PIL import Image
+    page = Image.open(f"{png}-1.png").convert("L")
+    top = page.crop((0, 0, page.width, page.height // 4))       # the paragraph, not the footer
+    assert sum(1 for p in top.getdata() if p < 128) > 20, "no ink where the text is"
