@@ -29,8 +29,9 @@
  * to nothing.
  *
  * A code is keyed by (glyph, text): the same glyph standing for different
- * characters gets different codes. At most 2,048 codes per font; past that
- * (or for a font libharu cannot load) the caller draws outlines. */
+ * characters gets different codes. At most 2,048 codes per font; past that,
+ * for a font whose cmap leaves too few codes free, or for a font libharu
+ * cannot load, the caller draws outlines. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
