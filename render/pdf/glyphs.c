@@ -319,8 +319,10 @@ const char *fo_pdf_mark_codes(fo_pdf *c, fo_pdf_font *f, const char *s)
             /* a character no font has, whose code stands for a shaped
                glyph: .notdef under a code of its own, read back as itself */
             if (!out) {
+                /* a code of one to three bytes stands for a character of
+                   one to three: at most three bytes for each byte of s */
                 size_t len = strlen(s);
-                if (!(out = fo_malloc(len + 1))) {
+                if (!(out = fo_malloc(3 * len + 1))) {
                     fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
                     return s;
                 }

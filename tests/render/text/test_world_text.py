@@ -389,6 +389,44 @@ def test_pdf_a_character_no_font_has_keeps_its_text_beside_shaped_glyphs(tmp_pat
 
 
 @need
+def test_pdf_a_character_no_font_has_may_take_a_longer_code(tmp_path):
+    """The code a character no font has gets in place of a shaped glyph's
+    may be longer in UTF-8 than the character (U+0080 is two bytes, a code
+    from U+0800 on three): the text given to libharu grows. A theme font
+    built from Liberation Sans whose cmap covers every code below U+0800 but
+    U+0001..U+0005 and U+0080 sends the seventh shaped glyph, and so U+0080's
+    own code, past U+0800. (The rewritten text once had only the original's
+    length: ASan, in make asan, saw the write past it.)"""
+    ttlib = pytest.importorskip("fontTools.ttLib")
+    f = ttlib.TTFont("/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf")
+    cmap = f.getBestCmap()
+    for table in f["cmap"].tables:
+        if table.isUnicode():
+            table.cmap = {u: cmap.get(u, cmap[0x20]) for u in range(0x06, 0x800) if u != 0x80}
+    f["cmap"].tables = [t for t in f["cmap"].tables if t.isUnicode() and t.format == 4]
+    for rec in f["name"].names:
+        if rec.nameID in (1, 4, 6):
+            rec.string = "Long Code Test" if rec.nameID != 6 else "LongCodeTest"
+    f.save(tmp_path / "x.ttf")
+    (tmp_path / "t.json").write_text(json.dumps(
+        {"folio_theme": 1, "name": "t",
+         "fonts": {"body": {"family": "Long Code Test", "files": {"regular": "x.ttf"}}}}))
+    shaped = " ".join(ch + "\u0301" for ch in "abcdefgh")
+    (tmp_path / "s.json").write_text(json.dumps(
+        {"folio": 1, "theme": "t.json", "blocks": [{"type": "paragraph", "text": shaped},
+                                                   {"type": "paragraph", "text": "x\u0080y"}]},
+        ensure_ascii=False), encoding="utf-8")
+    pdf = tmp_path / "s.pdf"
+    run_folio("render", tmp_path / "s.json", "-o", pdf, check=0)
+    out = subprocess.run(["pdftotext", pdf, "-"], capture_output=True, text=True, check=True).stdout
+    assert "x\u0080y" in out
+    cmap_, text = _font_codes(pdf, "LongCodeTest")
+    mine = [c for c, t in text.items() if t == "\x80"]
+    assert len(mine) == 1 and mine[0] >= 0x800, [hex(c) for c in mine]
+    assert int.from_bytes(cmap_[2 * mine[0]:2 * mine[0] + 2], "big") == 0
+
+
+@need
 def test_pdf_characters_from_u_e000_on_are_drawn(tmp_path):
     """Fullwidth punctuation and letters (，（）！ＡＢＣ１２３), halfwidth
     katakana and U+FFFD go through libharu's text path with their own code
