@@ -79,14 +79,26 @@ uint32_t fo_pdf_taken_top(const fo_pdf_font *f)
     return f->gmap ? f->gmap->top : 0;
 }
 
-/* The lowest code from m->next on that no text shows in f and f's cmap
- * does not cover (so no text will show it, but a character no font has:
- * fo_pdf_mark_codes); 0 when none is left. Never 0 (a C string's end for
- * libharu) and never a surrogate (flow.c draws those as U+FFFD). */
+/* Whether code u is free for a shaped glyph of f: no text shows it in f
+ * and f's cmap does not cover it (so no text will show it, but a character
+ * no font has: fo_pdf_mark_codes), and it is no surrogate (flow.c draws
+ * those as U+FFFD). The search starts at 1, never 0 (a C string's end for
+ * libharu), and goes on from where it stopped (codes below are taken). */
+static bool code_free(fo_pdf_font *f, uint32_t u)
+{
+    return !surrogate(u) && !code_used(f, u) && !fo_pdf_font_has(f, u);
+}
+
+static uint32_t first_candidate(const fo_pdf_font *f)
+{
+    return f->gmap && f->gmap->next ? f->gmap->next : 1;
+}
+
+/* The lowest free code from the last one found on; 0 when none is left. */
 static uint32_t free_code(fo_pdf_font *f, struct fo_pdf_gmap *m)
 {
-    uint32_t u = m->next ? m->next : 1;
-    while (u < 0x10000 && (surrogate(u) || code_used(f, u) || fo_pdf_font_has(f, u))) u++;
+    uint32_t u = first_candidate(f);
+    while (u < 0x10000 && !code_free(f, u)) u++;
     if (u >= 0x10000) return 0;
     m->next = u + 1;
     return u;
@@ -143,8 +155,8 @@ bool fo_pdf_glyph_codes_left(fo_pdf_font *f, size_t n)
     /* and n codes the font lacks are still free (a font whose cmap covers
        nearly all of the BMP may have fewer): counted, not taken */
     size_t left = 0;
-    for (uint32_t u = f->gmap && f->gmap->next ? f->gmap->next : 1; left < n && u < 0x10000; u++)
-        left += !surrogate(u) && !code_used(f, u) && !fo_pdf_font_has(f, u);
+    for (uint32_t u = first_candidate(f); left < n && u < 0x10000; u++)
+        left += code_free(f, u);
     return left == n;
 }
 
@@ -285,17 +297,6 @@ HPDF_Font fo_pdf_get_font(HPDF_Doc pdf, const char *name)
     return f;
 }
 
-/* UTF-8 of a BMP code that is not a surrogate into o; its length. */
-static size_t put_utf8(char *o, uint32_t u)
-{
-    if (u < 0x80) { o[0] = (char)u; return 1; }
-    if (u < 0x800) { o[0] = (char)(0xC0 | u >> 6); o[1] = (char)(0x80 | (u & 0x3F)); return 2; }
-    o[0] = (char)(0xE0 | u >> 12);
-    o[1] = (char)(0x80 | (u >> 6 & 0x3F));
-    o[2] = (char)(0x80 | (u & 0x3F));
-    return 3;
-}
-
 const char *fo_pdf_mark_codes(fo_pdf *c, fo_pdf_font *f, const char *s)
 {
     if (!f->used && !(f->used = fo_calloc(0x10000 / 8, 1))) {
@@ -329,11 +330,11 @@ const char *fo_pdf_mark_codes(fo_pdf *c, fo_pdf_font *f, const char *s)
                 o = (size_t)((const char *)start - s);
                 memcpy(out, s, o);
             }
-            char one[4] = {0};
-            put_utf8(one, u);
+            char one[5] = {0};
+            fo_utf8_put(one, u);
             double w = __builtin_round(fo_pdf_glyph_width(f, u));
             uint32_t k = code_for(f, 0, (int16_t)(w > 32000 ? 32000 : w < -32000 ? -32000 : w), one);
-            if (k) o += put_utf8(out + o, k);   /* else (no code left) it is dropped */
+            if (k) o += fo_utf8_put(out + o, k);   /* else (no code left) it is dropped */
             continue;
         }
         if (out) {

@@ -233,15 +233,11 @@ static void fix_to_unicode(fo_pdf *c, fo_pdf_font *f)
     uint32_t top = fo_pdf_taken_top(f);
     for (unsigned h = 0; h < 256; h++) {
         if (h >= 0xD8 && h <= 0xDF) continue;
-        if (h << 8 >= top) {                 /* the common case: no code taken */
-            snprintf(block[n++], sizeof block[0], "<%02X00> <%02XFF> <%02X00>\n", h, h, h);
-            if (n == 100) n = put_ranges(s, block, n);
-            continue;
-        }
         for (unsigned lo = 0; lo < 256;) {
             unsigned first = h << 8 | lo;
             if (fo_pdf_code_taken(f, first)) { lo++; continue; }
-            while (lo < 256 && !fo_pdf_code_taken(f, h << 8 | lo)) lo++;
+            if (first >= top) lo = 256;      /* the common case: no code taken from here */
+            else while (lo < 256 && !fo_pdf_code_taken(f, h << 8 | lo)) lo++;
             snprintf(block[n++], sizeof block[0], "<%04X> <%04X> <%04X>\n", first, h << 8 | (lo - 1), first);
             if (n == 100) n = put_ranges(s, block, n);
         }

@@ -331,13 +331,12 @@ def test_pdf_table_cells_wrap_complex_scripts_by_shaped_widths(tmp_path):
 def _font_codes(pdf, base):
     """(/CIDToGIDMap, {code: text}) of the font whose name ends with base:
     its map, and the text its /ToUnicode gives each code shown."""
+    sys.path.insert(0, str(HERE))
+    from test_bidi_styles import _obj
     qdf = pdf.with_suffix(".q.pdf")
     subprocess.run(["qpdf", "--qdf", "--object-streams=disable", pdf, qdf], check=True)
     raw = qdf.read_bytes().decode("latin-1")
-
-    def obj(n, stream=False):
-        args = ["qpdf", f"--show-object={n}", qdf] + (["--filtered-stream-data"] if stream else [])
-        return subprocess.run(args, capture_output=True, check=True).stdout
+    obj = lambda n, stream=False: _obj(qdf, n, stream)
 
     for res, oid in re.findall(r"/(F\d+) (\d+) 0 R", raw):
         font = obj(oid).decode("latin-1")
