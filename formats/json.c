@@ -164,28 +164,39 @@ static size_t nonfinite_at(const char *t, size_t len, size_t i)
     return 0;
 }
 
-/* Calls fn(t, i, k, ctx) for each bare NaN / Infinity / -Infinity token
- * (at t[i], k bytes) outside strings, and for every other byte with k = 0. */
-typedef void (*token_fn)(const char *t, size_t i, size_t k, void *ctx);
+/* The bytes a scan of JSON text stops at: in a string, its end and its
+ * escapes; outside, a string's start and what may start a bare NaN,
+ * Infinity or -Infinity. Every other byte is passed over in one test: the
+ * text of a spec is scanned whole before jansson parses it. */
+enum { IN_STRING = 1, OUTSIDE = 2 };
+static const unsigned char stops[256] = {
+    ['"'] = IN_STRING | OUTSIDE, ['\\'] = IN_STRING, ['N'] = OUTSIDE, ['I'] = OUTSIDE, ['-'] = OUTSIDE,
+};
+
+/* Calls fn(t, from, to, k, ctx) for each bare NaN / Infinity / -Infinity
+ * token outside strings (at t[to], k bytes), the bytes since the last one
+ * t[from, to); and at the end with k = 0 for the rest. */
+typedef void (*token_fn)(const char *t, size_t from, size_t to, size_t k, void *ctx);
 static void walk_nonfinite(const char *t, size_t len, token_fn fn, void *ctx)
 {
     bool in_str = false;
+    size_t from = 0;
     for (size_t i = 0; i < len; i++) {
-        size_t k = 0;
+        unsigned char c = (unsigned char)t[i];
+        if (!(stops[c] & (in_str ? IN_STRING : OUTSIDE))) continue;
         if (in_str) {
-            if (t[i] == '\\' && i + 1 < len) {
-                fn(t, i++, 0, ctx);
-            } else if (t[i] == '"') {
-                in_str = false;
-            }
-        } else if (t[i] == '"') {
-            in_str = true;
-        } else if (t[i] == 'N' || t[i] == 'I' || t[i] == '-') {
-            k = nonfinite_at(t, len, i);
+            if (c == '\\') i++;          /* the escaped byte */
+            else in_str = false;
+            continue;
         }
-        fn(t, i, k, ctx);
-        if (k) i += k - 1;
+        if (c == '"') { in_str = true; continue; }
+        size_t k = nonfinite_at(t, len, i);
+        if (!k) continue;
+        fn(t, from, i, k, ctx);
+        from = i + k;
+        i += k - 1;
     }
+    fn(t, from, len, 0, ctx);
 }
 
 typedef struct {
@@ -195,17 +206,16 @@ typedef struct {
     size_t *shift, nshift;
 } nulling;
 
-static void count_or_copy(const char *t, size_t i, size_t k, void *ctx)
+static void count_or_copy(const char *t, size_t from, size_t to, size_t k, void *ctx)
 {
     nulling *z = ctx;
     if (!z->copy) {
-        if (k && !z->j->nonfinite++) z->j->nonfinite_at = i;
+        if (k && !z->j->nonfinite++) z->j->nonfinite_at = to;
         return;
     }
-    if (!k) {
-        z->copy[z->n++] = t[i];
-        return;
-    }
+    memcpy(z->copy + z->n, t + from, to - from);
+    z->n += to - from;
+    if (!k) return;
     memcpy(z->copy + z->n, "null", 4);
     if (k == 3) z->shift[z->nshift++] = z->n + 3; /* NaN: one byte more */
     for (size_t q = 4; q < k; q++) z->copy[z->n + q] = ' ';
@@ -239,6 +249,67 @@ static char *null_nonfinite(fo_json *j, size_t **shift, size_t *nshift)
     return z.copy;
 }
 
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* The value of the four hex digits at p, or -1. */
+static long hex4(const char *p)
+{
+    long v = 0;
+    for (int k = 0; k < 4; k++) {
+        int h = hexval(p[k]);
+        if (h < 0) return -1;
+        v = v * 16 + h;
+    }
+    return v;
+}
+
+/* A copy of JSON text t[0..len) with each \uXXXX escape of a string that
+ * stands for a character past ASCII (a surrogate pair for one past the
+ * BMP) written as that character in UTF-8, for jansson; its length in
+ * *out_len. NULL when there is none (or out of memory: the text is parsed
+ * as it is). Python's json.dump escapes every such character by default,
+ * and jansson reads an escape several times slower than the bytes it
+ * stands for: a mixed-script report's spec was 3.4 times the size of its
+ * UTF-8, and its parse 8 % of its PDF's instructions. The values are the
+ * same: escapes of ASCII (a quote, a backslash, a control) and lone
+ * surrogates stay as they are, so valid and invalid JSON stay so. */
+static char *utf8_escapes(const char *t, size_t len, size_t *out_len)
+{
+    char *out = NULL;
+    size_t o = 0, done = 0;   /* t[0..done) is copied to out[0..o) */
+    bool in_str = false;
+    for (size_t i = 0; i < len; i++) {
+        if (!(stops[(unsigned char)t[i]] & IN_STRING)) continue;
+        if (t[i] == '"') { in_str = !in_str; continue; }
+        if (!in_str || i + 1 >= len) continue;
+        long v = t[i + 1] == 'u' && len - i >= 6 ? hex4(t + i + 2) : -1;
+        size_t end = i + 6;
+        if (v >= 0xD800 && v < 0xDC00 && len - i >= 12 && t[i + 6] == '\\' && t[i + 7] == 'u') {
+            long lo = hex4(t + i + 8);
+            if (lo >= 0xDC00 && lo < 0xE000) { v = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00); end = i + 12; }
+        }
+        if (v < 0x80 || (v >= 0xD800 && v < 0xE000)) { i++; continue; }   /* past the escaped character */
+        if (!out && !(out = fo_malloc(len + 1))) return NULL;
+        memcpy(out + o, t + done, i - done);
+        o += i - done;
+        o += fo_utf8_put(out + o, (uint32_t)v);
+        done = end;
+        i = end - 1;
+    }
+    if (!out) return NULL;
+    memcpy(out + o, t + done, len - done);
+    o += len - done;
+    out[o] = '\0';
+    *out_len = o;
+    return out;
+}
+
 size_t fo_json_nonfinite(const fo_json *j, int *line, int *column)
 {
     if (j->nonfinite) offset_to_pos(j->text, j->nonfinite_at, line, column);
@@ -259,7 +330,13 @@ fo_status fo_json_parse(const char *text, size_t len, const char *display, fo_js
     char *nulled = null_nonfinite(j, &shift, &nshift);
     if (j->nonfinite && !nulled) { fo_json_free(j); return FO_ERR_NOMEM; }
     const char *src = nulled ? nulled : j->text;
-    j->root = json_loadb(src, len + nshift, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &err);
+    size_t plain_len = 0;
+    char *plain = utf8_escapes(src, len + nshift, &plain_len);
+    const size_t flags = JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL;
+    j->root = json_loadb(plain ? plain : src, plain ? plain_len : len + nshift, flags, &err);
+    if (!j->root && plain)   /* the error again, at its place in the text */
+        j->root = json_loadb(src, len + nshift, flags, &err);
+    fo_free(plain);
     fo_free(nulled);
     if (!j->root) {
         /* jansson counts columns in characters from 1 after the offending one;
@@ -375,14 +452,6 @@ static void skip_value(scan *s)
         return;
     }
     while (s->i < s->len && !strchr(",}] \t\r\n", s->t[s->i])) s->i++;
-}
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
 }
 
 /* Decodes the key string at s->i (at '"') into buf; advances past it. */

@@ -161,6 +161,42 @@ START_TEST(nonfinite_numbers_read_as_null)
 }
 END_TEST
 
+/* \uXXXX escapes past ASCII (what Python's json.dump writes for every
+ * such character) are handed to jansson as UTF-8: the same values, escapes
+ * of ASCII and a literal backslash kept, positions still those of the
+ * text as written, and what was invalid is still invalid, located there. */
+START_TEST(escapes_read_as_their_characters)
+{
+    const char *text = "{\"a\": \"\\u00e9t\\u00E9 \\u0928\\u092e\",\n"
+                       " \"b\": \"\\ud83d\\ude80 \\u0022q\\u0022 \\\\u00e9 \\u0041\\u007f\\u0080\", \"c\\u00e9\": 1}";
+    fo_json *j = parse(text);
+    json_t *root = fo_json_root(j);
+    ck_assert_str_eq(json_string_value(json_object_get(root, "a")),
+                     "\xC3\xA9t\xC3\xA9 \xE0\xA4\xA8\xE0\xA4\xAE");
+    ck_assert_str_eq(json_string_value(json_object_get(root, "b")),
+                     "\xF0\x9F\x9A\x80 \"q\" \\u00e9 A\x7F\xC2\x80");
+    ck_assert(json_is_number(json_object_get(root, "c\xC3\xA9")));
+    at(j, "/b", false, 2, 7);
+    at(j, "/c\xC3\xA9", true, 2, 64);
+    fo_json_free(j);
+    fo_diags d;
+    fo_diags_init(&d);
+    const char *bad = "{\"a\": \"\\u00e9\\u00e9\", \"b\": [1,,2]}";
+    ck_assert_int_eq(fo_json_parse(bad, strlen(bad), "t.json", &j, &d), FO_ERR_INPUT);
+    ck_assert_int_eq(d.items[0].line, 1);
+    ck_assert_int_eq(d.items[0].column, 31);            /* the second comma, as written */
+    const char *lone = "{\"a\": \"\\u00e9\\ud800x\"}";  /* half a surrogate pair */
+    ck_assert_int_eq(fo_json_parse(lone, strlen(lone), "t.json", &j, &d), FO_ERR_INPUT);
+    ck_assert(strstr(d.items[1].message, "\\ud800") || strstr(d.items[1].message, "surrogate") ||
+              strstr(d.items[1].message, "Unicode"));
+    const char *outside = "{\"a\": 1, \\u00e9: 2}";    /* an escape outside a string */
+    ck_assert_int_eq(fo_json_parse(outside, strlen(outside), "t.json", &j, &d), FO_ERR_INPUT);
+    ck_assert_int_eq(d.items[2].column, 10);
+    ck_assert_ptr_null(j);
+    fo_diags_free(&d);
+}
+END_TEST
+
 START_TEST(allocation_failures_are_clean)
 {
     for (unsigned long n = 1; n < 12; n++) {
@@ -187,6 +223,7 @@ int main(void)
         pointer_escaping,
         allocation_failures_are_clean,
         nonfinite_numbers_read_as_null,
+        escapes_read_as_their_characters,
         NULL,
     };
     return fo_check_tests("json", 0, tests);
