@@ -29,7 +29,13 @@ typedef struct {
     char *path;
     hb_font_t *font;      /* NULL: could not be loaded */
     double upem;
-    uint8_t words;        /* shaped word by word (words_apart): 0 not yet known, 1 yes, 2 no */
+    uint8_t words;        /* how it is shaped word by word (words_mode): WORDS_*, 0 not yet known */
+    /* WORDS_SPACED: the GPOS rules that look past a space (otlayout.h),
+       and the table they are read from */
+    fo_ot_beyond *beyond;
+    size_t nbeyond;
+    size_t back;          /* glyphs before the space they read, at most */
+    hb_blob_t *gpos;
 } hb_entry;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -64,6 +70,8 @@ static hb_entry *font_get(const char *path)
 static void entry_free(void *p)
 {
     hb_entry *e = p;
+    hb_blob_destroy(e->gpos);
+    fo_free(e->beyond);
     hb_font_destroy(e->font);
     fo_free(e->path);
     fo_free(e);
@@ -408,25 +416,51 @@ static bool shape_span(const text_t *t, const item *it, size_t s, size_t n, hb_b
  * whole text gives, so a line is drawn from the words its measuring
  * shaped (Firefox's word cache and Chromium's word shaper rest on the same
  * test of the font: gfxFont::CheckForFeaturesInvolvingSpace; folio also
- * reads the rules that reach the space by class 0, otlayout.h). HarfBuzz's
- * context (the characters either side of a text) only decides Arabic-style
- * joining, where a space joins nothing, as no character does. A cut is
- * never made before a mark or a format character: one after a space sits
- * on the space. Callgrind, mixed-script report: its lines' shaping was
- * 21 % of the PDF's instructions. */
+ * reads the rules that reach the space by class 0, otlayout.h). A font
+ * whose rules see the space only at their edges (the furthest they look)
+ * gets each word shaped with the spaces around it, which is all those
+ * rules can see (WORDS_SPACED). HarfBuzz's context (the characters either
+ * side of a text) only decides Arabic-style joining, where a space joins
+ * nothing, as no character does. A cut is never made before a mark or a
+ * format character: one after a space sits on the space. Callgrind,
+ * mixed-script report: its lines' shaping was 21 % of the PDF's
+ * instructions. */
 
-/* True when the font can be shaped word by word: it has a space glyph,
- * no GSUB or GPOS lookup has the space among its glyphs (Noto Sans
- * Devanagari kerns across spaces, Liberation Sans kerns "A " and " T") or
- * matches it by its class (otlayout.h), and it has no legacy kern or AAT
- * table (HarfBuzz applies those without lookups to ask). Found once per
- * font; caller holds the lock. */
-static bool words_apart(hb_entry *e)
+/* How a font is shaped word by word. */
+enum {
+    WORDS_APART = 1,    /* no lookup involves the space: each word alone */
+    WORDS_SPACED,       /* the space is only ever at a rule's edge (otlayout.h):
+                         * a word is shaped with the spaces either side of
+                         * it (" word ", their glyphs then dropped), all that
+                         * those rules can see of what is around it (Noto
+                         * Sans Devanagari positions a vowel sign i after a
+                         * space, its GPOS lookup 33, and substitutes one
+                         * before a space, GSUB lookup 31: 5 % of the mixed-
+                         * script report's PDF when its lines were shaped
+                         * whole). A GPOS rule that looks past the space
+                         * before the word (its lookup 12) is checked against
+                         * the glyphs before that space, which GSUB has made
+                         * final (words_beyond) */
+    WORDS_NEVER,        /* lines are shaped whole */
+};
+
+#define BEYOND_MAX 64   /* rules that look past a space, at most */
+
+/* How the font can be shaped word by word: it needs a space glyph, no
+ * legacy kern or AAT table (HarfBuzz applies those without lookups to
+ * ask), no GSUB or GPOS lookup with the space among the glyphs it changes
+ * or looks at ahead as collect_glyphs lists them (Liberation Sans kerns "A "
+ * and " T"), and no context rule that matches the space, by glyph,
+ * coverage or class (class 0 too, which collect_glyphs leaves out: Noto
+ * Sans Bengali's GSUB lookup 18), anywhere but at its edge or, in GPOS,
+ * inside its backtrack (otlayout.h). Found once per font; caller holds the
+ * lock. */
+static int words_mode(hb_entry *e)
 {
-    if (e->words) return e->words == 1;
+    if (e->words) return e->words;
     hb_face_t *face = hb_font_get_face(e->font);
     hb_codepoint_t space;
-    bool ok = hb_font_get_nominal_glyph(e->font, ' ', &space);
+    bool ok = hb_font_get_nominal_glyph(e->font, ' ', &space), before = false;
     static const hb_tag_t legacy[] = {HB_TAG('k', 'e', 'r', 'n'), HB_TAG('m', 'o', 'r', 'x'),
                                       HB_TAG('m', 'o', 'r', 't'), HB_TAG('k', 'e', 'r', 'x')};
     for (size_t i = 0; ok && i < sizeof legacy / sizeof *legacy; i++) {
@@ -434,41 +468,59 @@ static bool words_apart(hb_entry *e)
         ok = hb_blob_get_length(b) == 0;
         hb_blob_destroy(b);
     }
-    hb_set_t *glyphs = ok ? hb_set_create() : NULL;
+    hb_set_t *sets[3] = {NULL, NULL, NULL};   /* before, input, after */
+    for (size_t k = 0; ok && k < 3; k++) ok = hb_set_allocation_successful(sets[k] = hb_set_create());
     static const hb_tag_t tables[] = {HB_OT_TAG_GPOS, HB_OT_TAG_GSUB};
     for (size_t k = 0; ok && k < 2; k++) {
         unsigned n = hb_ot_layout_table_get_lookup_count(face, tables[k]);
         for (unsigned i = 0; ok && i < n; i++) {
-            hb_set_clear(glyphs);
-            hb_ot_layout_lookup_collect_glyphs(face, tables[k], i, glyphs, glyphs, glyphs, NULL);
-            ok = hb_set_allocation_successful(glyphs) && !hb_set_has(glyphs, space);
+            for (size_t q = 0; q < 3; q++) hb_set_clear(sets[q]);
+            hb_ot_layout_lookup_collect_glyphs(face, tables[k], i, sets[0], sets[1], sets[2], NULL);
+            ok = hb_set_allocation_successful(sets[1]) && hb_set_allocation_successful(sets[2]) &&
+                 !hb_set_has(sets[1], space) && !hb_set_has(sets[2], space);
+            before = before || hb_set_has(sets[0], space);
         }
     }
-    hb_set_destroy(glyphs);
-    /* nor may a class-based context reach it through its class (class 0,
-       "any glyph not listed", is not among the glyphs collected) */
+    for (size_t k = 0; k < 3; k++) hb_set_destroy(sets[k]);
+    fo_ot_beyond rules[BEYOND_MAX];
+    size_t nfound = 0;
     for (size_t k = 0; ok && k < 2; k++) {
+        bool gpos = tables[k] == HB_OT_TAG_GPOS;
         hb_blob_t *b = hb_face_reference_table(face, tables[k]);
         unsigned len;
         const char *data = hb_blob_get_data(b, &len);
-        ok = !fo_ot_context_class_matches((const uint8_t *)data, len, tables[k] == HB_OT_TAG_GPOS,
-                                          (uint16_t)space);
+        fo_ot_reach r = fo_ot_context_reach((const uint8_t *)data, len, gpos, (uint16_t)space,
+                                            gpos ? rules : NULL, gpos ? BEYOND_MAX : 0, &nfound);
+        ok = r != FO_OT_ANYWHERE;
+        before = before || r != FO_OT_NOWHERE;
+        if (ok && r == FO_OT_BEYOND) {
+            ok = (e->beyond = fo_malloc(nfound * sizeof *e->beyond)) != NULL;
+            if (ok) memcpy(e->beyond, rules, nfound * sizeof *rules);
+            e->nbeyond = nfound;
+            for (size_t q = 0; q < nfound; q++)
+                if (rules[q].count - rules[q].from > (int)e->back) e->back = (size_t)(rules[q].count - rules[q].from);
+            e->gpos = hb_blob_reference(b);
+        }
         hb_blob_destroy(b);
     }
-    e->words = ok ? 1 : 2;
-    return ok;
+    e->words = !ok ? WORDS_NEVER : before ? WORDS_SPACED : WORDS_APART;
+    return e->words;
 }
 
-/* A word shaped alone: its code points, then its glyphs (clusters counted
- * from the word's first byte). */
+/* A word shaped alone, or with the spaces either side of it (WORDS_SPACED):
+ * its code points, those spaces included, then its glyphs without theirs
+ * (clusters counted from the first code point's byte). */
 typedef struct {
     uint32_t hash, n, ng;
     const hb_entry *font;
     hb_script_t script;
     bool rtl;
+    uint8_t spaces;       /* SPACE_BEFORE | SPACE_AFTER */
     raw_glyph *g;         /* in the block, after the code points */
     uint32_t cp[];
 } word_entry;
+
+enum { SPACE_BEFORE = 1, SPACE_AFTER = 2 };
 
 #define WORD_CPS 64u            /* longer words are not kept */
 #define WSLOTS 8192u            /* power of two */
@@ -477,10 +529,11 @@ typedef struct {
 static word_entry *wslots[WSLOTS];
 static size_t nwords, nwbytes;
 
-static uint32_t word_hash(const hb_entry *f, hb_script_t script, bool rtl, const uint32_t *cp, size_t n)
+static uint32_t word_hash(const hb_entry *f, hb_script_t script, bool rtl, unsigned spaces,
+                          const uint32_t *cp, size_t n)
 {
     uint32_t h = (2166136261u ^ (uint32_t)((uintptr_t)f >> 4)) * 16777619u;
-    h = (h ^ (uint32_t)script ^ (uint32_t)rtl << 31) * 16777619u;
+    h = (h ^ (uint32_t)script ^ (uint32_t)rtl << 31 ^ (uint32_t)spaces << 28) * 16777619u;
     for (size_t i = 0; i < n; i++) h = (h ^ cp[i]) * 16777619u;
     return h;
 }
@@ -510,44 +563,41 @@ static bool cut_before(const text_t *t, size_t i)
     return (t->cp[i] == ' ' || t->cp[i - 1] == ' ') && !clings(t->cp[i]);
 }
 
-/* Shapes the word t->cp[s, s+n) of item it, from the cache when its
- * context decides nothing (a space or nothing either side, or the word a
- * space); else with its context, as shape_span. */
-static bool shape_word(const text_t *t, const item *it, size_t s, size_t n, hb_buffer_t *buf)
+/* What shaping a word gives: its glyphs, no memory, or the news that the
+ * item must be shaped whole (a space around it whose glyph is not alone). */
+enum { WORD_NOMEM, WORD_SHAPED, WORD_WHOLE };
+
+/* Drops a space's glyph from raw[first, nraw): the only glyph of cluster
+ * at, at either end. False when it is not so (no lookup takes the space as
+ * input, so it always is; a font that broke this would get its item
+ * shaped whole). */
+static bool drop_space(size_t first, uint32_t at)
 {
-    bool alone = (n == 1 && t->cp[s] == ' ') ||
-                 ((s == 0 || t->cp[s - 1] == ' ') && (s + n == t->n || t->cp[s + n] == ' '));
-    if (!alone || n > WORD_CPS) return shape_span(t, it, s, n, buf);
-    bool rtl = it->level & 1;
-    const uint32_t *cp = t->cp + s;
-    uint32_t h = word_hash(it->font, it->script, rtl, cp, n);
-    word_entry **at;
-    for (uint32_t i = h & (WSLOTS - 1);; i = (i + 1) & (WSLOTS - 1)) {
-        at = &wslots[i];
-        word_entry *w = *at;
-        if (!w) break;
-        if (w->hash == h && w->n == n && w->font == it->font && w->script == it->script &&
-            w->rtl == rtl && memcmp(w->cp, cp, n * sizeof *cp) == 0) {
-            if (!fo_grow((void **)&raw, &capraw, nraw + w->ng, 64, sizeof *raw)) return false;
-            uint32_t shift = t->off[s] - t->base;
-            for (uint32_t g = 0; g < w->ng; g++) {
-                raw[nraw] = w->g[g];
-                raw[nraw++].cluster += shift;
-            }
-            return true;
-        }
+    size_t same = 0, k = first;
+    for (size_t g = first; g < nraw; g++)
+        if (raw[g].cluster == at) { same++; k = g; }
+    if (same != 1 || (k != first && k != nraw - 1)) return false;
+    memmove(raw + k, raw + k + 1, (nraw - k - 1) * sizeof *raw);
+    nraw--;
+    return true;
+}
+
+/* Appends a cached word's glyphs to raw, clusters shifted by shift. */
+static bool word_put(const word_entry *w, uint32_t shift)
+{
+    if (!fo_grow((void **)&raw, &capraw, nraw + w->ng, 64, sizeof *raw)) return false;
+    for (uint32_t g = 0; g < w->ng; g++) {
+        raw[nraw] = w->g[g];
+        raw[nraw++].cluster += shift;
     }
-    /* shaped alone: the word's code points the whole text (shape_span
-       reads no other field; a copy of *t would copy its 4 KiB stack) */
-    text_t word;
-    word.cp = t->cp + s;
-    word.off = t->off + s;
-    word.n = n;
-    word.base = t->off[s];
-    size_t first = nraw;
-    if (!shape_span(&word, it, 0, n, buf)) return false;
-    uint32_t shift = t->off[s] - t->base;
-    for (size_t g = first; g < nraw; g++) raw[g].cluster += shift;
+    return true;
+}
+
+/* Keeps raw[first, nraw) (clusters shifted by shift) as the word cp[0..n)
+ * in the empty slot *at; a failed allocation keeps nothing. */
+static void word_keep(word_entry **at, uint32_t h, const item *it, unsigned spaces,
+                      const uint32_t *cp, size_t n, size_t first, uint32_t shift)
+{
     if (nwords >= WMAX_ENTRIES || nwbytes >= WMAX_BYTES) {
         words_clear();   /* emptied, not evicted entry by entry */
         at = &wslots[h & (WSLOTS - 1)];
@@ -556,9 +606,9 @@ static bool shape_word(const text_t *t, const item *it, size_t s, size_t n, hb_b
     size_t head = sizeof(word_entry) + n * sizeof *cp;
     head = (head + _Alignof(raw_glyph) - 1) / _Alignof(raw_glyph) * _Alignof(raw_glyph);
     word_entry *w = fo_malloc(head + ng * sizeof(raw_glyph));
-    if (!w) return true;   /* shaped, not kept */
-    *w = (word_entry){h, (uint32_t)n, (uint32_t)ng, it->font, it->script, rtl,
-                      (raw_glyph *)((char *)w + head)};
+    if (!w) return;
+    *w = (word_entry){h, (uint32_t)n, (uint32_t)ng, it->font, it->script, (it->level & 1) != 0,
+                      (uint8_t)spaces, (raw_glyph *)((char *)w + head)};
     memcpy(w->cp, cp, n * sizeof *cp);
     for (size_t g = 0; g < ng; g++) {
         w->g[g] = raw[first + g];
@@ -567,7 +617,135 @@ static bool shape_word(const text_t *t, const item *it, size_t s, size_t n, hb_b
     *at = w;
     nwords++;
     nwbytes += head + ng * sizeof(raw_glyph);
-    return true;
+}
+
+/* Shapes the word t->cp[s, s+n) of item it, with the space before it
+ * and/or after it (spaces; their glyphs then dropped): from the cache when
+ * its context decides nothing (a space or nothing either side, or the word
+ * a space); else with its context, as shape_span. */
+static int shape_word(const text_t *t, const item *it, size_t s, size_t n, unsigned spaces,
+                      hb_buffer_t *buf)
+{
+    bool before = spaces & SPACE_BEFORE, after = spaces & SPACE_AFTER;
+    size_t from = s - before, m = n + before + after;    /* the code points shaped */
+    bool rtl = it->level & 1;
+    bool alone = (n == 1 && t->cp[s] == ' ') ||
+                 ((from == 0 || t->cp[from - 1] == ' ' || before) &&
+                  (s + n == t->n || t->cp[s + n] == ' '));
+    uint32_t shift = t->off[from] - t->base;
+    const uint32_t *cp = t->cp + from;
+    uint32_t h = 0;
+    word_entry **at = NULL;
+    if (alone && m <= WORD_CPS) {
+        h = word_hash(it->font, it->script, rtl, spaces, cp, m);
+        for (uint32_t i = h & (WSLOTS - 1);; i = (i + 1) & (WSLOTS - 1)) {
+            at = &wslots[i];
+            const word_entry *w = *at;
+            if (!w) break;
+            if (w->hash == h && w->n == m && w->font == it->font && w->script == it->script &&
+                w->rtl == rtl && w->spaces == spaces && memcmp(w->cp, cp, m * sizeof *cp) == 0)
+                return word_put(w, shift) ? WORD_SHAPED : WORD_NOMEM;
+        }
+    }
+    size_t first = nraw;
+    if (alone) {
+        /* shaped alone: the word's code points the whole text (shape_span
+           reads no other field; a copy of *t would copy its 4 KiB stack) */
+        text_t word;
+        word.cp = t->cp + from;
+        word.off = t->off + from;
+        word.n = m;
+        word.base = t->off[from];
+        if (!shape_span(&word, it, 0, m, buf)) return WORD_NOMEM;
+        for (size_t g = first; g < nraw; g++) raw[g].cluster += shift;
+    } else if (!shape_span(t, it, from, m, buf)) {
+        return WORD_NOMEM;
+    }
+    if ((before && !drop_space(first, shift)) ||
+        (after && !drop_space(first, t->off[s + n] - t->base)))
+        return WORD_WHOLE;
+    if (at) word_keep(at, h, it, spaces, cp, m, first, shift);
+    return WORD_SHAPED;
+}
+
+/* words_beyond's answers, direct-mapped by the font and the glyphs it
+ * read before the space (a slot is overwritten on collision): the same
+ * word endings come back all through a text, and each asked every rule
+ * (7 M instructions of the mixed-script report's PDF). Emptied with the
+ * fonts (fo_shape_forget_fonts). Caller holds the lock. */
+#define BEYOND_BACK 8          /* glyphs a rule may read past the space, at most */
+#define BSLOTS 1024u           /* power of two */
+static struct {
+    const hb_entry *font;      /* NULL: empty */
+    uint16_t before[BEYOND_BACK];
+    uint8_t n;
+    bool matches;
+} beyond_seen[BSLOTS];
+
+/* Whether a GPOS rule of the item's font that looks past a space (its
+ * beyond list) could match across the space t->cp[sp]: the glyphs of the
+ * item before that space (raw[first, nraw), in logical order: a
+ * left-to-right item) are what one of them asks for. Then the glyphs of
+ * the word after it may depend on more than the space, and the item is
+ * shaped whole. */
+static bool words_beyond(const text_t *t, const item *it, size_t sp, size_t first)
+{
+    const hb_entry *f = it->font;
+    uint32_t at = t->off[sp] - t->base;       /* the space's cluster */
+    uint16_t before[BEYOND_BACK];
+    size_t n = 0, g = nraw;
+    if (f->back > BEYOND_BACK) return true;   /* a rule that reads further back than kept */
+    while (g > first && raw[g - 1].cluster >= at) g--;
+    while (g > first && n < f->back) before[n++] = (uint16_t)raw[--g].gid;
+    uint32_t h = (uint32_t)((uintptr_t)f >> 4) * 2654435761u ^ (uint32_t)n;
+    for (size_t k = 0; k < n; k++) h = (h ^ before[k]) * 16777619u;
+    __typeof__(beyond_seen[0]) *seen = &beyond_seen[h & (BSLOTS - 1)];
+    if (seen->font == f && seen->n == n && memcmp(seen->before, before, n * sizeof *before) == 0)
+        return seen->matches;
+    unsigned len;
+    const uint8_t *data = (const uint8_t *)hb_blob_get_data(f->gpos, &len);
+    bool matches = false;
+    for (size_t k = 0; k < f->nbeyond && !matches; k++)
+        matches = fo_ot_beyond_matches(data, len, &f->beyond[k], before, n);
+    seen->font = f;
+    seen->n = (uint8_t)n;
+    memcpy(seen->before, before, n * sizeof *before);
+    seen->matches = matches;
+    return matches;
+}
+
+/* The spaces shaped with the word t->cp[s, e) of item it in a font shaped
+ * WORDS_SPACED: the item's spaces either side of it (none for a space). */
+static unsigned spaces_around(const text_t *t, const item *it, size_t s, size_t e)
+{
+    if (e - s == 1 && t->cp[s] == ' ') return 0;
+    return (s > it->start && t->cp[s - 1] == ' ' ? SPACE_BEFORE : 0) |
+           (e < it->start + it->len && t->cp[e] == ' ' ? SPACE_AFTER : 0);
+}
+
+/* Shapes item it word by word (words_mode), appending the glyphs to raw in
+ * visual order; spaced: each word with the spaces around it. */
+static int shape_words(const text_t *t, const item *it, bool spaced, hb_buffer_t *buf)
+{
+    size_t a = it->start, b = it->start + it->len, first = nraw;
+    int r = WORD_SHAPED;
+    if (spaced && it->font->nbeyond && (it->level & 1)) return WORD_WHOLE;
+    if (!(it->level & 1)) {
+        for (size_t s = a, e; s < b && r == WORD_SHAPED; s = e) {
+            for (e = s + 1; e < b && !cut_before(t, e); e++) {}
+            unsigned spaces = spaced ? spaces_around(t, it, s, e) : 0;
+            /* the space before the word, or the word's own (a mark on it) */
+            size_t sp = spaces & SPACE_BEFORE ? s - 1 : t->cp[s] == ' ' && e - s > 1 ? s : a;
+            if (sp > a && it->font->nbeyond && words_beyond(t, it, sp, first)) return WORD_WHOLE;
+            r = shape_word(t, it, s, e - s, spaces, buf);
+        }
+    } else {   /* right to left: the last word's glyphs come first */
+        for (size_t e = b, s; e > a && r == WORD_SHAPED; e = s) {
+            for (s = e - 1; s > a && !cut_before(t, s); s--) {}
+            r = shape_word(t, it, s, e - s, spaced ? spaces_around(t, it, s, e) : 0, buf);
+        }
+    }
+    return r;
 }
 
 /* Shapes one item, appending its glyphs to raw in visual order; false when
@@ -575,20 +753,14 @@ static bool shape_word(const text_t *t, const item *it, size_t s, size_t n, hb_b
 static bool shape_item(const text_t *t, const item *it, hb_buffer_t *buf)
 {
     if (!it->font || !it->font->font) return true;
-    if (!words_apart(it->font)) return shape_span(t, it, it->start, it->len, buf);
-    size_t a = it->start, b = it->start + it->len;
-    if (!(it->level & 1)) {
-        for (size_t s = a, e; s < b; s = e) {
-            for (e = s + 1; e < b && !cut_before(t, e); e++) {}
-            if (!shape_word(t, it, s, e - s, buf)) return false;
-        }
-    } else {   /* right to left: the last word's glyphs come first */
-        for (size_t e = b, s; e > a; e = s) {
-            for (s = e - 1; s > a && !cut_before(t, s); s--) {}
-            if (!shape_word(t, it, s, e - s, buf)) return false;
-        }
+    int mode = words_mode(it->font);
+    if (mode != WORDS_NEVER) {
+        size_t first = nraw;
+        int r = shape_words(t, it, mode == WORDS_SPACED, buf);
+        if (r != WORD_WHOLE) return r == WORD_SHAPED;
+        nraw = first;
     }
-    return true;
+    return shape_span(t, it, it->start, it->len, buf);
 }
 
 /* Shapes utf8[from, from+n) into raw (nraw glyphs), the rest of utf8 its
@@ -819,6 +991,7 @@ void fo_shape_forget_fonts(void)
     cache_clear();                 /* shaped texts name the fonts' glyphs */
     words_clear();
     memset(found, 0, sizeof found);
+    memset(beyond_seen, 0, sizeof beyond_seen);
     fo_grow_free((void ***)&cache, &ncache, &capcache, entry_free);
     pthread_mutex_unlock(&lock);
 }

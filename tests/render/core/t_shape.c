@@ -138,9 +138,9 @@ END_TEST
 /* Lines drawn from words (shape.c shapes a line word by word when no
  * lookup of its font involves the space): long lines of each script, their
  * words repeated (the second time from the word cache), with a mark after a
- * space, two spaces in a row and a font that kerns across spaces
- * (Devanagari: shaped whole), give hb-shape's glyphs and positions for the
- * whole line, twice. */
+ * space, two spaces in a row, and fonts whose rules see the space
+ * (Devanagari: shaped with the spaces around each word; Bengali: shaped
+ * whole), give hb-shape's glyphs and positions for the whole line, twice. */
 START_TEST(test_lines_from_words_same_as_hb_shape)
 {
     static const struct { const char *words, *font; } lines[] = {
@@ -150,18 +150,24 @@ START_TEST(test_lines_from_words_same_as_hb_shape)
         {"\xE0\xAE\xAA\xE0\xAE\x9A\xE0\xAF\x8D\xE0\xAE\x9A\xE0\xAF\x88 \xE0\xAE\xA4\xE0\xAF\x87\xE0\xAE\xA8\xE0\xAF\x80\xE0\xAE\xB0\xE0\xAF\x8D", NOTO "NotoSansTamil-Regular.ttf"},
         {"\xE0\xB8\x8A\xE0\xB8\xB2\xE0\xB9\x80\xE0\xB8\x82\xE0\xB8\xB5\xE0\xB8\xA2\xE0\xB8\xA7 \xE0\xB8\x81\xE0\xB8\xB3\xE0\xB9\x84\xE0\xB8\xA3", NOTO "NotoSansThai-Regular.ttf"},
         {"\xE0\xA4\xB9\xE0\xA4\xB0\xE0\xA5\x80 \xE0\xA4\x9A\xE0\xA4\xBE\xE0\xA4\xAF \xE0\xA4\x95\xE0\xA5\x8D\xE0\xA4\xB7", NOTO "NotoSansDevanagari-Regular.ttf"},
+        /* किताब हिंदी कि सिंह किं: a vowel sign i after a space (its GPOS
+           lookup 33), anusvaras after one (lookup 12) */
+        {"\xE0\xA4\x95\xE0\xA4\xBF\xE0\xA4\xA4\xE0\xA4\xBE\xE0\xA4\xAC \xE0\xA4\xB9\xE0\xA4\xBF\xE0\xA4\x82\xE0\xA4\xA6\xE0\xA5\x80 "
+         "\xE0\xA4\x95\xE0\xA4\xBF \xE0\xA4\xB8\xE0\xA4\xBF\xE0\xA4\x82\xE0\xA4\xB9 \xE0\xA4\x95\xE0\xA4\xBF\xE0\xA4\x82",
+         NOTO "NotoSansDevanagari-Regular.ttf"},
     };
     /* the first letter of each line's script: a mark after a space sits on it */
-    static const char *marks[] = {"\xD9\x8B", "\xD6\xB8", "\xE0\xA7\x81", "\xE0\xAF\x8D", "\xE0\xB8\xB5", "\xE0\xA5\x80"};
+    static const char *marks[] = {"\xD9\x8B", "\xD6\xB8", "\xE0\xA7\x81", "\xE0\xAF\x8D", "\xE0\xB8\xB5", "\xE0\xA5\x80",
+                                  "\xE0\xA4\x82"};
     for (size_t k = 0; k < sizeof lines / sizeof *lines; k++) {
-        char line[1024];
+        char line[2048];
         size_t l = 0;
         for (int r = 0; r < 8; r++)
             l += (size_t)snprintf(line + l, sizeof line - l, "%s%s ", r ? " " : "", lines[k].words);
         l += (size_t)snprintf(line + l, sizeof line - l, "%s %s", marks[k], lines[k].words);
         ck_assert(l > 128);   /* longer than fo_shape keeps: shaped each time */
         double upem = upem_of(lines[k].font);
-        char theirs[8192];
+        char theirs[16384];
         if (!run_hb_shape(lines[k].font, line, true, theirs, sizeof theirs)) {
             fprintf(stderr, "t_shape: hb-shape (libharfbuzz-bin) not found; comparison skipped\n");
             return;
@@ -171,7 +177,7 @@ START_TEST(test_lines_from_words_same_as_hb_shape)
             size_t n = fo_shape(PRIMARY, upem, line, l, FO_DIR_AUTO, g, 512, NULL);
             ck_assert(n > 0 && n <= 512);
             for (size_t i = 0; i < n; i++) ck_assert_str_eq(g[i].font, lines[k].font);
-            char mine[8192];
+            char mine[16384];
             positions(g, n, mine, sizeof mine);
             ck_assert_msg(strcmp(mine, theirs) == 0, "round %d %s:\nfolio    %s\nhb-shape %s", round,
                           line, mine, theirs);

@@ -191,3 +191,124 @@ def test_a_font_that_covers_the_whole_bmp_draws_shaped_text_as_outlines(tmp_path
     page = Image.open(f"{png}-1.png").convert("L")
     top = page.crop((0, 0, page.width, page.height // 4))       # the paragraph, not the footer
     assert sum(1 for p in top.getdata() if p < 128) > 20, "no ink where the text is"
+
+
+TAMIL = "/usr/share/fonts/truetype/noto/NotoSansTamil-Regular.ttf"
+KA, NGA, CA = "\u0b95", "\u0b99", "\u0b9a"     # க ங ச
+
+
+def beyond_space_font(path):
+    """Noto Sans Tamil plus a 'mkmk' rule that looks past the space: nga
+    after any glyph but ka (class 0: the space) that follows a ka is set
+    2,000 units wider, a ChainContextPos of format 2 whose backtrack has
+    class 0 inside it. Shaped word by word with the spaces around each
+    word (shape.c's WORDS_SPACED), "க ங" would never see the ka: folio must
+    check the glyphs before the space against the rule (words_beyond) and
+    shape that line whole."""
+    ttlib = pytest.importorskip("fontTools.ttLib")
+    from fontTools.ttLib.tables import otTables as ot
+    f = ttlib.TTFont(TAMIL)
+    cmap = f.getBestCmap()
+    ka, nga = cmap[ord(KA)], cmap[ord(NGA)]
+    gpos = f["GPOS"].table
+    lookups = gpos.LookupList.Lookup
+
+    wider = ot.SinglePos()
+    wider.Format, wider.ValueFormat = 1, 4
+    wider.Coverage = ot.Coverage()
+    wider.Coverage.glyphs = [nga]
+    wider.Value = ot.ValueRecord()
+    wider.Value.XAdvance = 2000
+    single = ot.Lookup()
+    single.LookupType, single.LookupFlag, single.SubTable, single.SubTableCount = 1, 0, [wider], 1
+    lookups.append(single)
+
+    def classes(mapping):
+        cd = ot.ClassDef()
+        cd.classDefs = mapping
+        return cd
+
+    chain = ot.ChainContextPos()
+    chain.Format = 2
+    chain.Coverage = ot.Coverage()
+    chain.Coverage.glyphs = [nga]
+    chain.BacktrackClassDef = classes({ka: 1})
+    chain.InputClassDef = classes({nga: 1})
+    chain.LookAheadClassDef = classes({})
+    rule = ot.ChainPosClassRule()
+    rule.Backtrack, rule.BacktrackGlyphCount = [0, 1], 2
+    rule.Input, rule.InputGlyphCount = [], 1
+    rule.LookAhead, rule.LookAheadGlyphCount = [], 0
+    rec = ot.PosLookupRecord()
+    rec.SequenceIndex, rec.LookupListIndex = 0, len(lookups) - 1
+    rule.PosLookupRecord, rule.PosCount = [rec], 1
+    rules = ot.ChainPosClassSet()
+    rules.ChainPosClassRule, rules.ChainPosClassRuleCount = [rule], 1
+    chain.ChainPosClassSet, chain.ChainPosClassSetCount = [None, rules], 2
+    context = ot.Lookup()
+    context.LookupType, context.LookupFlag, context.SubTable, context.SubTableCount = 8, 0, [chain], 1
+    lookups.append(context)
+    gpos.LookupList.LookupCount = len(lookups)
+
+    feature = ot.FeatureRecord()   # a tag the font lacks, after its others ('kern')
+    feature.FeatureTag = "mkmk"
+    feature.Feature = ot.Feature()
+    feature.Feature.FeatureParams = None
+    feature.Feature.LookupListIndex, feature.Feature.LookupCount = [len(lookups) - 1], 1
+    gpos.FeatureList.FeatureRecord.append(feature)
+    gpos.FeatureList.FeatureCount = len(gpos.FeatureList.FeatureRecord)
+    index = gpos.FeatureList.FeatureCount - 1
+    for script in gpos.ScriptList.ScriptRecord:
+        for ls in [script.Script.DefaultLangSys] + [r.LangSys for r in script.Script.LangSysRecord]:
+            if ls is not None:
+                ls.FeatureIndex.append(index)
+                ls.FeatureCount = len(ls.FeatureIndex)
+    for r in f["name"].names:
+        if r.nameID in (1, 3, 4, 6):
+            r.string = "BeyondTest" if r.nameID != 1 else "Beyond Test"
+    f.save(path)
+
+
+def hb_x(font, text, size):
+    """The pen position (pt at size) where each cluster of text starts, by
+    hb-shape for the whole text."""
+    out = subprocess.run(["hb-shape", "--no-glyph-names", "--utf8-clusters", font, text],
+                         capture_output=True, text=True, check=True).stdout
+    upem = 1000
+    x, starts = 0, {}
+    for g in out.strip().strip("[]").split("|"):
+        cluster = int(g.split("=")[1].split("@")[0].split("+")[0])
+        starts.setdefault(cluster, x)
+        x += int(g.rsplit("+", 1)[1])
+    return {c: v * size / upem for c, v in starts.items()}
+
+
+@need
+def test_a_rule_that_looks_past_the_space_gets_the_line_shaped_whole(tmp_path):
+    ttlib = pytest.importorskip("fontTools.ttLib")
+    font = tmp_path / "h.ttf"
+    beyond_space_font(font)
+    assert ttlib.TTFont(font)["head"].unitsPerEm == 1000
+    fires, quiet = f"{KA} {NGA} {CA}", f"{CA} {NGA} {CA}"
+    size = 20
+    for text, wide in ((fires, True), (quiet, False)):
+        starts = hb_x(str(font), text, size)
+        last = len(text.encode()) - len(CA.encode())
+        gap = starts[last] - starts[0]
+        # hb-shape widens the nga only after "ka, space"
+        assert (gap > 70) == wide, (text, gap)
+        (tmp_path / "t.json").write_text(json.dumps(
+            {"folio_theme": 1, "name": "t", "sizes": {"body": size},
+             "fonts": {"body": {"family": "Beyond Test", "files": {"regular": "h.ttf"}}}}))
+        (tmp_path / "s.json").write_text(json.dumps(
+            {"folio": 1, "theme": "t.json", "blocks": [{"type": "paragraph", "text": text}]},
+            ensure_ascii=False), encoding="utf-8")
+        pdf = tmp_path / "o.pdf"
+        run_folio("render", tmp_path / "s.json", "-o", pdf, check=0)
+        html = subprocess.run(["pdftotext", "-bbox", pdf, "-"], capture_output=True, text=True,
+                              check=True).stdout
+        import re
+        words = [(float(x), w) for x, w in re.findall(r'<word xMin="([\d.]+)"[^>]*>([^<]+)</word>', html)]
+        first = next(x for x, w in words if w == text.split()[0])
+        third = [x for x, w in words if w == CA][-1]
+        assert abs((third - first) - gap) < 0.5, (text, third - first, gap, words)
