@@ -157,6 +157,17 @@ static void glyph_of(face_entry *e, uint32_t c, uint32_t *gid, double *adv)
     *adv = a / e->upem;
 }
 
+bool fo_text_has_char(const char *font_file, uint32_t cp)
+{
+    uint32_t gid = 0;
+    double adv;
+    pthread_mutex_lock(&lock);
+    face_entry *e = face_get(font_file);
+    if (e && e->face) glyph_of(e, cp, &gid, &adv);
+    pthread_mutex_unlock(&lock);
+    return gid != 0;
+}
+
 static bool is_zero_width(uint32_t c)
 {
     return c < 0x20 || c == 0x7F || (c >= 0x200B && c <= 0x200F) || c == 0xFEFF ||

@@ -109,6 +109,10 @@ bool fo_text_outline(const char *font_file, uint32_t cp, const fo_text_path *pat
 bool fo_text_glyph_outline(const char *font_path, uint32_t gid, const fo_text_path *path,
                            void *ctx);
 
+/* True when the TrueType file font_file itself (no fallback) maps cp to a
+ * glyph: a cmap lookup in the face this module keeps. */
+bool fo_text_has_char(const char *font_file, uint32_t cp);
+
 /* The first file tried for glyphs font_file lacks (DejaVu Sans, bold for a
  * bold file; FO_TEXT_FALLBACK_CJK comes after it), and the one used for the
  * whole text when font_file cannot be loaded. */

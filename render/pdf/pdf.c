@@ -143,15 +143,31 @@ fo_pdf_font *fo_pdf_face(fo_pdf *c, const fo_font *f, int face)
 }
 
 /* Whether f has a glyph for cp (a BMP code point), remembered per font. */
+/* Whether a font has BMP code cp, by has(file, cp), remembered in *memo
+ * (allocated on first use; two bits a code: asked, has). */
+static bool memo_has(uint8_t **memo, bool (*has)(const void *font, uint32_t cp), const void *font,
+                     uint32_t cp)
+{
+    if (!*memo && !(*memo = fo_calloc(0x10000 / 4, 1))) return has(font, cp);
+    uint8_t *b = &(*memo)[cp >> 2];
+    unsigned shift = (cp & 3) * 2;
+    if (!(*b >> shift & 1)) *b |= (uint8_t)((1 | has(font, cp) << 1) << shift);
+    return *b >> shift & 2;
+}
+
+static bool def_has(const void *def, uint32_t cp)
+{
+    return HPDF_TTFontDef_GetGlyphid((HPDF_FontDef)def, (HPDF_UINT16)cp) != 0;
+}
+
+static bool file_has(const void *path, uint32_t cp)
+{
+    return fo_text_has_char(path, cp);
+}
+
 bool fo_pdf_font_has(fo_pdf_font *f, uint32_t cp)
 {
-    if (!f->has && !(f->has = fo_calloc(0x10000 / 4, 1)))
-        return HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)cp) != 0;
-    uint8_t *b = &f->has[cp >> 2];
-    unsigned shift = (cp & 3) * 2;
-    if (!(*b >> shift & 1))
-        *b |= (uint8_t)((1 | (HPDF_TTFontDef_GetGlyphid(f->def, (HPDF_UINT16)cp) != 0) << 1) << shift);
-    return *b >> shift & 2;
+    return memo_has(&f->has, def_has, f->def, cp);
 }
 
 fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp)
@@ -171,6 +187,11 @@ fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp)
     if (fo_pdf_font_has(f, cp)) return f;
     for (size_t i = 0; i < c->nfallbacks; i++) {
         if (!c->fallback_tried[i]) {   /* once: this runs for every character */
+            /* not for a character it lacks: libharu reads a whole font to
+               load it (DejaVu Sans and Symbola, asked before Droid Sans
+               Fallback for Chinese and never drawn, were 6 M instructions
+               of the mixed-script report's PDF) */
+            if (!memo_has(&c->fallback_has[i], file_has, c->fallbacks[i], cp)) continue;
             c->fallback_tried[i] = true;
             c->fallback_fonts[i] = fo_pdf_font_load(c, c->fallbacks[i]);
         }
@@ -573,6 +594,7 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
         fo_free(c->fonts[i]->remap);
         fo_free(c->fonts[i]);
     }
+    for (size_t i = 0; i < c->nfallbacks; i++) fo_free(c->fallback_has[i]);
     for (size_t i = 0; i < c->nmarks; i++) fo_free(c->marks[i].text);
     fo_free(c->marks);
     fo_free(c->pages);

@@ -80,6 +80,8 @@ typedef struct {
     size_t nfallbacks;
     fo_pdf_font *fallback_fonts[FO_PDF_MAX_FALLBACKS]; /* loaded on first need */
     bool fallback_tried[FO_PDF_MAX_FALLBACKS];
+    uint8_t *fallback_has[FO_PDF_MAX_FALLBACKS]; /* before it is loaded: its cmap's
+                                                  * answers, as fo_pdf_font's has */
     /* Stands for characters outside the BMP, which libharu cannot show:
        font NULL; they are drawn as glyph outlines (fo_pdf_show). */
     fo_pdf_font outlines;

@@ -80,6 +80,27 @@ START_TEST(cjk_falls_back_to_droid)
 }
 END_TEST
 
+/* fo_text_has_char asks the one file, no fallback: the PDF writer loads a
+ * fallback font only for a character its cmap has. */
+START_TEST(has_char_asks_the_file_alone)
+{
+    ck_assert(fo_text_has_char(SANS, 'A'));
+    ck_assert(!fo_text_has_char(SANS, 0x65E5));                      /* 日 */
+    ck_assert(fo_text_has_char(FO_TEXT_FALLBACK_CJK, 0x65E5));
+    ck_assert(!fo_text_has_char(FO_TEXT_FALLBACK_REGULAR, 0x65E5));  /* DejaVu Sans */
+    ck_assert(fo_text_has_char(FO_TEXT_FALLBACK_REGULAR, 0x2603));   /* ☃ */
+    ck_assert(!fo_text_has_char("/nonexistent/font.ttf", 'A'));
+    for (uint32_t c = 0x20; c < 0x3000; c++) {   /* the font measuring picks, when it is the file */
+        if (c == 0x7F || (c >= 0x200B && c <= 0x200F)) continue;   /* no glyph: zero width */
+        char u[4];
+        fo_glyph g;
+        size_t n = fo_utf8_put(u, c);
+        if (fo_text_glyphs(SANS, 10, u, n, &g, 1, NULL) != 1) continue;   /* shaped: combining marks */
+        ck_assert_msg(fo_text_has_char(SANS, c) == (!g.fallback && g.index != 0), "U+%04X", c);
+    }
+}
+END_TEST
+
 /* Symbols and emoji: check marks the colour font lacks from the text fonts;
  * pictographs one glyph each of the colour font (glyph ids as hb-shape gives
  * them on NotoColorEmoji.ttf), 2550/2048 em wide; variation selectors (the
@@ -281,6 +302,7 @@ int main(void)
         widths_match_font_metrics,
         fallback_for_missing_glyphs_and_files,
         cjk_falls_back_to_droid,
+        has_char_asks_the_file_alone,
         symbols_and_emoji_fall_back_to_symbola,
         emoji_sequences_wrap_whole,
         noncharacter_ffff_wraps,
