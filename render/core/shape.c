@@ -277,6 +277,21 @@ static bool text_levels(text_t *t, fo_dir dir)
                         : dir == FO_DIR_LTR ? FRIBIDI_PAR_LTR : FRIBIDI_PAR_ON;
     FriBidiStrIndex n = (FriBidiStrIndex)(t->b - t->a);
     fribidi_get_bidi_types(t->cp + t->a, n, t->types + t->a);
+    /* nothing right to left, no Arabic number, nothing that embeds or
+       isolates, in a paragraph not forced right to left: every level is 0
+       (UAX #9 W7 makes European numbers L after sos L). Most texts shaped
+       are words measured alone, and FriBidi's full resolution was 4,300
+       instructions each (9 M of the mixed-script report's PDF). */
+    bool plain = base != FRIBIDI_PAR_RTL;
+    for (FriBidiStrIndex i = 0; plain && i < n; i++) {
+        FriBidiCharType ty = t->types[t->a + (size_t)i];
+        plain = !FRIBIDI_IS_RTL(ty) && !FRIBIDI_IS_ARABIC(ty) && !FRIBIDI_IS_EXPLICIT(ty) &&
+                !FRIBIDI_IS_ISOLATE(ty);
+    }
+    if (plain) {
+        memset(t->level + t->a, 0, (size_t)n * sizeof *t->level);
+        return true;
+    }
     fribidi_get_bracket_types(t->cp + t->a, n, t->types + t->a, t->brackets + t->a);
     return fribidi_get_par_embedding_levels_ex(t->types + t->a, t->brackets + t->a, n, &base,
                                                t->level + t->a) != 0;

@@ -4,6 +4,7 @@
  * with the font folio picked; and no character of the world-text strings is
  * left without a glyph (.notdef) by fo_text_glyphs. */
 #include <check.h>
+#include <fribidi.h>
 #include <hb.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "render/core/fonts.h"
 #include "render/core/shape.h"
 #include "render/core/text.h"
+#include "render/core/utf8.h"
 #include "tests/check_run.h"
 
 #define PRIMARY "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf"
@@ -287,6 +289,73 @@ START_TEST(test_rtl_visual_order)
 }
 END_TEST
 
+/* The levels FriBidi resolves for s in base direction dir, as the
+ * left-to-right order of its code points' byte offsets (UAX #9 L2), to
+ * out; returns how many. */
+static size_t fribidi_order(const char *s, FriBidiParType dir, uint32_t *out, size_t cap)
+{
+    FriBidiChar cp[64];
+    uint32_t off[64];
+    size_t n = 0;
+    for (size_t i = 0; i < strlen(s) && n < 64;) {
+        off[n] = (uint32_t)i;
+        cp[n++] = fo_utf8_next(s, strlen(s), &i);
+    }
+    FriBidiCharType types[64];
+    FriBidiBracketType br[64];
+    FriBidiLevel lv[64];
+    FriBidiStrIndex map[64];
+    fribidi_get_bidi_types(cp, (FriBidiStrIndex)n, types);
+    fribidi_get_bracket_types(cp, (FriBidiStrIndex)n, types, br);
+    ck_assert(fribidi_get_par_embedding_levels_ex(types, br, (FriBidiStrIndex)n, &dir, lv));
+    for (size_t i = 0; i < n; i++) map[i] = (FriBidiStrIndex)i;
+    ck_assert(fribidi_reorder_line(0, types, (FriBidiStrIndex)n, 0, dir, lv, NULL, map));
+    for (size_t i = 0; i < n && i < cap; i++) out[i] = off[map[i]];
+    return n;
+}
+
+/* Texts with nothing right to left take a short way to their levels (all
+ * 0) but must come out in the order FriBidi gives: brackets, digits,
+ * neutrals at either end, in an automatic or a left-to-right paragraph;
+ * and texts with a right-to-left character, an Arabic number or an
+ * embedding control take FriBidi's way. Each glyph here is one character,
+ * so the clusters in drawing order are FriBidi's visual order. */
+START_TEST(test_levels_as_fribidi_gives_them)
+{
+    static const char *const texts[] = {
+        "abc (def) 123, x.", " (12) ", "\xE0\xA4\x95 123 (\xE0\xA4\x96)",   /* क 123 (ख) */
+        "a \xD7\x90 b",                         /* a א b */
+        "12 \xD9\xA1\xD9\xA2 3",              /* Arabic-Indic digits: AN */
+        "a\xE2\x80\xAE" "bc\xE2\x80\xAC d", /* RLO bc PDF */
+        "x \xE2\x81\xA7" "yz\xE2\x81\xA9",  /* RLI yz PDI */
+    };
+    static const FriBidiParType bases[] = {FRIBIDI_PAR_ON, FRIBIDI_PAR_LTR, FRIBIDI_PAR_RTL};
+    static const fo_dir dirs[] = {FO_DIR_AUTO, FO_DIR_LTR, FO_DIR_RTL};
+    for (size_t k = 0; k < sizeof texts / sizeof *texts; k++)
+        for (size_t d = 0; d < 3; d++) {
+            const char *s = texts[k];
+            uint32_t want[64];
+            size_t n = fribidi_order(s, bases[d], want, 64);
+            fo_shaped g[64];
+            size_t m = fo_shape(PRIMARY, 10, s, strlen(s), dirs[d], g, 64, NULL);
+            uint32_t got[64];
+            size_t q = 0;
+            for (size_t i = 0; i < m; i++)   /* controls draw nothing: FriBidi's order keeps them */
+                got[q++] = g[i].cluster;
+            size_t w = 0;
+            for (size_t i = 0; i < n; i++) {
+                size_t at = want[i], len = strlen(s), next = at;
+                uint32_t c = fo_utf8_next(s, len, &next);
+                if (!(c >= 0x202A && c <= 0x202E) && !(c >= 0x2066 && c <= 0x2069)) want[w++] = (uint32_t)at;
+            }
+            ck_assert_msg(q == w, "%s (dir %zu): %zu glyphs, %zu characters", s, d, q, w);
+            for (size_t i = 0; i < q; i++)
+                ck_assert_msg(got[i] == want[i], "%s (dir %zu): glyph %zu is byte %u, FriBidi says %u",
+                              s, d, i, got[i], want[i]);
+        }
+}
+END_TEST
+
 /* Every character of the world-text page has ink: no glyph 0 anywhere. */
 START_TEST(test_no_notdef)
 {
@@ -464,6 +533,7 @@ int main(void)
         test_piece_shaped_in_context_joins,
         test_cluster_end,
         test_rtl_visual_order,
+        test_levels_as_fribidi_gives_them,
         test_no_notdef,
         test_wrap_uses_shaped_widths,
         test_script_fonts_are_those_fontconfig_finds,
