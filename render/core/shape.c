@@ -461,6 +461,63 @@ enum {
 
 #define BEYOND_MAX 64   /* rules that look past a space, at most */
 
+/* The context rules of e's GSUB and GPOS, read from their bytes: false
+ * when one matches the space anywhere but at its edge or, in GPOS, inside
+ * its backtrack (those rules are kept in e); *near set when one matches it
+ * at all. */
+static bool space_reach(hb_entry *e, hb_codepoint_t space, bool *near)
+{
+    static const hb_tag_t tables[] = {HB_OT_TAG_GPOS, HB_OT_TAG_GSUB};
+    hb_face_t *face = hb_font_get_face(e->font);
+    fo_ot_beyond rules[BEYOND_MAX];
+    size_t nfound = 0;
+    bool ok = true;
+    for (size_t k = 0; ok && k < 2; k++) {
+        bool gpos = tables[k] == HB_OT_TAG_GPOS;
+        hb_blob_t *b = hb_face_reference_table(face, tables[k]);
+        unsigned len;
+        const char *data = hb_blob_get_data(b, &len);
+        fo_ot_reach r = fo_ot_context_reach((const uint8_t *)data, len, gpos, (uint16_t)space,
+                                            gpos ? rules : NULL, gpos ? BEYOND_MAX : 0, &nfound);
+        ok = r != FO_OT_ANYWHERE;
+        *near = *near || r != FO_OT_NOWHERE;
+        if (ok && r == FO_OT_BEYOND) {
+            ok = (e->beyond = fo_malloc(nfound * sizeof *e->beyond)) != NULL;
+            if (ok) memcpy(e->beyond, rules, nfound * sizeof *rules);
+            e->nbeyond = nfound;
+            for (size_t q = 0; q < nfound; q++)
+                if ((size_t)(rules[q].count - rules[q].from) > e->back) e->back = (size_t)(rules[q].count - rules[q].from);
+            e->gpos = hb_blob_reference(b);
+        }
+        hb_blob_destroy(b);
+    }
+    return ok;
+}
+
+/* The glyphs HarfBuzz lists for each lookup of e (any type): false when
+ * the space is among those one changes or looks at ahead; *near set when
+ * it is among those one looks at behind. */
+static bool space_collected(hb_entry *e, hb_codepoint_t space, bool *near)
+{
+    static const hb_tag_t tables[] = {HB_OT_TAG_GPOS, HB_OT_TAG_GSUB};
+    hb_face_t *face = hb_font_get_face(e->font);
+    hb_set_t *sets[3] = {NULL, NULL, NULL};   /* before, input, after */
+    bool ok = true;
+    for (size_t k = 0; ok && k < 3; k++) ok = hb_set_allocation_successful(sets[k] = hb_set_create());
+    for (size_t k = 0; ok && k < 2; k++) {
+        unsigned n = hb_ot_layout_table_get_lookup_count(face, tables[k]);
+        for (unsigned i = 0; ok && i < n; i++) {
+            for (size_t q = 0; q < 3; q++) hb_set_clear(sets[q]);
+            hb_ot_layout_lookup_collect_glyphs(face, tables[k], i, sets[0], sets[1], sets[2], NULL);
+            ok = hb_set_allocation_successful(sets[1]) && hb_set_allocation_successful(sets[2]) &&
+                 !hb_set_has(sets[1], space) && !hb_set_has(sets[2], space);
+            *near = *near || hb_set_has(sets[0], space);
+        }
+    }
+    for (size_t k = 0; k < 3; k++) hb_set_destroy(sets[k]);
+    return ok;
+}
+
 /* How the font can be shaped word by word: it needs a space glyph, no
  * legacy kern or AAT table (HarfBuzz applies those without lookups to
  * ask), no GSUB or GPOS lookup with the space among the glyphs it changes
@@ -475,7 +532,7 @@ static int words_mode(hb_entry *e)
     if (e->words) return e->words;
     hb_face_t *face = hb_font_get_face(e->font);
     hb_codepoint_t space;
-    bool ok = hb_font_get_nominal_glyph(e->font, ' ', &space), before = false;
+    bool ok = hb_font_get_nominal_glyph(e->font, ' ', &space), near = false;
     static const hb_tag_t legacy[] = {HB_TAG('k', 'e', 'r', 'n'), HB_TAG('m', 'o', 'r', 'x'),
                                       HB_TAG('m', 'o', 'r', 't'), HB_TAG('k', 'e', 'r', 'x')};
     for (size_t i = 0; ok && i < sizeof legacy / sizeof *legacy; i++) {
@@ -483,42 +540,8 @@ static int words_mode(hb_entry *e)
         ok = hb_blob_get_length(b) == 0;
         hb_blob_destroy(b);
     }
-    hb_set_t *sets[3] = {NULL, NULL, NULL};   /* before, input, after */
-    for (size_t k = 0; ok && k < 3; k++) ok = hb_set_allocation_successful(sets[k] = hb_set_create());
-    static const hb_tag_t tables[] = {HB_OT_TAG_GPOS, HB_OT_TAG_GSUB};
-    for (size_t k = 0; ok && k < 2; k++) {
-        unsigned n = hb_ot_layout_table_get_lookup_count(face, tables[k]);
-        for (unsigned i = 0; ok && i < n; i++) {
-            for (size_t q = 0; q < 3; q++) hb_set_clear(sets[q]);
-            hb_ot_layout_lookup_collect_glyphs(face, tables[k], i, sets[0], sets[1], sets[2], NULL);
-            ok = hb_set_allocation_successful(sets[1]) && hb_set_allocation_successful(sets[2]) &&
-                 !hb_set_has(sets[1], space) && !hb_set_has(sets[2], space);
-            before = before || hb_set_has(sets[0], space);
-        }
-    }
-    for (size_t k = 0; k < 3; k++) hb_set_destroy(sets[k]);
-    fo_ot_beyond rules[BEYOND_MAX];
-    size_t nfound = 0;
-    for (size_t k = 0; ok && k < 2; k++) {
-        bool gpos = tables[k] == HB_OT_TAG_GPOS;
-        hb_blob_t *b = hb_face_reference_table(face, tables[k]);
-        unsigned len;
-        const char *data = hb_blob_get_data(b, &len);
-        fo_ot_reach r = fo_ot_context_reach((const uint8_t *)data, len, gpos, (uint16_t)space,
-                                            gpos ? rules : NULL, gpos ? BEYOND_MAX : 0, &nfound);
-        ok = r != FO_OT_ANYWHERE;
-        before = before || r != FO_OT_NOWHERE;
-        if (ok && r == FO_OT_BEYOND) {
-            ok = (e->beyond = fo_malloc(nfound * sizeof *e->beyond)) != NULL;
-            if (ok) memcpy(e->beyond, rules, nfound * sizeof *rules);
-            e->nbeyond = nfound;
-            for (size_t q = 0; q < nfound; q++)
-                if (rules[q].count - rules[q].from > (int)e->back) e->back = (size_t)(rules[q].count - rules[q].from);
-            e->gpos = hb_blob_reference(b);
-        }
-        hb_blob_destroy(b);
-    }
-    e->words = !ok ? WORDS_NEVER : before ? WORDS_SPACED : WORDS_APART;
+    ok = ok && space_reach(e, space, &near) && space_collected(e, space, &near);
+    e->words = !ok ? WORDS_NEVER : near ? WORDS_SPACED : WORDS_APART;
     return e->words;
 }
 
