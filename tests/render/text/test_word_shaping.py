@@ -11,6 +11,7 @@ alef at the end of the text, or of a word shaped alone. Noto Sans Bengali
 has such a rule of its own (its lookup 18)."""
 import json
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -27,6 +28,70 @@ NAME = "SpaceClassTest"
 
 need = pytest.mark.skipif(not shutil.which("hb-shape") or not shutil.which("qpdf"),
                           reason="hb-shape (libharfbuzz-bin) and qpdf are needed")
+
+
+def class_def(mapping):
+    """A ClassDef of fontTools for {glyph name: class}."""
+    from fontTools.ttLib.tables import otTables as ot
+    cd = ot.ClassDef()
+    cd.classDefs = mapping
+    return cd
+
+
+def class_chain(kind, first, classes, back, ahead, lookup_index):
+    """A format 2 chained context subtable of kind "Subst" or "Pos" (GSUB's
+    classes are named "Sub" for rules and sets): glyph
+    first (input class 1), the backtrack and lookahead class sequences
+    back and ahead, applying lookup_index to it; classes: the backtrack,
+    input and lookahead class definitions ({glyph name: class})."""
+    from fontTools.ttLib.tables import otTables as ot
+    chain = getattr(ot, f"ChainContext{kind}")()
+    chain.Format = 2
+    chain.Coverage = ot.Coverage()
+    chain.Coverage.glyphs = [first]
+    chain.BacktrackClassDef, chain.InputClassDef, chain.LookAheadClassDef = map(class_def, classes)
+    short = "Sub" if kind == "Subst" else kind
+    rule = getattr(ot, f"Chain{short}ClassRule")()
+    rule.Backtrack, rule.BacktrackGlyphCount = back, len(back)
+    rule.Input, rule.InputGlyphCount = [], 1
+    rule.LookAhead, rule.LookAheadGlyphCount = ahead, len(ahead)
+    rec = getattr(ot, f"{kind}LookupRecord")()
+    rec.SequenceIndex, rec.LookupListIndex = 0, lookup_index
+    setattr(rule, f"{kind}LookupRecord", [rec])
+    setattr(rule, f"{kind}Count", 1)
+    rules = getattr(ot, f"Chain{short}ClassSet")()
+    setattr(rules, f"Chain{short}ClassRule", [rule])
+    setattr(rules, f"Chain{short}ClassRuleCount", 1)
+    setattr(chain, f"Chain{short}ClassSet", [None, rules])
+    setattr(chain, f"Chain{short}ClassSetCount", 2)
+    return chain
+
+
+def add_feature(table, tag, lookup_index):
+    """Feature tag of GSUB or GPOS table (a tag the font lacks: HarfBuzz
+    takes the first feature of a tag) with the one lookup, in every
+    language system."""
+    from fontTools.ttLib.tables import otTables as ot
+    feature = ot.FeatureRecord()
+    feature.FeatureTag = tag
+    feature.Feature = ot.Feature()
+    feature.Feature.FeatureParams = None
+    feature.Feature.LookupListIndex, feature.Feature.LookupCount = [lookup_index], 1
+    table.FeatureList.FeatureRecord.append(feature)
+    table.FeatureList.FeatureCount = len(table.FeatureList.FeatureRecord)
+    index = table.FeatureList.FeatureCount - 1
+    for script in table.ScriptList.ScriptRecord:
+        for ls in [script.Script.DefaultLangSys] + [r.LangSys for r in script.Script.LangSysRecord]:
+            if ls is not None:
+                ls.FeatureIndex.append(index)
+                ls.FeatureCount = len(ls.FeatureIndex)
+
+
+def rename(font, name):
+    """Family "Space Class Test" and names "SpaceClassTest" for name "SpaceClassTest"."""
+    for rec in font["name"].names:
+        if rec.nameID in (1, 3, 4, 6):
+            rec.string = name if rec.nameID != 1 else name.replace("Test", " Test")
 
 
 def class_zero_font(path):
@@ -49,50 +114,14 @@ def class_zero_font(path):
     to_bet.SubTableCount = 1
     lookups.append(to_bet)
 
-    def classes(mapping):
-        cd = ot.ClassDef()
-        cd.classDefs = mapping
-        return cd
-
-    chain = ot.ChainContextSubst()
-    chain.Format = 2
-    chain.Coverage = ot.Coverage()
-    chain.Coverage.glyphs = [alef]
-    chain.BacktrackClassDef = classes({})
-    chain.InputClassDef = classes({alef: 1})
-    chain.LookAheadClassDef = classes({g: 1 for g in letters})
-    rule = ot.ChainSubClassRule()
-    rule.Backtrack, rule.BacktrackGlyphCount = [], 0
-    rule.Input, rule.InputGlyphCount = [], 1
-    rule.LookAhead, rule.LookAheadGlyphCount = [0], 1
-    rec = ot.SubstLookupRecord()
-    rec.SequenceIndex, rec.LookupListIndex = 0, len(lookups) - 1
-    rule.SubstLookupRecord, rule.SubstCount = [rec], 1
-    rules = ot.ChainSubClassSet()
-    rules.ChainSubClassRule, rules.ChainSubClassRuleCount = [rule], 1
-    chain.ChainSubClassSet, chain.ChainSubClassSetCount = [None, rules], 2
+    chain = class_chain("Subst", alef, ({}, {alef: 1}, {g: 1 for g in letters}), [], [0], len(lookups) - 1)
     context = ot.Lookup()
     context.LookupType, context.LookupFlag, context.SubTable = 6, 0, [chain]
     context.SubTableCount = 1
     lookups.append(context)
     gsub.LookupList.LookupCount = len(lookups)
-
-    feature = ot.FeatureRecord()
-    feature.FeatureTag = "calt"
-    feature.Feature = ot.Feature()
-    feature.Feature.FeatureParams = None
-    feature.Feature.LookupListIndex, feature.Feature.LookupCount = [len(lookups) - 1], 1
-    gsub.FeatureList.FeatureRecord.append(feature)
-    gsub.FeatureList.FeatureCount = len(gsub.FeatureList.FeatureRecord)
-    index = gsub.FeatureList.FeatureCount - 1
-    for script in gsub.ScriptList.ScriptRecord:
-        for ls in [script.Script.DefaultLangSys] + [r.LangSys for r in script.Script.LangSysRecord]:
-            if ls is not None:
-                ls.FeatureIndex.append(index)
-                ls.FeatureCount = len(ls.FeatureIndex)
-    for rec in f["name"].names:
-        if rec.nameID in (1, 3, 4, 6):
-            rec.string = NAME if rec.nameID != 1 else NAME.replace("Test", " Test")
+    add_feature(gsub, "calt", len(lookups) - 1)
+    rename(f, NAME)
     f.save(path)
     return alef, bet
 
@@ -223,49 +252,13 @@ def beyond_space_font(path):
     single.LookupType, single.LookupFlag, single.SubTable, single.SubTableCount = 1, 0, [wider], 1
     lookups.append(single)
 
-    def classes(mapping):
-        cd = ot.ClassDef()
-        cd.classDefs = mapping
-        return cd
-
-    chain = ot.ChainContextPos()
-    chain.Format = 2
-    chain.Coverage = ot.Coverage()
-    chain.Coverage.glyphs = [nga]
-    chain.BacktrackClassDef = classes({ka: 1})
-    chain.InputClassDef = classes({nga: 1})
-    chain.LookAheadClassDef = classes({})
-    rule = ot.ChainPosClassRule()
-    rule.Backtrack, rule.BacktrackGlyphCount = [0, 1], 2
-    rule.Input, rule.InputGlyphCount = [], 1
-    rule.LookAhead, rule.LookAheadGlyphCount = [], 0
-    rec = ot.PosLookupRecord()
-    rec.SequenceIndex, rec.LookupListIndex = 0, len(lookups) - 1
-    rule.PosLookupRecord, rule.PosCount = [rec], 1
-    rules = ot.ChainPosClassSet()
-    rules.ChainPosClassRule, rules.ChainPosClassRuleCount = [rule], 1
-    chain.ChainPosClassSet, chain.ChainPosClassSetCount = [None, rules], 2
+    chain = class_chain("Pos", nga, ({ka: 1}, {nga: 1}, {}), [0, 1], [], len(lookups) - 1)
     context = ot.Lookup()
     context.LookupType, context.LookupFlag, context.SubTable, context.SubTableCount = 8, 0, [chain], 1
     lookups.append(context)
     gpos.LookupList.LookupCount = len(lookups)
-
-    feature = ot.FeatureRecord()   # a tag the font lacks, after its others ('kern')
-    feature.FeatureTag = "mkmk"
-    feature.Feature = ot.Feature()
-    feature.Feature.FeatureParams = None
-    feature.Feature.LookupListIndex, feature.Feature.LookupCount = [len(lookups) - 1], 1
-    gpos.FeatureList.FeatureRecord.append(feature)
-    gpos.FeatureList.FeatureCount = len(gpos.FeatureList.FeatureRecord)
-    index = gpos.FeatureList.FeatureCount - 1
-    for script in gpos.ScriptList.ScriptRecord:
-        for ls in [script.Script.DefaultLangSys] + [r.LangSys for r in script.Script.LangSysRecord]:
-            if ls is not None:
-                ls.FeatureIndex.append(index)
-                ls.FeatureCount = len(ls.FeatureIndex)
-    for r in f["name"].names:
-        if r.nameID in (1, 3, 4, 6):
-            r.string = "BeyondTest" if r.nameID != 1 else "Beyond Test"
+    add_feature(gpos, "mkmk", len(lookups) - 1)   # sorts after the font's 'kern'
+    rename(f, "BeyondTest")
     f.save(path)
 
 
@@ -297,17 +290,9 @@ def test_a_rule_that_looks_past_the_space_gets_the_line_shaped_whole(tmp_path):
         gap = starts[last] - starts[0]
         # hb-shape widens the nga only after "ka, space"
         assert (gap > 70) == wide, (text, gap)
-        (tmp_path / "t.json").write_text(json.dumps(
-            {"folio_theme": 1, "name": "t", "sizes": {"body": size},
-             "fonts": {"body": {"family": "Beyond Test", "files": {"regular": "h.ttf"}}}}))
-        (tmp_path / "s.json").write_text(json.dumps(
-            {"folio": 1, "theme": "t.json", "blocks": [{"type": "paragraph", "text": text}]},
-            ensure_ascii=False), encoding="utf-8")
-        pdf = tmp_path / "o.pdf"
-        run_folio("render", tmp_path / "s.json", "-o", pdf, check=0)
+        pdf = render(tmp_path, text, sizes={"body": size})
         html = subprocess.run(["pdftotext", "-bbox", pdf, "-"], capture_output=True, text=True,
                               check=True).stdout
-        import re
         words = [(float(x), w) for x, w in re.findall(r'<word xMin="([\d.]+)"[^>]*>([^<]+)</word>', html)]
         first = next(x for x, w in words if w == text.split()[0])
         third = [x for x, w in words if w == CA][-1]
