@@ -284,9 +284,38 @@ static fo_ot_reach reverse_reach(table *t, size_t s)
     return max_reach(reach, seq_reach(t, l + 2, u16(t, l), &cov, &ahead));
 }
 
+/* Whether any of the count values at off is not zero. */
+static bool any_value(table *t, size_t off, size_t count)
+{
+    for (size_t i = 0; i < count && !t->bad; i++)
+        if (u16(t, off + 2 * i)) return true;
+    return false;
+}
+
+/* Pair positioning by classes (GPOS 2, format 2): the glyph as the second
+ * of a pair through class 0 of its second class definition ("any glyph
+ * not listed"), which collect_glyphs does not list (format 1 lists its
+ * second glyphs, and the first glyph is the coverage, both listed). A
+ * value on the first glyph only (a letter kerned before the glyph) is at
+ * the rule's edge; one on the glyph itself changes it. */
+static fo_ot_reach pair_reach(table *t, size_t s)
+{
+    if (u16(t, s) != 2 || class_at(t, s, 10) != 0) return FO_OT_NOWHERE;
+    uint16_t f1 = u16(t, s + 4), f2 = u16(t, s + 6);
+    size_t n1 = u16(t, s + 12), n2 = u16(t, s + 14);
+    size_t v1 = (size_t)__builtin_popcount(f1 & 0xFF), v2 = (size_t)__builtin_popcount(f2 & 0xFF);
+    fo_ot_reach reach = FO_OT_NOWHERE;
+    for (size_t k = 0; k < n1 && !t->bad && reach != FO_OT_ANYWHERE; k++) {
+        size_t rec = s + 16 + 2 * k * n2 * (v1 + v2);   /* class 0 of the k-th first class */
+        if (any_value(t, rec + 2 * v1, v2)) reach = FO_OT_ANYWHERE;
+        else if (any_value(t, rec, v1)) reach = FO_OT_EDGE;
+    }
+    return reach;
+}
+
 /* The subtable at s of a lookup of type type (flags in t->flags). A
- * context rule that skips base glyphs can look past the glyph to what is
- * before or after it without matching it: anywhere. */
+ * context rule or a pair that skips base glyphs can look past the glyph to
+ * what is before or after it without matching it: anywhere. */
 static fo_ot_reach subtable_reach(table *t, size_t s, uint16_t type)
 {
     bool gpos = t->gpos;
@@ -297,11 +326,12 @@ static fo_ot_reach subtable_reach(table *t, size_t s, uint16_t type)
         s += u32(t, s + 4);
         if (type == ext) { t->bad = true; return FO_OT_ANYWHERE; }   /* an extension of an extension */
     }
-    bool any = type == context || type == chain || (!gpos && type == 8);
+    bool any = type == context || type == chain || (!gpos && type == 8) || (gpos && type == 2);
     if (any && (t->flags & IGNORE_BASE_GLYPHS)) return FO_OT_ANYWHERE;
     if (type == context) return context_reach(t, s);
     if (type == chain) return chain_reach(t, s);
     if (!gpos && type == 8) return reverse_reach(t, s);
+    if (gpos && type == 2) return pair_reach(t, s);
     return FO_OT_NOWHERE;
 }
 

@@ -51,7 +51,10 @@ typedef struct {
  * id, by coverage, or by class (class 0 included); FO_OT_ANYWHERE for any
  * context lookup that skips glyphs (lookup flags that ignore marks, bases
  * or ligatures, or a mark filter: it can look past the glyph without
- * matching it). Other lookup types are left to collect_glyphs.
+ * matching it). Also GPOS pair positioning by classes (type 2, format 2),
+ * where class 0 of the second class definition can be the glyph: at the
+ * edge when only the first glyph of the pair moves. Other lookup types are
+ * left to collect_glyphs.
  * FO_OT_BEYOND writes what each such rule asks to beyond[0..cap) (may be
  * NULL with cap 0), their number to *nbeyond (FO_OT_ANYWHERE when there are
  * more than cap). FO_OT_ANYWHERE too when the table cannot be read to the

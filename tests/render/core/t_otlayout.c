@@ -180,6 +180,67 @@ START_TEST(test_gpos_rules_beyond)
 }
 END_TEST
 
+/* A GPOS whose one lookup (type 2, flags as given) kerns by classes
+ * (format 2): first glyph 5 (class 1 of the first class definition),
+ * second any glyph but 7 (class 0 of the second, which lists glyph 7 as
+ * class 1): value1 on the first glyph's advance, value2 on the second's
+ * (its value format 0 when value2 is 0). */
+static size_t pair_table(uint8_t *t, uint16_t flags, int16_t value1, int16_t value2)
+{
+    static const uint8_t head[] = {
+        0, 1, 0, 0, 0, 0, 0, 0, 0, 10,   /*  0: version 1.0, no scripts, no features, lookups at 10 */
+        0, 1, 0, 4,                      /* 10: one lookup, at 14 */
+        0, 2, 0, 0, 0, 1, 0, 8,          /* 14: type 2, flags, one subtable, at 22 */
+    };
+    memcpy(t, head, sizeof head);
+    put16(t, 16, flags);
+    uint16_t f2 = value2 ? 4 : 0;        /* XAdvance */
+    size_t rsize = 2 + (f2 ? 2 : 0), recs = 22 + 16, cov = recs + 4 * rsize;
+    size_t at = put16(t, 22, 2);
+    at = put16(t, at, (uint16_t)(cov - 22));
+    at = put16(t, at, 4);                /* value format 1: XAdvance */
+    at = put16(t, at, f2);
+    at = put16(t, at, (uint16_t)(cov + 6 - 22));    /* first classes */
+    at = put16(t, at, (uint16_t)(cov + 14 - 22));   /* second classes */
+    at = put16(t, at, 2);
+    at = put16(t, at, 2);
+    for (int c1 = 0; c1 < 2; c1++)       /* [first class][second class] */
+        for (int c2 = 0; c2 < 2; c2++) {
+            bool kerned = c1 == 1 && c2 == 0;
+            at = put16(t, at, (uint16_t)(kerned ? value1 : 0));
+            if (f2) at = put16(t, at, (uint16_t)(kerned ? value2 : 0));
+        }
+    static const uint8_t tail[] = {
+        0, 1, 0, 1, 0, 5,                /* coverage: glyph 5 */
+        0, 1, 0, 5, 0, 1, 0, 1,          /* first classes: glyph 5 class 1 */
+        0, 1, 0, 7, 0, 1, 0, 1,          /* second classes: glyph 7 class 1 */
+    };
+    memcpy(t + at, tail, sizeof tail);
+    return at + sizeof tail;
+}
+
+/* Pair kerning against "any other glyph" reaches glyph 3 through class 0,
+ * which HarfBuzz's glyph lists leave out: at the edge when only the
+ * letter before it moves, anywhere when it moves itself or when the
+ * lookup skips base glyphs (the pair could then be the glyphs either
+ * side of it). */
+START_TEST(test_pairs_by_class_zero)
+{
+    uint8_t t[256];
+    size_t n = pair_table(t, 0, -50, 0);
+    ck_assert_int_eq(fo_ot_context_reach(t, n, true, 3, NULL, 0, NULL), FO_OT_EDGE);
+    ck_assert_int_eq(fo_ot_context_reach(t, n, true, 7, NULL, 0, NULL), FO_OT_NOWHERE);   /* listed */
+    ck_assert_int_eq(fo_ot_context_reach(t, n, false, 3, NULL, 0, NULL), FO_OT_NOWHERE);  /* GSUB 2 */
+    for (size_t c = 10; c < n; c++) (void)fo_ot_context_reach(t, c, true, 3, NULL, 0, NULL);
+    n = pair_table(t, 0, 0, 0);          /* zero values: nothing moves */
+    ck_assert_int_eq(fo_ot_context_reach(t, n, true, 3, NULL, 0, NULL), FO_OT_NOWHERE);
+    n = pair_table(t, 0, 0, 30);         /* the second glyph moves */
+    ck_assert_int_eq(fo_ot_context_reach(t, n, true, 3, NULL, 0, NULL), FO_OT_ANYWHERE);
+    n = pair_table(t, 0x0002, 0, 0);     /* skipping base glyphs */
+    ck_assert_int_eq(fo_ot_context_reach(t, n, true, 3, NULL, 0, NULL), FO_OT_ANYWHERE);
+}
+END_TEST
+
 /* A GSUB whose one lookup (type 6, flags as given) has a format 3 subtable:
  * backtrack glyph 7 (nearest), then glyph 8 (outermost); input glyph 5. */
 static size_t coverage_backtrack(uint8_t *t, uint16_t flags)
@@ -268,6 +329,6 @@ END_TEST
 int main(void)
 {
     return fo_check_tests("otlayout", 0, (const TTest *[]){test_fonts, test_class_rules, test_gpos_rules_beyond,
-                                                          test_backtrack_by_coverage_and_glyph,
+                                                          test_backtrack_by_coverage_and_glyph, test_pairs_by_class_zero,
                                                           test_pathological_table_is_bounded, NULL});
 }
