@@ -469,17 +469,16 @@ static void read_key(scan *s, char *buf, size_t cap)
             case 'r': cp = '\r'; break;
             case 'b': cp = '\b'; break;
             case 'f': cp = '\f'; break;
-            case 'u': {
-                cp = 0;
-                for (int k = 0; k < 4 && s->i < s->len; k++) cp = cp * 16 + (unsigned)hexval(s->t[s->i++]);
-                if (cp >= 0xD800 && cp < 0xDC00 && s->i + 6 <= s->len && s->t[s->i] == '\\') {
-                    unsigned lo = 0;
-                    s->i += 2;
-                    for (int k = 0; k < 4; k++) lo = lo * 16 + (unsigned)hexval(s->t[s->i++]);
-                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            case 'u': {   /* the text is valid JSON: four hex digits follow */
+                size_t hex = s->len - s->i < 4 ? s->len - s->i : 4;
+                long v = hex == 4 ? hex4(s->t + s->i) : -1;
+                s->i += hex;
+                if (v >= 0xD800 && v < 0xDC00 && s->len - s->i >= 6 && s->t[s->i] == '\\') {
+                    v = 0x10000 + ((v - 0xD800) << 10) + (hex4(s->t + s->i + 2) - 0xDC00);
+                    s->i += 6;
                 }
                 char u[4];
-                size_t un = fo_utf8_put(u, cp);
+                size_t un = fo_utf8_put(u, v < 0 ? FO_UTF8_REPLACEMENT : (uint32_t)v);
                 for (size_t k = 0; k < un && n + 1 < cap; k++) buf[n++] = u[k];
                 continue;
             }

@@ -2,7 +2,7 @@
  * (see otlayout.h).
  *
  * Layouts from the OpenType spec (Common Table Formats; GSUB lookup types 5,
- * 6, 7 and 8; GPOS types 7, 8 and 9). A backtrack sequence is stored
+ * 6, 7 and 8; GPOS types 2, 7, 8 and 9). A backtrack sequence is stored
  * nearest glyph first, so its last entry is the outermost. Every read is
  * bounds-checked, and a walk is bounded by a work budget: offsets may point
  * many lookups, sets or rules at the same bytes, so a small file could

@@ -461,13 +461,15 @@ enum {
 
 #define BEYOND_MAX 64   /* rules that look past a space, at most */
 
+static const hb_tag_t layout_tables[] = {HB_OT_TAG_GPOS, HB_OT_TAG_GSUB};
+
 /* The context rules of e's GSUB and GPOS, read from their bytes: false
  * when one matches the space anywhere but at its edge or, in GPOS, inside
  * its backtrack (those rules are kept in e); *near set when one matches it
  * at all. */
 static bool space_reach(hb_entry *e, hb_codepoint_t space, bool *near)
 {
-    static const hb_tag_t tables[] = {HB_OT_TAG_GPOS, HB_OT_TAG_GSUB};
+    const hb_tag_t *tables = layout_tables;
     hb_face_t *face = hb_font_get_face(e->font);
     fo_ot_beyond rules[BEYOND_MAX];
     size_t nfound = 0;
@@ -485,8 +487,10 @@ static bool space_reach(hb_entry *e, hb_codepoint_t space, bool *near)
             ok = (e->beyond = fo_malloc(nfound * sizeof *e->beyond)) != NULL;
             if (ok) memcpy(e->beyond, rules, nfound * sizeof *rules);
             e->nbeyond = nfound;
-            for (size_t q = 0; q < nfound; q++)
-                if ((size_t)(rules[q].count - rules[q].from) > e->back) e->back = (size_t)(rules[q].count - rules[q].from);
+            for (size_t q = 0; q < nfound; q++) {
+                size_t past = (size_t)(rules[q].count - rules[q].from);   /* glyphs read past the space */
+                if (past > e->back) e->back = past;
+            }
             e->gpos = hb_blob_reference(b);
         }
         hb_blob_destroy(b);
@@ -499,7 +503,7 @@ static bool space_reach(hb_entry *e, hb_codepoint_t space, bool *near)
  * it is among those one looks at behind. */
 static bool space_collected(hb_entry *e, hb_codepoint_t space, bool *near)
 {
-    static const hb_tag_t tables[] = {HB_OT_TAG_GPOS, HB_OT_TAG_GSUB};
+    const hb_tag_t *tables = layout_tables;
     hb_face_t *face = hb_font_get_face(e->font);
     hb_set_t *sets[3] = {NULL, NULL, NULL};   /* before, input, after */
     bool ok = true;

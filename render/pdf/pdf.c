@@ -142,7 +142,6 @@ fo_pdf_font *fo_pdf_face(fo_pdf *c, const fo_font *f, int face)
     return r;
 }
 
-/* Whether f has a glyph for cp (a BMP code point), remembered per font. */
 /* Whether a font has BMP code cp, by has(file, cp), remembered in *memo
  * (allocated on first use; two bits a code: asked, has). */
 static bool memo_has(uint8_t **memo, bool (*has)(const void *font, uint32_t cp), const void *font,

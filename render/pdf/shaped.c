@@ -74,15 +74,7 @@ static double put_cp(fo_pdf_font *f, uint32_t cp, char *out, size_t *o)
 {
     if (cp > 0xFFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
     if (cp < 0x20 || cp == 0x7F) cp = ' ';
-    if (cp < 0x80) out[(*o)++] = (char)cp;
-    else if (cp < 0x800) {
-        out[(*o)++] = (char)(0xC0 | cp >> 6);
-        out[(*o)++] = (char)(0x80 | (cp & 0x3F));
-    } else {
-        out[(*o)++] = (char)(0xE0 | cp >> 12);
-        out[(*o)++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[(*o)++] = (char)(0x80 | (cp & 0x3F));
-    }
+    *o += fo_utf8_put(out + *o, cp);
     return fo_pdf_glyph_width(f, cp);
 }
 

@@ -179,6 +179,10 @@ START_TEST(escapes_read_as_their_characters)
     at(j, "/b", false, 2, 7);
     at(j, "/c\xC3\xA9", true, 2, 64);
     fo_json_free(j);
+    j = parse("{\"\\ud83d\\ude80\": 1, \"x\": 2}");   /* a key escaped as a surrogate pair */
+    at(j, "/\xF0\x9F\x9A\x80", true, 1, 2);
+    at(j, "/x", false, 1, 26);
+    fo_json_free(j);
     fo_diags d;
     fo_diags_init(&d);
     const char *bad = "{\"a\": \"\\u00e9\\u00e9\", \"b\": [1,,2]}";
