@@ -3,17 +3,19 @@
 # direct connection on loopback, and tinyproxy with an equivalent allowlist
 # (one name, everything else denied) as the peer: bulk throughput of one
 # download (target: >= 80% of direct) and the latency a new connection adds
-# (target: < 1 ms). The client is the same script everywhere
-# (bench/egress_bench.py); through folio it runs inside the jail and reaches
-# the proxy on the jail's 127.0.0.1:3128.
-#   usage: bench/bench-egress.sh FOLIO_BIN [MB] [CONNECTIONS]   (256, 500)
+# (target: < 1 ms). Beside them, the floor: a bare splice relay
+# (bench/relay_floor.c), the least any user-space proxy does. The client is
+# the same script everywhere (bench/egress_bench.py); through folio it runs
+# inside the jail and reaches the proxy on the jail's 127.0.0.1:3128.
+#   usage: bench/bench-egress.sh FOLIO_BIN [MB] [CONNECTIONS]   (1024, 500)
+#   ROUNDS=7: downloads per path, taken in turns
 set -eu
 if [ $# -lt 1 ]; then
     echo "usage: $0 FOLIO_BIN [MB] [CONNECTIONS]" >&2
     exit 1
 fi
 folio=$1
-mb=${2:-256}
+mb=${2:-1024}
 n=${3:-500}
 here=$(cd "$(dirname "$0")" && pwd)
 py=/usr/bin/python3
@@ -28,26 +30,24 @@ pids="$pids $!"
 while [ ! -s "$tmp/port" ]; do sleep 0.1; done
 port=$(cat "$tmp/port")
 
-# best of 3 for throughput (MB/s), one run of N connections for latency (ms)
-best() { sort -n | tail -1; }
-direct_bulk=$(for i in 1 2 3; do $py "$here/egress_bench.py" bulk "http://127.0.0.1:$port/big" -; done | best)
-direct_lat=$($py "$here/egress_bench.py" latency "http://127.0.0.1:$port/small" - "$n")
+# the floor: the least a user-space proxy does (bench/relay_floor.c)
+cc -O2 -o "$tmp/relay_floor" "$here/relay_floor.c" -lpthread
+fport=$($py -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$tmp/relay_floor" "$fport" "$port" > "$tmp/floor.ready" &
+pids="$pids $!"
+while [ ! -s "$tmp/floor.ready" ]; do sleep 0.1; done
 
 in_folio() {
     "$folio" run --in "$here/egress_bench.py" --net allow=bulk.test \
         --net-resolve "bulk.test=127.0.0.1:$port" -- $py egress_bench.py "$@" 2>/dev/null
 }
-folio_bulk=$(for i in 1 2 3; do in_folio bulk http://bulk.test/big http://127.0.0.1:3128; done | best)
 # the same client in a jail with the host's network (--net all): what the
 # jail itself costs (nice 10, cgroup), so the proxy's share can be told apart
 jail_direct() {
     "$folio" run --in "$here/egress_bench.py" --net all -- $py egress_bench.py "$@" 2>/dev/null
 }
-jail_bulk=$(for i in 1 2 3; do jail_direct bulk "http://127.0.0.1:$port/big" -; done | best)
-jail_lat=$(jail_direct latency "http://127.0.0.1:$port/small" - "$n")
-folio_lat=$(in_folio latency http://bulk.test/small http://127.0.0.1:3128 "$n")
 
-tp_bulk="-"; tp_lat="-"
+tp=""
 if command -v tinyproxy >/dev/null 2>&1; then
     tport=$($py -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     echo '^localhost$' > "$tmp/filter"
@@ -66,18 +66,60 @@ EOF
     tinyproxy -d -c "$tmp/tinyproxy.conf" >/dev/null 2>&1 &
     pids="$pids $!"
     sleep 0.5
-    tp_bulk=$(for i in 1 2 3; do $py "$here/egress_bench.py" bulk "http://localhost:$port/big" "http://127.0.0.1:$tport"; done | best)
-    tp_lat=$($py "$here/egress_bench.py" latency "http://localhost:$port/small" "http://127.0.0.1:$tport" "$n")
+    tp=tinyproxy
 else
     echo "(tinyproxy not installed: make deps-bench)"
 fi
 
+# one download (MB/s) by path
+bulk() {
+    case $1 in
+    direct) $py "$here/egress_bench.py" bulk "http://127.0.0.1:$port/big" - ;;
+    jail) jail_direct bulk "http://127.0.0.1:$port/big" - ;;
+    folio) in_folio bulk http://bulk.test/big http://127.0.0.1:3128 ;;
+    floor) $py "$here/egress_bench.py" bulk "http://localhost:$port/big" "http://127.0.0.1:$fport" ;;
+    tinyproxy) $py "$here/egress_bench.py" bulk "http://localhost:$port/big" "http://127.0.0.1:$tport" ;;
+    esac
+}
+# Throughput on loopback swings by half from one download to the next on a
+# 2-core machine (where the three processes land), so the paths take turns,
+# ROUNDS times, and both the median and the best are shown.
+ROUNDS=${ROUNDS:-7}
+for r in $(seq "$ROUNDS"); do
+    for k in direct jail folio floor $tp; do
+        echo "$k $(bulk $k)" >> "$tmp/bulk"
+    done
+done
+stat() {   # PATH -> "median best" MB/s
+    awk -v k="$1" '$1 == k { v[++n] = $2 } END {
+        if (!n) { print "- -"; exit }
+        for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+        print v[int((n + 1) / 2)], v[n] }' "$tmp/bulk"
+}
+direct_lat=$($py "$here/egress_bench.py" latency "http://127.0.0.1:$port/small" - "$n")
+jail_lat=$(jail_direct latency "http://127.0.0.1:$port/small" - "$n")
+folio_lat=$(in_folio latency http://bulk.test/small http://127.0.0.1:3128 "$n")
+floor_lat=$($py "$here/egress_bench.py" latency "http://localhost:$port/small" "http://127.0.0.1:$fport" "$n")
+tp_lat="-"
+[ -n "$tp" ] && tp_lat=$($py "$here/egress_bench.py" latency "http://localhost:$port/small" "http://127.0.0.1:$tport" "$n")
+
 ratio() { $py -c 'import sys; a, b = sys.argv[1:]; print("-" if "-" in (a, b) else "%.0f%%" % (100 * float(a) / float(b)))' "$1" "$2"; }
 added() { $py -c 'import sys; a, b = sys.argv[1:]; print("-" if "-" in (a, b) else "%+.3f" % (float(a) - float(b)))' "$1" "$2"; }
 
-printf '%-28s %12s %10s %14s %14s\n' "path ($mb MB, $n conns)" "bulk MB/s" "of direct" "ms/connection" "added ms"
-printf '%-28s %12s %10s %14s %14s\n' "direct (loopback)" "$direct_bulk" "100%" "$direct_lat" "0"
-printf '%-28s %12s %10s %14s %14s\n' "direct from a jail (--net all)" "$jail_bulk" "$(ratio "$jail_bulk" "$direct_bulk")" "$jail_lat" "$(added "$jail_lat" "$direct_lat")"
-printf '%-28s %12s %10s %14s %14s\n' "folio egress proxy (jail)" "$folio_bulk" "$(ratio "$folio_bulk" "$direct_bulk")" "$folio_lat" "$(added "$folio_lat" "$direct_lat")"
-printf '%-28s %12s %10s %14s %14s\n' "tinyproxy (host)" "$tp_bulk" "$(ratio "$tp_bulk" "$direct_bulk")" "$tp_lat" "$(added "$tp_lat" "$direct_lat")"
+set -- $(stat direct); d_med=$1; d_best=$2
+row() {   # LABEL PATH LATENCY
+    set -- "$1" "$3" $(stat "$2")
+    printf '%-31s %7s %7s %9s %9s %14s %10s\n' "$1" "$3" "$4" "$(ratio "$3" "$d_med")" "$(ratio "$4" "$d_best")" \
+        "$2" "$(added "$2" "$direct_lat")"
+}
+printf '%-31s %15s %19s %14s %10s\n' "path ($mb MB, $ROUNDS rounds)" "bulk MB/s" "of direct" "ms/conn" "added ms"
+printf '%-31s %7s %7s %9s %9s %14s %10s\n' "($n connections)" median best median best "" ""
+row "direct (loopback)" direct "$direct_lat"
+row "direct from a jail (--net all)" jail "$jail_lat"
+row "folio egress proxy (jail)" folio "$folio_lat"
+row "floor: bare splice relay (host)" floor "$floor_lat"
+[ -n "$tp" ] && row "tinyproxy (host)" tinyproxy "$tp_lat"
+set -- $(stat folio); f_med=$1; f_best=$2
+set -- $(stat floor)
+echo "folio proxy / floor relay: median $(ratio "$f_med" "$1"), best $(ratio "$f_best" "$2")"
 echo "targets: bulk >= 80% of direct; added latency < 1 ms per new connection"
