@@ -71,54 +71,49 @@ else
     echo "(tinyproxy not installed: make deps-bench)"
 fi
 
-# one download (MB/s) by path
-bulk() {
-    case $1 in
-    direct) $py "$here/egress_bench.py" bulk "http://127.0.0.1:$port/big" - ;;
-    jail) jail_direct bulk "http://127.0.0.1:$port/big" - ;;
-    folio) in_folio bulk http://bulk.test/big http://127.0.0.1:3128 ;;
-    floor) $py "$here/egress_bench.py" bulk "http://localhost:$port/big" "http://127.0.0.1:$fport" ;;
-    tinyproxy) $py "$here/egress_bench.py" bulk "http://localhost:$port/big" "http://127.0.0.1:$tport" ;;
+# egress_bench.py CMD FILE [ARGS] along PATH: bulk big (MB/s of one
+# download) or latency small N (mean ms of N new connections)
+via() {
+    k=$1; cmd=$2; file=$3; shift 3
+    case $k in
+    direct) $py "$here/egress_bench.py" "$cmd" "http://127.0.0.1:$port/$file" - "$@" ;;
+    jail) jail_direct "$cmd" "http://127.0.0.1:$port/$file" - "$@" ;;
+    folio) in_folio "$cmd" "http://bulk.test/$file" http://127.0.0.1:3128 "$@" ;;
+    floor) $py "$here/egress_bench.py" "$cmd" "http://localhost:$port/$file" "http://127.0.0.1:$fport" "$@" ;;
+    tinyproxy) $py "$here/egress_bench.py" "$cmd" "http://localhost:$port/$file" "http://127.0.0.1:$tport" "$@" ;;
     esac
 }
+paths="direct jail folio floor $tp"
 # Throughput on loopback swings by half from one download to the next on a
 # 2-core machine (where the three processes land), so the paths take turns,
 # ROUNDS times, and both the median and the best are shown.
 ROUNDS=${ROUNDS:-7}
 for r in $(seq "$ROUNDS"); do
-    for k in direct jail folio floor $tp; do
-        echo "$k $(bulk $k)" >> "$tmp/bulk"
-    done
+    for k in $paths; do echo "$k $(via "$k" bulk big)" >> "$tmp/bulk"; done
 done
+for k in $paths; do echo "$k $(via "$k" latency small "$n")" >> "$tmp/lat"; done
 stat() {   # PATH -> "median best" MB/s
-    awk -v k="$1" '$1 == k { v[++n] = $2 } END {
-        if (!n) { print "- -"; exit }
-        for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-        print v[int((n + 1) / 2)], v[n] }' "$tmp/bulk"
+    awk -v k="$1" '$1 == k { print $2 }' "$tmp/bulk" | sort -n |
+        awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] " " v[NR] : "- -" }'
 }
-direct_lat=$($py "$here/egress_bench.py" latency "http://127.0.0.1:$port/small" - "$n")
-jail_lat=$(jail_direct latency "http://127.0.0.1:$port/small" - "$n")
-folio_lat=$(in_folio latency http://bulk.test/small http://127.0.0.1:3128 "$n")
-floor_lat=$($py "$here/egress_bench.py" latency "http://localhost:$port/small" "http://127.0.0.1:$fport" "$n")
-tp_lat="-"
-[ -n "$tp" ] && tp_lat=$($py "$here/egress_bench.py" latency "http://localhost:$port/small" "http://127.0.0.1:$tport" "$n")
+lat() { awk -v k="$1" '$1 == k { print $2 }' "$tmp/lat"; }
 
 ratio() { $py -c 'import sys; a, b = sys.argv[1:]; print("-" if "-" in (a, b) else "%.0f%%" % (100 * float(a) / float(b)))' "$1" "$2"; }
 added() { $py -c 'import sys; a, b = sys.argv[1:]; print("-" if "-" in (a, b) else "%+.3f" % (float(a) - float(b)))' "$1" "$2"; }
 
-set -- $(stat direct); d_med=$1; d_best=$2
-row() {   # LABEL PATH LATENCY
-    set -- "$1" "$3" $(stat "$2")
+set -- $(stat direct); d_med=$1; d_best=$2; d_lat=$(lat direct)
+row() {   # LABEL PATH
+    set -- "$1" "$(lat "$2")" $(stat "$2")
     printf '%-31s %7s %7s %9s %9s %14s %10s\n' "$1" "$3" "$4" "$(ratio "$3" "$d_med")" "$(ratio "$4" "$d_best")" \
-        "$2" "$(added "$2" "$direct_lat")"
+        "$2" "$(added "$2" "$d_lat")"
 }
 printf '%-31s %15s %19s %14s %10s\n' "path ($mb MB, $ROUNDS rounds)" "bulk MB/s" "of direct" "ms/conn" "added ms"
 printf '%-31s %7s %7s %9s %9s %14s %10s\n' "($n connections)" median best median best "" ""
-row "direct (loopback)" direct "$direct_lat"
-row "direct from a jail (--net all)" jail "$jail_lat"
-row "folio egress proxy (jail)" folio "$folio_lat"
-row "floor: bare splice relay (host)" floor "$floor_lat"
-[ -n "$tp" ] && row "tinyproxy (host)" tinyproxy "$tp_lat"
+row "direct (loopback)" direct
+row "direct from a jail (--net all)" jail
+row "folio egress proxy (jail)" folio
+row "floor: bare splice relay (host)" floor
+[ -n "$tp" ] && row "tinyproxy (host)" tinyproxy
 set -- $(stat folio); f_med=$1; f_best=$2
 set -- $(stat floor)
 echo "folio proxy / floor relay: median $(ratio "$f_med" "$1"), best $(ratio "$f_best" "$2")"
