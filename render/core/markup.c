@@ -1,8 +1,11 @@
 /* markup.c — inline markup (**bold**, *italic*, `code`, [label](url), \ escapes) -> runs.
  *
- * Two passes over the source bytes, linear in its length:
- *   1. scan: escapes, code spans and links are resolved left to right; every
- *      byte is marked kept (shown) or dropped (a marker), code bytes get
+ * Three passes over the source bytes, linear in its length:
+ *   0. resolve: one walk, stepping over escapes and code spans as a unit,
+ *      finds where each code span and each link ends (stacks for brackets
+ *      and parentheses, the closers of code spans grouped by length).
+ *   1. scan: the same walk again, now knowing those ends; every byte is
+ *      marked kept (shown) or dropped (a marker), code bytes get
  *      FO_RUN_CODE, label bytes get their link's number; each maximal run of
  *      unescaped '*' outside code becomes a delimiter.
  *   2. emphasis: delimiters are paired as CommonMark does (a closer takes the
@@ -35,6 +38,7 @@ typedef struct {
     unsigned char *code;  /* 1 = byte is inside a code span */
     int *link;            /* link number per byte, -1 outside */
     int *bold, *ital;     /* difference arrays: +1 where a style starts, -1 after it ends */
+    size_t *end, *mid;    /* from resolve(): code span and link ends, link label ends */
     delim *d;
     size_t nd, capd;
     link *links;
@@ -59,54 +63,130 @@ static size_t run_len(const char *s, size_t n, size_t i, char c)
     return j - i;
 }
 
-/* If a code span opens at i, returns the index just past its closing
- * backticks; 0 otherwise. The closer is the next run of exactly as many. */
-static size_t code_span_end(const char *s, size_t n, size_t i)
+/* The closers of code spans: every maximal run of backticks in the source,
+ * grouped by length, with one cursor per length. Code spans are asked for
+ * left to right, so the cursors only move forward. */
+typedef struct {
+    size_t *at;     /* run starts, grouped by length, each group in order */
+    size_t *first;  /* group of length k is at[first[k] .. first[k + 1]) */
+    size_t *next;   /* per length, the next candidate in its group */
+    size_t maxlen;
+} ticks;
+
+static void ticks_free(ticks *t)
 {
-    size_t k = run_len(s, n, i, '`');
-    for (size_t j = i + k; j < n;) {
-        if (s[j] != '`') { j++; continue; }
-        size_t r = run_len(s, n, j, '`');
-        if (r == k) return j + r;
-        j += r;
-    }
-    return 0;
+    fo_free(t->at);
+    fo_free(t->first);
+    fo_free(t->next);
 }
 
-/* If a link [label](url) opens at i, stores the index of ']' and of the url
- * and returns the index just past ')'; 0 otherwise. The label may hold
- * balanced brackets, escapes and code spans; the url has no spaces and
- * balanced parentheses. */
-static size_t link_end(const char *s, size_t n, size_t i, size_t *close, size_t *url, size_t *urllen)
+static int ticks_init(ticks *t, const char *s, size_t n)
 {
-    int depth = 0;
-    size_t j = i + 1;
-    for (; j < n; j++) {
-        if (s[j] == '\\' && j + 1 < n && is_punct((unsigned char)s[j + 1])) { j++; continue; }
-        if (s[j] == '`') {
-            size_t e = code_span_end(s, n, j);
-            if (e) { j = e - 1; continue; }
-            j += run_len(s, n, j, '`') - 1;
-            continue;
+    memset(t, 0, sizeof *t);
+    size_t runs = 0;
+    for (size_t i = 0; i < n;) {
+        if (s[i] != '`') { i++; continue; }
+        size_t k = run_len(s, n, i, '`');
+        if (k > t->maxlen) t->maxlen = k;
+        runs++;
+        i += k;
+    }
+    t->at = fo_malloc((runs + 1) * sizeof *t->at);
+    t->first = fo_calloc(t->maxlen + 2, sizeof *t->first);
+    t->next = fo_malloc((t->maxlen + 1) * sizeof *t->next);
+    if (!t->at || !t->first || !t->next) { ticks_free(t); return 0; }
+    for (size_t i = 0; i < n;) { /* count, then place: a counting sort by length */
+        if (s[i] != '`') { i++; continue; }
+        size_t k = run_len(s, n, i, '`');
+        t->first[k + 1]++;
+        i += k;
+    }
+    for (size_t k = 1; k <= t->maxlen + 1; k++) t->first[k] += t->first[k - 1];
+    memcpy(t->next, t->first, (t->maxlen + 1) * sizeof *t->next);
+    for (size_t i = 0; i < n;) {
+        if (s[i] != '`') { i++; continue; }
+        size_t k = run_len(s, n, i, '`');
+        t->at[t->next[k]++] = i;
+        i += k;
+    }
+    memcpy(t->next, t->first, (t->maxlen + 1) * sizeof *t->next);
+    return 1;
+}
+
+/* If a code span opens at i, returns the index just past its closing
+ * backticks; 0 otherwise. The closer is the next run of exactly as many.
+ * Calls must come with i increasing. */
+static size_t code_span_end(ticks *t, const char *s, size_t n, size_t i)
+{
+    size_t k = run_len(s, n, i, '`');
+    size_t *c = &t->next[k];
+    while (*c < t->first[k + 1] && t->at[*c] < i + k) (*c)++;
+    return *c < t->first[k + 1] ? t->at[*c] + k : 0;
+}
+
+/* A link waiting for the ')' that ends its target. */
+typedef struct {
+    size_t open;   /* its '[' */
+    size_t depth;  /* parentheses open after its '(' */
+} url_wait;
+
+/* Pass 0: walks the source once as the scan will (escapes and code spans
+ * are single steps) and stores, for every code span opener, the index past
+ * its closer in end[], and for every '[' that opens a link [label](url),
+ * the index past ')' in end[] and the index of ']' in mid[]. A '['
+ * matches the ']' that balances it; the url follows at once, has no spaces
+ * and no backticks, and ends at the ')' that balances its '('. Each byte is
+ * looked at a bounded number of times. Returns 0 on allocation failure. */
+static int resolve(const char *s, size_t n, size_t *end, size_t *mid)
+{
+    ticks t;
+    size_t *open = fo_malloc((n + 1) * sizeof *open);
+    url_wait *wait = fo_malloc((n + 1) * sizeof *wait);
+    if (!open || !wait || !ticks_init(&t, s, n)) {
+        fo_free(open);
+        fo_free(wait);
+        return 0;
+    }
+    size_t nopen = 0, nwait = 0, depth = 0;
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '\\' && i + 1 < n && is_punct((unsigned char)s[i + 1])) {
+            i += 2;
+        } else if (c == '`' || is_space(c)) { /* no url holds either */
+            nwait = 0;
+            if (c != '`') { i++; continue; }
+            size_t e = code_span_end(&t, s, n, i);
+            end[i] = e;
+            i = e ? e : i + run_len(s, n, i, '`');
+        } else if (c == '[') {
+            open[nopen++] = i++;
+        } else if (c == ']') {
+            if (nopen == 0) { i++; continue; }
+            size_t o = open[--nopen];
+            if (i + 1 >= n || s[i + 1] != '(' || i == o + 1) { i++; continue; }
+            mid[o] = i;
+            wait[nwait++] = (url_wait){o, ++depth};
+            i += 2;
+        } else if (c == '(') {
+            depth++;
+            i++;
+        } else if (c == ')') {
+            if (depth > 0) {
+                if (nwait > 0 && wait[nwait - 1].depth == depth) {
+                    size_t o = wait[--nwait].open;
+                    if (i > mid[o] + 2) end[o] = i + 1; /* else the url is empty */
+                }
+                depth--;
+            }
+            i++;
+        } else {
+            i++;
         }
-        if (s[j] == '[') depth++;
-        else if (s[j] == ']' && depth-- == 0) break;
     }
-    if (j >= n || j + 1 >= n || s[j + 1] != '(' || j == i + 1) return 0;
-    *close = j;
-    size_t u = j + 2;
-    depth = 0;
-    for (j = u; j < n; j++) {
-        unsigned char c = (unsigned char)s[j];
-        if (is_space(c)) return 0;
-        if (c == '\\' && j + 1 < n && is_punct((unsigned char)s[j + 1])) { j++; continue; }
-        if (c == '(') depth++;
-        else if (c == ')' && depth-- == 0) break;
-    }
-    if (j >= n || j == u) return 0;
-    *url = u;
-    *urllen = j - u;
-    return j + 1;
+    ticks_free(&t);
+    fo_free(open);
+    fo_free(wait);
+    return 1;
 }
 
 static int push_delim(scanner *sc, size_t pos, size_t len, int lnk)
@@ -144,8 +224,7 @@ static int scan(scanner *sc)
             sc->link[i + 1] = cur_link;
             i += 2;
         } else if (c == '`') {
-            size_t k = run_len(s, n, i, '`'), e = code_span_end(s, n, i);
-            if (cur_link >= 0 && e > label_end) e = 0; /* a span may not leave the label */
+            size_t k = run_len(s, n, i, '`'), e = sc->end[i];
             if (!e) {
                 for (size_t j = i; j < i + k; j++) { sc->keep[j] = 1; sc->link[j] = cur_link; }
                 i += k;
@@ -161,14 +240,13 @@ static int scan(scanner *sc)
             }
             i = e;
         } else if (c == '[' && cur_link < 0) {
-            size_t close, url, urllen, stop = link_end(s, n, i, &close, &url, &urllen);
-            if (!stop) { sc->keep[i++] = 1; continue; }
+            if (!sc->end[i]) { sc->keep[i++] = 1; continue; }
             if (!fo_grow((void **)&sc->links, &sc->caplinks, sc->nlinks + 1, 4, sizeof *sc->links))
                 return 0;
-            sc->links[sc->nlinks] = (link){url, urllen};
+            label_end = sc->mid[i];
+            link_stop = sc->end[i];
+            sc->links[sc->nlinks] = (link){label_end + 2, link_stop - 1 - (label_end + 2)};
             cur_link = (int)sc->nlinks++;
-            label_end = close;
-            link_stop = stop;
             sc->keep[i++] = 0;
         } else if (c == '*') {
             size_t k = run_len(s, n, i, '*');
@@ -183,28 +261,16 @@ static int scan(scanner *sc)
     return 1;
 }
 
-/* Pass 2 over the delimiters idx[0..m): pairs closers with the nearest
- * usable opener below them. Everything between a matched pair is
- * deactivated (it can no longer match across the pair), and a closer that
- * finds nothing raises the floor so later searches stay linear. */
-static void pair_emphasis(scanner *sc, const size_t *idx, size_t m)
+/* Pass 2 over the delimiters idx[0..m): pairs each closer with the nearest
+ * opener below it that has stars left. Those openers are kept on a stack
+ * (room for m), so nothing between a matched pair is looked at again. */
+static void pair_emphasis(scanner *sc, const size_t *idx, size_t m, delim **stack)
 {
-    size_t floor_ = 0;
+    size_t top = 0;
     for (size_t k = 0; k < m; k++) {
         delim *c = &sc->d[idx[k]];
-        if (!c->can_close) continue;
-        while (c->count > 0) {
-            size_t j = k;
-            delim *o = NULL;
-            while (j-- > floor_) {
-                delim *t = &sc->d[idx[j]];
-                if (t->can_open && t->count > 0) { o = t; break; }
-            }
-            if (!o) {
-                if (!c->can_open) floor_ = k + 1;
-                else floor_ = k;
-                break;
-            }
+        while (c->can_close && c->count > 0 && top > 0) {
+            delim *o = stack[top - 1];
             size_t use = o->count >= 2 && c->count >= 2 ? 2 : 1;
             int *arr = use == 2 ? sc->bold : sc->ital;
             size_t from = o->left + o->count;  /* content starts after the opener */
@@ -216,8 +282,9 @@ static void pair_emphasis(scanner *sc, const size_t *idx, size_t m)
             o->count -= use;
             c->left += use;
             c->count -= use;
-            for (size_t q = j + 1; q < k; q++) sc->d[idx[q]].count = 0;
+            if (o->count == 0) top--;
         }
+        if (c->can_open && c->count > 0) stack[top++] = c;
     }
 }
 
@@ -329,31 +396,35 @@ fo_status fo_markup_parse(const char *src, fo_runs *out)
     sc.s = src;
     sc.n = strlen(src);
     size_t *idx = NULL;
+    delim **stack = NULL;
     long *style = NULL;
     sc.keep = fo_calloc(sc.n + 1, 1);
     sc.code = fo_calloc(sc.n + 1, 1);
     sc.link = fo_calloc(sc.n + 1, sizeof *sc.link);
     sc.bold = fo_calloc(sc.n + 1, sizeof *sc.bold);
     sc.ital = fo_calloc(sc.n + 1, sizeof *sc.ital);
-    if (!sc.keep || !sc.code || !sc.link || !sc.bold || !sc.ital) goto cleanup;
-    if (!scan(&sc)) goto cleanup;
+    sc.end = fo_calloc(sc.n + 1, sizeof *sc.end);
+    sc.mid = fo_calloc(sc.n + 1, sizeof *sc.mid);
+    if (!sc.keep || !sc.code || !sc.link || !sc.bold || !sc.ital || !sc.end || !sc.mid) goto cleanup;
+    if (!resolve(sc.s, sc.n, sc.end, sc.mid) || !scan(&sc)) goto cleanup;
 
     /* emphasis inside each label (their delimiters are consecutive), then
      * outside all labels */
     idx = fo_malloc((sc.nd + 1) * sizeof *idx);
+    stack = fo_malloc((sc.nd + 1) * sizeof *stack);
     style = fo_malloc((sc.n + 1) * sizeof *style);
-    if (!idx || !style) goto cleanup;
+    if (!idx || !stack || !style) goto cleanup;
     for (size_t i = 0; i < sc.nd;) {
         size_t m = 0, j = i;
         if (sc.d[i].link < 0) { i++; continue; }
         for (; j < sc.nd && sc.d[j].link == sc.d[i].link; j++) idx[m++] = j;
-        pair_emphasis(&sc, idx, m);
+        pair_emphasis(&sc, idx, m, stack);
         i = j;
     }
     size_t m = 0;
     for (size_t i = 0; i < sc.nd; i++)
         if (sc.d[i].link < 0) idx[m++] = i;
-    pair_emphasis(&sc, idx, m);
+    pair_emphasis(&sc, idx, m, stack);
 
     int bold = 0, ital = 0;
     for (size_t i = 0; i < sc.n; i++) {
@@ -370,7 +441,10 @@ fo_status fo_markup_parse(const char *src, fo_runs *out)
     st = FO_OK;
 cleanup:
     fo_free(idx);
+    fo_free(stack);
     fo_free(style);
+    fo_free(sc.end);
+    fo_free(sc.mid);
     fo_free(sc.keep);
     fo_free(sc.code);
     fo_free(sc.link);

@@ -1,7 +1,8 @@
 /* markup.h — inline markup of paragraphs, list items and captions -> runs.
  *
  * Syntax: **bold**, *italic* (also _italic_ at word boundaries is NOT special),
- * `code` (no markup inside), [label](url) (label may hold bold/italic),
+ * `code` (no markup inside), [label](url) (label may hold bold/italic; the url
+ * holds no spaces or backticks, and its parentheses balance),
  * backslash escapes any ASCII punctuation. Unbalanced markers stay literal
  * text: markup never fails. */
 #ifndef FO_MARKUP_H
