@@ -154,6 +154,21 @@ int fo_rows_next(fo_rows *r, const fo_value **row, fo_diags *d);
 size_t fo_rows_line(const fo_rows *r);
 void fo_rows_close(fo_rows *r);
 
+/* Rows kept for several passes over one dataset, as a table drawn in column
+ * groups makes (one pass a group): the first pass streams and keeps each
+ * row, up to FO_ROWS_KEEP_BYTES; later passes hand out the kept rows and
+ * stream only what lies beyond them. Without it a CSV table of c columns
+ * would be read and converted c / (columns a group) times, which grows as
+ * the square of its width. Inline data needs no keeping. */
+#define FO_ROWS_KEEP_BYTES ((size_t)64 << 20)
+typedef struct fo_rows_keep fo_rows_keep;
+/* NULL for inline data or when out of memory: fo_rows_open_kept then
+ * opens a plain pass. */
+fo_rows_keep *fo_rows_keep_new(const fo_dataset *ds);
+void fo_rows_keep_free(fo_rows_keep *k);
+/* fo_rows_open over ds (k's dataset), through k when k is not NULL. */
+fo_status fo_rows_open_kept(const fo_dataset *ds, fo_rows_keep *k, fo_rows **out, fo_diags *d);
+
 /* ---- blocks ------------------------------------------------------------- */
 typedef enum {
     FO_BLOCK_HEADING, FO_BLOCK_PARAGRAPH, FO_BLOCK_LIST, FO_BLOCK_METRICS,

@@ -241,12 +241,13 @@ static void totals_row(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_t
     fo_xml_close(c->x);
 }
 
-/* The body rows of one group, streamed from fo_rows. */
+/* The body rows of one group, streamed from fo_rows (through keep: the
+ * rows kept by the group before, or NULL). */
 static void body_rows(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_t *cols, size_t k,
-                      bool small)
+                      bool small, fo_rows_keep *keep)
 {
     fo_rows *rows = NULL;
-    if (fo_rows_open(b->u.table.data, &rows, c->d) != FO_OK) {
+    if (fo_rows_open_kept(b->u.table.data, keep, &rows, c->d) != FO_OK) {
         fo_docx_fail(c, b, FO_ERR_INPUT, "cannot read the table's data");
         return;
     }
@@ -281,7 +282,8 @@ static void body_rows(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_t 
 }
 
 /* One Word table of the columns cols[0..k): header, rows, totals. */
-static void write_group(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_t *cols, size_t k)
+static void write_group(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_t *cols, size_t k,
+                        fo_rows_keep *keep)
 {
     fo_xml *x = c->x;
     const bool small = b->u.table.data->nrows + 1 + (b->u.table.has_totals ? 1 : 0) <= KEEP_ROWS;
@@ -297,7 +299,7 @@ static void write_group(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_
              hfill, false);
     }
     fo_xml_close(x);
-    body_rows(c, b, tc, cols, k, small);
+    body_rows(c, b, tc, cols, k, small, keep);
     c->keep_cells = false;
     if (b->u.table.has_totals) totals_row(c, b, tc, cols, k);
     fo_xml_close(x); /* w:tbl */
@@ -365,12 +367,14 @@ void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b)
     size_t nc = b->u.table.ncols;
     if (nc == 0) return;
     fo_table_plan p;
+    fo_rows_keep *keep = NULL;
     size_t *ends = fo_calloc(nc, sizeof *ends), *cols = fo_calloc(nc, sizeof *cols);
     tcol *tc = ends && cols ? prepare(c, b, &p, ends) : NULL;
     if (!ends || !cols) fo_docx_fail(c, b, FO_ERR_NOMEM, "out of memory");
     if (!tc) goto done;
     fo_docx_orient(c, p.landscape); /* either way: a heading may have turned the section */
     if (b->u.table.caption) fo_docx_caption(c, "Table", ++c->ntables, b->u.table.caption);
+    keep = p.ngroups > 1 ? fo_rows_keep_new(b->u.table.data) : NULL;
     for (size_t g = 0; g < p.ngroups && fo_docx_ok(c); g++) {
         size_t k = fo_table_group_cols(ends, g, cols);
         if (p.ngroups > 1) {
@@ -381,10 +385,11 @@ void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b)
         group_widths(c, tc, cols, k, p.scale);
         /* runs of a table set smaller, in half-points (rounded down) */
         c->run_sz = p.scale < 1 ? (int)floor(c->t->body_size * 0.9 * p.scale * 2) : 0;
-        write_group(c, b, tc, cols, k);
+        write_group(c, b, tc, cols, k, keep);
         c->run_sz = 0;
     }
 done:
+    fo_rows_keep_free(keep);
     for (size_t j = 0; tc && j < nc; j++) fo_numfmt_free(tc[j].fmt);
     fo_free(tc);
     fo_free(ends);

@@ -40,6 +40,7 @@ typedef struct {
     fo_pdf_font *fr, *fb; /* body regular, bold */
     double size, lh;
     size_t row;           /* body rows drawn, for banding */
+    fo_rows_keep *keep;   /* rows kept for the next column group (NULL: one group) */
     /* scratch, ncols entries each (heap: a table may be very wide) */
     size_t *nlines, *lst, *lln; /* lst/lln: MAX_CELL_LINES per column */
     const char **texts, **htexts;
@@ -255,7 +256,7 @@ static bool draw_rows(table *T)
     const fo_block *b = T->b;
     size_t n = T->ncols, shown = 0;
     fo_rows *rows = NULL;
-    if (fo_rows_open(b->u.table.data, &rows, c->d) != FO_OK) return false;
+    if (fo_rows_open_kept(b->u.table.data, T->keep, &rows, c->d) != FO_OK) return false;
     const fo_value *row;
     int r = 0;
     bool cut = false;
@@ -314,7 +315,9 @@ static bool draw_groups(table *T, const fo_table_width *w, const fo_table_plan *
     size_t n = b->u.table.ncols;
     fo_pdf_orient(c, plan->landscape); /* either way: a heading may have turned the page */
     double row_h = T->lh + 2 * PAD_Y;
-    for (size_t g = 0; g < plan->ngroups && c->st == FO_OK; g++) {
+    T->keep = plan->ngroups > 1 ? fo_rows_keep_new(b->u.table.data) : NULL;
+    bool ok = true;
+    for (size_t g = 0; g < plan->ngroups && c->st == FO_OK && ok; g++) {
         T->ncols = fo_table_group_cols(ends, g, T->map);
         group_widths(T, w, plan->scale, nat, mn);
         if (g == 0 && b->u.table.caption) caption(c, b->u.table.caption, 4 * row_h);
@@ -325,10 +328,12 @@ static bool draw_groups(table *T, const fo_table_width *w, const fo_table_plan *
         }
         fo_pdf_need(c, 3 * row_h);
         draw_header(T);
-        if (!draw_rows(T)) return false;
+        ok = draw_rows(T);
         c->y -= c->t->body_size * 1.0;
     }
-    return true;
+    fo_rows_keep_free(T->keep);
+    T->keep = NULL;
+    return ok;
 }
 
 /* A table measured and planned (render/core/table.h), ready to draw. */

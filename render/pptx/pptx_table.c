@@ -57,6 +57,7 @@ typedef struct {
     size_t band;        /* data rows written, for banding */
     size_t shown;       /* data rows given to slides (at most SHOWN_ROWS) */
     bool cut;           /* rows were left out */
+    fo_rows_keep *keep; /* rows kept for the next column group (NULL: one group) */
 } tbl;
 
 static bool is_numeric_type(fo_type t)
@@ -338,7 +339,7 @@ static bool fill(tbl *tb, char **header)
     const fo_block *b = tb->b;
     fo_pptx *p = tb->p;
     fo_rows *rows = NULL;
-    if (fo_rows_open(b->u.table.data, &rows, p->d) != FO_OK) return false;
+    if (fo_rows_open_kept(b->u.table.data, tb->keep, &rows, p->d) != FO_OK) return false;
     const fo_value *row;
     int rc;
     char buf[2048];
@@ -500,9 +501,11 @@ void fo_pptx_table(fo_pptx *p, const fo_block *b)
     fo_table_plan_fit(mn, n, PAD, p->g.cw, 0, MIN_SZ / FO_PPTX_TABLE_SZ, &plan, ends);
     for (size_t j = 0; j < n; j++) tb.w[j].minimum = mn[j];
     tb.sz = FO_PPTX_TABLE_SZ * plan.scale;
+    tb.keep = plan.ngroups > 1 ? fo_rows_keep_new(b->u.table.data) : NULL;
     for (size_t g = 0; g < plan.ngroups && !p->err; g++) write_group(&tb, header, ends, g, plan.ngroups);
 
 cleanup:
+    fo_rows_keep_free(tb.keep);
     chunk_clear(&tb);
     fo_free(tb.chunk);
     if (tb.fmt)

@@ -592,6 +592,97 @@ START_TEST(alloc_failures)
 }
 END_TEST
 
+/* ---- fo_rows_keep ----------------------------------------------------------------*/
+/* fo_csv_stream with its next() counted: how many rows a pass really read. */
+static size_t streamed;
+static int counting_next(void *state, const fo_value **row, fo_diags *d)
+{
+    int rc = fo_csv_stream.next(state, row, d);
+    streamed += rc == 1;
+    return rc;
+}
+
+/* One pass through keep (NULL: plain), stopping after stop rows: the
+ * values and source line of each row as text, for comparing passes. False
+ * when the pass failed (out of memory). */
+static bool pass_text(const fo_dataset *ds, fo_rows_keep *keep, size_t stop, char *out, size_t cap)
+{
+    fo_diags d;
+    fo_diags_init(&d);
+    fo_rows *r;
+    const fo_value *row;
+    out[0] = '\0';
+    if (fo_rows_open_kept(ds, keep, &r, &d) != FO_OK) {
+        fo_diags_free(&d);
+        return false;
+    }
+    size_t n = 0, at = 0;
+    int rc = 1;
+    while (n < stop && (rc = fo_rows_next(r, &row, &d)) == 1) {
+        n++;
+        at += (size_t)snprintf(out + at, cap - at, "@%zu", fo_rows_line(r));
+        for (size_t j = 0; j < ds->ncols; j++)
+            at += (size_t)snprintf(out + at, cap - at, "|%d:%g:%s", (int)row[j].kind, row[j].num,
+                                   row[j].str ? row[j].str : "-");
+        ck_assert_uint_lt(at, cap);
+    }
+    fo_rows_close(r);
+    if (rc >= 0) ck_assert_uint_eq(d.n, 0);
+    fo_diags_free(&d);
+    return rc >= 0;
+}
+
+/* A table drawn in column groups passes over its rows once a group; kept
+ * rows are the same values and lines as a fresh pass, and the file is read
+ * once whatever the number of passes (else wide tables cost the square of
+ * their width). Out of memory, the keep takes fewer rows, never wrong ones. */
+START_TEST(rows_keep)
+{
+    fo_arena *a = fo_arena_new();
+    fo_diags d;
+    fo_diags_init(&d);
+    fo_dataset ds;
+    ck_assert_int_eq(scan(&ds, a,
+        "n,x,day,t\n1,1.5,2024-01-01,a\n\n2,00123,2024-01-02,\"b\nb\"\n3,2.5,2024-01-03,c\n"
+        "4,3.5,2024-01-04,d\n", true, NULL, 0, &d), FO_OK);
+    ck_assert_uint_eq(ds.nrows, 4);
+    fo_row_stream counting = fo_csv_stream;
+    counting.next = counting_next;
+    ds.stream = &counting;
+    static char want[4096], got[4096];
+    ck_assert(pass_text(&ds, NULL, SIZE_MAX, want, sizeof want));
+    /* after a blank line and a quoted newline, rows start on lines 2, 4, 6, 7 */
+    ck_assert_ptr_nonnull(strstr(want, "@2|2:1:-|1:0:1.5|4:45292:-|1:0:a@4|"));
+    ck_assert_ptr_nonnull(strstr(want, "|1:0:b\nb@6|2:3:"));
+    ck_assert_ptr_nonnull(strstr(want, "@7|2:4:-|1:0:3.5|4:45295:-|1:0:d"));
+
+    for (unsigned long fail = 0; fail < 40; fail++) {
+        fo_alloc_fail_after(fail);
+        fo_rows_keep *keep = fo_rows_keep_new(&ds);
+        fo_alloc_fail_after(0);
+        if (fail == 0) ck_assert_ptr_nonnull(keep);
+        streamed = 0;
+        ck_assert(pass_text(&ds, keep, 2, got, sizeof got)); /* a pass that stops early */
+        ck_assert_uint_eq(streamed, 2);
+        for (int pass = 0; pass < 5; pass++) {
+            fo_alloc_fail_after(fail);
+            bool ok = pass_text(&ds, keep, SIZE_MAX, got, sizeof got);
+            fo_alloc_fail_after(0);
+            if (ok || fail == 0) ck_assert_str_eq(got, want);
+        }
+        /* 2 rows for the stopped pass, 4 for the first whole one (winding past
+         * the 2 kept rows), none for the four after it */
+        if (fail == 0) ck_assert_uint_eq(streamed, 6);
+        fo_rows_keep_free(keep);
+    }
+    fo_dataset inline_ds = {.src = FO_SRC_INLINE};
+    ck_assert_ptr_null(fo_rows_keep_new(&inline_ds)); /* inline rows are in memory already */
+    fo_diags_free(&d);
+    fo_arena_free(a);
+    cleanup();
+}
+END_TEST
+
 int main(void)
 {
     const TTest *const tests[] = {
@@ -605,6 +696,7 @@ int main(void)
         scan_hints,
         rows_csv,
         rows_inline,
+        rows_keep,
         inferred_percent_keeps_plain_numbers_as_text,
         alloc_failures,
         NULL,

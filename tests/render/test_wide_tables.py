@@ -251,3 +251,48 @@ def test_libreoffice_lays_out_every_number_whole(tmp_path, ext):
     _, found = tokens(tmp_path / "lo" / f"w30.pdf")
     missing = words(30) - found
     assert not missing, f"split or lost: {sorted(missing)[:10]}"
+
+
+# ---- a CSV table of many column groups -----------------------------------------
+
+
+def csv_spec(tmp_path, ncols, nrows):
+    """spec(ncols, nrows) with its data in wide.csv instead of inline."""
+    s = spec(ncols, nrows)
+    data = s["data"]["wide"]
+    lines = [",".join(c["name"] for c in data["columns"])]
+    lines += [",".join(str(v) for v in row) for row in data["rows"]]
+    (tmp_path / "wide.csv").write_text("\n".join(lines) + "\n")
+    s["data"]["wide"] = {"csv": "wide.csv"}
+    return s
+
+
+def shown_text(path):
+    """What a reader sees in a pdf, docx or pptx, as one string."""
+    if path.suffix == ".pdf":
+        return tokens(path)[0]
+    if path.suffix == ".docx":
+        d = docx.Document(str(path))
+        return "\n".join([p.text for p in d.paragraphs] +
+                         ["|".join(c.text for c in r.cells) for t in d.tables for r in t.rows])
+    return "\n".join("\n".join(texts) + "".join("|".join(r) for _, rows, _ in tables for r in rows)
+                     for texts, tables in slides(path))
+
+
+@pytest.mark.parametrize("ext", ["pdf", "docx", "pptx"])
+def test_csv_table_in_many_groups_reads_as_inline(tmp_path, ext):
+    """A table from a CSV file is drawn one column group at a time from rows
+    read once and kept (render/core/rows.c): every group shows the same
+    cells as the same table from inline data, the last group included."""
+    ncols, nrows = 150, 25
+    inline, from_csv = tmp_path / f"inline.{ext}", tmp_path / f"csv.{ext}"
+    run_folio("render", write_spec(tmp_path, spec(ncols, nrows), "inline.json"), "-o", inline, "--quiet")
+    run_folio("render", write_spec(tmp_path, csv_spec(tmp_path, ncols, nrows), "csv.json"), "-o", from_csv,
+              "--quiet")
+    text = shown_text(from_csv)
+    assert text == shown_text(inline)
+    notes = re.findall(r"Columns (\d+)–(\d+) of 150", text)
+    assert len(notes) >= 10 and notes[-1][1] == "150"
+    found = set(text.replace("|", " ").split())
+    assert not words(ncols, nrows) - found
+    assert f"{value(nrows - 1, ncols - 1):,.2f}" in found  # the last cell of the last group
