@@ -13,6 +13,9 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FOLIO = os.path.abspath(os.environ.get("FOLIO", str(ROOT / "build" / "folio")))
 SAMPLES = ROOT / "samples"
+# How much slower a run is allowed to be: valgrind alone takes about 2 s to
+# start folio, so "answers at once" bounds scale by this.
+SLOW = 4 if os.environ.get("FOLIO_VALGRIND") == "1" else 1
 
 
 def run_folio(*args, cwd=None, check=None, timeout=300, env=None):
