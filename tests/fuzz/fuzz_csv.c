@@ -3,7 +3,10 @@
  * Input: one control byte (delimiter choice, header flag), then the CSV bytes.
  * The reader runs from memory; scan and rows read the same bytes through a
  * memfd. Checked invariants: every field is NUL-terminated at its length and
- * holds no NUL; a clean scan is followed by exactly ds.nrows rows. */
+ * holds no NUL; a clean scan is followed by exactly ds.nrows rows; passes
+ * through a fo_rows_keep (the first stopped early) hand out the same values
+ * and source lines as a plain pass. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +45,50 @@ static void read_all(const char *buf, size_t len, char delim)
     fo_diags_free(&d);
 }
 
+/* A digest of one pass (through keep, or plain when NULL) of at most stop
+ * rows: values and source lines folded into a hash. */
+static unsigned long long pass_digest(const fo_dataset *ds, fo_rows_keep *keep, size_t stop, size_t *n)
+{
+    fo_diags d;
+    fo_diags_init(&d);
+    fo_rows *r;
+    unsigned long long h = 1469598103934665603ULL;
+    *n = 0;
+    if (fo_rows_open_kept(ds, keep, &r, &d) != FO_OK) abort();
+    const fo_value *row;
+    int rc = 1;
+#define MIX(x) (h = (h ^ (unsigned long long)(x)) * 1099511628211ULL)
+    while (*n < stop && (rc = fo_rows_next(r, &row, &d)) == 1) {
+        (*n)++;
+        MIX(fo_rows_line(r));
+        for (size_t j = 0; j < ds->ncols; j++) {
+            unsigned long long bits;
+            memcpy(&bits, &row[j].num, sizeof bits);
+            MIX(row[j].kind);
+            MIX(bits);
+            for (const char *t = row[j].str; t && *t; t++) MIX((unsigned char)*t);
+            for (const char *t = row[j].label; t && *t; t++) MIX((unsigned char)*t);
+        }
+    }
+#undef MIX
+    if (rc < 0) abort();
+    fo_rows_close(r);
+    fo_diags_free(&d);
+    return h;
+}
+
+static void kept_passes(const fo_dataset *ds)
+{
+    size_t n, m;
+    unsigned long long plain = pass_digest(ds, NULL, SIZE_MAX, &n);
+    fo_rows_keep *keep = fo_rows_keep_new(ds);
+    if (!keep) abort();
+    pass_digest(ds, keep, n / 2, &m);
+    for (int i = 0; i < 3; i++)
+        if (pass_digest(ds, keep, SIZE_MAX, &m) != plain || m != n) abort();
+    fo_rows_keep_free(keep);
+}
+
 static void scan_and_rows(const char *buf, size_t len, char delim, bool header)
 {
     int fd = memfd_create("fuzz_csv", 0);
@@ -71,6 +118,7 @@ static void scan_and_rows(const char *buf, size_t len, char delim, bool header)
             }
             if (rc != 0 || n != ds.nrows) abort();
             fo_rows_close(r);
+            kept_passes(&ds);
         }
     }
     fo_diags_free(&d);
