@@ -146,7 +146,7 @@ int fo_rows_next(fo_rows *r, const fo_value **row, fo_diags *d)
 
 size_t fo_rows_line(const fo_rows *r)
 {
-    if (r->keep && r->from_keep) return r->keep->lines[r->next - 1];
+    if (r->from_keep) return r->keep->lines[r->next - 1];
     if (r->ds->src == FO_SRC_INLINE || !r->ds->stream->line || !r->state) return 0;
     return r->ds->stream->line(r->state);
 }

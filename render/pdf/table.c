@@ -317,7 +317,7 @@ static bool draw_groups(table *T, const fo_table_width *w, const fo_table_plan *
     double row_h = T->lh + 2 * PAD_Y;
     T->keep = plan->ngroups > 1 ? fo_rows_keep_new(b->u.table.data) : NULL;
     bool ok = true;
-    for (size_t g = 0; g < plan->ngroups && c->st == FO_OK && ok; g++) {
+    for (size_t g = 0; g < plan->ngroups && c->st == FO_OK; g++) {
         T->ncols = fo_table_group_cols(ends, g, T->map);
         group_widths(T, w, plan->scale, nat, mn);
         if (g == 0 && b->u.table.caption) caption(c, b->u.table.caption, 4 * row_h);
@@ -328,7 +328,7 @@ static bool draw_groups(table *T, const fo_table_width *w, const fo_table_plan *
         }
         fo_pdf_need(c, 3 * row_h);
         draw_header(T);
-        ok = draw_rows(T);
+        if (!(ok = draw_rows(T))) break;
         c->y -= c->t->body_size * 1.0;
     }
     fo_rows_keep_free(T->keep);
