@@ -225,7 +225,7 @@ asan: deps-test
 valgrind: deps-test
 	$(MAKE) BUILD=build-vg STATIC= OPT="-O0 -g" all $(UNIT_BIN:$(BUILD)/%=build-vg/%)
 	FOLIO_VALGRIND=1 FOLIO=$(CURDIR)/build-vg/folio $(PY) -m pytest -q tests/cli tests/formats
-	@for t in $(UNIT_BIN:$(BUILD)/%=build-vg/%); do CK_FORK=no valgrind -q --leak-check=full --suppressions=tests/valgrind.supp --error-exitcode=99 $$t >/dev/null || exit 1; done; echo "valgrind: unit tests clean"
+	@for t in $(UNIT_BIN:$(BUILD)/%=build-vg/%); do FOLIO_VALGRIND=1 CK_FORK=no valgrind -q --leak-check=full --suppressions=tests/valgrind.supp --error-exitcode=99 $$t >/dev/null || exit 1; done; echo "valgrind: unit tests clean"
 
 FUZZ_TIME ?= 30
 fuzz: deps-test

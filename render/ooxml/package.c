@@ -8,6 +8,12 @@
  * by the package until fo_pkg_free, because libzip reads its sources only
  * inside zip_close.
  *
+ * Memory is bounded: once the parts held pass FO_PKG_HELD_BYTES, each
+ * further part goes to the package's spill file (one anonymous temporary
+ * file, gone when closed or when the process dies) and libzip reads it back
+ * from there through spill_source. A deck of a 16,000-row, 40-column table
+ * (1,300 slides) held 620 MB of slide XML before.
+ *
  * Lookups are indexed once: part names and relationship sources live in hash
  * tables, and each source chains its relationships, so adding a part or a
  * relationship and writing every .rels part cost O(1) each. A deck of 20,000
@@ -16,8 +22,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <zip.h>
 
@@ -28,9 +37,11 @@
 
 typedef struct {
     char *name, *ct;      /* ct NULL: covered by a Default */
-    unsigned char *data;  /* owned copy, or NULL with xml */
+    unsigned char *data;  /* owned copy, or NULL with xml or when spilled */
     size_t len;
     fo_xml *xml;          /* finished writer (memory or file) */
+    bool spilled;         /* the len bytes are in the spill file at off */
+    uint64_t off;
 } part;
 
 typedef struct {
@@ -71,7 +82,14 @@ struct fo_pkg {
     size_t ndefs, capdefs;
     fo_xml **gen;         /* generated parts (content types, rels), kept for zip_close */
     size_t ngen, capgen;
+    size_t held, held_limit; /* bytes of parts held in memory; past the limit, spill */
+    FILE *spill;          /* parts written out (NULL until the first) */
+    uint64_t spill_len;
 };
+
+#ifndef FO_PKG_HELD_BYTES
+#define FO_PKG_HELD_BYTES ((size_t)32 << 20)
+#endif
 
 /* ---- the index ---------------------------------------------------------------- */
 
@@ -144,6 +162,7 @@ fo_pkg *fo_pkg_new(const char *path)
     if (!p) return NULL;
     p->path = fo_strdup(path);
     if (!p->path) { fo_free(p); return NULL; }
+    p->held_limit = FO_PKG_HELD_BYTES;
     fo_pkg_add_default(p, "rels", FO_CT_RELS);
     fo_pkg_add_default(p, "xml", "application/xml");
     return p;
@@ -177,7 +196,13 @@ void fo_pkg_free(fo_pkg *p)
     fo_free(p->defs);
     fo_free(p->gen);
     fo_free(p->path);
+    if (p->spill) fclose(p->spill);
     fo_free(p);
+}
+
+void fo_pkg__set_held_limit(fo_pkg *p, size_t bytes)
+{
+    if (p) p->held_limit = bytes;
 }
 
 fo_status fo_pkg_status(const fo_pkg *p) { return p ? p->err : FO_ERR_NOMEM; }
@@ -235,6 +260,30 @@ static part *new_part(fo_pkg *p, const char *name, const char *ct)
     return pt;
 }
 
+/* Keeps len bytes at data in memory (true), or, past the limit, appends
+ * them to the spill file and marks pt spilled (false: the caller frees its
+ * copy). A spill file that cannot be written fails the package. */
+static bool hold(fo_pkg *p, part *pt, const void *data, size_t len)
+{
+    if (len <= p->held_limit && p->held <= p->held_limit - len) {
+        p->held += len;
+        return true;
+    }
+    if (!p->spill && !(p->spill = tmpfile())) {
+        fo_pkg__fail(p, FO_ERR_IO, "cannot create a temporary file for the package's parts");
+        return false;
+    }
+    if (len && fwrite(data, 1, len, p->spill) != len) {
+        fo_pkg__fail(p, FO_ERR_IO, "cannot write the package's temporary file (disk full?)");
+        return false;
+    }
+    pt->spilled = true;
+    pt->off = p->spill_len;
+    pt->len = len;
+    p->spill_len += len;
+    return false;
+}
+
 void fo_pkg_add_part(fo_pkg *p, const char *name, const char *ct, const void *data, size_t len)
 {
     if (!p) return;
@@ -243,6 +292,7 @@ void fo_pkg_add_part(fo_pkg *p, const char *name, const char *ct, const void *da
     if (len) memcpy(copy, data, len);
     part *pt = new_part(p, name, ct);
     if (!pt) { fo_free(copy); return; }
+    if (!hold(p, pt, copy, len)) { fo_free(copy); return; }
     pt->data = copy;
     pt->len = len;
 }
@@ -252,6 +302,7 @@ void fo_pkg_add_part_take(fo_pkg *p, const char *name, const char *ct, void *dat
     if (!p) { fo_free(data); return; }
     part *pt = new_part(p, name, ct);
     if (!pt) { fo_free(data); return; }
+    if (!hold(p, pt, data, len)) { fo_free(data); return; }
     pt->data = data;
     pt->len = len;
 }
@@ -270,6 +321,9 @@ void fo_pkg_add_xml(fo_pkg *p, const char *name, const char *ct, fo_xml *x)
     }
     part *pt = new_part(p, name, ct);
     if (!pt) { fo_xml_free(x); return; }
+    size_t len;
+    const char *mem = fo_xml_memory(x, &len);   /* NULL: file-backed */
+    if (mem && !hold(p, pt, mem, len)) { fo_xml_free(x); return; }
     pt->xml = x;
 }
 
@@ -554,13 +608,10 @@ static void compression(const char *name, zip_int32_t *method, zip_uint32_t *lev
     else if (strcmp(dot, ".jpeg") == 0 || strcmp(dot, ".jpg") == 0) { *method = ZIP_CM_STORE; *level = 0; }
 }
 
-/* Adds one entry from memory or from a FILE (ownership of fp moves to libzip). */
-static void add_entry(writer *w, const char *name, const void *data, size_t len, FILE *fp)
+/* Adds one entry from src (NULL: failed to make one). */
+static void add_source(writer *w, const char *name, zip_source_t *src)
 {
-    if (w->p->err) { if (fp) fclose(fp); return; }
-    zip_source_t *src = fp ? zip_source_filep(w->za, fp, 0, -1)
-                           : zip_source_buffer(w->za, data, len, 0);
-    if (!src) { if (fp) fclose(fp); zip_fail(w, "cannot add", name); return; }
+    if (!src) { zip_fail(w, "cannot add", name); return; }
     zip_int64_t idx = zip_file_add(w->za, name, src, ZIP_FL_ENC_UTF_8);
     if (idx < 0) { zip_source_free(src); zip_fail(w, "cannot add", name); return; }
     zip_uint64_t i = (zip_uint64_t)idx;
@@ -571,6 +622,82 @@ static void add_entry(writer *w, const char *name, const void *data, size_t len,
         zip_file_set_mtime(w->za, i, w->stamp, 0) < 0 ||
         zip_file_set_external_attributes(w->za, i, 0, ZIP_OPSYS_UNIX, 0100644u << 16) < 0)
         zip_fail(w, "cannot set attributes of", name);
+}
+
+/* Adds one entry from memory or from a FILE (ownership of fp moves to libzip). */
+static void add_entry(writer *w, const char *name, const void *data, size_t len, FILE *fp)
+{
+    if (w->p->err) { if (fp) fclose(fp); return; }
+    zip_source_t *src = fp ? zip_source_filep(w->za, fp, 0, -1)
+                           : zip_source_buffer(w->za, data, len, 0);
+    if (!src && fp) fclose(fp);
+    add_source(w, name, src);
+}
+
+/* A libzip source reading len bytes at off of the spill file (pread: the
+ * sources of all spilled parts share its descriptor). */
+typedef struct {
+    int fd;
+    uint64_t off, len, pos;
+    zip_error_t err;
+} spill_src;
+
+static zip_int64_t spill_read(void *ud, void *data, zip_uint64_t n, zip_source_cmd_t cmd)
+{
+    spill_src *s = ud;
+    switch (cmd) {
+    case ZIP_SOURCE_OPEN:
+        s->pos = 0;
+        return 0;
+    case ZIP_SOURCE_READ: {
+        if (n > s->len - s->pos) n = s->len - s->pos;
+        for (zip_uint64_t done = 0; done < n;) {
+            ssize_t r = pread(s->fd, (char *)data + done, n - done, (off_t)(s->off + s->pos + done));
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) { zip_error_set(&s->err, ZIP_ER_READ, r < 0 ? errno : EIO); return -1; }
+            done += (zip_uint64_t)r;
+        }
+        s->pos += n;
+        return (zip_int64_t)n;
+    }
+    case ZIP_SOURCE_CLOSE:
+        return 0;
+    case ZIP_SOURCE_STAT: {   /* what a buffer source says, so the entry is written alike */
+        if (n < sizeof(zip_stat_t)) { zip_error_set(&s->err, ZIP_ER_INVAL, 0); return -1; }
+        zip_stat_t *st = data;
+        zip_stat_init(st);
+        st->size = st->comp_size = s->len;
+        st->comp_method = ZIP_CM_STORE;
+        st->encryption_method = ZIP_EM_NONE;
+        st->valid = ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE | ZIP_STAT_COMP_METHOD | ZIP_STAT_ENCRYPTION_METHOD;
+        return sizeof *st;
+    }
+    case ZIP_SOURCE_ERROR:
+        return zip_error_to_data(&s->err, data, n);
+    case ZIP_SOURCE_FREE:
+        zip_error_fini(&s->err);
+        fo_free(s);
+        return 0;
+    case ZIP_SOURCE_SUPPORTS:
+        return zip_source_make_command_bitmap(ZIP_SOURCE_OPEN, ZIP_SOURCE_READ, ZIP_SOURCE_CLOSE,
+                                              ZIP_SOURCE_STAT, ZIP_SOURCE_ERROR, ZIP_SOURCE_FREE, -1);
+    default:
+        zip_error_set(&s->err, ZIP_ER_OPNOTSUPP, 0);
+        return -1;
+    }
+}
+
+static zip_source_t *spill_source(writer *w, const part *pt)
+{
+    spill_src *s = fo_calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->fd = fileno(w->p->spill);
+    s->off = pt->off;
+    s->len = pt->len;
+    zip_error_init(&s->err);
+    zip_source_t *src = zip_source_function(w->za, spill_read, s);
+    if (!src) { zip_error_fini(&s->err); fo_free(s); }
+    return src;
 }
 
 static void add_generated(writer *w, const char *name, fo_xml *x)
@@ -612,9 +739,13 @@ fo_status fo_pkg_close(fo_pkg *p, fo_diags *d)
     if (p->err == FO_OK) {
         add_generated(&w, "[Content_Types].xml", gen_content_types(p));
         add_generated(&w, "_rels/.rels", gen_rels(p, ""));
+        if (p->spill && fflush(p->spill) != 0)
+            fo_pkg__fail(p, FO_ERR_IO, "cannot write the package's temporary file (disk full?)");
         for (size_t i = 0; i < p->nparts && !p->err; i++) {
             part *pt = &p->parts[i];
-            if (pt->xml) {
+            if (pt->spilled) {
+                add_source(&w, pt->name, spill_source(&w, pt));
+            } else if (pt->xml) {
                 const unsigned char *data;
                 size_t len;
                 void *fp;

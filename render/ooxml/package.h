@@ -55,9 +55,10 @@ typedef struct fo_pkg fo_pkg;
 
 /* Starts a package that fo_pkg_close writes to path (borrowed; usually the
  * temporary path from fo_outset_add). NULL only when out of memory. Nothing
- * touches the file system before fo_pkg_close. */
+ * touches path before fo_pkg_close; parts past 32 MiB held in memory go to
+ * an anonymous temporary file (tmpfile(), gone when the package is freed or
+ * the process dies), so a deck of thousands of slides stays small. */
 fo_pkg *fo_pkg_new(const char *path);
-/* Frees everything (an unclosed package writes nothing). NULL is a no-op. */
 void fo_pkg_free(fo_pkg *p);
 /* FO_OK or the first error so far. */
 fo_status fo_pkg_status(const fo_pkg *p);
@@ -125,5 +126,8 @@ fo_status fo_pkg_close(fo_pkg *p, fo_diags *d);
 /* Records err (first one wins) with a short reason; for writers built on the
  * package (e.g. a failed image read). */
 void fo_pkg__fail(fo_pkg *p, fo_status err, const char *why);
+/* How many bytes of parts are held in memory before the rest is written to
+ * the temporary file (default 32 MiB); tests set 0 to spill every part. */
+void fo_pkg__set_held_limit(fo_pkg *p, size_t bytes);
 
 #endif

@@ -7,6 +7,7 @@
 #include <hb.h>
 #include <hb-ot.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -322,7 +323,10 @@ START_TEST(test_pathological_table_is_bounded)
     clock_gettime(CLOCK_MONOTONIC, &b);
     double ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
     ck_assert_int_eq(m, FO_OT_ANYWHERE);
-    ck_assert_msg(ms < 500, "%.0f ms", ms);
+    /* the budget of reads holds the walk near 100 ms; valgrind (make
+       valgrind sets FOLIO_VALGRIND) runs an -O0 build some 20 times slower */
+    double limit = getenv("FOLIO_VALGRIND") ? 10000 : 500;
+    ck_assert_msg(ms < limit, "%.0f ms (limit %.0f)", ms, limit);
 }
 END_TEST
 

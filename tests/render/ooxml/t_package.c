@@ -105,6 +105,47 @@ static fo_status build(const char *path, bool check_ids)
     return st;
 }
 
+/* A deck-like package: 60 slides written in memory, a copied and a taken
+ * picture, a file-backed part and a template; limit: bytes held in memory
+ * before parts go to the spill file ((size_t)-1: the default). */
+static fo_status build_deck(const char *path, size_t limit)
+{
+    fo_pkg *p = fo_pkg_new(path);
+    if (limit != (size_t)-1) fo_pkg__set_held_limit(p, limit);
+    char name[64], text[64];
+    for (int i = 1; i <= 60; i++) {
+        fo_xml *x = fo_xml_new_memory();
+        fo_xml_open(x, "p:sld", "xmlns:p", "urn:p", NULL);
+        for (int k = 0; k < 40 * i; k++) {
+            snprintf(text, sizeof text, "slide %d cell %d", i, k);
+            fo_xml_text_elem(x, "a:t", text);
+        }
+        fo_xml_close(x);
+        snprintf(name, sizeof name, "ppt/slides/slide%d.xml", i);
+        fo_pkg_add_xml(p, name, "application/slide+xml", x);
+        fo_pkg_add_rel(p, "ppt/presentation.xml", "slide", name + 4, false);
+    }
+    fo_pkg_add_default(p, "png", FO_CT_PNG);
+    fo_pkg_add_part(p, "ppt/media/a.png", NULL, "\x89PNG copied", 12);
+    char *taken = fo_malloc(5000);
+    if (taken) memset(taken, 'z', 5000);
+    if (taken) fo_pkg_add_part_take(p, "ppt/media/b.png", NULL, taken, 5000);
+    fo_xml *f = fo_xml_new_file();
+    fo_xml_open(f, "p:presentation", "xmlns:p", "urn:p", NULL);
+    fo_xml_text_elem(f, "p:x", "file-backed");
+    fo_xml_close(f);
+    fo_pkg_add_xml(p, "ppt/presentation.xml", "application/pres+xml", f);
+    fo_theme t;
+    fo_theme_default(&t);
+    fo_pkg_add_theme(p, "ppt/theme/theme1.xml", &t);
+    fo_diags d;
+    fo_diags_init(&d);
+    fo_status st = fo_pkg_close(p, &d);
+    fo_pkg_free(p);
+    fo_diags_free(&d);
+    return st;
+}
+
 /* ---- tests ------------------------------------------------------------------------ */
 
 START_TEST(sanitize)
@@ -271,6 +312,36 @@ START_TEST(many_parts_indexed)
 }
 END_TEST
 
+/* Parts past the held limit go to the spill file and come back from it:
+ * the same bytes whether none, some or all of them were spilled. */
+START_TEST(spilled_parts_read_back_alike)
+{
+    const char *a = tmp_path(), *b = tmp_path(), *c = tmp_path();
+    ck_assert_int_eq(build_deck(a, (size_t)-1), FO_OK);
+    ck_assert_int_eq(build_deck(b, 0), FO_OK);
+    ck_assert_int_eq(build_deck(c, 300000), FO_OK);   /* about half the slides */
+    size_t la, lb, lc;
+    char *da = slurp(a, &la), *db = slurp(b, &lb), *dc = slurp(c, &lc);
+    ck_assert_uint_eq(la, lb);
+    ck_assert_uint_eq(la, lc);
+    ck_assert(memcmp(da, db, la) == 0);
+    ck_assert(memcmp(da, dc, la) == 0);
+    free(da); free(db); free(dc);
+    const char *name;
+    char *last = entry(b, 1 + 59, &name, NULL);   /* after the content types (no package rels) */
+    ck_assert_str_eq(name, "ppt/slides/slide60.xml");
+    ck_assert_ptr_nonnull(strstr(last, "<a:t>slide 60 cell 2399</a:t></p:sld>"));
+    free(last);
+    for (unsigned long n = 1; n < 300; n += 7) {   /* failing allocations while spilling */
+        fo_alloc_fail_after(n);
+        fo_status st = build_deck(b, 0);
+        fo_alloc_fail_after(0);
+        ck_assert(st == FO_OK || st == FO_ERR_NOMEM || st == FO_ERR_INTERNAL);
+    }
+    unlink(a); unlink(b); unlink(c);
+}
+END_TEST
+
 START_TEST(sticky_errors)
 {
     const char *path = tmp_path();
@@ -329,6 +400,7 @@ int main(void)
         package_layout,
         deterministic,
         many_parts_indexed,
+        spilled_parts_read_back_alike,
         sticky_errors,
         alloc_failures,
         NULL,
