@@ -70,6 +70,20 @@ static char *slurp(const char *path, size_t *len)
     return b;
 }
 
+/* Adds the default theme as part theme, closes and frees the package. */
+static fo_status finish(fo_pkg *p, const char *theme)
+{
+    fo_theme t;
+    fo_theme_default(&t);
+    fo_pkg_add_theme(p, theme, &t);
+    fo_diags d;
+    fo_diags_init(&d);
+    fo_status st = fo_pkg_close(p, &d);
+    fo_pkg_free(p);
+    fo_diags_free(&d);
+    return st;
+}
+
 /* A small package: a big file-backed part, a template, rels, properties. */
 static fo_status build(const char *path, bool check_ids)
 {
@@ -94,15 +108,7 @@ static fo_status build(const char *path, bool check_ids)
     }
     fo_pkg_add_default(p, "png", FO_CT_PNG);
     fo_pkg_add_part(p, "word/media/i.png", NULL, "\x89PNG", 4);
-    fo_theme t;
-    fo_theme_default(&t);
-    fo_pkg_add_theme(p, "word/theme/theme1.xml", &t);
-    fo_diags d;
-    fo_diags_init(&d);
-    fo_status st = fo_pkg_close(p, &d);
-    fo_pkg_free(p);
-    fo_diags_free(&d);
-    return st;
+    return finish(p, "word/theme/theme1.xml");
 }
 
 /* A deck-like package: 60 slides written in memory, a copied and a taken
@@ -135,15 +141,7 @@ static fo_status build_deck(const char *path, size_t limit)
     fo_xml_text_elem(f, "p:x", "file-backed");
     fo_xml_close(f);
     fo_pkg_add_xml(p, "ppt/presentation.xml", "application/pres+xml", f);
-    fo_theme t;
-    fo_theme_default(&t);
-    fo_pkg_add_theme(p, "ppt/theme/theme1.xml", &t);
-    fo_diags d;
-    fo_diags_init(&d);
-    fo_status st = fo_pkg_close(p, &d);
-    fo_pkg_free(p);
-    fo_diags_free(&d);
-    return st;
+    return finish(p, "ppt/theme/theme1.xml");
 }
 
 /* ---- tests ------------------------------------------------------------------------ */
