@@ -105,7 +105,8 @@ static void scan_and_rows(const char *buf, size_t len, char delim, bool header)
     fo_dataset ds = {.src = FO_SRC_CSV, .stream = &fo_csv_stream, .csv_path = path, .csv_display = "fuzz.csv",
                      .delimiter = delim, .header = header};
     if (fo_csv_scan(&ds, a, NULL, 0, &d) == FO_OK) {
-        if (d.n) abort();
+        for (size_t i = 0; i < d.n; i++)   /* a scan that succeeds says at most warnings */
+            if (strncmp(d.items[i].message, "warning: ", 9) != 0) abort();
         fo_rows *r;
         if (fo_rows_open(&ds, &r, &d) == FO_OK) {
             const fo_value *row;
