@@ -388,6 +388,30 @@ def test_egress_log_counts_the_bytes_of_an_upload_and_a_download(tmp_path, web):
     assert all(e["ms"] >= 0 and e["decision"] == "allowed" for e in m["egress"])
 
 
+def test_downloads_and_uploads_past_the_bulk_size_arrive_whole(tmp_path):
+    # past 4 MiB one way the proxy grows that direction's pipe mid-transfer
+    # (sandbox/egress/proxy.c, grow): nothing in flight may be lost or reordered
+    big = os.urandom(13 << 20)
+    s = Server({"/huge": big})
+    try:
+        with open(tmp_path / "up.bin", "wb") as f:
+            f.write(big[::-1])
+        p, m = run(["--in", str(tmp_path / "up.bin"), "--net", "allow=a.example.test"] +
+                   pin("a.example.test", s.port) +
+                   ["--", "sh", "-c", "curl -sS http://a.example.test/huge | sha256sum && "
+                    "curl -sS --data-binary @up.bin http://a.example.test/post"], tmp_path / "o",
+                   timeout=180)
+    finally:
+        s.close()
+    assert p.returncode == 0, p.stderr
+    down, up = p.stdout.split("\n", 1)
+    assert down.split()[0] == hashlib.sha256(big).hexdigest()
+    assert up == "got %d bytes: %s" % (len(big), hashlib.sha256(big[::-1]).hexdigest())
+    get, post = m["egress"]
+    assert len(big) < get["bytes_down"] < len(big) + 400
+    assert len(big) < post["bytes_up"] < len(big) + 400
+
+
 def test_concurrent_connections_and_slowloris_do_not_stall_others(tmp_path, web):
     src = r"""
 import socket, threading, time, urllib.request
