@@ -7,6 +7,8 @@
 # (bench/relay_floor.c), the least any user-space proxy does. The client is
 # the same script everywhere (bench/egress_bench.py); through folio it runs
 # inside the jail and reaches the proxy on the jail's 127.0.0.1:3128.
+# Last, the relay's own CPU time per GiB moved (folio's proxy and the floor),
+# which is steady where throughput is not.
 #   usage: bench/bench-egress.sh FOLIO_BIN [MB] [CONNECTIONS]   (1024, 500)
 #   ROUNDS=7: downloads per path, taken in turns
 set -eu
@@ -91,7 +93,26 @@ ROUNDS=${ROUNDS:-7}
 for r in $(seq "$ROUNDS"); do
     for k in $paths; do echo "$k $(via "$k" bulk big)" >> "$tmp/bulk"; done
 done
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }   # utime + stime
+floor_ticks=$(ticks "$(pgrep -f "$tmp/relay_floor" | head -1)")
 for k in $paths; do echo "$k $(via "$k" latency small "$n")" >> "$tmp/lat"; done
+
+# CPU of the relay itself, steadier than throughput: the floor's over the
+# rounds above; folio's proxy (the folio-egress process) sampled while one
+# jail makes ROUNDS downloads, up to its last reading before it exits
+printf 'for i in $(seq %d); do python3 egress_bench.py bulk http://bulk.test/big http://127.0.0.1:3128; done\n' \
+    "$ROUNDS" > "$tmp/rounds.sh"
+"$folio" run --in "$here/egress_bench.py" --in "$tmp/rounds.sh" --net allow=bulk.test \
+    --net-resolve "bulk.test=127.0.0.1:$port" -- sh rounds.sh > /dev/null 2>&1 &
+run=$!
+proxy_ticks=0
+while kill -0 "$run" 2>/dev/null; do
+    e=$(pgrep -x folio-egress -n || true)
+    t=$([ -n "$e" ] && ticks "$e" || true)
+    [ -n "$t" ] && proxy_ticks=$t
+    sleep 0.05
+done
+wait "$run" || true
 stat() {   # PATH -> "median best" MB/s
     awk -v k="$1" '$1 == k { print $2 }' "$tmp/bulk" | sort -n |
         awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] " " v[NR] : "- -" }'
@@ -117,4 +138,8 @@ row "floor: bare splice relay (host)" floor
 set -- $(stat folio); f_med=$1; f_best=$2
 set -- $(stat floor)
 echo "folio proxy / floor relay: median $(ratio "$f_med" "$1"), best $(ratio "$f_best" "$2")"
+hz=$(getconf CLK_TCK)
+$py -c 'import sys; f, p, r, mb, hz = map(float, sys.argv[1:]); gb = r * mb / 1024
+print("relay CPU per GiB moved: folio proxy %.3f s, floor relay %.3f s (%.0f%%)" % (p / hz / gb, f / hz / gb, 100 * p / f if f else 0))' \
+    "${floor_ticks:-0}" "$proxy_ticks" "$ROUNDS" "$mb" "$hz"
 echo "targets: bulk >= 80% of direct; added latency < 1 ms per new connection"
