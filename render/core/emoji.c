@@ -30,7 +30,7 @@ static FT_Face face_get(void)
     return face;
 }
 
-static bool pictograph(uint32_t cp)
+bool fo_emoji_pictograph(uint32_t cp)
 {
     return (cp >= 0x2300 && cp <= 0x2BFF) || (cp >= 0x1F000 && cp <= 0x1FAFF);
 }
@@ -51,7 +51,7 @@ static bool font_has(uint32_t cp)
 
 bool fo_emoji_is(uint32_t cp)
 {
-    return pictograph(cp) && font_has(cp);
+    return fo_emoji_pictograph(cp) && font_has(cp);
 }
 
 /* ---- sequences (UTS #51) ------------------------------------------------- */
@@ -75,7 +75,7 @@ static size_t element(FT_Face f, const uint32_t *cp, size_t n)
     if (keycap_base(cp[0])) return keycap(cp, n);
     bool vs16 = n > 1 && cp[1] == 0xFE0F;
     if (n > 1 && cp[1] == 0xFE0E) return 0;           /* text presentation */
-    if (!(vs16 || pictograph(cp[0])) || !has(f, cp[0])) return 0;
+    if (!(vs16 || fo_emoji_pictograph(cp[0])) || !has(f, cp[0])) return 0;
     size_t k = 1;
     if (k < n && (cp[k] == 0xFE0F || modifier(cp[k]))) k++;
     size_t t = k;
@@ -87,7 +87,7 @@ static size_t element(FT_Face f, const uint32_t *cp, size_t n)
 size_t fo_emoji_sequence(const uint32_t *cp, size_t n)
 {
     /* most text is no candidate: decided without the lock */
-    if (n == 0 || !(pictograph(cp[0]) || (n > 1 && (cp[1] == 0xFE0F || cp[1] == 0x20E3))))
+    if (n == 0 || !(fo_emoji_pictograph(cp[0]) || (n > 1 && (cp[1] == 0xFE0F || cp[1] == 0x20E3))))
         return 0;
     size_t k = 0;
     pthread_mutex_lock(&lock);
@@ -119,7 +119,7 @@ size_t fo_emoji_sequence_utf8(const char *utf8, size_t len)
        bytes after it (keep_emoji in linebreak.c asks at every character) */
     size_t j = 0;
     uint32_t first = fo_utf8_next(utf8, len, &j);
-    if (!pictograph(first) && !emoji_mark_at(utf8 + j, len - j)) return 0;
+    if (!fo_emoji_pictograph(first) && !emoji_mark_at(utf8 + j, len - j)) return 0;
     uint32_t cp[32];
     size_t end[32], n = 0;
     for (j = 0; n < 32 && j < len; n++) {

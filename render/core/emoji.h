@@ -24,6 +24,10 @@
  * the font also has, are emoji only in a sequence (keycap, VS16). */
 bool fo_emoji_is(uint32_t cp);
 
+/* True when cp is in the pictograph ranges above, whether the font has it or
+ * not: the cheap test that comes first (no font, no lock). */
+bool fo_emoji_pictograph(uint32_t cp);
+
 /* How many code points of cp[0..n) form the emoji sequence starting at
  * cp[0] (UTS #51, ED-17, as the colour font draws it):
  *   flag      two regional indicators;

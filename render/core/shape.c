@@ -130,19 +130,13 @@ static hb_entry *font_for(hb_entry *pri, bool bold, uint32_t cp)
 }
 
 /* ---- classification ------------------------------------------------------- */
-/* A character that may make the text an emoji sequence (emoji.h). */
-static bool emoji_candidate(uint32_t c)
-{
-    return c == 0xFE0F || (c >= 0x2300 && c <= 0x2BFF) || (c >= 0x1F000 && c <= 0x1FAFF);
-}
-
 bool fo_shape_needed(const char *utf8, size_t len)
 {
     bool emoji = false;   /* a candidate seen: asked of the colour font at the end */
     for (size_t i = 0; i < len;) {
         if ((unsigned char)utf8[i] < 0xCC) { i++; continue; }   /* below U+0300 */
         uint32_t c = fo_utf8_next(utf8, len, &i);
-        emoji = emoji || emoji_candidate(c);
+        emoji = emoji || c == 0xFE0F || fo_emoji_pictograph(c);   /* may be emoji */
         if ((c >= 0x0300 && c <= 0x036F) || (c >= 0x0483 && c <= 0x0489) ||
                     (c >= 0x0590 && c <= 0x1CFF) ||
             (c >= 0x1DC0 && c <= 0x1DFF) || (c >= 0x200C && c <= 0x200F) ||
