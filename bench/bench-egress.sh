@@ -94,7 +94,7 @@ for r in $(seq "$ROUNDS"); do
     for k in $paths; do echo "$k $(via "$k" bulk big)" >> "$tmp/bulk"; done
 done
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }   # utime + stime
-floor_ticks=$(ticks "$(pgrep -f "$tmp/relay_floor" | head -1)")
+floor_ticks=$(ticks "$(pgrep -f "$tmp/relay_floor" | head -1)" || true)
 for k in $paths; do echo "$k $(via "$k" latency small "$n")" >> "$tmp/lat"; done
 
 # CPU of the relay itself, steadier than throughput: the floor's over the
