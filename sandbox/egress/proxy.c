@@ -485,12 +485,13 @@ static int forward_head(conn *k)
 
 /* One direction of the tunnel. In flight: len bytes, in a pipe (splice: the
    kernel moves pages from socket to socket, no copy through the proxy) or,
-   where no pipe could be made, in buf[off..]. At most cap bytes at a time. */
+   where no pipe could be made, in buf[off..]. At most what the pipe holds, or
+   RELAY_BUF, at a time. */
 typedef struct {
     int from, to;
     int pipe[2];
     char *buf;
-    size_t off, len, cap;
+    size_t off, len;
     int eof, shut;
     uint64_t *count;
 } pipe_dir;
@@ -501,19 +502,19 @@ typedef struct {
    as the bare splice relay). Only then: pipe capacity counts against the
    user's pipe quota (fs.pipe-user-pages-soft, 64 MiB by default), which
    every connection shares, and the many short requests a package install
-   makes never need it. Refused past the quota; the pipe then stays as is. */
-static void grow(pipe_dir *d)
+   makes never need it. Refused past the quota; the pipe then stays as is.
+   Asked once, as the count crosses BULK_AFTER (the request head counted
+   before the relay is far below it). */
+static void grow(pipe_dir *d, uint64_t before)
 {
-    if (d->pipe[0] >= 0 && d->cap < BULK_PIPE && *d->count >= BULK_AFTER) {
-        int got = fcntl(d->pipe[0], F_SETPIPE_SZ, BULK_PIPE);
-        d->cap = got > 0 ? (size_t)got : BULK_PIPE;   /* not again either way */
-    }
+    if (d->pipe[0] >= 0 && before < BULK_AFTER && *d->count >= BULK_AFTER)
+        (void)fcntl(d->pipe[0], F_SETPIPE_SZ, BULK_PIPE);
 }
 
 static ssize_t take(pipe_dir *d)
 {
     if (d->pipe[0] >= 0)
-        return splice(d->from, NULL, d->pipe[1], NULL, d->cap,
+        return splice(d->from, NULL, d->pipe[1], NULL, BULK_PIPE,   /* what fits */
                       SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
     d->off = 0;
     return recv(d->from, d->buf, RELAY_BUF, 0);
@@ -545,8 +546,9 @@ static int relay_step(pipe_dir *d, short rev_from)
         if (w > 0) {
             d->off += (size_t)w;
             d->len -= (size_t)w;
+            uint64_t before = *d->count;
             *d->count += (uint64_t)w;
-            grow(d);
+            grow(d, before);
         } else if (w < 0 && errno != EAGAIN && errno != EINTR) {
             return -1;
         }
@@ -565,7 +567,6 @@ static int relay_open(pipe_dir *d, int from, int to, uint64_t *count)
     d->from = from;
     d->to = to;
     d->count = count;
-    d->cap = RELAY_BUF;
     if (pipe2(d->pipe, O_CLOEXEC | O_NONBLOCK) == 0) {
         /* 4x the default: a quarter of the splice calls; refused past the
            user's pipe quota, where the default size stays (and still works) */
