@@ -412,6 +412,90 @@ def test_downloads_and_uploads_past_the_bulk_size_arrive_whole(tmp_path):
     assert len(big) < post["bytes_up"] < len(big) + 400
 
 
+def _proxy_pipes():
+    """The pipe fds the running folio-egress process holds, or None."""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/comm" % pid) as f:
+                if f.read().strip() != "folio-egress":
+                    continue
+            fds = os.listdir("/proc/%s/fd" % pid)
+            return sum(os.readlink("/proc/%s/fd/%s" % (pid, fd)).startswith("pipe:")
+                       for fd in fds)
+        except OSError:
+            continue
+    return None
+
+
+PIPE_SOFT = "/proc/sys/fs/pipe-user-pages-soft"
+
+
+def _relay_pipes(tmp_path, big, soft=None):
+    """Downloads big through the proxy (fs.pipe-user-pages-soft set to soft
+    meanwhile, if given); returns the proxy's pipes before the connection
+    and while it relays, the program's output and the egress log."""
+    s = Server({"/huge": big})
+    src = r"""
+import hashlib, socket, sys, time
+print("idle", flush=True)
+sys.stdin.readline()                # the test counts the proxy's pipes
+c = socket.create_connection(("127.0.0.1", 3128))
+c.sendall(b"GET http://a.example.test/huge HTTP/1.1\r\nHost: a.example.test\r\n\r\n")
+got = b""
+while len(got) < 1 << 20:
+    got += c.recv(1 << 16)
+print("holding", flush=True)
+sys.stdin.readline()                # and again, mid-download
+while True:
+    d = c.recv(1 << 20)
+    if not d:
+        break
+    got += d
+print(hashlib.sha256(got[got.index(b"\r\n\r\n") + 4:]).hexdigest(), flush=True)
+"""
+    with open(tmp_path / "t.py", "w") as f:
+        f.write(src)
+    with open(PIPE_SOFT) as f:
+        old = f.read().strip()
+    counts = []
+    try:
+        if soft is not None:
+            with open(PIPE_SOFT, "w") as f:
+                f.write(str(soft))
+        cmd = [FOLIO, "run", "--out", str(tmp_path / "o"), "--in", str(tmp_path / "t.py"),
+               "--net", "allow=a.example.test"] + pin("a.example.test", s.port) + ["--", PY, "t.py"]
+        p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        for want in ("idle\n", "holding\n"):
+            line = p.stdout.readline()
+            assert line == want, (line, p.communicate(timeout=60))
+            counts.append(_proxy_pipes())
+            p.stdin.write("\n")
+            p.stdin.flush()
+        out, err = p.communicate(timeout=120)
+    finally:
+        with open(PIPE_SOFT, "w") as f:
+            f.write(old)
+        s.close()
+    assert p.returncode == 0, err
+    with open(tmp_path / "o" / "manifest.json") as f:
+        return counts, out, json.load(f)["egress"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="sets fs.pipe-user-pages-soft (root)")
+def test_past_the_pipe_quota_the_proxy_copies_and_the_bytes_arrive_whole(tmp_path):
+    # every proxy runs as one uid and shares its pipe quota; past it the kernel
+    # makes 8 KiB pipes, and the proxy relays through its copy buffer instead
+    big = os.urandom(13 << 20)
+    for soft, added in ((None, 4), (1, 0)):    # a pipe each way; past the quota none
+        (tmp_path / str(soft)).mkdir()
+        (idle, holding), out, log = _relay_pipes(tmp_path / str(soft), big, soft)
+        assert holding - idle == added, (soft, idle, holding)
+        assert out.strip() == hashlib.sha256(big).hexdigest()
+        (get,) = log
+        assert len(big) < get["bytes_down"] < len(big) + 400
+
+
 def test_concurrent_connections_and_slowloris_do_not_stall_others(tmp_path, web):
     src = r"""
 import socket, threading, time, urllib.request
