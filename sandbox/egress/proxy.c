@@ -486,8 +486,8 @@ static int forward_head(conn *k)
 
 /* One direction of the tunnel. In flight: len bytes, in a pipe (splice: the
    kernel moves pages from socket to socket, no copy through the proxy) or,
-   where no pipe of the default size could be made, in buf[off..]. At most what the pipe holds, or
-   RELAY_BUF, at a time. */
+   where no pipe of the default size could be made, in buf[off..]. At most
+   what the pipe holds, or RELAY_BUF, at a time. */
 typedef struct {
     int from, to;
     int pipe[2];
@@ -576,9 +576,10 @@ static int relay_open(pipe_dir *d, int from, int to, uint64_t *count)
         /* Past the user's pipe quota (fs.pipe-user-pages-soft), which every
            proxy of this uid shares, the kernel makes pipes of two pages and
            refuses to grow them. 8 KiB a splice is slower than copying
-           through RELAY_BUF (variants of bench/relay_floor.c on loopback: 790 MB/s at
-           1.3 s of CPU per GiB against 1230 MB/s at 0.7 s), and the pipe's
-           pages are better left to connections that have them. */
+           through RELAY_BUF (variants of bench/relay_floor.c on loopback:
+           790 MB/s at 1.3 s of CPU per GiB, against 1230 MB/s at 0.7 s),
+           and the pipe's pages are better left to connections that have
+           them. */
         close(d->pipe[0]);
         close(d->pipe[1]);
     }
