@@ -412,19 +412,12 @@ def test_downloads_and_uploads_past_the_bulk_size_arrive_whole(tmp_path):
     assert len(big) < post["bytes_up"] < len(big) + 400
 
 
-def _proxy_pipes():
-    """The pipe fds the running folio-egress process holds, or None."""
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open("/proc/%s/comm" % pid) as f:
-                if f.read().strip() != "folio-egress":
-                    continue
-            fds = os.listdir("/proc/%s/fd" % pid)
-            return sum(os.readlink("/proc/%s/fd/%s" % (pid, fd)).startswith("pipe:")
-                       for fd in fds)
-        except OSError:
-            continue
-    return None
+def _proxy_pipes(run_pid):
+    """The pipe fds held by the folio-egress process of the run run_pid."""
+    (proxy,) = [d for d in os.listdir("/proc") if d.isdigit() and _comm(d) == "folio-egress"
+                and _ppid(d) == run_pid]
+    fd = "/proc/%s/fd" % proxy
+    return sum(os.readlink("%s/%s" % (fd, n)).startswith("pipe:") for n in os.listdir(fd))
 
 
 PIPE_SOFT = "/proc/sys/fs/pipe-user-pages-soft"
@@ -436,7 +429,7 @@ def _relay_pipes(tmp_path, big, soft=None):
     and while it relays, the program's output and the egress log."""
     s = Server({"/huge": big})
     src = r"""
-import hashlib, socket, sys, time
+import hashlib, socket, sys
 print("idle", flush=True)
 sys.stdin.readline()                # the test counts the proxy's pipes
 c = socket.create_connection(("127.0.0.1", 3128))
@@ -469,7 +462,7 @@ print(hashlib.sha256(got[got.index(b"\r\n\r\n") + 4:]).hexdigest(), flush=True)
         for want in ("idle\n", "holding\n"):
             line = p.stdout.readline()
             assert line == want, (line, p.communicate(timeout=60))
-            counts.append(_proxy_pipes())
+            counts.append(_proxy_pipes(p.pid))
             p.stdin.write("\n")
             p.stdin.flush()
         out, err = p.communicate(timeout=120)
