@@ -389,8 +389,8 @@ static int answer(int s, fo_session_stream_fn fn, void *ud, fo_session_file_fn f
             return frames ? -1 : LOST_UNSERVED;
         }
         frames++;
-        if ((type == 'o' || type == 'e') && fn)
-            fn(ud, type == 'o' ? 1 : 2, p, n);
+        if ((type == 'o' || type == 'e' || type == 'D') && fn)
+            fn(ud, type == 'o' ? 1 : type == 'e' ? 2 : 3, p, n);
         if (type == 'F' && file_fn && got >= 0)
             (void)file_fn(fud, p, got);
         if (type == 'F' && fd && got >= 0) {
@@ -413,8 +413,8 @@ static int answer(int s, fo_session_stream_fn fn, void *ud, fo_session_file_fn f
     }
 }
 
-int fo_session_exec(const char *id, const char *code, size_t len, double timeout_s,
-                    fo_session_stream_fn fn, void *ud, char **result, fo_session_error *err)
+static int exec_cell(const char *id, const char *code, size_t len, double timeout_s, char mode,
+                     fo_session_stream_fn fn, void *ud, char **result, fo_session_error *err)
 {
     unsigned ms = timeout_s > 0 ? (unsigned)(timeout_s * 1000 + 0.5) : 0;
     char *req;
@@ -433,7 +433,7 @@ int fo_session_exec(const char *id, const char *code, size_t len, double timeout
     }
     for (int k = 0; k < 4; k++)
         req[k] = (char)(ms >> (8 * k));
-    req[4] = fn != NULL;
+    req[4] = mode;
     memcpy(req + 5, code, len);
     for (int tries = 0;; tries++) {
         s = request(id, 1, 'x', req, len + 5, -1, err);
@@ -444,6 +444,20 @@ int fo_session_exec(const char *id, const char *code, size_t len, double timeout
     }
     free(req);
     return s < 0 ? -1 : 0;
+}
+
+int fo_session_exec(const char *id, const char *code, size_t len, double timeout_s,
+                    fo_session_stream_fn fn, void *ud, char **result, fo_session_error *err)
+{
+    return exec_cell(id, code, len, timeout_s, fn ? FO_SESSION_STREAM_TEXT : 0, fn, ud, result,
+                     err);
+}
+
+int fo_session_exec_events(const char *id, const char *code, size_t len, double timeout_s,
+                           fo_session_stream_fn fn, void *ud, char **result,
+                           fo_session_error *err)
+{
+    return exec_cell(id, code, len, timeout_s, FO_SESSION_STREAM_EVENTS, fn, ud, result, err);
 }
 
 int fo_session_put(const char *id, int fd, const char *dest, fo_session_error *err)

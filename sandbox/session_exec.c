@@ -35,7 +35,7 @@
    over the bound or of no known type: the kernel is not trusted further). */
 static int kframe_next(fo_kframe *f, int fd, char *type)
 {
-    static const char known[] = "koexnvtduE";
+    static const char known[] = "koexnvtbmBuE";
 
     for (;;) {
         ssize_t r;
@@ -195,8 +195,10 @@ typedef struct {
     size_t len[2];
     unsigned long long total[2];
     fo_buf repr, ename, evalue, etb;
-    char displays[MAX_DISPLAYS][256];
-    size_t n_displays;
+    fo_bundle cur;                    /* the bundle being received */
+    fo_bundle displays[MAX_DISPLAYS];
+    size_t n_displays, bundle_bytes;
+    fo_buf result_data;               /* the last expression's bundle */
     int ended, error, timed_out, restarted, died, wstatus, stream, cfd;
 } cell_run;
 
@@ -219,11 +221,11 @@ static void keep(cell_run *c, int which, const char *p, size_t n)
         c->cfd = -1;                      /* the client left: the cell goes on */
 }
 
-/* Streaming clients (the CLI) also see the result and the traceback as a
-   notebook shows them, a line each. */
+/* Streaming clients of the terminal kind (the CLI) also see the result,
+   displays and the traceback as a notebook shows them (text), a line each. */
 static void show(cell_run *c, char stream, const char *p, size_t n)
 {
-    if (!c->stream || c->cfd < 0)
+    if (c->stream != FO_SESSION_STREAM_TEXT || c->cfd < 0)
         return;
     if (fo_session_send(c->cfd, stream, p, n, -1) < 0 ||
         (n && p[n - 1] != '\n' && fo_session_send(c->cfd, stream, "\n", 1, -1) < 0))
@@ -236,6 +238,30 @@ static void set_text(fo_buf *b, const char *p, size_t n)
     fo_sandbox_json_str(b, p, n);
 }
 
+/* A finished bundle: the last expression's value, or a display, which a
+   streaming client gets at once (its text, or the bundle as JSON). */
+static void bundle_done(cell_run *c)
+{
+    fo_bundle *b = &c->cur;
+
+    if (fo_session_bundle_end(b) < 0)
+        return;
+    c->bundle_bytes += b->json.len;
+    if (b->kind == 'x') {
+        c->result_data.len = 0;
+        fo_buf_append(&c->result_data, b->json.data, b->json.len);
+        return;
+    }
+    if (c->n_displays >= MAX_DISPLAYS)
+        return;
+    if (c->stream == FO_SESSION_STREAM_EVENTS && c->cfd >= 0 &&
+        fo_session_send(c->cfd, 'D', b->json.data, b->json.len, -1) < 0)
+        c->cfd = -1;
+    show(c, 'o', b->plain.data ? b->plain.data : "", b->plain.len);
+    c->displays[c->n_displays++] = *b;           /* moved: cur starts afresh */
+    memset(b, 0, sizeof *b);
+}
+
 static void on_frame(cell_run *c, char type, const char *p, size_t n)
 {
     switch (type) {
@@ -245,10 +271,12 @@ static void on_frame(cell_run *c, char type, const char *p, size_t n)
     case 'n': set_text(&c->ename, p, n); c->error = 1; break;
     case 'v': set_text(&c->evalue, p, n); break;
     case 't': set_text(&c->etb, p, n); show(c, 'e', p, n); break;
-    case 'd':
-        if (c->n_displays < MAX_DISPLAYS && n > 0 && n < 256 && !memchr(p, 0, n))
-            snprintf(c->displays[c->n_displays++], 256, "%.*s", (int)n, p);
+    case 'b':
+        fo_session_bundle_begin(&c->cur, p, n, c->bundle_bytes < FO_SESSION_BUNDLES_CAP ?
+                                FO_SESSION_BUNDLES_CAP - c->bundle_bytes : 0);
         break;
+    case 'm': fo_session_bundle_add(&c->cur, p, n); break;
+    case 'B': bundle_done(c); break;
     case 'E': c->ended = 1; c->error = n == 5 && !memcmp(p, "error", 5); break;
     default: break;
     }
@@ -387,6 +415,7 @@ static void result_json(fo_session *s, cell_run *c, unsigned cell, const char *s
     fo_buf_puts(b, ", \"stderr\": ");
     fo_sandbox_json_str(b, c->raw[1] ? c->raw[1] : "", c->len[1]);
     put_json(b, "result", &c->repr);
+    put_json(b, "result_data", c->repr.len ? &c->result_data : &(fo_buf){ 0 });
     if (c->error && c->ename.len) {
         fo_buf_puts(b, ", \"error\": {\"name\": ");
         fo_buf_puts(b, c->ename.data);
@@ -403,6 +432,9 @@ static void result_json(fo_session *s, cell_run *c, unsigned cell, const char *s
         memset(&now, 0, sizeof now);
     fo_buf_puts(b, ", \"displays\": ");
     fo_session_displays(b, &now, c->displays, c->n_displays);
+    if (c->n_displays == MAX_DISPLAYS)
+        fo_buf_printf(b, ", \"displays_dropped\": \"at most %d displays a cell are kept\"",
+                      MAX_DISPLAYS);
     fo_buf_puts(b, ", \"files\": ");
     fo_session_out_changes(b, &s->outs, &now);
     fo_sandbox_collection_free(&s->outs);
@@ -425,10 +457,13 @@ static void result_json(fo_session *s, cell_run *c, unsigned cell, const char *s
 
 static void cell_free(cell_run *c)
 {
-    fo_buf *all[] = { &c->repr, &c->ename, &c->evalue, &c->etb };
+    fo_buf *all[] = { &c->repr, &c->ename, &c->evalue, &c->etb, &c->result_data };
 
     for (size_t k = 0; k < sizeof all / sizeof *all; k++)
         fo_buf_free(all[k]);
+    fo_session_bundle_free(&c->cur);
+    for (size_t k = 0; k < c->n_displays; k++)
+        fo_session_bundle_free(&c->displays[k]);
     free(c->raw[0]);
     free(c->raw[1]);
 }
@@ -447,7 +482,7 @@ void fo_session_exec_cell(fo_session *s, int cfd, const char *p, size_t n)
     if (n >= 5) {
         timeout_ms = (unsigned)(unsigned char)p[0] | (unsigned)(unsigned char)p[1] << 8 |
                      (unsigned)(unsigned char)p[2] << 16 | (unsigned)(unsigned char)p[3] << 24;
-        c.stream = p[4] != 0;
+        c.stream = (unsigned char)p[4];
     }
     timeout_s = timeout_ms ? timeout_ms / 1000.0 : s->plan.timeout_s;
     cell = ++s->cells;
