@@ -46,7 +46,7 @@ void fo_session_use_folio(const char *path);
 int fo_session_create(const fo_session_new *o, char id[33], char **info, fo_session_error *err);
 
 /* Streamed output of a running cell: stream 1 stdout, 2 stderr, 3 a display
-   (its MIME bundle as JSON; fo_session_exec_events only). */
+   (its MIME bundle as JSON; FO_SESSION_STREAM_EVENTS only). */
 typedef void (*fo_session_stream_fn)(void *ud, int stream, const char *s, size_t n);
 
 /* Runs one cell (timeout_s <= 0: the session's default). fn may be NULL (no
@@ -55,12 +55,20 @@ typedef void (*fo_session_stream_fn)(void *ud, int stream, const char *s, size_t
 int fo_session_exec(const char *id, const char *code, size_t len, double timeout_s,
                     fo_session_stream_fn fn, void *ud, char **result, fo_session_error *err);
 
-/* As fo_session_exec with fn required, for an event stream (serve's SSE):
-   stdout and stderr as they come, each display as its bundle (stream 3),
-   and none of the terminal's echo of the result or the traceback. */
-int fo_session_exec_events(const char *id, const char *code, size_t len, double timeout_s,
-                           fo_session_stream_fn fn, void *ud, char **result,
-                           fo_session_error *err);
+#define FO_SESSION_STREAM_TEXT   1          /* exec's stream byte: a terminal */
+#define FO_SESSION_STREAM_EVENTS 2          /* an event stream: bundles as JSON */
+#define FO_SESSION_STREAM_MASK   0x7f
+#define FO_SESSION_CALLER_HTTP   0x80       /* hints name JSON fields, not options */
+
+/* As fo_session_exec, for another kind of caller. mode: 0 (no stream),
+   FO_SESSION_STREAM_TEXT (a terminal: fn gets what the cell prints, each
+   display's text and the result's) or FO_SESSION_STREAM_EVENTS (an event
+   stream such as serve's SSE: fn gets what the cell prints and each
+   display's bundle, stream 3, and nothing echoed), ORed with
+   FO_SESSION_CALLER_HTTP for failures whose hints name JSON fields. */
+int fo_session_exec_as(const char *id, const char *code, size_t len, double timeout_s,
+                       unsigned mode, fo_session_stream_fn fn, void *ud, char **result,
+                       fo_session_error *err);
 
 /* Copies the open regular file fd into /work/dest (safe relative path). */
 int fo_session_put(const char *id, int fd, const char *dest, fo_session_error *err);
@@ -111,8 +119,6 @@ void fo_session_new_id(char id[33]);
 #define FO_SESSION_OUT_CAP    (1u << 20)     /* stdout, stderr kept per cell */
 #define FO_SESSION_BUNDLE_CAP (4u << 20)     /* one MIME bundle's data */
 #define FO_SESSION_BUNDLES_CAP (8u << 20)    /* every bundle of one cell, as JSON */
-#define FO_SESSION_STREAM_TEXT   1          /* exec's stream byte: a terminal */
-#define FO_SESSION_STREAM_EVENTS 2          /* an event stream: bundles as JSON */
 #define FO_SESSION_MAX_SESSIONS 32           /* default of --max-sessions */
 
 /* Sends one frame (and the descriptor pass_fd, if >= 0). 0 or -1. */

@@ -453,11 +453,11 @@ int fo_session_exec(const char *id, const char *code, size_t len, double timeout
                      err);
 }
 
-int fo_session_exec_events(const char *id, const char *code, size_t len, double timeout_s,
-                           fo_session_stream_fn fn, void *ud, char **result,
-                           fo_session_error *err)
+int fo_session_exec_as(const char *id, const char *code, size_t len, double timeout_s,
+                       unsigned mode, fo_session_stream_fn fn, void *ud, char **result,
+                       fo_session_error *err)
 {
-    return exec_cell(id, code, len, timeout_s, FO_SESSION_STREAM_EVENTS, fn, ud, result, err);
+    return exec_cell(id, code, len, timeout_s, (char)mode, fn, ud, result, err);
 }
 
 int fo_session_put(const char *id, int fd, const char *dest, fo_session_error *err)

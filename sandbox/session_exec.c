@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -200,6 +201,7 @@ typedef struct {
     size_t n_displays, bundle_bytes;
     fo_buf result_data;               /* the last expression's bundle */
     int ended, error, timed_out, restarted, died, wstatus, stream, cfd;
+    int http;                         /* the caller speaks HTTP: hints name JSON fields */
 } cell_run;
 
 static void keep(cell_run *c, int which, const char *p, size_t n)
@@ -355,17 +357,69 @@ static void failure(fo_buf *b, const char *code, const char *msg, const char *hi
     fo_buf_puts(b, "}");
 }
 
+/* A hint in the caller's words: the CLI's options, or the JSON fields of an
+   HTTP request. */
+static const char *say(const cell_run *c, const char *cli, const char *http)
+{
+    return c->http ? http : cli;
+}
+
+/* Bytes in use on the session's disk (/work, /out, /tmp: one tmpfs), or 0. */
+static unsigned long long disk_used(fo_session *s)
+{
+    struct statvfs v;
+
+    if (s->j.out_dir < 0 || fstatvfs(s->j.out_dir, &v) < 0)
+        return 0;
+    return (unsigned long long)(v.f_blocks - v.f_bfree) * v.f_frsize;
+}
+
+/* The disk filled: its pages are the session's memory too, so a full disk
+   ends as an out-of-memory kill or as ENOSPC in the cell. Either way the
+   user has to delete or shrink files, not process data in chunks. */
+static int disk_filled(fo_session *s, const cell_run *c, unsigned long long used, int oom)
+{
+    unsigned long long disk = (unsigned long long)s->plan.disk_mb << 20,
+                       memory = (unsigned long long)s->plan.memory_mb << 20;
+
+    if (c->error && c->evalue.data && strstr(c->evalue.data, "[Errno 28]"))
+        return 1;                                 /* ENOSPC, raised in the cell */
+    if (!c->died)
+        return 0;
+    return (disk && used >= disk - disk / 10) || (oom && memory && used >= memory / 2);
+}
+
+static const char *disk_full(fo_session *s, cell_run *c, unsigned long long used, fo_buf *f)
+{
+    char msg[320];
+
+    snprintf(msg, sizeof msg, "the session's disk is full: /work, /out and /tmp hold %llu MB "
+             "(disk %llu MB, memory %llu MB, which the disk's pages count against)%s",
+             used >> 20, (unsigned long long)s->plan.disk_mb,
+             (unsigned long long)s->plan.memory_mb, c->died ? "; the interpreter was restarted:"
+             " files kept, variables lost" : "");
+    failure(f, "disk_full", msg, say(c, "delete files you no longer need (os.remove) or write "
+            "smaller ones, or start the session with a larger --disk (and --memory: the disk's "
+            "pages count as memory)", "delete files you no longer need (os.remove) or write "
+            "smaller ones, or create the session with a larger \"disk\" (and \"memory\": the "
+            "disk's pages count as memory)"), c);
+    return c->died ? "restarted" : "error";
+}
+
 /* Status and failure of a finished cell. */
 static const char *judge(fo_session *s, cell_run *c, double timeout_s, fo_buf *f)
 {
     char msg[256];
     long oom = 0, pids = 0;
+    unsigned long long used = disk_used(s);
 
     fo_sandbox_cgroup_events(&s->j.cg, &oom, &pids);
     if (c->timed_out && !c->restarted && !c->died) {
         snprintf(msg, sizeof msg, "the cell ran past its timeout of %g s and was interrupted "
                  "(KeyboardInterrupt); the variables are kept", timeout_s);
-        failure(f, "cell_timeout", msg, "pass a larger --timeout to exec, or make the cell faster", c);
+        failure(f, "cell_timeout", msg, say(c, "pass a larger --timeout to exec, or make the "
+                "cell faster", "send a larger \"timeout\" with the exec, or make the cell "
+                "faster"), c);
         return "timeout";
     }
     if (c->restarted) {
@@ -376,11 +430,15 @@ static const char *judge(fo_session *s, cell_run *c, double timeout_s, fo_buf *f
                 "catch KeyboardInterrupt or ignore SIGINT in a long loop", c);
         return "restarted";
     }
+    if (disk_filled(s, c, used, oom > s->oom_kills))
+        return disk_full(s, c, used, f);
     if (c->died && oom > s->oom_kills) {
-        snprintf(msg, sizeof msg, "the interpreter ran out of memory (--memory %llu MB) and was "
-                 "restarted: files kept, variables lost", (unsigned long long)s->plan.memory_mb);
-        failure(f, "oom_killed", msg, "process the data in chunks, or start the session with a "
-                "larger --memory", c);
+        snprintf(msg, sizeof msg, "the interpreter ran out of memory (%llu MB, of which the "
+                 "files in /work, /out and /tmp hold %llu MB) and was restarted: files kept, "
+                 "variables lost", (unsigned long long)s->plan.memory_mb, used >> 20);
+        failure(f, "oom_killed", msg, say(c, "process the data in chunks, or start the session "
+                "with a larger --memory", "process the data in chunks, or create the session "
+                "with a larger \"memory\""), c);
         return "restarted";
     }
     if (c->died) {
@@ -482,7 +540,8 @@ void fo_session_exec_cell(fo_session *s, int cfd, const char *p, size_t n)
     if (n >= 5) {
         timeout_ms = (unsigned)(unsigned char)p[0] | (unsigned)(unsigned char)p[1] << 8 |
                      (unsigned)(unsigned char)p[2] << 16 | (unsigned)(unsigned char)p[3] << 24;
-        c.stream = (unsigned char)p[4];
+        c.stream = (unsigned char)p[4] & FO_SESSION_STREAM_MASK;
+        c.http = ((unsigned char)p[4] & FO_SESSION_CALLER_HTTP) != 0;
     }
     timeout_s = timeout_ms ? timeout_ms / 1000.0 : s->plan.timeout_s;
     cell = ++s->cells;

@@ -271,8 +271,9 @@ static void h_exec(fo_serve_state *s, struct MHD_Connection *c, req *r, const ch
                        "%u cells are running on this instance", s->cfg.max_cells);
         return;
     }
-    if (fo_session_exec(id, json_string_value(code), json_string_length(code),
-                        timeout ? json_number_value(timeout) : 0, NULL, NULL, &result, &err) < 0)
+    if (fo_session_exec_as(id, json_string_value(code), json_string_length(code),
+                           timeout ? json_number_value(timeout) : 0, FO_SESSION_CALLER_HTTP, NULL,
+                           NULL, &result, &err) < 0)
         refuse_session(c, r, &err);
     else
         fo_http_send_text(c, r, 200, "application/json", result, strlen(result));

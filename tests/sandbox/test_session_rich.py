@@ -166,3 +166,29 @@ def test_a_hostile_kernel_cannot_smuggle_json_or_names(s):
     assert reasons == {"application/json": "not valid JSON", "image/png": "not base64",
                        "application/vnd.x+json": "not valid JSON"}
     assert json.loads(json.dumps(r)) == r
+
+
+# ---------------------------------------------------------- a full disk
+
+def test_a_full_disk_is_disk_full_not_out_of_memory(s):
+    """The disk's pages are the session's memory: filling it used to end as
+    `oom_killed` with "process the data in chunks". Now it is `disk_full`,
+    whether the cell meets ENOSPC or the kernel is killed for it."""
+    sid = s.new("--memory", "512", "--disk", "32")
+    r = s.exec(sid, "open('/work/a', 'wb').write(b'x' * (20 << 20))\n"
+                    "open('/work/b', 'wb').write(b'x' * (20 << 20))\n", expect="error")
+    assert r["error"]["value"].startswith("[Errno 28]")
+    assert r["failure"]["code"] == "disk_full" and "--disk" in r["failure"]["hint"]
+    assert "os.remove" in r["failure"]["hint"]
+
+    sid = s.new("--cold", "--memory", "128")                 # disk = memory
+    r = s.exec(sid, "import os\nfor k in range(20):\n"
+                    "    open('/tmp/f%d' % k, 'wb').write(os.urandom(8 << 20))\n",
+               expect="restarted")
+    assert r["failure"]["code"] == "disk_full", r["failure"]
+    assert "variables lost" in r["failure"]["message"]
+    r = s.exec(sid, "import os\nfor f in os.listdir('/tmp'):\n"
+                    "    f.startswith('f') and os.remove('/tmp/' + f)\n"
+                    "x = bytearray(300 << 20)\n", expect="restarted")
+    assert r["failure"]["code"] == "oom_killed"             # memory, not files: as before
+    assert "hold 0 MB" in r["failure"]["message"]
