@@ -46,7 +46,10 @@ void fo_session_use_folio(const char *path);
 int fo_session_create(const fo_session_new *o, char id[33], char **info, fo_session_error *err);
 
 /* Streamed output of a running cell: stream 1 stdout, 2 stderr, 3 a display
-   (its MIME bundle as JSON; FO_SESSION_STREAM_EVENTS only). */
+   (its MIME bundle as JSON; FO_SESSION_STREAM_EVENTS only), 4 the cell has
+   begun (its number, decimal), 0 nothing came for FO_SESSION_TICK_MS (an
+   event stream's keep-alive). */
+#define FO_SESSION_TICK_MS 15000
 typedef void (*fo_session_stream_fn)(void *ud, int stream, const char *s, size_t n);
 
 /* Runs one cell (timeout_s <= 0: the session's default). fn may be NULL (no

@@ -557,6 +557,11 @@ void fo_session_exec_cell(fo_session *s, int cfd, const char *p, size_t n)
         c.died = 1;
         status = judge(s, &c, timeout_s, &fail);
     } else {
+        char no_text[16];
+        int len = snprintf(no_text, sizeof no_text, "%u", cell);
+
+        if (c.cfd >= 0 && fo_session_send(c.cfd, 'N', no_text, (size_t)len, -1) < 0)
+            c.cfd = -1;                           /* the cell has begun: its number */
         supervise_cell(s, &c, timeout_s);
         status = judge(s, &c, timeout_s, &fail);
     }
