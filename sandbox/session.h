@@ -45,7 +45,11 @@ void fo_session_use_folio(const char *path);
    session's JSON ({"id", "limits"}), malloc'd, for the caller to free. */
 int fo_session_create(const fo_session_new *o, char id[33], char **info, fo_session_error *err);
 
-/* Streamed output of a running cell: stream 1 stdout, 2 stderr. */
+/* Streamed output of a running cell: stream 1 stdout, 2 stderr, 3 a display
+   (its MIME bundle as JSON; FO_SESSION_STREAM_EVENTS only), 4 the cell has
+   begun (its number, decimal), 0 nothing came for FO_SESSION_TICK_MS (an
+   event stream's keep-alive). */
+#define FO_SESSION_TICK_MS 15000
 typedef void (*fo_session_stream_fn)(void *ud, int stream, const char *s, size_t n);
 
 /* Runs one cell (timeout_s <= 0: the session's default). fn may be NULL (no
@@ -53,6 +57,21 @@ typedef void (*fo_session_stream_fn)(void *ud, int stream, const char *s, size_t
    bounded (FO_SESSION_MAX_FRAME). A hibernated session is resumed first. */
 int fo_session_exec(const char *id, const char *code, size_t len, double timeout_s,
                     fo_session_stream_fn fn, void *ud, char **result, fo_session_error *err);
+
+#define FO_SESSION_STREAM_TEXT   1          /* exec's stream byte: a terminal */
+#define FO_SESSION_STREAM_EVENTS 2          /* an event stream: bundles as JSON */
+#define FO_SESSION_STREAM_MASK   0x7f
+#define FO_SESSION_CALLER_HTTP   0x80       /* hints name JSON fields, not options */
+
+/* As fo_session_exec, for another kind of caller. mode: 0 (no stream),
+   FO_SESSION_STREAM_TEXT (a terminal: fn gets what the cell prints, each
+   display's text and the result's) or FO_SESSION_STREAM_EVENTS (an event
+   stream such as serve's SSE: fn gets what the cell prints and each
+   display's bundle, stream 3, and nothing echoed), ORed with
+   FO_SESSION_CALLER_HTTP for failures whose hints name JSON fields. */
+int fo_session_exec_as(const char *id, const char *code, size_t len, double timeout_s,
+                       unsigned mode, fo_session_stream_fn fn, void *ud, char **result,
+                       fo_session_error *err);
 
 /* Copies the open regular file fd into /work/dest (safe relative path). */
 int fo_session_put(const char *id, int fd, const char *dest, fo_session_error *err);
@@ -97,10 +116,12 @@ void fo_session_new_id(char id[33]);
 
 /* Frames, on every channel: [type: 1 byte][length: u32 little-endian][payload]. */
 #define FO_SESSION_HDR        5
-#define FO_SESSION_MAX_FRAME  (8u << 20)     /* client <-> supervisor */
+#define FO_SESSION_MAX_FRAME  (32u << 20)    /* client <-> supervisor */
 #define FO_SESSION_MAX_KFRAME (80u << 10)    /* kernel -> supervisor (64 KiB + slack) */
 #define FO_SESSION_MAX_CODE   (1u << 20)     /* one cell's source */
 #define FO_SESSION_OUT_CAP    (1u << 20)     /* stdout, stderr kept per cell */
+#define FO_SESSION_BUNDLE_CAP (4u << 20)     /* one MIME bundle's data */
+#define FO_SESSION_BUNDLES_CAP (8u << 20)    /* every bundle of one cell, as JSON */
 #define FO_SESSION_MAX_SESSIONS 32           /* default of --max-sessions */
 
 /* Sends one frame (and the descriptor pass_fd, if >= 0). 0 or -1. */

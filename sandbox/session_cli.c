@@ -133,6 +133,8 @@ static char *read_code(const char *src, size_t *len)
 static void stream_out(void *ud, int stream, const char *s, size_t n)
 {
     (void)ud;
+    if (stream != 1 && stream != 2)
+        return;                           /* the cell's number: nothing to print */
     fwrite(s, 1, n, stream == 1 ? stdout : stderr);
     fflush(stream == 1 ? stdout : stderr);
 }

@@ -11,6 +11,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -369,6 +370,18 @@ static int hibernated_now(const char *id)
     return yes;
 }
 
+/* Waits for the supervisor's next frame up to FO_SESSION_TICK_MS: 1 when
+   it has something to read, 0 when the wait ran out, -1 on error. */
+static int tick_wait(int s)
+{
+    struct pollfd p = { s, POLLIN, 0 };
+    int r;
+
+    while ((r = poll(&p, 1, FO_SESSION_TICK_MS)) < 0 && errno == EINTR)
+        ;
+    return r;
+}
+
 /* Reads answer frames until 'R' (payload to *result, owned) or 'X'.
    Stream frames go to fn; 'F' frames (a file and its fd) to file_fn. */
 static int answer(int s, fo_session_stream_fn fn, void *ud, fo_session_file_fn file_fn,
@@ -381,6 +394,10 @@ static int answer(int s, fo_session_stream_fn fn, void *ud, fo_session_file_fn f
         size_t n;
         int got = -1;
 
+        if (fn && tick_wait(s) == 0) {
+            fn(ud, 0, "", 0);                 /* nothing for a while: still running */
+            continue;
+        }
         if (fo_session_recv(s, &type, &p, &n, FO_SESSION_MAX_FRAME, -1, &got) < 0) {
             fo_session_fail(err, "internal", 5, "its log is in the runtime folder",
                             "the session's supervisor ended during the request: %s",
@@ -389,8 +406,8 @@ static int answer(int s, fo_session_stream_fn fn, void *ud, fo_session_file_fn f
             return frames ? -1 : LOST_UNSERVED;
         }
         frames++;
-        if ((type == 'o' || type == 'e') && fn)
-            fn(ud, type == 'o' ? 1 : 2, p, n);
+        if ((type == 'o' || type == 'e' || type == 'D' || type == 'N') && fn)
+            fn(ud, type == 'o' ? 1 : type == 'e' ? 2 : type == 'D' ? 3 : 4, p, n);
         if (type == 'F' && file_fn && got >= 0)
             (void)file_fn(fud, p, got);
         if (type == 'F' && fd && got >= 0) {
@@ -413,8 +430,8 @@ static int answer(int s, fo_session_stream_fn fn, void *ud, fo_session_file_fn f
     }
 }
 
-int fo_session_exec(const char *id, const char *code, size_t len, double timeout_s,
-                    fo_session_stream_fn fn, void *ud, char **result, fo_session_error *err)
+static int exec_cell(const char *id, const char *code, size_t len, double timeout_s, char mode,
+                     fo_session_stream_fn fn, void *ud, char **result, fo_session_error *err)
 {
     unsigned ms = timeout_s > 0 ? (unsigned)(timeout_s * 1000 + 0.5) : 0;
     char *req;
@@ -433,7 +450,7 @@ int fo_session_exec(const char *id, const char *code, size_t len, double timeout
     }
     for (int k = 0; k < 4; k++)
         req[k] = (char)(ms >> (8 * k));
-    req[4] = fn != NULL;
+    req[4] = mode;
     memcpy(req + 5, code, len);
     for (int tries = 0;; tries++) {
         s = request(id, 1, 'x', req, len + 5, -1, err);
@@ -444,6 +461,20 @@ int fo_session_exec(const char *id, const char *code, size_t len, double timeout
     }
     free(req);
     return s < 0 ? -1 : 0;
+}
+
+int fo_session_exec(const char *id, const char *code, size_t len, double timeout_s,
+                    fo_session_stream_fn fn, void *ud, char **result, fo_session_error *err)
+{
+    return exec_cell(id, code, len, timeout_s, fn ? FO_SESSION_STREAM_TEXT : 0, fn, ud, result,
+                     err);
+}
+
+int fo_session_exec_as(const char *id, const char *code, size_t len, double timeout_s,
+                       unsigned mode, fo_session_stream_fn fn, void *ud, char **result,
+                       fo_session_error *err)
+{
+    return exec_cell(id, code, len, timeout_s, (char)mode, fn, ud, result, err);
 }
 
 int fo_session_put(const char *id, int fd, const char *dest, fo_session_error *err)

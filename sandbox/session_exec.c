@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,7 +36,7 @@
    over the bound or of no known type: the kernel is not trusted further). */
 static int kframe_next(fo_kframe *f, int fd, char *type)
 {
-    static const char known[] = "koexnvtduE";
+    static const char known[] = "koexnvtbmBuE";
 
     for (;;) {
         ssize_t r;
@@ -195,9 +196,12 @@ typedef struct {
     size_t len[2];
     unsigned long long total[2];
     fo_buf repr, ename, evalue, etb;
-    char displays[MAX_DISPLAYS][256];
-    size_t n_displays;
+    fo_bundle cur;                    /* the bundle being received */
+    fo_bundle displays[MAX_DISPLAYS];
+    size_t n_displays, bundle_bytes;
+    fo_buf result_data;               /* the last expression's bundle */
     int ended, error, timed_out, restarted, died, wstatus, stream, cfd;
+    int http;                         /* the caller speaks HTTP: hints name JSON fields */
 } cell_run;
 
 static void keep(cell_run *c, int which, const char *p, size_t n)
@@ -219,11 +223,11 @@ static void keep(cell_run *c, int which, const char *p, size_t n)
         c->cfd = -1;                      /* the client left: the cell goes on */
 }
 
-/* Streaming clients (the CLI) also see the result and the traceback as a
-   notebook shows them, a line each. */
+/* Streaming clients of the terminal kind (the CLI) also see the result,
+   displays and the traceback as a notebook shows them (text), a line each. */
 static void show(cell_run *c, char stream, const char *p, size_t n)
 {
-    if (!c->stream || c->cfd < 0)
+    if (c->stream != FO_SESSION_STREAM_TEXT || c->cfd < 0)
         return;
     if (fo_session_send(c->cfd, stream, p, n, -1) < 0 ||
         (n && p[n - 1] != '\n' && fo_session_send(c->cfd, stream, "\n", 1, -1) < 0))
@@ -236,6 +240,30 @@ static void set_text(fo_buf *b, const char *p, size_t n)
     fo_sandbox_json_str(b, p, n);
 }
 
+/* A finished bundle: the last expression's value, or a display, which a
+   streaming client gets at once (its text, or the bundle as JSON). */
+static void bundle_done(cell_run *c)
+{
+    fo_bundle *b = &c->cur;
+
+    if (fo_session_bundle_end(b) < 0)
+        return;
+    c->bundle_bytes += b->json.len;
+    if (b->kind == 'x') {
+        c->result_data.len = 0;
+        fo_buf_append(&c->result_data, b->json.data, b->json.len);
+        return;
+    }
+    if (c->n_displays >= MAX_DISPLAYS)
+        return;
+    if (c->stream == FO_SESSION_STREAM_EVENTS && c->cfd >= 0 &&
+        fo_session_send(c->cfd, 'D', b->json.data, b->json.len, -1) < 0)
+        c->cfd = -1;
+    show(c, 'o', b->plain.data ? b->plain.data : "", b->plain.len);
+    c->displays[c->n_displays++] = *b;           /* moved: cur starts afresh */
+    memset(b, 0, sizeof *b);
+}
+
 static void on_frame(cell_run *c, char type, const char *p, size_t n)
 {
     switch (type) {
@@ -245,10 +273,12 @@ static void on_frame(cell_run *c, char type, const char *p, size_t n)
     case 'n': set_text(&c->ename, p, n); c->error = 1; break;
     case 'v': set_text(&c->evalue, p, n); break;
     case 't': set_text(&c->etb, p, n); show(c, 'e', p, n); break;
-    case 'd':
-        if (c->n_displays < MAX_DISPLAYS && n > 0 && n < 256 && !memchr(p, 0, n))
-            snprintf(c->displays[c->n_displays++], 256, "%.*s", (int)n, p);
+    case 'b':
+        fo_session_bundle_begin(&c->cur, p, n, c->bundle_bytes < FO_SESSION_BUNDLES_CAP ?
+                                FO_SESSION_BUNDLES_CAP - c->bundle_bytes : 0);
         break;
+    case 'm': fo_session_bundle_add(&c->cur, p, n); break;
+    case 'B': bundle_done(c); break;
     case 'E': c->ended = 1; c->error = n == 5 && !memcmp(p, "error", 5); break;
     default: break;
     }
@@ -327,17 +357,69 @@ static void failure(fo_buf *b, const char *code, const char *msg, const char *hi
     fo_buf_puts(b, "}");
 }
 
+/* A hint in the caller's words: the CLI's options, or the JSON fields of an
+   HTTP request. */
+static const char *say(const cell_run *c, const char *cli, const char *http)
+{
+    return c->http ? http : cli;
+}
+
+/* Bytes in use on the session's disk (/work, /out, /tmp: one tmpfs), or 0. */
+static unsigned long long disk_used(fo_session *s)
+{
+    struct statvfs v;
+
+    if (s->j.out_dir < 0 || fstatvfs(s->j.out_dir, &v) < 0)
+        return 0;
+    return (unsigned long long)(v.f_blocks - v.f_bfree) * v.f_frsize;
+}
+
+/* The disk filled: its pages are the session's memory too, so a full disk
+   ends as an out-of-memory kill or as ENOSPC in the cell. Either way the
+   user has to delete or shrink files, not process data in chunks. */
+static int disk_filled(fo_session *s, const cell_run *c, unsigned long long used, int oom)
+{
+    unsigned long long disk = (unsigned long long)s->plan.disk_mb << 20,
+                       memory = (unsigned long long)s->plan.memory_mb << 20;
+
+    if (c->error && c->evalue.data && strstr(c->evalue.data, "[Errno 28]"))
+        return 1;                                 /* ENOSPC, raised in the cell */
+    if (!c->died)
+        return 0;
+    return (disk && used >= disk - disk / 10) || (oom && memory && used >= memory / 2);
+}
+
+static const char *disk_full(fo_session *s, cell_run *c, unsigned long long used, fo_buf *f)
+{
+    char msg[320];
+
+    snprintf(msg, sizeof msg, "the session's disk is full: /work, /out and /tmp hold %llu MB "
+             "(disk %llu MB, memory %llu MB, which the disk's pages count against)%s",
+             used >> 20, (unsigned long long)s->plan.disk_mb,
+             (unsigned long long)s->plan.memory_mb, c->died ? "; the interpreter was restarted:"
+             " files kept, variables lost" : "");
+    failure(f, "disk_full", msg, say(c, "delete files you no longer need (os.remove) or write "
+            "smaller ones, or start the session with a larger --disk (and --memory: the disk's "
+            "pages count as memory)", "delete files you no longer need (os.remove) or write "
+            "smaller ones, or create the session with a larger \"disk\" (and \"memory\": the "
+            "disk's pages count as memory)"), c);
+    return c->died ? "restarted" : "error";
+}
+
 /* Status and failure of a finished cell. */
 static const char *judge(fo_session *s, cell_run *c, double timeout_s, fo_buf *f)
 {
     char msg[256];
     long oom = 0, pids = 0;
+    unsigned long long used = disk_used(s);
 
     fo_sandbox_cgroup_events(&s->j.cg, &oom, &pids);
     if (c->timed_out && !c->restarted && !c->died) {
         snprintf(msg, sizeof msg, "the cell ran past its timeout of %g s and was interrupted "
                  "(KeyboardInterrupt); the variables are kept", timeout_s);
-        failure(f, "cell_timeout", msg, "pass a larger --timeout to exec, or make the cell faster", c);
+        failure(f, "cell_timeout", msg, say(c, "pass a larger --timeout to exec, or make the "
+                "cell faster", "send a larger \"timeout\" with the exec, or make the cell "
+                "faster"), c);
         return "timeout";
     }
     if (c->restarted) {
@@ -348,11 +430,15 @@ static const char *judge(fo_session *s, cell_run *c, double timeout_s, fo_buf *f
                 "catch KeyboardInterrupt or ignore SIGINT in a long loop", c);
         return "restarted";
     }
+    if (disk_filled(s, c, used, oom > s->oom_kills))
+        return disk_full(s, c, used, f);
     if (c->died && oom > s->oom_kills) {
-        snprintf(msg, sizeof msg, "the interpreter ran out of memory (--memory %llu MB) and was "
-                 "restarted: files kept, variables lost", (unsigned long long)s->plan.memory_mb);
-        failure(f, "oom_killed", msg, "process the data in chunks, or start the session with a "
-                "larger --memory", c);
+        snprintf(msg, sizeof msg, "the interpreter ran out of memory (%llu MB, of which the "
+                 "files in /work, /out and /tmp hold %llu MB) and was restarted: files kept, "
+                 "variables lost", (unsigned long long)s->plan.memory_mb, used >> 20);
+        failure(f, "oom_killed", msg, say(c, "process the data in chunks, or start the session "
+                "with a larger --memory", "process the data in chunks, or create the session "
+                "with a larger \"memory\""), c);
         return "restarted";
     }
     if (c->died) {
@@ -387,6 +473,7 @@ static void result_json(fo_session *s, cell_run *c, unsigned cell, const char *s
     fo_buf_puts(b, ", \"stderr\": ");
     fo_sandbox_json_str(b, c->raw[1] ? c->raw[1] : "", c->len[1]);
     put_json(b, "result", &c->repr);
+    put_json(b, "result_data", c->repr.len ? &c->result_data : &(fo_buf){ 0 });
     if (c->error && c->ename.len) {
         fo_buf_puts(b, ", \"error\": {\"name\": ");
         fo_buf_puts(b, c->ename.data);
@@ -403,6 +490,9 @@ static void result_json(fo_session *s, cell_run *c, unsigned cell, const char *s
         memset(&now, 0, sizeof now);
     fo_buf_puts(b, ", \"displays\": ");
     fo_session_displays(b, &now, c->displays, c->n_displays);
+    if (c->n_displays == MAX_DISPLAYS)
+        fo_buf_printf(b, ", \"displays_dropped\": \"at most %d displays a cell are kept\"",
+                      MAX_DISPLAYS);
     fo_buf_puts(b, ", \"files\": ");
     fo_session_out_changes(b, &s->outs, &now);
     fo_sandbox_collection_free(&s->outs);
@@ -425,10 +515,13 @@ static void result_json(fo_session *s, cell_run *c, unsigned cell, const char *s
 
 static void cell_free(cell_run *c)
 {
-    fo_buf *all[] = { &c->repr, &c->ename, &c->evalue, &c->etb };
+    fo_buf *all[] = { &c->repr, &c->ename, &c->evalue, &c->etb, &c->result_data };
 
     for (size_t k = 0; k < sizeof all / sizeof *all; k++)
         fo_buf_free(all[k]);
+    fo_session_bundle_free(&c->cur);
+    for (size_t k = 0; k < c->n_displays; k++)
+        fo_session_bundle_free(&c->displays[k]);
     free(c->raw[0]);
     free(c->raw[1]);
 }
@@ -447,7 +540,8 @@ void fo_session_exec_cell(fo_session *s, int cfd, const char *p, size_t n)
     if (n >= 5) {
         timeout_ms = (unsigned)(unsigned char)p[0] | (unsigned)(unsigned char)p[1] << 8 |
                      (unsigned)(unsigned char)p[2] << 16 | (unsigned)(unsigned char)p[3] << 24;
-        c.stream = p[4] != 0;
+        c.stream = (unsigned char)p[4] & FO_SESSION_STREAM_MASK;
+        c.http = ((unsigned char)p[4] & FO_SESSION_CALLER_HTTP) != 0;
     }
     timeout_s = timeout_ms ? timeout_ms / 1000.0 : s->plan.timeout_s;
     cell = ++s->cells;
@@ -463,6 +557,11 @@ void fo_session_exec_cell(fo_session *s, int cfd, const char *p, size_t n)
         c.died = 1;
         status = judge(s, &c, timeout_s, &fail);
     } else {
+        char no_text[16];
+        int len = snprintf(no_text, sizeof no_text, "%u", cell);
+
+        if (c.cfd >= 0 && fo_session_send(c.cfd, 'N', no_text, (size_t)len, -1) < 0)
+            c.cfd = -1;                           /* the cell has begun: its number */
         supervise_cell(s, &c, timeout_s);
         status = judge(s, &c, timeout_s, &fail);
     }

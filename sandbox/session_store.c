@@ -168,25 +168,3 @@ void fo_session_out_changes(fo_buf *b, const fo_sandbox_collection *before,
     }
     fo_buf_puts(b, "]");
 }
-
-void fo_session_displays(fo_buf *b, const fo_sandbox_collection *out,
-                         char (*paths)[256], size_t n)
-{
-    size_t k, shown = 0;
-
-    fo_buf_puts(b, "[");
-    for (k = 0; k < n; k++) {
-        const fo_sandbox_file *f = find(out, paths[k]);
-        char path[300];
-
-        if (!f)
-            continue;                    /* not a regular file of /out: not shown */
-        snprintf(path, sizeof path, "/out/%s", f->name);
-        fo_buf_puts(b, shown++ ? ", {\"mime\": \"image/png\", \"path\": "
-                                       : "{\"mime\": \"image/png\", \"path\": ");
-        fo_sandbox_json_str(b, path, strlen(path));
-        fo_buf_printf(b, ", \"bytes\": %llu, \"sha256\": \"%s\"}",
-                              (unsigned long long)f->bytes, f->sha256);
-    }
-    fo_buf_puts(b, "]");
-}

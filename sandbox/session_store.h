@@ -25,9 +25,5 @@ int fo_session_remove_tree(int dirfd, const char *name, int depth);
    ({"path": "/out/...", "bytes", "sha256"}). */
 void fo_session_out_changes(fo_buf *b, const fo_sandbox_collection *before,
                             const fo_sandbox_collection *after);
-/* JSON array of the displays (paths relative to /out) that are regular
-   files of out ({"mime": "image/png", "path", "bytes", "sha256"}). */
-void fo_session_displays(fo_buf *b, const fo_sandbox_collection *out,
-                         char (*paths)[256], size_t n);
 
 #endif

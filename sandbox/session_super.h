@@ -40,6 +40,36 @@ typedef struct {
     int slot_fd[2];               /* the flock'ed slots (RT/slots/N, the host's), or -1 */
 } fo_session;
 
+/* A MIME bundle being assembled from the kernel's 'b' / 'm' / 'B' frames
+   (session_bundle.c). Zeroed to start; fo_session_bundle_free at the end. */
+typedef struct {
+    fo_buf json;                  /* {"data": {...}, "metadata": {...}} once ended */
+    fo_buf val;                   /* the representation being gathered */
+    fo_buf plain;                 /* its text/plain, raw, for a terminal */
+    fo_buf dropped;               /* JSON items: forms left out, with the reason */
+    char mime[64];
+    char path[256];               /* a figure also saved below /out, or "" */
+    char kind;                    /* 'd' display, 'x' the last expression's value */
+    int open, over;
+    unsigned entries;
+    size_t bytes, room;           /* JSON written, and the most it may hold */
+} fo_bundle;
+
+/* 'b': a bundle begins (payload: kind, then optionally NUL and a path);
+   room: the bytes the cell may still spend on bundles. */
+void fo_session_bundle_begin(fo_bundle *b, const char *p, size_t n, size_t room);
+/* 'm': "mime\0data", appended to the form of that mime. */
+void fo_session_bundle_add(fo_bundle *b, const char *p, size_t n);
+/* 'B': the bundle ends; b->json holds it. 0, or -1 (none open, no memory). */
+int fo_session_bundle_end(fo_bundle *b);
+void fo_session_bundle_free(fo_bundle *b);
+/* JSON array of the display bundles; one whose figure is a regular file of
+   out also says "mime": "image/png", "path": "/out/...", "bytes", "sha256". */
+void fo_session_displays(fo_buf *b, const fo_sandbox_collection *out, const fo_bundle *d,
+                         size_t n);
+/* A strict RFC 8259 check, nesting at most 64 deep. 1 when p..p+n is JSON. */
+int fo_session_json_valid(const char *p, size_t n);
+
 /* session_exec.c */
 /* Waits for the kernel's ready frame ('k'). 0, or -1 (it died, or timeout). */
 int fo_session_kernel_hello(fo_session *s, int timeout_ms);

@@ -41,15 +41,15 @@ static void h_render(fo_serve_state *s, struct MHD_Connection *c, req *r);
 static void h_convert(fo_serve_state *s, struct MHD_Connection *c, req *r);
 
 static const route_def routes[] = {
-    { "GET", "/healthz", FO_ROUTE_HEALTHZ, 0, 0, h_healthz },
-    { "GET", "/metrics", FO_ROUTE_METRICS, 1, 0, h_metrics },
-    { "GET", "/v1/openapi.json", FO_ROUTE_OPENAPI, 0, 0, h_openapi },
-    { "POST", "/v1/render", FO_ROUTE_RENDER, 1, 'M', h_render },
-    { "POST", "/v1/convert", FO_ROUTE_CONVERT, 1, 'R', h_convert },
-    { "POST", "/v1/run", FO_ROUTE_RUN, 1, 'M', fo_http_run },
-    { "GET", "/v1/runs/", FO_ROUTE_RUN, 1, 0, fo_http_run_files },
-    { "POST", "/v1/sessions", FO_ROUTE_SESSIONS, 1, 'B', fo_http_sessions },
-    { NULL, "/v1/sessions/", FO_ROUTE_SESSIONS, 1, 'B', fo_http_sessions },
+    { "GET", "/healthz", FO_ROUTE_HEALTHZ, 0, 0, h_healthz, 1 },
+    { "GET", "/metrics", FO_ROUTE_METRICS, 1, 0, h_metrics, 1 },
+    { "GET", "/v1/openapi.json", FO_ROUTE_OPENAPI, 0, 0, h_openapi, 1 },
+    { "POST", "/v1/render", FO_ROUTE_RENDER, 1, 'M', h_render, 0 },
+    { "POST", "/v1/convert", FO_ROUTE_CONVERT, 1, 'R', h_convert, 0 },
+    { "POST", "/v1/run", FO_ROUTE_RUN, 1, 'M', fo_http_run, 0 },
+    { "GET", "/v1/runs/", FO_ROUTE_RUN, 1, 0, fo_http_run_files, 0 },
+    { "POST", "/v1/sessions", FO_ROUTE_SESSIONS, 1, 'B', fo_http_sessions, 0 },
+    { NULL, "/v1/sessions/", FO_ROUTE_SESSIONS, 1, 'B', fo_http_sessions, 0 },
 };
 #define N_ROUTES (sizeof routes / sizeof *routes)
 
@@ -62,7 +62,7 @@ static double since(const struct timespec *t0)
     return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-static void queue(struct MHD_Connection *c, req *r, unsigned status, struct MHD_Response *resp,
+void fo_http_send(struct MHD_Connection *c, req *r, unsigned status, struct MHD_Response *resp,
                   uint64_t bytes)
 {
     if (!resp || r->answered) {
@@ -72,6 +72,15 @@ static void queue(struct MHD_Connection *c, req *r, unsigned status, struct MHD_
     }
     MHD_add_response_header(resp, "X-Request-Id", r->id);
     MHD_add_response_header(resp, "X-Folio-Instance", r->s->cfg.instance);
+    if (r->susp) {
+        /* a deferred handler, on its own thread: the answer is queued when
+           the connection is resumed (fo_http_defer, fo_http_answer_now) */
+        r->pending = resp;
+        r->answered = 1;
+        r->status = status;
+        r->resp_bytes = bytes;
+        return;
+    }
     if (r->conn && r->conn == c) {
         /* mid-body: libmicrohttpd queues a response only before the body or
            after it. Nothing more is stored; the answer waits for the end of
@@ -106,7 +115,7 @@ void fo_http_send_text(struct MHD_Connection *c, req *r, unsigned status, const 
         MHD_add_response_header(resp, "Retry-After", "1");
     if (status == 401)
         MHD_add_response_header(resp, "WWW-Authenticate", "Bearer");
-    queue(c, r, status, resp, len);
+    fo_http_send(c, r, status, resp, len);
 }
 
 void fo_http_json_escape(char *dst, size_t cap, const char *s)
@@ -151,6 +160,18 @@ void fo_http_refuse(struct MHD_Connection *c, req *r, unsigned status, const cha
 }
 
 /* ---------------------------------------------------------- auth, log */
+
+/* Who asks: the SHA-256 (hex) of the request's bearer token, or "-" when
+   the server has no tokens. A session answers only the token that made it. */
+void fo_http_asker(const req *r, char out[65])
+{
+    if (!r->has_bearer) {
+        snprintf(out, 65, "-");
+        return;
+    }
+    for (int k = 0; k < 32; k++)
+        snprintf(out + 2 * k, 3, "%02x", r->bearer[k]);
+}
 
 int fo_serve_bearer(const char *authorization, unsigned char hash[32])
 {
@@ -517,7 +538,7 @@ void fo_http_send_file(struct MHD_Connection *c, req *r, int fd, const char *typ
     snprintf(disp, sizeof disp, "attachment; filename=\"%s\"", fname);
     MHD_add_response_header(resp, "Content-Type", type);
     MHD_add_response_header(resp, "Content-Disposition", disp);
-    queue(c, r, 200, resp, (uint64_t)st.st_size);
+    fo_http_send(c, r, 200, resp, (uint64_t)st.st_size);
 }
 
 /* The render's outcome as an HTTP answer. */
@@ -781,6 +802,63 @@ static void conn_started(fo_serve_state *s, struct MHD_Connection *c)
         atomic_fetch_sub(&s->fresh_conns, 1);
 }
 
+/* ---------------------------------------------------- deferred requests */
+
+/* A request whose handler may wait (a cell, a render queued for a worker,
+   a session resumed from disk) runs on a thread of its own while its
+   connection is suspended: libmicrohttpd's threads never wait, so no other
+   request, on any connection, waits behind it (PRODUCT.md §8). The thread
+   holds nothing another request needs; it ends with its handler. */
+#define DEFER_STACK (512u << 10)
+
+/* Set on a deferred thread once its request was resumed early: from then
+   on the request may be answered and freed under it. */
+static _Thread_local int resumed_early;
+
+static void *deferred_main(void *arg)
+{
+    req *r = arg;
+    struct MHD_Connection *c = r->susp;
+    fo_serve_state *s = r->s;
+
+    r->rt->fn(s, c, r);
+    if (!resumed_early) {
+        if (!r->answered)
+            fo_http_refuse(c, r, 500, NULL, NULL, "no answer was made (a bug)");
+        MHD_resume_connection(c);      /* r may be gone from here on */
+    }
+    atomic_fetch_sub(&s->deferred, 1);
+    return NULL;
+}
+
+void fo_http_answer_now(req *r)
+{
+    resumed_early = 1;
+    MHD_resume_connection(r->susp);
+}
+
+static void defer(fo_serve_state *s, struct MHD_Connection *c, req *r)
+{
+    pthread_attr_t attr;
+    pthread_t t;
+    int ok;
+
+    r->susp = c;
+    atomic_fetch_add(&s->deferred, 1);
+    MHD_suspend_connection(c);
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, DEFER_STACK);
+    ok = pthread_create(&t, &attr, deferred_main, r) == 0;
+    pthread_attr_destroy(&attr);
+    if (!ok) {
+        fo_http_refuse(c, r, 503, "busy", "retry after the number of seconds in Retry-After",
+                       "no thread could be started for the request");
+        atomic_fetch_sub(&s->deferred, 1);
+        MHD_resume_connection(c);
+    }
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *data,
                                   size_t *size, void **con_cls)
@@ -818,6 +896,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (r->pp) {
         MHD_destroy_post_processor(r->pp);
         r->pp = NULL;
+    }
+    if (!r->rt->quick) {
+        defer(s, c, r);
+        return MHD_YES;
     }
     r->rt->fn(s, c, r);
     if (!r->answered)
@@ -901,7 +983,8 @@ struct MHD_Daemon *fo_serve_http_start(fo_serve_state *s, int lfd)
     /* the connection's memory pool bounds the request line and headers:
        a larger request gets 414/431 from libmicrohttpd itself */
     return MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG,
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG |
+            MHD_ALLOW_SUSPEND_RESUME,
         0, NULL, NULL, on_request, s,
         MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)lfd,

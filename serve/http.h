@@ -4,6 +4,9 @@
 #ifndef FO_SERVE_HTTP_H
 #define FO_SERVE_HTTP_H
 
+#include "sandbox/session.h"
+
+#include <jansson.h>
 #include <microhttpd.h>
 #include <stdint.h>
 #include <time.h>
@@ -27,6 +30,9 @@ typedef struct {
     int auth;                 /* needs a bearer token (when tokens are configured) */
     int body;                 /* 0 none, 'M' multipart, 'R' CSV/TSV/spec, 'B' any (one file) */
     handler_fn fn;
+    int quick;                /* 1: answered on libmicrohttpd's thread; 0 (the default):
+                                 the handler runs on a thread of its own while the
+                                 connection is suspended (fo_http_defer) */
 } route_def;
 
 struct req {
@@ -52,12 +58,16 @@ struct req {
     uint64_t discarded;            /* body bytes dropped after that refusal */
     unsigned char bearer[32];      /* SHA-256 of the bearer token (fo_serve_bearer) */
     int has_bearer;                /* 0: the request sent none */
+    struct MHD_Connection *susp;   /* deferred: the suspended connection, else NULL */
 };
 
 /* Answers {"errors": [{"message", "hint"}]} with status; reason (or NULL)
    goes to the log and the refusal counter. */
 void fo_http_refuse(struct MHD_Connection *c, req *r, unsigned status, const char *reason,
                     const char *hint, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* Queues resp (taken) with status; bytes for the log. */
+void fo_http_send(struct MHD_Connection *c, req *r, unsigned status, struct MHD_Response *resp,
+                  uint64_t bytes);
 /* Answers body (copied) with status and type. */
 void fo_http_send_text(struct MHD_Connection *c, req *r, unsigned status, const char *type,
                        const char *body, size_t len);
@@ -79,7 +89,24 @@ int fo_http_new_file(req *r, const char *name);
 int fo_http_slot_take(fo_serve_state *s);
 void fo_http_slot_give(fo_serve_state *s);
 
-/* sessions.c and runs.c */
+/* The handler of a deferred request has its answer ready (in r->pending)
+   before it returns -- an event stream, or a cell that goes on detached:
+   the connection is resumed now, and r must not be used after this call. */
+void fo_http_answer_now(req *r);
+/* The bearer token's owner key ("-" without tokens): hex SHA-256. */
+void fo_http_asker(const req *r, char out[65]);
+
+/* sessions.c: {"errors": [{"code", "message", "hint"}]} with the status of
+   e->code (404 session_not_found, 410, 429, 503, ...). */
+void fo_http_session_refuse(struct MHD_Connection *c, req *r, const fo_session_error *e);
+/* The request body, parsed: an object (the caller decrefs), or NULL after
+   answering 400. An empty body is an empty object. */
+json_t *fo_http_read_json(struct MHD_Connection *c, req *r);
+
+/* sessions.c, cells.c and runs.c */
+void fo_http_exec(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *id);
+void fo_http_cell(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *id,
+                  const char *n);
 void fo_http_sessions(fo_serve_state *s, struct MHD_Connection *c, req *r);
 void fo_http_run(fo_serve_state *s, struct MHD_Connection *c, req *r);
 void fo_http_run_files(fo_serve_state *s, struct MHD_Connection *c, req *r);

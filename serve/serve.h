@@ -142,6 +142,7 @@ typedef struct {
     atomic_ulong next_id;
     atomic_int draining;
     atomic_long cells;             /* session cells running */
+    atomic_long deferred;          /* requests whose handler runs on a thread of its own */
     char runs_dir[4200];           /* SCRATCH/runs: one folder per run, kept run_ttl */
 } fo_serve_state;
 

@@ -486,7 +486,9 @@ int fo_serve_main(int argc, char **argv, const char *engine)
         s.cfg.queue = 4 * s.cfg.workers;
     if (!s.cfg.max_cells)
         s.cfg.max_cells = 4 * s.cfg.workers;
-    s.cfg.threads = s.cfg.workers + s.cfg.queue + s.cfg.max_cells + 2;
+    /* libmicrohttpd's threads never wait (a request that may is deferred to
+       a thread of its own, http.c): one per core is enough */
+    s.cfg.threads = s.cfg.workers < 2 ? 2 : s.cfg.workers > 16 ? 16 : s.cfg.workers;
     pthread_rwlock_init(&s.tokens_lock, NULL);
     pthread_mutex_init(&s.slots_lock, NULL);
     pthread_cond_init(&s.slots_free, NULL);

@@ -24,18 +24,6 @@ int fo_serve_name_ok(const char *name);   /* zygote.c */
 
 /* ------------------------------------------------------------ owners */
 
-/* Who asks: the SHA-256 (hex) of the request's bearer token, or "-" when
-   the server has no tokens. A session answers only the token that made it. */
-static void asker(const req *r, char out[65])
-{
-    if (!r->has_bearer) {
-        snprintf(out, 65, "-");
-        return;
-    }
-    for (int k = 0; k < 32; k++)
-        snprintf(out + 2 * k, 3, "%02x", r->bearer[k]);
-}
-
 /* SESSION_DIR/ID/owner: written once, as the session is made. 0 or -1. */
 static int set_owner(fo_serve_state *s, const char *id, const char *who)
 {
@@ -69,7 +57,7 @@ static int is_owner(fo_serve_state *s, const req *r, const char *id)
     if (n <= 0)
         return 0;
     have[n] = '\0';
-    asker(r, want);
+    fo_http_asker(r, want);
     if (strlen(have) != strlen(want))
         return 0;
     for (size_t k = 0; want[k]; k++)
@@ -91,8 +79,7 @@ static unsigned status_of(const char *code)
     return 500;
 }
 
-/* {"errors": [{"code", "message", "hint"}]} with the code's status. */
-static void refuse_session(struct MHD_Connection *c, req *r, const fo_session_error *e)
+void fo_http_session_refuse(struct MHD_Connection *c, req *r, const fo_session_error *e)
 {
     json_t *o = json_pack("{s:[{s:s, s:s, s:s}]}", "errors", "code", e->code[0] ? e->code : "internal",
                           "message", e->message, "hint", e->hint);
@@ -112,9 +99,7 @@ static void refuse_session(struct MHD_Connection *c, req *r, const fo_session_er
     free(body);
 }
 
-/* The request body, parsed: an object, or NULL after answering 400. An
-   empty body is an empty object. */
-static json_t *read_body(struct MHD_Connection *c, req *r)
+json_t *fo_http_read_json(struct MHD_Connection *c, req *r)
 {
     json_error_t je;
     json_t *o;
@@ -193,7 +178,7 @@ static void h_create(fo_serve_state *s, struct MHD_Connection *c, req *r)
     char *argv[2 * sizeof new_opts / sizeof *new_opts + 2];
     fo_session_new o = { s->cfg.folio, argv, 0, 0 };
     fo_session_error err;
-    json_t *body = read_body(c, r), *j;
+    json_t *body = fo_http_read_json(c, r), *j;
     char *text;
 
     memset(&err, 0, sizeof err);
@@ -208,10 +193,10 @@ static void h_create(fo_serve_state *s, struct MHD_Connection *c, req *r)
     argv[o.argc++] = "--max-sessions";
     argv[o.argc++] = maxs;
     if (fo_session_create(&o, id, &info, &err) < 0) {
-        refuse_session(c, r, &err);
+        fo_http_session_refuse(c, r, &err);
         return;
     }
-    asker(r, who);
+    fo_http_asker(r, who);
     if (set_owner(s, id, who) < 0) {
         fo_session_close(id, &err);
         free(info);
@@ -235,50 +220,6 @@ static void h_create(fo_serve_state *s, struct MHD_Connection *c, req *r)
     fo_serve_metrics_session();
     fo_http_send_text(c, r, 201, "application/json", text, strlen(text));
     free(text);
-}
-
-/* --------------------------------------------------------------- exec */
-
-static int cell_take(fo_serve_state *s)
-{
-    if (atomic_fetch_add(&s->cells, 1) < (long)s->cfg.max_cells)
-        return 1;
-    atomic_fetch_sub(&s->cells, 1);
-    return 0;
-}
-
-static void h_exec(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *id)
-{
-    fo_session_error err;
-    json_t *body = read_body(c, r), *code, *timeout;
-    char *result = NULL;
-
-    memset(&err, 0, sizeof err);
-    if (!body)
-        return;
-    code = json_object_get(body, "code");
-    timeout = json_object_get(body, "timeout");
-    if (!json_is_string(code) || (timeout && !json_is_number(timeout)) ||
-        json_object_size(body) != 1u + (timeout != NULL)) {
-        json_decref(body);
-        fo_http_refuse(c, r, 400, "bad_request", "send {\"code\": \"...\", \"timeout\": S}",
-                       "exec takes \"code\" (a string) and an optional \"timeout\" (seconds)");
-        return;
-    }
-    if (!cell_take(s)) {
-        json_decref(body);
-        fo_http_refuse(c, r, 429, "busy", "retry after the number of seconds in Retry-After",
-                       "%u cells are running on this instance", s->cfg.max_cells);
-        return;
-    }
-    if (fo_session_exec(id, json_string_value(code), json_string_length(code),
-                        timeout ? json_number_value(timeout) : 0, NULL, NULL, &result, &err) < 0)
-        refuse_session(c, r, &err);
-    else
-        fo_http_send_text(c, r, 200, "application/json", result, strlen(result));
-    atomic_fetch_sub(&s->cells, 1);
-    free(result);
-    json_decref(body);
 }
 
 /* -------------------------------------------------------------- files */
@@ -309,7 +250,7 @@ static void h_put(struct MHD_Connection *c, req *r, const char *id, const char *
         return;
     }
     if (fo_session_put(id, r->files[0].fd, dest, &err) < 0) {
-        refuse_session(c, r, &err);
+        fo_http_session_refuse(c, r, &err);
         return;
     }
     fo_http_send_text(c, r, 201, "application/json", "{}\n", 3);
@@ -326,7 +267,7 @@ static void h_get(struct MHD_Connection *c, req *r, const char *id, const char *
     memset(&err, 0, sizeof err);
     session_path(rest, path, sizeof path);
     if (fo_session_get(id, path, &fd, &bytes, &err) < 0) {
-        refuse_session(c, r, &err);
+        fo_http_session_refuse(c, r, &err);
         return;
     }
     fo_http_send_file(c, r, fd, "application/octet-stream", base ? base + 1 : rest);
@@ -372,7 +313,7 @@ static void render_failed(struct MHD_Connection *c, req *r, const char *result)
         fo_http_refuse(c, r, 413, "ceiling", e.hint, "%s", e.message);
         return;
     }
-    refuse_session(c, r, &e);
+    fo_http_session_refuse(c, r, &e);
 }
 
 static void h_render(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *id)
@@ -396,7 +337,7 @@ static void h_render(fo_serve_state *s, struct MHD_Connection *c, req *r, const 
         return;
     }
     if (fo_session_render(id, formats, on_file, &out, &result, &err) < 0) {
-        refuse_session(c, r, &err);
+        fo_http_session_refuse(c, r, &err);
     } else if (out.n != job.n_formats) {
         render_failed(c, r, result);
     } else {
@@ -444,7 +385,7 @@ static int split_path(fo_serve_state *s, struct MHD_Connection *c, req *r, const
                                "names", 2 };
         snprintf(e.message, sizeof e.message, "no session \"%.80s\" on instance %s", p,
                  s->cfg.instance);
-        refuse_session(c, r, &e);
+        fo_http_session_refuse(c, r, &e);
         return -1;
     }
     memcpy(id, hex, 32);
@@ -456,7 +397,7 @@ static int split_path(fo_serve_state *s, struct MHD_Connection *c, req *r, const
         fo_session_error e = { "session_not_found", "", "session ids are what POST /v1/sessions "
                                "answered to this token", 2 };
         snprintf(e.message, sizeof e.message, "no session %.80s", p);
-        refuse_session(c, r, &e);
+        fo_http_session_refuse(c, r, &e);
         return -1;
     }
     return 0;
@@ -477,11 +418,13 @@ void fo_http_sessions(fo_serve_state *s, struct MHD_Connection *c, req *r)
         fo_session_error err;
         memset(&err, 0, sizeof err);
         if (fo_session_close(id, &err) < 0)
-            refuse_session(c, r, &err);
+            fo_http_session_refuse(c, r, &err);
         else
             fo_http_send_text(c, r, 204, "application/json", "", 0);
     } else if (!strcmp(rest, "exec") && !strcmp(m, "POST")) {
-        h_exec(s, c, r, id);
+        fo_http_exec(s, c, r, id);
+    } else if (!strncmp(rest, "cells/", 6) && !strcmp(m, "GET")) {
+        fo_http_cell(s, c, r, id, rest + 6);
     } else if (!strcmp(rest, "render") && !strcmp(m, "POST")) {
         h_render(s, c, r, id);
     } else if (!strncmp(rest, "files/", 6) && fo_serve_name_ok(rest + 6) &&

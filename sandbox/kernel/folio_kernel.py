@@ -11,13 +11,18 @@
 #            (save picklable globals to /tmp/.folio/state.pkl), 'r' restore.
 # Answers:   'k' ready; 'o'/'e' stdout/stderr bytes (<= 64 KiB each);
 #            'x' repr of a last bare expression; 'n' 'v' 't' error name,
-#            value, traceback; 'd' display path below /out; 'u' a name that
-#            was not saved or restored, with the reason; 'E' end, payload
-#            "ok" or "error".
+#            value, traceback; 'b' a MIME bundle begins (payload 'd' for a
+#            display, 'x' for the last expression's value, then for a figure
+#            also saved to /out its path below /out), 'm' one representation
+#            of it ("mime\0data"; several 'm' of one mime in a row are one
+#            value cut in pieces), 'B' the bundle ends; 'u' a name that was
+#            not saved or restored, with the reason; 'E' end, payload "ok"
+#            or "error".
 # The host trusts none of it: it bounds every frame and builds the result
 # object itself. File descriptors 1 and 2 of the cell (and of anything it
 # starts) are pipes this kernel reads in a thread and forwards as 'o'/'e'.
 import ast
+import base64
 import fcntl
 import linecache
 import os
@@ -30,15 +35,19 @@ import threading
 import time
 import traceback
 import types
+import json
 
 MAX_TEXT = 65536                  # repr, error value, traceback, one stream frame
 VALUE_CAP = 256 << 20             # one pickled variable
 TOTAL_CAP = 1 << 30               # all of them
 STATE = "/tmp/.folio/state.pkl"
+BUNDLE_CAP = 4 << 20              # one MIME bundle (the host bounds it again)
+PIECE = 60000                     # one 'm' frame's data
 
 _send_lock = threading.Lock()
 _rep = None                       # the answer channel (the original fd 1)
 _in_cell = False
+_capture = None                   # the cell's stdout/stderr pump (Capture)
 
 
 def send(kind, payload=b""):
@@ -126,6 +135,155 @@ class Capture:
             time.sleep(0.0002)
 
 
+# ------------------------------------------------------------ rich output
+
+# The representations a notebook asks an object for, in the order it asks.
+REPRS = (("_repr_html_", "text/html"), ("_repr_markdown_", "text/markdown"),
+         ("_repr_svg_", "image/svg+xml"), ("_repr_png_", "image/png"),
+         ("_repr_jpeg_", "image/jpeg"), ("_repr_latex_", "text/latex"),
+         ("_repr_json_", "application/json"))
+BINARY = ("image/png", "image/jpeg")
+figure_formats = ["png"]
+
+
+def set_matplotlib_formats(*formats):
+    """As IPython's: which forms a matplotlib figure is shown in ('png', 'svg')."""
+    bad = [f for f in formats if f not in ("png", "svg")]
+    if bad or not formats:
+        raise ValueError("set_matplotlib_formats takes 'png' and/or 'svg', not %r" % (bad or formats,))
+    figure_formats[:] = list(dict.fromkeys(formats))
+
+
+def _encode(mime, value):
+    """A representation as the text a bundle carries, or None."""
+    if value is None:
+        return None
+    if mime in BINARY:
+        if isinstance(value, str):
+            return value            # already base64, as IPython allows
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if mime == "application/json":
+        return json.dumps(value, allow_nan=False, default=str)
+    return value if isinstance(value, str) else str(value)
+
+
+def _figure_data(fig, data, path=None):
+    import io
+    if "png" in figure_formats:
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png")
+        png = buf.getvalue()
+        data["image/png"] = base64.b64encode(png).decode("ascii")
+        if path:
+            with open("/out/" + path, "wb") as f:
+                f.write(png)
+    if "svg" in figure_formats:
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg")
+        data["image/svg+xml"] = buf.getvalue()
+
+
+def _is_figure(obj):
+    figure = getattr(sys.modules.get("matplotlib.figure"), "Figure", None)
+    return figure is not None and isinstance(obj, figure)
+
+
+def mime_bundle(obj):
+    """{mime: text} for obj as a notebook would show it; text/plain always."""
+    data = {}
+    if not isinstance(obj, type):       # a class's _repr_html_ is unbound
+        rich = getattr(obj, "_repr_mimebundle_", None)
+        if callable(rich):
+            try:
+                got = rich(include=None, exclude=None)
+                got = got[0] if isinstance(got, tuple) else got
+                for mime, value in (got or {}).items():
+                    data[mime] = _encode(mime, value)
+            except Exception:
+                pass
+        for attr, mime in REPRS:
+            method = getattr(obj, attr, None)
+            if mime in data or not callable(method):
+                continue
+            try:
+                value = method()
+                if isinstance(value, tuple) and len(value) == 2:
+                    value = value[0]
+                data[mime] = _encode(mime, value)
+            except Exception:
+                continue
+        if _is_figure(obj):
+            try:
+                _figure_data(obj, data)
+            except Exception as e:
+                sys.stderr.write("folio: can't draw the figure: %s\n" % e)
+    data = {m: v for m, v in data.items() if v is not None}
+    try:
+        data["text/plain"] = repr(obj)
+    except Exception as e:
+        data["text/plain"] = "<%s object: repr failed: %s>" % (type(obj).__name__, e)
+    return data
+
+
+def send_bundle(kind, data, path=None):
+    """The bundle as frames: 'b', an 'm' per piece of each representation
+    (text/plain first and clipped, so that it survives any cap), 'B'."""
+    head = kind + ("\0" + path if path else "")
+    send("b", head)
+    room = BUNDLE_CAP
+    order = ["text/plain"] + sorted(m for m in data if m != "text/plain")
+    for mime in order:
+        text = data[mime].encode("utf-8", "replace") if mime != "text/plain" else clip(data[mime])
+        if len(text) > room:             # past the cap: the host drops it and says so
+            text = text[:room + 1]
+        room -= min(len(text), room)
+        for off in range(0, max(len(text), 1), PIECE):
+            send("m", mime.encode("ascii", "replace") + b"\0" + text[off:off + PIECE])
+    send("B")
+
+
+def _output_first():
+    """What the cell printed so far goes out before what it shows next."""
+    if _capture is not None:
+        _capture.drain()
+
+
+def display(*objs, raw=False, **_ignored):
+    """Shows each object as a notebook does (IPython.display.display)."""
+    for obj in objs:
+        if raw and isinstance(obj, dict):
+            data = {m: _encode(m, v) for m, v in obj.items()}
+            data = {m: v for m, v in data.items() if v is not None}
+            data.setdefault("text/plain", "")
+        else:
+            data = mime_bundle(obj)
+        _output_first()
+        send_bundle("d", data)
+
+
+class _IPythonDisplayHook:
+    """When the cell imports IPython.display, its display() becomes ours
+    (without a running IPython shell it would only print reprs)."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in ("IPython.display", "IPython.core.display_functions"):
+            return None
+        import importlib.machinery
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None and spec.loader is not None:
+                inner = spec.loader.exec_module
+
+                def exec_module(module, inner=inner):
+                    inner(module)
+                    module.display = display
+                spec.loader.exec_module = exec_module
+                return spec
+        return None
+
+
 # ----------------------------------------------------------------- cells
 
 def _on_sigint(signum, frame):
@@ -153,8 +311,11 @@ def show_figures(cell):
     for k, num in enumerate(nums, 1):
         rel = "displays/cell-%d-%d.png" % (cell, k)
         try:
-            plt.figure(num).savefig("/out/" + rel, format="png")
-            send("d", rel)
+            fig = plt.figure(num)
+            data = {}
+            _figure_data(fig, data, rel if "png" in figure_formats else None)
+            data["text/plain"] = repr(fig)
+            send_bundle("d", data, rel if "png" in figure_formats else None)
         except Exception as e:  # a broken figure must not lose the cell
             sys.stderr.write("folio: can't save figure %d: %s\n" % (num, e))
     plt.close("all")
@@ -181,7 +342,10 @@ def run_cell(ns, cell, code, capture):
             _in_cell = False
         if value is not None:
             ns["_"] = value
-            send("x", clip(repr(value)))
+            data = mime_bundle(value)
+            _output_first()
+            send("x", clip(data["text/plain"]))
+            send_bundle("x", data)
     except BaseException as exc:  # noqa: B902 — the cell's error, whatever it is
         _in_cell = False
         status = "error"
@@ -307,7 +471,7 @@ def restore(ns):
 # ------------------------------------------------------------------ main
 
 def main():
-    global _rep
+    global _rep, _capture
     os.set_inheritable(_ERR, False)
     cmd = os.dup(0)
     _rep = os.dup(1)
@@ -316,7 +480,8 @@ def main():
     null = os.open("/dev/null", os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
-    capture = Capture()
+
+    capture = _capture = Capture()
     sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="backslashreplace",
                       closefd=False)
     sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="backslashreplace",
@@ -327,6 +492,10 @@ def main():
     main_mod.__builtins__ = __builtins__
     sys.modules["__main__"] = main_mod
     ns = main_mod.__dict__
+    import builtins
+    builtins.display = display
+    builtins.set_matplotlib_formats = set_matplotlib_formats
+    sys.meta_path.insert(0, _IPythonDisplayHook())
     if "/work" not in sys.path:
         sys.path.insert(0, "/work")
     send("k", sys.version.split()[0])
