@@ -50,6 +50,7 @@ static const route_def routes[] = {
     { "GET", "/v1/runs/", FO_ROUTE_RUN, 1, 0, fo_http_run_files },
     { "POST", "/v1/sessions", FO_ROUTE_SESSIONS, 1, 'B', fo_http_sessions },
     { NULL, "/v1/sessions/", FO_ROUTE_SESSIONS, 1, 'B', fo_http_sessions },
+    { NULL, "/mcp", FO_ROUTE_OTHER, 1, 'B', fo_mcp_http },
 };
 #define N_ROUTES (sizeof routes / sizeof *routes)
 
@@ -91,6 +92,12 @@ static void queue(struct MHD_Connection *c, req *r, unsigned status, struct MHD_
         r->resp_bytes = bytes;
     }
     MHD_destroy_response(resp);
+}
+
+void fo_http_send_response(struct MHD_Connection *c, req *r, unsigned status,
+                           struct MHD_Response *resp)
+{
+    queue(c, r, status, resp, 0);
 }
 
 void fo_http_send_text(struct MHD_Connection *c, req *r, unsigned status, const char *type,
@@ -901,7 +908,7 @@ struct MHD_Daemon *fo_serve_http_start(fo_serve_state *s, int lfd)
     /* the connection's memory pool bounds the request line and headers:
        a larger request gets 414/431 from libmicrohttpd itself */
     return MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG,
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG,
         0, NULL, NULL, on_request, s,
         MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)lfd,

@@ -79,7 +79,12 @@ int fo_http_new_file(req *r, const char *name);
 int fo_http_slot_take(fo_serve_state *s);
 void fo_http_slot_give(fo_serve_state *s);
 
-/* sessions.c and runs.c */
+/* Answers resp (taken: destroyed here) with status, as every answer goes. */
+void fo_http_send_response(struct MHD_Connection *c, req *r, unsigned status,
+                           struct MHD_Response *resp);
+
+/* sessions.c and runs.c; mcp_http.c (/mcp) */
+void fo_mcp_http(fo_serve_state *s, struct MHD_Connection *c, req *r);
 void fo_http_sessions(fo_serve_state *s, struct MHD_Connection *c, req *r);
 void fo_http_run(fo_serve_state *s, struct MHD_Connection *c, req *r);
 void fo_http_run_files(fo_serve_state *s, struct MHD_Connection *c, req *r);

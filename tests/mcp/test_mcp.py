@@ -11,6 +11,9 @@ import os
 import pathlib
 import shutil
 import subprocess
+import sys
+import urllib.error
+import urllib.request
 
 import pytest
 
@@ -77,7 +80,7 @@ def stdio(sdk, tmp_path_factory):
     close_spares(env)
 
 
-def check_conversation(seen):
+def check_conversation(seen, cell_timeout_5s=True):
     """What every transport must answer the same way."""
     assert seen["errors_at_end"] == [], seen["errors_at_end"]
     assert seen["server"]["name"] == "folio"
@@ -113,9 +116,10 @@ def check_conversation(seen):
     assert "ceiling" in seen["oversize"]["text"]
     assert "-32002" in seen["escape_uri"]
     assert "-32602" in seen["unknown_tool"]
-    # a call cannot lengthen the server's cell timeout (5 s)
-    lt = seen["longer_timeout"]
-    assert lt["isError"] and "cell_timeout" in lt["text"] and "slept" not in lt["text"]
+    if cell_timeout_5s:
+        # a call cannot lengthen the server's cell timeout (5 s)
+        lt = seen["longer_timeout"]
+        assert lt["isError"] and "cell_timeout" in lt["text"] and "slept" not in lt["text"]
     # progress: the cell's output lines and the heartbeat, strictly increasing
     prog = seen["progress"]
     assert [p["progress"] for p in prog] == sorted({p["progress"] for p in prog})
@@ -202,3 +206,102 @@ def test_unknown_option_is_a_usage_error(tmp_path):
     p = subprocess.run([FOLIO, "mcp", "--net-all"], capture_output=True, text=True, timeout=60,
                        env=runtime(tmp_path))
     assert p.returncode == 1 and "unknown option --net-all" in p.stderr
+
+
+# ------------------------------------------------------ streamable HTTP
+
+sys.path.insert(0, str(ROOT / "tests" / "serve"))
+from test_serve import Server  # noqa: E402
+
+TOKEN = "mcp-test-token-0123456789abcdef"
+
+
+@pytest.fixture(scope="module")
+def http(sdk, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("mcp-http")
+    (tmp / "tokens").write_text(TOKEN + "\nanother-token-0123456789abcdef\n")
+    (tmp / "tokens").chmod(0o600)
+    srv = Server("--token-file", tmp / "tokens", "--max-bytes", 200000,
+                 "--session-dir", tmp / "sessions", scratch=tmp)
+    env = dict(os.environ, FOLIO_SESSION_DIR=str(tmp / "sessions"))
+    try:
+        seen = drive(sdk, "http", srv.url + "/mcp", TOKEN, tmp, env=env)
+        seen["_tmp"], seen["_srv"], seen["_env"] = tmp, srv, env
+        yield seen
+    finally:
+        assert srv.stop() == 0
+        close_spares(dict(env, XDG_RUNTIME_DIR=str(tmp)))
+
+
+def post(url, body, token=TOKEN, **headers):
+    h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    if token:
+        h["Authorization"] = "Bearer " + token
+    h.update(headers)
+    data = json.dumps(body).encode() if body is not None else None
+    method = headers.pop("method", None)
+    req = urllib.request.Request(url, data=data, headers=h, method=method or ("POST" if data else "GET"))
+    try:
+        with urllib.request.urlopen(req, timeout=120) as r:
+            return r.status, dict(r.headers), r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read().decode()
+
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "raw", "version": "0"}}}
+
+
+def test_http_sdk_client_drives_a_conversation(http):
+    check_conversation(http, cell_timeout_5s=False)
+
+
+def test_http_render_opens_in_openpyxl(http):
+    import openpyxl
+    rows = [[c.value for c in r] for r in
+            openpyxl.load_workbook(http["_tmp"] / "result.xlsx").active.iter_rows()]
+    assert rows[-1] == ["Total", 300]
+
+
+def test_http_session_ends_with_delete(http):
+    # the SDK client ended its MCP session (DELETE /mcp): its folio session is closed
+    p = subprocess.run([FOLIO, "session", "ls", "--json"], env=http["_env"], capture_output=True,
+                       text=True, timeout=60)
+    assert [s for s in json.loads(p.stdout or "[]") if s.get("state") == "live"] == []
+
+
+def test_http_transport_rules(http):
+    url = http["_srv"].url + "/mcp"
+    st, h, body = post(url, INIT)
+    assert st == 200 and h["Content-Type"] == "application/json"
+    sid = h["Mcp-Session-Id"]
+    assert len(sid) == 32 and json.loads(body)["result"]["protocolVersion"] == "2025-11-25"
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    assert post(url, ping, **{"Mcp-Session-Id": sid})[0] == 200
+    # a notification is accepted with no body
+    st, _, body = post(url, {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                       **{"Mcp-Session-Id": sid})
+    assert (st, body) == (202, "")
+    assert post(url, ping)[0] == 400                                   # no session id
+    assert post(url, ping, **{"Mcp-Session-Id": "0" * 32})[0] == 404   # unknown
+    assert post(url, ping, token="another-token-0123456789abcdef",
+                **{"Mcp-Session-Id": sid})[0] == 404                     # another token's
+    assert post(url, ping, token=None, **{"Mcp-Session-Id": sid})[0] == 401
+    assert post(url, ping, Origin="http://evil.example", **{"Mcp-Session-Id": sid})[0] == 403
+    assert post(url, ping, **{"Mcp-Session-Id": sid, "MCP-Protocol-Version": "1999-01-01"})[0] == 400
+    assert post(url, None)[0] == 405                                     # no standalone stream
+    # progress asked for: an event stream of notifications, then the answer
+    call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "run_python", "_meta": {"progressToken": "p1"},
+                       "arguments": {"code": "import time\nfor i in range(3):\n"
+                                             "    print(i, flush=True); time.sleep(0.5)"}}}
+    st, h, body = post(url, call, **{"Mcp-Session-Id": sid})
+    assert st == 200 and h["Content-Type"] == "text/event-stream"
+    events = [json.loads(line[6:]) for line in body.splitlines() if line.startswith("data: ")]
+    assert [e["method"] for e in events[:-1]] == ["notifications/progress"] * (len(events) - 1)
+    assert len(events) >= 3 and events[-1]["id"] == 3
+    assert events[-1]["result"]["content"][0]["text"] == "0\n1\n2\n"
+    st, _, _ = post(url, None, method="DELETE", **{"Mcp-Session-Id": sid})
+    assert st == 204
+    assert post(url, ping, **{"Mcp-Session-Id": sid})[0] == 404
