@@ -95,9 +95,9 @@ static void queue(struct MHD_Connection *c, req *r, unsigned status, struct MHD_
 }
 
 void fo_http_send_response(struct MHD_Connection *c, req *r, unsigned status,
-                           struct MHD_Response *resp)
+                           struct MHD_Response *resp, uint64_t bytes)
 {
-    queue(c, r, status, resp, 0);
+    queue(c, r, status, resp, bytes);
 }
 
 void fo_http_send_text(struct MHD_Connection *c, req *r, unsigned status, const char *type,

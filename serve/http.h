@@ -79,9 +79,10 @@ int fo_http_new_file(req *r, const char *name);
 int fo_http_slot_take(fo_serve_state *s);
 void fo_http_slot_give(fo_serve_state *s);
 
-/* Answers resp (taken: destroyed here) with status, as every answer goes. */
+/* Answers resp (taken: destroyed here) with status, as every answer goes;
+   bytes: its length for the log (0 when unknown, e.g. a stream). */
 void fo_http_send_response(struct MHD_Connection *c, req *r, unsigned status,
-                           struct MHD_Response *resp);
+                           struct MHD_Response *resp, uint64_t bytes);
 
 /* sessions.c and runs.c; mcp_http.c (/mcp) */
 void fo_mcp_http(fo_serve_state *s, struct MHD_Connection *c, req *r);

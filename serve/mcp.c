@@ -209,7 +209,7 @@ void fo_mcp_free(fo_mcp *m)
 
 static void send_json(fo_mcp_send_fn send, void *ud, json_t *msg)
 {
-    char *text = json_dumps(msg, JSON_COMPACT | JSON_ENSURE_ASCII);
+    char *text = json_dumps(msg, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(10));
 
     if (text) {
         send(ud, text, strlen(text));

@@ -71,7 +71,7 @@ static void reply(struct MHD_Connection *c, req *r, unsigned status, const char 
     if (type)
         MHD_add_response_header(resp, "Content-Type", type);
     add_common(resp, sid);
-    fo_http_send_response(c, r, status, resp);
+    fo_http_send_response(c, r, status, resp, len);
 }
 
 /* A JSON-RPC error as the body of an HTTP refusal. */
@@ -366,7 +366,7 @@ static int answer_stream(struct MHD_Connection *c, req *r, entry *e, char *msg, 
         MHD_destroy_response(resp);   /* frees st through response_gone */
         return -1;
     }
-    fo_http_send_response(c, r, 200, resp);
+    fo_http_send_response(c, r, 200, resp, 0);
     return 0;
 }
 
@@ -480,6 +480,6 @@ void fo_mcp_http(fo_serve_state *s, struct MHD_Connection *c, req *r)
         if (!resp)
             return;
         MHD_add_response_header(resp, "Allow", "POST, DELETE");
-        fo_http_send_response(c, r, 405, resp);
+        fo_http_send_response(c, r, 405, resp, 0);
     }
 }

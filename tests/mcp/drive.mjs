@@ -7,6 +7,7 @@
 //   node drive.mjs stdio FOLIO OUTDIR [folio mcp options...]
 //   node drive.mjs http URL TOKEN OUTDIR
 //   node drive.mjs bench-stdio FOLIO N | bench-http URL TOKEN N
+//   node drive.mjs bench-rest BASE TOKEN N   (POST /v1/sessions/{id}/exec, for comparison)
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -134,6 +135,30 @@ async function bench(client, n) {
   }
   times.sort((a, b) => a - b);
   return { n, median_ms: times[Math.floor(n / 2)], min_ms: times[0] };
+}
+
+// The same `1+1` through the REST route, from the same process and HTTP stack.
+async function benchRest(base, token, n) {
+  const h = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
+  const made = await (await fetch(`${base}/v1/sessions`, { method: "POST", headers: h, body: "{}" })).json();
+  const exec = async () => (await fetch(`${base}/v1/sessions/${made.id}/exec`,
+                                        { method: "POST", headers: h, body: JSON.stringify({ code: "1+1" }) })).json();
+  const times = [];
+  await exec();
+  for (let k = 0; k < n; k++) {
+    const t = process.hrtime.bigint();
+    const r = await exec();
+    times.push(Number(process.hrtime.bigint() - t) / 1e6);
+    if (r.result !== "2") throw new Error("1+1 was " + JSON.stringify(r));
+  }
+  await fetch(`${base}/v1/sessions/${made.id}`, { method: "DELETE", headers: h });
+  times.sort((a, b) => a - b);
+  return { n, median_ms: times[Math.floor(n / 2)], min_ms: times[0] };
+}
+
+if (mode === "bench-rest") {
+  process.stdout.write(JSON.stringify(await benchRest(rest[0], rest[1], Number(rest[2]))) + "\n");
+  process.exit(0);
 }
 
 const client = new Client({ name: "folio-tests", version: "1.0.0" });
