@@ -41,7 +41,8 @@ DEB_TEST  := procps file python3 python3-pytest python3-openpyxl python3-docx py
              python3-pandas python3-numpy python3-matplotlib \
              poppler-utils qpdf pngcheck valgrind clang libclang-rt-14-dev \
              libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui \
-             imagemagick curl openssl iproute2 python3-pip haproxy libharfbuzz-bin libxml2-utils python3-icu
+             imagemagick curl openssl iproute2 python3-pip haproxy libharfbuzz-bin libxml2-utils python3-icu \
+             nodejs
 DEB_BENCH := wrk time python3-xlsxwriter python3-reportlab python3-renderpm python3-matplotlib bubblewrap hyperfine pandoc nodejs \
              tinyproxy python3-jupyter-client python3-ipykernel
 
@@ -88,6 +89,7 @@ deps:
 	$(call apt_install,$(DEB_BUILD))
 deps-test: deps
 	$(call apt_install,$(DEB_TEST))
+	@command -v npm >/dev/null || $(SUDO) apt-get install -y -qq npm  # tests/mcp: the MCP SDK client (npm ci)
 deps-bench: deps-test
 	$(call apt_install,$(DEB_BENCH))
 	@command -v npm >/dev/null || $(SUDO) apt-get install -y -qq npm  # nodesource's nodejs bundles npm

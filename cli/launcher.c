@@ -78,7 +78,7 @@ static void heap_in_huge_pages(void)
 int main(int argc, char **argv)
 {
     char engine[PATH_MAX + 64];
-    int serve = argc >= 2 && !strcmp(argv[1], "serve");
+    int serve = argc >= 2 && (!strcmp(argv[1], "serve") || !strcmp(argv[1], "mcp"));
     const char *name = serve ? "folio-serve" : "folio-engine";
     int have_engine = find_engine(name, engine, sizeof engine) == 0;
 
@@ -97,7 +97,7 @@ int main(int argc, char **argv)
     if (!have_engine) {
         fprintf(stderr, "folio: can't find %s, which does %s\n"
                         "  (looked beside this binary and in ../libexec/folio/; reinstall folio)\n",
-                name, serve ? "`folio serve`" : "everything but `folio run` and `folio serve`");
+                name, serve ? "`folio serve` and `folio mcp`" : "everything but `folio run` and `folio serve`");
         return 5;
     }
     if (argc >= 2 && (!strcmp(argv[1], "render") || !strcmp(argv[1], "convert")))

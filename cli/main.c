@@ -19,6 +19,7 @@
 #include "cli/usage.h"
 #include "folio.h"
 #include "serve/serve.h"
+#include "serve/mcp.h"
 
 static const char usage_text[] =
     "usage:\n"
@@ -30,6 +31,7 @@ static const char usage_text[] =
     "  folio run [options] -- CMD [ARG...]                  run analysis code in the sandbox\n"
     "  folio session new|exec|put|get|render|ls|close ...   code that keeps its state between cells\n"
     "  folio serve [--listen HOST:PORT|unix:PATH] [...]     serve render/convert over HTTP\n"
+    "  folio mcp [session options]                          a Model Context Protocol server on stdio\n"
     "  folio --version | --help | help COMMAND\n"
     "\n"
     "options:\n"
@@ -290,6 +292,16 @@ __attribute__((weak)) int fo_serve_main(int argc, char **argv, const char *engin
     return 5;
 }
 
+/* The same for `folio mcp` (serve/mcp_stdio.c), also in folio-serve only. */
+__attribute__((weak)) int fo_mcp_main(int argc, char **argv, const char *engine)
+{
+    (void)argc;
+    (void)argv;
+    (void)engine;
+    fputs("folio: mcp: this engine has no MCP server; run `folio mcp`\n", stderr);
+    return 5;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) { fputs(usage_text, stderr); return 1; }
@@ -302,12 +314,12 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    if (!strcmp(cmd, "serve")) {
+    if (!strcmp(cmd, "serve") || !strcmp(cmd, "mcp")) {
         char self[4096];
         ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (n <= 0) { fprintf(stderr, "folio: serve: can't find its own engine: %s\n", strerror(errno)); return 5; }
+        if (n <= 0) { fprintf(stderr, "folio: %s: can't find its own engine: %s\n", cmd, strerror(errno)); return 5; }
         self[n] = '\0';
-        return fo_serve_main(argc - 1, argv + 1, self);
+        return (cmd[0] == 's' ? fo_serve_main : fo_mcp_main)(argc - 1, argv + 1, self);
     }
 
     fo_cli_request req;

@@ -312,7 +312,7 @@ static void start_stream(exec_ctx *x, const char *cell, size_t n)
     MHD_add_response_header(resp, "X-Accel-Buffering", "no");   /* proxies: pass it through */
     k = snprintf(json, sizeof json, "{\"cell\": %.*s}", (int)(n < 12 ? n : 12), cell);
     sse_push(ev, "cell", json, (size_t)k, 0);
-    fo_http_send(x->c, x->r, 200, resp, 0);
+    fo_http_send_response(x->c, x->r, 200, resp, 0);
     x->ev = ev;
     answered_early(x);
 }

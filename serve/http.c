@@ -50,6 +50,7 @@ static const route_def routes[] = {
     { "GET", "/v1/runs/", FO_ROUTE_RUN, 1, 0, fo_http_run_files, 0 },
     { "POST", "/v1/sessions", FO_ROUTE_SESSIONS, 1, 'B', fo_http_sessions, 0 },
     { NULL, "/v1/sessions/", FO_ROUTE_SESSIONS, 1, 'B', fo_http_sessions, 0 },
+    { NULL, "/mcp", FO_ROUTE_OTHER, 1, 'B', fo_mcp_http, 0 },
 };
 #define N_ROUTES (sizeof routes / sizeof *routes)
 
@@ -62,8 +63,8 @@ static double since(const struct timespec *t0)
     return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-void fo_http_send(struct MHD_Connection *c, req *r, unsigned status, struct MHD_Response *resp,
-                  uint64_t bytes)
+void fo_http_send_response(struct MHD_Connection *c, req *r, unsigned status,
+                           struct MHD_Response *resp, uint64_t bytes)
 {
     if (!resp || r->answered) {
         if (resp)
@@ -115,7 +116,7 @@ void fo_http_send_text(struct MHD_Connection *c, req *r, unsigned status, const 
         MHD_add_response_header(resp, "Retry-After", "1");
     if (status == 401)
         MHD_add_response_header(resp, "WWW-Authenticate", "Bearer");
-    fo_http_send(c, r, status, resp, len);
+    fo_http_send_response(c, r, status, resp, len);
 }
 
 void fo_http_json_escape(char *dst, size_t cap, const char *s)
@@ -538,7 +539,7 @@ void fo_http_send_file(struct MHD_Connection *c, req *r, int fd, const char *typ
     snprintf(disp, sizeof disp, "attachment; filename=\"%s\"", fname);
     MHD_add_response_header(resp, "Content-Type", type);
     MHD_add_response_header(resp, "Content-Disposition", disp);
-    fo_http_send(c, r, 200, resp, (uint64_t)st.st_size);
+    fo_http_send_response(c, r, 200, resp, (uint64_t)st.st_size);
 }
 
 /* The render's outcome as an HTTP answer. */

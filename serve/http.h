@@ -65,9 +65,10 @@ struct req {
    goes to the log and the refusal counter. */
 void fo_http_refuse(struct MHD_Connection *c, req *r, unsigned status, const char *reason,
                     const char *hint, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-/* Queues resp (taken) with status; bytes for the log. */
-void fo_http_send(struct MHD_Connection *c, req *r, unsigned status, struct MHD_Response *resp,
-                  uint64_t bytes);
+/* Answers resp (taken: destroyed here) with status, as every answer goes;
+   bytes: its length for the log (0 when unknown, e.g. a stream). */
+void fo_http_send_response(struct MHD_Connection *c, req *r, unsigned status,
+                           struct MHD_Response *resp, uint64_t bytes);
 /* Answers body (copied) with status and type. */
 void fo_http_send_text(struct MHD_Connection *c, req *r, unsigned status, const char *type,
                        const char *body, size_t len);
@@ -107,6 +108,9 @@ json_t *fo_http_read_json(struct MHD_Connection *c, req *r);
 void fo_http_exec(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *id);
 void fo_http_cell(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *id,
                   const char *n);
+
+/* mcp_http.c (/mcp) */
+void fo_mcp_http(fo_serve_state *s, struct MHD_Connection *c, req *r);
 void fo_http_sessions(fo_serve_state *s, struct MHD_Connection *c, req *r);
 void fo_http_run(fo_serve_state *s, struct MHD_Connection *c, req *r);
 void fo_http_run_files(fo_serve_state *s, struct MHD_Connection *c, req *r);

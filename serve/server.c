@@ -10,6 +10,7 @@
  * per line on stderr. */
 #define FO_SERVE_PRIVATE
 #include "serve/serve.h"
+#include "serve/mcp.h"   /* fo_serve_find_folio */
 #include "sandbox/session.h"
 #include "sandbox/sandbox.h"
 #include "render/core/sha256.h"
@@ -394,7 +395,7 @@ static void config_defaults(fo_serve_config *c)
 
 /* The static folio beside folio-engine (build/, or PREFIX/bin from
    PREFIX/libexec/folio): it runs /v1/run and the session supervisors. */
-static const char *find_folio(const char *engine)
+const char *fo_serve_find_folio(const char *engine)
 {
     static const char *const places[] = { "folio", "../../bin/folio" };
     static char path[4200];
@@ -455,7 +456,7 @@ static int start(fo_serve_state *s, const char *engine, int *lfd, char *shown, s
         fo_serve_rmtree(scratch_root);
         return 5;
     }
-    s->cfg.folio = find_folio(engine);
+    s->cfg.folio = fo_serve_find_folio(engine);
     if (s->cfg.folio)
         fo_session_use_folio(s->cfg.folio);
     s->zygote = fo_serve_zygote_start(&s->cfg, engine, err, sizeof err);
