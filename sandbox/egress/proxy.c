@@ -33,6 +33,7 @@
 #include <strings.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <linux/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -827,7 +828,52 @@ int fo_egress_serve(const fo_egress_policy *pol, const fo_egress_resolver *res,
 
 /* ------------------------------------------------------- start and stop */
 
-/* The child: unprivileged, not dumpable, dies with folio; then serves. */
+/* Leaves the child nothing of folio's but what it serves with. Descriptors:
+   the listener at 3 and the log at 4 (*listen_fd, *log_fd updated), and
+   /dev/null as stdin, stdout and stderr; every other one is closed -- folio
+   holds the jail's control socket, its /work, /out and /tmp, the --in files,
+   the runtime folder of all sessions (a supervisor), its own stdout and
+   stderr. Environment: emptied; its block (the strings folio was started
+   with, which /proc/PID/environ shows) zeroed, then cut to nothing with
+   PR_SET_MM_MAP (which any process may do to itself, with every other field
+   as it is), so that /proc/PID/environ reads empty. 0, or -1 when /dev/null
+   or /proc/self/stat can't be read. */
+static int isolate(int *listen_fd, int *log_fd)
+{
+    unsigned long long f[52];
+    struct prctl_mm_map map;
+    int l = fcntl(*listen_fd, F_DUPFD, 5), g = fcntl(*log_fd, F_DUPFD, 5);
+    int null = open("/dev/null", O_RDWR);
+
+    if (l < 0 || g < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+        dup2(null, 2) < 0 || dup2(l, 3) < 0 || dup2(g, 4) < 0)
+        return -1;
+    fo_sandbox_close_all_except(3, 4);          /* l, g and null among them */
+    *listen_fd = 3;
+    *log_fd = 4;
+    (void)clearenv();
+    if (fo_sandbox_self_stat(f, 52) < 0 || f[51] < f[50])
+        return -1;
+    memset((char *)(uintptr_t)f[50], 0, (size_t)(f[51] - f[50]));
+    memset(&map, 0, sizeof map);
+    map.start_code = f[26];
+    map.end_code = f[27];
+    map.start_stack = f[28];
+    map.start_data = f[45];
+    map.end_data = f[46];
+    map.start_brk = f[47];
+    map.brk = (uintptr_t)sbrk(0);                /* one thread: nothing moves it meanwhile */
+    map.arg_start = f[48];
+    map.arg_end = f[49];
+    map.env_start = map.env_end = f[50];
+    map.exe_fd = (uint32_t)-1;                  /* keep: changing it needs a capability */
+    /* a kernel without CONFIG_CHECKPOINT_RESTORE refuses: the block stays, zeroed */
+    (void)prctl(PR_SET_MM, PR_SET_MM_MAP, (unsigned long)&map, sizeof map, 0);
+    return 0;
+}
+
+/* The child: holds nothing of folio's (isolate), unprivileged, not dumpable,
+   dies with folio; then serves. */
 __attribute__((noreturn))
 static void proxy_child(const fo_egress_policy *pol, int listen_fd, int log_fd,
                         const char *resolv, unsigned as_id)
@@ -837,6 +883,8 @@ static void proxy_child(const fo_egress_policy *pol, int listen_fd, int log_fd,
 
     struct rlimit nofile;
 
+    if (isolate(&listen_fd, &log_fd) < 0)
+        _exit(125);
     (void)prctl(PR_SET_NAME, "folio-egress", 0, 0, 0);
     /* two sockets and two pipes per connection */
     if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < 8 * MAX_CONN) {
