@@ -41,7 +41,7 @@
 #include <unistd.h>
 
 #define MAX_CONN      512            /* concurrent connections */
-#define HEAD_MAX      8192           /* request line + headers */
+#define HEAD_MAX      FO_EGRESS_HEAD_MAX
 #define HELLO_MAX     (16384 + 5)    /* one TLS record */
 #define RELAY_BUF     (256 << 10)    /* per direction, in flight: copy buffer, first pipe */
 #define BULK_PIPE     (1 << 20)      /* the pipe of a direction that carries a download */
@@ -55,9 +55,7 @@
 
 typedef struct {
     int c, u;                        /* client (jail side), upstream */
-    char method[16];
-    char host[FO_EGRESS_MAX_NAME + 1];
-    unsigned port;
+    fo_egress_request rq;            /* method, host, port, target */
     char addr[64];
     const char *decision;            /* "allowed" / "refused" / "failed" */
     char reason[200];
@@ -67,7 +65,6 @@ typedef struct {
     char head[HEAD_MAX + 1];
     size_t len;                      /* bytes in head */
     size_t head_len;                 /* request head length (through CRLFCRLF) */
-    char target[HEAD_MAX];           /* origin-form path for plain HTTP */
 } conn;
 
 /* The proxy process's state: set once before the first thread starts. */
@@ -141,9 +138,9 @@ static void log_record(const conn *k)
     fo_buf b = { 0 };
 
     fo_buf_printf(&b, "{\"n\": %u, \"host\": ", k->n);
-    fo_sandbox_json_str(&b, k->host, strlen(k->host));
-    fo_buf_printf(&b, ", \"port\": %u, \"method\": ", k->port);
-    fo_sandbox_json_str(&b, k->method, strlen(k->method));
+    fo_sandbox_json_str(&b, k->rq.host, strlen(k->rq.host));
+    fo_buf_printf(&b, ", \"port\": %u, \"method\": ", k->rq.port);
+    fo_sandbox_json_str(&b, k->rq.method, strlen(k->rq.method));
     fo_buf_printf(&b, ", \"decision\": \"%s\", \"reason\": ", k->decision);
     fo_sandbox_json_str(&b, k->reason, strlen(k->reason));
     fo_buf_puts(&b, ", \"address\": ");
@@ -194,23 +191,6 @@ static void why(conn *k, const char *fmt, ...)
 
 /* ------------------------------------------------------------- the request */
 
-/* 1 if every line ends in CRLF, no CR or LF stands alone, no NUL, and no
-   line is folded (starts with a space or tab): what a server might split
-   differently from us could carry a second Host header past the proxy. */
-static int head_is_clean(const char *h, size_t n)
-{
-    size_t i;
-
-    for (i = 0; i < n; i++) {
-        if (h[i] == 0 || (h[i] == '\r' && (i + 1 >= n || h[i + 1] != '\n')) ||
-            (h[i] == '\n' && (i == 0 || h[i - 1] != '\r')))
-            return 0;
-        if (h[i] == '\n' && i + 1 < n && (h[i + 1] == ' ' || h[i + 1] == '\t'))
-            return 0;
-    }
-    return 1;
-}
-
 /* Reads until the end of the header. 0, or an HTTP status to answer. */
 static int read_head(conn *k)
 {
@@ -221,10 +201,10 @@ static int read_head(conn *k)
         ssize_t r;
 
         k->head[k->len] = 0;
-        end = strstr(k->head, "\r\n\r\n");
+        end = memmem(k->head, k->len, "\r\n\r\n", 4);   /* a NUL before it: 400 */
         if (end) {
             k->head_len = (size_t)(end - k->head) + 4;
-            return head_is_clean(k->head, k->head_len) ? 0 : 400;
+            return 0;
         }
         if (k->len >= HEAD_MAX)
             return 431;
@@ -240,96 +220,35 @@ static int read_head(conn *k)
     }
 }
 
-/* "host:port" or "host" (default port) -> k->host, k->port. 0 or -1. */
-static int split_authority(conn *k, const char *s, size_t n, unsigned dflt)
-{
-    const char *colon = memchr(s, ':', n), *rb = memchr(s, ']', n);
-    size_t hl = n;
-
-    k->port = dflt;
-    if (s[0] == '[') {                          /* IPv6 literal: kept for the log */
-        hl = rb ? (size_t)(rb - s) + 1 : n;
-        colon = rb && (size_t)(rb - s) + 1 < n && rb[1] == ':' ? rb + 1 : NULL;
-    } else if (colon) {
-        hl = (size_t)(colon - s);
-    }
-    if (colon) {
-        unsigned long p = 0;
-        const char *d;
-        for (d = colon + 1; d < s + n; d++) {
-            if (*d < '0' || *d > '9' || p > 65535)
-                return -1;
-            p = p * 10 + (unsigned)(*d - '0');
-        }
-        if (d == colon + 1 || p == 0 || p > 65535)
-            return -1;
-        k->port = (unsigned)p;
-    }
-    if (hl == 0 || hl > FO_EGRESS_MAX_NAME)
-        return -1;
-    memcpy(k->host, s, hl);
-    k->host[hl] = 0;
-    return 0;
-}
-
-/* Request line -> method, host, port (and target path for HTTP). 0 or status. */
+/* The request head: checked and parsed (head.c). 0 or status (reason set,
+   one line). */
 static int parse_request(conn *k)
 {
-    const char *l = k->head, *sp1 = strchr(l, ' '), *sp2, *eol = strstr(l, "\r\n");
-    const char *t;
-    size_t tl;
-
-    if (!sp1 || sp1 > eol || (size_t)(sp1 - l) >= sizeof k->method)
-        return 400;
-    memcpy(k->method, l, (size_t)(sp1 - l));
-    k->method[sp1 - l] = 0;
-    t = sp1 + 1;
-    sp2 = memchr(t, ' ', (size_t)(eol - t));
-    if (!sp2 || strncmp(sp2 + 1, "HTTP/1.", 7))
-        return 400;
-    tl = (size_t)(sp2 - t);
-    if (!strcmp(k->method, "CONNECT"))
-        return split_authority(k, t, tl, 0) < 0 || k->port == 0 ? 400 : 0;
-    if (tl < 8 || strncasecmp(t, "http://", 7)) {
-        why(k, "only CONNECT (https) or an absolute http:// URI can go through this proxy");
-        return 400;
-    }
-    t += 7;
-    tl -= 7;
-    {
-        size_t auth = strcspn(t, "/? ");
-        if (auth > tl)
-            auth = tl;
-        if (split_authority(k, t, auth, 80) < 0 || memchr(t, '@', auth))
-            return 400;
-        snprintf(k->target, sizeof k->target, "%s%.*s", t[auth] == '/' ? "" : "/",
-                 (int)(tl - auth), t + auth);
-    }
-    return 0;
+    return fo_egress_parse_head(k->head, k->head_len, &k->rq, k->reason, sizeof k->reason);
 }
 
 /* The policy on the name alone: no DNS has happened, none will if refused.
-   On success k->host is normalized. 0 or -1 (reason set). */
+   On success k->rq.host is normalized. 0 or -1 (reason set). */
 static int decide_name(conn *k)
 {
     char name[FO_EGRESS_MAX_NAME + 1];
-    unsigned want = strcmp(k->method, "CONNECT") ? 80 : 443;
+    unsigned want = strcmp(k->rq.method, "CONNECT") ? 80 : 443;
 
-    if (fo_egress_is_ip_literal(k->host)) {
-        why(k, "%s is an IP address: only allowed names can be reached", k->host);
+    if (fo_egress_is_ip_literal(k->rq.host)) {
+        why(k, "%s is an IP address: only allowed names can be reached", k->rq.host);
         return -1;
     }
-    if (fo_egress_name_normalize(k->host, strlen(k->host), name) < 0) {
-        why(k, "\"%s\" is not a host name", k->host);
+    if (fo_egress_name_normalize(k->rq.host, strlen(k->rq.host), name) < 0) {
+        why(k, "\"%s\" is not a host name", k->rq.host);
         return -1;
     }
-    strcpy(k->host, name);
-    if (k->port != want) {
-        why(k, "port %u refused (CONNECT to 443 for https, port 80 for http)", k->port);
+    strcpy(k->rq.host, name);
+    if (k->rq.port != want) {
+        why(k, "port %u refused (CONNECT to 443 for https, port 80 for http)", k->rq.port);
         return -1;
     }
-    if (!fo_egress_policy_allows(g_pol, k->host)) {
-        why(k, "%s is not in the allow list", k->host);
+    if (!fo_egress_policy_allows(g_pol, k->rq.host)) {
+        why(k, "%s is not in the allow list", k->rq.host);
         return -1;
     }
     return 0;
@@ -340,10 +259,10 @@ static int decide_name(conn *k)
 static int decide_addr(conn *k, struct sockaddr_storage *to)
 {
     struct sockaddr_storage a[FO_EGRESS_MAX_ADDRS];
-    const fo_egress_pin *pin = fo_egress_policy_pinned(g_pol, k->host);
+    const fo_egress_pin *pin = fo_egress_policy_pinned(g_pol, k->rq.host);
     const char *err = NULL, *bad;
     int n, i;
-    in_port_t port = htons((uint16_t)k->port);
+    in_port_t port = htons((uint16_t)k->rq.port);
 
     if (pin) {
         *to = pin->addr;                     /* the caller's word: even a private one */
@@ -352,15 +271,15 @@ static int decide_addr(conn *k, struct sockaddr_storage *to)
         fo_egress_addr_str(to, k->addr, sizeof k->addr);
         return 0;
     }
-    n = g_res ? fo_egress_resolve(g_res, k->host, DNS_MS, a, &err) : -1;
+    n = g_res ? fo_egress_resolve(g_res, k->rq.host, DNS_MS, a, &err) : -1;
     if (n <= 0) {
-        why(k, "can't resolve %s: %s", k->host, err ? err : "no nameserver configured");
+        why(k, "can't resolve %s: %s", k->rq.host, err ? err : "no nameserver configured");
         return 502;
     }
     for (i = 0; i < n; i++)
         if (!fo_egress_addr_public(&a[i], &bad)) {
             fo_egress_addr_str(&a[i], k->addr, sizeof k->addr);
-            why(k, "%s resolves to %s, %s", k->host, k->addr, bad);
+            why(k, "%s resolves to %s, %s", k->rq.host, k->addr, bad);
             return 403;
         }
     for (i = 0; i < n - 1 && a[i].ss_family != AF_INET; i++)
@@ -441,38 +360,21 @@ static int check_hello(conn *k)
         why(k, "TLS ClientHello without a server name (SNI)");
     else if (rc != FO_SNI_OK)
         why(k, "not a TLS ClientHello");
-    else if (fo_egress_name_normalize(sni, strlen(sni), norm) < 0 || strcmp(norm, k->host))
-        why(k, "TLS server name \"%.100s\" differs from the CONNECT host %s", sni, k->host);
+    else if (fo_egress_name_normalize(sni, strlen(sni), norm) < 0 || strcmp(norm, k->rq.host))
+        why(k, "TLS server name \"%.100s\" differs from the CONNECT host %s", sni, k->rq.host);
     else
         return 0;
     return -1;
 }
 
-/* Plain HTTP: the request in origin form, Host set to the URI's host,
-   hop-by-hop and proxy headers dropped, "Connection: close". 0 or -1. */
+/* Plain HTTP: the head as forward_head() makes it (origin form, the URI's
+   Host, Connection: close), then what followed it. 0 or -1. */
 static int forward_head(conn *k)
 {
     fo_buf b = { 0 };
-    const char *l = strstr(k->head, "\r\n") + 2, *end = k->head + k->head_len - 2;
-    int rc;
+    int rc = fo_egress_forward_head(k->head, k->head_len, &k->rq, &b) < 0 ? -1
+             : send_all(k->u, b.data, b.len, now_ms() + DIAL_MS);
 
-    fo_buf_printf(&b, "%s ", k->method);
-    putn(&b, k->target, strlen(k->target));
-    fo_buf_puts(&b, " HTTP/1.1\r\n");
-    while (l < end) {
-        const char *eol = strstr(l, "\r\n");
-        size_t n = (size_t)(eol - l);
-        if (strncasecmp(l, "host:", 5) && strncasecmp(l, "connection:", 11) &&
-            strncasecmp(l, "proxy-", 6) && strncasecmp(l, "keep-alive:", 11)) {
-            putn(&b, l, n + 2);
-        }
-        l = eol + 2;
-    }
-    if (k->port == 80)
-        fo_buf_printf(&b, "Host: %s\r\nConnection: close\r\n\r\n", k->host);
-    else
-        fo_buf_printf(&b, "Host: %s:%u\r\nConnection: close\r\n\r\n", k->host, k->port);
-    rc = b.failed ? -1 : send_all(k->u, b.data, b.len, now_ms() + DIAL_MS);
     if (rc == 0)
         k->up += b.len;
     fo_buf_free(&b);
@@ -654,9 +556,10 @@ static void handle(conn *k)
     struct sockaddr_storage to;
     int st = read_head(k);
 
-    strcpy(k->method, "?");
     if (st == 0)
         st = parse_request(k);
+    if (!k->rq.method[0])
+        strcpy(k->rq.method, "?");
     if (st < 0)
         return;                                    /* closed silently: not logged */
     if (st) {
@@ -671,9 +574,9 @@ static void handle(conn *k)
         answer(k, st, st == 403 ? "refused" : "failed");
     } else if ((st = dial(k, &to)) != 0) {
         answer(k, st, "failed");
-    } else if (!strcmp(k->method, "CONNECT") ? check_hello(k) < 0 : forward_head(k) < 0) {
+    } else if (!strcmp(k->rq.method, "CONNECT") ? check_hello(k) < 0 : forward_head(k) < 0) {
         k->decision = "refused";                   /* SNI; or the upstream failed */
-        if (strcmp(k->method, "CONNECT")) {
+        if (strcmp(k->rq.method, "CONNECT")) {
             k->decision = "failed";
             why(k, "can't send the request to %s", k->addr);
         }

@@ -829,6 +829,41 @@ print(ask(ok + b"\r\n"))                                      # and the proxy st
     assert [e["decision"] for e in m["egress"]] == ["refused"] * 4 + ["allowed"]
 
 
+def test_header_lines_a_lenient_server_might_read_otherwise_get_400(tmp_path, web):
+    # `Host : other` is no Host header to a filter that looks for "host:", and
+    # one to a lenient server: the proxy refuses every such line (RFC 9112 5.1)
+    src = r"""
+import socket, sys
+def ask(raw):
+    s = socket.create_connection(("127.0.0.1", 3128), timeout=30)
+    s.sendall(raw)
+    return s.recv(4096).split(b"\r\n")[0].decode()
+ok = b"GET http://a.example.test/hello.txt HTTP/1.1\r\n"
+for extra in [b"Host : other.example.test", b"Connection : keep-alive",
+              b"Host\t: other.example.test", b"X: 1\r\n\tHost: other.example.test",
+              b": empty", b"Host: a.example.test\r\nHost: other.example.test",
+              b"Content-Length: 1\r\nContent-Length: 2",
+              b"Content-Length: 4\r\nTransfer-Encoding: chunked"]:
+    print(ask(ok + extra + b"\r\n\r\n"))
+print(ask(b"CONNECT a.example.test:443 HTTP/1.1\r\nHost : x\r\n\r\n"))
+print(ask(ok + b"Host: a.example.test\r\n\r\n"))     # and a clean one goes through
+"""
+    with open(tmp_path / "t.py", "w") as f:
+        f.write(src)
+    p, m = run(["--in", str(tmp_path / "t.py"), "--net", "allow=a.example.test"] +
+               pin("a.example.test", web.port) + ["--", PY, "t.py"], tmp_path / "o")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert len(lines) == 10 and lines[-1] == "HTTP/1.0 200 OK", lines
+    assert all(l.startswith("HTTP/1.1 400 folio egress: ") for l in lines[:9]), lines
+    assert "whitespace in or after the field name" in lines[0]
+    assert "more than one Host header" in lines[5]
+    assert [r[1] for r in web.requests] == ["/hello.txt"]
+    assert web.requests[0][2]["Host"] == "a.example.test"
+    assert [e["decision"] for e in m["egress"]] == ["refused"] * 9 + ["allowed"]
+    assert m["egress"][0]["reason"].startswith("header line 2: whitespace")
+
+
 # ------------------------------------------------------------------ sessions
 
 def test_a_session_takes_the_same_policy_for_all_its_cells(tmp_path, web):
