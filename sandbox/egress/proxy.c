@@ -65,6 +65,8 @@ typedef struct {
     char head[HEAD_MAX + 1];
     size_t len;                      /* bytes in head */
     size_t head_len;                 /* request head length (through CRLFCRLF) */
+    int named;                       /* rq.host is final (set under g_mu): drain() may read it */
+    int logged;                      /* its record is written (under g_mu) */
 } conn;
 
 /* The proxy process's state: set once before the first thread starts. */
@@ -74,6 +76,7 @@ static int g_log = -1, g_stop_pipe[2] = { -1, -1 };
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static conn *g_active[MAX_CONN];
 static unsigned g_n_active, g_log_dropped, g_seq, g_over_capacity;
+static int g_stopping;               /* drain() has begun: connections end because of us */
 static size_t g_log_bytes;
 
 static long now_ms(void)
@@ -133,7 +136,8 @@ static void putn(fo_buf *b, const char *s, size_t n)
     }
 }
 
-static void log_record(const conn *k)
+/* Writes k's record, once: a connection drain() gave up on has one already. */
+static void log_record(conn *k)
 {
     fo_buf b = { 0 };
 
@@ -152,10 +156,14 @@ static void log_record(const conn *k)
                           (unsigned long long)k->up, (unsigned long long)k->down,
                           now_ms() - k->t0);
     pthread_mutex_lock(&g_mu);
-    if (!b.failed && g_log_bytes + b.len <= LOG_MAX && write(g_log, b.data, b.len) == (ssize_t)b.len)
+    if (k->logged)
+        ;
+    else if (!b.failed && g_log_bytes + b.len <= LOG_MAX &&
+             write(g_log, b.data, b.len) == (ssize_t)b.len)
         g_log_bytes += b.len;
     else
         g_log_dropped++;
+    k->logged = 1;
     pthread_mutex_unlock(&g_mu);
     fo_buf_free(&b);
 }
@@ -191,7 +199,8 @@ static void why(conn *k, const char *fmt, ...)
 
 /* ------------------------------------------------------------- the request */
 
-/* Reads until the end of the header. 0, or an HTTP status to answer. */
+/* Reads until the end of the header. 0, an HTTP status to answer, or -1
+   when the client went away first (reason set; nothing to answer). */
 static int read_head(conn *k)
 {
     long deadline = k->t0 + HEAD_MS;
@@ -211,10 +220,22 @@ static int read_head(conn *k)
         if (!wait_fd(k->c, POLLIN, deadline))
             return 408;
         r = recv(k->c, k->head + k->len, HEAD_MAX - k->len, 0);
-        if (r == 0)
-            return -1;                         /* went away: nothing to answer */
-        if (r < 0 && errno != EAGAIN && errno != EINTR)
+        if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
+            int stopping;
+            pthread_mutex_lock(&g_mu);
+            stopping = g_stopping;
+            pthread_mutex_unlock(&g_mu);
+            if (stopping)
+                why(k, "incomplete request: the run ended after %zu bytes, before the end "
+                       "of the header", k->len);
+            else if (k->len == 0)
+                why(k, "incomplete request: the client %s without sending anything",
+                    r == 0 ? "closed" : "reset the connection");
+            else
+                why(k, "incomplete request: the client %s after %zu bytes, before the end "
+                       "of the header", r == 0 ? "closed" : "reset the connection", k->len);
             return -1;
+        }
         if (r > 0)
             k->len += (size_t)r;
     }
@@ -228,7 +249,8 @@ static int parse_request(conn *k)
 }
 
 /* The policy on the name alone: no DNS has happened, none will if refused.
-   On success k->rq.host is normalized. 0 or -1 (reason set). */
+   On success k->rq.host is normalized and final (k->named). 0 or -1 (reason
+   set). */
 static int decide_name(conn *k)
 {
     char name[FO_EGRESS_MAX_NAME + 1];
@@ -251,6 +273,9 @@ static int decide_name(conn *k)
         why(k, "%s is not in the allow list", k->rq.host);
         return -1;
     }
+    pthread_mutex_lock(&g_mu);
+    k->named = 1;                            /* drain() may now read rq */
+    pthread_mutex_unlock(&g_mu);
     return 0;
 }
 
@@ -551,22 +576,45 @@ static void relay(conn *k)
 
 /* ------------------------------------------------------------ per thread */
 
+/* A head that never ended (the client left, 408, 431): if its request line
+   came whole, the record gets its host, and why the policy would have
+   refused it, after what k->reason says already. */
+static void note_request_line(conn *k)
+{
+    const char *eol = memmem(k->head, k->len, "\r\n", 2);
+    char said[sizeof k->reason], policy[sizeof k->reason];
+
+    if (!eol || fo_egress_parse_request_line(k->head, (size_t)(eol - k->head), &k->rq, policy,
+                                             sizeof policy)) {
+        memset(&k->rq, 0, sizeof k->rq);
+        return;
+    }
+    memcpy(said, k->reason, sizeof said);
+    if (decide_name(k) < 0) {
+        memcpy(policy, k->reason, sizeof policy);
+        why(k, "%s; %s", said, policy);
+    }
+}
+
 static void handle(conn *k)
 {
     struct sockaddr_storage to;
     int st = read_head(k);
 
-    if (st == 0)
+    if (st == 0) {
         st = parse_request(k);
+    } else {
+        if (st > 0)
+            why(k, st == 431 ? "request header over %d bytes"
+                             : "no complete request header within %d ms",
+                st == 431 ? HEAD_MAX : HEAD_MS);
+        note_request_line(k);
+    }
     if (!k->rq.method[0])
         strcpy(k->rq.method, "?");
-    if (st < 0)
-        return;                                    /* closed silently: not logged */
-    if (st) {
-        if (!k->reason[0])
-            why(k, st == 431 ? "request header over %d bytes" : st == 408
-                ? "no complete request header within %d ms" : "malformed request (%d)",
-                st == 431 ? HEAD_MAX : st == 408 ? HEAD_MS : st);
+    if (st < 0) {
+        k->decision = "refused";                   /* nothing to answer: recorded */
+    } else if (st) {
         answer(k, st, "refused");
     } else if (decide_name(k) < 0) {
         answer(k, 403, "refused");
@@ -651,6 +699,7 @@ static void admit(int c)
     pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
     if (pthread_create(&t, &at, conn_thread, k) != 0) {
         pthread_mutex_lock(&g_mu);
+        g_over_capacity++;                         /* turned away: counted */
         for (i = 0; i < MAX_CONN; i++)
             if (g_active[i] == k)
                 g_active[i] = NULL;
@@ -662,13 +711,38 @@ static void admit(int c)
     pthread_attr_destroy(&at);
 }
 
-/* Ends every connection (each thread then logs it) and waits up to 1 s. */
+/* The record of a connection drain() gives up on (its thread is still
+   resolving or dialling): what is known of it, taken under g_mu. NULL when
+   out of memory (then counted as dropped). */
+static conn *unfinished(conn *k)
+{
+    conn *s = calloc(1, sizeof *s);
+
+    k->logged = 1;                           /* its thread writes nothing more */
+    if (!s) {
+        g_log_dropped++;
+        return NULL;
+    }
+    s->n = k->n;
+    s->t0 = k->t0;
+    if (k->named)
+        s->rq = k->rq;
+    strcpy(s->rq.method, k->named ? k->rq.method : "?");
+    s->decision = "failed";
+    strcpy(s->reason, "unfinished when the run ended (the proxy stopped)");
+    return s;
+}
+
+/* Ends every connection (each thread then logs it) and waits up to 1 s;
+   a connection still going then gets its record from here. */
 static void drain(void)
 {
-    unsigned i, left;
+    static conn *late[MAX_CONN];
+    unsigned i, left, n_late = 0;
     long until = now_ms() + 1000;
 
     pthread_mutex_lock(&g_mu);
+    g_stopping = 1;
     for (i = 0; i < MAX_CONN; i++)
         if (g_active[i]) {
             shutdown(g_active[i]->c, SHUT_RDWR);
@@ -683,6 +757,15 @@ static void drain(void)
         if (left)
             usleep(10000);
     } while (left && now_ms() < until);
+    pthread_mutex_lock(&g_mu);
+    for (i = 0; i < MAX_CONN; i++)
+        if (g_active[i] && !g_active[i]->logged && (late[n_late] = unfinished(g_active[i])))
+            n_late++;
+    pthread_mutex_unlock(&g_mu);
+    for (i = 0; i < n_late; i++) {
+        log_record(late[i]);
+        free(late[i]);
+    }
     pthread_mutex_lock(&g_mu);
     if (g_log_dropped || g_over_capacity) {
         char line[128];

@@ -801,6 +801,25 @@ def test_an_allowed_name_is_looked_up_exactly_once(tmp_path, netns):
     assert [e["decision"] for e in m["egress"]] == ["failed", "refused"]
 
 
+@pytest.mark.parametrize("netns", [{"slow.example.test": "drop"}], indirect=True)
+def test_a_connection_still_resolving_when_the_run_ends_is_recorded(tmp_path, netns):
+    # the program asks for an allowed name whose lookup hangs and exits: the
+    # proxy stops while that connection waits on DNS, and records it anyway
+    with open(tmp_path / "t.py", "w") as f:
+        f.write("import socket, time\n"
+                "s = socket.create_connection(('127.0.0.1', 3128))\n"
+                "s.sendall(b'CONNECT slow.example.test:443 HTTP/1.1\\r\\n\\r\\n')\n"
+                "time.sleep(0.5)\n")
+    p, m = netns.folio(["--in", str(tmp_path / "t.py"), "--net", "allow=slow.example.test",
+                        "--", PY, "t.py"], tmp_path / "o")
+    assert p.returncode == 0, p.stderr
+    assert "slow.example.test A" in netns.queries()
+    assert [(e["n"], e["host"], e["port"], e["method"], e["decision"], e["reason"])
+            for e in m["egress"]] == [
+        (1, "slow.example.test", 443, "CONNECT", "failed",
+         "unfinished when the run ended (the proxy stopped)")]
+
+
 def test_malformed_heads_get_a_status_and_reach_nobody(tmp_path, web):
     src = r"""
 import socket, time
@@ -862,6 +881,55 @@ print(ask(ok + b"Host: a.example.test\r\n\r\n"))     # and a clean one goes thro
     assert web.requests[0][2]["Host"] == "a.example.test"
     assert [e["decision"] for e in m["egress"]] == ["refused"] * 9 + ["allowed"]
     assert m["egress"][0]["reason"].startswith("header line 2: whitespace")
+
+
+def test_abandoned_attempts_are_recorded_with_what_they_said(tmp_path, web):
+    # a connection that sends nothing, half a request line, or a whole request
+    # line naming a refused host and hangs up before the end of its header:
+    # each is an attempt, and each gets its record
+    src = r"""
+import socket, struct, time, urllib.request
+def hang_up(raw, reset=False):
+    s = socket.create_connection(("127.0.0.1", 3128), timeout=10)
+    if raw:
+        s.sendall(raw)
+        time.sleep(0.2)                  # the proxy has read it
+    if reset:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    s.close()
+    time.sleep(0.2)
+hang_up(b"")
+hang_up(b"CONNECT evil.exa")
+hang_up(b"CONNECT evil.example.test:443 HTTP/1.1\r\nHost: evil.exa")
+hang_up(b"GET http://a.example.test/hello.txt HTTP/1.1\r\n")
+hang_up(b"GET http://a.exa", reset=True)
+print(urllib.request.urlopen("http://a.example.test/hello.txt", timeout=10).read().decode(), end="")
+"""
+    with open(tmp_path / "t.py", "w") as f:
+        f.write(src)
+    p, m = run(["--in", str(tmp_path / "t.py"), "--net", "allow=a.example.test"] +
+               pin("a.example.test", web.port) + ["--", PY, "t.py"], tmp_path / "o")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "hello from a.example.test\n"
+    log = m["egress"]
+    assert [e["n"] for e in log] == [1, 2, 3, 4, 5, 6], log
+    got = [(e["host"], e["port"], e["method"], e["decision"], e["reason"]) for e in log[:5]]
+    assert got == [
+        ("", 0, "?", "refused", "incomplete request: the client closed without sending anything"),
+        ("", 0, "?", "refused", "incomplete request: the client closed after 16 bytes, "
+                                "before the end of the header"),
+        ("evil.example.test", 443, "CONNECT", "refused",
+         "incomplete request: the client closed after 54 bytes, before the end of the header; "
+         "evil.example.test is not in the allow list"),
+        ("a.example.test", 80, "GET", "refused", "incomplete request: the client closed after "
+                                                 "46 bytes, before the end of the header"),
+        ("", 0, "?", "refused", "incomplete request: the client reset the connection after "
+                                "16 bytes, before the end of the header"),
+    ], log
+    assert all(e["bytes_up"] == 0 and e["bytes_down"] == 0 and e["address"] is None
+               for e in log[:5])
+    assert log[5]["decision"] == "allowed"
+    assert [r[1] for r in web.requests] == ["/hello.txt"]
 
 
 # ------------------------------------------------------------------ sessions
