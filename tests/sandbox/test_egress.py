@@ -549,40 +549,40 @@ for target in [("127.0.0.1", 3128), ("127.0.0.1", %d)]:
     assert len(web.requests) == 1
 
 
-def _proxy_of(run_pid):
-    """The pid of the folio-egress process of the run (or supervisor) run_pid."""
-    (proxy,) = [d for d in os.listdir("/proc") if d.isdigit() and _comm(d) == "folio-egress"
-                and _ppid(d) == run_pid]
-    return proxy
-
-
 def test_the_proxy_holds_none_of_folios_descriptors_and_no_environment(tmp_path):
     # folio holds the jail's control socket, /work /out /tmp, the --in files
     # (and a supervisor the runtime folder of every session); the proxy, a
     # fork of it, must keep none of them, nor folio's environment
     with open(tmp_path / "t.py", "w") as f:
-        f.write("import sys\nprint('idle', flush=True)\nsys.stdin.readline()\n")
+        f.write("import time\nprint('idle', flush=True)\ntime.sleep(120)\n")
     with open(tmp_path / "data.csv", "w") as f:
         f.write("a,b\n1,2\n")
     env = dict(os.environ, FOLIO_TEST_SECRET="egress-secret-4711")
     cmd = [FOLIO, "run", "--out", str(tmp_path / "o"), "--in", str(tmp_path / "t.py"),
            "--in", str(tmp_path / "data.csv"), "--net", "allow=a.example.test", "--", PY, "t.py"]
-    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=env)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         line = p.stdout.readline()
         assert line == "idle\n", (line, p.communicate(timeout=60))
-        proxy = _proxy_of(p.pid)
-        fd = "/proc/%s/fd" % proxy
-        fds = {int(n): os.readlink("%s/%s" % (fd, n)) for n in os.listdir(fd)}
-        with open("/proc/%s/environ" % proxy, "rb") as f:
-            environ = f.read()
         folio_fds = len(os.listdir("/proc/%d/fd" % p.pid))
-    finally:
-        p.stdin.write("\n")
-        p.stdin.flush()
+        for _ in range(200):                # named, then serving: its stop pipe is made
+            proxy = [d for d in os.listdir("/proc") if d.isdigit() and
+                     _comm(d) == "folio-egress" and _ppid(d) == p.pid]
+            fd = "/proc/%s/fd" % proxy[0] if proxy else None
+            if fd and len(os.listdir(fd)) >= 7:
+                break
+            time.sleep(0.05)
+        fds = {int(n): os.readlink("%s/%s" % (fd, n)) for n in os.listdir(fd)}
+        with open("/proc/%s/environ" % proxy[0], "rb") as f:
+            environ = f.read()
+    finally:                                # end the program: the run ends as usual
+        (init,) = [d for d in os.listdir("/proc") if d.isdigit() and _ppid(d) == p.pid
+                   and _comm(d) == "init"]
+        for d in os.listdir("/proc"):
+            if d.isdigit() and _ppid(d) == int(init):
+                os.kill(int(d), 9)
         out, err = p.communicate(timeout=60)
-    assert p.returncode == 0, err
+    assert "killed by signal 9" in err or p.returncode == 4, err
     assert folio_fds > 8                               # what there was to inherit
     # stdio on /dev/null; the listener; the audit log; serve()'s stop pipe
     assert [fds[k] for k in (0, 1, 2)] == ["/dev/null"] * 3, fds
