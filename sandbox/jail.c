@@ -177,7 +177,7 @@ static void mirror_target(const char *host, const char *dst)
     bind_ro(host, dst);
 }
 
-static void close_all_except(int keep1, int keep2)
+void fo_sandbox_close_all_except(int keep1, int keep2)
 {
     int fd, max = (int)sysconf(_SC_OPEN_MAX);
 
@@ -465,6 +465,35 @@ static void proc_setup(const fo_sandbox_plan *p)
 
 /* ------------------------------------------------- child: init's identity */
 
+int fo_sandbox_self_stat(unsigned long long *field, int n)
+{
+    char stat[1024], *f, *end;
+    int k, fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    ssize_t len = fd < 0 ? -1 : read(fd, stat, sizeof stat - 1);
+
+    if (fd >= 0)
+        close(fd);
+    if (len <= 0)
+        return -1;
+    stat[len] = 0;
+    /* "pid (comm) S 4 5 ...": comm may hold anything, but not after its last ')' */
+    f = strrchr(stat, ')');
+    if (!f || strlen(f) < 4)
+        return -1;
+    f += 3;                                     /* past ") S" */
+    for (k = 0; k < n && k < 4; k++)
+        field[k] = 0;
+    for (k = 4; k < n; k++) {
+        if (*f != ' ')
+            return -1;
+        field[k] = strtoull(f + 1, &end, 10);
+        if (end == f + 1)
+            return -1;
+        f = end;
+    }
+    return 0;
+}
+
 /* PID 1 is a fork of folio: its argv and environment pages hold folio's
    host command line and environment, its memory the plan (host paths).
    The program can read /proc/1/cmdline whatever it does, and /proc/1/
@@ -479,24 +508,11 @@ static void proc_setup(const fo_sandbox_plan *p)
 __attribute__((noinline))   /* its locals never live across jail_child's vfork */
 static char **init_disguise(char *const *argv)
 {
-    unsigned long long a[4];
-    char stat[1024], *f, **copy;
+    unsigned long long f[52], *a = f + 48;     /* arg_start arg_end env_start env_end */
+    char **copy;
     size_t n = 0, k;
-    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-    ssize_t len = fd < 0 ? -1 : read(fd, stat, sizeof stat - 1);
 
-    if (fd >= 0)
-        close(fd);
-    if (len <= 0)
-        die("read /proc/self/stat");
-    stat[len] = 0;
-    /* fields 48..51: arg_start arg_end env_start env_end; field 3 follows
-       "(comm) ", and f ends on the space before field 48 */
-    f = strrchr(stat, ')');
-    for (k = 3; f && k <= 48; k++)
-        f = strchr(f + 1, ' ');
-    if (!f || sscanf(f, " %llu %llu %llu %llu", &a[0], &a[1], &a[2], &a[3]) != 4 ||
-        a[1] < a[0] + 6 || a[3] < a[2]) {
+    if (fo_sandbox_self_stat(f, 52) < 0 || a[1] < a[0] + 6 || a[3] < a[2]) {
         errno = EINVAL;
         die("find init's command line");
     }
@@ -675,7 +691,7 @@ static void exec_program(const fo_sandbox_plan *p, char *const *argv, int in_r, 
         die("open /dev/null");
     if (dup2(nul, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
         die("set up the program's stdin/stdout/stderr");
-    close_all_except(-1, -1);
+    fo_sandbox_close_all_except(-1, -1);
     for (sig = 1; sig < NSIG; sig++)
         (void)signal(sig, SIG_DFL);
     sigfillset(&all);
@@ -801,7 +817,7 @@ static void init_session(const struct child_ctx *c)
         die("watch the program");
     close(c->out_w);
     close(c->err_w);
-    close_all_except(c->ctl, sfd);
+    fo_sandbox_close_all_except(c->ctl, sfd);
     prog = start_session_program(c);
     for (;;) {
         struct pollfd pf[2] = { { c->ctl, POLLIN, 0 }, { sfd, POLLIN, 0 } };
@@ -960,7 +976,7 @@ static void jail_child(struct child_ctx *c)
     /* 14. init: reap until the program ends */
     close(c->out_w);
     close(c->err_w);
-    close_all_except(c->ctl, -1);
+    fo_sandbox_close_all_except(c->ctl, -1);
     for (;;) {
         pid_t r = waitpid(-1, &st, 0);
         if (r < 0 && errno == EINTR)

@@ -161,6 +161,13 @@ int fo_sandbox_jail_ctl(fo_sandbox_jail *j, char cmd);
    *wstatus filled; 'P': a (re)started program's pipes, stored in j->in_w,
    out_r, err_r (the old ones closed); 0: init is gone; -1: error. */
 int fo_sandbox_jail_event(fo_sandbox_jail *j, int *wstatus);
+/* Closes every descriptor from 3 up but keep1 and keep2 (-1: none); also
+   used by the egress proxy (proxy.c), which must not hold folio's. */
+void fo_sandbox_close_all_except(int keep1, int keep2);
+/* Fields 4..n-1 of /proc/self/stat into field[4..n-1] (field[k] is field k
+   of proc(5): 26 start_code ... 48..51 arg_start arg_end env_start env_end;
+   0..3 are set to 0). n at most 52. 0, or -1 when /proc can't tell. */
+int fo_sandbox_self_stat(unsigned long long *field, int n);
 
 /* collect.c */
 typedef struct {

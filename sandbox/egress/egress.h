@@ -8,6 +8,8 @@
  *             the launcher is static, so no NSS; and a refused name must cause
  *             no query, which only our own resolver can promise
  *   sni.c     the server name of a TLS ClientHello
+ *   head.c    the request head: strict checks, the request line, the head
+ *             as forwarded (plain HTTP)
  *   proxy.c   the HTTP/1.1 forward proxy (CONNECT for 443, absolute URIs for
  *             80), one thread per connection, an audit log; start/stop
  *
@@ -26,10 +28,13 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "render/core/buf.h"
+
 #define FO_EGRESS_PORT      3128      /* the proxy inside the jail: 127.0.0.1:3128 */
 #define FO_EGRESS_MAX_NAME  253
 #define FO_EGRESS_MAX_RULES 256
 #define FO_EGRESS_MAX_PINS  32
+#define FO_EGRESS_HEAD_MAX  8192      /* request line + headers */
 
 /* ------------------------------------------------------------------ addr.c */
 
@@ -108,6 +113,36 @@ enum { FO_SNI_OK = 0, FO_SNI_MORE = 1, FO_SNI_NONE = 2, FO_SNI_ECH = 3, FO_SNI_B
    FO_SNI_MORE if the record is not complete yet; FO_SNI_NONE without a
    server_name; FO_SNI_ECH for an encrypted ClientHello; FO_SNI_BAD else. */
 int fo_egress_sni(const uint8_t *buf, size_t len, char *name);
+
+/* ------------------------------------------------------------------ head.c */
+
+/* What the request line says. */
+typedef struct {
+    char method[16];
+    char host[FO_EGRESS_MAX_NAME + 1];   /* as written (normalized by the policy later) */
+    unsigned port;                       /* CONNECT: as written; http://: given or 80 */
+    char target[FO_EGRESS_HEAD_MAX];     /* plain HTTP: the origin-form path */
+} fo_egress_request;
+
+/* Parses a request line l[0..n) (no CRLF): METHOD SP target SP HTTP/1.x,
+   the method a token; CONNECT host:port, or an absolute http:// URI without
+   userinfo. 0, or 400 with the reason in why (cap bytes, one line). *rq is
+   filled as far as it got: host empty unless the target parsed. */
+int fo_egress_parse_request_line(const char *l, size_t n, fo_egress_request *rq, char *why,
+                                 size_t cap);
+/* Checks a whole request head h[0..n), which ends in its blank line, and
+   parses its request line. Refused (400, why set): a NUL, CR or LF alone;
+   a folded line (obs-fold); a line without ':'; an empty field name; a name
+   that is not a token, which includes whitespace before the colon
+   (`Host : x`, `Host\t: x`); a control character other than tab in a value;
+   more than one Host; Content-Length not a number, or twice with different
+   values, or with Transfer-Encoding. 0 when the head is clean. */
+int fo_egress_parse_head(const char *h, size_t n, fo_egress_request *rq, char *why, size_t cap);
+/* Appends the head to send the server for a clean plain-HTTP head h[0..n)
+   (fo_egress_parse_head said 0): the request in origin form, the client's
+   Host, Connection, Keep-Alive and Proxy-* lines dropped, then
+   "Host: <rq host>[:port]" and "Connection: close". 0, or -1 (b->failed). */
+int fo_egress_forward_head(const char *h, size_t n, const fo_egress_request *rq, fo_buf *b);
 
 /* ----------------------------------------------------------------- proxy.c */
 

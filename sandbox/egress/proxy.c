@@ -33,6 +33,7 @@
 #include <strings.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <linux/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -40,7 +41,7 @@
 #include <unistd.h>
 
 #define MAX_CONN      512            /* concurrent connections */
-#define HEAD_MAX      8192           /* request line + headers */
+#define HEAD_MAX      FO_EGRESS_HEAD_MAX
 #define HELLO_MAX     (16384 + 5)    /* one TLS record */
 #define RELAY_BUF     (256 << 10)    /* per direction, in flight: copy buffer, first pipe */
 #define BULK_PIPE     (1 << 20)      /* the pipe of a direction that carries a download */
@@ -54,9 +55,7 @@
 
 typedef struct {
     int c, u;                        /* client (jail side), upstream */
-    char method[16];
-    char host[FO_EGRESS_MAX_NAME + 1];
-    unsigned port;
+    fo_egress_request rq;            /* method, host, port, target */
     char addr[64];
     const char *decision;            /* "allowed" / "refused" / "failed" */
     char reason[200];
@@ -66,7 +65,8 @@ typedef struct {
     char head[HEAD_MAX + 1];
     size_t len;                      /* bytes in head */
     size_t head_len;                 /* request head length (through CRLFCRLF) */
-    char target[HEAD_MAX];           /* origin-form path for plain HTTP */
+    int named;                       /* rq.host is final (set under g_mu): drain() may read it */
+    int logged;                      /* its record is written (under g_mu) */
 } conn;
 
 /* The proxy process's state: set once before the first thread starts. */
@@ -76,6 +76,7 @@ static int g_log = -1, g_stop_pipe[2] = { -1, -1 };
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static conn *g_active[MAX_CONN];
 static unsigned g_n_active, g_log_dropped, g_seq, g_over_capacity;
+static int g_stopping;               /* drain() has begun: connections end because of us */
 static size_t g_log_bytes;
 
 static long now_ms(void)
@@ -135,14 +136,15 @@ static void putn(fo_buf *b, const char *s, size_t n)
     }
 }
 
-static void log_record(const conn *k)
+/* Writes k's record, once: a connection drain() gave up on has one already. */
+static void log_record(conn *k)
 {
     fo_buf b = { 0 };
 
     fo_buf_printf(&b, "{\"n\": %u, \"host\": ", k->n);
-    fo_sandbox_json_str(&b, k->host, strlen(k->host));
-    fo_buf_printf(&b, ", \"port\": %u, \"method\": ", k->port);
-    fo_sandbox_json_str(&b, k->method, strlen(k->method));
+    fo_sandbox_json_str(&b, k->rq.host, strlen(k->rq.host));
+    fo_buf_printf(&b, ", \"port\": %u, \"method\": ", k->rq.port);
+    fo_sandbox_json_str(&b, k->rq.method, strlen(k->rq.method));
     fo_buf_printf(&b, ", \"decision\": \"%s\", \"reason\": ", k->decision);
     fo_sandbox_json_str(&b, k->reason, strlen(k->reason));
     fo_buf_puts(&b, ", \"address\": ");
@@ -154,10 +156,14 @@ static void log_record(const conn *k)
                           (unsigned long long)k->up, (unsigned long long)k->down,
                           now_ms() - k->t0);
     pthread_mutex_lock(&g_mu);
-    if (!b.failed && g_log_bytes + b.len <= LOG_MAX && write(g_log, b.data, b.len) == (ssize_t)b.len)
+    if (k->logged)
+        ;
+    else if (!b.failed && g_log_bytes + b.len <= LOG_MAX &&
+             write(g_log, b.data, b.len) == (ssize_t)b.len)
         g_log_bytes += b.len;
     else
         g_log_dropped++;
+    k->logged = 1;
     pthread_mutex_unlock(&g_mu);
     fo_buf_free(&b);
 }
@@ -193,24 +199,8 @@ static void why(conn *k, const char *fmt, ...)
 
 /* ------------------------------------------------------------- the request */
 
-/* 1 if every line ends in CRLF, no CR or LF stands alone, no NUL, and no
-   line is folded (starts with a space or tab): what a server might split
-   differently from us could carry a second Host header past the proxy. */
-static int head_is_clean(const char *h, size_t n)
-{
-    size_t i;
-
-    for (i = 0; i < n; i++) {
-        if (h[i] == 0 || (h[i] == '\r' && (i + 1 >= n || h[i + 1] != '\n')) ||
-            (h[i] == '\n' && (i == 0 || h[i - 1] != '\r')))
-            return 0;
-        if (h[i] == '\n' && i + 1 < n && (h[i + 1] == ' ' || h[i + 1] == '\t'))
-            return 0;
-    }
-    return 1;
-}
-
-/* Reads until the end of the header. 0, or an HTTP status to answer. */
+/* Reads until the end of the header. 0, an HTTP status to answer, or -1
+   when the client went away first (reason set; nothing to answer). */
 static int read_head(conn *k)
 {
     long deadline = k->t0 + HEAD_MS;
@@ -220,117 +210,72 @@ static int read_head(conn *k)
         ssize_t r;
 
         k->head[k->len] = 0;
-        end = strstr(k->head, "\r\n\r\n");
+        end = memmem(k->head, k->len, "\r\n\r\n", 4);   /* a NUL before it: 400 */
         if (end) {
             k->head_len = (size_t)(end - k->head) + 4;
-            return head_is_clean(k->head, k->head_len) ? 0 : 400;
+            return 0;
         }
         if (k->len >= HEAD_MAX)
             return 431;
         if (!wait_fd(k->c, POLLIN, deadline))
             return 408;
         r = recv(k->c, k->head + k->len, HEAD_MAX - k->len, 0);
-        if (r == 0)
-            return -1;                         /* went away: nothing to answer */
-        if (r < 0 && errno != EAGAIN && errno != EINTR)
+        if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
+            int stopping;
+            pthread_mutex_lock(&g_mu);
+            stopping = g_stopping;
+            pthread_mutex_unlock(&g_mu);
+            if (stopping)
+                why(k, "incomplete request: the run ended after %zu bytes, before the end "
+                       "of the header", k->len);
+            else if (k->len == 0)
+                why(k, "incomplete request: the client %s without sending anything",
+                    r == 0 ? "closed" : "reset the connection");
+            else
+                why(k, "incomplete request: the client %s after %zu bytes, before the end "
+                       "of the header", r == 0 ? "closed" : "reset the connection", k->len);
             return -1;
+        }
         if (r > 0)
             k->len += (size_t)r;
     }
 }
 
-/* "host:port" or "host" (default port) -> k->host, k->port. 0 or -1. */
-static int split_authority(conn *k, const char *s, size_t n, unsigned dflt)
-{
-    const char *colon = memchr(s, ':', n), *rb = memchr(s, ']', n);
-    size_t hl = n;
-
-    k->port = dflt;
-    if (s[0] == '[') {                          /* IPv6 literal: kept for the log */
-        hl = rb ? (size_t)(rb - s) + 1 : n;
-        colon = rb && (size_t)(rb - s) + 1 < n && rb[1] == ':' ? rb + 1 : NULL;
-    } else if (colon) {
-        hl = (size_t)(colon - s);
-    }
-    if (colon) {
-        unsigned long p = 0;
-        const char *d;
-        for (d = colon + 1; d < s + n; d++) {
-            if (*d < '0' || *d > '9' || p > 65535)
-                return -1;
-            p = p * 10 + (unsigned)(*d - '0');
-        }
-        if (d == colon + 1 || p == 0 || p > 65535)
-            return -1;
-        k->port = (unsigned)p;
-    }
-    if (hl == 0 || hl > FO_EGRESS_MAX_NAME)
-        return -1;
-    memcpy(k->host, s, hl);
-    k->host[hl] = 0;
-    return 0;
-}
-
-/* Request line -> method, host, port (and target path for HTTP). 0 or status. */
+/* The request head: checked and parsed (head.c). 0 or status (reason set,
+   one line). */
 static int parse_request(conn *k)
 {
-    const char *l = k->head, *sp1 = strchr(l, ' '), *sp2, *eol = strstr(l, "\r\n");
-    const char *t;
-    size_t tl;
-
-    if (!sp1 || sp1 > eol || (size_t)(sp1 - l) >= sizeof k->method)
-        return 400;
-    memcpy(k->method, l, (size_t)(sp1 - l));
-    k->method[sp1 - l] = 0;
-    t = sp1 + 1;
-    sp2 = memchr(t, ' ', (size_t)(eol - t));
-    if (!sp2 || strncmp(sp2 + 1, "HTTP/1.", 7))
-        return 400;
-    tl = (size_t)(sp2 - t);
-    if (!strcmp(k->method, "CONNECT"))
-        return split_authority(k, t, tl, 0) < 0 || k->port == 0 ? 400 : 0;
-    if (tl < 8 || strncasecmp(t, "http://", 7)) {
-        why(k, "only CONNECT (https) or an absolute http:// URI can go through this proxy");
-        return 400;
-    }
-    t += 7;
-    tl -= 7;
-    {
-        size_t auth = strcspn(t, "/? ");
-        if (auth > tl)
-            auth = tl;
-        if (split_authority(k, t, auth, 80) < 0 || memchr(t, '@', auth))
-            return 400;
-        snprintf(k->target, sizeof k->target, "%s%.*s", t[auth] == '/' ? "" : "/",
-                 (int)(tl - auth), t + auth);
-    }
-    return 0;
+    return fo_egress_parse_head(k->head, k->head_len, &k->rq, k->reason, sizeof k->reason);
 }
 
 /* The policy on the name alone: no DNS has happened, none will if refused.
-   On success k->host is normalized. 0 or -1 (reason set). */
+   On success k->rq.host is normalized and final (k->named). 0 or -1 (reason
+   set). */
 static int decide_name(conn *k)
 {
     char name[FO_EGRESS_MAX_NAME + 1];
-    unsigned want = strcmp(k->method, "CONNECT") ? 80 : 443;
+    unsigned want = strcmp(k->rq.method, "CONNECT") ? 80 : 443;
 
-    if (fo_egress_is_ip_literal(k->host)) {
-        why(k, "%s is an IP address: only allowed names can be reached", k->host);
+    if (fo_egress_is_ip_literal(k->rq.host)) {
+        why(k, "%s is an IP address: only allowed names can be reached", k->rq.host);
         return -1;
     }
-    if (fo_egress_name_normalize(k->host, strlen(k->host), name) < 0) {
-        why(k, "\"%s\" is not a host name", k->host);
+    if (fo_egress_name_normalize(k->rq.host, strlen(k->rq.host), name) < 0) {
+        why(k, "\"%s\" is not a host name", k->rq.host);
         return -1;
     }
-    strcpy(k->host, name);
-    if (k->port != want) {
-        why(k, "port %u refused (CONNECT to 443 for https, port 80 for http)", k->port);
+    strcpy(k->rq.host, name);
+    if (k->rq.port != want) {
+        why(k, "port %u refused (CONNECT to 443 for https, port 80 for http)", k->rq.port);
         return -1;
     }
-    if (!fo_egress_policy_allows(g_pol, k->host)) {
-        why(k, "%s is not in the allow list", k->host);
+    if (!fo_egress_policy_allows(g_pol, k->rq.host)) {
+        why(k, "%s is not in the allow list", k->rq.host);
         return -1;
     }
+    pthread_mutex_lock(&g_mu);
+    k->named = 1;                            /* drain() may now read rq */
+    pthread_mutex_unlock(&g_mu);
     return 0;
 }
 
@@ -339,10 +284,10 @@ static int decide_name(conn *k)
 static int decide_addr(conn *k, struct sockaddr_storage *to)
 {
     struct sockaddr_storage a[FO_EGRESS_MAX_ADDRS];
-    const fo_egress_pin *pin = fo_egress_policy_pinned(g_pol, k->host);
+    const fo_egress_pin *pin = fo_egress_policy_pinned(g_pol, k->rq.host);
     const char *err = NULL, *bad;
     int n, i;
-    in_port_t port = htons((uint16_t)k->port);
+    in_port_t port = htons((uint16_t)k->rq.port);
 
     if (pin) {
         *to = pin->addr;                     /* the caller's word: even a private one */
@@ -351,15 +296,15 @@ static int decide_addr(conn *k, struct sockaddr_storage *to)
         fo_egress_addr_str(to, k->addr, sizeof k->addr);
         return 0;
     }
-    n = g_res ? fo_egress_resolve(g_res, k->host, DNS_MS, a, &err) : -1;
+    n = g_res ? fo_egress_resolve(g_res, k->rq.host, DNS_MS, a, &err) : -1;
     if (n <= 0) {
-        why(k, "can't resolve %s: %s", k->host, err ? err : "no nameserver configured");
+        why(k, "can't resolve %s: %s", k->rq.host, err ? err : "no nameserver configured");
         return 502;
     }
     for (i = 0; i < n; i++)
         if (!fo_egress_addr_public(&a[i], &bad)) {
             fo_egress_addr_str(&a[i], k->addr, sizeof k->addr);
-            why(k, "%s resolves to %s, %s", k->host, k->addr, bad);
+            why(k, "%s resolves to %s, %s", k->rq.host, k->addr, bad);
             return 403;
         }
     for (i = 0; i < n - 1 && a[i].ss_family != AF_INET; i++)
@@ -440,38 +385,21 @@ static int check_hello(conn *k)
         why(k, "TLS ClientHello without a server name (SNI)");
     else if (rc != FO_SNI_OK)
         why(k, "not a TLS ClientHello");
-    else if (fo_egress_name_normalize(sni, strlen(sni), norm) < 0 || strcmp(norm, k->host))
-        why(k, "TLS server name \"%.100s\" differs from the CONNECT host %s", sni, k->host);
+    else if (fo_egress_name_normalize(sni, strlen(sni), norm) < 0 || strcmp(norm, k->rq.host))
+        why(k, "TLS server name \"%.100s\" differs from the CONNECT host %s", sni, k->rq.host);
     else
         return 0;
     return -1;
 }
 
-/* Plain HTTP: the request in origin form, Host set to the URI's host,
-   hop-by-hop and proxy headers dropped, "Connection: close". 0 or -1. */
+/* Plain HTTP: the head as forward_head() makes it (origin form, the URI's
+   Host, Connection: close), then what followed it. 0 or -1. */
 static int forward_head(conn *k)
 {
     fo_buf b = { 0 };
-    const char *l = strstr(k->head, "\r\n") + 2, *end = k->head + k->head_len - 2;
-    int rc;
+    int rc = fo_egress_forward_head(k->head, k->head_len, &k->rq, &b) < 0 ? -1
+             : send_all(k->u, b.data, b.len, now_ms() + DIAL_MS);
 
-    fo_buf_printf(&b, "%s ", k->method);
-    putn(&b, k->target, strlen(k->target));
-    fo_buf_puts(&b, " HTTP/1.1\r\n");
-    while (l < end) {
-        const char *eol = strstr(l, "\r\n");
-        size_t n = (size_t)(eol - l);
-        if (strncasecmp(l, "host:", 5) && strncasecmp(l, "connection:", 11) &&
-            strncasecmp(l, "proxy-", 6) && strncasecmp(l, "keep-alive:", 11)) {
-            putn(&b, l, n + 2);
-        }
-        l = eol + 2;
-    }
-    if (k->port == 80)
-        fo_buf_printf(&b, "Host: %s\r\nConnection: close\r\n\r\n", k->host);
-    else
-        fo_buf_printf(&b, "Host: %s:%u\r\nConnection: close\r\n\r\n", k->host, k->port);
-    rc = b.failed ? -1 : send_all(k->u, b.data, b.len, now_ms() + DIAL_MS);
     if (rc == 0)
         k->up += b.len;
     fo_buf_free(&b);
@@ -648,21 +576,45 @@ static void relay(conn *k)
 
 /* ------------------------------------------------------------ per thread */
 
+/* A head that never ended (the client left, 408, 431): if its request line
+   came whole, the record gets its host, and why the policy would have
+   refused it, after what k->reason says already. */
+static void note_request_line(conn *k)
+{
+    const char *eol = memmem(k->head, k->len, "\r\n", 2);
+    char said[sizeof k->reason], policy[sizeof k->reason];
+
+    if (!eol || fo_egress_parse_request_line(k->head, (size_t)(eol - k->head), &k->rq, policy,
+                                             sizeof policy)) {
+        memset(&k->rq, 0, sizeof k->rq);
+        return;
+    }
+    memcpy(said, k->reason, sizeof said);
+    if (decide_name(k) < 0) {
+        memcpy(policy, k->reason, sizeof policy);
+        why(k, "%s; %s", said, policy);
+    }
+}
+
 static void handle(conn *k)
 {
     struct sockaddr_storage to;
     int st = read_head(k);
 
-    strcpy(k->method, "?");
-    if (st == 0)
+    if (st == 0) {
         st = parse_request(k);
-    if (st < 0)
-        return;                                    /* closed silently: not logged */
-    if (st) {
-        if (!k->reason[0])
-            why(k, st == 431 ? "request header over %d bytes" : st == 408
-                ? "no complete request header within %d ms" : "malformed request (%d)",
-                st == 431 ? HEAD_MAX : st == 408 ? HEAD_MS : st);
+    } else {
+        if (st > 0)
+            why(k, st == 431 ? "request header over %d bytes"
+                             : "no complete request header within %d ms",
+                st == 431 ? HEAD_MAX : HEAD_MS);
+        note_request_line(k);
+    }
+    if (!k->rq.method[0])
+        strcpy(k->rq.method, "?");
+    if (st < 0) {
+        k->decision = "refused";                   /* nothing to answer: recorded */
+    } else if (st) {
         answer(k, st, "refused");
     } else if (decide_name(k) < 0) {
         answer(k, 403, "refused");
@@ -670,9 +622,9 @@ static void handle(conn *k)
         answer(k, st, st == 403 ? "refused" : "failed");
     } else if ((st = dial(k, &to)) != 0) {
         answer(k, st, "failed");
-    } else if (!strcmp(k->method, "CONNECT") ? check_hello(k) < 0 : forward_head(k) < 0) {
+    } else if (!strcmp(k->rq.method, "CONNECT") ? check_hello(k) < 0 : forward_head(k) < 0) {
         k->decision = "refused";                   /* SNI; or the upstream failed */
-        if (strcmp(k->method, "CONNECT")) {
+        if (strcmp(k->rq.method, "CONNECT")) {
             k->decision = "failed";
             why(k, "can't send the request to %s", k->addr);
         }
@@ -747,6 +699,7 @@ static void admit(int c)
     pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
     if (pthread_create(&t, &at, conn_thread, k) != 0) {
         pthread_mutex_lock(&g_mu);
+        g_over_capacity++;                         /* turned away: counted */
         for (i = 0; i < MAX_CONN; i++)
             if (g_active[i] == k)
                 g_active[i] = NULL;
@@ -758,13 +711,38 @@ static void admit(int c)
     pthread_attr_destroy(&at);
 }
 
-/* Ends every connection (each thread then logs it) and waits up to 1 s. */
+/* The record of a connection drain() gives up on (its thread is still
+   resolving or dialling): what is known of it, taken under g_mu. NULL when
+   out of memory (then counted as dropped). */
+static conn *unfinished(conn *k)
+{
+    conn *s = calloc(1, sizeof *s);
+
+    k->logged = 1;                           /* its thread writes nothing more */
+    if (!s) {
+        g_log_dropped++;
+        return NULL;
+    }
+    s->n = k->n;
+    s->t0 = k->t0;
+    if (k->named)
+        s->rq = k->rq;
+    strcpy(s->rq.method, k->named ? k->rq.method : "?");
+    s->decision = "failed";
+    strcpy(s->reason, "unfinished when the run ended (the proxy stopped)");
+    return s;
+}
+
+/* Ends every connection (each thread then logs it) and waits up to 1 s;
+   a connection still going then gets its record from here. */
 static void drain(void)
 {
-    unsigned i, left;
+    static conn *late[MAX_CONN];
+    unsigned i, left, n_late = 0;
     long until = now_ms() + 1000;
 
     pthread_mutex_lock(&g_mu);
+    g_stopping = 1;
     for (i = 0; i < MAX_CONN; i++)
         if (g_active[i]) {
             shutdown(g_active[i]->c, SHUT_RDWR);
@@ -779,6 +757,15 @@ static void drain(void)
         if (left)
             usleep(10000);
     } while (left && now_ms() < until);
+    pthread_mutex_lock(&g_mu);
+    for (i = 0; i < MAX_CONN; i++)
+        if (g_active[i] && !g_active[i]->logged && (late[n_late] = unfinished(g_active[i])))
+            n_late++;
+    pthread_mutex_unlock(&g_mu);
+    for (i = 0; i < n_late; i++) {
+        log_record(late[i]);
+        free(late[i]);
+    }
     pthread_mutex_lock(&g_mu);
     if (g_log_dropped || g_over_capacity) {
         char line[128];
@@ -827,7 +814,52 @@ int fo_egress_serve(const fo_egress_policy *pol, const fo_egress_resolver *res,
 
 /* ------------------------------------------------------- start and stop */
 
-/* The child: unprivileged, not dumpable, dies with folio; then serves. */
+/* Leaves the child nothing of folio's but what it serves with. Descriptors:
+   the listener at 3 and the log at 4 (*listen_fd, *log_fd updated), and
+   /dev/null as stdin, stdout and stderr; every other one is closed -- folio
+   holds the jail's control socket, its /work, /out and /tmp, the --in files,
+   the runtime folder of all sessions (a supervisor), its own stdout and
+   stderr. Environment: emptied; its block (the strings folio was started
+   with, which /proc/PID/environ shows) zeroed, then cut to nothing with
+   PR_SET_MM_MAP (which any process may do to itself, with every other field
+   as it is), so that /proc/PID/environ reads empty. 0, or -1 when /dev/null
+   or /proc/self/stat can't be read. */
+static int isolate(int *listen_fd, int *log_fd)
+{
+    unsigned long long f[52];
+    struct prctl_mm_map map;
+    int l = fcntl(*listen_fd, F_DUPFD, 5), g = fcntl(*log_fd, F_DUPFD, 5);
+    int null = open("/dev/null", O_RDWR);
+
+    if (l < 0 || g < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+        dup2(null, 2) < 0 || dup2(l, 3) < 0 || dup2(g, 4) < 0)
+        return -1;
+    fo_sandbox_close_all_except(3, 4);          /* l, g and null among them */
+    *listen_fd = 3;
+    *log_fd = 4;
+    (void)clearenv();
+    if (fo_sandbox_self_stat(f, 52) < 0 || f[51] < f[50])
+        return -1;
+    memset((char *)(uintptr_t)f[50], 0, (size_t)(f[51] - f[50]));
+    memset(&map, 0, sizeof map);
+    map.start_code = f[26];
+    map.end_code = f[27];
+    map.start_stack = f[28];
+    map.start_data = f[45];
+    map.end_data = f[46];
+    map.start_brk = f[47];
+    map.brk = (uintptr_t)sbrk(0);                /* one thread: nothing moves it meanwhile */
+    map.arg_start = f[48];
+    map.arg_end = f[49];
+    map.env_start = map.env_end = f[50];
+    map.exe_fd = (uint32_t)-1;                  /* keep: changing it needs a capability */
+    /* a kernel without CONFIG_CHECKPOINT_RESTORE refuses: the block stays, zeroed */
+    (void)prctl(PR_SET_MM, PR_SET_MM_MAP, (unsigned long)&map, sizeof map, 0);
+    return 0;
+}
+
+/* The child: holds nothing of folio's (isolate), unprivileged, not dumpable,
+   dies with folio; then serves. */
 __attribute__((noreturn))
 static void proxy_child(const fo_egress_policy *pol, int listen_fd, int log_fd,
                         const char *resolv, unsigned as_id)
@@ -837,6 +869,8 @@ static void proxy_child(const fo_egress_policy *pol, int listen_fd, int log_fd,
 
     struct rlimit nofile;
 
+    if (isolate(&listen_fd, &log_fd) < 0)
+        _exit(125);
     (void)prctl(PR_SET_NAME, "folio-egress", 0, 0, 0);
     /* two sockets and two pipes per connection */
     if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < 8 * MAX_CONN) {

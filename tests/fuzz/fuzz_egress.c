@@ -1,19 +1,83 @@
 /* fuzz_egress.c — libFuzzer target for the egress proxy's readers of bytes
  * that come from the jail or the network: the TLS ClientHello SNI reader, the
- * DNS answer parser, and the name checks (normalize, IP literal, policy).
+ * DNS answer parser, the name checks (normalize, IP literal, policy), and the
+ * request head (head.c: the strict header check, the request line, the head
+ * as forwarded).
  *
- * The fuzz build links libfolio.a only, so the three sandbox/egress files
- * these live in are compiled in here (and policy.c). Input: one control byte (which reader,
- * DNS query type), then the bytes. Checked invariants: an SNI read as OK is a
- * NUL-free string of 1..253 bytes; DNS yields at most FO_EGRESS_MAX_ADDRS
- * addresses, each of the queried family; a normalized name is lower case and
- * passes normalization again unchanged. */
+ * The sandbox/egress files these live in are compiled in here. Input: one
+ * control byte (which reader, DNS query type; % 5), then the bytes. Checked
+ * invariants: an SNI read as OK is a NUL-free string of 1..253 bytes; DNS
+ * yields at most FO_EGRESS_MAX_ADDRS addresses, each of the queried family; a
+ * normalized name is lower case and passes normalization again unchanged; a
+ * head is either refused with a one-line reason or has a method, a host and a
+ * port, and its forwarded form holds exactly one Host and one Connection
+ * line, no whitespace before any colon, and one blank line, at its end.
+ * Seeds (tests/fuzz/seeds/fuzz_egress/head-*): the smuggling shapes. */
 #include "sandbox/egress/addr.c"
 #include "sandbox/egress/dns.c"
 #include "sandbox/egress/policy.c"
 #include "sandbox/egress/sni.c"
+#include "sandbox/egress/head.c"
 
 #include <stdlib.h>
+
+/* The forwarded head b[0..n): one blank line, at the end; every line a
+   token name directly followed by ':'; one Host, one Connection. */
+static void check_forwarded(const char *b, size_t n)
+{
+    const char *l = memmem(b, n, "\r\n", 2), *end = b + n - 2;
+    int host = 0, conn = 0;
+
+    if (!l || n < 4 || memcmp(b + n - 4, "\r\n\r\n", 4) ||
+        (const char *)memmem(b, n, "\r\n\r\n", 4) != b + n - 4)
+        abort();
+    for (l += 2; l < end;) {
+        const char *eol = memmem(l, (size_t)(end + 2 - l), "\r\n", 2), *c;
+        if (!eol || !(c = memchr(l, ':', (size_t)(eol - l))) || c == l)
+            abort();
+        for (const char *p = l; p < c; p++)
+            if (!is_tchar((unsigned char)*p))
+                abort();
+        host += name_is(l, (size_t)(c - l), "host");
+        conn += name_is(l, (size_t)(c - l), "connection");
+        l = eol + 2;
+    }
+    if (host != 1 || conn != 1)
+        abort();
+}
+
+static void fuzz_head(const uint8_t *d, size_t n)
+{
+    const char *h = (const char *)d, *end = memmem(h, n, "\r\n\r\n", 4);
+    fo_egress_request rq;
+    char why[200];
+    int st;
+
+    if (!end) {                                  /* abandoned: its request line */
+        const char *eol = memmem(h, n, "\r\n", 2);
+        if (fo_egress_parse_request_line(h, eol ? (size_t)(eol - h) : n, &rq, why,
+                                         sizeof why) == 0 &&
+            (!rq.method[0] || !rq.host[0] || rq.port > 65535))
+            abort();
+        return;
+    }
+    why[0] = 0;
+    st = fo_egress_parse_head(h, (size_t)(end - h) + 4, &rq, why, sizeof why);
+    if (st) {
+        if (st != 400 || !why[0] || strpbrk(why, "\r\n"))
+            abort();
+        return;
+    }
+    if (!rq.method[0] || !rq.host[0] || strlen(rq.host) > FO_EGRESS_MAX_NAME ||
+        (strcmp(rq.method, "CONNECT") && (rq.port == 0 || rq.port > 65535 || rq.target[0] != '/')))
+        abort();
+    if (strcmp(rq.method, "CONNECT")) {
+        fo_buf b = { 0 };
+        if (fo_egress_forward_head(h, (size_t)(end - h) + 4, &rq, &b) == 0)
+            check_forwarded(b.data, b.len);
+        fo_buf_free(&b);
+    }
+}
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
@@ -75,11 +139,12 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
     if (size < 1)
         return 0;
-    switch (data[0] % 4) {
+    switch (data[0] % 5) {
     case 0: fuzz_sni(data + 1, size - 1); break;
     case 1: fuzz_dns(data + 1, size - 1, 1); break;
     case 2: fuzz_dns(data + 1, size - 1, 28); break;
-    default: fuzz_name(data + 1, size - 1); break;
+    case 3: fuzz_name(data + 1, size - 1); break;
+    default: fuzz_head(data + 1, size - 1); break;
     }
     return 0;
 }

@@ -6,7 +6,8 @@
 #   python3 egress_dns.py ANSWERS.json LOG
 # ANSWERS: {"name": {"A": [[addr, ...], [addr, ...]], "AAAA": [[...]]}}: the n-th
 # query for a name and type gets the n-th list (the last one repeats), which is
-# how a test stages DNS rebinding. Unknown names: NXDOMAIN.
+# how a test stages DNS rebinding. Unknown names: NXDOMAIN. {"name": "drop"}: no
+# answer at all (a lookup that hangs until the resolver gives up).
 import json
 import socket
 import struct
@@ -41,6 +42,8 @@ def main():
         log.write("%s %s\n" % (name, tname))
         question = msg[12:off + 4]
         entry = answers.get(name)
+        if entry == "drop":
+            continue
         rcode, rrs = 0, []
         if entry is None:
             rcode = 3

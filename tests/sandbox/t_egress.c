@@ -393,6 +393,101 @@ START_TEST(dns_query_and_answer)
 }
 END_TEST
 
+/* ------------------------------------------------------------ head.c */
+
+static int head(const char *h, fo_egress_request *rq, char *why)
+{
+    return fo_egress_parse_head(h, strlen(h), rq, why, 200);
+}
+
+START_TEST(head_smuggling_shapes_are_refused)
+{
+    static const char *const bad[] = {
+        "Host : other.example\r\n",                  /* space before the colon */
+        "Connection : keep-alive\r\n",
+        "Host\t: other.example\r\n",                 /* tab before the colon */
+        "Host\t:other.example\r\n",
+        " Host: other.example\r\n",                  /* obs-fold */
+        "X: 1\r\n\tHost: other.example\r\n",
+        "X: 1\r\n continued\r\n",
+        ": empty name\r\n",
+        "no colon at all\r\n",
+        "Ho st: other.example\r\n",
+        "Host: a.example\r\nHost: other.example\r\n", /* two Hosts */
+        "Host: a.example\r\nhost: a.example\r\n",
+        "Content-Length: 5\r\nContent-Length: 6\r\n",
+        "Content-Length: 5, 5\r\n",
+        "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n",
+        "X: a\x01" "b\r\n",                           /* control character in a value */
+        "X: 1\nHost: other.example\r\n",             /* bare LF */
+        "X: 1\rHost: other.example\r\n",             /* bare CR */
+        "H\xc3\xb6st: x\r\n",                        /* not a token */
+    };
+    static const char *const line[] = {
+        "GET http://a.example/ HTTP/1.1",
+        "CONNECT a.example:443 HTTP/1.1",
+    };
+    fo_egress_request rq;
+    char h[512], why[200];
+    size_t k, m;
+
+    for (m = 0; m < 2; m++)
+        for (k = 0; k < sizeof bad / sizeof *bad; k++) {
+            snprintf(h, sizeof h, "%s\r\n%s\r\n", line[m], bad[k]);
+            why[0] = 0;
+            ck_assert_msg(head(h, &rq, why) == 400, "accepted: %s", bad[k]);
+            ck_assert_msg(why[0] && !strpbrk(why, "\r\n"), "no reason for %s", bad[k]);
+        }
+    ck_assert_int_eq(head("GET http://a.example/ HTTP/1.1\r\nHost : x\r\n\r\n", &rq, why), 400);
+    ck_assert_str_eq(why, "header line 2: whitespace in or after the field name, "
+                          "before the ':' (RFC 9112 5.1)");
+    /* request lines */
+    ck_assert_int_eq(head("GET  http://a.example/ HTTP/1.1\r\n\r\n", &rq, why), 400);
+    ck_assert_int_eq(head("GET http://a.example/ HTTP/1.1 \r\n\r\n", &rq, why), 400);
+    ck_assert_int_eq(head("GET http://a.example/\t HTTP/1.1\r\n\r\n", &rq, why), 400);
+    ck_assert_int_eq(head("G(T http://a.example/ HTTP/1.1\r\n\r\n", &rq, why), 400);
+    ck_assert_int_eq(head("GET http://u@a.example/ HTTP/1.1\r\n\r\n", &rq, why), 400);
+    ck_assert_int_eq(head("GET /x HTTP/1.1\r\nHost: a.example\r\n\r\n", &rq, why), 400);
+    ck_assert_int_eq(head("CONNECT a.example HTTP/1.1\r\n\r\n", &rq, why), 400);
+    ck_assert_int_eq(head("GET http://a.example/ HTTP/2\r\n\r\n", &rq, why), 400);
+}
+END_TEST
+
+START_TEST(head_clean_ones_parse_and_forward)
+{
+    static const char h1[] = "GET http://A.example:8080/p?q=1 HTTP/1.1\r\n"
+                             "Host: a.example:8080\r\nUser-Agent: curl\r\n"
+                             "Proxy-Connection: Keep-Alive\r\nproxy-authorization: x\r\n"
+                             "Connection: keep-alive\r\nKeep-Alive: 5\r\nContent-Length: 3\r\n"
+                             "content-length: 3\r\nX-Empty:\r\nX-Tab:\tv \r\nProx: kept\r\n\r\n";
+    fo_egress_request rq;
+    fo_buf b = { 0 };
+    char why[200];
+
+    ck_assert_int_eq(fo_egress_parse_head(h1, sizeof h1 - 1, &rq, why, sizeof why), 0);
+    ck_assert_str_eq(rq.method, "GET");
+    ck_assert_str_eq(rq.host, "A.example");
+    ck_assert_uint_eq(rq.port, 8080);
+    ck_assert_str_eq(rq.target, "/p?q=1");
+    ck_assert_int_eq(fo_egress_forward_head(h1, sizeof h1 - 1, &rq, &b), 0);
+    ck_assert_str_eq(b.data, "GET /p?q=1 HTTP/1.1\r\nUser-Agent: curl\r\nContent-Length: 3\r\n"
+                             "content-length: 3\r\nX-Empty:\r\nX-Tab:\tv \r\nProx: kept\r\n"
+                             "Host: A.example:8080\r\nConnection: close\r\n\r\n");
+    fo_buf_free(&b);
+    ck_assert_int_eq(head("GET http://a.example HTTP/1.0\r\n\r\n", &rq, why), 0);
+    ck_assert_str_eq(rq.target, "/");
+    ck_assert_uint_eq(rq.port, 80);
+    ck_assert_int_eq(head("CONNECT a.example:443 HTTP/1.1\r\nHost: a.example:443\r\n\r\n",
+                          &rq, why), 0);
+    ck_assert_str_eq(rq.host, "a.example");
+    ck_assert_uint_eq(rq.port, 443);
+    /* a request line alone: what an abandoned connection said */
+    ck_assert_int_eq(fo_egress_parse_request_line("CONNECT b.example:443 HTTP/1.1", 30, &rq,
+                                                  why, sizeof why), 0);
+    ck_assert_str_eq(rq.host, "b.example");
+}
+END_TEST
+
 int main(void)
 {
     const TTest *const tests[] = {
@@ -411,6 +506,8 @@ int main(void)
         sni_reads_the_name,
         sni_refusals,
         dns_query_and_answer,
+        head_smuggling_shapes_are_refused,
+        head_clean_ones_parse_and_forward,
         NULL,
     };
     return fo_check_tests("egress", 0, tests);

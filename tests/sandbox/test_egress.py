@@ -422,23 +422,39 @@ def _proxy_pipes(run_pid):
 
 PIPE_SOFT = "/proc/sys/fs/pipe-user-pages-soft"
 
+# The program says where it is and waits for the test: folio run gives it
+# no stdin, so the test wakes it with SIGUSR1 (_release), blocked beforehand.
+WAIT = r"""
+import signal
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR1])
+def wait(where):
+    print(where, flush=True)
+    signal.sigwait([signal.SIGUSR1])
+"""
+
+
+def _release(run_pid):
+    """Wakes the program (WAIT) of the run run_pid: the child of its jail's init."""
+    (init,) = [d for d in os.listdir("/proc") if d.isdigit() and _ppid(d) == run_pid
+               and _comm(d) == "init"]
+    (prog,) = [d for d in os.listdir("/proc") if d.isdigit() and _ppid(d) == int(init)]
+    os.kill(int(prog), 10)              # SIGUSR1
+
 
 def _relay_pipes(tmp_path, big, soft=None):
     """Downloads big through the proxy (fs.pipe-user-pages-soft set to soft
     meanwhile, if given); returns the proxy's pipes before the connection
     and while it relays, the program's output and the egress log."""
     s = Server({"/huge": big})
-    src = r"""
-import hashlib, socket, sys
-print("idle", flush=True)
-sys.stdin.readline()                # the test counts the proxy's pipes
+    src = WAIT + r"""
+import hashlib, socket
+wait("idle")                        # the test counts the proxy's pipes
 c = socket.create_connection(("127.0.0.1", 3128))
 c.sendall(b"GET http://a.example.test/huge HTTP/1.1\r\nHost: a.example.test\r\n\r\n")
 got = b""
 while len(got) < 1 << 20:
     got += c.recv(1 << 16)
-print("holding", flush=True)
-sys.stdin.readline()                # and again, mid-download
+wait("holding")                     # and again, mid-download
 while True:
     d = c.recv(1 << 20)
     if not d:
@@ -457,14 +473,12 @@ print(hashlib.sha256(got[got.index(b"\r\n\r\n") + 4:]).hexdigest(), flush=True)
                 f.write(str(soft))
         cmd = [FOLIO, "run", "--out", str(tmp_path / "o"), "--in", str(tmp_path / "t.py"),
                "--net", "allow=a.example.test"] + pin("a.example.test", s.port) + ["--", PY, "t.py"]
-        p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for want in ("idle\n", "holding\n"):
             line = p.stdout.readline()
             assert line == want, (line, p.communicate(timeout=60))
             counts.append(_proxy_pipes(p.pid))
-            p.stdin.write("\n")
-            p.stdin.flush()
+            _release(p.pid)
         out, err = p.communicate(timeout=120)
     finally:
         with open(PIPE_SOFT, "w") as f:
@@ -547,6 +561,45 @@ for target in [("127.0.0.1", 3128), ("127.0.0.1", %d)]:
     assert rest.splitlines() == ["refused 3128", "refused %d" % web.port]
     assert "the egress proxy ended during the run" in err
     assert len(web.requests) == 1
+
+
+def test_the_proxy_holds_none_of_folios_descriptors_and_no_environment(tmp_path):
+    # folio holds the jail's control socket, /work /out /tmp, the --in files
+    # (and a supervisor the runtime folder of every session); the proxy, a
+    # fork of it, must keep none of them, nor folio's environment
+    with open(tmp_path / "t.py", "w") as f:
+        f.write(WAIT + "wait('idle')\n")
+    with open(tmp_path / "data.csv", "w") as f:
+        f.write("a,b\n1,2\n")
+    env = dict(os.environ, FOLIO_TEST_SECRET="egress-secret-4711")
+    cmd = [FOLIO, "run", "--out", str(tmp_path / "o"), "--in", str(tmp_path / "t.py"),
+           "--in", str(tmp_path / "data.csv"), "--net", "allow=a.example.test", "--", PY, "t.py"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = p.stdout.readline()
+        assert line == "idle\n", (line, p.communicate(timeout=60))
+        folio_fds = len(os.listdir("/proc/%d/fd" % p.pid))
+        for _ in range(200):                # named, then serving: its stop pipe is made
+            proxy = [d for d in os.listdir("/proc") if d.isdigit() and
+                     _comm(d) == "folio-egress" and _ppid(d) == p.pid]
+            fd = "/proc/%s/fd" % proxy[0] if proxy else None
+            if fd and len(os.listdir(fd)) >= 7:
+                break
+            time.sleep(0.05)
+        fds = {int(n): os.readlink("%s/%s" % (fd, n)) for n in os.listdir(fd)}
+        with open("/proc/%s/environ" % proxy[0], "rb") as f:
+            environ = f.read()
+    finally:
+        _release(p.pid)
+        out, err = p.communicate(timeout=60)
+    assert p.returncode == 0, err
+    assert folio_fds > 8                               # what there was to inherit
+    # stdio on /dev/null; the listener; the audit log; serve()'s stop pipe
+    assert [fds[k] for k in (0, 1, 2)] == ["/dev/null"] * 3, fds
+    assert fds[3].startswith("socket:") and fds[4].startswith("/memfd:folio-egress-log"), fds
+    assert sorted(fds) == [0, 1, 2, 3, 4, 5, 6], fds
+    assert fds[5].startswith("pipe:") and fds[5] == fds[6], fds
+    assert environ == b"", environ[:200]
 
 
 def _comm(pid):
@@ -758,6 +811,25 @@ def test_an_allowed_name_is_looked_up_exactly_once(tmp_path, netns):
     assert [e["decision"] for e in m["egress"]] == ["failed", "refused"]
 
 
+@pytest.mark.parametrize("netns", [{"slow.example.test": "drop"}], indirect=True)
+def test_a_connection_still_resolving_when_the_run_ends_is_recorded(tmp_path, netns):
+    # the program asks for an allowed name whose lookup hangs and exits: the
+    # proxy stops while that connection waits on DNS, and records it anyway
+    with open(tmp_path / "t.py", "w") as f:
+        f.write("import socket, time\n"
+                "s = socket.create_connection(('127.0.0.1', 3128))\n"
+                "s.sendall(b'CONNECT slow.example.test:443 HTTP/1.1\\r\\n\\r\\n')\n"
+                "time.sleep(0.5)\n")
+    p, m = netns.folio(["--in", str(tmp_path / "t.py"), "--net", "allow=slow.example.test",
+                        "--", PY, "t.py"], tmp_path / "o")
+    assert p.returncode == 0, p.stderr
+    assert "slow.example.test A" in netns.queries()
+    assert [(e["n"], e["host"], e["port"], e["method"], e["decision"], e["reason"])
+            for e in m["egress"]] == [
+        (1, "slow.example.test", 443, "CONNECT", "failed",
+         "unfinished when the run ended (the proxy stopped)")]
+
+
 def test_malformed_heads_get_a_status_and_reach_nobody(tmp_path, web):
     src = r"""
 import socket, time
@@ -784,6 +856,90 @@ print(ask(ok + b"\r\n"))                                      # and the proxy st
     assert lines[4] == "HTTP/1.0 200 OK"
     assert [r[1] for r in web.requests] == ["/hello.txt"]
     assert [e["decision"] for e in m["egress"]] == ["refused"] * 4 + ["allowed"]
+
+
+def test_header_lines_a_lenient_server_might_read_otherwise_get_400(tmp_path, web):
+    # `Host : other` is no Host header to a filter that looks for "host:", and
+    # one to a lenient server: the proxy refuses every such line (RFC 9112 5.1)
+    src = r"""
+import socket, sys
+def ask(raw):
+    s = socket.create_connection(("127.0.0.1", 3128), timeout=30)
+    s.sendall(raw)
+    return s.recv(4096).split(b"\r\n")[0].decode()
+ok = b"GET http://a.example.test/hello.txt HTTP/1.1\r\n"
+for extra in [b"Host : other.example.test", b"Connection : keep-alive",
+              b"Host\t: other.example.test", b"X: 1\r\n\tHost: other.example.test",
+              b": empty", b"Host: a.example.test\r\nHost: other.example.test",
+              b"Content-Length: 1\r\nContent-Length: 2",
+              b"Content-Length: 4\r\nTransfer-Encoding: chunked"]:
+    print(ask(ok + extra + b"\r\n\r\n"))
+print(ask(b"CONNECT a.example.test:443 HTTP/1.1\r\nHost : x\r\n\r\n"))
+print(ask(ok + b"Host: a.example.test\r\n\r\n"))     # and a clean one goes through
+"""
+    with open(tmp_path / "t.py", "w") as f:
+        f.write(src)
+    p, m = run(["--in", str(tmp_path / "t.py"), "--net", "allow=a.example.test"] +
+               pin("a.example.test", web.port) + ["--", PY, "t.py"], tmp_path / "o")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert len(lines) == 10 and lines[-1] == "HTTP/1.0 200 OK", lines
+    assert all(l.startswith("HTTP/1.1 400 folio egress: ") for l in lines[:9]), lines
+    assert "whitespace in or after the field name" in lines[0]
+    assert "more than one Host header" in lines[5]
+    assert [r[1] for r in web.requests] == ["/hello.txt"]
+    assert web.requests[0][2]["Host"] == "a.example.test"
+    assert [e["decision"] for e in m["egress"]] == ["refused"] * 9 + ["allowed"]
+    assert m["egress"][0]["reason"].startswith("header line 2: whitespace")
+
+
+def test_abandoned_attempts_are_recorded_with_what_they_said(tmp_path, web):
+    # a connection that sends nothing, half a request line, or a whole request
+    # line naming a refused host and hangs up before the end of its header:
+    # each is an attempt, and each gets its record
+    src = r"""
+import socket, struct, time, urllib.request
+def hang_up(raw, reset=False):
+    s = socket.create_connection(("127.0.0.1", 3128), timeout=10)
+    if raw:
+        s.sendall(raw)
+        time.sleep(0.2)                  # the proxy has read it
+    if reset:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    s.close()
+    time.sleep(0.2)
+hang_up(b"")
+hang_up(b"CONNECT evil.exa")
+hang_up(b"CONNECT evil.example.test:443 HTTP/1.1\r\nHost: evil.exa")
+hang_up(b"GET http://a.example.test/hello.txt HTTP/1.1\r\n")
+hang_up(b"GET http://a.exa", reset=True)
+print(urllib.request.urlopen("http://a.example.test/hello.txt", timeout=10).read().decode(), end="")
+"""
+    with open(tmp_path / "t.py", "w") as f:
+        f.write(src)
+    p, m = run(["--in", str(tmp_path / "t.py"), "--net", "allow=a.example.test"] +
+               pin("a.example.test", web.port) + ["--", PY, "t.py"], tmp_path / "o")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "hello from a.example.test\n"
+    log = m["egress"]
+    assert [e["n"] for e in log] == [1, 2, 3, 4, 5, 6], log
+    got = [(e["host"], e["port"], e["method"], e["decision"], e["reason"]) for e in log[:5]]
+    assert got == [
+        ("", 0, "?", "refused", "incomplete request: the client closed without sending anything"),
+        ("", 0, "?", "refused", "incomplete request: the client closed after 16 bytes, "
+                                "before the end of the header"),
+        ("evil.example.test", 443, "CONNECT", "refused",
+         "incomplete request: the client closed after 54 bytes, before the end of the header; "
+         "evil.example.test is not in the allow list"),
+        ("a.example.test", 80, "GET", "refused", "incomplete request: the client closed after "
+                                                 "46 bytes, before the end of the header"),
+        ("", 0, "?", "refused", "incomplete request: the client reset the connection after "
+                                "16 bytes, before the end of the header"),
+    ], log
+    assert all(e["bytes_up"] == 0 and e["bytes_down"] == 0 and e["address"] is None
+               for e in log[:5])
+    assert log[5]["decision"] == "allowed"
+    assert [r[1] for r in web.requests] == ["/hello.txt"]
 
 
 # ------------------------------------------------------------------ sessions
