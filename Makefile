@@ -24,7 +24,17 @@ PKGS     := xlsxwriter libzip libxml-2.0 cairo freetype2 harfbuzz fribidi fontco
 WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Wstrict-prototypes \
             -Wno-unused-parameter
 OPT      ?= -O2 -g
-CFLAGS   += -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(EXTRA_CFLAGS) -Iinclude -I. -I$(BUILD)
+# Hardening, on every binary (tests/build/test_hardening.py reads it back with
+# readelf): stack protector, libc calls checked for overflows where sizes are
+# known, position-independent executables (the static launcher too), full
+# RELRO, no executable stack. The sanitizer, valgrind and fuzz builds turn the
+# fortified calls off (HARDEN_CPPFLAGS=): they check more, and -O0 can't fortify.
+HARDEN_CFLAGS   ?= -fstack-protector-strong -fPIE
+HARDEN_CPPFLAGS ?= -D_FORTIFY_SOURCE=2
+HARDEN_LDFLAGS  ?= -pie -Wl,-z,relro,-z,now -Wl,-z,noexecstack
+CPPFLAGS += $(HARDEN_CPPFLAGS)
+LDFLAGS  += $(HARDEN_LDFLAGS)
+CFLAGS   += -std=c11 -D_GNU_SOURCE $(OPT) $(HARDEN_CFLAGS) $(WARN) $(EXTRA_CFLAGS) -Iinclude -I. -I$(BUILD)
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhpdf -lm
 ifeq ($(CI),true)
@@ -100,7 +110,7 @@ deps-bench: deps-test
 # An object without its .d (an older build tree) is rebuilt once.
 $(BUILD)/obj/%.o: %.c $(BUILD)/obj/%.d
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
 DEP_FILES := $(patsubst %.o,%.d,$(filter-out $(BUILD)/obj/templates.o,$(LIB_OBJ)) $(SBX_OBJ) \
                $(CLI_OBJ) $(filter-out $(BUILD)/obj/openapi.o,$(SRV_OBJ)) $(BUILD)/obj/cli/launcher.o)
@@ -119,7 +129,7 @@ $(BUILD)/matplotlib/.built:
 # The seccomp policy, compiled to BPF here rather than at every launch.
 $(BUILD)/seccomp-gen: tools/seccomp-gen.c sandbox/policy/seccomp_policy.c sandbox/sandbox.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) tools/seccomp-gen.c sandbox/policy/seccomp_policy.c -lseccomp -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) tools/seccomp-gen.c sandbox/policy/seccomp_policy.c -lseccomp -o $@
 
 $(BUILD)/seccomp_bpf.h: $(BUILD)/seccomp-gen
 	$(BUILD)/seccomp-gen $@
@@ -135,7 +145,7 @@ $(BUILD)/templates.c: $(BUILD)/embed $(TPL_FILES)
 
 $(BUILD)/obj/templates.o: $(BUILD)/templates.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 # docs/openapi.json, served at GET /v1/openapi.json, embedded as the templates are.
 $(BUILD)/openapi.c: $(BUILD)/embed docs/openapi.json
@@ -143,7 +153,7 @@ $(BUILD)/openapi.c: $(BUILD)/embed docs/openapi.json
 
 $(BUILD)/obj/openapi.o: $(BUILD)/openapi.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 # The session kernel (Python), embedded into folio: shipped, never generated
 # at run time. tools/embed's functions renamed so both tables can link.
@@ -152,7 +162,7 @@ $(BUILD)/kernel_py.c: $(BUILD)/embed sandbox/kernel/folio_kernel.py
 
 $(BUILD)/obj/kernel_py.o: $(BUILD)/kernel_py.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Dfo_template_find=fo_session_kernel_find \
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Dfo_template_find=fo_session_kernel_find \
 	  -Dfo_template_name=fo_session_kernel_name -c $< -o $@
 
 $(BUILD)/libfolio.a: $(LIB_OBJ)
@@ -163,10 +173,11 @@ $(BUILD)/libfolio-sandbox.a: $(SBX_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# Static: no dynamic loader, no relocations, nothing resolved lazily in the
-# jail's processes -- 2 ms off every `folio run` here. Sanitizer and valgrind
-# builds link it dynamically (STATIC=).
-STATIC ?= -static
+# Static: no dynamic loader, nothing resolved lazily in the jail's processes
+# -- 2 ms off every `folio run` here; a static PIE, so its addresses are
+# randomized all the same. Sanitizer and valgrind builds link it
+# dynamically (STATIC=).
+STATIC ?= -static-pie
 $(BUILD)/folio: $(BUILD)/obj/cli/launcher.o $(BUILD)/libfolio-sandbox.a
 	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC) $^ -o $@
 
@@ -182,11 +193,11 @@ $(BUILD)/folio-serve: $(CLI_OBJ) $(SRV_OBJ) $(BUILD)/libfolio.a $(BUILD)/libfoli
 # the render children's allocator replaces malloc: only its own test links it
 $(BUILD)/tests/serve/t_region: tests/serve/t_region.c tests/check_run.h $(BUILD)/obj/serve/region.o $(BUILD)/libfolio.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $< $(BUILD)/obj/serve/region.o $(BUILD)/libfolio.a $$(pkg-config --cflags --libs check) -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(BUILD)/obj/serve/region.o $(BUILD)/libfolio.a $$(pkg-config --cflags --libs check) -o $@
 
 $(BUILD)/tests/%: tests/%.c tests/check_run.h $(BUILD)/libfolio.a $(BUILD)/libfolio-sandbox.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) $< $(BUILD)/libfolio-sandbox.a $(BUILD)/libfolio.a $(PKG_LIBS) $$(pkg-config --cflags --libs check) -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) $< $(BUILD)/libfolio-sandbox.a $(BUILD)/libfolio.a $(PKG_LIBS) $$(pkg-config --cflags --libs check) -o $@
 
 # ---- tests ------------------------------------------------------------------
 # The layers (docs/architecture.md): readers and writers meet only in the hub,
@@ -222,16 +233,16 @@ test: deps-test
 	$(MAKE) e2e
 
 asan: deps-test
-	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(MAKE) BUILD=build-asan STATIC= CC=clang OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" LDFLAGS="-fsanitize=address,undefined" unit e2e
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(MAKE) BUILD=build-asan STATIC= HARDEN_CPPFLAGS= CC=clang OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" LDFLAGS="-fsanitize=address,undefined" unit e2e
 
 valgrind: deps-test
-	$(MAKE) BUILD=build-vg STATIC= OPT="-O0 -g" all $(UNIT_BIN:$(BUILD)/%=build-vg/%)
+	$(MAKE) BUILD=build-vg STATIC= HARDEN_CPPFLAGS= OPT="-O0 -g" all $(UNIT_BIN:$(BUILD)/%=build-vg/%)
 	FOLIO_VALGRIND=1 FOLIO=$(CURDIR)/build-vg/folio $(PY) -m pytest -q tests/cli tests/formats
 	@for t in $(UNIT_BIN:$(BUILD)/%=build-vg/%); do FOLIO_VALGRIND=1 CK_FORK=no valgrind -q --leak-check=full --suppressions=tests/valgrind.supp --error-exitcode=99 $$t >/dev/null || exit 1; done; echo "valgrind: unit tests clean"
 
 FUZZ_TIME ?= 30
 fuzz: deps-test
-	$(MAKE) BUILD=build-fuzz CC=clang OPT="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" $(BUILD:build=build-fuzz)/libfolio.a \
+	$(MAKE) BUILD=build-fuzz HARDEN_CPPFLAGS= CC=clang OPT="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" $(BUILD:build=build-fuzz)/libfolio.a \
 	  $(BUILD:build=build-fuzz)/libfolio-sandbox.a
 	@mkdir -p build-fuzz/fuzz
 	@set -e; for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
@@ -263,7 +274,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 docs/folio.1 $(DESTDIR)$(PREFIX)/share/man/man1/folio.1
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: folio\nDescription: result specs to xlsx, docx, pptx, pdf and png\nVersion: %s\nRequires.private: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lfolio\nLibs.private: -lhpdf -lm\n' \
+	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: folio\nDescription: result specs to xlsx, docx, pptx, pdf and png\nVersion: %s\nRequires: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lfolio -lhpdf -lm\n' \
 	  '$(PREFIX)' "$$(sed -n 's/^#define FOLIO_VERSION "\(.*\)"/\1/p' include/folio.h)" '$(PKGS)' \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/folio.pc
 
