@@ -35,7 +35,7 @@
    over the bound or of no known type: the kernel is not trusted further). */
 static int kframe_next(fo_kframe *f, int fd, char *type)
 {
-    static const char known[] = "koexnvtduE";
+    static const char known[] = "koexnvthduE";
 
     for (;;) {
         ssize_t r;
@@ -194,7 +194,7 @@ typedef struct {
     char *raw[2];                     /* stdout, stderr: up to FO_SESSION_OUT_CAP each */
     size_t len[2];
     unsigned long long total[2];
-    fo_buf repr, ename, evalue, etb;
+    fo_buf repr, ename, evalue, etb, ehint;
     char displays[MAX_DISPLAYS][256];
     size_t n_displays;
     int ended, error, timed_out, restarted, died, wstatus, stream, cfd;
@@ -245,6 +245,7 @@ static void on_frame(cell_run *c, char type, const char *p, size_t n)
     case 'n': set_text(&c->ename, p, n); c->error = 1; break;
     case 'v': set_text(&c->evalue, p, n); break;
     case 't': set_text(&c->etb, p, n); show(c, 'e', p, n); break;
+    case 'h': set_text(&c->ehint, p, n); show(c, 'e', p, n); break;
     case 'd':
         if (c->n_displays < MAX_DISPLAYS && n > 0 && n < 256 && !memchr(p, 0, n))
             snprintf(c->displays[c->n_displays++], 256, "%.*s", (int)n, p);
@@ -394,6 +395,10 @@ static void result_json(fo_session *s, cell_run *c, unsigned cell, const char *s
         fo_buf_puts(b, c->evalue.len ? c->evalue.data : "\"\"");
         fo_buf_puts(b, ", \"traceback\": ");
         fo_buf_puts(b, c->etb.len ? c->etb.data : "\"\"");
+        if (c->ehint.len) {
+            fo_buf_puts(b, ", \"hint\": ");
+            fo_buf_puts(b, c->ehint.data);
+        }
         fo_buf_puts(b, "}");
     } else {
         fo_buf_puts(b, ", \"error\": null");
@@ -425,7 +430,7 @@ static void result_json(fo_session *s, cell_run *c, unsigned cell, const char *s
 
 static void cell_free(cell_run *c)
 {
-    fo_buf *all[] = { &c->repr, &c->ename, &c->evalue, &c->etb };
+    fo_buf *all[] = { &c->repr, &c->ename, &c->evalue, &c->etb, &c->ehint };
 
     for (size_t k = 0; k < sizeof all / sizeof *all; k++)
         fo_buf_free(all[k]);
