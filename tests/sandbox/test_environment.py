@@ -216,3 +216,66 @@ def test_a_missing_module_hints_at_folio_env_and_the_policy(s):
     assert "/work/FILE.whl" in hint
     r = s.exec(s.new(), "1 / 0", expect="error")
     assert "hint" not in r["error"]
+
+
+# ------------------------------------------------------------ folio env
+
+def env(rt, *args):
+    p = subprocess.run([FOLIO, "env", *args], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, XDG_RUNTIME_DIR=str(rt)))
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+def in_jail(code):
+    p = subprocess.run([FOLIO, "run", "--", "python3", "-c", code], capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+def test_folio_env_lists_what_the_jail_imports_with_versions_and_the_install_policy(tmp_path):
+    doc = json.loads(env(tmp_path, "--json"))
+    by_import = {i: p for p in doc["packages"] for i in p["imports"]}
+    assert [m for _, m in stack() if m and m not in by_import] == []
+    truth = in_jail("import sys, pandas, numpy, sklearn, PIL\nprint(sys.version.split()[0], "
+                    "pandas.__version__, numpy.__version__, sklearn.__version__, PIL.__version__)").split()
+    assert [doc["python"]["version"], by_import["pandas"]["version"], by_import["numpy"]["version"],
+            by_import["sklearn"]["version"], by_import["PIL"]["version"]] == truth
+    assert by_import["sklearn"]["name"] == "scikit-learn"
+    hosts = subprocess.run([FOLIO, "run", "--net-list", "packages"], capture_output=True,
+                           text=True).stdout.split()
+    assert doc["install"]["hosts"] == hosts and "pypi.org" in hosts
+    assert "/work/FILE.whl" in doc["install"]["without_network"]
+    text = env(tmp_path)
+    assert "Python %s" % truth[0] in text
+    line = [l for l in text.splitlines() if l.startswith("scikit-learn ")]
+    assert line and line[0].split()[1:] == [truth[3], "sklearn"]
+
+
+def test_folio_env_answers_from_its_cache_until_refreshed(tmp_path):
+    first = env(tmp_path, "--json")
+    cache = tmp_path / "folio" / "env.cache"
+    key, body = cache.read_text().split("\n", 1)
+    assert len(key) == 64 and body.startswith(first.rstrip("\n"))
+    cache.write_text(key + "\n" + '{"cached": true}\n\n\x1e\ncached text\n')
+    assert json.loads(env(tmp_path, "--json")) == {"cached": True}
+    assert env(tmp_path) == "cached text\n"
+    assert json.loads(env(tmp_path, "--json", "--refresh")) == json.loads(first)
+    cache.write_text("0" * 64 + "\n" + '{"stale": true}\n\n\x1e\nstale\n')
+    assert json.loads(env(tmp_path, "--json")) == json.loads(first), "another key is not ours"
+
+
+def test_get_v1_environment_is_folio_env(tmp_path):
+    import sys
+    sys.path.insert(0, os.path.join(ROOT, "tests", "serve"))
+    from test_serve import Server as Serve, request
+    srv = Serve(scratch=tmp_path)
+    try:
+        status, headers, body = request(srv.url + "/v1/environment")
+    finally:
+        assert srv.stop() == 0
+    assert status == 200 and headers["Content-Type"] == "application/json"
+    doc = json.loads(body)
+    assert {p["name"] for p in doc["packages"]} >= {"pandas", "numpy", "scikit-learn"}
+    assert doc["install"]["hosts"][0] == "pypi.org"
