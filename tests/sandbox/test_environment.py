@@ -275,7 +275,7 @@ def test_get_v1_environment_is_folio_env(tmp_path):
         status, headers, body = request(srv.url + "/v1/environment")
     finally:
         assert srv.stop() == 0
-    assert status == 200 and headers["Content-Type"] == "application/json"
+    assert status == 200 and headers["Content-Type"] == "application/json", (status, body, srv.lines)
     doc = json.loads(body)
     assert {p["name"] for p in doc["packages"]} >= {"pandas", "numpy", "scikit-learn"}
     assert doc["install"]["hosts"][0] == "pypi.org"
