@@ -161,7 +161,7 @@ def test_pip_install_without_network_fails_clearly_and_a_wheel_installs(index, t
     assert len(index.requests) == before
 
 
-def test_pip_refuses_nothing_of_pep_668_and_never_writes_the_host(tmp_path):
+def test_pip_installs_into_a_venv_that_honours_pep_668(tmp_path):
     """Debian marks its Python externally managed: the install goes into the
     virtual environment (which the marker allows), never --break-system-packages."""
     p = subprocess.run([FOLIO, "run", "--", "sh", "-c",
