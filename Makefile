@@ -53,6 +53,9 @@ DEB_TEST  := procps file python3 python3-pytest python3-openpyxl python3-docx py
              libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui \
              imagemagick curl openssl iproute2 python3-pip haproxy libharfbuzz-bin libxml2-utils python3-icu \
              nodejs
+# The jail's analysis stack (PRODUCT.md §11): one list, sandbox/stack.txt, read
+# here, by docs/environment.md's test and by the import test of every entry.
+DEB_STACK := $(shell awk '!/^\#/ && NF {print $$1}' sandbox/stack.txt)
 DEB_BENCH := wrk time python3-xlsxwriter python3-reportlab python3-renderpm python3-matplotlib bubblewrap hyperfine pandoc nodejs \
              tinyproxy python3-jupyter-client python3-ipykernel
 
@@ -96,7 +99,8 @@ define apt_install
 	fi
 endef
 deps:
-	$(call apt_install,$(DEB_BUILD))
+	$(call apt_install,$(DEB_BUILD) $(DEB_STACK))
+	@command -v npm >/dev/null || $(SUDO) apt-get install -y -qq --no-install-recommends nodejs npm  # npm install in sessions
 deps-test: deps
 	$(call apt_install,$(DEB_TEST))
 	@command -v npm >/dev/null || $(SUDO) apt-get install -y -qq npm  # tests/mcp: the MCP SDK client (npm ci)

@@ -2,7 +2,8 @@
  * linked against libc alone, it serves `folio run` itself, so a sandbox
  * launch does not pay for loading the renderers' 41 shared libraries (about
  * 12 ms a start on the reference machine, more than the whole jail costs).
- * `folio session` (sessions: clients and the supervisor) runs here too.
+ * `folio session` (sessions: clients and the supervisor) and `folio env`
+ * (which lists the jail's packages from inside a jail) run here too.
  * Every other command goes, argv unchanged, to folio-engine (cli/main.c),
  * `folio serve` to folio-serve (the same engine with serve/ and its HTTP
  * library linked in, which no render then loads): found beside this binary
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "folio.h"
+#include "sandbox/env.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/session.h"
 
@@ -88,6 +90,8 @@ int main(int argc, char **argv)
     }
     if (argc >= 2 && !strcmp(argv[1], "run"))
         return fo_sandbox_main(argc - 1, argv + 1, have_engine ? engine : NULL);
+    if (argc >= 2 && !strcmp(argv[1], "env"))
+        return fo_env_main(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "session"))
         return fo_session_main(argc - 1, argv + 1, NULL, have_engine ? engine : NULL);
     if (argc == 3 && !strcmp(argv[1], "help") && !strcmp(argv[2], "session")) {

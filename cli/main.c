@@ -30,6 +30,7 @@ static const char usage_text[] =
     "  folio themes                                         list the built-in themes\n"
     "  folio run [options] -- CMD [ARG...]                  run analysis code in the sandbox\n"
     "  folio session new|exec|put|get|render|ls|close ...   code that keeps its state between cells\n"
+    "  folio env [--json] [--refresh]                       what the sandbox's Python can import and install\n"
     "  folio serve [--listen HOST:PORT|unix:PATH] [...]     serve render/convert over HTTP\n"
     "  folio mcp [session options]                          a Model Context Protocol server on stdio\n"
     "  folio --version | --help | help COMMAND\n"
@@ -73,6 +74,10 @@ static const char *const help_topics[][2] = {
             "  Runs CMD in the sandbox (docs/sandbox.md) with /work holding the --in files and\n"
             "  /out for results, collected into --out DIR with manifest.json; /out/result.json,\n"
             "  if written, is rendered to the --render formats in a second jail.\n"},
+    {"env", "folio env [--json] [--refresh]\n"
+            "  Lists what a cell can import: every package of the jail's Python with its\n"
+            "  version (read inside a jail, cached until the system's packages change), and\n"
+            "  what --net packages lets a run or session install (docs/environment.md).\n"},
     {"serve", "folio serve [--listen HOST:PORT | --listen unix:PATH] [--token-file FILE]\n"
               "            [--workers N] [--queue N] [--max-bytes N] [--max-body N] [--max-parts N]\n"
               "            [--timeout SEC] [--memory MB] [--conn-timeout SEC] [--max-conns N]\n"

@@ -627,31 +627,84 @@ static void drop_caps(void)
 
 /* The program's whole environment. The render jail runs folio itself, which
    may be a sanitizer build: LeakSanitizer needs ptrace, which the filter
-   denies, so leak checking is off there (other tests cover leaks). */
+   denies, so leak checking is off there (other tests cover leaks).
+   Installs (docs/environment.md) go into /work, never the host: pip into the
+   virtual environment /work/.venv that the shims in /run/bin create on first
+   use (it sees the system's packages), npm into /work/node_modules or, with
+   -g, /work/.npm-global; both are first on PATH once they exist. */
 static char *const program_env[] = {
-    "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/work", "USER=folio", "LOGNAME=folio",
+    "PATH=/work/.venv/bin:/work/.npm-global/bin:/run/bin:/usr/local/bin:/usr/bin:/bin",
+    "HOME=/work", "USER=folio", "LOGNAME=folio",
     "LANG=C.UTF-8", "TMPDIR=/tmp", "MPLBACKEND=Agg", "MPLCONFIGDIR=/tmp/.matplotlib",
-    "XDG_CACHE_HOME=/tmp/.cache", "FOLIO_SANDBOX=1", NULL
+    "XDG_CACHE_HOME=/tmp/.cache", "FOLIO_SANDBOX=1",
+    "PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_INPUT=1",
+    "npm_config_prefix=/work/.npm-global", "npm_config_cache=/tmp/.cache/npm",
+    "npm_config_update_notifier=false", "npm_config_fund=false", "npm_config_audit=false",
+    "NODE_PATH=/work/.npm-global/lib/node_modules", NULL
 };
 
+/* The shims of /run/bin (read-only in the jail): pip creates /work/.venv
+   (--system-site-packages: the stack stays importable; pip sees a virtual
+   environment, so Debian's PEP 668 marker is honoured, not overridden)
+   and installs there; without network it says what would work. python3
+   -m pip (a cell's sys.executable -m pip) goes the same way. */
+static const char shim_pip[] =
+    "#!/bin/sh\n"
+    "# folio: pip installs into this sandbox's own environment, /work/.venv\n"
+    "[ \"$FOLIO_NET\" = none ] && export PIP_NO_INDEX=1    # no index to wait for\n"
+    "if [ ! -x /work/.venv/bin/python3 ]; then\n"
+    "  /usr/bin/python3 -m venv --without-pip --system-site-packages /work/.venv || exit 1\n"
+    "fi\n"
+    "/work/.venv/bin/python3 -m pip \"$@\"\n"
+    "rc=$?\n"
+    "if [ $rc -ne 0 ] && [ \"$FOLIO_NET\" = none ]; then\n"
+    "  echo \"folio: this sandbox has no network (--net none): pip installs only local files,\" \\\n"
+    "       \"e.g. pip install /work/NAME.whl of an uploaded wheel; a run or session started\" \\\n"
+    "       \"with --net packages installs from the package indexes. 'folio env' lists what\" \\\n"
+    "       \"is installed.\" >&2\n"
+    "fi\n"
+    "exit $rc\n";
+static const char shim_python[] =
+    "#!/bin/sh\n"
+    "# folio: python3 -m pip installs into /work/.venv; else the venv's python if any\n"
+    "if [ \"$1\" = -m ] && { [ \"$2\" = pip ] || [ \"$2\" = pip3 ]; }; then\n"
+    "  shift 2; exec /run/bin/pip \"$@\"\n"
+    "fi\n"
+    "[ -x /work/.venv/bin/python3 ] && exec /work/.venv/bin/python3 \"$@\"\n"
+    "exec /usr/bin/python3 \"$@\"\n";
+
 /* --net packages / allow=: every client that reads the usual variables (curl,
-   urllib, requests, pip, npm) goes through the egress proxy in the jail. */
+   urllib, requests, pip, npm) goes through the egress proxy in the jail.
+   FOLIO_NET tells the program which network it has (none, allow, all). */
 #define FO_EGRESS_URL "http://127.0.0.1:3128"
 static char *const egress_env[] = {
+    "FOLIO_NET=allow",
     "HTTP_PROXY=" FO_EGRESS_URL, "HTTPS_PROXY=" FO_EGRESS_URL, "http_proxy=" FO_EGRESS_URL,
     "https_proxy=" FO_EGRESS_URL, "NO_PROXY=localhost,127.0.0.1", "no_proxy=localhost,127.0.0.1",
     "PIP_PROXY=" FO_EGRESS_URL, "npm_config_proxy=" FO_EGRESS_URL,
     "npm_config_https_proxy=" FO_EGRESS_URL, NULL
 };
 
+static void write_shims(void)
+{
+    make_dir("run/bin", 0755);
+    write_new("run/bin/pip", shim_pip, 0755);
+    write_new("run/bin/pip3", shim_pip, 0755);
+    write_new("run/bin/python3", shim_python, 0755);
+    write_new("run/bin/python", shim_python, 0755);
+}
+
 /* execvp with program_env's PATH (execvp would search the caller's PATH). */
 __attribute__((noreturn))
-static void exec_path(char *const *argv, int render, int egress)
+static void exec_path(char *const *argv, int render, fo_sandbox_net net)
 {
-    static const char *const dirs[] = { "/usr/local/bin", "/usr/bin", "/bin" };
+    static const char *const dirs[] = {
+        "/work/.venv/bin", "/work/.npm-global/bin", "/run/bin", "/usr/local/bin", "/usr/bin", "/bin"
+    };
     char path[4096];
     size_t k, e;
-    char *env[sizeof program_env / sizeof *program_env + sizeof egress_env / sizeof *egress_env];
+    int egress = net == FO_NET_ALLOW;
+    char *env[sizeof program_env / sizeof *program_env + sizeof egress_env / sizeof *egress_env + 1];
     int err = ENOENT;
 
     for (k = 0; program_env[k]; k++)
@@ -660,6 +713,8 @@ static void exec_path(char *const *argv, int render, int egress)
         env[k++] = "ASAN_OPTIONS=detect_leaks=0";
     for (e = 0; egress && egress_env[e]; e++)
         env[k++] = egress_env[e];
+    if (!egress)
+        env[k++] = net == FO_NET_ALL ? "FOLIO_NET=all" : "FOLIO_NET=none";
     env[k] = NULL;
     if (strchr(argv[0], '/')) {
         execve(argv[0], argv, env);
@@ -697,7 +752,7 @@ static void exec_program(const fo_sandbox_plan *p, char *const *argv, int in_r, 
     sigfillset(&all);
     if (sigprocmask(SIG_UNBLOCK, &all, NULL) < 0)
         die("unblock signals");
-    exec_path(argv, p->engine != NULL, p->net == FO_NET_ALLOW);
+    exec_path(argv, p->engine != NULL, p->net);
 }
 
 /* folio-engine for the render jail, opened by path in the jail's mount
@@ -926,6 +981,8 @@ static void jail_child(struct child_ctx *c)
         mount_tmpfs("out", opts, 0);
     }
     make_dir("run", 0755);
+    if (!p->engine)
+        write_shims();
     copy_inputs(p);
     if (c->mpl_fd >= 0)
         seed_matplotlib(c->mpl_fd);     /* read through folio's descriptor, then closed */

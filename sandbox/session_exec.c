@@ -36,7 +36,7 @@
    over the bound or of no known type: the kernel is not trusted further). */
 static int kframe_next(fo_kframe *f, int fd, char *type)
 {
-    static const char known[] = "koexnvtbmBuE";
+    static const char known[] = "koexnvthbmBuE";
 
     for (;;) {
         ssize_t r;
@@ -195,7 +195,7 @@ typedef struct {
     char *raw[2];                     /* stdout, stderr: up to FO_SESSION_OUT_CAP each */
     size_t len[2];
     unsigned long long total[2];
-    fo_buf repr, ename, evalue, etb;
+    fo_buf repr, ename, evalue, etb, ehint;
     fo_bundle cur;                    /* the bundle being received */
     fo_bundle displays[MAX_DISPLAYS];
     size_t n_displays, bundle_bytes;
@@ -273,6 +273,7 @@ static void on_frame(cell_run *c, char type, const char *p, size_t n)
     case 'n': set_text(&c->ename, p, n); c->error = 1; break;
     case 'v': set_text(&c->evalue, p, n); break;
     case 't': set_text(&c->etb, p, n); show(c, 'e', p, n); break;
+    case 'h': set_text(&c->ehint, p, n); show(c, 'e', p, n); break;
     case 'b':
         fo_session_bundle_begin(&c->cur, p, n, c->bundle_bytes < FO_SESSION_BUNDLES_CAP ?
                                 FO_SESSION_BUNDLES_CAP - c->bundle_bytes : 0);
@@ -481,6 +482,10 @@ static void result_json(fo_session *s, cell_run *c, unsigned cell, const char *s
         fo_buf_puts(b, c->evalue.len ? c->evalue.data : "\"\"");
         fo_buf_puts(b, ", \"traceback\": ");
         fo_buf_puts(b, c->etb.len ? c->etb.data : "\"\"");
+        if (c->ehint.len) {
+            fo_buf_puts(b, ", \"hint\": ");
+            fo_buf_puts(b, c->ehint.data);
+        }
         fo_buf_puts(b, "}");
     } else {
         fo_buf_puts(b, ", \"error\": null");
@@ -515,7 +520,7 @@ static void result_json(fo_session *s, cell_run *c, unsigned cell, const char *s
 
 static void cell_free(cell_run *c)
 {
-    fo_buf *all[] = { &c->repr, &c->ename, &c->evalue, &c->etb, &c->result_data };
+    fo_buf *all[] = { &c->repr, &c->ename, &c->evalue, &c->etb, &c->ehint, &c->result_data };
 
     for (size_t k = 0; k < sizeof all / sizeof *all; k++)
         fo_buf_free(all[k]);

@@ -149,8 +149,9 @@ static char *slurp(int fd, size_t max)
     return text;
 }
 
-/* Starts argv with stdout to a pipe; its output and exit code. */
-static char *run_folio(char **argv, int *code)
+/* Starts argv with stdout to a pipe; its output (at most MANIFEST_MAX bytes)
+   and exit code. Also GET /v1/environment's `folio env --json`. */
+char *fo_serve_run_folio(char **argv, int *code)
 {
     int out[2], st = 0, nul;
     pid_t pid;
@@ -339,7 +340,7 @@ void fo_http_run(fo_serve_state *s, struct MHD_Connection *c, req *r)
                            "all %u workers are busy and the queue is full", s->cfg.workers);
             goto done_paths;
         }
-        manifest = run_folio(argv, &code);
+        manifest = fo_serve_run_folio(argv, &code);
         fo_http_slot_give(s);
         answer_run(s, c, r, id, out_dir, manifest, code);
         fo_free(manifest);

@@ -17,7 +17,8 @@
 #            of it ("mime\0data"; several 'm' of one mime in a row are one
 #            value cut in pieces), 'B' the bundle ends; 'u' a name that was
 #            not saved or restored, with the reason; 'E' end, payload "ok"
-#            or "error".
+#            or "error"; 'h' a hint on the error (a missing module: what
+#            lists the environment, what would install it).
 # The host trusts none of it: it bounds every frame and builds the result
 # object itself. File descriptors 1 and 2 of the cell (and of anything it
 # starts) are pipes this kernel reads in a thread and forwards as 'o'/'e'.
@@ -321,6 +322,94 @@ def show_figures(cell):
     plt.close("all")
 
 
+# ------------------------------------------------------ the environment
+
+VENV = "/work/.venv"              # where pip installs (the jail's /run/bin/pip)
+_venv_seen = None                 # (site folder, mtime) last taken into sys.path
+
+
+def use_venv():
+    """Packages pip installed since the last cell become importable: the
+    virtual environment's site folder goes into sys.path before the
+    system's (an upgrade there wins), its .pth files are read, and the
+    import system's folder caches are dropped when the folder changed."""
+    global _venv_seen
+    import site
+    site_dir = "%s/lib/python%d.%d/site-packages" % (VENV, sys.version_info[0], sys.version_info[1])
+    try:
+        mtime = os.stat(site_dir).st_mtime_ns
+    except OSError:
+        return False
+    if _venv_seen == (site_dir, mtime):
+        return False
+    before = list(sys.path)
+    site.addsitedir(site_dir)
+    added = [p for p in sys.path if p not in before]
+    if added:
+        rest = [p for p in sys.path if p not in added]
+        at = next((k for k, p in enumerate(rest) if p.startswith(("/usr/lib/python3", "/usr/local/lib/python3"))
+                   and "-packages" in p), len(rest))
+        sys.path[:] = rest[:at] + added + rest[at:]
+    import importlib
+    importlib.invalidate_caches()
+    _venv_seen = (site_dir, mtime)
+    return True
+
+
+class VenvFinder:
+    """Last on sys.meta_path: a top-level import that nothing found looks
+    again once pip installed something in this same cell."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if path is not None or not use_venv():
+            return None
+        import importlib.machinery
+        return importlib.machinery.PathFinder.find_spec(name)
+
+
+def repair_venv():
+    """A hibernated /work comes back without links: the virtual
+    environment's interpreter links are made again."""
+    if not os.path.exists(VENV + "/pyvenv.cfg"):
+        return
+    ver = "python%d.%d" % sys.version_info[:2]
+    for link, target in (("bin/python3", "/usr/bin/python3"), ("bin/python", "python3"),
+                         ("bin/" + ver, "python3"), ("lib64", "lib")):
+        path = os.path.join(VENV, link)
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            if not os.path.lexists(path):
+                os.symlink(target, path)
+        except OSError:
+            pass
+
+
+# modules whose package on the index is named otherwise
+_INDEX_NAMES = {"sklearn": "scikit-learn", "PIL": "pillow", "cv2": "opencv-python-headless",
+                "yaml": "pyyaml", "docx": "python-docx", "pptx": "python-pptx",
+                "bs4": "beautifulsoup4", "dateutil": "python-dateutil", "Crypto": "pycryptodome"}
+
+
+def missing_module_hint(exc):
+    """What a model needs after `import x` failed: where the list of the
+    environment is and which policy would let the cell install x."""
+    if not isinstance(exc, ModuleNotFoundError) or not exc.name:
+        return None
+    top = exc.name.split(".")[0]
+    dist = _INDEX_NAMES.get(top, top)
+    net = os.environ.get("FOLIO_NET", "none")
+    if net == "none":
+        how = ("this sandbox has no network (--net none): start the session with --net packages "
+               "to pip install %s from the package index, or upload a wheel and pip install "
+               "/work/FILE.whl" % dist)
+    else:
+        how = ("install it into the session with pip install %s (shell) or "
+               "subprocess.run([sys.executable, '-m', 'pip', 'install', '%s']); "
+               "it needs --net packages (or an allow list naming the index)" % (dist, dist))
+    return "no module %s in this sandbox; `folio env` (GET /v1/environment) lists what it has; %s" % (top, how)
+
+
 def run_cell(ns, cell, code, capture):
     global _in_cell
     name = "<cell-%d>" % cell
@@ -355,6 +444,9 @@ def run_cell(ns, cell, code, capture):
             send("n", clip(type(exc).__name__, 256))
             send("v", clip(str(exc)))
             send("t", clip(user_traceback(exc)))
+            hint = missing_module_hint(exc)
+            if hint:
+                send("h", clip(hint + "\n"))
     try:
         show_figures(cell)
     except BaseException:
@@ -498,6 +590,9 @@ def main():
     sys.meta_path.insert(0, _IPythonDisplayHook())
     if "/work" not in sys.path:
         sys.path.insert(0, "/work")
+    sys.meta_path.append(VenvFinder)
+    if os.path.exists("/run/bin/python3"):
+        sys.executable = "/run/bin/python3"   # sys.executable -m pip installs into /work/.venv
     send("k", sys.version.split()[0])
     while True:
         try:
@@ -507,12 +602,15 @@ def main():
         except EOFError:
             os._exit(0)
         if kind == b"c":
+            use_venv()
             cell = struct.unpack("<I", payload[:4])[0]
             status = run_cell(ns, cell, payload[4:].decode("utf-8", "replace"), capture)
         elif kind == b"h":
             hibernate(ns)
             status = "ok"
         elif kind == b"r":
+            repair_venv()
+            use_venv()
             restore(ns)
             status = "ok"
         else:

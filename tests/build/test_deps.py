@@ -25,7 +25,7 @@ def stub_path(tmp_path, with_sudo):
 
 
 def make_deps(path, packages, user=None):
-    cmd = ["make", "-s", "--no-print-directory", "-C", str(ROOT), "deps", f"DEB_BUILD={packages}"]
+    cmd = ["make", "-s", "--no-print-directory", "-C", str(ROOT), "deps", f"DEB_BUILD={packages}", "DEB_STACK="]
     if user:
         cmd = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", *cmd]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=60, env={**os.environ, "PATH": path})
