@@ -94,6 +94,8 @@ typedef struct {
     int session;              /* sessions: init keeps running, (re)starts the program
                                  on request, gives it a stdin pipe (jail.c, init_session) */
     uint64_t disk_mb;         /* >0: /work, /out and /tmp share one tmpfs of this size */
+    char *why;                /* set: fo_sandbox_plan_option writes a bad option's */
+    size_t why_len;           /* message here ("--memory: ...") instead of printing it */
 } fo_sandbox_plan;
 
 /* plan.c */
@@ -103,7 +105,8 @@ int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help);
 /* The defaults of every option (in_paths allocated). FO_RUN_OK or FO_RUN_INTERNAL. */
 int fo_sandbox_plan_defaults(fo_sandbox_plan *p);
 /* Applies one option ("--memory", "512"): what `folio run` and `folio session
-   new` share. FO_RUN_OK, or FO_RUN_USAGE after printing the problem. */
+   new` share. FO_RUN_OK, or FO_RUN_USAGE after printing the problem (or
+   writing it to p->why, when set). */
 int fo_sandbox_plan_option(fo_sandbox_plan *p, const char *opt, const char *val);
 void fo_sandbox_plan_free(fo_sandbox_plan *p);  /* closes in[] fds; p itself borrowed */
 

@@ -48,33 +48,42 @@ static const char *const store_dirs[] = { "work", "out", "tmp" };
 
 /* Session options: the plan's (as `folio run`), plus --idle, --disk and
    --max-sessions. Every plan option but --in is saved to meta so that a
-   resume rebuilds the same plan. FO_RUN_OK or FO_RUN_USAGE (printed). */
-static int parse_options(fo_session *s, int argc, char **argv, fo_buf *meta)
+   resume rebuilds the same plan. FO_RUN_OK, or FO_RUN_USAGE with the bad
+   option and why in why ("--memory: ..."). */
+static int parse_options(fo_session *s, int argc, char **argv, fo_buf *meta, char *why,
+                         size_t why_len)
 {
     uint64_t disk = 0;
     int i;
 
     if (fo_sandbox_plan_defaults(&s->plan) != FO_RUN_OK)
         return FO_RUN_INTERNAL;
+    s->plan.why = why;
+    s->plan.why_len = why_len;
     s->idle_s = 1800;
     s->max_sessions = FO_SESSION_MAX_SESSIONS;
     for (i = 0; i < argc; i++) {
         const char *opt = argv[i], *val;
-        char *end;
         double v;
 
-        if (i + 1 >= argc || strncmp(opt, "--", 2)) {
-            fprintf(stderr, "folio: session: %s: expected an option with a value (see folio "
-                    "session --help)\n", opt);
+        if (strncmp(opt, "--", 2)) {
+            snprintf(why, why_len, "\"%s\" is not an option (options start with --)", opt);
+            return FO_RUN_USAGE;
+        }
+        if (i + 1 >= argc) {
+            snprintf(why, why_len, "%s needs a value", opt);
             return FO_RUN_USAGE;
         }
         val = argv[++i];
-        if (strchr(val, '\n'))
+        if (strchr(val, '\n')) {
+            snprintf(why, why_len, "%s: a value cannot hold a line break", opt);
             return FO_RUN_USAGE;
-        v = strtod(val, &end);
+        }
         if (!strcmp(opt, "--idle") || !strcmp(opt, "--disk") || !strcmp(opt, "--max-sessions")) {
-            if (*end || end == val || !(v >= 1) || v > 1e7 || isnan(v)) {
-                fprintf(stderr, "folio: session: %s: expected a number >= 1, got \"%s\"\n", opt, val);
+            if (fo_sandbox_parse_number(val, 1, 1e7, &v) < 0) {
+                snprintf(why, why_len, "%s: expected %s in 1..10000000, got \"%s\"", opt,
+                         !strcmp(opt, "--idle") ? "seconds" : !strcmp(opt, "--disk")
+                         ? "megabytes" : "a number of sessions", val);
                 return FO_RUN_USAGE;
             }
             if (!strcmp(opt, "--idle"))
@@ -84,8 +93,8 @@ static int parse_options(fo_session *s, int argc, char **argv, fo_buf *meta)
             else
                 s->max_sessions = (unsigned)v;
         } else if (!strcmp(opt, "--render") || !strcmp(opt, "--out")) {
-            fprintf(stderr, "folio: session: %s is not an option of session new (use folio "
-                    "session render / get)\n", opt);
+            snprintf(why, why_len, "%s is not an option of session new (use folio session "
+                     "render / get)", opt);
             return FO_RUN_USAGE;
         } else if (fo_sandbox_plan_option(&s->plan, opt, val) != FO_RUN_OK) {
             return FO_RUN_USAGE;
@@ -93,6 +102,8 @@ static int parse_options(fo_session *s, int argc, char **argv, fo_buf *meta)
         if (strcmp(opt, "--in"))
             fo_buf_printf(meta, "%s\n%s\n", opt, val);
     }
+    s->plan.why = NULL;
+    s->plan.why_len = 0;
     if (!s->plan.max_total)
         s->plan.max_total = 4 * s->plan.max_bytes;  /* --max-total's default, as in run */
     s->plan.session = 1;
@@ -107,11 +118,12 @@ static int parse_meta(fo_session *s, char *meta)
     char *argv[64], *save = NULL, *line;
     int argc = 0;
     fo_buf again = { 0 };
+    char why[512] = "";
     int rc;
 
     for (line = strtok_r(meta, "\n", &save); line && argc < 64; line = strtok_r(NULL, "\n", &save))
         argv[argc++] = line;
-    rc = parse_options(s, argc, argv, &again);
+    rc = parse_options(s, argc, argv, &again, why, sizeof why);
     fo_buf_free(&again);
     return rc;
 }
@@ -757,7 +769,7 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
     fo_buf meta = { 0 }, info = { 0 };
     int ready, resume, lock = -1, slot = -1, lfd = -1, sfd = -1, already = 0, rc;
     sigset_t term;
-    char *text = NULL;
+    char *text = NULL, why[512] = "";
 
     (void)folio;
     memset(&s, 0, sizeof s);
@@ -805,14 +817,14 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
         rc = text ? parse_meta(&s, text) : FO_RUN_INTERNAL;
         free(text);
     } else {
-        rc = parse_options(&s, argc - 4, argv + 4, &meta);
+        rc = parse_options(&s, argc - 4, argv + 4, &meta, why, sizeof why);
         if (rc == FO_RUN_OK && fo_session_write_small(s.dir, "meta", meta.data ? meta.data : "") < 0)
             rc = FO_RUN_INTERNAL;
     }
     fo_buf_free(&meta);
     if (rc != FO_RUN_OK) {
-        char why[400];
-        log_tail(&s, why, sizeof why);
+        if (!why[0])
+            log_tail(&s, why, sizeof why);
         fo_session_fail(&err, rc == FO_RUN_USAGE ? "bad_request" : "internal", rc,
                         "folio session --help lists the options", "%s", why);
         if (!resume)
@@ -834,7 +846,12 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
             (void)fo_session_remove_tree(s.rt, s.id, 0);
         return ready_error(ready, &err);
     }
-    if ((!resume && fo_sandbox_open_inputs(&s.plan) != FO_RUN_OK) || start(&s, resume, &err) < 0 ||
+    if (!resume && (rc = fo_sandbox_open_inputs(&s.plan)) != FO_RUN_OK) {
+        log_tail(&s, why, sizeof why);             /* "--in PATH: why", as run says it */
+        fo_session_fail(&err, rc == FO_RUN_INTERNAL ? "internal" : "bad_request", rc,
+                        "--in names a file or folder you can read", "%s", why);
+    }
+    if (err.code[0] || start(&s, resume, &err) < 0 ||
         (lfd = listen_socket(&s)) < 0) {
         if (!err.code[0])
             fo_session_fail(&err, "internal", 5, "see the message above", "can't start the session");

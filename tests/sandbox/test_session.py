@@ -437,6 +437,52 @@ def test_new_takes_a_spare_started_ahead_and_cold_starts_none(s):
     assert "--idle\n99\n" not in keys, "--cold leaves no spare"
 
 
+# ------------------------------------------------------------ bad options
+
+@pytest.mark.parametrize("opts,said", [
+    (["--memory", "abc"], '--memory: expected megabytes in 16..1048576, got "abc"'),
+    (["--memory", "8"], '--memory: expected megabytes in 16..1048576, got "8"'),
+    (["--timeout", "soon"], '--timeout: expected seconds in (0, 86400], got "soon"'),
+    (["--cpus", "0"], '--cpus: expected CPUs in [0.01, 1024], got "0"'),
+    (["--pids", "1"], '--pids: expected 2..65536, got "1"'),
+    (["--max-bytes", "-1"], '--max-bytes: expected a positive byte count'),
+    (["--net", "bogus"], '--net: expected none, all, packages or allow=LIST, got "bogus"'),
+    (["--idle", "0"], '--idle: expected seconds in 1..10000000, got "0"'),
+    (["--disk", "lots"], '--disk: expected megabytes in 1..10000000, got "lots"'),
+    (["--max-sessions", "0"], '--max-sessions: expected a number of sessions'),
+    (["--bogus", "1"], 'unknown option "--bogus"'),
+    (["--render", "pdf"], '--render is not an option of session new'),
+    (["--memory"], '--memory needs a value'),
+    (["--in", "/nonexistent/x.csv"], '--in /nonexistent/x.csv: No such file or directory'),
+])
+def test_a_bad_option_of_new_is_named_with_why(s, opts, said):
+    """Each option's own complaint reaches the caller (it was "Try 'folio
+    help run'.", the last line of the supervisor's log); nothing is left."""
+    p = s.run("new", "--cold", *opts)
+    assert p.returncode in (1, 2), (p.returncode, p.stderr)
+    first = p.stderr.splitlines()[0]
+    assert first.startswith("folio: session new: ") and said in first, p.stderr
+    assert "Try 'folio help run'" not in p.stderr
+    p = s.run("new", "--cold", "--json", *opts)
+    e = json.loads(p.stdout)["error"]
+    assert e["code"] == "bad_request" and said in e["message"], e
+    assert not list((s.rt / "folio").glob("[0-9a-f]" * 32)), "nothing left behind"
+
+
+@pytest.mark.parametrize("args,said", [
+    (["--timeout", "abc", "-c", "1"], '--timeout: expected seconds in (0, 86400], got "abc"'),
+    (["--timeout", "0", "-c", "1"], '--timeout: expected seconds in (0, 86400], got "0"'),
+    (["-c", "1", "--bogus"], 'unknown option "--bogus"'),
+    (["-c"], "-c needs a value"),
+    (["--timeout"], "--timeout needs a value"),
+    (["-c", "1", "-c", "2"], "the cell is given twice"),
+    ([], "needs a cell: -c CODE, FILE or -"),
+])
+def test_a_bad_option_of_exec_is_named_with_why(s, args, said):
+    p = s.run("exec", "0" * 32, *args, code=1)
+    assert p.stderr.startswith("folio: session exec: ") and said in p.stderr, p.stderr
+
+
 # ------------------------------------------------------------ isolation
 
 def test_two_sessions_see_neither_files_nor_processes_of_each_other(s):
