@@ -310,6 +310,29 @@ static int write_rendered(void *ud, const char *name, int fd)
     return 0;
 }
 
+/* The result's "refused" files on stderr, as folio run prints its own
+   ("refused /out/result.pdf: reserved for the --render output"). Names are
+   shown as the result escapes them. */
+static void print_refused(const char *result)
+{
+    const char *p = strstr(result, "\"refused\": [");
+    const char *end = p ? strchr(p, ']') : NULL;
+
+    while (p && (p = strstr(p, "{\"name\": \"")) && p < end) {
+        const char *name = p + 10, *q = name;
+        int nl, rl;
+        while (*q && *q != '"')
+            q += *q == '\\' && q[1] ? 2 : 1;
+        nl = (int)(q - name);
+        p = strstr(q, "\"reason\": \"");
+        if (!p)
+            break;
+        p += 11;
+        rl = (int)strcspn(p, "\"");
+        fprintf(stderr, "folio: session render: refused /out/%.*s: %.*s\n", nl, name, rl, p);
+    }
+}
+
 static int cmd_render(int argc, char **argv)
 {
     int json = take_flag(&argc, argv, "--json"), k, code = 5;
@@ -342,6 +365,8 @@ static int cmd_render(int argc, char **argv)
         printf("%s\n", result);
     if (sscanf(result, "{\"exit\": %d", &code) != 1)
         code = 5;
+    if (!json)
+        print_refused(result);
     if (code && !json)
         fprintf(stderr, "folio: session: render failed (exit %d): %s\n", code, result);
     free(result);

@@ -622,7 +622,9 @@ static void do_render(fo_session *s, int cfd, const char *formats)
         fo_buf_printf(&b, ", \"bytes\": %llu, \"sha256\": \"%s\"}",
                               (unsigned long long)out.files[k].bytes, out.files[k].sha256);
     }
-    fo_buf_puts(&b, "], \"stderr\": ");
+    fo_buf_puts(&b, "], \"refused\": ");        /* what of /out the render did not get */
+    fo_sandbox_json_refused(&b, &col);
+    fo_buf_puts(&b, ", \"stderr\": ");
     fo_sandbox_json_str(&b, tail, strlen(tail));
     fo_buf_puts(&b, "}");
     (void)fo_session_send(cfd, 'R', b.data, b.len, -1);

@@ -289,6 +289,29 @@ json.dump(spec, open("/out/result.json", "w"))""", expect="ok")
     assert "no /out/result.json" in p.stderr
 
 
+def test_render_is_not_shadowed_by_a_result_pdf_the_cell_left(s, tmp_path):
+    """A cell's own /out/result.pdf made the render answer `files: []` with
+    exit 0 (the rendered file was taken for the cell's). As in folio run, the
+    render's names are reserved: the PDF is rendered, the clash is said."""
+    sid = s.new()
+    s.exec(sid, """import json
+json.dump({"folio": 1, "title": "Rendered here",
+           "blocks": [{"type": "heading", "text": "Rendered here", "level": 1}]},
+          open("/out/result.json", "w"))
+open("/out/result.pdf", "w").write("the cell's own file")""", expect="ok")
+    p = s.run("render", sid, "--render", "pdf,xlsx", "--out", tmp_path / "j", "--json", code=0)
+    r = json.loads(p.stdout)
+    assert sorted(f["name"] for f in r["files"]) == ["result.pdf", "result.xlsx"], r
+    assert {"name": "result.pdf", "reason": "reserved for the --render output"} in r["refused"]
+    p = s.run("render", sid, "--render", "pdf", "--out", tmp_path / "t", code=0)
+    assert "refused /out/result.pdf: reserved for the --render output" in p.stderr, p.stderr
+    text = subprocess.run(["pdftotext", str(tmp_path / "t" / "result.pdf"), "-"],
+                          capture_output=True, text=True, check=True).stdout
+    assert "Rendered here" in text
+    r = s.exec(sid, "open('/out/result.pdf').read()", expect="ok")
+    assert r["result"] == repr("the cell's own file"), "the session's file is left as it was"
+
+
 # --------------------------------------------------------- hibernation
 
 @needs_pandas

@@ -139,6 +139,24 @@ def test_bad_requests_have_documented_statuses(srv):
         call(srv, "DELETE", f"/v1/sessions/{sid}")
 
 
+def test_render_is_not_shadowed_by_a_result_pdf_the_cell_left(srv, tmp_path):
+    """It answered 500 (no file came back); the render's names are reserved
+    for it, as in folio run."""
+    sid, _ = new_session(srv)
+    try:
+        st, r = exec_(srv, sid, "total = 5\n" + SPEC_CELL +
+                      "open('/out/result.pdf', 'w').write('not a pdf')")
+        assert r["status"] == "ok", r
+        st, h, pdf = call(srv, "POST", f"/v1/sessions/{sid}/render?format=pdf")
+        assert st == 200 and pdf.startswith(b"%PDF"), (st, pdf[:300])
+        (tmp_path / "s.pdf").write_bytes(pdf)
+        text = subprocess.run(["pdftotext", str(tmp_path / "s.pdf"), "-"], capture_output=True,
+                              text=True).stdout
+        assert "Session total" in text
+    finally:
+        call(srv, "DELETE", f"/v1/sessions/{sid}")
+
+
 def test_two_sessions_cannot_see_each_other(srv):
     a, _ = new_session(srv)
     b, _ = new_session(srv)
