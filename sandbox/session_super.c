@@ -183,25 +183,27 @@ static int lock_one(int dir, unsigned max, int create)
     return fd;
 }
 
-/* A slot in RT/slots/0..max-1 (this runtime folder's --max-sessions), and
-   one of the host's when it has some: both held while the session lives
-   (the descriptors stay open until the supervisor exits). 0, -1 (this
-   folder's limit) or -2 (the host's). */
-static int take_slot(fo_session *s)
+/* A slot in RT/slots/0..max-1 (this runtime folder's --max-sessions) unless
+   one is held already, and, when host, one of the host's when it has some:
+   both held while the session lives (the descriptors stay open until the
+   supervisor exits). 0, -1 (this folder's limit) or -2 (the host's). */
+static int take_slot(fo_session *s, int host_too)
 {
-    int slots, host = host_slots(), mine, theirs = 0;
+    int slots, host = host_too ? host_slots() : -1, mine = s->slot_fd[0], theirs = 0;
 
-    (void)mkdirat(s->rt, "slots", 0700);
-    slots = openat(s->rt, "slots", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    mine = slots >= 0 ? lock_one(slots, s->max_sessions, 1) : -1;
-    if (slots >= 0)
-        close(slots);
+    if (mine < 0) {
+        (void)mkdirat(s->rt, "slots", 0700);
+        slots = openat(s->rt, "slots", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        mine = slots >= 0 ? lock_one(slots, s->max_sessions, 1) : -1;
+        if (slots >= 0)
+            close(slots);
+    }
     if (host >= 0) {
         theirs = lock_one(host, 1u << 20, 0);
         close(host);
     }
     if (mine < 0 || theirs < 0) {
-        if (mine >= 0)
+        if (mine >= 0 && mine != s->slot_fd[0])
             close(mine);
         if (theirs > 0)
             close(theirs);
@@ -212,9 +214,11 @@ static int take_slot(fo_session *s)
     return 0;
 }
 
-/* A spare (started ahead by `new`, session_client.c) is claimed by the
-   client that unlinks RT/spares/ID; its first request takes the slot it did
-   not hold. 0, or -1 when the host's limit is reached. */
+/* A spare (started ahead by `new`, session_client.c) holds a slot of this
+   runtime folder from its start: spares count against --max-sessions. It
+   is claimed by the client that unlinks RT/spares/ID; its first request
+   takes the host's slot it did not hold. 0, or -1 when the host's limit is
+   reached. */
 static int claim(fo_session *s)
 {
     int sp = openat(s->rt, "spares", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -224,7 +228,7 @@ static int claim(fo_session *s)
         close(sp);
     }
     s->spare = 0;
-    return take_slot(s) < 0 ? -1 : 0;   /* held until teardown */
+    return take_slot(s, 1) < 0 ? -1 : 0;   /* held until teardown */
 }
 
 /* True when this is a spare nobody claimed: it takes back its marker. */
@@ -652,9 +656,9 @@ static int serve_one(fo_session *s, int lfd, double *idle_from)
         return GO_ON;
     }
     if (s->spare && claim(s) < 0) {
-        reply_error(cfd, "limit_reached", 5, "close or wait for an idle session to hibernate "
-                    "(folio session ls), or raise --max-sessions", "the limit of live "
-                    "sessions is reached");
+        reply_error(cfd, "limit_reached", 5, "close or wait for a session to hibernate; the "
+                    "administrator sets the host's limit (docs/sessions.md, Limits)", "the "
+                    "host's limit of live sessions (all users) is reached");
         type = 0;
         end = END_CLOSE;
     }
@@ -833,7 +837,7 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
             (void)fo_session_remove_tree(s.rt, s.id, 0);
         return ready_error(ready, &err);
     }
-    slot = s.spare ? 0 : take_slot(&s);
+    slot = take_slot(&s, !s.spare);          /* a spare: this folder's slot only */
     if (slot == -2) {
         fo_session_fail(&err, "limit_reached", 5, "close or wait for a session to hibernate; "
                         "the administrator sets the host's limit (docs/sessions.md, Limits)",

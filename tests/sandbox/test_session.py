@@ -415,17 +415,38 @@ def test_the_hosts_limit_counts_every_runtime_folder(tmp_path):
             u.close_all()
 
 
-def test_a_spare_taken_over_the_limit_gives_limit_reached(s):
-    """A spare holds no slot until it is taken: then it must find one."""
-    s.new("--max-sessions", "1")
-    spares = s.rt / "folio" / "spares"
-    for _ in range(200):
-        if spare_ids(spares):
-            break
-        time.sleep(0.05)
-    assert spare_ids(spares), "a spare waits (it holds no slot)"
-    p = s.run("new", "--json", "--max-sessions", "1", code=5)
+def live_supervisors(sess):
+    """Sessions and spares of this runtime folder that are up (a socket, a
+    supervisor): a supervisor refused a slot ends before it builds a jail."""
+    store = sess.rt / "folio"
+    return sum(len(sess.supervisors(d.name)) for d in store.glob("[0-9a-f]" * 32)
+               if (d / "sock").exists())
+
+
+def test_spares_count_against_max_sessions_whatever_the_options(s):
+    """Each distinct option set left a live spare, none holding a slot: 8
+    spares against a limit of 2. Now a folder has one spare at most, holding
+    a slot; a `new` that finds the slots full ends it and takes its place."""
+    first = s.new("--max-sessions", "2")
+    peak = 0
+    for k in range(5):
+        sid = s.new("--max-sessions", "2", "--idle", str(100 + k))   # a new option set
+        end = time.monotonic() + 3                # its spare starts in the background
+        while time.monotonic() < end:
+            peak = max(peak, live_supervisors(s))
+            time.sleep(0.1)
+        assert len(spare_ids(s.rt / "folio" / "spares")) <= 1
+        s.run("close", sid, code=0)
+        assert s.gone(sid)
+    assert peak <= 2, "live supervisors %d over --max-sessions 2" % peak
+    # the slots are full (first + a spare of other options): the spare gives way
+    other = s.new("--max-sessions", "2", "--timeout", "9")
+    assert s.exec(other, "1 + 1", expect="ok")["result"] == "2"
+    assert s.exec(first, "2 + 2", expect="ok")["result"] == "4"
+    p = s.run("new", "--json", "--max-sessions", "2", code=5)       # real sessions only now
     assert json.loads(p.stdout)["error"]["code"] == "limit_reached"
+    time.sleep(1)
+    assert live_supervisors(s) <= 2
 
 
 def test_new_takes_a_spare_started_ahead_and_cold_starts_none(s):

@@ -6,6 +6,7 @@
 # instance. Each server runs on a free loopback port, stopped by its test.
 import io
 import json
+import os
 import pathlib
 import re
 import subprocess
@@ -183,6 +184,51 @@ def test_the_session_limit_answers_429(srv):
             call(srv, "DELETE", f"/v1/sessions/{sid}")
     sid, _ = new_session(srv)                            # a slot is free again
     call(srv, "DELETE", f"/v1/sessions/{sid}")
+
+
+def up_in(sdir):
+    """Sessions and spares of a session folder that are up: a socket, and a
+    supervisor process whose argv names the id."""
+    ids = {d.name for d in pathlib.Path(sdir).glob("[0-9a-f]" * 32) if (d / "sock").exists()}
+    n = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            argv = open("/proc/%s/cmdline" % pid, "rb").read().split(b"\0")
+        except OSError:
+            continue
+        n += len(argv) > 3 and argv[2] == b"_supervise" and argv[3].decode() in ids
+    return n
+
+
+def test_spares_do_not_pass_max_sessions(tmp_path):
+    """Sessions made with several option sets each left a spare: 12 live on
+    a server limited to 8. Spares now hold a slot, one per server."""
+    sdir = tmp_path / "sd"
+    s = Server("--instance", "i3", "--max-sessions", 2, "--session-dir", sdir, scratch=tmp_path)
+    kept = []
+    try:
+        peak = 0
+        for k in range(5):
+            sid, _ = new_session(s, timeout=10 + k)
+            end = time.monotonic() + 3
+            while time.monotonic() < end:
+                peak = max(peak, up_in(sdir))
+                time.sleep(0.1)
+            if k == 0:
+                kept.append(sid)
+            else:
+                assert call(s, "DELETE", f"/v1/sessions/{sid}")[0] == 204
+        assert peak <= 2, "%d sessions and spares up, --max-sessions 2" % peak
+        kept.append(new_session(s, memory=300)[0])       # the spare gives way to a session
+        st, r = exec_(s, kept[1], "6 * 7")
+        assert st == 200 and r["result"] == "42", r
+        st, _, out = call(s, "POST", "/v1/sessions", {"idle": 60})
+        assert st == 429 and errors_of(out)[0]["code"] == "limit_reached"
+        assert up_in(sdir) <= 2
+    finally:
+        for sid in kept:
+            call(s, "DELETE", f"/v1/sessions/{sid}")
+        assert s.stop() == 0
 
 
 def test_run_answers_the_manifest_with_download_urls_that_expire(srv):
