@@ -26,6 +26,7 @@ static void usage(FILE *f)
           "       folio session get ID PATH... --out DIR\n"
           "       folio session render ID --render xlsx,pdf,... --out DIR [--json]\n"
           "       folio session ls [--json]\n"
+          "       folio session interrupt ID [--json]\n"
           "       folio session hibernate ID\n"
           "       folio session close ID\n"
           "\n"
@@ -33,8 +34,11 @@ static void usage(FILE *f)
           "cells: variables, imports and files persist. new prints its id. exec runs one\n"
           "cell (stdout/stderr stream; --json prints the result object). Idle sessions\n"
           "(--idle, default 1800 s) hibernate and resume at the next exec.\n"
+          "interrupt stops the running cell (KeyboardInterrupt): its exec answers\n"
+          "\"interrupted\", variables kept.\n"
           "exit: 0 ok, 1 usage, 2 invalid input or unknown session, 3 over the ceiling,\n"
-          "      4 the cell failed, timed out or restarted, 5 internal or limit reached\n", f);
+          "      4 the cell failed, timed out, was interrupted or restarted,\n"
+          "      5 internal or limit reached\n", f);
 }
 
 /* A failure: "folio: session VERB: MESSAGE [code]" and its hint on stderr
@@ -373,6 +377,23 @@ static int cmd_render(int argc, char **argv)
     return r.failed ? 5 : code;
 }
 
+/* `interrupt ID [--json]`: stops the running cell; says whether one ran. */
+static int cmd_interrupt(int argc, char **argv)
+{
+    int json = take_flag(&argc, argv, "--json"), yes = 0;
+    fo_session_error err = { 0 };
+
+    if (argc != 1 || argv[0][0] == '-')
+        return usage_error("interrupt", "needs one session id: interrupt ID [--json]");
+    if (fo_session_interrupt(argv[0], &yes, &err) < 0)
+        return print_error("interrupt", &err, json);
+    if (json)
+        printf("{\"interrupted\": %s}\n", yes ? "true" : "false");
+    else
+        printf("%s\n", yes ? "interrupted" : "no cell was running");
+    return 0;
+}
+
 static int cmd_simple(const char *verb, int argc, char **argv)
 {
     int json = take_flag(&argc, argv, "--json"), rc;
@@ -421,6 +442,8 @@ int fo_session_main(int argc, char **argv, const char *folio, const char *engine
         return cmd_get(argc - 2, argv + 2);
     if (!strcmp(verb, "render"))
         return cmd_render(argc - 2, argv + 2);
+    if (!strcmp(verb, "interrupt"))
+        return cmd_interrupt(argc - 2, argv + 2);
     if (!strcmp(verb, "ls") || !strcmp(verb, "close") || !strcmp(verb, "hibernate"))
         return cmd_simple(verb, argc - 2, argv + 2);
     if (!strcmp(verb, "--help") || !strcmp(verb, "-h") || !strcmp(verb, "help")) {

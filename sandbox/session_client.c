@@ -596,6 +596,37 @@ static int session_info(const char *id, char **info, fo_session_error *err)
     return 0;
 }
 
+int fo_session_interrupt(const char *id, int *interrupted, fo_session_error *err)
+{
+    int rt, s = -1;
+    char *text = NULL;
+
+    *interrupted = 0;
+    if (fo_session_valid_id(id) && (rt = fo_session_runtime(err)) >= 0) {
+        s = fo_session_connect_to(rt, id, "ctl");
+        close(rt);
+    }
+    if (s < 0) {                         /* not live: hibernated (nothing runs) or unknown */
+        s = open_session(id, 0, err);
+        if (s >= 0)
+            close(s);                    /* live, but its control socket is gone: ending */
+        if (s >= 0 || s == -2)
+            memset(err, 0, sizeof *err);
+        return s >= 0 || s == -2 ? 0 : -1;
+    }
+    if (fo_session_send(s, 'I', NULL, 0, -1) < 0) {
+        close(s);
+        fo_session_fail(err, "internal", 5, "", "can't talk to session %s: %s", id,
+                        strerror(errno));
+        return -1;
+    }
+    if (answer(s, NULL, NULL, NULL, NULL, &text, NULL, err) < 0)
+        return -1;
+    *interrupted = text && strstr(text, "true") != NULL;
+    free(text);
+    return 0;
+}
+
 int fo_session_close(const char *id, fo_session_error *err)
 {
     return end_session(id, 'c', err);

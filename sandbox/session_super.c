@@ -338,18 +338,19 @@ static int start(fo_session *s, int resume, fo_session_error *err)
     return 0;
 }
 
-static int listen_socket(fo_session *s)
+/* Listens on RT/ID/name (0600): "sock" for requests, "ctl" for control. */
+static int listen_socket(fo_session *s, const char *name)
 {
     struct sockaddr_un a;
     mode_t old;
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), ok;
 
-    (void)unlinkat(s->dir, "sock", 0);
-    fo_session_addr(&a, s->dir, "sock");
+    (void)unlinkat(s->dir, name, 0);
+    fo_session_addr(&a, s->dir, name);
     old = umask(077);
     ok = fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0;
     umask(old);
-    if (!ok || fchmodat(s->dir, "sock", 0600, 0) < 0 || listen(fd, 64) < 0) {
+    if (!ok || fchmodat(s->dir, name, 0600, 0) < 0 || listen(fd, 64) < 0) {
         if (fd >= 0)
             close(fd);
         return -1;
@@ -413,6 +414,10 @@ static void teardown(fo_session *s)
             ;
     }
     (void)unlinkat(s->dir, "sock", 0);
+    (void)unlinkat(s->dir, "ctl", 0);
+    if (s->ctl >= 0)
+        close(s->ctl);
+    s->ctl = -1;
 }
 
 /* Saves the kernel's picklable variables (into /tmp/.folio, by the kernel)
@@ -712,7 +717,8 @@ static void loop(fo_session *s, int lfd, int sfd)
     double idle_from = fo_sandbox_now();
 
     for (;;) {
-        struct pollfd pf[3] = { { lfd, POLLIN, 0 }, { s->j.ctl, POLLIN, 0 }, { sfd, POLLIN, 0 } };
+        struct pollfd pf[4] = { { lfd, POLLIN, 0 }, { s->j.ctl, POLLIN, 0 }, { sfd, POLLIN, 0 },
+                                { s->ctl, POLLIN, 0 } };
         double left = idle_from + s->idle_s - fo_sandbox_now();
         int end = GO_ON;
 
@@ -725,8 +731,10 @@ static void loop(fo_session *s, int lfd, int sfd)
             }
             return;
         }
-        if (poll(pf, 3, left > 3600 ? 3600000 : (int)(left * 1000) + 1) < 0)
+        if (poll(pf, 4, left > 3600 ? 3600000 : (int)(left * 1000) + 1) < 0)
             continue;
+        if (pf[3].revents)
+            fo_session_control(s);          /* no cell runs: "interrupted": false */
         if (pf[1].revents && on_init_event(s) < 0) {
             teardown(s);                    /* the jail itself is gone */
             (void)fo_session_write_small(s->dir, "state", "lost\n");
@@ -783,6 +791,7 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
     s.j.pid = -1;
     s.px.pid = s.px.log_fd = -1;
     s.slot_fd[0] = s.slot_fd[1] = -1;
+    s.ctl = -1;
     s.engine = engine;
     if (argc < 4 || !fo_session_valid_id(argv[1]))
         return 1;
@@ -858,7 +867,7 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
                         "--in names a file or folder you can read", "%s", why);
     }
     if (err.code[0] || start(&s, resume, &err) < 0 ||
-        (lfd = listen_socket(&s)) < 0) {
+        (s.ctl = listen_socket(&s, "ctl")) < 0 || (lfd = listen_socket(&s, "sock")) < 0) {
         if (!err.code[0])
             fo_session_fail(&err, "internal", 5, "see the message above", "can't start the session");
         teardown(&s);

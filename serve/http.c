@@ -759,6 +759,14 @@ static void first_call(fo_serve_state *s, struct MHD_Connection *c, req *r, cons
         fo_http_refuse(c, r, 405, "method", "see GET /v1/openapi.json", "%s does not take %s", url, method);
         return;
     }
+    if (atomic_load(&s->draining) && r->rt->route != FO_ROUTE_HEALTHZ &&
+        r->rt->route != FO_ROUTE_METRICS && !fo_serve_sessions_control(url)) {
+        /* SIGTERM: the socket stays open for /healthz's 503 while the requests
+           in flight finish; new work goes to another instance */
+        fo_http_refuse(c, r, 503, "draining", "send it to another instance, or retry once this "
+                       "one is back", "this instance is shutting down (SIGTERM)");
+        return;
+    }
     r->has_bearer = fo_serve_bearer(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization"),
                                     r->bearer);
     if (r->rt->auth && !fo_serve_token_ok(s, r->has_bearer ? r->bearer : NULL)) {

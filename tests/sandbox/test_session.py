@@ -209,6 +209,48 @@ def test_a_cell_that_blocks_sigint_is_restarted_with_its_files_kept(s):
     assert r["result"] == "('kept', False)"
 
 
+def exec_later(s, sid, code):
+    """An exec in a thread; box["r"] its result, box["at"] when it came."""
+    box = {}
+
+    def go():
+        box["r"] = s.exec(sid, code)
+        box["at"] = time.monotonic()
+    th = threading.Thread(target=go, daemon=True)
+    th.start()
+    return th, box
+
+
+def test_interrupt_stops_the_running_cell_and_keeps_the_variables(s):
+    sid = s.new()
+    s.exec(sid, "kept = 'yes'", expect="ok")
+    p = s.run("interrupt", sid, "--json", code=0)
+    assert json.loads(p.stdout) == {"interrupted": False}, "no cell runs"
+    th, box = exec_later(s, sid, "import time\nfor i in range(600):\n    time.sleep(0.1)")
+    time.sleep(1.0)
+    asked = time.monotonic()
+    p = s.run("interrupt", sid, "--json", code=0)
+    assert json.loads(p.stdout) == {"interrupted": True}
+    th.join(30)
+    r = box["r"]
+    assert r["status"] == "interrupted" and r["error"]["name"] == "KeyboardInterrupt", r
+    assert r["failure"]["code"] == "interrupted"
+    assert box["at"] - asked < 5, "answered at the interrupt, not at the cell's end (60 s)"
+    assert s.exec(sid, "kept", expect="ok")["result"] == "'yes'"
+    # one that ignores it is escalated as for a timeout: restarted, files kept
+    s.exec(sid, "open('/work/f.txt', 'w').write('kept')", expect="ok")
+    th, box = exec_later(s, sid, "import signal, time\nsignal.signal(signal.SIGINT, "
+                                 "signal.SIG_IGN)\nwhile True: time.sleep(0.05)")
+    time.sleep(1.0)
+    s.run("interrupt", sid, code=0)
+    th.join(30)
+    assert box["r"]["status"] == "restarted" and box["r"]["failure"]["code"] == "interrupted"
+    r = s.exec(sid, "open('/work/f.txt').read(), 'kept' in globals()", expect="ok")
+    assert r["result"] == "('kept', False)"
+    p = s.run("interrupt", "0" * 32, code=2)
+    assert "session_not_found" in p.stderr
+
+
 @pytest.mark.parametrize("code,why", [
     ("import os\nos._exit(1)", "exited (code 1)"),
     ("import ctypes\nctypes.string_at(0)", "killed by SIGSEGV"),
