@@ -115,10 +115,12 @@ static int spawn(const char *folio, const char *id, const char *mode, char *cons
    spare holds no slot of the host's until it is claimed, and ends (nothing
    saved) after --idle unclaimed. */
 
-/* flock on RT/spares.lock: the descriptor, or -1 (held by another when !wait). */
+/* flock on RT/spares.lock: the descriptor, or -1 (held by another when
+   !wait; none made yet when wait: no spare was ever made here either). */
 static int spare_lock(int rt, int wait)
 {
-    int fd = openat(rt, "spares.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int fd = openat(rt, "spares.lock", O_RDWR | O_NOFOLLOW | O_CLOEXEC | (wait ? 0 : O_CREAT),
+                    0600);
 
     if (fd >= 0 && flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) {
         close(fd);
