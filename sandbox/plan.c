@@ -51,6 +51,25 @@ void fo_sandbox_usage(FILE *f)
           "      timed out or killed, 5 internal error\n", f);
 }
 
+/* A bad option: printed as `folio run`'s usage error, or, when the caller
+   gave p->why (folio session new), kept there instead ("--memory: ...") for
+   the caller to report. FO_RUN_USAGE. */
+__attribute__((format(printf, 2, 3)))
+static int bad(fo_sandbox_plan *p, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (p->why && p->why_len) {
+        snprintf(p->why, p->why_len, "%s", msg);
+        return FO_RUN_USAGE;
+    }
+    return fo_usage_error("run", "%s", msg);
+}
+
 /* Parses a positive integer within [1, max]; -1 on error. */
 static int parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
@@ -103,7 +122,7 @@ static int parse_render(fo_sandbox_plan *p, const char *list)
             if (strlen(known_formats[k]) == n && !strncmp(s, known_formats[k], n))
                 found = 1;
         if (!found)
-            return fo_usage_error("run", "--render: unknown format in \"%s\" (xlsx, docx, pptx, pdf, png)",
+            return bad(p, "--render: unknown format in \"%s\" (xlsx, docx, pptx, pdf, png)",
                                   list);
         for (k = 0; k < p->n_render; k++)
             if (!strncmp(p->render[k], s, n) && p->render[k][n] == 0)
@@ -117,7 +136,7 @@ static int parse_render(fo_sandbox_plan *p, const char *list)
             s++;
     }
     if (p->n_render == 0)
-        return fo_usage_error("run", "--render: no format in \"%s\"", list);
+        return bad(p, "--render: no format in \"%s\"", list);
     return FO_RUN_OK;
 }
 
@@ -138,9 +157,9 @@ static int apply_net(fo_sandbox_plan *p, const char *opt, const char *val)
 
     if (!strcmp(opt, "--net-resolve")) {
         if (!egress_policy(p))
-            return fo_usage_error("run", "%s", "out of memory");
+            return bad(p, "%s", "out of memory");
         if (fo_egress_policy_pin(p->egress, val, &err) < 0)
-            return fo_usage_error("run", "--net-resolve %s: %s", val, err);
+            return bad(p, "--net-resolve %s: %s", val, err);
         return FO_RUN_OK;
     }
     if (!strcmp(val, "none") || !strcmp(val, "all")) {
@@ -150,11 +169,11 @@ static int apply_net(fo_sandbox_plan *p, const char *opt, const char *val)
         return FO_RUN_OK;
     }
     if (!list)
-        return fo_usage_error("run", "--net: expected none, all, packages or allow=LIST, got \"%s\"", val);
+        return bad(p, "--net: expected none, all, packages or allow=LIST, got \"%s\"", val);
     if (!egress_policy(p))
-        return fo_usage_error("run", "%s", "out of memory");
+        return bad(p, "%s", "out of memory");
     if (fo_egress_policy_add(p->egress, list, &err) < 0)
-        return fo_usage_error("run", "--net %s: %s", val, err);
+        return bad(p, "--net %s: %s", val, err);
     p->net = FO_NET_ALLOW;
     return FO_RUN_OK;
 }
@@ -178,7 +197,7 @@ int fo_sandbox_plan_option(fo_sandbox_plan *p, const char *opt, const char *val)
 
     if (!strcmp(opt, "--in")) {
         if (p->n_in_paths >= MAX_IN)
-            return fo_usage_error("run", "too many --in files (max %d)", MAX_IN);
+            return bad(p, "too many --in files (max %d)", MAX_IN);
         ((const char **)p->in_paths)[p->n_in_paths++] = val;
     } else if (!strcmp(opt, "--out")) {
         p->out_dir = val;
@@ -186,30 +205,30 @@ int fo_sandbox_plan_option(fo_sandbox_plan *p, const char *opt, const char *val)
         return parse_render(p, val);
     } else if (!strcmp(opt, "--timeout")) {
         if (parse_decimal(val, 0, 86400, &p->timeout_s))
-            return fo_usage_error("run", "--timeout: expected seconds in (0, 86400], got \"%s\"", val);
+            return bad(p, "--timeout: expected seconds in (0, 86400], got \"%s\"", val);
     } else if (!strcmp(opt, "--cpus")) {
         if (parse_decimal(val, 0, 1024, &p->cpus) || p->cpus < 0.01)
-            return fo_usage_error("run", "--cpus: expected CPUs in [0.01, 1024], got \"%s\"", val);
+            return bad(p, "--cpus: expected CPUs in [0.01, 1024], got \"%s\"", val);
     } else if (!strcmp(opt, "--memory")) {
         if (parse_u64(val, 1u << 20, &v) || v < 16)
-            return fo_usage_error("run", "--memory: expected megabytes >= 16, got \"%s\"", val);
+            return bad(p, "--memory: expected megabytes in 16..%u, got \"%s\"", 1u << 20, val);
         p->memory_mb = v;
     } else if (!strcmp(opt, "--max-bytes")) {
         if (parse_u64(val, (uint64_t)1 << 40, &v))
-            return fo_usage_error("run", "--max-bytes: expected a positive byte count, got \"%s\"", val);
+            return bad(p, "--max-bytes: expected a positive byte count (at most 2^40), got \"%s\"", val);
         p->max_bytes = v;
     } else if (!strcmp(opt, "--max-total")) {
         if (parse_u64(val, (uint64_t)1 << 42, &v))
-            return fo_usage_error("run", "--max-total: expected a positive byte count, got \"%s\"", val);
+            return bad(p, "--max-total: expected a positive byte count, got \"%s\"", val);
         p->max_total = v;
     } else if (!strcmp(opt, "--pids")) {
         if (parse_u64(val, 65536, &v) || v < 2)
-            return fo_usage_error("run", "--pids: expected 2..65536, got \"%s\"", val);
+            return bad(p, "--pids: expected 2..65536, got \"%s\"", val);
         p->pids = (unsigned)v;
     } else if (!strcmp(opt, "--net") || !strcmp(opt, "--net-resolve")) {
         return apply_net(p, opt, val);
     } else {
-        return fo_usage_error("run", "unknown option \"%s\"", opt);
+        return bad(p, "unknown option \"%s\"", opt);
     }
     return FO_RUN_OK;
 }

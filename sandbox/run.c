@@ -276,7 +276,7 @@ static void json_files(fo_buf *b, const fo_sandbox_file *f, size_t n)
     fo_buf_puts(b, n ? "\n  ]" : "]");
 }
 
-static void json_refused(fo_buf *b, const fo_sandbox_collection *c)
+void fo_sandbox_json_refused(fo_buf *b, const fo_sandbox_collection *c)
 {
     size_t k;
 
@@ -566,6 +566,8 @@ static void tail_text(const tail_buf *t, char *out, size_t len)
     out[n] = 0;
 }
 
+static int reserve_render_names(const fo_sandbox_plan *p, fo_sandbox_collection *col);
+
 int fo_sandbox_render(const fo_sandbox_plan *p, const char *engine,
                       fo_sandbox_collection *col, fo_sandbox_collection *rendered,
                       char *err_tail, size_t err_len)
@@ -573,6 +575,11 @@ int fo_sandbox_render(const fo_sandbox_plan *p, const char *engine,
     render_result r;
 
     memset(&r, 0, sizeof r);
+    memset(rendered, 0, sizeof *rendered);
+    if (reserve_render_names(p, col) < 0) {     /* folio run did it already; a session not */
+        snprintf(err_tail, err_len, "out of memory");
+        return -1;
+    }
     r.o.out.buf = tail_store[2];
     r.o.err.buf = tail_store[3];
     render(p, engine, col, &r);
@@ -933,7 +940,7 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
     fo_buf_puts(&m, "  \"files\": ");
     json_files(&m, col.files, col.n_files);
     fo_buf_puts(&m, ",\n  \"refused\": ");
-    json_refused(&m, &col);
+    fo_sandbox_json_refused(&m, &col);
     if (p.net == FO_NET_ALLOW) {
         fo_buf_puts(&m, ",\n  \"egress\": ");
         fo_buf_puts(&m, egress ? egress : "[]");
@@ -956,7 +963,7 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
         fo_buf_puts(&m, "  \"files\": ");
         json_files(&m, r.files.files, r.files.n_files);
         fo_buf_puts(&m, ",\n  \"refused\": ");
-        json_refused(&m, &r.files);
+        fo_sandbox_json_refused(&m, &r.files);
         fo_buf_puts(&m, "}");
     }
     fo_buf_puts(&m, "\n}\n");

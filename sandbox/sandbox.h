@@ -94,6 +94,8 @@ typedef struct {
     int session;              /* sessions: init keeps running, (re)starts the program
                                  on request, gives it a stdin pipe (jail.c, init_session) */
     uint64_t disk_mb;         /* >0: /work, /out and /tmp share one tmpfs of this size */
+    char *why;                /* set: fo_sandbox_plan_option writes a bad option's */
+    size_t why_len;           /* message here ("--memory: ...") instead of printing it */
 } fo_sandbox_plan;
 
 /* plan.c */
@@ -103,7 +105,8 @@ int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help);
 /* The defaults of every option (in_paths allocated). FO_RUN_OK or FO_RUN_INTERNAL. */
 int fo_sandbox_plan_defaults(fo_sandbox_plan *p);
 /* Applies one option ("--memory", "512"): what `folio run` and `folio session
-   new` share. FO_RUN_OK, or FO_RUN_USAGE after printing the problem. */
+   new` share. FO_RUN_OK, or FO_RUN_USAGE after printing the problem (or
+   writing it to p->why, when set). */
 int fo_sandbox_plan_option(fo_sandbox_plan *p, const char *opt, const char *val);
 void fo_sandbox_plan_free(fo_sandbox_plan *p);  /* closes in[] fds; p itself borrowed */
 
@@ -263,12 +266,18 @@ char *fo_sandbox_egress_end(const fo_sandbox_plan *p, struct fo_egress_proxy *px
    within the ceiling, folders whole). FO_RUN_OK or an exit code, printed. */
 int fo_sandbox_open_inputs(fo_sandbox_plan *p);
 /* Renders result.json, one of col's files, to p->render's formats in a second
-   jail exactly as `folio run --render` does. *rendered receives the new files
+   jail exactly as `folio run --render` does. The names the render writes
+   (result.FMT, result-N.png) are first refused from col (col->refused, reason
+   "reserved for the --render output"): a render is never shadowed by a file
+   of the program's. *rendered receives the new files
    (fds open, for the caller to free); err_tail the render's last stderr.
    Returns folio render's exit code, or -1 if the jail could not run it. */
 int fo_sandbox_render(const fo_sandbox_plan *p, const char *engine,
                       fo_sandbox_collection *col, fo_sandbox_collection *rendered,
                       char *err_tail, size_t err_len);
+/* c's refused files as a JSON array of {"name", "reason"} (the manifest's
+   "refused", a session render's). */
+void fo_sandbox_json_refused(fo_buf *b, const fo_sandbox_collection *c);
 
 #endif /* FO_SANDBOX_PRIVATE */
 #endif

@@ -97,6 +97,12 @@ int fo_session_spare(const char *folio, char *const *argv, int argc);
 /* Ends every unclaimed spare of this runtime folder; how many. */
 unsigned fo_session_drop_spares(void);
 
+/* Interrupts the session's running cell (KeyboardInterrupt; escalated to a
+   restart as for a timeout when it is ignored): its exec answers with status
+   "interrupted". Never waits for the cell: the request goes to the
+   supervisor's control socket. *interrupted: 1 when a cell was running, 0
+   when none was (or the session is hibernated). */
+int fo_session_interrupt(const char *id, int *interrupted, fo_session_error *err);
 int fo_session_close(const char *id, fo_session_error *err);      /* deletes everything */
 int fo_session_hibernate(const char *id, fo_session_error *err);  /* now, not at --idle */
 int fo_session_list(char **json, fo_session_error *err);          /* [{"id", "state", ...}] */
@@ -114,7 +120,8 @@ void fo_session_new_id(char id[33]);
 
 #include <stdint.h>
 
-/* Frames, on every channel: [type: 1 byte][length: u32 little-endian][payload]. */
+/* Frames, on every channel: [type: 1 byte][length: u32 little-endian][payload].
+   On RT/ID/ctl: 'I' (interrupt) -> 'R' {"interrupted": true|false}. */
 #define FO_SESSION_HDR        5
 #define FO_SESSION_MAX_FRAME  (32u << 20)    /* client <-> supervisor */
 #define FO_SESSION_MAX_KFRAME (80u << 10)    /* kernel -> supervisor (64 KiB + slack) */
@@ -138,6 +145,9 @@ int fo_session_runtime(fo_session_error *err);
 int fo_session_valid_id(const char *id);
 /* Connects to the session's socket; -1 with errno when there is none. */
 int fo_session_connect(int rt, const char *id);
+/* Connects to RT/ID/name: "sock" (requests, one at a time) or "ctl" (control
+   requests, answered at once even while a cell runs). */
+int fo_session_connect_to(int rt, const char *id, const char *name);
 /* Unix socket address of dir/name through /proc/self/fd (short paths). */
 struct sockaddr_un;
 void fo_session_addr(struct sockaddr_un *a, int dirfd, const char *name);

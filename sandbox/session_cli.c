@@ -8,6 +8,7 @@
 #include "sandbox/session.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@ static void usage(FILE *f)
           "       folio session get ID PATH... --out DIR\n"
           "       folio session render ID --render xlsx,pdf,... --out DIR [--json]\n"
           "       folio session ls [--json]\n"
+          "       folio session interrupt ID [--json]\n"
           "       folio session hibernate ID\n"
           "       folio session close ID\n"
           "\n"
@@ -32,11 +34,16 @@ static void usage(FILE *f)
           "cells: variables, imports and files persist. new prints its id. exec runs one\n"
           "cell (stdout/stderr stream; --json prints the result object). Idle sessions\n"
           "(--idle, default 1800 s) hibernate and resume at the next exec.\n"
+          "interrupt stops the running cell (KeyboardInterrupt): its exec answers\n"
+          "\"interrupted\", variables kept.\n"
           "exit: 0 ok, 1 usage, 2 invalid input or unknown session, 3 over the ceiling,\n"
-          "      4 the cell failed, timed out or restarted, 5 internal or limit reached\n", f);
+          "      4 the cell failed, timed out, was interrupted or restarted,\n"
+          "      5 internal or limit reached\n", f);
 }
 
-static int print_error(const fo_session_error *e, int json)
+/* A failure: "folio: session VERB: MESSAGE [code]" and its hint on stderr
+   (and the error object on stdout with --json). Returns its exit code. */
+static int print_error(const char *verb, const fo_session_error *e, int json)
 {
     if (json) {
         fo_buf b = { 0 };
@@ -50,15 +57,23 @@ static int print_error(const fo_session_error *e, int json)
         fputs(b.data ? b.data : "", stdout);
         fo_buf_free(&b);
     }
-    fprintf(stderr, "folio: session: %s [%s]\n", e->message, e->code);
+    fprintf(stderr, "folio: session %s: %s [%s]\n", verb, e->message, e->code);
     if (e->hint[0])
         fprintf(stderr, "  hint: %s\n", e->hint);
     return e->exit ? e->exit : 5;
 }
 
-static int usage_error(const char *what)
+/* A usage error of VERB: which option (or argument) and why. */
+__attribute__((format(printf, 2, 3)))
+static int usage_error(const char *verb, const char *fmt, ...)
 {
-    fprintf(stderr, "folio: session: %s (see folio session --help)\n", what);
+    va_list ap;
+
+    fprintf(stderr, "folio: session %s: ", verb);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\n  hint: folio session --help lists the options\n", stderr);
     return 1;
 }
 
@@ -98,7 +113,7 @@ static int cmd_new(int argc, char **argv, const char *folio)
     char id[33], *info = NULL;
 
     if (fo_session_create(&o, id, &info, &err) < 0)
-        return print_error(&err, json);
+        return print_error("new", &err, json);
     if (json)
         printf("%s\n", info ? info : "{}");
     else
@@ -151,21 +166,33 @@ static int cmd_exec(int argc, char **argv)
     int rc;
 
     for (k = 1; k < argc; k++) {
-        if (!strcmp(argv[k], "--timeout") && k + 1 < argc) {
-            char *end;
-            timeout = strtod(argv[++k], &end);
-            if (*end || !(timeout > 0) || timeout > 86400)
-                return usage_error("--timeout: expected seconds in (0, 86400]");
-        } else if (!strcmp(argv[k], "-c") && k + 1 < argc) {
+        int valued = !strcmp(argv[k], "--timeout") || !strcmp(argv[k], "-c");
+        if (valued && k + 1 >= argc)
+            return usage_error("exec", "%s needs a value", argv[k]);
+        if (!strcmp(argv[k], "--timeout")) {
+            if (fo_sandbox_parse_number(argv[++k], 0, 86400, &timeout) < 0 || !(timeout > 0))
+                return usage_error("exec", "--timeout: expected seconds in (0, 86400], got "
+                                   "\"%s\"", argv[k]);
+        } else if (!strcmp(argv[k], "-c")) {
+            if (src || inline_code)
+                return usage_error("exec", "-c: the cell is given twice (-c CODE, FILE or -: "
+                                   "one of them)");
             inline_code = argv[++k];
-        } else if (!src && !inline_code && (argv[k][0] != '-' || !strcmp(argv[k], "-"))) {
-            src = argv[k];
+        } else if (argv[k][0] == '-' && strcmp(argv[k], "-")) {
+            return usage_error("exec", "unknown option \"%s\" (exec takes --timeout SEC, "
+                               "--json, -c CODE)", argv[k]);
+        } else if (src || inline_code) {
+            return usage_error("exec", "\"%s\": the cell is given twice (-c CODE, FILE or -: "
+                               "one of them)", argv[k]);
         } else {
-            return usage_error("exec ID [--timeout SEC] [--json] (-c CODE | FILE | -)");
+            src = argv[k];
         }
     }
-    if (argc < 1 || (!src && !inline_code))
-        return usage_error("exec needs a session id and a cell: -c CODE, FILE or -");
+    if (argc < 1 || argv[0][0] == '-')
+        return usage_error("exec", "needs a session id first: exec ID [--timeout SEC] [--json] "
+                           "(-c CODE | FILE | -)");
+    if (!src && !inline_code)
+        return usage_error("exec", "needs a cell: -c CODE, FILE or -");
     if (inline_code) {
         len = strlen(inline_code);
         code = strdup(inline_code);
@@ -177,7 +204,7 @@ static int cmd_exec(int argc, char **argv)
     rc = fo_session_exec(id, code, len, timeout, json ? NULL : stream_out, NULL, &result, &err);
     free(code);
     if (rc < 0)
-        return print_error(&err, json);
+        return print_error("exec", &err, json);
     if (json)
         printf("%s\n", result);
     if (sscanf(result, "{\"cell\": %u, \"status\": \"%15[a-z]\"", &cell, status) != 2)
@@ -209,7 +236,7 @@ static int cmd_put(int argc, char **argv)
 
     to = take_option(&argc, argv, "--to");
     if (argc < 2)
-        return usage_error("put ID FILE... [--to DIR]");
+        return usage_error("put", "needs ID FILE... [--to DIR]");
     for (k = 1; k < argc; k++) {
         const char *base = strrchr(argv[k], '/');
         char dest[512];
@@ -229,7 +256,7 @@ static int cmd_put(int argc, char **argv)
         snprintf(dest, sizeof dest, "%s%s%s", to ? to : "", to ? "/" : "", base);
         if (fo_session_put(argv[0], fd, dest, &err) < 0) {
             close(fd);
-            return print_error(&err, 0);
+            return print_error("put", &err, 0);
         }
         close(fd);
         printf("/work/%s\n", dest);
@@ -246,7 +273,7 @@ static int cmd_get(int argc, char **argv)
 
     out = take_option(&argc, argv, "--out");
     if (argc < 2 || !out)
-        return usage_error("get ID PATH... --out DIR");
+        return usage_error("get", "needs ID PATH... --out DIR");
     dfd = open_out(out);
     if (dfd < 0)
         return 5;
@@ -258,7 +285,7 @@ static int cmd_get(int argc, char **argv)
         base = base ? base + 1 : argv[k];
         if (fo_session_get(argv[0], argv[k], &fd, &bytes, &err) < 0) {
             close(dfd);
-            return print_error(&err, 0);
+            return print_error("get", &err, 0);
         }
         if (fo_sandbox_write_copy(dfd, base, fd) < 0) {
             fprintf(stderr, "folio: session: can't write %s/%s: %s\n", out, base, strerror(errno));
@@ -289,6 +316,29 @@ static int write_rendered(void *ud, const char *name, int fd)
     return 0;
 }
 
+/* The result's "refused" files on stderr, as folio run prints its own
+   ("refused /out/result.pdf: reserved for the --render output"). Names are
+   shown as the result escapes them. */
+static void print_refused(const char *result)
+{
+    const char *p = strstr(result, "\"refused\": [");
+    const char *end = p ? strchr(p, ']') : NULL;
+
+    while (p && (p = strstr(p, "{\"name\": \"")) && p < end) {
+        const char *name = p + 10, *q = name;
+        int nl, rl;
+        while (*q && *q != '"')
+            q += *q == '\\' && q[1] ? 2 : 1;
+        nl = (int)(q - name);
+        p = strstr(q, "\"reason\": \"");
+        if (!p)
+            break;
+        p += 11;
+        rl = (int)strcspn(p, "\"");
+        fprintf(stderr, "folio: session render: refused /out/%.*s: %.*s\n", nl, name, rl, p);
+    }
+}
+
 static int cmd_render(int argc, char **argv)
 {
     int json = take_flag(&argc, argv, "--json"), k, code = 5;
@@ -303,27 +353,47 @@ static int cmd_render(int argc, char **argv)
         else if (!strcmp(argv[k], "--out"))
             r.dir = argv[k + 1];
         else
-            return usage_error("render ID --render FORMATS --out DIR [--json]");
+            return usage_error("render", "unknown option \"%s\" (render ID --render FORMATS "
+                               "--out DIR [--json])", argv[k]);
     }
     if (argc < 1 || !formats || !r.dir || k != argc)
-        return usage_error("render ID --render FORMATS --out DIR [--json]");
+        return usage_error("render", "needs ID --render FORMATS --out DIR [--json]");
     r.json = json;
     r.dfd = open_out(r.dir);
     if (r.dfd < 0)
         return 5;
     if (fo_session_render(argv[0], formats, write_rendered, &r, &result, &err) < 0) {
         close(r.dfd);
-        return print_error(&err, json);
+        return print_error("render", &err, json);
     }
     close(r.dfd);
     if (json)
         printf("%s\n", result);
     if (sscanf(result, "{\"exit\": %d", &code) != 1)
         code = 5;
+    if (!json)
+        print_refused(result);
     if (code && !json)
         fprintf(stderr, "folio: session: render failed (exit %d): %s\n", code, result);
     free(result);
     return r.failed ? 5 : code;
+}
+
+/* `interrupt ID [--json]`: stops the running cell; says whether one ran. */
+static int cmd_interrupt(int argc, char **argv)
+{
+    int json = take_flag(&argc, argv, "--json"), yes = 0;
+    fo_session_error err = { 0 };
+
+    if (argc != 1 || argv[0][0] == '-')
+        return usage_error("interrupt", "needs one session id: interrupt ID [--json]");
+    if (fo_session_interrupt(argv[0], &yes, &err) < 0)
+        return print_error("interrupt", &err, json);
+    if (json)
+        printf("{\"interrupted\": %s}\n", yes ? "true" : "false");
+    else
+        printf("%s\n", yes ? "interrupted" : "no cell was running");
+    return 0;
 }
 
 static int cmd_simple(const char *verb, int argc, char **argv)
@@ -334,7 +404,7 @@ static int cmd_simple(const char *verb, int argc, char **argv)
 
     if (!strcmp(verb, "ls")) {
         if (fo_session_list(&list, &err) < 0)
-            return print_error(&err, json);
+            return print_error("ls", &err, json);
         if (json) {
             printf("%s\n", list);
         } else {
@@ -350,10 +420,10 @@ static int cmd_simple(const char *verb, int argc, char **argv)
         return 0;
     }
     if (argc != 1)
-        return usage_error("close ID / hibernate ID");
+        return usage_error(verb, "needs one session id");
     rc = !strcmp(verb, "close") ? fo_session_close(argv[0], &err)
                                 : fo_session_hibernate(argv[0], &err);
-    return rc < 0 ? print_error(&err, json) : 0;
+    return rc < 0 ? print_error(verb, &err, json) : 0;
 }
 
 int fo_session_main(int argc, char **argv, const char *folio, const char *engine)
@@ -374,6 +444,8 @@ int fo_session_main(int argc, char **argv, const char *folio, const char *engine
         return cmd_get(argc - 2, argv + 2);
     if (!strcmp(verb, "render"))
         return cmd_render(argc - 2, argv + 2);
+    if (!strcmp(verb, "interrupt"))
+        return cmd_interrupt(argc - 2, argv + 2);
     if (!strcmp(verb, "ls") || !strcmp(verb, "close") || !strcmp(verb, "hibernate"))
         return cmd_simple(verb, argc - 2, argv + 2);
     if (!strcmp(verb, "--help") || !strcmp(verb, "-h") || !strcmp(verb, "help")) {

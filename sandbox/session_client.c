@@ -108,8 +108,60 @@ static int spawn(const char *folio, const char *id, const char *mode, char *cons
 /* A spare is a session started ahead, with the options of the `new` that
    started it, so that the next `new` with the same options answers at once
    (a cold jail and Python take a few hundred ms). RT/spares/ID holds those
-   options; the client that unlinks it owns the session. A spare holds no slot
-   until its first request, and ends (nothing saved) after --idle unclaimed. */
+   options; the client that unlinks it owns the session. A runtime folder has
+   at most one spare (RT/spares.lock is held while one is made; a spare of
+   other options is ended for the new one), and it holds a slot of
+   --max-sessions from its start, so live supervisors never pass that limit;
+   a `new` that finds the limit reached ends the spare and tries again. A
+   spare holds no slot of the host's until it is claimed, and ends (nothing
+   saved) after --idle unclaimed. */
+
+/* flock on RT/spares.lock: the descriptor, or -1 (held by another when
+   !wait; none made yet when wait: no spare was ever made here either). */
+static int spare_lock(int rt, int wait)
+{
+    int fd = openat(rt, "spares.lock", O_RDWR | O_NOFOLLOW | O_CLOEXEC | (wait ? 0 : O_CREAT),
+                    0600);
+
+    if (fd >= 0 && flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Ends the unclaimed spares of rt whose options are not key (all when key is
+   NULL); how many. *kept: a spare of key remains. */
+static unsigned drop_spares_but(int rt, const char *key, int *kept)
+{
+    int sp = openat(rt, "spares", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = sp >= 0 ? fdopendir(sp) : NULL;
+    struct dirent *de;
+    fo_session_error err;
+    unsigned n = 0;
+
+    *kept = 0;
+    while (d && (de = readdir(d))) {
+        char *have;
+        int same;
+        if (!fo_session_valid_id(de->d_name))
+            continue;
+        have = key ? fo_session_read_small(dirfd(d), de->d_name, 65536) : NULL;
+        same = have && !strcmp(have, key);
+        free(have);
+        if (same) {
+            *kept = 1;
+        } else if (unlinkat(dirfd(d), de->d_name, 0) == 0) {   /* claimed: not ours to end */
+            memset(&err, 0, sizeof err);
+            n += fo_session_close(de->d_name, &err) == 0;
+        }
+    }
+    if (d)
+        closedir(d);
+    else if (sp >= 0)
+        close(sp);
+    return n;
+}
 
 /* The options as one string, or NULL when they name --in files (those belong
    to one session: no spare for them). malloc'd. */
@@ -206,13 +258,22 @@ int fo_session_spare(const char *folio, char *const *argv, int argc)
 {
     fo_session_error err;
     char id[33], *key = spare_key(argv, argc);
-    int rt, sp, rc;
+    int rt, sp, rc, lock, kept;
 
     memset(&err, 0, sizeof err);
     rt = key ? fo_session_runtime(&err) : -1;
     if (rt < 0) {
         free(key);
         return 5;
+    }
+    lock = spare_lock(rt, 0);             /* another is being made: one is enough */
+    (void)drop_spares_but(rt, key, &kept);
+    if (lock < 0 || kept) {
+        if (lock >= 0)
+            close(lock);
+        close(rt);
+        free(key);
+        return 0;
     }
     do
         fo_session_new_id(id);
@@ -224,6 +285,7 @@ int fo_session_spare(const char *folio, char *const *argv, int argc)
         (void)fo_session_close(id, &err);
     if (sp >= 0)
         close(sp);
+    close(lock);
     close(rt);
     free(key);
     return rc == 0 ? 0 : 5;
@@ -232,24 +294,15 @@ int fo_session_spare(const char *folio, char *const *argv, int argc)
 unsigned fo_session_drop_spares(void)
 {
     fo_session_error err;
-    int rt = fo_session_runtime(&err), sp;
-    DIR *d;
-    struct dirent *de;
-    unsigned n = 0;
+    int rt = fo_session_runtime(&err), lock, kept;
+    unsigned n;
 
     if (rt < 0)
         return 0;
-    sp = openat(rt, "spares", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    d = sp >= 0 ? fdopendir(sp) : NULL;
-    while (d && (de = readdir(d)))
-        if (fo_session_valid_id(de->d_name) && unlinkat(dirfd(d), de->d_name, 0) == 0) {
-            memset(&err, 0, sizeof err);
-            n += fo_session_close(de->d_name, &err) == 0;
-        }
-    if (d)
-        closedir(d);
-    else if (sp >= 0)
-        close(sp);
+    lock = spare_lock(rt, 1);             /* after a spare being made is marked */
+    n = drop_spares_but(rt, NULL, &kept);
+    if (lock >= 0)
+        close(lock);
     close(rt);
     return n;
 }
@@ -272,6 +325,12 @@ int fo_session_create(const fo_session_new *o, char id[33], char **info, fo_sess
             fo_session_new_id(id);
         while (mkdirat(rt, id, 0700) < 0 && errno == EEXIST);
         rc = spawn(folio_path(o->folio), id, "--", o->argv, o->argc, info, err);
+        if (rc < 0 && !strcmp(err->code, "limit_reached") && fo_session_drop_spares() > 0) {
+            memset(err, 0, sizeof *err);      /* a spare held the slot: it gives way */
+            while (mkdirat(rt, id, 0700) < 0 && errno == EEXIST)
+                fo_session_new_id(id);
+            rc = spawn(folio_path(o->folio), id, "--", o->argv, o->argc, info, err);
+        }
     }
     if (rc == 0 && key)
         start_spare(folio_path(o->folio), o->argv, o->argc);   /* for the next new */
@@ -567,6 +626,37 @@ static int session_info(const char *id, char **info, fo_session_error *err)
         *info = text;
     else
         free(text);
+    return 0;
+}
+
+int fo_session_interrupt(const char *id, int *interrupted, fo_session_error *err)
+{
+    int rt, s = -1;
+    char *text = NULL;
+
+    *interrupted = 0;
+    if (fo_session_valid_id(id) && (rt = fo_session_runtime(err)) >= 0) {
+        s = fo_session_connect_to(rt, id, "ctl");
+        close(rt);
+    }
+    if (s < 0) {                         /* not live: hibernated (nothing runs) or unknown */
+        s = open_session(id, 0, err);
+        if (s >= 0)
+            close(s);                    /* live, but its control socket is gone: ending */
+        if (s >= 0 || s == -2)
+            memset(err, 0, sizeof *err);
+        return s >= 0 || s == -2 ? 0 : -1;
+    }
+    if (fo_session_send(s, 'I', NULL, 0, -1) < 0) {
+        close(s);
+        fo_session_fail(err, "internal", 5, "", "can't talk to session %s: %s", id,
+                        strerror(errno));
+        return -1;
+    }
+    if (answer(s, NULL, NULL, NULL, NULL, &text, NULL, err) < 0)
+        return -1;
+    *interrupted = text && strstr(text, "true") != NULL;
+    free(text);
     return 0;
 }
 

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -200,7 +201,7 @@ typedef struct {
     fo_bundle displays[MAX_DISPLAYS];
     size_t n_displays, bundle_bytes;
     fo_buf result_data;               /* the last expression's bundle */
-    int ended, error, timed_out, restarted, died, wstatus, stream, cfd;
+    int ended, error, timed_out, interrupted, restarted, died, wstatus, stream, cfd;
     int http;                         /* the caller speaks HTTP: hints name JSON fields */
 } cell_run;
 
@@ -299,19 +300,51 @@ static int drain_kernel(fo_session *s, cell_run *c)
     return r < 0 ? -1 : 0;
 }
 
+void fo_session_control(fo_session *s)
+{
+    struct ucred cr;
+    socklen_t crlen = sizeof cr;
+    char type, *p = NULL;
+    size_t n;
+    int cfd = accept4(s->ctl, NULL, NULL, SOCK_CLOEXEC), fd = -1;
+
+    if (cfd < 0)
+        return;
+    if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) == 0 && cr.uid == geteuid() &&
+        fo_session_recv(cfd, &type, &p, &n, 64, 1000, &fd) == 0) {
+        if (type == 'I') {
+            const char *yes = "{\"interrupted\": true}", *no = "{\"interrupted\": false}";
+            if (s->in_cell)
+                s->interrupt = 1;
+            (void)fo_session_send(cfd, 'R', s->in_cell ? yes : no,
+                                  strlen(s->in_cell ? yes : no), -1);
+        } else {
+            fo_session_error e;
+            fo_session_fail(&e, "bad_request", 1, "", "unknown control request");
+            (void)fo_session_error_send(cfd, &e);
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    free(p);
+    close(cfd);
+}
+
 /* Runs the cell until its end frame, the interpreter's death, or the
-   timeout (SIGINT, then after GRACE_S a restart). */
+   timeout or an interrupt request (SIGINT, then after GRACE_S a restart). */
 static void supervise_cell(fo_session *s, cell_run *c, double timeout_s)
 {
     double deadline = fo_sandbox_now() + timeout_s, grace_end = 0;
 
     while (!c->ended) {
-        double left = (c->timed_out ? grace_end : deadline) - fo_sandbox_now();
-        struct pollfd pf[3] = { { s->j.out_r, POLLIN, 0 }, { s->j.err_r, POLLIN, 0 },
-                                { s->j.ctl, POLLIN, 0 } };
+        int stopping = c->timed_out || c->interrupted;
+        double left = (stopping ? grace_end : deadline) - fo_sandbox_now();
+        struct pollfd pf[4] = { { s->j.out_r, POLLIN, 0 }, { s->j.err_r, POLLIN, 0 },
+                                { s->j.ctl, POLLIN, 0 }, { s->ctl, POLLIN, 0 } };
 
-        if (left <= 0 && !c->timed_out) {
-            c->timed_out = 1;
+        if (!stopping && (left <= 0 || s->interrupt)) {
+            c->interrupted = left > 0;          /* asked for, before the timeout */
+            c->timed_out = !c->interrupted;
             (void)fo_sandbox_jail_ctl(&s->j, 'I');
             grace_end = fo_sandbox_now() + GRACE_S;
             continue;
@@ -320,8 +353,10 @@ static void supervise_cell(fo_session *s, cell_run *c, double timeout_s)
             c->restarted = 1;
             return;
         }
-        if (poll(pf, 3, (int)(left * 1000) + 1) < 0 && errno != EINTR)
+        if (poll(pf, s->ctl >= 0 ? 4 : 3, (int)(left * 1000) + 1) < 0 && errno != EINTR)
             break;
+        if (pf[3].revents)
+            fo_session_control(s);              /* an interrupt: acted on above */
         if ((pf[0].revents || pf[1].revents) && drain_kernel(s, c) < 0) {
             /* closed (it died: init's word follows) or a frame it had no
                right to send: either way it is restarted */
@@ -415,6 +450,18 @@ static const char *judge(fo_session *s, cell_run *c, double timeout_s, fo_buf *f
     unsigned long long used = disk_used(s);
 
     fo_sandbox_cgroup_events(&s->j.cg, &oom, &pids);
+    if (c->interrupted && !c->restarted && !c->died) {
+        failure(f, "interrupted", "the cell was interrupted on request (KeyboardInterrupt); "
+                "the variables are kept", "run the cell again, or the next one", c);
+        return "interrupted";
+    }
+    if (c->interrupted && c->restarted) {
+        snprintf(msg, sizeof msg, "the cell was interrupted on request and did not stop within "
+                 "%g s: the interpreter was restarted, files kept, variables lost", GRACE_S);
+        failure(f, "interrupted", msg, "re-run the cells that define what you need; do not "
+                "catch KeyboardInterrupt or ignore SIGINT in a long loop", c);
+        return "restarted";
+    }
     if (c->timed_out && !c->restarted && !c->died) {
         snprintf(msg, sizeof msg, "the cell ran past its timeout of %g s and was interrupted "
                  "(KeyboardInterrupt); the variables are kept", timeout_s);
@@ -567,7 +614,10 @@ void fo_session_exec_cell(fo_session *s, int cfd, const char *p, size_t n)
 
         if (c.cfd >= 0 && fo_session_send(c.cfd, 'N', no_text, (size_t)len, -1) < 0)
             c.cfd = -1;                           /* the cell has begun: its number */
+        s->in_cell = 1;
+        s->interrupt = 0;
         supervise_cell(s, &c, timeout_s);
+        s->in_cell = s->interrupt = 0;
         status = judge(s, &c, timeout_s, &fail);
     }
     if ((c.restarted || c.died) && fo_session_kernel_restart(s) < 0)

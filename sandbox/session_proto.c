@@ -267,13 +267,18 @@ void fo_session_addr(struct sockaddr_un *a, int dirfd, const char *name)
 
 int fo_session_connect(int rt, const char *id)
 {
+    return fo_session_connect_to(rt, id, "sock");
+}
+
+int fo_session_connect_to(int rt, const char *id, const char *name)
+{
     struct sockaddr_un a;
     int d = openat(rt, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), s;
 
     if (d < 0)
         return -1;
     s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    fo_session_addr(&a, d, "sock");
+    fo_session_addr(&a, d, name);
     if (s >= 0 && connect(s, (struct sockaddr *)&a, sizeof a) < 0) {
         int e = errno;
         close(s);

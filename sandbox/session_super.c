@@ -48,33 +48,42 @@ static const char *const store_dirs[] = { "work", "out", "tmp" };
 
 /* Session options: the plan's (as `folio run`), plus --idle, --disk and
    --max-sessions. Every plan option but --in is saved to meta so that a
-   resume rebuilds the same plan. FO_RUN_OK or FO_RUN_USAGE (printed). */
-static int parse_options(fo_session *s, int argc, char **argv, fo_buf *meta)
+   resume rebuilds the same plan. FO_RUN_OK, or FO_RUN_USAGE with the bad
+   option and why in why ("--memory: ..."). */
+static int parse_options(fo_session *s, int argc, char **argv, fo_buf *meta, char *why,
+                         size_t why_len)
 {
     uint64_t disk = 0;
     int i;
 
     if (fo_sandbox_plan_defaults(&s->plan) != FO_RUN_OK)
         return FO_RUN_INTERNAL;
+    s->plan.why = why;
+    s->plan.why_len = why_len;
     s->idle_s = 1800;
     s->max_sessions = FO_SESSION_MAX_SESSIONS;
     for (i = 0; i < argc; i++) {
         const char *opt = argv[i], *val;
-        char *end;
         double v;
 
-        if (i + 1 >= argc || strncmp(opt, "--", 2)) {
-            fprintf(stderr, "folio: session: %s: expected an option with a value (see folio "
-                    "session --help)\n", opt);
+        if (strncmp(opt, "--", 2)) {
+            snprintf(why, why_len, "\"%s\" is not an option (options start with --)", opt);
+            return FO_RUN_USAGE;
+        }
+        if (i + 1 >= argc) {
+            snprintf(why, why_len, "%s needs a value", opt);
             return FO_RUN_USAGE;
         }
         val = argv[++i];
-        if (strchr(val, '\n'))
+        if (strchr(val, '\n')) {
+            snprintf(why, why_len, "%s: a value cannot hold a line break", opt);
             return FO_RUN_USAGE;
-        v = strtod(val, &end);
+        }
         if (!strcmp(opt, "--idle") || !strcmp(opt, "--disk") || !strcmp(opt, "--max-sessions")) {
-            if (*end || end == val || !(v >= 1) || v > 1e7 || isnan(v)) {
-                fprintf(stderr, "folio: session: %s: expected a number >= 1, got \"%s\"\n", opt, val);
+            if (fo_sandbox_parse_number(val, 1, 1e7, &v) < 0) {
+                snprintf(why, why_len, "%s: expected %s in 1..10000000, got \"%s\"", opt,
+                         !strcmp(opt, "--idle") ? "seconds" : !strcmp(opt, "--disk")
+                         ? "megabytes" : "a number of sessions", val);
                 return FO_RUN_USAGE;
             }
             if (!strcmp(opt, "--idle"))
@@ -84,8 +93,8 @@ static int parse_options(fo_session *s, int argc, char **argv, fo_buf *meta)
             else
                 s->max_sessions = (unsigned)v;
         } else if (!strcmp(opt, "--render") || !strcmp(opt, "--out")) {
-            fprintf(stderr, "folio: session: %s is not an option of session new (use folio "
-                    "session render / get)\n", opt);
+            snprintf(why, why_len, "%s is not an option of session new (use folio session "
+                     "render / get)", opt);
             return FO_RUN_USAGE;
         } else if (fo_sandbox_plan_option(&s->plan, opt, val) != FO_RUN_OK) {
             return FO_RUN_USAGE;
@@ -93,6 +102,8 @@ static int parse_options(fo_session *s, int argc, char **argv, fo_buf *meta)
         if (strcmp(opt, "--in"))
             fo_buf_printf(meta, "%s\n%s\n", opt, val);
     }
+    s->plan.why = NULL;
+    s->plan.why_len = 0;
     if (!s->plan.max_total)
         s->plan.max_total = 4 * s->plan.max_bytes;  /* --max-total's default, as in run */
     s->plan.session = 1;
@@ -107,11 +118,12 @@ static int parse_meta(fo_session *s, char *meta)
     char *argv[64], *save = NULL, *line;
     int argc = 0;
     fo_buf again = { 0 };
+    char why[512] = "";
     int rc;
 
     for (line = strtok_r(meta, "\n", &save); line && argc < 64; line = strtok_r(NULL, "\n", &save))
         argv[argc++] = line;
-    rc = parse_options(s, argc, argv, &again);
+    rc = parse_options(s, argc, argv, &again, why, sizeof why);
     fo_buf_free(&again);
     return rc;
 }
@@ -171,25 +183,27 @@ static int lock_one(int dir, unsigned max, int create)
     return fd;
 }
 
-/* A slot in RT/slots/0..max-1 (this runtime folder's --max-sessions), and
-   one of the host's when it has some: both held while the session lives
-   (the descriptors stay open until the supervisor exits). 0, -1 (this
-   folder's limit) or -2 (the host's). */
-static int take_slot(fo_session *s)
+/* A slot in RT/slots/0..max-1 (this runtime folder's --max-sessions) unless
+   one is held already, and, when host, one of the host's when it has some:
+   both held while the session lives (the descriptors stay open until the
+   supervisor exits). 0, -1 (this folder's limit) or -2 (the host's). */
+static int take_slot(fo_session *s, int host_too)
 {
-    int slots, host = host_slots(), mine, theirs = 0;
+    int slots, host = host_too ? host_slots() : -1, mine = s->slot_fd[0], theirs = 0;
 
-    (void)mkdirat(s->rt, "slots", 0700);
-    slots = openat(s->rt, "slots", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    mine = slots >= 0 ? lock_one(slots, s->max_sessions, 1) : -1;
-    if (slots >= 0)
-        close(slots);
+    if (mine < 0) {
+        (void)mkdirat(s->rt, "slots", 0700);
+        slots = openat(s->rt, "slots", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        mine = slots >= 0 ? lock_one(slots, s->max_sessions, 1) : -1;
+        if (slots >= 0)
+            close(slots);
+    }
     if (host >= 0) {
         theirs = lock_one(host, 1u << 20, 0);
         close(host);
     }
     if (mine < 0 || theirs < 0) {
-        if (mine >= 0)
+        if (mine >= 0 && mine != s->slot_fd[0])
             close(mine);
         if (theirs > 0)
             close(theirs);
@@ -200,9 +214,11 @@ static int take_slot(fo_session *s)
     return 0;
 }
 
-/* A spare (started ahead by `new`, session_client.c) is claimed by the
-   client that unlinks RT/spares/ID; its first request takes the slot it did
-   not hold. 0, or -1 when the host's limit is reached. */
+/* A spare (started ahead by `new`, session_client.c) holds a slot of this
+   runtime folder from its start: spares count against --max-sessions. It
+   is claimed by the client that unlinks RT/spares/ID; its first request
+   takes the host's slot it did not hold. 0, or -1 when the host's limit is
+   reached. */
 static int claim(fo_session *s)
 {
     int sp = openat(s->rt, "spares", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -212,7 +228,7 @@ static int claim(fo_session *s)
         close(sp);
     }
     s->spare = 0;
-    return take_slot(s) < 0 ? -1 : 0;   /* held until teardown */
+    return take_slot(s, 1) < 0 ? -1 : 0;   /* held until teardown */
 }
 
 /* True when this is a spare nobody claimed: it takes back its marker. */
@@ -322,18 +338,19 @@ static int start(fo_session *s, int resume, fo_session_error *err)
     return 0;
 }
 
-static int listen_socket(fo_session *s)
+/* Listens on RT/ID/name (0600): "sock" for requests, "ctl" for control. */
+static int listen_socket(fo_session *s, const char *name)
 {
     struct sockaddr_un a;
     mode_t old;
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), ok;
 
-    (void)unlinkat(s->dir, "sock", 0);
-    fo_session_addr(&a, s->dir, "sock");
+    (void)unlinkat(s->dir, name, 0);
+    fo_session_addr(&a, s->dir, name);
     old = umask(077);
     ok = fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0;
     umask(old);
-    if (!ok || fchmodat(s->dir, "sock", 0600, 0) < 0 || listen(fd, 64) < 0) {
+    if (!ok || fchmodat(s->dir, name, 0600, 0) < 0 || listen(fd, 64) < 0) {
         if (fd >= 0)
             close(fd);
         return -1;
@@ -397,6 +414,10 @@ static void teardown(fo_session *s)
             ;
     }
     (void)unlinkat(s->dir, "sock", 0);
+    (void)unlinkat(s->dir, "ctl", 0);
+    if (s->ctl >= 0)
+        close(s->ctl);
+    s->ctl = -1;
 }
 
 /* Saves the kernel's picklable variables (into /tmp/.folio, by the kernel)
@@ -610,7 +631,9 @@ static void do_render(fo_session *s, int cfd, const char *formats)
         fo_buf_printf(&b, ", \"bytes\": %llu, \"sha256\": \"%s\"}",
                               (unsigned long long)out.files[k].bytes, out.files[k].sha256);
     }
-    fo_buf_puts(&b, "], \"stderr\": ");
+    fo_buf_puts(&b, "], \"refused\": ");        /* what of /out the render did not get */
+    fo_sandbox_json_refused(&b, &col);
+    fo_buf_puts(&b, ", \"stderr\": ");
     fo_sandbox_json_str(&b, tail, strlen(tail));
     fo_buf_puts(&b, "}");
     (void)fo_session_send(cfd, 'R', b.data, b.len, -1);
@@ -638,9 +661,9 @@ static int serve_one(fo_session *s, int lfd, double *idle_from)
         return GO_ON;
     }
     if (s->spare && claim(s) < 0) {
-        reply_error(cfd, "limit_reached", 5, "close or wait for an idle session to hibernate "
-                    "(folio session ls), or raise --max-sessions", "the limit of live "
-                    "sessions is reached");
+        reply_error(cfd, "limit_reached", 5, "close or wait for a session to hibernate; the "
+                    "administrator sets the host's limit (docs/sessions.md, Limits)", "the "
+                    "host's limit of live sessions (all users) is reached");
         type = 0;
         end = END_CLOSE;
     }
@@ -694,7 +717,8 @@ static void loop(fo_session *s, int lfd, int sfd)
     double idle_from = fo_sandbox_now();
 
     for (;;) {
-        struct pollfd pf[3] = { { lfd, POLLIN, 0 }, { s->j.ctl, POLLIN, 0 }, { sfd, POLLIN, 0 } };
+        struct pollfd pf[4] = { { lfd, POLLIN, 0 }, { s->j.ctl, POLLIN, 0 }, { sfd, POLLIN, 0 },
+                                { s->ctl, POLLIN, 0 } };
         double left = idle_from + s->idle_s - fo_sandbox_now();
         int end = GO_ON;
 
@@ -707,8 +731,10 @@ static void loop(fo_session *s, int lfd, int sfd)
             }
             return;
         }
-        if (poll(pf, 3, left > 3600 ? 3600000 : (int)(left * 1000) + 1) < 0)
+        if (poll(pf, 4, left > 3600 ? 3600000 : (int)(left * 1000) + 1) < 0)
             continue;
+        if (pf[3].revents)
+            fo_session_control(s);          /* no cell runs: "interrupted": false */
         if (pf[1].revents && on_init_event(s) < 0) {
             teardown(s);                    /* the jail itself is gone */
             (void)fo_session_write_small(s->dir, "state", "lost\n");
@@ -757,7 +783,7 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
     fo_buf meta = { 0 }, info = { 0 };
     int ready, resume, lock = -1, slot = -1, lfd = -1, sfd = -1, already = 0, rc;
     sigset_t term;
-    char *text = NULL;
+    char *text = NULL, why[512] = "";
 
     (void)folio;
     memset(&s, 0, sizeof s);
@@ -765,6 +791,7 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
     s.j.pid = -1;
     s.px.pid = s.px.log_fd = -1;
     s.slot_fd[0] = s.slot_fd[1] = -1;
+    s.ctl = -1;
     s.engine = engine;
     if (argc < 4 || !fo_session_valid_id(argv[1]))
         return 1;
@@ -805,21 +832,21 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
         rc = text ? parse_meta(&s, text) : FO_RUN_INTERNAL;
         free(text);
     } else {
-        rc = parse_options(&s, argc - 4, argv + 4, &meta);
+        rc = parse_options(&s, argc - 4, argv + 4, &meta, why, sizeof why);
         if (rc == FO_RUN_OK && fo_session_write_small(s.dir, "meta", meta.data ? meta.data : "") < 0)
             rc = FO_RUN_INTERNAL;
     }
     fo_buf_free(&meta);
     if (rc != FO_RUN_OK) {
-        char why[400];
-        log_tail(&s, why, sizeof why);
+        if (!why[0])
+            log_tail(&s, why, sizeof why);
         fo_session_fail(&err, rc == FO_RUN_USAGE ? "bad_request" : "internal", rc,
                         "folio session --help lists the options", "%s", why);
         if (!resume)
             (void)fo_session_remove_tree(s.rt, s.id, 0);
         return ready_error(ready, &err);
     }
-    slot = s.spare ? 0 : take_slot(&s);
+    slot = take_slot(&s, !s.spare);          /* a spare: this folder's slot only */
     if (slot == -2) {
         fo_session_fail(&err, "limit_reached", 5, "close or wait for a session to hibernate; "
                         "the administrator sets the host's limit (docs/sessions.md, Limits)",
@@ -834,8 +861,13 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
             (void)fo_session_remove_tree(s.rt, s.id, 0);
         return ready_error(ready, &err);
     }
-    if ((!resume && fo_sandbox_open_inputs(&s.plan) != FO_RUN_OK) || start(&s, resume, &err) < 0 ||
-        (lfd = listen_socket(&s)) < 0) {
+    if (!resume && (rc = fo_sandbox_open_inputs(&s.plan)) != FO_RUN_OK) {
+        log_tail(&s, why, sizeof why);             /* "--in PATH: why", as run says it */
+        fo_session_fail(&err, rc == FO_RUN_INTERNAL ? "internal" : "bad_request", rc,
+                        "--in names a file or folder you can read", "%s", why);
+    }
+    if (err.code[0] || start(&s, resume, &err) < 0 ||
+        (s.ctl = listen_socket(&s, "ctl")) < 0 || (lfd = listen_socket(&s, "sock")) < 0) {
         if (!err.code[0])
             fo_session_fail(&err, "internal", 5, "see the message above", "can't start the session");
         teardown(&s);

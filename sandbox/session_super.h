@@ -38,6 +38,9 @@ typedef struct {
     int resumed;
     int spare;                    /* started ahead (RT/spares/ID): no slot until claimed */
     int slot_fd[2];               /* the flock'ed slots (RT/slots/N, the host's), or -1 */
+    int ctl;                      /* RT/ID/ctl, listening: control requests, or -1 */
+    int in_cell;                  /* a cell runs (fo_session_exec_cell) */
+    int interrupt;                /* a control request asked to interrupt it */
 } fo_session;
 
 /* A MIME bundle being assembled from the kernel's 'b' / 'm' / 'B' frames
@@ -77,6 +80,9 @@ int fo_session_kernel_hello(fo_session *s, int timeout_ms);
 int fo_session_kernel_restart(fo_session *s);
 /* Runs one request frame of the exec verb and answers on cfd. */
 void fo_session_exec_cell(fo_session *s, int cfd, const char *p, size_t n);
+/* Answers one connection of the control socket (s->ctl): 'I' interrupt sets
+   s->interrupt when a cell runs (the cell's loop acts on it). */
+void fo_session_control(fo_session *s);
 /* Sends a command ('h' hibernate, 'r' restore) and collects the names the
    kernel reports ('u') as JSON items into b, until its end frame. 0 or -1. */
 int fo_session_kernel_command(fo_session *s, char cmd, fo_buf *b, int timeout_ms);

@@ -767,9 +767,10 @@ static req *new_req(fo_serve_state *s, const char *url, const char *method)
     return r;
 }
 
-/* First call: route, method, auth, then the body's set-up. */
+/* First call: route, method, auth, then the body's set-up. in_flight: the
+   connection's first request, on a connection accepted before a drain began. */
 static void first_call(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *url,
-                       const char *method)
+                       const char *method, int in_flight)
 {
     int method_ok;
 
@@ -780,6 +781,15 @@ static void first_call(fo_serve_state *s, struct MHD_Connection *c, req *r, cons
     }
     if (!method_ok) {
         fo_http_refuse(c, r, 405, "method", "see GET /v1/openapi.json", "%s does not take %s", url, method);
+        return;
+    }
+    if (atomic_load(&s->draining) && !in_flight && r->rt->route != FO_ROUTE_HEALTHZ &&
+        r->rt->route != FO_ROUTE_METRICS && !fo_serve_sessions_control(url)) {
+        /* SIGTERM: the socket stays open for /healthz's 503 while the requests
+           in flight (and connections accepted before, still silent) finish;
+           new work goes to another instance */
+        fo_http_refuse(c, r, 503, "draining", "send it to another instance, or retry once this "
+                       "one is back", "this instance is shutting down (SIGTERM)");
         return;
     }
     r->has_bearer = fo_serve_bearer(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization"),
@@ -793,15 +803,19 @@ static void first_call(fo_serve_state *s, struct MHD_Connection *c, req *r, cons
         (void)open_body(c, r);
 }
 
-/* The connection's first request has begun: it is in_flight now, no longer fresh. */
-static void conn_started(fo_serve_state *s, struct MHD_Connection *c)
+/* The connection's first request has begun: it is in_flight now, no longer
+   fresh. True when it was fresh (accepted before a drain, no request yet). */
+static int conn_started(fo_serve_state *s, struct MHD_Connection *c)
 {
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     atomic_int *fresh = info ? info->socket_context : NULL;
 
-    if (fresh && atomic_exchange(fresh, 0))
+    if (fresh && atomic_exchange(fresh, 0) == 1) {
         atomic_fetch_sub(&s->fresh_conns, 1);
+        return 1;
+    }
+    return 0;
 }
 
 /* ---------------------------------------------------- deferred requests */
@@ -870,12 +884,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 
     (void)version;
     if (!r) {
-        r = new_req(s, url, method);
-        conn_started(s, c);
+        int fresh;
+        r = new_req(s, url, method);     /* in flight before it stops being fresh */
+        fresh = conn_started(s, c);
         if (!r)
             return MHD_NO;
         *con_cls = r;
-        first_call(s, c, r, url, method);
+        first_call(s, c, r, url, method, fresh);
         return MHD_YES;
     }
     if (*size) {
@@ -947,7 +962,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 
     if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
         atomic_int *fresh = *socket_context;
-        if (fresh && atomic_exchange(fresh, 0))
+        if (fresh && atomic_exchange(fresh, 0) == 1)
             atomic_fetch_sub(&s->fresh_conns, 1);
         free(fresh);
         *socket_context = NULL;
@@ -958,11 +973,14 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
     info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
     if (info)
         (void)setsockopt(info->connect_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    /* accepted, no request begun yet: a drain waits a moment for it */
+    /* accepted, no request begun yet: a drain waits a moment for it (1); one
+       accepted during a drain (2) is only answered /healthz and the like */
     *socket_context = malloc(sizeof(atomic_int));
     if (*socket_context) {
-        atomic_init((atomic_int *)*socket_context, 1);
-        atomic_fetch_add(&s->fresh_conns, 1);
+        int late = atomic_load(&s->draining) != 0;
+        atomic_init((atomic_int *)*socket_context, late ? 2 : 1);
+        if (!late)
+            atomic_fetch_add(&s->fresh_conns, 1);
     }
 }
 

@@ -12,7 +12,7 @@
  * Concurrency: each tools/call runs on the caller's thread; the calls in
  * flight are listed so that notifications/cancelled (utilities/cancellation)
  * finds its request: the call is marked, its cell interrupted (when the
- * session layer has fo_session_interrupt), and no answer is sent for it.
+ * session layer: fo_session_interrupt), and no answer is sent for it.
  * A request with _meta.progressToken gets notifications/progress
  * (utilities/progress): one a second while it runs, and one per event a
  * tool reports (a line of output, a rendered file). */
@@ -32,11 +32,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Interrupts the cell running in a session (branch h40-control adds it to
-   sandbox/session.h). Weak: until it is linked in, a cancelled cell runs on
-   to its end or its timeout (the session's --timeout), and only the answer
-   is dropped. */
-extern int fo_session_interrupt(const char *id, fo_session_error *err) __attribute__((weak));
 
 static const char *const versions[] = { FO_MCP_PROTOCOL, "2025-06-18", "2025-03-26" };
 
@@ -183,8 +178,8 @@ void fo_mcp_cancel(fo_mcp *m)
     memcpy(sid, m->sid, 33);
     pthread_mutex_unlock(&m->lock);
     memset(&err, 0, sizeof err);
-    if (any && fo_session_interrupt && sid[0])
-        (void)fo_session_interrupt(sid, &err);
+    if (any && sid[0])
+        (void)fo_session_interrupt(sid, &(int){ 0 }, &err);
 }
 
 void fo_mcp_free(fo_mcp *m)
@@ -433,8 +428,8 @@ static void cancel(fo_mcp *m, json_t *params)
         }
     pthread_mutex_unlock(&m->lock);
     memset(&err, 0, sizeof err);
-    if (sid[0] && fo_session_interrupt)
-        (void)fo_session_interrupt(sid, &err);
+    if (sid[0])
+        (void)fo_session_interrupt(sid, &(int){ 0 }, &err);
 }
 
 static json_t *initialize(json_t *params)

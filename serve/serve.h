@@ -148,6 +148,11 @@ typedef struct {
 
 /* runs.c, sessions.c */
 void fo_serve_runs_sweep(fo_serve_state *s);
+/* True for a session control request (POST .../interrupt): served while
+   draining too, as /healthz is. */
+int fo_serve_sessions_control(const char *path);
+/* Interrupts every running cell of this instance; how many ran. */
+unsigned fo_serve_sessions_interrupt(void);
 /* Hibernates every live session of this instance; how many. */
 unsigned fo_serve_sessions_hibernate(void);
 /* Live sessions of this instance, or -1. */

@@ -305,26 +305,56 @@ static double since(const struct timespec *t0)
     return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* After --drain-timeout, the interrupted cells' execs answer within ~100 ms,
+   or after the supervisor's grace and a restart when a cell ignores the
+   interrupt: this long at most. */
+#define INTERRUPT_GRACE 15.0
+
+/* True once no request is in flight; false at t0 + seconds. interrupt: the
+   running cells are interrupted meanwhile (again every 200 ms: an exec that
+   was queued behind one starts when it ends). */
+static int wait_idle(fo_serve_state *s, const struct timespec *t0, double seconds, int interrupt)
+{
+    double next = 0;
+
+    for (;;) {
+        double t = since(t0);
+        int busy = atomic_load(&s->in_flight) > 0 ||
+                   (atomic_load(&s->fresh_conns) > 0 && t < FRESH_GRACE);
+        if (!busy)
+            return 1;
+        if (t > seconds)
+            return 0;
+        if (interrupt && t >= next && atomic_load(&s->cells) > 0) {
+            unsigned n = fo_serve_sessions_interrupt();
+            if (n)
+                log_event("{\"event\": \"cells_interrupted\", \"count\": %u}", n);
+            next = t + 0.2;
+        }
+        nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
+    }
+}
+
+/* SIGTERM (PRODUCT.md §7, §8): new requests are refused (503 draining;
+   /healthz answers 503 too, the listening socket stays open for it), those
+   in flight get --drain-timeout to finish; then the running cells are
+   interrupted and their execs answered ("interrupted"); then the daemon
+   stops and every session hibernates. */
 static void drain(fo_serve_state *s, struct MHD_Daemon *d, double seconds)
 {
     struct timespec t0;
     MHD_socket lfd;
 
     atomic_store(&s->draining, 1);
+    log_event("{\"event\": \"draining\", \"in_flight\": %ld, \"connecting\": %ld, "
+              "\"cells\": %ld}", atomic_load(&s->in_flight), atomic_load(&s->fresh_conns),
+              atomic_load(&s->cells));
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (!wait_idle(s, &t0, seconds, 0) && atomic_load(&s->cells) > 0)
+        (void)wait_idle(s, &t0, seconds + INTERRUPT_GRACE, 1);
     lfd = MHD_quiesce_daemon(d);
     if (lfd != MHD_INVALID_SOCKET)
         close(lfd);
-    log_event("{\"event\": \"draining\", \"in_flight\": %ld, \"connecting\": %ld}",
-              atomic_load(&s->in_flight), atomic_load(&s->fresh_conns));
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (;;) {
-        double t = since(&t0);
-        int busy = atomic_load(&s->in_flight) > 0 ||
-                   (atomic_load(&s->fresh_conns) > 0 && t < FRESH_GRACE);
-        if (!busy || t > seconds)
-            break;
-        nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
-    }
     MHD_stop_daemon(d);
     log_event("{\"event\": \"sessions_hibernated\", \"count\": %u}",
               fo_serve_sessions_hibernate());

@@ -367,6 +367,25 @@ static void h_render(fo_serve_state *s, struct MHD_Connection *c, req *r, const 
     free(result);
 }
 
+/* ---------------------------------------------------------- interrupt */
+
+/* The running cell gets KeyboardInterrupt; its exec (on another connection)
+   answers "interrupted". Through the supervisor's control socket: never
+   waits for the cell, takes no cell or render slot. */
+static void h_interrupt(struct MHD_Connection *c, req *r, const char *id)
+{
+    fo_session_error err;
+    int yes = 0;
+
+    memset(&err, 0, sizeof err);
+    if (fo_session_interrupt(id, &yes, &err) < 0) {
+        fo_http_session_refuse(c, r, &err);
+        return;
+    }
+    fo_http_send_text(c, r, 200, "application/json", yes ? "{\"interrupted\": true}\n"
+                      : "{\"interrupted\": false}\n", yes ? 22 : 23);
+}
+
 /* -------------------------------------------------------------- route */
 
 /* "INSTANCE-HEX[/rest]" after /v1/sessions/: the hex id, and rest ("" when
@@ -427,6 +446,8 @@ void fo_http_sessions(fo_serve_state *s, struct MHD_Connection *c, req *r)
         fo_http_cell(s, c, r, id, rest + 6);
     } else if (!strcmp(rest, "render") && !strcmp(m, "POST")) {
         h_render(s, c, r, id);
+    } else if (!strcmp(rest, "interrupt") && !strcmp(m, "POST")) {
+        h_interrupt(c, r, id);
     } else if (!strncmp(rest, "files/", 6) && fo_serve_name_ok(rest + 6) &&
                (!strcmp(m, "PUT") || !strcmp(m, "GET"))) {
         if (m[0] == 'P')
@@ -482,6 +503,31 @@ static int count_one(const char *id)
 {
     (void)id;
     return 1;
+}
+
+int fo_serve_sessions_control(const char *path)
+{
+    const char *tail = strrchr(path, '/');
+
+    return !strncmp(path, "/v1/sessions/", 13) && tail && !strcmp(tail, "/interrupt");
+}
+
+static int interrupt_one(const char *id)
+{
+    fo_session_error err;
+    int yes = 0;
+
+    memset(&err, 0, sizeof err);
+    return fo_session_interrupt(id, &yes, &err) == 0 && yes;
+}
+
+/* SIGTERM, past --drain-timeout: the running cells are interrupted (their
+   execs answer "interrupted"); how many were running. */
+unsigned fo_serve_sessions_interrupt(void)
+{
+    long n = each_live(interrupt_one);
+
+    return n > 0 ? (unsigned)n : 0;
 }
 
 /* SIGTERM: every live session of this instance saved (hibernated); the

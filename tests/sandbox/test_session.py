@@ -209,6 +209,48 @@ def test_a_cell_that_blocks_sigint_is_restarted_with_its_files_kept(s):
     assert r["result"] == "('kept', False)"
 
 
+def exec_later(s, sid, code):
+    """An exec in a thread; box["r"] its result, box["at"] when it came."""
+    box = {}
+
+    def go():
+        box["r"] = s.exec(sid, code)
+        box["at"] = time.monotonic()
+    th = threading.Thread(target=go, daemon=True)
+    th.start()
+    return th, box
+
+
+def test_interrupt_stops_the_running_cell_and_keeps_the_variables(s):
+    sid = s.new()
+    s.exec(sid, "kept = 'yes'", expect="ok")
+    p = s.run("interrupt", sid, "--json", code=0)
+    assert json.loads(p.stdout) == {"interrupted": False}, "no cell runs"
+    th, box = exec_later(s, sid, "import time\nfor i in range(600):\n    time.sleep(0.1)")
+    time.sleep(1.0)
+    asked = time.monotonic()
+    p = s.run("interrupt", sid, "--json", code=0)
+    assert json.loads(p.stdout) == {"interrupted": True}
+    th.join(30)
+    r = box["r"]
+    assert r["status"] == "interrupted" and r["error"]["name"] == "KeyboardInterrupt", r
+    assert r["failure"]["code"] == "interrupted"
+    assert box["at"] - asked < 5, "answered at the interrupt, not at the cell's end (60 s)"
+    assert s.exec(sid, "kept", expect="ok")["result"] == "'yes'"
+    # one that ignores it is escalated as for a timeout: restarted, files kept
+    s.exec(sid, "open('/work/f.txt', 'w').write('kept')", expect="ok")
+    th, box = exec_later(s, sid, "import signal, time\nsignal.signal(signal.SIGINT, "
+                                 "signal.SIG_IGN)\nwhile True: time.sleep(0.05)")
+    time.sleep(1.0)
+    s.run("interrupt", sid, code=0)
+    th.join(30)
+    assert box["r"]["status"] == "restarted" and box["r"]["failure"]["code"] == "interrupted"
+    r = s.exec(sid, "open('/work/f.txt').read(), 'kept' in globals()", expect="ok")
+    assert r["result"] == "('kept', False)"
+    p = s.run("interrupt", "0" * 32, code=2)
+    assert "session_not_found" in p.stderr
+
+
 @pytest.mark.parametrize("code,why", [
     ("import os\nos._exit(1)", "exited (code 1)"),
     ("import ctypes\nctypes.string_at(0)", "killed by SIGSEGV"),
@@ -287,6 +329,29 @@ json.dump(spec, open("/out/result.json", "w"))""", expect="ok")
     assert "Session sums" in text and "alpha" in text and "beta" in text
     p = s.run("render", s.new(), "--render", "pdf", "--out", tmp_path / "none", code=2)
     assert "no /out/result.json" in p.stderr
+
+
+def test_render_is_not_shadowed_by_a_result_pdf_the_cell_left(s, tmp_path):
+    """A cell's own /out/result.pdf made the render answer `files: []` with
+    exit 0 (the rendered file was taken for the cell's). As in folio run, the
+    render's names are reserved: the PDF is rendered, the clash is said."""
+    sid = s.new()
+    s.exec(sid, """import json
+json.dump({"folio": 1, "title": "Rendered here",
+           "blocks": [{"type": "heading", "text": "Rendered here", "level": 1}]},
+          open("/out/result.json", "w"))
+open("/out/result.pdf", "w").write("the cell's own file")""", expect="ok")
+    p = s.run("render", sid, "--render", "pdf,xlsx", "--out", tmp_path / "j", "--json", code=0)
+    r = json.loads(p.stdout)
+    assert sorted(f["name"] for f in r["files"]) == ["result.pdf", "result.xlsx"], r
+    assert {"name": "result.pdf", "reason": "reserved for the --render output"} in r["refused"]
+    p = s.run("render", sid, "--render", "pdf", "--out", tmp_path / "t", code=0)
+    assert "refused /out/result.pdf: reserved for the --render output" in p.stderr, p.stderr
+    text = subprocess.run(["pdftotext", str(tmp_path / "t" / "result.pdf"), "-"],
+                          capture_output=True, text=True, check=True).stdout
+    assert "Rendered here" in text
+    r = s.exec(sid, "open('/out/result.pdf').read()", expect="ok")
+    assert r["result"] == repr("the cell's own file"), "the session's file is left as it was"
 
 
 # --------------------------------------------------------- hibernation
@@ -392,17 +457,38 @@ def test_the_hosts_limit_counts_every_runtime_folder(tmp_path):
             u.close_all()
 
 
-def test_a_spare_taken_over_the_limit_gives_limit_reached(s):
-    """A spare holds no slot until it is taken: then it must find one."""
-    s.new("--max-sessions", "1")
-    spares = s.rt / "folio" / "spares"
-    for _ in range(200):
-        if spare_ids(spares):
-            break
-        time.sleep(0.05)
-    assert spare_ids(spares), "a spare waits (it holds no slot)"
-    p = s.run("new", "--json", "--max-sessions", "1", code=5)
+def live_supervisors(sess):
+    """Sessions and spares of this runtime folder that are up (a socket, a
+    supervisor): a supervisor refused a slot ends before it builds a jail."""
+    store = sess.rt / "folio"
+    return sum(len(sess.supervisors(d.name)) for d in store.glob("[0-9a-f]" * 32)
+               if (d / "sock").exists())
+
+
+def test_spares_count_against_max_sessions_whatever_the_options(s):
+    """Each distinct option set left a live spare, none holding a slot: 8
+    spares against a limit of 2. Now a folder has one spare at most, holding
+    a slot; a `new` that finds the slots full ends it and takes its place."""
+    first = s.new("--max-sessions", "2")
+    peak = 0
+    for k in range(5):
+        sid = s.new("--max-sessions", "2", "--idle", str(100 + k))   # a new option set
+        end = time.monotonic() + 3                # its spare starts in the background
+        while time.monotonic() < end:
+            peak = max(peak, live_supervisors(s))
+            time.sleep(0.1)
+        assert len(spare_ids(s.rt / "folio" / "spares")) <= 1
+        s.run("close", sid, code=0)
+        assert s.gone(sid)
+    assert peak <= 2, "live supervisors %d over --max-sessions 2" % peak
+    # the slots are full (first + a spare of other options): the spare gives way
+    other = s.new("--max-sessions", "2", "--timeout", "9")
+    assert s.exec(other, "1 + 1", expect="ok")["result"] == "2"
+    assert s.exec(first, "2 + 2", expect="ok")["result"] == "4"
+    p = s.run("new", "--json", "--max-sessions", "2", code=5)       # real sessions only now
     assert json.loads(p.stdout)["error"]["code"] == "limit_reached"
+    time.sleep(1)
+    assert live_supervisors(s) <= 2
 
 
 def test_new_takes_a_spare_started_ahead_and_cold_starts_none(s):
@@ -435,6 +521,52 @@ def test_new_takes_a_spare_started_ahead_and_cold_starts_none(s):
     time.sleep(1)
     keys = [(spares / n).read_text() for n in spare_ids(spares)]
     assert "--idle\n99\n" not in keys, "--cold leaves no spare"
+
+
+# ------------------------------------------------------------ bad options
+
+@pytest.mark.parametrize("opts,said", [
+    (["--memory", "abc"], '--memory: expected megabytes in 16..1048576, got "abc"'),
+    (["--memory", "8"], '--memory: expected megabytes in 16..1048576, got "8"'),
+    (["--timeout", "soon"], '--timeout: expected seconds in (0, 86400], got "soon"'),
+    (["--cpus", "0"], '--cpus: expected CPUs in [0.01, 1024], got "0"'),
+    (["--pids", "1"], '--pids: expected 2..65536, got "1"'),
+    (["--max-bytes", "-1"], '--max-bytes: expected a positive byte count'),
+    (["--net", "bogus"], '--net: expected none, all, packages or allow=LIST, got "bogus"'),
+    (["--idle", "0"], '--idle: expected seconds in 1..10000000, got "0"'),
+    (["--disk", "lots"], '--disk: expected megabytes in 1..10000000, got "lots"'),
+    (["--max-sessions", "0"], '--max-sessions: expected a number of sessions'),
+    (["--bogus", "1"], 'unknown option "--bogus"'),
+    (["--render", "pdf"], '--render is not an option of session new'),
+    (["--memory"], '--memory needs a value'),
+    (["--in", "/nonexistent/x.csv"], '--in /nonexistent/x.csv: No such file or directory'),
+])
+def test_a_bad_option_of_new_is_named_with_why(s, opts, said):
+    """Each option's own complaint reaches the caller (it was "Try 'folio
+    help run'.", the last line of the supervisor's log); nothing is left."""
+    p = s.run("new", "--cold", *opts)
+    assert p.returncode in (1, 2), (p.returncode, p.stderr)
+    first = p.stderr.splitlines()[0]
+    assert first.startswith("folio: session new: ") and said in first, p.stderr
+    assert "Try 'folio help run'" not in p.stderr
+    p = s.run("new", "--cold", "--json", *opts)
+    e = json.loads(p.stdout)["error"]
+    assert e["code"] == "bad_request" and said in e["message"], e
+    assert not list((s.rt / "folio").glob("[0-9a-f]" * 32)), "nothing left behind"
+
+
+@pytest.mark.parametrize("args,said", [
+    (["--timeout", "abc", "-c", "1"], '--timeout: expected seconds in (0, 86400], got "abc"'),
+    (["--timeout", "0", "-c", "1"], '--timeout: expected seconds in (0, 86400], got "0"'),
+    (["-c", "1", "--bogus"], 'unknown option "--bogus"'),
+    (["-c"], "-c needs a value"),
+    (["--timeout"], "--timeout needs a value"),
+    (["-c", "1", "-c", "2"], "the cell is given twice"),
+    ([], "needs a cell: -c CODE, FILE or -"),
+])
+def test_a_bad_option_of_exec_is_named_with_why(s, args, said):
+    p = s.run("exec", "0" * 32, *args, code=1)
+    assert p.stderr.startswith("folio: session exec: ") and said in p.stderr, p.stderr
 
 
 # ------------------------------------------------------------ isolation

@@ -6,9 +6,12 @@
 # instance. Each server runs on a free loopback port, stopped by its test.
 import io
 import json
+import os
 import pathlib
 import re
+import signal
 import subprocess
+import threading
 import time
 
 import pytest
@@ -139,6 +142,24 @@ def test_bad_requests_have_documented_statuses(srv):
         call(srv, "DELETE", f"/v1/sessions/{sid}")
 
 
+def test_render_is_not_shadowed_by_a_result_pdf_the_cell_left(srv, tmp_path):
+    """It answered 500 (no file came back); the render's names are reserved
+    for it, as in folio run."""
+    sid, _ = new_session(srv)
+    try:
+        st, r = exec_(srv, sid, "total = 5\n" + SPEC_CELL +
+                      "open('/out/result.pdf', 'w').write('not a pdf')")
+        assert r["status"] == "ok", r
+        st, h, pdf = call(srv, "POST", f"/v1/sessions/{sid}/render?format=pdf")
+        assert st == 200 and pdf.startswith(b"%PDF"), (st, pdf[:300])
+        (tmp_path / "s.pdf").write_bytes(pdf)
+        text = subprocess.run(["pdftotext", str(tmp_path / "s.pdf"), "-"], capture_output=True,
+                              text=True).stdout
+        assert "Session total" in text
+    finally:
+        call(srv, "DELETE", f"/v1/sessions/{sid}")
+
+
 def test_two_sessions_cannot_see_each_other(srv):
     a, _ = new_session(srv)
     b, _ = new_session(srv)
@@ -165,6 +186,51 @@ def test_the_session_limit_answers_429(srv):
             call(srv, "DELETE", f"/v1/sessions/{sid}")
     sid, _ = new_session(srv)                            # a slot is free again
     call(srv, "DELETE", f"/v1/sessions/{sid}")
+
+
+def up_in(sdir):
+    """Sessions and spares of a session folder that are up: a socket, and a
+    supervisor process whose argv names the id."""
+    ids = {d.name for d in pathlib.Path(sdir).glob("[0-9a-f]" * 32) if (d / "sock").exists()}
+    n = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            argv = open("/proc/%s/cmdline" % pid, "rb").read().split(b"\0")
+        except OSError:
+            continue
+        n += len(argv) > 3 and argv[2] == b"_supervise" and argv[3].decode() in ids
+    return n
+
+
+def test_spares_do_not_pass_max_sessions(tmp_path):
+    """Sessions made with several option sets each left a spare: 12 live on
+    a server limited to 8. Spares now hold a slot, one per server."""
+    sdir = tmp_path / "sd"
+    s = Server("--instance", "i3", "--max-sessions", 2, "--session-dir", sdir, scratch=tmp_path)
+    kept = []
+    try:
+        peak = 0
+        for k in range(5):
+            sid, _ = new_session(s, timeout=10 + k)
+            end = time.monotonic() + 3
+            while time.monotonic() < end:
+                peak = max(peak, up_in(sdir))
+                time.sleep(0.1)
+            if k == 0:
+                kept.append(sid)
+            else:
+                assert call(s, "DELETE", f"/v1/sessions/{sid}")[0] == 204
+        assert peak <= 2, "%d sessions and spares up, --max-sessions 2" % peak
+        kept.append(new_session(s, memory=300)[0])       # the spare gives way to a session
+        st, r = exec_(s, kept[1], "6 * 7")
+        assert st == 200 and r["result"] == "42", r
+        st, _, out = call(s, "POST", "/v1/sessions", {"idle": 60})
+        assert st == 429 and errors_of(out)[0]["code"] == "limit_reached"
+        assert up_in(sdir) <= 2
+    finally:
+        for sid in kept:
+            call(s, "DELETE", f"/v1/sessions/{sid}")
+        assert s.stop() == 0
 
 
 def test_run_answers_the_manifest_with_download_urls_that_expire(srv):
@@ -235,6 +301,95 @@ def test_sigterm_hibernates_sessions_and_a_restarted_instance_resumes_them(tmp_p
     try:
         st, r = exec_(s2, sid, "print(int(kept.v.sum()), open('f.txt').read())")
         assert st == 200 and r["stdout"] == "11 file kept\n", r
+    finally:
+        call(s2, "DELETE", f"/v1/sessions/{sid}")
+        assert s2.stop() == 0
+
+
+LONG_CELL = "import time\nfor i in range(600):\n    time.sleep(0.1)\n"   # 60 s
+
+
+def exec_in_thread(srv, sid, code):
+    """Starts an exec on its own connection; .result is (status, body) once it ends."""
+    box = {}
+
+    def go():
+        try:
+            box["result"] = exec_(srv, sid, code)
+        except Exception as e:                 # an empty reply, a reset: the defect
+            box["result"] = ("failed", repr(e))
+        box["at"] = time.monotonic()
+    th = threading.Thread(target=go, daemon=True)
+    th.start()
+    return th, box
+
+
+def test_interrupt_stops_the_running_cell_and_its_exec_answers_interrupted(srv):
+    sid, _ = new_session(srv)
+    try:
+        st, r = exec_(srv, sid, "kept = 'yes'")
+        assert r["status"] == "ok"
+        th, box = exec_in_thread(srv, sid, LONG_CELL)
+        time.sleep(1.0)                                   # the cell is running
+        st, _, out = call(srv, "POST", f"/v1/sessions/{sid}/interrupt")
+        asked = time.monotonic()
+        assert st == 200 and json.loads(out) == {"interrupted": True}, out
+        th.join(30)
+        st, r = box["result"]
+        assert st == 200 and r["status"] == "interrupted", r
+        assert r["error"]["name"] == "KeyboardInterrupt" and r["failure"]["code"] == "interrupted"
+        assert box["at"] - asked < 5, "answered at the interrupt, not at the cell's end (60 s)"
+        st, r = exec_(srv, sid, "kept")
+        assert r["status"] == "ok" and r["result"] == "'yes'", "variables kept"
+        st, _, out = call(srv, "POST", f"/v1/sessions/{sid}/interrupt")
+        assert st == 200 and json.loads(out) == {"interrupted": False}, "no cell runs"
+    finally:
+        call(srv, "DELETE", f"/v1/sessions/{sid}")
+    st, _, out = call(srv, "POST", f"/v1/sessions/{sid}/interrupt")
+    assert st == 404 and errors_of(out)[0]["code"] == "session_not_found"
+
+
+def test_sigterm_interrupts_a_cell_past_the_drain_timeout_and_hibernates(tmp_path):
+    """A 2 s drain took 19.9 s behind a running cell, whose client got an
+    empty reply. Now: /healthz says 503 draining, the cell gets the drain
+    timeout, then is interrupted and its exec answered; the session is
+    hibernated with its variables."""
+    sdir = tmp_path / "sessions"
+    s = Server("--instance", "i8", "--drain-timeout", 2, "--session-dir", sdir, scratch=tmp_path)
+    sid, _ = new_session(s)
+    st, r = exec_(s, sid, "kept = 41")
+    assert r["status"] == "ok"
+    th, box = exec_in_thread(s, sid, LONG_CELL)
+    time.sleep(1.0)
+    t0 = time.monotonic()
+    s.p.send_signal(signal.SIGTERM)
+    health = []
+    while s.p.poll() is None and time.monotonic() - t0 < 50:
+        try:
+            st, _, out = request(s.url + "/healthz", timeout=5)
+            health.append((st, json.loads(out)))
+        except OSError:                        # stopped listening: the drain is over
+            break
+        time.sleep(0.2)
+    s.p.wait(60)
+    took = time.monotonic() - t0
+    th.join(30)
+    st, r = box["result"]
+    assert st == 200 and r["status"] == "interrupted", r
+    assert took < 20, "the drain took %.1f s (--drain-timeout 2, a 60 s cell)" % took
+    assert box["at"] - t0 >= 1.5, "the cell had the drain timeout to finish"
+    while health and health[0][0] == 200:     # asked before the signal was taken
+        health.pop(0)
+    assert len(health) >= 5 and all(h == (503, {"status": "draining"}) for h in health), health
+    events = [l.get("event") for l in s.log()]
+    assert events.index("draining") < events.index("cells_interrupted") \
+        < events.index("sessions_hibernated"), events
+    assert any(l.get("event") == "sessions_hibernated" and l["count"] == 1 for l in s.log())
+    s.reader.join(5)
+    s2 = Server("--instance", "i8", "--session-dir", sdir, scratch=tmp_path)
+    try:
+        st, r = exec_(s2, sid, "kept + 1")
+        assert st == 200 and r["result"] == "42", r
     finally:
         call(s2, "DELETE", f"/v1/sessions/{sid}")
         assert s2.stop() == 0
