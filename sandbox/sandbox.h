@@ -67,7 +67,9 @@ typedef struct {
     int fd;              /* open for reading; owned by the plan */
     char name[256];      /* safe file name inside the jail */
     uint64_t bytes;
-    char sha256[65];     /* filled by collect.c for collected files, else "" */
+    char sha256[65];     /* filled by fo_sandbox_collect_hash, else "" */
+    /* collect.c: what the file was when collected, to know it unchanged later */
+    struct { uint64_t dev, ino; int64_t mtime_ns, ctime_ns; } id;
 } fo_sandbox_file;
 
 typedef struct {
@@ -168,10 +170,14 @@ typedef struct {
     struct { char name[256]; char reason[64]; } *refused; size_t n_refused, cap_refused;
     int over_ceiling;                                 /* a file refused for size */
     int over_total;                                   /* refused: --max-total reached */
+    uint64_t hashed;                                  /* bytes read by _collect_hash */
 } fo_sandbox_collection;
 /* Reads the jail's /out and its subfolders (up to 8 levels) without following
    links; names are relative paths ("charts/a.png"). skip[] names (relative
-   paths too) are ignored. */
+   paths too) are ignored. Refuses, before reading any content: entries past
+   FO_SANDBOX_MAX_FILES, files over the ceiling (by apparent size). Nothing
+   is hashed yet: apply fo_sandbox_collect_total (and any reservation) first,
+   then fo_sandbox_collect_hash, so that only the files kept are read. */
 int fo_sandbox_collect(int out_dir, uint64_t ceiling, fo_sandbox_collection *c,
                        const fo_sandbox_file *skip, size_t n_skip);
 /* Closes the open fds of n files and frees the array (NULL: no-op). */
@@ -181,6 +187,14 @@ void fo_sandbox_collection_free(fo_sandbox_collection *c);
    a sparse file counts in full) add up to at most *budget, which it lowers;
    the others are refused ("over --max-total") and over_total set. 0 or -1. */
 int fo_sandbox_collect_total(fo_sandbox_collection *c, uint64_t *budget);
+/* SHA-256 of every file of c, in c->files[k].sha256. A file whose name,
+   device, inode, size, mtime and ctime are those of a file of prev (an
+   earlier collection of the same folder, or NULL) takes prev's hash without
+   being read: a session re-hashes only what a cell changed. The bytes read
+   are added to c->hashed; after fo_sandbox_collect_total they are at most
+   its budget. A file found shorter than listed (cut meanwhile) is refused.
+   0, or -1 (errno) when a file could not be read. */
+int fo_sandbox_collect_hash(fo_sandbox_collection *c, const fo_sandbox_collection *prev);
 /* Refuses (reason given) the files whose path is name or lies below it. 0 or -1. */
 int fo_sandbox_collect_reserve(fo_sandbox_collection *c, const char *name, const char *reason);
 /* Stages name (a relative path of safe components) below dirfd in the set s
@@ -257,7 +271,7 @@ char *fo_sandbox_egress_end(const fo_sandbox_plan *p, struct fo_egress_proxy *px
 int fo_sandbox_open_inputs(fo_sandbox_plan *p);
 /* Renders result.json, one of col's files, to p->render's formats in a second
    jail exactly as `folio run --render` does. *rendered receives the new files
-   (fds open, for the caller to free); err_tail the render's last stderr.
+   (fds open, for the caller to free; within p->max_total, hashed); err_tail the render's last stderr.
    Returns folio render's exit code, or -1 if the jail could not run it. */
 int fo_sandbox_render(const fo_sandbox_plan *p, const char *engine,
                       fo_sandbox_collection *col, fo_sandbox_collection *rendered,

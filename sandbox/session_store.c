@@ -148,6 +148,44 @@ static const fo_sandbox_file *find(const fo_sandbox_collection *c, const char *n
     return NULL;
 }
 
+void fo_session_out_collect(int out_dir, const fo_sandbox_plan *p,
+                            const fo_sandbox_collection *prev, fo_sandbox_collection *now)
+{
+    uint64_t budget = p->max_total;
+
+    if (fo_sandbox_collect(out_dir, p->max_bytes, now, NULL, 0) < 0 ||
+        fo_sandbox_collect_total(now, &budget) < 0 || fo_sandbox_collect_hash(now, prev) < 0) {
+        fo_sandbox_collection_free(now);
+        memset(now, 0, sizeof *now);
+    }
+}
+
+void fo_session_out_refused(fo_buf *b, const fo_sandbox_collection *before,
+                            const fo_sandbox_collection *after)
+{
+    size_t k, m, n = 0;
+
+    fo_buf_puts(b, "[");
+    for (k = 0; k < after->n_refused; k++) {
+        const char *name = after->refused[k].name, *why = after->refused[k].reason;
+        char path[300];
+        int seen = 0;
+
+        for (m = 0; before && m < before->n_refused && !seen; m++)
+            seen = !strcmp(before->refused[m].name, name) &&
+                   !strcmp(before->refused[m].reason, why);
+        if (seen)
+            continue;
+        snprintf(path, sizeof path, "/out/%s", name);
+        fo_buf_puts(b, n++ ? ", {\"path\": " : "{\"path\": ");
+        fo_sandbox_json_str(b, path, strlen(path));
+        fo_buf_puts(b, ", \"reason\": ");
+        fo_sandbox_json_str(b, why, strlen(why));
+        fo_buf_puts(b, "}");
+    }
+    fo_buf_puts(b, "]");
+}
+
 void fo_session_out_changes(fo_buf *b, const fo_sandbox_collection *before,
                             const fo_sandbox_collection *after)
 {

@@ -21,6 +21,19 @@ typedef struct {
 int fo_session_copy_tree(int src, int dst, fo_session_copy *c, int depth);
 /* rm -r of dirfd/name without following links. 0 or -1. */
 int fo_session_remove_tree(int dirfd, const char *name, int depth);
+/* /out of a session now, as `folio run` collects it: entries past
+   FO_SANDBOX_MAX_FILES and files over the ceiling refused, then files past
+   --max-total by apparent size, before anything is read; then the rest
+   hashed, except files unchanged since prev (name, inode, size, mtime,
+   ctime; prev may be NULL), which keep prev's hash: a cell costs the host
+   at most --max-total bytes hashed, and only for files it changed. On
+   failure *now is empty. */
+void fo_session_out_collect(int out_dir, const fo_sandbox_plan *p,
+                            const fo_sandbox_collection *prev, fo_sandbox_collection *now);
+/* JSON array of the entries refused in after and not (for the same reason)
+   in before: {"path": "/out/...", "reason"}. */
+void fo_session_out_refused(fo_buf *b, const fo_sandbox_collection *before,
+                            const fo_sandbox_collection *after);
 /* JSON array of the files of after that are new or changed since before
    ({"path": "/out/...", "bytes", "sha256"}). */
 void fo_session_out_changes(fo_buf *b, const fo_sandbox_collection *before,

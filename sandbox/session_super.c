@@ -316,8 +316,7 @@ static int start(fo_session *s, int resume, fo_session_error *err)
     }
     if (resume && restore(s, err) < 0)
         return -1;
-    if (fo_sandbox_collect(s->j.out_dir, s->plan.max_bytes, &s->outs, NULL, 0) < 0)
-        memset(&s->outs, 0, sizeof s->outs);
+    fo_session_out_collect(s->j.out_dir, &s->plan, NULL, &s->outs);
     fo_sandbox_cgroup_events(&s->j.cg, &s->oom_kills, &(long){ 0 });
     return 0;
 }
@@ -589,9 +588,9 @@ static void do_render(fo_session *s, int cfd, const char *formats)
                     "unknown format");
         return;
     }
-    if (fo_sandbox_collect(s->j.out_dir, s->plan.max_bytes, &col, NULL, 0) == 0)
-        for (k = 0; k < col.n_files; k++)
-            have |= !strcmp(col.files[k].name, "result.json");
+    fo_session_out_collect(s->j.out_dir, &s->plan, &s->outs, &col);
+    for (k = 0; k < col.n_files; k++)
+        have |= !strcmp(col.files[k].name, "result.json");
     if (!have || !s->engine) {
         reply_error(cfd, "bad_request", have ? 5 : 2, have ? "install folio-engine beside folio" :
                     "write the spec to /out/result.json in a cell first",

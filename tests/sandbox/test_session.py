@@ -289,6 +289,31 @@ json.dump(spec, open("/out/result.json", "w"))""", expect="ok")
     assert "no /out/result.json" in p.stderr
 
 
+def test_out_is_hashed_only_for_files_a_cell_changed_and_within_max_total(s):
+    """Hardening issue item 3: after every cell the supervisor lists what
+    changed in /out. Sparse files cost the jail nothing and the host their
+    whole apparent size to hash: files past --max-total are refused before
+    hashing, and files a cell left unchanged (inode, size, mtime, ctime) are
+    not read again (hashed_bytes counts what was read)."""
+    mib = 1 << 20
+    sid = s.new("--max-bytes", 8 * mib, "--max-total", 32 * mib, "--memory", 256)
+    r = s.exec(sid, "for i in range(40):\n"
+                    "    with open('/out/s%02d.bin' % i, 'wb') as f: f.truncate(8 << 20)",
+               expect="ok")
+    assert [f["path"] for f in r["files"]] == ["/out/s%02d.bin" % i for i in range(4)]
+    assert r["hashed_bytes"] == 32 * mib, r["hashed_bytes"]
+    assert len(r["refused"]) == 36 and r["refused"][0] == {
+        "path": "/out/s04.bin", "reason": "over the total of all files (--max-total)"}
+    r = s.exec(sid, "x = 1", expect="ok")
+    assert r["files"] == [] and r["refused"] == [] and r["hashed_bytes"] == 0, r
+    r = s.exec(sid, "open('/out/s01.bin', 'r+b').write(b'changed')", expect="ok")
+    assert [f["path"] for f in r["files"]] == ["/out/s01.bin"]
+    assert r["hashed_bytes"] == 8 * mib and r["refused"] == []
+    import hashlib
+    h = hashlib.sha256(b"changed" + bytes(8 * mib - 7)).hexdigest()
+    assert r["files"][0]["sha256"] == h
+
+
 # --------------------------------------------------------- hibernation
 
 @needs_pandas
