@@ -125,6 +125,9 @@ int fo_sandbox_cgroup_attach(const fo_sandbox_cgroup *cg, pid_t pid);
 void fo_sandbox_cgroup_events(const fo_sandbox_cgroup *cg, long *oom_kills, long *pids_max);
 void fo_sandbox_cgroup_destroy(fo_sandbox_cgroup *cg);
 const char *fo_sandbox_cgroup_memory_via(const fo_sandbox_cgroup *cg);
+/* The bytes the memory cgroup may still charge (its limit minus its usage).
+   0, or -1 when there is no memory cgroup. */
+int fo_sandbox_cgroup_memory_room(const fo_sandbox_cgroup *cg, uint64_t *room);
 /* In the jail, before exec: core 0, fsize, nofile, nproc; AS when no memory
    cgroup; nice raised to at least FO_SANDBOX_NICE. */
 #define FO_SANDBOX_NICE 10
