@@ -1,10 +1,12 @@
 /* session_store.c — files in and out of a session's jail, never trusting
  * what the jail left there: trees are walked through descriptors opened with
  * O_NOFOLLOW from their parent's, only folders and regular files are copied
- * (links, FIFOs, sockets and devices are skipped and counted), within a depth,
- * a file count and a byte budget. Used to hibernate (jail -> store), to
- * resume (store -> jail, files created as the jail's own user), and to remove
- * a store. Also the list of files new or changed in /out after a cell. */
+ * (links, FIFOs, sockets and devices are skipped, counted and reported),
+ * within a depth, an entry count and a budget of data by allocated size;
+ * holes of sparse files stay holes. Used to hibernate (jail -> store), to
+ * resume (store -> jail, files created as the jail's own user, by a process
+ * in the jail's cgroup: session_super.c), and to remove a store. Also /out
+ * after a cell: collected, hashed where changed, its changes and refusals. */
 #define FO_SANDBOX_PRIVATE
 #define FO_SESSION_PRIVATE
 #include "sandbox/sandbox.h"
@@ -163,7 +165,7 @@ static int copy_file(int src_dir, int dst_dir, const char *name, fo_session_copy
         return 0;                                    /* vanished or not regular: skipped */
     alloc = blocks((uint64_t)st.st_blocks * 512);
     room = c->max_bytes - c->bytes;
-    mem = memory_room(c);
+    mem = alloc ? memory_room(c) : UINT64_MAX;       /* all holes: charges nothing */
     if (c->files >= c->max_files || alloc > room || alloc > mem) {
         lose(c, c->files >= c->max_files ? "over the count of entries a session saves" :
                 alloc > room ? c->budget_why : mem_why);
