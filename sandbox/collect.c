@@ -153,8 +153,12 @@ static int keep_file(walk_ctx *w, int d, const char *name, const char *rel)
     memset(f, 0, sizeof *f);
     f->fd = fd;
     f->bytes = (uint64_t)st.st_size;
+    f->id.dev = (uint64_t)st.st_dev;
+    f->id.ino = (uint64_t)st.st_ino;
+    f->id.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    f->id.ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
     snprintf(f->name, sizeof f->name, "%s", rel);
-    return hash_fd(fd, f->bytes, f->sha256);
+    return 0;                      /* hashed later, if kept: fo_sandbox_collect_hash */
 }
 
 /* Collects directory dfd (taken over, closed here), whose path relative to
@@ -266,6 +270,42 @@ static int drop_file(fo_sandbox_collection *c, size_t k, const char *reason)
     memmove(&c->files[k], &c->files[k + 1], (c->n_files - k - 1) * sizeof *c->files);
     c->n_files--;
     return rc;
+}
+
+/* The file of prev that f still is (same name and identity), or NULL. */
+static const fo_sandbox_file *unchanged(const fo_sandbox_file *f, const fo_sandbox_collection *prev)
+{
+    const fo_sandbox_file *o = prev && prev->n_files ?
+        bsearch(f, prev->files, prev->n_files, sizeof *f, by_name) : NULL;  /* sorted */
+
+    return o && o->sha256[0] && o->bytes == f->bytes && o->id.dev == f->id.dev &&
+           o->id.ino == f->id.ino && o->id.mtime_ns == f->id.mtime_ns &&
+           o->id.ctime_ns == f->id.ctime_ns ? o : NULL;
+}
+
+int fo_sandbox_collect_hash(fo_sandbox_collection *c, const fo_sandbox_collection *prev)
+{
+    size_t k = 0;
+
+    while (k < c->n_files) {
+        fo_sandbox_file *f = &c->files[k];
+        const fo_sandbox_file *o = f->sha256[0] ? NULL : unchanged(f, prev);
+
+        if (o)
+            memcpy(f->sha256, o->sha256, sizeof f->sha256);
+        if (f->sha256[0]) {
+            k++;
+            continue;
+        }
+        if (hash_fd(f->fd, f->bytes, f->sha256) == 0) {
+            c->hashed += f->bytes;
+            k++;
+            continue;
+        }
+        if (errno != EIO || drop_file(c, k, "shorter when read than when listed") < 0)
+            return -1;         /* a session's background process may cut a file */
+    }
+    return 0;
 }
 
 int fo_sandbox_collect_total(fo_sandbox_collection *c, uint64_t *budget)

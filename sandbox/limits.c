@@ -259,6 +259,38 @@ void fo_sandbox_cgroup_events(const fo_sandbox_cgroup *cg, long *oom_kills, long
     }
 }
 
+/* A cgroup file holding one number ("max" in v2: none); 0, or -1. */
+static int read_u64(const char *dir, const char *name, uint64_t *v)
+{
+    char path[640], text[64];
+    ssize_t n;
+    int fd;
+
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    n = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    text[n] = 0;
+    *v = !strncmp(text, "max", 3) ? UINT64_MAX : strtoull(text, NULL, 10);
+    return 0;
+}
+
+int fo_sandbox_cgroup_memory_room(const fo_sandbox_cgroup *cg, uint64_t *room)
+{
+    uint64_t max, used;
+    int v2 = cg->version == 2;
+
+    if (!cg->mem_ok || read_u64(cg->mem, v2 ? "memory.max" : "memory.limit_in_bytes", &max) < 0 ||
+        read_u64(cg->mem, v2 ? "memory.current" : "memory.usage_in_bytes", &used) < 0)
+        return -1;
+    *room = used < max ? max - used : 0;
+    return 0;
+}
+
 const char *fo_sandbox_cgroup_memory_via(const fo_sandbox_cgroup *cg)
 {
     if (!cg->mem_ok)

@@ -573,6 +573,7 @@ int fo_sandbox_render(const fo_sandbox_plan *p, const char *engine,
                       char *err_tail, size_t err_len)
 {
     render_result r;
+    uint64_t budget;
 
     memset(&r, 0, sizeof r);
     memset(rendered, 0, sizeof *rendered);
@@ -583,6 +584,10 @@ int fo_sandbox_render(const fo_sandbox_plan *p, const char *engine,
     r.o.out.buf = tail_store[2];
     r.o.err.buf = tail_store[3];
     render(p, engine, col, &r);
+    budget = p->max_total;                          /* the rendered files by themselves */
+    if (fo_sandbox_collect_total(&r.files, &budget) < 0 ||
+        fo_sandbox_collect_hash(&r.files, NULL) < 0)
+        fprintf(stderr, "folio: run: can't read the rendered files: %s\n", strerror(errno));
     *rendered = r.files;
     tail_text(&r.o.err, err_tail, err_len);
     return r.code;
@@ -896,8 +901,9 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
     fo_sandbox_jail_close(&j);
     o.fsize_hit = program_failed(&o) && col.over_ceiling;
     budget = p.max_total;
-    if (reserve_render_names(&p, &col) < 0 || fo_sandbox_collect_total(&col, &budget) < 0) {
-        fputs("folio: run: out of memory\n", stderr);
+    if (reserve_render_names(&p, &col) < 0 || fo_sandbox_collect_total(&col, &budget) < 0 ||
+        fo_sandbox_collect_hash(&col, NULL) < 0) {
+        fprintf(stderr, "folio: run: can't collect /out: %s\n", strerror(errno));
         rc = FO_RUN_INTERNAL;
         goto done;
     }
@@ -912,8 +918,9 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
         skipped = "no regular file /out/result.json";
     else
         render(&p, engine, &col, &r);
-    if (r.attempted && fo_sandbox_collect_total(&r.files, &budget) < 0) {
-        fputs("folio: run: out of memory\n", stderr);
+    if (r.attempted && (fo_sandbox_collect_total(&r.files, &budget) < 0 ||
+                        fo_sandbox_collect_hash(&r.files, NULL) < 0)) {
+        fprintf(stderr, "folio: run: can't collect the rendered files: %s\n", strerror(errno));
         rc = FO_RUN_INTERNAL;
         goto done;
     }
@@ -941,6 +948,8 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
     json_files(&m, col.files, col.n_files);
     fo_buf_puts(&m, ",\n  \"refused\": ");
     fo_sandbox_json_refused(&m, &col);
+    fo_buf_printf(&m, ",\n  \"hashed_bytes\": %llu",
+                  (unsigned long long)(col.hashed + r.files.hashed));
     if (p.net == FO_NET_ALLOW) {
         fo_buf_puts(&m, ",\n  \"egress\": ");
         fo_buf_puts(&m, egress ? egress : "[]");

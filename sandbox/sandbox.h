@@ -67,7 +67,9 @@ typedef struct {
     int fd;              /* open for reading; owned by the plan */
     char name[256];      /* safe file name inside the jail */
     uint64_t bytes;
-    char sha256[65];     /* filled by collect.c for collected files, else "" */
+    char sha256[65];     /* filled by fo_sandbox_collect_hash, else "" */
+    /* collect.c: what the file was when collected, to know it unchanged later */
+    struct { uint64_t dev, ino; int64_t mtime_ns, ctime_ns; } id;
 } fo_sandbox_file;
 
 typedef struct {
@@ -126,6 +128,9 @@ int fo_sandbox_cgroup_attach(const fo_sandbox_cgroup *cg, pid_t pid);
 void fo_sandbox_cgroup_events(const fo_sandbox_cgroup *cg, long *oom_kills, long *pids_max);
 void fo_sandbox_cgroup_destroy(fo_sandbox_cgroup *cg);
 const char *fo_sandbox_cgroup_memory_via(const fo_sandbox_cgroup *cg);
+/* The bytes the memory cgroup may still charge (its limit minus its usage).
+   0, or -1 when there is no memory cgroup. */
+int fo_sandbox_cgroup_memory_room(const fo_sandbox_cgroup *cg, uint64_t *room);
 /* In the jail, before exec: core 0, fsize, nofile, nproc; AS when no memory
    cgroup; nice raised to at least FO_SANDBOX_NICE. */
 #define FO_SANDBOX_NICE 10
@@ -178,10 +183,14 @@ typedef struct {
     struct { char name[256]; char reason[64]; } *refused; size_t n_refused, cap_refused;
     int over_ceiling;                                 /* a file refused for size */
     int over_total;                                   /* refused: --max-total reached */
+    uint64_t hashed;                                  /* bytes read by _collect_hash */
 } fo_sandbox_collection;
 /* Reads the jail's /out and its subfolders (up to 8 levels) without following
    links; names are relative paths ("charts/a.png"). skip[] names (relative
-   paths too) are ignored. */
+   paths too) are ignored. Refuses, before reading any content: entries past
+   FO_SANDBOX_MAX_FILES, files over the ceiling (by apparent size). Nothing
+   is hashed yet: apply fo_sandbox_collect_total (and any reservation) first,
+   then fo_sandbox_collect_hash, so that only the files kept are read. */
 int fo_sandbox_collect(int out_dir, uint64_t ceiling, fo_sandbox_collection *c,
                        const fo_sandbox_file *skip, size_t n_skip);
 /* Closes the open fds of n files and frees the array (NULL: no-op). */
@@ -191,6 +200,14 @@ void fo_sandbox_collection_free(fo_sandbox_collection *c);
    a sparse file counts in full) add up to at most *budget, which it lowers;
    the others are refused ("over --max-total") and over_total set. 0 or -1. */
 int fo_sandbox_collect_total(fo_sandbox_collection *c, uint64_t *budget);
+/* SHA-256 of every file of c, in c->files[k].sha256. A file whose name,
+   device, inode, size, mtime and ctime are those of a file of prev (an
+   earlier collection of the same folder, or NULL) takes prev's hash without
+   being read: a session re-hashes only what a cell changed. The bytes read
+   are added to c->hashed; after fo_sandbox_collect_total they are at most
+   its budget. A file found shorter than listed (cut meanwhile) is refused.
+   0, or -1 (errno) when a file could not be read. */
+int fo_sandbox_collect_hash(fo_sandbox_collection *c, const fo_sandbox_collection *prev);
 /* Refuses (reason given) the files whose path is name or lies below it. 0 or -1. */
 int fo_sandbox_collect_reserve(fo_sandbox_collection *c, const char *name, const char *reason);
 /* Stages name (a relative path of safe components) below dirfd in the set s
@@ -269,8 +286,9 @@ int fo_sandbox_open_inputs(fo_sandbox_plan *p);
    jail exactly as `folio run --render` does. The names the render writes
    (result.FMT, result-N.png) are first refused from col (col->refused, reason
    "reserved for the --render output"): a render is never shadowed by a file
-   of the program's. *rendered receives the new files
-   (fds open, for the caller to free); err_tail the render's last stderr.
+   of the program's. *rendered receives the new files (fds open, for the
+   caller to free; within p->max_total, hashed); err_tail the render's last
+   stderr.
    Returns folio render's exit code, or -1 if the jail could not run it. */
 int fo_sandbox_render(const fo_sandbox_plan *p, const char *engine,
                       fo_sandbox_collection *col, fo_sandbox_collection *rendered,

@@ -538,8 +538,7 @@ static void result_json(fo_session *s, cell_run *c, unsigned cell, const char *s
         fo_buf_puts(b, ", \"error\": null");
     }
     memset(&now, 0, sizeof now);
-    if (fo_sandbox_collect(s->j.out_dir, s->plan.max_bytes, &now, NULL, 0) < 0)
-        memset(&now, 0, sizeof now);
+    fo_session_out_collect(s->j.out_dir, &s->plan, &s->outs, &now);
     fo_buf_puts(b, ", \"displays\": ");
     fo_session_displays(b, &now, c->displays, c->n_displays);
     if (c->n_displays == MAX_DISPLAYS)
@@ -547,6 +546,9 @@ static void result_json(fo_session *s, cell_run *c, unsigned cell, const char *s
                       MAX_DISPLAYS);
     fo_buf_puts(b, ", \"files\": ");
     fo_session_out_changes(b, &s->outs, &now);
+    fo_buf_puts(b, ", \"refused\": ");
+    fo_session_out_refused(b, &s->outs, &now);
+    fo_buf_printf(b, ", \"hashed_bytes\": %llu", (unsigned long long)now.hashed);
     fo_sandbox_collection_free(&s->outs);
     s->outs = now;
     fo_buf_printf(b, ", \"ms\": %.1f, \"truncated\": ", ms);

@@ -5,22 +5,53 @@
 
 #include <stdint.h>
 
-/* A tree copy's budget and identity. as_jail: files and folders are created
-   with the file-system uid/gid uid:gid (the jail's host identity). */
+/* A tree copy's budget, identity and report. Holes of sparse files stay
+   holes (SEEK_DATA/SEEK_HOLE): data is counted by allocated size, each
+   extent rounded up to 4 KiB, against max_bytes. as_jail: files and folders
+   are created with the file-system uid/gid uid:gid (the jail's host
+   identity). cg (or NULL): before each file, the memory cgroup must keep
+   `headroom` bytes free after it (a restore into the jail's tmpfs, which
+   the cgroup is charged for). */
 typedef struct {
-    uint64_t bytes, max_bytes;
-    unsigned files, max_files;
+    uint64_t bytes, max_bytes;    /* file data, by allocated size */
+    unsigned files, max_files;    /* entries: files and folders */
     unsigned skipped;             /* links, FIFOs, devices, over budget, too deep */
     int as_jail;
     unsigned uid, gid;
+    const fo_sandbox_cgroup *cg;
+    uint64_t headroom;
+    const char *budget_why;       /* the reason given for a file over max_bytes */
+    fo_buf *lost;                 /* or NULL: JSON items {"name", "path", "reason"} */
+    unsigned n_lost;              /* items in lost (at most 100, then one summary) */
+    char path[4096];              /* the entry in hand, as the jail names it: "/work/a" */
+    size_t plen;
 } fo_session_copy;
 
+/* Starts a copy of the jail's folder root ("/work") with the budget of c. */
+void fo_session_copy_root(fo_session_copy *c, const char *root);
 /* Copies the folders and regular files under src into dst (both open
-   folders), never following a link; an existing file in dst is kept. 0, or
-   -1 (errno) when a copy failed. */
+   folders), never following a link; an existing file in dst is kept.
+   Whatever is not copied (links, special files, too deep, over a budget)
+   is counted in skipped and reported in lost. 0, or -1 (errno) when a copy
+   failed. */
 int fo_session_copy_tree(int src, int dst, fo_session_copy *c, int depth);
+/* Closes c's report: a summary item for what passed the 100 listed. */
+void fo_session_copy_end(fo_session_copy *c);
 /* rm -r of dirfd/name without following links. 0 or -1. */
 int fo_session_remove_tree(int dirfd, const char *name, int depth);
+/* /out of a session now, as `folio run` collects it: entries past
+   FO_SANDBOX_MAX_FILES and files over the ceiling refused, then files past
+   --max-total by apparent size, before anything is read; then the rest
+   hashed, except files unchanged since prev (name, inode, size, mtime,
+   ctime; prev may be NULL), which keep prev's hash: a cell costs the host
+   at most --max-total bytes hashed, and only for files it changed. On
+   failure *now is empty. */
+void fo_session_out_collect(int out_dir, const fo_sandbox_plan *p,
+                            const fo_sandbox_collection *prev, fo_sandbox_collection *now);
+/* JSON array of the entries refused in after and not (for the same reason)
+   in before: {"path": "/out/...", "reason"}. */
+void fo_session_out_refused(fo_buf *b, const fo_sandbox_collection *before,
+                            const fo_sandbox_collection *after);
 /* JSON array of the files of after that are new or changed since before
    ({"path": "/out/...", "bytes", "sha256"}). */
 void fo_session_out_changes(fo_buf *b, const fo_sandbox_collection *before,

@@ -44,6 +44,10 @@ const unsigned char *fo_session_kernel_find(const char *name, size_t *len);
 
 static const char *const store_dirs[] = { "work", "out", "tmp" };
 
+/* Files and folders a hibernated session keeps, at most (with --disk MB of
+   data): the bound of its store on the host. */
+#define STORE_MAX_ENTRIES 100000
+
 /* ---------------------------------------------------------------- options */
 
 /* Session options: the plan's (as `folio run`), plus --idle, --disk and
@@ -271,35 +275,116 @@ static void info_json(fo_session *s, fo_buf *b)
                           s->idle_s, s->max_sessions);
 }
 
-/* Files saved at hibernation back into the new jail, as its user; then the
-   kernel's variables. The store's copy is removed once restored. */
-static int restore(fo_session *s, fo_session_error *err)
+/* The restore's copy, in a child that joined the session's cgroups first:
+   the jail's tmpfs pages it writes are charged to the session (its
+   --memory, --cpus, pids), not to this supervisor, and a file that would
+   leave less than an eighth of --memory free is not restored but reported.
+   Should the cgroup still kill it, it goes first (oom_score_adj 1000).
+   Its report (JSON items) goes to fd `report`. The exit status: 0, or 1. */
+static int restore_child(fo_session *s, int files, int report)
 {
-    fo_session_copy c = { 0 };
-    int files = openat(s->dir, "files", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     int dst[3] = { s->j.work_dir, s->j.out_dir, s->j.tmp_dir }, rc = 0;
+    int adj = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+    fo_session_copy c = { 0 };
+    fo_buf lost = { 0 };
 
+    if (adj >= 0) {
+        (void)!write(adj, "1000", 4);
+        close(adj);
+    }
+    if (fo_sandbox_cgroup_attach(&s->j.cg, getpid()) < 0) {
+        fprintf(stderr, "folio: session %s: can't join the session's cgroup to restore its "
+                "files: %s\n", s->id, strerror(errno));
+        return 1;
+    }
     c.max_bytes = s->plan.disk_mb << 20;
-    c.max_files = 100000;
+    c.max_files = STORE_MAX_ENTRIES;
     c.as_jail = 1;
     c.uid = s->j.host_uid;
     c.gid = s->j.host_gid;
-    for (size_t k = 0; files >= 0 && rc == 0 && k < 3; k++) {
+    c.cg = &s->j.cg;
+    c.headroom = (s->plan.memory_mb << 20) / 8;
+    c.budget_why = "over --disk when restored";
+    c.lost = &lost;
+    for (size_t k = 0; rc == 0 && k < 3; k++) {
         int src = openat(files, store_dirs[k], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (src >= 0) {
+            fo_session_copy_root(&c, k == 0 ? "/work" : k == 1 ? "/out" : "/tmp");
             rc = fo_session_copy_tree(src, dst[k], &c, 0);
             close(src);
         }
     }
-    if (files >= 0)
+    if (rc < 0)
+        fprintf(stderr, "folio: session %s: can't restore %s: %s\n", s->id, c.path,
+                strerror(errno));
+    fo_session_copy_end(&c);
+    if (lost.len && fo_sandbox_write_all(report, lost.data, lost.len, fo_sandbox_now() + 60) < 0)
+        rc = -1;
+    return rc < 0 ? 1 : 0;
+}
+
+/* Runs restore_child and appends its report to lost. 0, or -1 when the
+   copy failed. */
+static int restore_files(fo_session *s, int files, fo_buf *lost)
+{
+    int p[2], st = 0;
+    char buf[4096];
+    fo_buf got = { 0 };
+    pid_t pid;
+    ssize_t n;
+
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return -1;
+    if ((pid = fork()) == 0) {
+        close(p[0]);
+        _exit(restore_child(s, files, p[1]));
+    }
+    close(p[1]);
+    while (pid > 0 && ((n = read(p[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)))
+        if (n > 0 && got.len < (1u << 20))
+            fo_buf_append(&got, buf, (size_t)n);
+    close(p[0]);
+    while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (got.len) {                                    /* after the items of hibernation */
+        fo_buf_puts(lost, lost->len ? ", " : "");
+        fo_buf_append(lost, got.data, got.len);
+    }
+    fo_buf_free(&got);
+    if (pid > 0 && WIFSIGNALED(st)) {
+        fo_buf_printf(lost, "%s{\"name\": \"/\", \"path\": \"/\", \"reason\": \"the restore of "
+                      "the files was stopped by signal %d (out of --memory?): files not yet "
+                      "copied are missing\"}", lost->len ? ", " : "", WTERMSIG(st));
+        return 0;
+    }
+    return pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+/* Files saved at hibernation back into the new jail, as its user and in
+   its cgroup; then the kernel's variables. not_restored lists, in order,
+   the files hibernation did not save, those not restored now, and the
+   variables. The store's copy is removed once restored. */
+static int restore(fo_session *s, fo_session_error *err)
+{
+    int files = openat(s->dir, "files", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc = 0;
+    char *saved = fo_session_read_small(s->dir, "not_saved", 1 << 20);
+
+    if (saved)
+        fo_buf_puts(&s->not_restored, saved);
+    free(saved);
+    if (files >= 0) {
+        rc = restore_files(s, files, &s->not_restored);
         close(files);
+    }
     if (rc < 0 || fo_session_kernel_command(s, 'r', &s->not_restored, 600000) < 0) {
         fo_session_fail(err, "restore_failed", 5, "the saved files are kept in the store; close "
                         "the session and start a new one", "can't restore the hibernated session "
-                        "%s: %s", s->id, rc < 0 ? strerror(errno) : "the interpreter failed");
+                        "%s: %s", s->id, rc < 0 ? "its files could not be copied back (see "
+                        "RT/ID/log)" : "the interpreter failed");
         return -1;
     }
     s->resumed = 1;
+    (void)unlinkat(s->dir, "not_saved", 0);
     return fo_session_remove_tree(s->dir, "files", 0);
 }
 
@@ -332,8 +417,7 @@ static int start(fo_session *s, int resume, fo_session_error *err)
     }
     if (resume && restore(s, err) < 0)
         return -1;
-    if (fo_sandbox_collect(s->j.out_dir, s->plan.max_bytes, &s->outs, NULL, 0) < 0)
-        memset(&s->outs, 0, sizeof s->outs);
+    fo_session_out_collect(s->j.out_dir, &s->plan, NULL, &s->outs);
     fo_sandbox_cgroup_events(&s->j.cg, &s->oom_kills, &(long){ 0 });
     return 0;
 }
@@ -421,22 +505,28 @@ static void teardown(fo_session *s)
 }
 
 /* Saves the kernel's picklable variables (into /tmp/.folio, by the kernel)
-   and /work, /out, /tmp into RT/ID/files. 0 or -1. */
+   and /work, /out, /tmp into RT/ID/files: holes kept, at most --disk MB of
+   data by allocated size and STORE_MAX_ENTRIES entries (the store's bound
+   on the host); what is not saved is listed in RT/ID/not_saved (JSON items
+   for the exec after the resume). 0 or -1. */
 static int hibernate(fo_session *s)
 {
-    fo_buf lost = { 0 };
+    fo_buf lost = { 0 }, gone = { 0 };
     fo_session_copy c = { 0 };
     int src[3] = { s->j.work_dir, s->j.out_dir, s->j.tmp_dir }, files, rc = 0;
 
     if (!s->kernel_lost)
         (void)fo_session_kernel_command(s, 'h', &lost, 600000);
-    fo_buf_free(&lost);
+    fo_buf_free(&lost);                  /* the kernel lists them again at the restore */
     (void)fo_session_remove_tree(s->dir, "files", 0);
+    (void)unlinkat(s->dir, "not_saved", 0);
     if (mkdirat(s->dir, "files", 0700) < 0 ||
         (files = openat(s->dir, "files", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
         return -1;
     c.max_bytes = s->plan.disk_mb << 20;
-    c.max_files = 100000;
+    c.max_files = STORE_MAX_ENTRIES;
+    c.budget_why = "over --disk when saved (files counted by allocated size)";
+    c.lost = &gone;
     for (size_t k = 0; rc == 0 && k < 3; k++) {
         int dst;
         if (mkdirat(files, store_dirs[k], 0700) < 0 ||
@@ -444,13 +534,18 @@ static int hibernate(fo_session *s)
             rc = -1;
             break;
         }
+        fo_session_copy_root(&c, k == 0 ? "/work" : k == 1 ? "/out" : "/tmp");
         rc = fo_session_copy_tree(src[k], dst, &c, 0);
         close(dst);
     }
     close(files);
+    fo_session_copy_end(&c);
     if (c.skipped)
         fprintf(stderr, "folio: session %s: %u entries not saved (links, special files, over "
                 "the budget)\n", s->id, c.skipped);
+    if (rc == 0 && gone.len && fo_session_write_small(s->dir, "not_saved", gone.data) < 0)
+        rc = -1;
+    fo_buf_free(&gone);
     return rc;
 }
 
@@ -610,9 +705,9 @@ static void do_render(fo_session *s, int cfd, const char *formats)
                     "unknown format");
         return;
     }
-    if (fo_sandbox_collect(s->j.out_dir, s->plan.max_bytes, &col, NULL, 0) == 0)
-        for (k = 0; k < col.n_files; k++)
-            have |= !strcmp(col.files[k].name, "result.json");
+    fo_session_out_collect(s->j.out_dir, &s->plan, &s->outs, &col);
+    for (k = 0; k < col.n_files; k++)
+        have |= !strcmp(col.files[k].name, "result.json");
     if (!have || !s->engine) {
         reply_error(cfd, "bad_request", have ? 5 : 2, have ? "install folio-engine beside folio" :
                     "write the spec to /out/result.json in a cell first",

@@ -25,6 +25,7 @@
 import ast
 import base64
 import fcntl
+import io
 import linecache
 import os
 import pickle
@@ -486,6 +487,12 @@ def hibernate(ns):
             continue
         if isinstance(value, types.ModuleType):
             modules[name] = value.__name__
+            continue
+        if isinstance(value, io.IOBase):
+            # dill would pickle it, and its unpickling reopens the path with
+            # the same mode: "w" truncates the file just restored
+            lost.append((name, "%s file object: not saved (the file itself is; open it "
+                               "again)" % ("a closed" if value.closed else "an open")))
             continue
         if pickler is pickle and _defined_here(value):
             lost.append((name, "%s defined in a cell: run that cell again" % type(value).__name__))

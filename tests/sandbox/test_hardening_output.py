@@ -1,12 +1,14 @@
 # test_hardening_output.py — issue 16, the output side of `folio run`: the echo of
 # the program's stdout/stderr never stalls the supervisor (item 7), is capped (8)
-# and neutralises terminal escapes (9); /out totals are capped by apparent size (3);
+# and neutralises terminal escapes (9); /out totals are capped by apparent size (3),
+# before anything is hashed;
 # renders are never shadowed by the program's own files (11) and over-ceiling
 # renders exit 3 with a message (12); --out is written all or nothing (17).
 # Needs $FOLIO; skips where user namespaces are unavailable.
 import json
 import os
 import pty
+import resource
 import select
 import subprocess
 import time
@@ -184,6 +186,39 @@ def test_max_total_defaults_to_four_ceilings(tmp_path):
 def test_max_total_is_checked_by_the_option_parser():
     p = run(["--max-total", "0", "--", "/bin/true"])
     assert p.returncode == 1 and b"--max-total: expected a positive byte count" in p.stderr
+
+
+def _children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+MANY_SPARSE = ("import os, sys\nfor i in range(int(sys.argv[1])):\n"
+               "    with open('/out/s%03d.bin' % i, 'wb') as f: f.truncate(8 << 20)\n")
+
+
+def test_files_past_max_total_are_refused_before_they_are_hashed(tmp_path):
+    """Hardening issue item 3: sparse files cost no tmpfs space, but hashing
+    one reads all its apparent size on the host. Only the files --max-total
+    keeps are hashed (hashed_bytes counts the bytes read), so 120 sparse 8 MiB
+    files (960 MiB) cost what 2 do; before, all 120 were hashed first."""
+    args = ["--max-bytes", str(8 << 20), "--max-total", str(16 << 20), "--", PY, "-c",
+            MANY_SPARSE]
+    cpu0 = _children_cpu()
+    p = run(args + ["2"], out=tmp_path / "base")
+    cpu1 = _children_cpu()
+    assert p.returncode == 0, p.stderr
+    assert manifest(tmp_path / "base")["hashed_bytes"] == 16 << 20
+    p = run(args + ["120"], out=tmp_path / "many")
+    cpu2 = _children_cpu()
+    assert p.returncode == 3, p.stderr
+    m = manifest(tmp_path / "many")
+    assert [f["name"] for f in m["files"]] == ["s000.bin", "s001.bin"]
+    assert len(m["refused"]) == 118 and m["hashed_bytes"] == 16 << 20
+    assert all(f["sha256"] == sha256(tmp_path / "many" / f["name"]) for f in m["files"])
+    base, many = cpu1 - cpu0, cpu2 - cpu1
+    # 960 MiB of SHA-256 is seconds of CPU; the two runs differ by 118 empty listings
+    assert many < 3 * base + 0.5, (base, many)
 
 
 # ------------------------------------------------------------ items 11, 12: renders

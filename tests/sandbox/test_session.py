@@ -354,6 +354,31 @@ open("/out/result.pdf", "w").write("the cell's own file")""", expect="ok")
     assert r["result"] == repr("the cell's own file"), "the session's file is left as it was"
 
 
+def test_out_is_hashed_only_for_files_a_cell_changed_and_within_max_total(s):
+    """Hardening issue item 3: after every cell the supervisor lists what
+    changed in /out. Sparse files cost the jail nothing and the host their
+    whole apparent size to hash: files past --max-total are refused before
+    hashing, and files a cell left unchanged (inode, size, mtime, ctime) are
+    not read again (hashed_bytes counts what was read)."""
+    mib = 1 << 20
+    sid = s.new("--max-bytes", 8 * mib, "--max-total", 32 * mib, "--memory", 256)
+    r = s.exec(sid, "for i in range(40):\n"
+                    "    with open('/out/s%02d.bin' % i, 'wb') as f: f.truncate(8 << 20)",
+               expect="ok")
+    assert [f["path"] for f in r["files"]] == ["/out/s%02d.bin" % i for i in range(4)]
+    assert r["hashed_bytes"] == 32 * mib, r["hashed_bytes"]
+    assert len(r["refused"]) == 36 and r["refused"][0] == {
+        "path": "/out/s04.bin", "reason": "over the total of all files (--max-total)"}
+    r = s.exec(sid, "x = 1", expect="ok")
+    assert r["files"] == [] and r["refused"] == [] and r["hashed_bytes"] == 0, r
+    r = s.exec(sid, "open('/out/s01.bin', 'r+b').write(b'changed')", expect="ok")
+    assert [f["path"] for f in r["files"]] == ["/out/s01.bin"]
+    assert r["hashed_bytes"] == 8 * mib and r["refused"] == []
+    import hashlib
+    h = hashlib.sha256(b"changed" + bytes(8 * mib - 7)).hexdigest()
+    assert r["files"][0]["sha256"] == h
+
+
 # --------------------------------------------------------- hibernation
 
 @needs_pandas
@@ -400,6 +425,136 @@ def test_state_over_the_file_ceiling_is_saved_in_pieces(s):
     r = s.exec(sid, "len(a) >> 20, a[-1:], sum(b)", expect="ok")
     assert r["result"] == "(6, b'a', 124999750000)", r
     assert r["not_restored"] == [], r
+
+
+def _allocated(folder):
+    """Bytes of disk the files under folder take (st_blocks), and their apparent size."""
+    alloc = size = 0
+    for root, _, names in os.walk(folder):
+        for n in names:
+            st = os.lstat(os.path.join(root, n))
+            alloc += st.st_blocks * 512
+            size += st.st_size
+    return alloc, size
+
+
+def _memory_cgroup(s, sid):
+    """The session's memory cgroup folder on the host (its jail's init's), or None."""
+    sup = s.supervisors(sid)[0]
+    for d in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                if d.isdigit() and f.read().rsplit(")", 1)[1].split()[1] == str(sup):
+                    lines = open("/proc/%s/cgroup" % d).read().splitlines()
+                    break
+        except (OSError, IndexError):
+            pass
+    else:
+        return None
+    for line in lines:
+        _, ctl, path = line.split(":", 2)
+        if "memory" in ctl.split(","):
+            return "/sys/fs/cgroup/memory" + path
+    for line in lines:
+        if line.startswith("0::") and os.path.exists("/sys/fs/cgroup/cgroup.controllers"):
+            return "/sys/fs/cgroup" + line[3:]
+    return None
+
+
+def _shmem(cgroup):
+    with open(os.path.join(cgroup, "memory.stat")) as f:
+        return dict(line.split() for line in f)["shmem"]
+
+
+SPARSE_12 = """
+for i in range(12):
+    with open('/tmp/s%02d' % i, 'wb') as f:
+        f.truncate(30 << 20)
+        f.seek(1 << 20)
+        f.write(b'data%02d' % i)
+"""
+
+
+def test_sparse_files_are_saved_and_restored_sparse_within_the_disk_budget(s):
+    """Hardening issue item 1: twelve ftruncate'd 30 MiB files cost a --memory
+    64 session nothing, but were saved by apparent size (361 MiB of real
+    blocks in the store on the host) and copied back dense. Holes stay holes
+    both ways, and the store is bounded by --disk counted by allocated size."""
+    sid = s.new("--memory", 64, "--disk", 400)
+    s.exec(sid, SPARSE_12, expect="ok")
+    s.run("hibernate", sid, code=0)
+    alloc, size = _allocated(s.store(sid) / "files" / "tmp")
+    assert size >= 12 * (30 << 20) and alloc < 4 << 20, (alloc, size)
+    r = s.exec(sid, "import os\n[(os.stat('/tmp/s%02d' % i).st_size, os.stat('/tmp/s%02d' % i)"
+                    ".st_blocks * 512, open('/tmp/s%02d' % i, 'rb').read()[(1 << 20) - 1:"
+                    "(1 << 20) + 7]) for i in range(12)]", expect="ok")
+    got = eval(r["result"])
+    assert [g[0] for g in got] == [30 << 20] * 12
+    assert [g[2] for g in got] == [b"\0data%02d\0" % i for i in range(12)]
+    assert sum(g[1] for g in got) < 1 << 20, got      # sparse in the jail too
+    assert r["not_restored"] == [{"name": "f", "reason": "a closed file object: not saved "
+                                  "(the file itself is; open it again)"}], r["not_restored"]
+
+
+def test_files_are_restored_inside_the_sessions_memory_cgroup(s):
+    """Hardening issue item 1: the resume copied the files into the jail's
+    tmpfs from the supervisor, so their pages were charged to it, not to the
+    session. The copy now runs in a child that joined the session's cgroup:
+    the session's memory.stat counts them (shmem)."""
+    sid = s.new("--memory", 128)
+    s.exec(sid, "import os\nfor i in range(2):\n"
+                "    open('/tmp/blob%d' % i, 'wb').write(os.urandom(20 << 20))", expect="ok")
+    s.run("hibernate", sid, code=0)
+    r = s.exec(sid, "import os\nos.path.getsize('/tmp/blob0') + os.path.getsize('/tmp/blob1')",
+               expect="ok")
+    assert r["result"] == str(40 << 20)
+    cg = _memory_cgroup(s, sid)
+    if cg is None or not os.path.exists(os.path.join(cg, "memory.stat")):
+        pytest.skip("no memory cgroup for the session here")
+    assert int(_shmem(cg)) >= 40 << 20, _shmem(cg)
+
+
+def test_a_restore_over_memory_reports_the_files_it_left_out(s):
+    """Hard links are saved (and restored) once per name: 20 MiB linked three
+    times needs 60 MiB of a 64 MiB session's memory when restored. Files that
+    would leave less than an eighth of --memory free are not restored and
+    listed; the session is not OOM-killed."""
+    sid = s.new("--memory", 64, "--disk", 400)
+    s.exec(sid, "import os\nopen('/work/a', 'wb').write(os.urandom(20 << 20))\n"
+                "os.link('/work/a', '/work/b')\nos.link('/work/a', '/work/c')", expect="ok")
+    s.run("hibernate", sid, code=0)
+    r = s.exec(sid, "import os\nsorted(n for n in 'abc' if os.path.exists('/work/' + n))",
+               expect="ok")
+    kept = eval(r["result"])
+    lost = [x for x in r["not_restored"] if x.get("path")]
+    if _memory_cgroup(s, sid) is None:
+        pytest.skip("no memory cgroup for the session here")
+    assert 1 <= len(kept) < 3, (kept, r["not_restored"])
+    assert sorted(x["path"] for x in lost) == ["/work/" + n for n in "abc" if n not in kept]
+    assert all(x["reason"].startswith("over --memory when restored") for x in lost), lost
+    assert s.exec(sid, "1 + 1", expect="ok")["result"] == "2"
+
+
+def test_files_hibernation_could_not_save_are_listed_after_the_resume(s):
+    """Hardening issue item 13: files over the disk budget were dropped
+    silently (the resume said nothing was lost). 20 MiB hard-linked four
+    times is 80 MiB to save for a --disk 64 session: what does not fit is
+    listed in not_restored with its path and reason, and so is a link."""
+    sid = s.new("--memory", 256, "--disk", 64)
+    s.exec(sid, "import os\nopen('/tmp/a', 'wb').write(os.urandom(20 << 20))\n"
+                "for n in 'bcd':\n    os.link('/tmp/a', '/tmp/' + n)\n"
+                "os.symlink('/etc/passwd', '/out/link')", expect="ok")
+    s.run("hibernate", sid, code=0)
+    r = s.exec(sid, "import os\n[p for p in ('/tmp/a', '/tmp/b', '/tmp/c', '/tmp/d') "
+                    "if os.path.exists(p)]", expect="ok")
+    kept = eval(r["result"])
+    lost = {x["path"]: x["reason"] for x in r["not_restored"] if x.get("path")}
+    assert len(kept) == 3, (kept, r["not_restored"])
+    missing = sorted({"/tmp/a", "/tmp/b", "/tmp/c", "/tmp/d"} - set(kept))
+    assert len(missing) == 1 and lost[missing[0]].startswith("over --disk when saved"), lost
+    assert lost["/out/link"] == "a symbolic link: links are not saved"
+    assert len(lost) == 2 and all(x["name"] == x["path"] for x in r["not_restored"]
+                                  if x.get("path"))
 
 
 def test_close_removes_the_store_and_unknown_ids_are_typed(s):
