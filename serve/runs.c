@@ -254,7 +254,7 @@ static int run_options(struct MHD_Connection *c, req *r, char **argv, int *argc,
         }
         if (!vals[k])
             continue;
-        if (k == 2 && (!strcmp(vals[k], "all") || !strncmp(vals[k], "all", 3))) {
+        if (k == 2 && !strcmp(vals[k], "all")) {   /* allow=LIST is the checked proxy */
             fo_http_refuse(c, r, 403, "net_refused", "use \"packages\" or \"allow=HOST,...\": "
                            "egress through folio's checked proxy", "net \"all\" (the host's "
                            "network) is not offered over HTTP");

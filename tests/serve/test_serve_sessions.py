@@ -276,3 +276,17 @@ def test_a_session_answers_only_the_token_that_made_it(tmp_path):
         assert st == 204
     finally:
         assert s.stop() == 0
+
+
+def test_run_accepts_net_allow_lists_and_refuses_only_all(srv):
+    """Only "all" (the host's network) is refused; allow=LIST is folio run's checked proxy."""
+    for net in ("allow=example.invalid", "allow=pypi.org,files.pythonhosted.org", "packages"):
+        body, ctype = multipart([("cmd", b'["true"]', None), ("net", net.encode(), None)])
+        st, _, out = request(srv.url + "/v1/run", "POST", body, ctype)
+        assert st == 200, (net, out)
+        m = json.loads(out)
+        assert m["exit"] == 0 and m["limits"]["net"] == "allow" and "egress" in m, (net, m)
+    for net in ("all", "allowx", "all=1"):
+        body, ctype = multipart([("cmd", b'["true"]', None), ("net", net.encode(), None)])
+        st, _, out = request(srv.url + "/v1/run", "POST", body, ctype)
+        assert st == (403 if net == "all" else 400), (net, out)
