@@ -496,11 +496,67 @@ int fo_http_zip(req *r, char names[][32], const int *fds, size_t n)
     return open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 }
 
+/* attr-char of RFC 8187: what filename*= carries unencoded. */
+static int attr_char(unsigned char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           (ch && strchr("!#$&+-.^_`|~", ch));
+}
+
+void fo_http_disposition(char *dst, size_t cap, const char *name)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t n, k, len = strlen(name);
+    int plain = 1;
+
+    if (cap < 32) {
+        if (cap)
+            dst[0] = '\0';
+        return;
+    }
+    /* the quoted fallback: printable ASCII but for " \ ; %, one _ per
+       other character (a UTF-8 sequence counts once); it leaves room for
+       the encoded name */
+    n = (size_t)snprintf(dst, cap, "attachment; filename=\"");
+    for (k = 0; k < len && n + 2 < cap / 3; k++) {
+        unsigned char ch = (unsigned char)name[k];
+        if ((ch & 0xc0) == 0x80) {
+            plain = 0;                         /* continuation byte: its lead gave the _ */
+            continue;
+        }
+        if (ch < 0x20 || ch > 0x7e || ch == '"' || ch == '\\' || ch == ';' || ch == '%') {
+            plain = 0;
+            ch = '_';
+        }
+        dst[n++] = (char)ch;
+    }
+    if (k < len || n == sizeof "attachment; filename=\"" - 1)
+        plain = 0;
+    if (n == sizeof "attachment; filename=\"" - 1)
+        n += (size_t)snprintf(dst + n, cap - n, "download");
+    dst[n++] = '"';
+    dst[n] = '\0';
+    if (plain || !len)
+        return;
+    n += (size_t)snprintf(dst + n, cap - n, "; filename*=UTF-8''");
+    for (k = 0; k < len && n + 4 < cap; k++) {
+        unsigned char ch = (unsigned char)name[k];
+        if (attr_char(ch)) {
+            dst[n++] = (char)ch;
+        } else {
+            dst[n++] = '%';
+            dst[n++] = hex[ch >> 4];
+            dst[n++] = hex[ch & 15];
+        }
+    }
+    dst[n] = '\0';
+}
+
 void fo_http_send_file(struct MHD_Connection *c, req *r, int fd, const char *type, const char *fname)
 {
     struct stat st;
     struct MHD_Response *resp;
-    char disp[96];
+    char disp[1024];
 
     if (fstat(fd, &st) < 0 || st.st_size > (off_t)r->s->cfg.max_bytes) {
         close(fd);
@@ -514,7 +570,7 @@ void fo_http_send_file(struct MHD_Connection *c, req *r, int fd, const char *typ
         fo_http_refuse(c, r, 500, NULL, NULL, "can't send the output");
         return;
     }
-    snprintf(disp, sizeof disp, "attachment; filename=\"%s\"", fname);
+    fo_http_disposition(disp, sizeof disp, fname);
     MHD_add_response_header(resp, "Content-Type", type);
     MHD_add_response_header(resp, "Content-Disposition", disp);
     queue(c, r, 200, resp, (uint64_t)st.st_size);

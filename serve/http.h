@@ -64,6 +64,13 @@ void fo_http_send_text(struct MHD_Connection *c, req *r, unsigned status, const 
 /* Answers the file fd (taken) as an attachment named fname; 413 over the ceiling. */
 void fo_http_send_file(struct MHD_Connection *c, req *r, int fd, const char *type,
                        const char *fname);
+/* The Content-Disposition of an attachment named name (UTF-8, any bytes)
+   into dst, as RFC 6266 writes it: filename="FALLBACK", where the fallback
+   has printable ASCII only and never a quote, backslash, semicolon or
+   percent sign (each other character one "_"), then, unless the fallback is
+   the name itself, filename*=UTF-8''PERCENT-ENCODED. A name that does not
+   fit cap is cut (at most cap/3 bytes of fallback). */
+void fo_http_disposition(char *dst, size_t cap, const char *name);
 /* JSON string contents of s into dst (cap bytes, cut if longer). */
 void fo_http_json_escape(char *dst, size_t cap, const char *s);
 /* The MIME type of an output format ("pdf"), or NULL for an unknown one. */

@@ -182,18 +182,33 @@ static char *run_folio(char **argv, int *code)
     return text;
 }
 
-/* A "url" on each file of a manifest's list (the program's, the render's). */
+/* A "url" on each file of a manifest's list (the program's, the render's):
+   the name percent-encoded but for unreserved characters and '/', so that
+   the url can be requested as it is whatever the name holds. */
 static void add_urls(fo_serve_state *s, const char *id, json_t *files)
 {
+    static const char hex[] = "0123456789ABCDEF";
     char url[FO_SERVE_MAX_NAME * 3 + 128];
     json_t *f;
-    size_t k;
+    size_t k, n;
 
     json_array_foreach(files, k, f) {
         const char *name = json_string_value(json_object_get(f, "name"));
-        if (!name)
+        if (!name || strlen(name) > FO_SERVE_MAX_NAME)
             continue;
-        snprintf(url, sizeof url, "/v1/runs/%s-%s/files/%s", s->cfg.instance, id, name);
+        n = (size_t)snprintf(url, sizeof url, "/v1/runs/%s-%s/files/", s->cfg.instance, id);
+        for (; *name && n + 4 < sizeof url; name++) {
+            unsigned char ch = (unsigned char)*name;
+            if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                strchr("-._~/", ch)) {
+                url[n++] = (char)ch;
+            } else {
+                url[n++] = '%';
+                url[n++] = hex[ch >> 4];
+                url[n++] = hex[ch & 15];
+            }
+        }
+        url[n] = '\0';
         json_object_set_new(f, "url", json_string(url));
     }
 }

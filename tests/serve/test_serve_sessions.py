@@ -290,3 +290,55 @@ def test_run_accepts_net_allow_lists_and_refuses_only_all(srv):
         body, ctype = multipart([("cmd", b'["true"]', None), ("net", net.encode(), None)])
         st, _, out = request(srv.url + "/v1/run", "POST", body, ctype)
         assert st == (403 if net == "all" else 400), (net, out)
+
+
+def _disposition_filename(value):
+    """The filename RFC 6266 takes from a Content-Disposition (filename*
+    before filename), read by the stdlib's MIME parameter parser (which
+    decodes filename*=UTF-8''... into a tuple), and how many plain and
+    extended filename parameters it holds."""
+    import email.message
+    import email.utils
+    m = email.message.Message()
+    m["Content-Disposition"] = value
+    params = [v for k, v in m.get_params(header="Content-Disposition")[1:] if k == "filename"]
+    plain = [v for v in params if isinstance(v, str)]
+    ext = [email.utils.collapse_rfc2231_value(v) for v in params if isinstance(v, tuple)]
+    return (ext or plain or [None])[0], len(plain), len(ext)
+
+
+def test_download_names_cannot_add_a_second_filename(srv):
+    """A file name chosen by jailed code is encoded per RFC 6266: one filename
+    (an ASCII fallback without quotes, backslashes, semicolons) and
+    filename*=UTF-8'' with the real name."""
+    import urllib.parse
+    names = ['a"; filename="evil.exe', "résumé ü;x%41.txt", "plain-name.txt"]
+    sid, _ = new_session(srv)
+    try:
+        st, r = exec_(srv, sid, "import json\nfor n in json.loads(%r): open('/out/' + n, 'w').write(n)"
+                      % json.dumps(names))
+        assert r["status"] == "ok", r
+        for name in names:
+            st, h, out = call(srv, "GET", f"/v1/sessions/{sid}/files/out/" + urllib.parse.quote(name))
+            assert st == 200 and out.decode() == name
+            value = h["Content-Disposition"]
+            got, n_plain, n_ext = _disposition_filename(value)
+            assert got == name and n_plain == 1 and n_ext == (0 if name == "plain-name.txt" else 1), value
+            fallback = re.match(r'attachment; filename="([^"]*)"(;|$)', value).group(1)
+            assert re.fullmatch(r'[\x20-\x7e]+', fallback) and not set(fallback) & set('"\\;%'), value
+        st, _, out = call(srv, "GET", f"/v1/sessions/{sid}/files/out/a%0Ab.txt")
+        assert st == 400 and errors_of(out)[0]["message"]     # a newline never reaches a header
+    finally:
+        call(srv, "DELETE", f"/v1/sessions/{sid}")
+
+
+def test_run_download_urls_are_usable_as_given_and_name_the_file(srv):
+    body, ctype = multipart([("cmd", json.dumps(["sh", "-c", "echo x > /out/my_report+1.txt"]).encode(),
+                              None)])
+    st, _, out = request(srv.url + "/v1/run", "POST", body, ctype)
+    assert st == 200, out
+    f = json.loads(out)["files"][0]
+    assert f["name"] == "my_report+1.txt" and "/files/" in f["url"]
+    st, h, got = request(srv.url + f["url"])
+    assert st == 200 and got == b"x\n"
+    assert _disposition_filename(h["Content-Disposition"])[:2] == ("my_report+1.txt", 1)
