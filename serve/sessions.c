@@ -91,16 +91,19 @@ static unsigned status_of(const char *code)
     return 500;
 }
 
-/* {"errors": [{"code", "message", "hint"}]} with the code's status. */
-static void refuse_session(struct MHD_Connection *c, req *r, const fo_session_error *e)
+/* {"errors": [{"code", "message", "hint"}]} with status (0: the code's). */
+static void refuse_session_as(struct MHD_Connection *c, req *r, const fo_session_error *e,
+                              unsigned status)
 {
     json_t *o = json_pack("{s:[{s:s, s:s, s:s}]}", "errors", "code", e->code[0] ? e->code : "internal",
                           "message", e->message, "hint", e->hint);
     char *body = o ? json_dumps(o, JSON_COMPACT) : NULL;
-    unsigned status = status_of(e->code);
 
+    if (!status)
+        status = status_of(e->code);
     json_decref(o);
-    r->reason = status == 404 ? "session_not_found" : status == 410 ? "session_expired"
+    r->reason = !strcmp(e->code, "file_not_found") ? "not_found"
+              : status == 413 ? "ceiling" : status == 404 ? "session_not_found" : status == 410 ? "session_expired"
               : status == 429 ? "limit_reached" : status == 503 ? "restore_failed" : NULL;
     if (r->reason)
         fo_serve_metrics_refusal(r->reason);
@@ -110,6 +113,46 @@ static void refuse_session(struct MHD_Connection *c, req *r, const fo_session_er
     }
     fo_http_send_text(c, r, status, "application/json", body, strlen(body));
     free(body);
+}
+
+static void refuse_session(struct MHD_Connection *c, req *r, const fo_session_error *e)
+{
+    refuse_session_as(c, r, e, 0);
+}
+
+/* A put or get the supervisor refused: the session tells "bad_request"
+   with exit 2 (no such file, or not a plain relative path) or 3 (over the
+   session's max_bytes, or its disk full). Over HTTP: 404 file_not_found
+   for a get of nothing, 413 too_large / disk_full for either past a
+   ceiling, with hints that name HTTP fields; the rest as it came. */
+static void refuse_file(struct MHD_Connection *c, req *r, fo_session_error *e, int put)
+{
+    unsigned status = 0;
+
+    if (strcmp(e->code, "bad_request")) {
+        refuse_session(c, r, e);
+        return;
+    }
+    if (e->exit == 3 && put && strstr(e->message, strerror(ENOSPC))) {
+        snprintf(e->code, sizeof e->code, "disk_full");
+        snprintf(e->hint, sizeof e->hint, "the session's disk is full: delete files in a cell, or "
+                 "create a session with a larger \"disk\" (MB)");
+        status = 413;
+    } else if (e->exit == 3) {
+        snprintf(e->code, sizeof e->code, "too_large");
+        snprintf(e->message, sizeof e->message, "%s: the file is over the session's ceiling "
+                 "(limits.max_bytes)", put ? "put" : "get");
+        snprintf(e->hint, sizeof e->hint, "a session moves files up to its limits.max_bytes "
+                 "(POST /v1/sessions answered it): %s", put ? "send a smaller file, or split it"
+                                                             : "split the file in a cell");
+        status = 413;
+    } else if (!put && e->exit == 2) {
+        snprintf(e->code, sizeof e->code, "file_not_found");
+        snprintf(e->hint, sizeof e->hint, "files/PATH is /work/PATH and files/out/PATH is "
+                 "/out/PATH; an exec result lists the files its cell made (links are never followed)");
+        status = 404;
+    }
+    refuse_session_as(c, r, e, status);
 }
 
 /* The request body, parsed: an object, or NULL after answering 400. An
@@ -309,7 +352,7 @@ static void h_put(struct MHD_Connection *c, req *r, const char *id, const char *
         return;
     }
     if (fo_session_put(id, r->files[0].fd, dest, &err) < 0) {
-        refuse_session(c, r, &err);
+        refuse_file(c, r, &err, 1);
         return;
     }
     fo_http_send_text(c, r, 201, "application/json", "{}\n", 3);
@@ -326,7 +369,7 @@ static void h_get(struct MHD_Connection *c, req *r, const char *id, const char *
     memset(&err, 0, sizeof err);
     session_path(rest, path, sizeof path);
     if (fo_session_get(id, path, &fd, &bytes, &err) < 0) {
-        refuse_session(c, r, &err);
+        refuse_file(c, r, &err, 0);
         return;
     }
     fo_http_send_file(c, r, fd, "application/octet-stream", base ? base + 1 : rest);

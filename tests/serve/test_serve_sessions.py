@@ -134,7 +134,30 @@ def test_bad_requests_have_documented_statuses(srv):
         st, _, out = call(srv, "POST", f"/v1/sessions/{sid}/render?format=pdf")
         assert st == 400 and "result.json" in errors_of(out)[0]["message"]
         st, _, out = call(srv, "GET", f"/v1/sessions/{sid}/files/none.txt")
-        assert st in (400, 404), out
+        assert st == 404 and errors_of(out)[0]["code"] == "file_not_found", out
+        st, _, out = call(srv, "GET", f"/v1/sessions/{sid}/files/out/none.txt")
+        assert st == 404 and errors_of(out)[0]["code"] == "file_not_found", out
+    finally:
+        call(srv, "DELETE", f"/v1/sessions/{sid}")
+
+
+def test_a_put_past_a_session_ceiling_is_413(srv):
+    """Over the session's max_bytes (30 MiB, under the server's 32 MiB body
+    ceiling) and over a full session disk: 413, not 400, with HTTP hints."""
+    sid, doc = new_session(srv, disk=1)
+    try:
+        st, _, out = call(srv, "PUT", f"/v1/sessions/{sid}/files/big.bin", body=b"x" * (2 << 20),
+                          ctype="application/octet-stream")
+        e = errors_of(out)[0]
+        assert st == 413 and e["code"] == "disk_full" and '"disk"' in e["hint"], out
+        size = doc["limits"]["max_bytes"] + 1
+        st, _, out = call(srv, "PUT", f"/v1/sessions/{sid}/files/big.bin", body=b"x" * size,
+                          ctype="application/octet-stream")
+        e = errors_of(out)[0]
+        assert st == 413 and e["code"] == "too_large" and "--" not in e["message"] + e["hint"], out
+        st, _, out = call(srv, "PUT", f"/v1/sessions/{sid}/files/small.txt", body=b"fits",
+                          ctype="text/plain")
+        assert st == 201, "the session takes files again"
     finally:
         call(srv, "DELETE", f"/v1/sessions/{sid}")
 
