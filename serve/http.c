@@ -72,6 +72,8 @@ static void queue(struct MHD_Connection *c, req *r, unsigned status, struct MHD_
     }
     MHD_add_response_header(resp, "X-Request-Id", r->id);
     MHD_add_response_header(resp, "X-Folio-Instance", r->s->cfg.instance);
+    if (r->close)
+        MHD_add_response_header(resp, "Connection", "close");
     if (r->conn && r->conn == c) {
         /* mid-body: libmicrohttpd queues a response only before the body or
            after it. Nothing more is stored; the answer waits for the end of
@@ -800,12 +802,31 @@ static req *new_req(fo_serve_state *s, const char *url, const char *method)
     return r;
 }
 
-/* First call: route, method, auth, then the body's set-up. */
+static enum MHD_Result add_framing(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value)
+{
+    (void)kind;
+    fo_http_framing_add(cls, key, value);
+    return MHD_YES;
+}
+
+/* First call: framing, route, method, auth, then the body's set-up. */
 static void first_call(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *url,
                        const char *method)
 {
+    fo_http_framing framing = { 0, 0, 0, NULL };
+    const char *why;
     int method_ok;
 
+    MHD_get_connection_values(c, MHD_HEADER_KIND, add_framing, &framing);
+    if ((why = fo_http_framing_check(&framing))) {
+        /* what follows on this connection can't be told from this body */
+        r->close = 1;
+        fo_http_refuse(c, r, 400, "bad_framing", "send one Content-Length, or "
+                       "Transfer-Encoding: chunked and no Content-Length (RFC 9112 section 6.3)",
+                       "the request's body length is ambiguous: %s", why);
+        return;
+    }
     r->rt = find_route(url, &method_ok, method);
     if (!r->rt) {
         fo_http_refuse(c, r, 404, "not_found", "see GET /v1/openapi.json", "no route %s", url);

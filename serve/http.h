@@ -52,6 +52,7 @@ struct req {
     uint64_t discarded;            /* body bytes dropped after that refusal */
     unsigned char bearer[32];      /* SHA-256 of the bearer token (fo_serve_bearer) */
     int has_bearer;                /* 0: the request sent none */
+    int close;                     /* the answer closes the connection */
 };
 
 /* Answers {"errors": [{"message", "hint"}]} with status; reason (or NULL)

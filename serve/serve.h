@@ -5,6 +5,7 @@
  *              SIGTERM drain), the libmicrohttpd daemon, fo_serve_main
  *   http.c     the route table, uploads streamed into a per-request scratch
  *              folder, limits and refusals, JSON errors, the request log
+ *   framing.c  refuses requests whose body could be read two ways (smuggling)
  *   metrics.c  counters and latency histograms, /metrics in Prometheus text
  *   zygote.c   confinement: a pre-jailed zygote that forks a fresh,
  *              non-dumpable child per render (the server keeps no renderer
@@ -125,6 +126,21 @@ void fo_serve_metrics_session(void);
    NULL when out of memory. */
 char *fo_serve_metrics_text(long in_flight, long renders_running, long renders_queued,
                             long zygote_restarts, long sessions_live, long cells_running);
+
+/* ---- framing.c -------------------------------------------------------- */
+/* A request's body framing, from its headers (RFC 9112 §6.3). Zero it, add
+   every header (name and value as received), then check. */
+typedef struct {
+    uint64_t length;           /* the Content-Length value */
+    unsigned n_length;         /* Content-Length headers */
+    unsigned n_coding;         /* Transfer-Encoding headers */
+    const char *why;           /* the first refusal, or NULL */
+} fo_http_framing;
+void fo_http_framing_add(fo_http_framing *f, const char *name, const char *value);
+/* NULL when the body is framed one way only (no length, one Content-Length
+   or identical ones, or exactly "Transfer-Encoding: chunked"); else why not
+   (a static string): the request must be refused and its connection closed. */
+const char *fo_http_framing_check(const fo_http_framing *f);
 
 /* ---- http.c ----------------------------------------------------------- */
 struct MHD_Daemon;
