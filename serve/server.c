@@ -492,18 +492,21 @@ int fo_serve_main(int argc, char **argv, const char *engine)
     pthread_cond_init(&s.slots_free, NULL);
     signal(SIGPIPE, SIG_IGN);
     raise_nofile(s.cfg.max_conns);
-    rc = start(&s, engine, &lfd, shown, sizeof shown, scratch_root, sizeof scratch_root);
-    if (rc) {
-        if (lfd >= 0)
-            close(lfd);
-        return rc;
-    }
+    /* blocked before start(): the zygote's stderr thread is made there, and
+       a thread that left SIGTERM unblocked would take it (and end the
+       process) whenever this one is not in sigtimedwait */
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGHUP);
     sigaddset(&set, SIGCHLD);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
+    rc = start(&s, engine, &lfd, shown, sizeof shown, scratch_root, sizeof scratch_root);
+    if (rc) {
+        if (lfd >= 0)
+            close(lfd);
+        return rc;
+    }
     d = fo_serve_http_start(&s, lfd);
     if (!d) {
         fprintf(stderr, "folio: serve: can't start the HTTP server on %s\n", shown);

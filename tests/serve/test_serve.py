@@ -568,6 +568,20 @@ def _status(pid):
     return dict(l.split(":\t", 1) for l in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines() if ":\t" in l)
 
 
+def test_no_thread_but_the_signal_waiter_can_take_sigterm(srv):
+    """SIGTERM is taken by the main thread's sigtimedwait (a drain). A thread
+    with it unblocked (the zygote's stderr reader was one) gets it whenever
+    the main thread is busy elsewhere (a SIGCHLD), and SIGTERM's default
+    action ends the process without a drain."""
+    term = 1 << (signal.SIGTERM - 1)
+    pid = srv.p.pid
+    others = [t for t in pathlib.Path(f"/proc/{pid}/task").iterdir() if int(t.name) != pid]
+    assert len(others) > 2
+    for t in others:
+        st = dict(l.split(":\t", 1) for l in (t / "status").read_text().splitlines() if ":\t" in l)
+        assert int(st["SigBlk"], 16) & term, ((t / "comm").read_text(), st["SigBlk"])
+
+
 def test_renders_run_in_the_jail(srv):
     """The zygote the renders fork from: other user/net/mount/pid namespaces,
     seccomp filter, no_new_privs, no capabilities, not root."""
