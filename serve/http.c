@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -129,27 +130,57 @@ void fo_http_json_escape(char *dst, size_t cap, const char *s)
     dst[n] = '\0';
 }
 
-/* {"errors": [{"message": ..., "hint": ...}]} with the status; reason goes
-   to the log and the refusal counter. */
-__attribute__((format(printf, 6, 7)))
-void fo_http_refuse(struct MHD_Connection *c, req *r, unsigned status, const char *reason,
-                   const char *hint, const char *fmt, ...)
+/* {"errors": [{["code", "field", "limit",] "message", "hint"}]} with the
+   status; reason goes to the log and the refusal counter. */
+__attribute__((format(printf, 9, 0)))
+static void refuse_v(struct MHD_Connection *c, req *r, unsigned status, const char *reason,
+                     const char *code, const char *field, double limit, const char *hint,
+                     const char *fmt, va_list ap)
 {
-    char msg[512], emsg[1024], ehint[1024], body[2300];
-    va_list ap;
+    char msg[512], emsg[1024], ehint[1024], efield[256], head[400] = "", body[2800];
+    size_t h = 0;
     int n;
 
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     fo_http_json_escape(emsg, sizeof emsg, msg);
     fo_http_json_escape(ehint, sizeof ehint, hint ? hint : "");
-    n = snprintf(body, sizeof body, "{\"errors\": [{\"message\": \"%s\", \"hint\": %s%s%s}]}\n",
-                 emsg, hint ? "\"" : "", hint ? ehint : "null", hint ? "\"" : "");
+    if (code)
+        h += (size_t)snprintf(head + h, sizeof head - h, "\"code\": \"%s\", ", code);
+    if (field) {
+        fo_http_json_escape(efield, sizeof efield, field);
+        h += (size_t)snprintf(head + h, sizeof head - h, "\"field\": \"%s\", ", efield);
+    }
+    if (!isnan(limit) && h < sizeof head)
+        snprintf(head + h, sizeof head - h, "\"limit\": %.15g, ", limit);
+    n = snprintf(body, sizeof body, "{\"errors\": [{%s\"message\": \"%s\", \"hint\": %s%s%s}]}\n",
+                 head, emsg, hint ? "\"" : "", hint ? ehint : "null", hint ? "\"" : "");
     r->reason = reason;
     if (reason)
         fo_serve_metrics_refusal(reason);
     fo_http_send_text(c, r, status, "application/json", body, (size_t)n);
+}
+
+__attribute__((format(printf, 6, 7)))
+void fo_http_refuse(struct MHD_Connection *c, req *r, unsigned status, const char *reason,
+                   const char *hint, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    refuse_v(c, r, status, reason, NULL, NULL, NAN, hint, fmt, ap);
+    va_end(ap);
+}
+
+__attribute__((format(printf, 9, 10)))
+void fo_http_refuse_field(struct MHD_Connection *c, req *r, unsigned status, const char *reason,
+                          const char *code, const char *field, double limit, const char *hint,
+                          const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    refuse_v(c, r, status, reason, code, field, limit, hint, fmt, ap);
+    va_end(ap);
 }
 
 /* ---------------------------------------------------------- auth, log */

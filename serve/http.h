@@ -59,6 +59,22 @@ struct req {
    goes to the log and the refusal counter. */
 void fo_http_refuse(struct MHD_Connection *c, req *r, unsigned status, const char *reason,
                     const char *hint, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* Answers {"errors": [{"code", "field", "limit", "message", "hint"}]}
+   with status: a refusal of one field of the request (limit: NAN for
+   none); reason goes to the log and the refusal counter. */
+void fo_http_refuse_field(struct MHD_Connection *c, req *r, unsigned status, const char *reason,
+                          const char *code, const char *field, double limit, const char *hint,
+                          const char *fmt, ...) __attribute__((format(printf, 9, 10)));
+/* A number a client asked for in field, against the operator's ceiling
+   (unit names its unit in messages): 1 when it is finite, above zero and at
+   most ceiling; else 0 after answering 400 (code bad_value or
+   over_ceiling, with the field and the ceiling). limits.c. */
+int fo_http_limit_ok(struct MHD_Connection *c, req *r, const char *field, double v,
+                     double ceiling, const char *unit);
+/* The same for a field sent as text (a multipart part): it must be a whole
+   decimal number; the value into *out. */
+int fo_http_limit_text(struct MHD_Connection *c, req *r, const char *field, const char *text,
+                       double ceiling, const char *unit, double *out);
 /* Answers body (copied) with status and type. */
 void fo_http_send_text(struct MHD_Connection *c, req *r, unsigned status, const char *type,
                        const char *body, size_t len);

@@ -255,10 +255,14 @@ static int cmd_words(struct MHD_Connection *c, req *r, json_t *cmd, char **argv,
     return 0;
 }
 
-/* The optional fields as folio run options; 0 or -1 after answering. */
-static int run_options(struct MHD_Connection *c, req *r, char **argv, int *argc, char *vals[3])
+/* The optional fields as folio run options, the timeout under the
+   operator's ceiling (which is given when folio run's default is over it);
+   0 or -1 after answering. */
+static int run_options(fo_serve_state *s, struct MHD_Connection *c, req *r, char **argv, int *argc,
+                       char *vals[3], char ceiling[32])
 {
     static const char *const names[] = { "render", "timeout", "net" };
+    double max = s->cfg.run_max[FO_LIMIT_TIMEOUT], v;
     int too_long = 0;
 
     for (int k = 0; k < 3; k++) {
@@ -275,8 +279,15 @@ static int run_options(struct MHD_Connection *c, req *r, char **argv, int *argc,
                            "network) is not offered over HTTP");
             return -1;
         }
+        if (k == 1 && !fo_http_limit_text(c, r, "timeout", vals[k], max, "s", &v))
+            return -1;
         argv[(*argc)++] = k == 0 ? "--render" : k == 1 ? "--timeout" : "--net";
         argv[(*argc)++] = vals[k];
+    }
+    if (!vals[1] && fo_serve_limit_default(FO_LIMIT_TIMEOUT, 0) > max) {
+        snprintf(ceiling, 32, "%.17g", max);
+        argv[(*argc)++] = "--timeout";
+        argv[(*argc)++] = ceiling;
     }
     return 0;
 }
@@ -304,7 +315,7 @@ static void answer_run(fo_serve_state *s, struct MHD_Connection *c, req *r, cons
 void fo_http_run(fo_serve_state *s, struct MHD_Connection *c, req *r)
 {
     char *argv[MAX_ARGS + 2 * 64 + 32], *vals[3] = { NULL, NULL, NULL }, *cmd_text, *manifest;
-    char maxb[32], out_dir[sizeof s->runs_dir + 40], id[33];
+    char maxb[32], tmax[32], out_dir[sizeof s->runs_dir + 40], id[33];
     json_t *cmd = NULL;
     int argc = 0, too_long = 0, code = 5;
     size_t n_paths = 0;
@@ -334,7 +345,7 @@ void fo_http_run(fo_serve_state *s, struct MHD_Connection *c, req *r)
     snprintf(out_dir, sizeof out_dir, "%s/%s", s->runs_dir, id);
     {
         char (*inpaths)[1100] = calloc(r->n_files + 1, sizeof *inpaths);
-        if (!inpaths || run_options(c, r, argv, &argc, vals) < 0 ||
+        if (!inpaths || run_options(s, c, r, argv, &argc, vals, tmax) < 0 ||
             lay_out_inputs(r, argv, &argc, inpaths, &n_paths) < 0 || mkdir(out_dir, 0700) < 0) {
             if (!r->answered)
                 fo_http_refuse(c, r, 500, NULL, NULL, "can't lay out the run: %s", strerror(errno));

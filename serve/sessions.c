@@ -193,10 +193,35 @@ static const struct { const char *key, *opt; int number; } new_opts[] = {
     { "net", "--net", 0 },
 };
 
-/* Body keys to argv; 0, or -1 after answering 400. */
-static int new_argv(struct MHD_Connection *c, req *r, json_t *body, char **argv, char bufs[][256],
-                    int *argc)
+/* The session options a request left out whose folio default is over the
+   operator's ceiling: the ceiling, as if asked (disk's default is the
+   session's memory). */
+static void clamp_defaults(fo_serve_state *s, const double *given, char **argv,
+                           char bufs[][256], int *argc)
 {
+    double memory = given[FO_LIMIT_MEMORY] > 0 ? given[FO_LIMIT_MEMORY]
+                                               : fo_serve_limit_default(FO_LIMIT_MEMORY, 0);
+    size_t k;
+
+    if (memory > s->cfg.session_max[FO_LIMIT_MEMORY])
+        memory = s->cfg.session_max[FO_LIMIT_MEMORY];
+    for (k = 0; k < sizeof new_opts / sizeof *new_opts; k++) {
+        int li = fo_serve_limit_index(new_opts[k].key);
+        if (li < 0 || given[li] > 0 ||
+            fo_serve_limit_default(li, memory) <= s->cfg.session_max[li])
+            continue;
+        argv[(*argc)++] = (char *)new_opts[k].opt;
+        snprintf(bufs[k], 256, "%.17g", s->cfg.session_max[li]);
+        argv[(*argc)++] = bufs[k];
+    }
+}
+
+/* Body keys to argv, each number under the operator's ceiling; 0, or -1
+   after answering 400. */
+static int new_argv(fo_serve_state *s, struct MHD_Connection *c, req *r, json_t *body, char **argv,
+                    char bufs[][256], int *argc)
+{
+    double given[FO_LIMIT_N] = { 0 };
     const char *key;
     json_t *v;
     size_t k;
@@ -220,6 +245,13 @@ static int new_argv(struct MHD_Connection *c, req *r, json_t *body, char **argv,
                            "network) is not offered over HTTP");
             return -1;
         }
+        if (new_opts[k].number) {
+            int li = fo_serve_limit_index(key);
+            if (!fo_http_limit_ok(c, r, key, json_number_value(v), s->cfg.session_max[li],
+                                  fo_serve_limit_unit(li)))
+                return -1;
+            given[li] = json_number_value(v);
+        }
         argv[(*argc)++] = (char *)new_opts[k].opt;
         if (new_opts[k].number)
             snprintf(bufs[k], 256, "%.17g", json_number_value(v));
@@ -227,6 +259,7 @@ static int new_argv(struct MHD_Connection *c, req *r, json_t *body, char **argv,
             snprintf(bufs[k], 256, "%s", json_string_value(v));
         argv[(*argc)++] = bufs[k];
     }
+    clamp_defaults(s, given, argv, bufs, argc);
     return 0;
 }
 
@@ -242,7 +275,7 @@ static void h_create(fo_serve_state *s, struct MHD_Connection *c, req *r)
     memset(&err, 0, sizeof err);
     if (!body)
         return;
-    if (new_argv(c, r, body, argv, bufs, &o.argc) < 0) {
+    if (new_argv(s, c, r, body, argv, bufs, &o.argc) < 0) {
         json_decref(body);
         return;
     }
@@ -306,6 +339,11 @@ static void h_exec(fo_serve_state *s, struct MHD_Connection *c, req *r, const ch
         json_decref(body);
         fo_http_refuse(c, r, 400, "bad_request", "send {\"code\": \"...\", \"timeout\": S}",
                        "exec takes \"code\" (a string) and an optional \"timeout\" (seconds)");
+        return;
+    }
+    if (timeout && !fo_http_limit_ok(c, r, "timeout", json_number_value(timeout),
+                                     s->cfg.session_max[FO_LIMIT_TIMEOUT], "s")) {
+        json_decref(body);
         return;
     }
     if (!cell_take(s)) {

@@ -365,3 +365,84 @@ def test_run_download_urls_are_usable_as_given_and_name_the_file(srv):
     st, h, got = request(srv.url + f["url"])
     assert st == 200 and got == b"x\n"
     assert _disposition_filename(h["Content-Disposition"])[:2] == ("my_report+1.txt", 1)
+
+
+def _over(out, field):
+    e = errors_of(out)[0]
+    assert e["code"] == "over_ceiling" and e["field"] == field and isinstance(e["limit"], (int, float)), e
+    assert f'"{field}"' in e["hint"] and "--" not in e["hint"], "hints name JSON fields, not flags"
+    return e
+
+
+@pytest.mark.parametrize("field,value", [("memory", 1 << 20), ("cpus", 1024), ("disk", 9_600_000),
+                                         ("idle", 10 ** 7), ("timeout", 1e308), ("pids", 65536)])
+def test_session_limits_over_the_default_ceilings_are_400(srv, field, value):
+    st, _, out = call(srv, "POST", "/v1/sessions", {field: value})
+    assert st == 400, out
+    e = _over(out, field)
+    assert e["limit"] < value and str(e["limit"]).rstrip("0").rstrip(".") in e["message"].replace(".0 ", " ")
+
+
+@pytest.mark.parametrize("value", [-1, 0, -1e308])
+def test_session_limits_must_be_positive(srv, value):
+    st, _, out = call(srv, "POST", "/v1/sessions", {"memory": value})
+    e = errors_of(out)[0]
+    assert st == 400 and e["code"] == "bad_value" and e["field"] == "memory", out
+
+
+def test_exec_and_run_timeouts_have_a_ceiling(srv):
+    sid, _ = new_session(srv)
+    try:
+        for t in (1e308, 601, 86400):
+            st, _, out = call(srv, "POST", f"/v1/sessions/{sid}/exec", {"code": "1", "timeout": t})
+            assert st == 400, out
+            assert _over(out, "timeout")["limit"] == 600
+        for t in (-1, 0):
+            st, _, out = call(srv, "POST", f"/v1/sessions/{sid}/exec", {"code": "1", "timeout": t})
+            assert st == 400 and errors_of(out)[0]["code"] == "bad_value", out
+        st, _, out = call(srv, "POST", f"/v1/sessions/{sid}/exec", {"code": "6*7", "timeout": 600})
+        assert st == 200 and json.loads(out)["result"] == "42", out
+    finally:
+        call(srv, "DELETE", f"/v1/sessions/{sid}")
+    for t, code in ((b"86400", "over_ceiling"), (b"1e308", "over_ceiling"), (b"nan", "bad_value"),
+                    (b"inf", "bad_value"), (b"-1", "bad_value"), (b"1e999", "bad_value"),
+                    (b"ten", "bad_value")):
+        body, ctype = multipart([("cmd", b'["true"]', None), ("timeout", t, None)])
+        st, _, out = request(srv.url + "/v1/run", "POST", body, ctype)
+        e = errors_of(out)[0]
+        assert st == 400 and e["code"] == code and e["field"] == "timeout" and e["limit"] == 600, (t, out)
+
+
+def test_operator_ceilings_bound_requests_and_defaults(tmp_path):
+    s = Server("--instance", "c1", "--session-limits", "memory=512,timeout=30,cpus=0.5,idle=60,disk=256",
+               "--run-limits", "timeout=20", "--session-dir", tmp_path / "sd", scratch=tmp_path)
+    try:
+        st, _, out = call(s, "POST", "/v1/sessions", {"memory": 513})
+        assert st == 400 and _over(out, "memory")["limit"] == 512
+        st, _, out = call(s, "POST", "/v1/sessions", {"cpus": 1})
+        assert st == 400 and _over(out, "cpus")["limit"] == 0.5
+        sid, doc = new_session(s)                 # left out: folio's default, or the ceiling below it
+        try:
+            lim = doc["limits"]
+            assert (lim["memory_mb"], lim["timeout_s"], lim["idle_s"], lim["disk_mb"]) == (512, 30, 60, 256), lim
+            st, _, out = call(s, "POST", f"/v1/sessions/{sid}/exec", {"code": "1", "timeout": 31})
+            assert st == 400 and _over(out, "timeout")["limit"] == 30
+        finally:
+            call(s, "DELETE", f"/v1/sessions/{sid}")
+        body, ctype = multipart([("cmd", b'["true"]', None)])
+        st, _, out = request(s.url + "/v1/run", "POST", body, ctype)
+        assert st == 200 and json.loads(out)["limits"]["timeout_s"] == 20, out
+        body, ctype = multipart([("cmd", b'["true"]', None), ("timeout", b"21", None)])
+        st, _, out = request(s.url + "/v1/run", "POST", body, ctype)
+        assert st == 400 and _over(out, "timeout")["limit"] == 20
+    finally:
+        assert s.stop() == 0
+
+
+@pytest.mark.parametrize("opt", ["memory=8", "cpus=0", "timeout=1e308", "nope=1", "memory", "idle=-5",
+                                 "disk=1.5"])
+def test_bad_session_limits_are_usage_errors(opt):
+    from test_serve import FOLIO
+    p = subprocess.run([FOLIO, "serve", "--listen", "127.0.0.1:0", "--session-limits", opt],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 1 and "--session-limits" in p.stderr, (opt, p.stderr)
