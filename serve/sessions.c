@@ -102,8 +102,8 @@ static void refuse_session_as(struct MHD_Connection *c, req *r, const fo_session
     if (!status)
         status = status_of(e->code);
     json_decref(o);
-    r->reason = !strcmp(e->code, "file_not_found") ? "not_found"
-              : status == 413 ? "ceiling" : status == 404 ? "session_not_found" : status == 410 ? "session_expired"
+    r->reason = !strcmp(e->code, "file_not_found") ? "not_found" : status == 413 ? "ceiling"
+              : status == 404 ? "session_not_found" : status == 410 ? "session_expired"
               : status == 429 ? "limit_reached" : status == 503 ? "restore_failed" : NULL;
     if (r->reason)
         fo_serve_metrics_refusal(r->reason);
@@ -149,7 +149,8 @@ static void refuse_file(struct MHD_Connection *c, req *r, fo_session_error *e, i
     } else if (!put && e->exit == 2) {
         snprintf(e->code, sizeof e->code, "file_not_found");
         snprintf(e->hint, sizeof e->hint, "files/PATH is /work/PATH and files/out/PATH is "
-                 "/out/PATH; an exec result lists the files its cell made (links are never followed)");
+                 "/out/PATH; an exec result lists the files its cell made (links are never "
+                 "followed)");
         status = 404;
     }
     refuse_session_as(c, r, e, status);
