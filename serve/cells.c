@@ -371,6 +371,9 @@ static int exec_args(struct MHD_Connection *c, req *r, json_t *body, json_t **co
                        "\"timeout\" (seconds) and an optional \"detach\" (true or false)");
         return -1;
     }
+    if (t && !fo_http_limit_ok(c, r, "timeout", json_number_value(t),
+                               r->s->cfg.session_max[FO_LIMIT_TIMEOUT], "s"))
+        return -1;
     *timeout = t ? json_number_value(t) : 0;
     *detach = d && json_is_true(d);
     return 0;

@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -74,6 +75,8 @@ void fo_http_send_response(struct MHD_Connection *c, req *r, unsigned status,
     }
     MHD_add_response_header(resp, "X-Request-Id", r->id);
     MHD_add_response_header(resp, "X-Folio-Instance", r->s->cfg.instance);
+    if (r->close)
+        MHD_add_response_header(resp, "Connection", "close");
     if (r->susp) {
         /* a deferred handler, on its own thread: the answer is queued when
            the connection is resumed (fo_http_defer, fo_http_answer_now) */
@@ -138,27 +141,57 @@ void fo_http_json_escape(char *dst, size_t cap, const char *s)
     dst[n] = '\0';
 }
 
-/* {"errors": [{"message": ..., "hint": ...}]} with the status; reason goes
-   to the log and the refusal counter. */
-__attribute__((format(printf, 6, 7)))
-void fo_http_refuse(struct MHD_Connection *c, req *r, unsigned status, const char *reason,
-                   const char *hint, const char *fmt, ...)
+/* {"errors": [{["code", "field", "limit",] "message", "hint"}]} with the
+   status; reason goes to the log and the refusal counter. */
+__attribute__((format(printf, 9, 0)))
+static void refuse_v(struct MHD_Connection *c, req *r, unsigned status, const char *reason,
+                     const char *code, const char *field, double limit, const char *hint,
+                     const char *fmt, va_list ap)
 {
-    char msg[512], emsg[1024], ehint[1024], body[2300];
-    va_list ap;
+    char msg[512], emsg[1024], ehint[1024], efield[256], head[400] = "", body[2800];
+    size_t h = 0;
     int n;
 
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     fo_http_json_escape(emsg, sizeof emsg, msg);
     fo_http_json_escape(ehint, sizeof ehint, hint ? hint : "");
-    n = snprintf(body, sizeof body, "{\"errors\": [{\"message\": \"%s\", \"hint\": %s%s%s}]}\n",
-                 emsg, hint ? "\"" : "", hint ? ehint : "null", hint ? "\"" : "");
+    if (code)
+        h += (size_t)snprintf(head + h, sizeof head - h, "\"code\": \"%s\", ", code);
+    if (field) {
+        fo_http_json_escape(efield, sizeof efield, field);
+        h += (size_t)snprintf(head + h, sizeof head - h, "\"field\": \"%s\", ", efield);
+    }
+    if (!isnan(limit) && h < sizeof head)
+        snprintf(head + h, sizeof head - h, "\"limit\": %.15g, ", limit);
+    n = snprintf(body, sizeof body, "{\"errors\": [{%s\"message\": \"%s\", \"hint\": %s%s%s}]}\n",
+                 head, emsg, hint ? "\"" : "", hint ? ehint : "null", hint ? "\"" : "");
     r->reason = reason;
     if (reason)
         fo_serve_metrics_refusal(reason);
     fo_http_send_text(c, r, status, "application/json", body, (size_t)n);
+}
+
+__attribute__((format(printf, 6, 7)))
+void fo_http_refuse(struct MHD_Connection *c, req *r, unsigned status, const char *reason,
+                   const char *hint, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    refuse_v(c, r, status, reason, NULL, NULL, NAN, hint, fmt, ap);
+    va_end(ap);
+}
+
+__attribute__((format(printf, 9, 10)))
+void fo_http_refuse_field(struct MHD_Connection *c, req *r, unsigned status, const char *reason,
+                          const char *code, const char *field, double limit, const char *hint,
+                          const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    refuse_v(c, r, status, reason, code, field, limit, hint, fmt, ap);
+    va_end(ap);
 }
 
 /* ---------------------------------------------------------- auth, log */
@@ -519,11 +552,67 @@ int fo_http_zip(req *r, char names[][32], const int *fds, size_t n)
     return open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 }
 
+/* attr-char of RFC 8187: what filename*= carries unencoded. */
+static int attr_char(unsigned char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           (ch && strchr("!#$&+-.^_`|~", ch));
+}
+
+void fo_http_disposition(char *dst, size_t cap, const char *name)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t n, k, len = strlen(name);
+    int plain = 1;
+
+    if (cap < 32) {
+        if (cap)
+            dst[0] = '\0';
+        return;
+    }
+    /* the quoted fallback: printable ASCII but for " \ ; %, one _ per
+       other character (a UTF-8 sequence counts once); it leaves room for
+       the encoded name */
+    n = (size_t)snprintf(dst, cap, "attachment; filename=\"");
+    for (k = 0; k < len && n + 2 < cap / 3; k++) {
+        unsigned char ch = (unsigned char)name[k];
+        if ((ch & 0xc0) == 0x80) {
+            plain = 0;                         /* continuation byte: its lead gave the _ */
+            continue;
+        }
+        if (ch < 0x20 || ch > 0x7e || ch == '"' || ch == '\\' || ch == ';' || ch == '%') {
+            plain = 0;
+            ch = '_';
+        }
+        dst[n++] = (char)ch;
+    }
+    if (k < len || n == sizeof "attachment; filename=\"" - 1)
+        plain = 0;
+    if (n == sizeof "attachment; filename=\"" - 1)
+        n += (size_t)snprintf(dst + n, cap - n, "download");
+    dst[n++] = '"';
+    dst[n] = '\0';
+    if (plain || !len)
+        return;
+    n += (size_t)snprintf(dst + n, cap - n, "; filename*=UTF-8''");
+    for (k = 0; k < len && n + 4 < cap; k++) {
+        unsigned char ch = (unsigned char)name[k];
+        if (attr_char(ch)) {
+            dst[n++] = (char)ch;
+        } else {
+            dst[n++] = '%';
+            dst[n++] = hex[ch >> 4];
+            dst[n++] = hex[ch & 15];
+        }
+    }
+    dst[n] = '\0';
+}
+
 void fo_http_send_file(struct MHD_Connection *c, req *r, int fd, const char *type, const char *fname)
 {
     struct stat st;
     struct MHD_Response *resp;
-    char disp[96];
+    char disp[1024];
 
     if (fstat(fd, &st) < 0 || st.st_size > (off_t)r->s->cfg.max_bytes) {
         close(fd);
@@ -537,7 +626,7 @@ void fo_http_send_file(struct MHD_Connection *c, req *r, int fd, const char *typ
         fo_http_refuse(c, r, 500, NULL, NULL, "can't send the output");
         return;
     }
-    snprintf(disp, sizeof disp, "attachment; filename=\"%s\"", fname);
+    fo_http_disposition(disp, sizeof disp, fname);
     MHD_add_response_header(resp, "Content-Type", type);
     MHD_add_response_header(resp, "Content-Disposition", disp);
     fo_http_send_response(c, r, 200, resp, (uint64_t)st.st_size);
@@ -767,13 +856,32 @@ static req *new_req(fo_serve_state *s, const char *url, const char *method)
     return r;
 }
 
-/* First call: route, method, auth, then the body's set-up. in_flight: the
-   connection's first request, on a connection accepted before a drain began. */
+static enum MHD_Result add_framing(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value)
+{
+    (void)kind;
+    fo_http_framing_add(cls, key, value);
+    return MHD_YES;
+}
+
+/* First call: framing, route, method, auth, then the body's set-up. in_flight:
+   the connection's first request, on a connection accepted before a drain began. */
 static void first_call(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *url,
                        const char *method, int in_flight)
 {
+    fo_http_framing framing = { 0, 0, 0, NULL };
+    const char *why;
     int method_ok;
 
+    MHD_get_connection_values(c, MHD_HEADER_KIND, add_framing, &framing);
+    if ((why = fo_http_framing_check(&framing))) {
+        /* what follows on this connection can't be told from this body */
+        r->close = 1;
+        fo_http_refuse(c, r, 400, "bad_framing", "send one Content-Length, or "
+                       "Transfer-Encoding: chunked and no Content-Length (RFC 9112 section 6.3)",
+                       "the request's body length is ambiguous: %s", why);
+        return;
+    }
     r->rt = find_route(url, &method_ok, method);
     if (!r->rt) {
         fo_http_refuse(c, r, 404, "not_found", "see GET /v1/openapi.json", "no route %s", url);

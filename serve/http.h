@@ -59,6 +59,7 @@ struct req {
     unsigned char bearer[32];      /* SHA-256 of the bearer token (fo_serve_bearer) */
     int has_bearer;                /* 0: the request sent none */
     struct MHD_Connection *susp;   /* deferred: the suspended connection, else NULL */
+    int close;                     /* the answer closes the connection */
 };
 
 /* Answers {"errors": [{"message", "hint"}]} with status; reason (or NULL)
@@ -69,12 +70,35 @@ void fo_http_refuse(struct MHD_Connection *c, req *r, unsigned status, const cha
    bytes: its length for the log (0 when unknown, e.g. a stream). */
 void fo_http_send_response(struct MHD_Connection *c, req *r, unsigned status,
                            struct MHD_Response *resp, uint64_t bytes);
+/* Answers {"errors": [{"code", "field", "limit", "message", "hint"}]}
+   with status: a refusal of one field of the request (limit: NAN for
+   none); reason goes to the log and the refusal counter. */
+void fo_http_refuse_field(struct MHD_Connection *c, req *r, unsigned status, const char *reason,
+                          const char *code, const char *field, double limit, const char *hint,
+                          const char *fmt, ...) __attribute__((format(printf, 9, 10)));
+/* A number a client asked for in field, against the operator's ceiling
+   (unit names its unit in messages): 1 when it is finite, above zero and at
+   most ceiling; else 0 after answering 400 (code bad_value or
+   over_ceiling, with the field and the ceiling). limits.c. */
+int fo_http_limit_ok(struct MHD_Connection *c, req *r, const char *field, double v,
+                     double ceiling, const char *unit);
+/* The same for a field sent as text (a multipart part): it must be a whole
+   decimal number; the value into *out. */
+int fo_http_limit_text(struct MHD_Connection *c, req *r, const char *field, const char *text,
+                       double ceiling, const char *unit, double *out);
 /* Answers body (copied) with status and type. */
 void fo_http_send_text(struct MHD_Connection *c, req *r, unsigned status, const char *type,
                        const char *body, size_t len);
 /* Answers the file fd (taken) as an attachment named fname; 413 over the ceiling. */
 void fo_http_send_file(struct MHD_Connection *c, req *r, int fd, const char *type,
                        const char *fname);
+/* The Content-Disposition of an attachment named name (UTF-8, any bytes)
+   into dst, as RFC 6266 writes it: filename="FALLBACK", where the fallback
+   has printable ASCII only and never a quote, backslash, semicolon or
+   percent sign (each other character one "_"), then, unless the fallback is
+   the name itself, filename*=UTF-8''PERCENT-ENCODED. A name that does not
+   fit cap is cut (at most cap/3 bytes of fallback). */
+void fo_http_disposition(char *dst, size_t cap, const char *name);
 /* JSON string contents of s into dst (cap bytes, cut if longer). */
 void fo_http_json_escape(char *dst, size_t cap, const char *s);
 /* The MIME type of an output format ("pdf"), or NULL for an unknown one. */

@@ -28,7 +28,8 @@ static const char *const reasons[] = { "auth", "body_too_large", "too_many_parts
                                        "not_found", "method", "bad_request", "timeout",
                                        "ceiling", "invalid_spec",
                                        "session_not_found", "session_expired", "limit_reached",
-                                       "restore_failed", "net_refused", "gone" };
+                                       "restore_failed", "net_refused", "gone", "bad_framing",
+                                       "over_ceiling", "bad_value" };
 #define N_REASON (sizeof reasons / sizeof *reasons)
 
 static atomic_ulong requests[FO_ROUTE_N][N_STATUS + 1];    /* last: any other status */

@@ -183,18 +183,33 @@ char *fo_serve_run_folio(char **argv, int *code)
     return text;
 }
 
-/* A "url" on each file of a manifest's list (the program's, the render's). */
+/* A "url" on each file of a manifest's list (the program's, the render's):
+   the name percent-encoded but for unreserved characters and '/', so that
+   the url can be requested as it is whatever the name holds. */
 static void add_urls(fo_serve_state *s, const char *id, json_t *files)
 {
+    static const char hex[] = "0123456789ABCDEF";
     char url[FO_SERVE_MAX_NAME * 3 + 128];
     json_t *f;
-    size_t k;
+    size_t k, n;
 
     json_array_foreach(files, k, f) {
         const char *name = json_string_value(json_object_get(f, "name"));
-        if (!name)
+        if (!name || strlen(name) > FO_SERVE_MAX_NAME)
             continue;
-        snprintf(url, sizeof url, "/v1/runs/%s-%s/files/%s", s->cfg.instance, id, name);
+        n = (size_t)snprintf(url, sizeof url, "/v1/runs/%s-%s/files/", s->cfg.instance, id);
+        for (; *name && n + 4 < sizeof url; name++) {
+            unsigned char ch = (unsigned char)*name;
+            if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                strchr("-._~/", ch)) {
+                url[n++] = (char)ch;
+            } else {
+                url[n++] = '%';
+                url[n++] = hex[ch >> 4];
+                url[n++] = hex[ch & 15];
+            }
+        }
+        url[n] = '\0';
         json_object_set_new(f, "url", json_string(url));
     }
 }
@@ -241,10 +256,14 @@ static int cmd_words(struct MHD_Connection *c, req *r, json_t *cmd, char **argv,
     return 0;
 }
 
-/* The optional fields as folio run options; 0 or -1 after answering. */
-static int run_options(struct MHD_Connection *c, req *r, char **argv, int *argc, char *vals[3])
+/* The optional fields as folio run options, the timeout under the
+   operator's ceiling (which is given when folio run's default is over it);
+   0 or -1 after answering. */
+static int run_options(fo_serve_state *s, struct MHD_Connection *c, req *r, char **argv, int *argc,
+                       char *vals[3], char ceiling[32])
 {
     static const char *const names[] = { "render", "timeout", "net" };
+    double max = s->cfg.run_max[FO_LIMIT_TIMEOUT], v;
     int too_long = 0;
 
     for (int k = 0; k < 3; k++) {
@@ -255,14 +274,21 @@ static int run_options(struct MHD_Connection *c, req *r, char **argv, int *argc,
         }
         if (!vals[k])
             continue;
-        if (k == 2 && (!strcmp(vals[k], "all") || !strncmp(vals[k], "all", 3))) {
+        if (k == 2 && !strcmp(vals[k], "all")) {   /* allow=LIST is the checked proxy */
             fo_http_refuse(c, r, 403, "net_refused", "use \"packages\" or \"allow=HOST,...\": "
                            "egress through folio's checked proxy", "net \"all\" (the host's "
                            "network) is not offered over HTTP");
             return -1;
         }
+        if (k == 1 && !fo_http_limit_text(c, r, "timeout", vals[k], max, "s", &v))
+            return -1;
         argv[(*argc)++] = k == 0 ? "--render" : k == 1 ? "--timeout" : "--net";
         argv[(*argc)++] = vals[k];
+    }
+    if (!vals[1] && fo_serve_limit_default(FO_LIMIT_TIMEOUT, 0) > max) {
+        snprintf(ceiling, 32, "%.17g", max);
+        argv[(*argc)++] = "--timeout";
+        argv[(*argc)++] = ceiling;
     }
     return 0;
 }
@@ -290,7 +316,7 @@ static void answer_run(fo_serve_state *s, struct MHD_Connection *c, req *r, cons
 void fo_http_run(fo_serve_state *s, struct MHD_Connection *c, req *r)
 {
     char *argv[MAX_ARGS + 2 * 64 + 32], *vals[3] = { NULL, NULL, NULL }, *cmd_text, *manifest;
-    char maxb[32], out_dir[sizeof s->runs_dir + 40], id[33];
+    char maxb[32], tmax[32], out_dir[sizeof s->runs_dir + 40], id[33];
     json_t *cmd = NULL;
     int argc = 0, too_long = 0, code = 5;
     size_t n_paths = 0;
@@ -320,7 +346,7 @@ void fo_http_run(fo_serve_state *s, struct MHD_Connection *c, req *r)
     snprintf(out_dir, sizeof out_dir, "%s/%s", s->runs_dir, id);
     {
         char (*inpaths)[1100] = calloc(r->n_files + 1, sizeof *inpaths);
-        if (!inpaths || run_options(c, r, argv, &argc, vals) < 0 ||
+        if (!inpaths || run_options(s, c, r, argv, &argc, vals, tmax) < 0 ||
             lay_out_inputs(r, argv, &argc, inpaths, &n_paths) < 0 || mkdir(out_dir, 0700) < 0) {
             if (!r->answered)
                 fo_http_refuse(c, r, 500, NULL, NULL, "can't lay out the run: %s", strerror(errno));

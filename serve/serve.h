@@ -5,6 +5,8 @@
  *              SIGTERM drain), the libmicrohttpd daemon, fo_serve_main
  *   http.c     the route table, uploads streamed into a per-request scratch
  *              folder, limits and refusals, JSON errors, the request log
+ *   limits.c   the operator's ceilings on what a client may ask (--session-limits)
+ *   framing.c  refuses requests whose body could be read two ways (smuggling)
  *   metrics.c  counters and latency histograms, /metrics in Prometheus text
  *   zygote.c   confinement: a pre-jailed zygote that forks a fresh,
  *              non-dumpable child per render (the server keeps no renderer
@@ -31,6 +33,11 @@ int fo_serve_main(int argc, char **argv, const char *engine);
 #include <stdatomic.h>
 
 #define FO_SERVE_MAX_FORMATS 8
+
+/* What a client may ask a session (and a run) for, each under a ceiling of
+   the operator's (limits.c): their order in fo_serve_config's arrays. */
+enum { FO_LIMIT_MEMORY, FO_LIMIT_DISK, FO_LIMIT_TIMEOUT, FO_LIMIT_CPUS, FO_LIMIT_IDLE,
+       FO_LIMIT_PIDS, FO_LIMIT_N };
 #define FO_SERVE_MAX_NAME    200    /* bytes of an uploaded file's relative path */
 
 typedef struct {
@@ -54,7 +61,24 @@ typedef struct {
     double timeout_s;          /* one render's wall clock */
     unsigned memory_mb;        /* the zygote jail's memory (all renders) */
     int jail;                  /* 1: renders in the jailed zygote; 0: plain fork */
+    double session_max[FO_LIMIT_N];  /* --session-limits: the most a session may ask */
+    double run_max[FO_LIMIT_N];      /* --run-limits: the most a run may ask (timeout) */
 } fo_serve_config;
+
+/* ---- limits.c --------------------------------------------------------- */
+/* The ceilings' defaults: memory the smaller of 4 x a session's default
+   (4096 MB) and the physical memory, disk 4096 MB, timeout 600 s, cpus the
+   online CPUs, idle 86400 s, pids 1024; a run's timeout 600 s. */
+void fo_serve_limits_defaults(fo_serve_config *c);
+/* --session-limits KEY=V,... or --run-limits timeout=S (opt names which)
+   over the defaults: 0, or 1 after printing a usage error. */
+int fo_serve_limits_parse(fo_serve_config *c, const char *opt, const char *spec);
+/* The key of limit k ("memory"), its unit ("MB"), or -1 / NULL. */
+int fo_serve_limit_index(const char *key);
+const char *fo_serve_limit_unit(int k);
+/* What a session gets for limit k when its request leaves it out (disk:
+   the session's memory, given as memory_mb). */
+double fo_serve_limit_default(int k, double memory_mb);
 
 /* ---- zygote.c --------------------------------------------------------- */
 typedef struct fo_serve_zygote fo_serve_zygote;
@@ -125,6 +149,21 @@ void fo_serve_metrics_session(void);
    NULL when out of memory. */
 char *fo_serve_metrics_text(long in_flight, long renders_running, long renders_queued,
                             long zygote_restarts, long sessions_live, long cells_running);
+
+/* ---- framing.c -------------------------------------------------------- */
+/* A request's body framing, from its headers (RFC 9112 §6.3). Zero it, add
+   every header (name and value as received), then check. */
+typedef struct {
+    uint64_t length;           /* the Content-Length value */
+    unsigned n_length;         /* Content-Length headers */
+    unsigned n_coding;         /* Transfer-Encoding headers */
+    const char *why;           /* the first refusal, or NULL */
+} fo_http_framing;
+void fo_http_framing_add(fo_http_framing *f, const char *name, const char *value);
+/* NULL when the body is framed one way only (no length, one Content-Length
+   or identical ones, or exactly "Transfer-Encoding: chunked"); else why not
+   (a static string): the request must be refused and its connection closed. */
+const char *fo_http_framing_check(const fo_http_framing *f);
 
 /* ---- http.c ----------------------------------------------------------- */
 struct MHD_Daemon;

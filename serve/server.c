@@ -42,10 +42,14 @@ static const char usage[] =
     "                   [--timeout SEC] [--memory MB] [--conn-timeout SEC] [--max-conns N]\n"
     "                   [--max-sessions N] [--max-cells N] [--session-dir DIR] [--run-ttl SEC]\n"
     "                   [--scratch DIR] [--drain-timeout SEC] [--instance NAME]\n"
-    "                   [--no-jail]\n"
+    "                   [--session-limits memory=MB,disk=MB,timeout=S,cpus=N,idle=S,pids=N]\n"
+    "                   [--run-limits timeout=S] [--no-jail]\n"
     "  Serves folio over HTTP (docs/serve.md): POST /v1/render, POST /v1/convert,\n"
     "  GET /healthz, GET /metrics, GET /v1/openapi.json. Default --listen 127.0.0.1:8080.\n"
     "  Without --token-file it listens only on loopback or a Unix socket.\n"
+    "  --session-limits and --run-limits are the most a request may ask for (a request\n"
+    "  over one gets 400); defaults memory=min(4096, RAM),disk=4096,timeout=600,\n"
+    "  cpus=CPUs,idle=86400,pids=1024 and timeout=600.\n"
     "  --no-jail renders in a plain fork, without the jail: for measurements only.\n";
 
 void fo_serve_log(const char *json_line)
@@ -107,6 +111,12 @@ static int parse_args(int argc, char **argv, fo_serve_config *c, double *drain, 
         if (!strcmp(a, "--token-file")) { c->token_file = argv[++i]; continue; }
         if (!strcmp(a, "--scratch")) { c->scratch = argv[++i]; continue; }
         if (!strcmp(a, "--session-dir")) { c->session_dir = argv[++i]; continue; }
+        if (!strcmp(a, "--session-limits") || !strcmp(a, "--run-limits")) {
+            if (fo_serve_limits_parse(c, a, argv[i + 1]))
+                return 1;
+            i++;
+            continue;
+        }
         if (!strcmp(a, "--instance")) {
             c->instance = argv[++i];
             if (!*c->instance || strlen(c->instance) > 32 ||
@@ -421,6 +431,7 @@ static void config_defaults(fo_serve_config *c)
     c->memory_mb = 2048;
     c->jail = 1;
     c->queue = (unsigned)-1;
+    fo_serve_limits_defaults(c);
 }
 
 /* The static folio beside folio-engine (build/, or PREFIX/bin from
@@ -525,18 +536,21 @@ int fo_serve_main(int argc, char **argv, const char *engine)
     pthread_cond_init(&s.slots_free, NULL);
     signal(SIGPIPE, SIG_IGN);
     raise_nofile(s.cfg.max_conns);
-    rc = start(&s, engine, &lfd, shown, sizeof shown, scratch_root, sizeof scratch_root);
-    if (rc) {
-        if (lfd >= 0)
-            close(lfd);
-        return rc;
-    }
+    /* blocked before start(): the zygote's stderr thread is made there, and
+       a thread that left SIGTERM unblocked would take it (and end the
+       process) whenever this one is not in sigtimedwait */
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGHUP);
     sigaddset(&set, SIGCHLD);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
+    rc = start(&s, engine, &lfd, shown, sizeof shown, scratch_root, sizeof scratch_root);
+    if (rc) {
+        if (lfd >= 0)
+            close(lfd);
+        return rc;
+    }
     d = fo_serve_http_start(&s, lfd);
     if (!d) {
         fprintf(stderr, "folio: serve: can't start the HTTP server on %s\n", shown);

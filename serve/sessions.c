@@ -79,15 +79,19 @@ static unsigned status_of(const char *code)
     return 500;
 }
 
-void fo_http_session_refuse(struct MHD_Connection *c, req *r, const fo_session_error *e)
+/* {"errors": [{"code", "message", "hint"}]} with status (0: the code's). */
+static void refuse_session_as(struct MHD_Connection *c, req *r, const fo_session_error *e,
+                              unsigned status)
 {
     json_t *o = json_pack("{s:[{s:s, s:s, s:s}]}", "errors", "code", e->code[0] ? e->code : "internal",
                           "message", e->message, "hint", e->hint);
     char *body = o ? json_dumps(o, JSON_COMPACT) : NULL;
-    unsigned status = status_of(e->code);
 
+    if (!status)
+        status = status_of(e->code);
     json_decref(o);
-    r->reason = status == 404 ? "session_not_found" : status == 410 ? "session_expired"
+    r->reason = !strcmp(e->code, "file_not_found") ? "not_found" : status == 413 ? "ceiling"
+              : status == 404 ? "session_not_found" : status == 410 ? "session_expired"
               : status == 429 ? "limit_reached" : status == 503 ? "restore_failed" : NULL;
     if (r->reason)
         fo_serve_metrics_refusal(r->reason);
@@ -97,6 +101,47 @@ void fo_http_session_refuse(struct MHD_Connection *c, req *r, const fo_session_e
     }
     fo_http_send_text(c, r, status, "application/json", body, strlen(body));
     free(body);
+}
+
+void fo_http_session_refuse(struct MHD_Connection *c, req *r, const fo_session_error *e)
+{
+    refuse_session_as(c, r, e, 0);
+}
+
+/* A put or get the supervisor refused: the session tells "bad_request"
+   with exit 2 (no such file, or not a plain relative path) or 3 (over the
+   session's max_bytes, or its disk full). Over HTTP: 404 file_not_found
+   for a get of nothing, 413 too_large / disk_full for either past a
+   ceiling, with hints that name HTTP fields; the rest as it came. */
+static void refuse_file(struct MHD_Connection *c, req *r, fo_session_error *e, int put)
+{
+    unsigned status = 0;
+
+    if (strcmp(e->code, "bad_request")) {
+        fo_http_session_refuse(c, r, e);
+        return;
+    }
+    if (e->exit == 3 && put && strstr(e->message, strerror(ENOSPC))) {
+        snprintf(e->code, sizeof e->code, "disk_full");
+        snprintf(e->hint, sizeof e->hint, "the session's disk is full: delete files in a cell, or "
+                 "create a session with a larger \"disk\" (MB)");
+        status = 413;
+    } else if (e->exit == 3) {
+        snprintf(e->code, sizeof e->code, "too_large");
+        snprintf(e->message, sizeof e->message, "%s: the file is over the session's ceiling "
+                 "(limits.max_bytes)", put ? "put" : "get");
+        snprintf(e->hint, sizeof e->hint, "a session moves files up to its limits.max_bytes "
+                 "(POST /v1/sessions answered it): %s", put ? "send a smaller file, or split it"
+                                                             : "split the file in a cell");
+        status = 413;
+    } else if (!put && e->exit == 2) {
+        snprintf(e->code, sizeof e->code, "file_not_found");
+        snprintf(e->hint, sizeof e->hint, "files/PATH is /work/PATH and files/out/PATH is "
+                 "/out/PATH; an exec result lists the files its cell made (links are never "
+                 "followed)");
+        status = 404;
+    }
+    refuse_session_as(c, r, e, status);
 }
 
 json_t *fo_http_read_json(struct MHD_Connection *c, req *r)
@@ -135,10 +180,35 @@ static const struct { const char *key, *opt; int number; } new_opts[] = {
     { "net", "--net", 0 },
 };
 
-/* Body keys to argv; 0, or -1 after answering 400. */
-static int new_argv(struct MHD_Connection *c, req *r, json_t *body, char **argv, char bufs[][256],
-                    int *argc)
+/* The session options a request left out whose folio default is over the
+   operator's ceiling: the ceiling, as if asked (disk's default is the
+   session's memory). */
+static void clamp_defaults(fo_serve_state *s, const double *given, char **argv,
+                           char bufs[][256], int *argc)
 {
+    double memory = given[FO_LIMIT_MEMORY] > 0 ? given[FO_LIMIT_MEMORY]
+                                               : fo_serve_limit_default(FO_LIMIT_MEMORY, 0);
+    size_t k;
+
+    if (memory > s->cfg.session_max[FO_LIMIT_MEMORY])
+        memory = s->cfg.session_max[FO_LIMIT_MEMORY];
+    for (k = 0; k < sizeof new_opts / sizeof *new_opts; k++) {
+        int li = fo_serve_limit_index(new_opts[k].key);
+        if (li < 0 || given[li] > 0 ||
+            fo_serve_limit_default(li, memory) <= s->cfg.session_max[li])
+            continue;
+        argv[(*argc)++] = (char *)new_opts[k].opt;
+        snprintf(bufs[k], 256, "%.17g", s->cfg.session_max[li]);
+        argv[(*argc)++] = bufs[k];
+    }
+}
+
+/* Body keys to argv, each number under the operator's ceiling; 0, or -1
+   after answering 400. */
+static int new_argv(fo_serve_state *s, struct MHD_Connection *c, req *r, json_t *body, char **argv,
+                    char bufs[][256], int *argc)
+{
+    double given[FO_LIMIT_N] = { 0 };
     const char *key;
     json_t *v;
     size_t k;
@@ -162,6 +232,13 @@ static int new_argv(struct MHD_Connection *c, req *r, json_t *body, char **argv,
                            "network) is not offered over HTTP");
             return -1;
         }
+        if (new_opts[k].number) {
+            int li = fo_serve_limit_index(key);
+            if (!fo_http_limit_ok(c, r, key, json_number_value(v), s->cfg.session_max[li],
+                                  fo_serve_limit_unit(li)))
+                return -1;
+            given[li] = json_number_value(v);
+        }
         argv[(*argc)++] = (char *)new_opts[k].opt;
         if (new_opts[k].number)
             snprintf(bufs[k], 256, "%.17g", json_number_value(v));
@@ -169,6 +246,7 @@ static int new_argv(struct MHD_Connection *c, req *r, json_t *body, char **argv,
             snprintf(bufs[k], 256, "%s", json_string_value(v));
         argv[(*argc)++] = bufs[k];
     }
+    clamp_defaults(s, given, argv, bufs, argc);
     return 0;
 }
 
@@ -184,7 +262,7 @@ static void h_create(fo_serve_state *s, struct MHD_Connection *c, req *r)
     memset(&err, 0, sizeof err);
     if (!body)
         return;
-    if (new_argv(c, r, body, argv, bufs, &o.argc) < 0) {
+    if (new_argv(s, c, r, body, argv, bufs, &o.argc) < 0) {
         json_decref(body);
         return;
     }
@@ -250,7 +328,7 @@ static void h_put(struct MHD_Connection *c, req *r, const char *id, const char *
         return;
     }
     if (fo_session_put(id, r->files[0].fd, dest, &err) < 0) {
-        fo_http_session_refuse(c, r, &err);
+        refuse_file(c, r, &err, 1);
         return;
     }
     fo_http_send_text(c, r, 201, "application/json", "{}\n", 3);
@@ -267,7 +345,7 @@ static void h_get(struct MHD_Connection *c, req *r, const char *id, const char *
     memset(&err, 0, sizeof err);
     session_path(rest, path, sizeof path);
     if (fo_session_get(id, path, &fd, &bytes, &err) < 0) {
-        fo_http_session_refuse(c, r, &err);
+        refuse_file(c, r, &err, 0);
         return;
     }
     fo_http_send_file(c, r, fd, "application/octet-stream", base ? base + 1 : rest);

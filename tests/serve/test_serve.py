@@ -415,6 +415,54 @@ def test_header_and_url_size_limits(srv):
     assert request(srv.url + "/healthz")[0] == 200
 
 
+SMUGGLE_SECOND = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+SMUGGLE_HEAD = b"POST /v1/convert?to=xlsx HTTP/1.1\r\nHost: x\r\nContent-Type: text/csv\r\n"
+
+
+@pytest.mark.parametrize("headers,body", [
+    (b"Content-Length: 4\r\nContent-Length: 40\r\n", b"a,b\n"),
+    (b"Content-Length: 40\r\nTransfer-Encoding: chunked\r\n", b"4\r\na,b\n\r\n0\r\n\r\n"),
+    (b"Transfer-Encoding: chunked\r\nContent-Length: 4\r\n", b"4\r\na,b\n\r\n0\r\n\r\n"),
+    (b"Transfer-Encoding: gzip, chunked\r\n", b"4\r\na,b\n\r\n0\r\n\r\n"),
+    (b"Transfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n", b"4\r\na,b\n\r\n0\r\n\r\n"),
+    (b"Transfer-Encoding : chunked\r\nContent-Length: 4\r\n", b"a,b\n"),
+], ids=["two-lengths", "length-and-chunked", "chunked-and-length", "gzip-chunked", "two-codings",
+        "space-before-colon"])
+def test_request_smuggling_shapes_get_one_400_and_a_closed_connection(srv, headers, body):
+    """RFC 9112 section 6.3: a body that can be framed two ways is refused and
+    the connection closed, so the bytes after it never become a second request."""
+    out = _raw(srv, SMUGGLE_HEAD + headers + b"\r\n" + body + SMUGGLE_SECOND, timeout=10)
+    assert out.count(b"HTTP/1.1 ") == 1 and out.startswith(b"HTTP/1.1 400 "), out[:300]
+    head, _, payload = out.partition(b"\r\n\r\n")
+    assert re.search(rb"(?im)^connection: close\r?$", head), head
+    e = errors_of(payload)[0]
+    assert "ambiguous" in e["message"] and "Content-Length" in e["hint"], e
+    assert request(srv.url + "/healthz")[0] == 200
+
+
+def test_a_framing_refusal_closes_the_connection_without_waiting(srv):
+    """recv gives b"" (closed) right after the 400, not a socket kept open."""
+    s = _raw(srv, b"GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
+                  b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + SMUGGLE_SECOND, read=False, timeout=10)
+    out = b""
+    while True:
+        b = s.recv(65536)                    # a socket.timeout here fails the test
+        if not b:
+            break
+        out += b
+    s.close()
+    assert out.count(b"HTTP/1.1 ") == 1 and out.startswith(b"HTTP/1.1 400 "), out[:200]
+
+
+def test_identical_lengths_and_plain_chunked_are_still_served(srv):
+    out = _raw(srv, SMUGGLE_HEAD + b"Content-Length: 4\r\nContent-Length: 4\r\nConnection: close\r\n\r\na,b\n",
+               timeout=30)
+    assert out.startswith(b"HTTP/1.1 200 "), out[:300]
+    out = _raw(srv, SMUGGLE_HEAD + b"Transfer-Encoding: Chunked\r\nConnection: close\r\n\r\n"
+               b"4\r\na,b\n\r\n0\r\n\r\n", timeout=30)
+    assert out.startswith(b"HTTP/1.1 200 "), out[:300]
+
+
 def test_slowloris_is_cut_off_and_does_not_block_others(srv):
     host, port = srv.address.rsplit(":", 1)
     slow = [socket.create_connection((host, int(port))) for _ in range(50)]
@@ -518,6 +566,20 @@ def _children(pid):
 
 def _status(pid):
     return dict(l.split(":\t", 1) for l in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines() if ":\t" in l)
+
+
+def test_no_thread_but_the_signal_waiter_can_take_sigterm(srv):
+    """SIGTERM is taken by the main thread's sigtimedwait (a drain). A thread
+    with it unblocked (the zygote's stderr reader was one) gets it whenever
+    the main thread is busy elsewhere (a SIGCHLD), and SIGTERM's default
+    action ends the process without a drain."""
+    term = 1 << (signal.SIGTERM - 1)
+    pid = srv.p.pid
+    others = [t for t in pathlib.Path(f"/proc/{pid}/task").iterdir() if int(t.name) != pid]
+    assert len(others) > 2
+    for t in others:
+        st = dict(l.split(":\t", 1) for l in (t / "status").read_text().splitlines() if ":\t" in l)
+        assert int(st["SigBlk"], 16) & term, ((t / "comm").read_text(), st["SigBlk"])
 
 
 def test_renders_run_in_the_jail(srv):

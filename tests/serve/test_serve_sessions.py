@@ -137,7 +137,30 @@ def test_bad_requests_have_documented_statuses(srv):
         st, _, out = call(srv, "POST", f"/v1/sessions/{sid}/render?format=pdf")
         assert st == 400 and "result.json" in errors_of(out)[0]["message"]
         st, _, out = call(srv, "GET", f"/v1/sessions/{sid}/files/none.txt")
-        assert st in (400, 404), out
+        assert st == 404 and errors_of(out)[0]["code"] == "file_not_found", out
+        st, _, out = call(srv, "GET", f"/v1/sessions/{sid}/files/out/none.txt")
+        assert st == 404 and errors_of(out)[0]["code"] == "file_not_found", out
+    finally:
+        call(srv, "DELETE", f"/v1/sessions/{sid}")
+
+
+def test_a_put_past_a_session_ceiling_is_413(srv):
+    """Over the session's max_bytes (30 MiB, under the server's 32 MiB body
+    ceiling) and over a full session disk: 413, not 400, with HTTP hints."""
+    sid, doc = new_session(srv, disk=1)
+    try:
+        st, _, out = call(srv, "PUT", f"/v1/sessions/{sid}/files/big.bin", body=b"x" * (2 << 20),
+                          ctype="application/octet-stream")
+        e = errors_of(out)[0]
+        assert st == 413 and e["code"] == "disk_full" and '"disk"' in e["hint"], out
+        size = doc["limits"]["max_bytes"] + 1
+        st, _, out = call(srv, "PUT", f"/v1/sessions/{sid}/files/big.bin", body=b"x" * size,
+                          ctype="application/octet-stream")
+        e = errors_of(out)[0]
+        assert st == 413 and e["code"] == "too_large" and "--" not in e["message"] + e["hint"], out
+        st, _, out = call(srv, "PUT", f"/v1/sessions/{sid}/files/small.txt", body=b"fits",
+                          ctype="text/plain")
+        assert st == 201, "the session takes files again"
     finally:
         call(srv, "DELETE", f"/v1/sessions/{sid}")
 
@@ -431,3 +454,150 @@ def test_a_session_answers_only_the_token_that_made_it(tmp_path):
         assert st == 204
     finally:
         assert s.stop() == 0
+
+
+def test_run_accepts_net_allow_lists_and_refuses_only_all(srv):
+    """Only "all" (the host's network) is refused; allow=LIST is folio run's checked proxy."""
+    for net in ("allow=example.invalid", "allow=pypi.org,files.pythonhosted.org", "packages"):
+        body, ctype = multipart([("cmd", b'["true"]', None), ("net", net.encode(), None)])
+        st, _, out = request(srv.url + "/v1/run", "POST", body, ctype)
+        assert st == 200, (net, out)
+        m = json.loads(out)
+        assert m["exit"] == 0 and m["limits"]["net"] == "allow" and "egress" in m, (net, m)
+    for net in ("all", "allowx", "all=1"):
+        body, ctype = multipart([("cmd", b'["true"]', None), ("net", net.encode(), None)])
+        st, _, out = request(srv.url + "/v1/run", "POST", body, ctype)
+        assert st == (403 if net == "all" else 400), (net, out)
+
+
+def _disposition_filename(value):
+    """The filename RFC 6266 takes from a Content-Disposition (filename*
+    before filename), read by the stdlib's MIME parameter parser (which
+    decodes filename*=UTF-8''... into a tuple), and how many plain and
+    extended filename parameters it holds."""
+    import email.message
+    import email.utils
+    m = email.message.Message()
+    m["Content-Disposition"] = value
+    params = [v for k, v in m.get_params(header="Content-Disposition")[1:] if k == "filename"]
+    plain = [v for v in params if isinstance(v, str)]
+    ext = [email.utils.collapse_rfc2231_value(v) for v in params if isinstance(v, tuple)]
+    return (ext or plain or [None])[0], len(plain), len(ext)
+
+
+def test_download_names_cannot_add_a_second_filename(srv):
+    """A file name chosen by jailed code is encoded per RFC 6266: one filename
+    (an ASCII fallback without quotes, backslashes, semicolons) and
+    filename*=UTF-8'' with the real name."""
+    import urllib.parse
+    names = ['a"; filename="evil.exe', "résumé ü;x%41.txt", "plain-name.txt"]
+    sid, _ = new_session(srv)
+    try:
+        st, r = exec_(srv, sid, "import json\nfor n in json.loads(%r): open('/out/' + n, 'w').write(n)"
+                      % json.dumps(names))
+        assert r["status"] == "ok", r
+        for name in names:
+            st, h, out = call(srv, "GET", f"/v1/sessions/{sid}/files/out/" + urllib.parse.quote(name))
+            assert st == 200 and out.decode() == name
+            value = h["Content-Disposition"]
+            got, n_plain, n_ext = _disposition_filename(value)
+            assert got == name and n_plain == 1 and n_ext == (0 if name == "plain-name.txt" else 1), value
+            fallback = re.match(r'attachment; filename="([^"]*)"(;|$)', value).group(1)
+            assert re.fullmatch(r'[\x20-\x7e]+', fallback) and not set(fallback) & set('"\\;%'), value
+        st, _, out = call(srv, "GET", f"/v1/sessions/{sid}/files/out/a%0Ab.txt")
+        assert st == 400 and errors_of(out)[0]["message"]     # a newline never reaches a header
+    finally:
+        call(srv, "DELETE", f"/v1/sessions/{sid}")
+
+
+def test_run_download_urls_are_usable_as_given_and_name_the_file(srv):
+    body, ctype = multipart([("cmd", json.dumps(["sh", "-c", "echo x > /out/my_report+1.txt"]).encode(),
+                              None)])
+    st, _, out = request(srv.url + "/v1/run", "POST", body, ctype)
+    assert st == 200, out
+    f = json.loads(out)["files"][0]
+    assert f["name"] == "my_report+1.txt" and "/files/" in f["url"]
+    st, h, got = request(srv.url + f["url"])
+    assert st == 200 and got == b"x\n"
+    assert _disposition_filename(h["Content-Disposition"])[:2] == ("my_report+1.txt", 1)
+
+
+def _over(out, field):
+    e = errors_of(out)[0]
+    assert e["code"] == "over_ceiling" and e["field"] == field and isinstance(e["limit"], (int, float)), e
+    assert f'"{field}"' in e["hint"] and "--" not in e["hint"], "hints name JSON fields, not flags"
+    return e
+
+
+@pytest.mark.parametrize("field,value", [("memory", 1 << 20), ("cpus", 1024), ("disk", 9_600_000),
+                                         ("idle", 10 ** 7), ("timeout", 1e308), ("pids", 65536)])
+def test_session_limits_over_the_default_ceilings_are_400(srv, field, value):
+    st, _, out = call(srv, "POST", "/v1/sessions", {field: value})
+    assert st == 400, out
+    e = _over(out, field)
+    assert e["limit"] < value and str(e["limit"]).rstrip("0").rstrip(".") in e["message"].replace(".0 ", " ")
+
+
+@pytest.mark.parametrize("value", [-1, 0, -1e308])
+def test_session_limits_must_be_positive(srv, value):
+    st, _, out = call(srv, "POST", "/v1/sessions", {"memory": value})
+    e = errors_of(out)[0]
+    assert st == 400 and e["code"] == "bad_value" and e["field"] == "memory", out
+
+
+def test_exec_and_run_timeouts_have_a_ceiling(srv):
+    sid, _ = new_session(srv)
+    try:
+        for t in (1e308, 601, 86400):
+            st, _, out = call(srv, "POST", f"/v1/sessions/{sid}/exec", {"code": "1", "timeout": t})
+            assert st == 400, out
+            assert _over(out, "timeout")["limit"] == 600
+        for t in (-1, 0):
+            st, _, out = call(srv, "POST", f"/v1/sessions/{sid}/exec", {"code": "1", "timeout": t})
+            assert st == 400 and errors_of(out)[0]["code"] == "bad_value", out
+        st, _, out = call(srv, "POST", f"/v1/sessions/{sid}/exec", {"code": "6*7", "timeout": 600})
+        assert st == 200 and json.loads(out)["result"] == "42", out
+    finally:
+        call(srv, "DELETE", f"/v1/sessions/{sid}")
+    for t, code in ((b"86400", "over_ceiling"), (b"1e308", "over_ceiling"), (b"nan", "bad_value"),
+                    (b"inf", "bad_value"), (b"-1", "bad_value"), (b"1e999", "bad_value"),
+                    (b"ten", "bad_value")):
+        body, ctype = multipart([("cmd", b'["true"]', None), ("timeout", t, None)])
+        st, _, out = request(srv.url + "/v1/run", "POST", body, ctype)
+        e = errors_of(out)[0]
+        assert st == 400 and e["code"] == code and e["field"] == "timeout" and e["limit"] == 600, (t, out)
+
+
+def test_operator_ceilings_bound_requests_and_defaults(tmp_path):
+    s = Server("--instance", "c1", "--session-limits", "memory=512,timeout=30,cpus=0.5,idle=60,disk=256",
+               "--run-limits", "timeout=20", "--session-dir", tmp_path / "sd", scratch=tmp_path)
+    try:
+        st, _, out = call(s, "POST", "/v1/sessions", {"memory": 513})
+        assert st == 400 and _over(out, "memory")["limit"] == 512
+        st, _, out = call(s, "POST", "/v1/sessions", {"cpus": 1})
+        assert st == 400 and _over(out, "cpus")["limit"] == 0.5
+        sid, doc = new_session(s)                 # left out: folio's default, or the ceiling below it
+        try:
+            lim = doc["limits"]
+            assert (lim["memory_mb"], lim["timeout_s"], lim["idle_s"], lim["disk_mb"]) == (512, 30, 60, 256), lim
+            st, _, out = call(s, "POST", f"/v1/sessions/{sid}/exec", {"code": "1", "timeout": 31})
+            assert st == 400 and _over(out, "timeout")["limit"] == 30
+        finally:
+            call(s, "DELETE", f"/v1/sessions/{sid}")
+        body, ctype = multipart([("cmd", b'["true"]', None)])
+        st, _, out = request(s.url + "/v1/run", "POST", body, ctype)
+        assert st == 200 and json.loads(out)["limits"]["timeout_s"] == 20, out
+        body, ctype = multipart([("cmd", b'["true"]', None), ("timeout", b"21", None)])
+        st, _, out = request(s.url + "/v1/run", "POST", body, ctype)
+        assert st == 400 and _over(out, "timeout")["limit"] == 20
+    finally:
+        assert s.stop() == 0
+
+
+@pytest.mark.parametrize("opt", ["memory=8", "cpus=0", "timeout=1e308", "nope=1", "memory", "idle=-5",
+                                 "disk=1.5"])
+def test_bad_session_limits_are_usage_errors(opt):
+    from test_serve import FOLIO
+    p = subprocess.run([FOLIO, "serve", "--listen", "127.0.0.1:0", "--session-limits", opt],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 1 and "--session-limits" in p.stderr, (opt, p.stderr)
