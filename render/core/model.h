@@ -190,6 +190,7 @@ typedef struct {
     bool has_delta;
     double delta;
     char *delta_format; /* never NULL when has_delta */
+    bool lower_is_better; /* a fall is good news (a cost): see delta.h */
 } fo_metric;
 
 typedef enum { FO_TOTAL_NONE = 0, FO_TOTAL_SUM, FO_TOTAL_AVG, FO_TOTAL_MIN,

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "render/core/delta.h"
 #include "render/core/table.h"
 #include "render/core/text.h"
 #include "render/docx/docx_internal.h"
@@ -40,15 +41,6 @@ typedef struct {
 } tcol;
 
 /* ---- values to text ------------------------------------------------------- */
-
-/* A number through f (NULL: general), written into buf. */
-static size_t fmt_num(const fo_numfmt *f, double v, char *buf, size_t cap)
-{
-    fo_value val = {FO_VAL_NUMBER, false, v, NULL, NULL};
-    size_t n;
-    fo_value_text(&val, f, buf, cap, &n, NULL);
-    return n;
-}
 
 /* Text shown for v (borrowed from v or written into buf); *numeric when the
  * value is a number Excel would right-align; *url set for links. */
@@ -466,17 +458,14 @@ static void metric_cell(fo_docx_ctx *c, const fo_metric *m, long width)
     c->run_color = 0;
     fo_xml_close(x);
     if (m->has_delta) {
-        fo_numfmt *df = fo_numfmt_compile(m->delta_format, NULL, 0);
-        char d[CELL_BUF + 8];
-        size_t k = fmt_num(df, m->delta, buf, CELL_BUF);
-        /* the arrow only: delta_format carries the sign ("+0.0%;-0.0%;0.0%") */
-        const char *arrow = m->delta > 0 ? "\xE2\x96\xB2 " : m->delta < 0 ? "\xE2\x96\xBC " : "";
-        snprintf(d, sizeof d, "%s%.*s", arrow, (int)k, buf);
+        char d[CELL_BUF];
+        /* coloured directly: a template's styles may lack folio's Delta styles */
+        fo_delta_tone tone = fo_delta_tone_of(m);
         fo_docx_para_style(c, "MetricDelta", false);
-        fo_docx_run(c, d, strlen(d), m->delta > 0 ? "DeltaUp" : m->delta < 0 ? "DeltaDown" : NULL,
-                    false, false);
+        c->run_color = tone == FO_DELTA_FLAT ? 0 : (long)fo_delta_rgb(m, 0) + 1;
+        fo_docx_run(c, d, fo_delta_text(m, d, sizeof d), NULL, false, false);
+        c->run_color = 0;
         fo_xml_close(x);
-        fo_numfmt_free(df);
     }
     fo_numfmt_free(f);
     fo_xml_close(x); /* w:tc */
