@@ -24,11 +24,11 @@ fo_delta_tone fo_delta_tone_of(const fo_metric *m)
     return up != m->lower_is_better ? FO_DELTA_GOOD : FO_DELTA_BAD;
 }
 
-fo_rgb fo_delta_rgb(const fo_metric *m, fo_rgb flat)
+fo_rgb fo_delta_rgb(const fo_metric *m, fo_rgb flat, fo_rgb bg)
 {
     switch (fo_delta_tone_of(m)) {
-    case FO_DELTA_GOOD: return FO_DELTA_GOOD_RGB;
-    case FO_DELTA_BAD: return FO_DELTA_BAD_RGB;
+    case FO_DELTA_GOOD: return fo_rgb_readable(FO_DELTA_GOOD_RGB, bg, FO_CONTRAST_TEXT);
+    case FO_DELTA_BAD: return fo_rgb_readable(FO_DELTA_BAD_RGB, bg, FO_CONTRAST_TEXT);
     default: return flat;
     }
 }

@@ -25,8 +25,9 @@ typedef enum { FO_DELTA_FLAT = 0, FO_DELTA_GOOD, FO_DELTA_BAD } fo_delta_tone;
 size_t fo_delta_text(const fo_metric *m, char *buf, size_t cap);
 /* Good, bad or flat (zero, or not a finite number). */
 fo_delta_tone fo_delta_tone_of(const fo_metric *m);
-/* The colour for the delta's text: green when good, red when bad,
+/* The colour for the delta's text on background bg: green when good, red
+ * when bad (lightened on a dark bg until readable, FO_CONTRAST_TEXT),
  * `flat` when there is no change. */
-fo_rgb fo_delta_rgb(const fo_metric *m, fo_rgb flat);
+fo_rgb fo_delta_rgb(const fo_metric *m, fo_rgb flat, fo_rgb bg);
 
 #endif

@@ -462,7 +462,7 @@ static void metric_cell(fo_docx_ctx *c, const fo_metric *m, long width)
         /* coloured directly: a template's styles may lack folio's Delta styles */
         fo_delta_tone tone = fo_delta_tone_of(m);
         fo_docx_para_style(c, "MetricDelta", false);
-        c->run_color = tone == FO_DELTA_FLAT ? 0 : (long)fo_delta_rgb(m, 0) + 1;
+        c->run_color = tone == FO_DELTA_FLAT ? 0 : (long)fo_delta_rgb(m, 0, c->t->background) + 1;
         fo_docx_run(c, d, fo_delta_text(m, d, sizeof d), NULL, false, false);
         c->run_color = 0;
         fo_xml_close(x);

@@ -75,7 +75,7 @@ void fo_pdf_metrics(fo_pdf *c, const fo_block *b)
                 fo_delta_text(m, line, sizeof line);
                 y -= ds * 1.5;
                 fo_pdf_text_draw(c, fr, fit_size(c, fr, ds, line, strlen(line), tw),
-                                 fo_delta_rgb(m, t->muted),
+                                 fo_delta_rgb(m, t->muted, t->table.band_fill),
                                  tx, y, line, strlen(line));
             }
         }

@@ -271,7 +271,7 @@ static void card(fo_pptx *p, const fo_metric *m, double left, double top, double
     if (m->has_delta) {
         fo_delta_text(m, delta, sizeof delta);
         fo_pptx_para_init(&paras[n], FO_PPTX_PARA_PLAIN, 0, 14, delta, false);
-        paras[n++].color = fo_delta_rgb(m, t->muted);
+        paras[n++].color = fo_delta_rgb(m, t->muted, t->table.band_fill);
     }
     filled_box(p, "Metric", "roundRect", left, top, w, CARD_H, t->table.band_fill,
                (long)t->accent, CODE_PAD, paras, n, "ctr");

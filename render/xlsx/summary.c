@@ -394,7 +394,7 @@ static void put_metrics(summary *s, const fo_metric *items, size_t n)
             if (m->has_delta && isfinite(m->delta)) {
                 lxw_format *df = value_format(s, m->delta_format, s->x->th->body_size, false);
                 if (!df) return;
-                format_set_font_color(df, fo_delta_rgb(m, s->x->th->text));
+                format_set_font_color(df, fo_delta_rgb(m, s->x->th->text, s->x->th->background));
                 worksheet_write_number(s->ws, s->row, 2, m->delta, df);
             }
         }

@@ -181,17 +181,16 @@ static void free_ctx(fo_xlsx *x)
 fo_status fo_xlsx_render(const fo_doc *doc, const char *dest, fo_outset *out,
                          const fo_render_opts *opts, fo_diags *d)
 {
-    fo_xlsx x = {.doc = doc, .th = &doc->theme, .d = d};
+    fo_xlsx x = {.doc = doc, .d = d};
     lxw_chart **charts = NULL;
     char *tmpdir = NULL;
     fo_status st = FO_OK;
-    fo_theme borrowed; /* --template FILE.xlsx lends its theme (only an .xlsx reaches here) */
+    fo_theme borrowed = doc->theme; /* --template FILE.xlsx lends its theme (only an .xlsx reaches here) */
     const char *tpl = opts ? opts->template_path : NULL;
-    if (tpl) {
-        borrowed = doc->theme;
-        if ((st = fo_xlsx_template_theme(tpl, &borrowed, d)) != FO_OK) return st;
-        x.th = &borrowed;
-    }
+    if (tpl && (st = fo_xlsx_template_theme(tpl, &borrowed, d)) != FO_OK) return st;
+    fo_theme paper; /* a sheet has no background: a dark theme's light variant */
+    fo_theme_on_paper(&borrowed, &paper);
+    x.th = &paper;
 
     const char *path = fo_outset_add(out, dest, "xlsx", d);
     if (!path) return FO_ERR_IO;
