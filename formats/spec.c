@@ -17,7 +17,33 @@
 #include "formats/theme.h"
 
 static const char *const top_keys[] = {"folio", "title", "subtitle", "author", "date", "theme",
-                                       "data", "blocks", "max_pages", "$schema", NULL};
+                                       "data", "blocks", "max_pages", "xlsx", "$schema", NULL};
+
+/* ---- per-format options ----------------------------------------------------*/
+static const char *const first_sheet_names[] = {"data", "summary", NULL};
+
+/* "xlsx": {"first_sheet": "data" | "summary"} */
+static void read_xlsx_options(fo_spec_ctx *c, json_t *root)
+{
+    json_t *o = json_object_get(root, "xlsx");
+    if (!o) return;
+    if (!json_is_object(o)) {
+        fo_spec_error(c, "/xlsx", false, "e.g. \"xlsx\": {\"first_sheet\": \"summary\"}",
+                      "\"xlsx\" must be an object, not %s", fo_spec_json_type(o));
+        return;
+    }
+    static const char *const keys[] = {"first_sheet", NULL};
+    fo_spec_check_keys(c, o, "/xlsx", keys);
+    const char *first = fo_spec_string(c, o, "/xlsx", "first_sheet", false);
+    if (!first) return;
+    if (strcmp(first, "summary") == 0) c->doc->xlsx_summary_first = true;
+    else if (strcmp(first, "data") != 0) {
+        const char *s = fo_spec_suggest(first, first_sheet_names);
+        char hint[128];
+        snprintf(hint, sizeof hint, s ? "did you mean '%s'?" : "one of: data summary%s", s ? s : "");
+        fo_spec_error(c, "/xlsx/first_sheet", false, hint, "unknown first sheet \"%s\"", first);
+    }
+}
 
 /* ---- lists ----------------------------------------------------------------*/
 static bool read_list_items(fo_spec_ctx *c, json_t *items, const char *ptr,
@@ -601,6 +627,7 @@ static fo_status spec_from_json(fo_json *json, const char *display, const char *
     report_nonfinite(&c);
     fo_spec_check_keys(&c, root, "", top_keys);
     read_meta(&c, root);
+    read_xlsx_options(&c, root);
     fo_spec_read_datasets(&c, json_object_get(root, "data"));
     json_t *blocks = json_object_get(root, "blocks");
     if (!blocks) {

@@ -2,12 +2,14 @@
  * libxlsxwriter workbook in the right memory mode, writes tables, charts and
  * the Summary sheet, and closes the workbook into the staged file.
  *
- * Sheet order: Summary (omitted for a bare CSV conversion, where the data
- * itself should open first, and for a spec that is one table: see
- * data_first), then one sheet per table block in block order
- * (a long table's parts follow it), then a data sheet per chart whose
- * dataset no table shows. Charts sit on the Summary sheet where their block
- * is, so the workbook reads in the order of the document.
+ * Sheet order: one sheet per table block in block order (a long table's
+ * parts follow it), so that the workbook opens on the first table and
+ * pandas.read_excel(path) reads its data; then the Summary sheet (omitted
+ * for a bare CSV conversion and for a spec that is one table: see
+ * data_first); then a data sheet per chart whose dataset no table shows.
+ * The Summary comes first instead when there is no table, or when the spec
+ * says "xlsx": {"first_sheet": "summary"}. Charts sit on the Summary sheet
+ * where their block is, so that sheet reads in the order of the document.
  *
  * Determinism: libxlsxwriter 1.1.4 stamps every zip entry 1980-01-01 and
  * takes docProps dates from lxw_doc_properties.created, which we set to
@@ -216,16 +218,21 @@ fo_status fo_xlsx_render(const fo_doc *doc, const char *dest, fo_outset *out,
         goto cleanup;
     }
     if ((st = set_properties(&x)) != FO_OK) goto cleanup;
-    if (summary && !(x.summary = workbook_add_worksheet(x.wb, summary_name))) {
+    /* sheets open in the order they are added */
+    bool summary_first = doc->xlsx_summary_first || x.ntables == 0;
+    if (summary && summary_first && !(x.summary = workbook_add_worksheet(x.wb, summary_name))) {
         st = FO_ERR_NOMEM;
         goto cleanup;
     }
-
     for (size_t i = 0; i < x.ntables; i++) {
         const fo_block *b = x.tables[i].block;
         st = fo_xlsx_write_table(&x, b->u.table.data, b->u.table.cols, b->u.table.ncols,
                                  b->u.table.has_totals, &x.tables[i]);
         if (st != FO_OK) goto cleanup;
+    }
+    if (summary && !summary_first && !(x.summary = workbook_add_worksheet(x.wb, summary_name))) {
+        st = FO_ERR_NOMEM;
+        goto cleanup;
     }
     for (size_t i = 0; i < doc->nblocks; i++) {
         const fo_block *b = &doc->blocks[i];

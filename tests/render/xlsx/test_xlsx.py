@@ -48,7 +48,7 @@ def typed_spec():
 def test_values_types_and_formats(tmp_path):
     out, _ = render(tmp_path, typed_spec())
     wb = openpyxl.load_workbook(out)
-    assert wb.sheetnames == ["Summary", "Typed values"]
+    assert wb.sheetnames == ["Typed values", "Summary"]
     ws = wb["Typed values"]
     assert [c.value for c in ws[1]] == ["name", "amount", "day", "flag", "calc", "link"]
     assert all(c.font.b for c in ws[1])
@@ -111,8 +111,8 @@ def test_sheet_names_legal_and_unique(tmp_path):
     ]}
     out, _ = render(tmp_path, spec)
     names = openpyxl.load_workbook(out).sheetnames
-    assert names == ["Summary", "Sales 2024-25 (EU)", "sales 2024-25 (eu) (2)", "History (2)",
-                     "A caption much longer than thir", "Summary (2)"]
+    assert names == ["Sales 2024-25 (EU)", "sales 2024-25 (eu) (2)", "History (2)",
+                     "A caption much longer than thir", "Summary (2)", "Summary"]
     assert all(len(n) <= 31 for n in names)
 
 
@@ -179,7 +179,7 @@ def test_chart_uses_table_sheet(tmp_path):
             "blocks": [{"type": "table", "data": "d", "caption": "Numbers"},
                        {"type": "chart", "kind": "line", "data": "d", "x": "m", "y": "a"}]}
     out, _ = render(tmp_path, spec)
-    assert openpyxl.load_workbook(out).sheetnames == ["Summary", "Numbers"]
+    assert openpyxl.load_workbook(out).sheetnames == ["Numbers", "Summary"]
     with zipfile.ZipFile(out) as z:
         assert "<c:f>Numbers!$B$2:$B$3</c:f>" in z.read("xl/charts/chart1.xml").decode()
 
@@ -196,7 +196,7 @@ def test_sample_renders(tmp_path):
     out = tmp_path / "sales.xlsx"
     run_folio("render", SAMPLES / "sales" / "sales.json", "-o", out, check=0)
     wb = openpyxl.load_workbook(out)
-    assert wb.sheetnames[0] == "Summary"
+    assert wb.sheetnames[0] == "Revenue by region" and "Summary" in wb.sheetnames  # its first table
     ws = wb["Monthly sales by region"]
     assert ws.freeze_panes == "A2" and ws.auto_filter.ref.startswith("A1:F")
     assert ws.cell(ws.max_row, 1).value == "Total"
