@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "formats/image.h"
 #include "formats/spec_internal.h"
@@ -186,6 +187,32 @@ static void column_type_misplaced(fo_spec_ctx *c, json_t *cv, const char *cp, co
                   "(a table column picks a field and may give a title and a format)");
 }
 
+/* A table's "sheet": the name its xlsx sheet takes, as Excel allows it (at
+ * most 31 characters, none of []:*?/\, not starting or ending with an
+ * apostrophe, not "History"); a name taken twice gets " (2)" there. */
+static void read_sheet_name(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk)
+{
+    const char *name = fo_spec_string(c, b, ptr, "sheet", false);
+    if (!name) return;
+    char p[FO_PTR_MAX];
+    fo_spec_ptr(p, ptr, "sheet");
+    size_t units = 0, len = strlen(name);
+    for (size_t i = 0; i < len; i++) /* UTF-16 units, as Excel counts */
+        if (((unsigned char)name[i] & 0xC0) != 0x80) units += (unsigned char)name[i] >= 0xF0 ? 2 : 1;
+    const char *bad = strpbrk(name, "[]:*?/\\");
+    if (units == 0 || units > 31)
+        fo_spec_error(c, p, false, "Excel allows 1 to 31 characters: shorten it, e.g. \"Income statement\"",
+                      "sheet name \"%s\" has %zu characters", name, units);
+    else if (bad)
+        fo_spec_error(c, p, false, "Excel forbids [ ] : * ? / \\ in sheet names; use ( ) or -",
+                      "sheet name \"%s\" holds '%c'", name, *bad);
+    else if (name[0] == '\'' || name[len - 1] == '\'' || strcasecmp(name, "History") == 0)
+        fo_spec_error(c, p, false, "Excel reserves \"History\" and apostrophes at either end",
+                      "sheet name \"%s\" is not allowed", name);
+    else
+        blk->u.table.sheet = fo_spec_strdup(c, name);
+}
+
 static void read_table(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk, size_t index)
 {
     char label[64], p[FO_PTR_MAX];
@@ -195,6 +222,7 @@ static void read_table(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
     blk->u.table.caption = fo_spec_strdup(c, caption);
     fo_spec_ptr(p, ptr, "caption");
     fo_spec_check_markup(c, caption, p);
+    read_sheet_name(c, b, ptr, blk);
     if (!ds) return;
     blk->u.table.data = ds;
     json_t *cols = json_object_get(b, "columns");
@@ -414,7 +442,7 @@ static const char *const *keys_for(const char *type)
     static const char *const paragraph[] = {"type", "text", NULL};
     static const char *const list[] = {"type", "items", "ordered", NULL};
     static const char *const metrics[] = {"type", "items", NULL};
-    static const char *const table[] = {"type", "data", "columns", "caption", "totals", NULL};
+    static const char *const table[] = {"type", "data", "columns", "caption", "totals", "sheet", NULL};
     static const char *const chart[] = {"type", "kind", "data", "x", "y", "stacked", "title", "x_title",
                                         "y_title", "legend", "width", "height", "alt", NULL};
     static const char *const image[] = {"type", "path", "width", "height", "alt", "caption", NULL};

@@ -243,6 +243,7 @@ typedef struct {
             fo_table_col *cols;
             size_t ncols;
             char *caption;   /* inline markup, may be NULL */
+            char *sheet;     /* the xlsx sheet's name, legal; NULL: from the caption */
             bool has_totals;
         } table;
         fo_chart chart;

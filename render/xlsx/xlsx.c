@@ -88,11 +88,15 @@ static bool wants_summary(const fo_doc *doc)
     return false;
 }
 
-/* Sheet name a table asks for: its caption without markup, else its
- * dataset's name. */
+/* Sheet name a table asks for: its "sheet", else its caption without
+ * markup, else its dataset's name. */
 static fo_status table_wanted_name(const fo_block *b, char **out)
 {
     *out = NULL;
+    if (b->u.table.sheet) {
+        *out = fo_strdup(b->u.table.sheet);
+        return *out ? FO_OK : FO_ERR_NOMEM;
+    }
     if (b->u.table.caption && b->u.table.caption[0]) {
         *out = fo_markup_plain(b->u.table.caption);
         return *out ? FO_OK : FO_ERR_NOMEM;

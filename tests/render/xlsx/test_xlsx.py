@@ -112,8 +112,41 @@ def test_sheet_names_legal_and_unique(tmp_path):
     out, _ = render(tmp_path, spec)
     names = openpyxl.load_workbook(out).sheetnames
     assert names == ["Sales 2024-25 (EU)", "sales 2024-25 (eu) (2)", "History (2)",
-                     "A caption much longer than thir", "Summary (2)", "Summary"]
+                     "A caption much longer than", "Summary (2)", "Summary"]
     assert all(len(n) <= 31 for n in names)
+
+
+def test_long_captions_are_cut_at_a_word_and_a_table_names_its_sheet(tmp_path):
+    """Issue 37, item 8: "Consolidated income statement (" was the sheet."""
+    rows = {"columns": ["a"], "rows": [[1]]}
+    captions = ["Consolidated income statement (FY2024, EUR thousands)",
+                "Revenue by region and product line, first half",
+                "Segment results (EMEA) versus plan and forecast",
+                "Supercalifragilisticexpialidocious-and-then-some words",
+                "Consolidated income statement (FY2023, EUR thousands)"]
+    blocks = [{"type": "table", "data": "d", "caption": c} for c in captions]
+    blocks.append({"type": "table", "data": "d", "caption": "Anything at all", "sheet": "Balance sheet"})
+    spec = {"folio": 1, "data": {"d": rows}, "blocks": blocks}
+    out, _ = render(tmp_path, spec)
+    names = openpyxl.load_workbook(out).sheetnames
+    assert names == ["Consolidated income statement", "Revenue by region and product",
+                     "Segment results (EMEA) versus", "Supercalifragilisticexpialidoci",
+                     "Consolidated income (2)", "Balance sheet", "Summary"]
+    for n in names:
+        assert len(n) <= 31 and n.count("(") == n.count(")") and not n.endswith((",", " ", "("))
+
+
+def test_sheet_field_is_checked(tmp_path):
+    rows = {"columns": ["a"], "rows": [[1]]}
+    for sheet, msg in [("A sheet name far longer than thirty-one", "has 39 characters"),
+                       ("Q1/Q2", "holds '/'"), ("History", "is not allowed")]:
+        path = write_spec(tmp_path, {"folio": 1, "data": {"d": rows},
+                                     "blocks": [{"type": "table", "data": "d", "sheet": sheet}]})
+        p = run_folio("validate", path, check=2)
+        assert "/blocks/0/sheet: sheet name" in p.stderr and msg in p.stderr, p.stderr
+    path = write_spec(tmp_path, {"folio": 1, "data": {"d": rows},
+                                 "blocks": [{"type": "table", "data": "d", "shet": "x"}]})
+    assert "did you mean 'sheet'?" in run_folio("validate", path, check=2).stderr
 
 
 def test_text_never_breaks_the_xml(tmp_path):
