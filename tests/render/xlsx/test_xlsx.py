@@ -283,3 +283,24 @@ def test_table_over_a_million_rows_continues(tmp_path):
     assert [r[0] for r in rows[1:]] == list(range(1_048_576, n + 1))
     assert "<autoFilter ref=\"A1:A26\"/>" in second
     print(f"1,048,600-row convert took {elapsed:.1f} s")
+
+
+def test_chart_value_axes_carry_the_column_format(tmp_path):
+    """Issue 37, item 9: the value axis was General, source-linked."""
+    spec = {"folio": 1, "data": {"d": {"columns": ["k", {"name": "v", "format": "$#,##0"},
+                                                   {"name": "w", "format": "0.0%"}],
+                                       "rows": [["a", 1000, 0.1], ["b", 25000, 0.2]]}},
+            "blocks": [{"type": "chart", "kind": k, "data": "d", "x": x, "y": "v"}
+                       for k, x in (("column", "k"), ("bar", "k"), ("line", "k"), ("scatter", "w"))]}
+    out, _ = render(tmp_path, spec)
+    c = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
+    with zipfile.ZipFile(out) as z:
+        for i, kind in enumerate(("column", "bar", "line", "scatter"), 1):
+            root = ET.fromstring(z.read(f"xl/charts/chart{i}.xml"))
+            vals = root.findall(f".//{c}valAx")
+            fmts = [(a.find(f"{c}numFmt").get("formatCode"), a.find(f"{c}numFmt").get("sourceLinked"))
+                    if a.find(f"{c}numFmt") is not None else None for a in vals]
+            if kind == "scatter":  # x and y both hold values
+                assert fmts == [("0.0%", "0"), ("$#,##0", "0")], (kind, fmts)
+            else:
+                assert fmts == [("$#,##0", "0")], (kind, fmts)
