@@ -29,6 +29,10 @@
  * tables break between rows, the header row repeated on each page. */
 #define KEEP_ROWS 16
 #define CELL_BUF 128
+/* Rows a Word table shows (about 25 pages); the rest are left to the
+ * workbook, with the note slides and a cut PDF carry: LibreOffice could not
+ * lay out a 50,000-row table in 10 minutes, and no reader pages through it. */
+#define SHOWN_ROWS 1000
 #define MIN_SIZE 7.0       /* pt: a wide table's text is set no smaller (docs/spec.md) */
 #define CELL_PAD 11.0      /* pt: FolioTable's cell margins (2 x 85 + 30 twips) and 1 pt to spare */
 
@@ -251,6 +255,10 @@ static void body_rows(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_t 
     int rc = 0;
     size_t r = 0;
     while (fo_docx_ok(c) && (rc = fo_rows_next(rows, &row, c->d)) == 1) {
+        if (r == SHOWN_ROWS) { /* the rest is the workbook's: cut_note says so */
+            rc = 0;
+            break;
+        }
         const char *fill = c->t->table.banding && r % 2 == 1 ? bfill : NULL;
         c->keep_cells = small && (r + 1 < nrows || b->u.table.has_totals);
         row_open(c, false);
@@ -295,6 +303,13 @@ static void write_group(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_
     c->keep_cells = false;
     if (b->u.table.has_totals) totals_row(c, b, tc, cols, k);
     fo_xml_close(x); /* w:tbl */
+    size_t nrows = b->u.table.data->nrows;
+    if (nrows > SHOWN_ROWS) {
+        char note[160];
+        fo_docx_para_style(c, "Caption", false);
+        fo_docx_run(c, note, fo_table_cut_note(SHOWN_ROWS, nrows, note, sizeof note), NULL, false, true);
+        fo_xml_close(x);
+    }
     /* a paragraph after the table keeps two tables apart and gives space */
     fo_xml_leaf(x, "w:p", NULL);
 }
