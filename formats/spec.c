@@ -97,7 +97,7 @@ static bool read_list_items(fo_spec_ctx *c, json_t *items, const char *ptr,
 /* ---- metrics ---------------------------------------------------------------*/
 static void read_metrics(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk)
 {
-    static const char *const keys[] = {"label", "value", "format", "delta", "delta_format", NULL};
+    static const char *const keys[] = {"label", "value", "format", "delta", "delta_format", "better", NULL};
     json_t *items = json_object_get(b, "items");
     char p[FO_PTR_MAX];
     fo_spec_ptr(p, ptr, "items");
@@ -141,6 +141,17 @@ static void read_metrics(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *b
         const char *dfmt = fo_spec_string(c, it, ip, "delta_format", false);
         fo_spec_ptr(vp, ip, "delta_format");
         m[i].delta_format = fo_spec_strdup(c, dfmt && fo_spec_check_format(c, dfmt, vp) ? dfmt : "+0.0%;-0.0%;0.0%");
+        const char *better = fo_spec_string(c, it, ip, "better", false);
+        if (better && strcmp(better, "lower") == 0) m[i].lower_is_better = true;
+        else if (better && strcmp(better, "higher") != 0) {
+            static const char *const dirs[] = {"higher", "lower", NULL};
+            const char *s = fo_spec_suggest(better, dirs);
+            char hint[128];
+            snprintf(hint, sizeof hint, s ? "did you mean '%s'?" : "\"higher\" (default) or \"lower\" (a cost)%s",
+                     s ? s : "");
+            fo_spec_ptr(vp, ip, "better");
+            fo_spec_error(c, vp, false, hint, "unknown direction \"%s\"", better);
+        }
     }
     blk->u.metrics.items = m;
     blk->u.metrics.nitems = n;

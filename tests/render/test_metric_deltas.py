@@ -140,3 +140,22 @@ def test_deltas_are_coloured_green_up_red_down_in_docx_pptx_xlsx(tmp_path):
             assert pc == want and xl[label][2].endswith(want), (label, pc, xl[label][2])
         else:
             assert pc not in (GREEN, RED) and not str(xl[label][2]).endswith((GREEN, RED)), label
+
+
+def test_lower_is_better_turns_the_colours_not_the_arrows(tmp_path):
+    """Issue 37, B: a falling cost is good news, green ▼, in every format."""
+    spec = {"folio": 1, "blocks": [{"type": "metrics", "items": [
+        {"label": "Cost", "value": 1, "delta": -0.1, "better": "lower"},
+        {"label": "Churn", "value": 1, "delta": 0.1, "better": "lower"},
+        {"label": "Revenue", "value": 1, "delta": -0.1, "better": "higher"}]}]}
+    path = write_spec(tmp_path, spec)
+    run_folio("render", path, *[a for e in ("xlsx", "docx", "pptx") for a in ("-o", tmp_path / f"o.{e}")], check=0)
+    want = [(f"{DOWN} -10.0%", GREEN), (f"{UP} +10.0%", RED), (f"{DOWN} -10.0%", RED)]
+    assert docx_deltas(tmp_path / "o.docx") == want
+    assert pptx_deltas(tmp_path / "o.pptx") == want
+    ws = openpyxl.load_workbook(tmp_path / "o.xlsx")["Summary"]
+    cells = {r[0].value: r[2] for r in ws.iter_rows() if r[0].value in ("Cost", "Churn", "Revenue")}
+    assert [cells[k].font.color.rgb[-6:] for k in ("Cost", "Churn", "Revenue")] == [GREEN, RED, RED]
+    spec["blocks"][0]["items"][0]["better"] = "lowr"
+    p = run_folio("validate", write_spec(tmp_path, spec), check=2)
+    assert "/blocks/0/items/0/better" in p.stderr and "did you mean 'lower'?" in p.stderr
