@@ -11,13 +11,40 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "formats/image.h"
 #include "formats/spec_internal.h"
 #include "formats/theme.h"
 
 static const char *const top_keys[] = {"folio", "title", "subtitle", "author", "date", "theme",
-                                       "data", "blocks", "max_pages", "$schema", NULL};
+                                       "data", "blocks", "max_pages", "xlsx", "$schema", NULL};
+
+/* ---- per-format options ----------------------------------------------------*/
+static const char *const first_sheet_names[] = {"data", "summary", NULL};
+
+/* "xlsx": {"first_sheet": "data" | "summary"} */
+static void read_xlsx_options(fo_spec_ctx *c, json_t *root)
+{
+    json_t *o = json_object_get(root, "xlsx");
+    if (!o) return;
+    if (!json_is_object(o)) {
+        fo_spec_error(c, "/xlsx", false, "e.g. \"xlsx\": {\"first_sheet\": \"summary\"}",
+                      "\"xlsx\" must be an object, not %s", fo_spec_json_type(o));
+        return;
+    }
+    static const char *const keys[] = {"first_sheet", NULL};
+    fo_spec_check_keys(c, o, "/xlsx", keys);
+    const char *first = fo_spec_string(c, o, "/xlsx", "first_sheet", false);
+    if (!first) return;
+    if (strcmp(first, "summary") == 0) c->doc->xlsx_summary_first = true;
+    else if (strcmp(first, "data") != 0) {
+        const char *s = fo_spec_suggest(first, first_sheet_names);
+        char hint[128];
+        snprintf(hint, sizeof hint, s ? "did you mean '%s'?" : "one of: data summary%s", s ? s : "");
+        fo_spec_error(c, "/xlsx/first_sheet", false, hint, "unknown first sheet \"%s\"", first);
+    }
+}
 
 /* ---- lists ----------------------------------------------------------------*/
 static bool read_list_items(fo_spec_ctx *c, json_t *items, const char *ptr,
@@ -70,7 +97,7 @@ static bool read_list_items(fo_spec_ctx *c, json_t *items, const char *ptr,
 /* ---- metrics ---------------------------------------------------------------*/
 static void read_metrics(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk)
 {
-    static const char *const keys[] = {"label", "value", "format", "delta", "delta_format", NULL};
+    static const char *const keys[] = {"label", "value", "format", "delta", "delta_format", "better", NULL};
     json_t *items = json_object_get(b, "items");
     char p[FO_PTR_MAX];
     fo_spec_ptr(p, ptr, "items");
@@ -114,6 +141,17 @@ static void read_metrics(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *b
         const char *dfmt = fo_spec_string(c, it, ip, "delta_format", false);
         fo_spec_ptr(vp, ip, "delta_format");
         m[i].delta_format = fo_spec_strdup(c, dfmt && fo_spec_check_format(c, dfmt, vp) ? dfmt : "+0.0%;-0.0%;0.0%");
+        const char *better = fo_spec_string(c, it, ip, "better", false);
+        if (better && strcmp(better, "lower") == 0) m[i].lower_is_better = true;
+        else if (better && strcmp(better, "higher") != 0) {
+            static const char *const dirs[] = {"higher", "lower", NULL};
+            const char *s = fo_spec_suggest(better, dirs);
+            char hint[128];
+            snprintf(hint, sizeof hint, s ? "did you mean '%s'?" : "\"higher\" (default) or \"lower\" (a cost)%s",
+                     s ? s : "");
+            fo_spec_ptr(vp, ip, "better");
+            fo_spec_error(c, vp, false, hint, "unknown direction \"%s\"", better);
+        }
     }
     blk->u.metrics.items = m;
     blk->u.metrics.nitems = n;
@@ -160,6 +198,32 @@ static void column_type_misplaced(fo_spec_ctx *c, json_t *cv, const char *cp, co
                   "(a table column picks a field and may give a title and a format)");
 }
 
+/* A table's "sheet": the name its xlsx sheet takes, as Excel allows it (at
+ * most 31 characters, none of []:*?/\, not starting or ending with an
+ * apostrophe, not "History"); a name taken twice gets " (2)" there. */
+static void read_sheet_name(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk)
+{
+    const char *name = fo_spec_string(c, b, ptr, "sheet", false);
+    if (!name) return;
+    char p[FO_PTR_MAX];
+    fo_spec_ptr(p, ptr, "sheet");
+    size_t units = 0, len = strlen(name);
+    for (size_t i = 0; i < len; i++) /* UTF-16 units, as Excel counts */
+        if (((unsigned char)name[i] & 0xC0) != 0x80) units += (unsigned char)name[i] >= 0xF0 ? 2 : 1;
+    const char *bad = strpbrk(name, "[]:*?/\\");
+    if (units == 0 || units > 31)
+        fo_spec_error(c, p, false, "Excel allows 1 to 31 characters: shorten it, e.g. \"Income statement\"",
+                      "sheet name \"%s\" has %zu characters", name, units);
+    else if (bad)
+        fo_spec_error(c, p, false, "Excel forbids [ ] : * ? / \\ in sheet names; use ( ) or -",
+                      "sheet name \"%s\" holds '%c'", name, *bad);
+    else if (name[0] == '\'' || name[len - 1] == '\'' || strcasecmp(name, "History") == 0)
+        fo_spec_error(c, p, false, "Excel reserves \"History\" and apostrophes at either end",
+                      "sheet name \"%s\" is not allowed", name);
+    else
+        blk->u.table.sheet = fo_spec_strdup(c, name);
+}
+
 static void read_table(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk, size_t index)
 {
     char label[64], p[FO_PTR_MAX];
@@ -169,6 +233,7 @@ static void read_table(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
     blk->u.table.caption = fo_spec_strdup(c, caption);
     fo_spec_ptr(p, ptr, "caption");
     fo_spec_check_markup(c, caption, p);
+    read_sheet_name(c, b, ptr, blk);
     if (!ds) return;
     blk->u.table.data = ds;
     json_t *cols = json_object_get(b, "columns");
@@ -388,7 +453,7 @@ static const char *const *keys_for(const char *type)
     static const char *const paragraph[] = {"type", "text", NULL};
     static const char *const list[] = {"type", "items", "ordered", NULL};
     static const char *const metrics[] = {"type", "items", NULL};
-    static const char *const table[] = {"type", "data", "columns", "caption", "totals", NULL};
+    static const char *const table[] = {"type", "data", "columns", "caption", "totals", "sheet", NULL};
     static const char *const chart[] = {"type", "kind", "data", "x", "y", "stacked", "title", "x_title",
                                         "y_title", "legend", "width", "height", "alt", NULL};
     static const char *const image[] = {"type", "path", "width", "height", "alt", "caption", NULL};
@@ -601,6 +666,7 @@ static fo_status spec_from_json(fo_json *json, const char *display, const char *
     report_nonfinite(&c);
     fo_spec_check_keys(&c, root, "", top_keys);
     read_meta(&c, root);
+    read_xlsx_options(&c, root);
     fo_spec_read_datasets(&c, json_object_get(root, "data"));
     json_t *blocks = json_object_get(root, "blocks");
     if (!blocks) {

@@ -190,6 +190,7 @@ typedef struct {
     bool has_delta;
     double delta;
     char *delta_format; /* never NULL when has_delta */
+    bool lower_is_better; /* a fall is good news (a cost): see delta.h */
 } fo_metric;
 
 typedef enum { FO_TOTAL_NONE = 0, FO_TOTAL_SUM, FO_TOTAL_AVG, FO_TOTAL_MIN,
@@ -242,6 +243,7 @@ typedef struct {
             fo_table_col *cols;
             size_t ncols;
             char *caption;   /* inline markup, may be NULL */
+            char *sheet;     /* the xlsx sheet's name, legal; NULL: from the caption */
             bool has_totals;
         } table;
         fo_chart chart;
@@ -262,6 +264,8 @@ struct fo_doc {
     char *base_dir;     /* folder that relative paths resolve in */
     char *title, *subtitle, *author, *date; /* may be NULL */
     int max_pages;      /* spec's "max_pages": a PDF table is cut at that page; 0 = none */
+    bool xlsx_summary_first; /* spec's "xlsx": {"first_sheet": "summary"}: else a
+                                workbook with tables opens on the first one */
     int64_t epoch;      /* Unix time for document timestamps: from date, else
                            SOURCE_DATE_EPOCH, else FO_NO_EPOCH (none written) */
     fo_theme theme;

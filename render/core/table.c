@@ -154,3 +154,12 @@ size_t fo_table_group_note(const size_t *ends, size_t g, size_t n, char *buf, si
                      g ? " (key column repeated)" : "");
     return k < 0 ? 0 : (size_t)k < cap ? (size_t)k : cap ? cap - 1 : 0;
 }
+
+size_t fo_table_cut_note(size_t shown, size_t total, char *buf, size_t cap)
+{
+    char a[32], b[32];
+    fo_numfmt_format_code("#,##0", (double)shown, a, sizeof a);
+    fo_numfmt_format_code("#,##0", (double)total, b, sizeof b);
+    int k = snprintf(buf, cap, "First %s of %s rows; the full table is in the workbook.", a, b);
+    return k < 0 ? 0 : (size_t)k < cap ? (size_t)k : cap ? cap - 1 : 0;
+}

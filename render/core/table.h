@@ -97,4 +97,9 @@ size_t fo_table_group_cols(const size_t *ends, size_t g, size_t *cols);
  * repeated)" after the first group. Writes into buf, returns the length. */
 size_t fo_table_group_note(const size_t *ends, size_t g, size_t n, char *buf, size_t cap);
 
+/* The note under a table that a page-bound format cut short (Word, slides,
+ * a PDF past max_pages): "First 1,000 of 50,000 rows; the full table is in
+ * the workbook." Writes into buf, returns the length. */
+size_t fo_table_cut_note(size_t shown, size_t total, char *buf, size_t cap);
+
 #endif

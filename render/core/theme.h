@@ -55,4 +55,28 @@ bool fo_theme_page_apply(fo_theme *t);
 /* Writes "RRGGBB" (7 bytes with NUL). */
 void fo_rgb_hex(fo_rgb c, char out[7]);
 
+/* WCAG 2.x contrast ratio of two colours, from 1 (the same) to 21 (black
+ * on white). Body text needs 4.5 (WCAG AA). */
+#define FO_CONTRAST_TEXT 4.5
+double fo_rgb_contrast(fo_rgb a, fo_rgb b);
+/* fg if it reaches `ratio` against bg; else fg moved toward black (on a
+ * light bg) or white (on a dark one) just far enough to reach it. The hue
+ * is kept, so a brand's blue stays a blue. */
+fo_rgb fo_rgb_readable(fo_rgb fg, fo_rgb bg, double ratio);
+/* a * (1 - k) + b * k, per channel. */
+fo_rgb fo_rgb_mix(fo_rgb a, fo_rgb b, double k);
+
+/* A dark theme's light variant, for the formats whose page has no colour
+ * of its own: Word prints no page background by default ("Print background
+ * colors and images" is off) and Excel has none at all, only fills on the
+ * cells a writer happened to touch, so white text there is white on white
+ * paper. The variant keeps fonts, sizes, page, palette and the table
+ * header; it puts the background at white, the theme's own dark background
+ * colour as the text, and every other text colour (heading, accent, muted,
+ * link, table header text) made readable on white (fo_rgb_readable); fills
+ * meant to sit under text (code, table bands) are lightened toward white.
+ * A light theme (text darker than its background) is copied unchanged. */
+bool fo_theme_is_dark(const fo_theme *t);
+void fo_theme_on_paper(const fo_theme *t, fo_theme *out);
+
 #endif

@@ -296,8 +296,10 @@ fo_status fo_docx_render(const fo_doc *doc, const char *dest, fo_outset *out,
     const char *tmp = fo_outset_add(out, dest, "docx", d);
     if (!tmp) return FO_ERR_IO;
     fo_docx_ctx c = {0};
+    fo_theme paper; /* Word prints no page background: a dark theme's light variant */
+    fo_theme_on_paper(&doc->theme, &paper);
     c.doc = doc;
-    c.t = &doc->theme;
+    c.t = &paper;
     c.d = d;
     c.nnums = FO_DOCX_NUM_DECIMAL;
     c.opts_template = opts ? opts->template_path : NULL; /* a .docx: fo_render's rule */

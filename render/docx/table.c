@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "render/core/delta.h"
 #include "render/core/table.h"
 #include "render/core/text.h"
 #include "render/docx/docx_internal.h"
@@ -28,6 +29,10 @@
  * tables break between rows, the header row repeated on each page. */
 #define KEEP_ROWS 16
 #define CELL_BUF 128
+/* Rows a Word table shows (about 25 pages); the rest are left to the
+ * workbook, with the note slides and a cut PDF carry: LibreOffice could not
+ * lay out a 50,000-row table in 10 minutes, and no reader pages through it. */
+#define SHOWN_ROWS 1000
 #define MIN_SIZE 7.0       /* pt: a wide table's text is set no smaller (docs/spec.md) */
 #define CELL_PAD 11.0      /* pt: FolioTable's cell margins (2 x 85 + 30 twips) and 1 pt to spare */
 
@@ -40,15 +45,6 @@ typedef struct {
 } tcol;
 
 /* ---- values to text ------------------------------------------------------- */
-
-/* A number through f (NULL: general), written into buf. */
-static size_t fmt_num(const fo_numfmt *f, double v, char *buf, size_t cap)
-{
-    fo_value val = {FO_VAL_NUMBER, false, v, NULL, NULL};
-    size_t n;
-    fo_value_text(&val, f, buf, cap, &n, NULL);
-    return n;
-}
 
 /* Text shown for v (borrowed from v or written into buf); *numeric when the
  * value is a number Excel would right-align; *url set for links. */
@@ -259,6 +255,10 @@ static void body_rows(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_t 
     int rc = 0;
     size_t r = 0;
     while (fo_docx_ok(c) && (rc = fo_rows_next(rows, &row, c->d)) == 1) {
+        if (r == SHOWN_ROWS) { /* the rest is the workbook's: cut_note says so */
+            rc = 0;
+            break;
+        }
         const char *fill = c->t->table.banding && r % 2 == 1 ? bfill : NULL;
         c->keep_cells = small && (r + 1 < nrows || b->u.table.has_totals);
         row_open(c, false);
@@ -303,6 +303,13 @@ static void write_group(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_
     c->keep_cells = false;
     if (b->u.table.has_totals) totals_row(c, b, tc, cols, k);
     fo_xml_close(x); /* w:tbl */
+    size_t nrows = b->u.table.data->nrows;
+    if (nrows > SHOWN_ROWS) {
+        char note[160];
+        fo_docx_para_style(c, "Caption", false);
+        fo_docx_run(c, note, fo_table_cut_note(SHOWN_ROWS, nrows, note, sizeof note), NULL, false, true);
+        fo_xml_close(x);
+    }
     /* a paragraph after the table keeps two tables apart and gives space */
     fo_xml_leaf(x, "w:p", NULL);
 }
@@ -466,17 +473,14 @@ static void metric_cell(fo_docx_ctx *c, const fo_metric *m, long width)
     c->run_color = 0;
     fo_xml_close(x);
     if (m->has_delta) {
-        fo_numfmt *df = fo_numfmt_compile(m->delta_format, NULL, 0);
-        char d[CELL_BUF + 8];
-        size_t k = fmt_num(df, m->delta, buf, CELL_BUF);
-        /* the arrow only: delta_format carries the sign ("+0.0%;-0.0%;0.0%") */
-        const char *arrow = m->delta > 0 ? "\xE2\x96\xB2 " : m->delta < 0 ? "\xE2\x96\xBC " : "";
-        snprintf(d, sizeof d, "%s%.*s", arrow, (int)k, buf);
+        char d[CELL_BUF];
+        /* coloured directly: a template's styles may lack folio's Delta styles */
+        fo_delta_tone tone = fo_delta_tone_of(m);
         fo_docx_para_style(c, "MetricDelta", false);
-        fo_docx_run(c, d, strlen(d), m->delta > 0 ? "DeltaUp" : m->delta < 0 ? "DeltaDown" : NULL,
-                    false, false);
+        c->run_color = tone == FO_DELTA_FLAT ? 0 : (long)fo_delta_rgb(m, 0, c->t->background) + 1;
+        fo_docx_run(c, d, fo_delta_text(m, d, sizeof d), NULL, false, false);
+        c->run_color = 0;
         fo_xml_close(x);
-        fo_numfmt_free(df);
     }
     fo_numfmt_free(f);
     fo_xml_close(x); /* w:tc */

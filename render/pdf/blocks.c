@@ -7,10 +7,8 @@
 #include <string.h>
 
 #include "render/core/buf.h"
+#include "render/core/delta.h"
 #include "render/pdf/pdf_int.h"
-
-#define DELTA_UP 0x2E7D32
-#define DELTA_DOWN 0xC62828
 
 /* ---- metrics ---------------------------------------------------------------- */
 
@@ -73,19 +71,11 @@ void fo_pdf_metrics(fo_pdf *c, const fo_block *b)
             fo_pdf_text_draw(c, fb, fit_size(c, fb, vs, val, vl, tw), vc >= 0 ? (fo_rgb)vc : t->heading_color,
                              tx, y, val, vl);
             if (m->has_delta) {
-                char dv[200], line[256];
-                fo_numfmt *f = fo_numfmt_compile(m->delta_format ? m->delta_format : "General",
-                                                 NULL, 0);
-                fo_value v = {FO_VAL_NUMBER, false, m->delta, NULL, NULL};
-                size_t dn;
-                fo_value_text(&v, f, dv, sizeof dv, &dn, NULL);   /* a number: always in dv */
-                fo_numfmt_free(f);
-                const char *arrow = m->delta > 0 ? "\xE2\x96\xB2 " : m->delta < 0 ? "\xE2\x96\xBC " : "";
-                if (m->delta > 0 && dv[0] != '+') snprintf(line, sizeof line, "%s+%s", arrow, dv);
-                else snprintf(line, sizeof line, "%s%s", arrow, dv);
+                char line[256];
+                fo_delta_text(m, line, sizeof line);
                 y -= ds * 1.5;
                 fo_pdf_text_draw(c, fr, fit_size(c, fr, ds, line, strlen(line), tw),
-                                 m->delta > 0 ? DELTA_UP : m->delta < 0 ? DELTA_DOWN : t->muted,
+                                 fo_delta_rgb(m, t->muted, t->table.band_fill),
                                  tx, y, line, strlen(line));
             }
         }

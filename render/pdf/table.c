@@ -166,9 +166,8 @@ static bool at_page_limit(const table *T)
 /* Below a table cut at the page limit: how much of it the PDF shows. */
 static void cut_note(fo_pdf *c, size_t shown, size_t total)
 {
-    char text[160], all[32];
-    fo_numfmt_format_code("#,##0", (double)total, all, sizeof all);
-    snprintf(text, sizeof text, "First %zu of %s rows; the full table is in the workbook.", shown, all);
+    char text[160];
+    fo_table_cut_note(shown, total, text, sizeof text);
     const fo_theme *t = c->t;
     fo_pdf_style st = {&t->body, t->body_size * 0.9, t->muted, FO_PDF_ITALIC};
     c->y -= 2;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "render/core/buf.h"
+#include "render/core/delta.h"
 #include "render/pptx/pptx_internal.h"
 #include "render/chartxml/chartxml.h"
 #include "render/core/numfmt.h"
@@ -21,8 +22,6 @@
 #define CARD_GAP 16.0
 #define CARDS_PER_ROW 4
 #define CODE_PAD 10.0
-#define DELTA_UP 0x2E7D32
-#define DELTA_DOWN 0xC62828
 
 /* <p:pic> at a box, descr = alt text. */
 static void picture(fo_pptx *p, const char *rid, const char *name, const char *alt,
@@ -270,11 +269,9 @@ static void card(fo_pptx *p, const fo_metric *m, double left, double top, double
     fo_numfmt_free(f);
     paras[n++].color = ink >= 0 ? (fo_rgb)ink : t->heading_color;
     if (m->has_delta) {
-        char num[256];
-        fo_numfmt_format_code(m->delta_format, fabs(m->delta), num, sizeof num);
-        snprintf(delta, sizeof delta, "%s %s", m->delta < 0 ? "\xE2\x96\xBC" : "\xE2\x96\xB2", num);
+        fo_delta_text(m, delta, sizeof delta);
         fo_pptx_para_init(&paras[n], FO_PPTX_PARA_PLAIN, 0, 14, delta, false);
-        paras[n++].color = m->delta < 0 ? DELTA_DOWN : DELTA_UP;
+        paras[n++].color = fo_delta_rgb(m, t->muted, t->table.band_fill);
     }
     filled_box(p, "Metric", "roundRect", left, top, w, CARD_H, t->table.band_fill,
                (long)t->accent, CODE_PAD, paras, n, "ctr");

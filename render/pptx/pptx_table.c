@@ -393,9 +393,8 @@ static bool fill(tbl *tb, char **header)
 /* Below a table cut at SHOWN_ROWS: how much of it the deck shows. */
 static void cut_note(fo_pptx *p, size_t shown, size_t total)
 {
-    char text[160], all[32];
-    fo_numfmt_format_code("#,##0", (double)total, all, sizeof all);
-    snprintf(text, sizeof text, "First %zu of %s rows; the full table is in the workbook.", shown, all);
+    char text[160];
+    fo_table_cut_note(shown, total, text, sizeof text);
     fo_pptx_para note;
     if (!fo_pptx_para_init(&note, FO_PPTX_PARA_PLAIN, 0, 12, text, false)) {
         fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory");

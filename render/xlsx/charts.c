@@ -180,6 +180,29 @@ static void style_series(fo_xlsx *x, const fo_chart *c, lxw_chart_series *s, siz
     }
 }
 
+/* The format code of column col of the chart's dataset, NULL for General. */
+static const char *column_format(const fo_chart *c, size_t col)
+{
+    const fo_dataset *ds = c->data;
+    if (!ds || col >= ds->ncols) return NULL;
+    const char *f = ds->cols[col].format;
+    return f && *f && strcmp(f, "General") != 0 ? f : NULL;
+}
+
+/* Value axes labelled with their column's format code, as the slides' and
+ * Word's chart parts are ("$#,##0" data shows "$250,000" ticks), instead of
+ * libxlsxwriter's General, source-linked default. The value axis is
+ * libxlsxwriter's x_axis in a bar chart, its y_axis otherwise; a scatter
+ * chart's x axis holds values too. */
+static void set_axis_formats(const fo_chart *c, lxw_chart *ch)
+{
+    const char *yf = c->ny ? column_format(c, c->y[0]) : NULL;
+    lxw_chart_axis *value_axis = c->kind == FO_CHART_BAR ? ch->x_axis : ch->y_axis;
+    if (yf) chart_axis_set_num_format(value_axis, yf);
+    const char *xf = c->kind == FO_CHART_SCATTER ? column_format(c, c->x) : NULL;
+    if (xf) chart_axis_set_num_format(ch->x_axis, xf);
+}
+
 fo_status fo_xlsx_chart_build(fo_xlsx *x, const fo_block *b, const fo_xlsx_dataref *ref,
                               lxw_chart **out)
 {
@@ -227,6 +250,7 @@ fo_status fo_xlsx_chart_build(fo_xlsx *x, const fo_block *b, const fo_xlsx_datar
             chart_axis_set_name_font(ch->y_axis, &axis_font);
         }
     }
+    if (!round) set_axis_formats(c, ch);
     if (c->kind == FO_CHART_BAR) {
         /* Excel draws a bar chart's categories bottom-up; reversed (with the
          * value axis kept at the bottom) they read top-down, as in the PDF,

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "render/core/delta.h"
 #include "render/core/markup.h"
 #include "render/xlsx/xlsx_internal.h"
 #include "render/core/shape.h"
@@ -46,7 +47,7 @@ typedef struct {
     lxw_format *rtext[7];          /* the same, read right to left (Arabic, Hebrew) */
     lxw_format *linkfmt[7];        /* link cell, by indent 0..6 */
     lxw_format *title, *subtitle, *meta, *heading[6], *code, *link, *caption;
-    lxw_format *metric_label, *metric_delta_up, *metric_delta_down;
+    lxw_format *metric_label;
     fo_status st;
 } summary;
 
@@ -91,9 +92,7 @@ static fo_status make_formats(summary *s)
         !(s->code = font_format(s, &th->mono, th->mono_size, th->text)) ||
         !(s->link = font_format(s, &th->body, th->body_size, th->link)) ||
         !(s->caption = font_format(s, &th->body, th->body_size, th->muted)) ||
-        !(s->metric_label = font_format(s, &th->body, th->body_size, th->muted)) ||
-        !(s->metric_delta_up = font_format(s, &th->body, th->body_size, 0x2E7D32)) ||
-        !(s->metric_delta_down = font_format(s, &th->body, th->body_size, 0xC62828)))
+        !(s->metric_label = font_format(s, &th->body, th->body_size, th->muted)))
         return s->st;
     format_set_bold(s->title);
     if (th->logo[0]) format_set_text_wrap(s->title); /* merged beside the logo */
@@ -395,7 +394,7 @@ static void put_metrics(summary *s, const fo_metric *items, size_t n)
             if (m->has_delta && isfinite(m->delta)) {
                 lxw_format *df = value_format(s, m->delta_format, s->x->th->body_size, false);
                 if (!df) return;
-                format_set_font_color(df, m->delta < 0 ? 0xC62828 : 0x2E7D32);
+                format_set_font_color(df, fo_delta_rgb(m, s->x->th->text, s->x->th->background));
                 worksheet_write_number(s->ws, s->row, 2, m->delta, df);
             }
         }

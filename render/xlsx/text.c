@@ -232,6 +232,48 @@ static void trim(char *s)
     s[len - a] = '\0';
 }
 
+/* Removes the brackets left without their partner, in place: a cut name
+ * keeps "(EU)" whole or loses its "(" ("Income statement (" -> no "("). */
+static void drop_unmatched_brackets(char *s)
+{
+    size_t len = strlen(s);
+    bool drop[FO_XLSX_NAME_CAP] = {0};
+    size_t open[FO_XLSX_NAME_CAP], depth = 0;
+    for (size_t i = 0; i < len && i < FO_XLSX_NAME_CAP; i++) {
+        if (s[i] == '(') open[depth++] = i;
+        else if (s[i] == ')') { if (depth) depth--; else drop[i] = true; }
+    }
+    while (depth) drop[open[--depth]] = true;
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (i < FO_XLSX_NAME_CAP && drop[i]) continue;
+        if (s[i] == ' ' && n > 0 && s[n - 1] == ' ') continue; /* "a ( b" -> "a b" */
+        s[n++] = s[i];
+    }
+    s[n] = '\0';
+}
+
+/* Cuts s to at most max characters into out, at a word boundary when s is
+ * longer ("Consolidated income statement (FY2024)" -> "Consolidated income
+ * statement", not "... statement ("): back to the last space, unless that
+ * would keep less than half of max (one long word is cut where it must);
+ * then trailing punctuation and unmatched brackets go. Returns bytes. */
+static size_t cut_words(const char *s, size_t max, char *out)
+{
+    size_t n = cut_chars(s, max, out);
+    if (s[n] == '\0') return n;          /* it fits: nothing cut */
+    if (s[n] != ' ') {                   /* cut inside a word: back to its start */
+        size_t k = n;
+        while (k > 0 && out[k - 1] != ' ') k--;
+        if (k > 0 && k >= max / 2) n = k;
+    }
+    out[n] = '\0';
+    drop_unmatched_brackets(out);
+    n = strlen(out);
+    while (n > 0 && strchr(" ,;.-(&+'", out[n - 1])) out[--n] = '\0';
+    return n;
+}
+
 fo_status fo_xlsx_sheet_name(fo_xlsx_names *s, const char *want, char out[FO_XLSX_NAME_CAP])
 {
     fo_buf b = {0};
@@ -255,7 +297,7 @@ fo_status fo_xlsx_sheet_name(fo_xlsx_names *s, const char *want, char out[FO_XLS
     while (n > 0 && ((unsigned char)tmp[n - 1] & 0xC0) == 0x80 && n + 1 >= sizeof tmp) n--;
     tmp[n] = '\0';
     trim(tmp);
-    cut_chars(tmp, FO_XLSX_NAME_MAX, base);
+    cut_words(tmp, FO_XLSX_NAME_MAX, base);
     trim(base);
     if (!base[0]) strcpy(base, "Sheet");
 
@@ -263,7 +305,7 @@ fo_status fo_xlsx_sheet_name(fo_xlsx_names *s, const char *want, char out[FO_XLS
     for (unsigned k = 2; fo_xlsx_names_has(s, out) || name_equal(out, "History"); k++) {
         char suffix[16];
         int sl = snprintf(suffix, sizeof suffix, " (%u)", k);
-        size_t bl = cut_chars(base, FO_XLSX_NAME_MAX - (size_t)sl, out);
+        size_t bl = cut_words(base, FO_XLSX_NAME_MAX - (size_t)sl, out);
         while (bl > 0 && (out[bl - 1] == ' ' || out[bl - 1] == '\'')) out[--bl] = '\0';
         memcpy(out + bl, suffix, (size_t)sl + 1);
     }

@@ -2,12 +2,14 @@
  * libxlsxwriter workbook in the right memory mode, writes tables, charts and
  * the Summary sheet, and closes the workbook into the staged file.
  *
- * Sheet order: Summary (omitted for a bare CSV conversion, where the data
- * itself should open first, and for a spec that is one table: see
- * data_first), then one sheet per table block in block order
- * (a long table's parts follow it), then a data sheet per chart whose
- * dataset no table shows. Charts sit on the Summary sheet where their block
- * is, so the workbook reads in the order of the document.
+ * Sheet order: one sheet per table block in block order (a long table's
+ * parts follow it), so that the workbook opens on the first table and
+ * pandas.read_excel(path) reads its data; then the Summary sheet (omitted
+ * for a bare CSV conversion and for a spec that is one table: see
+ * data_first); then a data sheet per chart whose dataset no table shows.
+ * The Summary comes first instead when there is no table, or when the spec
+ * says "xlsx": {"first_sheet": "summary"}. Charts sit on the Summary sheet
+ * where their block is, so that sheet reads in the order of the document.
  *
  * Determinism: libxlsxwriter 1.1.4 stamps every zip entry 1980-01-01 and
  * takes docProps dates from lxw_doc_properties.created, which we set to
@@ -86,11 +88,15 @@ static bool wants_summary(const fo_doc *doc)
     return false;
 }
 
-/* Sheet name a table asks for: its caption without markup, else its
- * dataset's name. */
+/* Sheet name a table asks for: its "sheet", else its caption without
+ * markup, else its dataset's name. */
 static fo_status table_wanted_name(const fo_block *b, char **out)
 {
     *out = NULL;
+    if (b->u.table.sheet) {
+        *out = fo_strdup(b->u.table.sheet);
+        return *out ? FO_OK : FO_ERR_NOMEM;
+    }
     if (b->u.table.caption && b->u.table.caption[0]) {
         *out = fo_markup_plain(b->u.table.caption);
         return *out ? FO_OK : FO_ERR_NOMEM;
@@ -181,17 +187,16 @@ static void free_ctx(fo_xlsx *x)
 fo_status fo_xlsx_render(const fo_doc *doc, const char *dest, fo_outset *out,
                          const fo_render_opts *opts, fo_diags *d)
 {
-    fo_xlsx x = {.doc = doc, .th = &doc->theme, .d = d};
+    fo_xlsx x = {.doc = doc, .d = d};
     lxw_chart **charts = NULL;
     char *tmpdir = NULL;
     fo_status st = FO_OK;
-    fo_theme borrowed; /* --template FILE.xlsx lends its theme (only an .xlsx reaches here) */
+    fo_theme borrowed = doc->theme; /* --template FILE.xlsx lends its theme (only an .xlsx reaches here) */
     const char *tpl = opts ? opts->template_path : NULL;
-    if (tpl) {
-        borrowed = doc->theme;
-        if ((st = fo_xlsx_template_theme(tpl, &borrowed, d)) != FO_OK) return st;
-        x.th = &borrowed;
-    }
+    if (tpl && (st = fo_xlsx_template_theme(tpl, &borrowed, d)) != FO_OK) return st;
+    fo_theme paper; /* a sheet has no background: a dark theme's light variant */
+    fo_theme_on_paper(&borrowed, &paper);
+    x.th = &paper;
 
     const char *path = fo_outset_add(out, dest, "xlsx", d);
     if (!path) return FO_ERR_IO;
@@ -217,16 +222,21 @@ fo_status fo_xlsx_render(const fo_doc *doc, const char *dest, fo_outset *out,
         goto cleanup;
     }
     if ((st = set_properties(&x)) != FO_OK) goto cleanup;
-    if (summary && !(x.summary = workbook_add_worksheet(x.wb, summary_name))) {
+    /* sheets open in the order they are added */
+    bool summary_first = doc->xlsx_summary_first || x.ntables == 0;
+    if (summary && summary_first && !(x.summary = workbook_add_worksheet(x.wb, summary_name))) {
         st = FO_ERR_NOMEM;
         goto cleanup;
     }
-
     for (size_t i = 0; i < x.ntables; i++) {
         const fo_block *b = x.tables[i].block;
         st = fo_xlsx_write_table(&x, b->u.table.data, b->u.table.cols, b->u.table.ncols,
                                  b->u.table.has_totals, &x.tables[i]);
         if (st != FO_OK) goto cleanup;
+    }
+    if (summary && !summary_first && !(x.summary = workbook_add_worksheet(x.wb, summary_name))) {
+        st = FO_ERR_NOMEM;
+        goto cleanup;
     }
     for (size_t i = 0; i < doc->nblocks; i++) {
         const fo_block *b = &doc->blocks[i];

@@ -73,7 +73,8 @@ bool fo_xlsx_names_has(const fo_xlsx_names *s, const char *name);
 /* Makes want (UTF-8, may be NULL or empty) a legal sheet name, unique in s,
  * writes it to out and adds it to s: []:*?/\ and control characters are
  * replaced, surrounding spaces and apostrophes trimmed, the name cut to 31
- * characters, "History" and names already in s get " (2)", " (3)"... (the
+ * characters at a word boundary (dropping brackets the cut left unmatched
+ * and trailing punctuation; one long word is cut where it must), "History" and names already in s get " (2)", " (3)"... (the
  * base cut so the whole stays within 31). Empty -> "Sheet".
  * Returns FO_OK or FO_ERR_NOMEM. */
 fo_status fo_xlsx_sheet_name(fo_xlsx_names *s, const char *want, char out[FO_XLSX_NAME_CAP]);

@@ -6,7 +6,7 @@ import zipfile
 
 import pytest
 
-from conftest import run_folio
+from conftest import run_folio, write_spec
 
 docx = pytest.importorskip("docx")
 
@@ -42,3 +42,32 @@ def test_narrow_table_keeps_style_size(tmp_path):
     with zipfile.ZipFile(out) as z:
         body = z.read("word/document.xml").decode()
     assert "<w:sz " not in body
+
+
+def test_a_long_table_is_cut_in_word_with_the_slides_note(tmp_path):
+    """Issue 37, item 10: a 50,000-row table went into Word whole (LibreOffice
+    could not lay it out in 10 minutes). Word shows the first 1,000 rows,
+    the totals of all of them, and the note the slides and a cut PDF carry."""
+    rows = [[i, f"item {i}", i * 1.5] for i in range(50000)]
+    spec = {"folio": 1, "data": {"t": {"columns": ["id", "name", "v"], "rows": rows}},
+            "blocks": [{"type": "table", "data": "t", "caption": "Big", "totals": {"v": "sum"}},
+                       {"type": "paragraph", "text": "After the table."}]}
+    path = write_spec(tmp_path, spec)
+    run_folio("render", path, "-o", tmp_path / "b.docx", "-o", tmp_path / "b.pptx", check=0)
+    d = docx.Document(tmp_path / "b.docx")
+    t = d.tables[0]
+    assert len(t.rows) == 1 + 1000 + 1
+    assert t.rows[1000].cells[0].text == "999" and t.rows[-1].cells[0].text == "Total"
+    assert t.rows[-1].cells[2].text.replace(",", "") == f"{sum(r[2] for r in rows):.0f}"
+    texts = [p.text for p in d.paragraphs]
+    note = "First 1,000 of 50,000 rows; the full table is in the workbook."
+    assert note in texts and texts.index(note) < texts.index("After the table.")
+    # the same words as the deck's note
+    z = zipfile.ZipFile(tmp_path / "b.pptx")
+    deck = "".join(z.read(n).decode() for n in z.namelist() if n.startswith("ppt/slides/slide"))
+    assert "the full table is in the workbook." in deck
+    # a table within the cap carries no note
+    spec["data"]["t"]["rows"] = rows[:1000]
+    run_folio("render", write_spec(tmp_path, spec), "-o", tmp_path / "s.docx", check=0)
+    d = docx.Document(tmp_path / "s.docx")
+    assert len(d.tables[0].rows) == 1002 and not any("full table" in p.text for p in d.paragraphs)

@@ -48,7 +48,7 @@ def typed_spec():
 def test_values_types_and_formats(tmp_path):
     out, _ = render(tmp_path, typed_spec())
     wb = openpyxl.load_workbook(out)
-    assert wb.sheetnames == ["Summary", "Typed values"]
+    assert wb.sheetnames == ["Typed values", "Summary"]
     ws = wb["Typed values"]
     assert [c.value for c in ws[1]] == ["name", "amount", "day", "flag", "calc", "link"]
     assert all(c.font.b for c in ws[1])
@@ -111,9 +111,42 @@ def test_sheet_names_legal_and_unique(tmp_path):
     ]}
     out, _ = render(tmp_path, spec)
     names = openpyxl.load_workbook(out).sheetnames
-    assert names == ["Summary", "Sales 2024-25 (EU)", "sales 2024-25 (eu) (2)", "History (2)",
-                     "A caption much longer than thir", "Summary (2)"]
+    assert names == ["Sales 2024-25 (EU)", "sales 2024-25 (eu) (2)", "History (2)",
+                     "A caption much longer than", "Summary (2)", "Summary"]
     assert all(len(n) <= 31 for n in names)
+
+
+def test_long_captions_are_cut_at_a_word_and_a_table_names_its_sheet(tmp_path):
+    """Issue 37, item 8: "Consolidated income statement (" was the sheet."""
+    rows = {"columns": ["a"], "rows": [[1]]}
+    captions = ["Consolidated income statement (FY2024, EUR thousands)",
+                "Revenue by region and product line, first half",
+                "Segment results (EMEA) versus plan and forecast",
+                "Supercalifragilisticexpialidocious-and-then-some words",
+                "Consolidated income statement (FY2023, EUR thousands)"]
+    blocks = [{"type": "table", "data": "d", "caption": c} for c in captions]
+    blocks.append({"type": "table", "data": "d", "caption": "Anything at all", "sheet": "Balance sheet"})
+    spec = {"folio": 1, "data": {"d": rows}, "blocks": blocks}
+    out, _ = render(tmp_path, spec)
+    names = openpyxl.load_workbook(out).sheetnames
+    assert names == ["Consolidated income statement", "Revenue by region and product",
+                     "Segment results (EMEA) versus", "Supercalifragilisticexpialidoci",
+                     "Consolidated income (2)", "Balance sheet", "Summary"]
+    for n in names:
+        assert len(n) <= 31 and n.count("(") == n.count(")") and not n.endswith((",", " ", "("))
+
+
+def test_sheet_field_is_checked(tmp_path):
+    rows = {"columns": ["a"], "rows": [[1]]}
+    for sheet, msg in [("A sheet name far longer than thirty-one", "has 39 characters"),
+                       ("Q1/Q2", "holds '/'"), ("History", "is not allowed")]:
+        path = write_spec(tmp_path, {"folio": 1, "data": {"d": rows},
+                                     "blocks": [{"type": "table", "data": "d", "sheet": sheet}]})
+        p = run_folio("validate", path, check=2)
+        assert "/blocks/0/sheet: sheet name" in p.stderr and msg in p.stderr, p.stderr
+    path = write_spec(tmp_path, {"folio": 1, "data": {"d": rows},
+                                 "blocks": [{"type": "table", "data": "d", "shet": "x"}]})
+    assert "did you mean 'sheet'?" in run_folio("validate", path, check=2).stderr
 
 
 def test_text_never_breaks_the_xml(tmp_path):
@@ -179,7 +212,7 @@ def test_chart_uses_table_sheet(tmp_path):
             "blocks": [{"type": "table", "data": "d", "caption": "Numbers"},
                        {"type": "chart", "kind": "line", "data": "d", "x": "m", "y": "a"}]}
     out, _ = render(tmp_path, spec)
-    assert openpyxl.load_workbook(out).sheetnames == ["Summary", "Numbers"]
+    assert openpyxl.load_workbook(out).sheetnames == ["Numbers", "Summary"]
     with zipfile.ZipFile(out) as z:
         assert "<c:f>Numbers!$B$2:$B$3</c:f>" in z.read("xl/charts/chart1.xml").decode()
 
@@ -196,7 +229,7 @@ def test_sample_renders(tmp_path):
     out = tmp_path / "sales.xlsx"
     run_folio("render", SAMPLES / "sales" / "sales.json", "-o", out, check=0)
     wb = openpyxl.load_workbook(out)
-    assert wb.sheetnames[0] == "Summary"
+    assert wb.sheetnames[0] == "Revenue by region" and "Summary" in wb.sheetnames  # its first table
     ws = wb["Monthly sales by region"]
     assert ws.freeze_panes == "A2" and ws.auto_filter.ref.startswith("A1:F")
     assert ws.cell(ws.max_row, 1).value == "Total"
@@ -250,3 +283,24 @@ def test_table_over_a_million_rows_continues(tmp_path):
     assert [r[0] for r in rows[1:]] == list(range(1_048_576, n + 1))
     assert "<autoFilter ref=\"A1:A26\"/>" in second
     print(f"1,048,600-row convert took {elapsed:.1f} s")
+
+
+def test_chart_value_axes_carry_the_column_format(tmp_path):
+    """Issue 37, item 9: the value axis was General, source-linked."""
+    spec = {"folio": 1, "data": {"d": {"columns": ["k", {"name": "v", "format": "$#,##0"},
+                                                   {"name": "w", "format": "0.0%"}],
+                                       "rows": [["a", 1000, 0.1], ["b", 25000, 0.2]]}},
+            "blocks": [{"type": "chart", "kind": k, "data": "d", "x": x, "y": "v"}
+                       for k, x in (("column", "k"), ("bar", "k"), ("line", "k"), ("scatter", "w"))]}
+    out, _ = render(tmp_path, spec)
+    c = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
+    with zipfile.ZipFile(out) as z:
+        for i, kind in enumerate(("column", "bar", "line", "scatter"), 1):
+            root = ET.fromstring(z.read(f"xl/charts/chart{i}.xml"))
+            vals = root.findall(f".//{c}valAx")
+            fmts = [(a.find(f"{c}numFmt").get("formatCode"), a.find(f"{c}numFmt").get("sourceLinked"))
+                    if a.find(f"{c}numFmt") is not None else None for a in vals]
+            if kind == "scatter":  # x and y both hold values
+                assert fmts == [("0.0%", "0"), ("$#,##0", "0")], (kind, fmts)
+            else:
+                assert fmts == [("$#,##0", "0")], (kind, fmts)

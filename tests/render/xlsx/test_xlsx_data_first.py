@@ -31,10 +31,47 @@ def test_one_table_spec_opens_on_its_data(tmp_path):
     assert list(df.columns) == ["k", "note", "v"] and df["v"].sum() == 6
     props = openpyxl.load_workbook(out).properties
     assert props.title == "Export" and props.creator == "Ana"
-    # words of its own make it a report: the Summary sheet comes first
+    # words of its own make it a report with a Summary sheet, after the data
+    # (issue 37, item 7): pandas still reads the table
     spec["blocks"].append({"type": "paragraph", "text": "Exported from the shop."})
     out = render(tmp_path, spec, "r.xlsx")
+    assert openpyxl.load_workbook(out).sheetnames == ["orders", "Summary"]
+    assert pandas.read_excel(out)["v"].sum() == 6
+    # unless the spec asks for the Summary first
+    spec["xlsx"] = {"first_sheet": "summary"}
+    out = render(tmp_path, spec, "s.xlsx")
     assert openpyxl.load_workbook(out).sheetnames == ["Summary", "orders"]
+
+
+def test_a_report_with_tables_and_charts_opens_on_its_first_table(tmp_path):
+    spec = {"folio": 1, "title": "Q3",
+            "data": {"a": {"columns": ["k", "v"], "rows": [["x", 1], ["y", 2]]},
+                     "b": {"columns": ["k", "w"], "rows": [["x", 5]]},
+                     "c": {"columns": ["k", "z"], "rows": [["p", 7], ["q", 8]]}},
+            "blocks": [{"type": "paragraph", "text": "Revenue grew."},
+                       {"type": "chart", "kind": "column", "data": "c", "x": "k", "y": "z"},
+                       {"type": "table", "data": "a"}, {"type": "table", "data": "b"}]}
+    out = render(tmp_path, spec)
+    wb = openpyxl.load_workbook(out)
+    assert wb.sheetnames[:3] == ["a", "b", "Summary"] and len(wb.sheetnames) == 4  # + the chart's data
+    assert list(pandas.read_excel(out).columns) == ["k", "v"]
+    # the Summary's link to the table and its chart still point at the right sheets
+    links = [c.hyperlink.location for row in wb["Summary"].iter_rows() for c in row if c.hyperlink]
+    assert any("'a'!A1" in (l or "") or "a!A1" in (l or "") for l in links), links
+    chart = zipfile.ZipFile(out).read("xl/charts/chart1.xml").decode()
+    assert re.search(r"<c:f>'?%s'?!\$B\$2:\$B\$3</c:f>" % re.escape(wb.sheetnames[3]), chart)
+    # a spec without tables opens on its Summary
+    spec["blocks"] = spec["blocks"][:2]
+    assert openpyxl.load_workbook(render(tmp_path, spec, "n.xlsx")).sheetnames[0] == "Summary"
+
+
+def test_first_sheet_option_is_checked(tmp_path):
+    path = write_spec(tmp_path, {"folio": 1, "xlsx": {"first_sheet": "sumary"}, "blocks": []})
+    p = run_folio("validate", path, check=2)
+    assert '/xlsx/first_sheet: unknown first sheet "sumary"' in p.stderr and "did you mean 'summary'?" in p.stderr
+    path = write_spec(tmp_path, {"folio": 1, "xlsx": {"firstsheet": "data"}, "blocks": []})
+    p = run_folio("validate", path, check=2)
+    assert '/xlsx/firstsheet: unknown key' in p.stderr and "did you mean 'first_sheet'?" in p.stderr
 
 
 def test_long_and_multiline_text_wraps_with_a_row_height(tmp_path):
