@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +156,42 @@ static void stream_out(void *ud, int stream, const char *s, size_t n)
     fflush(stream == 1 ? stdout : stderr);
 }
 
+/* Ctrl-C while a cell runs interrupts the cell, as in a notebook: SIGINT is
+   taken by a thread of its own (sigwait), which asks the supervisor; the
+   exec then answers "interrupted". A second Ctrl-C ends this command (the
+   cell is already being stopped). */
+static void *on_ctrl_c(void *arg)
+{
+    const char *id = arg;
+    sigset_t set;
+    int sig, first = 1;
+
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    while (sigwait(&set, &sig) == 0) {
+        fo_session_error err;
+
+        if (!first)
+            _exit(130);
+        first = 0;
+        memset(&err, 0, sizeof err);
+        (void)fo_session_interrupt(id, &(int){ 0 }, &err);
+    }
+    return NULL;
+}
+
+static void catch_ctrl_c(const char *id)
+{
+    sigset_t set;
+    pthread_t t;
+
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    if (pthread_sigmask(SIG_BLOCK, &set, NULL) == 0 &&
+        pthread_create(&t, NULL, on_ctrl_c, (void *)id) == 0)
+        pthread_detach(t);
+}
+
 static int cmd_exec(int argc, char **argv)
 {
     int json = take_flag(&argc, argv, "--json"), k;
@@ -201,6 +239,7 @@ static int cmd_exec(int argc, char **argv)
     }
     if (!code)
         return 2;
+    catch_ctrl_c(id);
     rc = fo_session_exec(id, code, len, timeout, json ? NULL : stream_out, NULL, &result, &err);
     free(code);
     if (rc < 0)

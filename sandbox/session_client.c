@@ -11,6 +11,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <time.h>
 #include <poll.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -662,6 +663,12 @@ int fo_session_interrupt(const char *id, int *interrupted, fo_session_error *err
 
 int fo_session_close(const char *id, fo_session_error *err)
 {
+    fo_session_error ignored;
+
+    /* a running cell would hold the close until it ends: it is interrupted
+       first (restarted when it ignores that), so a close is done at once */
+    memset(&ignored, 0, sizeof ignored);
+    (void)fo_session_interrupt(id, &(int){ 0 }, &ignored);
     return end_session(id, 'c', err);
 }
 
@@ -684,6 +691,8 @@ int fo_session_list(char **json, fo_session_error *err)
     int rt = fo_session_runtime(err), n = 0;
     DIR *d;
     struct dirent *de;
+    struct stat st;
+    time_t now = time(NULL);
 
     *json = NULL;
     if (rt < 0)
@@ -706,8 +715,11 @@ int fo_session_list(char **json, fo_session_error *err)
             shown = "live";
         else
             shown = state && !strcmp(state, "hibernated\n") ? "hibernated" : "expired";
-        fo_buf_printf(&b, "%s{\"id\": \"%s\", \"state\": \"%s\"}", n++ ? ", " : "",
+        fo_buf_printf(&b, "%s{\"id\": \"%s\", \"state\": \"%s\"", n++ ? ", " : "",
                               de->d_name, shown);
+        if (!strcmp(shown, "hibernated") && fstatat(dir, "state", &st, AT_SYMLINK_NOFOLLOW) == 0)
+            fo_buf_printf(&b, ", \"hibernated_s\": %lld", (long long)(now - st.st_mtime));
+        fo_buf_puts(&b, "}");
         if (lock >= 0)
             close(lock);
         free(state);

@@ -18,11 +18,14 @@
 #include "sandbox/sandbox.h"
 #include "sandbox/session.h"
 
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <time.h>
+#include <unistd.h>
 
 #define KEEPALIVE   ": keepalive\n\n"
 #define BACKLOG_CAP (16u << 20)   /* stream bytes a slow client may leave unread */
@@ -268,6 +271,114 @@ void fo_http_cell(fo_serve_state *s, struct MHD_Connection *c, req *r, const cha
     free(copy);
 }
 
+
+/* -------------------------------------------------- clients that hang up */
+
+/* A client that hangs up on a running exec interrupts its cell (PRODUCT.md
+   §8; not a detached one). libmicrohttpd does not watch a suspended
+   connection, so one thread here does: epoll on a duplicate of each such
+   connection's socket (the duplicate keeps its number ours until the exec
+   ends), EPOLLRDHUP when the client closes. */
+typedef struct hangup {
+    int fd;                       /* dup of the client's socket */
+    char sid[33];
+    struct hangup *next;
+} hangup;
+
+static int watch_ep = -1;
+static pthread_once_t watch_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static hangup *watched;           /* the entries alive: an event is acted on only for these */
+
+static void *watch_main(void *arg)
+{
+    struct epoll_event ev[16];
+
+    (void)arg;
+    for (;;) {
+        int n = epoll_wait(watch_ep, ev, 16, -1);
+
+        for (int k = 0; k < n; k++) {
+            fo_session_error err;
+            char sid[33] = "";
+
+            pthread_mutex_lock(&watch_lock);
+            for (hangup *h = watched; h; h = h->next)
+                if (h == ev[k].data.ptr) {
+                    snprintf(sid, sizeof sid, "%s", h->sid);
+                    (void)epoll_ctl(watch_ep, EPOLL_CTL_DEL, h->fd, NULL);   /* once */
+                }
+            pthread_mutex_unlock(&watch_lock);
+            memset(&err, 0, sizeof err);
+            if (sid[0])
+                (void)fo_session_interrupt(sid, &(int){ 0 }, &err);
+        }
+    }
+    return NULL;
+}
+
+static void watch_start(void)
+{
+    pthread_attr_t attr;
+    pthread_t t;
+
+    watch_ep = epoll_create1(EPOLL_CLOEXEC);
+    if (watch_ep < 0)
+        return;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 256u << 10);
+    if (pthread_create(&t, &attr, watch_main, NULL) != 0) {
+        close(watch_ep);
+        watch_ep = -1;
+    }
+    pthread_attr_destroy(&attr);
+}
+
+/* Watches the connection c of session sid; NULL when it cannot. */
+static hangup *watch_add(struct MHD_Connection *c, const char *sid)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c,
+                                                 MHD_CONNECTION_INFO_CONNECTION_FD);
+    struct epoll_event ev = { .events = EPOLLRDHUP };
+    hangup *h;
+
+    pthread_once(&watch_once, watch_start);
+    if (watch_ep < 0 || !info || !(h = calloc(1, sizeof *h)))
+        return NULL;
+    snprintf(h->sid, sizeof h->sid, "%s", sid);
+    h->fd = fcntl(info->connect_fd, F_DUPFD_CLOEXEC, 0);
+    ev.data.ptr = h;
+    pthread_mutex_lock(&watch_lock);
+    if (h->fd < 0 || epoll_ctl(watch_ep, EPOLL_CTL_ADD, h->fd, &ev) < 0) {
+        pthread_mutex_unlock(&watch_lock);
+        if (h->fd >= 0)
+            close(h->fd);
+        free(h);
+        return NULL;
+    }
+    h->next = watched;
+    watched = h;
+    pthread_mutex_unlock(&watch_lock);
+    return h;
+}
+
+static void watch_remove(hangup *h)
+{
+    if (!h)
+        return;
+    pthread_mutex_lock(&watch_lock);
+    for (hangup **pp = &watched; *pp; pp = &(*pp)->next)
+        if (*pp == h) {
+            *pp = h->next;
+            break;
+        }
+    (void)epoll_ctl(watch_ep, EPOLL_CTL_DEL, h->fd, NULL);
+    pthread_mutex_unlock(&watch_lock);
+    close(h->fd);
+    free(h);
+}
+
 /* ---------------------------------------------------------------- exec */
 
 typedef struct {
@@ -428,6 +539,7 @@ void fo_http_exec(fo_serve_state *s, struct MHD_Connection *c, req *r, const cha
     char *result = NULL;
     double timeout;
     unsigned mode = FO_SESSION_CALLER_HTTP;
+    hangup *watch;
     int rc;
 
     memset(&err, 0, sizeof err);
@@ -448,8 +560,10 @@ void fo_http_exec(fo_serve_state *s, struct MHD_Connection *c, req *r, const cha
         mode |= FO_SESSION_STREAM_EVENTS;
     snprintf(x.sid, sizeof x.sid, "%s", id);
     fo_http_asker(r, x.owner);
+    watch = x.detach ? NULL : watch_add(c, id);
     rc = fo_session_exec_as(id, json_string_value(code), json_string_length(code), timeout,
                             mode, on_event, &x, &result, &err);
+    watch_remove(watch);
     json_decref(body);
     deliver(&x, rc, result, &err);
     atomic_fetch_sub(&s->cells, 1);

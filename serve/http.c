@@ -50,7 +50,7 @@ static const route_def routes[] = {
     { "POST", "/v1/run", FO_ROUTE_RUN, 1, 'M', fo_http_run, 0 },
     { "GET", "/v1/runs/", FO_ROUTE_RUN, 1, 0, fo_http_run_files, 0 },
     { "GET", "/v1/environment", FO_ROUTE_OTHER, 1, 0, fo_http_environment, 0 },
-    { "POST", "/v1/sessions", FO_ROUTE_SESSIONS, 1, 'B', fo_http_sessions, 0 },
+    { NULL, "/v1/sessions", FO_ROUTE_SESSIONS, 1, 'B', fo_http_sessions, 0 },
     { NULL, "/v1/sessions/", FO_ROUTE_SESSIONS, 1, 'B', fo_http_sessions, 0 },
     { NULL, "/mcp", FO_ROUTE_OTHER, 1, 'B', fo_mcp_http, 0 },
 };

@@ -54,6 +54,7 @@ typedef struct {
     unsigned max_sessions;     /* live sessions (a session's --max-sessions) */
     unsigned max_cells;        /* session cells running at once, then 429 */
     unsigned run_ttl;          /* seconds a run's files are kept for download */
+    unsigned retain;           /* seconds a hibernated session is kept, then deleted */
     const char *folio;         /* the static folio binary (runs, session supervisors), or NULL */
     const char *session_dir;   /* the sessions' runtime folder (FOLIO_SESSION_DIR) */
     uint64_t max_bytes;        /* output ceiling per file */
@@ -194,6 +195,8 @@ int fo_serve_sessions_control(const char *path);
 unsigned fo_serve_sessions_interrupt(void);
 /* Hibernates every live session of this instance; how many. */
 unsigned fo_serve_sessions_hibernate(void);
+/* Deletes the sessions hibernated longer than --retain; how many. */
+unsigned fo_serve_sessions_sweep(fo_serve_state *s);
 /* Live sessions of this instance, or -1. */
 long fo_serve_sessions_live(void);
 

@@ -41,7 +41,7 @@ static const char usage[] =
     "                   [--workers N] [--queue N] [--max-bytes N] [--max-body N] [--max-parts N]\n"
     "                   [--timeout SEC] [--memory MB] [--conn-timeout SEC] [--max-conns N]\n"
     "                   [--max-sessions N] [--max-cells N] [--session-dir DIR] [--run-ttl SEC]\n"
-    "                   [--scratch DIR] [--drain-timeout SEC] [--instance NAME]\n"
+    "                   [--scratch DIR] [--drain-timeout SEC] [--instance NAME] [--retain SEC]\n"
     "                   [--session-limits memory=MB,disk=MB,timeout=S,cpus=N,idle=S,pids=N]\n"
     "                   [--run-limits timeout=S] [--no-jail]\n"
     "  Serves folio over HTTP (docs/serve.md): POST /v1/render, POST /v1/convert,\n"
@@ -91,6 +91,7 @@ static int parse_args(int argc, char **argv, fo_serve_config *c, double *drain, 
         { "--max-sessions", 1, 100000, &c->max_sessions, 'u' },
         { "--max-cells", 1, 4096, &c->max_cells, 'u' },
         { "--run-ttl", 1, 7 * 86400, &c->run_ttl, 'u' },
+        { "--retain", 60, 366 * 86400, &c->retain, 'u' },
         { "--conn-timeout", 1, 3600, &c->conn_timeout, 'u' },
         { "--max-conns", 1, 100000, &c->max_conns, 'u' },
         { "--memory", 64, 1 << 20, &c->memory_mb, 'u' },
@@ -379,6 +380,7 @@ static void wait_signals(fo_serve_state *s, struct MHD_Daemon *d, const sigset_t
         int sig = sigtimedwait(set, NULL, &tick);
         if (sig < 0) {
             fo_serve_runs_sweep(s);           /* expired runs' files go even when idle */
+            fo_serve_sessions_sweep(s);       /* and sessions hibernated past --retain */
             continue;
         }
         if (sig == SIGHUP && s->cfg.token_file) {
@@ -425,6 +427,7 @@ static void config_defaults(fo_serve_config *c)
     c->max_sessions = 64;
     c->max_cells = 0;             /* 4 per worker, unless given */
     c->run_ttl = 900;
+    c->retain = 7 * 86400;        /* a hibernated session is kept a week */
     c->max_bytes = 31457280ULL;
     c->max_body = 33554432ULL;
     c->timeout_s = 30;

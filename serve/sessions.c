@@ -500,11 +500,86 @@ static int split_path(fo_serve_state *s, struct MHD_Connection *c, req *r, const
     return 0;
 }
 
+/* GET /v1/sessions: the caller's sessions on this instance, live and
+   hibernated (an expired one, whose supervisor was killed, is not listed). */
+static void h_list(fo_serve_state *s, struct MHD_Connection *c, req *r)
+{
+    fo_session_error err;
+    char *list = NULL, *text;
+    json_t *all, *mine = json_array(), *e;
+    size_t k;
+
+    memset(&err, 0, sizeof err);
+    if (fo_session_list(&list, &err) < 0) {
+        free(list);
+        json_decref(mine);
+        fo_http_session_refuse(c, r, &err);
+        return;
+    }
+    all = json_loads(list, 0, NULL);
+    free(list);
+    json_array_foreach(all, k, e) {
+        const char *id = json_string_value(json_object_get(e, "id"));
+        const char *state = json_string_value(json_object_get(e, "state"));
+        char wire[80];
+
+        if (!id || !state || !strcmp(state, "expired") || !is_owner(s, r, id))
+            continue;
+        snprintf(wire, sizeof wire, "%s-%s", s->cfg.instance, id);
+        json_object_set_new(e, "id", json_string(wire));
+        json_array_append(mine, e);
+    }
+    json_decref(all);
+    text = json_dumps(json_pack("{s:o}", "sessions", mine), JSON_COMPACT);
+    if (!text) {
+        fo_http_refuse(c, r, 500, NULL, NULL, "out of memory");
+        return;
+    }
+    fo_http_send_text(c, r, 200, "application/json", text, strlen(text));
+    free(text);
+}
+
+unsigned fo_serve_sessions_sweep(fo_serve_state *s)
+{
+    fo_session_error err;
+    char *list = NULL;
+    json_t *all, *e;
+    size_t k;
+    unsigned n = 0;
+
+    memset(&err, 0, sizeof err);
+    if (fo_session_list(&list, &err) < 0) {
+        free(list);
+        return 0;
+    }
+    all = json_loads(list, 0, NULL);
+    free(list);
+    json_array_foreach(all, k, e) {
+        const char *id = json_string_value(json_object_get(e, "id"));
+        json_t *age = json_object_get(e, "hibernated_s");
+
+        if (id && json_is_integer(age) && json_integer_value(age) > (json_int_t)s->cfg.retain &&
+            fo_session_close(id, &err) == 0)
+            n++;
+    }
+    json_decref(all);
+    return n;
+}
+
 void fo_http_sessions(fo_serve_state *s, struct MHD_Connection *c, req *r)
 {
     const char *p = r->path + strlen("/v1/sessions"), *rest, *m = r->method;
     char id[33];
 
+    if (!*p && !strcmp(m, "GET")) {
+        h_list(s, c, r);
+        return;
+    }
+    if (!*p && strcmp(m, "POST")) {
+        fo_http_refuse(c, r, 405, "method", "see GET /v1/openapi.json", "/v1/sessions takes GET "
+                       "(your sessions) or POST (a new one)");
+        return;
+    }
     if (!*p) {
         h_create(s, c, r);
         return;

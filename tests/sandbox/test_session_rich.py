@@ -192,3 +192,31 @@ def test_a_full_disk_is_disk_full_not_out_of_memory(s):
                     "x = bytearray(300 << 20)\n", expect="restarted")
     assert r["failure"]["code"] == "oom_killed"             # memory, not files: as before
     assert "hold 0 MB" in r["failure"]["message"]
+
+
+# ------------------------------------------------------- Ctrl-C in a terminal
+
+LOOP = "import time\nn = 0\nwhile True:\n    n += 1\n    time.sleep(0.01)\n"
+
+
+def test_ctrl_c_interrupts_the_cell_and_keeps_the_variables(s):
+    import signal
+    import subprocess
+    from test_session import FOLIO
+    sid = s.new()
+    p = subprocess.Popen([FOLIO, "session", "exec", sid, "--json", "-c", LOOP],
+                         env=s.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        # a --json exec prints nothing until the end: give the loop time to start
+        import time
+        time.sleep(2)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    r = json.loads(out)
+    assert p.returncode == 4 and r["status"] == "interrupted", (out, err)
+    assert r["failure"]["code"] == "interrupted" and r["error"]["name"] == "KeyboardInterrupt"
+    r = s.exec(sid, "n > 10", expect="ok")
+    assert r["result"] == "True"                           # the loop's variable is kept

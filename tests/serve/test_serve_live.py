@@ -198,3 +198,97 @@ def test_a_detached_cell_answers_202_and_keeps_its_result(srv):
         assert st == 404 and json.loads(out)["errors"][0]["message"].startswith("no detached cell")
     finally:
         call(srv, "DELETE", f"/v1/sessions/{sid}")
+
+
+# ------------------------------------------ hang-ups, DELETE, the list, expiry
+
+LOOP = "import time\nn = 0\nwhile True:\n    n += 1\n    time.sleep(0.01)\n"
+
+
+def test_a_client_that_hangs_up_interrupts_its_cell(srv):
+    """Before, the cell ran on to its timeout and the next exec waited for
+    it; now the hang-up interrupts it and the variables stay."""
+    sid, _ = new_session(srv, timeout=120)
+    try:
+        c = conn(srv)
+        post_json(c, f"/v1/sessions/{sid}/exec", {"code": LOOP})
+        time.sleep(1.5)                                   # the loop runs
+        c.close()                                         # the client is gone
+        c = conn(srv, timeout=20)                         # (the timeout is the cell's 120 s otherwise)
+        post_json(c, f"/v1/sessions/{sid}/exec", {"code": "n > 10"})
+        r = json.loads(c.getresponse().read())
+        assert r["status"] == "ok" and r["result"] == "True" and r["cell"] == 2, r
+        c.close()
+    finally:
+        call(srv, "DELETE", f"/v1/sessions/{sid}")
+
+
+def test_a_detached_cell_is_not_interrupted_when_its_client_leaves(srv):
+    sid, _ = new_session(srv)
+    try:
+        st, _, out = call(srv, "POST", f"/v1/sessions/{sid}/exec",
+                          {"code": "import time\ntime.sleep(1.5)\nprint('finished')", "detach": True})
+        url = json.loads(out)["url"]
+        for _ in range(500):
+            r = json.loads(call(srv, "GET", url)[2])
+            if r["status"] != "running":
+                break
+            time.sleep(0.02)
+        assert r["status"] == "ok" and r["stdout"] == "finished\n"
+    finally:
+        call(srv, "DELETE", f"/v1/sessions/{sid}")
+
+
+def test_delete_ends_a_session_with_a_running_cell_at_once(srv):
+    sid, _ = new_session(srv, timeout=120)
+    c = conn(srv, timeout=30)
+    post_json(c, f"/v1/sessions/{sid}/exec", {"code": LOOP})
+    time.sleep(1)
+    st, _, _ = request_quick(srv, "DELETE", f"/v1/sessions/{sid}")
+    assert st == 204                                      # not after the cell's 120 s
+    r = json.loads(c.getresponse().read())
+    assert r["status"] in ("interrupted", "restarted"), r
+    c.close()
+    st, _, out = call(srv, "GET", f"/v1/sessions/{sid}/files/x")
+    assert st == 404
+
+
+def request_quick(srv, method, path):
+    from test_serve import request
+    return request(srv.url + path, method, timeout=20)
+
+
+def test_get_sessions_lists_the_callers_live_and_hibernated_sessions(tmp_path):
+    srv = Server("--instance", "ls", "--max-sessions", 4, "--retain", 60,
+                 "--session-dir", tmp_path / "sessions", scratch=tmp_path)
+    try:
+        live, _ = new_session(srv)
+        sleepy, _ = new_session(srv, idle=1)
+        for _ in range(300):                              # its --idle of 1 s hibernates it
+            st, _, out = call(srv, "GET", "/v1/sessions")
+            listed = {e["id"]: e for e in json.loads(out)["sessions"]}
+            if listed.get(sleepy, {}).get("state") == "hibernated":
+                break
+            time.sleep(0.05)
+        assert st == 200 and set(listed) == {live, sleepy}
+        assert listed[live]["state"] == "live" and listed[sleepy]["state"] == "hibernated"
+        assert listed[sleepy]["hibernated_s"] >= 0
+        # past --retain (60 s here: its state file made two minutes old), the
+        # sweep (every 10 s) deletes it
+        import os
+        state = tmp_path / "sessions" / sleepy.split("-", 1)[1] / "state"
+        old = time.time() - 120
+        os.utime(state, (old, old))
+        for _ in range(300):
+            listed = {e["id"] for e in json.loads(call(srv, "GET", "/v1/sessions")[2])["sessions"]}
+            if sleepy not in listed:
+                break
+            time.sleep(0.1)
+        assert listed == {live}
+        assert not state.parent.exists()
+        st, _, out = call(srv, "POST", f"/v1/sessions/{sleepy}/exec", {"code": "1"})
+        assert st in (404, 410), out
+        st, _, _ = call(srv, "PUT", "/v1/sessions")
+        assert st == 405
+    finally:
+        assert srv.stop() == 0
