@@ -1,7 +1,7 @@
 /* session_store.c — files in and out of a session's jail, never trusting
  * what the jail left there: trees are walked through descriptors opened with
  * O_NOFOLLOW from their parent's, only folders and regular files are copied
- * (links, FIFOs, sockets and devices are skipped, counted and reported),
+ * (links copied as links; FIFOs, sockets and devices skipped, counted and reported),
  * within a depth, an entry count and a budget of data by allocated size;
  * holes of sparse files stay holes. Used to hibernate (jail -> store), to
  * resume (store -> jail, files created as the jail's own user, by a process
@@ -199,11 +199,36 @@ static int copy_file(int src_dir, int dst_dir, const char *name, fo_session_copy
     c->bytes += avail - left;
     return 0;
 }
-/* Why an entry that is neither a folder nor a regular file is not copied. */
+/* A symbolic link is copied as a link: its target is read and written as
+   text (readlinkat, symlinkat), never followed here, and it resolves only
+   inside the jail it is restored into (a session's venv is made of them). */
+static int copy_link(int src_dir, int dst_dir, const char *name, fo_session_copy *c)
+{
+    char target[4096];
+    ssize_t n = readlinkat(src_dir, name, target, sizeof target - 1);
+    int rc;
+
+    if (n < 0 || c->files >= c->max_files) {
+        lose(c, n < 0 ? "a symbolic link that can't be read: not saved"
+                      : "over the count of entries a session saves");
+        return 0;
+    }
+    target[n] = 0;
+    as_jail(c, 1);
+    rc = symlinkat(target, dst_dir, name);
+    as_jail(c, 0);
+    if (rc < 0 && errno != EEXIST) {
+        lose(c, "a symbolic link that can't be written: not saved");
+        return 0;
+    }
+    c->files++;
+    return 0;
+}
+
+/* Why an entry that is neither a folder, a regular file nor a link is not copied. */
 static const char *kind_why(mode_t m)
 {
-    return S_ISLNK(m) ? "a symbolic link: links are not saved" :
-           S_ISFIFO(m) ? "a FIFO: not saved" : S_ISSOCK(m) ? "a socket: not saved" :
+    return S_ISFIFO(m) ? "a FIFO: not saved" : S_ISSOCK(m) ? "a socket: not saved" :
            "a device: not saved";
 }
 
@@ -215,6 +240,8 @@ static int copy_entry(DIR *d, int dst, const char *name, const struct stat *st,
 
     if (S_ISREG(st->st_mode))
         return copy_file(dirfd(d), dst, name, c);
+    if (S_ISLNK(st->st_mode))
+        return copy_link(dirfd(d), dst, name, c);
     if (!S_ISDIR(st->st_mode)) {
         lose(c, kind_why(st->st_mode));
         return 0;

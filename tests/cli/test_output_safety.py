@@ -50,7 +50,8 @@ sys.stderr.write(p.stderr.read().decode())
 """
 
 
-@pytest.mark.parametrize("fmt", ["xlsx", "docx", "pdf"])
+# not docx: Word shows 1,000 rows of a table (the rest is in the workbook)
+@pytest.mark.parametrize("fmt", ["xlsx", "pdf"])
 def test_ceiling_holds_while_writing_on_a_small_disk(fmt, big_csv, tmp_path):
     """500k rows, --max-bytes 100000, the output folder a 20 MiB tmpfs in a
     mount namespace of the test's own: exit 3 (not 5, disk full), and the
