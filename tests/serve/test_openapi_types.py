@@ -1,7 +1,8 @@
 # test_openapi_types.py — docs/openapi.json gives every answer of `folio serve`
 # a real type (PRODUCT.md §8). Three readers check it, none of them folio:
-# (1) the document itself: every $ref resolves, every schema is a Draft
-#     2020-12 schema, every JSON answer has one;
+# (1) the document itself: its OpenAPI 3.1 structure (@redocly/openapi-core,
+#     offline), every $ref resolves, every schema is a Draft 2020-12 schema,
+#     every JSON answer has one;
 # (2) python3-jsonschema validates every real answer of a server on loopback
 #     (sessions, cells in every status, the event stream, a detached cell,
 #     interrupt, a run, the environment, refusals, a resume) against the
@@ -267,7 +268,7 @@ def test_event_stream_events_match_their_schemas(answers):
     each = {"cell": {"type": "object", "required": ["cell"], "additionalProperties": False,
                      "properties": {"cell": {"type": "integer"}}},
             "stream": s["StreamChunk"], "display": s["Display"], "result": s["ExecResult"]}
-    desc = DOC["paths"][EXEC]["post"]["responses"]["200"]["content"]["text/event-stream"]["description"]
+    desc = DOC["paths"][EXEC]["post"]["responses"]["200"]["content"]["text/event-stream"]["schema"]["description"]
     for name, data in ev:
         assert f"`{name}`" in desc
         v = Draft202012Validator({"allOf": [each[name]], "components": DOC["components"]})
@@ -374,8 +375,9 @@ export const used = [exactName, exactHint, exactStatus, exactCode, exactHtml, no
 def tools():
     if NODE is None:
         pytest.skip("node is not installed (make deps-test)")
-    if not (NPM_DIR / "node_modules" / ".bin" / "tsc").exists() or \
-            not (NPM_DIR / "node_modules" / ".bin" / "openapi-typescript").exists():
+    mods = NPM_DIR / "node_modules"
+    if not all(p.exists() for p in (mods / ".bin" / "tsc", mods / ".bin" / "openapi-typescript",
+                                    mods / "@redocly" / "openapi-core")):
         p = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=NPM_DIR,
                            capture_output=True, text=True, timeout=600)
         assert p.returncode == 0, p.stderr
@@ -391,6 +393,19 @@ def compile_against(tools, doc, tmp):
     return subprocess.run([str(tools / "tsc"), "--noEmit", "--strict", "--target", "es2020",
                            "--module", "esnext", "--moduleResolution", "bundler",
                            str(tmp / "program.ts")], capture_output=True, text=True, timeout=300)
+
+
+def test_document_has_the_openapi_3_1_structure(tools, tmp_path):
+    p = subprocess.run([NODE, str(NPM_DIR / "lint.mjs"), str(ROOT / "docs" / "openapi.json")],
+                       capture_output=True, text=True, timeout=300, cwd=NPM_DIR)
+    assert p.returncode == 0 and p.stdout.strip().endswith("problems 0"), p.stdout + p.stderr
+    # and the check sees a misplaced field (a Media Type has no description)
+    bad = copy.deepcopy(DOC)
+    bad["paths"][EXEC]["post"]["responses"]["200"]["content"]["application/json"]["description"] = "x"
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    p = subprocess.run([NODE, str(NPM_DIR / "lint.mjs"), str(tmp_path / "bad.json")],
+                       capture_output=True, text=True, timeout=300, cwd=NPM_DIR)
+    assert p.returncode == 1 and "struct" in p.stdout and "description" in p.stdout, p.stdout
 
 
 def test_typescript_client_compiles_with_exact_types(tools, tmp_path):
