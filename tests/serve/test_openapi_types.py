@@ -114,8 +114,9 @@ class Checker:
         self.seen.append((method, template, status))
         return obj
 
-    def call(self, method, template, status, obj=None, body=None, ctype="application/json", **ids):
-        path = template.format(**ids)
+    def call(self, method, template, status, obj=None, body=None, ctype="application/json",
+             query="", **ids):
+        path = template.format(**ids) + query
         data = json.dumps(obj).encode() if obj is not None else body
         st, h, out = request(self.srv.url + path, method, data, ctype if data is not None else None,
                              timeout=180)
@@ -195,6 +196,9 @@ def answers(tmp_path_factory):
         got["bad_exec"] = ck.call("POST", EXEC, 400, {"code": 1}, id=sid)
         got["ceiling"] = ck.call("POST", "/v1/sessions", 400, {"timeout": 1e9})
         ck.call("POST", EXEC, 404, {"code": "1"}, id="oa-" + "0" * 32)
+        ck.call("POST", "/v1/sessions", 403, {"net": "all"})
+        got["bad_type"] = ck.call("POST", "/v1/convert", 415, body=b"x", ctype="image/gif",
+                                  query="?to=pdf")
         ck.call("GET", "/v1/sessions/{id}/cells/{n}", 404, id=sid, n=999)
         ck.call("GET", "/v1/sessions/{id}/files/{path}", 404, id=sid, path="nothing.txt")
         ck.call("PUT", "/v1/sessions/{id}/files/{path}", 201, body=b"a,b\n", ctype="text/csv",
