@@ -215,6 +215,8 @@ def answers(tmp_path_factory):
         got["rendered"] = ck.call("POST", "/v1/run", 200, body=body, ctype=ct)
         body, ct = multipart([("cmd", b'["false"]', None), ("render", b"pdf", None)])
         got["skipped"] = ck.call("POST", "/v1/run", 200, body=body, ctype=ct)
+        body, ct = multipart([("cmd", b'["sleep", "30"]', None), ("timeout", b"0.5", None)])
+        got["run_timeout"] = ck.call("POST", "/v1/run", 200, body=body, ctype=ct)
         got["env"] = ck.call("GET", "/v1/environment", 200)
         st, _, out = request(srv.url + "/v1/sessions")
         got["list_status"] = st
@@ -285,6 +287,7 @@ def test_refusals_and_other_answers_match(answers):
     assert answers["run"]["files"][0]["url"].startswith("/v1/runs/")
     assert answers["rendered"]["render"]["files"][0]["name"] == "result.pdf"
     assert "skipped" in answers["skipped"]["render"]
+    assert answers["run_timeout"]["limit"] == "timeout" and answers["run_timeout"]["signal"]
     assert answers["env"]["packages"]
     if answers["list_status"] != 200:
         pytest.skip(f"GET /v1/sessions answered {answers['list_status']}: not in this build yet")
