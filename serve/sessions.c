@@ -500,24 +500,37 @@ static int split_path(fo_serve_state *s, struct MHD_Connection *c, req *r, const
     return 0;
 }
 
+/* This instance's sessions as fo_session_list gives them (an array of
+   {"id", "state", ...}; the caller decrefs), or NULL with err filled. */
+static json_t *all_sessions(fo_session_error *err)
+{
+    char *list = NULL;
+    json_t *all;
+
+    memset(err, 0, sizeof *err);
+    if (fo_session_list(&list, err) < 0) {
+        free(list);
+        return NULL;
+    }
+    all = json_loads(list, 0, NULL);
+    free(list);
+    return all;
+}
+
 /* GET /v1/sessions: the caller's sessions on this instance, live and
    hibernated (an expired one, whose supervisor was killed, is not listed). */
 static void h_list(fo_serve_state *s, struct MHD_Connection *c, req *r)
 {
     fo_session_error err;
-    char *list = NULL, *text;
-    json_t *all, *mine = json_array(), *e;
+    char *text;
+    json_t *all = all_sessions(&err), *mine, *e;
     size_t k;
 
-    memset(&err, 0, sizeof err);
-    if (fo_session_list(&list, &err) < 0) {
-        free(list);
-        json_decref(mine);
+    if (!all) {
         fo_http_session_refuse(c, r, &err);
         return;
     }
-    all = json_loads(list, 0, NULL);
-    free(list);
+    mine = json_array();
     json_array_foreach(all, k, e) {
         const char *id = json_string_value(json_object_get(e, "id"));
         const char *state = json_string_value(json_object_get(e, "state"));
@@ -542,18 +555,10 @@ static void h_list(fo_serve_state *s, struct MHD_Connection *c, req *r)
 unsigned fo_serve_sessions_sweep(fo_serve_state *s)
 {
     fo_session_error err;
-    char *list = NULL;
-    json_t *all, *e;
+    json_t *all = all_sessions(&err), *e;
     size_t k;
     unsigned n = 0;
 
-    memset(&err, 0, sizeof err);
-    if (fo_session_list(&list, &err) < 0) {
-        free(list);
-        return 0;
-    }
-    all = json_loads(list, 0, NULL);
-    free(list);
     json_array_foreach(all, k, e) {
         const char *id = json_string_value(json_object_get(e, "id"));
         json_t *age = json_object_get(e, "hibernated_s");
@@ -622,18 +627,12 @@ void fo_http_sessions(fo_serve_state *s, struct MHD_Connection *c, req *r)
 static long each_live(int (*fn)(const char *id))
 {
     fo_session_error err;
-    char *list = NULL;
-    json_t *j, *e;
+    json_t *j = all_sessions(&err), *e;
     size_t k;
     long n = 0;
 
-    memset(&err, 0, sizeof err);
-    if (fo_session_list(&list, &err) < 0) {
-        free(list);
+    if (!j)
         return -1;
-    }
-    j = json_loads(list, 0, NULL);
-    free(list);
     json_array_foreach(j, k, e) {
         const char *id = json_string_value(json_object_get(e, "id"));
         const char *state = json_string_value(json_object_get(e, "state"));
