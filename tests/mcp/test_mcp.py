@@ -129,6 +129,9 @@ def check_conversation(seen, cell_timeout_5s=True):
     assert seen["cancel"].startswith("rejected") and "changed their mind" in seen["cancel"]
     assert seen["cancel_progress"] >= 1
     assert not seen["after_cancel"]["isError"]
+    # and the cancelled cell was interrupted (KeyboardInterrupt), not left to
+    # run to its end: x is still what it was before the sleep
+    assert "'before'" in seen["after_cancel"]["text"] and "'after'" not in seen["after_cancel"]["text"]
     # restart: variables gone, files kept
     assert "NameError" in seen["after_restart"]["text"]
     assert "['sales.csv']" in seen["files_kept"]["text"]
