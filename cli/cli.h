@@ -24,4 +24,11 @@ int fo_cli_schema(const fo_cli_request *req);
 /* Prints the JSON Schema of "spec" or "theme" (fo_schema); 5 if unknown. */
 int fo_cli_schema_named(const char *name);
 
+/* provenance.c: --provenance FILE.json|JSON into opts->prov (2 with the
+ * problem printed when it can't be read), and `folio inspect FILE...`
+ * (0 when every file records folio's provenance, 2 when one records none
+ * or can't be read, 1 usage). */
+int fo_cli_provenance(const char *arg, fo_render_opts *opts);
+int fo_cli_inspect(const fo_cli_request *req);
+
 #endif

@@ -655,6 +655,7 @@ static fo_status spec_from_json(fo_json *json, const char *display, const char *
     if (!doc || !(doc->arena = fo_arena_new())) { fo_free(doc); fo_json_free(json); return FO_ERR_NOMEM; }
     c.doc = doc;
     doc->spec_path = fo_arena_strdup(doc->arena, display);
+    memcpy(doc->spec_sha256, fo_json_sha256(json), sizeof doc->spec_sha256);
     doc->base_dir = fo_arena_strdup(doc->arena, c.base_real);
 
     json_t *root = fo_json_root(c.json);

@@ -261,6 +261,7 @@ typedef struct {
 struct fo_doc {
     fo_arena *arena;
     char *spec_path;    /* as given; NULL for a CSV conversion */
+    char spec_sha256[65]; /* hex SHA-256 of the spec's bytes as read; "" for a CSV */
     char *base_dir;     /* folder that relative paths resolve in */
     char *title, *subtitle, *author, *date; /* may be NULL */
     int max_pages;      /* spec's "max_pages": a PDF table is cut at that page; 0 = none */
