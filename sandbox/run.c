@@ -4,6 +4,7 @@
 #define FO_SANDBOX_PRIVATE
 #include "sandbox/sandbox.h"
 #include "render/stage.h"
+#include "render/core/sha256.h"
 #include "sandbox/egress/egress.h"
 
 #include <dirent.h>
@@ -512,7 +513,7 @@ static void render(const fo_sandbox_plan *p, const char *engine, fo_sandbox_coll
     fo_sandbox_plan rp = *p;
     fo_sandbox_jail j;
     fo_buf cmd = { 0 };
-    char outs[8][32], ceiling[24], *argv[6 + 2 * 8 + 1];
+    char outs[8][32], ceiling[24], *argv[6 + 2 * 8 + 2 + 1];
     size_t k, n = 0;
 
     argv[n++] = "/run/folio";
@@ -535,6 +536,11 @@ static void render(const fo_sandbox_plan *p, const char *engine, fo_sandbox_coll
     fo_buf_puts(&cmd, "]");
     snprintf(r->argv_json, sizeof r->argv_json, "%s", cmd.data ? cmd.data : "[]");
     fo_buf_free(&cmd);
+    if (p->provenance) {            /* not in the manifest's argv: it has its own "provenance" */
+        argv[n++] = "--provenance";
+        argv[n++] = (char *)p->provenance;
+        argv[n] = NULL;
+    }
 
     rp.argv = argv;
     rp.in = col->files;
@@ -833,8 +839,36 @@ char *fo_sandbox_egress_end(const fo_sandbox_plan *p, fo_egress_proxy *px)
     return fo_egress_log_json(px);
 }
 
+/* What made a run's documents, for `folio render --provenance` and the
+   manifest: {"run": ID, "inputs": [...]}. The id is the first 32 hex digits
+   of the SHA-256 of the command (each argument NUL-terminated) and the
+   inputs' JSON: the same command on the same inputs has the same id, so a
+   re-run renders byte-identical documents. malloc'd, or NULL. */
+static char *run_provenance(const fo_sandbox_plan *p)
+{
+    char *inputs = fo_sandbox_inputs_json(p), hex[65];
+    fo_sha256 h;
+    unsigned char dig[32];
+    fo_buf b = { 0 };
+    size_t k;
+
+    if (!inputs)
+        return NULL;
+    fo_sha256_init(&h);
+    for (k = 0; p->argv[k]; k++)
+        fo_sha256_update(&h, p->argv[k], strlen(p->argv[k]) + 1);
+    fo_sha256_update(&h, inputs, strlen(inputs));
+    fo_sha256_final(&h, dig);
+    for (k = 0; k < 16; k++)
+        snprintf(hex + 2 * k, 3, "%02x", dig[k]);
+    fo_buf_printf(&b, "{\"run\": \"%s\", \"inputs\": %s}", hex, inputs);
+    fo_free(inputs);
+    return b.failed ? (fo_buf_free(&b), NULL) : fo_buf_take(&b, NULL);
+}
+
 int fo_sandbox_main(int argc, char **argv, const char *engine)
 {
+    char *prov = NULL;
     char mpl_dir[4096];
     outcome o;
     render_result r;
@@ -874,6 +908,12 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
     rc = fo_sandbox_open_inputs(&p);
     if (rc != FO_RUN_OK)
         goto done;
+    if (!(prov = run_provenance(&p))) {   /* hashed before the program runs: the inputs given */
+        fprintf(stderr, "folio: run: can't read the --in files to hash them: %s\n", strerror(errno));
+        rc = FO_RUN_INTERNAL;
+        goto done;
+    }
+    p.provenance = prov;
     (void)signal(SIGPIPE, SIG_IGN);        /* a closed stdout must not kill folio */
     fo_sandbox_std_nonblocking();          /* a caller that stops reading can't stall us */
 
@@ -954,6 +994,8 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
         fo_buf_puts(&m, ",\n  \"egress\": ");
         fo_buf_puts(&m, egress ? egress : "[]");
     }
+    fo_buf_puts(&m, ",\n  \"provenance\": ");
+    fo_buf_puts(&m, prov);
     fo_buf_puts(&m, ",\n  \"render\": ");
     if (!r.attempted && skipped) {
         fo_buf_puts(&m, "{\"skipped\": ");
@@ -1010,5 +1052,6 @@ done:
     fo_sandbox_plan_free(&p);
     fo_buf_free(&m);
     free(egress);
+    fo_free(prov);
     return rc;
 }
