@@ -30,5 +30,10 @@ int fo_cli_schema_named(const char *name);
  * or can't be read, 1 usage). */
 int fo_cli_provenance(const char *arg, fo_render_opts *opts);
 int fo_cli_inspect(const fo_cli_request *req);
+/* sign.c: `folio sign MANIFEST --key KEY` and `folio verify ENVELOPE
+ * [FILE...] --key PUB` (argv after the command name). 0 ok, 1 usage, 2 a
+ * bad key, envelope, signature or file not in the record, 5 I/O. */
+int fo_cli_sign(int argc, char **argv);
+int fo_cli_verify(int argc, char **argv);
 
 #endif

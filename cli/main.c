@@ -27,6 +27,7 @@ static const char usage_text[] =
     "  folio convert INPUT OUTPUT                           INPUT: .csv .tsv or a spec .json\n"
     "  folio validate SPEC.json [--json]                    check only, write nothing\n"
     "  folio inspect FILE... [--json]                       where a rendered file came from (its provenance)\n"
+    "  folio verify ENVELOPE [FILE...] --key PUB.pem        check a signed run record and files against it\n"
     "  folio schema [--theme]                               print the spec's (or a theme's) JSON Schema\n"
     "  folio themes                                         list the built-in themes\n"
     "  folio run [options] -- CMD [ARG...]                  run analysis code in the sandbox\n"
@@ -75,6 +76,14 @@ static const char *const help_topics[][2] = {
                 "  SHA-256, folio's version and, when made in a run or session, its id, cell and\n"
                 "  input hashes; docs/provenance.md). Exit 0 when every FILE has it, 2 when one\n"
                 "  has none (said on stderr; --json prints \"provenance\": null) or can't be read.\n"},
+    {"sign", "folio sign DIR/manifest.json --key KEY.pem [--quiet]\n"
+             "  Writes DIR/manifest.dsse.json: an in-toto Statement (every file of the manifest\n"
+             "  with its SHA-256; the manifest as predicate) in a DSSE envelope signed with the\n"
+             "  Ed25519 key (PEM: openssl genpkey -algorithm ed25519). `folio run --sign` does it.\n"},
+    {"verify", "folio verify ENVELOPE [FILE...] --key PUB.pem [--quiet]\n"
+               "  Checks the envelope's signature with the public key (PEM; a private key works too)\n"
+               "  and that each FILE's SHA-256 is one of its subjects. Exit 0 when all hold, 2 when\n"
+               "  the signature is bad or a FILE is not in the record (said on stderr).\n"},
     {"schema", "folio schema\n  Prints the JSON Schema (2020-12) of the result spec.\n"},
     {"run", "folio run [--in FILE|DIR]... [--out DIR] [--render xlsx,pdf,...] [--timeout SEC]\n"
             "          [--memory MB] [--max-bytes N] [--pids N] [--net none|all] [--json] [--quiet]\n"
@@ -339,6 +348,9 @@ int main(int argc, char **argv)
         return (cmd[0] == 's' ? fo_serve_main : fo_mcp_main)(argc - 1, argv + 1, self);
     }
 
+    if (!strcmp(cmd, "sign")) return fo_cli_sign(argc - 2, argv + 2);
+    if (!strcmp(cmd, "verify")) return fo_cli_verify(argc - 2, argv + 2);
+
     fo_cli_request req;
     memset(&req, 0, sizeof req);
     if (!strcmp(cmd, "schema") && argc == 3 && !strcmp(argv[2], "--theme"))
@@ -351,7 +363,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "schema")) return fo_cli_schema(&req);
     if (!strcmp(cmd, "themes")) return cmd_themes(&req);
     if (!strcmp(cmd, "inspect")) return fo_cli_inspect(&req);
-    static const char *const cmds[] = {"render", "convert", "validate", "schema", "themes", "inspect", "run", "serve", "help", NULL};
+    static const char *const cmds[] = {"render", "convert", "validate", "schema", "themes", "inspect", "sign", "verify", "run", "serve", "help", NULL};
     const char *best = NULL;
     for (int i = 0; cmds[i]; i++)
         if (strncmp(cmd, cmds[i], 3) == 0) best = cmds[i];

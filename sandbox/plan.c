@@ -201,6 +201,8 @@ int fo_sandbox_plan_option(fo_sandbox_plan *p, const char *opt, const char *val)
         ((const char **)p->in_paths)[p->n_in_paths++] = val;
     } else if (!strcmp(opt, "--out")) {
         p->out_dir = val;
+    } else if (!strcmp(opt, "--sign")) {
+        p->sign_key = val;
     } else if (!strcmp(opt, "--render")) {
         return parse_render(p, val);
     } else if (!strcmp(opt, "--timeout")) {
@@ -256,7 +258,7 @@ int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help)
 {
     static const char *const with_value[] = {
         "--in", "--out", "--render", "--timeout", "--memory", "--max-bytes", "--pids", "--net",
-        "--max-total", "--cpus", "--net-resolve", "--net-list"
+        "--max-total", "--cpus", "--net-resolve", "--net-list", "--sign"
     };
     int i, rc;
 

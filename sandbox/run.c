@@ -5,6 +5,7 @@
 #include "sandbox/sandbox.h"
 #include "render/stage.h"
 #include "render/core/sha256.h"
+#include "cli/usage.h"
 #include "sandbox/egress/egress.h"
 
 #include <dirent.h>
@@ -839,6 +840,51 @@ char *fo_sandbox_egress_end(const fo_sandbox_plan *p, fo_egress_proxy *px)
     return fo_egress_log_json(px);
 }
 
+/* --sign: the record is written to --out DIR and signed by folio-engine
+   (libcrypto stays out of this static binary); the key must be readable
+   before the program runs, not found missing after it. */
+static int sign_ready(const fo_sandbox_plan *p, const char *engine)
+{
+    if (!p->out_dir)
+        return fo_usage_error("run", "--sign needs --out DIR: the signed record is written beside "
+                              "DIR/manifest.json");
+    if (!engine) {
+        fputs("folio: run: --sign needs folio-engine, which is not installed beside folio\n", stderr);
+        return FO_RUN_INTERNAL;
+    }
+    if (access(p->sign_key, R_OK) != 0) {
+        fprintf(stderr, "folio: run: --sign %s: %s (an Ed25519 key in PEM: openssl genpkey "
+                "-algorithm ed25519 -out key.pem)\n", p->sign_key, strerror(errno));
+        return FO_RUN_USAGE;
+    }
+    return FO_RUN_OK;
+}
+
+/* Runs `folio-engine sign DIR/manifest.json --key KEY`, which writes
+   DIR/manifest.dsse.json. 0, or -1 when it failed (it said why). */
+static int sign_run(const fo_sandbox_plan *p, const char *engine)
+{
+    char manifest[4096];
+    char *argv[] = { (char *)engine, "sign", manifest, "--key", (char *)p->sign_key,
+                     p->quiet || p->json ? "--quiet" : NULL, NULL };
+    int status;
+    pid_t pid;
+
+    snprintf(manifest, sizeof manifest, "%s/manifest.json", p->out_dir);
+    fflush(stdout);
+    fflush(stderr);
+    pid = fork();
+    if (pid == 0) {
+        execv(engine, argv);
+        _exit(127);
+    }
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
+        fprintf(stderr, "folio: run: the record in %s was not signed\n", p->out_dir);
+        return -1;
+    }
+    return 0;
+}
+
 /* What made a run's documents, for `folio render --provenance` and the
    manifest: {"run": ID, "inputs": [...]}. The id is the first 32 hex digits
    of the SHA-256 of the command (each argument NUL-terminated) and the
@@ -904,6 +950,8 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
         rc = FO_RUN_INTERNAL;
         goto done;
     }
+    if (p.sign_key && (rc = sign_ready(&p, engine)) != FO_RUN_OK)
+        goto done;
     p.mpl_cache = fo_sandbox_mpl_cache(engine, mpl_dir, sizeof mpl_dir);
     rc = fo_sandbox_open_inputs(&p);
     if (rc != FO_RUN_OK)
@@ -1024,6 +1072,10 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
         goto done;
     }
     if (p.out_dir && deliver(p.out_dir, &col, r.attempted ? &r.files : NULL, &m) < 0) {
+        rc = FO_RUN_INTERNAL;
+        goto done;
+    }
+    if (p.sign_key && sign_run(&p, engine) < 0) {
         rc = FO_RUN_INTERNAL;
         goto done;
     }

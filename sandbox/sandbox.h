@@ -79,6 +79,7 @@ typedef struct {
     size_t n_in, cap_in;
     const char *in_dir;       /* where inputs land inside: "work" or "out" */
     const char *out_dir;      /* --out DIR or NULL; borrowed */
+    const char *sign_key;     /* --sign KEYFILE (folio run only; needs --out), or NULL */
     char render[8][8];        /* --render formats */
     size_t n_render;
     double timeout_s;
