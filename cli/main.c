@@ -86,7 +86,8 @@ static const char *const help_topics[][2] = {
                "  the signature is bad or a FILE is not in the record (said on stderr).\n"},
     {"schema", "folio schema\n  Prints the JSON Schema (2020-12) of the result spec.\n"},
     {"run", "folio run [--in FILE|DIR]... [--out DIR] [--render xlsx,pdf,...] [--timeout SEC]\n"
-            "          [--memory MB] [--max-bytes N] [--pids N] [--net none|all] [--json] [--quiet]\n"
+            "          [--memory MB] [--max-bytes N] [--pids N] [--net none|all] [--sign KEY.pem]\n"
+            "          [--json] [--quiet]\n"
             "          -- CMD [ARG...]\n"
             "  Runs CMD in the sandbox (docs/sandbox.md) with /work holding the --in files and\n"
             "  /out for results, collected into --out DIR with manifest.json; /out/result.json,\n"

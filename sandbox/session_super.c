@@ -100,6 +100,10 @@ static int parse_options(fo_session *s, int argc, char **argv, fo_buf *meta, cha
             snprintf(why, why_len, "%s is not an option of session new (use folio session "
                      "render / get)", opt);
             return FO_RUN_USAGE;
+        } else if (!strcmp(opt, "--sign")) {
+            snprintf(why, why_len, "--sign is an option of folio run only (a session's documents "
+                     "record its id and cell: folio inspect)");
+            return FO_RUN_USAGE;
         } else if (fo_sandbox_plan_option(&s->plan, opt, val) != FO_RUN_OK) {
             return FO_RUN_USAGE;
         }
