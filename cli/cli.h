@@ -29,6 +29,9 @@ int fo_cli_schema_named(const char *name);
  * (0 when every file records folio's provenance, 2 when one records none
  * or can't be read, 1 usage). */
 int fo_cli_provenance(const char *arg, fo_render_opts *opts);
+/* The whole file (fo_malloc'd, NUL after its *len bytes), or NULL with errno
+ * (EFBIG past max bytes). */
+char *fo_cli_read_file(const char *path, size_t max, size_t *len);
 int fo_cli_inspect(const fo_cli_request *req);
 /* sign.c: `folio sign MANIFEST --key KEY` and `folio verify ENVELOPE
  * [FILE...] --key PUB` (argv after the command name). 0 ok, 1 usage, 2 a

@@ -15,8 +15,30 @@
 
 #include "cli/cli.h"
 #include "cli/usage.h"
-#include "render/core/buf.h"
-#include "render/core/prov.h"
+
+char *fo_cli_read_file(const char *path, size_t max, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    if (!f) return NULL;
+    for (;;) {
+        if (n == cap) {
+            char *more = cap >= max ? NULL : fo_realloc(buf, (cap = cap ? 2 * cap : 65536) + 1);
+            if (!more) { fo_free(buf); fclose(f); errno = cap >= max ? EFBIG : ENOMEM; return NULL; }
+            buf = more;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) { fo_free(buf); errno = EIO; return NULL; }
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
 
 /* ---- --provenance ----------------------------------------------------------*/
 /* The items, their text owned here (one render per process). */
@@ -263,7 +285,7 @@ static int inspect_one(const char *path, bool json)
     size_t len = 0;
     found f = {0};
     const char *format = NULL;
-    char *data = fo_file_read(path, (size_t)1 << 31, &len);
+    char *data = fo_cli_read_file(path, (size_t)1 << 31, &len);
     if (!data) {
         fprintf(stderr, "folio: inspect: %s: cannot read: %s\n", path, strerror(errno));
         return 2;

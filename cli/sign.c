@@ -20,8 +20,6 @@
 
 #include "cli/cli.h"
 #include "cli/usage.h"
-#include "render/core/buf.h"
-#include "render/core/sha256.h"
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -57,13 +55,38 @@ static EVP_PKEY *load_key(const char *path, int private, const char *cmd)
     return k;
 }
 
+/* Lowercase hex of n bytes. */
+static void hex(const unsigned char *p, size_t n, char *out)
+{
+    for (size_t k = 0; k < n; k++) snprintf(out + 2 * k, 3, "%02x", p[k]);
+}
+
+/* Hex SHA-256 of the file at path (libcrypto's); false when it can't be read. */
+static bool sha256_file(const char *path, char out[65])
+{
+    unsigned char buf[65536], dig[32];
+    unsigned int dlen = 0;
+    size_t n;
+    FILE *f = fopen(path, "rb");
+    EVP_MD_CTX *md = f ? EVP_MD_CTX_new() : NULL;
+    bool ok = md && EVP_DigestInit_ex(md, EVP_sha256(), NULL) == 1;
+    while (ok && (n = fread(buf, 1, sizeof buf, f)) > 0) ok = EVP_DigestUpdate(md, buf, n) == 1;
+    ok = ok && !ferror(f) && EVP_DigestFinal_ex(md, dig, &dlen) == 1 && dlen == 32;
+    if (ok) hex(dig, 32, out);
+    EVP_MD_CTX_free(md);
+    if (f) fclose(f);
+    return ok;
+}
+
 /* The key id: hex SHA-256 of the 32 raw bytes of the public key. */
 static int key_id(EVP_PKEY *k, char out[65])
 {
     unsigned char raw[32];
     size_t n = sizeof raw;
     if (EVP_PKEY_get_raw_public_key(k, raw, &n) != 1 || n != 32) return -1;
-    fo_sha256_hex(raw, n, out);
+    unsigned char dig[32];
+    if (EVP_Digest(raw, n, dig, NULL, EVP_sha256(), NULL) != 1) return -1;
+    hex(dig, 32, out);
     return 0;
 }
 
@@ -71,10 +94,20 @@ static int key_id(EVP_PKEY *k, char out[65])
 /* PAE(type, body) = "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body. */
 static char *pae(const char *type, const unsigned char *body, size_t len, size_t *out_len)
 {
-    fo_buf b = {0};
-    fo_buf_printf(&b, "DSSEv1 %zu %s %zu ", strlen(type), type, len);
-    fo_buf_append(&b, body, len);
-    return fo_buf_take(&b, out_len);
+    char head[128];
+    int h = snprintf(head, sizeof head, "DSSEv1 %zu ", strlen(type));
+    size_t tlen = strlen(type);
+    char tail[32];
+    int t = snprintf(tail, sizeof tail, " %zu ", len);
+    char *out = fo_malloc((size_t)h + tlen + (size_t)t + len + 1);
+    if (!out) return NULL;
+    memcpy(out, head, (size_t)h);
+    memcpy(out + h, type, tlen);
+    memcpy(out + h + tlen, tail, (size_t)t);
+    memcpy(out + h + tlen + t, body, len);
+    *out_len = (size_t)h + tlen + (size_t)t + len;
+    out[*out_len] = 0;
+    return out;
 }
 
 static char *b64_encode(const unsigned char *p, size_t n)
@@ -137,9 +170,9 @@ static int add_subjects(json_t *subj, json_t *files, const char *dir)
         char path[4096], now[65];
         if (!name || !sha) continue;
         snprintf(path, sizeof path, "%s/%s", dir, name);
-        if (!fo_sha256_file_hex(path, now) || strcmp(now, sha)) {
+        if (!sha256_file(path, now) || strcmp(now, sha)) {
             fprintf(stderr, "folio: sign: %s: %s since the manifest was written; not signed\n", path,
-                    fo_sha256_file_hex(path, now) ? "changed" : "missing");
+                    sha256_file(path, now) ? "changed" : "missing");
             return -1;
         }
         json_array_append_new(subj, json_pack("{s:s, s:{s:s}}", "name", name, "digest", "sha256", sha));
@@ -162,13 +195,18 @@ static char *statement(const char *manifest_path, const char *text, size_t len)
     } else if (add_subjects(subj, json_object_get(m, "files"), dir) == 0 &&
                add_subjects(subj, json_object_get(json_object_get(m, "render"), "files"), dir) == 0 &&
                (subj_text = json_dumps(subj, JSON_COMPACT | JSON_PRESERVE_ORDER))) {
-        fo_buf b = {0};
-        fo_buf_printf(&b, "{\"_type\":\"https://in-toto.io/Statement/v1\",\"subject\":%s,"
-                      "\"predicateType\":\"" PREDICATE_TYPE "\",\"predicate\":", subj_text);
+        static const char head[] = "{\"_type\":\"https://in-toto.io/Statement/v1\",\"subject\":",
+                          mid[] = ",\"predicateType\":\"" PREDICATE_TYPE "\",\"predicate\":";
+        size_t sl = strlen(subj_text);
         while (len && (text[len - 1] == '\n' || text[len - 1] == ' ')) len--;
-        fo_buf_append(&b, text, len);
-        fo_buf_puts(&b, "}");
-        s = fo_buf_take(&b, NULL);
+        if ((s = fo_malloc(sizeof head + sl + sizeof mid + len + 2))) {
+            char *w = s;
+            memcpy(w, head, sizeof head - 1), w += sizeof head - 1;
+            memcpy(w, subj_text, sl), w += sl;
+            memcpy(w, mid, sizeof mid - 1), w += sizeof mid - 1;
+            memcpy(w, text, len), w += len;
+            memcpy(w, "}", 2);
+        }
     }
     free(subj_text);
     json_decref(subj);
@@ -179,7 +217,7 @@ static char *statement(const char *manifest_path, const char *text, size_t len)
 static int sign_manifest(const char *manifest, const char *keyfile, bool quiet)
 {
     size_t len = 0, plen = 0, siglen = 0;
-    char *text = fo_file_read(manifest, 64u << 20, &len), *st = NULL, *msg = NULL, kid[65];
+    char *text = fo_cli_read_file(manifest, 64u << 20, &len), *st = NULL, *msg = NULL, kid[65];
     char *payload = NULL, *sig64 = NULL, *env = NULL, dest[4096];
     unsigned char sig[64];
     EVP_PKEY *k = NULL;
@@ -314,7 +352,7 @@ int fo_cli_verify(int argc, char **argv)
         for (size_t i = 0; i < nfiles; i++) {
             char sha[65];
             const char *name;
-            if (!fo_sha256_file_hex(files[i], sha)) {
+            if (!sha256_file(files[i], sha)) {
                 fprintf(stderr, "folio: verify: %s: cannot read: %s\n", files[i], strerror(errno));
                 rc = 2;
             } else if (!(name = subject_for(stmt, sha))) {

@@ -77,6 +77,12 @@ typedef struct {
     const char *name;
     const char *value;
 } fo_prov_item;
+/* At most this many items are recorded (spec, version and 62 of the caller's);
+ * every name starts with FO_PROV_PREFIX, and in a PDF's XMP the rest of it is
+ * the local name of an element in FO_PROV_XMP_NS. */
+#define FO_PROV_MAX 64
+#define FO_PROV_PREFIX "folio."
+#define FO_PROV_XMP_NS "https://folio.invalid/ns/provenance/1/"
 
 typedef struct {
     uint64_t max_bytes;      /* ceiling per output file; 0 = default */

@@ -12,12 +12,8 @@
 #include "folio.h"
 #include "render/core/model.h"
 
-/* At most this many items are recorded (spec, version and 62 of the caller's). */
-#define FO_PROV_MAX 64
-/* The prefix every name has; in XMP the rest is the element's local name. */
-#define FO_PROV_PREFIX "folio."
-/* The XMP namespace of folio's properties. */
-#define FO_PROV_XMP_NS "https://folio.invalid/ns/provenance/1/"
+/* FO_PROV_MAX, FO_PROV_PREFIX and FO_PROV_XMP_NS are in folio.h (folio
+ * inspect reads them back). */
 
 /* Fills out (room for FO_PROV_MAX) with folio.spec_sha256 (when doc has one),
  * folio.version and opts->prov in order, skipping items whose name does not
