@@ -20,4 +20,12 @@
  * start with "folio." or is not [a-z0-9._]; returns the count. Borrowed. */
 size_t fo_prov_collect(const fo_doc *doc, const fo_render_opts *opts, fo_prov_item *out);
 
+/* The spec's "provenance": {"appendix": true}: a copy of doc (shallow: it
+ * shares everything but its block list, so free it with fo_prov_appendix_free
+ * before doc) ending with a level-1 heading "How this was computed", a
+ * sentence, and a code block listing the items above (one "name: value" a
+ * line, "folio." left off). NULL when out of memory. */
+fo_doc *fo_prov_appendix(const fo_doc *doc, const fo_render_opts *opts);
+void fo_prov_appendix_free(fo_doc *copy);
+
 #endif

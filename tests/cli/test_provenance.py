@@ -173,3 +173,47 @@ def test_a_session_render_records_the_session_id_and_cell(tmp_path):
         got = props_of(tmp_path / "r" / name)
         assert got["folio.session"] == sid and got["folio.cell"] == "2", got
         assert got["folio.input.1"] == csv + "  in.csv"
+
+
+def test_the_appendix_closes_every_document_with_the_hashes(tmp_path):
+    for f in SALES.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    spec = json.loads((SALES / "sales.json").read_text())
+    spec["provenance"] = {"appendix": True}
+    path = tmp_path / "apx.json"
+    path.write_text(json.dumps(spec))
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    csv = hashlib.sha256((SALES / "sales.csv").read_bytes()).hexdigest()
+    prov = json.dumps({"run": "r1", "inputs": [{"path": "sales.csv", "sha256": csv}]})
+    outs = [tmp_path / f"a.{e}" for e in ("pdf", "docx", "pptx", "xlsx")]
+    args = ["render", path, "--provenance", prov]
+    for o in outs:
+        args += ["-o", o]
+    run_folio(*args, check=0)
+    want = ["How this was computed", "spec_sha256: " + sha, "version: ", "run: r1",
+            f"input.1: {csv}  sales.csv"]
+    pdf = subprocess.run(["pdftotext", str(outs[0]), "-"], capture_output=True, text=True, check=True).stdout
+    import docx
+    import openpyxl
+    docx_text = "\n".join(p.text for p in docx.Document(str(outs[1])).paragraphs)
+    with zipfile.ZipFile(outs[2]) as z:
+        n = max(int(name[len("ppt/slides/slide"):-4]) for name in z.namelist()
+                if name.startswith("ppt/slides/slide") and name.endswith(".xml"))
+        last = "\n".join(etree.fromstring(z.read(f"ppt/slides/slide{n}.xml")).itertext())
+    wb = openpyxl.load_workbook(outs[3])
+    xlsx_text = "\n".join(str(c.value) for ws in wb.worksheets for row in ws.iter_rows() for c in row
+                          if c.value is not None)
+    for name, text in (("pdf", pdf), ("docx", docx_text), ("pptx last slide", last), ("xlsx", xlsx_text)):
+        flat = " ".join(text.split())             # pdftotext folds runs of spaces
+        for w in want:
+            assert " ".join(w.split()) in flat, (name, w)
+    # without the option there is none; a wrong value is refused, located
+    (tmp_path / "plain").mkdir()
+    _, plain = render_all(tmp_path / "plain")
+    assert plain[3].suffix == ".pdf"
+    assert "How this was computed" not in subprocess.run(["pdftotext", str(plain[3]), "-"],
+                                                         capture_output=True, text=True).stdout
+    spec["provenance"] = {"appendix": "yes"}
+    path.write_text(json.dumps(spec))
+    p = run_folio("render", path, "-o", tmp_path / "bad.pdf", check=2)
+    assert "/provenance/appendix" in p.stderr and not (tmp_path / "bad.pdf").exists()
