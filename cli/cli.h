@@ -5,7 +5,7 @@
 #include "folio.h"
 
 #define FO_CLI_MAX_OUTS 16
-#define FO_CLI_MAX_POS 4
+#define FO_CLI_MAX_POS 16   /* folio inspect FILE... */
 
 typedef struct {
     const char *pos[FO_CLI_MAX_POS];
