@@ -46,8 +46,9 @@ DEB_BUILD := build-essential pkg-config libxlsxwriter-dev libzip-dev libxml2-dev
              libcairo2-dev libfreetype-dev libhpdf-dev libjansson-dev libseccomp-dev zlib1g-dev \
              check fonts-liberation fonts-dejavu-core fonts-dejavu-extra fonts-droid-fallback \
              fonts-symbola libmicrohttpd-dev libharfbuzz-dev libfribidi-dev libfontconfig-dev \
-             libunibreak-dev libicu-dev fonts-noto-core fonts-nanum libdeflate-dev fonts-noto-color-emoji
-DEB_TEST  := procps file python3 python3-pytest python3-openpyxl python3-docx python3-jsonschema python3-fonttools python3-pil \
+             libunibreak-dev libicu-dev fonts-noto-core fonts-nanum libdeflate-dev fonts-noto-color-emoji \
+             libssl-dev
+DEB_TEST  := procps file python3 python3-pytest python3-openpyxl python3-docx python3-jsonschema python3-fonttools python3-pil python3-cryptography \
              python3-pandas python3-numpy python3-matplotlib \
              poppler-utils qpdf pngcheck valgrind clang libclang-rt-14-dev \
              libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui \
@@ -70,6 +71,9 @@ SBX_OBJ  := $(SBX_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/kernel_py.o
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 SRV_OBJ  := $(SRV_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/openapi.o
 SRV_LIBS := -lmicrohttpd -lpthread
+# folio sign / folio verify (cli/sign.c): Ed25519 and base64; libcrypto is
+# already loaded into the engine by libzip, so linking it costs no start-up
+CRYPTO_LIBS := -lcrypto
 UNIT_SRC := $(sort $(shell find tests -name 't_*.c' 2>/dev/null))
 UNIT_BIN := $(UNIT_SRC:%.c=$(BUILD)/%)
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
@@ -189,10 +193,10 @@ $(BUILD)/folio: $(BUILD)/obj/cli/launcher.o $(BUILD)/libfolio-sandbox.a
 # chain (a dozen shared libraries, ~5 ms and ~190 page faults a start) stay
 # out of every render and convert
 $(BUILD)/folio-engine: $(CLI_OBJ) $(BUILD)/libfolio.a $(BUILD)/libfolio-sandbox.a
-	$(CC) $(CFLAGS) $(LDFLAGS) $(CLI_OBJ) $(BUILD)/libfolio-sandbox.a $(BUILD)/libfolio.a $(PKG_LIBS) -o $@
+	$(CC) $(CFLAGS) $(LDFLAGS) $(CLI_OBJ) $(BUILD)/libfolio-sandbox.a $(BUILD)/libfolio.a $(PKG_LIBS) $(CRYPTO_LIBS) -o $@
 
 $(BUILD)/folio-serve: $(CLI_OBJ) $(SRV_OBJ) $(BUILD)/libfolio.a $(BUILD)/libfolio-sandbox.a
-	$(CC) $(CFLAGS) $(LDFLAGS) $(CLI_OBJ) $(SRV_OBJ) $(BUILD)/libfolio-sandbox.a $(BUILD)/libfolio.a $(PKG_LIBS) $(SRV_LIBS) -o $@
+	$(CC) $(CFLAGS) $(LDFLAGS) $(CLI_OBJ) $(SRV_OBJ) $(BUILD)/libfolio-sandbox.a $(BUILD)/libfolio.a $(PKG_LIBS) $(CRYPTO_LIBS) $(SRV_LIBS) -o $@
 
 # the render children's allocator replaces malloc: only its own test links it
 $(BUILD)/tests/serve/t_region: tests/serve/t_region.c tests/check_run.h $(BUILD)/obj/serve/region.o $(BUILD)/libfolio.a

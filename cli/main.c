@@ -26,6 +26,8 @@ static const char usage_text[] =
     "  folio render SPEC.json -o OUT.xlsx [-o OUT.pdf ...]   format from each extension\n"
     "  folio convert INPUT OUTPUT                           INPUT: .csv .tsv or a spec .json\n"
     "  folio validate SPEC.json [--json]                    check only, write nothing\n"
+    "  folio inspect FILE... [--json]                       where a rendered file came from (its provenance)\n"
+    "  folio verify ENVELOPE [FILE...] --key PUB.pem        check a signed run record and files against it\n"
     "  folio schema [--theme]                               print the spec's (or a theme's) JSON Schema\n"
     "  folio themes                                         list the built-in themes\n"
     "  folio run [options] -- CMD [ARG...]                  run analysis code in the sandbox\n"
@@ -42,6 +44,7 @@ static const char usage_text[] =
     "  --max-bytes N       output ceiling per file (default 31457280 = 30 MiB)\n"
     "  --scale S           PNG scale factor for high-DPI charts (default 1)\n"
     "  --allow-link-scheme LIST  link schemes allowed besides http, https, mailto (e.g. ftp,tel)\n"
+    "  --provenance FILE.json|JSON  what made the document (run, session, cell, inputs), recorded in it\n"
     "  --allow-external-formulas  keep formulas that call out of the workbook (DDE, WEBSERVICE, ...)\n"
     "  --json              machine-readable result on stdout\n"
     "  --quiet             no progress or success messages\n"
@@ -58,7 +61,8 @@ static const char usage_text[] =
 
 static const char *const help_topics[][2] = {
     {"render", "folio render SPEC.json -o OUT.ext [-o OUT.ext ...] [--theme T] [--max-bytes N] [--scale S]\n"
-               "             [--allow-link-scheme LIST] [--allow-external-formulas] [--json] [--quiet]\n"
+               "             [--allow-link-scheme LIST] [--allow-external-formulas] [--provenance FILE.json]\n"
+               "             [--json] [--quiet]\n"
                "  Renders the spec to every output; the format comes from each extension\n"
                "  (.xlsx .docx .pptx .pdf .png). All outputs are written, or none.\n"},
     {"convert", "folio convert INPUT OUTPUT [options]\n"
@@ -67,9 +71,23 @@ static const char *const help_topics[][2] = {
                  "  Checks the spec and the files it references; writes nothing.\n"
                  "  Every problem is reported, each with file:line:column and JSON Pointer;\n"
                  "  --json prints them as [{file, line, column, pointer, message, hint}].\n"},
+    {"inspect", "folio inspect FILE... [--json]\n"
+                "  Prints the provenance a rendered .xlsx/.docx/.pptx/.pdf/.png records (the spec's\n"
+                "  SHA-256, folio's version and, when made in a run or session, its id, cell and\n"
+                "  input hashes; docs/provenance.md). Exit 0 when every FILE has it, 2 when one\n"
+                "  has none (said on stderr; --json prints \"provenance\": null) or can't be read.\n"},
+    {"sign", "folio sign DIR/manifest.json --key KEY.pem [--quiet]\n"
+             "  Writes DIR/manifest.dsse.json: an in-toto Statement (every file of the manifest\n"
+             "  with its SHA-256; the manifest as predicate) in a DSSE envelope signed with the\n"
+             "  Ed25519 key (PEM: openssl genpkey -algorithm ed25519). `folio run --sign` does it.\n"},
+    {"verify", "folio verify ENVELOPE [FILE...] --key PUB.pem [--quiet]\n"
+               "  Checks the envelope's signature with the public key (PEM; a private key works too)\n"
+               "  and that each FILE's SHA-256 is one of its subjects. Exit 0 when all hold, 2 when\n"
+               "  the signature is bad or a FILE is not in the record (said on stderr).\n"},
     {"schema", "folio schema\n  Prints the JSON Schema (2020-12) of the result spec.\n"},
     {"run", "folio run [--in FILE|DIR]... [--out DIR] [--render xlsx,pdf,...] [--timeout SEC]\n"
-            "          [--memory MB] [--max-bytes N] [--pids N] [--net none|all] [--json] [--quiet]\n"
+            "          [--memory MB] [--max-bytes N] [--pids N] [--net none|all] [--sign KEY.pem]\n"
+            "          [--json] [--quiet]\n"
             "          -- CMD [ARG...]\n"
             "  Runs CMD in the sandbox (docs/sandbox.md) with /work holding the --in files and\n"
             "  /out for results, collected into --out DIR with manifest.json; /out/result.json,\n"
@@ -149,6 +167,10 @@ static int parse_args(int argc, char **argv, fo_cli_request *req)
             if (!fo_link_schemes_allow(val))
                 return fo_usage_error(NULL, "--allow-link-scheme needs URI scheme names separated by commas, "
                                       "e.g. ftp,tel, not \"%s\"", val);
+        } else if (!strcmp(a, "--provenance")) {
+            NEED_VALUE();
+            int rc = fo_cli_provenance(val, &req->opts);
+            if (rc) return rc;
         } else if (!strcmp(a, "--allow-external-formulas")) {
             fo_formulas_external_allow(true);
         } else if (!strcmp(a, "--json")) {
@@ -327,6 +349,9 @@ int main(int argc, char **argv)
         return (cmd[0] == 's' ? fo_serve_main : fo_mcp_main)(argc - 1, argv + 1, self);
     }
 
+    if (!strcmp(cmd, "sign")) return fo_cli_sign(argc - 2, argv + 2);
+    if (!strcmp(cmd, "verify")) return fo_cli_verify(argc - 2, argv + 2);
+
     fo_cli_request req;
     memset(&req, 0, sizeof req);
     if (!strcmp(cmd, "schema") && argc == 3 && !strcmp(argv[2], "--theme"))
@@ -338,7 +363,8 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "validate")) return cmd_validate(&req);
     if (!strcmp(cmd, "schema")) return fo_cli_schema(&req);
     if (!strcmp(cmd, "themes")) return cmd_themes(&req);
-    static const char *const cmds[] = {"render", "convert", "validate", "schema", "themes", "run", "serve", "help", NULL};
+    if (!strcmp(cmd, "inspect")) return fo_cli_inspect(&req);
+    static const char *const cmds[] = {"render", "convert", "validate", "schema", "themes", "inspect", "sign", "verify", "run", "serve", "help", NULL};
     const char *best = NULL;
     for (int i = 0; cmds[i]; i++)
         if (strncmp(cmd, cmds[i], 3) == 0) best = cmds[i];

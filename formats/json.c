@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "formats/json.h"
+#include "render/core/sha256.h"
 #include "render/core/buf.h"
 #include "render/core/utf8.h"
 
@@ -44,9 +45,11 @@ struct fo_json {
     locate_index ix;
     size_t nonfinite;   /* NaN / Infinity / -Infinity tokens read as null */
     size_t nonfinite_at; /* byte offset of the first */
+    char sha256[65];    /* of the bytes as read (a file's BOM included) */
 };
 
 json_t *fo_json_root(const fo_json *j) { return j->root; }
+const char *fo_json_sha256(const fo_json *j) { return j->sha256; }
 const char *fo_json_display(const fo_json *j) { return j->display; }
 
 static void index_free(locate_index *ix)
@@ -325,6 +328,7 @@ fo_status fo_json_parse(const char *text, size_t len, const char *display, fo_js
     j->display = fo_strdup(display ? display : "<spec>");
     if (!j->text || !j->display) { fo_json_free(j); return FO_ERR_NOMEM; }
     j->len = len;
+    fo_sha256_hex(text, len, j->sha256);
     json_error_t err;
     size_t *shift, nshift;
     char *nulled = null_nonfinite(j, &shift, &nshift);
@@ -382,6 +386,7 @@ fo_status fo_json_load(const char *path, const char *display, fo_json **out, fo_
         /* A UTF-8 byte-order mark is harmless; jansson would reject it. */
         size_t skip = (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) ? 3 : 0;
         st = fo_json_parse(buf + skip, len - skip, name, out, d);
+        if (st == FO_OK && skip) fo_sha256_hex(buf, len, (*out)->sha256);
     }
     fo_free(buf);
     return st;

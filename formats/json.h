@@ -23,6 +23,8 @@ fo_status fo_json_parse(const char *text, size_t len, const char *display, fo_js
 void fo_json_free(fo_json *j);
 
 json_t *fo_json_root(const fo_json *j);     /* borrowed */
+/* Lowercase hex SHA-256 of the text as read: a loaded file's every byte. */
+const char *fo_json_sha256(const fo_json *j);
 
 /* NaN, Infinity and -Infinity (what Python's json.dumps writes for missing
  * or infinite floats) are read as null. Returns how many there were, and

@@ -18,7 +18,7 @@
 #include "formats/theme.h"
 
 static const char *const top_keys[] = {"folio", "title", "subtitle", "author", "date", "theme",
-                                       "data", "blocks", "max_pages", "xlsx", "$schema", NULL};
+                                       "data", "blocks", "max_pages", "xlsx", "provenance", "$schema", NULL};
 
 /* ---- per-format options ----------------------------------------------------*/
 static const char *const first_sheet_names[] = {"data", "summary", NULL};
@@ -44,6 +44,26 @@ static void read_xlsx_options(fo_spec_ctx *c, json_t *root)
         snprintf(hint, sizeof hint, s ? "did you mean '%s'?" : "one of: data summary%s", s ? s : "");
         fo_spec_error(c, "/xlsx/first_sheet", false, hint, "unknown first sheet \"%s\"", first);
     }
+}
+
+/* "provenance": {"appendix": true} -- a closing "How this was computed"
+ * section (render/core/prov.h, fo_prov_appendix). */
+static void read_prov_options(fo_spec_ctx *c, json_t *root)
+{
+    json_t *o = json_object_get(root, "provenance");
+    if (!o) return;
+    if (!json_is_object(o)) {
+        fo_spec_error(c, "/provenance", false, "e.g. \"provenance\": {\"appendix\": true}",
+                      "\"provenance\" must be an object, not %s", fo_spec_json_type(o));
+        return;
+    }
+    static const char *const keys[] = {"appendix", NULL};
+    fo_spec_check_keys(c, o, "/provenance", keys);
+    json_t *a = json_object_get(o, "appendix");
+    if (a && !json_is_boolean(a))
+        fo_spec_error(c, "/provenance/appendix", false, "true or false",
+                      "\"appendix\" must be true or false, not %s", fo_spec_json_type(a));
+    c->doc->prov_appendix = json_is_true(a);
 }
 
 /* ---- lists ----------------------------------------------------------------*/
@@ -655,6 +675,7 @@ static fo_status spec_from_json(fo_json *json, const char *display, const char *
     if (!doc || !(doc->arena = fo_arena_new())) { fo_free(doc); fo_json_free(json); return FO_ERR_NOMEM; }
     c.doc = doc;
     doc->spec_path = fo_arena_strdup(doc->arena, display);
+    memcpy(doc->spec_sha256, fo_json_sha256(json), sizeof doc->spec_sha256);
     doc->base_dir = fo_arena_strdup(doc->arena, c.base_real);
 
     json_t *root = fo_json_root(c.json);
@@ -667,6 +688,7 @@ static fo_status spec_from_json(fo_json *json, const char *display, const char *
     fo_spec_check_keys(&c, root, "", top_keys);
     read_meta(&c, root);
     read_xlsx_options(&c, root);
+    read_prov_options(&c, root);
     fo_spec_read_datasets(&c, json_object_get(root, "data"));
     json_t *blocks = json_object_get(root, "blocks");
     if (!blocks) {

@@ -71,6 +71,19 @@ void fo_alloc_fail_after(unsigned long n);
 /* ---- the pipeline ----------------------------------------------------------*/
 typedef struct fo_doc fo_doc;
 
+/* One provenance record of a rendered file: name ("folio.run") and value,
+ * both UTF-8 text. See fo_render_opts.prov and docs/provenance.md. */
+typedef struct {
+    const char *name;
+    const char *value;
+} fo_prov_item;
+/* At most this many items are recorded (spec, version and 62 of the caller's);
+ * every name starts with FO_PROV_PREFIX, and in a PDF's XMP the rest of it is
+ * the local name of an element in FO_PROV_XMP_NS. */
+#define FO_PROV_MAX 64
+#define FO_PROV_PREFIX "folio."
+#define FO_PROV_XMP_NS "https://folio.invalid/ns/provenance/1/"
+
 typedef struct {
     uint64_t max_bytes;      /* ceiling per output file; 0 = default */
     double scale;            /* PNG scale factor; 0 = 1 */
@@ -84,6 +97,10 @@ typedef struct {
     bool sha256;             /* fill each fo_written's sha256 (folio render --json);
                                 else it is "": hashing the mixed-script report's PDF
                                 was 3% of its render */
+    const fo_prov_item *prov; /* what made the document (a run's or session's id,
+                                cell, input hashes), recorded after folio.spec_sha256
+                                and folio.version in every file's metadata; borrowed */
+    size_t nprov;
 } fo_render_opts;
 
 /* Reads and validates a spec. On any problem returns FO_ERR_INPUT with every

@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "render/render.h"
+#include "render/core/prov.h"
 #include "render/core/shape.h"
 #include "render/core/text.h"
 
@@ -60,6 +61,14 @@ fo_status fo_render(const fo_doc *doc, const char *const *outs, size_t nouts,
     if (tr && !tr->templated) tr = NULL;
     fo_render_opts own = *opts;
     bool template_used = false;
+    fo_doc *appendix = NULL;     /* the spec asked for a "How this was computed" section */
+    if (doc->prov_appendix) {
+        if (!(appendix = fo_prov_appendix(doc, opts))) {
+            fo_outset_free(set);
+            return FO_ERR_NOMEM;
+        }
+        doc = appendix;
+    }
     for (size_t i = 0; i < nouts && st == FO_OK; i++) {
         const fo_renderer *r = fo_renderer_for(outs[i]);
         if (!r) {
@@ -80,6 +89,7 @@ fo_status fo_render(const fo_doc *doc, const char *const *outs, size_t nouts,
     st = fo_outset_fail(set, st, d); /* a writer stopped at the ceiling: exit 3, said so */
     if (st == FO_OK) st = fo_outset_commit(set, written, opts->sha256, d);
     fo_outset_free(set); /* removes any temporary left */
+    fo_prov_appendix_free(appendix);
     return st;
 }
 

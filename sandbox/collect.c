@@ -308,6 +308,30 @@ int fo_sandbox_collect_hash(fo_sandbox_collection *c, const fo_sandbox_collectio
     return 0;
 }
 
+char *fo_sandbox_inputs_json(const fo_sandbox_plan *p)
+{
+    fo_buf b = { 0 };
+    char sha[65];
+    size_t k;
+
+    fo_buf_puts(&b, "[");
+    for (k = 0; k < p->n_in; k++) {
+        if (hash_fd(p->in[k].fd, p->in[k].bytes, sha) < 0) {
+            fo_buf_free(&b);
+            return NULL;
+        }
+        fo_buf_puts(&b, k ? ", {\"path\": " : "{\"path\": ");
+        fo_sandbox_json_str(&b, p->in[k].name, strlen(p->in[k].name));
+        fo_buf_printf(&b, ", \"sha256\": \"%s\"}", sha);
+    }
+    fo_buf_puts(&b, "]");
+    if (b.failed) {
+        fo_buf_free(&b);
+        return NULL;
+    }
+    return fo_buf_take(&b, NULL);
+}
+
 int fo_sandbox_collect_total(fo_sandbox_collection *c, uint64_t *budget)
 {
     size_t k = 0;

@@ -22,7 +22,7 @@ void fo_sandbox_usage(FILE *f)
 {
     fputs("usage: folio run [--in FILE|DIR]... [--out DIR] [--render xlsx,pdf,...]\n"
           "                 [--timeout SEC] [--memory MB] [--max-bytes N] [--max-total N]\n"
-          "                 [--pids N] [--cpus N]\n"
+          "                 [--pids N] [--cpus N] [--sign KEY.pem]\n"
           "                 [--net none|all|packages|allow=LIST] [--net-resolve HOST=ADDR[:PORT]]\n"
           "                 [--json] [--quiet] -- CMD [ARG...]\n"
           "       folio run --net-list packages\n"
@@ -45,6 +45,9 @@ void fo_sandbox_usage(FILE *f)
           "  --net packages  only the package indexes, through folio's egress proxy\n"
           "  --net allow=LIST  names (a.com, *.a.com, packages) through the proxy\n"
           "  --net-resolve HOST=ADDR[:PORT]  the proxy connects there for HOST (caller only)\n"
+          "  --sign KEY.pem  also write DIR/manifest.dsse.json: the record as an in-toto\n"
+          "                  Statement in a DSSE envelope, signed with this Ed25519 key\n"
+          "                  (needs --out; check with folio verify; docs/provenance.md)\n"
           "  --json          print manifest.json on stdout (program stdout goes to stderr)\n"
           "  --quiet         do not echo the program's output (it is still kept)\n"
           "exit: 0 ok, 1 usage, 2 invalid input, 3 over ceiling, 4 program failed,\n"
@@ -201,6 +204,8 @@ int fo_sandbox_plan_option(fo_sandbox_plan *p, const char *opt, const char *val)
         ((const char **)p->in_paths)[p->n_in_paths++] = val;
     } else if (!strcmp(opt, "--out")) {
         p->out_dir = val;
+    } else if (!strcmp(opt, "--sign")) {
+        p->sign_key = val;
     } else if (!strcmp(opt, "--render")) {
         return parse_render(p, val);
     } else if (!strcmp(opt, "--timeout")) {
@@ -256,7 +261,7 @@ int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help)
 {
     static const char *const with_value[] = {
         "--in", "--out", "--render", "--timeout", "--memory", "--max-bytes", "--pids", "--net",
-        "--max-total", "--cpus", "--net-resolve", "--net-list"
+        "--max-total", "--cpus", "--net-resolve", "--net-list", "--sign"
     };
     int i, rc;
 

@@ -4,6 +4,8 @@
 #define FO_SANDBOX_PRIVATE
 #include "sandbox/sandbox.h"
 #include "render/stage.h"
+#include "render/core/sha256.h"
+#include "cli/usage.h"
 #include "sandbox/egress/egress.h"
 
 #include <dirent.h>
@@ -512,7 +514,7 @@ static void render(const fo_sandbox_plan *p, const char *engine, fo_sandbox_coll
     fo_sandbox_plan rp = *p;
     fo_sandbox_jail j;
     fo_buf cmd = { 0 };
-    char outs[8][32], ceiling[24], *argv[6 + 2 * 8 + 1];
+    char outs[8][32], ceiling[24], *argv[6 + 2 * 8 + 2 + 1];
     size_t k, n = 0;
 
     argv[n++] = "/run/folio";
@@ -535,6 +537,11 @@ static void render(const fo_sandbox_plan *p, const char *engine, fo_sandbox_coll
     fo_buf_puts(&cmd, "]");
     snprintf(r->argv_json, sizeof r->argv_json, "%s", cmd.data ? cmd.data : "[]");
     fo_buf_free(&cmd);
+    if (p->provenance) {            /* not in the manifest's argv: it has its own "provenance" */
+        argv[n++] = "--provenance";
+        argv[n++] = (char *)p->provenance;
+        argv[n] = NULL;
+    }
 
     rp.argv = argv;
     rp.in = col->files;
@@ -833,8 +840,81 @@ char *fo_sandbox_egress_end(const fo_sandbox_plan *p, fo_egress_proxy *px)
     return fo_egress_log_json(px);
 }
 
+/* --sign: the record is written to --out DIR and signed by folio-engine
+   (libcrypto stays out of this static binary); the key must be readable
+   before the program runs, not found missing after it. */
+static int sign_ready(const fo_sandbox_plan *p, const char *engine)
+{
+    if (!p->out_dir)
+        return fo_usage_error("run", "--sign needs --out DIR: the signed record is written beside "
+                              "DIR/manifest.json");
+    if (!engine) {
+        fputs("folio: run: --sign needs folio-engine, which is not installed beside folio\n", stderr);
+        return FO_RUN_INTERNAL;
+    }
+    if (access(p->sign_key, R_OK) != 0) {
+        fprintf(stderr, "folio: run: --sign %s: %s (an Ed25519 key in PEM: openssl genpkey "
+                "-algorithm ed25519 -out key.pem)\n", p->sign_key, strerror(errno));
+        return FO_RUN_USAGE;
+    }
+    return FO_RUN_OK;
+}
+
+/* Runs `folio-engine sign DIR/manifest.json --key KEY`, which writes
+   DIR/manifest.dsse.json. 0, or -1 when it failed (it said why). */
+static int sign_run(const fo_sandbox_plan *p, const char *engine)
+{
+    char manifest[4096];
+    char *argv[] = { (char *)engine, "sign", manifest, "--key", (char *)p->sign_key,
+                     p->quiet || p->json ? "--quiet" : NULL, NULL };
+    int status;
+    pid_t pid;
+
+    snprintf(manifest, sizeof manifest, "%s/manifest.json", p->out_dir);
+    fflush(stdout);
+    fflush(stderr);
+    pid = fork();
+    if (pid == 0) {
+        execv(engine, argv);
+        _exit(127);
+    }
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
+        fprintf(stderr, "folio: run: the record in %s was not signed\n", p->out_dir);
+        return -1;
+    }
+    return 0;
+}
+
+/* What made a run's documents, for `folio render --provenance` and the
+   manifest: {"run": ID, "inputs": [...]}. The id is the first 32 hex digits
+   of the SHA-256 of the command (each argument NUL-terminated) and the
+   inputs' JSON: the same command on the same inputs has the same id, so a
+   re-run renders byte-identical documents. malloc'd, or NULL. */
+static char *run_provenance(const fo_sandbox_plan *p)
+{
+    char *inputs = fo_sandbox_inputs_json(p), hex[65];
+    fo_sha256 h;
+    unsigned char dig[32];
+    fo_buf b = { 0 };
+    size_t k;
+
+    if (!inputs)
+        return NULL;
+    fo_sha256_init(&h);
+    for (k = 0; p->argv[k]; k++)
+        fo_sha256_update(&h, p->argv[k], strlen(p->argv[k]) + 1);
+    fo_sha256_update(&h, inputs, strlen(inputs));
+    fo_sha256_final(&h, dig);
+    for (k = 0; k < 16; k++)
+        snprintf(hex + 2 * k, 3, "%02x", dig[k]);
+    fo_buf_printf(&b, "{\"run\": \"%s\", \"inputs\": %s}", hex, inputs);
+    fo_free(inputs);
+    return b.failed ? (fo_buf_free(&b), NULL) : fo_buf_take(&b, NULL);
+}
+
 int fo_sandbox_main(int argc, char **argv, const char *engine)
 {
+    char *prov = NULL;
     char mpl_dir[4096];
     outcome o;
     render_result r;
@@ -870,10 +950,18 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
         rc = FO_RUN_INTERNAL;
         goto done;
     }
+    if (p.sign_key && (rc = sign_ready(&p, engine)) != FO_RUN_OK)
+        goto done;
     p.mpl_cache = fo_sandbox_mpl_cache(engine, mpl_dir, sizeof mpl_dir);
     rc = fo_sandbox_open_inputs(&p);
     if (rc != FO_RUN_OK)
         goto done;
+    if (!(prov = run_provenance(&p))) {   /* hashed before the program runs: the inputs given */
+        fprintf(stderr, "folio: run: can't read the --in files to hash them: %s\n", strerror(errno));
+        rc = FO_RUN_INTERNAL;
+        goto done;
+    }
+    p.provenance = prov;
     (void)signal(SIGPIPE, SIG_IGN);        /* a closed stdout must not kill folio */
     fo_sandbox_std_nonblocking();          /* a caller that stops reading can't stall us */
 
@@ -954,6 +1042,8 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
         fo_buf_puts(&m, ",\n  \"egress\": ");
         fo_buf_puts(&m, egress ? egress : "[]");
     }
+    fo_buf_puts(&m, ",\n  \"provenance\": ");
+    fo_buf_puts(&m, prov);
     fo_buf_puts(&m, ",\n  \"render\": ");
     if (!r.attempted && skipped) {
         fo_buf_puts(&m, "{\"skipped\": ");
@@ -985,6 +1075,10 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
         rc = FO_RUN_INTERNAL;
         goto done;
     }
+    if (p.sign_key && sign_run(&p, engine) < 0) {
+        rc = FO_RUN_INTERNAL;
+        goto done;
+    }
     if (p.json)
         (void)fo_sandbox_write_all(1, m.data, m.len, fo_sandbox_now() + FO_SANDBOX_ECHO_GRACE);
     if (program_failed(&o) && !o.timed_out)
@@ -1010,5 +1104,6 @@ done:
     fo_sandbox_plan_free(&p);
     fo_buf_free(&m);
     free(egress);
+    fo_free(prov);
     return rc;
 }

@@ -79,6 +79,7 @@ typedef struct {
     size_t n_in, cap_in;
     const char *in_dir;       /* where inputs land inside: "work" or "out" */
     const char *out_dir;      /* --out DIR or NULL; borrowed */
+    const char *sign_key;     /* --sign KEYFILE (folio run only; needs --out), or NULL */
     char render[8][8];        /* --render formats */
     size_t n_render;
     double timeout_s;
@@ -98,6 +99,8 @@ typedef struct {
     uint64_t disk_mb;         /* >0: /work, /out and /tmp share one tmpfs of this size */
     char *why;                /* set: fo_sandbox_plan_option writes a bad option's */
     size_t why_len;           /* message here ("--memory: ...") instead of printing it */
+    const char *provenance;   /* render jail: JSON for `folio render --provenance` (what made
+                                 the documents: run or session id, cell, inputs), or NULL */
 } fo_sandbox_plan;
 
 /* plan.c */
@@ -208,6 +211,11 @@ int fo_sandbox_collect_total(fo_sandbox_collection *c, uint64_t *budget);
    its budget. A file found shorter than listed (cut meanwhile) is refused.
    0, or -1 (errno) when a file could not be read. */
 int fo_sandbox_collect_hash(fo_sandbox_collection *c, const fo_sandbox_collection *prev);
+/* The opened inputs of p (in[], fds valid), each hashed now with pread (the
+   fds' offsets stay), as the JSON array [{"path": NAME, "sha256": HEX}, ...]
+   that `folio render --provenance` reads. malloc'd; NULL when out of memory or
+   an input can't be read. */
+char *fo_sandbox_inputs_json(const fo_sandbox_plan *p);
 /* Refuses (reason given) the files whose path is name or lies below it. 0 or -1. */
 int fo_sandbox_collect_reserve(fo_sandbox_collection *c, const char *name, const char *reason);
 /* Stages name (a relative path of safe components) below dirfd in the set s

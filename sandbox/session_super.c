@@ -100,6 +100,10 @@ static int parse_options(fo_session *s, int argc, char **argv, fo_buf *meta, cha
             snprintf(why, why_len, "%s is not an option of session new (use folio session "
                      "render / get)", opt);
             return FO_RUN_USAGE;
+        } else if (!strcmp(opt, "--sign")) {
+            snprintf(why, why_len, "--sign is an option of folio run only (a session's documents "
+                     "record its id and cell: folio inspect)");
+            return FO_RUN_USAGE;
         } else if (fo_sandbox_plan_option(&s->plan, opt, val) != FO_RUN_OK) {
             return FO_RUN_USAGE;
         }
@@ -685,8 +689,35 @@ static void do_get(fo_session *s, int cfd, const char *path)
     close(fd);
 }
 
+/* The --in files as given, hashed, kept in the session's folder ("inputs")
+   for the provenance of its documents (the plan's copies are gone after the
+   start, and a resumed session has none). Best effort: without it a
+   document records no inputs. */
+static void save_inputs(fo_session *s)
+{
+    char *json = fo_sandbox_inputs_json(&s->plan);
+
+    if (json)
+        (void)fo_session_write_small(s->dir, "inputs", json);
+    fo_free(json);
+}
+
+/* {"session": ID, "cell": N, "inputs": [...]}: what made the documents of a
+   render now (N cells run so far). malloc'd, or NULL. */
+static char *session_provenance(const fo_session *s)
+{
+    char *inputs = fo_session_read_small(s->dir, "inputs", 1 << 20);
+    fo_buf b = { 0 };
+
+    fo_buf_printf(&b, "{\"session\": \"%s\", \"cell\": %u, \"inputs\": %s}", s->id, s->cells,
+                  inputs && inputs[0] == '[' ? inputs : "[]");
+    free(inputs);
+    return b.failed ? (fo_buf_free(&b), NULL) : fo_buf_take(&b, NULL);
+}
+
 static void do_render(fo_session *s, int cfd, const char *formats)
 {
+    char *prov;
     fo_sandbox_plan rp = s->plan;
     fo_sandbox_collection col, out;
     fo_buf b = { 0 };
@@ -715,7 +746,10 @@ static void do_render(fo_session *s, int cfd, const char *formats)
         fo_sandbox_collection_free(&col);
         return;
     }
+    prov = session_provenance(s);
+    rp.provenance = prov;
     code = fo_sandbox_render(&rp, s->engine, &col, &out, tail, sizeof tail);
+    fo_free(prov);
     for (k = 0; k < out.n_files; k++)
         (void)fo_session_send(cfd, 'F', out.files[k].name, strlen(out.files[k].name),
                               out.files[k].fd);
@@ -961,6 +995,8 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
         fo_session_fail(&err, rc == FO_RUN_INTERNAL ? "internal" : "bad_request", rc,
                         "--in names a file or folder you can read", "%s", why);
     }
+    if (!resume && !err.code[0])
+        save_inputs(&s);
     if (err.code[0] || start(&s, resume, &err) < 0 ||
         (s.ctl = listen_socket(&s, "ctl")) < 0 || (lfd = listen_socket(&s, "sock")) < 0) {
         if (!err.code[0])

@@ -261,11 +261,14 @@ typedef struct {
 struct fo_doc {
     fo_arena *arena;
     char *spec_path;    /* as given; NULL for a CSV conversion */
+    char spec_sha256[65]; /* hex SHA-256 of the spec's bytes as read; "" for a CSV */
     char *base_dir;     /* folder that relative paths resolve in */
     char *title, *subtitle, *author, *date; /* may be NULL */
     int max_pages;      /* spec's "max_pages": a PDF table is cut at that page; 0 = none */
     bool xlsx_summary_first; /* spec's "xlsx": {"first_sheet": "summary"}: else a
                                 workbook with tables opens on the first one */
+    bool prov_appendix; /* spec's "provenance": {"appendix": true}: a closing
+                           "How this was computed" section (fo_prov_appendix) */
     int64_t epoch;      /* Unix time for document timestamps: from date, else
                            SOURCE_DATE_EPOCH, else FO_NO_EPOCH (none written) */
     fo_theme theme;

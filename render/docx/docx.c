@@ -308,6 +308,7 @@ fo_status fo_docx_render(const fo_doc *doc, const char *dest, fo_outset *out,
     fo_status st = FO_ERR_NOMEM;
     if (c.pkg && c.links) {
         st = assemble(&c);
+        if (st == FO_OK) fo_pkg_add_custom_props(c.pkg, doc, opts);
         if (st == FO_OK) st = fo_pkg_close(c.pkg, d);
     }
     fo_xml_free(c.x);

@@ -32,6 +32,7 @@
 #include <zip.h>
 
 #include "render/core/buf.h"
+#include "render/core/prov.h"
 #include "render/ooxml/package.h"
 #include "render/core/templates.h"
 
@@ -547,6 +548,29 @@ void fo_pkg_add_app_props(fo_pkg *p, const char *extra_xml)
     fo_xml_close(x);
     fo_pkg_add_xml(p, "docProps/app.xml", FO_CT_APP_PROPS, x);
     fo_pkg_add_rel(p, "", FO_REL_APP_PROPS, "docProps/app.xml", false);
+}
+
+void fo_pkg_add_custom_props(fo_pkg *p, const fo_doc *doc, const fo_render_opts *opts)
+{
+    if (fo_pkg_status(p) != FO_OK) return;
+    fo_prov_item items[FO_PROV_MAX];
+    size_t n = fo_prov_collect(doc, opts, items);
+    fo_xml *x = fo_xml_new_memory();
+    fo_xml_open(x, "Properties",
+                "xmlns", "http://schemas.openxmlformats.org/officeDocument/2006/custom-properties",
+                "xmlns:vt", "http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes",
+                NULL);
+    for (size_t k = 0; k < n; k++) {
+        /* pid 0 and 1 are reserved; every custom property shares this fmtid */
+        fo_xml_open(x, "property", "fmtid", "{D5CDD505-2E9C-101B-9397-08002B2CF9AE}", NULL);
+        fo_xml_attr_int(x, "pid", (long long)k + 2);
+        fo_xml_attr(x, "name", items[k].name);
+        fo_xml_text_elem(x, "vt:lpwstr", items[k].value);
+        fo_xml_close(x);
+    }
+    fo_xml_close(x);
+    fo_pkg_add_xml(p, "docProps/custom.xml", FO_CT_CUSTOM_PROPS, x);
+    fo_pkg_add_rel(p, "", FO_REL_CUSTOM_PROPS, "docProps/custom.xml", false);
 }
 
 void fo_pkg_add_theme(fo_pkg *p, const char *name, const fo_theme *t)

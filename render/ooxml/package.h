@@ -42,6 +42,9 @@
 #define FO_CT_RELS "application/vnd.openxmlformats-package.relationships+xml"
 #define FO_CT_CORE_PROPS "application/vnd.openxmlformats-package.core-properties+xml"
 #define FO_CT_APP_PROPS "application/vnd.openxmlformats-officedocument.extended-properties+xml"
+#define FO_REL_CUSTOM_PROPS \
+    "http://schemas.openxmlformats.org/officeDocument/2006/relationships/custom-properties"
+#define FO_CT_CUSTOM_PROPS "application/vnd.openxmlformats-officedocument.custom-properties+xml"
 #define FO_CT_THEME "application/vnd.openxmlformats-officedocument.theme+xml"
 #define FO_CT_PNG "image/png"
 #define FO_CT_JPEG "image/jpeg"
@@ -112,6 +115,10 @@ void fo_pkg_add_core_props(fo_pkg *p, const fo_doc *doc);
  * extra_xml: trusted elements inserted before </Properties> (e.g.
  * "<Slides>12</Slides>"), or NULL. */
 void fo_pkg_add_app_props(fo_pkg *p, const char *extra_xml);
+/* docProps/custom.xml: the provenance (render/core/prov.h: spec SHA-256,
+ * folio version, opts->prov) as custom properties of type vt:lpwstr, plus its
+ * Override and package relationship. */
+void fo_pkg_add_custom_props(fo_pkg *p, const fo_doc *doc, const fo_render_opts *opts);
 /* ppt/theme/theme1.xml-style theme part from templates/ooxml/theme1.xml with
  * the theme's fonts and colors; adds the Override (no relationship: the
  * caller relates it from its main part). */

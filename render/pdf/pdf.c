@@ -543,7 +543,6 @@ static void render_block(fo_pdf *c, const fo_block *b)
 fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
                         const fo_render_opts *opts, fo_diags *d)
 {
-    (void)opts;
     const char *tmp = fo_outset_add(out, dest, "pdf", d);
     if (!tmp) return FO_ERR_IO;
     fo_pdf ctx, *c = &ctx;
@@ -562,6 +561,7 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
     HPDF_UseUTFEncodings(c->pdf);
     HPDF_SetCurrentEncoder(c->pdf, "UTF-8");
     set_info(c);
+    fo_pdf_xmp(c, opts);
 
     fo_pdf_new_page(c);
     fo_pdf_title_block(c);

@@ -150,6 +150,9 @@ const char *fo_pdf_load_ttf(HPDF_Doc pdf, const char *path, bool collection, con
 /* HPDF_SaveToFile, with the streams libharu would deflate compressed by
  * libdeflate instead (deflate.c); false when libharu could not save. */
 bool fo_pdf_save(fo_pdf *c, const char *path);
+/* xmp.c: the catalog's /Metadata stream, an XMP packet with the provenance
+ * (render/core/prov.h). A failure is recorded with fo_pdf_fail. */
+void fo_pdf_xmp(fo_pdf *c, const fo_render_opts *opts);
 /* subset.c: before saving, f's embedded program written by folio: the
  * glyphs f shows and their components, renumbered from 0; its descriptor
  * made with it as /FontFile2. Left to libharu when the font's tables

@@ -2,7 +2,8 @@
  * (see png_encode.h for why folio does not use cairo's own PNG writer).
  *
  * Layout of the file: signature, IHDR, PLTE (indexed images), pHYs (when a
- * dpi is given), one IDAT holding the whole zlib stream, IEND.
+ * dpi is given), one IDAT holding the whole zlib stream, then any iTXt
+ * (fo_png_add_text), IEND.
  *
  * An opaque image with at most 256 distinct colors is written as an indexed
  * (palette) PNG: one byte a pixel instead of three, exact, and the common case
@@ -65,6 +66,25 @@ static void chunk(fo_buf *out, const char type[4], const unsigned char *data, si
     fo_buf_append(out, hdr, 8);
     fo_buf_append(out, data, n);
     chunk_finish(out, start, type);
+}
+
+void fo_png_add_text(fo_buf *out, const char *keyword, const char *text)
+{
+    static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
+    size_t klen = strlen(keyword), tlen = strlen(text);
+    if (out->failed || out->len < 8 + 12 || memcmp(out->data + out->len - 12, iend, 12) ||
+        klen == 0 || klen > 79)
+        return;
+    out->len -= 12;
+    size_t start = out->len;
+    unsigned char hdr[8] = {0};
+    fo_buf_append(out, hdr, 8);
+    fo_buf_append(out, keyword, klen);
+    /* NUL, not compressed, method 0, no language tag (NUL), no translated keyword (NUL) */
+    fo_buf_append(out, "\0\0\0\0\0", 5);
+    fo_buf_append(out, text, tlen);
+    chunk_finish(out, start, "iTXt");
+    fo_buf_append(out, iend, 12);
 }
 
 /* Adler-32 as zlib computes it, but 8 zero bytes at a time: after the Up

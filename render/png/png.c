@@ -21,6 +21,7 @@
 #include "render/render.h"
 #include "render/core/buf.h"
 #include "render/core/emoji.h"
+#include "render/core/prov.h"
 #include "render/core/text.h"
 #include "render/core/utf8.h"
 
@@ -362,6 +363,14 @@ static fo_status write_file(const char *path, const fo_buf *b, const char *dest,
     return FO_OK;
 }
 
+/* One iTXt chunk per provenance item (render/core/prov.h), keyword = name. */
+static void add_provenance(const fo_doc *doc, const fo_render_opts *opts, fo_buf *b)
+{
+    fo_prov_item items[FO_PROV_MAX];
+    size_t n = fo_prov_collect(doc, opts, items);
+    for (size_t k = 0; k < n; k++) fo_png_add_text(b, items[k].name, items[k].value);
+}
+
 fo_status fo_png_render(const fo_doc *doc, const char *dest, fo_outset *out,
                         const fo_render_opts *opts, fo_diags *d)
 {
@@ -387,6 +396,7 @@ fo_status fo_png_render(const fo_doc *doc, const char *dest, fo_outset *out,
         b.len = 0;
         b.failed = false;
         if (st == FO_OK) st = chart_png(&blk->u.chart, &doc->theme, scale, &b, d);
+        if (st == FO_OK) add_provenance(doc, opts, &b);
         if (st == FO_OK) st = write_file(tmp, &b, name, d);
         else if (tmp)
             fo_diags_add(d, doc->spec_path, blk->line, blk->column, blk->pointer, NULL,

@@ -6,8 +6,8 @@
  * chart. Charts are flat colors with antialiased edges, so a palette when the
  * image has at most 256 colors, "Up"-filtered rows and zlib's run-length
  * strategy make files smaller than matplotlib's in a fraction of the time
- * (encode.c has the measurements). Output is deterministic: no time chunk,
- * no text. */
+ * (encode.c has the measurements). Output is deterministic: no time chunk;
+ * text only as the caller adds it (the provenance). */
 #ifndef FO_PNG_ENCODE_H
 #define FO_PNG_ENCODE_H
 
@@ -23,5 +23,10 @@
  * Returns FO_ERR_NOMEM or FO_ERR_INTERNAL (zlib) on failure. */
 fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int stride,
                         bool alpha, double dpi, fo_buf *out);
+
+/* Inserts an uncompressed iTXt chunk (keyword: 1-79 Latin-1 characters;
+ * text: UTF-8, no language tag) before the IEND that ends out, as written by
+ * fo_png_encode. Anything else in out is left as it is. */
+void fo_png_add_text(fo_buf *out, const char *keyword, const char *text);
 
 #endif

@@ -511,6 +511,7 @@ fo_status fo_pptx_render(const fo_doc *doc, const char *dest, fo_outset *out,
     add_presentation(&p);
     fo_pkg_add_core_props(p.pkg, doc);
     fo_pkg_add_app_props(p.pkg, NULL);
+    fo_pkg_add_custom_props(p.pkg, doc, opts);
 
     fo_status st = p.err;
     if (st == FO_OK) st = fo_pkg_close(p.pkg, d);

@@ -20,6 +20,7 @@
 
 #include "render/core/buf.h"
 #include "render/core/markup.h"
+#include "render/core/prov.h"
 #include "render/xlsx/xlsx_internal.h"
 
 /* Memory mode. Shared strings (the default) keep every distinct string of
@@ -161,6 +162,30 @@ cleanup:
     return st;
 }
 
+/* The provenance (render/core/prov.h) as custom document properties. Each
+ * value is cleaned like the other properties and, past libxlsxwriter's limit
+ * of 255 characters, cut at a character boundary. */
+static fo_status set_provenance(fo_xlsx *x, const fo_render_opts *opts)
+{
+    fo_prov_item items[FO_PROV_MAX];
+    size_t n = fo_prov_collect(x->doc, opts, items);
+    for (size_t k = 0; k < n; k++) {
+        const char *c = fo_xlsx_clean(&x->buf, items[k].value, strlen(items[k].value), FO_XLSX_PLAIN);
+        if (!c) return FO_ERR_NOMEM;
+        char v[256];
+        size_t len = strlen(c);
+        if (len > 255) {
+            len = 255;
+            while (len && ((unsigned char)c[len] & 0xC0) == 0x80) len--;
+        }
+        memcpy(v, c, len);
+        v[len] = 0;
+        if (workbook_set_custom_property_string(x->wb, items[k].name, v) != LXW_NO_ERROR)
+            return FO_ERR_NOMEM;
+    }
+    return FO_OK;
+}
+
 /* Folder for libxlsxwriter's working files (worksheet XML, ~8x the .xlsx):
  * $TMPDIR, else /tmp, like the OOXML writers' parts -- not beside the output,
  * whose folder must never hold more than about the ceiling while a render
@@ -222,6 +247,7 @@ fo_status fo_xlsx_render(const fo_doc *doc, const char *dest, fo_outset *out,
         goto cleanup;
     }
     if ((st = set_properties(&x)) != FO_OK) goto cleanup;
+    if ((st = set_provenance(&x, opts)) != FO_OK) goto cleanup;
     /* sheets open in the order they are added */
     bool summary_first = doc->xlsx_summary_first || x.ntables == 0;
     if (summary && summary_first && !(x.summary = workbook_add_worksheet(x.wb, summary_name))) {

@@ -9,8 +9,8 @@
 # A part is validated against the schema of its root element's namespace
 # (SCHEMAS): workbook, worksheets, styles, sharedStrings, drawings, charts,
 # document, styles, numbering, settings, footers, presentation, slides,
-# layouts, masters, themes, [Content_Types].xml, every .rels, docProps/app.xml,
-# and the same parts of the workbooks embedded for native charts.
+# layouts, masters, themes, [Content_Types].xml, every .rels, docProps/app.xml and
+# custom.xml, and the same parts of the workbooks embedded for native charts.
 # Not validated: docProps/core.xml (its schema imports Dublin Core's from the
 # network). Parts whose root namespace has no schema here fail the test, so a
 # new kind of part cannot slip by unchecked.
@@ -47,6 +47,8 @@ SCHEMAS = {
     "http://schemas.openxmlformats.org/package/2006/relationships": "opc-relationships.xsd",
     "http://schemas.openxmlformats.org/officeDocument/2006/extended-properties":
         "shared-documentPropertiesExtended.xsd",
+    "http://schemas.openxmlformats.org/officeDocument/2006/custom-properties":
+        "shared-documentPropertiesCustom.xsd",
 }
 NOT_VALIDATED = {"docProps/core.xml"}
 
