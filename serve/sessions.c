@@ -543,7 +543,9 @@ static void h_list(fo_serve_state *s, struct MHD_Connection *c, req *r)
         json_array_append(mine, e);
     }
     json_decref(all);
-    text = json_dumps(json_pack("{s:o}", "sessions", mine), JSON_COMPACT);
+    all = json_pack("{s:o}", "sessions", mine);          /* takes mine */
+    text = all ? json_dumps(all, JSON_COMPACT) : NULL;
+    json_decref(all);
     if (!text) {
         fo_http_refuse(c, r, 500, NULL, NULL, "out of memory");
         return;
