@@ -101,7 +101,7 @@ def folio_figures(srv):
                    {"Content-Type": "application/json", "Accept": "text/event-stream"})
         r = c2.getresponse()
         while True:
-            line = r.fp.readline().decode()
+            line = r.readline().decode()
             if line.startswith("data: ") and '"stdout"' in line:
                 now = time.time()
                 first.append((now - float(json.loads(line[6:])["text"])) * 1e3)

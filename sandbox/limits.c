@@ -231,6 +231,20 @@ void fo_sandbox_cgroup_create(fo_sandbox_cgroup *cg, const fo_sandbox_plan *p, i
         fo_sandbox_cgroup_destroy(cg);
 }
 
+int fo_sandbox_cgroup_weight(const fo_sandbox_cgroup *cg, unsigned weight)
+{
+    char val[32];
+
+    if (!cg->cpu[0])
+        return -1;
+    if (cg->version == 2) {
+        snprintf(val, sizeof val, "%u", weight);
+        return write_file(cg->cpu, "cpu.weight", val);
+    }
+    snprintf(val, sizeof val, "%u", weight * 1024 / 100);   /* v1: 1024 is the default */
+    return write_file(cg->cpu, "cpu.shares", val);
+}
+
 int fo_sandbox_cgroup_attach(const fo_sandbox_cgroup *cg, pid_t pid)
 {
     char val[32];

@@ -128,6 +128,9 @@ typedef struct {
 } fo_sandbox_cgroup;
 void fo_sandbox_cgroup_create(fo_sandbox_cgroup *cg, const fo_sandbox_plan *p, int serial);
 int fo_sandbox_cgroup_attach(const fo_sandbox_cgroup *cg, pid_t pid);
+/* The group's share of the CPU against its siblings (cgroup v2 cpu.weight,
+   1..10000, default 100; v1 cpu.shares scaled). 0 or -1 (no cpu controller). */
+int fo_sandbox_cgroup_weight(const fo_sandbox_cgroup *cg, unsigned weight);
 void fo_sandbox_cgroup_events(const fo_sandbox_cgroup *cg, long *oom_kills, long *pids_max);
 void fo_sandbox_cgroup_destroy(fo_sandbox_cgroup *cg);
 const char *fo_sandbox_cgroup_memory_via(const fo_sandbox_cgroup *cg);

@@ -332,13 +332,36 @@ void fo_session_control(fo_session *s)
 
 /* Runs the cell until its end frame, the interpreter's death, or the
    timeout or an interrupt request (SIGINT, then after GRACE_S a restart). */
+/* A cell that has run BUSY_S yields the CPU to quicker ones: its session's
+   cpu.weight drops to BUSY_WEIGHT until it ends, so a `1+1` in another
+   session does not queue behind a dozen long computations on a few cores
+   (each still gets the CPU nobody else wants, and --cpus holds as before). */
+#define BUSY_S      1.0
+#define BUSY_WEIGHT 10
+
+static void supervise_loop(fo_session *s, cell_run *c, double timeout_s);
+
 static void supervise_cell(fo_session *s, cell_run *c, double timeout_s)
+{
+    s->busy_since = fo_sandbox_now();
+    s->yielded = 0;
+    supervise_loop(s, c, timeout_s);
+    if (s->yielded == 1)
+        (void)fo_sandbox_cgroup_weight(&s->j.cg, 100);
+}
+
+static void supervise_loop(fo_session *s, cell_run *c, double timeout_s)
 {
     double deadline = fo_sandbox_now() + timeout_s, grace_end = 0;
 
     while (!c->ended) {
         int stopping = c->timed_out || c->interrupted;
-        double left = (stopping ? grace_end : deadline) - fo_sandbox_now();
+        double now = fo_sandbox_now(), left = (stopping ? grace_end : deadline) - now, wait;
+
+        if (!s->yielded && now - s->busy_since >= BUSY_S)
+            s->yielded = fo_sandbox_cgroup_weight(&s->j.cg, BUSY_WEIGHT) == 0 ? 1 : -1;
+        wait = !s->yielded && s->busy_since + BUSY_S - now < left ? s->busy_since + BUSY_S - now
+                                                                  : left;
         struct pollfd pf[4] = { { s->j.out_r, POLLIN, 0 }, { s->j.err_r, POLLIN, 0 },
                                 { s->j.ctl, POLLIN, 0 }, { s->ctl, POLLIN, 0 } };
 
@@ -353,7 +376,7 @@ static void supervise_cell(fo_session *s, cell_run *c, double timeout_s)
             c->restarted = 1;
             return;
         }
-        if (poll(pf, s->ctl >= 0 ? 4 : 3, (int)(left * 1000) + 1) < 0 && errno != EINTR)
+        if (poll(pf, s->ctl >= 0 ? 4 : 3, (int)(wait * 1000) + 1) < 0 && errno != EINTR)
             break;
         if (pf[3].revents)
             fo_session_control(s);              /* an interrupt: acted on above */

@@ -36,6 +36,8 @@ typedef struct {
     long oom_kills;               /* the cgroup's count after the last cell */
     fo_buf not_restored;  /* JSON items for the first exec after a resume */
     int resumed;
+    double busy_since;            /* the running cell's start */
+    int yielded;                  /* its cpu.weight lowered (1), not possible (-1), not yet (0) */
     int spare;                    /* started ahead (RT/spares/ID): no slot until claimed */
     int slot_fd[2];               /* the flock'ed slots (RT/slots/N, the host's), or -1 */
     int ctl;                      /* RT/ID/ctl, listening: control requests, or -1 */

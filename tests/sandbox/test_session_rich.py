@@ -8,10 +8,11 @@ import base64
 import hashlib
 import html.parser
 import json
+import os
 
 import pytest
 
-from test_session import Sessions, _SKIP, needs_mpl, needs_pandas  # noqa: F401
+from test_session import FOLIO as FOLIO_BIN, Sessions, _SKIP, needs_mpl, needs_pandas  # noqa: F401
 
 pytestmark = pytest.mark.skipif(_SKIP is not None, reason=_SKIP or "")
 
@@ -220,3 +221,32 @@ def test_ctrl_c_interrupts_the_cell_and_keeps_the_variables(s):
     assert r["failure"]["code"] == "interrupted" and r["error"]["name"] == "KeyboardInterrupt"
     r = s.exec(sid, "n > 10", expect="ok")
     assert r["result"] == "True"                           # the loop's variable is kept
+
+
+def _cpu_share_files():
+    """The cpu.shares (cgroup v1) or cpu.weight (v2) file of every folio cgroup."""
+    import glob
+    return set(glob.glob("/sys/fs/cgroup/cpu/folio-*/cpu.shares") +
+               glob.glob("/sys/fs/cgroup/folio*/cpu.weight") +
+               glob.glob("/sys/fs/cgroup/*/folio*/cpu.weight"))
+
+
+def test_a_long_cell_yields_the_cpu_to_quicker_ones(s):
+    """After a second, a running cell's session gets a tenth of the default
+    CPU weight (a 1+1 in another session is not queued behind it); at its
+    end the weight is back."""
+    import subprocess
+    import time
+    old = _cpu_share_files()
+    sid = s.new("--cold")                         # no spare: its cgroup is the new one
+    files = sorted(_cpu_share_files() - old)
+    if len(files) != 1:
+        pytest.skip("no cpu controller for the session's cgroup here")
+    before = open(files[0]).read().strip()
+    p = subprocess.Popen([FOLIO_BIN, "session", "exec", sid, "-c", "import time\ntime.sleep(2.5)"],
+                         env=s.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(1.8)
+    during = open(files[0]).read().strip()
+    p.communicate(timeout=30)
+    after = open(files[0]).read().strip()
+    assert int(during) * 10 <= int(before) + 30 and after == before, (before, during, after)

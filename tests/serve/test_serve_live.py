@@ -75,7 +75,7 @@ def sse_events(resp):
     """(event, data) pairs of a text/event-stream response, as they arrive."""
     event, data = None, []
     while True:
-        line = resp.fp.readline()
+        line = resp.readline()
         if not line:
             return
         line = line.decode().rstrip("\n")
