@@ -535,6 +535,10 @@ static void set_info(fo_pdf *c)
     if (doc->title) HPDF_SetInfoAttr(c->pdf, HPDF_INFO_TITLE, doc->title);
     if (doc->author) HPDF_SetInfoAttr(c->pdf, HPDF_INFO_AUTHOR, doc->author);
     if (doc->subtitle) HPDF_SetInfoAttr(c->pdf, HPDF_INFO_SUBJECT, doc->subtitle);
+    if (doc->lang) {   /* the catalog's /Lang (PDF 1.4, 14.9.2): screen readers, text search */
+        HPDF_String s = HPDF_String_New(c->pdf->mmgr, doc->lang, NULL);
+        if (s) HPDF_Dict_Add(c->pdf->catalog, "Lang", s);
+    }
     if (doc->epoch == FO_NO_EPOCH) return; /* no date given: none made up */
     HPDF_SetInfoDateAttr(c->pdf, HPDF_INFO_CREATION_DATE, date);
     HPDF_SetInfoDateAttr(c->pdf, HPDF_INFO_MOD_DATE, date);

@@ -167,7 +167,7 @@ static bool at_page_limit(const table *T)
 static void cut_note(fo_pdf *c, size_t shown, size_t total)
 {
     char text[160];
-    fo_table_cut_note(shown, total, text, sizeof text);
+    fo_table_cut_note(c->doc->lang, shown, total, text, sizeof text);
     const fo_theme *t = c->t;
     fo_pdf_style st = {&t->body, t->body_size * 0.9, t->muted, FO_PDF_ITALIC};
     c->y -= 2;
@@ -220,7 +220,7 @@ static bool measure(table *T, fo_table_width *w)
     }
     fo_rows_close(rows);
     for (size_t i = 0; i < n && totals && r == 0; i++) { /* totals: every row was read */
-        size_t len = fo_table_total_text(&T->cols[i].acc, T->cols[i].total, i, T->cols[i].fmt,
+        size_t len = fo_table_total_text(T->c->doc->lang, &T->cols[i].acc, T->cols[i].total, i, T->cols[i].fmt,
                                          T->tmp, TMP, NULL);
         fo_table_width_add(&w[i], measure_text, T, true, true, T->tmp, len < TMP ? len : TMP - 1);
     }
@@ -276,7 +276,7 @@ static bool draw_rows(table *T)
         for (size_t i = 0; i < n; i++) {
             tcol *col = COL(i);
             char *tmp = T->tmp + i * TMP;
-            size_t k = fo_table_total_text(&col->acc, col->total, T->map[i], col->fmt, tmp, TMP, NULL);
+            size_t k = fo_table_total_text(c->doc->lang, &col->acc, col->total, T->map[i], col->fmt, tmp, TMP, NULL);
             double v;
             T->colors[i] = -1;
             if (col->total != FO_TOTAL_COUNT && fo_table_total(&col->acc, col->total, &v)) {
@@ -322,7 +322,7 @@ static bool draw_groups(table *T, const fo_table_width *w, const fo_table_plan *
         if (g == 0 && b->u.table.caption) caption(c, b->u.table.caption, 4 * row_h);
         if (plan->ngroups > 1) {
             char note[128];
-            fo_table_group_note(ends, g, n, note, sizeof note);
+            fo_table_group_note(c->doc->lang, ends, g, n, note, sizeof note);
             group_note(c, note, 3 * row_h);
         }
         fo_pdf_need(c, 3 * row_h);

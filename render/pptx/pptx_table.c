@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "render/core/words.h"
 #include "render/core/buf.h"
 #include "render/core/table.h"
 #include "render/pptx/pptx_internal.h"
@@ -111,7 +112,7 @@ static bool scan(tbl *tb)
     }
     fo_rows_close(rows);
     for (size_t j = 0; j < n && b->u.table.has_totals && rc == 0; j++) {
-        size_t k = fo_table_total_text(&tb->acc[j], b->u.table.cols[j].total, j, tb->fmt[j], buf,
+        size_t k = fo_table_total_text(tb->p->doc->lang, &tb->acc[j], b->u.table.cols[j].total, j, tb->fmt[j], buf,
                                        sizeof buf, NULL);
         fo_table_width_add(&tb->w[j], measure, t, true, true, buf, k < sizeof buf ? k : sizeof buf - 1);
     }
@@ -174,7 +175,8 @@ typedef struct {
     size_t tail_len;
 } cell_markup;
 
-static void row_markup(cell_markup *m, const fo_theme *t, double sz, int kind, bool band)
+static void row_markup(cell_markup *m, const fo_theme *t, const char *lang, double sz, int kind,
+                       bool band)
 {
     long spc = lround(fo_pptx_line_h(sz) * 100);
     for (int r = 0; r < 3; r++) {
@@ -197,10 +199,10 @@ static void row_markup(cell_markup *m, const fo_theme *t, double sz, int kind, b
     }
     /* CT_TableCellProperties: lnL lnR lnT lnB, fill */
     int n = snprintf(m->tail, sizeof m->tail,
-                     "<a:endParaRPr lang=\"en-US\" sz=\"%ld\"/></a:p></a:txBody>"
+                     "<a:endParaRPr lang=\"%s\" sz=\"%ld\"/></a:p></a:txBody>"
                      "<a:tcPr marL=\"%lld\" marR=\"%lld\" marT=\"%lld\" marB=\"%lld\" anchor=\"ctr\">"
                      "%s%s%s%s%s</a:tcPr>",
-                     lround(sz * 100), FO_PPTX_EMU(CELL_MX), FO_PPTX_EMU(CELL_MX),
+                     fo_lang_tag(lang), lround(sz * 100), FO_PPTX_EMU(CELL_MX), FO_PPTX_EMU(CELL_MX),
                      FO_PPTX_EMU(CELL_MY), FO_PPTX_EMU(CELL_MY), lines[0], lines[1], lines[2],
                      lines[3], fill);
     m->tail_len = n > 0 && (size_t)n < sizeof m->tail ? (size_t)n : 0;
@@ -216,7 +218,7 @@ static void write_row(tbl *tb, char *const *cells, unsigned right, double h, int
     const fo_theme *t = p->t;
     bool band = kind == 1 && t->table.banding && (tb->band++ % 2 == 1);
     cell_markup m;
-    row_markup(&m, t, tb->sz, kind, band);
+    row_markup(&m, t, tb->p->doc->lang, tb->sz, kind, band);
     fo_xml_open(x, "a:tr", NULL);
     fo_xml_attr_int(x, "h", FO_PPTX_EMU(h));
     for (size_t j = 0; j < tb->ncols; j++) {
@@ -377,7 +379,7 @@ static bool fill(tbl *tb, char **header)
             const fo_table_col *c = &b->u.table.cols[j];
             bool has;
             double v;
-            fo_table_total_text(&tb->acc[j], c->total, j, tb->fmt[j], buf, sizeof buf, &has);
+            fo_table_total_text(p->doc->lang, &tb->acc[j], c->total, j, tb->fmt[j], buf, sizeof buf, &has);
             if (c->total != FO_TOTAL_COUNT && tb->fmt[j] && fo_table_total(&tb->acc[j], c->total, &v))
                 cell_colors(tb, cells)[i] = fo_numfmt_color(tb->fmt[j], v);
             if (has && i < 32) right |= 1u << i;
@@ -394,7 +396,7 @@ static bool fill(tbl *tb, char **header)
 static void cut_note(fo_pptx *p, size_t shown, size_t total)
 {
     char text[160];
-    fo_table_cut_note(shown, total, text, sizeof text);
+    fo_table_cut_note(p->doc->lang, shown, total, text, sizeof text);
     fo_pptx_para note;
     if (!fo_pptx_para_init(&note, FO_PPTX_PARA_PLAIN, 0, 12, text, false)) {
         fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory");
@@ -409,7 +411,7 @@ static void cut_note(fo_pptx *p, size_t shown, size_t total)
 static void group_note(fo_pptx *p, const size_t *ends, size_t g, size_t n, double keep_h)
 {
     char text[128];
-    fo_table_group_note(ends, g, n, text, sizeof text);
+    fo_table_group_note(p->doc->lang, ends, g, n, text, sizeof text);
     fo_pptx_para note;
     if (!fo_pptx_para_init(&note, FO_PPTX_PARA_PLAIN, 0, 12, text, false)) {
         fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory");

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "render/core/words.h"
 #include "render/core/buf.h"
 #include "render/core/numfmt.h"
 #include "render/core/table.h"
@@ -422,7 +423,7 @@ static void write_totals(table *t, fo_xlsx_table *ft, lxw_row_t r)
 {
     lxw_worksheet *w = t->ws[t->nparts - 1];
     if (t->ncols && t->cols[0].total == FO_TOTAL_NONE)
-        worksheet_write_string(w, r, 0, "Total", t->total_label);
+        worksheet_write_string(w, r, 0, fo_word(t->x->doc->lang, FO_W_TOTAL), t->total_label);
     for (size_t j = 0; j < t->ncols; j++) {
         const char *fn = total_function(t->cols[j].total);
         colstate *c = &t->cs[j];

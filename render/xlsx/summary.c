@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "render/core/words.h"
 #include "render/core/delta.h"
 #include "render/core/markup.h"
 #include "render/xlsx/xlsx_internal.h"
@@ -453,7 +454,8 @@ static void put_chart(summary *s, const fo_block *b, lxw_chart *chart, const fo_
     s->row += (lxw_row_t)ceil(h / ROW_PX);
     if (ref) {
         char label[FO_XLSX_NAME_CAP + 64];
-        snprintf(label, sizeof label, "Chart data: sheet \xE2\x80\x9C%s\xE2\x80\x9D", ref->sheet);
+        const char *args[] = {ref->sheet};
+        fo_word_fill(s->x->doc->lang, FO_W_CHART_DATA, label, sizeof label, 1, args);
         put_sheet_link(s, label, ref->sheet);
     }
 }

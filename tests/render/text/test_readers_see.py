@@ -46,3 +46,138 @@ def test_pdf_chart_cjk_categories_not_from_symbola(tmp_path):
             "data": {"columns": ["k", "v"], "rows": [["中国", 1], ["日本の", 2]]}}]}
     pdf, = render(tmp_path, spec, "pdf")
     assert not any("Symbola" in f for f in pdf_fonts(pdf))
+
+
+# ---- 5. the document's language ---------------------------------------------
+import re
+import zipfile
+
+import docx
+import openpyxl
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[3]
+LANGS = ["en", "de", "fr", "es", "pt", "it", "nl", "zh", "ja", "ko", "ar", "he", "hi", "ru"]
+
+
+def table_spec(lang, rows=2, **extra):
+    spec = {"folio": 1, "title": "T", "blocks": [
+        {"type": "heading", "text": "H", "level": 1},
+        {"type": "table", "caption": "Sales", "totals": {"v": "sum"},
+         "data": {"columns": ["k", "v"], "rows": [[f"r{i}", i] for i in range(rows)]}}]}
+    if lang:
+        spec["lang"] = lang
+    spec.update(extra)
+    return spec
+
+
+def pdftext(pdf):
+    return subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def part(path, name):
+    with zipfile.ZipFile(path) as z:
+        return z.read(name).decode()
+
+
+def parts(path, prefix):
+    with zipfile.ZipFile(path) as z:
+        return {n: z.read(n).decode() for n in z.namelist() if n.startswith(prefix) and n.endswith(".xml")}
+
+
+def test_word_table_is_complete_for_every_language():
+    words = json.loads((ROOT / "templates" / "lang" / "words.json").read_text())["languages"]
+    assert set(LANGS) <= set(words)
+    for lang in LANGS:
+        assert set(words[lang]) == set(words["en"]), lang
+        assert "{page}" in words[lang]["page_of"] and "{pages}" in words[lang]["page_of"], lang
+        for k in ("columns_of",):
+            assert all(f"{{{i}}}" in words[lang][k] for i in (1, 2, 3)), (lang, k)
+        assert all(f"{{{i}}}" in words[lang]["first_rows"] for i in (1, 2)), lang
+
+
+@need_poppler
+def test_german_words_in_every_format(tmp_path):
+    pdf, dx, px, xl = render(tmp_path, table_spec("de"), "pdf", "docx", "pptx", "xlsx")
+    text = pdftext(pdf)
+    assert "Summe" in text and "Seite 1 von 1" in text, text
+    assert "Total" not in text and "Page" not in text
+    d = docx.Document(str(dx))
+    assert d.tables[0].rows[-1].cells[0].text == "Summe"
+    assert any(p.text.startswith("Tabelle 1: Sales") for p in d.paragraphs), [p.text for p in d.paragraphs]
+    footer = part(dx, "word/footer1.xml")
+    assert "Seite" in footer and "Page" not in footer
+    slides = "".join(parts(px, "ppt/slides/").values())
+    assert ">Summe<" in slides and ">Total<" not in slides
+    ws = openpyxl.load_workbook(xl).worksheets[-1]
+    assert "Summe" in [c.value for c in ws["A"]]
+
+
+@need_poppler
+def test_pdf_lang_in_catalog(tmp_path):
+    pdf, = render(tmp_path, table_spec("ar"), "pdf")
+    qdf = subprocess.run(["qpdf", "--qdf", "--object-streams=disable", str(pdf), "-"],
+                         capture_output=True, check=True).stdout
+    assert b"/Lang (ar)" in qdf
+    plain, = render(tmp_path, table_spec(None), "pdf", name="plain")
+    assert b"/Lang" not in subprocess.run(["qpdf", "--qdf", "--object-streams=disable", str(plain), "-"],
+                                          capture_output=True, check=True).stdout
+
+
+def test_docx_and_pptx_runs_carry_the_language_and_script_fonts(tmp_path):
+    spec = table_spec("ar")
+    spec["blocks"].insert(1, {"type": "paragraph", "text": "مرحبا **بالعالم**"})
+    dx, px = render(tmp_path, spec, "docx", "pptx")
+    styles = part(dx, "word/styles.xml")
+    assert re.search(r'<w:lang w:val="ar" w:eastAsia="en-US" w:bidi="ar"/>', styles), styles[:2000]
+    assert 'w:cs="Noto Sans Arabic"' in styles
+    assert 'w:themeFontLang w:val="ar"' in part(dx, "word/settings.xml")
+    slides = parts(px, "ppt/slides/")
+    xml = "".join(slides.values())
+    assert 'lang="en-US"' not in xml
+    assert re.search(r'<a:rPr lang="ar"[^>]*>', xml)
+    assert '<a:cs typeface="Noto Sans Arabic"/>' in xml
+    cjk, = render(tmp_path, dict(table_spec("zh-Hans")), "pptx", name="zh")
+    assert '<a:ea typeface="Droid Sans Fallback"/>' in "".join(parts(cjk, "ppt/slides/").values())
+
+
+def test_pptx_continued_slide_in_french(tmp_path):
+    px, = render(tmp_path, table_spec("fr", rows=80), "pptx")
+    xml = "".join(parts(px, "ppt/slides/").values())
+    assert "(suite)" in xml and "(cont.)" not in xml
+
+
+def test_cut_notes_in_spanish(tmp_path):
+    dx, px = render(tmp_path, table_spec("es", rows=1200), "docx", "pptx")
+    text = "\n".join(p.text for p in docx.Document(str(dx)).paragraphs)
+    assert "Primeras 1,000 de 1,200 filas" in text, text[-300:]
+    assert "Primeras 300 de 1,200 filas" in "".join(parts(px, "ppt/slides/").values())
+
+
+@need_poppler
+def test_column_group_note_in_japanese(tmp_path):
+    cols = [f"c{i}" for i in range(25)]
+    spec = {"folio": 1, "lang": "ja", "blocks": [{"type": "table", "data": {
+        "columns": cols, "rows": [[f"value {i} {j}" * 2 for j in range(25)] for i in range(3)]}}]}
+    pdf, = render(tmp_path, spec, "pdf")
+    text = pdftext(pdf)
+    assert "列 1–" in text and "Columns" not in text, text[:500]
+
+
+def test_chart_data_link_in_italian(tmp_path):
+    spec = {"folio": 1, "lang": "it", "blocks": [{"type": "chart", "kind": "column", "x": "k", "y": "v",
+            "data": {"columns": ["k", "v"], "rows": [["a", 1], ["b", 2]]}}]}
+    xl, = render(tmp_path, spec, "xlsx")
+    wb = openpyxl.load_workbook(xl)
+    values = [c.value for ws in wb.worksheets for row in ws.iter_rows() for c in row if c.value]
+    assert any(str(v).startswith("Dati del grafico") for v in values), values
+    assert not any("Chart data" in str(v) for v in values)
+
+
+@pytest.mark.parametrize("key,value,pointer", [("lang", "english_US", "/lang"), ("lang", "d", "/lang"),
+                                                ("dir", "right", "/dir")])
+def test_bad_lang_or_dir_is_an_error_naming_it(tmp_path, key, value, pointer):
+    spec = write_spec(tmp_path, {"folio": 1, key: value, "blocks": []})
+    p = run_folio("validate", spec, "--json", check=2)
+    errs = json.loads(p.stdout)
+    assert any(e["pointer"] == pointer and e["hint"] for e in errs), errs
