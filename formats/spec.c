@@ -397,6 +397,7 @@ static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
     ch->x_title = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "x_title", false));
     ch->y_title = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "y_title", false));
     ch->alt = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "alt", false));
+    ch->rtl = c->doc->rtl;
     ch->width = (int)fo_spec_int(c, b, ptr, "width", 100, 4000, 800);
     ch->height = (int)fo_spec_int(c, b, ptr, "height", 100, 4000, 500);
     const char *legend = fo_spec_string(c, b, ptr, "legend", false);
@@ -613,7 +614,7 @@ static void read_meta(fo_spec_ctx *c, json_t *root)
         fo_spec_error(c, "/lang", false, "a BCP 47 language tag, e.g. \"de\", \"pt-BR\", \"ar\", \"zh-Hans\"",
                       "invalid language tag \"%s\"", lang);
     else doc->lang = fo_spec_strdup(c, lang);
-    fo_dir_choice dir = read_dir(c, root, "");
+    fo_dir_choice dir = doc->dir = read_dir(c, root, "");
     doc->rtl = dir == FO_DIR_CHOICE_RTL || (dir == FO_DIR_CHOICE_AUTO && fo_lang_rtl(doc->lang));
     const char *date = fo_spec_string(c, root, "", "date", false);
     doc->epoch = fo_default_epoch();

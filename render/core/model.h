@@ -230,6 +230,8 @@ typedef struct {
     char *title, *x_title, *y_title, *alt; /* may be NULL */
     fo_legend legend;
     int width, height; /* px; default 800 x 500 */
+    bool rtl;          /* the document reads right to left: categories run
+                          from the right (column, line, area) */
 } fo_chart;
 
 typedef struct {
@@ -269,6 +271,7 @@ struct fo_doc {
     char *title, *subtitle, *author, *date; /* may be NULL */
     char *lang;         /* spec's "lang", BCP 47 ("de", "ar-EG"); NULL: English,
                            written as en-US (render/core/words.h) */
+    fo_dir_choice dir;  /* spec's "dir" */
     bool rtl;           /* default direction right to left: spec's "dir", else
                            from lang (fo_lang_rtl) */
     int max_pages;      /* spec's "max_pages": a PDF table is cut at that page; 0 = none */

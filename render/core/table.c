@@ -2,8 +2,10 @@
  * (render/core/table.h). */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "render/core/numfmt.h"
+#include "render/core/shape.h"
 #include "render/core/table.h"
 #include "render/core/words.h"
 
@@ -168,4 +170,30 @@ size_t fo_table_cut_note(const char *lang, size_t shown, size_t total, char *buf
     fo_numfmt_format_code("#,##0", (double)total, b, sizeof b);
     const char *args[] = {a, b};
     return fo_word_fill(lang, FO_W_FIRST_ROWS, buf, cap, 2, args);
+}
+
+/* Adds text's direction (its first strong letter) to the counts. */
+static void count_dir(const char *text, size_t *rtl, size_t *ltr)
+{
+    fo_dir d = text ? fo_shape_direction(text, strlen(text)) : FO_DIR_AUTO;
+    *rtl += d == FO_DIR_RTL;
+    *ltr += d == FO_DIR_LTR;
+}
+
+bool fo_table_rtl(const fo_doc *doc, const fo_block *b)
+{
+    if (b->u.table.dir != FO_DIR_CHOICE_AUTO) return b->u.table.dir == FO_DIR_CHOICE_RTL;
+    if (doc->dir != FO_DIR_CHOICE_AUTO) return doc->dir == FO_DIR_CHOICE_RTL;
+    if (doc->rtl) return true;
+    size_t rtl = 0, ltr = 0;
+    count_dir(b->u.table.caption, &rtl, &ltr);
+    for (size_t j = 0; j < b->u.table.ncols; j++) count_dir(b->u.table.cols[j].title, &rtl, &ltr);
+    const fo_dataset *ds = b->u.table.data;
+    if (ds && ds->src == FO_SRC_INLINE && ds->cells)
+        for (size_t r = 0; r < ds->nrows && r < 50; r++)
+            for (size_t j = 0; j < b->u.table.ncols; j++) {
+                const fo_value *v = &ds->cells[r * ds->ncols + b->u.table.cols[j].field];
+                if (v->kind == FO_VAL_TEXT) count_dir(v->str, &rtl, &ltr);
+            }
+    return rtl > ltr;
 }

@@ -31,6 +31,13 @@ void fo_table_acc_add(fo_table_acc *a, const fo_value *v);
  * AVERAGE/MIN/MAX without numbers). */
 bool fo_table_total(const fo_table_acc *a, fo_total k, double *v);
 
+/* True when table block b reads right to left, its first column on the
+ * right: its own "dir", else the document's "dir", else a right-to-left
+ * document language, else its text (caption, column titles and, for inline
+ * data, the first rows' text cells) where more cells start with a
+ * right-to-left letter than with a left-to-right one. */
+bool fo_table_rtl(const fo_doc *doc, const fo_block *b);
+
 /* The text a totals cell shows in PDF, DOCX and PPTX (column j of a table,
  * f its compiled format, NULL = General): the total through f (COUNT
  * through FO_TABLE_COUNT_FORMAT), "Total" (in language lang, words.h) in

@@ -196,6 +196,8 @@ static void table_props(fo_docx_ctx *c, const fo_block *b, const tcol *tc, const
     fo_xml *x = c->x;
     fo_xml_open(x, "w:tblPr", NULL);
     fo_xml_leaf(x, "w:tblStyle", "w:val", "FolioTable", NULL);
+    /* mirrored: the first column on the right */
+    if (fo_table_rtl(c->doc, b)) fo_xml_leaf(x, "w:bidiVisual", NULL);
     fo_xml_open(x, "w:tblW", "w:type", "dxa", NULL);
     fo_xml_attr_int(x, "w:w", c->text_width);
     fo_xml_close(x);
@@ -306,7 +308,7 @@ static void write_group(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_
     fo_xml_close(x); /* w:tbl */
     size_t nrows = b->u.table.data->nrows;
     if (nrows > SHOWN_ROWS) {
-        char note[160];
+        char note[512];
         fo_docx_para_style(c, "Caption", false);
         fo_docx_run(c, note, fo_table_cut_note(c->doc->lang, SHOWN_ROWS, nrows, note, sizeof note), NULL, false, true);
         fo_xml_close(x);
@@ -386,7 +388,7 @@ void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b)
     for (size_t g = 0; g < p.ngroups && fo_docx_ok(c); g++) {
         size_t k = fo_table_group_cols(ends, g, cols);
         if (p.ngroups > 1) {
-            char note[128];
+            char note[512];
             fo_table_group_note(c->doc->lang, ends, g, nc, note, sizeof note);
             group_note(c, note);
         }

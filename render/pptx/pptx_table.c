@@ -261,12 +261,16 @@ static void emit(tbl *tb, char **header, size_t total_row)
     if (!x || p->err) { chunk_clear(tb); return; }
     double h = tb->header_h + tb->chunk_h, w = 0;
     for (size_t j = 0; j < tb->ncols; j++) w += tb->width[j];
-    fo_pptx_frame_begin(p, "Table", NULL, p->g.x, p->y, w, h);
+    bool rtl = fo_table_rtl(p->doc, tb->b);
+    /* a mirrored table sits against the right edge, its first column rightmost */
+    double left = rtl && w < p->g.cw ? p->g.x + p->g.cw - w : p->g.x;
+    fo_pptx_frame_begin(p, "Table", NULL, left, p->y, w, h);
     fo_xml_open(x, "a:graphic", NULL);
     fo_xml_open(x, "a:graphicData", "uri", "http://schemas.openxmlformats.org/drawingml/2006/table",
                 NULL);
     fo_xml_open(x, "a:tbl", NULL);
-    fo_xml_leaf(x, "a:tblPr", "firstRow", "1", "bandRow", p->t->table.banding ? "1" : NULL, NULL);
+    fo_xml_leaf(x, "a:tblPr", "rtl", rtl ? "1" : NULL, "firstRow", "1", "bandRow",
+                p->t->table.banding ? "1" : NULL, NULL);
     fo_xml_open(x, "a:tblGrid", NULL);
     for (size_t j = 0; j < tb->ncols; j++) fo_pptx_leaf_int(x, "a:gridCol", "w", FO_PPTX_EMU(tb->width[j]));
     fo_xml_close(x);
@@ -395,7 +399,7 @@ static bool fill(tbl *tb, char **header)
 /* Below a table cut at SHOWN_ROWS: how much of it the deck shows. */
 static void cut_note(fo_pptx *p, size_t shown, size_t total)
 {
-    char text[160];
+    char text[512];
     fo_table_cut_note(p->doc->lang, shown, total, text, sizeof text);
     fo_pptx_para note;
     if (!fo_pptx_para_init(&note, FO_PPTX_PARA_PLAIN, 0, 12, text, false)) {
@@ -410,7 +414,7 @@ static void cut_note(fo_pptx *p, size_t shown, size_t total)
 /* Above a column group: which columns it shows. */
 static void group_note(fo_pptx *p, const size_t *ends, size_t g, size_t n, double keep_h)
 {
-    char text[128];
+    char text[512];
     fo_table_group_note(p->doc->lang, ends, g, n, text, sizeof text);
     fo_pptx_para note;
     if (!fo_pptx_para_init(&note, FO_PPTX_PARA_PLAIN, 0, 12, text, false)) {

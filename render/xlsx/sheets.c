@@ -206,6 +206,9 @@ static lxw_worksheet *open_part(table *t, fo_xlsx_table *ft)
         worksheet_write_string(w, 0, (lxw_col_t)j, s, f);
     }
     if (t->ncols) worksheet_freeze_panes(w, 1, 0);
+    /* a right-to-left table's sheet reads from the right, column A rightmost */
+    const fo_block *b = ft->block;
+    if (b && b->kind == FO_BLOCK_TABLE ? fo_table_rtl(x->doc, b) : x->doc->rtl) worksheet_right_to_left(w);
     return w;
 }
 

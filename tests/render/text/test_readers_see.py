@@ -181,3 +181,89 @@ def test_bad_lang_or_dir_is_an_error_naming_it(tmp_path, key, value, pointer):
     p = run_folio("validate", spec, "--json", check=2)
     errs = json.loads(p.stdout)
     assert any(e["pointer"] == pointer and e["hint"] for e in errs), errs
+
+
+# ---- 3. right-to-left tables mirrored ----------------------------------------
+NS = {"w": "http://schemas.openxmlformats.org/wordprocessingml/2006/main",
+      "a": "http://schemas.openxmlformats.org/drawingml/2006/main",
+      "c": "http://schemas.openxmlformats.org/drawingml/2006/chart"}
+
+
+def rtl_spec(lang=None, table_dir=None, cols=("الشهر", "المنطقة", "الإيرادات"), rows=None):
+    rows = rows or [["يناير", "الشمال", 1200], ["فبراير", "الجنوب", 980], ["مارس", "الشرق", 1430]]
+    t = {"type": "table", "caption": "x", "data": {"columns": list(cols), "rows": rows}}
+    if table_dir:
+        t["dir"] = table_dir
+    spec = {"folio": 1, "blocks": [{"type": "heading", "text": "h", "level": 1}, t]}
+    if lang:
+        spec["lang"] = lang
+    return spec
+
+
+def word_x(pdf, word):
+    """xMin of the first word equal to word in pdftotext -bbox output (which
+    gives right-to-left words in visual order: reversed)."""
+    out = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True,
+                         check=True).stdout
+    for m in re.finditer(r'<word xMin="([\d.]+)"[^>]*>([^<]*)</word>', out):
+        if m.group(2) in (word, word[::-1]):
+            return float(m.group(1))
+    raise AssertionError(f"{word!r} not in the PDF")
+
+
+def mirrored_everywhere(tmp_path, spec, name):
+    pdf, dx, px, xl = render(tmp_path, spec, "pdf", "docx", "pptx", "xlsx", name=name)
+    tbl = docx.Document(str(dx)).tables[0]._tbl
+    bidi = bool(tbl.tblPr.findall("w:bidiVisual", NS))
+    slides = "".join(parts(px, "ppt/slides/").values())
+    pptx_rtl = bool(re.search(r'<a:tblPr[^>]* rtl="1"', slides))
+    ws = openpyxl.load_workbook(xl).worksheets[0]
+    return pdf, bidi, pptx_rtl, bool(ws.sheet_view.rightToLeft)
+
+
+@need_poppler
+@pytest.mark.parametrize("lang", ["ar", None])
+def test_arabic_table_mirrored_in_every_format(tmp_path, lang):
+    """By the document's language, or (no lang) by the table's own text."""
+    pdf, bidi, pptx_rtl, xlsx_rtl = mirrored_everywhere(tmp_path, rtl_spec(lang), "ar")
+    assert bidi and pptx_rtl and xlsx_rtl
+    assert word_x(pdf, "1200") < word_x(pdf, "يناير")   # first column on the right
+
+
+@need_poppler
+def test_hebrew_table_mirrored_and_latin_table_not(tmp_path):
+    he = rtl_spec(cols=("חודש", "אזור", "הכנסות"), rows=[["ינואר", "צפון", 1200], ["פברואר", "דרום", 980]])
+    pdf, bidi, pptx_rtl, xlsx_rtl = mirrored_everywhere(tmp_path, he, "he")
+    assert bidi and pptx_rtl and xlsx_rtl
+    assert word_x(pdf, "1200") < word_x(pdf, "ינואר")
+    en = rtl_spec(cols=("Month", "Region", "Revenue"), rows=[["Jan", "North", 1200]])
+    pdf, bidi, pptx_rtl, xlsx_rtl = mirrored_everywhere(tmp_path, en, "en")
+    assert not (bidi or pptx_rtl or xlsx_rtl)
+    assert word_x(pdf, "Jan") < word_x(pdf, "1200")
+
+
+@need_poppler
+def test_table_dir_says_so_explicitly(tmp_path):
+    en = rtl_spec(table_dir="rtl", cols=("Month", "Region", "Revenue"), rows=[["Jan", "North", 1200]])
+    pdf, bidi, pptx_rtl, xlsx_rtl = mirrored_everywhere(tmp_path, en, "en")
+    assert bidi and pptx_rtl and xlsx_rtl
+    assert word_x(pdf, "1200") < word_x(pdf, "Jan")
+    pdf, bidi, pptx_rtl, xlsx_rtl = mirrored_everywhere(tmp_path, rtl_spec("ar", table_dir="ltr"), "ltr")
+    assert not (bidi or pptx_rtl or xlsx_rtl)
+    assert word_x(pdf, "يناير") < word_x(pdf, "1200")
+
+
+@need_poppler
+def test_rtl_chart_categories_run_from_the_right(tmp_path):
+    chart = {"type": "chart", "kind": "column", "x": "k", "y": "v",
+             "data": {"columns": ["k", "v"], "rows": [["Alpha", 1], ["Beta", 2], ["Gamma", 3]]}}
+    pdf, dx, xl = render(tmp_path, {"folio": 1, "lang": "he", "blocks": [chart]}, "pdf", "docx", "xlsx")
+    assert word_x(pdf, "Gamma") < word_x(pdf, "Alpha")
+    chart_xml = "".join(v for k, v in parts(dx, "word/charts/").items())
+    if chart_xml:   # a native chart: its category axis reversed
+        assert re.search(r'<c:catAx>.*?<c:orientation val="maxMin"/>', chart_xml, re.S)
+    with zipfile.ZipFile(xl) as z:
+        xml = "".join(z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/"))
+    assert re.search(r'<c:catAx>.*?<c:orientation val="maxMin"/>', xml, re.S)
+    ltr, = render(tmp_path, {"folio": 1, "blocks": [chart]}, "pdf", name="ltr")
+    assert word_x(ltr, "Alpha") < word_x(ltr, "Gamma")
