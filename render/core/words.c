@@ -124,15 +124,17 @@ fo_lang_ooxml fo_lang_for_ooxml(const char *lang)
         {"ko", "NanumGothic", NULL},
         {"ar", NULL, "Noto Sans Arabic"}, {"fa", NULL, "Noto Sans Arabic"},
         {"ur", NULL, "Noto Sans Arabic"}, {"ps", NULL, "Noto Sans Arabic"},
-        {"ckb", NULL, "Noto Sans Arabic"}, {"he", NULL, "Noto Sans Hebrew"},
-        {"iw", NULL, "Noto Sans Hebrew"}, {"yi", NULL, "Noto Sans Hebrew"},
+        {"ckb", NULL, "Noto Sans Arabic"},
         {"hi", NULL, "Noto Sans Devanagari"}, {"mr", NULL, "Noto Sans Devanagari"},
         {"ne", NULL, "Noto Sans Devanagari"}, {"bn", NULL, "Noto Sans Bengali"},
         {"ta", NULL, "Noto Sans Tamil"}, {"te", NULL, "Noto Sans Telugu"},
         {"kn", NULL, "Noto Sans Kannada"}, {"ml", NULL, "Noto Sans Malayalam"},
         {"gu", NULL, "Noto Sans Gujarati"}, {"pa", NULL, "Noto Sans Gurmukhi"},
-        {"th", NULL, "Noto Sans Thai"},
     };
+    /* Noto Sans Hebrew and Thai have no digits: Word and LibreOffice then
+       draw none in right-to-left runs. Those languages keep the body font
+       (Liberation Sans has Hebrew) and only say their language. */
+    static const char *const cs_only[] = {"he", "iw", "yi", "th", NULL};
     fo_lang_ooxml o = {fo_lang_tag(lang), "en-US", "ar-SA", NULL, NULL};
     char p[9];
     if (!lang || !primary(lang, p, sizeof p)) return o;
@@ -143,5 +145,7 @@ fo_lang_ooxml fo_lang_for_ooxml(const char *lang)
         if (fonts[i].ea) o.east_asia = lang;
         if (fonts[i].cs) o.bidi = lang;
     }
+    for (size_t i = 0; cs_only[i]; i++)
+        if (strcmp(p, cs_only[i]) == 0) o.bidi = lang;
     return o;
 }

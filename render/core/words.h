@@ -55,7 +55,8 @@ const char *fo_lang_tag(const char *lang);
  * w:val, w:eastAsia, w:bidi: lang where it is of that kind, else Word's
  * defaults en-US / ar-SA), and the font families for East Asian and
  * complex-script text (the ones folio draws them with, text.md), NULL when
- * the language is of neither kind (the theme's body font stays). */
+ * the language is of neither kind or the font lacks digits (Hebrew, Thai:
+ * the theme's body font stays). */
 typedef struct {
     const char *latin, *east_asia, *bidi;
     const char *ea_font, *cs_font;

@@ -267,3 +267,49 @@ def test_rtl_chart_categories_run_from_the_right(tmp_path):
     assert re.search(r'<c:catAx>.*?<c:orientation val="maxMin"/>', xml, re.S)
     ltr, = render(tmp_path, {"folio": 1, "blocks": [chart]}, "pdf", name="ltr")
     assert word_x(ltr, "Alpha") < word_x(ltr, "Gamma")
+
+
+# ---- 6. long category labels wrap, not cut ------------------------------------
+QUESTIONS = ["I understand how my work contributes to the company's goals",
+             "I understand how my work contributes to the team's quarterly plan",
+             "My manager gives me regular and useful feedback on my work",
+             "My manager gives me regular and useful feedback on my career",
+             "I would recommend this company as a place to work to a friend"]
+
+
+@need_poppler
+@pytest.mark.parametrize("kind", ["column", "bar"])
+def test_pdf_survey_questions_wrap_whole(tmp_path, kind):
+    spec = {"folio": 1, "blocks": [{"type": "chart", "kind": kind, "x": "q", "y": "s", "data": {
+        "columns": ["q", "s"], "rows": [[q, 4 - i / 2] for i, q in enumerate(QUESTIONS)]}}]}
+    pdf, png = render(tmp_path, spec, "pdf", "png")
+    out = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True,
+                         check=True).stdout
+    words = re.findall(r"<word [^>]*>([^<]*)</word>", out)
+    assert "\u2026" not in "".join(words)
+    for last in ("goals", "plan", "work", "career", "friend"):   # what a cut loses first
+        assert last in words, (last, words)
+    assert png.stat().st_size > 0
+
+
+@need_poppler
+def test_pdf_cjk_labels_wrap_between_characters(tmp_path):
+    cats = ["我了解我的工作如何为公司的目标做出贡献", "我的经理经常给我有用的工作反馈意见",
+            "我会向朋友推荐这家公司作为工作场所"]
+    spec = {"folio": 1, "lang": "zh", "blocks": [{"type": "chart", "kind": "column", "x": "q", "y": "s",
+            "data": {"columns": ["q", "s"], "rows": [[q, i + 1] for i, q in enumerate(cats)]}}]}
+    pdf, = render(tmp_path, spec, "pdf")
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True).stdout
+    flat = re.sub(r"\s", "", text)
+    assert "\u2026" not in text
+    for q in cats:
+        assert q in flat, (q, text)
+
+
+def test_hebrew_docx_keeps_a_complex_script_font_with_digits(tmp_path):
+    """Noto Sans Hebrew has no digits: as w:cs font, LibreOffice drew none in
+    Hebrew runs ("12%" came out as "%"). Hebrew keeps the body font."""
+    dx, px = render(tmp_path, rtl_spec("he"), "docx", "pptx")
+    styles = part(dx, "word/styles.xml")
+    assert 'w:bidi="he"' in styles and "Noto Sans Hebrew" not in styles
+    assert "Noto Sans Hebrew" not in "".join(parts(px, "ppt/slides/").values())
