@@ -398,6 +398,7 @@ static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
     ch->y_title = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "y_title", false));
     ch->alt = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "alt", false));
     ch->rtl = c->doc->rtl;
+    ch->lang = c->doc->lang;
     ch->width = (int)fo_spec_int(c, b, ptr, "width", 100, 4000, 800);
     ch->height = (int)fo_spec_int(c, b, ptr, "height", 100, 4000, 500);
     const char *legend = fo_spec_string(c, b, ptr, "legend", false);

@@ -232,6 +232,7 @@ typedef struct {
     int width, height; /* px; default 800 x 500 */
     bool rtl;          /* the document reads right to left: categories run
                           from the right (column, line, area) */
+    const char *lang;  /* the document's lang (borrowed), for native charts */
 } fo_chart;
 
 typedef struct {

@@ -14,7 +14,7 @@
 /* The keys of words.json, in fo_word_id order. */
 static const char *const keys[FO_W_COUNT] = {
     "total", "table", "figure", "cont", "page_of", "columns_of", "key_repeated",
-    "first_rows", "chart_data", "contents",
+    "first_rows", "chart_data", "contents", "table_link", "table_link_sheets",
 };
 
 /* English, compiled in: the answer when the table cannot say. */
@@ -23,6 +23,8 @@ static const char *const english[FO_W_COUNT] = {
     "Columns {1}\u2013{2} of {3}", " (key column repeated)",
     "First {1} of {2} rows; the full table is in the workbook.",
     "Chart data: sheet \u201C{1}\u201D", "Contents",
+    "Table: {1} \u2192 sheet \u201C{2}\u201D ({3} rows)",
+    "Table: {1} \u2192 sheets \u201C{2}\u201D to \u201C{3}\u201D ({4} rows)",
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;

@@ -25,6 +25,8 @@ typedef enum {
     FO_W_FIRST_ROWS,   /* "First {1} of {2} rows; the full table is in the workbook." */
     FO_W_CHART_DATA,   /* "Chart data: sheet “{1}”" */
     FO_W_CONTENTS,     /* "Contents": a toc block's default title */
+    FO_W_TABLE_LINK,   /* "Table: {1} → sheet “{2}” ({3} rows)": the Summary sheet's link */
+    FO_W_TABLE_LINK_SHEETS, /* "Table: {1} → sheets “{2}” to “{3}” ({4} rows)" */
     FO_W_COUNT
 } fo_word_id;
 

@@ -127,6 +127,8 @@ def test_pdf_lang_in_catalog(tmp_path):
 def test_docx_and_pptx_runs_carry_the_language_and_script_fonts(tmp_path):
     spec = table_spec("ar")
     spec["blocks"].insert(1, {"type": "paragraph", "text": "مرحبا **بالعالم**"})
+    spec["blocks"].append({"type": "chart", "kind": "column", "x": "k", "y": "v", "title": "ت",
+                           "y_title": "ي", "data": {"columns": ["k", "v"], "rows": [["أ", 1], ["ب", 2]]}})
     dx, px = render(tmp_path, spec, "docx", "pptx")
     styles = part(dx, "word/styles.xml")
     assert re.search(r'<w:lang w:val="ar" w:eastAsia="en-US" w:bidi="ar"/>', styles), styles[:2000]
@@ -137,6 +139,8 @@ def test_docx_and_pptx_runs_carry_the_language_and_script_fonts(tmp_path):
     assert 'lang="en-US"' not in xml
     assert re.search(r'<a:rPr lang="ar"[^>]*>', xml)
     assert '<a:cs typeface="Noto Sans Arabic"/>' in xml
+    charts = "".join(parts(px, "ppt/charts/").values()) + "".join(parts(dx, "word/charts/").values())
+    assert 'lang="en-US"' not in charts and 'val="en-US"' not in charts
     cjk, = render(tmp_path, dict(table_spec("zh-Hans")), "pptx", name="zh")
     assert '<a:ea typeface="Droid Sans Fallback"/>' in "".join(parts(cjk, "ppt/slides/").values())
 
@@ -172,6 +176,10 @@ def test_chart_data_link_in_italian(tmp_path):
     values = [c.value for ws in wb.worksheets for row in ws.iter_rows() for c in row if c.value]
     assert any(str(v).startswith("Dati del grafico") for v in values), values
     assert not any("Chart data" in str(v) for v in values)
+    spec["blocks"].insert(0, {"type": "table", "caption": "Vendite", "data": {"columns": ["a"], "rows": [[1]]}})
+    xl, = render(tmp_path, spec, "xlsx", name="t")
+    values = [c.value for ws in openpyxl.load_workbook(xl).worksheets for row in ws.iter_rows() for c in row if c.value]
+    assert "Tabella: Vendite \u2192 foglio \u00abVendite\u00bb (1 righe)" in values, values
 
 
 @pytest.mark.parametrize("key,value,pointer", [("lang", "english_US", "/lang"), ("lang", "d", "/lang"),
