@@ -44,8 +44,9 @@ size_t fo_word_fill(const char *lang, fo_word_id id, char *buf, size_t cap, size
 bool fo_lang_rtl(const char *lang);
 
 /* True when s is a well-formed BCP 47 tag as far as folio checks: a primary
- * subtag of 2-3 letters (or i-/x- forms are refused), then subtags of 1-8
- * letters or digits separated by '-', at most 63 bytes. */
+ * subtag of 2-3 letters (the grandfathered i- and private x- forms are
+ * refused), then subtags of 1-8 letters or digits separated by '-', at
+ * most 63 bytes. */
 bool fo_lang_valid(const char *s);
 
 /* The tag as OOXML writes it in w:lang / a:rPr lang: lang, or "en-US" for
