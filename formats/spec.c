@@ -16,9 +16,11 @@
 #include "formats/image.h"
 #include "formats/spec_internal.h"
 #include "formats/theme.h"
+#include "render/core/words.h"
 
-static const char *const top_keys[] = {"folio", "title", "subtitle", "author", "date", "theme",
-                                       "data", "blocks", "max_pages", "xlsx", "provenance", "$schema", NULL};
+static const char *const top_keys[] = {"folio", "title", "subtitle", "author", "date", "lang", "dir",
+                                       "theme", "data", "blocks", "max_pages", "xlsx", "provenance",
+                                       "$schema", NULL};
 
 /* ---- per-format options ----------------------------------------------------*/
 static const char *const first_sheet_names[] = {"data", "summary", NULL};
@@ -244,6 +246,20 @@ static void read_sheet_name(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block
         blk->u.table.sheet = fo_spec_strdup(c, name);
 }
 
+/* "dir": "ltr" | "rtl" of obj at ptr (ptr "" for the document). */
+static fo_dir_choice read_dir(fo_spec_ctx *c, json_t *obj, const char *ptr)
+{
+    const char *d = fo_spec_string(c, obj, ptr, "dir", false);
+    if (!d) return FO_DIR_CHOICE_AUTO;
+    if (!strcmp(d, "ltr")) return FO_DIR_CHOICE_LTR;
+    if (!strcmp(d, "rtl")) return FO_DIR_CHOICE_RTL;
+    char p[FO_PTR_MAX];
+    fo_spec_ptr(p, ptr, "dir");
+    fo_spec_error(c, p, false, "one of: ltr rtl (left out: the language or the text decides)",
+                  "unknown direction \"%s\"", d);
+    return FO_DIR_CHOICE_AUTO;
+}
+
 static void read_table(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk, size_t index)
 {
     char label[64], p[FO_PTR_MAX];
@@ -254,6 +270,7 @@ static void read_table(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
     fo_spec_ptr(p, ptr, "caption");
     fo_spec_check_markup(c, caption, p);
     read_sheet_name(c, b, ptr, blk);
+    blk->u.table.dir = read_dir(c, b, ptr);
     if (!ds) return;
     blk->u.table.data = ds;
     json_t *cols = json_object_get(b, "columns");
@@ -401,6 +418,8 @@ static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
     ch->x_title = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "x_title", false));
     ch->y_title = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "y_title", false));
     ch->alt = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "alt", false));
+    ch->rtl = c->doc->rtl;
+    ch->lang = c->doc->lang;
     ch->width = (int)fo_spec_int(c, b, ptr, "width", 100, 4000, 800);
     ch->height = (int)fo_spec_int(c, b, ptr, "height", 100, 4000, 500);
     const char *legend = fo_spec_string(c, b, ptr, "legend", false);
@@ -473,7 +492,7 @@ static const char *const *keys_for(const char *type)
     static const char *const paragraph[] = {"type", "text", NULL};
     static const char *const list[] = {"type", "items", "ordered", NULL};
     static const char *const metrics[] = {"type", "items", NULL};
-    static const char *const table[] = {"type", "data", "columns", "caption", "totals", "sheet", NULL};
+    static const char *const table[] = {"type", "data", "columns", "caption", "totals", "sheet", "dir", NULL};
     static const char *const chart[] = {"type", "kind", "data", "x", "y", "stacked", "title", "x_title",
                                         "y_title", "legend", "width", "height", "alt", NULL};
     static const char *const image[] = {"type", "path", "width", "height", "alt", "caption", NULL};
@@ -591,7 +610,7 @@ static bool read_block(fo_spec_ctx *c, json_t *b, size_t i, fo_block *blk, size_
     }
     case FO_BLOCK_TOC: {
         const char *t = fo_spec_string(c, b, ptr, "title", false);
-        blk->u.heading.text = fo_spec_strdup(c, t ? t : "Contents");
+        blk->u.heading.text = fo_spec_strdup(c, t ? t : fo_word(c->doc->lang, FO_W_CONTENTS));
         break;
     }
     case FO_BLOCK_PAGE_BREAK: break;
@@ -600,6 +619,8 @@ static bool read_block(fo_spec_ctx *c, json_t *b, size_t i, fo_block *blk, size_
 }
 
 /* ---- top level ----------------------------------------------------------------*/
+static void read_theme(fo_spec_ctx *c, const char *theme);
+
 static void read_meta(fo_spec_ctx *c, json_t *root)
 {
     fo_doc *doc = c->doc;
@@ -610,6 +631,13 @@ static void read_meta(fo_spec_ctx *c, json_t *root)
     doc->title = fo_spec_strdup(c, fo_spec_string(c, root, "", "title", false));
     doc->subtitle = fo_spec_strdup(c, fo_spec_string(c, root, "", "subtitle", false));
     doc->author = fo_spec_strdup(c, fo_spec_string(c, root, "", "author", false));
+    const char *lang = fo_spec_string(c, root, "", "lang", false);
+    if (lang && !fo_lang_valid(lang))
+        fo_spec_error(c, "/lang", false, "a BCP 47 language tag, e.g. \"de\", \"pt-BR\", \"ar\", \"zh-Hans\"",
+                      "invalid language tag \"%s\"", lang);
+    else doc->lang = fo_spec_strdup(c, lang);
+    fo_dir_choice dir = doc->dir = read_dir(c, root, "");
+    doc->rtl = dir == FO_DIR_CHOICE_RTL || (dir == FO_DIR_CHOICE_AUTO && fo_lang_rtl(doc->lang));
     const char *date = fo_spec_string(c, root, "", "date", false);
     doc->epoch = fo_default_epoch();
     if (date) {
@@ -624,7 +652,14 @@ static void read_meta(fo_spec_ctx *c, json_t *root)
     doc->max_pages = (int)fo_spec_int(c, root, "", "max_pages", 1, 30000, 0);
     const char *theme = fo_spec_string(c, root, "", "theme", false);
     fo_theme_default(&doc->theme);
-    if (!theme) return;
+    if (theme) read_theme(c, theme);
+    fo_theme_localize(&doc->theme, doc->lang);
+}
+
+/* The spec's "theme": a built-in name or a theme file beside the spec. */
+static void read_theme(fo_spec_ctx *c, const char *theme)
+{
+    fo_doc *doc = c->doc;
     /* a built-in name, or a theme file beside the spec */
     size_t n = strlen(theme);
     const char *path = theme;

@@ -17,6 +17,7 @@
 #include "formats/path.h"
 #include "formats/spec_internal.h"
 #include "formats/theme.h"
+#include "render/core/words.h"
 #include "render/core/templates.h"
 
 
@@ -369,9 +370,17 @@ fo_status fo_theme_load(const char *name_or_path, fo_theme *t, fo_diags *d)
     return c.errors ? FO_ERR_INPUT : FO_OK;
 }
 
+void fo_theme_localize(fo_theme *t, const char *lang)
+{
+    if (!lang || strcmp(t->footer, fo_word(NULL, FO_W_PAGE_OF)) != 0) return;
+    snprintf(t->footer, sizeof t->footer, "%s", fo_word(lang, FO_W_PAGE_OF));
+}
+
 fo_status fo_doc_set_theme(fo_doc *doc, const char *name_or_path, fo_diags *d)
 {
-    return fo_theme_load(name_or_path, &doc->theme, d);
+    fo_status st = fo_theme_load(name_or_path, &doc->theme, d);
+    fo_theme_localize(&doc->theme, doc->lang);
+    return st;
 }
 
 const char *fo_schema(const char *which, size_t *len)

@@ -22,6 +22,11 @@ void fo_theme_default(fo_theme *t);
  * Errors (unknown name, bad file) go to d; returns FO_ERR_INPUT then. */
 fo_status fo_theme_load(const char *name_or_path, fo_theme *t, fo_diags *d);
 
+/* A footer that is folio's English default ("Page {page} of {pages}") in
+ * language lang instead (render/core/words.h); a theme's own footer, and
+ * any footer for a NULL lang, stay as they are. */
+void fo_theme_localize(fo_theme *t, const char *lang);
+
 /* fo_theme_builtin, fo_theme_description, fo_doc_set_theme: include/folio.h. */
 
 #endif

@@ -6,10 +6,12 @@
  * k-th) -> plot box -> grid, data, axis line, labels. Every label that is
  * drawn has room of its own: crowded category labels rotate, then thin out. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "render/chart/layout.h"
+#include "render/core/linebreak.h"
 #include "render/core/text.h"
 
 typedef struct {
@@ -22,10 +24,13 @@ typedef struct {
     size_t step;           /* category labels: every step-th */
     bool rotate;           /* category labels at 45 degrees */
     double cap;            /* category labels are ellipsized to this width */
+    double wrap;           /* > 0: category labels wrap at this width ... */
+    size_t lines;          /* ... into at most this many lines (the last ellipsized) */
     double asc, lh;        /* label font ascent and line height */
 } cart;
 
 static const double SIN45 = 0.70710678118654752;
+#define MAX_LABEL_LINES 4   /* a category label wraps into at most this many lines */
 
 /* ---- value range and scales ----------------------------------------------------- */
 bool fo_chart_value_range(const double *y, const double *x, size_t n, size_t ns, bool stacked,
@@ -126,6 +131,40 @@ static double label_width(const cart *g, size_t i)
 /* Plans labels along a horizontal category axis of length len; returns the
  * band height they need below the plot, and in *left_need how far the first
  * rotated label reaches left of the plot's left edge. */
+/* The lines label i takes wrapped at width w; SIZE_MAX when that cuts a
+ * word of letters or digits (a break UAX #14 allows, between CJK
+ * characters, is no cut). */
+static size_t wrapped_lines(const cart *g, size_t i, double w)
+{
+    const char *s = g->dt->cat[i];
+    size_t len = strlen(s);
+    fo_text_line ln[MAX_LABEL_LINES + 1];
+    size_t n = fo_text_wrap(g->cx->font, g->cx->fs_label, s, len, w, ln, MAX_LABEL_LINES + 1);
+    char *brks = NULL;
+    bool cut = false;
+    for (size_t k = 0; k + 1 < n && k < MAX_LABEL_LINES && !cut; k++) {
+        size_t next = ln[k + 1].start;   /* the break is before it */
+        if (next == 0 || s[next - 1] == ' ' || s[next - 1] == '\n' || s[next - 1] == '-') continue;
+        if (!brks && !(brks = fo_linebreaks(s, len))) cut = true;   /* ASCII: only those */
+        else cut = !fo_linebreak_after(brks, next - 1);
+    }
+    fo_free(brks);
+    return cut ? SIZE_MAX : n;
+}
+
+/* The most lines any label takes wrapped at w, or SIZE_MAX when one would
+ * need more than MAX_LABEL_LINES or a cut word. */
+static size_t plan_wrap(const cart *g, double w)
+{
+    size_t most = 1;
+    for (size_t i = 0; i < g->dt->n; i++) {
+        size_t k = wrapped_lines(g, i, w);
+        if (k > MAX_LABEL_LINES) return SIZE_MAX;
+        if (k > most) most = k;
+    }
+    return most;
+}
+
 static double plan_categories(cart *g, double len, double *left_need)
 {
     fo_chart_ctx *cx = g->cx;
@@ -134,10 +173,26 @@ static double plan_categories(cart *g, double len, double *left_need)
     g->step = 1;
     g->rotate = false;
     if (n == 0) return g->lh;
-    double slot = len / n, mw = 0;
-    for (size_t i = 0; i < n; i++) mw = fmax(mw, label_width(g, i));
+    double slot = len / n, mw = 0, full = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *s = g->dt->cat[i];
+        full = fmax(full, fo_text_width(cx->font, cx->fs_label, s, strlen(s)));
+        mw = fmax(mw, label_width(g, i));
+    }
     double kh = ceil((mw + 8 * cx->k) / slot), kr = ceil(g->lh * 1.25 / slot);
-    if (kh <= 1) return g->lh + 6 * cx->k;
+    if (full + 8 * cx->k <= slot) {   /* every label whole on one line, under its column */
+        g->cap = fmax(g->cap, full);
+        return g->lh + 6 * cx->k;
+    }
+    /* long labels (a survey's questions) wrap under their column before any
+       is thinned out, turned or cut */
+    size_t lines = slot > 8 * cx->k ? plan_wrap(g, slot - 8 * cx->k) : SIZE_MAX;
+    if (lines != SIZE_MAX && lines * g->lh + 6 * cx->k <= cx->h * 0.35) {
+        g->wrap = slot - 8 * cx->k;
+        g->lines = lines;
+        return lines * g->lh + 6 * cx->k;
+    }
+    if (kh <= 1) return g->lh + 6 * cx->k;   /* one line each, the longest cut at cap */
     if (kr > 1 && kh <= 2 * kr) { /* thinned, still horizontal */
         g->step = (size_t)kh;
         return g->lh + 6 * cx->k;
@@ -153,11 +208,35 @@ static double plan_categories(cart *g, double len, double *left_need)
     return mw * SIN45 + g->lh * SIN45 + 8 * cx->k;
 }
 
+/* Label i wrapped at g->wrap into at most g->lines lines (the last
+ * ellipsized when more were needed): under its column from y (top), or
+ * centred on y, ending at x, beside its bar. */
+static void draw_wrapped_label(cart *g, size_t i, double x, double y)
+{
+    fo_chart_ctx *cx = g->cx;
+    const char *s = g->dt->cat[i];
+    size_t len = strlen(s);
+    fo_text_line ln[MAX_LABEL_LINES];
+    size_t n = fo_text_wrap(cx->font, cx->fs_label, s, len, g->wrap, ln, MAX_LABEL_LINES);
+    size_t shown = n < g->lines ? n : g->lines;
+    double top = g->horiz ? y - shown * g->lh / 2 + g->asc : y + 6 * cx->k + g->asc;
+    for (size_t k = 0; k < shown; k++) {
+        char buf[512];
+        /* the last line shown holds the rest of the text, cut if need be */
+        size_t a = ln[k].start, b = k + 1 == shown ? len : ln[k].start + ln[k].len;
+        fo_text_ellipsize(cx->font, cx->fs_label, s + a, b - a, g->wrap, buf, sizeof buf);
+        fo_dl_add_text(cx->dl, FO_ROLE_CATEGORY_LABEL, FO_NONE, i, buf, x, top + k * g->lh,
+                       cx->fs_label, false, cx->font, cx->muted,
+                       g->horiz ? FO_ANCHOR_END : FO_ANCHOR_MIDDLE, 0);
+    }
+}
+
 static void draw_category_label(cart *g, size_t i, double x, double y)
 {
     fo_chart_ctx *cx = g->cx;
     char buf[512];
     const char *s = g->dt->cat[i];
+    if (g->wrap > 0) { draw_wrapped_label(g, i, x, y); return; }
     fo_text_ellipsize(cx->font, cx->fs_label, s, strlen(s), g->cap, buf, sizeof buf);
     if (g->horiz)
         fo_dl_add_text(cx->dl, FO_ROLE_CATEGORY_LABEL, FO_NONE, i, buf, x, y + cx->fs_label * 0.35,
@@ -355,11 +434,21 @@ void fo_chart_cartesian(fo_chart_ctx *cx)
     double top = g.lh / 2, right = 10 * cx->k, left = 0, bottom = g.lh + 6 * cx->k, maxw;
 
     if (g.horiz) {
-        for (size_t i = 0; i < g.dt->n; i++) left = fmax(left, label_width(&g, i));
-        left += 8 * cx->k;
         double plot_h = cx->y1 - bottom - cx->y0 - top;
         double slot = plot_h / g.dt->n;
         g.step = (size_t)fmax(1, ceil(g.lh * 1.1 / slot));
+        /* a label wider than the gutter wraps there, as many lines as its
+           bar's slot holds, before it is cut */
+        size_t room = (size_t)fmax(1, fmin(MAX_LABEL_LINES, floor(slot * g.step / g.lh)));
+        for (size_t i = 0; i < g.dt->n; i++) {
+            const char *s = g.dt->cat[i];
+            if (room > 1 && fo_text_width(cx->font, cx->fs_label, s, strlen(s)) > g.cap) {
+                g.wrap = g.cap;
+                g.lines = room;
+            }
+        }
+        for (size_t i = 0; i < g.dt->n; i++) left = fmax(left, label_width(&g, i));
+        left += 8 * cx->k;
         g.vs = horizontal_scale(cx, lo, hi, zero, cx->x1 - cx->x0 - left - 20 * cx->k, cx->ycode, &maxw);
         right = fmax(right, maxw / 2 + 2);
     } else {

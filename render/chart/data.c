@@ -347,8 +347,31 @@ static fo_status check_magnitudes(const fo_chart_ctx *cx, fo_diags *d)
     return FO_OK;
 }
 
+/* Categories and values in reverse order: a right-to-left chart's first
+ * category is drawn at the right. */
+static void mirror(fo_chart_data *dt)
+{
+    for (size_t a = 0, b = dt->n ? dt->n - 1 : 0; a < b; a++, b--) {
+        char *c = dt->cat[a];
+        dt->cat[a] = dt->cat[b];
+        dt->cat[b] = c;
+        double x = dt->x[a];
+        dt->x[a] = dt->x[b];
+        dt->x[b] = x;
+        for (size_t s = 0; s < dt->ns; s++) {
+            double y = dt->y[s * dt->n + a];
+            dt->y[s * dt->n + a] = dt->y[s * dt->n + b];
+            dt->y[s * dt->n + b] = y;
+        }
+    }
+}
+
 fo_status fo_chart_data_read(fo_chart_ctx *cx, fo_diags *d)
 {
     fo_status st = fo_chart_series_read(cx->c, cx->xfmt, &cx->data, d);
-    return st != FO_OK ? st : check_magnitudes(cx, d);
+    if (st == FO_OK) st = check_magnitudes(cx, d);
+    fo_chart_kind k = cx->c->kind;
+    if (st == FO_OK && cx->c->rtl && (k == FO_CHART_COLUMN || k == FO_CHART_LINE || k == FO_CHART_AREA))
+        mirror(&cx->data);
+    return st;
 }

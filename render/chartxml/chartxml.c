@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "render/core/words.h"
 #include "render/chart/chart.h"
 #include "render/chartxml/chartxml.h"
 
@@ -47,7 +48,7 @@ static void def_rpr(fo_xml *x, const fo_theme *t, int sz, bool bold, fo_rgb colo
 }
 
 /* c:txPr: default text of the element it sits in. */
-static void tx_pr(fo_xml *x, const fo_theme *t, int sz, bool bold, fo_rgb color)
+static void tx_pr(fo_xml *x, const fo_theme *t, const char *lang, int sz, bool bold, fo_rgb color)
 {
     fo_xml_open(x, "c:txPr", NULL);
     fo_xml_leaf(x, "a:bodyPr", NULL);
@@ -56,14 +57,14 @@ static void tx_pr(fo_xml *x, const fo_theme *t, int sz, bool bold, fo_rgb color)
     fo_xml_open(x, "a:pPr", NULL);
     def_rpr(x, t, sz, bold, color);
     fo_xml_close(x);
-    fo_xml_leaf(x, "a:endParaRPr", "lang", "en-US", NULL);
+    fo_xml_leaf(x, "a:endParaRPr", "lang", fo_lang_tag(lang), NULL);
     fo_xml_close(x);
     fo_xml_close(x);
 }
 
 /* CT_Title with rich text; rotated for a vertical axis title. */
-static void title(fo_xml *x, const fo_theme *t, const char *text, int sz, bool bold,
-                  bool vertical)
+static void title(fo_xml *x, const fo_theme *t, const char *lang, const char *text, int sz,
+                  bool bold, bool vertical)
 {
     fo_rgb color = t ? (bold ? t->heading_color : t->text) : 0;
     fo_xml_open(x, "c:title", NULL);
@@ -77,7 +78,7 @@ static void title(fo_xml *x, const fo_theme *t, const char *text, int sz, bool b
     def_rpr(x, t, sz, bold, color);
     fo_xml_close(x);
     fo_xml_open(x, "a:r", NULL);
-    fo_xml_open(x, "a:rPr", "lang", "en-US", NULL);
+    fo_xml_open(x, "a:rPr", "lang", fo_lang_tag(lang), NULL);
     fo_xml_attr_int(x, "sz", sz);
     fo_xml_attr(x, "b", bold ? "1" : "0");
     fo_xml_close(x);
@@ -108,6 +109,7 @@ typedef struct {
     long long id, cross;
     const char *pos;        /* "b" "l" */
     const char *title;      /* may be NULL */
+    const char *lang;       /* the document's (words.h), NULL: English */
     const char *fmt;        /* number format of the labels */
     bool reverse;           /* scaling orientation maxMin */
     bool grid;              /* major gridlines */
@@ -161,7 +163,7 @@ static void axis_head(fo_xml *x, const fo_theme *t, const axis *a, bool is_val)
         fo_chartxml_line_sppr(x, 9525, (long long)grid_color(t), false);
         fo_xml_close(x);
     }
-    if (a->title && *a->title) title(x, t, a->title, SZ_AXIS_TITLE, false, a->pos[0] == 'l');
+    if (a->title && *a->title) title(x, t, a->lang, a->title, SZ_AXIS_TITLE, false, a->pos[0] == 'l' || a->pos[0] == 'r');
     fo_xml_leaf(x, "c:numFmt", "formatCode", a->fmt && *a->fmt ? a->fmt : "General",
                 "sourceLinked", "0", NULL);
     fo_xml_leaf(x, "c:majorTickMark", "val", is_val ? "none" : "out", NULL);
@@ -169,7 +171,7 @@ static void axis_head(fo_xml *x, const fo_theme *t, const axis *a, bool is_val)
     fo_xml_leaf(x, "c:tickLblPos", "val", is_val ? "nextTo" : "low", NULL);
     if (is_val && !a->mid_cat) fo_chartxml_line_sppr(x, 0, -1, false);
     else fo_chartxml_line_sppr(x, 9525, (long long)(t ? t->muted : 0x808080), false);
-    tx_pr(x, t, SZ_TEXT, false, t ? t->muted : 0x595959);
+    tx_pr(x, t, a->lang, SZ_TEXT, false, t ? t->muted : 0x595959);
     fo_chartxml_val(x, "c:crossAx", a->cross);
     fo_xml_leaf(x, "c:crosses", "val", a->crosses ? a->crosses : "autoZero", NULL);
 }
@@ -195,15 +197,17 @@ static void val_axis(fo_xml *x, const fo_theme *t, const axis *a)
 }
 
 /* Category + value axes of bar/column/line/area; bars run sideways with the
- * first category on top (reversed category axis, value axis at its max). */
+ * first category on top (reversed category axis, value axis at its max);
+ * a right-to-left chart's categories run from the right (c->rtl). */
 static void cat_val_axes(fo_xml *x, const fo_chart *c, const fo_theme *t,
                          const fo_chartxml_data *dt)
 {
-    bool bar = c->kind == FO_CHART_BAR;
+    bool bar = c->kind == FO_CHART_BAR, rtl = c->rtl && !bar;
     char code[256];
-    axis ca = {.id = AX_CAT, .cross = AX_VAL, .pos = bar ? "l" : "b", .title = c->x_title,
-               .fmt = "General", .reverse = bar};
-    axis va = {.id = AX_VAL, .cross = AX_CAT, .pos = bar ? "b" : "l", .title = c->y_title,
+    /* right to left: the first category on the right, the value axis there too */
+    axis ca = {.lang = c->lang, .id = AX_CAT, .cross = AX_VAL, .pos = bar ? "l" : "b", .title = c->x_title,
+               .fmt = "General", .reverse = bar || rtl};
+    axis va = {.lang = c->lang, .id = AX_VAL, .cross = AX_CAT, .pos = bar ? "b" : rtl ? "r" : "l", .title = c->y_title,
                .grid = true, .crosses = bar ? "max" : NULL};
     value_scale(&va, c, dt->yfmt, dt->y, dt->n, dt->ns, c->stacked && dt->ns > 1, code, sizeof code);
     cat_axis(x, t, &ca);
@@ -214,9 +218,10 @@ static void scatter_axes(fo_xml *x, const fo_chart *c, const fo_theme *t,
                          const fo_chartxml_data *dt)
 {
     char xcode[256], ycode[256];
-    axis xa = {.id = AX_CAT, .cross = AX_VAL, .pos = "b", .title = c->x_title, .mid_cat = true};
-    axis ya = {.id = AX_VAL, .cross = AX_CAT, .pos = "l", .title = c->y_title, .grid = true,
+    axis xa = {.lang = c->lang, .id = AX_CAT, .cross = AX_VAL, .pos = "b", .title = c->x_title,
                .mid_cat = true};
+    axis ya = {.lang = c->lang, .id = AX_VAL, .cross = AX_CAT, .pos = "l", .title = c->y_title,
+               .grid = true, .mid_cat = true};
     value_scale(&xa, c, dt->xfmt, dt->x, dt->n, 1, false, xcode, sizeof xcode);
     value_scale(&ya, c, dt->yfmt, dt->y, dt->n, dt->ns, false, ycode, sizeof ycode);
     val_axis(x, t, &xa);
@@ -300,7 +305,7 @@ static void legend(fo_xml *x, const fo_chart *c, const fo_theme *t, const fo_cha
     fo_xml_open(x, "c:legend", NULL);
     fo_xml_leaf(x, "c:legendPos", "val", where == FO_LEGEND_BOTTOM ? "b" : "r", NULL);
     fo_chartxml_val(x, "c:overlay", 0);
-    tx_pr(x, t, SZ_TEXT, false, t ? t->text : 0);
+    tx_pr(x, t, c->lang, SZ_TEXT, false, t ? t->text : 0);
     fo_xml_close(x);
 }
 
@@ -313,10 +318,10 @@ static void chart_space(fo_xml *x, const fo_chart *c, const fo_theme *t,
     fo_xml_open(x, "c:chartSpace", "xmlns:c", FO_NS_C, "xmlns:a", FO_NS_A, "xmlns:r", FO_NS_R,
                 NULL);
     fo_chartxml_val(x, "c:date1904", 0);
-    fo_xml_leaf(x, "c:lang", "val", "en-US", NULL);
+    fo_xml_leaf(x, "c:lang", "val", fo_lang_tag(c->lang), NULL);
     fo_chartxml_val(x, "c:roundedCorners", 0);
     fo_xml_open(x, "c:chart", NULL);
-    if (c->title && *c->title) title(x, t, c->title, SZ_TITLE, true, false);
+    if (c->title && *c->title) title(x, t, c->lang, c->title, SZ_TITLE, true, false);
     fo_chartxml_val(x, "c:autoTitleDeleted", c->title && *c->title ? 0 : 1);
     plot_area(x, c, t, dt);
     legend(x, c, t, dt);
@@ -324,7 +329,7 @@ static void chart_space(fo_xml *x, const fo_chart *c, const fo_theme *t,
     fo_xml_leaf(x, "c:dispBlanksAs", "val", "gap", NULL);
     fo_xml_close(x); /* c:chart */
     fo_chartxml_clear_sppr(x); /* transparent: the slide or page shows through */
-    tx_pr(x, t, SZ_TEXT, false, t ? t->text : 0);
+    tx_pr(x, t, c->lang, SZ_TEXT, false, t ? t->text : 0);
     if (data_rid) {
         fo_xml_open(x, "c:externalData", "r:id", data_rid, NULL);
         fo_chartxml_val(x, "c:autoUpdate", 0);

@@ -8,6 +8,7 @@
 
 #include "folio.h"
 #include "render/core/fonts.h"
+#include "render/core/text.h"
 
 typedef struct {
     uint32_t lo, hi;      /* code point range of the script (main block) */
@@ -84,8 +85,32 @@ static char *debian_file(const char *family)
     return access(path, R_OK) == 0 ? fo_strdup(path) : NULL;
 }
 
+/* Chinese, Japanese and Korean ranges and the fixed file that draws them
+ * (text.h): taken before the symbol font, which has some of these too. */
+static const struct {
+    uint32_t lo, hi;
+    const char *file;
+} cjk[] = {
+    {0x1100, 0x11FF, FO_TEXT_FALLBACK_KOREAN},   /* Hangul Jamo */
+    {0x2E80, 0x2FDF, FO_TEXT_FALLBACK_CJK},      /* radicals */
+    {0x3000, 0x303F, FO_TEXT_FALLBACK_CJK},      /* CJK symbols and punctuation */
+    {0x3040, 0x312F, FO_TEXT_FALLBACK_CJK},      /* kana, bopomofo */
+    {0x3130, 0x318F, FO_TEXT_FALLBACK_KOREAN},   /* Hangul compatibility Jamo */
+    {0x3190, 0x4DBF, FO_TEXT_FALLBACK_CJK},      /* kanbun ... CJK extension A */
+    {0x4E00, 0x9FFF, FO_TEXT_FALLBACK_CJK},      /* CJK unified ideographs */
+    {0xA960, 0xA97F, FO_TEXT_FALLBACK_KOREAN},
+    {0xAC00, 0xD7FF, FO_TEXT_FALLBACK_KOREAN},   /* Hangul syllables, Jamo extended B */
+    {0xF900, 0xFAFF, FO_TEXT_FALLBACK_CJK},      /* compatibility ideographs */
+    {0xFE30, 0xFE4F, FO_TEXT_FALLBACK_CJK},      /* CJK compatibility forms */
+    {0xFF00, 0xFF9F, FO_TEXT_FALLBACK_CJK},      /* fullwidth forms, halfwidth kana */
+    {0xFFA0, 0xFFDF, FO_TEXT_FALLBACK_KOREAN},   /* halfwidth Hangul */
+    {0x20000, 0x3FFFF, FO_TEXT_FALLBACK_CJK},    /* supplementary ideographs */
+};
+
 const char *fo_fonts_for_char(uint32_t cp)
 {
+    for (size_t j = 0; j < sizeof cjk / sizeof *cjk; j++)
+        if (cp >= cjk[j].lo && cp <= cjk[j].hi) return cjk[j].file;
     size_t k = 0;
     while (k < NSCRIPTS && !(cp >= scripts[k].lo && cp <= scripts[k].hi)) k++;
     if (k == NSCRIPTS) return NULL;

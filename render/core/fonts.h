@@ -6,8 +6,10 @@
  * Scripts covered: Arabic (and Persian, Urdu), Hebrew, Devanagari, Bengali,
  * Tamil, Telugu, Kannada, Malayalam, Gujarati, Gurmukhi, Sinhala, Thai, Lao,
  * Khmer, Myanmar, Georgian, Armenian, Ethiopic. Latin, Greek, Cyrillic and
- * Vietnamese come from the theme font, then DejaVu Sans; CJK from Droid Sans
- * Fallback; symbols and emoji from Symbola (see text.h).
+ * Vietnamese come from the theme font, then DejaVu Sans; Chinese and
+ * Japanese from Droid Sans Fallback and Korean from Nanum Gothic, always
+ * before Symbola (which has 中 and の but is a symbol font); symbols and
+ * emoji from Symbola (see text.h).
  *
  * Only TrueType-outline files are returned (the PDF writer embeds them). The
  * answer is looked up once per script and cached for the life of the process
@@ -23,7 +25,8 @@
 #include <stdint.h>
 
 /* The file for the script of code point cp, or NULL when cp's script needs
- * none (or none is installed). Borrowed, valid for the life of the process. */
+ * none (or none is installed). For CJK, the fixed file of text.h (it may be
+ * missing: the chain goes on). Borrowed, valid for the life of the process. */
 const char *fo_fonts_for_char(uint32_t cp);
 
 /* The bold file of a script font fo_fonts_for_char gave (".../NotoSansArabic-

@@ -197,6 +197,9 @@ typedef enum { FO_TOTAL_NONE = 0, FO_TOTAL_SUM, FO_TOTAL_AVG, FO_TOTAL_MIN,
                FO_TOTAL_MAX, FO_TOTAL_COUNT } fo_total;
 const char *fo_total_name(fo_total t);
 
+/* A spec's "dir": not given (the language or the text decides), or said. */
+typedef enum { FO_DIR_CHOICE_AUTO = 0, FO_DIR_CHOICE_LTR, FO_DIR_CHOICE_RTL } fo_dir_choice;
+
 typedef struct {
     size_t field;      /* index into data->cols */
     char *title;       /* header text, never NULL */
@@ -227,6 +230,9 @@ typedef struct {
     char *title, *x_title, *y_title, *alt; /* may be NULL */
     fo_legend legend;
     int width, height; /* px; default 800 x 500 */
+    bool rtl;          /* the document reads right to left: categories run
+                          from the right (column, line, area) */
+    const char *lang;  /* the document's lang (borrowed), for native charts */
 } fo_chart;
 
 typedef struct {
@@ -245,6 +251,7 @@ typedef struct {
             char *caption;   /* inline markup, may be NULL */
             char *sheet;     /* the xlsx sheet's name, legal; NULL: from the caption */
             bool has_totals;
+            fo_dir_choice dir; /* "dir": rtl mirrors it (first column on the right) */
         } table;
         fo_chart chart;
         struct {
@@ -264,6 +271,11 @@ struct fo_doc {
     char spec_sha256[65]; /* hex SHA-256 of the spec's bytes as read; "" for a CSV */
     char *base_dir;     /* folder that relative paths resolve in */
     char *title, *subtitle, *author, *date; /* may be NULL */
+    char *lang;         /* spec's "lang", BCP 47 ("de", "ar-EG"); NULL: English,
+                           written as en-US (render/core/words.h) */
+    fo_dir_choice dir;  /* spec's "dir" */
+    bool rtl;           /* default direction right to left: spec's "dir", else
+                           from lang (fo_lang_rtl) */
     int max_pages;      /* spec's "max_pages": a PDF table is cut at that page; 0 = none */
     bool xlsx_summary_first; /* spec's "xlsx": {"first_sheet": "summary"}: else a
                                 workbook with tables opens on the first one */

@@ -2,9 +2,12 @@
  * (render/core/table.h). */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "render/core/numfmt.h"
+#include "render/core/shape.h"
 #include "render/core/table.h"
+#include "render/core/words.h"
 
 void fo_table_acc_add(fo_table_acc *a, const fo_value *v)
 {
@@ -31,13 +34,13 @@ bool fo_table_total(const fo_table_acc *a, fo_total k, double *v)
     }
 }
 
-size_t fo_table_total_text(const fo_table_acc *a, fo_total k, size_t j, const fo_numfmt *f,
+size_t fo_table_total_text(const char *lang, const fo_table_acc *a, fo_total k, size_t j, const fo_numfmt *f,
                            char *buf, size_t cap, bool *numeric)
 {
     double v;
     bool has = fo_table_total(a, k, &v);
     if (numeric) *numeric = has;
-    if (!has) return (size_t)snprintf(buf, cap, "%s", j == 0 && k == FO_TOTAL_NONE ? "Total" : "");
+    if (!has) return (size_t)snprintf(buf, cap, "%s", j == 0 && k == FO_TOTAL_NONE ? fo_word(lang, FO_W_TOTAL) : "");
     if (k == FO_TOTAL_COUNT) return fo_numfmt_format_code(FO_TABLE_COUNT_FORMAT, v, buf, cap);
     fo_value val = {FO_VAL_NUMBER, false, v, NULL, NULL};
     size_t n;
@@ -147,19 +150,50 @@ size_t fo_table_group_cols(const size_t *ends, size_t g, size_t *cols)
     return k;
 }
 
-size_t fo_table_group_note(const size_t *ends, size_t g, size_t n, char *buf, size_t cap)
+size_t fo_table_group_note(const char *lang, const size_t *ends, size_t g, size_t n, char *buf,
+                           size_t cap)
 {
-    size_t a = g ? ends[g - 1] : 0;
-    int k = snprintf(buf, cap, "Columns %zu\u2013%zu of %zu%s", a + 1, ends[g], n,
-                     g ? " (key column repeated)" : "");
-    return k < 0 ? 0 : (size_t)k < cap ? (size_t)k : cap ? cap - 1 : 0;
+    char a[24], b[24], t[24];
+    snprintf(a, sizeof a, "%zu", (g ? ends[g - 1] : 0) + 1);
+    snprintf(b, sizeof b, "%zu", ends[g]);
+    snprintf(t, sizeof t, "%zu", n);
+    const char *args[] = {a, b, t};
+    size_t k = fo_word_fill(lang, FO_W_COLUMNS_OF, buf, cap, 3, args);
+    if (g && k + 1 < cap) k += (size_t)snprintf(buf + k, cap - k, "%s", fo_word(lang, FO_W_KEY_REPEATED));
+    return k < cap ? k : cap ? cap - 1 : 0;
 }
 
-size_t fo_table_cut_note(size_t shown, size_t total, char *buf, size_t cap)
+size_t fo_table_cut_note(const char *lang, size_t shown, size_t total, char *buf, size_t cap)
 {
     char a[32], b[32];
     fo_numfmt_format_code("#,##0", (double)shown, a, sizeof a);
     fo_numfmt_format_code("#,##0", (double)total, b, sizeof b);
-    int k = snprintf(buf, cap, "First %s of %s rows; the full table is in the workbook.", a, b);
-    return k < 0 ? 0 : (size_t)k < cap ? (size_t)k : cap ? cap - 1 : 0;
+    const char *args[] = {a, b};
+    return fo_word_fill(lang, FO_W_FIRST_ROWS, buf, cap, 2, args);
+}
+
+/* Adds text's direction (its first strong letter) to the counts. */
+static void count_dir(const char *text, size_t *rtl, size_t *ltr)
+{
+    fo_dir d = text ? fo_shape_direction(text, strlen(text)) : FO_DIR_AUTO;
+    *rtl += d == FO_DIR_RTL;
+    *ltr += d == FO_DIR_LTR;
+}
+
+bool fo_table_rtl(const fo_doc *doc, const fo_block *b)
+{
+    if (b->u.table.dir != FO_DIR_CHOICE_AUTO) return b->u.table.dir == FO_DIR_CHOICE_RTL;
+    if (doc->dir != FO_DIR_CHOICE_AUTO) return doc->dir == FO_DIR_CHOICE_RTL;
+    if (doc->rtl) return true;
+    size_t rtl = 0, ltr = 0;
+    count_dir(b->u.table.caption, &rtl, &ltr);
+    for (size_t j = 0; j < b->u.table.ncols; j++) count_dir(b->u.table.cols[j].title, &rtl, &ltr);
+    const fo_dataset *ds = b->u.table.data;
+    if (ds && ds->src == FO_SRC_INLINE && ds->cells)
+        for (size_t r = 0; r < ds->nrows && r < 50; r++)
+            for (size_t j = 0; j < b->u.table.ncols; j++) {
+                const fo_value *v = &ds->cells[r * ds->ncols + b->u.table.cols[j].field];
+                if (v->kind == FO_VAL_TEXT) count_dir(v->str, &rtl, &ltr);
+            }
+    return rtl > ltr;
 }

@@ -31,12 +31,19 @@ void fo_table_acc_add(fo_table_acc *a, const fo_value *v);
  * AVERAGE/MIN/MAX without numbers). */
 bool fo_table_total(const fo_table_acc *a, fo_total k, double *v);
 
+/* True when table block b reads right to left, its first column on the
+ * right: its own "dir", else the document's "dir", else a right-to-left
+ * document language, else its text (caption, column titles and, for inline
+ * data, the first rows' text cells) where more cells start with a
+ * right-to-left letter than with a left-to-right one. */
+bool fo_table_rtl(const fo_doc *doc, const fo_block *b);
+
 /* The text a totals cell shows in PDF, DOCX and PPTX (column j of a table,
  * f its compiled format, NULL = General): the total through f (COUNT
- * through FO_TABLE_COUNT_FORMAT), "Total" in a first column without a
- * total of its own, else "". Writes into buf (cap bytes), returns the
+ * through FO_TABLE_COUNT_FORMAT), "Total" (in language lang, words.h) in
+ * a first column without a total of its own, else "". Writes into buf (cap bytes), returns the
  * length; *numeric (may be NULL) is set when the cell holds a number. */
-size_t fo_table_total_text(const fo_table_acc *a, fo_total k, size_t j, const fo_numfmt *f,
+size_t fo_table_total_text(const char *lang, const fo_table_acc *a, fo_total k, size_t j, const fo_numfmt *f,
                            char *buf, size_t cap, bool *numeric);
 
 /* Shares width among n columns (any unit). natural: each column's widest
@@ -94,12 +101,15 @@ void fo_table_plan_fit(double *minimum, size_t n, double pad, double width, doub
 size_t fo_table_group_cols(const size_t *ends, size_t g, size_t *cols);
 
 /* The note over a column group: "Columns 1–12 of 34", and " (key column
- * repeated)" after the first group. Writes into buf, returns the length. */
-size_t fo_table_group_note(const size_t *ends, size_t g, size_t n, char *buf, size_t cap);
+ * repeated)" after the first group, in language lang (words.h). Writes
+ * into buf, returns the length. */
+size_t fo_table_group_note(const char *lang, const size_t *ends, size_t g, size_t n, char *buf,
+                           size_t cap);
 
 /* The note under a table that a page-bound format cut short (Word, slides,
  * a PDF past max_pages): "First 1,000 of 50,000 rows; the full table is in
- * the workbook." Writes into buf, returns the length. */
-size_t fo_table_cut_note(size_t shown, size_t total, char *buf, size_t cap);
+ * the workbook.", in language lang (words.h). Writes into buf, returns
+ * the length. */
+size_t fo_table_cut_note(const char *lang, size_t shown, size_t total, char *buf, size_t cap);
 
 #endif

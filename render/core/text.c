@@ -20,6 +20,7 @@
 
 #include "folio.h"
 #include "render/core/buf.h"
+#include "render/core/fonts.h"
 #include "render/core/linebreak.h"
 #include "render/core/shape.h"
 #include "render/core/text.h"
@@ -175,7 +176,9 @@ static bool is_zero_width(uint32_t c)
 }
 
 /* One character as drawn: which face (*used), glyph, advance in em. A glyph
- * the primary face lacks comes from the first fallback that has it: DejaVu
+ * the primary face lacks comes from the first fallback that has it: the
+ * script's font (fonts.h: Droid Sans Fallback for 中 and の, never the
+ * symbol font that happens to have them), DejaVu
  * Sans (bold for a bold font: Latin, Greek, Cyrillic, symbols), then Symbola
  * (check marks, dingbats, emoji), then Droid Sans Fallback (Chinese,
  * Japanese), then Nanum Gothic (Hangul). When none has it, the primary's
@@ -189,10 +192,11 @@ static double char_advance(face_entry *pri, const char *font_file, uint32_t c,
     if (is_zero_width(c)) return 0;
     glyph_of(pri, c, gid, &adv);
     if (*gid == 0 && pri && pri->face) {
-        const char *chain[] = {fo_text_fallback(font_file), FO_TEXT_FALLBACK_SYMBOLS,
-                               FO_TEXT_FALLBACK_CJK, FO_TEXT_FALLBACK_KOREAN};
+        const char *chain[] = {fo_fonts_for_char(c), fo_text_fallback(font_file),
+                               FO_TEXT_FALLBACK_SYMBOLS, FO_TEXT_FALLBACK_CJK,
+                               FO_TEXT_FALLBACK_KOREAN};
         for (size_t k = 0; k < sizeof chain / sizeof *chain; k++) {
-            face_entry *fb = face_get(chain[k]);
+            face_entry *fb = chain[k] ? face_get(chain[k]) : NULL;
             if (!fb || !fb->face || fb == pri) continue;
             uint32_t g2;
             double a2;

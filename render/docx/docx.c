@@ -21,6 +21,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "render/core/words.h"
 #include "render/docx/docx_internal.h"
 #include "render/render.h"
 
@@ -48,8 +49,12 @@ void fo_docx_styles_add(fo_docx_ctx *c)
     fo_rgb_hex(t->table.header_text, tht);
     fo_rgb_hex(t->table.band_fill, band);
     fo_rgb_hex(t->table.border, border);
+    fo_lang_ooxml lang = fo_lang_for_ooxml(c->doc->lang);
     const char *subst[] = {
         "BODY_FONT", t->body.family, "HEADING_FONT", t->heading.family,
+        "EA_FONT", lang.ea_font ? lang.ea_font : t->body.family,
+        "CS_FONT", lang.cs_font ? lang.cs_font : t->body.family,
+        "LANG", lang.latin, "LANG_EA", lang.east_asia, "LANG_BIDI", lang.bidi,
         "MONO_FONT", t->mono.family,
         "BODY_SZ", body, "TITLE_SZ", title, "MONO_SZ", mono, "SMALL_SZ", small,
         "H1_SZ", h[0], "H2_SZ", h[1], "H3_SZ", h[2], "H4_SZ", h[3], "H5_SZ", h[4], "H6_SZ", h[5],
@@ -149,7 +154,11 @@ void fo_docx_settings_add(fo_docx_ctx *c, bool update_fields)
     fo_xml_leaf(x, "w:compatSetting", "w:name", "compatibilityMode",
                 "w:uri", "http://schemas.microsoft.com/office/word", "w:val", "15", NULL);
     fo_xml_close(x);
-    fo_xml_leaf(x, "w:themeFontLang", "w:val", "en-US", NULL);
+    fo_lang_ooxml lang = fo_lang_for_ooxml(c->doc->lang);
+    if (c->doc->lang)
+        fo_xml_leaf(x, "w:themeFontLang", "w:val", lang.latin, "w:eastAsia", lang.east_asia,
+                    "w:bidi", lang.bidi, NULL);
+    else fo_xml_leaf(x, "w:themeFontLang", "w:val", lang.latin, NULL);
     fo_xml_leaf(x, "w:clrSchemeMapping", "w:bg1", "light1", "w:t1", "dark1", "w:bg2", "light2",
                 "w:t2", "dark2", "w:accent1", "accent1", "w:accent2", "accent2",
                 "w:accent3", "accent3", "w:accent4", "accent4", "w:accent5", "accent5",

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "render/core/words.h"
 #include "render/core/delta.h"
 #include "render/core/table.h"
 #include "render/core/text.h"
@@ -145,7 +146,7 @@ static bool measure(fo_docx_ctx *c, const fo_block *b, tcol *tc)
         }
     fo_rows_close(rows);
     for (size_t j = 0; j < nc && totals && rc == 0; j++) {
-        size_t n = fo_table_total_text(&tc[j].acc, b->u.table.cols[j].total, j, tc[j].fmt, buf,
+        size_t n = fo_table_total_text(c->doc->lang, &tc[j].acc, b->u.table.cols[j].total, j, tc[j].fmt, buf,
                                        sizeof buf, NULL);
         fo_table_width_add(&tc[j].w, measure_text, t, true, true, buf, n < CELL_BUF ? n : CELL_BUF - 1);
     }
@@ -195,6 +196,8 @@ static void table_props(fo_docx_ctx *c, const fo_block *b, const tcol *tc, const
     fo_xml *x = c->x;
     fo_xml_open(x, "w:tblPr", NULL);
     fo_xml_leaf(x, "w:tblStyle", "w:val", "FolioTable", NULL);
+    /* mirrored: the first column on the right */
+    if (fo_table_rtl(c->doc, b)) fo_xml_leaf(x, "w:bidiVisual", NULL);
     fo_xml_open(x, "w:tblW", "w:type", "dxa", NULL);
     fo_xml_attr_int(x, "w:w", c->text_width);
     fo_xml_close(x);
@@ -226,7 +229,7 @@ static void totals_row(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_t
         size_t j = cols[i];
         const fo_table_col *col = &b->u.table.cols[j];
         char buf[CELL_BUF];
-        size_t n = fo_table_total_text(&tc[j].acc, col->total, j, tc[j].fmt, buf, sizeof buf, NULL);
+        size_t n = fo_table_total_text(c->doc->lang, &tc[j].acc, col->total, j, tc[j].fmt, buf, sizeof buf, NULL);
         double v;
         c->run_color = col->total != FO_TOTAL_COUNT && fo_table_total(&tc[j].acc, col->total, &v)
                            ? fo_numfmt_color(tc[j].fmt, v) + 1 : 0;
@@ -305,9 +308,9 @@ static void write_group(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_
     fo_xml_close(x); /* w:tbl */
     size_t nrows = b->u.table.data->nrows;
     if (nrows > SHOWN_ROWS) {
-        char note[160];
+        char note[512];
         fo_docx_para_style(c, "Caption", false);
-        fo_docx_run(c, note, fo_table_cut_note(SHOWN_ROWS, nrows, note, sizeof note), NULL, false, true);
+        fo_docx_run(c, note, fo_table_cut_note(c->doc->lang, SHOWN_ROWS, nrows, note, sizeof note), NULL, false, true);
         fo_xml_close(x);
     }
     /* a paragraph after the table keeps two tables apart and gives space */
@@ -385,8 +388,8 @@ void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b)
     for (size_t g = 0; g < p.ngroups && fo_docx_ok(c); g++) {
         size_t k = fo_table_group_cols(ends, g, cols);
         if (p.ngroups > 1) {
-            char note[128];
-            fo_table_group_note(ends, g, nc, note, sizeof note);
+            char note[512];
+            fo_table_group_note(c->doc->lang, ends, g, nc, note, sizeof note);
             group_note(c, note);
         }
         group_widths(c, tc, cols, k, p.scale);
@@ -422,13 +425,16 @@ void fo_docx_caption(fo_docx_ctx *c, const char *label, unsigned n, const char *
 {
     fo_xml *x = c->x;
     fo_docx_para_style(c, "Caption", strcmp(label, "Table") == 0);
-    if (numbered(label, markup)) { /* not "Table 1: Table 1. Sales" */
+    /* the label shown is the document language's ("Tabelle 1: ..."); the
+       SEQ field keeps folio's English name, one sequence whatever the language */
+    const char *shown = fo_word(c->doc->lang, strcmp(label, "Table") == 0 ? FO_W_TABLE : FO_W_FIGURE);
+    if (numbered(label, markup) || numbered(shown, markup)) { /* not "Table 1: Table 1. Sales" */
         fo_docx_markup(c, markup);
         fo_xml_close(x);
         return;
     }
     char s[64];
-    snprintf(s, sizeof s, "%s ", label);
+    snprintf(s, sizeof s, "%s ", shown);
     fo_docx_run(c, s, strlen(s), NULL, false, false);
     char instr[64], num[16];
     snprintf(instr, sizeof instr, " SEQ %s \\* ARABIC ", label);

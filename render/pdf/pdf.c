@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "render/core/buf.h"
+#include "render/core/fonts.h"
 #include "render/pdf/pdf_int.h"
 #include "render/render.h"
 #include "render/core/text.h"
@@ -169,6 +170,22 @@ bool fo_pdf_font_has(fo_pdf_font *f, uint32_t cp)
     return memo_has(&f->has, def_has, f->def, cp);
 }
 
+/* Fallback file i when it has cp, loaded on first need; NULL otherwise. */
+static fo_pdf_font *fallback(fo_pdf *c, size_t i, uint32_t cp)
+{
+    if (!c->fallback_tried[i]) {   /* once: this runs for every character */
+        /* not for a character it lacks: libharu reads a whole font to
+           load it (DejaVu Sans and Symbola, asked before Droid Sans
+           Fallback for Chinese and never drawn, were 6 M instructions
+           of the mixed-script report's PDF) */
+        if (!memo_has(&c->fallback_has[i], file_has, c->fallbacks[i], cp)) return NULL;
+        c->fallback_tried[i] = true;
+        c->fallback_fonts[i] = fo_pdf_font_load(c, c->fallbacks[i]);
+    }
+    fo_pdf_font *g = c->fallback_fonts[i];
+    return g && fo_pdf_font_has(g, cp) ? g : NULL;
+}
+
 fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp)
 {
     if (cp > 0xFFFF) return &c->outlines;    /* flow.c's drawable() made sure one exists */
@@ -184,18 +201,17 @@ fo_pdf_font *fo_pdf_cover(fo_pdf *c, fo_pdf_font *f, uint32_t cp)
         if (f->ascii == 1 && cp >= 0x20 && cp != 0x7F) return f;
     }
     if (fo_pdf_font_has(f, cp)) return f;
+    /* the script's own font first (fonts.h): 中 and の from Droid Sans
+       Fallback, never from Symbola, which has them too */
+    const char *script = fo_fonts_for_char(cp);
+    for (size_t i = 0; script && i < c->nfallbacks; i++) {
+        if (strcmp(c->fallbacks[i], script) != 0) continue;
+        fo_pdf_font *g = fallback(c, i, cp);
+        if (g) return g;
+    }
     for (size_t i = 0; i < c->nfallbacks; i++) {
-        if (!c->fallback_tried[i]) {   /* once: this runs for every character */
-            /* not for a character it lacks: libharu reads a whole font to
-               load it (DejaVu Sans and Symbola, asked before Droid Sans
-               Fallback for Chinese and never drawn, were 6 M instructions
-               of the mixed-script report's PDF) */
-            if (!memo_has(&c->fallback_has[i], file_has, c->fallbacks[i], cp)) continue;
-            c->fallback_tried[i] = true;
-            c->fallback_fonts[i] = fo_pdf_font_load(c, c->fallbacks[i]);
-        }
-        fo_pdf_font *g = c->fallback_fonts[i];
-        if (g && fo_pdf_font_has(g, cp)) return g;
+        fo_pdf_font *g = fallback(c, i, cp);
+        if (g) return g;
     }
     fo_text_missing_note(cp);
     return f;
@@ -519,6 +535,10 @@ static void set_info(fo_pdf *c)
     if (doc->title) HPDF_SetInfoAttr(c->pdf, HPDF_INFO_TITLE, doc->title);
     if (doc->author) HPDF_SetInfoAttr(c->pdf, HPDF_INFO_AUTHOR, doc->author);
     if (doc->subtitle) HPDF_SetInfoAttr(c->pdf, HPDF_INFO_SUBJECT, doc->subtitle);
+    if (doc->lang) {   /* the catalog's /Lang (PDF 1.4, 14.9.2): screen readers, text search */
+        HPDF_String s = HPDF_String_New(c->pdf->mmgr, doc->lang, NULL);
+        if (s) HPDF_Dict_Add(c->pdf->catalog, "Lang", s);
+    }
     if (doc->epoch == FO_NO_EPOCH) return; /* no date given: none made up */
     HPDF_SetInfoDateAttr(c->pdf, HPDF_INFO_CREATION_DATE, date);
     HPDF_SetInfoDateAttr(c->pdf, HPDF_INFO_MOD_DATE, date);

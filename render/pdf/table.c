@@ -40,6 +40,7 @@ typedef struct {
     fo_pdf_font *fr, *fb; /* body regular, bold */
     double size, lh;
     size_t row;           /* body rows drawn, for banding */
+    bool rtl;             /* mirrored: the first column on the right (fo_table_rtl) */
     fo_rows_keep *keep;   /* rows kept for the next column group (NULL: one group) */
     /* scratch, ncols entries each (heap: a table may be very wide) */
     size_t *nlines, *lst, *lln; /* lst/lln: MAX_CELL_LINES per column */
@@ -128,11 +129,12 @@ static void draw_row(table *T, const char *const *texts, const size_t *lens, int
         HPDF_Page_Stroke(p);
     }
     fo_rgb color = kind == ROW_HEADER ? t->table.header_text : t->text;
-    double x = c->left;
+    double x = T->rtl ? c->right : c->left;  /* a mirrored table runs from the right margin */
     double base0 = c->y - PAD_Y - T->lh + (T->lh - T->size) * 0.5 + T->size * 0.22;
     HPDF_Page_BeginText(p);  /* one text object for the whole row */
     for (size_t i = 0; i < n; i++) {
         double base = base0;
+        if (T->rtl) x -= COL(i)->w;
         /* the cell's direction, from its first strong character, for every
            line it wraps into */
         fo_dir dir = texts[i] ? fo_shape_direction(texts[i], lens[i]) : FO_DIR_AUTO;
@@ -145,7 +147,7 @@ static void draw_row(table *T, const char *const *texts, const size_t *lens, int
             fo_rgb ink = kind != ROW_HEADER && T->colors[i] >= 0 ? (fo_rgb)T->colors[i] : color;
             fo_pdf_text_draw_dir(c, f, T->size, ink, tx, base, s, LN(i)[k], dir);
         }
-        x += COL(i)->w;
+        if (!T->rtl) x += COL(i)->w;
     }
     HPDF_Page_EndText(p);
     c->fresh = false;
@@ -166,8 +168,8 @@ static bool at_page_limit(const table *T)
 /* Below a table cut at the page limit: how much of it the PDF shows. */
 static void cut_note(fo_pdf *c, size_t shown, size_t total)
 {
-    char text[160];
-    fo_table_cut_note(shown, total, text, sizeof text);
+    char text[512];
+    fo_table_cut_note(c->doc->lang, shown, total, text, sizeof text);
     const fo_theme *t = c->t;
     fo_pdf_style st = {&t->body, t->body_size * 0.9, t->muted, FO_PDF_ITALIC};
     c->y -= 2;
@@ -220,7 +222,7 @@ static bool measure(table *T, fo_table_width *w)
     }
     fo_rows_close(rows);
     for (size_t i = 0; i < n && totals && r == 0; i++) { /* totals: every row was read */
-        size_t len = fo_table_total_text(&T->cols[i].acc, T->cols[i].total, i, T->cols[i].fmt,
+        size_t len = fo_table_total_text(T->c->doc->lang, &T->cols[i].acc, T->cols[i].total, i, T->cols[i].fmt,
                                          T->tmp, TMP, NULL);
         fo_table_width_add(&w[i], measure_text, T, true, true, T->tmp, len < TMP ? len : TMP - 1);
     }
@@ -276,7 +278,7 @@ static bool draw_rows(table *T)
         for (size_t i = 0; i < n; i++) {
             tcol *col = COL(i);
             char *tmp = T->tmp + i * TMP;
-            size_t k = fo_table_total_text(&col->acc, col->total, T->map[i], col->fmt, tmp, TMP, NULL);
+            size_t k = fo_table_total_text(c->doc->lang, &col->acc, col->total, T->map[i], col->fmt, tmp, TMP, NULL);
             double v;
             T->colors[i] = -1;
             if (col->total != FO_TOTAL_COUNT && fo_table_total(&col->acc, col->total, &v)) {
@@ -321,8 +323,8 @@ static bool draw_groups(table *T, const fo_table_width *w, const fo_table_plan *
         group_widths(T, w, plan->scale, nat, mn);
         if (g == 0 && b->u.table.caption) caption(c, b->u.table.caption, 4 * row_h);
         if (plan->ngroups > 1) {
-            char note[128];
-            fo_table_group_note(ends, g, n, note, sizeof note);
+            char note[512];
+            fo_table_group_note(c->doc->lang, ends, g, n, note, sizeof note);
             group_note(c, note, 3 * row_h);
         }
         fo_pdf_need(c, 3 * row_h);
@@ -383,7 +385,8 @@ static bool layout_open(layout *L, fo_pdf *c, const fo_block *b)
     memset(L, 0, sizeof *L);
     table *T = &L->T;
     *T = (table){.c = c, .b = b, .ncols = n, .fr = fo_pdf_face(c, &t->body, FO_PDF_REGULAR),
-                 .fb = fo_pdf_face(c, &t->body, FO_PDF_BOLD), .size = t->body_size * 0.9};
+                 .fb = fo_pdf_face(c, &t->body, FO_PDF_BOLD), .size = t->body_size * 0.9,
+                 .rtl = fo_table_rtl(c->doc, b)};
     void **v[NSCRATCH];
     size_t elem[NSCRATCH], cap = 0;
     scratch_arrays(L, v, elem);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "render/core/words.h"
 #include "render/core/buf.h"
 #include "render/pptx/pptx_internal.h"
 #include "render/core/text.h"
@@ -119,9 +120,8 @@ void fo_pptx_frame_begin(fo_pptx *p, const char *name, const char *alt, double l
 
 const char *fo_pptx_cont_title(const fo_pptx *p, const char *base, char *buf, size_t cap)
 {
-    (void)p;
     if (!base || !*base) { buf[0] = '\0'; return buf; }
-    snprintf(buf, cap, "%s (cont.)", base);
+    snprintf(buf, cap, "%s %s", base, fo_word(p->doc->lang, FO_W_CONT));
     return buf;
 }
 
@@ -151,9 +151,12 @@ static void write_title(fo_pptx *p, const char *title)
     if (title && fo_shape_direction(title, strlen(title)) == FO_DIR_RTL)
         fo_xml_leaf(x, "a:pPr", "algn", "r", "rtl", "1", NULL);
     fo_xml_open(x, "a:r", NULL);
-    fo_xml_open(x, "a:rPr", "lang", "en-US", NULL);
+    fo_lang_ooxml lang = fo_lang_for_ooxml(p->doc->lang);
+    fo_xml_open(x, "a:rPr", "lang", lang.latin, NULL);
     if (sz != FO_PPTX_TITLE_SZ) fo_xml_attr_int(x, "sz", lround(sz * 100));
     fo_xml_attr(x, "dirty", "0");
+    if (lang.ea_font) fo_xml_leaf(x, "a:ea", "typeface", lang.ea_font, NULL);
+    if (lang.cs_font) fo_xml_leaf(x, "a:cs", "typeface", lang.cs_font, NULL);
     fo_xml_close(x);
     fo_xml_text_elem(x, "a:t", title);
     fo_xml_close(x);
@@ -175,7 +178,7 @@ static void write_slide_number(fo_pptx *p)
     fo_xml_open(x, "a:p", NULL);
     fo_xml_open(x, "a:fld", "id", "{B6F15528-21DE-4FAA-801E-634DDDAF4B2B}", "type", "slidenum",
                 NULL);
-    fo_xml_leaf(x, "a:rPr", "lang", "en-US", NULL);
+    fo_xml_leaf(x, "a:rPr", "lang", fo_lang_tag(p->doc->lang), NULL);
     char num[24];
     snprintf(num, sizeof num, "%zu", p->nslides);
     fo_xml_text_elem(x, "a:t", num);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "render/core/words.h"
 #include "render/core/buf.h"
 #include "render/core/table.h"
 #include "render/pptx/pptx_internal.h"
@@ -111,7 +112,7 @@ static bool scan(tbl *tb)
     }
     fo_rows_close(rows);
     for (size_t j = 0; j < n && b->u.table.has_totals && rc == 0; j++) {
-        size_t k = fo_table_total_text(&tb->acc[j], b->u.table.cols[j].total, j, tb->fmt[j], buf,
+        size_t k = fo_table_total_text(tb->p->doc->lang, &tb->acc[j], b->u.table.cols[j].total, j, tb->fmt[j], buf,
                                        sizeof buf, NULL);
         fo_table_width_add(&tb->w[j], measure, t, true, true, buf, k < sizeof buf ? k : sizeof buf - 1);
     }
@@ -174,7 +175,8 @@ typedef struct {
     size_t tail_len;
 } cell_markup;
 
-static void row_markup(cell_markup *m, const fo_theme *t, double sz, int kind, bool band)
+static void row_markup(cell_markup *m, const fo_theme *t, const char *lang, double sz, int kind,
+                       bool band)
 {
     long spc = lround(fo_pptx_line_h(sz) * 100);
     for (int r = 0; r < 3; r++) {
@@ -197,10 +199,10 @@ static void row_markup(cell_markup *m, const fo_theme *t, double sz, int kind, b
     }
     /* CT_TableCellProperties: lnL lnR lnT lnB, fill */
     int n = snprintf(m->tail, sizeof m->tail,
-                     "<a:endParaRPr lang=\"en-US\" sz=\"%ld\"/></a:p></a:txBody>"
+                     "<a:endParaRPr lang=\"%s\" sz=\"%ld\"/></a:p></a:txBody>"
                      "<a:tcPr marL=\"%lld\" marR=\"%lld\" marT=\"%lld\" marB=\"%lld\" anchor=\"ctr\">"
                      "%s%s%s%s%s</a:tcPr>",
-                     lround(sz * 100), FO_PPTX_EMU(CELL_MX), FO_PPTX_EMU(CELL_MX),
+                     fo_lang_tag(lang), lround(sz * 100), FO_PPTX_EMU(CELL_MX), FO_PPTX_EMU(CELL_MX),
                      FO_PPTX_EMU(CELL_MY), FO_PPTX_EMU(CELL_MY), lines[0], lines[1], lines[2],
                      lines[3], fill);
     m->tail_len = n > 0 && (size_t)n < sizeof m->tail ? (size_t)n : 0;
@@ -216,7 +218,7 @@ static void write_row(tbl *tb, char *const *cells, unsigned right, double h, int
     const fo_theme *t = p->t;
     bool band = kind == 1 && t->table.banding && (tb->band++ % 2 == 1);
     cell_markup m;
-    row_markup(&m, t, tb->sz, kind, band);
+    row_markup(&m, t, tb->p->doc->lang, tb->sz, kind, band);
     fo_xml_open(x, "a:tr", NULL);
     fo_xml_attr_int(x, "h", FO_PPTX_EMU(h));
     for (size_t j = 0; j < tb->ncols; j++) {
@@ -259,12 +261,16 @@ static void emit(tbl *tb, char **header, size_t total_row)
     if (!x || p->err) { chunk_clear(tb); return; }
     double h = tb->header_h + tb->chunk_h, w = 0;
     for (size_t j = 0; j < tb->ncols; j++) w += tb->width[j];
-    fo_pptx_frame_begin(p, "Table", NULL, p->g.x, p->y, w, h);
+    bool rtl = fo_table_rtl(p->doc, tb->b);
+    /* a mirrored table sits against the right edge, its first column rightmost */
+    double left = rtl && w < p->g.cw ? p->g.x + p->g.cw - w : p->g.x;
+    fo_pptx_frame_begin(p, "Table", NULL, left, p->y, w, h);
     fo_xml_open(x, "a:graphic", NULL);
     fo_xml_open(x, "a:graphicData", "uri", "http://schemas.openxmlformats.org/drawingml/2006/table",
                 NULL);
     fo_xml_open(x, "a:tbl", NULL);
-    fo_xml_leaf(x, "a:tblPr", "firstRow", "1", "bandRow", p->t->table.banding ? "1" : NULL, NULL);
+    fo_xml_leaf(x, "a:tblPr", "rtl", rtl ? "1" : NULL, "firstRow", "1", "bandRow",
+                p->t->table.banding ? "1" : NULL, NULL);
     fo_xml_open(x, "a:tblGrid", NULL);
     for (size_t j = 0; j < tb->ncols; j++) fo_pptx_leaf_int(x, "a:gridCol", "w", FO_PPTX_EMU(tb->width[j]));
     fo_xml_close(x);
@@ -377,7 +383,7 @@ static bool fill(tbl *tb, char **header)
             const fo_table_col *c = &b->u.table.cols[j];
             bool has;
             double v;
-            fo_table_total_text(&tb->acc[j], c->total, j, tb->fmt[j], buf, sizeof buf, &has);
+            fo_table_total_text(p->doc->lang, &tb->acc[j], c->total, j, tb->fmt[j], buf, sizeof buf, &has);
             if (c->total != FO_TOTAL_COUNT && tb->fmt[j] && fo_table_total(&tb->acc[j], c->total, &v))
                 cell_colors(tb, cells)[i] = fo_numfmt_color(tb->fmt[j], v);
             if (has && i < 32) right |= 1u << i;
@@ -393,8 +399,8 @@ static bool fill(tbl *tb, char **header)
 /* Below a table cut at SHOWN_ROWS: how much of it the deck shows. */
 static void cut_note(fo_pptx *p, size_t shown, size_t total)
 {
-    char text[160];
-    fo_table_cut_note(shown, total, text, sizeof text);
+    char text[512];
+    fo_table_cut_note(p->doc->lang, shown, total, text, sizeof text);
     fo_pptx_para note;
     if (!fo_pptx_para_init(&note, FO_PPTX_PARA_PLAIN, 0, 12, text, false)) {
         fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory");
@@ -408,8 +414,8 @@ static void cut_note(fo_pptx *p, size_t shown, size_t total)
 /* Above a column group: which columns it shows. */
 static void group_note(fo_pptx *p, const size_t *ends, size_t g, size_t n, double keep_h)
 {
-    char text[128];
-    fo_table_group_note(ends, g, n, text, sizeof text);
+    char text[512];
+    fo_table_group_note(p->doc->lang, ends, g, n, text, sizeof text);
     fo_pptx_para note;
     if (!fo_pptx_para_init(&note, FO_PPTX_PARA_PLAIN, 0, 12, text, false)) {
         fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory");

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "render/core/words.h"
 #include "render/core/policy.h"
 #include "render/pptx/pptx_internal.h"
 #include "render/core/text.h"
@@ -216,7 +217,8 @@ bool fo_pptx_para_split(fo_pptx_para *para, uint64_t pos, fo_pptx_para *tail)
 void fo_pptx_rpr(fo_pptx *p, double size, unsigned flags, fo_rgb color, const char *rid)
 {
     fo_xml *x = p->x;
-    fo_xml_open(x, "a:rPr", "lang", "en-US", NULL);
+    fo_lang_ooxml lang = fo_lang_for_ooxml(p->doc->lang);
+    fo_xml_open(x, "a:rPr", "lang", lang.latin, NULL);
     fo_xml_attr_int(x, "sz", (long long)lround(size * 100));
     if (flags & FO_RUN_BOLD) fo_xml_attr(x, "b", "1");
     if (flags & FO_RUN_ITALIC) fo_xml_attr(x, "i", "1");
@@ -224,6 +226,9 @@ void fo_pptx_rpr(fo_pptx *p, double size, unsigned flags, fo_rgb color, const ch
     fo_xml_attr(x, "dirty", "0");
     fo_xml_solid_fill(x, rid ? p->t->link : color);
     if (flags & FO_RUN_CODE) fo_xml_leaf(x, "a:latin", "typeface", p->t->mono.family, NULL);
+    /* East Asian and complex-script text in the document language's font */
+    if (lang.ea_font) fo_xml_leaf(x, "a:ea", "typeface", lang.ea_font, NULL);
+    if (lang.cs_font) fo_xml_leaf(x, "a:cs", "typeface", lang.cs_font, NULL);
     if (rid) fo_xml_leaf(x, "a:hlinkClick", "r:id", rid, NULL);
     fo_xml_close(x);
 }
@@ -304,7 +309,7 @@ void fo_pptx_para_write(fo_pptx *p, const fo_pptx_para *para, bool first)
             i = j + 1;
         }
     }
-    fo_xml_open(x, "a:endParaRPr", "lang", "en-US", NULL);
+    fo_xml_open(x, "a:endParaRPr", "lang", fo_lang_tag(p->doc->lang), NULL);
     fo_xml_attr_int(x, "sz", lround(para->size * 100));
     fo_xml_attr(x, "dirty", "0");
     fo_xml_close(x);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "render/core/words.h"
 #include "render/core/buf.h"
 #include "render/core/numfmt.h"
 #include "render/core/table.h"
@@ -205,6 +206,9 @@ static lxw_worksheet *open_part(table *t, fo_xlsx_table *ft)
         worksheet_write_string(w, 0, (lxw_col_t)j, s, f);
     }
     if (t->ncols) worksheet_freeze_panes(w, 1, 0);
+    /* a right-to-left table's sheet reads from the right, column A rightmost */
+    const fo_block *b = ft->block;
+    if (b && b->kind == FO_BLOCK_TABLE ? fo_table_rtl(x->doc, b) : x->doc->rtl) worksheet_right_to_left(w);
     return w;
 }
 
@@ -422,7 +426,7 @@ static void write_totals(table *t, fo_xlsx_table *ft, lxw_row_t r)
 {
     lxw_worksheet *w = t->ws[t->nparts - 1];
     if (t->ncols && t->cols[0].total == FO_TOTAL_NONE)
-        worksheet_write_string(w, r, 0, "Total", t->total_label);
+        worksheet_write_string(w, r, 0, fo_word(t->x->doc->lang, FO_W_TOTAL), t->total_label);
     for (size_t j = 0; j < t->ncols; j++) {
         const char *fn = total_function(t->cols[j].total);
         colstate *c = &t->cs[j];

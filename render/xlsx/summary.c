@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "render/core/words.h"
 #include "render/core/delta.h"
 #include "render/core/markup.h"
 #include "render/xlsx/xlsx_internal.h"
@@ -421,16 +422,24 @@ static void put_table(summary *s, const fo_block *b, const fo_xlsx_table *t)
     if (b->u.table.caption) name = fo_markup_plain(b->u.table.caption);
     else name = fo_strdup(b->u.table.data && b->u.table.data->name ? b->u.table.data->name : "Table");
     if (!name) { s->st = FO_ERR_NOMEM; return; }
-    size_t len = strlen(name) + 2 * FO_XLSX_NAME_CAP + 96;
+    size_t len = strlen(name) + 2 * FO_XLSX_NAME_CAP + 256;
     char *label = fo_malloc(len);
     if (!label) { fo_free(name); s->st = FO_ERR_NOMEM; return; }
     size_t rows = t ? t->rows_written : 0;
-    if (t && t->nparts > 1)
-        snprintf(label, len, "Table: %s \xE2\x86\x92 sheets \xE2\x80\x9C%s\xE2\x80\x9D to \xE2\x80\x9C%s\xE2\x80\x9D (%zu rows)",
-                 name, t->parts[0], t->parts[t->nparts - 1], rows);
-    else
-        snprintf(label, len, "Table: %s \xE2\x86\x92 sheet \xE2\x80\x9C%s\xE2\x80\x9D (%zu row%s)",
-                 name, t ? t->parts[0] : "", rows, rows == 1 ? "" : "s");
+    const char *lang = s->x->doc->lang;
+    char n[32];
+    snprintf(n, sizeof n, "%zu", rows);
+    if (t && t->nparts > 1) {
+        const char *args[] = {name, t->parts[0], t->parts[t->nparts - 1], n};
+        fo_word_fill(lang, FO_W_TABLE_LINK_SHEETS, label, len, 4, args);
+    } else if (rows == 1 && !strcmp(fo_word(lang, FO_W_TABLE_LINK), fo_word(NULL, FO_W_TABLE_LINK))) {
+        /* English's singular */
+        snprintf(label, len, "Table: %s \xE2\x86\x92 sheet \xE2\x80\x9C%s\xE2\x80\x9D (1 row)",
+                 name, t ? t->parts[0] : "");
+    } else {
+        const char *args[] = {name, t ? t->parts[0] : "", n};
+        fo_word_fill(lang, FO_W_TABLE_LINK, label, len, 3, args);
+    }
     put_sheet_link(s, label, t ? t->parts[0] : "Summary");
     fo_free(label);
     fo_free(name);
@@ -453,7 +462,8 @@ static void put_chart(summary *s, const fo_block *b, lxw_chart *chart, const fo_
     s->row += (lxw_row_t)ceil(h / ROW_PX);
     if (ref) {
         char label[FO_XLSX_NAME_CAP + 64];
-        snprintf(label, sizeof label, "Chart data: sheet \xE2\x80\x9C%s\xE2\x80\x9D", ref->sheet);
+        const char *args[] = {ref->sheet};
+        fo_word_fill(s->x->doc->lang, FO_W_CHART_DATA, label, sizeof label, 1, args);
         put_sheet_link(s, label, ref->sheet);
     }
 }

@@ -264,6 +264,7 @@ fo_status fo_xlsx_render(const fo_doc *doc, const char *dest, fo_outset *out,
         st = FO_ERR_NOMEM;
         goto cleanup;
     }
+    if (x.summary && doc->rtl) worksheet_right_to_left(x.summary);  /* read from the right, as the text */
     for (size_t i = 0; i < doc->nblocks; i++) {
         const fo_block *b = &doc->blocks[i];
         if (b->kind != FO_BLOCK_CHART) continue;

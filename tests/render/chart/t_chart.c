@@ -387,6 +387,40 @@ START_TEST(long_labels_rotate)
 }
 END_TEST
 
+/* A survey's five long questions wrap under their columns (or beside their
+ * bars) whole, never cut with "…": each stays distinguishable. */
+START_TEST(long_labels_wrap_before_cutting)
+{
+    const char *cats[] = {"I understand how my work contributes to the company's goals",
+                          "I understand how my work contributes to the team's quarterly plan",
+                          "My manager gives me regular and useful feedback on my work",
+                          "My manager gives me regular and useful feedback on my career",
+                          "I would recommend this company as a place to work to a friend"};
+    double v[5] = {4.1, 3.8, 3.5, 3.2, 3.9};
+    fo_chart_kind kinds[] = {FO_CHART_COLUMN, FO_CHART_BAR, FO_CHART_LINE};
+    for (size_t k = 0; k < 3; k++) {
+        fx_chart f;
+        fx_init(&f, kinds[k], 5, 1, cats, v, NULL);
+        fo_dl *dl = NULL;
+        ck_assert_int_eq(fo_chart_layout(&f.chart, &f.theme, 0, 0, &dl, NULL), FO_OK);
+        char got[5][256] = {{0}};
+        for (size_t i = 0; i < fo_dl_count(dl); i++) {
+            const fo_dl_op *op = fo_dl_op_at(dl, i);
+            if (op->role != FO_ROLE_CATEGORY_LABEL) continue;
+            ck_assert_uint_lt(op->point, 5);
+            ck_assert_int_eq(op->text.rotation, 0);
+            char *g = got[op->point];
+            if (*g) strcat(g, " ");
+            strcat(g, op->text.utf8);
+        }
+        for (size_t i = 0; i < 5; i++) ck_assert_str_eq(got[i], cats[i]);
+        assert_sane(dl);
+        fo_dl_free(dl);
+        fx_free(&f);
+    }
+}
+END_TEST
+
 /* ---- pie ---------------------------------------------------------------------------- */
 START_TEST(pie_percentages_sum_to_100)
 {
@@ -495,6 +529,7 @@ int main(void)
         one_point_line_has_marker,
         thousand_categories,
         long_labels_rotate,
+        long_labels_wrap_before_cutting,
         pie_percentages_sum_to_100,
         pie_skips_nonpositive,
         replay_fallbacks,

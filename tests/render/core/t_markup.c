@@ -54,6 +54,12 @@ START_TEST(test_bold_italic)
     RUNS("Revenue grew **12%**; see", "[:Revenue grew ][B:12%][:; see]");
     RUNS("**a** **b**", "[B:a][: ][B:b]");
     RUNS("**a****b**", "[B:ab]"); /* merged: same style, adjacent */
+    /* Unicode punctuation and spaces flank as ASCII's do (CommonMark) */
+    RUNS("\u589E\u957F\u4E86 **12%**\u3002", "[:\u589E\u957F\u4E86 ][B:12%][:\u3002]");
+    RUNS("\u3000**a**\u3001", "[:\u3000][B:a][:\u3001]");
+    RUNS("\u0646\u0645\u062A **12%**\u061F", "[:\u0646\u0645\u062A ][B:12%][:\u061F]");
+    RUNS("a**b**c", "[:a][B:b][:c]");
+    RUNS("\u00E9**b**\u00E9", "[:\u00E9][B:b][:\u00E9]");
 }
 END_TEST
 

@@ -5,6 +5,7 @@
 
 #include "render/core/numfmt.h"
 #include "render/core/table.h"
+#include "render/core/words.h"
 #include "tests/check_run.h"
 
 static fo_value num(double v) { return (fo_value){FO_VAL_NUMBER, false, v, NULL, NULL}; }
@@ -48,7 +49,7 @@ START_TEST(test_no_numbers)
     ck_assert_double_eq(v, 0);
     char buf[64];
     bool numeric = true;
-    ck_assert_uint_eq(fo_table_total_text(&a, FO_TOTAL_AVG, 1, NULL, buf, sizeof buf, &numeric), 0);
+    ck_assert_uint_eq(fo_table_total_text(NULL, &a, FO_TOTAL_AVG, 1, NULL, buf, sizeof buf, &numeric), 0);
     ck_assert_str_eq(buf, "");
     ck_assert(!numeric);
 }
@@ -63,16 +64,16 @@ START_TEST(test_total_text)
     }
     char buf[64];
     bool numeric = false;
-    fo_table_total_text(&a, FO_TOTAL_COUNT, 2, NULL, buf, sizeof buf, &numeric);
+    fo_table_total_text(NULL, &a, FO_TOTAL_COUNT, 2, NULL, buf, sizeof buf, &numeric);
     ck_assert_str_eq(buf, "1,234"); /* as xlsx shows its COUNTA total: "#,##0" */
     ck_assert(numeric);
     fo_numfmt *f = fo_numfmt_compile("#,##0.00", NULL, 0);
-    fo_table_total_text(&a, FO_TOTAL_SUM, 2, f, buf, sizeof buf, NULL);
+    fo_table_total_text(NULL, &a, FO_TOTAL_SUM, 2, f, buf, sizeof buf, NULL);
     ck_assert_str_eq(buf, "380,380.50");
-    fo_table_total_text(&a, FO_TOTAL_NONE, 0, f, buf, sizeof buf, &numeric);
+    fo_table_total_text(NULL, &a, FO_TOTAL_NONE, 0, f, buf, sizeof buf, &numeric);
     ck_assert_str_eq(buf, "Total");
     ck_assert(!numeric);
-    fo_table_total_text(&a, FO_TOTAL_NONE, 1, f, buf, sizeof buf, NULL);
+    fo_table_total_text(NULL, &a, FO_TOTAL_NONE, 1, f, buf, sizeof buf, NULL);
     ck_assert_str_eq(buf, "");
     fo_numfmt_free(f);
 }
@@ -167,10 +168,22 @@ START_TEST(test_plan_shrink_landscape_groups)
     ck_assert_uint_eq(cols[1], 18);
     ck_assert_uint_eq(cols[16], 33);
     char note[96];
-    fo_table_group_note(ends, 0, 34, note, sizeof note);
+    fo_table_group_note(NULL, ends, 0, 34, note, sizeof note);
     ck_assert_str_eq(note, "Columns 1\u201318 of 34");
-    fo_table_group_note(ends, 1, 34, note, sizeof note);
+    fo_table_group_note(NULL, ends, 1, 34, note, sizeof note);
     ck_assert_str_eq(note, "Columns 19\u201334 of 34 (key column repeated)");
+    /* in the document's language (render/core/words.h), cut whole characters */
+    fo_table_group_note("de-AT", ends, 1, 34, note, sizeof note);
+    ck_assert_str_eq(note, "Spalten 19\u201334 von 34 (Schl\u00FCsselspalte wiederholt)");
+    fo_table_group_note("xx", ends, 0, 34, note, sizeof note);
+    ck_assert_str_eq(note, "Columns 1\u201318 of 34");
+    char small[12];
+    fo_table_group_note("ja", ends, 0, 34, small, sizeof small);   /* "列 1–18（全 34 列）" */
+    ck_assert_str_eq(small, "\u5217 1\u201318");
+    ck_assert_str_eq(fo_word("ZH-hant", FO_W_TOTAL), "\u5408\u8BA1");
+    ck_assert(fo_lang_rtl("ar-EG") && fo_lang_rtl("he") && fo_lang_rtl("az-Arab") && !fo_lang_rtl("en"));
+    ck_assert(fo_lang_valid("pt-BR") && fo_lang_valid("zh-Hans-CN") && !fo_lang_valid("english_US") &&
+              !fo_lang_valid("d") && !fo_lang_valid("de-") && !fo_lang_valid("de--AT"));
     /* no landscape (slides): groups in the width itself; a word wider than
      * a third of it is clamped so it cannot take a group alone */
     m[5] = 1000;

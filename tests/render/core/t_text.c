@@ -10,6 +10,7 @@
 #include "render/core/emoji.h"
 #include "render/core/linebreak.h"
 #include "folio.h"
+#include "render/core/fonts.h"
 #include "render/core/text.h"
 #include "tests/check_run.h"
 #include "render/core/utf8.h"
@@ -77,6 +78,25 @@ START_TEST(cjk_falls_back_to_droid)
     /* bold text falls back through DejaVu Bold to the same (regular) CJK face */
     ck_assert_uint_eq(fo_text_glyphs(SANS_BOLD, 10, s + 1, 3, g, 8, NULL), 1);
     ck_assert_str_eq(g[0].font, FO_TEXT_FALLBACK_CJK);
+}
+END_TEST
+
+/* 中 and の are in Symbola too, which came before Droid Sans Fallback in
+ * the chain: the script's font is asked first, a symbol font only for what
+ * no text font has (and 한 from Nanum Gothic, though Symbola has none). */
+START_TEST(cjk_never_from_the_symbol_font)
+{
+    ck_assert(fo_text_has_char(FO_TEXT_FALLBACK_SYMBOLS, 0x4E2D));   /* the case at hand */
+    const char *s = "\xE4\xB8\xAD\xE3\x81\xAE\xE3\x80\x82\xEF\xBC\x88"; /* "中の。（" */
+    fo_glyph g[8];
+    ck_assert_uint_eq(fo_text_glyphs(SANS, 10, s, strlen(s), g, 8, NULL), 4);
+    for (int i = 0; i < 4; i++) {
+        ck_assert_str_eq(g[i].font, FO_TEXT_FALLBACK_CJK);
+        ck_assert_uint_ne(g[i].index, 0);
+    }
+    ck_assert_str_eq(fo_fonts_for_char(0x4E2D), FO_TEXT_FALLBACK_CJK);
+    ck_assert_str_eq(fo_fonts_for_char(0xD55C), FO_TEXT_FALLBACK_KOREAN);
+    ck_assert_ptr_null(fo_fonts_for_char(0x2713));   /* ✓ stays a symbol */
 }
 END_TEST
 
@@ -302,6 +322,7 @@ int main(void)
         widths_match_font_metrics,
         fallback_for_missing_glyphs_and_files,
         cjk_falls_back_to_droid,
+        cjk_never_from_the_symbol_font,
         has_char_asks_the_file_alone,
         symbols_and_emoji_fall_back_to_symbola,
         emoji_sequences_wrap_whole,
