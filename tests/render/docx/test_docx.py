@@ -32,6 +32,8 @@ NS = {
     "http://purl.org/dc/terms/": "dcterms",
     "http://schemas.openxmlformats.org/officeDocument/2006/extended-properties": "ep",
     "http://schemas.openxmlformats.org/drawingml/2006/chart": "c",
+    "http://schemas.openxmlformats.org/officeDocument/2006/custom-properties": "cup",
+    "http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes": "vt",
 }
 
 # ECMA-376 transitional element names folio may emit, by namespace prefix.
@@ -62,6 +64,8 @@ ALLOWED = {
     "dc": {"title", "subject", "creator"},
     "dcterms": {"created", "modified"},
     "ep": {"Properties", "Application", "DocSecurity"},
+    "cup": {"Properties", "property"},          # docProps/custom.xml: folio's provenance
+    "vt": {"lpwstr"},
     # native chart parts (dml-chart.xsd), with the DrawingML text elements they use
     "c": set("""chartSpace date1904 lang roundedCorners chart title tx rich overlay
         autoTitleDeleted plotArea layout barChart lineChart areaChart pieChart doughnutChart
