@@ -56,6 +56,8 @@ typedef struct {
     unsigned run_ttl;          /* seconds a run's files are kept for download */
     const char *folio;         /* the static folio binary (runs, session supervisors), or NULL */
     const char *session_dir;   /* the sessions' runtime folder (FOLIO_SESSION_DIR) */
+    const char *state_dir;     /* saved sessions, maybe shared (FOLIO_STATE_DIR) */
+    double checkpoint_idle;    /* idle seconds before a live session is checkpointed */
     uint64_t max_bytes;        /* output ceiling per file */
     uint64_t max_body;         /* request body ceiling (and per part) */
     double timeout_s;          /* one render's wall clock */
