@@ -169,3 +169,29 @@ def test_failover_resumes_from_checkpoint(tmp_path):
         lb.stop()
         s0.stop()
         s1.stop()
+
+
+def test_upload_over_the_ceiling_is_413_through_haproxy():
+    """A client that sends its whole body at once (Python requests, no
+    Expect: 100-continue) reads 413, not a connection reset."""
+    requests = pytest.importorskip("requests")
+    s0, s1 = Server("--instance", "s0"), Server("--instance", "s1")
+    lb = LB(s0, s1)
+    body = b"x" * (40 << 20)                              # over the default --max-body (32 MiB)
+    got = []
+    try:
+        time.sleep(1.5)
+        for k in range(5):
+            url = lb.url + ("/v1/render?format=png" if k % 2 else "/v1/sessions/s0-" + "0" * 32 + "/files/a.csv")
+            try:
+                r = (requests.post if k % 2 else requests.put)(url, data=body, timeout=60,
+                                                               headers={"Content-Type": "application/json"})
+                got.append((r.status_code, "over the ceiling" in r.json()["errors"][0]["message"]))
+            except requests.ConnectionError as e:
+                got.append(type(e).__name__)
+        assert got == [(413, True)] * 5, got
+        assert render(lb, ["png"])[0] == 200
+    finally:
+        lb.stop()
+        s0.stop()
+        s1.stop()
