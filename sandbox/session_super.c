@@ -391,6 +391,16 @@ static int restore(fo_session *s, fo_session_error *err)
     return fo_session_remove_tree(s->dir, "files", 0);
 }
 
+/* True when the operator accepts per-process memory limits (RLIMIT_AS)
+   where no memory cgroup is usable: FOLIO_MEMORY_PER_PROCESS=1 (folio
+   serve --memory-per-process). Otherwise such a session is refused. */
+static int per_process_ok(void)
+{
+    const char *v = getenv("FOLIO_MEMORY_PER_PROCESS");
+
+    return v && !strcmp(v, "1");
+}
+
 /* Builds the jail, waits for the kernel, restores a hibernated session. */
 static int start(fo_session *s, int resume, fo_session_error *err)
 {
@@ -404,6 +414,18 @@ static int start(fo_session *s, int resume, fo_session_error *err)
     if (fo_sandbox_jail_start(&s->plan, &s->j, 0) != FO_RUN_OK) {
         fo_session_fail(err, resume ? "restore_failed" : "internal", 5, "see the message above",
                         "can't build the session's jail");
+        return -1;
+    }
+    if (!s->j.cg.mem_ok && !per_process_ok()) {
+        fo_session_fail(err, "memory_unenforced", 5, "delegate a cgroup to folio (systemd: "
+                        "Delegate=yes in its unit, deploy/folio-serve.service; a container: "
+                        "run it with its own writable cgroup v2, e.g. Docker --cgroupns=private "
+                        "with cgroupfs rw, or as root on the host), or accept per-process "
+                        "limits: folio serve --memory-per-process / FOLIO_MEMORY_PER_PROCESS=1",
+                        "can't hold the session to --memory %llu MB as a whole: no memory "
+                        "cgroup (v2 delegated, or v1) is usable here, and per-process limits "
+                        "(RLIMIT_AS) would let each process use that much",
+                        (unsigned long long)s->plan.memory_mb);
         return -1;
     }
     s->net_allow = s->plan.net == FO_NET_ALLOW;

@@ -42,7 +42,7 @@ static const char usage[] =
     "                   [--timeout SEC] [--memory MB] [--conn-timeout SEC] [--max-conns N]\n"
     "                   [--max-sessions N] [--max-cells N] [--session-dir DIR] [--run-ttl SEC]\n"
     "                   [--scratch DIR] [--drain-timeout SEC] [--instance NAME]\n"
-    "                   [--state-dir DIR] [--checkpoint-idle SEC]\n"
+    "                   [--state-dir DIR] [--checkpoint-idle SEC] [--memory-per-process]\n"
     "                   [--session-limits memory=MB,disk=MB,timeout=S,cpus=N,idle=S,pids=N]\n"
     "                   [--run-limits timeout=S] [--no-jail]\n"
     "  Serves folio over HTTP (docs/serve.md): POST /v1/render, POST /v1/convert,\n"
@@ -106,6 +106,11 @@ static int parse_args(int argc, char **argv, fo_serve_config *c, double *drain, 
         size_t k;
         if (!strcmp(a, "--zygote")) { *zygote = 1; continue; }
         if (!strcmp(a, "--no-jail")) { c->jail = 0; continue; }
+        if (!strcmp(a, "--memory-per-process")) {   /* no cgroup: RLIMIT_AS per process */
+            if (setenv("FOLIO_MEMORY_PER_PROCESS", "1", 1) < 0)
+                return 1;
+            continue;
+        }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(usage, stdout); return -1; }
         if (i + 1 >= argc)
             return fo_usage_error("serve", "unknown option or missing value: %s", a);

@@ -89,6 +89,7 @@ static unsigned status_of(const char *code)
         { "session_not_found", 404 }, { "session_expired", 410 }, { "bad_request", 400 },
         { "limit_reached", 429 }, { "restore_failed", 503 }, { "cell_timeout", 504 },
         { "oom_killed", 507 }, { "kernel_restarted", 500 },
+        { "memory_unenforced", 503 },
     };
     for (size_t k = 0; k < sizeof map / sizeof *map; k++)
         if (!strcmp(map[k].code, code))
