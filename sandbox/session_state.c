@@ -141,6 +141,24 @@ void fo_session_lease_renew(int state, const char *id)
     close(dir);
 }
 
+/* True when the supervisor of id serves requests (RT/ID/state "live"): it
+   then takes SIGTERM as "hibernate" (before, SIGTERM would kill it). */
+static int serving(const char *id)
+{
+    fo_session_error ignore;
+    int rt = fo_session_runtime(&ignore), dir = rt >= 0 ? openat(rt, id, O_RDONLY | O_DIRECTORY |
+                                                                  O_NOFOLLOW | O_CLOEXEC) : -1;
+    char *text = dir >= 0 ? fo_session_read_small(dir, "state", 64) : NULL;
+    int yes = text && !strcmp(text, "live\n");
+
+    free(text);
+    if (dir >= 0)
+        close(dir);
+    if (rt >= 0)
+        close(rt);
+    return yes;
+}
+
 int fo_session_lease_keep(const char *id)
 {
     int state = fo_session_state_dir(), asked = 0;
@@ -156,7 +174,7 @@ int fo_session_lease_keep(const char *id)
             break;
         fo_session_lease_renew(state, id);
         snprintf(want, sizeof want, "%s/want", id);
-        if (!asked && faccessat(state, want, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+        if (!asked && faccessat(state, want, F_OK, AT_SYMLINK_NOFOLLOW) == 0 && serving(id)) {
             asked = 1;                    /* another instance waits for it: hibernate */
             kill(parent, SIGTERM);
         }
@@ -209,7 +227,7 @@ static void drop_snaps_but(int dir, const char *keep)
     closedir(d);
 }
 
-int fo_session_snap_commit(int state, const char *id, const char *name)
+int fo_session_snap_commit(int state, const char *id, const char *name, int ok)
 {
     char line[48];
     int dir = open_id(state, id, 0), rc;
@@ -217,7 +235,7 @@ int fo_session_snap_commit(int state, const char *id, const char *name)
     if (dir < 0)
         return -1;
     snprintf(line, sizeof line, "%s\n", name);
-    rc = fo_session_write_small(dir, "head", line);
+    rc = ok ? fo_session_write_small(dir, "head", line) : -1;
     if (rc == 0)
         drop_snaps_but(dir, name);
     else

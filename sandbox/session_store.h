@@ -76,9 +76,10 @@ void fo_session_lease_renew(int state, const char *id);
 void fo_session_lease_drop(int state, const char *id);
 /* A new, empty snapshot folder STATE/ID/snap.R (named in name); its fd or -1. */
 int fo_session_snap_begin(int state, const char *id, char name[40]);
-/* STATE/ID/head names the snapshot (write then rename); older ones removed;
-   on failure the new one is. 0 or -1. */
-int fo_session_snap_commit(int state, const char *id, const char *name);
+/* When ok, STATE/ID/head names the snapshot (write then rename) and older
+   ones are removed; when not (it could not be made in full) or on failure,
+   the new one is removed and head is left as it was. 0 or -1. */
+int fo_session_snap_commit(int state, const char *id, const char *name, int ok);
 /* The current snapshot folder of ID, or -1 when it has none. */
 int fo_session_snap_open(int state, const char *id);
 /* Removes STATE/ID (a session closed). */

@@ -589,7 +589,7 @@ static int checkpoint(fo_session *s, const char *kind)
          fo_session_write_small(snap, "kind", kind) < 0 ? -1 : 0;
     if (snap >= 0) {
         close(snap);
-        rc = fo_session_snap_commit(s->state, s->id, rc == 0 ? name : "") < 0 || rc < 0 ? -1 : 0;
+        rc = fo_session_snap_commit(s->state, s->id, name, rc == 0) < 0 ? -1 : 0;
     }
     (void)fo_session_remove_tree(s->j.tmp_dir, ".folio", 0);
     free(meta);
@@ -1114,11 +1114,11 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
         return ready_error(ready, &err);
     }
     fo_sandbox_plan_free(&s.plan);             /* the --in copies are in the jail now */
-    (void)fo_session_write_small(s.dir, "state", "live\n");
     sigemptyset(&term);
     sigaddset(&term, SIGTERM);
     sigaddset(&term, SIGHUP);
     sigprocmask(SIG_BLOCK, &term, NULL);
+    (void)fo_session_write_small(s.dir, "state", "live\n");   /* SIGTERM now hibernates */
     sfd = signalfd(-1, &term, SFD_CLOEXEC);
     info_json(&s, &info);
     (void)fo_session_send(ready, 'K', info.data, info.len, -1);

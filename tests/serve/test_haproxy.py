@@ -134,6 +134,7 @@ def test_failover_resumes_from_checkpoint(tmp_path):
     s1 = Server("--instance", "s1", "--session-dir", rt[1], *opts)
     servers = {"s0": s0, "s1": s1}
     lb = LB(s0, s1)
+    s0 = s1 = None
     try:
         time.sleep(1.5)
         st, h, body = request(lb.url + "/v1/sessions", "POST", b"{}", "application/json")
@@ -162,13 +163,27 @@ def test_failover_resumes_from_checkpoint(tmp_path):
         assert doc["result"] == str(sum(k * k for k in range(1000)) + 15), doc
         st, where, doc = exec_cell(lb, sid, "y + 1")      # and it stays there, live
         assert st == 200 and where == other and "resumed" not in doc, doc
+
+        # the dead instance comes back on its address and folders: its ids go to it
+        # again; it asks the holder to let go (hibernate), then resumes the session
+        back = Server("--instance", home, "--listen", servers[home].address,
+                      "--session-dir", rt[0] if home == "s0" else rt[1], *opts)
+        servers[home] = back
+        for _ in range(100):
+            st, where, doc = exec_cell(lb, sid, "y + 2")
+            if st == 200 and where == home:
+                break
+            time.sleep(0.3)
+        assert st == 200 and where == home, (st, where, doc)
+        assert doc["resumed"] is True and doc["from"] == "hibernation", doc
+        assert doc["result"] == str(sum(k * k for k in range(1000)) + 17), doc
         st, _, _ = request(lb.url + f"/v1/sessions/{sid}", "DELETE")
         assert st == 204
         assert not (state / sid.split("-", 1)[1]).exists(), "a closed session leaves nothing in the state folder"
     finally:
         lb.stop()
-        s0.stop()
-        s1.stop()
+        for srv in servers.values():
+            srv.stop()
 
 
 def test_upload_over_the_ceiling_is_413_through_haproxy():
