@@ -582,6 +582,7 @@ static int checkpoint(fo_session *s, const char *kind)
 {
     char name[40], cells[32], *meta = fo_session_read_small(s->dir, "meta", 65536);
     int snap = meta ? fo_session_snap_begin(s->state, s->id, name) : -1, rc;
+    double t0 = fo_sandbox_now();
 
     snprintf(cells, sizeof cells, "%u\n", s->cells);
     rc = snap < 0 || hibernate(s, snap) < 0 || fo_session_write_small(snap, "meta", meta) < 0 ||
@@ -596,6 +597,9 @@ static int checkpoint(fo_session *s, const char *kind)
     if (rc < 0)
         fprintf(stderr, "folio: session %s: can't save a %s in the state folder: %s\n", s->id,
                 kind, strerror(errno));
+    else                                 /* RT/ID/log: what a save costs (bench-cluster.sh) */
+        fprintf(stderr, "folio: session %s: %s saved in %.1f ms\n", s->id, kind,
+                (fo_sandbox_now() - t0) * 1000);
     s->dirty = 0;
     return rc;
 }

@@ -42,7 +42,8 @@ static const char usage[] =
     "                   [--timeout SEC] [--memory MB] [--conn-timeout SEC] [--max-conns N]\n"
     "                   [--max-sessions N] [--max-cells N] [--session-dir DIR] [--run-ttl SEC]\n"
     "                   [--scratch DIR] [--drain-timeout SEC] [--instance NAME]\n"
-    "                   [--state-dir DIR] [--checkpoint-idle SEC] [--memory-per-process]\n"
+    "                   [--state-dir DIR] [--checkpoint-idle SEC] [--lease SEC]\n"
+    "                   [--memory-per-process]\n"
     "                   [--session-limits memory=MB,disk=MB,timeout=S,cpus=N,idle=S,pids=N]\n"
     "                   [--run-limits timeout=S] [--no-jail]\n"
     "  Serves folio over HTTP (docs/serve.md): POST /v1/render, POST /v1/convert,\n"
@@ -98,6 +99,7 @@ static int parse_args(int argc, char **argv, fo_serve_config *c, double *drain, 
         { "--timeout", 0.1, 3600, &c->timeout_s, 'd' },
         { "--drain-timeout", 0, 3600, drain, 'd' },
         { "--checkpoint-idle", 1, 86400, &c->checkpoint_idle, 'd' },
+        { "--lease", 1, 3600, &c->lease_s, 'd' },
         { "--max-bytes", 1, 1e15, &max_bytes, 'q' },
         { "--max-body", 1, 1e15, &max_body, 'q' },
     };
@@ -440,6 +442,7 @@ static void config_defaults(fo_serve_config *c)
     c->max_cells = 0;             /* 4 per worker, unless given */
     c->run_ttl = 900;
     c->checkpoint_idle = 60;
+    c->lease_s = 10;
     c->max_bytes = 31457280ULL;
     c->max_body = 33554432ULL;
     c->timeout_s = 30;
@@ -473,7 +476,7 @@ const char *fo_serve_find_folio(const char *engine)
 static int session_dir(fo_serve_state *s)
 {
     static char dflt[4200];
-    char ckpt[32];
+    char ckpt[32], lease[32];
 
     if (!s->cfg.session_dir) {
         char base[4096];
@@ -489,10 +492,12 @@ static int session_dir(fo_serve_state *s)
     if (mkdir(s->cfg.state_dir, 0700) < 0 && errno != EEXIST)
         return -1;
     snprintf(ckpt, sizeof ckpt, "%g", s->cfg.checkpoint_idle);
+    snprintf(lease, sizeof lease, "%g", s->cfg.lease_s);
     return setenv("FOLIO_SESSION_DIR", s->cfg.session_dir, 1) < 0 ||
            setenv("FOLIO_STATE_DIR", s->cfg.state_dir, 1) < 0 ||
            setenv("FOLIO_INSTANCE", s->cfg.instance, 1) < 0 ||
-           setenv("FOLIO_CHECKPOINT_IDLE", ckpt, 1) < 0 ? -1 : 0;
+           setenv("FOLIO_CHECKPOINT_IDLE", ckpt, 1) < 0 ||
+           setenv("FOLIO_LEASE_S", lease, 1) < 0 ? -1 : 0;
 }
 
 static int start(fo_serve_state *s, const char *engine, int *lfd, char *shown, size_t shownlen,
