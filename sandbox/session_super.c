@@ -987,6 +987,17 @@ static int shared_state(fo_session *s, int resume, fo_session_error *err)
     return 0;
 }
 
+/* A start that failed: the lease given up; a new session's folders (here
+   and in the state folder) removed, a resumed one's kept for a retry. */
+static void abandon(fo_session *s, int resume)
+{
+    release_lease(s);
+    if (resume)
+        return;
+    fo_session_state_remove(s->id);
+    (void)fo_session_remove_tree(s->rt, s->id, 0);
+}
+
 /* Waits for another supervisor's lock on a resuming session: if it comes
    up (two clients resumed at once), this one has nothing to do. */
 static int wait_lock(fo_session *s, int *already)
@@ -1059,6 +1070,7 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
                         "session %s has ended: its supervisor stopped without saving it "
                         "(killed, or the machine restarted)", s.id);
         free(text);
+        release_lease(&s);
         return ready_error(ready, &err);
     }
     free(text);
@@ -1081,8 +1093,7 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
             log_tail(&s, why, sizeof why);
         fo_session_fail(&err, rc == FO_RUN_USAGE ? "bad_request" : "internal", rc,
                         "folio session --help lists the options", "%s", why);
-        if (!resume)
-            (void)fo_session_remove_tree(s.rt, s.id, 0);
+        abandon(&s, resume);
         return ready_error(ready, &err);
     }
     slot = take_slot(&s, !s.spare);          /* a spare: this folder's slot only */
@@ -1096,8 +1107,7 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
                         "sessions is reached", s.max_sessions);
     }
     if (slot < 0) {
-        if (!resume)
-            (void)fo_session_remove_tree(s.rt, s.id, 0);
+        abandon(&s, resume);
         return ready_error(ready, &err);
     }
     if (!resume && (rc = fo_sandbox_open_inputs(&s.plan)) != FO_RUN_OK) {
@@ -1109,12 +1119,8 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
         (s.ctl = listen_socket(&s, "ctl")) < 0 || (lfd = listen_socket(&s, "sock")) < 0) {
         if (!err.code[0])
             fo_session_fail(&err, "internal", 5, "see the message above", "can't start the session");
-        release_lease(&s);
         teardown(&s);
-        if (!resume)
-            (void)fo_session_remove_tree(s.rt, s.id, 0);
-        if (!resume)
-            fo_session_state_remove(s.id);
+        abandon(&s, resume);
         return ready_error(ready, &err);
     }
     fo_sandbox_plan_free(&s.plan);             /* the --in copies are in the jail now */

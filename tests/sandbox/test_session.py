@@ -845,8 +845,11 @@ def test_no_memory_cgroup_refuses_the_session_unless_per_process_is_accepted(tmp
     hide = "mount -t tmpfs none /sys/fs/cgroup && exec \"$@\""
     cmd = ["unshare", "-m", "sh", "-c", hide, "sh", FOLIO, "session", "new", "--json", "--memory", "512"]
     try:
-        p = subprocess.run(cmd, env=ss.env, capture_output=True, text=True, timeout=120)
+        state = tmp_path / "state"                     # a shared state folder, as folio serve's
+        p = subprocess.run(cmd, env=dict(ss.env, FOLIO_STATE_DIR=str(state)), capture_output=True,
+                           text=True, timeout=120)
         assert p.returncode == 5, (p.returncode, p.stdout, p.stderr)
+        assert list(state.iterdir()) == [], "a refused session leaves nothing in the state folder"
         err = json.loads(p.stdout)["error"]
         assert err["code"] == "memory_unenforced" and "512 MB" in err["message"], err
         assert "Delegate=yes" in err["hint"] and "--memory-per-process" in err["hint"], err
