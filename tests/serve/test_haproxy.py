@@ -210,3 +210,35 @@ def test_upload_over_the_ceiling_is_413_through_haproxy():
         lb.stop()
         s0.stop()
         s1.stop()
+
+
+def test_a_live_lease_keeps_a_session_from_a_second_instance(tmp_path):
+    """The state folder's lease: an instance resumes a saved session only when
+    no live instance holds it; a lease whose holder died (expired) is taken
+    over. (No flock: a file linked in place, which NFS carries.)"""
+    state = tmp_path / "state"
+    opts = ["--state-dir", state, "--lease", 2]
+    a = Server("--instance", "s0", "--session-dir", tmp_path / "rt0", *opts)
+    b = None
+    try:
+        st, _, body = request(a.url + "/v1/sessions", "POST", b"{}", "application/json")
+        sid = json.loads(body)["id"]
+        st, _, body = request(a.url + f"/v1/sessions/{sid}/exec", "POST", b'{"code": "x = 41"}', "application/json")
+        assert st == 200
+        assert a.stop() == 0                              # SIGTERM: the session is saved (hibernated)
+        lease = state / sid.split("-", 1)[1] / "lease"
+        assert not lease.exists(), "a hibernated session holds no lease"
+        lease.write_text("s9 %d\n" % (time.time() + 3600))   # an instance s9 holds it, alive
+        b = Server("--instance", "s1", "--session-dir", tmp_path / "rt1", *opts)
+        st, _, body = request(b.url + f"/v1/sessions/{sid}/exec", "POST", b'{"code": "x + 1"}', "application/json")
+        assert st == 503 and "held by another instance" in errors_of(body)[0]["message"], body
+        assert lease.read_text().startswith("s9 "), "a live lease is never taken"
+        lease.write_text("s9 %d\n" % (time.time() - 1))      # s9 died: its lease expired
+        st, _, body = request(b.url + f"/v1/sessions/{sid}/exec", "POST", b'{"code": "x + 1"}', "application/json")
+        doc = json.loads(body)
+        assert st == 200 and doc["result"] == "42" and doc["from"] == "hibernation", doc
+        assert lease.read_text().startswith("s1 "), "s1 holds it now"
+    finally:
+        a.stop()
+        if b:
+            b.stop()
