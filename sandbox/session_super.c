@@ -401,6 +401,33 @@ static int per_process_ok(void)
     return v && !strcmp(v, "1");
 }
 
+/* True when a memory cgroup can hold the session (one is made, then removed). */
+static int memory_holdable(fo_session *s)
+{
+    fo_sandbox_cgroup cg;
+    int ok;
+
+    fo_sandbox_cgroup_create(&cg, &s->plan, 1);     /* serial 1: not the jail's name */
+    ok = cg.mem_ok;
+    fo_sandbox_cgroup_destroy(&cg);
+    return ok;
+}
+
+/* The session refused: its memory could be limited only per process. -1. */
+static int refuse_memory(fo_session *s, fo_session_error *err)
+{
+    fo_session_fail(err, "memory_unenforced", 5, "delegate a cgroup to folio (systemd: "
+                    "Delegate=yes in its unit, deploy/folio-serve.service; a container: "
+                    "run it with its own writable cgroup v2, e.g. Docker --cgroupns=private "
+                    "with cgroupfs rw, or as root on the host), or accept per-process "
+                    "limits: folio serve --memory-per-process / FOLIO_MEMORY_PER_PROCESS=1",
+                    "can't hold the session to --memory %llu MB as a whole: no memory "
+                    "cgroup (v2 delegated, or v1) is usable here, and per-process limits "
+                    "(RLIMIT_AS) would let each process use that much",
+                    (unsigned long long)s->plan.memory_mb);
+    return -1;
+}
+
 /* Builds the jail, waits for the kernel, restores a hibernated session. */
 static int start(fo_session *s, int resume, fo_session_error *err)
 {
@@ -411,23 +438,15 @@ static int start(fo_session *s, int resume, fo_session_error *err)
     s->kernel_len = len + 1;                     /* with its NUL */
     s->plan.argv = kernel_argv;
     s->plan.mpl_cache = fo_sandbox_mpl_cache(s->engine, mpl, sizeof mpl);
+    if (!per_process_ok() && !memory_holdable(s))
+        return refuse_memory(s, err);          /* before anything runs */
     if (fo_sandbox_jail_start(&s->plan, &s->j, 0) != FO_RUN_OK) {
         fo_session_fail(err, resume ? "restore_failed" : "internal", 5, "see the message above",
                         "can't build the session's jail");
         return -1;
     }
-    if (!s->j.cg.mem_ok && !per_process_ok()) {
-        fo_session_fail(err, "memory_unenforced", 5, "delegate a cgroup to folio (systemd: "
-                        "Delegate=yes in its unit, deploy/folio-serve.service; a container: "
-                        "run it with its own writable cgroup v2, e.g. Docker --cgroupns=private "
-                        "with cgroupfs rw, or as root on the host), or accept per-process "
-                        "limits: folio serve --memory-per-process / FOLIO_MEMORY_PER_PROCESS=1",
-                        "can't hold the session to --memory %llu MB as a whole: no memory "
-                        "cgroup (v2 delegated, or v1) is usable here, and per-process limits "
-                        "(RLIMIT_AS) would let each process use that much",
-                        (unsigned long long)s->plan.memory_mb);
-        return -1;
-    }
+    if (!s->j.cg.mem_ok && !per_process_ok())
+        return refuse_memory(s, err);          /* the probe passed, the jail's own failed */
     s->net_allow = s->plan.net == FO_NET_ALLOW;
     if (fo_sandbox_egress_begin(&s->plan, &s->j, &s->px) != FO_RUN_OK) {
         fo_session_fail(err, resume ? "restore_failed" : "internal", 5, "see the message above",
