@@ -49,7 +49,7 @@ DEB_BUILD := build-essential pkg-config libxlsxwriter-dev libzip-dev libxml2-dev
              libunibreak-dev libicu-dev fonts-noto-core fonts-nanum libdeflate-dev fonts-noto-color-emoji \
              libssl-dev
 DEB_TEST  := procps file python3 python3-pytest python3-openpyxl python3-docx python3-jsonschema python3-fonttools python3-pil python3-cryptography \
-             python3-pandas python3-numpy python3-matplotlib \
+             python3-pandas python3-numpy python3-matplotlib python3-yaml python3-requests \
              poppler-utils qpdf pngcheck valgrind clang libclang-rt-14-dev \
              libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui \
              imagemagick curl openssl iproute2 python3-pip haproxy libharfbuzz-bin libxml2-utils python3-icu \
@@ -107,7 +107,7 @@ deps:
 	@command -v npm >/dev/null || $(SUDO) apt-get install -y -qq --no-install-recommends nodejs npm  # npm install in sessions
 deps-test: deps
 	$(call apt_install,$(DEB_TEST))
-	@command -v npm >/dev/null || $(SUDO) apt-get install -y -qq npm  # tests/mcp: the MCP SDK client (npm ci)
+	@command -v npm >/dev/null || $(SUDO) apt-get install -y -qq npm  # tests/mcp, tests/deploy: npm ci
 deps-bench: deps-test
 	$(call apt_install,$(DEB_BENCH))
 	@command -v npm >/dev/null || $(SUDO) apt-get install -y -qq npm  # nodesource's nodejs bundles npm

@@ -106,6 +106,14 @@ int fo_session_interrupt(const char *id, int *interrupted, fo_session_error *err
 int fo_session_close(const char *id, fo_session_error *err);      /* deletes everything */
 int fo_session_hibernate(const char *id, fo_session_error *err);  /* now, not at --idle */
 int fo_session_list(char **json, fo_session_error *err);          /* [{"id", "state", ...}] */
+/* True when the shared state folder (FOLIO_STATE_DIR, folio serve
+   --state-dir) holds a saved snapshot of session id: any instance resumes it. */
+int fo_session_state_has(const char *id);
+/* `folio session _lease ID`, started by a supervisor holding the lease:
+   renews it every third of its life while that parent lives, and sends it
+   SIGTERM (hibernate) once another instance asks for the session
+   (STATE/ID/want). The exit code. */
+int fo_session_lease_keep(const char *id);
 
 /* `folio session ARGS` (argv[0] = "session"); folio: this binary's path,
    engine: folio-engine's, or NULL. Returns the exit code. Prints. */

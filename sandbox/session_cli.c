@@ -471,6 +471,8 @@ int fo_session_main(int argc, char **argv, const char *folio, const char *engine
 
     if (!strcmp(verb, "_supervise"))
         return fo_session_supervise(argc - 1, argv + 1, folio, engine);
+    if (!strcmp(verb, "_lease") && argc == 3)
+        return fo_session_lease_keep(argv[2]);
     if (!strcmp(verb, "_spare"))
         return fo_session_spare(folio, argv + 2, argc - 2);
     if (!strcmp(verb, "new"))

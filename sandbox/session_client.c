@@ -340,6 +340,29 @@ int fo_session_create(const fo_session_new *o, char id[33], char **info, fo_sess
     return rc;
 }
 
+/* The state of session id in the runtime folder rt ("hibernated\n"...,
+   malloc'd), or NULL when it has none. A session whose supervisor is gone
+   (its instance died, or this one restarted) and which the shared state
+   folder holds a snapshot of is "hibernated" here when resume: the resume
+   reads that snapshot. */
+static char *adopt(int rt, const char *id, int resume)
+{
+    int dir = openat(rt, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    char *state = dir >= 0 ? fo_session_read_small(dir, "state", 64) : NULL;
+
+    if ((!state || strcmp(state, "hibernated\n")) && resume && fo_session_state_has(id)) {
+        if (dir < 0 && mkdirat(rt, id, 0700) == 0)
+            dir = openat(rt, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (dir >= 0 && fo_session_write_small(dir, "state", "hibernated\n") == 0) {
+            free(state);
+            state = strdup("hibernated\n");
+        }
+    }
+    if (dir >= 0)
+        close(dir);
+    return state;
+}
+
 /* A connection to a live session; resumes a hibernated one when resume. */
 static int open_session(const char *id, int resume, fo_session_error *err)
 {
@@ -362,12 +385,7 @@ static int open_session(const char *id, int resume, fo_session_error *err)
                             strerror(errno));
         return s;
     }
-    {
-        int dir = openat(rt, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        state = dir >= 0 ? fo_session_read_small(dir, "state", 64) : NULL;
-        if (dir >= 0)
-            close(dir);
-    }
+    state = adopt(rt, id, resume);
     if (!state) {
         fo_session_fail(err, "session_not_found", 2, "list sessions with folio session ls; "
                         "start one with folio session new", "no session %s here", id);
@@ -603,6 +621,8 @@ static int end_session(const char *id, char type, fo_session_error *err)
     }
     if (s == -2 && type == 'h')
         return 0;                               /* hibernated already */
+    if (type == 'c')
+        fo_session_state_remove(id);
     if (s == -2 || (!strcmp(err->code, "session_expired") && type == 'c')) {
         rt = fo_session_runtime(err);
         if (rt < 0)

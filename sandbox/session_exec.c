@@ -582,7 +582,8 @@ static void result_json(fo_session *s, cell_run *c, unsigned cell, const char *s
         fo_buf_puts(b, "null");
     put_json(b, "failure", fail);
     if (s->resumed) {
-        fo_buf_puts(b, ", \"resumed\": true, \"not_restored\": [");
+        fo_buf_printf(b, ", \"resumed\": true, \"from\": \"%s\", \"not_restored\": [",
+                      s->from ? s->from : "hibernation");
         fo_buf_puts(b, s->not_restored.data ? s->not_restored.data : "");
         fo_buf_puts(b, "]");
         s->resumed = 0;

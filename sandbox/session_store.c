@@ -280,6 +280,7 @@ int fo_session_copy_tree(int src, int dst, fo_session_copy *c, int depth)
             close(dup_src);
         return -1;
     }
+    rewinddir(d);        /* the dup shares src's offset: a second copy (checkpoints) starts over */
     while (rc == 0 && (de = readdir(d))) {
         struct stat st;
         size_t at;

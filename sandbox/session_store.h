@@ -57,4 +57,32 @@ void fo_session_out_refused(fo_buf *b, const fo_sandbox_collection *before,
 void fo_session_out_changes(fo_buf *b, const fo_sandbox_collection *before,
                             const fo_sandbox_collection *after);
 
+/* ------------------------------------------ the shared state (session_state.c) */
+
+/* FOLIO_STATE_DIR (folio serve --state-dir) opened, created if need be; -1
+   when unset: sessions are then saved in the runtime folder only. */
+int fo_session_state_dir(void);
+/* FOLIO_INSTANCE, or "folio": the name a lease holds. */
+const char *fo_session_instance(void);
+/* A lease's life in seconds (FOLIO_LEASE_S, default 10); renewed at a third. */
+double fo_session_lease_ttl(void);
+/* Takes STATE/ID/lease (link(2) of a private file; an expired one, or one
+   of this instance's name, is taken over), waiting up to wait_s for
+   another's to expire. 0, or -1 (errno EBUSY: held by a live instance). */
+int fo_session_lease_take(int state, const char *id, double wait_s);
+/* Pushes the expiry of our lease on (written, then renamed over it). */
+void fo_session_lease_renew(int state, const char *id);
+/* Removes the lease when it is ours. */
+void fo_session_lease_drop(int state, const char *id);
+/* A new, empty snapshot folder STATE/ID/snap.R (named in name); its fd or -1. */
+int fo_session_snap_begin(int state, const char *id, char name[40]);
+/* When ok, STATE/ID/head names the snapshot (write then rename) and older
+   ones are removed; when not (it could not be made in full) or on failure,
+   the new one is removed and head is left as it was. 0 or -1. */
+int fo_session_snap_commit(int state, const char *id, const char *name, int ok);
+/* The current snapshot folder of ID, or -1 when it has none. */
+int fo_session_snap_open(int state, const char *id);
+/* Removes STATE/ID (a session closed). */
+void fo_session_state_remove(const char *id);
+
 #endif

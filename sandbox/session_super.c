@@ -31,6 +31,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/fsuid.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -370,8 +371,8 @@ static int restore_files(fo_session *s, int files, fo_buf *lost)
    variables. The store's copy is removed once restored. */
 static int restore(fo_session *s, fo_session_error *err)
 {
-    int files = openat(s->dir, "files", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc = 0;
-    char *saved = fo_session_read_small(s->dir, "not_saved", 1 << 20);
+    int files = openat(s->src, "files", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc = 0;
+    char *saved = fo_session_read_small(s->src, "not_saved", 1 << 20);
 
     if (saved)
         fo_buf_puts(&s->not_restored, saved);
@@ -388,8 +389,47 @@ static int restore(fo_session *s, fo_session_error *err)
         return -1;
     }
     s->resumed = 1;
+    if (s->src != s->dir)
+        return 0;                      /* a snapshot stays: the last checkpoint until the next */
     (void)unlinkat(s->dir, "not_saved", 0);
     return fo_session_remove_tree(s->dir, "files", 0);
+}
+
+/* True when the operator accepts per-process memory limits (RLIMIT_AS)
+   where no memory cgroup is usable: FOLIO_MEMORY_PER_PROCESS=1 (folio
+   serve --memory-per-process). Otherwise such a session is refused. */
+static int per_process_ok(void)
+{
+    const char *v = getenv("FOLIO_MEMORY_PER_PROCESS");
+
+    return v && !strcmp(v, "1");
+}
+
+/* True when a memory cgroup can hold the session (one is made, then removed). */
+static int memory_holdable(fo_session *s)
+{
+    fo_sandbox_cgroup cg;
+    int ok;
+
+    fo_sandbox_cgroup_create(&cg, &s->plan, 1);     /* serial 1: not the jail's name */
+    ok = cg.mem_ok;
+    fo_sandbox_cgroup_destroy(&cg);
+    return ok;
+}
+
+/* The session refused: its memory could be limited only per process. -1. */
+static int refuse_memory(fo_session *s, fo_session_error *err)
+{
+    fo_session_fail(err, "memory_unenforced", 5, "delegate a cgroup to folio (systemd: "
+                    "Delegate=yes in its unit, deploy/folio-serve.service; a container: "
+                    "run it with its own writable cgroup v2, e.g. Docker --cgroupns=private "
+                    "with cgroupfs rw, or as root on the host), or accept per-process "
+                    "limits: folio serve --memory-per-process / FOLIO_MEMORY_PER_PROCESS=1",
+                    "can't hold the session to --memory %llu MB as a whole: no memory "
+                    "cgroup (v2 delegated, or v1) is usable here, and per-process limits "
+                    "(RLIMIT_AS) would let each process use that much",
+                    (unsigned long long)s->plan.memory_mb);
+    return -1;
 }
 
 /* Builds the jail, waits for the kernel, restores a hibernated session. */
@@ -402,11 +442,15 @@ static int start(fo_session *s, int resume, fo_session_error *err)
     s->kernel_len = len + 1;                     /* with its NUL */
     s->plan.argv = kernel_argv;
     s->plan.mpl_cache = fo_sandbox_mpl_cache(s->engine, mpl, sizeof mpl);
+    if (!per_process_ok() && !memory_holdable(s))
+        return refuse_memory(s, err);          /* before anything runs */
     if (fo_sandbox_jail_start(&s->plan, &s->j, 0) != FO_RUN_OK) {
         fo_session_fail(err, resume ? "restore_failed" : "internal", 5, "see the message above",
                         "can't build the session's jail");
         return -1;
     }
+    if (!s->j.cg.mem_ok && !per_process_ok())
+        return refuse_memory(s, err);          /* the probe passed, the jail's own failed */
     s->net_allow = s->plan.net == FO_NET_ALLOW;
     if (fo_sandbox_egress_begin(&s->plan, &s->j, &s->px) != FO_RUN_OK) {
         fo_session_fail(err, resume ? "restore_failed" : "internal", 5, "see the message above",
@@ -513,7 +557,7 @@ static void teardown(fo_session *s)
    data by allocated size and STORE_MAX_ENTRIES entries (the store's bound
    on the host); what is not saved is listed in RT/ID/not_saved (JSON items
    for the exec after the resume). 0 or -1. */
-static int hibernate(fo_session *s)
+static int hibernate(fo_session *s, int into)
 {
     fo_buf lost = { 0 }, gone = { 0 };
     fo_session_copy c = { 0 };
@@ -522,10 +566,10 @@ static int hibernate(fo_session *s)
     if (!s->kernel_lost)
         (void)fo_session_kernel_command(s, 'h', &lost, 600000);
     fo_buf_free(&lost);                  /* the kernel lists them again at the restore */
-    (void)fo_session_remove_tree(s->dir, "files", 0);
-    (void)unlinkat(s->dir, "not_saved", 0);
-    if (mkdirat(s->dir, "files", 0700) < 0 ||
-        (files = openat(s->dir, "files", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+    (void)fo_session_remove_tree(into, "files", 0);
+    (void)unlinkat(into, "not_saved", 0);
+    if (mkdirat(into, "files", 0700) < 0 ||
+        (files = openat(into, "files", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
         return -1;
     c.max_bytes = s->plan.disk_mb << 20;
     c.max_files = STORE_MAX_ENTRIES;
@@ -547,23 +591,90 @@ static int hibernate(fo_session *s)
     if (c.skipped)
         fprintf(stderr, "folio: session %s: %u entries not saved (links, special files, over "
                 "the budget)\n", s->id, c.skipped);
-    if (rc == 0 && gone.len && fo_session_write_small(s->dir, "not_saved", gone.data) < 0)
+    if (rc == 0 && gone.len && fo_session_write_small(into, "not_saved", gone.data) < 0)
         rc = -1;
     fo_buf_free(&gone);
     return rc;
 }
 
+/* Saves the session into a new snapshot of the state folder (variables,
+   files, options, cells, kind), published only once complete: the session
+   goes on running (a checkpoint) or ends (kind "hibernation"). The kernel's
+   pickles are then removed from its /tmp (they are in the snapshot). 0 or -1. */
+static int checkpoint(fo_session *s, const char *kind)
+{
+    char name[40], cells[32], *meta = fo_session_read_small(s->dir, "meta", 65536);
+    int snap = meta ? fo_session_snap_begin(s->state, s->id, name) : -1, rc;
+    double t0 = fo_sandbox_now();
+
+    snprintf(cells, sizeof cells, "%u\n", s->cells);
+    rc = snap < 0 || hibernate(s, snap) < 0 || fo_session_write_small(snap, "meta", meta) < 0 ||
+         fo_session_write_small(snap, "cells", cells) < 0 ||
+         fo_session_write_small(snap, "kind", kind) < 0 ? -1 : 0;
+    if (snap >= 0) {
+        close(snap);
+        rc = fo_session_snap_commit(s->state, s->id, name, rc == 0) < 0 ? -1 : 0;
+    }
+    (void)fo_session_remove_tree(s->j.tmp_dir, ".folio", 0);
+    free(meta);
+    if (rc < 0)
+        fprintf(stderr, "folio: session %s: can't save a %s in the state folder: %s\n", s->id,
+                kind, strerror(errno));
+    else                                 /* RT/ID/log: what a save costs (bench-cluster.sh) */
+        fprintf(stderr, "folio: session %s: %s saved in %.1f ms\n", s->id, kind,
+                (fo_sandbox_now() - t0) * 1000);
+    s->dirty = 0;
+    return rc;
+}
+
+/* The lease on STATE/ID renewed by `folio session _lease ID` (a child:
+   a long cell does not let the lease lapse) while we live; it dies with us
+   (PR_SET_PDEATHSIG), and holds none of our descriptors. */
+static void start_renewer(fo_session *s)
+{
+    pid_t parent = getpid(), pid = fork();
+
+    if (pid == 0) {
+        char *argv[] = { "folio", "session", "_lease", s->id, NULL };
+        (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(0);
+        for (int fd = 3; fd < 4096; fd++)     /* no lock, slot or jail held by us */
+            close(fd);
+        execv("/proc/self/exe", argv);
+        _exit(5);
+    }
+    s->renewer = pid > 0 ? pid : 0;
+}
+
+/* Stops renewing, and gives the lease up (a session saved or closed). */
+static void release_lease(fo_session *s)
+{
+    int st;
+
+    if (s->renewer > 0) {
+        kill(s->renewer, SIGKILL);
+        while (waitpid(s->renewer, &st, 0) < 0 && errno == EINTR)
+            ;
+        s->renewer = 0;
+    }
+    if (s->state >= 0)
+        fo_session_lease_drop(s->state, s->id);
+}
+
 /* Hibernates and ends. "hibernated" is written before the socket goes: a
    client that finds no socket then resumes (its supervisor waits for our
-   lock), never reports the session lost. */
+   lock), never reports the session lost. With a state folder, what is
+   saved is a snapshot there, which any instance resumes. */
 static void end_hibernated(fo_session *s)
 {
-    int rc = hibernate(s);
+    int rc = s->state >= 0 ? checkpoint(s, "hibernation") : hibernate(s, s->dir);
     char cells[32];
 
     snprintf(cells, sizeof cells, "%u\n", s->cells);
     (void)fo_session_write_small(s->dir, "cells", cells);
     (void)fo_session_write_small(s->dir, "state", rc == 0 ? "hibernated\n" : "lost\n");
+    release_lease(s);
     teardown(s);
 }
 
@@ -798,8 +909,8 @@ static int serve_one(fo_session *s, int lfd, double *idle_from)
     }
     switch (type) {
     case 0: break;
-    case 'x': fo_session_exec_cell(s, cfd, p, n); *idle_from = fo_sandbox_now(); break;
-    case 'p': do_put(s, cfd, p, fd); *idle_from = fo_sandbox_now(); break;
+    case 'x': fo_session_exec_cell(s, cfd, p, n); *idle_from = fo_sandbox_now(); s->dirty = 1; break;
+    case 'p': do_put(s, cfd, p, fd); *idle_from = fo_sandbox_now(); s->dirty = 1; break;
     case 'g': do_get(s, cfd, p); *idle_from = fo_sandbox_now(); break;
     case 'r': do_render(s, cfd, p); *idle_from = fo_sandbox_now(); break;
     case 'c': end = END_CLOSE; break;
@@ -815,7 +926,9 @@ static int serve_one(fo_session *s, int lfd, double *idle_from)
         reply_error(cfd, "bad_request", 1, "", "unknown request");
     }
     if (end == END_CLOSE) {
+        release_lease(s);
         teardown(s);
+        fo_session_state_remove(s->id);
         (void)fo_session_remove_tree(s->rt, s->id, 0);
     } else if (end == END_HIBERNATE) {
         end_hibernated(s);
@@ -848,11 +961,22 @@ static void loop(fo_session *s, int lfd, int sfd)
     for (;;) {
         struct pollfd pf[4] = { { lfd, POLLIN, 0 }, { s->j.ctl, POLLIN, 0 }, { sfd, POLLIN, 0 },
                                 { s->ctl, POLLIN, 0 } };
-        double left = idle_from + s->idle_s - fo_sandbox_now();
+        double left = idle_from + s->idle_s - fo_sandbox_now(), wait = left;
         int end = GO_ON;
+
+        if (s->state >= 0 && s->dirty) {     /* a checkpoint after --checkpoint-idle */
+            double due = idle_from + s->checkpoint_s - fo_sandbox_now();
+            if (due <= 0 && left > 0) {
+                (void)checkpoint(s, "checkpoint");
+                continue;
+            }
+            wait = due < wait ? due : wait;
+        }
 
         if (left <= 0 || (pf[2].fd >= 0 && poll(&pf[2], 1, 0) > 0)) {
             if (unclaimed(s)) {             /* a spare has nothing to save */
+                release_lease(s);
+                fo_session_state_remove(s->id);
                 teardown(s);
                 (void)fo_session_remove_tree(s->rt, s->id, 0);
             } else {
@@ -860,11 +984,12 @@ static void loop(fo_session *s, int lfd, int sfd)
             }
             return;
         }
-        if (poll(pf, 4, left > 3600 ? 3600000 : (int)(left * 1000) + 1) < 0)
+        if (poll(pf, 4, wait > 3600 ? 3600000 : (int)(wait * 1000) + 1) < 0)
             continue;
         if (pf[3].revents)
             fo_session_control(s);          /* no cell runs: "interrupted": false */
         if (pf[1].revents && on_init_event(s) < 0) {
+            release_lease(s);               /* its last checkpoint is for any instance */
             teardown(s);                    /* the jail itself is gone */
             (void)fo_session_write_small(s->dir, "state", "lost\n");
             return;
@@ -883,6 +1008,47 @@ static int ready_error(int ready, fo_session_error *err)
     if (ready >= 0)
         (void)fo_session_error_send(ready, err);
     return err->exit;
+}
+
+/* With a state folder (FOLIO_STATE_DIR): the session's lease taken (a
+   resume waits for a dead holder's to expire) and renewed while we live;
+   a resume reads a snapshot there when there is one (s->src, s->from).
+   0, or -1 with err set. */
+static int shared_state(fo_session *s, int resume, fo_session_error *err)
+{
+    const char *ck = getenv("FOLIO_CHECKPOINT_IDLE");
+    char *kind;
+
+    s->checkpoint_s = ck && strtod(ck, NULL) >= 1 ? strtod(ck, NULL) : 60;
+    s->state = fo_session_state_dir();
+    if (s->state < 0)
+        return 0;
+    if (fo_session_lease_take(s->state, s->id, resume ? fo_session_lease_ttl() + 2 : 0) < 0) {
+        fo_session_fail(err, "restore_failed", 5, "retry in a few seconds; its instance answers "
+                        "for it meanwhile", "session %s is held by another instance (its lease "
+                        "in the state folder is live)", s->id);
+        return -1;
+    }
+    start_renewer(s);
+    if (!resume || (s->src = fo_session_snap_open(s->state, s->id)) < 0) {
+        s->src = s->dir;
+        return 0;
+    }
+    kind = fo_session_read_small(s->src, "kind", 32);
+    s->from = kind && !strcmp(kind, "checkpoint") ? "checkpoint" : "hibernation";
+    free(kind);
+    return 0;
+}
+
+/* A start that failed: the lease given up; a new session's folders (here
+   and in the state folder) removed, a resumed one's kept for a retry. */
+static void abandon(fo_session *s, int resume)
+{
+    release_lease(s);
+    if (resume)
+        return;
+    fo_session_state_remove(s->id);
+    (void)fo_session_remove_tree(s->rt, s->id, 0);
 }
 
 /* Waits for another supervisor's lock on a resuming session: if it comes
@@ -921,6 +1087,7 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
     s.px.pid = s.px.log_fd = -1;
     s.slot_fd[0] = s.slot_fd[1] = -1;
     s.ctl = -1;
+    s.state = -1;
     s.engine = engine;
     if (argc < 4 || !fo_session_valid_id(argv[1]))
         return 1;
@@ -944,21 +1111,29 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
         (void)fo_session_send(ready, 'K', "{}", 2, -1);
         return 0;
     }
+    s.src = s.dir;
+    if (shared_state(&s, resume, &err) < 0) {
+        if (!resume)
+            (void)fo_session_remove_tree(s.rt, s.id, 0);
+        return ready_error(ready, &err);
+    }
     text = resume ? fo_session_read_small(s.dir, "state", 64) : NULL;
     if (lock < 0 || (resume && (!text || strcmp(text, "hibernated\n")))) {
         fo_session_fail(&err, "session_expired", 2, "start a new session with folio session new",
                         "session %s has ended: its supervisor stopped without saving it "
                         "(killed, or the machine restarted)", s.id);
         free(text);
+        release_lease(&s);
         return ready_error(ready, &err);
     }
     free(text);
     if (resume) {
-        text = fo_session_read_small(s.dir, "cells", 32);
+        text = fo_session_read_small(s.src, "cells", 32);
         s.cells = text ? (unsigned)strtoul(text, NULL, 10) : 0;
         free(text);
-        text = fo_session_read_small(s.dir, "meta", 65536);
-        rc = text ? parse_meta(&s, text) : FO_RUN_INTERNAL;
+        text = fo_session_read_small(s.src, "meta", 65536);
+        rc = !text || (s.src != s.dir && fo_session_write_small(s.dir, "meta", text) < 0)
+             ? FO_RUN_INTERNAL : parse_meta(&s, text);   /* the next checkpoint copies meta */
         free(text);
     } else {
         rc = parse_options(&s, argc - 4, argv + 4, &meta, why, sizeof why);
@@ -971,8 +1146,7 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
             log_tail(&s, why, sizeof why);
         fo_session_fail(&err, rc == FO_RUN_USAGE ? "bad_request" : "internal", rc,
                         "folio session --help lists the options", "%s", why);
-        if (!resume)
-            (void)fo_session_remove_tree(s.rt, s.id, 0);
+        abandon(&s, resume);
         return ready_error(ready, &err);
     }
     slot = take_slot(&s, !s.spare);          /* a spare: this folder's slot only */
@@ -986,8 +1160,7 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
                         "sessions is reached", s.max_sessions);
     }
     if (slot < 0) {
-        if (!resume)
-            (void)fo_session_remove_tree(s.rt, s.id, 0);
+        abandon(&s, resume);
         return ready_error(ready, &err);
     }
     if (!resume && (rc = fo_sandbox_open_inputs(&s.plan)) != FO_RUN_OK) {
@@ -1002,16 +1175,15 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
         if (!err.code[0])
             fo_session_fail(&err, "internal", 5, "see the message above", "can't start the session");
         teardown(&s);
-        if (!resume)
-            (void)fo_session_remove_tree(s.rt, s.id, 0);
+        abandon(&s, resume);
         return ready_error(ready, &err);
     }
     fo_sandbox_plan_free(&s.plan);             /* the --in copies are in the jail now */
-    (void)fo_session_write_small(s.dir, "state", "live\n");
     sigemptyset(&term);
     sigaddset(&term, SIGTERM);
     sigaddset(&term, SIGHUP);
     sigprocmask(SIG_BLOCK, &term, NULL);
+    (void)fo_session_write_small(s.dir, "state", "live\n");   /* SIGTERM now hibernates */
     sfd = signalfd(-1, &term, SFD_CLOEXEC);
     info_json(&s, &info);
     (void)fo_session_send(ready, 'K', info.data, info.len, -1);

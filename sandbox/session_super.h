@@ -43,6 +43,12 @@ typedef struct {
     int ctl;                      /* RT/ID/ctl, listening: control requests, or -1 */
     int in_cell;                  /* a cell runs (fo_session_exec_cell) */
     int interrupt;                /* a control request asked to interrupt it */
+    int state;                    /* the shared state folder (--state-dir), or -1 */
+    int src;                      /* where a resume reads its saved state: dir or a snapshot */
+    const char *from;             /* a resume's source: "hibernation" or "checkpoint" */
+    double checkpoint_s;          /* idle seconds before a checkpoint (state folder only) */
+    int dirty;                    /* requests since the last checkpoint */
+    pid_t renewer;                /* the child renewing our lease, or 0 */
 } fo_session;
 
 /* A MIME bundle being assembled from the kernel's 'b' / 'm' / 'B' frames

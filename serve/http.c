@@ -89,9 +89,9 @@ void fo_http_send_response(struct MHD_Connection *c, req *r, unsigned status,
     if (r->conn && r->conn == c) {
         /* mid-body: libmicrohttpd queues a response only before the body or
            after it. Nothing more is stored; the answer waits for the end of
-           the body, which is read and dropped up to the body ceiling; past
-           it the connection is cut (a client that sent Content-Length got
-           its 413 before the body) */
+           the body, which is read and dropped up to drain_limit; past it
+           the connection is cut (a client that sent Content-Length over
+           that, or Expect: 100-continue, got its 413 before the body) */
         MHD_add_response_header(resp, "Connection", "close");
         r->pending = resp;
         r->answered = 1;
@@ -383,6 +383,25 @@ static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *k
     }
     u->bytes += size;
     return MHD_YES;
+}
+
+/* The most body bytes of a declared length (Content-Length) read and
+   dropped before a refusal is answered: 4 times --max-body. */
+static uint64_t drain_limit(const req *r)
+{
+    uint64_t m = r->s->cfg.max_body;
+
+    return m > UINT64_MAX / 4 ? UINT64_MAX : 4 * m;
+}
+
+/* Body bytes read and dropped after a refusal before the connection is cut:
+   drain_limit for a body whose declared length is within it (its client
+   then reads the answer), else --max-body (a stream is cut at once). */
+static uint64_t discard_limit(struct MHD_Connection *c, const req *r)
+{
+    const char *len = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+
+    return len && strtoull(len, NULL, 10) <= drain_limit(r) ? drain_limit(r) : r->s->cfg.max_body;
 }
 
 /* Takes the next chunk of the body. */
@@ -790,8 +809,16 @@ static int content_type_is(struct MHD_Connection *c, const char *want)
 static int open_body(struct MHD_Connection *c, req *r)
 {
     const char *len = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+    const char *expect = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Expect");
 
     if (len && strtoull(len, NULL, 10) > r->s->cfg.max_body) {
+        /* a client that sends the body without waiting (no Expect:
+           100-continue, e.g. Python requests) would see the connection reset
+           under its upload: the body is read and dropped up to drain_limit,
+           then 413 */
+        if (!(expect && !strcasecmp(expect, "100-continue")) &&
+            strtoull(len, NULL, 10) <= drain_limit(r))
+            r->conn = c;
         fo_http_refuse(c, r, 413, "body_too_large", "send less, or raise folio serve --max-body",
                "request body of %s bytes is over the ceiling of %llu bytes", len,
                (unsigned long long)r->s->cfg.max_body);
@@ -1004,7 +1031,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (*size) {
         if (!r->answered)
             take_body(c, r, data, *size);
-        else if ((r->discarded += *size) + r->body_bytes > r->s->cfg.max_body)
+        else if ((r->discarded += *size) + r->body_bytes > discard_limit(c, r))
             return MHD_NO;            /* refused, and past the ceiling: cut */
         r->conn = NULL;
         *size = 0;

@@ -57,6 +57,9 @@ typedef struct {
     unsigned retain;           /* seconds a hibernated session is kept, then deleted */
     const char *folio;         /* the static folio binary (runs, session supervisors), or NULL */
     const char *session_dir;   /* the sessions' runtime folder (FOLIO_SESSION_DIR) */
+    const char *state_dir;     /* saved sessions, maybe shared (FOLIO_STATE_DIR) */
+    double checkpoint_idle;    /* idle seconds before a live session is checkpointed */
+    double lease_s;            /* a session's lease in the state folder (FOLIO_LEASE_S) */
     uint64_t max_bytes;        /* output ceiling per file */
     uint64_t max_body;         /* request body ceiling (and per part) */
     double timeout_s;          /* one render's wall clock */

@@ -42,6 +42,8 @@ static const char usage[] =
     "                   [--timeout SEC] [--memory MB] [--conn-timeout SEC] [--max-conns N]\n"
     "                   [--max-sessions N] [--max-cells N] [--session-dir DIR] [--run-ttl SEC]\n"
     "                   [--scratch DIR] [--drain-timeout SEC] [--instance NAME] [--retain SEC]\n"
+    "                   [--state-dir DIR] [--checkpoint-idle SEC] [--lease SEC]\n"
+    "                   [--memory-per-process]\n"
     "                   [--session-limits memory=MB,disk=MB,timeout=S,cpus=N,idle=S,pids=N]\n"
     "                   [--run-limits timeout=S] [--no-jail]\n"
     "  Serves folio over HTTP (docs/serve.md): POST /v1/render, POST /v1/convert,\n"
@@ -97,6 +99,8 @@ static int parse_args(int argc, char **argv, fo_serve_config *c, double *drain, 
         { "--memory", 64, 1 << 20, &c->memory_mb, 'u' },
         { "--timeout", 0.1, 3600, &c->timeout_s, 'd' },
         { "--drain-timeout", 0, 3600, drain, 'd' },
+        { "--checkpoint-idle", 1, 86400, &c->checkpoint_idle, 'd' },
+        { "--lease", 1, 3600, &c->lease_s, 'd' },
         { "--max-bytes", 1, 1e15, &max_bytes, 'q' },
         { "--max-body", 1, 1e15, &max_body, 'q' },
     };
@@ -105,6 +109,11 @@ static int parse_args(int argc, char **argv, fo_serve_config *c, double *drain, 
         size_t k;
         if (!strcmp(a, "--zygote")) { *zygote = 1; continue; }
         if (!strcmp(a, "--no-jail")) { c->jail = 0; continue; }
+        if (!strcmp(a, "--memory-per-process")) {   /* no cgroup: RLIMIT_AS per process */
+            if (setenv("FOLIO_MEMORY_PER_PROCESS", "1", 1) < 0)
+                return 1;
+            continue;
+        }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(usage, stdout); return -1; }
         if (i + 1 >= argc)
             return fo_usage_error("serve", "unknown option or missing value: %s", a);
@@ -112,6 +121,13 @@ static int parse_args(int argc, char **argv, fo_serve_config *c, double *drain, 
         if (!strcmp(a, "--token-file")) { c->token_file = argv[++i]; continue; }
         if (!strcmp(a, "--scratch")) { c->scratch = argv[++i]; continue; }
         if (!strcmp(a, "--session-dir")) { c->session_dir = argv[++i]; continue; }
+        if (!strcmp(a, "--state-dir")) {
+            c->state_dir = argv[++i];
+            if (c->state_dir[0] != '/')
+                return fo_usage_error("serve", "--state-dir needs an absolute path, not \"%s\"",
+                                      c->state_dir);
+            continue;
+        }
         if (!strcmp(a, "--session-limits") || !strcmp(a, "--run-limits")) {
             if (fo_serve_limits_parse(c, a, argv[i + 1]))
                 return 1;
@@ -428,6 +444,8 @@ static void config_defaults(fo_serve_config *c)
     c->max_cells = 0;             /* 4 per worker, unless given */
     c->run_ttl = 900;
     c->retain = 7 * 86400;        /* a hibernated session is kept a week */
+    c->checkpoint_idle = 60;
+    c->lease_s = 10;
     c->max_bytes = 31457280ULL;
     c->max_body = 33554432ULL;
     c->timeout_s = 30;
@@ -455,10 +473,13 @@ const char *fo_serve_find_folio(const char *engine)
 
 /* The sessions' folder (kept across restarts: a hibernated session resumes
    on the instance that comes back), handed to the session code and the
-   supervisors through FOLIO_SESSION_DIR. Default SCRATCH/folio-sessions-INSTANCE. */
+   supervisors through FOLIO_SESSION_DIR. Default SCRATCH/folio-sessions-INSTANCE.
+   Saved sessions go to --state-dir (FOLIO_STATE_DIR; default the same
+   folder), which several instances may share (session_state.c). */
 static int session_dir(fo_serve_state *s)
 {
     static char dflt[4200];
+    char ckpt[32], lease[32];
 
     if (!s->cfg.session_dir) {
         char base[4096];
@@ -469,7 +490,17 @@ static int session_dir(fo_serve_state *s)
     }
     if (mkdir(s->cfg.session_dir, 0700) < 0 && errno != EEXIST)
         return -1;
-    return setenv("FOLIO_SESSION_DIR", s->cfg.session_dir, 1);
+    if (!s->cfg.state_dir)
+        s->cfg.state_dir = s->cfg.session_dir;
+    if (mkdir(s->cfg.state_dir, 0700) < 0 && errno != EEXIST)
+        return -1;
+    snprintf(ckpt, sizeof ckpt, "%g", s->cfg.checkpoint_idle);
+    snprintf(lease, sizeof lease, "%g", s->cfg.lease_s);
+    return setenv("FOLIO_SESSION_DIR", s->cfg.session_dir, 1) < 0 ||
+           setenv("FOLIO_STATE_DIR", s->cfg.state_dir, 1) < 0 ||
+           setenv("FOLIO_INSTANCE", s->cfg.instance, 1) < 0 ||
+           setenv("FOLIO_CHECKPOINT_IDLE", ckpt, 1) < 0 ||
+           setenv("FOLIO_LEASE_S", lease, 1) < 0 ? -1 : 0;
 }
 
 static int start(fo_serve_state *s, const char *engine, int *lfd, char *shown, size_t shownlen,

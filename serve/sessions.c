@@ -18,25 +18,38 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int fo_serve_name_ok(const char *name);   /* zygote.c */
 
 /* ------------------------------------------------------------ owners */
 
-/* SESSION_DIR/ID/owner: written once, as the session is made. 0 or -1. */
-static int set_owner(fo_serve_state *s, const char *id, const char *who)
+/* DIR/ID/owner: written once, as the session is made. 0 or -1. */
+static int write_owner(const char *dir, const char *id, const char *who)
 {
     char path[4200];
     int fd, ok;
 
-    snprintf(path, sizeof path, "%s/%s/owner", s->cfg.session_dir, id);
+    snprintf(path, sizeof path, "%s/%s", dir, id);
+    (void)mkdir(path, 0700);
+    snprintf(path, sizeof path, "%s/%s/owner", dir, id);
     fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return -1;
     ok = write(fd, who, strlen(who)) == (ssize_t)strlen(who);
     close(fd);
     return ok ? 0 : -1;
+}
+
+/* The owner in the runtime folder, and in the state folder when it is
+   another (an instance that resumes the session reads it there). */
+static int set_owner(fo_serve_state *s, const char *id, const char *who)
+{
+    if (write_owner(s->cfg.session_dir, id, who) < 0)
+        return -1;
+    return !s->cfg.state_dir || !strcmp(s->cfg.state_dir, s->cfg.session_dir) ? 0 :
+           write_owner(s->cfg.state_dir, id, who);
 }
 
 /* True when the session id was made by the same token as this request;
@@ -50,6 +63,10 @@ static int is_owner(fo_serve_state *s, const req *r, const char *id)
 
     snprintf(path, sizeof path, "%s/%s/owner", s->cfg.session_dir, id);
     fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && s->cfg.state_dir) {          /* a session saved by another instance */
+        snprintf(path, sizeof path, "%s/%s/owner", s->cfg.state_dir, id);
+        fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    }
     if (fd < 0)
         return 0;
     n = read(fd, have, sizeof have - 1);
@@ -72,6 +89,7 @@ static unsigned status_of(const char *code)
         { "session_not_found", 404 }, { "session_expired", 410 }, { "bad_request", 400 },
         { "limit_reached", 429 }, { "restore_failed", 503 }, { "cell_timeout", 504 },
         { "oom_killed", 507 }, { "kernel_restarted", 500 },
+        { "memory_unenforced", 503 },
     };
     for (size_t k = 0; k < sizeof map / sizeof *map; k++)
         if (!strcmp(map[k].code, code))
@@ -466,6 +484,24 @@ static void h_interrupt(struct MHD_Connection *c, req *r, const char *id)
 
 /* -------------------------------------------------------------- route */
 
+/* True when p..p+n is "NAME-HEX" of another instance NAME whose session
+   HEX is saved in the state folder (its instance died or left): this
+   instance resumes it (docs/serve.md, "Several instances"). *hex: HEX. */
+static int other_instance(const char *p, size_t n, const char **hex)
+{
+    char id[33];
+
+    if (n <= 33 || n > 33 + 32 || p[n - 33] != '-' ||
+        strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789") != n - 33)
+        return 0;
+    memcpy(id, p + n - 32, 32);
+    id[32] = '\0';
+    if (!fo_session_state_has(id))
+        return 0;
+    *hex = p + n - 32;
+    return 1;
+}
+
 /* "INSTANCE-HEX[/rest]" after /v1/sessions/: the hex id, and rest ("" when
    none). 0, or -1 after answering 404. */
 static int split_path(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *p,
@@ -476,7 +512,8 @@ static int split_path(fo_serve_state *s, struct MHD_Connection *c, req *r, const
 
     slash = strchr(p, '/');
     n = slash ? (size_t)(slash - p) : strlen(p);
-    if (n != il + 33 || strncmp(p, s->cfg.instance, il) || p[il] != '-') {
+    if (!(n == il + 33 && !strncmp(p, s->cfg.instance, il) && p[il] == '-') &&
+        !other_instance(p, n, &hex)) {
         fo_session_error e = { "session_not_found", "", "session ids are what POST /v1/sessions "
                                "answered, INSTANCE-HEX; this instance is the one X-Folio-Instance "
                                "names", 2 };

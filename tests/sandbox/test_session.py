@@ -6,6 +6,7 @@
 import json
 import os
 import pathlib
+import shutil
 import signal
 import socket
 import subprocess
@@ -832,3 +833,39 @@ def test_a_cell_that_forges_kernel_frames_gets_the_interpreter_restarted(s):
     assert r["status"] == "restarted" and r["failure"]["code"] == "kernel_restarted", r
     assert r["ms"] < 5000                             # ended at the bad frame, not the sleep
     assert s.exec(sid, "'v' in globals()", expect="ok")["result"] == "False"
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("unshare"), reason="needs root to hide the cgroups")
+def test_no_memory_cgroup_refuses_the_session_unless_per_process_is_accepted(tmp_path):
+    """Without a usable memory cgroup, --memory fell back to RLIMIT_AS per
+    process: six children of 400 MB each ran at once under memory 512. Now
+    the session is refused, naming what is missing, unless the operator
+    accepts per-process limits. /sys/fs/cgroup hidden by a tmpfs (a mount
+    namespace of this test) is the host without cgroups."""
+    ss = Sessions(tmp_path)
+    hide = "mount -t tmpfs none /sys/fs/cgroup && exec \"$@\""
+    cmd = ["unshare", "-m", "sh", "-c", hide, "sh", FOLIO, "session", "new", "--json", "--memory", "512"]
+    try:
+        state = tmp_path / "state"                     # a shared state folder, as folio serve's
+        p = subprocess.run(cmd, env=dict(ss.env, FOLIO_STATE_DIR=str(state)), capture_output=True,
+                           text=True, timeout=120)
+        assert p.returncode == 5, (p.returncode, p.stdout, p.stderr)
+        assert list(state.iterdir()) == [], "a refused session leaves nothing in the state folder"
+        err = json.loads(p.stdout)["error"]
+        assert err["code"] == "memory_unenforced" and "512 MB" in err["message"], err
+        assert "Delegate=yes" in err["hint"] and "--memory-per-process" in err["hint"], err
+        left = [d for d in (ss.rt / "folio").iterdir() if len(d.name) == 32]
+        assert left == [], "a refused session leaves nothing behind"
+        probe = subprocess.run(["unshare", "-m", "sh", "-c", hide, "sh", FOLIO, "run", "--memory", "512",
+                                "--", "/bin/true"], capture_output=True, text=True, timeout=120)
+        if probe.returncode != 0:
+            pytest.skip("this build can't run under RLIMIT_AS (a sanitizer's shadow memory): " +
+                        probe.stderr[-200:])
+        env = dict(ss.env, FOLIO_MEMORY_PER_PROCESS="1")
+        p = subprocess.run(cmd + ["--idle", "30"], env=env, capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, (p.stdout, p.stderr)
+        info = json.loads(p.stdout)
+        ss.ids.append(info["id"])
+        assert info["limits"]["memory_via"] == "rlimit-as", info
+    finally:
+        ss.close_all()
