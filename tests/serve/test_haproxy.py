@@ -30,11 +30,11 @@ def free_port():
 
 
 class LB:
-    def __init__(self, s0, s1):
+    def __init__(self, s0, s1, config=ROOT / "deploy" / "haproxy.cfg"):
         self.address = f"127.0.0.1:{free_port()}"
         self.url = "http://" + self.address
         env = dict(os.environ, FOLIO_LB_BIND=self.address, FOLIO_S0=s0.address, FOLIO_S1=s1.address)
-        self.p = subprocess.Popen(["haproxy", "-db", "-f", str(ROOT / "deploy" / "haproxy.cfg")], env=env,
+        self.p = subprocess.Popen(["haproxy", "-db", "-f", str(config)], env=env,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         for _ in range(100):
             try:
@@ -242,3 +242,74 @@ def test_a_live_lease_keeps_a_session_from_a_second_instance(tmp_path):
         a.stop()
         if b:
             b.stop()
+
+
+def scaled_config(tmp_path, cell_wait=True):
+    """deploy/haproxy.cfg with its client and server timeouts cut to 1 s, so
+    that a 3-second cell outlasts them; without cell_wait, also without the
+    rule that lets a cell's exec wait for the server."""
+    text = (ROOT / "deploy" / "haproxy.cfg").read_text()
+    for old, new in (("timeout server 120s", "timeout server 1s"), ("timeout client 30s", "timeout client 1s")):
+        assert old in text, old
+        text = text.replace(old, new)
+    if not cell_wait:
+        kept = [line for line in text.splitlines() if "# cell_wait" not in line]
+        assert len(kept) == len(text.splitlines()) - 2, "one cell_wait rule per session backend"
+        text = "\n".join(kept) + "\n"
+    path = tmp_path / ("haproxy.cfg" if cell_wait else "haproxy-no-cell-wait.cfg")
+    path.write_text(text)
+    return path
+
+
+SLOW_CELL = "import time\nprint('started', flush=True)\ntime.sleep(3)\nprint('done')\n6 * 7"
+
+
+def test_a_cell_outlasts_the_balancers_timeouts_plain_and_streamed(tmp_path):
+    """A cell longer than HAProxy's server and client timeouts answers
+    through it, as one JSON body and as a stream whose first line comes
+    while the cell runs; the same config without the cell_wait rule cuts the
+    plain exec with a 504, which is what a long cell met before."""
+    import http.client
+
+    s0, s1 = Server("--instance", "s0"), Server("--instance", "s1")
+    lb = LB(s0, s1, scaled_config(tmp_path))
+    bare = LB(s0, s1, scaled_config(tmp_path, cell_wait=False))
+    try:
+        time.sleep(1.5)
+        st, h, body = request(lb.url + "/v1/sessions", "POST", b"{}", "application/json")
+        assert st == 201, body
+        sid = json.loads(body)["id"]
+        st, _, r = exec_cell(lb, sid, SLOW_CELL)
+        assert st == 200 and r["status"] == "ok", r
+        assert r["stdout"] == "started\ndone\n" and r["result"] == "42"
+
+        host, port = lb.address.rsplit(":", 1)
+        c = http.client.HTTPConnection(host, int(port), timeout=30)
+        c.request("POST", f"/v1/sessions/{sid}/exec", json.dumps({"code": SLOW_CELL}),
+                  {"Content-Type": "application/json", "Accept": "text/event-stream"})
+        resp = c.getresponse()
+        assert resp.status == 200 and resp.getheader("Content-Type") == "text/event-stream"
+        t0 = time.monotonic()
+        seen, first_stream_at = [], None
+        for line in iter(resp.readline, b""):
+            line = line.decode().rstrip("\n")
+            if line.startswith("event: "):
+                seen.append(line[7:])
+                if line == "event: stream" and first_stream_at is None:
+                    first_stream_at = time.monotonic() - t0
+            elif line.startswith("data: ") and seen and seen[-1] == "result":
+                result = json.loads(line[6:])
+        c.close()
+        assert seen[-1] == "result" and result["status"] == "ok" and result["result"] == "42", seen
+        assert first_stream_at is not None and time.monotonic() - t0 - first_stream_at > 2, \
+            "'started' came through the balancer as it was printed, not with the result"
+
+        st, _, body = request(bare.url + f"/v1/sessions/{sid}/exec", "POST",
+                              json.dumps({"code": SLOW_CELL}).encode(), "application/json")
+        assert st == 504, (st, body)
+        request(lb.url + f"/v1/sessions/{sid}", "DELETE")
+    finally:
+        bare.stop()
+        lb.stop()
+        s0.stop()
+        s1.stop()
