@@ -607,17 +607,56 @@ int fo_session_render(const char *id, const char *formats, fo_session_file_fn fn
 
 /* close and hibernate work on a live session; a hibernated one is closed by
    removing its store. */
+/* The session's lock file, open (-1 if none): its supervisor holds it
+   until the process is gone. */
+static int open_lock(const char *id)
+{
+    fo_session_error ignored;
+    char path[64];
+    int rt = fo_session_runtime(&ignored), fd;
+
+    if (rt < 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/lock", id);
+    fd = openat(rt, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    close(rt);
+    return fd;
+}
+
+/* Waits, up to 10 s, until nobody holds lock: the supervisor that answered
+   a close or hibernation has ended, so a caller that counts live sessions
+   (folio serve --max-sessions, its spare) no longer sees it. Closes lock. */
+static void wait_gone(int lock)
+{
+    double end = fo_sandbox_now() + 10;
+
+    while (lock >= 0 && flock(lock, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK &&
+           fo_sandbox_now() < end)
+        usleep(2000);
+    if (lock >= 0)
+        close(lock);
+}
+
 static int end_session(const char *id, char type, fo_session_error *err)
 {
-    int s = open_session(id, 0, err), rt;
+    int s = open_session(id, 0, err), rt, rc;
 
     if (s >= 0) {
+        int lock = open_lock(id);
+
         if (fo_session_send(s, type, NULL, 0, -1) < 0) {
             close(s);
+            if (lock >= 0)
+                close(lock);
             fo_session_fail(err, "internal", 5, "", "can't talk to session %s", id);
             return -1;
         }
-        return answer(s, NULL, NULL, NULL, NULL, NULL, NULL, err);
+        rc = answer(s, NULL, NULL, NULL, NULL, NULL, NULL, err);
+        if (rc == 0)
+            wait_gone(lock);
+        else if (lock >= 0)
+            close(lock);
+        return rc;
     }
     if (s == -2 && type == 'h')
         return 0;                               /* hibernated already */

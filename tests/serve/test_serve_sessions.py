@@ -225,6 +225,35 @@ def up_in(sdir):
     return n
 
 
+def supervisors_of(sid):
+    """Processes whose argv says they supervise session sid (the part after the instance)."""
+    hexid = sid.rsplit("-", 1)[-1].encode()
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            argv = open("/proc/%s/cmdline" % pid, "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if len(argv) > 3 and argv[2] == b"_supervise" and argv[3] == hexid:
+            found.append(pid)
+    return found
+
+
+def test_delete_answers_when_the_session_is_gone(tmp_path):
+    """DELETE answered 204 while the supervisor was still tearing down: for a
+    moment it was up beside the spare made for the next session (more up
+    than --max-sessions, seen under ASan where an exit is slow)."""
+    s = Server("--instance", "i4", "--session-dir", tmp_path / "sd", scratch=tmp_path)
+    try:
+        for _ in range(3):
+            sid, _ = new_session(s)
+            assert supervisors_of(sid), "a live session has its supervisor"
+            assert call(s, "DELETE", f"/v1/sessions/{sid}")[0] == 204
+            assert supervisors_of(sid) == [], "DELETE answered before the supervisor ended"
+    finally:
+        assert s.stop() == 0
+
+
 def test_spares_do_not_pass_max_sessions(tmp_path):
     """Sessions made with several option sets each left a spare: 12 live on
     a server limited to 8. Spares now hold a slot, one per server."""
