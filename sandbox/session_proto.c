@@ -4,6 +4,7 @@
 #define FO_SANDBOX_PRIVATE
 #define FO_SESSION_PRIVATE
 #include "sandbox/sandbox.h"
+#include "sandbox/fdpass.h"
 #include "sandbox/session.h"
 
 #include <errno.h>
@@ -85,19 +86,16 @@ int fo_session_send(int sock, char type, const void *payload, size_t len, int pa
 }
 
 /* Reads exactly n bytes before the deadline (-1: none); a passed descriptor
-   is stored in *fd (the first one only; others closed). */
+   is stored in *fd (the first one only; any other, in the same message or a
+   later one, is closed by fo_fdpass_recv or here). */
 static int read_exact(int sock, void *buf, size_t n, int timeout_ms, int *fd)
 {
     size_t got = 0;
 
     while (got < n) {
-        char cbuf[CMSG_SPACE(sizeof(int))];
-        struct iovec iov = { (char *)buf + got, n - got };
-        struct msghdr m = { 0 };
         struct pollfd pf = { sock, POLLIN, 0 };
-        struct cmsghdr *cm;
+        int pr = poll(&pf, 1, timeout_ms), passed;
         ssize_t r;
-        int pr = poll(&pf, 1, timeout_ms);
 
         if (pr < 0 && errno == EINTR)
             continue;
@@ -105,27 +103,15 @@ static int read_exact(int sock, void *buf, size_t n, int timeout_ms, int *fd)
             errno = pr == 0 ? ETIMEDOUT : errno;
             return -1;
         }
-        m.msg_iov = &iov;
-        m.msg_iovlen = 1;
-        m.msg_control = cbuf;
-        m.msg_controllen = sizeof cbuf;
-        r = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
-        if (r < 0 && errno == EINTR)
-            continue;
+        r = fo_fdpass_recv(sock, (char *)buf + got, n - got, &passed, 1, NULL);
         if (r <= 0) {
             errno = r == 0 ? ECONNRESET : errno;
             return -1;
         }
-        for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm))
-            if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
-                cm->cmsg_len == CMSG_LEN(sizeof(int))) {
-                int passed;
-                memcpy(&passed, CMSG_DATA(cm), sizeof passed);
-                if (fd && *fd < 0)
-                    *fd = passed;
-                else
-                    close(passed);
-            }
+        if (passed >= 0 && fd && *fd < 0)
+            *fd = passed;
+        else if (passed >= 0)
+            close(passed);
         got += (size_t)r;
     }
     return 0;

@@ -1,8 +1,11 @@
 /* t_fdpass.c — unit tests of sandbox/fdpass.c: descriptors cross a socket
  * pair with their payload; extra or truncated ones are closed, never leaked. */
 #include "sandbox/fdpass.h"
+#define FO_SESSION_PRIVATE             /* fo_session_recv, the frames' reader */
+#include "sandbox/session.h"
 
 #include <check.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -75,11 +78,45 @@ START_TEST(extra_and_truncated_are_closed)
 }
 END_TEST
 
+/* A session frame whose first byte carries two descriptors (a hostile or
+   buggy peer): the first is handed over, the second closed. Before,
+   fo_session_recv took only a one-descriptor message and leaked both. */
+START_TEST(session_frame_with_two_descriptors)
+{
+    int sp[2], p[2], fd, before;
+    unsigned char frame[] = { 'x', 2, 0, 0, 0, 'h', 'i' };
+    char type, *payload;
+    size_t len;
+
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
+    ck_assert_int_eq(pipe(p), 0);
+    before = open_fds();
+    ck_assert_int_eq(fo_fdpass_send(sp[0], frame, sizeof frame, p, 2), 0);
+    ck_assert_int_eq(fo_session_recv(sp[1], &type, &payload, &len, 64, 1000, &fd), 0);
+    ck_assert_int_eq(type, 'x');
+    ck_assert_uint_eq(len, 2);
+    ck_assert_str_eq(payload, "hi");
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(open_fds(), before + 1);        /* one kept, the other closed */
+    close(fd);
+    free(payload);
+    ck_assert_int_eq(fo_fdpass_send(sp[0], frame, sizeof frame, p, 2), 0);
+    ck_assert_int_eq(fo_session_recv(sp[1], &type, &payload, &len, 64, 1000, NULL), 0);
+    ck_assert_int_eq(open_fds(), before);            /* nobody asked: both closed */
+    free(payload);
+    close(p[0]);
+    close(p[1]);
+    close(sp[0]);
+    close(sp[1]);
+}
+END_TEST
+
 int main(void)
 {
     const TTest *const tests[] = {
         payload_and_descriptors,
         extra_and_truncated_are_closed,
+        session_frame_with_two_descriptors,
         NULL,
     };
     return fo_check_tests("fdpass", 0, tests);
