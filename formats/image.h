@@ -12,11 +12,13 @@
 #ifndef FO_IMAGE_H
 #define FO_IMAGE_H
 
+#include "folio.h"                     /* FO_DEFAULT_MAX_BYTES */
+
 #include <stdbool.h>
 #include <stddef.h>
 
 #define FO_IMAGE_MAX_PIXELS 50000000ull  /* 50 megapixels: ~200 MB decoded as RGBA */
-#define FO_IMAGE_MAX_BYTES (30u << 20)   /* the default output ceiling: 30 MiB */
+#define FO_IMAGE_MAX_BYTES FO_DEFAULT_MAX_BYTES   /* the default output ceiling: 30 MiB */
 #define FO_IMAGE_MAX_SIDE 65535          /* JPEG's own limit; PNG is held to it too */
 
 typedef struct {

@@ -249,7 +249,7 @@ int fo_sandbox_plan_defaults(fo_sandbox_plan *p)
     p->in_dir = "work";
     p->timeout_s = 60;
     p->memory_mb = 1024;
-    p->max_bytes = 31457280;
+    p->max_bytes = FO_DEFAULT_MAX_BYTES;
     p->pids = 256;
     p->nofile = 1024;
     p->cpus = 1;

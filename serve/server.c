@@ -14,6 +14,7 @@
 #include "sandbox/session.h"
 #include "sandbox/sandbox.h"
 #include "render/core/sha256.h"
+#include "folio.h"                  /* FO_DEFAULT_MAX_BYTES */
 #include "cli/usage.h"
 
 #include <arpa/inet.h>
@@ -446,7 +447,7 @@ static void config_defaults(fo_serve_config *c)
     c->retain = 7 * 86400;        /* a hibernated session is kept a week */
     c->checkpoint_idle = 60;
     c->lease_s = 10;
-    c->max_bytes = 31457280ULL;
+    c->max_bytes = FO_DEFAULT_MAX_BYTES;
     c->max_body = 33554432ULL;
     c->timeout_s = 30;
     c->memory_mb = 2048;
