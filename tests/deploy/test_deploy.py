@@ -125,3 +125,38 @@ def test_haproxy_accepts_the_configuration():
     p = subprocess.run(["haproxy", "-c", "-f", str(HAPROXY)], env=env, capture_output=True, text=True,
                        timeout=30)
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_the_haproxy_deployment_reaches_every_session_pod_by_name():
+    """HAProxy runs in the cluster with deploy/haproxy.cfg (a ConfigMap made
+    from it) and one FOLIO_Sn per StatefulSet pod, each the pod's stable DNS
+    name, on the port the pods listen on."""
+    sts = one("StatefulSet", "folio-sessions")
+    lb = one("Deployment", "folio-haproxy")
+    c = lb["spec"]["template"]["spec"]["containers"][0]
+    env = {e["name"]: e["value"] for e in c["env"]}
+    port = [p for p in sts["spec"]["template"]["spec"]["containers"][0]["ports"] if p["name"] == "http"][0]
+    for k in range(sts["spec"]["replicas"]):
+        assert env[f"FOLIO_S{k}"] == f"folio-sessions-{k}.{sts['spec']['serviceName']}:{port['containerPort']}"
+    assert env["FOLIO_LB_BIND"] == ":%d" % c["ports"][0]["containerPort"]
+    config = c["args"][c["args"].index("-f") + 1]
+    mounts = {m["name"]: m["mountPath"] for m in c["volumeMounts"]}
+    vols = {v["name"]: v for v in lb["spec"]["template"]["spec"]["volumes"]}
+    (name,) = [n for n, path in mounts.items() if config == path + "/haproxy.cfg"]
+    assert vols[name]["configMap"]["name"] == "folio-haproxy"
+    assert "kubectl create configmap folio-haproxy --from-file=haproxy.cfg=deploy/haproxy.cfg" in \
+        (ROOT / "docs" / "deploy.md").read_text()
+    svc = one("Service", "folio-lb")
+    assert svc["spec"]["selector"] == lb["spec"]["selector"]["matchLabels"]
+
+
+@pytest.mark.skipif(shutil.which("haproxy") is None, reason="haproxy is not installed (make deps-test)")
+def test_haproxy_starts_with_instances_not_yet_resolvable():
+    """In a cluster the pods' names resolve only once they run: HAProxy must
+    start anyway (init-addr none) and look them up again later (resolvers)."""
+    env = dict(os.environ, FOLIO_LB_BIND="127.0.0.1:1", FOLIO_S0="folio-sessions-0.folio-sessions.invalid:8080",
+               FOLIO_S1="folio-sessions-1.folio-sessions.invalid:8080")
+    p = subprocess.run(["haproxy", "-c", "-f", str(HAPROXY)], env=env, capture_output=True, text=True,
+                       timeout=30)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "could not resolve address" in p.stdout + p.stderr
