@@ -7,7 +7,8 @@
 # holding the session killed with SIGKILL (its supervisors too) -> the first
 # answer of the other instance through HAProxy, the session resumed from its
 # checkpoint. The lease (--lease, 10 s by default; 3 s too) bounds the
-# failover from below.
+# failover from below. Then the throughput of a small render direct to one
+# instance and through HAProxy to two (wrk).
 # Usage: bench/bench-cluster.sh FOLIO_BIN [RUNS]
 set -uo pipefail
 folio=$(readlink -f "${1:-build/folio}")
@@ -72,4 +73,48 @@ for lease in (10, 3):
         fo = [g[2] for g in got]
         print("%-20s %4d s %16.1f ms %9.1f MB %13.0f ms, %.0f" % (label, lease, statistics.median(ck),
                                                                 got[-1][1] / 1e6, statistics.median(fo), max(fo)))
+
+
+def wrk(url, lua):
+    """wrk -c 8 for 3 s: (requests/s, p50 ms, non-2xx)."""
+    import shutil, subprocess
+    if not shutil.which("wrk"):
+        return None
+    out = subprocess.run(["wrk", "-t", "2", "-c", "8", "-d", "3s", "--latency", "-s", lua, url],
+                         capture_output=True, text=True).stdout
+    m = re.search(r"\s50%\s+([\d.]+)(us|ms|s)", out)
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return (float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
+            float(m.group(1)) * {"us": 1e-3, "ms": 1, "s": 1e3}[m.group(2)], int(bad.group(1)) if bad else 0)
+
+
+# Throughput of a small render (spec -> xlsx), direct to one instance and
+# through HAProxy balancing two, in the same run.
+tmp = pathlib.Path(tempfile.mkdtemp(prefix="folio-bench-cluster."))
+spec = {"folio": 1, "title": "Monthly revenue",
+        "data": {"s": {"columns": [{"name": "month", "type": "text"}, {"name": "revenue", "type": "number"}],
+                       "rows": [[f"m{i:02d}", 1000 + 37 * i] for i in range(20)]}},
+        "blocks": [{"type": "table", "data": "s"}]}
+b = "folio-bench-boundary"
+body = (f'--{b}\r\nContent-Disposition: form-data; name="spec"; filename="spec.json"\r\n'
+        f'Content-Type: application/json\r\n\r\n{json.dumps(spec)}\r\n--{b}--\r\n')
+lua = tmp / "post.lua"
+lua.write_text("wrk.method = 'POST'\nwrk.headers['Content-Type'] = 'multipart/form-data; boundary=%s'\n"
+               "wrk.body = %s\n" % (b, json.dumps(body)))
+s0, s1 = Server("--instance", "s0", "--queue", 256), Server("--instance", "s1", "--queue", 256)
+lb = LB(s0, s1)
+try:
+    time.sleep(1.5)
+    direct = wrk(s0.url + "/v1/render?format=xlsx", str(lua))
+    through = wrk(lb.url + "/v1/render?format=xlsx", str(lua))
+    if direct and through:
+        print("\nsmall spec -> xlsx, wrk -c 8 3 s: direct to one instance %.0f req/s (p50 %.1f ms, %d non-2xx); "
+              "through HAProxy to two %.0f req/s (p50 %.1f ms, %d non-2xx): %.2fx" %
+              (direct + through + (through[0] / direct[0],)))
+    else:
+        print("\nthroughput: wrk is not installed (make deps-bench): skipped")
+finally:
+    lb.stop()
+    s0.stop()
+    s1.stop()
 PY
