@@ -418,7 +418,7 @@ START_TEST(head_smuggling_shapes_are_refused)
         "Content-Length: 5\r\nContent-Length: 6\r\n",
         "Content-Length: 5, 5\r\n",
         "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n",
-        "X: a\x01" "b\r\n",                           /* control character in a value */
+        "X: a\001b\r\n",                             /* control character in a value */
         "X: 1\nHost: other.example\r\n",             /* bare LF */
         "X: 1\rHost: other.example\r\n",             /* bare CR */
         "H\xc3\xb6st: x\r\n",                        /* not a token */
