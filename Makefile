@@ -4,7 +4,7 @@
 # Sources are found by folder, so a new module only has to be dropped in place:
 #   formats/**.c render/**.c              -> build/libfolio.a (the document engine)
 #   sandbox/*.c sandbox/egress/*.c        -> build/libfolio-sandbox.a
-#     + cli/usage.c                          (usage errors, for both binaries' commands)
+#     + base/usage.c                          (usage errors, for both binaries' commands)
 #   sandbox/policy/seccomp_policy.c       -> build/seccomp-gen -> build/seccomp_bpf.h
 #                                            (the seccomp filter, compiled at build time)
 #   cli/launcher.c + libfolio-sandbox.a   -> build/folio (static, libc only: `folio run`
@@ -60,10 +60,11 @@ DEB_STACK := $(shell awk '!/^\#/ && NF {print $$1}' sandbox/stack.txt)
 DEB_BENCH := wrk time python3-xlsxwriter python3-reportlab python3-renderpm python3-matplotlib bubblewrap hyperfine pandoc nodejs \
              tinyproxy python3-jupyter-client python3-ipykernel
 
-LIB_SRC  := $(sort $(wildcard formats/*.c formats/*/*.c render/*.c render/*/*.c))
-SBX_SRC  := $(sort $(wildcard sandbox/*.c sandbox/egress/*.c)) render/core/sha256.c render/core/utf8.c \
-            render/core/buf.c render/core/core.c render/stage.c cli/usage.c
-CLI_SRC  := $(sort $(filter-out cli/launcher.c cli/usage.c,$(wildcard cli/*.c)))
+# base/: libc only, below every layer (docs/architecture.md); in both libraries
+BASE_SRC := $(sort $(wildcard base/*.c))
+LIB_SRC  := $(sort $(wildcard formats/*.c formats/*/*.c render/*.c render/*/*.c)) $(BASE_SRC)
+SBX_SRC  := $(sort $(wildcard sandbox/*.c sandbox/egress/*.c)) $(BASE_SRC)
+CLI_SRC  := $(sort $(filter-out cli/launcher.c,$(wildcard cli/*.c)))
 SRV_SRC  := $(sort $(wildcard serve/*.c))
 TPL_FILES:= $(sort $(shell find templates -type f 2>/dev/null))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/templates.o
@@ -81,7 +82,7 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 PY       := /usr/bin/python3
 PREFIX   ?= /usr/local
 
-.PHONY: all deps deps-test deps-bench check-includes test unit e2e demo asan valgrind fuzz bench install uninstall clean
+.PHONY: all deps deps-test deps-bench check-includes layers-doc test unit e2e demo asan valgrind fuzz bench install uninstall clean
 all: $(BUILD)/folio $(BUILD)/folio-engine $(BUILD)/folio-serve $(BUILD)/libfolio.a $(BUILD)/matplotlib/.built
 
 # ---- dependencies -----------------------------------------------------------
@@ -208,25 +209,18 @@ $(BUILD)/tests/%: tests/%.c tests/check_run.h $(BUILD)/libfolio.a $(BUILD)/libfo
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) $< $(BUILD)/libfolio-sandbox.a $(BUILD)/libfolio.a $(PKG_LIBS) $$(pkg-config --cflags --libs check) -o $@
 
 # ---- tests ------------------------------------------------------------------
-# The layers (docs/architecture.md): readers and writers meet only in the hub,
-# render/core/. formats/ (readers) may include render/core/ only, the hub
-# includes neither formats/ nor any other part of render/, and no writer or
-# engine file under render/ includes a reader; the command line (cli/) uses
-# the library only through the installed include/folio.h. LAYERS_ROOT lets a test point
-# the check at a copy of the tree.
+# The layers (docs/architecture.md): cli -> serve -> sandbox -> base and
+# formats -> render/core <- writers, render/core -> base, checked on what the
+# compiler reads (`cc -H`: every include, however spelled, and the system
+# libraries) against the allow-list in tools/check-layers.py. LAYERS_ROOT
+# lets a test point the check at a copy of the tree.
 LAYERS_ROOT ?= .
-INC_LINES = grep -HnE '^[[:space:]]*\#[[:space:]]*include[[:space:]]*"' $(1) 2>/dev/null
 check-includes:
-	@cd $(LAYERS_ROOT) && bad=$$( { \
-	  $(call INC_LINES,formats/*.[ch] formats/*/*.[ch]) | grep -vE '"(folio\.h|formats/[^"]+|render/core/[^"]+)"'; \
-	  $(call INC_LINES,render/core/*.[ch]) | grep -vE '"(folio\.h|render/core/[^"]+)"'; \
-	  $(call INC_LINES,render/*.[ch] render/*/*.[ch]) | grep -E '"formats/'; \
-	  $(call INC_LINES,cli/*.[ch]) | grep -vE '"(folio\.h|cli/[^"]+|serve/[^"]+|sandbox/[^"]+)"'; } | sort -u); \
-	if [ -n "$$bad" ]; then \
-	  echo "$$bad"; \
-	  echo "check-includes: forbidden include (readers -> render/core <- writers; see docs/architecture.md)"; \
-	  exit 1; \
-	fi; echo "check-includes: layers ok"
+	@$(PY) tools/check-layers.py --root $(LAYERS_ROOT) --cc $(CC)
+
+# the module graph of docs/architecture.md, regenerated from the compiler
+layers-doc:
+	@$(PY) tools/check-layers.py --graph --doc docs/architecture.md
 
 unit: $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do echo "== $$t"; CK_FORK=no $$t || fail=1; done; exit $$fail
@@ -235,8 +229,8 @@ e2e: $(BUILD)/folio $(BUILD)/folio-engine $(BUILD)/folio-serve $(BUILD)/matplotl
 	FOLIO=$(CURDIR)/$(BUILD)/folio $(PY) -m pytest -q tests
 
 test: deps-test
-	$(MAKE) check-includes
 	$(MAKE) all
+	$(MAKE) check-includes
 	$(MAKE) unit
 	$(MAKE) e2e
 

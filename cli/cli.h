@@ -17,8 +17,6 @@ typedef struct {
 } fo_cli_request;
 
 /* JSON texts for stdout; static buffers owned by the CLI, valid until next call. */
-const char *fo_cli_diags_json(const fo_diags *d);
-const char *fo_cli_written_json(const fo_written_list *w);
 /* `folio schema`: prints the embedded JSON Schema. */
 int fo_cli_schema(const fo_cli_request *req);
 /* Prints the JSON Schema of "spec" or "theme" (fo_schema); 5 if unknown. */

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/usage.h"
+#include "base/usage.h"
 #include "folio.h"
 #include "serve/serve.h"
 #include "serve/mcp.h"
@@ -109,7 +109,7 @@ static const char *const help_topics[][2] = {
 static void print_diags(const fo_diags *d, bool json)
 {
     if (json) {
-        fputs(fo_cli_diags_json(d), stdout);
+        fputs(fo_diags_json(d), stdout);
         return;
     }
     for (size_t i = 0; i < d->n; i++) {
@@ -248,7 +248,7 @@ static int render_doc(fo_cli_request *req, const char *input)
     if (st == FO_OK) {
         clock_gettime(CLOCK_MONOTONIC, &t1);
         double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-        if (req->json) fputs(fo_cli_written_json(&written), stdout);
+        if (req->json) fputs(fo_written_json(&written), stdout);
         else if (!req->quiet)
             for (size_t i = 0; i < written.n; i++)
                 fprintf(stderr, "folio: wrote %s (%llu bytes)%s\n", written.items[i].path,

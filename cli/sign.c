@@ -19,7 +19,7 @@
 #include <openssl/pem.h>
 
 #include "cli/cli.h"
-#include "cli/usage.h"
+#include "base/usage.h"
 #include <fcntl.h>
 #include <unistd.h>
 

@@ -15,8 +15,8 @@
 
 #include "formats/csv.h"
 #include "formats/infer.h"
-#include "render/core/buf.h"
-#include "render/core/utf8.h"
+#include "base/buf.h"
+#include "base/utf8.h"
 
 #define BLOCK_SIZE ((size_t)256 << 10)
 #define SCAN_MAX_ERRORS 10

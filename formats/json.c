@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "formats/json.h"
-#include "render/core/sha256.h"
-#include "render/core/buf.h"
-#include "render/core/utf8.h"
+#include "base/sha256.h"
+#include "base/buf.h"
+#include "base/utf8.h"
 
 /* The children of one container, found once: value (and key) offsets, and
  * a hash of each decoded key so a member is found without decoding all. */

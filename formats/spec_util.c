@@ -9,7 +9,7 @@
 
 #include "formats/path.h"
 #include "formats/spec_internal.h"
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/core/markup.h"
 #include "render/core/numfmt.h"
 #include "render/core/policy.h"

@@ -126,6 +126,28 @@ typedef struct {
     size_t n;
 } fo_written_list;
 void fo_written_free(fo_written_list *w);
+/* A render's report as indented JSON text ending in a newline (folio --json):
+ * an array of {"file", "line", "column", "pointer", "message", "hint"} for
+ * the diagnostics, of {"path", "format", "bytes", "sha256"} for the files
+ * written. Valid until the next call of either ("[]\n" when out of memory). */
+const char *fo_diags_json(const fo_diags *d);
+const char *fo_written_json(const fo_written_list *w);
+/* Writes a zip at path (made here: it must not exist) of n files read from
+ * fds (from their current offsets), the k-th named names[k]; the same files
+ * give the same bytes (fixed dates). 0, or -1 with nothing left at path. */
+int fo_zip_fds(const char *path, const char *const *names, const int *fds, size_t n);
+
+/* The provenance a rendered file records (names start FO_PROV_PREFIX). */
+typedef struct {
+    char *name[FO_PROV_MAX], *value[FO_PROV_MAX];
+    size_t n;
+} fo_prov_found;
+/* Reads it from a file's bytes (data, len; path for OOXML's zip) into f:
+ * returns the format ("png", "pdf", or the OOXML file's extension), or NULL
+ * when the bytes are no document folio writes. f->n is 0 when the file
+ * records none. Free f with fo_prov_found_free. */
+const char *fo_prov_read(const char *path, const char *data, size_t len, fo_prov_found *f);
+void fo_prov_found_free(fo_prov_found *f);
 
 /* Renders doc to every path in outs (format from each extension). All files
  * are staged and size-checked; either all are renamed into place or none is

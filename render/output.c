@@ -1,7 +1,7 @@
 /* output.c — staged, size-checked, atomic output files (see output.h).
  *
  * Invariant: every staged temporary either does not exist or is a file we
- * created; fo_outset_free removes those left (render/stage.c, which also does
+ * created; fo_outset_free removes those left (base/stage.c, which also does
  * so on SIGINT/SIGTERM/SIGHUP), so no error path leaks a temporary file.
  * Renames happen only after every file passed the ceiling, all or none.
  *
@@ -33,8 +33,8 @@
 #include <unistd.h>
 
 #include "render/output.h"
-#include "render/core/sha256.h"
-#include "render/stage.h"
+#include "base/sha256.h"
+#include "base/stage.h"
 
 typedef struct {
     char *dest;

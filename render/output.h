@@ -27,7 +27,7 @@ void fo_outset_free(fo_outset *o);
 const char *fo_outset_add(fo_outset *o, const char *dest, const char *format, fo_diags *d);
 
 /* Checks sizes, fsyncs and renames all staged files, all or none (a failed
- * rename undoes the ones done: render/stage.h). FO_ERR_CEILING if any file
+ * rename undoes the ones done: base/stage.h). FO_ERR_CEILING if any file
  * exceeds the ceiling (nothing is renamed, all temporaries removed). Every
  * output gets mode 0666 & ~umask, like any file the user creates. *written
  * (may be NULL) lists them, with each file's SHA-256 when sha256. */

@@ -8,9 +8,9 @@
  * manifest.json. */
 #define FO_SANDBOX_PRIVATE
 #include "sandbox/sandbox.h"
-#include "render/core/sha256.h"
-#include "render/stage.h"
-#include "render/core/utf8.h"
+#include "base/sha256.h"
+#include "base/stage.h"
+#include "base/utf8.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -321,7 +321,7 @@ char *fo_sandbox_inputs_json(const fo_sandbox_plan *p)
             return NULL;
         }
         fo_buf_puts(&b, k ? ", {\"path\": " : "{\"path\": ");
-        fo_sandbox_json_str(&b, p->in[k].name, strlen(p->in[k].name));
+        fo_buf_json_str(&b, p->in[k].name, strlen(p->in[k].name));
         fo_buf_printf(&b, ", \"sha256\": \"%s\"}", sha);
     }
     fo_buf_puts(&b, "]");
@@ -540,40 +540,3 @@ int fo_sandbox_write_all(int fd, const void *p, size_t n, double until)
     return 0;
 }
 
-/* ---------------------------------------------------------- JSON buffer */
-
-/* A JSON string; invalid UTF-8 becomes U+FFFD, controls are escaped. */
-void fo_sandbox_json_str(fo_buf *b, const char *s, size_t len)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    size_t k = 0;
-
-    fo_buf_append(b, "\"", 1);
-    while (k < len) {
-        uint32_t cp;
-        size_t n = fo_utf8_decode(s + k, len - k, &cp);
-        char esc[8];
-
-        if (n == 0) {
-            fo_buf_append(b, "\\ufffd", 6);
-            k++;
-            continue;
-        }
-        if (n == 1 && (u[k] < 0x20 || u[k] == '"' || u[k] == '\\' || u[k] == 0x7f)) {
-            switch (u[k]) {
-            case '"': fo_buf_append(b, "\\\"", 2); break;
-            case '\\': fo_buf_append(b, "\\\\", 2); break;
-            case '\n': fo_buf_append(b, "\\n", 2); break;
-            case '\t': fo_buf_append(b, "\\t", 2); break;
-            case '\r': fo_buf_append(b, "\\r", 2); break;
-            default:
-                snprintf(esc, sizeof esc, "\\u%04x", u[k]);
-                fo_buf_append(b, esc, 6);
-            }
-        } else {
-            fo_buf_append(b, s + k, n);
-        }
-        k += n;
-    }
-    fo_buf_append(b, "\"", 1);
-}

@@ -17,8 +17,8 @@
 #include "sandbox/egress/egress.h"
 #include "sandbox/env.h"
 #include "sandbox/session.h"
-#include "render/core/sha256.h"
-#include "cli/usage.h"
+#include "base/sha256.h"
+#include "base/usage.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -26,6 +26,7 @@
  * The child never returns: every failure prints "folio: run: can't ..." and
  * exits 125, which the parent sees as a setup failure (no status message). */
 #define FO_SANDBOX_PRIVATE
+#include "base/proc.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/fdpass.h"
 #include "sandbox/egress/egress.h"
@@ -177,24 +178,6 @@ static void mirror_target(const char *host, const char *dst)
     bind_ro(host, dst);
 }
 
-void fo_sandbox_close_all_except(int keep1, int keep2)
-{
-    int fd, max = (int)sysconf(_SC_OPEN_MAX);
-
-    if (max < 0 || max > 65536)
-        max = 65536;
-    /* close_range is cheaper; the loop is for kernels before 5.9 */
-    for (fd = 3; fd < max; fd++) {
-        if (fd == keep1 || fd == keep2)
-            continue;
-        if (syscall(SYS_close_range, fd, fd, 0) < 0)
-            (void)close(fd);
-        if (fd > keep1 && fd > keep2) {
-            if (syscall(SYS_close_range, fd + 1, ~0u, 0) == 0)
-                break;
-        }
-    }
-}
 
 /* --------------------------------------------------------- child: setup */
 
@@ -465,34 +448,6 @@ static void proc_setup(const fo_sandbox_plan *p)
 
 /* ------------------------------------------------- child: init's identity */
 
-int fo_sandbox_self_stat(unsigned long long *field, int n)
-{
-    char stat[1024], *f, *end;
-    int k, fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-    ssize_t len = fd < 0 ? -1 : read(fd, stat, sizeof stat - 1);
-
-    if (fd >= 0)
-        close(fd);
-    if (len <= 0)
-        return -1;
-    stat[len] = 0;
-    /* "pid (comm) S 4 5 ...": comm may hold anything, but not after its last ')' */
-    f = strrchr(stat, ')');
-    if (!f || strlen(f) < 4)
-        return -1;
-    f += 3;                                     /* past ") S" */
-    for (k = 0; k < n && k < 4; k++)
-        field[k] = 0;
-    for (k = 4; k < n; k++) {
-        if (*f != ' ')
-            return -1;
-        field[k] = strtoull(f + 1, &end, 10);
-        if (end == f + 1)
-            return -1;
-        f = end;
-    }
-    return 0;
-}
 
 /* PID 1 is a fork of folio: its argv and environment pages hold folio's
    host command line and environment, its memory the plan (host paths).
@@ -512,7 +467,7 @@ static char **init_disguise(char *const *argv)
     char **copy;
     size_t n = 0, k;
 
-    if (fo_sandbox_self_stat(f, 52) < 0 || a[1] < a[0] + 6 || a[3] < a[2]) {
+    if (fo_self_stat(f, 52) < 0 || a[1] < a[0] + 6 || a[3] < a[2]) {
         errno = EINVAL;
         die("find init's command line");
     }
@@ -746,7 +701,7 @@ static void exec_program(const fo_sandbox_plan *p, char *const *argv, int in_r, 
         die("open /dev/null");
     if (dup2(nul, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
         die("set up the program's stdin/stdout/stderr");
-    fo_sandbox_close_all_except(-1, -1);
+    fo_close_all_except(-1, -1);
     for (sig = 1; sig < NSIG; sig++)
         (void)signal(sig, SIG_DFL);
     sigfillset(&all);
@@ -872,7 +827,7 @@ static void init_session(const struct child_ctx *c)
         die("watch the program");
     close(c->out_w);
     close(c->err_w);
-    fo_sandbox_close_all_except(c->ctl, sfd);
+    fo_close_all_except(c->ctl, sfd);
     prog = start_session_program(c);
     for (;;) {
         struct pollfd pf[2] = { { c->ctl, POLLIN, 0 }, { sfd, POLLIN, 0 } };
@@ -1033,7 +988,7 @@ static void jail_child(struct child_ctx *c)
     /* 14. init: reap until the program ends */
     close(c->out_w);
     close(c->err_w);
-    fo_sandbox_close_all_except(c->ctl, -1);
+    fo_close_all_except(c->ctl, -1);
     for (;;) {
         pid_t r = waitpid(-1, &st, 0);
         if (r < 0 && errno == EINTR)

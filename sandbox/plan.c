@@ -3,7 +3,7 @@
 #define FO_SANDBOX_PRIVATE
 #include "sandbox/sandbox.h"
 #include "sandbox/egress/egress.h"
-#include "cli/usage.h"
+#include "base/usage.h"
 
 #include <errno.h>
 #include <limits.h>

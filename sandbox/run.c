@@ -3,9 +3,9 @@
  * jail -> write --out DIR and manifest.json -> exit code (PRODUCT.md §1, §5). */
 #define FO_SANDBOX_PRIVATE
 #include "sandbox/sandbox.h"
-#include "render/stage.h"
-#include "render/core/sha256.h"
-#include "cli/usage.h"
+#include "base/stage.h"
+#include "base/sha256.h"
+#include "base/usage.h"
 #include "sandbox/egress/egress.h"
 
 #include <dirent.h>
@@ -237,7 +237,7 @@ static void json_tail(fo_buf *b, const char *key, const tail_buf *t,
     /* a cut tail may start inside a UTF-8 sequence */
     while (t->total > t->len && skip < 3 && skip < t->len && (lin[skip] & 0xc0) == 0x80)
         skip++;
-    fo_sandbox_json_str(b, lin + skip, t->len - skip);
+    fo_buf_json_str(b, lin + skip, t->len - skip);
     fo_buf_puts(b, "},\n");
     free(lin);
 }
@@ -271,7 +271,7 @@ static void json_files(fo_buf *b, const fo_sandbox_file *f, size_t n)
     fo_buf_puts(b, "[");
     for (k = 0; k < n; k++) {
         fo_buf_puts(b, k ? ",\n    {\"name\": " : "\n    {\"name\": ");
-        fo_sandbox_json_str(b, f[k].name, strlen(f[k].name));
+        fo_buf_json_str(b, f[k].name, strlen(f[k].name));
         fo_buf_printf(b, ", \"bytes\": %llu, \"sha256\": \"%s\"}",
                               (unsigned long long)f[k].bytes, f[k].sha256);
     }
@@ -285,9 +285,9 @@ void fo_sandbox_json_refused(fo_buf *b, const fo_sandbox_collection *c)
     fo_buf_puts(b, "[");
     for (k = 0; c && k < c->n_refused; k++) {
         fo_buf_puts(b, k ? ",\n    {\"name\": " : "\n    {\"name\": ");
-        fo_sandbox_json_str(b, c->refused[k].name, strlen(c->refused[k].name));
+        fo_buf_json_str(b, c->refused[k].name, strlen(c->refused[k].name));
         fo_buf_puts(b, ", \"reason\": ");
-        fo_sandbox_json_str(b, c->refused[k].reason, strlen(c->refused[k].reason));
+        fo_buf_json_str(b, c->refused[k].reason, strlen(c->refused[k].reason));
         fo_buf_puts(b, "}");
     }
     fo_buf_puts(b, c && c->n_refused ? "\n  ]" : "]");
@@ -532,7 +532,7 @@ static void render(const fo_sandbox_plan *p, const char *engine, fo_sandbox_coll
     fo_buf_puts(&cmd, "[");
     for (k = 0; k < n; k++) {
         fo_buf_puts(&cmd, k ? ", " : "");
-        fo_sandbox_json_str(&cmd, argv[k], strlen(argv[k]));
+        fo_buf_json_str(&cmd, argv[k], strlen(argv[k]));
     }
     fo_buf_puts(&cmd, "]");
     snprintf(r->argv_json, sizeof r->argv_json, "%s", cmd.data ? cmd.data : "[]");
@@ -684,7 +684,7 @@ static int exit_code(const fo_sandbox_plan *p, const outcome *o,
 }
 
 /* Stages every collected file and manifest.json in dir, then puts them in
-   place all at once (render/stage.h: a failed rename undoes the others, a
+   place all at once (base/stage.h: a failed rename undoes the others, a
    signal removes the temporaries). 0, or -1 after printing why. */
 static int stage_all(fo_stage *s, int dfd, const char *dir, const fo_sandbox_collection *const *cols,
                      const fo_buf *manifest)
@@ -1019,7 +1019,7 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
     fo_buf_puts(&m, "{\n  \"folio_run\": 1,\n  \"command\": [");
     for (k = 0; p.argv[k]; k++) {
         fo_buf_puts(&m, k ? ", " : "");
-        fo_sandbox_json_str(&m, p.argv[k], strlen(p.argv[k]));
+        fo_buf_json_str(&m, p.argv[k], strlen(p.argv[k]));
     }
     fo_buf_puts(&m, "],\n  ");
     json_status(&m, &o);
@@ -1047,7 +1047,7 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
     fo_buf_puts(&m, ",\n  \"render\": ");
     if (!r.attempted && skipped) {
         fo_buf_puts(&m, "{\"skipped\": ");
-        fo_sandbox_json_str(&m, skipped, strlen(skipped));
+        fo_buf_json_str(&m, skipped, strlen(skipped));
         fo_buf_puts(&m, "}");
     } else if (!r.attempted) {
         fo_buf_puts(&m, "null");

@@ -43,7 +43,7 @@ int fo_sandbox_parse_number(const char *s, double lo, double hi, double *out);
 #include <sys/types.h>
 
 #include "folio.h" /* fo_malloc, fo_free */
-#include "render/core/buf.h"
+#include "base/buf.h"
 
 enum {
     FO_RUN_OK = 0, FO_RUN_USAGE = 1, FO_RUN_INVALID = 2, FO_RUN_CEILING = 3,
@@ -175,13 +175,6 @@ int fo_sandbox_jail_ctl(fo_sandbox_jail *j, char cmd);
    *wstatus filled; 'P': a (re)started program's pipes, stored in j->in_w,
    out_r, err_r (the old ones closed); 0: init is gone; -1: error. */
 int fo_sandbox_jail_event(fo_sandbox_jail *j, int *wstatus);
-/* Closes every descriptor from 3 up but keep1 and keep2 (-1: none); also
-   used by the egress proxy (proxy.c), which must not hold folio's. */
-void fo_sandbox_close_all_except(int keep1, int keep2);
-/* Fields 4..n-1 of /proc/self/stat into field[4..n-1] (field[k] is field k
-   of proc(5): 26 start_code ... 48..51 arg_start arg_end env_start env_end;
-   0..3 are set to 0). n at most 52. 0, or -1 when /proc can't tell. */
-int fo_sandbox_self_stat(unsigned long long *field, int n);
 
 /* collect.c */
 typedef struct {
@@ -222,7 +215,7 @@ char *fo_sandbox_inputs_json(const fo_sandbox_plan *p);
 /* Refuses (reason given) the files whose path is name or lies below it. 0 or -1. */
 int fo_sandbox_collect_reserve(fo_sandbox_collection *c, const char *name, const char *reason);
 /* Stages name (a relative path of safe components) below dirfd in the set s
-   (render/stage.h): missing folders are created, existing ones are never
+   (base/stage.h): missing folders are created, existing ones are never
    followed if they are links; the first `bytes` bytes of fd (a file that grew
    since it was collected is cut there) or buf are written to a temporary,
    which fo_stage_commit puts in place with the rest of the set. 0 or -1 (errno). */
@@ -267,10 +260,6 @@ void fo_sandbox_echo_finish(fo_sandbox_echo *e, double until);
 /* Queues on `to` the note about e (truncated, or not echoed), if any, and finishes `to`. */
 void fo_sandbox_echo_note(fo_sandbox_echo *to, const fo_sandbox_echo *e, double until);
 
-/* Appends s[0..len) to b as a JSON string (collect.c): invalid UTF-8 becomes
-   U+FFFD, controls are escaped. The JSON the sandbox writes (manifest.json,
-   session answers) is built in an fo_buf (render/core/buf.h). */
-void fo_sandbox_json_str(fo_buf *b, const char *s, size_t len);
 
 /* run.c — also used by folio serve's zygote. RLIMIT_FSIZE (plan max_bytes)
    of a jail that renders: not the output ceiling -- the writers' working

@@ -14,7 +14,7 @@
 #include "sandbox/sandbox.h"
 #include "sandbox/session.h"
 #include "sandbox/session_super.h"
-#include "render/core/utf8.h"
+#include "base/utf8.h"
 
 #include <errno.h>
 #include <math.h>
@@ -246,9 +246,9 @@ static int base64_ok(const char *p, size_t n)
 static void drop(fo_bundle *b, const char *mime, const char *why)
 {
     fo_buf_puts(&b->dropped, b->dropped.len ? ", {\"mime\": " : "{\"mime\": ");
-    fo_sandbox_json_str(&b->dropped, mime, strlen(mime));
+    fo_buf_json_str(&b->dropped, mime, strlen(mime));
     fo_buf_puts(&b->dropped, ", \"reason\": ");
-    fo_sandbox_json_str(&b->dropped, why, strlen(why));
+    fo_buf_json_str(&b->dropped, why, strlen(why));
     fo_buf_puts(&b->dropped, "}");
 }
 
@@ -270,12 +270,12 @@ static void flush_value(fo_bundle *b)
         size_t before = b->json.len;
 
         fo_buf_puts(&b->json, b->entries ? ", " : "");
-        fo_sandbox_json_str(&b->json, b->mime, strlen(b->mime));
+        fo_buf_json_str(&b->json, b->mime, strlen(b->mime));
         fo_buf_puts(&b->json, ": ");
         if (is_json_kind(b->mime))
             fo_buf_append(&b->json, b->val.data ? b->val.data : "", b->val.len);
         else
-            fo_sandbox_json_str(&b->json, b->val.data ? b->val.data : "", b->val.len);
+            fo_buf_json_str(&b->json, b->val.data ? b->val.data : "", b->val.len);
         if (b->bytes + (b->json.len - before) > b->room) {
             b->json.len = before;                 /* escaped, it no longer fits */
             why = "over the bundle's size cap";
@@ -373,7 +373,7 @@ void fo_session_displays(fo_buf *b, const fo_sandbox_collection *out, const fo_b
         }
         snprintf(path, sizeof path, "/out/%s", f->name);
         fo_buf_puts(b, "{\"mime\": \"image/png\", \"path\": ");
-        fo_sandbox_json_str(b, path, strlen(path));
+        fo_buf_json_str(b, path, strlen(path));
         fo_buf_printf(b, ", \"bytes\": %llu, \"sha256\": \"%s\", ", (unsigned long long)f->bytes,
                       f->sha256);
         fo_buf_append(b, d[k].json.data + 1, d[k].json.len - 1);

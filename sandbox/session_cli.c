@@ -50,11 +50,11 @@ static int print_error(const char *verb, const fo_session_error *e, int json)
     if (json) {
         fo_buf b = { 0 };
         fo_buf_puts(&b, "{\"error\": {\"code\": ");
-        fo_sandbox_json_str(&b, e->code, strlen(e->code));
+        fo_buf_json_str(&b, e->code, strlen(e->code));
         fo_buf_puts(&b, ", \"message\": ");
-        fo_sandbox_json_str(&b, e->message, strlen(e->message));
+        fo_buf_json_str(&b, e->message, strlen(e->message));
         fo_buf_puts(&b, ", \"hint\": ");
-        fo_sandbox_json_str(&b, e->hint, strlen(e->hint));
+        fo_buf_json_str(&b, e->hint, strlen(e->hint));
         fo_buf_puts(&b, "}}\n");
         fputs(b.data ? b.data : "", stdout);
         fo_buf_free(&b);

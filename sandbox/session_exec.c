@@ -162,9 +162,9 @@ static void add_item(fo_buf *b, const char *p, size_t n)
     size_t nl = tab ? (size_t)(tab - p) : n;
 
     fo_buf_puts(b, b->len ? ", {\"name\": " : "{\"name\": ");
-    fo_sandbox_json_str(b, p, nl > 200 ? 200 : nl);
+    fo_buf_json_str(b, p, nl > 200 ? 200 : nl);
     fo_buf_puts(b, ", \"reason\": ");
-    fo_sandbox_json_str(b, tab ? tab + 1 : "", tab ? n - nl - 1 : 0);
+    fo_buf_json_str(b, tab ? tab + 1 : "", tab ? n - nl - 1 : 0);
     fo_buf_puts(b, "}");
 }
 
@@ -238,7 +238,7 @@ static void show(cell_run *c, char stream, const char *p, size_t n)
 static void set_text(fo_buf *b, const char *p, size_t n)
 {
     b->len = 0;
-    fo_sandbox_json_str(b, p, n);
+    fo_buf_json_str(b, p, n);
 }
 
 /* A finished bundle: the last expression's value, or a display, which a
@@ -408,11 +408,11 @@ static void failure(fo_buf *b, const char *code, const char *msg, const char *hi
     snprintf(line, sizeof line, "folio: session: %s [%s]\n  hint: %s\n", msg, code, hint);
     show(c, 'e', line, strlen(line));
     fo_buf_puts(b, "{\"code\": ");
-    fo_sandbox_json_str(b, code, strlen(code));
+    fo_buf_json_str(b, code, strlen(code));
     fo_buf_puts(b, ", \"message\": ");
-    fo_sandbox_json_str(b, msg, strlen(msg));
+    fo_buf_json_str(b, msg, strlen(msg));
     fo_buf_puts(b, ", \"hint\": ");
-    fo_sandbox_json_str(b, hint, strlen(hint));
+    fo_buf_json_str(b, hint, strlen(hint));
     fo_buf_puts(b, "}");
 }
 
@@ -540,9 +540,9 @@ static void result_json(fo_session *s, cell_run *c, unsigned cell, const char *s
     fo_sandbox_collection now;
 
     fo_buf_printf(b, "{\"cell\": %u, \"status\": \"%s\", \"stdout\": ", cell, status);
-    fo_sandbox_json_str(b, c->raw[0] ? c->raw[0] : "", c->len[0]);
+    fo_buf_json_str(b, c->raw[0] ? c->raw[0] : "", c->len[0]);
     fo_buf_puts(b, ", \"stderr\": ");
-    fo_sandbox_json_str(b, c->raw[1] ? c->raw[1] : "", c->len[1]);
+    fo_buf_json_str(b, c->raw[1] ? c->raw[1] : "", c->len[1]);
     put_json(b, "result", &c->repr);
     put_json(b, "result_data", c->repr.len ? &c->result_data : &(fo_buf){ 0 });
     if (c->error && c->ename.len) {

@@ -68,11 +68,11 @@ static void lose(fo_session_copy *c, const char *reason)
     if (!c->lost || c->n_lost >= LOST_LISTED)
         return;
     fo_buf_puts(c->lost, c->lost->len ? ", {\"name\": " : "{\"name\": ");
-    fo_sandbox_json_str(c->lost, c->path, c->plen);
+    fo_buf_json_str(c->lost, c->path, c->plen);
     fo_buf_puts(c->lost, ", \"path\": ");
-    fo_sandbox_json_str(c->lost, c->path, c->plen);
+    fo_buf_json_str(c->lost, c->path, c->plen);
     fo_buf_puts(c->lost, ", \"reason\": ");
-    fo_sandbox_json_str(c->lost, reason, strlen(reason));
+    fo_buf_json_str(c->lost, reason, strlen(reason));
     fo_buf_puts(c->lost, "}");
     c->n_lost++;
 }
@@ -359,9 +359,9 @@ void fo_session_out_refused(fo_buf *b, const fo_sandbox_collection *before,
             continue;
         snprintf(path, sizeof path, "/out/%s", name);
         fo_buf_puts(b, n++ ? ", {\"path\": " : "{\"path\": ");
-        fo_sandbox_json_str(b, path, strlen(path));
+        fo_buf_json_str(b, path, strlen(path));
         fo_buf_puts(b, ", \"reason\": ");
-        fo_sandbox_json_str(b, why, strlen(why));
+        fo_buf_json_str(b, why, strlen(why));
         fo_buf_puts(b, "}");
     }
     fo_buf_puts(b, "]");
@@ -381,7 +381,7 @@ void fo_session_out_changes(fo_buf *b, const fo_sandbox_collection *before,
             continue;
         snprintf(path, sizeof path, "/out/%s", f->name);
         fo_buf_puts(b, n++ ? ", {\"path\": " : "{\"path\": ");
-        fo_sandbox_json_str(b, path, strlen(path));
+        fo_buf_json_str(b, path, strlen(path));
         fo_buf_printf(b, ", \"bytes\": %llu, \"sha256\": \"%s\"}",
                               (unsigned long long)f->bytes, f->sha256);
     }

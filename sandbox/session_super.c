@@ -268,7 +268,7 @@ static void info_json(fo_session *s, fo_buf *b)
 {
     fo_buf_printf(b, "{\"id\": \"%s\", \"state\": \"live\", \"cells\": %u, "
                           "\"python\": ", s->id, s->cells);
-    fo_sandbox_json_str(b, s->python, strlen(s->python));
+    fo_buf_json_str(b, s->python, strlen(s->python));
     fo_buf_printf(b, ", \"limits\": {\"timeout_s\": %g, \"memory_mb\": %llu, "
                           "\"memory_via\": \"%s\", \"disk_mb\": %llu, \"max_bytes\": %llu, "
                           "\"pids\": %u, \"open_files\": %u, \"net\": \"%s\", \"idle_s\": %g, "
@@ -744,7 +744,7 @@ static void do_put(fo_session *s, int cfd, const char *dest, int fd)
     }
     snprintf(path, sizeof path, "/work/%s", dest);
     fo_buf_puts(&b, "{\"path\": ");
-    fo_sandbox_json_str(&b, path, strlen(path));
+    fo_buf_json_str(&b, path, strlen(path));
     fo_buf_printf(&b, ", \"bytes\": %lld}", (long long)st.st_size);
     (void)fo_session_send(cfd, 'R', b.data, b.len, -1);
     fo_buf_free(&b);
@@ -867,14 +867,14 @@ static void do_render(fo_session *s, int cfd, const char *formats)
     fo_buf_printf(&b, "{\"exit\": %d, \"files\": [", code < 0 ? 5 : code);
     for (k = 0; k < out.n_files; k++) {
         fo_buf_puts(&b, k ? ", {\"name\": " : "{\"name\": ");
-        fo_sandbox_json_str(&b, out.files[k].name, strlen(out.files[k].name));
+        fo_buf_json_str(&b, out.files[k].name, strlen(out.files[k].name));
         fo_buf_printf(&b, ", \"bytes\": %llu, \"sha256\": \"%s\"}",
                               (unsigned long long)out.files[k].bytes, out.files[k].sha256);
     }
     fo_buf_puts(&b, "], \"refused\": ");        /* what of /out the render did not get */
     fo_sandbox_json_refused(&b, &col);
     fo_buf_puts(&b, ", \"stderr\": ");
-    fo_sandbox_json_str(&b, tail, strlen(tail));
+    fo_buf_json_str(&b, tail, strlen(tail));
     fo_buf_puts(&b, "}");
     (void)fo_session_send(cfd, 'R', b.data, b.len, -1);
     fo_buf_free(&b);

@@ -14,7 +14,7 @@
 #define FO_SANDBOX_PRIVATE
 #include "serve/serve.h"
 #include "serve/http.h"
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/session.h"
 
@@ -160,7 +160,7 @@ static void sse_stream(sse *ev, int which, const char *p, size_t n)
     memcpy(ev->tail[w], text.data + text.len - keep, keep);
     ev->tail_n[w] = keep;
     fo_buf_printf(&json, "{\"name\": \"%s\", \"text\": ", which == 1 ? "stdout" : "stderr");
-    fo_sandbox_json_str(&json, text.data, text.len - keep);
+    fo_buf_json_str(&json, text.data, text.len - keep);
     fo_buf_puts(&json, "}");
     if (!json.failed && text.len > keep)
         sse_push(ev, "stream", json.data, json.len, 1);

@@ -14,7 +14,7 @@
 #include "serve/serve.h"
 #include "serve/http.h"
 #include "folio.h"
-#include "render/core/sha256.h"
+#include "base/sha256.h"
 #include "sandbox/sandbox.h"
 
 #include <errno.h>
@@ -31,7 +31,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zip.h>
 
 int fo_serve_name_ok(const char *name);   /* zygote.c */
 
@@ -537,37 +536,15 @@ int fo_http_read_formats(struct MHD_Connection *c, req *r, fo_serve_job *job, co
 int fo_http_zip(req *r, char names[][32], const int *fds, size_t n)
 {
     char path[600];
-    zip_t *z;
-    int err = 0;
-    size_t k;
+    const char *name[FO_SERVE_MAX_FORMATS];
 
+    if (n > FO_SERVE_MAX_FORMATS)
+        return -1;
+    for (size_t k = 0; k < n; k++)
+        name[k] = names[k];
     snprintf(path, sizeof path, "%s/result.zip", r->dir);
-    z = zip_open(path, ZIP_CREATE | ZIP_EXCL, &err);
-    if (!z)
+    if (fo_zip_fds(path, name, fds, n) < 0)
         return -1;
-    for (k = 0; k < n; k++) {
-        FILE *f = fdopen(dup(fds[k]), "rb");
-        zip_source_t *src = f ? zip_source_filep_create(f, 0, -1, NULL) : NULL;
-        zip_int64_t i;
-        if (!src) {
-            if (f)
-                fclose(f);
-            zip_discard(z);
-            return -1;
-        }
-        i = zip_file_add(z, names[k], src, ZIP_FL_ENC_UTF_8);
-        if (i < 0) {
-            zip_source_free(src);
-            zip_discard(z);
-            return -1;
-        }
-        zip_file_set_mtime(z, (zip_uint64_t)i, 315532800, 0);   /* 1980-01-01 */
-        zip_set_file_compression(z, (zip_uint64_t)i, ZIP_CM_DEFLATE, 6);
-    }
-    if (zip_close(z) < 0) {
-        zip_discard(z);
-        return -1;
-    }
     return open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 }
 

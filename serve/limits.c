@@ -16,7 +16,7 @@
 #include "serve/serve.h"
 #include "serve/http.h"
 #include "sandbox/sandbox.h"
-#include "cli/usage.h"
+#include "base/usage.h"
 
 #include <math.h>
 #include <stdio.h>

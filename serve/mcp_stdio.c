@@ -13,7 +13,7 @@
 #define FO_MCP_PRIVATE
 #include "serve/serve.h"
 #include "serve/mcp.h"
-#include "cli/usage.h"
+#include "base/usage.h"
 #include "sandbox/sandbox.h"
 
 #include <errno.h>

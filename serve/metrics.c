@@ -5,7 +5,7 @@
 #define FO_SERVE_PRIVATE
 #include "serve/serve.h"
 #include "folio.h"
-#include "render/core/buf.h"
+#include "base/buf.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -20,7 +20,7 @@
  * Not built into sanitizer builds (ASan and UBSan bring their own malloc). */
 #define FO_SERVE_PRIVATE
 #include "serve/serve.h"
-#include "render/core/buf.h"
+#include "base/buf.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define FO_NO_REGION 1

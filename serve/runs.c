@@ -11,7 +11,7 @@
 #include "serve/serve.h"
 #include "serve/http.h"
 #include "folio.h"
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "sandbox/session.h"
 
 #include <dirent.h>

@@ -13,9 +13,9 @@
 #include "serve/mcp.h"   /* fo_serve_find_folio */
 #include "sandbox/session.h"
 #include "sandbox/sandbox.h"
-#include "render/core/sha256.h"
+#include "base/sha256.h"
 #include "folio.h"                  /* FO_DEFAULT_MAX_BYTES */
-#include "cli/usage.h"
+#include "base/usage.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -34,9 +34,8 @@
 #include "serve/serve.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/fdpass.h"
-#include "cli/cli.h"
 #include "folio.h"
-#include "render/core/buf.h"
+#include "base/buf.h"
 
 #include <dirent.h>
 #include <malloc.h>
@@ -208,7 +207,7 @@ static void child_reply(int sock, fo_status st, const fo_diags *d, const job_hea
     size_t k;
 
     if (d->n) {
-        const char *json = fo_cli_diags_json(d);
+        const char *json = fo_diags_json(d);
         size_t len = strlen(json), off;
         for (off = 0; off < len; off += MSG_MAX - 2)
             (void)send_msg(sock, 'E', json + off, len - off < MSG_MAX - 2 ? len - off : MSG_MAX - 2, -1);

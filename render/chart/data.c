@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "render/chart/layout.h"
-#include "render/core/buf.h"
+#include "base/buf.h"
 
 /* ---- nice scale ------------------------------------------------------------- */
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "render/chart/dl_build.h"
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/core/text.h"
 
 struct fo_dl {

@@ -21,7 +21,7 @@
 #include <xlsxwriter.h>
 
 #include "render/chartxml/chartxml.h"
-#include "render/core/buf.h"
+#include "base/buf.h"
 
 #define SHEET "Sheet1"
 

@@ -5,7 +5,7 @@
 
 #include "folio.h"
 #include "render/core/bidi.h"
-#include "render/core/utf8.h"
+#include "base/utf8.h"
 
 fo_dir fo_bidi_levels(const char *utf8, size_t len, fo_dir dir, uint8_t *levels)
 {

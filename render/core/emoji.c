@@ -9,7 +9,7 @@
 
 #include "folio.h"
 #include "render/core/emoji.h"
-#include "render/core/utf8.h"
+#include "base/utf8.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static FT_Library lib;

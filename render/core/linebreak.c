@@ -10,7 +10,7 @@
 
 #include "folio.h"
 #include "render/core/emoji.h"
-#include "render/core/utf8.h"
+#include "base/utf8.h"
 #include "render/core/linebreak.h"
 #include "render/core/text.h"
 

@@ -18,10 +18,10 @@
 
 #include <hb.h>
 
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/core/markup.h"
 #include "render/core/shape.h"
-#include "render/core/utf8.h"
+#include "base/utf8.h"
 
 typedef struct {
     size_t pos, len;     /* the star run in the source */

@@ -1,7 +1,7 @@
 /* prov.c — the provenance list (prov.h). */
 #include <string.h>
 
-#include "render/core/buf.h"
+#include "base/buf.h"
 
 #include "render/core/prov.h"
 

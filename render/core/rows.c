@@ -5,7 +5,7 @@
  * ds->stream, which formats/csv_rows.c provides. */
 #include <string.h>
 
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/core/model.h"
 
 struct fo_rows_keep {

@@ -16,9 +16,9 @@
 #include <hb-ot.h>
 
 #include "folio.h"
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/core/emoji.h"
-#include "render/core/utf8.h"
+#include "base/utf8.h"
 #include "render/core/fonts.h"
 #include "render/core/otlayout.h"
 #include "render/core/shape.h"

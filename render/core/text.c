@@ -19,12 +19,12 @@
 #include FT_OUTLINE_H
 
 #include "folio.h"
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/core/fonts.h"
 #include "render/core/linebreak.h"
 #include "render/core/shape.h"
 #include "render/core/text.h"
-#include "render/core/utf8.h"
+#include "base/utf8.h"
 
 /* ---- characters no font has ------------------------------------------------ */
 static _Thread_local uint32_t missing[FO_TEXT_MISSING_MAX];

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "render/chartxml/chartxml.h"
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/docx/docx_internal.h"
 #include "render/core/markup.h"
 

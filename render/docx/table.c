@@ -21,7 +21,7 @@
 #include "render/docx/docx_internal.h"
 #include "render/core/numfmt.h"
 #include "render/core/text.h"
-#include "render/core/utf8.h"
+#include "base/utf8.h"
 
 #define WIDTH_SAMPLE 200   /* rows measured for column widths */
 /* A table of at most this many rows (header and totals included) is kept on

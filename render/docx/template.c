@@ -20,7 +20,7 @@
 
 #include <libxml/parser.h>
 
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/docx/docx_internal.h"
 #include "render/ooxml/template.h"
 

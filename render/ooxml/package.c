@@ -31,7 +31,7 @@
 
 #include <zip.h>
 
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/core/prov.h"
 #include "render/ooxml/package.h"
 #include "render/core/templates.h"

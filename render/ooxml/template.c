@@ -14,7 +14,7 @@
 #include <libxml/parser.h>
 #include <zip.h>
 
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/ooxml/template.h"
 
 struct fo_tpl {

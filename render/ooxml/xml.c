@@ -13,7 +13,7 @@
 #include <libxml/xmlwriter.h>
 
 #include "render/ooxml/xml.h"
-#include "render/core/utf8.h"
+#include "base/utf8.h"
 
 struct fo_xml {
     xmlTextWriterPtr w;

@@ -32,7 +32,7 @@
 #include <hpdf_streams.h>
 #include <libdeflate.h>
 
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/pdf/pdf_int.h"
 
 #define LEVEL 5

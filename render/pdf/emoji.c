@@ -5,7 +5,7 @@
  * (shaped.c) as invisible text. */
 #include <string.h>
 
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/core/emoji.h"
 #include "render/pdf/pdf_int.h"
 

@@ -11,12 +11,12 @@
 #include <string.h>
 
 #include "render/core/bidi.h"
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/core/emoji.h"
 #include "render/pdf/pdf_int.h"
 #include "render/core/policy.h"
 #include "render/core/text.h"
-#include "render/core/utf8.h"
+#include "base/utf8.h"
 #include "render/core/linebreak.h"
 
 #define LINK_PAD 1.0

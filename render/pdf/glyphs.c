@@ -43,7 +43,7 @@
 #include <hpdf_pages.h>
 #include <hpdf_streams.h>
 
-#include "render/core/utf8.h"
+#include "base/utf8.h"
 #include "render/pdf/pdf_int.h"
 #include "render/core/text.h"
 

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/core/fonts.h"
 #include "render/pdf/pdf_int.h"
 #include "render/render.h"

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "render/core/emoji.h"
-#include "render/core/utf8.h"
-#include "render/core/buf.h"
+#include "base/utf8.h"
+#include "base/buf.h"
 #include "render/pdf/pdf_int.h"
 #include "render/core/text.h"
 

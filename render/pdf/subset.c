@@ -30,7 +30,7 @@
 #include <hpdf_font.h>
 #include <hpdf_fontdef.h>
 
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/pdf/pdf_int.h"
 
 #define NOT_KEPT 0xFFFFu

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/core/table.h"
 #include "render/pdf/pdf_int.h"
 

@@ -19,11 +19,11 @@
 #include "render/chart/chart.h"
 #include "render/png/png_encode.h"
 #include "render/render.h"
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/core/emoji.h"
 #include "render/core/prov.h"
 #include "render/core/text.h"
-#include "render/core/utf8.h"
+#include "base/utf8.h"
 
 /* ---- font faces: one cairo face per TrueType file, kept for the process ---- */
 typedef struct {

@@ -15,7 +15,7 @@
 #include <stddef.h>
 
 #include "folio.h"
-#include "render/core/buf.h"
+#include "base/buf.h"
 
 /* Encodes a CAIRO_FORMAT_RGB24 (or ARGB32 when alpha) surface's pixels as an
  * 8-bit indexed PNG when opaque with at most 256 colors, else as 8-bit RGB

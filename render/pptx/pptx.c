@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/pptx/pptx_internal.h"
 #include "render/core/text.h"
 

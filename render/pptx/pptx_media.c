@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/core/delta.h"
 #include "render/pptx/pptx_internal.h"
 #include "render/chartxml/chartxml.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "render/core/words.h"
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/pptx/pptx_internal.h"
 #include "render/core/text.h"
 #include "render/core/shape.h"

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "render/core/words.h"
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/core/table.h"
 #include "render/pptx/pptx_internal.h"
 #include "render/core/numfmt.h"

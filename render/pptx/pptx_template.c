@@ -23,7 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/ooxml/template.h"
 #include "render/pptx/pptx_internal.h"
 

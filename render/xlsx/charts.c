@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/xlsx/xlsx_internal.h"
 
 #define DATA_ROWS_PER_SHEET (FO_XLSX_MAX_ROWS - 1)

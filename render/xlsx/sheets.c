@@ -13,7 +13,7 @@
 #include <strings.h>
 
 #include "render/core/words.h"
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/core/numfmt.h"
 #include "render/core/table.h"
 #include "render/xlsx/xlsx_internal.h"

@@ -10,10 +10,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/core/policy.h"
 #include "render/xlsx/xlsx_internal.h"
-#include "render/core/utf8.h"
+#include "base/utf8.h"
 
 static bool is_hex(unsigned char c)
 {

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/core/markup.h"
 #include "render/core/prov.h"
 #include "render/xlsx/xlsx_internal.h"

@@ -10,7 +10,7 @@
 
 #include <xlsxwriter.h>
 
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/render.h"
 
 /* Excel's limits (Excel specifications and limits, 2016+). */

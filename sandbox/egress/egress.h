@@ -28,7 +28,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
-#include "render/core/buf.h"
+#include "base/buf.h"
 
 #define FO_EGRESS_PORT      3128      /* the proxy inside the jail: 127.0.0.1:3128 */
 #define FO_EGRESS_MAX_NAME  253

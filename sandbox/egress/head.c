@@ -10,7 +10,7 @@
  * refuses with 400, and a little more (see fo_egress_parse_head). */
 #include "sandbox/egress/egress.h"
 #define FO_SANDBOX_PRIVATE
-#include "sandbox/sandbox.h"
+#include "base/buf.h"
 
 #include <stdarg.h>
 #include <stdio.h>

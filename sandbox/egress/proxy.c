@@ -17,7 +17,9 @@
  * must equal the CONNECT host -> relay with an idle timeout. */
 #include "sandbox/egress/egress.h"
 #define FO_SANDBOX_PRIVATE
-#include "sandbox/sandbox.h"
+#include "base/buf.h"
+#include "base/proc.h"
+#include "folio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -142,14 +144,14 @@ static void log_record(conn *k)
     fo_buf b = { 0 };
 
     fo_buf_printf(&b, "{\"n\": %u, \"host\": ", k->n);
-    fo_sandbox_json_str(&b, k->rq.host, strlen(k->rq.host));
+    fo_buf_json_str(&b, k->rq.host, strlen(k->rq.host));
     fo_buf_printf(&b, ", \"port\": %u, \"method\": ", k->rq.port);
-    fo_sandbox_json_str(&b, k->rq.method, strlen(k->rq.method));
+    fo_buf_json_str(&b, k->rq.method, strlen(k->rq.method));
     fo_buf_printf(&b, ", \"decision\": \"%s\", \"reason\": ", k->decision);
-    fo_sandbox_json_str(&b, k->reason, strlen(k->reason));
+    fo_buf_json_str(&b, k->reason, strlen(k->reason));
     fo_buf_puts(&b, ", \"address\": ");
     if (k->addr[0])
-        fo_sandbox_json_str(&b, k->addr, strlen(k->addr));
+        fo_buf_json_str(&b, k->addr, strlen(k->addr));
     else
         fo_buf_puts(&b, "null");
     fo_buf_printf(&b, ", \"bytes_up\": %llu, \"bytes_down\": %llu, \"ms\": %ld}\n",
@@ -834,11 +836,11 @@ static int isolate(int *listen_fd, int *log_fd)
     if (l < 0 || g < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
         dup2(null, 2) < 0 || dup2(l, 3) < 0 || dup2(g, 4) < 0)
         return -1;
-    fo_sandbox_close_all_except(3, 4);          /* l, g and null among them */
+    fo_close_all_except(3, 4);          /* l, g and null among them */
     *listen_fd = 3;
     *log_fd = 4;
     (void)clearenv();
-    if (fo_sandbox_self_stat(f, 52) < 0 || f[51] < f[50])
+    if (fo_self_stat(f, 52) < 0 || f[51] < f[50])
         return -1;
     memset((char *)(uintptr_t)f[50], 0, (size_t)(f[51] - f[50]));
     memset(&map, 0, sizeof map);

@@ -42,7 +42,7 @@ def test_usage_errors_exit_1(args, tmp_path):
      "Try 'folio help serve'."),
 ])
 def test_usage_errors_read_alike(args, first, hint, tmp_path):
-    """One shape for every command (cli/usage.c): the problem, then where help is."""
+    """One shape for every command (base/usage.c): the problem, then where help is."""
     lines = run_folio(*args, cwd=tmp_path, check=1).stderr.splitlines()
     assert lines[0].startswith(first), lines
     assert lines[-1] == hint, lines

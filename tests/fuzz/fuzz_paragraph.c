@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "folio.h"
-#include "render/core/utf8.h"
+#include "base/utf8.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 

@@ -21,7 +21,7 @@
 #include "render/core/bidi.h"
 #include "render/core/emoji.h"
 #include "render/core/linebreak.h"
-#include "render/core/utf8.h"
+#include "base/utf8.h"
 #include "render/core/shape.h"
 #include "render/core/text.h"
 

@@ -135,7 +135,7 @@ START_TEST(json_strings)
 {
     fo_buf b = { 0 };
 
-    fo_sandbox_json_str(&b, "a\"b\\c\n\x01\xff\xc3\xa9", 10);
+    fo_buf_json_str(&b, "a\"b\\c\n\x01\xff\xc3\xa9", 10);
     ck_assert_str_eq(b.data, "\"a\\\"b\\\\c\\n\\u0001\\ufffd\xc3\xa9\"");
     fo_buf_free(&b);
 }

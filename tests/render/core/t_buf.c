@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "render/core/buf.h"
+#include "base/buf.h"
 #include "render/core/model.h"
 #include "tests/check_run.h"
 

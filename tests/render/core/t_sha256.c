@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "render/core/sha256.h"
+#include "base/sha256.h"
 #include "tests/check_run.h"
 
 static void check_hex(const char *msg, size_t len, const char *want)

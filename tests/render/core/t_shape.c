@@ -15,7 +15,7 @@
 #include "render/core/fonts.h"
 #include "render/core/shape.h"
 #include "render/core/text.h"
-#include "render/core/utf8.h"
+#include "base/utf8.h"
 #include "tests/check_run.h"
 
 #define PRIMARY "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf"

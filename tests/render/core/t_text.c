@@ -13,7 +13,7 @@
 #include "render/core/fonts.h"
 #include "render/core/text.h"
 #include "tests/check_run.h"
-#include "render/core/utf8.h"
+#include "base/utf8.h"
 
 #define SANS "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf"
 #define SANS_BOLD "/usr/share/fonts/truetype/liberation/LiberationSans-Bold.ttf"

@@ -3,7 +3,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "render/core/utf8.h"
+#include "base/utf8.h"
 #include "tests/check_run.h"
 
 static size_t dec(const char *s, uint32_t *cp) { return fo_utf8_decode(s, strlen(s), cp); }

@@ -2,7 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "cli/usage.h"
+#include "base/usage.h"
 
 int fo_usage_error(const char *cmd, const char *fmt, ...)
 {

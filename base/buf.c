@@ -1,4 +1,4 @@
-/* buf.c — growable byte buffer and array growth (render/core/buf.h). */
+/* buf.c — growable byte buffer and array growth (base/buf.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -9,7 +9,8 @@
 #include <unistd.h>
 
 #include "folio.h"
-#include "render/core/buf.h"
+#include "base/buf.h"
+#include "base/utf8.h"
 
 size_t fo_grow_cap(size_t cap, size_t need, size_t first, size_t elem)
 {
@@ -176,4 +177,40 @@ void fo_huge_unmap(fo_huge *h)
 {
     if (h->map) munmap(h->map, h->len);
     h->map = NULL;
+}
+
+/* A JSON string; invalid UTF-8 becomes U+FFFD, controls are escaped. */
+void fo_buf_json_str(fo_buf *b, const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t k = 0;
+
+    fo_buf_append(b, "\"", 1);
+    while (k < len) {
+        uint32_t cp;
+        size_t n = fo_utf8_decode(s + k, len - k, &cp);
+        char esc[8];
+
+        if (n == 0) {
+            fo_buf_append(b, "\\ufffd", 6);
+            k++;
+            continue;
+        }
+        if (n == 1 && (u[k] < 0x20 || u[k] == '"' || u[k] == '\\' || u[k] == 0x7f)) {
+            switch (u[k]) {
+            case '"': fo_buf_append(b, "\\\"", 2); break;
+            case '\\': fo_buf_append(b, "\\\\", 2); break;
+            case '\n': fo_buf_append(b, "\\n", 2); break;
+            case '\t': fo_buf_append(b, "\\t", 2); break;
+            case '\r': fo_buf_append(b, "\\r", 2); break;
+            default:
+                snprintf(esc, sizeof esc, "\\u%04x", u[k]);
+                fo_buf_append(b, esc, 6);
+            }
+        } else {
+            fo_buf_append(b, s + k, n);
+        }
+        k += n;
+    }
+    fo_buf_append(b, "\"", 1);
 }

@@ -1,6 +1,6 @@
-/* utf8.c — the one UTF-8 decoder (render/core/utf8.h; decoding one
+/* utf8.c — the one UTF-8 decoder (base/utf8.h; decoding one
  * character is inline there). */
-#include "render/core/utf8.h"
+#include "base/utf8.h"
 
 size_t fo_utf8_invalid_at(const char *s, size_t n)
 {

@@ -79,4 +79,9 @@ typedef struct {
 void *fo_huge_map(fo_huge *h, size_t bytes);
 void fo_huge_unmap(fo_huge *h);
 
+/* Appends s[0..len) to b as a JSON string: invalid UTF-8 becomes U+FFFD,
+   controls are escaped (the JSON the sandbox and the service write:
+   manifest.json, session answers). */
+void fo_buf_json_str(fo_buf *b, const char *s, size_t len);
+
 #endif

@@ -7,7 +7,7 @@
  *   RENAMING  a rename is under way: done if the temporary is gone
  *   PLACED    the new file is in place; the old one, if any, is at bak
  *   DONE      nothing left to undo */
-#include "render/stage.h"
+#include "base/stage.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "render/core/sha256.h"
+#include "base/sha256.h"
 
 /* FIPS 180-4 §4.2.2: first 32 bits of the fractional parts of the cube
  * roots of the first 64 primes. */
