@@ -1,7 +1,11 @@
-/* proc.c — the process's own descriptors and /proc/self/stat (proc.h). */
+/* proc.c — descriptors (writing all of a buffer, closing all but some) and
+ * /proc/self/stat (proc.h). */
 #include "base/proc.h"
+#include "base/clock.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -51,6 +55,27 @@ int fo_self_stat(unsigned long long *field, int n)
         if (end == f + 1)
             return -1;
         f = end;
+    }
+    return 0;
+}
+
+int fo_write_all(int fd, const void *p, size_t n, double until)
+{
+    const char *s = p;
+
+    while (n > 0) {
+        ssize_t w = write(fd, s, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EAGAIN && fo_now() < until) {
+            struct pollfd pf = { fd, POLLOUT, 0 };
+            (void)poll(&pf, 1, (int)((until - fo_now()) * 1000) + 1);
+            continue;
+        }
+        if (w <= 0)
+            return -1;
+        s += w;
+        n -= (size_t)w;
     }
     return 0;
 }

@@ -1,7 +1,14 @@
-/* proc.h — the process's own descriptors and /proc/self/stat: for the jail's
- * init, the session supervisor and the egress proxy alike. */
+/* proc.h — descriptors and /proc/self/stat, for every layer: folio run, the
+ * jail's init, the session supervisor, the egress proxy and the service. */
 #ifndef FO_BASE_PROC_H
 #define FO_BASE_PROC_H
+
+#include <stddef.h>
+
+/* Writes all n bytes of p to fd, again after EINTR; on a non-blocking fd
+   that is full, waits for room until `until` (fo_now() seconds; 0: gives up
+   at once). 0, or -1 when the reader went away or time ran out. */
+int fo_write_all(int fd, const void *p, size_t n, double until);
 
 /* Closes every descriptor from 3 up but keep1 and keep2 (-1: none):
    close_range(2) where the kernel has it, a loop before 5.9. */

@@ -18,6 +18,7 @@
 #include "cli/cli.h"
 #include "base/usage.h"
 #include "folio.h"
+#include "base/clock.h"
 #include "serve/serve.h"
 #include "serve/mcp.h"
 
@@ -229,8 +230,7 @@ static int render_doc(fo_cli_request *req, const char *input)
     fo_doc *doc = NULL;
     fo_written_list written = {0};
     bool tty = isatty(STDERR_FILENO) && !req->quiet;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = fo_now();
     if (tty) fprintf(stderr, "folio: reading %s...\n", input);
     fo_status st = is_spec(input) ? fo_spec_load(input, &doc, &d) : fo_csv_doc(input, &doc, &d);
     if (st == FO_OK && req->opts.theme)
@@ -246,8 +246,7 @@ static int render_doc(fo_cli_request *req, const char *input)
     }
     print_diags(&d, req->json && st != FO_OK);
     if (st == FO_OK) {
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+        double secs = fo_now() - t0;
         if (req->json) fputs(fo_written_json(&written), stdout);
         else if (!req->quiet)
             for (size_t i = 0; i < written.n; i++)

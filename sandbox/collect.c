@@ -461,19 +461,12 @@ int fo_sandbox_stage_copy(fo_stage *s, int dirfd, const char *name, int src, uin
 
 int fo_sandbox_stage_buf(fo_stage *s, int dirfd, const char *name, const char *buf, size_t len)
 {
-    size_t done = 0;
     int fd = stage_at(s, dirfd, name);
 
     if (fd < 0)
         return -1;
-    while (done < len) {
-        ssize_t n = write(fd, buf + done, len - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        done += (size_t)n;
-    }
+    if (fo_write_all(fd, buf, len, 0) < 0)
+        return -1;
     return fsync(fd);
 }
 
@@ -509,34 +502,5 @@ int fo_sandbox_write_copy(int dirfd, const char *name, int fd)
 int fo_sandbox_write_buf(int dirfd, const char *name, const char *buf, size_t len)
 {
     return write_one(dirfd, name, -1, buf, len);
-}
-
-double fo_sandbox_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-int fo_sandbox_write_all(int fd, const void *p, size_t n, double until)
-{
-    const char *s = p;
-
-    while (n > 0) {
-        ssize_t w = write(fd, s, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0 && errno == EAGAIN && fo_sandbox_now() < until) {
-            struct pollfd pf = { fd, POLLOUT, 0 };
-            (void)poll(&pf, 1, (int)((until - fo_sandbox_now()) * 1000) + 1);
-            continue;
-        }
-        if (w <= 0)
-            return -1;
-        s += w;
-        n -= (size_t)w;
-    }
-    return 0;
 }
 

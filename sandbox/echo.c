@@ -27,14 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static double mono_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 void fo_sandbox_std_nonblocking(void)
 {
     int fd;
@@ -183,7 +175,7 @@ void fo_sandbox_echo_add(fo_sandbox_echo *e, const char *s, size_t n)
 
 void fo_sandbox_echo_finish(fo_sandbox_echo *e, double until)
 {
-    double quiet_since = mono_now();
+    double quiet_since = fo_now();
 
     if (e->fd < 0)
         return;
@@ -194,7 +186,7 @@ void fo_sandbox_echo_finish(fo_sandbox_echo *e, double until)
     fo_sandbox_echo_flush(e);
     while (e->len > 0 && !e->gone) {
         size_t before = e->len;
-        double now = mono_now(), left = until - now;
+        double now = fo_now(), left = until - now;
         struct pollfd pf = { e->fd, POLLOUT, 0 };
 
         if (now - quiet_since > FO_SANDBOX_ECHO_GRACE && left > FO_SANDBOX_ECHO_GRACE)
@@ -204,7 +196,7 @@ void fo_sandbox_echo_finish(fo_sandbox_echo *e, double until)
         (void)poll(&pf, 1, (int)(left * 1000) + 1);
         fo_sandbox_echo_flush(e);
         if (e->len < before)
-            quiet_since = mono_now();
+            quiet_since = fo_now();
     }
     if (e->len > 0) {
         e->stalled = 1;

@@ -165,8 +165,8 @@ static void cache_write(int rt, const char *key, const char *text, size_t len)
     fd = openat(rt, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return;
-    if (fo_sandbox_write_all(fd, key, 64, 0) < 0 || fo_sandbox_write_all(fd, "\n", 1, 0) < 0 ||
-        fo_sandbox_write_all(fd, text, len, 0) < 0 || close(fd) < 0 || renameat(rt, tmp, rt, CACHE) < 0)
+    if (fo_write_all(fd, key, 64, 0) < 0 || fo_write_all(fd, "\n", 1, 0) < 0 ||
+        fo_write_all(fd, text, len, 0) < 0 || close(fd) < 0 || renameat(rt, tmp, rt, CACHE) < 0)
         unlinkat(rt, tmp, 0);
 }
 

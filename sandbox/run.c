@@ -89,7 +89,7 @@ static int drain(int fd, tail_buf *t, fo_sandbox_echo *e)
 static void supervise(const fo_sandbox_plan *p, fo_sandbox_jail *j, outcome *o,
                       int echo_out, int echo_err)
 {
-    double start = fo_sandbox_now(), deadline = start + p->timeout_s, grace = 0, until;
+    double start = fo_now(), deadline = start + p->timeout_s, grace = 0, until;
     int fds[3] = { j->out_r, j->err_r, j->ctl }, st;
     fo_sandbox_echo *echo[2] = { &o->eout, &o->eerr };
     tail_buf *tails[2] = { &o->out, &o->err };
@@ -98,7 +98,7 @@ static void supervise(const fo_sandbox_plan *p, fo_sandbox_jail *j, outcome *o,
     fo_sandbox_echo_open(&o->eerr, echo_err, "stderr", o->echo_store[1]);
     while (fds[0] >= 0 || fds[1] >= 0 || fds[2] >= 0) {
         struct pollfd pf[5];
-        double left = (o->timed_out ? grace : deadline) - fo_sandbox_now();
+        double left = (o->timed_out ? grace : deadline) - fo_now();
         int k, n;
 
         if (left <= 0) {
@@ -107,7 +107,7 @@ static void supervise(const fo_sandbox_plan *p, fo_sandbox_jail *j, outcome *o,
             o->timed_out = 1;
             if (kill(j->pid, SIGKILL) < 0 && errno != ESRCH)
                 fprintf(stderr, "folio: run: can't kill the jail: %s\n", strerror(errno));
-            grace = fo_sandbox_now() + 5;
+            grace = fo_now() + 5;
             continue;
         }
         for (k = 0; k < 2; k++) {
@@ -143,7 +143,7 @@ static void supervise(const fo_sandbox_plan *p, fo_sandbox_jail *j, outcome *o,
             }
         }
     }
-    until = deadline > fo_sandbox_now() ? deadline : fo_sandbox_now() + 0.2;
+    until = deadline > fo_now() ? deadline : fo_now() + 0.2;
     fo_sandbox_echo_finish(&o->eout, until);
     fo_sandbox_echo_finish(&o->eerr, until);
     fo_sandbox_echo_note(&o->eerr, &o->eout, until);
@@ -157,7 +157,7 @@ static void supervise(const fo_sandbox_plan *p, fo_sandbox_jail *j, outcome *o,
         o->have_status = 1;
     }
     j->pid = -1;
-    o->seconds = fo_sandbox_now() - start;
+    o->seconds = fo_now() - start;
     fo_sandbox_cgroup_events(&j->cg, &o->oom_kills, &o->pids_max);
     o->memory_via = fo_sandbox_cgroup_memory_via(&j->cg);
 }
@@ -319,22 +319,16 @@ static int read_unsized(int *fd, struct stat *st, uint64_t ceiling)
     int mem = -1;
 
     for (;;) {
-        ssize_t n = read(*fd, buf, sizeof buf), w = 0;
+        ssize_t n = read(*fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0 || total > ceiling)
             break;
         if (mem < 0 && (mem = memfd_create("folio-in", MFD_CLOEXEC)) < 0)
             return -1;
-        while (w < n) {
-            ssize_t k = write(mem, buf + w, (size_t)(n - w));
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k <= 0) {
-                close(mem);
-                return -1;
-            }
-            w += k;
+        if (fo_write_all(mem, buf, (size_t)n, 0) < 0) {
+            close(mem);
+            return -1;
         }
         total += (uint64_t)n;
     }
@@ -1080,7 +1074,7 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
         goto done;
     }
     if (p.json)
-        (void)fo_sandbox_write_all(1, m.data, m.len, fo_sandbox_now() + FO_SANDBOX_ECHO_GRACE);
+        (void)fo_write_all(1, m.data, m.len, fo_now() + FO_SANDBOX_ECHO_GRACE);
     if (program_failed(&o) && !o.timed_out)
         hint_host_paths(&p);
     if (program_failed(&o))

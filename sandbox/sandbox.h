@@ -24,12 +24,9 @@ int fo_sandbox_main(int argc, char **argv, const char *engine);
 /* Also used by serve/ (uploads) ---------------------------------------- */
 #include <stddef.h>
 
-/* Seconds on CLOCK_MONOTONIC: deadlines and durations. */
-double fo_sandbox_now(void);
-/* Writes all n bytes of p to fd, again after EINTR; on a non-blocking fd
-   that is full, waits for room until `until` (CLOCK_MONOTONIC seconds; 0:
-   gives up at once). 0, or -1 when the reader went away or time ran out. */
-int fo_sandbox_write_all(int fd, const void *p, size_t n, double until);
+#include "base/clock.h"                 /* fo_now: deadlines and durations */
+#include "base/proc.h"                  /* fo_write_all */
+
 /* A whole decimal number within [lo, hi] (no NaN, no trailing text) into
    *out: 0, or -1 with *out untouched. Options of `folio run` and `serve`. */
 int fo_sandbox_parse_number(const char *s, double lo, double hi, double *out);

@@ -628,10 +628,10 @@ static int open_lock(const char *id)
    (folio serve --max-sessions, its spare) no longer sees it. Closes lock. */
 static void wait_gone(int lock)
 {
-    double end = fo_sandbox_now() + 10;
+    double end = fo_now() + 10;
 
     while (lock >= 0 && flock(lock, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK &&
-           fo_sandbox_now() < end)
+           fo_now() < end)
         usleep(2000);
     if (lock >= 0)
         close(lock);

@@ -89,7 +89,7 @@ static void kframe_reset(fo_session *s)
 static int write_raw(fo_session *s, const char *p, size_t n)
 {
     (void)fcntl(s->j.in_w, F_SETFL, O_NONBLOCK);
-    return fo_sandbox_write_all(s->j.in_w, p, n, fo_sandbox_now() + 10);
+    return fo_write_all(s->j.in_w, p, n, fo_now() + 10);
 }
 
 /* One frame to the kernel: header, then a and b (payload in two parts). */
@@ -116,20 +116,20 @@ static int kwait(fo_session *s, int timeout_ms)
 
 int fo_session_kernel_hello(fo_session *s, int timeout_ms)
 {
-    double end = fo_sandbox_now() + timeout_ms / 1000.0;
+    double end = fo_now() + timeout_ms / 1000.0;
     char type;
     int r;
 
     kframe_reset(s);
     if (!s->kf.buf || write_raw(s, s->kernel_src, s->kernel_len) < 0)
         return -1;
-    while (fo_sandbox_now() < end) {
+    while (fo_now() < end) {
         while ((r = kframe_next(&s->kf, s->j.out_r, &type)) == 1)
             if (type == 'k') {
                 snprintf(s->python, sizeof s->python, "%.*s", (int)s->kf.got, s->kf.buf);
                 return 0;
             }
-        if (r < 0 || kwait(s, (int)((end - fo_sandbox_now()) * 1000) + 1) < 0)
+        if (r < 0 || kwait(s, (int)((end - fo_now()) * 1000) + 1) < 0)
             return -1;
     }
     return -1;
@@ -137,12 +137,12 @@ int fo_session_kernel_hello(fo_session *s, int timeout_ms)
 
 int fo_session_kernel_restart(fo_session *s)
 {
-    double end = fo_sandbox_now() + 10;
+    double end = fo_now() + 10;
     int ws, ev;
 
     if (fo_sandbox_jail_ctl(&s->j, 'R') < 0)
         return -1;
-    while (fo_sandbox_now() < end) {
+    while (fo_now() < end) {
         struct pollfd pf = { s->j.ctl, POLLIN, 0 };
         if (poll(&pf, 1, 1000) <= 0)
             continue;
@@ -170,21 +170,21 @@ static void add_item(fo_buf *b, const char *p, size_t n)
 
 int fo_session_kernel_command(fo_session *s, char cmd, fo_buf *b, int timeout_ms)
 {
-    double end = fo_sandbox_now() + timeout_ms / 1000.0;
+    double end = fo_now() + timeout_ms / 1000.0;
     unsigned items = 0;
     char type;
     int r;
 
     if (kwrite(s, cmd, NULL, 0, NULL, 0) < 0)
         return -1;
-    while (fo_sandbox_now() < end) {
+    while (fo_now() < end) {
         while ((r = kframe_next(&s->kf, s->j.out_r, &type)) == 1) {
             if (type == 'E')
                 return 0;
             if (type == 'u' && items++ < 1000)
                 add_item(b, s->kf.buf, s->kf.got);
         }
-        if (r < 0 || kwait(s, (int)((end - fo_sandbox_now()) * 1000) + 1) < 0)
+        if (r < 0 || kwait(s, (int)((end - fo_now()) * 1000) + 1) < 0)
             return -1;
     }
     return -1;
@@ -343,7 +343,7 @@ static void supervise_loop(fo_session *s, cell_run *c, double timeout_s);
 
 static void supervise_cell(fo_session *s, cell_run *c, double timeout_s)
 {
-    s->busy_since = fo_sandbox_now();
+    s->busy_since = fo_now();
     s->yielded = 0;
     supervise_loop(s, c, timeout_s);
     if (s->yielded == 1)
@@ -352,11 +352,11 @@ static void supervise_cell(fo_session *s, cell_run *c, double timeout_s)
 
 static void supervise_loop(fo_session *s, cell_run *c, double timeout_s)
 {
-    double deadline = fo_sandbox_now() + timeout_s, grace_end = 0;
+    double deadline = fo_now() + timeout_s, grace_end = 0;
 
     while (!c->ended) {
         int stopping = c->timed_out || c->interrupted;
-        double now = fo_sandbox_now(), left = (stopping ? grace_end : deadline) - now, wait;
+        double now = fo_now(), left = (stopping ? grace_end : deadline) - now, wait;
 
         if (!s->yielded && now - s->busy_since >= BUSY_S)
             s->yielded = fo_sandbox_cgroup_weight(&s->j.cg, BUSY_WEIGHT) == 0 ? 1 : -1;
@@ -369,7 +369,7 @@ static void supervise_loop(fo_session *s, cell_run *c, double timeout_s)
             c->interrupted = left > 0;          /* asked for, before the timeout */
             c->timed_out = !c->interrupted;
             (void)fo_sandbox_jail_ctl(&s->j, 'I');
-            grace_end = fo_sandbox_now() + GRACE_S;
+            grace_end = fo_now() + GRACE_S;
             continue;
         }
         if (left <= 0) {
@@ -610,7 +610,7 @@ void fo_session_exec_cell(fo_session *s, int cfd, const char *p, size_t n)
     fo_buf fail = { 0 }, res = { 0 };
     unsigned char no[4];
     unsigned timeout_ms = 0, cell;
-    double start = fo_sandbox_now(), timeout_s;
+    double start = fo_now(), timeout_s;
     const char *status;
 
     memset(&c, 0, sizeof c);
@@ -649,7 +649,7 @@ void fo_session_exec_cell(fo_session *s, int cfd, const char *p, size_t n)
     if ((c.restarted || c.died) && fo_session_kernel_restart(s) < 0)
         s->kernel_lost = 1;
     fo_sandbox_cgroup_events(&s->j.cg, &s->oom_kills, &(long){ 0 });
-    result_json(s, &c, cell, status, &fail, (fo_sandbox_now() - start) * 1000, &res);
+    result_json(s, &c, cell, status, &fail, (fo_now() - start) * 1000, &res);
     if (c.cfd >= 0 && (res.failed || fo_session_send(c.cfd, 'R', res.data, res.len, -1) < 0))
         c.cfd = -1;
     fo_buf_free(&fail);

@@ -94,7 +94,7 @@ static int lease_free(int dir)
 
 int fo_session_lease_take(int state, const char *id, double wait_s)
 {
-    double end = fo_sandbox_now() + wait_s;
+    double end = fo_now() + wait_s;
     char tmp[96], away[128];
     int dir = open_id(state, id, 1), rc = -1;
 
@@ -116,7 +116,7 @@ int fo_session_lease_take(int state, const char *id, double wait_s)
                 (void)unlinkat(dir, away, 0);
             continue;
         }
-        if (fo_sandbox_now() >= end) {
+        if (fo_now() >= end) {
             errno = EBUSY;
             break;
         }

@@ -323,7 +323,7 @@ static int restore_child(fo_session *s, int files, int report)
         fprintf(stderr, "folio: session %s: can't restore %s: %s\n", s->id, c.path,
                 strerror(errno));
     fo_session_copy_end(&c);
-    if (lost.len && fo_sandbox_write_all(report, lost.data, lost.len, fo_sandbox_now() + 60) < 0)
+    if (lost.len && fo_write_all(report, lost.data, lost.len, fo_now() + 60) < 0)
         rc = -1;
     return rc < 0 ? 1 : 0;
 }
@@ -605,7 +605,7 @@ static int checkpoint(fo_session *s, const char *kind)
 {
     char name[40], cells[32], *meta = fo_session_read_small(s->dir, "meta", 65536);
     int snap = meta ? fo_session_snap_begin(s->state, s->id, name) : -1, rc;
-    double t0 = fo_sandbox_now();
+    double t0 = fo_now();
 
     snprintf(cells, sizeof cells, "%u\n", s->cells);
     rc = snap < 0 || hibernate(s, snap) < 0 || fo_session_write_small(snap, "meta", meta) < 0 ||
@@ -622,7 +622,7 @@ static int checkpoint(fo_session *s, const char *kind)
                 kind, strerror(errno));
     else                                 /* RT/ID/log: what a save costs (bench-cluster.sh) */
         fprintf(stderr, "folio: session %s: %s saved in %.1f ms\n", s->id, kind,
-                (fo_sandbox_now() - t0) * 1000);
+                (fo_now() - t0) * 1000);
     s->dirty = 0;
     return rc;
 }
@@ -909,10 +909,10 @@ static int serve_one(fo_session *s, int lfd, double *idle_from)
     }
     switch (type) {
     case 0: break;
-    case 'x': fo_session_exec_cell(s, cfd, p, n); *idle_from = fo_sandbox_now(); s->dirty = 1; break;
-    case 'p': do_put(s, cfd, p, fd); *idle_from = fo_sandbox_now(); s->dirty = 1; break;
-    case 'g': do_get(s, cfd, p); *idle_from = fo_sandbox_now(); break;
-    case 'r': do_render(s, cfd, p); *idle_from = fo_sandbox_now(); break;
+    case 'x': fo_session_exec_cell(s, cfd, p, n); *idle_from = fo_now(); s->dirty = 1; break;
+    case 'p': do_put(s, cfd, p, fd); *idle_from = fo_now(); s->dirty = 1; break;
+    case 'g': do_get(s, cfd, p); *idle_from = fo_now(); break;
+    case 'r': do_render(s, cfd, p); *idle_from = fo_now(); break;
     case 'c': end = END_CLOSE; break;
     case 'h': end = END_HIBERNATE; break;
     case 'i': {
@@ -956,16 +956,16 @@ static int on_init_event(fo_session *s)
 
 static void loop(fo_session *s, int lfd, int sfd)
 {
-    double idle_from = fo_sandbox_now();
+    double idle_from = fo_now();
 
     for (;;) {
         struct pollfd pf[4] = { { lfd, POLLIN, 0 }, { s->j.ctl, POLLIN, 0 }, { sfd, POLLIN, 0 },
                                 { s->ctl, POLLIN, 0 } };
-        double left = idle_from + s->idle_s - fo_sandbox_now(), wait = left;
+        double left = idle_from + s->idle_s - fo_now(), wait = left;
         int end = GO_ON;
 
         if (s->state >= 0 && s->dirty) {     /* a checkpoint after --checkpoint-idle */
-            double due = idle_from + s->checkpoint_s - fo_sandbox_now();
+            double due = idle_from + s->checkpoint_s - fo_now();
             if (due <= 0 && left > 0) {
                 (void)checkpoint(s, "checkpoint");
                 continue;
@@ -1055,11 +1055,11 @@ static void abandon(fo_session *s, int resume)
    up (two clients resumed at once), this one has nothing to do. */
 static int wait_lock(fo_session *s, int *already)
 {
-    double end = fo_sandbox_now() + 30;
+    double end = fo_now() + 30;
     int fd;
 
     *already = 0;
-    while ((fd = lock_file(s->dir, "lock")) < 0 && fo_sandbox_now() < end) {
+    while ((fd = lock_file(s->dir, "lock")) < 0 && fo_now() < end) {
         int c = fo_session_connect(s->rt, s->id);
         if (c >= 0) {
             close(c);

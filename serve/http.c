@@ -57,13 +57,6 @@ static const route_def routes[] = {
 
 /* ------------------------------------------------------------ answers */
 
-static double since(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 void fo_http_send_response(struct MHD_Connection *c, req *r, unsigned status,
                            struct MHD_Response *resp, uint64_t bytes)
 {
@@ -247,7 +240,7 @@ int fo_serve_token_ok(fo_serve_state *s, const unsigned char *hash)
 static void log_request(req *r, enum MHD_RequestTerminationCode toe)
 {
     char line[1024], epath[300];
-    double secs = since(&r->t0);
+    double secs = fo_now() - r->t0;
     const char *reason = r->reason;
 
     if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && !reason)
@@ -375,7 +368,7 @@ static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *k
                u->name, (unsigned long long)r->s->cfg.max_body);
         return MHD_NO;
     }
-    if (size && fo_sandbox_write_all(u->fd, data, size, 0) < 0) {
+    if (size && fo_write_all(u->fd, data, size, 0) < 0) {
         fo_http_refuse(r->conn, r, 500, NULL, NULL, "can't store the upload: %s",
                strerror(errno));
         return MHD_NO;
@@ -417,7 +410,7 @@ static void take_body(struct MHD_Connection *c, req *r, const char *data, size_t
         if (MHD_post_process(r->pp, data, size) != MHD_YES && !r->answered)
             fo_http_refuse(c, r, 400, "bad_multipart", "send multipart/form-data as RFC 7578 describes it",
                    "malformed multipart body");
-    } else if (r->cur >= 0 && fo_sandbox_write_all(r->files[r->cur].fd, data, size, 0) < 0) {
+    } else if (r->cur >= 0 && fo_write_all(r->files[r->cur].fd, data, size, 0) < 0) {
         fo_http_refuse(c, r, 500, NULL, NULL, "can't store the upload: %s", strerror(errno));
     } else if (r->cur >= 0) {
         r->files[r->cur].bytes += size;
@@ -852,7 +845,7 @@ static req *new_req(fo_serve_state *s, const char *url, const char *method)
     r->s = s;
     r->cur = -1;
     r->spec_idx = -1;
-    clock_gettime(CLOCK_MONOTONIC, &r->t0);
+    r->t0 = fo_now();
     snprintf(r->id, sizeof r->id, "%08lx", atomic_fetch_add(&s->next_id, 1));
     snprintf(r->method, sizeof r->method, "%s", method);
     snprintf(r->path, sizeof r->path, "%s", url);

@@ -40,7 +40,7 @@ struct req {
     const route_def *rt;
     char id[24];
     char method[8], path[128];
-    struct timespec t0;
+    double t0;                     /* fo_now() when it arrived */
     unsigned status;
     uint64_t resp_bytes;
     const char *reason;        /* refusal reason for the log and metrics, or NULL */

@@ -21,6 +21,7 @@
 #include "serve/serve.h"
 #include "serve/mcp.h"
 #include "folio.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -73,13 +74,6 @@ struct fo_mcp {
 };
 
 /* ---------------------------------------------------------- sessions */
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 int fo_mcp_session(fo_mcp *m, char id[33], fo_session_error *err)
 {
@@ -295,7 +289,7 @@ static void *ticker(void *arg)
         if (pthread_cond_timedwait(&c->done_cv, &c->lock, &until) != ETIMEDOUT || c->done)
             break;
         pthread_mutex_unlock(&c->lock);
-        snprintf(line, sizeof line, "running for %.0f s", now_s() - c->t0);
+        snprintf(line, sizeof line, "running for %.0f s", fo_now() - c->t0);
         fo_mcp_progress(c, line);
         pthread_mutex_lock(&c->lock);
     }
@@ -385,7 +379,7 @@ static void tools_call(fo_mcp *m, json_t *id, json_t *params, fo_mcp_send_fn sen
     c.token = json_is_string(token) || json_is_integer(token) ? token : NULL;
     c.send = send;
     c.ud = ud;
-    c.t0 = now_s();
+    c.t0 = fo_now();
     pthread_mutex_init(&c.lock, NULL);
     pthread_cond_init(&c.done_cv, NULL);
     call_begin(m, &c);

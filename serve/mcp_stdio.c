@@ -58,8 +58,8 @@ static void send_line(void *ud, const char *json, size_t len)
 {
     (void)ud;
     pthread_mutex_lock(&out_lock);
-    if (fo_sandbox_write_all(1, json, len, 0) == 0)
-        (void)fo_sandbox_write_all(1, "\n", 1, 0);
+    if (fo_write_all(1, json, len, 0) == 0)
+        (void)fo_write_all(1, "\n", 1, 0);
     pthread_mutex_unlock(&out_lock);
 }
 

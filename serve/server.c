@@ -325,14 +325,6 @@ static void reap(fo_serve_state *s)
    yet; like Go's http.Server.Shutdown, it counts as in flight for a moment. */
 #define FRESH_GRACE 2.0
 
-static double since(const struct timespec *t0)
-{
-    struct timespec t;
-
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /* After --drain-timeout, the interrupted cells' execs answer within ~100 ms,
    or after the supervisor's grace and a restart when a cell ignores the
    interrupt: this long at most. */
@@ -341,12 +333,12 @@ static double since(const struct timespec *t0)
 /* True once no request is in flight; false at t0 + seconds. interrupt: the
    running cells are interrupted meanwhile (again every 200 ms: an exec that
    was queued behind one starts when it ends). */
-static int wait_idle(fo_serve_state *s, const struct timespec *t0, double seconds, int interrupt)
+static int wait_idle(fo_serve_state *s, double t0, double seconds, int interrupt)
 {
     double next = 0;
 
     for (;;) {
-        double t = since(t0);
+        double t = fo_now() - t0;
         int busy = atomic_load(&s->in_flight) > 0 ||
                    (atomic_load(&s->fresh_conns) > 0 && t < FRESH_GRACE);
         if (!busy)
@@ -370,16 +362,15 @@ static int wait_idle(fo_serve_state *s, const struct timespec *t0, double second
    stops and every session hibernates. */
 static void drain(fo_serve_state *s, struct MHD_Daemon *d, double seconds)
 {
-    struct timespec t0;
+    double t0 = fo_now();
     MHD_socket lfd;
 
     atomic_store(&s->draining, 1);
     log_event("{\"event\": \"draining\", \"in_flight\": %ld, \"connecting\": %ld, "
               "\"cells\": %ld}", atomic_load(&s->in_flight), atomic_load(&s->fresh_conns),
               atomic_load(&s->cells));
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (!wait_idle(s, &t0, seconds, 0) && atomic_load(&s->cells) > 0)
-        (void)wait_idle(s, &t0, seconds + INTERRUPT_GRACE, 1);
+    if (!wait_idle(s, t0, seconds, 0) && atomic_load(&s->cells) > 0)
+        (void)wait_idle(s, t0, seconds + INTERRUPT_GRACE, 1);
     lfd = MHD_quiesce_daemon(d);
     if (lfd != MHD_INVALID_SOCKET)
         close(lfd);

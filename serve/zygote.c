@@ -690,22 +690,15 @@ static int send_job(int sock, const fo_serve_job *job)
     return rc == 0 ? send_msg(sock, 'G', &h, sizeof h, -1) : rc;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Reads the child's reply until 'R', EOF or the deadline. */
 static void read_reply(int sock, const fo_serve_job *job, fo_serve_result *r, fo_buf *diags)
 {
     static __thread char msg[MSG_MAX + 1];
-    double deadline = now_s() + job->timeout_s + 3;
+    double deadline = fo_now() + job->timeout_s + 3;
 
     for (;;) {
         struct pollfd pf = { sock, POLLIN, 0 };
-        double left = deadline - now_s();
+        double left = deadline - fo_now();
         ssize_t n;
         int fd;
 

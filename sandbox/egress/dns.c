@@ -7,6 +7,7 @@
  * No cache, no search domains (names are taken as fully qualified), no TCP
  * fallback (a truncated answer keeps the addresses it has). */
 #include "sandbox/egress/egress.h"
+#include "base/clock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -171,14 +172,6 @@ int fo_egress_dns_answer(const uint8_t *m, size_t len, uint16_t id, const char *
     return 0;
 }
 
-static long now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
 static int same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
 {
     if (a->ss_family != b->ss_family)
@@ -219,7 +212,7 @@ static int ask(const struct sockaddr_storage *srv, const char *name, long deadli
         struct pollfd pf = { fd, POLLIN, 0 };
         struct sockaddr_storage from;
         socklen_t fl = sizeof from;
-        long left = deadline - now_ms();
+        long left = deadline - fo_now_ms();
         ssize_t got;
         int rc;
 
@@ -247,16 +240,16 @@ static int ask(const struct sockaddr_storage *srv, const char *name, long deadli
 int fo_egress_resolve(const fo_egress_resolver *r, const char *name, int timeout_ms,
                       struct sockaddr_storage *out, const char **err)
 {
-    long start = now_ms();
+    long start = fo_now_ms();
     size_t k;
 
     *err = "no nameserver configured";
     for (k = 0; k < r->n_servers; k++) {
-        long share = (timeout_ms - (now_ms() - start)) / (long)(r->n_servers - k);
+        long share = (timeout_ms - (fo_now_ms() - start)) / (long)(r->n_servers - k);
         int n;
         if (share <= 0)
             break;
-        n = ask(&r->server[k], name, now_ms() + share, out, err);
+        n = ask(&r->server[k], name, fo_now_ms() + share, out, err);
         if (n > 0)
             return n;
         if (n == 0)

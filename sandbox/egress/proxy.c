@@ -18,6 +18,7 @@
 #include "sandbox/egress/egress.h"
 #define FO_SANDBOX_PRIVATE
 #include "base/buf.h"
+#include "base/clock.h"
 #include "base/proc.h"
 #include "folio.h"
 
@@ -81,20 +82,12 @@ static unsigned g_n_active, g_log_dropped, g_seq, g_over_capacity;
 static int g_stopping;               /* drain() has begun: connections end because of us */
 static size_t g_log_bytes;
 
-static long now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
 /* Waits for ev on fd until deadline (ms, monotonic). 1 ready, 0 timed out. */
 static int wait_fd(int fd, short ev, long deadline)
 {
     for (;;) {
         struct pollfd pf = { fd, ev, 0 };
-        long left = deadline - now_ms();
+        long left = deadline - fo_now_ms();
         int n;
         if (left <= 0)
             return 0;
@@ -156,7 +149,7 @@ static void log_record(conn *k)
         fo_buf_puts(&b, "null");
     fo_buf_printf(&b, ", \"bytes_up\": %llu, \"bytes_down\": %llu, \"ms\": %ld}\n",
                           (unsigned long long)k->up, (unsigned long long)k->down,
-                          now_ms() - k->t0);
+                          fo_now_ms() - k->t0);
     pthread_mutex_lock(&g_mu);
     if (k->logged)
         ;
@@ -183,7 +176,7 @@ static void answer(conn *k, int status, const char *decision)
                  "Content-Length: %zu\r\nConnection: close\r\n\r\nfolio egress: %s\n",
                  status, k->reason, strlen(k->reason) + 15, k->reason);
     if (n > 0 && (size_t)n < sizeof msg)
-        (void)send_all(k->c, msg, (size_t)n, now_ms() + 2000);
+        (void)send_all(k->c, msg, (size_t)n, fo_now_ms() + 2000);
 }
 
 __attribute__((format(printf, 2, 3)))
@@ -338,7 +331,7 @@ static int dial(conn *k, const struct sockaddr_storage *to)
         why(k, "can't connect to %s: %s", k->addr, strerror(errno));
         return 502;
     }
-    if (!wait_fd(k->u, POLLOUT, now_ms() + DIAL_MS)) {
+    if (!wait_fd(k->u, POLLOUT, fo_now_ms() + DIAL_MS)) {
         why(k, "connecting to %s timed out", k->addr);
         return 504;
     }
@@ -355,7 +348,7 @@ static int check_hello(conn *k)
 {
     static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
     char *buf = k->head, sni[FO_EGRESS_MAX_NAME + 1], norm[FO_EGRESS_MAX_NAME + 1];
-    long deadline = now_ms() + HEAD_MS;
+    long deadline = fo_now_ms() + HEAD_MS;
     size_t have = k->len - k->head_len;
     int rc;
 
@@ -400,7 +393,7 @@ static int forward_head(conn *k)
 {
     fo_buf b = { 0 };
     int rc = fo_egress_forward_head(k->head, k->head_len, &k->rq, &b) < 0 ? -1
-             : send_all(k->u, b.data, b.len, now_ms() + DIAL_MS);
+             : send_all(k->u, b.data, b.len, fo_now_ms() + DIAL_MS);
 
     if (rc == 0)
         k->up += b.len;
@@ -533,7 +526,7 @@ static void relay_close(pipe_dir *d)
 static void relay(conn *k)
 {
     pipe_dir d[2];
-    long last = now_ms();
+    long last = fo_now_ms();
     int ok = relay_open(&d[0], k->c, k->u, &k->up) == 0;
 
     ok = relay_open(&d[1], k->u, k->c, &k->down) == 0 && ok;
@@ -543,7 +536,7 @@ static void relay(conn *k)
         relay_close(&d[1]);
         return;
     }
-    if (k->len > 0 && send_all(k->u, k->head, k->len, now_ms() + DIAL_MS) < 0)
+    if (k->len > 0 && send_all(k->u, k->head, k->len, fo_now_ms() + DIAL_MS) < 0)
         d[0].eof = d[1].eof = d[0].shut = d[1].shut = 1;   /* the server went away */
     else
         k->up += k->len;
@@ -560,13 +553,13 @@ static void relay(conn *k)
         if (n < 0 && errno != EINTR)
             break;
         if (n <= 0) {
-            if (now_ms() - last > IDLE_MS) {
+            if (fo_now_ms() - last > IDLE_MS) {
                 why(k, "idle for %d s", IDLE_MS / 1000);
                 break;
             }
             continue;
         }
-        last = now_ms();
+        last = fo_now_ms();
         if (relay_step(&d[0], pf[0].revents) < 0 || relay_step(&d[1], pf[1].revents) < 0)
             break;
         if ((pf[0].revents | pf[1].revents) & POLLNVAL)
@@ -694,7 +687,7 @@ static void admit(int c)
     k->c = c;
     k->u = -1;
     (void)setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);   /* we relay, not batch */
-    k->t0 = now_ms();
+    k->t0 = fo_now_ms();
     k->decision = "refused";
     pthread_attr_init(&at);
     pthread_attr_setstacksize(&at, 128 << 10);
@@ -741,7 +734,7 @@ static void drain(void)
 {
     static conn *late[MAX_CONN];
     unsigned i, left, n_late = 0;
-    long until = now_ms() + 1000;
+    long until = fo_now_ms() + 1000;
 
     pthread_mutex_lock(&g_mu);
     g_stopping = 1;
@@ -758,7 +751,7 @@ static void drain(void)
         pthread_mutex_unlock(&g_mu);
         if (left)
             usleep(10000);
-    } while (left && now_ms() < until);
+    } while (left && fo_now_ms() < until);
     pthread_mutex_lock(&g_mu);
     for (i = 0; i < MAX_CONN; i++)
         if (g_active[i] && !g_active[i]->logged && (late[n_late] = unfinished(g_active[i])))
