@@ -676,10 +676,11 @@ void fo_session_exec_cell(fo_session *s, int cfd, const char *p, size_t n)
     fo_sandbox_cgroup_events(&s->j.cg, &s->oom_kills, &(long){ 0 });
     ms = (fo_sandbox_now() - start) * 1000;
     result_json(s, &c, cell, status, &fail, ms, &res, &files);
+    record(s, &c, cell, status, (double)wall.tv_sec + wall.tv_nsec / 1e9, ms,
+           n >= 5 ? p + 5 : "", n >= 5 ? n - 5 : 0, &files);   /* before the answer: an
+                                                                    export after it has it */
     if (c.cfd >= 0 && (res.failed || fo_session_send(c.cfd, 'R', res.data, res.len, -1) < 0))
         c.cfd = -1;
-    record(s, &c, cell, status, (double)wall.tv_sec + wall.tv_nsec / 1e9, ms,
-           n >= 5 ? p + 5 : "", n >= 5 ? n - 5 : 0, &files);
     fo_buf_free(&files);
     fo_buf_free(&fail);
     fo_buf_free(&res);
