@@ -351,6 +351,7 @@ int main(int argc, char **argv)
 
     if (!strcmp(cmd, "sign")) return fo_cli_sign(argc - 2, argv + 2);
     if (!strcmp(cmd, "verify")) return fo_cli_verify(argc - 2, argv + 2);
+    if (!strcmp(cmd, "replay")) return fo_cli_replay(argc - 2, argv + 2);
 
     fo_cli_request req;
     memset(&req, 0, sizeof req);
@@ -364,7 +365,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "schema")) return fo_cli_schema(&req);
     if (!strcmp(cmd, "themes")) return cmd_themes(&req);
     if (!strcmp(cmd, "inspect")) return fo_cli_inspect(&req);
-    static const char *const cmds[] = {"render", "convert", "validate", "schema", "themes", "inspect", "sign", "verify", "run", "serve", "help", NULL};
+    static const char *const cmds[] = {"render", "convert", "validate", "schema", "themes", "inspect", "sign", "verify", "replay", "run", "serve", "help", NULL};
     const char *best = NULL;
     for (int i = 0; cmds[i]; i++)
         if (strncmp(cmd, cmds[i], 3) == 0) best = cmds[i];
