@@ -249,6 +249,12 @@ void fo_session_record_cell(int dir, const fo_record_cell *c)
     fo_buf b = { 0 };
     char sha[65], when[32];
     int bundles = bundles_size(c) <= FO_RECORD_BUNDLES_CAP;
+    static int off = -1;            /* FOLIO_SESSION_RECORD=0: for bench/bench-record.sh only */
+
+    if (off < 0)
+        off = getenv("FOLIO_SESSION_RECORD") && !strcmp(getenv("FOLIO_SESSION_RECORD"), "0");
+    if (off)
+        return;
 
     fo_sha256_hex(c->code, c->code_len, sha);
     iso_time(c->started, when);

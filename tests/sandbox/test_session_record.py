@@ -215,3 +215,37 @@ def test_the_notebook_over_http(tmp_path):
         request(srv.url + f"/v1/sessions/{sid}", "DELETE", timeout=60)
     finally:
         assert srv.stop() == 0
+
+
+def sock_exec(s, sid, code):
+    """One exec over the session's socket (as folio serve does): quicker than the CLI."""
+    import socket
+    import struct
+    fd = os.open(str(s.store(sid)), os.O_RDONLY)
+    c = socket.socket(socket.AF_UNIX)
+    try:
+        c.connect("/proc/self/fd/%d/sock" % fd)
+        body = struct.pack("<IB", 0, 0) + code.encode()
+        c.sendall(b"x" + struct.pack("<I", len(body)) + body)
+        while c.recv(65536):
+            pass
+    finally:
+        c.close()
+        os.close(fd)
+
+
+def test_the_record_is_bounded_the_oldest_cells_go_first(s, tmp_path):
+    sid = s.new()
+    n = 1300                                 # past FO_RECORD_FULL_CELLS (1000) by a quarter
+    for k in range(n):
+        sock_exec(s, sid, "print(%d)" % k)
+    full = (s.store(sid) / "record.jsonl").read_text().splitlines()
+    nb = (s.store(sid) / "record.nb").read_text().splitlines()
+    index = (s.store(sid) / "record.index").read_text().splitlines()
+    assert 1000 <= len(full) <= 1250 and len(nb) == len(full)
+    assert len(index) == n                   # every cell's hash stays (up to 100000)
+    assert json.loads(full[-1])["cell"] == n and json.loads(full[-1])["stdout"] == "%d\n" % (n - 1)
+    assert json.loads(full[0])["cell"] == n - len(full) + 1
+    rec = tmp_path / "r.jsonl"
+    s.run("export", sid, "--record", rec, code=0)
+    assert len(rec.read_text().splitlines()) == len(full) + 1
