@@ -249,3 +249,27 @@ def test_the_record_is_bounded_the_oldest_cells_go_first(s, tmp_path):
     rec = tmp_path / "r.jsonl"
     s.run("export", sid, "--record", rec, code=0)
     assert len(rec.read_text().splitlines()) == len(full) + 1
+
+
+def test_the_record_moves_with_the_session_to_another_instance(tmp_path):
+    """Two runtime folders sharing a state folder (as two folio serve instances):
+    a session hibernated by one resumes on the other with its whole record."""
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    a, b = Sessions(tmp_path / "a"), Sessions(tmp_path / "b")
+    for x in (a, b):
+        x.env.update(FOLIO_STATE_DIR=str(state), FOLIO_RECORD_NO_ENV="1")
+    try:
+        sid = a.new()
+        a.exec(sid, "x = 20", expect="ok")
+        a.run("hibernate", sid, code=0)
+        b.ids.append(sid)
+        r = b.exec(sid, "print(x + 1)", expect="ok")
+        assert r["cell"] == 2 and r["stdout"] == "21\n"
+        rec = tmp_path / "r.jsonl"
+        b.run("export", sid, "--record", rec, code=0)
+        cells = [json.loads(l) for l in rec.read_text().splitlines()[1:]]
+        assert [(c["cell"], c["code"]) for c in cells] == [(1, "x = 20"), (2, "print(x + 1)")]
+    finally:
+        b.close_all()
+        a.close_all()
