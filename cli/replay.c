@@ -96,7 +96,8 @@ static char *slurp(const char *path, size_t *len)
 static json_t *causes(const char *code)
 {
     json_t *a = json_array();
-    int seeded = strstr(code, ".seed(") || strstr(code, "default_rng(") || strstr(code, "random_state=");
+    int seeded = strstr(code, ".seed(") || strstr(code, "default_rng(") ||
+                 strstr(code, "random_state=");
 
     if (!seeded && (strstr(code, "random") || strstr(code, "uuid") || strstr(code, "secrets.")))
         json_array_append_new(a, json_string("unseeded randomness (random, numpy.random, uuid): "
@@ -114,8 +115,9 @@ static json_t *causes(const char *code)
 static void output(replay *r, const char *name, const char *was, const char *now,
                    const char *code, json_t *values)
 {
-    json_t *o = json_pack("{s:s, s:s}", "output", name, "result",
-                          !now ? "missing" : !was ? "new" : strcmp(was, now) ? "differs" : "identical");
+    const char *result = !now ? "missing" : !was ? "new" : strcmp(was, now) ? "differs"
+                                                                              : "identical";
+    json_t *o = json_pack("{s:s, s:s}", "output", name, "result", result);
 
     if (was)
         json_object_set_new(o, "recorded_sha256", json_string(was));
@@ -152,7 +154,8 @@ static void json_diff(json_t *a, json_t *b, char *ptr, size_t cap, json_t *out)
                 ptr[len] = 0;
             }
     } else if (json_is_array(a) && json_is_array(b)) {
-        size_t n = json_array_size(a) > json_array_size(b) ? json_array_size(a) : json_array_size(b);
+        size_t n = json_array_size(a) > json_array_size(b) ? json_array_size(a)
+                                                           : json_array_size(b);
         for (size_t k = 0; k < n; k++) {
             fo_json_ptr_push_index(ptr, cap, k);
             json_diff(json_array_get(a, k), json_array_get(b, k), ptr, cap, out);
@@ -229,6 +232,25 @@ static void folio_path(char *out, size_t len)
         snprintf(out, len, "folio");
 }
 
+/* "allow=HOST,..." from a manifest's egress log: the hosts its run was
+   allowed to reach (the allow list itself is not in the manifest). How many. */
+static int allow_list(json_t *egress, fo_buf *b)
+{
+    json_t *e;
+    size_t k;
+    int n = 0;
+
+    fo_buf_puts(b, "allow=");
+    json_array_foreach(egress, k, e) {
+        const char *host = json_string_value(json_object_get(e, "host"));
+        const char *d = json_string_value(json_object_get(e, "decision"));
+        if (!host || !d || strcmp(d, "allowed") || strchr(host, ',') || n >= 64)
+            continue;
+        fo_buf_printf(b, "%s%s", n++ ? "," : "", host);
+    }
+    return b->failed ? 0 : n;
+}
+
 static int run_replay(replay *r, json_t *m, const char *dir)
 {
     json_t *cmd = json_object_get(m, "command"), *lim = json_object_get(m, "limits");
@@ -239,10 +261,11 @@ static int run_replay(replay *r, json_t *m, const char *dir)
     size_t n = 0, k;
     int status, rc = 0;
     pid_t pid;
-    fo_buf code = { 0 };
+    fo_buf code = { 0 }, allow = { 0 };
 
     if (!json_is_array(cmd) || !json_array_size(cmd) || !json_is_object(lim))
-        return fail(2, "name the --out folder of a folio run, or its manifest.json", "%s: not a folio run manifest (no command or limits)", dir);
+        return fail(2, "name the --out folder of a folio run, or its manifest.json",
+                    "%s: not a folio run manifest (no command or limits)", dir);
     check_inputs(r, json_object_get(prov, "inputs"), refused, paths);
     json_object_set_new(r->report, "refused", refused);
     if (json_array_size(refused)) {
@@ -273,6 +296,8 @@ static int run_replay(replay *r, json_t *m, const char *dir)
     argv[n++] = "--max-bytes", argv[n++] = opt[3];
     if (net && (!strcmp(net, "all") || !strcmp(net, "packages")))
         argv[n++] = "--net", argv[n++] = (char *)net;
+    if (net && !strcmp(net, "allow") && allow_list(json_object_get(m, "egress"), &allow) > 0)
+        argv[n++] = "--net", argv[n++] = allow.data;    /* the hosts the run was let reach */
     argv[n++] = "--out";
     argv[n++] = out;
     argv[n++] = "--";
@@ -289,6 +314,7 @@ static int run_replay(replay *r, json_t *m, const char *dir)
         _exit(127);
     }
     free(argv);
+    fo_buf_free(&allow);
     json_decref(paths);
     if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) > 4) {
         fo_buf_free(&code);
@@ -419,7 +445,8 @@ static int session_replay(replay *r, json_t *head, json_t *puts, json_t *cells)
             p++;
         }
         if (!code || fo_session_exec(id, code, strlen(code), 0, NULL, NULL, &result, &err) < 0) {
-            rc = fail(5, "see folio session --help", "a cell could not run: %s", code ? err.message : "no code recorded");
+            rc = fail(5, "see folio session --help",
+                      "a cell could not run: %s", code ? err.message : "no code recorded");
             break;
         }
         res = json_loads(result, 0, NULL);
@@ -462,7 +489,7 @@ static int session_replay(replay *r, json_t *head, json_t *puts, json_t *cells)
 
 static int load_session(replay *r, char *text, size_t len)
 {
-    json_t *first = NULL, *cells = json_array();
+    json_t *first = NULL, *cells = json_array(), *puts, *empty;
     char *line = text;
     int rc;
 
@@ -477,7 +504,8 @@ static int load_session(replay *r, char *text, size_t len)
                 json_decref(v);
                 json_decref(first);
                 json_decref(cells);
-                return fail(2, "export it again with folio session export ID --record FILE", "%s", "the record is damaged (a line is not a JSON object)");
+                return fail(2, "export it again with folio session export ID --record FILE",
+                            "%s", "the record is damaged (a line is not a JSON object)");
             }
             if (!first)
                 first = v;
@@ -489,12 +517,15 @@ static int load_session(replay *r, char *text, size_t len)
     if (!json_is_object(json_object_get(first, "head"))) {
         json_decref(first);
         json_decref(cells);
-        return fail(2, "export one with folio session export ID --record FILE", "%s", "not a session record (no head)");
+        return fail(2, "export one with folio session export ID --record FILE",
+                    "%s", "not a session record (no head)");
     }
     json_object_set_new(r->report, "kind", json_string("session"));
-    rc = session_replay(r, json_object_get(first, "head"),
-                        json_is_array(json_object_get(first, "puts")) ? json_object_get(first, "puts")
-                        : json_array(), cells);
+    puts = json_object_get(first, "puts");
+    empty = json_array();
+    rc = session_replay(r, json_object_get(first, "head"), json_is_array(puts) ? puts : empty,
+                        cells);
+    json_decref(empty);
     json_decref(first);
     json_decref(cells);
     return rc;
@@ -549,12 +580,14 @@ int fo_cli_replay(int argc, char **argv)
         else if (!strcmp(argv[k], "--in") && k + 1 < argc)
             r.in_dir = argv[++k];
         else if (argv[k][0] == '-' || what)
-            return fail(1, "folio replay DIR|MANIFEST|RECORD [--in DIR] [--json]", "unexpected argument \"%s\"", argv[k]);
+            return fail(1, "folio replay DIR|MANIFEST|RECORD [--in DIR] [--json]",
+                        "unexpected argument \"%s\"", argv[k]);
         else
             what = argv[k];
     }
     if (!what)
-        return fail(1, "folio replay DIR|MANIFEST|RECORD [--in DIR] [--json]", "%s", "needs what to replay");
+        return fail(1, "folio replay DIR|MANIFEST|RECORD [--in DIR] [--json]",
+                    "%s", "needs what to replay");
     snprintf(path, sizeof path, "%s", what);
     if (stat(what, &st) == 0 && S_ISDIR(st.st_mode)) {
         snprintf(dir, sizeof dir, "%s", what);
@@ -566,7 +599,8 @@ int fo_cli_replay(int argc, char **argv)
     text = slurp(path, &len);
     if (!text)
         return fail(2, "name a folio run's --out folder, its manifest.json, "
-                    "or a record from folio session export --record (at most 256 MiB)", "can't read %s", path);
+                    "or a record from folio session export --record (at most 256 MiB)",
+                    "can't read %s", path);
     r.report = json_object();
     r.outputs = json_array();
     json_object_set(r.report, "outputs", r.outputs);
@@ -578,7 +612,8 @@ int fo_cli_replay(int argc, char **argv)
         json_t *m = json_loadb(text, len, 0, &e);
         if (!m || !json_object_get(m, "folio_run")) {
             rc = fail(2, "name a folio run's --out folder, its manifest.json, or a record from "
-                      "folio session export --record", "%s: not a folio run manifest nor a session record", path);
+                      "folio session export --record",
+                      "%s: not a folio run manifest nor a session record", path);
         } else {
             json_object_set_new(r.report, "kind", json_string("run"));
             rc = run_replay(&r, m, dir);
