@@ -273,3 +273,17 @@ def test_the_record_moves_with_the_session_to_another_instance(tmp_path):
     finally:
         b.close_all()
         a.close_all()
+
+
+@needs_nb
+def test_a_timed_out_cell_is_in_the_notebook_in_its_place(s, tmp_path):
+    sid = s.new()
+    s.exec(sid, "print('before')", expect="ok")
+    s.exec(sid, "import time\ntime.sleep(30)", "--timeout", "1", expect="timeout")
+    s.exec(sid, "print('after')", expect="ok")
+    nbfile = tmp_path / "t.ipynb"
+    s.run("export", sid, "--ipynb", nbfile, code=0)
+    nb = read_nb(nbfile)
+    assert [c.execution_count for c in nb.cells] == [1, 2, 3]
+    assert [c.metadata.folio.status for c in nb.cells] == ["ok", "timeout", "ok"]
+    assert [o.output_type for o in nb.cells[1].outputs] == ["error"]
