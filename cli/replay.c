@@ -255,7 +255,7 @@ static int run_replay(replay *r, json_t *m, const char *dir)
 {
     json_t *cmd = json_object_get(m, "command"), *lim = json_object_get(m, "limits");
     json_t *prov = json_object_get(m, "provenance"), *files = json_object_get(m, "files");
-    json_t *refused = json_array(), *paths = json_array(), *v, *now = NULL;
+    json_t *refused, *paths, *v, *now = NULL;
     char folio[4096], out[4096], opt[8][32], **argv;
     const char *net = json_string_value(json_object_get(lim, "net"));
     size_t n = 0, k;
@@ -266,6 +266,8 @@ static int run_replay(replay *r, json_t *m, const char *dir)
     if (!json_is_array(cmd) || !json_array_size(cmd) || !json_is_object(lim))
         return fail(2, "name the --out folder of a folio run, or its manifest.json",
                     "%s: not a folio run manifest (no command or limits)", dir);
+    refused = json_array();
+    paths = json_array();
     check_inputs(r, json_object_get(prov, "inputs"), refused, paths);
     json_object_set_new(r->report, "refused", refused);
     if (json_array_size(refused)) {
