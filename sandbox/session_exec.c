@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -593,6 +594,41 @@ static void result_json(fo_session *s, cell_run *c, unsigned cell, const char *s
     fo_buf_puts(b, "}");
 }
 
+/* The egress proxy's log lines written since the last cell, as JSON items
+   (FO_RECORD_EGRESS_CAP bytes at most: past that, the rest is skipped and
+   an item says how much). Nothing without a proxy. */
+static void egress_since(fo_session *s, fo_buf *b)
+{
+    char *buf;
+    ssize_t n;
+    size_t used = 0;
+
+    if (s->px.pid <= 0 || s->px.log_fd < 0 || !(buf = malloc(FO_RECORD_EGRESS_CAP)))
+        return;
+    n = pread(s->px.log_fd, buf, FO_RECORD_EGRESS_CAP, (off_t)s->egress_off);
+    while (n > 0 && used < (size_t)n) {
+        char *nl = memchr(buf + used, '\n', (size_t)n - used);
+        if (!nl)
+            break;
+        size_t len = (size_t)(nl - buf) - used;
+        if (len && buf[used] == '{' && fo_session_json_valid(buf + used, len)) {
+            fo_buf_puts(b, b->len ? ", " : "");
+            fo_buf_append(b, buf + used, len);
+        }
+        used = (size_t)(nl - buf) + 1;
+    }
+    s->egress_off += (long long)used;
+    if (n == (ssize_t)FO_RECORD_EGRESS_CAP && used < FO_RECORD_EGRESS_CAP / 2) {
+        struct stat st;                        /* one line over the cap: skip to the end */
+        if (fstat(s->px.log_fd, &st) == 0 && st.st_size > s->egress_off) {
+            fo_buf_printf(b, "%s{\"skipped_bytes\": %lld}", b->len ? ", " : "",
+                          (long long)st.st_size - s->egress_off);
+            s->egress_off = (long long)st.st_size;
+        }
+    }
+    free(buf);
+}
+
 /* The cell into the session's record (session_record.c). */
 static void record(fo_session *s, const cell_run *c, unsigned cell, const char *status,
                    double started, double ms, const char *code, size_t len, const fo_buf *files)
@@ -608,10 +644,15 @@ static void record(fo_session *s, const cell_run *c, unsigned cell, const char *
                          .etb = c->etb.len ? c->etb.data : "",
                          .displays = displays, .files = files->data ? files->data : "[]" };
 
+    fo_buf egress = { 0 };
+
     for (size_t k = 0; k < c->n_displays; k++)
         if (c->displays[k].json.len && !c->displays[k].json.failed)
             displays[r.n_displays++] = c->displays[k].json.data;
+    egress_since(s, &egress);
+    r.egress = egress.len && !egress.failed ? egress.data : "";
     fo_session_record_cell(s->dir, &r);
+    fo_buf_free(&egress);
 }
 
 static void cell_free(cell_run *c)

@@ -189,7 +189,8 @@ static void cell_line(fo_buf *b, const fo_record_cell *c, const char *sha, const
                       c->evalue[0] ? c->evalue : "\"\"", c->etb[0] ? c->etb : "\"\"");
     else
         fo_buf_puts(b, "null");
-    fo_buf_printf(b, ", \"files\": %s}\n", c->files && c->files[0] == '[' ? c->files : "[]");
+    fo_buf_printf(b, ", \"files\": %s, \"egress\": [%s]}\n",
+                  c->files && c->files[0] == '[' ? c->files : "[]", c->egress ? c->egress : "");
 }
 
 static void stream(fo_buf *b, int *first, const char *name, const char *p, size_t n)

@@ -10,7 +10,9 @@
  *                 started, ms, stdout/stderr (FO_RECORD_TEXT_CAP each), the
  *                 result's and displays' MIME bundles (FO_RECORD_BUNDLES_CAP a
  *                 cell, else text/plain only), error, files (path, bytes,
- *                 sha256 of /out's new or changed files)
+ *                 sha256 of /out's new or changed files), egress (--net
+ *                 packages / allow=: the proxy's log of the cell's connections,
+ *                 FO_RECORD_EGRESS_CAP bytes)
  *   record.nb     the same cells as Jupyter code cells (nbformat 4), one a line
  *   record.index  one short line per cell: cell, started, status, ms, code_sha256
  * Bounds: record.jsonl and record.nb keep the last FO_RECORD_FULL_CELLS cells
@@ -27,6 +29,7 @@
 #define FO_RECORD_PUTS        10000
 #define FO_RECORD_TEXT_CAP    (64u << 10)     /* stdout, stderr kept per cell */
 #define FO_RECORD_BUNDLES_CAP (2u << 20)      /* a cell's bundles, as JSON */
+#define FO_RECORD_EGRESS_CAP  (64u << 10)     /* a cell's egress log lines */
 
 /* One finished cell, as fo_session_exec_cell saw it. Strings are raw bytes
    (out, err, code) or JSON texts (the others; empty: absent). */
@@ -45,6 +48,7 @@ typedef struct {
     const char *const *displays;    /* {"data", "metadata"} each */
     size_t n_displays;
     const char *files;              /* JSON array of {path, bytes, sha256} */
+    const char *egress;             /* JSON items: the proxy's log lines of the cell, or "" */
 } fo_record_cell;
 
 #ifdef FO_SESSION_PRIVATE

@@ -287,3 +287,20 @@ def test_a_timed_out_cell_is_in_the_notebook_in_its_place(s, tmp_path):
     assert [c.execution_count for c in nb.cells] == [1, 2, 3]
     assert [c.metadata.folio.status for c in nb.cells] == ["ok", "timeout", "ok"]
     assert [o.output_type for o in nb.cells[1].outputs] == ["error"]
+
+
+def test_a_cells_egress_is_in_its_record_line(s, tmp_path):
+    """--net allow=: the proxy's log of the cell's connections (here one it
+    refused: no network needed), in that cell's line, not the next one's."""
+    sid = s.new("--net", "allow=example.org")
+    s.exec(sid, "import urllib.request\ntry:\n    urllib.request.urlopen("
+                "'http://blocked.invalid/', timeout=10)\nexcept Exception as e:\n    print(e)",
+           expect="ok")
+    s.exec(sid, "1 + 1", expect="ok")
+    rec = tmp_path / "r.jsonl"
+    s.run("export", sid, "--record", rec, code=0)
+    cells = [json.loads(l) for l in rec.read_text().splitlines()[1:]]
+    assert [(e["host"], e["decision"]) for e in cells[0]["egress"]] == \
+        [("blocked.invalid", "refused")]
+    assert cells[1]["egress"] == []
+    assert json.loads(rec.read_text().splitlines()[0])["head"]["info"]["limits"]["net"] == "allow"
