@@ -50,6 +50,7 @@ DEB_BUILD := build-essential pkg-config libxlsxwriter-dev libzip-dev libxml2-dev
              libssl-dev
 DEB_TEST  := procps file python3 python3-pytest python3-openpyxl python3-docx python3-jsonschema python3-fonttools python3-pil python3-cryptography \
              python3-pandas python3-numpy python3-matplotlib python3-yaml python3-requests \
+             python3-nbformat python3-nbconvert python3-ipykernel python3-jupyter-client \
              poppler-utils qpdf pngcheck valgrind clang libclang-rt-14-dev \
              libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui \
              imagemagick curl openssl iproute2 python3-pip haproxy libharfbuzz-bin libxml2-utils python3-icu \

@@ -84,4 +84,9 @@ void fo_huge_unmap(fo_huge *h);
    manifest.json, session answers). */
 void fo_buf_json_str(fo_buf *b, const char *s, size_t len);
 
+/* Appends "/" + the token escaped as RFC 6901 says (~0, ~1) to a JSON
+   Pointer held in ptr (capacity cap); a token that does not fit is cut. */
+void fo_json_ptr_push(char *ptr, size_t cap, const char *token);
+void fo_json_ptr_push_index(char *ptr, size_t cap, size_t index);
+
 #endif

@@ -36,5 +36,7 @@ int fo_cli_inspect(const fo_cli_request *req);
  * bad key, envelope, signature or file not in the record, 5 I/O. */
 int fo_cli_sign(int argc, char **argv);
 int fo_cli_verify(int argc, char **argv);
+/* `folio replay DIR|MANIFEST|RECORD [--in DIR] [--json]` (cli/replay.c). */
+int fo_cli_replay(int argc, char **argv);
 
 #endif

@@ -85,6 +85,12 @@ static const char *const help_topics[][2] = {
                "  Checks the envelope's signature with the public key (PEM; a private key works too)\n"
                "  and that each FILE's SHA-256 is one of its subjects. Exit 0 when all hold, 2 when\n"
                "  the signature is bad or a FILE is not in the record (said on stderr).\n"},
+    {"replay", "folio replay DIR|MANIFEST|RECORD [--in DIR] [--json]\n"
+               "  Re-runs a folio run (its --out DIR or manifest.json) or a session (a record from\n"
+               "  `folio session export ID --record FILE`) in the recorded limits, on the inputs of\n"
+               "  --in DIR (default .) whose SHA-256 must match the record (else refused, named:\n"
+               "  exit 2), and reports each output identical or differs (JSON files: the values,\n"
+               "  by JSON Pointer) with the likely cause. Exit 0 all identical, 4 one differs.\n"},
     {"schema", "folio schema\n  Prints the JSON Schema (2020-12) of the result spec.\n"},
     {"run", "folio run [--in FILE|DIR]... [--out DIR] [--render xlsx,pdf,...] [--timeout SEC]\n"
             "          [--memory MB] [--max-bytes N] [--pids N] [--net none|all] [--sign KEY.pem]\n"
@@ -350,6 +356,7 @@ int main(int argc, char **argv)
 
     if (!strcmp(cmd, "sign")) return fo_cli_sign(argc - 2, argv + 2);
     if (!strcmp(cmd, "verify")) return fo_cli_verify(argc - 2, argv + 2);
+    if (!strcmp(cmd, "replay")) return fo_cli_replay(argc - 2, argv + 2);
 
     fo_cli_request req;
     memset(&req, 0, sizeof req);
@@ -363,7 +370,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "schema")) return fo_cli_schema(&req);
     if (!strcmp(cmd, "themes")) return cmd_themes(&req);
     if (!strcmp(cmd, "inspect")) return fo_cli_inspect(&req);
-    static const char *const cmds[] = {"render", "convert", "validate", "schema", "themes", "inspect", "sign", "verify", "run", "serve", "help", NULL};
+    static const char *const cmds[] = {"render", "convert", "validate", "schema", "themes", "inspect", "sign", "verify", "replay", "run", "serve", "help", NULL};
     const char *best = NULL;
     for (int i = 0; cmds[i]; i++)
         if (strncmp(cmd, cmds[i], 3) == 0) best = cmds[i];

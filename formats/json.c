@@ -393,26 +393,6 @@ fo_status fo_json_load(const char *path, const char *display, fo_json **out, fo_
 }
 
 /* ---- pointers --------------------------------------------------------------*/
-void fo_json_ptr_push(char *ptr, size_t cap, const char *token)
-{
-    size_t n = strlen(ptr);
-    if (n + 1 >= cap) return;
-    ptr[n++] = '/';
-    for (const char *s = token; *s && n + 2 < cap; s++) {
-        if (*s == '~') { ptr[n++] = '~'; ptr[n++] = '0'; }
-        else if (*s == '/') { ptr[n++] = '~'; ptr[n++] = '1'; }
-        else ptr[n++] = *s;
-    }
-    ptr[n] = '\0';
-}
-
-void fo_json_ptr_push_index(char *ptr, size_t cap, size_t index)
-{
-    char tok[32];
-    snprintf(tok, sizeof tok, "%zu", index);
-    fo_json_ptr_push(ptr, cap, tok);
-}
-
 /* ---- the locator ------------------------------------------------------------*/
 typedef struct {
     const char *t;

@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 #include "folio.h"
+#include "base/buf.h"      /* fo_json_ptr_push: the pointers diagnostics name */
 
 typedef struct fo_json fo_json;
 
@@ -42,8 +43,5 @@ bool fo_json_locate(const fo_json *j, const char *pointer, bool key, int *line, 
  * Items not found get 0:0. */
 void fo_json_locate_items(const fo_json *j, const char *pointer, size_t n, int *lines, int *columns);
 
-/* Appends "/" + escaped token to a pointer buffer of size cap. */
-void fo_json_ptr_push(char *ptr, size_t cap, const char *token);
-void fo_json_ptr_push_index(char *ptr, size_t cap, size_t index);
 
 #endif

@@ -1,7 +1,8 @@
 #!/bin/sh
 # demo-session.sh — a three-cell conversation with a folio session, as a chat
 # backend has it: load the data, plot it (the figure comes back as a display),
-# write a result spec; then render it to a PDF report in a second jail.
+# write a result spec; then render it to a PDF report in a second jail, export
+# the session as a Jupyter notebook and as its record, and replay the record.
 #   usage: samples/demo-session.sh FOLIO_BIN OUTDIR     (files in OUTDIR/session/)
 set -eu
 [ $# -eq 2 ] || { echo "usage: $0 FOLIO_BIN OUTDIR" >&2; exit 1; }
@@ -47,3 +48,9 @@ print("total revenue", round(sum(revenue.values()), 2))'
 
 "$folio" session render "$id" --render pdf --out "$out"
 echo "demo-session: $out/result.pdf"
+
+"$folio" session export "$id" --ipynb "$out/session.ipynb"
+"$folio" session export "$id" --record "$out/session.record.jsonl"
+echo "demo-session: $out/session.ipynb (Jupyter opens it), $out/session.record.jsonl"
+echo "--- replay of the record (folio replay, inputs from samples/analysis)"
+"$folio" replay "$out/session.record.jsonl" --in "$here/analysis" || true

@@ -65,7 +65,7 @@ static int refuse(fo_sandbox_collection *c, const char *name, const char *reason
 /* SHA-256 of the first `bytes` bytes of fd: the bytes that will be delivered
    (a file that grew after its fstat is copied and hashed up to that size;
    one that shrank is an error). */
-static int hash_fd(int fd, uint64_t bytes, char out[65])
+int fo_sandbox_hash_fd(int fd, uint64_t bytes, char out[65])
 {
     static const char hex[] = "0123456789abcdef";
     unsigned char buf[65536], dig[32];
@@ -297,7 +297,7 @@ int fo_sandbox_collect_hash(fo_sandbox_collection *c, const fo_sandbox_collectio
             k++;
             continue;
         }
-        if (hash_fd(f->fd, f->bytes, f->sha256) == 0) {
+        if (fo_sandbox_hash_fd(f->fd, f->bytes, f->sha256) == 0) {
             c->hashed += f->bytes;
             k++;
             continue;
@@ -316,7 +316,7 @@ char *fo_sandbox_inputs_json(const fo_sandbox_plan *p)
 
     fo_buf_puts(&b, "[");
     for (k = 0; k < p->n_in; k++) {
-        if (hash_fd(p->in[k].fd, p->in[k].bytes, sha) < 0) {
+        if (fo_sandbox_hash_fd(p->in[k].fd, p->in[k].bytes, sha) < 0) {
             fo_buf_free(&b);
             return NULL;
         }

@@ -592,6 +592,7 @@ static char *const program_env[] = {
     "HOME=/work", "USER=folio", "LOGNAME=folio",
     "LANG=C.UTF-8", "TMPDIR=/tmp", "MPLBACKEND=Agg", "MPLCONFIGDIR=/tmp/.matplotlib",
     "XDG_CACHE_HOME=/tmp/.cache", "FOLIO_SANDBOX=1",
+    "PYTHONHASHSEED=0",             /* str hashes, set order: the same on every run */
     "PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_INPUT=1",
     "npm_config_prefix=/work/.npm-global", "npm_config_cache=/tmp/.cache/npm",
     "npm_config_update_notifier=false", "npm_config_fund=false", "npm_config_audit=false",

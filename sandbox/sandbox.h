@@ -204,6 +204,9 @@ int fo_sandbox_collect_total(fo_sandbox_collection *c, uint64_t *budget);
    its budget. A file found shorter than listed (cut meanwhile) is refused.
    0, or -1 (errno) when a file could not be read. */
 int fo_sandbox_collect_hash(fo_sandbox_collection *c, const fo_sandbox_collection *prev);
+/* SHA-256 (lowercase hex) of the first bytes bytes of fd, read with pread
+   (its offset stays). 0, or -1 (errno; EIO when it is shorter). */
+int fo_sandbox_hash_fd(int fd, uint64_t bytes, char out[65]);
 /* The opened inputs of p (in[], fds valid), each hashed now with pread (the
    fds' offsets stay), as the JSON array [{"path": NAME, "sha256": HEX}, ...]
    that `folio render --provenance` reads. malloc'd; NULL when out of memory or

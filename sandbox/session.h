@@ -115,6 +115,16 @@ int fo_session_state_has(const char *id);
    (STATE/ID/want). The exit code. */
 int fo_session_lease_keep(const char *id);
 
+/* The session's record (sandbox/session_record.h, docs/sessions.md "The
+   record"), read from its folder (or its snapshot in the state folder) without
+   waking it: FO_EXPORT_NOTEBOOK, a Jupyter notebook (nbformat 4.4, the
+   provenance in metadata.folio); FO_EXPORT_RECORD, JSON lines: a first line
+   {"folio_record": 1, "head", "puts", "environment"}, then one per cell (what
+   `folio replay` reads). *out malloc'd (*len bytes). 0, or -1 + err. */
+#define FO_EXPORT_NOTEBOOK 1
+#define FO_EXPORT_RECORD   2
+int fo_session_export(const char *id, int what, char **out, size_t *len, fo_session_error *err);
+
 /* `folio session ARGS` (argv[0] = "session"); folio: this binary's path,
    engine: folio-engine's, or NULL. Returns the exit code. Prints. */
 int fo_session_main(int argc, char **argv, const char *folio, const char *engine);

@@ -30,6 +30,7 @@ static void usage(FILE *f)
           "       folio session ls [--json]\n"
           "       folio session interrupt ID [--json]\n"
           "       folio session hibernate ID\n"
+          "       folio session export ID (--ipynb FILE | --record FILE)   (FILE - : stdout)\n"
           "       folio session close ID\n"
           "\n"
           "A session is a folio run jail with a Python interpreter that lives on between\n"
@@ -435,6 +436,63 @@ static int cmd_interrupt(int argc, char **argv)
     return 0;
 }
 
+/* Writes text to path ("-": stdout) at once: a temporary beside it, renamed. */
+static int write_whole(const char *path, const char *text, size_t len)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    int dfd, rc;
+
+    if (!strcmp(path, "-"))
+        return fwrite(text, 1, len, stdout) == len && fflush(stdout) == 0 ? 0 : -1;
+    if (!*base || !strcmp(base, ".") || !strcmp(base, "..") ||
+        (size_t)(slash ? slash - path : 1) >= sizeof dir) {
+        errno = EINVAL;
+        return -1;
+    }
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    dfd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return -1;
+    rc = fo_sandbox_write_buf(dfd, base, text, len);
+    close(dfd);
+    return rc;
+}
+
+/* `export ID (--ipynb FILE | --record FILE)`: the session's record, read
+   without waking it (fo_session_export). */
+static int cmd_export(int argc, char **argv)
+{
+    fo_session_error err = { 0 };
+    const char *nb = NULL, *rec = NULL;
+    char *text;
+    size_t len;
+    int k;
+
+    for (k = 1; k + 1 < argc; k += 2) {
+        if (!strcmp(argv[k], "--ipynb") && !nb)
+            nb = argv[k + 1];
+        else if (!strcmp(argv[k], "--record") && !rec)
+            rec = argv[k + 1];
+        else
+            return usage_error("export", "unknown or repeated option \"%s\" (export ID "
+                               "--ipynb FILE | --record FILE)", argv[k]);
+    }
+    if (argc < 1 || argv[0][0] == '-' || k != argc || !nb == !rec)
+        return usage_error("export", "needs ID and one of --ipynb FILE, --record FILE");
+    if (fo_session_export(argv[0], nb ? FO_EXPORT_NOTEBOOK : FO_EXPORT_RECORD, &text, &len,
+                          &err) < 0)
+        return print_error("export", &err, 0);
+    if (write_whole(nb ? nb : rec, text, len) < 0) {
+        fprintf(stderr, "folio: session export: can't write %s: %s\n  hint: name a file in a "
+                "folder you can write\n", nb ? nb : rec, strerror(errno));
+        free(text);
+        return 5;
+    }
+    free(text);
+    return 0;
+}
+
 static int cmd_simple(const char *verb, int argc, char **argv)
 {
     int json = take_flag(&argc, argv, "--json"), rc;
@@ -485,6 +543,8 @@ int fo_session_main(int argc, char **argv, const char *folio, const char *engine
         return cmd_get(argc - 2, argv + 2);
     if (!strcmp(verb, "render"))
         return cmd_render(argc - 2, argv + 2);
+    if (!strcmp(verb, "export"))
+        return cmd_export(argc - 2, argv + 2);
     if (!strcmp(verb, "interrupt"))
         return cmd_interrupt(argc - 2, argv + 2);
     if (!strcmp(verb, "ls") || !strcmp(verb, "close") || !strcmp(verb, "hibernate"))

@@ -13,6 +13,7 @@
 #include "sandbox/session.h"
 #include "sandbox/session_store.h"
 #include "sandbox/session_super.h"
+#include "sandbox/session_record.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -535,7 +537,7 @@ static void put_json(fo_buf *b, const char *key, const fo_buf *v)
 }
 
 static void result_json(fo_session *s, cell_run *c, unsigned cell, const char *status,
-                        const fo_buf *fail, double ms, fo_buf *b)
+                        const fo_buf *fail, double ms, fo_buf *b, fo_buf *files)
 {
     fo_sandbox_collection now;
 
@@ -568,7 +570,8 @@ static void result_json(fo_session *s, cell_run *c, unsigned cell, const char *s
         fo_buf_printf(b, ", \"displays_dropped\": \"at most %d displays a cell are kept\"",
                       MAX_DISPLAYS);
     fo_buf_puts(b, ", \"files\": ");
-    fo_session_out_changes(b, &s->outs, &now);
+    fo_session_out_changes(files, &s->outs, &now);          /* for the record too */
+    fo_buf_append(b, files->data ? files->data : "[]", files->data ? files->len : 2);
     fo_buf_puts(b, ", \"refused\": ");
     fo_session_out_refused(b, &s->outs, &now);
     fo_buf_printf(b, ", \"hashed_bytes\": %llu", (unsigned long long)now.hashed);
@@ -591,6 +594,67 @@ static void result_json(fo_session *s, cell_run *c, unsigned cell, const char *s
     fo_buf_puts(b, "}");
 }
 
+/* The egress proxy's log lines written since the last cell, as JSON items
+   (FO_RECORD_EGRESS_CAP bytes at most: past that, the rest is skipped and
+   an item says how much). Nothing without a proxy. */
+static void egress_since(fo_session *s, fo_buf *b)
+{
+    char *buf;
+    ssize_t n;
+    size_t used = 0;
+
+    if (s->px.pid <= 0 || s->px.log_fd < 0 || !(buf = malloc(FO_RECORD_EGRESS_CAP)))
+        return;
+    n = pread(s->px.log_fd, buf, FO_RECORD_EGRESS_CAP, (off_t)s->egress_off);
+    while (n > 0 && used < (size_t)n) {
+        char *nl = memchr(buf + used, '\n', (size_t)n - used);
+        if (!nl)
+            break;
+        size_t len = (size_t)(nl - buf) - used;
+        if (len && buf[used] == '{' && fo_session_json_valid(buf + used, len)) {
+            fo_buf_puts(b, b->len ? ", " : "");
+            fo_buf_append(b, buf + used, len);
+        }
+        used = (size_t)(nl - buf) + 1;
+    }
+    s->egress_off += (long long)used;
+    if (n == (ssize_t)FO_RECORD_EGRESS_CAP && used < FO_RECORD_EGRESS_CAP / 2) {
+        struct stat st;                        /* one line over the cap: skip to the end */
+        if (fstat(s->px.log_fd, &st) == 0 && st.st_size > s->egress_off) {
+            fo_buf_printf(b, "%s{\"skipped_bytes\": %lld}", b->len ? ", " : "",
+                          (long long)st.st_size - s->egress_off);
+            s->egress_off = (long long)st.st_size;
+        }
+    }
+    free(buf);
+}
+
+/* The cell into the session's record (session_record.c). */
+static void record(fo_session *s, const cell_run *c, unsigned cell, const char *status,
+                   double started, double ms, const char *code, size_t len, const fo_buf *files)
+{
+    const char *displays[MAX_DISPLAYS];
+    fo_record_cell r = { .cell = cell, .status = status, .started = started, .ms = ms,
+                         .code = code, .code_len = len, .out = c->raw[0], .err = c->raw[1],
+                         .out_len = c->len[0], .err_len = c->len[1],
+                         .out_total = c->total[0], .err_total = c->total[1],
+                         .result_data = c->repr.len && c->result_data.len ? c->result_data.data : "",
+                         .ename = c->error && c->ename.len ? c->ename.data : "",
+                         .evalue = c->evalue.len ? c->evalue.data : "",
+                         .etb = c->etb.len ? c->etb.data : "",
+                         .displays = displays, .files = files->data ? files->data : "[]" };
+
+    fo_buf egress = { 0 };
+
+    for (size_t k = 0; k < c->n_displays; k++)
+        if (c->displays[k].json.len && !c->displays[k].json.failed)
+            displays[r.n_displays++] = c->displays[k].json.data;
+    egress_since(s, &egress);
+    r.egress = egress.len && !egress.failed ? egress.data : "";
+    fo_session_record_cell(s->dir, &r);
+    fo_buf_free(&egress);
+}
+
 static void cell_free(cell_run *c)
 {
     fo_buf *all[] = { &c->repr, &c->ename, &c->evalue, &c->etb, &c->ehint, &c->result_data };
@@ -607,14 +671,16 @@ static void cell_free(cell_run *c)
 void fo_session_exec_cell(fo_session *s, int cfd, const char *p, size_t n)
 {
     cell_run c;
-    fo_buf fail = { 0 }, res = { 0 };
+    fo_buf fail = { 0 }, res = { 0 }, files = { 0 };
     unsigned char no[4];
     unsigned timeout_ms = 0, cell;
-    double start = fo_now(), timeout_s;
+    double start = fo_now(), timeout_s, ms;
+    struct timespec wall;
     const char *status;
 
     memset(&c, 0, sizeof c);
     c.cfd = cfd;
+    clock_gettime(CLOCK_REALTIME, &wall);
     if (n >= 5) {
         timeout_ms = (unsigned)(unsigned char)p[0] | (unsigned)(unsigned char)p[1] << 8 |
                      (unsigned)(unsigned char)p[2] << 16 | (unsigned)(unsigned char)p[3] << 24;
@@ -649,9 +715,14 @@ void fo_session_exec_cell(fo_session *s, int cfd, const char *p, size_t n)
     if ((c.restarted || c.died) && fo_session_kernel_restart(s) < 0)
         s->kernel_lost = 1;
     fo_sandbox_cgroup_events(&s->j.cg, &s->oom_kills, &(long){ 0 });
-    result_json(s, &c, cell, status, &fail, (fo_now() - start) * 1000, &res);
+    ms = (fo_now() - start) * 1000;
+    result_json(s, &c, cell, status, &fail, ms, &res, &files);
+    record(s, &c, cell, status, (double)wall.tv_sec + wall.tv_nsec / 1e9, ms,
+           n >= 5 ? p + 5 : "", n >= 5 ? n - 5 : 0, &files);   /* before the answer: an
+                                                                    export after it has it */
     if (c.cfd >= 0 && (res.failed || fo_session_send(c.cfd, 'R', res.data, res.len, -1) < 0))
         c.cfd = -1;
+    fo_buf_free(&files);
     fo_buf_free(&fail);
     fo_buf_free(&res);
     cell_free(&c);

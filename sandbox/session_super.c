@@ -20,6 +20,7 @@
 #include "sandbox/session.h"
 #include "sandbox/session_store.h"
 #include "sandbox/session_super.h"
+#include "sandbox/session_record.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -611,6 +612,8 @@ static int checkpoint(fo_session *s, const char *kind)
     rc = snap < 0 || hibernate(s, snap) < 0 || fo_session_write_small(snap, "meta", meta) < 0 ||
          fo_session_write_small(snap, "cells", cells) < 0 ||
          fo_session_write_small(snap, "kind", kind) < 0 ? -1 : 0;
+    if (rc == 0)
+        fo_session_record_copy(s->dir, snap);      /* the record and inputs go with it */
     if (snap >= 0) {
         close(snap);
         rc = fo_session_snap_commit(s->state, s->id, name, rc == 0) < 0 ? -1 : 0;
@@ -713,7 +716,7 @@ static void do_put(fo_session *s, int cfd, const char *dest, int fd)
 {
     struct stat st;
     fo_buf b = { 0 };
-    char path[300];
+    char path[300], sha[65];
     int rc, as_jail = geteuid() == 0;
 
     if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !valid_rel(dest)) {
@@ -743,6 +746,8 @@ static void do_put(fo_session *s, int cfd, const char *dest, int fd)
         return;
     }
     snprintf(path, sizeof path, "/work/%s", dest);
+    if (fo_sandbox_hash_fd(fd, (uint64_t)st.st_size, sha) == 0)
+        fo_session_record_put(s->dir, path, (unsigned long long)st.st_size, sha);
     fo_buf_puts(&b, "{\"path\": ");
     fo_buf_json_str(&b, path, strlen(path));
     fo_buf_printf(&b, ", \"bytes\": %lld}", (long long)st.st_size);
@@ -1135,6 +1140,7 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
         rc = !text || (s.src != s.dir && fo_session_write_small(s.dir, "meta", text) < 0)
              ? FO_RUN_INTERNAL : parse_meta(&s, text);   /* the next checkpoint copies meta */
         free(text);
+        fo_session_record_copy(s.src, s.dir);            /* and the record */
     } else {
         rc = parse_options(&s, argc - 4, argv + 4, &meta, why, sizeof why);
         if (rc == FO_RUN_OK && fo_session_write_small(s.dir, "meta", meta.data ? meta.data : "") < 0)
@@ -1186,6 +1192,11 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
     (void)fo_session_write_small(s.dir, "state", "live\n");   /* SIGTERM now hibernates */
     sfd = signalfd(-1, &term, SFD_CLOEXEC);
     info_json(&s, &info);
+    if (!resume) {
+        char *inputs = fo_session_read_small(s.dir, "inputs", 1 << 20);
+        fo_session_record_begin(s.dir, s.id, info.data, inputs);
+        free(inputs);
+    }
     (void)fo_session_send(ready, 'K', info.data, info.len, -1);
     fo_buf_free(&info);
     close(ready);

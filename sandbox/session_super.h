@@ -28,6 +28,7 @@ typedef struct {
     fo_sandbox_jail j;
     fo_egress_proxy px;           /* --net packages / allow=: the session's proxy */
     int net_allow;                /* the plan's net was FO_NET_ALLOW (the plan is freed) */
+    long long egress_off;         /* px.log_fd read up to here into the record */
     fo_kframe kf;
     unsigned cells;
     int kernel_lost;              /* died between cells: the next exec says so */

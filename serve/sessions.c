@@ -369,6 +369,24 @@ static void h_get(struct MHD_Connection *c, req *r, const char *id, const char *
     fo_http_send_file(c, r, fd, "application/octet-stream", base ? base + 1 : rest);
 }
 
+/* GET notebook | record: the session's record (fo_session_export), read
+   from its folder without waking it. */
+static void h_export(struct MHD_Connection *c, req *r, const char *id, int what)
+{
+    fo_session_error err;
+    char *text;
+    size_t len;
+
+    memset(&err, 0, sizeof err);
+    if (fo_session_export(id, what, &text, &len, &err) < 0) {
+        fo_http_session_refuse(c, r, &err);
+        return;
+    }
+    fo_http_send_text(c, r, 200, what == FO_EXPORT_NOTEBOOK ? "application/x-ipynb+json"
+                      : "application/jsonl", text, len);
+    free(text);
+}
+
 /* ------------------------------------------------------------- render */
 
 typedef struct {
@@ -645,6 +663,8 @@ void fo_http_sessions(fo_serve_state *s, struct MHD_Connection *c, req *r)
         h_render(s, c, r, id);
     } else if (!strcmp(rest, "interrupt") && !strcmp(m, "POST")) {
         h_interrupt(c, r, id);
+    } else if ((!strcmp(rest, "notebook") || !strcmp(rest, "record")) && !strcmp(m, "GET")) {
+        h_export(c, r, id, rest[0] == 'n' ? FO_EXPORT_NOTEBOOK : FO_EXPORT_RECORD);
     } else if (!strncmp(rest, "files/", 6) && fo_serve_name_ok(rest + 6) &&
                (!strcmp(m, "PUT") || !strcmp(m, "GET"))) {
         if (m[0] == 'P')
