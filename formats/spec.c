@@ -4,6 +4,7 @@
  * file walks it block by block, validating everything and collecting every
  * problem (never stopping at the first). The document is returned only when
  * there are none. */
+#include <ctype.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -395,6 +396,97 @@ static void check_chart_column(fo_spec_ctx *c, const fo_dataset *ds, size_t f, c
     }
 }
 
+/* Refuses, at its cell, an inline value of column f that a logarithmic
+ * axis cannot show (zero or negative). One error per column. */
+static void check_log_column(fo_spec_ctx *c, const fo_dataset *ds, size_t f, const char *ptr)
+{
+    if (ds->src != FO_SRC_INLINE) return;
+    for (size_t r = 0; r < ds->nrows; r++) {
+        double v = fo_value_number(&ds->cells[r * ds->ncols + f]);
+        if (!(v <= 0)) continue; /* NaN (a gap) passes */
+        char p[FO_PTR_MAX];
+        snprintf(p, sizeof p, "%s", ds->pointer ? ds->pointer : ptr);
+        fo_json_ptr_push(p, sizeof p, "rows");
+        fo_json_ptr_push_index(p, sizeof p, r);
+        fo_json_ptr_push_index(p, sizeof p, f);
+        fo_spec_error(c, p, false, "a log axis shows only positive values: leave the cell empty (null), "
+                      "or drop \"y_scale\": \"log\"",
+                      "value %g (column \"%s\", charted by %s) is not positive; \"y_scale\": \"log\" cannot show it",
+                      v, ds->cols[f].name, ptr);
+        return;
+    }
+}
+
+/* "#RRGGBB" into *out; false for anything else. */
+static bool parse_rgb(const char *s, long *out)
+{
+    if (!s || s[0] != '#' || strlen(s) != 7) return false;
+    for (int i = 1; i < 7; i++)
+        if (!isxdigit((unsigned char)s[i])) return false;
+    *out = strtol(s + 1, NULL, 16);
+    return true;
+}
+
+/* One series of "y": a field name, or {"field", "title", "color"}. Returns
+ * the field's name (NULL after an error); the title and colour into
+ * ch->y_titles / ch->y_colors at slot k. */
+static const char *read_series(fo_spec_ctx *c, fo_chart *ch, json_t *yv, const char *yp, size_t k)
+{
+    if (json_is_string(yv)) return json_string_value(yv);
+    if (!json_is_object(yv)) {
+        fo_spec_error(c, yp, false, "e.g. \"revenue\" or {\"field\": \"revenue\", \"title\": \"Revenue\", \"color\": \"#1F77B4\"}",
+                      "a series is a field name or an object, not %s", fo_spec_json_type(yv));
+        return NULL;
+    }
+    char p[FO_PTR_MAX];
+    if (json_object_get(yv, "name") || json_object_get(yv, "column")) {
+        const char *bad = json_object_get(yv, "name") ? "name" : "column";
+        fo_spec_ptr(p, yp, bad);
+        fo_spec_error(c, p, true, "a series names its column with \"field\" and its legend entry with \"title\": "
+                      "{\"field\": \"rev\", \"title\": \"Revenue\"}", "unknown key \"%s\"", bad);
+        return NULL;
+    }
+    static const char *const keys[] = {"field", "title", "color", NULL};
+    fo_spec_check_keys(c, yv, yp, keys);
+    const char *field = fo_spec_string(c, yv, yp, "field", true);
+    const char *title = fo_spec_string(c, yv, yp, "title", false);
+    if (title) ch->y_titles[k] = fo_spec_strdup(c, title);
+    json_t *col = json_object_get(yv, "color");
+    if (col) {
+        fo_spec_ptr(p, yp, "color");
+        long rgb;
+        if (!json_is_string(col) || !parse_rgb(json_string_value(col), &rgb))
+            fo_spec_error(c, p, false, "colors are \"#RRGGBB\", e.g. \"#1F77B4\"", "invalid color");
+        else if (ch->kind == FO_CHART_PIE || ch->kind == FO_CHART_DOUGHNUT)
+            fo_spec_error(c, p, false, "a pie's slices take the theme's palette; a series \"color\" is for "
+                          "bar, column, line, area and scatter charts", "a %s chart has no series colour",
+                          fo_chart_kind_name(ch->kind));
+        else ch->y_colors[k] = rgb;
+    }
+    return field;
+}
+
+/* "y_scale": "linear" (default) or "log". */
+static void read_y_scale(fo_spec_ctx *c, json_t *b, const char *ptr, fo_chart *ch)
+{
+    const char *sc = fo_spec_string(c, b, ptr, "y_scale", false);
+    if (!sc) return;
+    char p[FO_PTR_MAX];
+    fo_spec_ptr(p, ptr, "y_scale");
+    if (strcmp(sc, "log") == 0) ch->y_log = true;
+    else if (strcmp(sc, "linear") != 0) {
+        fo_spec_error(c, p, false, "one of: linear log", "unknown scale \"%s\"", sc);
+        return;
+    }
+    if (!ch->y_log) return;
+    if (ch->kind == FO_CHART_PIE || ch->kind == FO_CHART_DOUGHNUT)
+        fo_spec_error(c, p, false, "drop \"y_scale\", or chart the values as bars or a line",
+                      "a %s chart has no value axis to make logarithmic", fo_chart_kind_name(ch->kind));
+    else if (ch->stacked)
+        fo_spec_error(c, p, false, "drop \"stacked\" (on a log axis stacked parts do not add up visually), or \"y_scale\"",
+                      "a stacked chart cannot have a logarithmic axis");
+}
+
 static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk, size_t index)
 {
     fo_chart *ch = &blk->u.chart;
@@ -414,6 +506,7 @@ static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
         }
     }
     ch->stacked = fo_spec_bool(c, b, ptr, "stacked", false);
+    read_y_scale(c, b, ptr, ch);
     ch->title = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "title", false));
     ch->x_title = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "x_title", false));
     ch->y_title = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "y_title", false));
@@ -458,7 +551,10 @@ static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
         return;
     }
     ch->y = fo_arena_alloc(c->doc->arena, ny * sizeof *ch->y);
-    if (!ch->y) return;
+    ch->y_titles = fo_arena_alloc(c->doc->arena, ny * sizeof *ch->y_titles);
+    ch->y_colors = fo_arena_alloc(c->doc->arena, ny * sizeof *ch->y_colors);
+    if (!ch->y || !ch->y_titles || !ch->y_colors) return;
+    for (size_t i = 0; i < ny; i++) { ch->y_titles[i] = NULL; ch->y_colors[i] = -1; }
     if (ds->nrows == 0 && !(ds->ncols && ds->cols[0].type == FO_TYPE_AUTO)) {
         char dp[FO_PTR_MAX];
         fo_spec_ptr(dp, ptr, "data");
@@ -471,16 +567,18 @@ static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
         char yp[FO_PTR_MAX];
         snprintf(yp, sizeof yp, "%s", p);
         if (json_is_array(y)) fo_json_ptr_push_index(yp, sizeof yp, i);
-        if (!json_is_string(yv)) { fo_spec_error(c, yp, false, NULL, "a series must be a field name"); continue; }
-        long f = fo_spec_field(c, ds, json_string_value(yv), yp);
-        if (f < 0) continue;
-        if (!numeric_type(ds->cols[f].type) && ds->cols[f].type != FO_TYPE_AUTO && ds->nrows > 0) {
+        const char *field = read_series(c, ch, yv, yp, ch->ny);
+        if (json_is_object(yv)) fo_json_ptr_push(yp, sizeof yp, "field");
+        long f = field ? fo_spec_field(c, ds, field, yp) : -1;
+        if (f >= 0 && !numeric_type(ds->cols[f].type) && ds->cols[f].type != FO_TYPE_AUTO && ds->nrows > 0) {
             fo_spec_error(c, yp, false, "a series needs numbers; give the column a numeric type",
-                          "column \"%s\" is %s", json_string_value(yv), fo_type_name(ds->cols[f].type));
-            continue;
+                          "column \"%s\" is %s", field, fo_type_name(ds->cols[f].type));
+            f = -1;
         }
+        if (f < 0) { ch->y_titles[ch->ny] = NULL; ch->y_colors[ch->ny] = -1; continue; }
         ch->y[ch->ny++] = (size_t)f;
         check_chart_column(c, ds, (size_t)f, yp);
+        if (ch->y_log) check_log_column(c, ds, (size_t)f, yp);
     }
     if (ch->kind == FO_CHART_SCATTER && ch->x < ds->ncols && x) check_chart_column(c, ds, ch->x, ptr);
 }
@@ -494,7 +592,7 @@ static const char *const *keys_for(const char *type)
     static const char *const metrics[] = {"type", "items", NULL};
     static const char *const table[] = {"type", "data", "columns", "caption", "totals", "sheet", "dir", NULL};
     static const char *const chart[] = {"type", "kind", "data", "x", "y", "stacked", "title", "x_title",
-                                        "y_title", "legend", "width", "height", "alt", NULL};
+                                        "y_title", "y_scale", "legend", "width", "height", "alt", NULL};
     static const char *const image[] = {"type", "path", "width", "height", "alt", "caption", NULL};
     static const char *const code[] = {"type", "text", "language", NULL};
     static const char *const bare[] = {"type", NULL};

@@ -226,6 +226,11 @@ typedef struct {
     size_t x;          /* field index of categories / x values */
     size_t *y;         /* field indexes of the series */
     size_t ny;
+    char **y_titles;   /* NULL, or ny display names (an entry NULL: the column's name) */
+    long *y_colors;    /* NULL, or ny colours 0xRRGGBB (an entry -1: the palette's) */
+    bool y_log;        /* "y_scale": "log": a base-10 logarithmic value axis
+                          (every value positive: the spec reader and the chart
+                          readers refuse others) */
     bool stacked;
     char *title, *x_title, *y_title, *alt; /* may be NULL */
     fo_legend legend;

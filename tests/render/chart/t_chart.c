@@ -46,6 +46,30 @@ START_TEST(scale_steps_are_1_2_5)
 }
 END_TEST
 
+START_TEST(log_scale_is_a_decade_a_tick)
+{
+    fo_axis_scale s = fo_chart_log_scale(10, 1000);   /* 10 on the edge would be a bar of nothing */
+    ck_assert(s.log);
+    ck_assert_double_eq(s.min, 1);
+    ck_assert_double_eq(s.max, 10000);
+    ck_assert_int_eq(s.nticks, 5);
+    ck_assert_double_eq(fo_chart_tick_value(&s, 3), 1000);
+    s = fo_chart_log_scale(0.02, 0.5);
+    ck_assert_double_eq(s.min, 0.01);
+    ck_assert_double_eq(s.max, 1);
+    ck_assert_double_eq(fo_chart_tick_value(&s, 1), 0.1);
+    /* a decade is the same length everywhere on the axis */
+    s = fo_chart_log_scale(15, 9000);
+    double a = fo_chart_scale_map(&s, 10, 0, 300), b = fo_chart_scale_map(&s, 100, 0, 300);
+    double c = fo_chart_scale_map(&s, 1000, 0, 300);
+    ck_assert_double_eq_tol(b - a, c - b, 1e-9);
+    ck_assert_double_eq(fo_chart_scale_map(&s, 0, 0, 300), 0);   /* never NaN */
+    fo_axis_scale lin = fo_chart_nice_scale(0, 10, 6, true);
+    ck_assert(!lin.log);
+    ck_assert_double_eq(fo_chart_scale_map(&lin, 5, 0, 100), 50);
+}
+END_TEST
+
 /* ---- tick label formats ---------------------------------------------------------- */
 static void check_ticks(const char *code, double lo, double hi, const char *want_code,
                         const char *want_labels)
@@ -519,7 +543,7 @@ int main(void)
 {
     const TTest *const tests[] = {
         scale_ranges,
-        scale_steps_are_1_2_5,
+        scale_steps_are_1_2_5, log_scale_is_a_decade_a_tick,
         tick_formats,
         value_labels_follow_tick_format,
         scatter_x_axis_covers_the_data,
