@@ -463,19 +463,57 @@ static void write_totals(table *t, fo_xlsx_table *ft, lxw_row_t r)
 
 /* ---- the table ----------------------------------------------------------------*/
 
-static void finish(table *t)
+double fo_xlsx_columns_pt(const double *w, size_t n)
 {
+    double px = 0;
+    for (size_t j = 0; j < n; j++) px += floor(w[j] * 7 + 5);
+    return px * 0.75;
+}
+
+double fo_xlsx_page_setup(const fo_theme *th, lxw_worksheet *w, double width_pt, bool may_turn)
+{
+    double pw = th->page.width, ph = th->page.height;
+    if (pw > ph) { double tmp = pw; pw = ph; ph = tmp; }   /* portrait first */
+    if (pw <= 0) { pw = 595.28; ph = 841.89; }
+    double ml = th->page.margin_left, mr = th->page.margin_right;
+    double mt = th->page.margin_top, mb = th->page.margin_bottom;
+    bool landscape = th->page.landscape || (may_turn && width_pt > pw - ml - mr);
+    if (landscape) { double tmp = pw; pw = ph; ph = tmp; }
+    worksheet_set_paper(w, strcmp(th->page.size, "Letter") == 0 ? 1 : 9);
+    if (landscape) worksheet_set_landscape(w);
+    else worksheet_set_portrait(w);
+    worksheet_set_margins(w, ml / 72, mr / 72, mt / 72, mb / 72);
+    worksheet_fit_to_pages(w, 1, 0);
+    double avail = pw - ml - mr, high = ph - mt - mb;
+    /* Excel's fit: a whole percent, never above 100 */
+    double scale = width_pt > avail && width_pt > 0 ? floor(avail / width_pt * 100) / 100 : 1;
+    if (scale < 0.1) scale = 0.1;
+    return high / scale;
+}
+
+/* Widths, autofilter and print setup of every part: one page wide, the
+ * header row repeated on every page, the print area the table (with its
+ * totals row on the last part). */
+static void finish(table *t, bool totals)
+{
+    double *wd = fo_calloc(t->ncols ? t->ncols : 1, sizeof *wd);
+    if (!wd) { t->st = FO_ERR_NOMEM; return; }
+    for (size_t j = 0; j < t->ncols; j++) {
+        const char *title = t->cols[j].title ? t->cols[j].title : "";
+        wd[j] = fo_xlsx_fit_width(fo_xlsx_text_width(title, strlen(title)), t->cs[j].w.natural);
+    }
     for (size_t p = 0; p < t->nparts; p++) {
         lxw_worksheet *w = t->ws[p];
         if (!t->ncols) continue;
         lxw_row_t last = (lxw_row_t)(t->part_rows[p] ? t->part_rows[p] : 1);
         worksheet_autofilter(w, 0, 0, last, (lxw_col_t)(t->ncols - 1));
-        for (size_t j = 0; j < t->ncols; j++) {
-            const char *title = t->cols[j].title ? t->cols[j].title : "";
-            double wd = fo_xlsx_fit_width(fo_xlsx_text_width(title, strlen(title)), t->cs[j].w.natural);
-            worksheet_set_column(w, (lxw_col_t)j, (lxw_col_t)j, wd, NULL);
-        }
+        for (size_t j = 0; j < t->ncols; j++) worksheet_set_column(w, (lxw_col_t)j, (lxw_col_t)j, wd[j], NULL);
+        lxw_row_t end = (lxw_row_t)t->part_rows[p] + (totals && p + 1 == t->nparts ? 1 : 0);
+        worksheet_print_area(w, 0, 0, end, (lxw_col_t)(t->ncols - 1));
+        worksheet_repeat_rows(w, 0, 0);
+        fo_xlsx_page_setup(t->x->th, w, fo_xlsx_columns_pt(wd, t->ncols), true);
     }
+    fo_free(wd);
 }
 
 fo_status fo_xlsx_write_table(fo_xlsx *x, const fo_dataset *ds, const fo_table_col *cols,
@@ -525,7 +563,8 @@ fo_status fo_xlsx_write_table(fo_xlsx *x, const fo_dataset *ds, const fo_table_c
         }
         write_totals(&t, ft, r);
     }
-    finish(&t);
+    finish(&t, totals);
+    if (t.st != FO_OK) goto cleanup;
     ft->rows_written = total_rows;
 cleanup:
     fo_rows_close(rows);
