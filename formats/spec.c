@@ -261,6 +261,73 @@ static fo_dir_choice read_dir(fo_spec_ctx *c, json_t *obj, const char *ptr)
     return FO_DIR_CHOICE_AUTO;
 }
 
+static int cmp_row_style(const void *a, const void *b)
+{
+    size_t x = ((const fo_row_style *)a)->row, y = ((const fo_row_style *)b)->row;
+    return x < y ? -1 : x > y;
+}
+
+/* "row_styles": [{"row": 3, "bold": true, "indent": 1}, ...]: rows from 0,
+ * each once, within the dataset's rows when they are known (inline). */
+static void read_row_styles(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk, const fo_dataset *ds)
+{
+    json_t *rs = json_object_get(b, "row_styles");
+    if (!rs) return;
+    char p[FO_PTR_MAX];
+    fo_spec_ptr(p, ptr, "row_styles");
+    static const char *hint = "e.g. \"row_styles\": [{\"row\": 3, \"bold\": true, \"indent\": 1}] (rows count from 0)";
+    if (!json_is_array(rs)) {
+        fo_spec_error(c, p, false, hint, "\"row_styles\" must be an array, not %s", fo_spec_json_type(rs));
+        return;
+    }
+    size_t n = json_array_size(rs), k = 0;
+    fo_row_style *v = fo_arena_alloc(c->doc->arena, (n ? n : 1) * sizeof *v);
+    if (!v) return;
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_array_get(rs, i);
+        char ip[FO_PTR_MAX];
+        snprintf(ip, sizeof ip, "%s", p);
+        fo_json_ptr_push_index(ip, sizeof ip, i);
+        if (!json_is_object(o)) {
+            fo_spec_error(c, ip, false, hint, "a row style is an object, not %s", fo_spec_json_type(o));
+            continue;
+        }
+        static const char *const keys[] = {"row", "bold", "indent", NULL};
+        fo_spec_check_keys(c, o, ip, keys);
+        json_t *row = json_object_get(o, "row");
+        char rp[FO_PTR_MAX];
+        fo_spec_ptr(rp, ip, "row");
+        if (!row) { fo_spec_error(c, ip, false, hint, "missing required key \"row\""); continue; }
+        double rv = json_number_value(row);
+        if (!json_is_number(row) || !(rv >= 0 && rv <= 1e15) || rv != floor(rv)) {
+            fo_spec_error(c, rp, false, "a data row's index: 0 is the first row under the header",
+                          "\"row\" must be a whole number from 0");
+            continue;
+        }
+        size_t r = (size_t)rv;
+        if (ds && ds->src == FO_SRC_INLINE && r >= ds->nrows) {
+            char h[160];
+            snprintf(h, sizeof h, "rows count from 0: the last of the dataset's %zu rows is %zu", ds->nrows,
+                     ds->nrows ? ds->nrows - 1 : 0);
+            fo_spec_error(c, rp, false, h, "row %zu is past the table's last row", r);
+            continue;
+        }
+        v[k].row = r;
+        v[k].bold = fo_spec_bool(c, o, ip, "bold", false);
+        v[k].indent = (int)fo_spec_int(c, o, ip, "indent", 0, 6, 0);
+        k++;
+    }
+    qsort(v, k, sizeof *v, cmp_row_style);
+    for (size_t i = 1; i < k; i++)
+        if (v[i].row == v[i - 1].row) {
+            fo_spec_error(c, p, false, "give each row one style: {\"row\": N, \"bold\": true, \"indent\": 1}",
+                          "row %zu is styled twice", v[i].row);
+            return;
+        }
+    blk->u.table.row_styles = v;
+    blk->u.table.nrow_styles = k;
+}
+
 static void read_table(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk, size_t index)
 {
     char label[64], p[FO_PTR_MAX];
@@ -274,6 +341,7 @@ static void read_table(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
     blk->u.table.dir = read_dir(c, b, ptr);
     if (!ds) return;
     blk->u.table.data = ds;
+    read_row_styles(c, b, ptr, blk, ds);
     json_t *cols = json_object_get(b, "columns");
     size_t n = cols ? json_array_size(cols) : ds->ncols;
     fo_spec_ptr(p, ptr, "columns");
@@ -590,7 +658,8 @@ static const char *const *keys_for(const char *type)
     static const char *const paragraph[] = {"type", "text", NULL};
     static const char *const list[] = {"type", "items", "ordered", NULL};
     static const char *const metrics[] = {"type", "items", NULL};
-    static const char *const table[] = {"type", "data", "columns", "caption", "totals", "sheet", "dir", NULL};
+    static const char *const table[] = {"type", "data", "columns", "caption", "totals", "sheet", "dir",
+                                        "row_styles", NULL};
     static const char *const chart[] = {"type", "kind", "data", "x", "y", "stacked", "title", "x_title",
                                         "y_title", "y_scale", "legend", "width", "height", "alt", NULL};
     static const char *const image[] = {"type", "path", "width", "height", "alt", "caption", NULL};

@@ -208,6 +208,14 @@ typedef struct {
     fo_total total;
 } fo_table_col;
 
+/* A table row set apart (a subtotal, a total): bold, and/or its first
+ * column indented (levels of about two characters). */
+typedef struct {
+    size_t row;        /* data row, from 0 (as in /data/NAME/rows/ROW) */
+    bool bold;
+    int indent;        /* 0..6 */
+} fo_row_style;
+
 typedef enum { FO_CHART_BAR, FO_CHART_COLUMN, FO_CHART_LINE, FO_CHART_AREA,
                FO_CHART_PIE, FO_CHART_DOUGHNUT, FO_CHART_SCATTER } fo_chart_kind;
 typedef enum { FO_LEGEND_RIGHT, FO_LEGEND_BOTTOM, FO_LEGEND_NONE } fo_legend;
@@ -257,6 +265,8 @@ typedef struct {
             char *sheet;     /* the xlsx sheet's name, legal; NULL: from the caption */
             bool has_totals;
             fo_dir_choice dir; /* "dir": rtl mirrors it (first column on the right) */
+            fo_row_style *row_styles; /* "row_styles", sorted by row, one per row */
+            size_t nrow_styles;
         } table;
         fo_chart chart;
         struct {

@@ -9,6 +9,20 @@
 #include "render/core/table.h"
 #include "render/core/words.h"
 
+const fo_row_style *fo_table_row_style(const fo_block *b, size_t row)
+{
+    if (!b || b->kind != FO_BLOCK_TABLE) return NULL;
+    const fo_row_style *v = b->u.table.row_styles;
+    size_t lo = 0, hi = b->u.table.nrow_styles;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].row == row) return &v[mid];
+        if (v[mid].row < row) lo = mid + 1;
+        else hi = mid;
+    }
+    return NULL;
+}
+
 void fo_table_acc_add(fo_table_acc *a, const fo_value *v)
 {
     if (v->kind == FO_VAL_NULL) return;

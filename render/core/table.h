@@ -24,6 +24,10 @@ typedef struct {
     size_t count;  /* non-empty cells: what COUNT (COUNTA) counts */
 } fo_table_acc;
 
+/* The style of data row `row` (from 0) of table block b, or NULL when the
+ * row has none ("row_styles"; binary search). */
+const fo_row_style *fo_table_row_style(const fo_block *b, size_t row);
+
 /* Feeds one cell. */
 void fo_table_acc_add(fo_table_acc *a, const fo_value *v);
 

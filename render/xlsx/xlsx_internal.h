@@ -126,6 +126,7 @@ typedef struct {
  * equal formats are shared instead. */
 typedef struct {
     int role;       /* FO_XLSX_FMT_* */
+    int style;      /* a styled row's: 1 bold, plus indent levels * 2 */
     char *code;     /* number format, may be NULL */
     lxw_format *f;
 } fo_xlsx_fmt;
