@@ -21,12 +21,28 @@
 
 static const char *const top_keys[] = {"folio", "title", "subtitle", "author", "date", "lang", "dir",
                                        "theme", "data", "blocks", "max_pages", "xlsx", "provenance",
-                                       "$schema", NULL};
+                                       "nan", "$schema", NULL};
 
 /* ---- per-format options ----------------------------------------------------*/
 static const char *const first_sheet_names[] = {"data", "summary", NULL};
 
 /* "xlsx": {"first_sheet": "data" | "summary"} */
+/* "nan": "blank" (default), "text" or "error": how NaN, Infinity and
+ * -Infinity cells of inline data show. */
+static void read_nan_option(fo_spec_ctx *c, json_t *root)
+{
+    static const char *const names[] = {"blank", "text", "error", NULL};
+    const char *v = fo_spec_string(c, root, "", "nan", false);
+    if (!v) return;
+    for (int i = 0; names[i]; i++)
+        if (strcmp(v, names[i]) == 0) { c->nan = i; c->nan_given = true; return; }
+    const char *s = fo_spec_suggest(v, names);
+    char hint[160];
+    snprintf(hint, sizeof hint, s ? "did you mean '%s'?" : "one of: blank (an empty cell), text (NaN, \xE2\x88\x9E), error (#NUM!)%s",
+             s ? s : "");
+    fo_spec_error(c, "/nan", false, hint, "unknown \"nan\" value \"%s\"", v);
+}
+
 static void read_xlsx_options(fo_spec_ctx *c, json_t *root)
 {
     json_t *o = json_object_get(root, "xlsx");
@@ -853,11 +869,11 @@ static void report_nonfinite(fo_spec_ctx *c)
 {
     int line = 0, col = 0;
     size_t n = fo_json_nonfinite(c->json, &line, &col);
-    if (!n) return;
+    if (!n || c->nan_given) return;   /* "nan" said how they show */
     c->warnings++;
     fo_diags_add(c->d, c->file, line, col, NULL,
                  "write null for a missing value (pandas: df.astype(object).where(df.notna(), None); "
-                 "json.dumps(..., allow_nan=False) finds them)",
+                 "json.dumps(..., allow_nan=False) finds them), or show them as text: \"nan\": \"text\"",
                  "warning: NaN, Infinity and -Infinity are not JSON; %s%zu such value%s read as empty (null)",
                  n == 1 ? "" : "the first is here; ", n, n == 1 ? "" : "s");
 }
@@ -886,6 +902,7 @@ static fo_status spec_from_json(fo_json *json, const char *display, const char *
                       "the spec must be a JSON object, not %s", fo_spec_json_type(root));
         goto done;
     }
+    read_nan_option(&c, root);
     report_nonfinite(&c);
     fo_spec_check_keys(&c, root, "", top_keys);
     read_meta(&c, root);

@@ -462,6 +462,10 @@ static void write_totals(table *t, fo_xlsx_table *ft, lxw_row_t r)
         }
         snprintf(formula + n, sizeof formula - n, ")");
         double v;
+        if (c->acc.err && t->cols[j].total != FO_TOTAL_COUNT) { /* Excel's total of an error is it */
+            worksheet_write_formula_str(w, r, (lxw_col_t)j, formula, c->total, c->acc.err);
+            continue;
+        }
         if (!fo_table_total(&c->acc, t->cols[j].total, &v)) { /* AVERAGE/MIN/MAX of no numbers */
             worksheet_write_blank(w, r, (lxw_col_t)j, c->total);
             continue;
