@@ -583,8 +583,16 @@ static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
             if (strcmp(kind, fo_chart_kind_names[i]) == 0) { ch->kind = (fo_chart_kind)i; ok = true; }
         if (!ok) {
             const char *s = fo_spec_suggest(kind, fo_chart_kind_names);
-            char hint[128];
+            char hint[160];
             snprintf(hint, sizeof hint, s ? "did you mean '%s'?" : "one of: bar column line area pie doughnut scatter%s", s ? s : "");
+            /* "stacked_bar", "stacked-column", "stackedArea": a kind and "stacked" */
+            if (strncasecmp(kind, "stacked", 7) == 0) {
+                const char *base = kind + 7 + (kind[7] == '_' || kind[7] == '-' || kind[7] == ' ');
+                for (int i = 0; fo_chart_kind_names[i]; i++)
+                    if (strcasecmp(base, fo_chart_kind_names[i]) == 0)
+                        snprintf(hint, sizeof hint, "stacking is its own key: \"kind\": \"%s\", \"stacked\": true",
+                                 fo_chart_kind_names[i]);
+            }
             fo_spec_ptr(p, ptr, "kind");
             fo_spec_error(c, p, false, hint, "unknown chart kind \"%s\"", kind);
         }

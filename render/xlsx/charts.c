@@ -246,17 +246,21 @@ fo_status fo_xlsx_chart_build(fo_xlsx *x, const fo_block *b, const fo_xlsx_datar
         chart_title_off(ch);
     }
     if (!round) {
+        /* x_title names the categories, y_title the values: in a bar chart
+           libxlsxwriter's y_axis is the category axis */
+        bool bar = c->kind == FO_CHART_BAR;
+        lxw_chart_axis *cat_axis = bar ? ch->y_axis : ch->x_axis, *val_axis = bar ? ch->x_axis : ch->y_axis;
         if (c->x_title && c->x_title[0]) {
             const char *t = chart_text(x, c->x_title);
             if (!t) return FO_ERR_NOMEM;
-            chart_axis_set_name(ch->x_axis, t);
-            chart_axis_set_name_font(ch->x_axis, &axis_font);
+            chart_axis_set_name(cat_axis, t);
+            chart_axis_set_name_font(cat_axis, &axis_font);
         }
         if (c->y_title && c->y_title[0]) {
             const char *t = chart_text(x, c->y_title);
             if (!t) return FO_ERR_NOMEM;
-            chart_axis_set_name(ch->y_axis, t);
-            chart_axis_set_name_font(ch->y_axis, &axis_font);
+            chart_axis_set_name(val_axis, t);
+            chart_axis_set_name_font(val_axis, &axis_font);
         }
     }
     if (!round) set_axis_formats(c, ch);

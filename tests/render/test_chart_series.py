@@ -160,3 +160,15 @@ def test_log_axis_refuses_non_positive_values(tmp_path):
         p = run_folio("render", path, "-o", tmp_path / f"c.{fmt}", check=2)
         assert "l.csv:3:2: chart value -2" in p.stderr and "not positive" in p.stderr, (fmt, p.stderr)
         assert not (tmp_path / f"c.{fmt}").exists()
+
+
+def test_bar_chart_titles_name_the_right_axes(tmp_path):
+    # x_title names the categories, y_title the values, also when the bars
+    # lie down (Excel's bar chart swaps libxlsxwriter's axes)
+    spec = chart_spec(kind="bar", y="rev", x_title="Month", y_title="Revenue")
+    outs = render(tmp_path, spec)
+    for fmt in ("xlsx", "docx", "pptx"):
+        [chart] = chart_parts(outs[fmt])
+        titles = {ax.tag.split("}")[1]: "".join(t.text or "" for t in ax.iter(A + "t"))
+                  for ax in chart.iter(C + "catAx", C + "valAx")}
+        assert titles == {"catAx": "Month", "valAx": "Revenue"}, (fmt, titles)
