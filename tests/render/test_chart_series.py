@@ -172,3 +172,15 @@ def test_bar_chart_titles_name_the_right_axes(tmp_path):
         titles = {ax.tag.split("}")[1]: "".join(t.text or "" for t in ax.iter(A + "t"))
                   for ax in chart.iter(C + "catAx", C + "valAx")}
         assert titles == {"catAx": "Month", "valAx": "Revenue"}, (fmt, titles)
+
+
+def test_pie_percentages_round_as_office_does(tmp_path):
+    # three equal slices: Office's "0%" labels read 33% each (not 34/33/33)
+    spec = {"folio": 1, "data": {"d": {"columns": ["k", "v"], "rows": [["a", 1], ["b", 1], ["c", 1]]}},
+            "blocks": [{"type": "chart", "kind": "pie", "data": "d", "x": "k", "y": "v"}]}
+    outs = render(tmp_path, spec)
+    text = subprocess.run(["pdftotext", outs["pdf"], "-"], capture_output=True, text=True, check=True).stdout
+    assert text.count("33%") == 3 and "34%" not in text
+    [chart] = chart_parts(outs["pptx"])
+    fmt = [e.get("formatCode") for e in chart.iter(C + "numFmt")]
+    assert "0%" in fmt and [e.get("val") for e in chart.iter(C + "showPercent")] == ["1"]
