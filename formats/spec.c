@@ -23,6 +23,25 @@ static const char *const top_keys[] = {"folio", "title", "subtitle", "author", "
                                        "theme", "data", "blocks", "max_pages", "xlsx", "provenance",
                                        "nan", "$schema", NULL};
 
+/* The spec's date as a title block shows it: an ISO date as written; a
+ * date and time "2024-03-19T10:00:00" as "2024-03-19 10:00" (seconds only
+ * when they are not :00; an offset or Z kept after a space, Z as UTC). */
+static char *readable_date(fo_spec_ctx *c, const char *date)
+{
+    const char *t = strpbrk(date, "Tt ");
+    if (!t || t - date != 10) return fo_spec_strdup(c, date);
+    const char *clock = t + 1;
+    size_t hm = strspn(clock, "0123456789:");
+    const char *zone = clock + hm, *frac = zone;
+    if (*zone == '.' || *zone == ',') { zone++; zone += strspn(zone, "0123456789"); }
+    size_t keep = hm >= 8 && strncmp(clock + 5, ":00", 3) == 0 ? 5 : hm;   /* hh:mm[:ss] */
+    if (keep == 5 && frac != zone) keep = hm;  /* fractions of a second: as written */
+    char out[96];
+    snprintf(out, sizeof out, "%.10s %.*s%s%s", date, (int)keep, clock,
+             *zone ? " " : "", (*zone == 'Z' || *zone == 'z') && !zone[1] ? "UTC" : zone);
+    return fo_spec_strdup(c, out);
+}
+
 /* ---- per-format options ----------------------------------------------------*/
 static const char *const first_sheet_names[] = {"data", "summary", NULL};
 
@@ -836,7 +855,7 @@ static void read_meta(fo_spec_ctx *c, json_t *root)
         if (!fo_parse_iso_date(date, strlen(date), &serial, NULL))
             fo_spec_error(c, "/date", false, "use ISO 8601, e.g. \"2026-09-30\"", "invalid date \"%s\"", date);
         else {
-            doc->date = fo_spec_strdup(c, date);
+            doc->date = readable_date(c, date);
             doc->epoch = (int64_t)((serial - 25569.0) * 86400.0 + 0.5);
         }
     }
