@@ -104,8 +104,10 @@ static fo_axis_scale horizontal_scale(const fo_chart_ctx *cx, double lo, double 
 {
     int target = (int)fmin(11, fmax(2, len / (70 * cx->k) + 1));
     fo_axis_scale s;
+    bool times = code && strncmp(code, "hh:mm", 5) == 0;   /* times of one day (data.c) */
     for (;;) {
-        s = fo_chart_whole_days(fo_chart_nice_scale(lo, hi, target, zero), code);
+        s = times ? fo_chart_time_scale(lo, hi, target)
+                  : fo_chart_whole_days(fo_chart_nice_scale(lo, hi, target, zero), code);
         *maxw = widest_tick(cx, &s, code);
         double spacing = len / (s.nticks > 1 ? s.nticks - 1 : 1);
         if (spacing >= *maxw + 12 * cx->k || target <= 2) break;

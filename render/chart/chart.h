@@ -126,6 +126,10 @@ typedef struct {
  * below lo to the one above hi (10..1000 -> 1..10,000), a tick per decade. */
 fo_axis_scale fo_chart_log_scale(double lo, double hi);
 
+/* A scale of times of day (day fractions) [lo, hi] with about target
+ * ticks at whole minutes: 1, 2, 5, 10, 15, 30 minutes, 1, 2, 3, 6, 12 hours. */
+fo_axis_scale fo_chart_time_scale(double lo, double hi, int target);
+
 /* The value of tick i of s. */
 double fo_chart_tick_value(const fo_axis_scale *s, int i);
 
@@ -183,7 +187,9 @@ typedef struct {
     const char **names; /* ns series names (the chart's series titles, else column names) */
     long *colors;       /* ns series colours 0xRRGGBB, -1: the palette's (fo_chart_series_color) */
     size_t *cols;       /* ns dataset columns of the series */
-    const char *xfmt;   /* the x column's format code ("General" when none) */
+    const char *xfmt;   /* the x column's format code ("General" when none);
+                           "hh:mm" or "hh:mm:ss" when every x is a time of one
+                           day (the labels then show only the time) */
     const char *yfmt;   /* the first y column's format code ("General" when none) */
     const char **fmts;  /* ns series' column format codes ("General" when none) */
     const char *xname;  /* the x column's name ("" without one) */

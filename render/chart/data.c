@@ -55,6 +55,27 @@ fo_axis_scale fo_chart_nice_scale(double lo, double hi, int target, bool zero_ba
     return s;
 }
 
+fo_axis_scale fo_chart_time_scale(double lo, double hi, int target)
+{
+    static const double minutes[] = {1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440};
+    if (target < 2) target = 2;
+    if (!(hi > lo)) hi = lo + 1.0 / 24;
+    double step = 1;
+    for (size_t i = 0; i < sizeof minutes / sizeof *minutes; i++) {
+        step = minutes[i] / 1440;
+        if ((hi - lo) / step <= target - 1) break;
+    }
+    fo_axis_scale s;
+    double k0 = floor(lo / step + 1e-9), k1 = ceil(hi / step - 1e-9);
+    if (k1 <= k0) k1 = k0 + 1;
+    s.min = k0 * step;
+    s.max = k1 * step;
+    s.step = step;
+    s.nticks = (int)(k1 - k0) + 1;
+    s.log = false;
+    return s;
+}
+
 fo_axis_scale fo_chart_log_scale(double lo, double hi)
 {
     fo_axis_scale s;
@@ -321,6 +342,38 @@ const char *fo_chart_column_format(const fo_dataset *ds, size_t col)
     return ds->cols[col].format;
 }
 
+/* x values that are dates with times all on one day read as times: their
+ * labels (and a scatter chart's ticks, s->xfmt) "hh:mm", or "hh:mm:ss" when
+ * one has seconds, rather than the column's full stamp repeating the day. */
+static fo_status shorten_times(fo_chart_series *s)
+{
+    if (s->n < 2 || !strpbrk(s->xfmt, "hH")) return FO_OK;
+    fo_numfmt *f = fo_numfmt_compile(s->xfmt, NULL, 0);
+    bool date = f && fo_numfmt_is_date(f);
+    fo_numfmt_free(f);
+    if (!date) return FO_OK;
+    double day = NAN;
+    bool seconds = false;
+    for (size_t i = 0; i < s->n; i++) {
+        double v = s->x[i];
+        if (!isfinite(v) || v < 0) return FO_OK;
+        if (isnan(day)) day = floor(v);
+        else if (floor(v) != day) return FO_OK;
+        double sec = (v - floor(v)) * 86400;
+        seconds |= fabs(sec - 60 * nearbyint(sec / 60)) > 0.5;
+    }
+    s->xfmt = seconds ? "hh:mm:ss" : "hh:mm";
+    fo_numfmt *t = fo_numfmt_compile(s->xfmt, NULL, 0);
+    if (!t) return FO_ERR_NOMEM;
+    char buf[64];
+    for (size_t i = 0; i < s->n; i++) {
+        fo_numfmt_format(t, s->x[i], buf, sizeof buf);
+        if (!(s->cat[i] = fo_arena_strdup(s->arena, buf))) { fo_numfmt_free(t); return FO_ERR_NOMEM; }
+    }
+    fo_numfmt_free(t);
+    return FO_OK;
+}
+
 fo_status fo_chart_series_read(const fo_chart *c, const fo_numfmt *xfmt, fo_chart_series *s,
                                fo_diags *d)
 {
@@ -343,6 +396,7 @@ fo_status fo_chart_series_read(const fo_chart *c, const fo_numfmt *xfmt, fo_char
     }
     if (st == FO_OK && rc < 0) st = FO_ERR_INPUT;
     if (st == FO_OK) st = transpose(s, ybuf, n);
+    if (st == FO_OK) st = shorten_times(s);
     fo_free(ybuf);
     fo_rows_close(rows);
     return st;
@@ -440,6 +494,9 @@ static void mirror(fo_chart_data *dt)
 fo_status fo_chart_data_read(fo_chart_ctx *cx, fo_diags *d)
 {
     fo_status st = fo_chart_series_read(cx->c, cx->xfmt, &cx->data, d);
+    if (st == FO_OK && cx->xcode && strcmp(cx->data.xfmt, cx->xcode) != 0 &&
+        strncmp(cx->data.xfmt, "hh:mm", 5) == 0)
+        cx->xcode = cx->data.xfmt;   /* times of one day: ticks "hh:mm" too */
     if (st == FO_OK) st = check_magnitudes(cx, d);
     if (st == FO_OK) st = fo_chart_series_check_log(cx->c, &cx->data, d);
     fo_chart_kind k = cx->c->kind;

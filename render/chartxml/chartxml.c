@@ -134,6 +134,7 @@ static void value_scale(axis *a, const fo_chart *c, const char *fmt, const doubl
     a->fmt = fmt && *fmt ? fmt : "General";
     if (!fo_chart_value_range(v, NULL, n, ns, stacked, &lo, &hi)) return;
     if (log) a->sc = fo_chart_log_scale(lo, hi);   /* a decade a tick, c:logBase 10 */
+    else if (fmt && strncmp(fmt, "hh:mm", 5) == 0) a->sc = fo_chart_time_scale(lo, hi, 8); /* one day's times */
     else a->sc = fo_chart_whole_days(fo_chart_nice_scale(lo, hi, 8, fo_chart_zero_based(c->kind, lo, hi)),
                                      fmt);
     a->fixed = a->sc.step > 0 && isfinite(a->sc.min) && isfinite(a->sc.max);

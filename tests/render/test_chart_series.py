@@ -184,3 +184,24 @@ def test_pie_percentages_round_as_office_does(tmp_path):
     [chart] = chart_parts(outs["pptx"])
     fmt = [e.get("formatCode") for e in chart.iter(C + "numFmt")]
     assert "0%" in fmt and [e.get("val") for e in chart.iter(C + "showPercent")] == ["1"]
+
+
+def test_times_of_one_day_are_labelled_hh_mm(tmp_path):
+    rows = [["2024-03-19 09:00", 1], ["2024-03-19 10:00", 3], ["2024-03-19 11:00", 2], ["2024-03-19 12:00", 5]]
+    spec = {"folio": 1, "data": {"d": {"columns": ["t", "v"], "rows": rows}},
+            "blocks": [{"type": "chart", "kind": "line", "data": "d", "x": "t", "y": "v"},
+                       {"type": "chart", "kind": "scatter", "data": "d", "x": "t", "y": "v"}]}
+    outs = render(tmp_path, spec)
+    text = subprocess.run(["pdftotext", outs["pdf"], "-"], capture_output=True, text=True, check=True).stdout
+    assert "2024-03-19" not in text
+    for t in ("09:00", "10:00", "11:00", "12:00"):
+        assert t in text
+    line, scatter = chart_parts(outs["pptx"])
+    cats = [v.text for v in line.find(f".//{C}cat").iter(C + "v")]
+    assert cats == ["09:00", "10:00", "11:00", "12:00"]
+    assert [e.get("formatCode") for e in scatter.iter(C + "numFmt")][0] == "hh:mm"
+    # several days: the full stamps stay
+    rows[-1][0] = "2024-03-20 12:00"
+    outs = render(tmp_path, spec, "b")
+    text = subprocess.run(["pdftotext", outs["pdf"], "-"], capture_output=True, text=True, check=True).stdout
+    assert "2024-03-20" in text
