@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/core/table.h"
 #include "formats/infer.h"
 
 /* What one cell is, before it is mapped onto a column type. */
@@ -390,7 +391,8 @@ static void set_text(fo_value *v, const char *s)
 bool fo_infer_is_missing(const char *s, size_t len)
 {
     static const char *const marks[] = {"n/a", "na", "-", "--", "\xE2\x80\x94", "\xE2\x80\x93",
-                                        "null", "none", "nan", "?", "#n/a", "missing", ".", NULL};
+                                        "null", "none", "nan", "?", "#n/a", "missing", ".",
+                                        "\xE2\x88\x9E", "-\xE2\x88\x9E", NULL}; /* ∞, -∞: "nan": "text" */
     trim(&s, &len);
     for (size_t i = 0; marks[i]; i++)
         if (strlen(marks[i]) == len && ieq(s, marks[i], len)) return true;
@@ -484,6 +486,7 @@ void fo_infer_add_value(fo_infer *in, const fo_value *v)
     case FO_VAL_NULL: return;
     case FO_VAL_TEXT: fo_infer_add(in, v->str, strlen(v->str)); return;
     case FO_VAL_FORMULA:
+        if (!v->has_num && fo_table_is_error(v->label)) return; /* #NUM!: a missing value */
         if (!v->has_num) break;
         /* fall through */
     case FO_VAL_NUMBER:

@@ -727,6 +727,20 @@ bool fo_json_locate(const fo_json *cj, const char *pointer, bool key, int *line,
     return true;
 }
 
+int fo_json_nonfinite_kind(const fo_json *cj, const char *pointer)
+{
+    fo_json *j = (fo_json *)cj; /* the index is a cache */
+    if (!j->nonfinite) return 0;
+    size_t off;
+    if (j->ix.failed || !indexed_offset(j, pointer, false, &off)) {
+        j->ix.failed = true;
+        off = locate_offset(j, pointer, false);
+    }
+    if (off >= j->len) return 0;
+    size_t k = nonfinite_at(j->text, j->len, off);
+    return k == 3 ? FO_JSON_NAN : k == 8 ? FO_JSON_INF : k == 9 ? FO_JSON_NEG_INF : 0;
+}
+
 void fo_json_locate_items(const fo_json *j, const char *pointer, size_t n, int *lines, int *columns)
 {
     for (size_t k = 0; k < n; k++) lines[k] = columns[k] = 0;

@@ -33,6 +33,12 @@ const char *fo_json_sha256(const fo_json *j);
 size_t fo_json_nonfinite(const fo_json *j, int *line, int *column);
 const char *fo_json_display(const fo_json *j);
 
+/* What the value at pointer was written as when the JSON reader took it
+ * for null: FO_JSON_NAN, FO_JSON_INF or FO_JSON_NEG_INF; 0 for anything
+ * else (a real null, another value, no such pointer). */
+enum { FO_JSON_NAN = 1, FO_JSON_INF, FO_JSON_NEG_INF };
+int fo_json_nonfinite_kind(const fo_json *j, const char *pointer);
+
 /* Line and column (1-based) of the value at pointer ("" = root), or of the
  * member's key when key is true. Falls back to the nearest ancestor that
  * exists; returns false only if even the root cannot be found. */

@@ -4,6 +4,7 @@
  * file walks it block by block, validating everything and collecting every
  * problem (never stopping at the first). The document is returned only when
  * there are none. */
+#include <ctype.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -20,12 +21,47 @@
 
 static const char *const top_keys[] = {"folio", "title", "subtitle", "author", "date", "lang", "dir",
                                        "theme", "data", "blocks", "max_pages", "xlsx", "provenance",
-                                       "$schema", NULL};
+                                       "nan", "$schema", NULL};
+
+/* The spec's date as a title block shows it: an ISO date as written; a
+ * date and time "2024-03-19T10:00:00" as "2024-03-19 10:00" (seconds only
+ * when they are not :00; an offset or Z kept after a space, Z as UTC). */
+static char *readable_date(fo_spec_ctx *c, const char *date)
+{
+    const char *t = strpbrk(date, "Tt ");
+    if (!t || t - date != 10) return fo_spec_strdup(c, date);
+    const char *clock = t + 1;
+    size_t hm = strspn(clock, "0123456789:");
+    const char *zone = clock + hm, *frac = zone;
+    if (*zone == '.' || *zone == ',') { zone++; zone += strspn(zone, "0123456789"); }
+    size_t keep = hm >= 8 && strncmp(clock + 5, ":00", 3) == 0 ? 5 : hm;   /* hh:mm[:ss] */
+    if (keep == 5 && frac != zone) keep = hm;  /* fractions of a second: as written */
+    char out[96];
+    snprintf(out, sizeof out, "%.10s %.*s%s%s", date, (int)keep, clock,
+             *zone ? " " : "", (*zone == 'Z' || *zone == 'z') && !zone[1] ? "UTC" : zone);
+    return fo_spec_strdup(c, out);
+}
 
 /* ---- per-format options ----------------------------------------------------*/
 static const char *const first_sheet_names[] = {"data", "summary", NULL};
 
 /* "xlsx": {"first_sheet": "data" | "summary"} */
+/* "nan": "blank" (default), "text" or "error": how NaN, Infinity and
+ * -Infinity cells of inline data show. */
+static void read_nan_option(fo_spec_ctx *c, json_t *root)
+{
+    static const char *const names[] = {"blank", "text", "error", NULL};
+    const char *v = fo_spec_string(c, root, "", "nan", false);
+    if (!v) return;
+    for (int i = 0; names[i]; i++)
+        if (strcmp(v, names[i]) == 0) { c->nan = i; c->nan_given = true; return; }
+    const char *s = fo_spec_suggest(v, names);
+    char hint[160];
+    snprintf(hint, sizeof hint, s ? "did you mean '%s'?" : "one of: blank (an empty cell), text (NaN, \xE2\x88\x9E), error (#NUM!)%s",
+             s ? s : "");
+    fo_spec_error(c, "/nan", false, hint, "unknown \"nan\" value \"%s\"", v);
+}
+
 static void read_xlsx_options(fo_spec_ctx *c, json_t *root)
 {
     json_t *o = json_object_get(root, "xlsx");
@@ -260,6 +296,73 @@ static fo_dir_choice read_dir(fo_spec_ctx *c, json_t *obj, const char *ptr)
     return FO_DIR_CHOICE_AUTO;
 }
 
+static int cmp_row_style(const void *a, const void *b)
+{
+    size_t x = ((const fo_row_style *)a)->row, y = ((const fo_row_style *)b)->row;
+    return x < y ? -1 : x > y;
+}
+
+/* "row_styles": [{"row": 3, "bold": true, "indent": 1}, ...]: rows from 0,
+ * each once, within the dataset's rows when they are known (inline). */
+static void read_row_styles(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk, const fo_dataset *ds)
+{
+    json_t *rs = json_object_get(b, "row_styles");
+    if (!rs) return;
+    char p[FO_PTR_MAX];
+    fo_spec_ptr(p, ptr, "row_styles");
+    static const char *hint = "e.g. \"row_styles\": [{\"row\": 3, \"bold\": true, \"indent\": 1}] (rows count from 0)";
+    if (!json_is_array(rs)) {
+        fo_spec_error(c, p, false, hint, "\"row_styles\" must be an array, not %s", fo_spec_json_type(rs));
+        return;
+    }
+    size_t n = json_array_size(rs), k = 0;
+    fo_row_style *v = fo_arena_alloc(c->doc->arena, (n ? n : 1) * sizeof *v);
+    if (!v) return;
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_array_get(rs, i);
+        char ip[FO_PTR_MAX];
+        snprintf(ip, sizeof ip, "%s", p);
+        fo_json_ptr_push_index(ip, sizeof ip, i);
+        if (!json_is_object(o)) {
+            fo_spec_error(c, ip, false, hint, "a row style is an object, not %s", fo_spec_json_type(o));
+            continue;
+        }
+        static const char *const keys[] = {"row", "bold", "indent", NULL};
+        fo_spec_check_keys(c, o, ip, keys);
+        json_t *row = json_object_get(o, "row");
+        char rp[FO_PTR_MAX];
+        fo_spec_ptr(rp, ip, "row");
+        if (!row) { fo_spec_error(c, ip, false, hint, "missing required key \"row\""); continue; }
+        double rv = json_number_value(row);
+        if (!json_is_number(row) || !(rv >= 0 && rv <= 1e15) || rv != floor(rv)) {
+            fo_spec_error(c, rp, false, "a data row's index: 0 is the first row under the header",
+                          "\"row\" must be a whole number from 0");
+            continue;
+        }
+        size_t r = (size_t)rv;
+        if (ds && ds->src == FO_SRC_INLINE && r >= ds->nrows) {
+            char h[160];
+            snprintf(h, sizeof h, "rows count from 0: the last of the dataset's %zu rows is %zu", ds->nrows,
+                     ds->nrows ? ds->nrows - 1 : 0);
+            fo_spec_error(c, rp, false, h, "row %zu is past the table's last row", r);
+            continue;
+        }
+        v[k].row = r;
+        v[k].bold = fo_spec_bool(c, o, ip, "bold", false);
+        v[k].indent = (int)fo_spec_int(c, o, ip, "indent", 0, 6, 0);
+        k++;
+    }
+    qsort(v, k, sizeof *v, cmp_row_style);
+    for (size_t i = 1; i < k; i++)
+        if (v[i].row == v[i - 1].row) {
+            fo_spec_error(c, p, false, "give each row one style: {\"row\": N, \"bold\": true, \"indent\": 1}",
+                          "row %zu is styled twice", v[i].row);
+            return;
+        }
+    blk->u.table.row_styles = v;
+    blk->u.table.nrow_styles = k;
+}
+
 static void read_table(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk, size_t index)
 {
     char label[64], p[FO_PTR_MAX];
@@ -273,6 +376,7 @@ static void read_table(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
     blk->u.table.dir = read_dir(c, b, ptr);
     if (!ds) return;
     blk->u.table.data = ds;
+    read_row_styles(c, b, ptr, blk, ds);
     json_t *cols = json_object_get(b, "columns");
     size_t n = cols ? json_array_size(cols) : ds->ncols;
     fo_spec_ptr(p, ptr, "columns");
@@ -395,6 +499,97 @@ static void check_chart_column(fo_spec_ctx *c, const fo_dataset *ds, size_t f, c
     }
 }
 
+/* Refuses, at its cell, an inline value of column f that a logarithmic
+ * axis cannot show (zero or negative). One error per column. */
+static void check_log_column(fo_spec_ctx *c, const fo_dataset *ds, size_t f, const char *ptr)
+{
+    if (ds->src != FO_SRC_INLINE) return;
+    for (size_t r = 0; r < ds->nrows; r++) {
+        double v = fo_value_number(&ds->cells[r * ds->ncols + f]);
+        if (!(v <= 0)) continue; /* NaN (a gap) passes */
+        char p[FO_PTR_MAX];
+        snprintf(p, sizeof p, "%s", ds->pointer ? ds->pointer : ptr);
+        fo_json_ptr_push(p, sizeof p, "rows");
+        fo_json_ptr_push_index(p, sizeof p, r);
+        fo_json_ptr_push_index(p, sizeof p, f);
+        fo_spec_error(c, p, false, "a log axis shows only positive values: leave the cell empty (null), "
+                      "or drop \"y_scale\": \"log\"",
+                      "value %g (column \"%s\", charted by %s) is not positive; \"y_scale\": \"log\" cannot show it",
+                      v, ds->cols[f].name, ptr);
+        return;
+    }
+}
+
+/* "#RRGGBB" into *out; false for anything else. */
+static bool parse_rgb(const char *s, long *out)
+{
+    if (!s || s[0] != '#' || strlen(s) != 7) return false;
+    for (int i = 1; i < 7; i++)
+        if (!isxdigit((unsigned char)s[i])) return false;
+    *out = strtol(s + 1, NULL, 16);
+    return true;
+}
+
+/* One series of "y": a field name, or {"field", "title", "color"}. Returns
+ * the field's name (NULL after an error); the title and colour into
+ * ch->y_titles / ch->y_colors at slot k. */
+static const char *read_series(fo_spec_ctx *c, fo_chart *ch, json_t *yv, const char *yp, size_t k)
+{
+    if (json_is_string(yv)) return json_string_value(yv);
+    if (!json_is_object(yv)) {
+        fo_spec_error(c, yp, false, "e.g. \"revenue\" or {\"field\": \"revenue\", \"title\": \"Revenue\", \"color\": \"#1F77B4\"}",
+                      "a series is a field name or an object, not %s", fo_spec_json_type(yv));
+        return NULL;
+    }
+    char p[FO_PTR_MAX];
+    if (json_object_get(yv, "name") || json_object_get(yv, "column")) {
+        const char *bad = json_object_get(yv, "name") ? "name" : "column";
+        fo_spec_ptr(p, yp, bad);
+        fo_spec_error(c, p, true, "a series names its column with \"field\" and its legend entry with \"title\": "
+                      "{\"field\": \"rev\", \"title\": \"Revenue\"}", "unknown key \"%s\"", bad);
+        return NULL;
+    }
+    static const char *const keys[] = {"field", "title", "color", NULL};
+    fo_spec_check_keys(c, yv, yp, keys);
+    const char *field = fo_spec_string(c, yv, yp, "field", true);
+    const char *title = fo_spec_string(c, yv, yp, "title", false);
+    if (title) ch->y_titles[k] = fo_spec_strdup(c, title);
+    json_t *col = json_object_get(yv, "color");
+    if (col) {
+        fo_spec_ptr(p, yp, "color");
+        long rgb;
+        if (!json_is_string(col) || !parse_rgb(json_string_value(col), &rgb))
+            fo_spec_error(c, p, false, "colors are \"#RRGGBB\", e.g. \"#1F77B4\"", "invalid color");
+        else if (ch->kind == FO_CHART_PIE || ch->kind == FO_CHART_DOUGHNUT)
+            fo_spec_error(c, p, false, "a pie's slices take the theme's palette; a series \"color\" is for "
+                          "bar, column, line, area and scatter charts", "a %s chart has no series colour",
+                          fo_chart_kind_name(ch->kind));
+        else ch->y_colors[k] = rgb;
+    }
+    return field;
+}
+
+/* "y_scale": "linear" (default) or "log". */
+static void read_y_scale(fo_spec_ctx *c, json_t *b, const char *ptr, fo_chart *ch)
+{
+    const char *sc = fo_spec_string(c, b, ptr, "y_scale", false);
+    if (!sc) return;
+    char p[FO_PTR_MAX];
+    fo_spec_ptr(p, ptr, "y_scale");
+    if (strcmp(sc, "log") == 0) ch->y_log = true;
+    else if (strcmp(sc, "linear") != 0) {
+        fo_spec_error(c, p, false, "one of: linear log", "unknown scale \"%s\"", sc);
+        return;
+    }
+    if (!ch->y_log) return;
+    if (ch->kind == FO_CHART_PIE || ch->kind == FO_CHART_DOUGHNUT)
+        fo_spec_error(c, p, false, "drop \"y_scale\", or chart the values as bars or a line",
+                      "a %s chart has no value axis to make logarithmic", fo_chart_kind_name(ch->kind));
+    else if (ch->stacked)
+        fo_spec_error(c, p, false, "drop \"stacked\" (on a log axis stacked parts do not add up visually), or \"y_scale\"",
+                      "a stacked chart cannot have a logarithmic axis");
+}
+
 static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk, size_t index)
 {
     fo_chart *ch = &blk->u.chart;
@@ -407,13 +602,22 @@ static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
             if (strcmp(kind, fo_chart_kind_names[i]) == 0) { ch->kind = (fo_chart_kind)i; ok = true; }
         if (!ok) {
             const char *s = fo_spec_suggest(kind, fo_chart_kind_names);
-            char hint[128];
+            char hint[160];
             snprintf(hint, sizeof hint, s ? "did you mean '%s'?" : "one of: bar column line area pie doughnut scatter%s", s ? s : "");
+            /* "stacked_bar", "stacked-column", "stackedArea": a kind and "stacked" */
+            if (strncasecmp(kind, "stacked", 7) == 0) {
+                const char *base = kind + 7 + (kind[7] == '_' || kind[7] == '-' || kind[7] == ' ');
+                for (int i = 0; fo_chart_kind_names[i]; i++)
+                    if (strcasecmp(base, fo_chart_kind_names[i]) == 0)
+                        snprintf(hint, sizeof hint, "stacking is its own key: \"kind\": \"%s\", \"stacked\": true",
+                                 fo_chart_kind_names[i]);
+            }
             fo_spec_ptr(p, ptr, "kind");
             fo_spec_error(c, p, false, hint, "unknown chart kind \"%s\"", kind);
         }
     }
     ch->stacked = fo_spec_bool(c, b, ptr, "stacked", false);
+    read_y_scale(c, b, ptr, ch);
     ch->title = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "title", false));
     ch->x_title = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "x_title", false));
     ch->y_title = fo_spec_strdup(c, fo_spec_string(c, b, ptr, "y_title", false));
@@ -458,7 +662,10 @@ static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
         return;
     }
     ch->y = fo_arena_alloc(c->doc->arena, ny * sizeof *ch->y);
-    if (!ch->y) return;
+    ch->y_titles = fo_arena_alloc(c->doc->arena, ny * sizeof *ch->y_titles);
+    ch->y_colors = fo_arena_alloc(c->doc->arena, ny * sizeof *ch->y_colors);
+    if (!ch->y || !ch->y_titles || !ch->y_colors) return;
+    for (size_t i = 0; i < ny; i++) { ch->y_titles[i] = NULL; ch->y_colors[i] = -1; }
     if (ds->nrows == 0 && !(ds->ncols && ds->cols[0].type == FO_TYPE_AUTO)) {
         char dp[FO_PTR_MAX];
         fo_spec_ptr(dp, ptr, "data");
@@ -471,16 +678,18 @@ static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
         char yp[FO_PTR_MAX];
         snprintf(yp, sizeof yp, "%s", p);
         if (json_is_array(y)) fo_json_ptr_push_index(yp, sizeof yp, i);
-        if (!json_is_string(yv)) { fo_spec_error(c, yp, false, NULL, "a series must be a field name"); continue; }
-        long f = fo_spec_field(c, ds, json_string_value(yv), yp);
-        if (f < 0) continue;
-        if (!numeric_type(ds->cols[f].type) && ds->cols[f].type != FO_TYPE_AUTO && ds->nrows > 0) {
+        const char *field = read_series(c, ch, yv, yp, ch->ny);
+        if (json_is_object(yv)) fo_json_ptr_push(yp, sizeof yp, "field");
+        long f = field ? fo_spec_field(c, ds, field, yp) : -1;
+        if (f >= 0 && !numeric_type(ds->cols[f].type) && ds->cols[f].type != FO_TYPE_AUTO && ds->nrows > 0) {
             fo_spec_error(c, yp, false, "a series needs numbers; give the column a numeric type",
-                          "column \"%s\" is %s", json_string_value(yv), fo_type_name(ds->cols[f].type));
-            continue;
+                          "column \"%s\" is %s", field, fo_type_name(ds->cols[f].type));
+            f = -1;
         }
+        if (f < 0) { ch->y_titles[ch->ny] = NULL; ch->y_colors[ch->ny] = -1; continue; }
         ch->y[ch->ny++] = (size_t)f;
         check_chart_column(c, ds, (size_t)f, yp);
+        if (ch->y_log) check_log_column(c, ds, (size_t)f, yp);
     }
     if (ch->kind == FO_CHART_SCATTER && ch->x < ds->ncols && x) check_chart_column(c, ds, ch->x, ptr);
 }
@@ -492,9 +701,10 @@ static const char *const *keys_for(const char *type)
     static const char *const paragraph[] = {"type", "text", NULL};
     static const char *const list[] = {"type", "items", "ordered", NULL};
     static const char *const metrics[] = {"type", "items", NULL};
-    static const char *const table[] = {"type", "data", "columns", "caption", "totals", "sheet", "dir", NULL};
+    static const char *const table[] = {"type", "data", "columns", "caption", "totals", "sheet", "dir",
+                                        "row_styles", NULL};
     static const char *const chart[] = {"type", "kind", "data", "x", "y", "stacked", "title", "x_title",
-                                        "y_title", "legend", "width", "height", "alt", NULL};
+                                        "y_title", "y_scale", "legend", "width", "height", "alt", NULL};
     static const char *const image[] = {"type", "path", "width", "height", "alt", "caption", NULL};
     static const char *const code[] = {"type", "text", "language", NULL};
     static const char *const bare[] = {"type", NULL};
@@ -645,7 +855,7 @@ static void read_meta(fo_spec_ctx *c, json_t *root)
         if (!fo_parse_iso_date(date, strlen(date), &serial, NULL))
             fo_spec_error(c, "/date", false, "use ISO 8601, e.g. \"2026-09-30\"", "invalid date \"%s\"", date);
         else {
-            doc->date = fo_spec_strdup(c, date);
+            doc->date = readable_date(c, date);
             doc->epoch = (int64_t)((serial - 25569.0) * 86400.0 + 0.5);
         }
     }
@@ -686,11 +896,11 @@ static void report_nonfinite(fo_spec_ctx *c)
 {
     int line = 0, col = 0;
     size_t n = fo_json_nonfinite(c->json, &line, &col);
-    if (!n) return;
+    if (!n || c->nan_given) return;   /* "nan" said how they show */
     c->warnings++;
     fo_diags_add(c->d, c->file, line, col, NULL,
                  "write null for a missing value (pandas: df.astype(object).where(df.notna(), None); "
-                 "json.dumps(..., allow_nan=False) finds them)",
+                 "json.dumps(..., allow_nan=False) finds them), or show them as text: \"nan\": \"text\"",
                  "warning: NaN, Infinity and -Infinity are not JSON; %s%zu such value%s read as empty (null)",
                  n == 1 ? "" : "the first is here; ", n, n == 1 ? "" : "s");
 }
@@ -719,6 +929,7 @@ static fo_status spec_from_json(fo_json *json, const char *display, const char *
                       "the spec must be a JSON object, not %s", fo_spec_json_type(root));
         goto done;
     }
+    read_nan_option(&c, root);
     report_nonfinite(&c);
     fo_spec_check_keys(&c, root, "", top_keys);
     read_meta(&c, root);

@@ -275,6 +275,24 @@ static void note_spot(fo_spec_ctx *c, fo_dataset *ds, size_t r, size_t i, const 
     ds->nspots++;
 }
 
+/* A cell the JSON reader took as null because it was NaN, Infinity or
+ * -Infinity, as "nan" asks: the text NaN, ∞ or -∞, or Excel's #NUM! (a
+ * formula whose value it is: xlsx writes an error cell, the other formats
+ * its text). A real null stays empty. */
+static void nonfinite_cell(fo_spec_ctx *c, const char *ptr, fo_value *v)
+{
+    int k = fo_json_nonfinite_kind(c->json, ptr);
+    if (!k) return;
+    if (c->nan == FO_SPEC_NAN_TEXT) {
+        v->kind = FO_VAL_TEXT;
+        v->str = k == FO_JSON_NAN ? "NaN" : k == FO_JSON_INF ? "\xE2\x88\x9E" : "-\xE2\x88\x9E";
+    } else {
+        v->kind = FO_VAL_FORMULA;
+        v->str = "=#NUM!";
+        v->label = "#NUM!";
+    }
+}
+
 static bool read_inline(fo_spec_ctx *c, json_t *obj, const char *ptr, fo_dataset *ds)
 {
     char p[FO_PTR_MAX];
@@ -334,6 +352,7 @@ static bool read_inline(fo_spec_ctx *c, json_t *obj, const char *ptr, fo_dataset
             fo_json_ptr_push_index(vp, sizeof vp, i);
             fo_value *v = &ds->cells[r * ds->ncols + i];
             fo_spec_cell(c, json_array_get(row, i), vp, v);
+            if (v->kind == FO_VAL_NULL && c->nan != FO_SPEC_NAN_BLANK) nonfinite_cell(c, vp, v);
             if (v->kind == FO_VAL_TEXT && v->str && strlen(v->str) > 32767) note_spot(c, ds, r, i, vp);
         }
     }

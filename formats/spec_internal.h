@@ -42,9 +42,13 @@ typedef struct {
     int errors;             /* all of them, reported or not */
     int warnings;           /* likewise */
     int listed_errors, listed_warnings; /* distinct messages (a group counts once) */
+    int nan;                /* "nan": how NaN / Infinity cells are read (FO_SPEC_NAN_*) */
+    bool nan_given;         /* the spec said it: no warning about them */
     fo_spec_group *groups;  /* owned; fo_spec_finish frees */
     size_t ngroups, capgroups;
 } fo_spec_ctx;
+
+enum { FO_SPEC_NAN_BLANK = 0, FO_SPEC_NAN_TEXT, FO_SPEC_NAN_ERROR };
 
 /* Ends a reading: repeated messages get their count and places, and the
  * closing "... and N more" lines are added. Frees the groups. */

@@ -1,5 +1,6 @@
 /* spec_util.c — located errors, key checking with suggestions, typed getters
  * and safe path resolution for the spec reader. */
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -215,6 +216,9 @@ static void list_of(const char *const *names, char *buf, size_t cap)
 static const char *explanation(const char *key, const char *const *allowed)
 {
     static const char *const why[][3] = {
+        {"x_scale", "y_scale", "only the value axis has a scale: \"y_scale\": \"log\" (a bar chart's value axis too)"},
+        {"scale", "y_scale", "the value axis's scale is \"y_scale\": \"log\" or \"linear\""},
+        {"log", "y_scale", "a logarithmic value axis is \"y_scale\": \"log\""},
         {"slides", "blocks", "slides come from level-1 headings: put {\"type\": \"heading\", \"level\": 1, "
          "\"text\": \"...\"} in \"blocks\" before each slide's content"},
         {"pages", "blocks", "pages are not declared: \"blocks\" flow onto pages; {\"type\": \"page_break\"} starts a new one"},
@@ -361,14 +365,32 @@ char *fo_spec_resolve(fo_spec_ctx *c, const char *path, const char *ptr, uint64_
     return NULL;
 }
 
+/* When the format compiler stopped at a letter (err: "... at position N"),
+ * the code with that word in double quotes, as Excel wants literal text:
+ * "+0.0 pp" -> "+0.0 \"pp\"". Writes the hint into hint; false otherwise. */
+static bool quote_hint(const char *code, const char *err, char *hint, size_t cap)
+{
+    const char *at = strstr(err, "at position ");
+    if (!at || !strstr(err, "unexpected character")) return false;
+    size_t pos = (size_t)strtoul(at + 12, NULL, 10), len = strlen(code);  /* from 1 */
+    if (pos == 0 || --pos >= len || !isalpha((unsigned char)code[pos])) return false;
+    while (pos > 0 && isalpha((unsigned char)code[pos - 1])) pos--;
+    size_t end = pos;
+    while (end < len && isalpha((unsigned char)code[end])) end++;
+    snprintf(hint, cap, "literal text goes in double quotes: \"%.*s\\\"%.*s\\\"%s\"",
+             (int)pos, code, (int)(end - pos), code + pos, code + end);
+    return true;
+}
+
 bool fo_spec_check_format(fo_spec_ctx *c, const char *code, const char *ptr)
 {
     char err[256] = "";
     fo_numfmt *f = fo_numfmt_compile(code, err, sizeof err);
     if (!f) {
-        fo_spec_error(c, ptr, false,
-                      "use an Excel format code such as \"#,##0.00\", \"0.0%\", \"$#,##0\" or \"yyyy-mm-dd\"",
-                      "unknown number format \"%s\"%s%s", code, err[0] ? ": " : "", err);
+        char hint[512];
+        if (!quote_hint(code, err, hint, sizeof hint))
+            snprintf(hint, sizeof hint, "use an Excel format code such as \"#,##0.00\", \"0.0%%\", \"$#,##0\" or \"yyyy-mm-dd\"");
+        fo_spec_error(c, ptr, false, hint, "unknown number format \"%s\"%s%s", code, err[0] ? ": " : "", err);
         return false;
     }
     fo_numfmt_free(f);

@@ -46,6 +46,19 @@ static void warn_missing(fo_diags *d)
                  "left out (PNG)", list, n == FO_TEXT_MISSING_MAX ? " and maybe more" : "");
 }
 
+/* A PNG asked for beside other outputs of a document without charts: it is
+ * left out with a warning, and the others are written (alone, the PNG
+ * writer's own error says what is missing). */
+static bool skip_png(const fo_doc *doc, const fo_renderer *r, const char *out, size_t nouts, fo_diags *d)
+{
+    if (nouts < 2 || r->render != fo_png_render) return false;
+    for (size_t i = 0; i < doc->nblocks; i++)
+        if (doc->blocks[i].kind == FO_BLOCK_CHART) return false;
+    fo_diags_add(d, doc->spec_path, 0, 0, "/blocks", "a PNG holds a chart: add a {\"type\": \"chart\", ...} block",
+                 "warning: %s not written: the spec has no chart to render as PNG", out);
+    return true;
+}
+
 fo_status fo_render(const fo_doc *doc, const char *const *outs, size_t nouts,
                     const fo_render_opts *opts, fo_written_list *written, fo_diags *d)
 {
@@ -77,6 +90,7 @@ fo_status fo_render(const fo_doc *doc, const char *const *outs, size_t nouts,
             st = FO_ERR_USAGE;
             break;
         }
+        if (skip_png(doc, r, outs[i], nouts, d)) continue;
         own.template_path = r == tr ? opts->template_path : NULL;
         template_used |= r == tr;
         st = r->render(doc, outs[i], set, &own, d);

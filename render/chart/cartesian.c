@@ -104,8 +104,10 @@ static fo_axis_scale horizontal_scale(const fo_chart_ctx *cx, double lo, double 
 {
     int target = (int)fmin(11, fmax(2, len / (70 * cx->k) + 1));
     fo_axis_scale s;
+    bool times = code && strncmp(code, "hh:mm", 5) == 0;   /* times of one day (data.c) */
     for (;;) {
-        s = fo_chart_whole_days(fo_chart_nice_scale(lo, hi, target, zero), code);
+        s = times ? fo_chart_time_scale(lo, hi, target)
+                  : fo_chart_whole_days(fo_chart_nice_scale(lo, hi, target, zero), code);
         *maxw = widest_tick(cx, &s, code);
         double spacing = len / (s.nticks > 1 ? s.nticks - 1 : 1);
         if (spacing >= *maxw + 12 * cx->k || target <= 2) break;
@@ -116,7 +118,7 @@ static fo_axis_scale horizontal_scale(const fo_chart_ctx *cx, double lo, double 
 
 static double map(const fo_axis_scale *s, double v, double a, double b)
 {
-    return a + (v - s->min) / (s->max - s->min) * (b - a);
+    return fo_chart_scale_map(s, v, a, b);
 }
 
 static double crisp(double v) { return floor(v) + 0.5; }
@@ -449,13 +451,18 @@ void fo_chart_cartesian(fo_chart_ctx *cx)
         }
         for (size_t i = 0; i < g.dt->n; i++) left = fmax(left, label_width(&g, i));
         left += 8 * cx->k;
-        g.vs = horizontal_scale(cx, lo, hi, zero, cx->x1 - cx->x0 - left - 20 * cx->k, cx->ycode, &maxw);
+        if (c->y_log) {
+            g.vs = fo_chart_log_scale(lo, hi);
+            maxw = widest_tick(cx, &g.vs, cx->ycode);
+        } else {
+            g.vs = horizontal_scale(cx, lo, hi, zero, cx->x1 - cx->x0 - left - 20 * cx->k, cx->ycode, &maxw);
+        }
         right = fmax(right, maxw / 2 + 2);
     } else {
         for (int iter = 0; iter < 3; iter++) {
             double plot_h = cx->y1 - bottom - cx->y0 - top;
             int target = (int)fmin(11, fmax(3, plot_h / (70 * cx->k) + 1));
-            g.vs = fo_chart_nice_scale(lo, hi, target, zero);
+            g.vs = c->y_log ? fo_chart_log_scale(lo, hi) : fo_chart_nice_scale(lo, hi, target, zero);
             left = widest_tick(cx, &g.vs, cx->ycode) + 8 * cx->k;
             double len = cx->x1 - right - cx->x0 - left, need;
             if (g.scatter) {
@@ -480,7 +487,7 @@ void fo_chart_cartesian(fo_chart_ctx *cx)
     char buf[128];
     fo_numfmt *tf = fo_chart_tick_numfmt(cx->ycode, &g.vs);
     for (int t = 0; t < g.vs.nticks; t++) {
-        double v = g.vs.min + t * g.vs.step;
+        double v = fo_chart_tick_value(&g.vs, t);
         fo_chart_tick_label(tf, &g.vs, t, buf, sizeof buf);
         long ink = fo_numfmt_color(tf, v); /* [Red] of the column's format, as Excel colours ticks */
         fo_rgb tc = ink >= 0 ? (fo_rgb)ink : cx->muted;

@@ -118,7 +118,24 @@ fo_status fo_chart_render_png(const fo_chart *c, const fo_theme *t, double scale
 typedef struct {
     double min, max, step;   /* ticks at min, min+step, ..., max */
     int nticks;
+    bool log;                /* base 10: ticks at min, min*10, ..., max (powers of
+                                ten); step is min, for the tick labels' decimals */
 } fo_axis_scale;
+
+/* A logarithmic scale covering [lo, hi] (both > 0): from the power of ten
+ * below lo to the one above hi (10..1000 -> 1..10,000), a tick per decade. */
+fo_axis_scale fo_chart_log_scale(double lo, double hi);
+
+/* A scale of times of day (day fractions) [lo, hi] with about target
+ * ticks at whole minutes: 1, 2, 5, 10, 15, 30 minutes, 1, 2, 3, 6, 12 hours. */
+fo_axis_scale fo_chart_time_scale(double lo, double hi, int target);
+
+/* The value of tick i of s. */
+double fo_chart_tick_value(const fo_axis_scale *s, int i);
+
+/* Where v falls between a (at s->min) and b (at s->max); logarithmic on a
+ * log scale (v <= 0 there maps to a). */
+double fo_chart_scale_map(const fo_axis_scale *s, double v, double a, double b);
 
 /* Picks a 1-2-5 step and a range covering [lo, hi] with about target ticks.
  * zero_based forces 0 into the range (bar/column/area). lo == hi, NaN and
@@ -167,9 +184,12 @@ typedef struct {
     char **cat;         /* n category labels (the x cell as xfmt displays it) */
     double *x;          /* n numeric x values (NaN when not numeric; 1..n without x) */
     double *y;          /* ns * n values */
-    const char **names; /* ns series names (column names) */
+    const char **names; /* ns series names (the chart's series titles, else column names) */
+    long *colors;       /* ns series colours 0xRRGGBB, -1: the palette's (fo_chart_series_color) */
     size_t *cols;       /* ns dataset columns of the series */
-    const char *xfmt;   /* the x column's format code ("General" when none) */
+    const char *xfmt;   /* the x column's format code ("General" when none);
+                           "hh:mm" or "hh:mm:ss" when every x is a time of one
+                           day (the labels then show only the time) */
     const char *yfmt;   /* the first y column's format code ("General" when none) */
     const char **fmts;  /* ns series' column format codes ("General" when none) */
     const char *xname;  /* the x column's name ("" without one) */
@@ -178,6 +198,8 @@ typedef struct {
     size_t bad_line;    /* CSV line of the first row with a value (a scatter
                            chart's x too) beyond FO_CHART_VALUE_MAX; 0: none
                            or not from a CSV */
+    size_t log_line;    /* CSV line of the first row with a value <= 0 when
+                           the chart's axis is logarithmic; 0: none */
     fo_arena *arena;    /* owns names, cols and the cat strings */
 } fo_chart_series;
 
@@ -191,5 +213,14 @@ const char *fo_chart_column_format(const fo_dataset *ds, size_t col);
 fo_status fo_chart_series_read(const fo_chart *c, const fo_numfmt *xfmt, fo_chart_series *s,
                                fo_diags *d);
 void fo_chart_series_free(fo_chart_series *s); /* NULL is a no-op */
+
+/* The colour of series i of s: its own ("color" in the spec), else
+ * palette_color (the caller's palette entry for i). */
+fo_rgb fo_chart_series_color(const fo_chart_series *s, size_t i, fo_rgb palette_color);
+
+/* FO_ERR_INPUT (reported, naming column and row, at the CSV line when the
+ * data are a CSV's) when c has a log axis and a value of s is zero or
+ * negative; FO_OK otherwise. Gaps (NaN) pass. */
+fo_status fo_chart_series_check_log(const fo_chart *c, const fo_chart_series *s, fo_diags *d);
 
 #endif

@@ -51,7 +51,59 @@ fo_axis_scale fo_chart_nice_scale(double lo, double hi, int target, bool zero_ba
     s.max = tick_value(kmax, m, e);
     s.step = step;
     s.nticks = (int)(kmax - kmin + 1);
+    s.log = false;
     return s;
+}
+
+fo_axis_scale fo_chart_time_scale(double lo, double hi, int target)
+{
+    static const double minutes[] = {1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440};
+    if (target < 2) target = 2;
+    if (!(hi > lo)) hi = lo + 1.0 / 24;
+    double step = 1;
+    for (size_t i = 0; i < sizeof minutes / sizeof *minutes; i++) {
+        step = minutes[i] / 1440;
+        if ((hi - lo) / step <= target - 1) break;
+    }
+    fo_axis_scale s;
+    double k0 = floor(lo / step + 1e-9), k1 = ceil(hi / step - 1e-9);
+    if (k1 <= k0) k1 = k0 + 1;
+    s.min = k0 * step;
+    s.max = k1 * step;
+    s.step = step;
+    s.nticks = (int)(k1 - k0) + 1;
+    s.log = false;
+    return s;
+}
+
+fo_axis_scale fo_chart_log_scale(double lo, double hi)
+{
+    fo_axis_scale s;
+    if (!(lo > 0) || !isfinite(lo)) lo = 1;
+    if (!(hi >= lo) || !isfinite(hi)) hi = lo;
+    /* a value on a power of ten is never on the axis' edge: a bar of it shows */
+    int e0 = (int)ceil(log10(lo) - 1e-9) - 1, e1 = (int)floor(log10(hi) + 1e-9) + 1;
+    if (e1 <= e0) e1 = e0 + 1;
+    s.min = tick_value(1, 1, e0);
+    s.max = tick_value(1, 1, e1);
+    s.step = s.min;
+    s.nticks = e1 - e0 + 1;
+    s.log = true;
+    return s;
+}
+
+double fo_chart_tick_value(const fo_axis_scale *s, int i)
+{
+    if (!s->log) return s->min + i * s->step;
+    int e0 = (int)floor(log10(s->min) + 0.5);
+    return tick_value(1, 1, e0 + i);
+}
+
+double fo_chart_scale_map(const fo_axis_scale *s, double v, double a, double b)
+{
+    if (!s->log) return a + (v - s->min) / (s->max - s->min) * (b - a);
+    if (!(v > 0)) return a;
+    return a + (log10(v) - log10(s->min)) / (log10(s->max) - log10(s->min)) * (b - a);
 }
 
 /* ---- formatting ----------------------------------------------------------------- */
@@ -184,16 +236,17 @@ fo_numfmt *fo_chart_tick_numfmt(const char *code, const fo_axis_scale *s)
 
 void fo_chart_tick_label(const fo_numfmt *f, const fo_axis_scale *s, int i, char *buf, size_t cap)
 {
-    double v = s->min + i * s->step;
-    if (fabs(v) < fabs(s->step) * 1e-9) v = 0; /* -0.3 + 3 * 0.1 is 0, not -5e-17 */
+    double v = fo_chart_tick_value(s, i);
+    if (!s->log && fabs(v) < fabs(s->step) * 1e-9) v = 0; /* -0.3 + 3 * 0.1 is 0, not -5e-17 */
     fo_chart_format(f, v, buf, cap);
 }
 
 fo_rgb fo_chart_color(const fo_chart_ctx *cx, size_t i)
 {
     static const fo_rgb fallback[] = {0x2F5597, 0xED7D31, 0x70AD47, 0xFFC000, 0x5B9BD5, 0xA5A5A5};
-    if (cx->t->npalette == 0) return fallback[i % 6];
-    return cx->t->palette[i % cx->t->npalette];
+    fo_rgb pal = cx->t->npalette == 0 ? fallback[i % 6] : cx->t->palette[i % cx->t->npalette];
+    bool round = cx->c->kind == FO_CHART_PIE || cx->c->kind == FO_CHART_DOUGHNUT; /* i is a slice */
+    return round ? pal : fo_chart_series_color(&cx->data, i, pal);
 }
 
 /* ---- reading the rows ------------------------------------------------------------ */
@@ -231,12 +284,15 @@ static fo_status series_columns(const fo_chart *c, fo_chart_series *s)
     s->names = fo_arena_alloc(s->arena, (s->ns + 1) * sizeof *s->names);
     s->cols = fo_arena_alloc(s->arena, (s->ns + 1) * sizeof *s->cols);
     s->fmts = fo_arena_alloc(s->arena, (s->ns + 1) * sizeof *s->fmts);
-    if (!s->names || !s->cols || !s->fmts) return FO_ERR_NOMEM;
+    s->colors = fo_arena_alloc(s->arena, (s->ns + 1) * sizeof *s->colors);
+    if (!s->names || !s->cols || !s->fmts || !s->colors) return FO_ERR_NOMEM;
     for (size_t k = 0, j = 0; ds && k < c->ny; k++)
         if (c->y[k] < ds->ncols) {
             s->cols[j] = c->y[k];
             s->fmts[j] = fo_chart_column_format(ds, c->y[k]);
-            s->names[j++] = ds->cols[c->y[k]].name ? ds->cols[c->y[k]].name : "";
+            s->colors[j] = c->y_colors ? c->y_colors[k] : -1;
+            const char *title = c->y_titles ? c->y_titles[k] : NULL;
+            s->names[j++] = title ? title : ds->cols[c->y[k]].name ? ds->cols[c->y[k]].name : "";
         }
     s->xname = ds && c->x < ds->ncols && ds->cols[c->x].name ? ds->cols[c->x].name : "";
     return FO_OK;
@@ -261,6 +317,7 @@ static fo_status read_point(const fo_chart *c, const fo_numfmt *xfmt, fo_chart_s
     for (size_t k = 0; k < s->ns; k++) {
         ybuf[n * s->ns + k] = fo_value_number(&row[s->cols[k]]);
         if (!s->bad_line && fabs(ybuf[n * s->ns + k]) > FO_CHART_VALUE_MAX) s->bad_line = fo_rows_line(rows);
+        if (!s->log_line && c->y_log && ybuf[n * s->ns + k] <= 0) s->log_line = fo_rows_line(rows);
     }
     if (!s->bad_line && c->kind == FO_CHART_SCATTER && fabs(s->x[n]) > FO_CHART_VALUE_MAX)
         s->bad_line = fo_rows_line(rows);
@@ -285,6 +342,38 @@ const char *fo_chart_column_format(const fo_dataset *ds, size_t col)
     return ds->cols[col].format;
 }
 
+/* x values that are dates with times all on one day read as times: their
+ * labels (and a scatter chart's ticks, s->xfmt) "hh:mm", or "hh:mm:ss" when
+ * one has seconds, rather than the column's full stamp repeating the day. */
+static fo_status shorten_times(fo_chart_series *s)
+{
+    if (s->n < 2 || !strpbrk(s->xfmt, "hH")) return FO_OK;
+    fo_numfmt *f = fo_numfmt_compile(s->xfmt, NULL, 0);
+    bool date = f && fo_numfmt_is_date(f);
+    fo_numfmt_free(f);
+    if (!date) return FO_OK;
+    double day = NAN;
+    bool seconds = false;
+    for (size_t i = 0; i < s->n; i++) {
+        double v = s->x[i];
+        if (!isfinite(v) || v < 0) return FO_OK;
+        if (isnan(day)) day = floor(v);
+        else if (floor(v) != day) return FO_OK;
+        double sec = (v - floor(v)) * 86400;
+        seconds |= fabs(sec - 60 * nearbyint(sec / 60)) > 0.5;
+    }
+    s->xfmt = seconds ? "hh:mm:ss" : "hh:mm";
+    fo_numfmt *t = fo_numfmt_compile(s->xfmt, NULL, 0);
+    if (!t) return FO_ERR_NOMEM;
+    char buf[64];
+    for (size_t i = 0; i < s->n; i++) {
+        fo_numfmt_format(t, s->x[i], buf, sizeof buf);
+        if (!(s->cat[i] = fo_arena_strdup(s->arena, buf))) { fo_numfmt_free(t); return FO_ERR_NOMEM; }
+    }
+    fo_numfmt_free(t);
+    return FO_OK;
+}
+
 fo_status fo_chart_series_read(const fo_chart *c, const fo_numfmt *xfmt, fo_chart_series *s,
                                fo_diags *d)
 {
@@ -307,9 +396,51 @@ fo_status fo_chart_series_read(const fo_chart *c, const fo_numfmt *xfmt, fo_char
     }
     if (st == FO_OK && rc < 0) st = FO_ERR_INPUT;
     if (st == FO_OK) st = transpose(s, ybuf, n);
+    if (st == FO_OK) st = shorten_times(s);
     fo_free(ybuf);
     fo_rows_close(rows);
     return st;
+}
+
+fo_rgb fo_chart_series_color(const fo_chart_series *s, size_t i, fo_rgb palette_color)
+{
+    return s && s->colors && i < s->ns && s->colors[i] >= 0 ? (fo_rgb)s->colors[i] : palette_color;
+}
+
+/* The name of the dataset column of series s (the x column past the series). */
+static const char *column_name(const fo_chart *c, const fo_chart_series *dt, size_t s)
+{
+    const fo_dataset *ds = c->data;
+    size_t f = s < dt->ns ? dt->cols[s] : c->x;
+    return ds && f < ds->ncols && ds->cols[f].name ? ds->cols[f].name : "x";
+}
+
+/* Reports value v of series s at point i: at its CSV line when the data are
+ * a CSV's and line is known. */
+static void report_point(const fo_chart *c, const fo_chart_series *dt, size_t s, size_t line,
+                         fo_diags *d, const char *hint, const char *what, double v, size_t i)
+{
+    const fo_dataset *ds = c->data;
+    size_t field = s < dt->ns ? dt->cols[s] : c->x;
+    bool csv = ds->src == FO_SRC_CSV && line;
+    fo_diags_add(d, csv ? (ds->csv_display ? ds->csv_display : ds->csv_path) : NULL,
+                 csv ? (int)line : 0, csv ? (int)field + 1 : 0, NULL, hint,
+                 "chart value %g (column \"%s\", row %zu) %s", v, column_name(c, dt, s), i + 1, what);
+}
+
+fo_status fo_chart_series_check_log(const fo_chart *c, const fo_chart_series *dt, fo_diags *d)
+{
+    if (!c->y_log) return FO_OK;
+    for (size_t i = 0; i < dt->n; i++)
+        for (size_t s = 0; s < dt->ns; s++) {
+            double v = dt->y[s * dt->n + i];
+            if (!(v <= 0)) continue;
+            report_point(c, dt, s, dt->log_line, d,
+                         "a log axis shows only positive values: leave the cell empty, or drop \"y_scale\": \"log\"",
+                         "is not positive; \"y_scale\": \"log\" cannot show it", v, i);
+            return FO_ERR_INPUT;
+        }
+    return FO_OK;
 }
 
 void fo_chart_series_free(fo_chart_series *s)
@@ -333,15 +464,9 @@ static fo_status check_magnitudes(const fo_chart_ctx *cx, fo_diags *d)
         for (size_t s = 0; s <= dt->ns; s++) {
             double v = s < dt->ns ? dt->y[s * dt->n + i] : cx->c->kind == FO_CHART_SCATTER ? dt->x[i] : 0;
             if (!(fabs(v) > FO_CHART_VALUE_MAX)) continue; /* NaN (a gap) passes */
-            const fo_dataset *ds = cx->c->data;
-            const char *col = s < dt->ns ? dt->names[s] : cx->c->x < ds->ncols ? ds->cols[cx->c->x].name : "x";
-            size_t field = s < dt->ns ? dt->cols[s] : cx->c->x;
-            bool csv = ds->src == FO_SRC_CSV && dt->bad_line;
-            fo_diags_add(d, csv ? (ds->csv_display ? ds->csv_display : ds->csv_path) : NULL,
-                         csv ? (int)dt->bad_line : 0, csv ? (int)field + 1 : 0, NULL,
+            report_point(cx->c, dt, s, dt->bad_line, d,
                          "scale the values (e.g. show millions) or show them in a table",
-                         "chart value %g (column \"%s\", row %zu) is beyond +-1e15, the largest a chart draws",
-                         v, col ? col : "", i + 1);
+                         "is beyond +-1e15, the largest a chart draws", v, i);
             return FO_ERR_INPUT;
         }
     return FO_OK;
@@ -369,7 +494,11 @@ static void mirror(fo_chart_data *dt)
 fo_status fo_chart_data_read(fo_chart_ctx *cx, fo_diags *d)
 {
     fo_status st = fo_chart_series_read(cx->c, cx->xfmt, &cx->data, d);
+    if (st == FO_OK && cx->xcode && strcmp(cx->data.xfmt, cx->xcode) != 0 &&
+        strncmp(cx->data.xfmt, "hh:mm", 5) == 0)
+        cx->xcode = cx->data.xfmt;   /* times of one day: ticks "hh:mm" too */
     if (st == FO_OK) st = check_magnitudes(cx, d);
+    if (st == FO_OK) st = fo_chart_series_check_log(cx->c, &cx->data, d);
     fo_chart_kind k = cx->c->kind;
     if (st == FO_OK && cx->c->rtl && (k == FO_CHART_COLUMN || k == FO_CHART_LINE || k == FO_CHART_AREA))
         mirror(&cx->data);

@@ -1,6 +1,6 @@
 /* pie.c — pie and doughnut charts of the first series: slices clockwise from
- * 12 o'clock, whole-number percentage labels that always sum to 100 (largest
- * remainder), a legend of the categories.
+ * 12 o'clock, whole-number percentage labels rounded as Office rounds them
+ * (each on its own), a legend of the categories.
  *
  * Zero, negative and missing values get no slice (a pie cannot show them) but
  * keep their legend entry and color, so colors match the data's order. */
@@ -11,25 +11,13 @@
 #include "render/chart/layout.h"
 #include "render/core/text.h"
 
-/* Whole percentages of v[0..n) (v >= 0, total > 0) summing to exactly 100. */
-static void percentages(const double *v, size_t n, double total, int *pct, double *rem)
+/* The label of a slice that is share (0..1] of the whole: as Office's chart
+ * labels show it (the native charts' showPercent with "0%"), each slice
+ * rounded on its own, half away from zero, so three equal slices read 33%
+ * each and a sliver 0%, as in the workbook and the slides. */
+static void percent_label(double share, char *buf, size_t cap)
 {
-    int sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        double p = v[i] / total * 100;
-        pct[i] = (int)floor(p);
-        rem[i] = p - pct[i];
-        sum += pct[i];
-    }
-    while (sum < 100) { /* hand out the rest by largest remainder, earliest first */
-        size_t best = SIZE_MAX;
-        for (size_t i = 0; i < n; i++)
-            if (v[i] > 0 && (best == SIZE_MAX || rem[i] > rem[best])) best = i;
-        if (best == SIZE_MAX) break;
-        pct[best]++;
-        rem[best] = -1;
-        sum++;
-    }
+    fo_numfmt_format_code("0%", share, buf, cap);
 }
 
 static void slice_path(fo_dl *dl, double cx, double cy, double r, double ri, double a0, double a1)
@@ -55,9 +43,8 @@ void fo_chart_pie(fo_chart_ctx *cx)
     const fo_chart_data *dt = &cx->data;
     size_t n = dt->n;
     if (dt->ns == 0 || n == 0) { fo_chart_note(cx, "No data"); return; }
-    double *v = fo_calloc(n, sizeof *v), *rem = fo_calloc(n, sizeof *rem);
-    int *pct = fo_calloc(n, sizeof *pct);
-    if (!v || !rem || !pct) goto cleanup;
+    double *v = fo_calloc(n, sizeof *v);
+    if (!v) goto cleanup;
     double total = 0;
     size_t slices = 0;
     for (size_t i = 0; i < n; i++) {
@@ -68,7 +55,6 @@ void fo_chart_pie(fo_chart_ctx *cx)
     }
     if (!(total > 0) || !isfinite(total)) { fo_chart_note(cx, "No data"); goto cleanup; }
     fo_chart_legend(cx, (const char *const *)dt->cat, n, cx->c->legend);
-    percentages(v, n, total, pct, rem);
 
     double k = cx->k, fs = cx->fs_label;
     double mx = (cx->x0 + cx->x1) / 2, my = (cx->y0 + cx->y1) / 2;
@@ -83,7 +69,7 @@ void fo_chart_pie(fo_chart_ctx *cx)
         out_w = 0;
         for (size_t i = 0; i < n; i++) {
             if (v[i] <= 0) continue;
-            snprintf(buf, sizeof buf, "%d%%", pct[i]);
+            percent_label(v[i] / total, buf, sizeof buf);
             double tw = fo_text_width(cx->font_bold, fs, buf, strlen(buf));
             double span = v[i] / total * 2 * M_PI;
             bool inside = slices == 1 || span * lr >= fmax(tw, fs) * 1.3;
@@ -116,8 +102,7 @@ void fo_chart_pie(fo_chart_ctx *cx)
         if (v[i] <= 0) continue;
         double span = v[i] / total * 2 * M_PI, m = a + span / 2;
         a += span;
-        if (pct[i] == 0) snprintf(buf, sizeof buf, "<1%%");
-        else snprintf(buf, sizeof buf, "%d%%", pct[i]);
+        percent_label(v[i] / total, buf, sizeof buf);
         double tw = fo_text_width(cx->font_bold, fs, buf, strlen(buf));
         bool inside = slices == 1 || span * lr >= fmax(tw, fs) * 1.3;
         if (inside) {
@@ -137,6 +122,4 @@ void fo_chart_pie(fo_chart_ctx *cx)
     }
 cleanup:
     fo_free(v);
-    fo_free(rem);
-    fo_free(pct);
 }

@@ -128,13 +128,15 @@ typedef struct {
  * for a chart of a page's or slide's width. Left to Office when there is no data.
  * v: n points of ns series (v[s * n + i]), summed per point when stacked. */
 static void value_scale(axis *a, const fo_chart *c, const char *fmt, const double *v, size_t n,
-                        size_t ns, bool stacked, char *buf, size_t cap)
+                        size_t ns, bool stacked, bool log, char *buf, size_t cap)
 {
     double lo, hi;
     a->fmt = fmt && *fmt ? fmt : "General";
     if (!fo_chart_value_range(v, NULL, n, ns, stacked, &lo, &hi)) return;
-    a->sc = fo_chart_whole_days(fo_chart_nice_scale(lo, hi, 8, fo_chart_zero_based(c->kind, lo, hi)),
-                                fmt);
+    if (log) a->sc = fo_chart_log_scale(lo, hi);   /* a decade a tick, c:logBase 10 */
+    else if (fmt && strncmp(fmt, "hh:mm", 5) == 0) a->sc = fo_chart_time_scale(lo, hi, 8); /* one day's times */
+    else a->sc = fo_chart_whole_days(fo_chart_nice_scale(lo, hi, 8, fo_chart_zero_based(c->kind, lo, hi)),
+                                     fmt);
     a->fixed = a->sc.step > 0 && isfinite(a->sc.min) && isfinite(a->sc.max);
     if (fo_chart_tick_format(fmt, &a->sc, buf, cap) < cap) a->fmt = buf;
 }
@@ -150,6 +152,7 @@ static void axis_head(fo_xml *x, const fo_theme *t, const axis *a, bool is_val)
 {
     fo_chartxml_val(x, "c:axId", a->id);
     fo_xml_open(x, "c:scaling", NULL);
+    if (a->sc.log) fo_chartxml_val(x, "c:logBase", 10);
     fo_xml_leaf(x, "c:orientation", "val", a->reverse ? "maxMin" : "minMax", NULL);
     if (a->fixed) {
         num_leaf(x, "c:max", a->sc.max);
@@ -192,7 +195,7 @@ static void val_axis(fo_xml *x, const fo_theme *t, const axis *a)
     fo_xml_open(x, "c:valAx", NULL);
     axis_head(x, t, a, true);
     fo_xml_leaf(x, "c:crossBetween", "val", a->mid_cat ? "midCat" : "between", NULL);
-    if (a->fixed) num_leaf(x, "c:majorUnit", a->sc.step);
+    if (a->fixed && !a->sc.log) num_leaf(x, "c:majorUnit", a->sc.step); /* log: a decade */
     fo_xml_close(x);
 }
 
@@ -209,7 +212,7 @@ static void cat_val_axes(fo_xml *x, const fo_chart *c, const fo_theme *t,
                .fmt = "General", .reverse = bar || rtl};
     axis va = {.lang = c->lang, .id = AX_VAL, .cross = AX_CAT, .pos = bar ? "b" : rtl ? "r" : "l", .title = c->y_title,
                .grid = true, .crosses = bar ? "max" : NULL};
-    value_scale(&va, c, dt->yfmt, dt->y, dt->n, dt->ns, c->stacked && dt->ns > 1, code, sizeof code);
+    value_scale(&va, c, dt->yfmt, dt->y, dt->n, dt->ns, c->stacked && dt->ns > 1, c->y_log, code, sizeof code);
     cat_axis(x, t, &ca);
     val_axis(x, t, &va);
 }
@@ -222,8 +225,8 @@ static void scatter_axes(fo_xml *x, const fo_chart *c, const fo_theme *t,
                .mid_cat = true};
     axis ya = {.lang = c->lang, .id = AX_VAL, .cross = AX_CAT, .pos = "l", .title = c->y_title,
                .grid = true, .mid_cat = true};
-    value_scale(&xa, c, dt->xfmt, dt->x, dt->n, 1, false, xcode, sizeof xcode);
-    value_scale(&ya, c, dt->yfmt, dt->y, dt->n, dt->ns, false, ycode, sizeof ycode);
+    value_scale(&xa, c, dt->xfmt, dt->x, dt->n, 1, false, false, xcode, sizeof xcode);
+    value_scale(&ya, c, dt->yfmt, dt->y, dt->n, dt->ns, false, c->y_log, ycode, sizeof ycode);
     val_axis(x, t, &xa);
     val_axis(x, t, &ya);
 }

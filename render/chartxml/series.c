@@ -191,7 +191,7 @@ static void ser_head(fo_xml *x, const fo_chartxml_data *dt, size_t s)
 static void bar_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt)
 {
     for (size_t s = 0; s < dt->ns; s++) {
-        fo_rgb col = fo_chartxml_color(t, s);
+        fo_rgb col = fo_chart_series_color(dt, s, fo_chartxml_color(t, s));
         ser_head(x, dt, s);
         fo_xml_open(x, "c:spPr", NULL);
         fo_xml_solid_fill(x, col);
@@ -206,7 +206,7 @@ static void bar_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt)
 static void line_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt)
 {
     for (size_t s = 0; s < dt->ns; s++) {
-        fo_rgb col = fo_chartxml_color(t, s);
+        fo_rgb col = fo_chart_series_color(dt, s, fo_chartxml_color(t, s));
         ser_head(x, dt, s);
         fo_chartxml_line_sppr(x, 28575, (long long)col, true);
         marker(x, col, 5);
@@ -220,7 +220,7 @@ static void area_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt
 {
     char hex[7];
     for (size_t s = 0; s < dt->ns; s++) {
-        fo_rgb col = fo_chartxml_color(t, s);
+        fo_rgb col = fo_chart_series_color(dt, s, fo_chartxml_color(t, s));
         ser_head(x, dt, s);
         fo_xml_open(x, "c:spPr", NULL);
         /* overlapping areas stay readable: 70% opaque unless stacked */
@@ -273,7 +273,7 @@ static void pie_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt,
 static void scatter_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt)
 {
     for (size_t s = 0; s < dt->ns; s++) {
-        fo_rgb col = fo_chartxml_color(t, s);
+        fo_rgb col = fo_chart_series_color(dt, s, fo_chartxml_color(t, s));
         ser_head(x, dt, s);
         fo_chartxml_line_sppr(x, 0, -1, false); /* markers only */
         marker(x, col, 6);
@@ -314,5 +314,6 @@ fo_status fo_chartxml_data_read(const fo_chart *c, fo_chartxml_data *dt, fo_diag
     fo_numfmt *xf = fo_numfmt_compile(fo_chart_column_format(c->data, c->x), NULL, 0); /* NULL: General */
     fo_status st = fo_chart_series_read(c, xf, dt, d);
     fo_numfmt_free(xf);
+    if (st == FO_OK) st = fo_chart_series_check_log(c, dt, d);
     return st;
 }

@@ -208,6 +208,14 @@ typedef struct {
     fo_total total;
 } fo_table_col;
 
+/* A table row set apart (a subtotal, a total): bold, and/or its first
+ * column indented (levels of about two characters). */
+typedef struct {
+    size_t row;        /* data row, from 0 (as in /data/NAME/rows/ROW) */
+    bool bold;
+    int indent;        /* 0..6 */
+} fo_row_style;
+
 typedef enum { FO_CHART_BAR, FO_CHART_COLUMN, FO_CHART_LINE, FO_CHART_AREA,
                FO_CHART_PIE, FO_CHART_DOUGHNUT, FO_CHART_SCATTER } fo_chart_kind;
 typedef enum { FO_LEGEND_RIGHT, FO_LEGEND_BOTTOM, FO_LEGEND_NONE } fo_legend;
@@ -226,6 +234,11 @@ typedef struct {
     size_t x;          /* field index of categories / x values */
     size_t *y;         /* field indexes of the series */
     size_t ny;
+    char **y_titles;   /* NULL, or ny display names (an entry NULL: the column's name) */
+    long *y_colors;    /* NULL, or ny colours 0xRRGGBB (an entry -1: the palette's) */
+    bool y_log;        /* "y_scale": "log": a base-10 logarithmic value axis
+                          (every value positive: the spec reader and the chart
+                          readers refuse others) */
     bool stacked;
     char *title, *x_title, *y_title, *alt; /* may be NULL */
     fo_legend legend;
@@ -252,6 +265,8 @@ typedef struct {
             char *sheet;     /* the xlsx sheet's name, legal; NULL: from the caption */
             bool has_totals;
             fo_dir_choice dir; /* "dir": rtl mirrors it (first column on the right) */
+            fo_row_style *row_styles; /* "row_styles", sorted by row, one per row */
+            size_t nrow_styles;
         } table;
         fo_chart chart;
         struct {

@@ -9,10 +9,33 @@
 #include "render/core/table.h"
 #include "render/core/words.h"
 
+const fo_row_style *fo_table_row_style(const fo_block *b, size_t row)
+{
+    if (!b || b->kind != FO_BLOCK_TABLE) return NULL;
+    const fo_row_style *v = b->u.table.row_styles;
+    size_t lo = 0, hi = b->u.table.nrow_styles;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].row == row) return &v[mid];
+        if (v[mid].row < row) lo = mid + 1;
+        else hi = mid;
+    }
+    return NULL;
+}
+
+bool fo_table_is_error(const char *text)
+{
+    static const char *const errs[] = {"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", NULL};
+    for (size_t i = 0; text && errs[i]; i++)
+        if (strcmp(text, errs[i]) == 0) return true;
+    return false;
+}
+
 void fo_table_acc_add(fo_table_acc *a, const fo_value *v)
 {
     if (v->kind == FO_VAL_NULL) return;
     a->count++;
+    if (v->kind == FO_VAL_FORMULA && !v->has_num && !a->err && fo_table_is_error(v->label)) a->err = v->label;
     bool num = v->kind == FO_VAL_NUMBER || v->kind == FO_VAL_DATE ||
                (v->kind == FO_VAL_FORMULA && v->has_num);
     if (!num || !isfinite(v->num)) return;
@@ -40,6 +63,7 @@ size_t fo_table_total_text(const char *lang, const fo_table_acc *a, fo_total k, 
     double v;
     bool has = fo_table_total(a, k, &v);
     if (numeric) *numeric = has;
+    if (a->err && k != FO_TOTAL_COUNT && k != FO_TOTAL_NONE) return (size_t)snprintf(buf, cap, "%s", a->err);
     if (!has) return (size_t)snprintf(buf, cap, "%s", j == 0 && k == FO_TOTAL_NONE ? fo_word(lang, FO_W_TOTAL) : "");
     if (k == FO_TOTAL_COUNT) return fo_numfmt_format_code(FO_TABLE_COUNT_FORMAT, v, buf, cap);
     fo_value val = {FO_VAL_NUMBER, false, v, NULL, NULL};

@@ -22,7 +22,17 @@ typedef struct {
     double sum, min, max;
     size_t nnum;   /* numeric cells: what SUM, AVERAGE, MIN and MAX see */
     size_t count;  /* non-empty cells: what COUNT (COUNTA) counts */
+    const char *err; /* the first Excel error value among the cells ("#NUM!": a
+                        formula cell whose value is one), borrowed; NULL: none.
+                        SUM, AVERAGE, MIN and MAX then show it, as Excel does */
 } fo_table_acc;
+
+/* True when text is one of Excel's error values (#NUM!, #N/A, #DIV/0!...). */
+bool fo_table_is_error(const char *text);
+
+/* The style of data row `row` (from 0) of table block b, or NULL when the
+ * row has none ("row_styles"; binary search). */
+const fo_row_style *fo_table_row_style(const fo_block *b, size_t row);
 
 /* Feeds one cell. */
 void fo_table_acc_add(fo_table_acc *a, const fo_value *v);

@@ -58,8 +58,9 @@ static const char *cell_text(const fo_value *v, const fo_numfmt *f, char *buf, s
 
 /* ---- cells and rows ------------------------------------------------------------ */
 
+/* indent: levels of 240 twips (a styled row's first column, "row_styles") */
 static void cell(fo_docx_ctx *c, long width, const char *text, size_t n, const char *style,
-                 bool right, const char *url, bool bold, const char *fill, bool top_rule)
+                 bool right, const char *url, bool bold, const char *fill, bool top_rule, int indent)
 {
     fo_xml *x = c->x;
     fo_xml_open(x, "w:tc", NULL);
@@ -85,6 +86,11 @@ static void cell(fo_docx_ctx *c, long width, const char *text, size_t n, const c
         memcpy(stackbuf, text, k);
         stackbuf[k] = 0;
         fo_docx_bidi(c, stackbuf);
+    }
+    if (indent > 0) {
+        fo_xml_open(x, "w:ind", NULL);
+        fo_xml_attr_int(x, "w:left", 240L * indent);
+        fo_xml_close(x);
     }
     if (right) fo_xml_leaf(x, "w:jc", "w:val", "right", NULL);
     fo_xml_close(x);
@@ -234,7 +240,7 @@ static void totals_row(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_t
         c->run_color = col->total != FO_TOTAL_COUNT && fo_table_total(&tc[j].acc, col->total, &v)
                            ? fo_numfmt_color(tc[j].fmt, v) + 1 : 0;
         cell(c, tc[j].width, buf, n, tc[j].right ? "TableNumber" : "TableText", false, NULL,
-             true, NULL, true);
+             true, NULL, true, 0);
         c->run_color = 0;
     }
     fo_xml_close(c->x);
@@ -265,6 +271,7 @@ static void body_rows(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_t 
         const char *fill = c->t->table.banding && r % 2 == 1 ? bfill : NULL;
         c->keep_cells = small && (r + 1 < nrows || b->u.table.has_totals);
         row_open(c, false);
+        const fo_row_style *rs = fo_table_row_style(b, r);
         for (size_t i = 0; i < k; i++) {
             size_t j = cols[i];
             const fo_value *v = &row[b->u.table.cols[j].field];
@@ -274,7 +281,7 @@ static void body_rows(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_t 
             const char *s = cell_text(v, tc[j].fmt, buf, &n, &numeric, &url);
             c->run_color = fo_value_color(v, tc[j].fmt) + 1;
             cell(c, tc[j].width, s, n, numeric || (tc[j].right && !n) ? "TableNumber" : "TableText",
-                 false, url, false, fill, false);
+                 false, url, rs && rs->bold, fill, false, rs && j == 0 ? rs->indent : 0);
             c->run_color = 0;
         }
         fo_xml_close(c->x);
@@ -299,7 +306,7 @@ static void write_group(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_
     for (size_t i = 0; i < k; i++) {
         const char *t = b->u.table.cols[cols[i]].title;
         cell(c, tc[cols[i]].width, t, strlen(t), "TableHeader", tc[cols[i]].right, NULL, false,
-             hfill, false);
+             hfill, false, 0);
     }
     fo_xml_close(x);
     body_rows(c, b, tc, cols, k, small, keep);
@@ -524,7 +531,7 @@ void fo_docx_metrics_write(fo_docx_ctx *c, const fo_block *b)
                 metric_cell(c, &b->u.metrics.items[i + j], width);
                 continue;
             }
-            cell(c, width, "", 0, "MetricLabel", false, NULL, false, NULL, false); /* pad */
+            cell(c, width, "", 0, "MetricLabel", false, NULL, false, NULL, false, 0); /* pad */
         }
         fo_xml_close(x);
     }

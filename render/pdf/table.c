@@ -48,6 +48,7 @@ typedef struct {
     size_t *lens, *hlens;
     char *tmp;            /* TMP bytes per column */
     long *colors;         /* the row's cell colours from their formats ([Red]); -1: none */
+    const fo_row_style *style; /* the body row being drawn: "row_styles" (NULL: plain) */
 } table;
 
 #define TMP 256
@@ -76,13 +77,20 @@ static void draw_header(table *T)
 }
 
 /* Wraps every cell of a row into T's scratch lines; returns the most lines. */
+/* How far cell i of the row being drawn is indented: a styled row's first
+ * column, a font size a level. */
+static double indent_of(const table *T, size_t i, int kind)
+{
+    return kind == ROW_BODY && T->style && T->map[i] == 0 ? T->style->indent * T->size : 0;
+}
+
 static size_t measure_row(table *T, const char *const *texts, const size_t *lens,
-                          fo_pdf_font *f)
+                          fo_pdf_font *f, int kind)
 {
     fo_pdf *c = T->c;
     size_t *nlines = T->nlines, most = 1;
     for (size_t i = 0; i < T->ncols; i++) {
-        double avail = COL(i)->w - 2 * PAD_X;
+        double avail = COL(i)->w - 2 * PAD_X - indent_of(T, i, kind);
         if (fo_pdf_text_width(c, f, T->size, texts[i], lens[i]) <= avail &&
             !memchr(texts[i], '\n', lens[i])) {
             nlines[i] = 1; ST(i)[0] = 0; LN(i)[0] = lens[i];
@@ -101,14 +109,14 @@ static void draw_row(table *T, const char *const *texts, const size_t *lens, int
     fo_pdf *c = T->c;
     const fo_theme *t = c->t;
     size_t n = T->ncols;
-    fo_pdf_font *f = kind == ROW_BODY ? T->fr : T->fb;
+    fo_pdf_font *f = kind == ROW_BODY && !(T->style && T->style->bold) ? T->fr : T->fb;
     size_t *nlines = T->nlines;
-    size_t most = measure_row(T, texts, lens, f);
+    size_t most = measure_row(T, texts, lens, f, kind);
     double h = most * T->lh + 2 * PAD_Y;
     if (kind != ROW_HEADER && !c->fresh && c->y - h < c->bottom) {
         fo_pdf_new_page(c);
         draw_header(T);
-        most = measure_row(T, texts, lens, f);  /* the header used the scratch */
+        most = measure_row(T, texts, lens, f, kind);  /* the header used the scratch */
         h = most * T->lh + 2 * PAD_Y;
     }
     if (c->st != FO_OK) return;
@@ -140,10 +148,10 @@ static void draw_row(table *T, const char *const *texts, const size_t *lens, int
         fo_dir dir = texts[i] ? fo_shape_direction(texts[i], lens[i]) : FO_DIR_AUTO;
         for (size_t k = 0; k < nlines[i]; k++, base -= T->lh) {
             const char *s = texts[i] + ST(i)[k];
-            double tx = x + PAD_X;
+            double ind = indent_of(T, i, kind), tx = x + PAD_X + ind;
             /* numbers, and text that reads right to left, hug the right edge */
             if (COL(i)->right || dir == FO_DIR_RTL)
-                tx = x + COL(i)->w - PAD_X - fo_pdf_text_width(c, f, T->size, s, LN(i)[k]);
+                tx = x + COL(i)->w - PAD_X - ind - fo_pdf_text_width(c, f, T->size, s, LN(i)[k]);
             fo_rgb ink = kind != ROW_HEADER && T->colors[i] >= 0 ? (fo_rgb)T->colors[i] : color;
             fo_pdf_text_draw_dir(c, f, T->size, ink, tx, base, s, LN(i)[k], dir);
         }
@@ -270,7 +278,9 @@ static bool draw_rows(table *T)
             T->texts[i] = cell_text(v, COL(i), T->tmp + i * TMP, TMP, &T->lens[i]);
             T->colors[i] = fo_value_color(v, COL(i)->fmt);
         }
+        T->style = fo_table_row_style(b, shown - 1);
         draw_row(T, T->texts, T->lens, ROW_BODY);
+        T->style = NULL;
     }
     fo_rows_close(rows);
     if (r < 0) return false;

@@ -39,6 +39,7 @@ typedef struct {
     char **cells;     /* ncols strings (owned) */
     unsigned right;   /* bit j: right-aligned (ncols <= 32 use bits; others left) */
     double h;
+    int style;        /* "row_styles": 1 bold, plus the first column's indent * 2 */
 } trow;
 
 typedef struct {
@@ -210,8 +211,9 @@ static void row_markup(cell_markup *m, const fo_theme *t, const char *lang, doub
 
 static long *cell_colors(const tbl *tb, char *const *cells);
 
-/* kind: 0 header, 1 body, 2 totals (those two from new_cells: with colours). */
-static void write_row(tbl *tb, char *const *cells, unsigned right, double h, int kind)
+/* kind: 0 header, 1 body, 2 totals (those two from new_cells: with colours);
+ * style: a body row's (trow.style). */
+static void write_row(tbl *tb, char *const *cells, unsigned right, double h, int kind, int style)
 {
     fo_pptx *p = tb->p;
     fo_xml *x = p->x;
@@ -228,11 +230,20 @@ static void write_row(tbl *tb, char *const *cells, unsigned right, double h, int
             fo_shape_direction(cells[j], strlen(cells[j])) == FO_DIR_RTL)
             r = 2;
         fo_xml_open(x, "a:tc", NULL);
-        fo_xml_raw(x, m.head[r], m.head_len[r]);
+        if (j == 0 && style >> 1 && r != 2 && tb->map[0] == 0) {  /* the first column indented */
+            char head[256];
+            int n = snprintf(head, sizeof head,
+                             "<a:txBody><a:bodyPr/><a:lstStyle/><a:p><a:pPr algn=\"%s\" marL=\"%lld\"><a:lnSpc>"
+                             "<a:spcPts val=\"%ld\"/></a:lnSpc></a:pPr>", r ? "r" : "l",
+                             FO_PPTX_EMU(tb->sz * (style >> 1)), lround(fo_pptx_line_h(tb->sz) * 100));
+            fo_xml_raw(x, head, n > 0 && (size_t)n < sizeof head ? (size_t)n : 0);
+        } else {
+            fo_xml_raw(x, m.head[r], m.head_len[r]);
+        }
         if (cells[j] && *cells[j]) {
             fo_xml_open(x, "a:r", NULL);
             long ink = kind == 0 ? -1 : cell_colors(tb, cells)[j];
-            fo_pptx_rpr(p, tb->sz, kind != 1 ? FO_RUN_BOLD : 0,
+            fo_pptx_rpr(p, tb->sz, kind != 1 || (style & 1) ? FO_RUN_BOLD : 0,
                         kind == 0 ? t->table.header_text : ink >= 0 ? (fo_rgb)ink : t->text, NULL);
             fo_xml_text_elem(x, "a:t", cells[j]);
             fo_xml_close(x);
@@ -274,11 +285,11 @@ static void emit(tbl *tb, char **header, size_t total_row)
     fo_xml_open(x, "a:tblGrid", NULL);
     for (size_t j = 0; j < tb->ncols; j++) fo_pptx_leaf_int(x, "a:gridCol", "w", FO_PPTX_EMU(tb->width[j]));
     fo_xml_close(x);
-    write_row(tb, header, 0, tb->header_h, 0);
+    write_row(tb, header, 0, tb->header_h, 0, 0);
     tb->band = 0;
     for (size_t i = 0; i < tb->nchunk; i++)
         write_row(tb, tb->chunk[i].cells, tb->chunk[i].right, tb->chunk[i].h,
-                  i == total_row ? 2 : 1);
+                  i == total_row ? 2 : 1, tb->chunk[i].style);
     fo_xml_close(x); /* a:tbl */
     fo_xml_close(x); /* a:graphicData */
     fo_xml_close(x); /* a:graphic */
@@ -290,10 +301,11 @@ static void emit(tbl *tb, char **header, size_t total_row)
 
 /* Adds a row to the chunk, first emitting the chunk on this slide and
  * opening a "(cont.)" slide when the row would not fit. Takes cells. */
-static void add_row(tbl *tb, char **header, char **cells, unsigned right, bool bold, bool total)
+static void add_row(tbl *tb, char **header, char **cells, unsigned right, bool bold, bool total,
+                    int style)
 {
     fo_pptx *p = tb->p;
-    double h = row_height(tb, cells, bold);
+    double h = row_height(tb, cells, bold || (style & 1));
     if (tb->nchunk && p->y + tb->header_h + tb->chunk_h + h > p->g.body_bottom) {
         /* a totals row never goes alone to a "(cont.)" slide: the last
          * body row goes with it */
@@ -316,7 +328,7 @@ static void add_row(tbl *tb, char **header, char **cells, unsigned right, bool b
         fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory");
         return;
     }
-    tb->chunk[tb->nchunk++] = (trow){cells, right, h};
+    tb->chunk[tb->nchunk++] = (trow){cells, right, h, style};
     tb->chunk_h += h;
 }
 
@@ -368,7 +380,8 @@ static bool fill(tbl *tb, char **header)
             cell_colors(tb, cells)[i] = fo_value_color(v, tb->fmt[j]);
             if (r && i < 32) right |= 1u << i;
         }
-        add_row(tb, header, cells, right, false, false);
+        const fo_row_style *rs = fo_table_row_style(b, tb->shown - 1);
+        add_row(tb, header, cells, right, false, false, rs ? (rs->bold ? 1 : 0) | rs->indent << 1 : 0);
     }
     fo_rows_close(rows);
     if (p->err) return false;
@@ -389,7 +402,7 @@ static bool fill(tbl *tb, char **header)
             if (has && i < 32) right |= 1u << i;
             cells[i] = fo_strdup(buf);
         }
-        add_row(tb, header, cells, right, true, true);
+        add_row(tb, header, cells, right, true, true, 0);
         total_row = tb->nchunk - 1;
     }
     if (tb->nchunk) emit(tb, header, total_row);

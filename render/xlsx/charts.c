@@ -154,6 +154,7 @@ static void style_series(fo_xlsx *x, const fo_chart *c, lxw_chart_series *s, siz
 {
     const fo_theme *th = x->th;
     lxw_color_t col = th->npalette ? fo_xlsx_color(th->palette[k % th->npalette]) : LXW_COLOR_BLUE;
+    if (c->y_colors && k < c->ny && c->y_colors[k] >= 0) col = fo_xlsx_color((fo_rgb)c->y_colors[k]);
     lxw_chart_fill fill = {.color = col};
     lxw_chart_line line = {.color = col, .width = 2.25f};
     switch (c->kind) {
@@ -199,6 +200,7 @@ static void set_axis_formats(const fo_chart *c, lxw_chart *ch)
     const char *yf = c->ny ? column_format(c, c->y[0]) : NULL;
     lxw_chart_axis *value_axis = c->kind == FO_CHART_BAR ? ch->x_axis : ch->y_axis;
     if (yf) chart_axis_set_num_format(value_axis, yf);
+    if (c->y_log) chart_axis_set_log_base(value_axis, 10);
     const char *xf = c->kind == FO_CHART_SCATTER ? column_format(c, c->x) : NULL;
     if (xf) chart_axis_set_num_format(ch->x_axis, xf);
 }
@@ -220,7 +222,14 @@ fo_status fo_xlsx_chart_build(fo_xlsx *x, const fo_block *b, const fo_xlsx_datar
         if (!s) return FO_ERR_NOMEM;
         chart_series_set_categories(s, ref->sheet, 1, xc, last, xc);
         chart_series_set_values(s, ref->sheet, 1, yc, last, yc);
-        chart_series_set_name_range(s, ref->sheet, 0, yc);
+        const char *title = c->y_titles ? c->y_titles[k] : NULL;
+        if (title) {  /* the spec's series title, else the column's header cell */
+            const char *t = chart_text(x, title);
+            if (!t) return FO_ERR_NOMEM;
+            chart_series_set_name(s, t);
+        } else {
+            chart_series_set_name_range(s, ref->sheet, 0, yc);
+        }
         style_series(x, c, s, k);
         if (round && k == 0 && color_points(x, s, ref->rows) != FO_OK) return FO_ERR_NOMEM;
     }
@@ -237,17 +246,21 @@ fo_status fo_xlsx_chart_build(fo_xlsx *x, const fo_block *b, const fo_xlsx_datar
         chart_title_off(ch);
     }
     if (!round) {
+        /* x_title names the categories, y_title the values: in a bar chart
+           libxlsxwriter's y_axis is the category axis */
+        bool bar = c->kind == FO_CHART_BAR;
+        lxw_chart_axis *cat_axis = bar ? ch->y_axis : ch->x_axis, *val_axis = bar ? ch->x_axis : ch->y_axis;
         if (c->x_title && c->x_title[0]) {
             const char *t = chart_text(x, c->x_title);
             if (!t) return FO_ERR_NOMEM;
-            chart_axis_set_name(ch->x_axis, t);
-            chart_axis_set_name_font(ch->x_axis, &axis_font);
+            chart_axis_set_name(cat_axis, t);
+            chart_axis_set_name_font(cat_axis, &axis_font);
         }
         if (c->y_title && c->y_title[0]) {
             const char *t = chart_text(x, c->y_title);
             if (!t) return FO_ERR_NOMEM;
-            chart_axis_set_name(ch->y_axis, t);
-            chart_axis_set_name_font(ch->y_axis, &axis_font);
+            chart_axis_set_name(val_axis, t);
+            chart_axis_set_name_font(val_axis, &axis_font);
         }
     }
     if (!round) set_axis_formats(c, ch);

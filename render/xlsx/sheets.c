@@ -50,6 +50,7 @@ typedef struct {
     size_t line;              /* CSV: its line in the file */
     double lines;             /* most text lines of a wrapped cell in the current row */
     int nerrors;
+    int style;                /* the current row's (styled_format), 0: plain */
     fo_status st;
 } table;
 
@@ -88,11 +89,13 @@ static lxw_format *base_format(fo_xlsx *x)
 
 /* The shared format for role and number format code (NULL/"General" =
  * none); NULL when out of memory. */
-static lxw_format *table_format(fo_xlsx *x, int role, const char *code)
+/* The shared format of role with number format code; style (a styled row:
+ * 1 bold, plus indent levels * 2) adds bold and an indent. */
+static lxw_format *styled_format(fo_xlsx *x, int role, const char *code, int style)
 {
     if (code && strcmp(code, "General") == 0) code = NULL;
     for (size_t i = 0; i < x->nfmts; i++)
-        if (x->fmts[i].role == role &&
+        if (x->fmts[i].role == role && x->fmts[i].style == style &&
             (code ? x->fmts[i].code && strcmp(x->fmts[i].code, code) == 0 : !x->fmts[i].code))
             return x->fmts[i].f;
     if (!fo_grow((void **)&x->fmts, &x->fmtcap, x->nfmts + 1, 16, sizeof *x->fmts)) return NULL;
@@ -131,8 +134,15 @@ static lxw_format *table_format(fo_xlsx *x, int role, const char *code)
         break;
     }
     if (code) format_set_num_format(f, code);
-    x->fmts[x->nfmts++] = (fo_xlsx_fmt){.role = role, .code = copy, .f = f};
+    if (style & 1) format_set_bold(f);
+    if (style >> 1) format_set_indent(f, (uint8_t)(style >> 1));
+    x->fmts[x->nfmts++] = (fo_xlsx_fmt){.role = role, .style = style, .code = copy, .f = f};
     return f;
+}
+
+static lxw_format *table_format(fo_xlsx *x, int role, const char *code)
+{
+    return styled_format(x, role, code, 0);
 }
 
 static fo_status make_formats(table *t)
@@ -299,7 +309,7 @@ static void fit_row(table *t, lxw_worksheet *w, lxw_row_t r)
 static lxw_format *text_format(table *t, const colstate *c, const char *s)
 {
     if (!reads_rtl(s)) return c->cell;
-    lxw_format *f = table_format(t->x, FO_XLSX_FMT_CELL_RTL, NULL);
+    lxw_format *f = styled_format(t->x, FO_XLSX_FMT_CELL_RTL, NULL, c == t->cs ? t->style : t->style & 1);
     if (!f) t->st = FO_ERR_NOMEM;
     return f;
 }
@@ -452,6 +462,10 @@ static void write_totals(table *t, fo_xlsx_table *ft, lxw_row_t r)
         }
         snprintf(formula + n, sizeof formula - n, ")");
         double v;
+        if (c->acc.err && t->cols[j].total != FO_TOTAL_COUNT) { /* Excel's total of an error is it */
+            worksheet_write_formula_str(w, r, (lxw_col_t)j, formula, c->total, c->acc.err);
+            continue;
+        }
         if (!fo_table_total(&c->acc, t->cols[j].total, &v)) { /* AVERAGE/MIN/MAX of no numbers */
             worksheet_write_blank(w, r, (lxw_col_t)j, c->total);
             continue;
@@ -463,19 +477,99 @@ static void write_totals(table *t, fo_xlsx_table *ft, lxw_row_t r)
 
 /* ---- the table ----------------------------------------------------------------*/
 
-static void finish(table *t)
+double fo_xlsx_columns_pt(const double *w, size_t n)
 {
+    double px = 0;
+    for (size_t j = 0; j < n; j++) px += floor(w[j] * 7 + 5);
+    return px * 0.75;
+}
+
+double fo_xlsx_page_setup(const fo_theme *th, lxw_worksheet *w, double width_pt, bool may_turn)
+{
+    double pw = th->page.width, ph = th->page.height;
+    if (pw > ph) { double tmp = pw; pw = ph; ph = tmp; }   /* portrait first */
+    if (pw <= 0) { pw = 595.28; ph = 841.89; }
+    double ml = th->page.margin_left, mr = th->page.margin_right;
+    double mt = th->page.margin_top, mb = th->page.margin_bottom;
+    bool landscape = th->page.landscape || (may_turn && width_pt > pw - ml - mr);
+    if (landscape) { double tmp = pw; pw = ph; ph = tmp; }
+    worksheet_set_paper(w, strcmp(th->page.size, "Letter") == 0 ? 1 : 9);
+    if (landscape) worksheet_set_landscape(w);
+    else worksheet_set_portrait(w);
+    worksheet_set_margins(w, ml / 72, mr / 72, mt / 72, mb / 72);
+    worksheet_fit_to_pages(w, 1, 0);
+    double avail = pw - ml - mr, high = ph - mt - mb;
+    /* Excel's fit: a whole percent, never above 100 */
+    double scale = width_pt > avail && width_pt > 0 ? floor(avail / width_pt * 100) / 100 : 1;
+    if (scale < 0.1) scale = 0.1;
+    return high / scale;
+}
+
+/* Widths, autofilter and print setup of every part: one page wide, the
+ * header row repeated on every page, the print area the table (with its
+ * totals row on the last part). */
+static void finish(table *t, bool totals)
+{
+    double *wd = fo_calloc(t->ncols ? t->ncols : 1, sizeof *wd);
+    if (!wd) { t->st = FO_ERR_NOMEM; return; }
+    for (size_t j = 0; j < t->ncols; j++) {
+        const char *title = t->cols[j].title ? t->cols[j].title : "";
+        wd[j] = fo_xlsx_fit_width(fo_xlsx_text_width(title, strlen(title)), t->cs[j].w.natural);
+    }
     for (size_t p = 0; p < t->nparts; p++) {
         lxw_worksheet *w = t->ws[p];
         if (!t->ncols) continue;
         lxw_row_t last = (lxw_row_t)(t->part_rows[p] ? t->part_rows[p] : 1);
         worksheet_autofilter(w, 0, 0, last, (lxw_col_t)(t->ncols - 1));
-        for (size_t j = 0; j < t->ncols; j++) {
-            const char *title = t->cols[j].title ? t->cols[j].title : "";
-            double wd = fo_xlsx_fit_width(fo_xlsx_text_width(title, strlen(title)), t->cs[j].w.natural);
-            worksheet_set_column(w, (lxw_col_t)j, (lxw_col_t)j, wd, NULL);
+        for (size_t j = 0; j < t->ncols; j++) worksheet_set_column(w, (lxw_col_t)j, (lxw_col_t)j, wd[j], NULL);
+        lxw_row_t end = (lxw_row_t)t->part_rows[p] + (totals && p + 1 == t->nparts ? 1 : 0);
+        worksheet_print_area(w, 0, 0, end, (lxw_col_t)(t->ncols - 1));
+        worksheet_repeat_rows(w, 0, 0);
+        fo_xlsx_page_setup(t->x->th, w, fo_xlsx_columns_pt(wd, t->ncols), true);
+    }
+    fo_free(wd);
+}
+
+/* The formats a row of style rs is written with (bold everywhere, the
+ * indent in the first column), swapped with the columns' own in t and
+ * keep (ncols * 4 + 2 entries); calling it again with the same keep swaps
+ * them back. */
+static void swap_row_formats(table *t, lxw_format **keep)
+{
+    for (size_t j = 0; j < t->ncols; j++) {
+        lxw_format **f[4] = {&t->cs[j].cell, &t->cs[j].wrap, &t->cs[j].url, &t->cs[j].boolean};
+        for (int k = 0; k < 4; k++) {
+            lxw_format *tmp = *f[k];
+            *f[k] = keep[j * 4 + k];
+            keep[j * 4 + k] = tmp;
         }
     }
+    lxw_format *tmp = t->date_fb;
+    t->date_fb = keep[t->ncols * 4];
+    keep[t->ncols * 4] = tmp;
+    tmp = t->datetime_fb;
+    t->datetime_fb = keep[t->ncols * 4 + 1];
+    keep[t->ncols * 4 + 1] = tmp;
+}
+
+/* Fills keep with the formats of style (see styled_format) for every
+ * column; false when out of memory. */
+static bool row_formats(table *t, int style, lxw_format **keep)
+{
+    fo_xlsx *x = t->x;
+    for (size_t j = 0; j < t->ncols; j++) {
+        const char *code = t->cols[j].format;
+        int s = j == 0 ? style : style & 1;
+        bool general = !code || strcmp(code, "General") == 0;
+        if (!(keep[j * 4] = styled_format(x, FO_XLSX_FMT_CELL, code, s)) ||
+            !(keep[j * 4 + 1] = styled_format(x, FO_XLSX_FMT_WRAP, code, s)) ||
+            !(keep[j * 4 + 2] = styled_format(x, FO_XLSX_FMT_URL, NULL, s)) ||
+            !(keep[j * 4 + 3] = general ? styled_format(x, FO_XLSX_FMT_CELL, "\"TRUE\";\"TRUE\";\"FALSE\"", s)
+                                        : keep[j * 4]))
+            return false;
+    }
+    return (keep[t->ncols * 4] = styled_format(x, FO_XLSX_FMT_CELL, "yyyy-mm-dd", style & 1)) &&
+           (keep[t->ncols * 4 + 1] = styled_format(x, FO_XLSX_FMT_CELL, "yyyy-mm-dd hh:mm:ss", style & 1));
 }
 
 fo_status fo_xlsx_write_table(fo_xlsx *x, const fo_dataset *ds, const fo_table_col *cols,
@@ -483,6 +577,7 @@ fo_status fo_xlsx_write_table(fo_xlsx *x, const fo_dataset *ds, const fo_table_c
 {
     table t = {.x = x, .ds = ds, .cols = cols, .ncols = ncols, .st = FO_OK};
     fo_rows *rows = NULL;
+    lxw_format **keep = NULL;   /* a styled row's formats (swap_row_formats) */
     if (ncols > FO_XLSX_MAX_COLS) {
         fo_diags_add(x->d, fo_xlsx__ds_file(x, ds), 0, 0, ds->pointer,
                      "pick fewer columns in the table block, or split the data",
@@ -491,6 +586,7 @@ fo_status fo_xlsx_write_table(fo_xlsx *x, const fo_dataset *ds, const fo_table_c
     }
     if (!(t.cs = fo_calloc(ncols ? ncols : 1, sizeof *t.cs))) { t.st = FO_ERR_NOMEM; goto cleanup; }
     if ((t.st = make_formats(&t)) != FO_OK) goto cleanup;
+    if (!(keep = fo_calloc(ncols * 4 + 2, sizeof *keep))) { t.st = FO_ERR_NOMEM; goto cleanup; }
     if ((t.st = fo_rows_open(ds, &rows, x->d)) != FO_OK) goto cleanup;
     lxw_worksheet *w = open_part(&t, ft);
     if (!w) goto cleanup;
@@ -507,8 +603,15 @@ fo_status fo_xlsx_write_table(fo_xlsx *x, const fo_dataset *ds, const fo_table_c
         t.row = total_rows + 1;
         t.line = fo_rows_line(rows);
         bool sample = total_rows < FO_XLSX_WIDTH_SAMPLE;
+        const fo_row_style *rs = fo_table_row_style(ft->block, total_rows);
+        t.style = rs ? (rs->bold ? 1 : 0) | rs->indent << 1 : 0;
+        if (t.style) {
+            if (!row_formats(&t, t.style, keep)) { t.st = FO_ERR_NOMEM; goto cleanup; }
+            swap_row_formats(&t, keep);
+        }
         for (size_t j = 0; j < ncols; j++)
             write_cell(&t, w, r, j, &row[cols[j].field], sample);
+        if (t.style) swap_row_formats(&t, keep);
         fit_row(&t, w, r);
         if (t.st == FO_ERR_NOMEM) goto cleanup;
         if (t.nerrors >= MAX_CELL_ERRORS) break;
@@ -525,13 +628,15 @@ fo_status fo_xlsx_write_table(fo_xlsx *x, const fo_dataset *ds, const fo_table_c
         }
         write_totals(&t, ft, r);
     }
-    finish(&t);
+    finish(&t, totals);
+    if (t.st != FO_OK) goto cleanup;
     ft->rows_written = total_rows;
 cleanup:
     fo_rows_close(rows);
     if (t.cs)
         for (size_t j = 0; j < ncols; j++) fo_numfmt_free(t.cs[j].nf);
     fo_free(t.cs);
+    fo_free(keep);
     fo_free(t.ws);
     fo_free(t.part_rows);
     return t.st;

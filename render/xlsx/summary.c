@@ -43,6 +43,12 @@ typedef struct {
     size_t nheadings;
     lxw_row_t *breaks;         /* page breaks, 0-terminated */
     size_t nbreaks;
+    double page_pt;            /* what a printed page holds, in the sheet's pt */
+    double extra_pt;           /* rows so far: their heights beyond ROW_PT */
+    lxw_row_t last_set;        /* the row set_height last set, and its extra */
+    double last_extra;
+    lxw_row_t page_row;        /* the first row of the current printed page */
+    double page_extra;         /* extra_pt then */
     lxw_format *run[RUN_STYLES];   /* fonts of inline runs */
     lxw_format *text[7];           /* wrapped text cell, by indent 0..6 */
     lxw_format *rtext[7];          /* the same, read right to left (Arabic, Hebrew) */
@@ -129,9 +135,36 @@ static const char *clean(summary *s, fo_buf *b, const char *t)
     return c;
 }
 
+#define ROW_PT (ROW_PX * 0.75)
+
 static void set_height(summary *s, double pt)
 {
     if (!s->dry) worksheet_set_row(s->ws, s->row, pt, NULL);
+    if (s->row == s->last_set && s->row) s->extra_pt -= s->last_extra;   /* set again */
+    s->last_set = s->row;
+    s->last_extra = pt - ROW_PT;
+    s->extra_pt += s->last_extra;
+}
+
+/* Starts a printed page at the current row. */
+static void new_page(summary *s)
+{
+    s->page_row = s->row;
+    s->page_extra = s->extra_pt;
+}
+
+/* Keeps an object rows tall (a chart, a picture) on one printed page: a
+ * page break before it when the rest of the current page cannot hold it.
+ * Pages that Excel breaks by itself are followed by whole rows. */
+static void keep_on_page(summary *s, lxw_row_t rows)
+{
+    double page = floor(s->page_pt / ROW_PT) * ROW_PT, need = rows * ROW_PT;
+    double used = (s->row - s->page_row) * ROW_PT + s->extra_pt - s->page_extra;
+    if (!(page > 0)) return;
+    while (used > page) used -= page;
+    if (used <= 0 || used + need <= page || s->row == 0 || s->nbreaks >= 1023) return; /* Excel: 1,026 at most */
+    s->breaks[s->nbreaks++] = s->row;
+    new_page(s);
 }
 
 /* Refuses (located at the current block) a text Excel would drop. */
@@ -449,6 +482,7 @@ static void put_chart(summary *s, const fo_block *b, lxw_chart *chart, const fo_
 {
     const fo_chart *c = &b->u.chart;
     double w = c->width > 0 ? c->width : 800, h = c->height > 0 ? c->height : 500;
+    keep_on_page(s, (lxw_row_t)ceil(h / ROW_PX));
     if (!s->dry && chart) {
         lxw_chart_options o = {.x_scale = w / 480.0, .y_scale = h / 288.0, .object_position = LXW_OBJECT_MOVE_DONT_SIZE};
         const char *alt = c->alt ? c->alt : c->title;
@@ -477,6 +511,7 @@ static void put_image(summary *s, const fo_block *b)
     if (!xs && !ys) xs = ys = 1;
     else if (!xs) xs = ys;
     else if (!ys) ys = xs;
+    keep_on_page(s, (lxw_row_t)ceil(ph * ys / ROW_PX));
     if (!s->dry) {
         lxw_image_options o = {.x_scale = xs, .y_scale = ys, .object_position = LXW_OBJECT_MOVE_DONT_SIZE};
         if (b->u.image.alt) {
@@ -644,6 +679,9 @@ static void layout(summary *s)
     s->row = 0;
     s->nheadings = 0;
     s->nbreaks = 0;
+    s->extra_pt = s->last_extra = 0;
+    s->last_set = 0;
+    new_page(s);
     put_header(s);
     for (size_t i = 0; i < doc->nblocks && s->st == FO_OK; i++) {
         const fo_block *b = &doc->blocks[i];
@@ -682,6 +720,7 @@ static void layout(summary *s)
             break;
         case FO_BLOCK_PAGE_BREAK:
             if (s->row > 0) s->breaks[s->nbreaks++] = s->row;
+            new_page(s);
             break;
         case FO_BLOCK_TOC:
             put_toc(s);
@@ -711,7 +750,15 @@ fo_status fo_xlsx_write_summary(fo_xlsx *x, lxw_chart *const *charts)
     for (size_t c = 0; c < NCOLS; c++)
         worksheet_set_column(s.ws, (lxw_col_t)c, (lxw_col_t)c, col_width[c], NULL);
     worksheet_gridlines(s.ws, LXW_HIDE_ALL_GRIDLINES);
-    worksheet_fit_to_pages(s.ws, 1, 0); /* print one page wide */
+    /* one page wide: the columns, or the widest chart or picture */
+    double width = fo_xlsx_columns_pt(col_width, NCOLS);
+    for (size_t i = 0; i < doc->nblocks; i++) {
+        const fo_block *b = &doc->blocks[i];
+        if (b->kind == FO_BLOCK_CHART) width = fmax(width, (b->u.chart.width > 0 ? b->u.chart.width : 800) * 0.75);
+        if (b->kind == FO_BLOCK_IMAGE)
+            width = fmax(width, (b->u.image.width > 0 ? b->u.image.width : b->u.image.px_width) * 0.75);
+    }
+    s.page_pt = fo_xlsx_page_setup(x->th, s.ws, width, false);
     s.dry = true;
     layout(&s);
     if (s.st != FO_OK) goto cleanup;

@@ -58,6 +58,17 @@ double fo_xlsx_text_width(const char *s, size_t len);
  * cells: room for the autofilter button, clamped to [MIN, MAX]. */
 double fo_xlsx_fit_width(double header_w, double data_w);
 
+/* The width in pt that columns of Excel widths w[0..n-1] (characters) take
+ * on paper: Excel's w * 7 + 5 px each at 96 dpi. */
+double fo_xlsx_columns_pt(const double *w, size_t n);
+
+/* Print setup of sheet w whose columns are width_pt wide: the theme's paper
+ * size and margins, landscape when the theme says so or (may_turn: a table's
+ * sheet) the columns are wider than a portrait page, and fitted to one page wide (any number of
+ * pages tall). Returns the height a page holds, in the sheet's points (the
+ * printable height divided by the fit's scale). */
+double fo_xlsx_page_setup(const fo_theme *th, lxw_worksheet *w, double width_pt, bool may_turn);
+
 /* True for the links render/core/policy.h allows (http, https, mailto and the
  * caller's --allow-link-scheme); anything else stays text. */
 bool fo_xlsx_url_allowed(const char *url);
@@ -115,6 +126,7 @@ typedef struct {
  * equal formats are shared instead. */
 typedef struct {
     int role;       /* FO_XLSX_FMT_* */
+    int style;      /* a styled row's: 1 bold, plus indent levels * 2 */
     char *code;     /* number format, may be NULL */
     lxw_format *f;
 } fo_xlsx_fmt;

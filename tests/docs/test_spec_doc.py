@@ -60,7 +60,9 @@ def test_every_key_of_the_schema_is_documented_where_it_applies():
     items = {
         "list": props(one_of(defs, "list_item", "text")),
         "metrics": props(blocks["metrics"]["properties"]["items"]["items"]),
-        "table": props(blocks["table"]["properties"]["columns"]["items"]["oneOf"][1]),
+        "table": props(blocks["table"]["properties"]["columns"]["items"]["oneOf"][1])
+                 | props(blocks["table"]["properties"]["row_styles"]["items"]),
+        "chart": props(blocks["chart"]["properties"]["y"]["oneOf"][1]["items"]["oneOf"][1]),
     }
     for name, keys in expect.items():
         documented = set(doc[name])

@@ -46,6 +46,30 @@ START_TEST(scale_steps_are_1_2_5)
 }
 END_TEST
 
+START_TEST(log_scale_is_a_decade_a_tick)
+{
+    fo_axis_scale s = fo_chart_log_scale(10, 1000);   /* 10 on the edge would be a bar of nothing */
+    ck_assert(s.log);
+    ck_assert_double_eq(s.min, 1);
+    ck_assert_double_eq(s.max, 10000);
+    ck_assert_int_eq(s.nticks, 5);
+    ck_assert_double_eq(fo_chart_tick_value(&s, 3), 1000);
+    s = fo_chart_log_scale(0.02, 0.5);
+    ck_assert_double_eq(s.min, 0.01);
+    ck_assert_double_eq(s.max, 1);
+    ck_assert_double_eq(fo_chart_tick_value(&s, 1), 0.1);
+    /* a decade is the same length everywhere on the axis */
+    s = fo_chart_log_scale(15, 9000);
+    double a = fo_chart_scale_map(&s, 10, 0, 300), b = fo_chart_scale_map(&s, 100, 0, 300);
+    double c = fo_chart_scale_map(&s, 1000, 0, 300);
+    ck_assert_double_eq_tol(b - a, c - b, 1e-9);
+    ck_assert_double_eq(fo_chart_scale_map(&s, 0, 0, 300), 0);   /* never NaN */
+    fo_axis_scale lin = fo_chart_nice_scale(0, 10, 6, true);
+    ck_assert(!lin.log);
+    ck_assert_double_eq(fo_chart_scale_map(&lin, 5, 0, 100), 50);
+}
+END_TEST
+
 /* ---- tick label formats ---------------------------------------------------------- */
 static void check_ticks(const char *code, double lo, double hi, const char *want_code,
                         const char *want_labels)
@@ -422,9 +446,12 @@ START_TEST(long_labels_wrap_before_cutting)
 END_TEST
 
 /* ---- pie ---------------------------------------------------------------------------- */
-START_TEST(pie_percentages_sum_to_100)
+/* Each label rounded on its own, as Office's "0%" labels are: 1/21 is
+ * 4.76% -> 5%, 3/21 14.29% -> 14%; the seven add up to 101, as in Excel. */
+START_TEST(pie_percentages_round_as_office)
 {
     const double v[] = {1, 1, 1, 2, 3, 5, 8};
+    const int want[] = {5, 5, 5, 10, 14, 24, 38};
     for (int kind = FO_CHART_PIE; kind <= FO_CHART_DOUGHNUT; kind++) {
         fx_chart f;
         fx_init(&f, (fo_chart_kind)kind, 7, 1, NULL, v, NULL);
@@ -435,12 +462,13 @@ START_TEST(pie_percentages_sum_to_100)
         for (size_t i = 0; i < fo_dl_count(dl); i++) {
             const fo_dl_op *op = fo_dl_op_at(dl, i);
             if (op->role != FO_ROLE_SLICE_LABEL) continue;
+            ck_assert_int_eq(atoi(op->text.utf8), want[op->point]);
             sum += atoi(op->text.utf8);
             ck_assert(strchr(op->text.utf8, '%'));
             labels++;
         }
         ck_assert_uint_eq(labels, 7);
-        ck_assert_int_eq(sum, 100);
+        ck_assert_int_eq(sum, 101);
         ck_assert_uint_eq(fx_count(dl, FO_ROLE_SLICE, FO_DL_FILL), 7);
         ck_assert_uint_eq(fx_count(dl, FO_ROLE_LEGEND_TEXT, -1), 7); /* legend of categories */
         assert_sane(dl);
@@ -519,7 +547,7 @@ int main(void)
 {
     const TTest *const tests[] = {
         scale_ranges,
-        scale_steps_are_1_2_5,
+        scale_steps_are_1_2_5, log_scale_is_a_decade_a_tick,
         tick_formats,
         value_labels_follow_tick_format,
         scatter_x_axis_covers_the_data,
@@ -530,7 +558,7 @@ int main(void)
         thousand_categories,
         long_labels_rotate,
         long_labels_wrap_before_cutting,
-        pie_percentages_sum_to_100,
+        pie_percentages_round_as_office,
         pie_skips_nonpositive,
         replay_fallbacks,
         layout_out_of_memory,

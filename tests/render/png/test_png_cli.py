@@ -6,6 +6,8 @@ import os
 import struct
 import subprocess
 
+from conftest import run_folio, write_spec
+
 FOLIO = os.environ.get("FOLIO", "build/folio")
 
 
@@ -67,3 +69,17 @@ def test_no_chart_is_input_error(tmp_path):
     assert r.returncode == 2
     assert "no chart block to render as PNG" in r.stderr
     assert not list(tmp_path.glob("*.png"))
+
+
+def test_png_beside_other_outputs_of_a_spec_without_charts_is_skipped(tmp_path):
+    # issue 37, A.12: "-o x.pdf -o x.png" of a spec without charts wrote
+    # nothing at all; now the PDF is written and the PNG left out, said so
+    spec = {"folio": 1, "title": "T", "data": {"d": {"columns": ["a"], "rows": [[1]]}},
+            "blocks": [{"type": "table", "data": "d"}]}
+    path = write_spec(tmp_path, spec)
+    p = run_folio("render", path, "-o", tmp_path / "x.pdf", "-o", tmp_path / "x.png", check=0)
+    assert (tmp_path / "x.pdf").stat().st_size > 0 and not (tmp_path / "x.png").exists()
+    assert "warning:" in p.stderr and "x.png not written" in p.stderr and "no chart" in p.stderr
+    # alone, the PNG is still an error
+    p = run_folio("render", path, "-o", tmp_path / "y.png", check=2)
+    assert "no chart block to render as PNG" in p.stderr and not (tmp_path / "y.png").exists()
