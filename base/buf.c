@@ -235,3 +235,9 @@ void fo_json_ptr_push_index(char *ptr, size_t cap, size_t index)
     snprintf(tok, sizeof tok, "%zu", index);
     fo_json_ptr_push(ptr, cap, tok);
 }
+
+void fo_json_ptr_item(char *out, size_t cap, const char *base, size_t index)
+{
+    snprintf(out, cap, "%s", base);
+    fo_json_ptr_push_index(out, cap, index);
+}

@@ -88,5 +88,7 @@ void fo_buf_json_str(fo_buf *b, const char *s, size_t len);
    Pointer held in ptr (capacity cap); a token that does not fit is cut. */
 void fo_json_ptr_push(char *ptr, size_t cap, const char *token);
 void fo_json_ptr_push_index(char *ptr, size_t cap, size_t index);
+/* out = base + "/" + index: the pointer of an array's item. */
+void fo_json_ptr_item(char *out, size_t cap, const char *base, size_t index);
 
 #endif

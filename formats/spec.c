@@ -124,8 +124,7 @@ static bool read_list_items(fo_spec_ctx *c, json_t *items, const char *ptr,
         json_t *it = json_array_get(items, i);
         fo_list_item *li = &(*out)[i];
         char p[FO_PTR_MAX];
-        snprintf(p, sizeof p, "%s", ptr);
-        fo_json_ptr_push_index(p, sizeof p, i);
+        fo_json_ptr_item(p, sizeof p, ptr, i);
         if (json_is_string(it)) {
             li->text = fo_spec_strdup(c, fo_spec_text_value(c, it, p));
             fo_spec_check_markup(c, li->text, p);
@@ -170,8 +169,7 @@ static void read_metrics(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *b
     for (size_t i = 0; i < n; i++) {
         json_t *it = json_array_get(items, i);
         char ip[FO_PTR_MAX];
-        snprintf(ip, sizeof ip, "%s", p);
-        fo_json_ptr_push_index(ip, sizeof ip, i);
+        fo_json_ptr_item(ip, sizeof ip, p, i);
         if (!json_is_object(it)) {
             fo_spec_error(c, ip, false, "{\"label\", \"value\", \"format\", \"delta\"}", "a metric must be an object");
             continue;
@@ -321,8 +319,7 @@ static void read_row_styles(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block
     for (size_t i = 0; i < n; i++) {
         json_t *o = json_array_get(rs, i);
         char ip[FO_PTR_MAX];
-        snprintf(ip, sizeof ip, "%s", p);
-        fo_json_ptr_push_index(ip, sizeof ip, i);
+        fo_json_ptr_item(ip, sizeof ip, p, i);
         if (!json_is_object(o)) {
             fo_spec_error(c, ip, false, hint, "a row style is an object, not %s", fo_spec_json_type(o));
             continue;
@@ -391,8 +388,7 @@ static void read_table(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
     for (size_t i = 0; i < n; i++) {
         const char *field = NULL, *title = NULL, *format = NULL;
         char cp[FO_PTR_MAX];
-        snprintf(cp, sizeof cp, "%s", p);
-        fo_json_ptr_push_index(cp, sizeof cp, i);
+        fo_json_ptr_item(cp, sizeof cp, p, i);
         if (!cols) field = ds->cols[i].name;
         else {
             json_t *cv = json_array_get(cols, i);
@@ -407,8 +403,7 @@ static void read_table(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
                 char fp[FO_PTR_MAX];
                 fo_spec_ptr(fp, cp, "format");
                 if (format && !fo_spec_check_format(c, format, fp)) format = NULL;
-                snprintf(cp, sizeof cp, "%s", p);
-                fo_json_ptr_push_index(cp, sizeof cp, i);
+                fo_json_ptr_item(cp, sizeof cp, p, i);
                 fo_json_ptr_push(cp, sizeof cp, "field");
             } else {
                 fo_spec_error(c, cp, false, "a column is a field name or {\"field\", \"title\", \"format\"}",

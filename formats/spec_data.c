@@ -308,8 +308,7 @@ static bool read_inline(fo_spec_ctx *c, json_t *obj, const char *ptr, fo_dataset
     if (!ds->cols) return false;
     for (size_t i = 0; i < ds->ncols; i++) {
         char cp[FO_PTR_MAX];
-        snprintf(cp, sizeof cp, "%s", p);
-        fo_json_ptr_push_index(cp, sizeof cp, i);
+        fo_json_ptr_item(cp, sizeof cp, p, i);
         read_column(c, json_array_get(cols, i), cp, &ds->cols[i]);
         if (!ds->cols[i].name) ds->cols[i].name = fo_spec_strdup(c, "?");
         for (size_t k = 0; k < i; k++)
@@ -334,8 +333,7 @@ static bool read_inline(fo_spec_ctx *c, json_t *obj, const char *ptr, fo_dataset
     for (size_t r = 0; r < ds->nrows; r++) {
         json_t *row = json_array_get(rows, r);
         char rp[FO_PTR_MAX];
-        snprintf(rp, sizeof rp, "%s", p);
-        fo_json_ptr_push_index(rp, sizeof rp, r);
+        fo_json_ptr_item(rp, sizeof rp, p, r);
         if (!json_is_array(row) || json_array_size(row) != ds->ncols) {
             char hint[64];
             snprintf(hint, sizeof hint, "one value per column: %zu", ds->ncols);
@@ -348,8 +346,7 @@ static bool read_inline(fo_spec_ctx *c, json_t *obj, const char *ptr, fo_dataset
         }
         for (size_t i = 0; i < ds->ncols; i++) {
             char vp[FO_PTR_MAX];
-            snprintf(vp, sizeof vp, "%s", rp);
-            fo_json_ptr_push_index(vp, sizeof vp, i);
+            fo_json_ptr_item(vp, sizeof vp, rp, i);
             fo_value *v = &ds->cells[r * ds->ncols + i];
             fo_spec_cell(c, json_array_get(row, i), vp, v);
             if (v->kind == FO_VAL_NULL && c->nan != FO_SPEC_NAN_BLANK) nonfinite_cell(c, vp, v);
