@@ -213,16 +213,19 @@ def test_the_session_limit_answers_429(srv):
 
 def up_in(sdir):
     """Sessions and spares of a session folder that are up: a socket, and a
-    supervisor process whose argv names the id."""
+    supervisor process whose argv names the id. Ids, not processes: a
+    supervisor's child has its argv from fork until it execs (the lease
+    renewer, the jail), and under ASan that moment is long enough to see."""
     ids = {d.name for d in pathlib.Path(sdir).glob("[0-9a-f]" * 32) if (d / "sock").exists()}
-    n = 0
+    up = set()
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             argv = open("/proc/%s/cmdline" % pid, "rb").read().split(b"\0")
         except OSError:
             continue
-        n += len(argv) > 3 and argv[2] == b"_supervise" and argv[3].decode() in ids
-    return n
+        if len(argv) > 3 and argv[2] == b"_supervise" and argv[3].decode() in ids:
+            up.add(argv[3])
+    return len(up)
 
 
 def supervisors_of(sid):
