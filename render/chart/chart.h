@@ -195,6 +195,9 @@ typedef struct {
     const char *xname;  /* the x column's name ("" without one) */
     bool linked;        /* render/chartxml: the caches refer to the chart's
                            embedded workbook (c:f); the reader leaves it false */
+    bool flipped;       /* render/chartxml: rows in reverse and series plotted
+                           last first (a clustered bar chart of several series,
+                           fo_chartxml_data_read); the reader leaves it false */
     size_t bad_line;    /* CSV line of the first row with a value (a scatter
                            chart's x too) beyond FO_CHART_VALUE_MAX; 0: none
                            or not from a CSV */

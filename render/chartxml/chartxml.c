@@ -200,18 +200,19 @@ static void val_axis(fo_xml *x, const fo_theme *t, const axis *a)
 }
 
 /* Category + value axes of bar/column/line/area; bars run sideways with the
- * first category on top (reversed category axis, value axis at its max);
+ * first category on top (reversed category axis, value axis at its max;
+ * rows already written bottom up need neither: dt->flipped, series.c);
  * a right-to-left chart's categories run from the right (c->rtl). */
 static void cat_val_axes(fo_xml *x, const fo_chart *c, const fo_theme *t,
                          const fo_chartxml_data *dt)
 {
-    bool bar = c->kind == FO_CHART_BAR, rtl = c->rtl && !bar;
+    bool bar = c->kind == FO_CHART_BAR, down = bar && !dt->flipped, rtl = c->rtl && !bar;
     char code[256];
     /* right to left: the first category on the right, the value axis there too */
     axis ca = {.lang = c->lang, .id = AX_CAT, .cross = AX_VAL, .pos = bar ? "l" : "b", .title = c->x_title,
-               .fmt = "General", .reverse = bar || rtl};
+               .fmt = "General", .reverse = down || rtl};
     axis va = {.lang = c->lang, .id = AX_VAL, .cross = AX_CAT, .pos = bar ? "b" : rtl ? "r" : "l", .title = c->y_title,
-               .grid = true, .crosses = bar ? "max" : NULL};
+               .grid = true, .crosses = down ? "max" : NULL};
     value_scale(&va, c, dt->yfmt, dt->y, dt->n, dt->ns, c->stacked && dt->ns > 1, c->y_log, code, sizeof code);
     cat_axis(x, t, &ca);
     val_axis(x, t, &va);

@@ -181,7 +181,7 @@ static void ser_head(fo_xml *x, const fo_chartxml_data *dt, size_t s)
 {
     fo_xml_open(x, "c:ser", NULL);
     fo_chartxml_val(x, "c:idx", (long long)s);
-    fo_chartxml_val(x, "c:order", (long long)s);
+    fo_chartxml_val(x, "c:order", (long long)(dt->flipped ? dt->ns - 1 - s : s));
     series_name(x, dt, s);
 }
 
@@ -190,7 +190,8 @@ static void ser_head(fo_xml *x, const fo_chartxml_data *dt, size_t s)
 
 static void bar_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt)
 {
-    for (size_t s = 0; s < dt->ns; s++) {
+    for (size_t k = 0; k < dt->ns; k++) {
+        size_t s = dt->flipped ? dt->ns - 1 - k : k; /* in plot order: LibreOffice reads that */
         fo_rgb col = fo_chart_series_color(dt, s, fo_chartxml_color(t, s));
         ser_head(x, dt, s);
         fo_xml_open(x, "c:spPr", NULL);
@@ -309,11 +310,38 @@ void fo_chartxml_series(fo_xml *x, const fo_chart *c, const fo_theme *t,
 
 /* ---- reading the rows ------------------------------------------------------------ */
 
+/* A clustered bar chart of several series, drawn with its first category
+ * on top, needs its legend to list the series top down as the bars of a
+ * cluster show them. Reversing the category axis (what a lone series gets,
+ * cat_val_axes) puts the first category on top, and Office then lists the
+ * legend to match, but LibreOffice keeps a bar chart's legend bottom up:
+ * the legend reads the series reversed. Written bottom up instead (rows in
+ * reverse, the last series plotted first, an axis in its natural order),
+ * the chart reads the same in both: first category on top, first series
+ * on top of its cluster and of the legend. The embedded workbook holds the
+ * rows as the chart shows them. */
+static void flip(fo_chartxml_data *dt)
+{
+    for (size_t i = 0, j = dt->n ? dt->n - 1 : 0; i < j; i++, j--) {
+        char *c = dt->cat[i];
+        double v = dt->x ? dt->x[i] : 0;
+        dt->cat[i] = dt->cat[j], dt->cat[j] = c;
+        if (dt->x) dt->x[i] = dt->x[j], dt->x[j] = v;
+        for (size_t s = 0; s < dt->ns; s++) {
+            v = dt->y[s * dt->n + i];
+            dt->y[s * dt->n + i] = dt->y[s * dt->n + j];
+            dt->y[s * dt->n + j] = v;
+        }
+    }
+    dt->flipped = true;
+}
+
 fo_status fo_chartxml_data_read(const fo_chart *c, fo_chartxml_data *dt, fo_diags *d)
 {
     fo_numfmt *xf = fo_numfmt_compile(fo_chart_column_format(c->data, c->x), NULL, 0); /* NULL: General */
     fo_status st = fo_chart_series_read(c, xf, dt, d);
     fo_numfmt_free(xf);
     if (st == FO_OK) st = fo_chart_series_check_log(c, dt, d);
+    if (st == FO_OK && c->kind == FO_CHART_BAR && !c->stacked && dt->ns > 1) flip(dt);
     return st;
 }
