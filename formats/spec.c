@@ -555,7 +555,7 @@ static const char *read_series(fo_spec_ctx *c, fo_chart *ch, json_t *yv, const c
         long rgb;
         if (!json_is_string(col) || !parse_rgb(json_string_value(col), &rgb))
             fo_spec_error(c, p, false, "colors are \"#RRGGBB\", e.g. \"#1F77B4\"", "invalid color");
-        else if (ch->kind == FO_CHART_PIE || ch->kind == FO_CHART_DOUGHNUT)
+        else if (fo_chart_traits_of(ch->kind)->family == FO_CHART_ROUND)
             fo_spec_error(c, p, false, "a pie's slices take the theme's palette; a series \"color\" is for "
                           "bar, column, line, area and scatter charts", "a %s chart has no series colour",
                           fo_chart_kind_name(ch->kind));
@@ -577,12 +577,19 @@ static void read_y_scale(fo_spec_ctx *c, json_t *b, const char *ptr, fo_chart *c
         return;
     }
     if (!ch->y_log) return;
-    if (ch->kind == FO_CHART_PIE || ch->kind == FO_CHART_DOUGHNUT)
+    if (!fo_chart_traits_of(ch->kind)->log_axis)
         fo_spec_error(c, p, false, "drop \"y_scale\", or chart the values as bars or a line",
                       "a %s chart has no value axis to make logarithmic", fo_chart_kind_name(ch->kind));
     else if (ch->stacked)
         fo_spec_error(c, p, false, "drop \"stacked\" (on a log axis stacked parts do not add up visually), or \"y_scale\"",
                       "a stacked chart cannot have a logarithmic axis");
+}
+
+/* "one of: bar column ..." from a NULL-terminated list of words. */
+static void one_of(char *hint, size_t cap, const char *const *words)
+{
+    size_t n = (size_t)snprintf(hint, cap, "one of:");
+    for (size_t i = 0; words[i] && n < cap; i++) n += (size_t)snprintf(hint + n, cap - n, " %s", words[i]);
 }
 
 static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk, size_t index)
@@ -593,19 +600,22 @@ static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
     const char *kind = fo_spec_string(c, b, ptr, "kind", true);
     if (kind) {
         bool ok = false;
-        for (int i = 0; fo_chart_kind_names[i]; i++)
-            if (strcmp(kind, fo_chart_kind_names[i]) == 0) { ch->kind = (fo_chart_kind)i; ok = true; }
+        const char *names[FO_CHART_NKINDS + 1];
+        fo_chart_kind_names(names);
+        for (int i = 0; names[i]; i++)
+            if (strcmp(kind, names[i]) == 0) { ch->kind = (fo_chart_kind)i; ok = true; }
         if (!ok) {
-            const char *s = fo_spec_suggest(kind, fo_chart_kind_names);
+            const char *s = fo_spec_suggest(kind, names);
             char hint[160];
-            snprintf(hint, sizeof hint, s ? "did you mean '%s'?" : "one of: bar column line area pie doughnut scatter%s", s ? s : "");
+            if (s) snprintf(hint, sizeof hint, "did you mean '%s'?", s);
+            else one_of(hint, sizeof hint, names);
             /* "stacked_bar", "stacked-column", "stackedArea": a kind and "stacked" */
             if (strncasecmp(kind, "stacked", 7) == 0) {
                 const char *base = kind + 7 + (kind[7] == '_' || kind[7] == '-' || kind[7] == ' ');
-                for (int i = 0; fo_chart_kind_names[i]; i++)
-                    if (strcasecmp(base, fo_chart_kind_names[i]) == 0)
+                for (int i = 0; names[i]; i++)
+                    if (strcasecmp(base, names[i]) == 0)
                         snprintf(hint, sizeof hint, "stacking is its own key: \"kind\": \"%s\", \"stacked\": true",
-                                 fo_chart_kind_names[i]);
+                                 names[i]);
             }
             fo_spec_ptr(p, ptr, "kind");
             fo_spec_error(c, p, false, hint, "unknown chart kind \"%s\"", kind);
@@ -635,6 +645,7 @@ static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
     fo_dataset *ds = fo_spec_block_data(c, b, ptr, label);
     if (!ds) return;
     ch->data = ds;
+    bool xy = fo_chart_traits_of(ch->kind)->family == FO_CHART_XY; /* x holds numbers */
     const char *x = fo_spec_string(c, b, ptr, "x", true);
     if (x) {
         fo_spec_ptr(p, ptr, "x");
@@ -642,7 +653,7 @@ static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
         if (f >= 0) {
             ch->x = (size_t)f;
             fo_type t = ds->cols[f].type;
-            if (ch->kind == FO_CHART_SCATTER && !numeric_type(t) && t != FO_TYPE_DATE && t != FO_TYPE_DATETIME &&
+            if (xy && !numeric_type(t) && t != FO_TYPE_DATE && t != FO_TYPE_DATETIME &&
                 t != FO_TYPE_AUTO && ds->nrows > 0)
                 fo_spec_error(c, p, false, "a scatter chart needs numeric x values; use \"line\" for categories",
                               "column \"%s\" is %s", x, fo_type_name(t));
@@ -686,7 +697,7 @@ static void read_chart(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block *blk
         check_chart_column(c, ds, (size_t)f, yp);
         if (ch->y_log) check_log_column(c, ds, (size_t)f, yp);
     }
-    if (ch->kind == FO_CHART_SCATTER && ch->x < ds->ncols && x) check_chart_column(c, ds, ch->x, ptr);
+    if (xy && ch->x < ds->ncols && x) check_chart_column(c, ds, ch->x, ptr);
 }
 
 /* ---- one block --------------------------------------------------------------*/

@@ -58,7 +58,7 @@ bool fo_chart_value_range(const double *y, const double *x, size_t n, size_t ns,
  * (min above 5/6 of max). */
 bool fo_chart_zero_based(fo_chart_kind kind, double lo, double hi)
 {
-    if (kind == FO_CHART_BAR || kind == FO_CHART_COLUMN || kind == FO_CHART_AREA) return true;
+    if (fo_chart_traits_of(kind)->zero_based) return true;
     if (lo >= 0) return lo < hi * 5 / 6;
     if (hi <= 0) return hi > lo * 5 / 6;
     return true;
@@ -406,9 +406,10 @@ void fo_chart_cartesian(fo_chart_ctx *cx)
     memset(&g, 0, sizeof g);
     g.cx = cx;
     g.dt = &cx->data;
-    g.horiz = c->kind == FO_CHART_BAR;
-    g.scatter = c->kind == FO_CHART_SCATTER;
-    g.stacked = c->stacked && !g.scatter && g.dt->ns > 1;
+    const fo_chart_traits *kt = fo_chart_traits_of(c->kind);
+    g.horiz = kt->sideways;
+    g.scatter = kt->family == FO_CHART_XY;
+    g.stacked = c->stacked && kt->stacks && g.dt->ns > 1;
     g.cap = fmin(cx->w * 0.25, 180 * cx->k);
     double dsc;
     fo_text_metrics(cx->font, cx->fs_label, &g.asc, &dsc, NULL);
@@ -517,8 +518,8 @@ void fo_chart_cartesian(fo_chart_ctx *cx)
     fo_numfmt_free(tf);
 
     /* data */
-    if (c->kind == FO_CHART_BAR || c->kind == FO_CHART_COLUMN) draw_bars(&g);
-    else draw_lines(&g, c->kind == FO_CHART_AREA);
+    if (kt->mark == FO_MARK_BAR) draw_bars(&g);
+    else draw_lines(&g, kt->mark == FO_MARK_AREA);
 
     /* the category axis line, at zero when zero is in range */
     double base = fmax(g.vs.min, fmin(0, g.vs.max));

@@ -245,7 +245,7 @@ fo_rgb fo_chart_color(const fo_chart_ctx *cx, size_t i)
 {
     static const fo_rgb fallback[] = {0x2F5597, 0xED7D31, 0x70AD47, 0xFFC000, 0x5B9BD5, 0xA5A5A5};
     fo_rgb pal = cx->t->npalette == 0 ? fallback[i % 6] : cx->t->palette[i % cx->t->npalette];
-    bool round = cx->c->kind == FO_CHART_PIE || cx->c->kind == FO_CHART_DOUGHNUT; /* i is a slice */
+    bool round = fo_chart_traits_of(cx->c->kind)->family == FO_CHART_ROUND; /* i is a slice */
     return round ? pal : fo_chart_series_color(&cx->data, i, pal);
 }
 
@@ -319,7 +319,7 @@ static fo_status read_point(const fo_chart *c, const fo_numfmt *xfmt, fo_chart_s
         if (!s->bad_line && fabs(ybuf[n * s->ns + k]) > FO_CHART_VALUE_MAX) s->bad_line = fo_rows_line(rows);
         if (!s->log_line && c->y_log && ybuf[n * s->ns + k] <= 0) s->log_line = fo_rows_line(rows);
     }
-    if (!s->bad_line && c->kind == FO_CHART_SCATTER && fabs(s->x[n]) > FO_CHART_VALUE_MAX)
+    if (!s->bad_line && fo_chart_traits_of(c->kind)->family == FO_CHART_XY && fabs(s->x[n]) > FO_CHART_VALUE_MAX)
         s->bad_line = fo_rows_line(rows);
     return FO_OK;
 }
@@ -460,9 +460,10 @@ void fo_chart_series_free(fo_chart_series *s)
 static fo_status check_magnitudes(const fo_chart_ctx *cx, fo_diags *d)
 {
     const fo_chart_series *dt = &cx->data;
+    bool xy = fo_chart_traits_of(cx->c->kind)->family == FO_CHART_XY;
     for (size_t i = 0; i < dt->n; i++)
         for (size_t s = 0; s <= dt->ns; s++) {
-            double v = s < dt->ns ? dt->y[s * dt->n + i] : cx->c->kind == FO_CHART_SCATTER ? dt->x[i] : 0;
+            double v = s < dt->ns ? dt->y[s * dt->n + i] : xy ? dt->x[i] : 0;
             if (!(fabs(v) > FO_CHART_VALUE_MAX)) continue; /* NaN (a gap) passes */
             report_point(cx->c, dt, s, dt->bad_line, d,
                          "scale the values (e.g. show millions) or show them in a table",
@@ -499,8 +500,7 @@ fo_status fo_chart_data_read(fo_chart_ctx *cx, fo_diags *d)
         cx->xcode = cx->data.xfmt;   /* times of one day: ticks "hh:mm" too */
     if (st == FO_OK) st = check_magnitudes(cx, d);
     if (st == FO_OK) st = fo_chart_series_check_log(cx->c, &cx->data, d);
-    fo_chart_kind k = cx->c->kind;
-    if (st == FO_OK && cx->c->rtl && (k == FO_CHART_COLUMN || k == FO_CHART_LINE || k == FO_CHART_AREA))
+    if (st == FO_OK && cx->c->rtl && fo_chart_traits_of(cx->c->kind)->rtl_mirror)
         mirror(&cx->data);
     return st;
 }

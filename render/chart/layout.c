@@ -158,6 +158,15 @@ static fo_chart_ctx ctx_new(const fo_chart *c, const fo_theme *t, double width, 
         .xcode = column_code(c->data, c->x)};
 }
 
+/* The drawing of a kind, by its family (fo_chart_traits). */
+typedef void (*draw_fn)(fo_chart_ctx *cx);
+static draw_fn draw_of(fo_chart_kind k)
+{
+    static const draw_fn draws[] = {[FO_CHART_CATEGORY] = fo_chart_cartesian, [FO_CHART_XY] = fo_chart_cartesian,
+                                    [FO_CHART_ROUND] = fo_chart_pie};
+    return draws[fo_chart_traits_of(k)->family];
+}
+
 fo_status fo_chart_layout(const fo_chart *c, const fo_theme *t, double width, double height,
                           fo_dl **out, fo_diags *d)
 {
@@ -177,10 +186,7 @@ fo_status fo_chart_layout(const fo_chart *c, const fo_theme *t, double width, do
     cx.x1 = width - pad;
     cx.y1 = height - pad;
     title(&cx);
-    if (c->kind == FO_CHART_PIE || c->kind == FO_CHART_DOUGHNUT)
-        fo_chart_pie(&cx);
-    else
-        fo_chart_cartesian(&cx);
+    draw_of(c->kind)(&cx);
     st = fo_dl_status(cx.dl);
 cleanup:
     fo_chart_series_free(&cx.data);

@@ -59,13 +59,14 @@ void fo_chart_pie(fo_chart_ctx *cx)
     double k = cx->k, fs = cx->fs_label;
     double mx = (cx->x0 + cx->x1) / 2, my = (cx->y0 + cx->y1) / 2;
     double half = fmin(cx->x1 - cx->x0, cx->y1 - cx->y0) / 2;
-    bool doughnut = cx->c->kind == FO_CHART_DOUGHNUT;
+    double hole = fo_chart_traits_of(cx->c->kind)->hole / 100.0; /* inner radius / outer */
+    bool doughnut = hole > 0;
     char buf[32];
     /* First pass: do labels fit inside their slices at full radius? If not,
      * leave room around the pie for outside labels. */
     double r = half - 4 * k, out_w = 0;
     for (int pass = 0; pass < 2; pass++) {
-        double ri = doughnut ? r * 0.55 : 0, lr = doughnut ? (r + ri) / 2 : r * 0.62;
+        double ri = doughnut ? r * hole : 0, lr = doughnut ? (r + ri) / 2 : r * 0.62;
         out_w = 0;
         for (size_t i = 0; i < n; i++) {
             if (v[i] <= 0) continue;
@@ -79,7 +80,7 @@ void fo_chart_pie(fo_chart_ctx *cx)
         r = half - out_w - 12 * k;
     }
     if (r < 8) r = fmax(4, half - 4 * k);
-    double ri = doughnut ? r * 0.55 : 0, lr = doughnut ? (r + ri) / 2 : r * 0.62;
+    double ri = doughnut ? r * hole : 0, lr = doughnut ? (r + ri) / 2 : r * 0.62;
 
     /* slices, separated by a thin line of the background color */
     double a = -M_PI / 2;

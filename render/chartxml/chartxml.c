@@ -206,7 +206,8 @@ static void val_axis(fo_xml *x, const fo_theme *t, const axis *a)
 static void cat_val_axes(fo_xml *x, const fo_chart *c, const fo_theme *t,
                          const fo_chartxml_data *dt)
 {
-    bool bar = c->kind == FO_CHART_BAR, down = bar && !dt->flipped, rtl = c->rtl && !bar;
+    const fo_chart_traits *kt = fo_chart_traits_of(c->kind);
+    bool bar = kt->sideways, down = bar && !dt->flipped, rtl = c->rtl && kt->rtl_mirror;
     char code[256];
     /* right to left: the first category on the right, the value axis there too */
     axis ca = {.lang = c->lang, .id = AX_CAT, .cross = AX_VAL, .pos = bar ? "l" : "b", .title = c->x_title,
@@ -240,51 +241,35 @@ static void ax_ids(fo_xml *x)
     fo_chartxml_val(x, "c:axId", AX_VAL);
 }
 
+/* The kind's chart group (fo_chart_traits: its element, c:barDir and
+ * c:grouping), its series, and what the schema puts after them: CT_BarChart's
+ * gap and overlap, CT_LineChart's marker, the round charts' first slice angle
+ * and hole, and every group's axis ids but the round ones'. */
 static void chart_group(fo_xml *x, const fo_chart *c, const fo_theme *t,
                         const fo_chartxml_data *dt)
 {
-    switch (c->kind) {
-    case FO_CHART_BAR: case FO_CHART_COLUMN:
-        fo_xml_open(x, "c:barChart", NULL);
-        fo_xml_leaf(x, "c:barDir", "val", c->kind == FO_CHART_BAR ? "bar" : "col", NULL);
-        fo_xml_leaf(x, "c:grouping", "val", c->stacked ? "stacked" : "clustered", NULL);
-        fo_chartxml_val(x, "c:varyColors", 0);
-        fo_chartxml_series(x, c, t, dt);
+    const fo_chart_traits *kt = fo_chart_traits_of(c->kind);
+    bool round = kt->family == FO_CHART_ROUND;
+    fo_xml_open(x, kt->ooxml, NULL);
+    if (kt->bar_dir) fo_xml_leaf(x, "c:barDir", "val", kt->bar_dir, NULL);
+    if (kt->grouping) fo_xml_leaf(x, "c:grouping", "val", c->stacked ? "stacked" : kt->grouping, NULL);
+    if (kt->family == FO_CHART_XY) fo_xml_leaf(x, "c:scatterStyle", "val", "lineMarker", NULL);
+    fo_chartxml_val(x, "c:varyColors", round);
+    fo_chartxml_series(x, c, t, dt);
+    if (kt->mark == FO_MARK_BAR) {
         fo_chartxml_val(x, "c:gapWidth", c->stacked ? 60 : 80);
         if (c->stacked) fo_chartxml_val(x, "c:overlap", 100);
-        ax_ids(x);
-        break;
-    case FO_CHART_LINE:
-    case FO_CHART_AREA:
-        fo_xml_open(x, c->kind == FO_CHART_LINE ? "c:lineChart" : "c:areaChart", NULL);
-        fo_xml_leaf(x, "c:grouping", "val", c->stacked ? "stacked" : "standard", NULL);
-        fo_chartxml_val(x, "c:varyColors", 0);
-        fo_chartxml_series(x, c, t, dt);
-        if (c->kind == FO_CHART_LINE) fo_chartxml_val(x, "c:marker", 1);
-        ax_ids(x);
-        break;
-    case FO_CHART_PIE:
-    case FO_CHART_DOUGHNUT:
-        fo_xml_open(x, c->kind == FO_CHART_PIE ? "c:pieChart" : "c:doughnutChart", NULL);
-        fo_chartxml_val(x, "c:varyColors", 1);
-        fo_chartxml_series(x, c, t, dt);
-        fo_chartxml_val(x, "c:firstSliceAng", 0);
-        if (c->kind == FO_CHART_DOUGHNUT) fo_chartxml_val(x, "c:holeSize", 55);
-        break;
-    case FO_CHART_SCATTER:
-        fo_xml_open(x, "c:scatterChart", NULL);
-        fo_xml_leaf(x, "c:scatterStyle", "val", "lineMarker", NULL);
-        fo_chartxml_val(x, "c:varyColors", 0);
-        fo_chartxml_series(x, c, t, dt);
-        ax_ids(x);
-        break;
     }
+    if (kt->mark == FO_MARK_LINE) fo_chartxml_val(x, "c:marker", 1);
+    if (round) fo_chartxml_val(x, "c:firstSliceAng", 0);
+    if (kt->hole) fo_chartxml_val(x, "c:holeSize", kt->hole);
+    if (!round) ax_ids(x);
     fo_xml_close(x);
 }
 
 static bool is_round(const fo_chart *c)
 {
-    return c->kind == FO_CHART_PIE || c->kind == FO_CHART_DOUGHNUT;
+    return fo_chart_traits_of(c->kind)->family == FO_CHART_ROUND;
 }
 
 static void plot_area(fo_xml *x, const fo_chart *c, const fo_theme *t,
@@ -293,7 +278,7 @@ static void plot_area(fo_xml *x, const fo_chart *c, const fo_theme *t,
     fo_xml_open(x, "c:plotArea", NULL);
     fo_xml_leaf(x, "c:layout", NULL);
     chart_group(x, c, t, dt);
-    if (c->kind == FO_CHART_SCATTER) scatter_axes(x, c, t, dt);
+    if (fo_chart_traits_of(c->kind)->family == FO_CHART_XY) scatter_axes(x, c, t, dt);
     else if (!is_round(c)) cat_val_axes(x, c, t, dt);
     fo_chartxml_clear_sppr(x);
     fo_xml_close(x);
@@ -389,7 +374,7 @@ static fo_status add_workbook(fo_pkg *p, const char *part_name, const fo_chart *
     void *data = NULL;
     size_t len = 0;
     if (epoch == FO_NO_EPOCH) epoch = FO_FIXED_EPOCH;
-    fo_status st = fo_chartxml_workbook(dt, c->kind == FO_CHART_SCATTER,
+    fo_status st = fo_chartxml_workbook(dt, fo_chart_traits_of(c->kind)->family == FO_CHART_XY,
                                         fo_chartxml_nseries(c, dt), epoch, &data, &len);
     if (st != FO_OK) return st;
     embedding_names(part_name, name, target, sizeof name);

@@ -185,10 +185,10 @@ static void ser_head(fo_xml *x, const fo_chartxml_data *dt, size_t s)
     series_name(x, dt, s);
 }
 
-/* ---- one writer per kind (CT_BarSer, CT_LineSer, CT_AreaSer, CT_PieSer,
- *      CT_ScatterSer: idx, order, tx, spPr, then the kind's own elements) -- */
+/* ---- one writer per mark (CT_BarSer, CT_LineSer, CT_AreaSer, CT_PieSer,
+ *      CT_ScatterSer: idx, order, tx, spPr, then the mark's own elements) -- */
 
-static void bar_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt)
+static void bar_series(fo_xml *x, const fo_chart *c, const fo_theme *t, const fo_chartxml_data *dt)
 {
     for (size_t k = 0; k < dt->ns; k++) {
         size_t s = dt->flipped ? dt->ns - 1 - k : k; /* in plot order: LibreOffice reads that */
@@ -204,7 +204,7 @@ static void bar_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt)
     }
 }
 
-static void line_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt)
+static void line_series(fo_xml *x, const fo_chart *c, const fo_theme *t, const fo_chartxml_data *dt)
 {
     for (size_t s = 0; s < dt->ns; s++) {
         fo_rgb col = fo_chart_series_color(dt, s, fo_chartxml_color(t, s));
@@ -217,8 +217,9 @@ static void line_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt
     }
 }
 
-static void area_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt, bool stacked)
+static void area_series(fo_xml *x, const fo_chart *c, const fo_theme *t, const fo_chartxml_data *dt)
 {
+    bool stacked = c->stacked;
     char hex[7];
     for (size_t s = 0; s < dt->ns; s++) {
         fo_rgb col = fo_chart_series_color(dt, s, fo_chartxml_color(t, s));
@@ -240,8 +241,9 @@ static void area_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt
 
 /* Pie and doughnut: the first series, one palette color per slice (c:dPt),
  * labels with the percentage of the whole. */
-static void pie_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt, bool doughnut)
+static void pie_series(fo_xml *x, const fo_chart *c, const fo_theme *t, const fo_chartxml_data *dt)
 {
+    bool doughnut = fo_chart_traits_of(c->kind)->hole > 0;
     if (dt->ns == 0) return;
     ser_head(x, dt, 0);
     fo_chartxml_line_sppr(x, 12700, (long long)(t ? t->background : 0xFFFFFF), false);
@@ -271,7 +273,7 @@ static void pie_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt,
     fo_xml_close(x);
 }
 
-static void scatter_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data *dt)
+static void scatter_series(fo_xml *x, const fo_chart *c, const fo_theme *t, const fo_chartxml_data *dt)
 {
     for (size_t s = 0; s < dt->ns; s++) {
         fo_rgb col = fo_chart_series_color(dt, s, fo_chartxml_color(t, s));
@@ -291,21 +293,18 @@ static void scatter_series(fo_xml *x, const fo_theme *t, const fo_chartxml_data 
 
 size_t fo_chartxml_nseries(const fo_chart *c, const fo_chartxml_data *dt)
 {
-    bool round = c->kind == FO_CHART_PIE || c->kind == FO_CHART_DOUGHNUT;
+    bool round = fo_chart_traits_of(c->kind)->family == FO_CHART_ROUND;
     return round && dt->ns > 1 ? 1 : dt->ns;
 }
 
 void fo_chartxml_series(fo_xml *x, const fo_chart *c, const fo_theme *t,
                         const fo_chartxml_data *dt)
 {
-    switch (c->kind) {
-    case FO_CHART_BAR: case FO_CHART_COLUMN: bar_series(x, t, dt); break;
-    case FO_CHART_LINE: line_series(x, t, dt); break;
-    case FO_CHART_AREA: area_series(x, t, dt, c->stacked); break;
-    case FO_CHART_PIE: pie_series(x, t, dt, false); break;
-    case FO_CHART_DOUGHNUT: pie_series(x, t, dt, true); break;
-    case FO_CHART_SCATTER: scatter_series(x, t, dt); break;
-    }
+    typedef void (*writer)(fo_xml *, const fo_chart *, const fo_theme *, const fo_chartxml_data *);
+    static const writer writers[] = {[FO_MARK_BAR] = bar_series, [FO_MARK_LINE] = line_series,
+                                     [FO_MARK_AREA] = area_series, [FO_MARK_SLICE] = pie_series,
+                                     [FO_MARK_POINT] = scatter_series};
+    writers[fo_chart_traits_of(c->kind)->mark](x, c, t, dt);
 }
 
 /* ---- reading the rows ------------------------------------------------------------ */
@@ -342,6 +341,6 @@ fo_status fo_chartxml_data_read(const fo_chart *c, fo_chartxml_data *dt, fo_diag
     fo_status st = fo_chart_series_read(c, xf, dt, d);
     fo_numfmt_free(xf);
     if (st == FO_OK) st = fo_chart_series_check_log(c, dt, d);
-    if (st == FO_OK && c->kind == FO_CHART_BAR && !c->stacked && dt->ns > 1) flip(dt);
+    if (st == FO_OK && fo_chart_traits_of(c->kind)->sideways && !c->stacked && dt->ns > 1) flip(dt);
     return st;
 }

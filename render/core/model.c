@@ -15,7 +15,6 @@ const char *const fo_type_names[] = {
 };
 const char *const fo_block_kind_names[] = {"heading", "paragraph", "list", "metrics", "table", "chart",
                                            "image", "code", "page_break", "toc", NULL};
-const char *const fo_chart_kind_names[] = {"bar", "column", "line", "area", "pie", "doughnut", "scatter", NULL};
 const char *const fo_total_names[] = {"none", "sum", "avg", "min", "max", "count", NULL};
 const char *const fo_legend_names[] = {"right", "bottom", "none", NULL};
 
@@ -112,9 +111,41 @@ const char *fo_total_name(fo_total t)
     return (unsigned)t < NAMES(fo_total_names) ? fo_total_names[t] : "?";
 }
 
+/* The chart kinds, in enum order (the spec's words are tied to the JSON
+ * Schema by tests/formats/t_theme.c). */
+const fo_chart_traits fo_chart_kinds[FO_CHART_NKINDS] = {
+    [FO_CHART_BAR] = {.name = "bar", .family = FO_CHART_CATEGORY, .mark = FO_MARK_BAR, .stacks = true,
+                      .log_axis = true, .sideways = true, .zero_based = true,
+                      .ooxml = "c:barChart", .bar_dir = "bar", .grouping = "clustered"},
+    [FO_CHART_COLUMN] = {.name = "column", .family = FO_CHART_CATEGORY, .mark = FO_MARK_BAR, .stacks = true,
+                         .log_axis = true, .zero_based = true, .rtl_mirror = true,
+                         .ooxml = "c:barChart", .bar_dir = "col", .grouping = "clustered"},
+    [FO_CHART_LINE] = {.name = "line", .family = FO_CHART_CATEGORY, .mark = FO_MARK_LINE, .stacks = true,
+                       .log_axis = true, .rtl_mirror = true, .ooxml = "c:lineChart", .grouping = "standard"},
+    [FO_CHART_AREA] = {.name = "area", .family = FO_CHART_CATEGORY, .mark = FO_MARK_AREA, .stacks = true,
+                       .log_axis = true, .zero_based = true, .rtl_mirror = true,
+                       .ooxml = "c:areaChart", .grouping = "standard"},
+    [FO_CHART_PIE] = {.name = "pie", .family = FO_CHART_ROUND, .mark = FO_MARK_SLICE, .ooxml = "c:pieChart"},
+    [FO_CHART_DOUGHNUT] = {.name = "doughnut", .family = FO_CHART_ROUND, .mark = FO_MARK_SLICE,
+                           .all_series = true, .hole = 55, .ooxml = "c:doughnutChart"},
+    [FO_CHART_SCATTER] = {.name = "scatter", .family = FO_CHART_XY, .mark = FO_MARK_POINT, .log_axis = true,
+                          .ooxml = "c:scatterChart"},
+};
+
+const fo_chart_traits *fo_chart_traits_of(fo_chart_kind k)
+{
+    return &fo_chart_kinds[(unsigned)k < FO_CHART_NKINDS ? k : FO_CHART_COLUMN];
+}
+
 const char *fo_chart_kind_name(fo_chart_kind k)
 {
-    return (unsigned)k < NAMES(fo_chart_kind_names) ? fo_chart_kind_names[k] : "?";
+    return (unsigned)k < FO_CHART_NKINDS ? fo_chart_kinds[k].name : "?";
+}
+
+void fo_chart_kind_names(const char *names[FO_CHART_NKINDS + 1])
+{
+    for (size_t k = 0; k < FO_CHART_NKINDS; k++) names[k] = fo_chart_kinds[k].name;
+    names[FO_CHART_NKINDS] = NULL;
 }
 
 /* Days from 1970-01-01 for a proleptic Gregorian date (H. Hinnant's algorithm). */

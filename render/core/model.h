@@ -75,7 +75,6 @@ typedef enum {
  * defined once (model.c), matched by the spec reader, named by writers. */
 extern const char *const fo_type_names[];       /* fo_type: "auto", "text", ... */
 extern const char *const fo_block_kind_names[]; /* fo_block_kind: "heading", ... */
-extern const char *const fo_chart_kind_names[]; /* fo_chart_kind: "bar", ... */
 extern const char *const fo_total_names[];      /* fo_total: "none", "sum", ... */
 extern const char *const fo_legend_names[];     /* fo_legend: "right", ... */
 
@@ -217,9 +216,54 @@ typedef struct {
 } fo_row_style;
 
 typedef enum { FO_CHART_BAR, FO_CHART_COLUMN, FO_CHART_LINE, FO_CHART_AREA,
-               FO_CHART_PIE, FO_CHART_DOUGHNUT, FO_CHART_SCATTER } fo_chart_kind;
+               FO_CHART_PIE, FO_CHART_DOUGHNUT, FO_CHART_SCATTER,
+               FO_CHART_NKINDS /* the count, not a kind */ } fo_chart_kind;
 typedef enum { FO_LEGEND_RIGHT, FO_LEGEND_BOTTOM, FO_LEGEND_NONE } fo_legend;
-const char *fo_chart_kind_name(fo_chart_kind k);
+
+/* How a kind places its values. */
+typedef enum {
+    FO_CHART_CATEGORY, /* a category axis and a value axis (bar, column, line, area) */
+    FO_CHART_XY,       /* two value axes: the x column holds numbers (scatter) */
+    FO_CHART_ROUND     /* no axes: the first series' rows as slices (pie, doughnut) */
+} fo_chart_family;
+
+/* What a series is drawn as: picks the PDF/PNG drawing (render/chart), the
+ * c:ser writer (render/chartxml) and the series style (render/xlsx). */
+typedef enum { FO_MARK_BAR, FO_MARK_LINE, FO_MARK_AREA, FO_MARK_POINT, FO_MARK_SLICE } fo_chart_mark;
+
+/* A chart kind's traits, one row per kind (model.c): the spec reader, the
+ * chart engine and the Office writers ask the row, not the kind, so a new
+ * kind is a row (a new mark adds its drawing and series writer) plus its
+ * libxlsxwriter types (render/xlsx/charts.c, a table checked to have a row
+ * per kind at compile time). */
+typedef struct {
+    const char *name;        /* the spec's "kind": "bar", ... */
+    fo_chart_family family;
+    fo_chart_mark mark;
+    bool stacks;             /* "stacked": true piles the series up (else ignored) */
+    bool log_axis;           /* "y_scale": "log" is allowed (there is a value axis) */
+    bool sideways;           /* bars run from the left: the category axis down the
+                                side, first category on top, the value axis below */
+    bool zero_based;         /* the value axis always takes in zero (bars, areas) */
+    bool rtl_mirror;         /* in a right-to-left document the categories run
+                                from the right */
+    bool all_series;         /* a round chart shows every series (xlsx: doughnut
+                                rings); else its first only */
+    int hole;                /* the hole of a round chart, % of its diameter (0: none) */
+    const char *ooxml;       /* the DrawingML chart group: "c:barChart", ... */
+    const char *bar_dir;     /* its c:barDir ("bar", "col"), NULL: none */
+    const char *grouping;    /* its c:grouping when not stacked, NULL: none */
+} fo_chart_traits;
+
+extern const fo_chart_traits fo_chart_kinds[FO_CHART_NKINDS];
+
+/* The row of kind k (the spec reader makes only valid kinds; one out of
+ * range gets the column's row rather than a read past the table). */
+const fo_chart_traits *fo_chart_traits_of(fo_chart_kind k);
+const char *fo_chart_kind_name(fo_chart_kind k); /* "?" when k is out of range */
+/* Fills names with the kinds' names in enum order, NULL-terminated (the
+ * list the spec reader matches and suggests from). */
+void fo_chart_kind_names(const char *names[FO_CHART_NKINDS + 1]);
 
 /* The largest magnitude a chart value may have: beyond it the axis
  * arithmetic (ranges, 1-2-5 steps, tick labels) stops being exact and, near

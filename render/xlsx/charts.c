@@ -97,18 +97,23 @@ fo_status fo_xlsx_dataref_for(fo_xlsx *x, const fo_chart *c, const fo_xlsx_datar
 
 /* ---- the chart ------------------------------------------------------------ */
 
+/* libxlsxwriter's chart type of each kind: plain, and stacked (a kind that
+ * does not stack has its plain type twice). The rest of a kind's mapping
+ * is its row of fo_chart_kinds (render/core/model.c). */
+static const uint8_t chart_types[][2] = {
+    [FO_CHART_BAR] = {LXW_CHART_BAR, LXW_CHART_BAR_STACKED},
+    [FO_CHART_COLUMN] = {LXW_CHART_COLUMN, LXW_CHART_COLUMN_STACKED},
+    [FO_CHART_LINE] = {LXW_CHART_LINE, LXW_CHART_LINE_STACKED},
+    [FO_CHART_AREA] = {LXW_CHART_AREA, LXW_CHART_AREA_STACKED},
+    [FO_CHART_PIE] = {LXW_CHART_PIE, LXW_CHART_PIE},
+    [FO_CHART_DOUGHNUT] = {LXW_CHART_DOUGHNUT, LXW_CHART_DOUGHNUT},
+    [FO_CHART_SCATTER] = {LXW_CHART_SCATTER, LXW_CHART_SCATTER},
+};
+_Static_assert(sizeof chart_types / sizeof *chart_types == FO_CHART_NKINDS, "an xlsx chart type per chart kind");
+
 static uint8_t chart_type(const fo_chart *c)
 {
-    switch (c->kind) {
-    case FO_CHART_BAR: return c->stacked ? LXW_CHART_BAR_STACKED : LXW_CHART_BAR;
-    case FO_CHART_COLUMN: return c->stacked ? LXW_CHART_COLUMN_STACKED : LXW_CHART_COLUMN;
-    case FO_CHART_LINE: return c->stacked ? LXW_CHART_LINE_STACKED : LXW_CHART_LINE;
-    case FO_CHART_AREA: return c->stacked ? LXW_CHART_AREA_STACKED : LXW_CHART_AREA;
-    case FO_CHART_PIE: return LXW_CHART_PIE;
-    case FO_CHART_DOUGHNUT: return LXW_CHART_DOUGHNUT;
-    case FO_CHART_SCATTER: return LXW_CHART_SCATTER;
-    }
-    return LXW_CHART_COLUMN;
+    return (unsigned)c->kind < FO_CHART_NKINDS ? chart_types[c->kind][c->stacked] : LXW_CHART_COLUMN;
 }
 
 /* Plain chart text. libxlsxwriter reads a name starting with '=' as a cell
@@ -157,25 +162,25 @@ static void style_series(fo_xlsx *x, const fo_chart *c, lxw_chart_series *s, siz
     if (c->y_colors && k < c->ny && c->y_colors[k] >= 0) col = fo_xlsx_color((fo_rgb)c->y_colors[k]);
     lxw_chart_fill fill = {.color = col};
     lxw_chart_line line = {.color = col, .width = 2.25f};
-    switch (c->kind) {
-    case FO_CHART_LINE:
+    switch (fo_chart_traits_of(c->kind)->mark) {
+    case FO_MARK_LINE:
         chart_series_set_line(s, &line);
         chart_series_set_marker_type(s, LXW_CHART_MARKER_CIRCLE);
         chart_series_set_marker_size(s, 5);
         chart_series_set_marker_fill(s, &fill);
         chart_series_set_marker_line(s, &line);
         break;
-    case FO_CHART_SCATTER:
+    case FO_MARK_POINT:
         chart_series_set_marker_type(s, LXW_CHART_MARKER_CIRCLE);
         chart_series_set_marker_size(s, 6);
         chart_series_set_marker_fill(s, &fill);
         line.width = 0.75f;
         chart_series_set_marker_line(s, &line);
         break;
-    case FO_CHART_PIE:
-    case FO_CHART_DOUGHNUT:
+    case FO_MARK_SLICE:
         break;
-    default:
+    case FO_MARK_BAR:
+    case FO_MARK_AREA:
         chart_series_set_fill(s, &fill);
         break;
     }
@@ -198,10 +203,11 @@ static const char *column_format(const fo_chart *c, size_t col)
 static void set_axis_formats(const fo_chart *c, lxw_chart *ch)
 {
     const char *yf = c->ny ? column_format(c, c->y[0]) : NULL;
-    lxw_chart_axis *value_axis = c->kind == FO_CHART_BAR ? ch->x_axis : ch->y_axis;
+    const fo_chart_traits *kt = fo_chart_traits_of(c->kind);
+    lxw_chart_axis *value_axis = kt->sideways ? ch->x_axis : ch->y_axis;
     if (yf) chart_axis_set_num_format(value_axis, yf);
     if (c->y_log) chart_axis_set_log_base(value_axis, 10);
-    const char *xf = c->kind == FO_CHART_SCATTER ? column_format(c, c->x) : NULL;
+    const char *xf = kt->family == FO_CHART_XY ? column_format(c, c->x) : NULL;
     if (xf) chart_axis_set_num_format(ch->x_axis, xf);
 }
 
@@ -214,8 +220,9 @@ fo_status fo_xlsx_chart_build(fo_xlsx *x, const fo_block *b, const fo_xlsx_datar
     if (!ch) return FO_ERR_NOMEM;
     lxw_row_t last = (lxw_row_t)(ref->rows ? ref->rows : 1);
     lxw_col_t xc = (lxw_col_t)ref->col_of_field[c->x];
-    bool round = c->kind == FO_CHART_PIE || c->kind == FO_CHART_DOUGHNUT;
-    size_t nseries = c->kind == FO_CHART_PIE && c->ny > 1 ? 1 : c->ny;
+    const fo_chart_traits *kt = fo_chart_traits_of(c->kind);
+    bool round = kt->family == FO_CHART_ROUND;
+    size_t nseries = round && !kt->all_series && c->ny > 1 ? 1 : c->ny;
     for (size_t k = 0; k < nseries; k++) {
         lxw_col_t yc = (lxw_col_t)ref->col_of_field[c->y[k]];
         lxw_chart_series *s = chart_add_series(ch, NULL, NULL);
@@ -248,7 +255,7 @@ fo_status fo_xlsx_chart_build(fo_xlsx *x, const fo_block *b, const fo_xlsx_datar
     if (!round) {
         /* x_title names the categories, y_title the values: in a bar chart
            libxlsxwriter's y_axis is the category axis */
-        bool bar = c->kind == FO_CHART_BAR;
+        bool bar = kt->sideways;
         lxw_chart_axis *cat_axis = bar ? ch->y_axis : ch->x_axis, *val_axis = bar ? ch->x_axis : ch->y_axis;
         if (c->x_title && c->x_title[0]) {
             const char *t = chart_text(x, c->x_title);
@@ -266,9 +273,9 @@ fo_status fo_xlsx_chart_build(fo_xlsx *x, const fo_block *b, const fo_xlsx_datar
     if (!round) set_axis_formats(c, ch);
     /* right to left: categories from the right, the value axis on the right
        (where Excel puts it for a reversed category axis), as PDF and PNG draw */
-    if (c->rtl && (c->kind == FO_CHART_COLUMN || c->kind == FO_CHART_LINE || c->kind == FO_CHART_AREA))
+    if (c->rtl && kt->rtl_mirror)
         chart_axis_set_reverse(ch->x_axis);
-    if (c->kind == FO_CHART_BAR) {
+    if (kt->sideways) {
         /* Excel draws a bar chart's categories bottom-up; reversed (with the
          * value axis kept at the bottom) they read top-down, as in the PDF,
          * the PNG and the slides */

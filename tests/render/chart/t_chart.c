@@ -299,7 +299,7 @@ START_TEST(odd_data_every_kind)
     const double nulls[] = {NAN, 5, NAN, -3, 7, NAN};
     const double one[] = {42};
     const double neg[] = {-10, -20, -5};
-    for (int kind = FO_CHART_BAR; kind <= FO_CHART_SCATTER; kind++) {
+    for (int kind = 0; kind < FO_CHART_NKINDS; kind++) {
         fx_chart f;
         fo_dl *dl = NULL;
         /* empty: "No data" */
@@ -331,6 +331,39 @@ START_TEST(odd_data_every_kind)
         fo_dl_free(dl);
         fx_free(&f);
     }
+}
+END_TEST
+
+/* Every row of the kinds table is whole and agrees with itself: the writers
+ * read these traits instead of testing kinds, so a new row that leaves one
+ * out, or contradicts its family, fails here rather than in a format. */
+START_TEST(kind_rows_are_whole)
+{
+    const char *names[FO_CHART_NKINDS + 1];
+    fo_chart_kind_names(names);
+    ck_assert_ptr_null(names[FO_CHART_NKINDS]);
+    for (int k = 0; k < FO_CHART_NKINDS; k++) {
+        const fo_chart_traits *t = fo_chart_traits_of((fo_chart_kind)k);
+        ck_assert_ptr_eq(t, &fo_chart_kinds[k]);
+        ck_assert(t->name && t->name[0]);
+        ck_assert_str_eq(fo_chart_kind_name((fo_chart_kind)k), t->name);
+        ck_assert_str_eq(names[k], t->name);
+        for (int j = 0; j < k; j++) ck_assert_str_ne(fo_chart_kinds[j].name, t->name);
+        /* a DrawingML chart group: c:barChart needs its c:barDir, the
+           category charts their c:grouping, the others have neither */
+        ck_assert(t->ooxml && strncmp(t->ooxml, "c:", 2) == 0 && strstr(t->ooxml, "Chart"));
+        ck_assert_int_eq(t->bar_dir != NULL, strcmp(t->ooxml, "c:barChart") == 0);
+        ck_assert_int_eq(t->bar_dir != NULL, t->mark == FO_MARK_BAR);
+        ck_assert_int_eq(t->grouping != NULL, t->family == FO_CHART_CATEGORY);
+        ck_assert_int_eq(t->family == FO_CHART_ROUND, t->mark == FO_MARK_SLICE);
+        ck_assert_int_eq(t->log_axis, t->family != FO_CHART_ROUND);
+        if (t->stacks || t->rtl_mirror || t->sideways) ck_assert_int_eq(t->family, FO_CHART_CATEGORY);
+        if (t->sideways) ck_assert(t->mark == FO_MARK_BAR && !t->rtl_mirror);
+        if (t->hole || t->all_series) ck_assert_int_eq(t->family, FO_CHART_ROUND);
+        ck_assert(t->hole >= 0 && t->hole < 100);
+    }
+    ck_assert_str_eq(fo_chart_kind_name(FO_CHART_NKINDS), "?");
+    ck_assert_ptr_nonnull(fo_chart_traits_of(FO_CHART_NKINDS));
 }
 END_TEST
 
@@ -554,6 +587,7 @@ int main(void)
         column_geometry,
         grouped_and_stacked,
         odd_data_every_kind,
+        kind_rows_are_whole,
         one_point_line_has_marker,
         thousand_categories,
         long_labels_rotate,
