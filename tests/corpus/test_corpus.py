@@ -524,3 +524,21 @@ def test_the_japanese_deck_metrics_and_slides(rendered):
         assert re.search(r"▲\s*\+5\.8%", text) and re.search(r"▲\s*\+3\.1%", text) and re.search(r"▼\s*-2\.4%", text)
     rels = {n: z.read(n.replace("slides/", "slides/_rels/") + ".rels") for n in slides}
     assert [h for n, h in zip(slides[1:], h1) if b"/chart" in rels[n]] == ["店舗別売上高"]
+
+
+def test_science_numbers_keep_their_scientific_format(rendered):
+    """0.00E+00 and 0.000E+00 formats: the PDF, Word and slides show
+    2.410E-09 (never 0.00 or 2.41e-09), the workbook keeps the number
+    with the format; µ, ₀ and ± come back as written."""
+    spec, out, _ = rendered("science.json")
+    shown = ["1.00E-06", "2.410E-09", "1.190E-07", "1.00E-03", "2.710E-07", "120,000", "171"]
+    d = docx.Document(out["docx"])
+    texts = {"pdf": pdf_text(out["pdf"]), "pptx": "\n".join(pptx_texts(out["pptx"])),  # not the charts' data
+             "docx": "\n".join(c.text for t in d.tables for r in t.rows for c in r.cells)}
+    for fmt, text in texts.items():
+        assert all(s in text.split() for s in shown), fmt
+        assert "0.000" not in text.split() and "2.41e-09" not in text, fmt
+    ws = next(ws for _, _, _, ws in table_sheets(spec, openpyxl.load_workbook(out["xlsx"])) if ws.max_column == 4)
+    assert ws.cell(2, 1).number_format == "0.00E+00" and ws.cell(2, 2).number_format == "0.000E+00"
+    assert ws.cell(2, 2).value == 2.41e-09
+    assert "1.00 µM" in pdf_text(out["pdf"]) and "± 0.02" in pdf_text(out["pdf"])
