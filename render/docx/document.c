@@ -35,6 +35,7 @@ void fo_docx_para_style(fo_docx_ctx *c, const char *style, bool keep_next)
     fo_xml_open(c->x, "w:pPr", NULL);
     fo_xml_leaf(c->x, "w:pStyle", "w:val", style, NULL);
     if (keep_next) fo_xml_leaf(c->x, "w:keepNext", NULL);
+    if (c->doc->rtl) fo_xml_leaf(c->x, "w:bidi", NULL); /* a caption of a right-to-left document */
     fo_xml_close(c->x);
 }
 

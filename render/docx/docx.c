@@ -238,6 +238,7 @@ static void hdrftr(fo_docx_ctx *c, bool footer, const char *text, char *rid, siz
         fo_xml_open(x, "w:p", NULL);
         fo_xml_open(x, "w:pPr", NULL);
         fo_xml_leaf(x, "w:pStyle", "w:val", footer ? "Footer" : "Header", NULL);
+        if (c->doc->rtl) fo_xml_leaf(x, "w:bidi", NULL); /* "Page 1 of 3" read right to left */
         fo_xml_close(x);
         placeholder_runs(c, x, text);
         fo_xml_close(x);

@@ -415,17 +415,33 @@ done:
 
 /* ---- captions -------------------------------------------------------------------- */
 
+/* Bytes of the decimal digit at p (ASCII, Arabic-Indic, Extended
+ * Arabic-Indic, Devanagari, fullwidth), 0 when there is none. */
+static size_t digit_at(const char *p)
+{
+    uint32_t cp;
+    size_t n = *p ? fo_utf8_decode(p, strlen(p), &cp) : 0;
+    if (!n) return 0;
+    bool digit = (cp >= '0' && cp <= '9') || (cp >= 0x660 && cp <= 0x669) ||
+                 (cp >= 0x6F0 && cp <= 0x6F9) || (cp >= 0x966 && cp <= 0x96F) ||
+                 (cp >= 0xFF10 && cp <= 0xFF19);
+    return digit ? n : 0;
+}
+
 /* True when markup already starts with label and a number ("Table 1.",
- * "table 2:", "Figure 3 -"): the writer of the spec numbered it. */
+ * "table 2:", "Figure 3 -", "表1 ...", "جدول ١:", "तालिका १:"): the writer
+ * of the spec numbered it, in the document's language or in English. */
 static bool numbered(const char *label, const char *markup)
 {
-    size_t n = strlen(label);
+    size_t n = strlen(label), d;
     while (*markup == '*' || *markup == '_') markup++; /* **Table 1.** */
-    if (strncasecmp(markup, label, n) != 0 || markup[n] != ' ') return false;
-    const char *p = markup + n + 1;
-    if (*p < '0' || *p > '9') return false;
-    while (*p >= '0' && *p <= '9') p++;
-    return *p == '\0' || strchr(".:-) *_", *p) || (unsigned char)*p == 0xE2; /* an en or em dash */
+    if (strncasecmp(markup, label, n) != 0) return false;
+    const char *p = markup + n + (markup[n] == ' ');
+    if (!digit_at(p)) return false;
+    while ((d = digit_at(p))) p += d;
+    /* then the end, punctuation or a space, or any other script's character
+       (an en or em dash, a fullwidth colon, "表1各地区") */
+    return *p == '\0' || strchr(".:-) *_", *p) || (unsigned char)*p >= 0x80;
 }
 
 void fo_docx_caption(fo_docx_ctx *c, const char *label, unsigned n, const char *markup)

@@ -535,8 +535,9 @@ static void set_info(fo_pdf *c)
     if (doc->title) HPDF_SetInfoAttr(c->pdf, HPDF_INFO_TITLE, doc->title);
     if (doc->author) HPDF_SetInfoAttr(c->pdf, HPDF_INFO_AUTHOR, doc->author);
     if (doc->subtitle) HPDF_SetInfoAttr(c->pdf, HPDF_INFO_SUBJECT, doc->subtitle);
-    if (doc->lang) {   /* the catalog's /Lang (PDF 1.4, 14.9.2): screen readers, text search */
-        HPDF_String s = HPDF_String_New(c->pdf->mmgr, doc->lang, NULL);
+    {   /* the catalog's /Lang (PDF 1.4, 14.9.2): screen readers, text search; English
+         * by default, as Word's and the slides' runs say */
+        HPDF_String s = HPDF_String_New(c->pdf->mmgr, doc->lang ? doc->lang : "en-US", NULL);
         if (s) HPDF_Dict_Add(c->pdf->catalog, "Lang", s);
     }
     if (doc->epoch == FO_NO_EPOCH) return; /* no date given: none made up */

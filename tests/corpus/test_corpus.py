@@ -182,3 +182,353 @@ def test_wide_table_keeps_every_number_whole(tmp_path):
     texts = pptx_texts(out["pptx"])
     assert not want - set(texts)
     assert sum(t.startswith("Columns ") for t in texts) >= 2
+
+
+# ---- scripts, science and time (issue 37) -----------------------------------------
+# Six more specs written from docs/spec.md alone, as a model would: a science
+# report (units, numbers of 1e-9, two log-scale charts), a Chinese report, an
+# Arabic one (right to left), a Hindi one, a Japanese deck with metrics, and a
+# timeline whose line chart runs over datetimes. Each is read back per format
+# by a reader folio did not write: its own words, its numbers, its language,
+# its direction, the PDF's fonts.
+
+W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
+# name -> (lang, the PDF font its script must be drawn with, right to left)
+SCRIPTS = {
+    "science.json": (None, None, False),
+    "timeline.json": (None, None, False),
+    "zh_report.json": ("zh-Hans", r"DroidSansFallback|NotoSansCJK", False),
+    "ja_deck.json": ("ja", r"DroidSansFallback|NotoSansCJK", False),
+    "ar_report.json": ("ar", r"NotoSansArabic|NotoNaskhArabic|NotoKufiArabic", True),
+    "hi_report.json": ("hi", r"NotoSansDevanagari|NotoSerifDevanagari", False),
+}
+BIDI_MARKS = dict.fromkeys(map(ord, "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"))
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    """Renders each of SCRIPTS once, to every format and PNG: name -> (spec, paths)."""
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            d = tmp_path_factory.mktemp(name.split(".")[0])
+            p, out = render(d, name, FORMATS + ("png",))
+            assert p.returncode == 0 and "warning" not in p.stderr and "error" not in p.stderr.lower(), p.stderr
+            cache[name] = (json.loads((CORPUS / name).read_text()), out, d)
+        return cache[name]
+    return get
+
+
+def spec_words(spec):
+    """Every word of the spec's own text (title, headings, paragraphs, list
+    items, captions, column names, text cells, chart titles): the words with
+    a letter in them, markup and punctuation around them taken off."""
+    texts = [spec.get(k) for k in ("title", "subtitle", "author")]
+
+    def items(xs):
+        for i in xs:
+            if isinstance(i, dict):
+                texts.append(i["text"])
+                items(i.get("items", []))
+            else:
+                texts.append(i)
+    for b in spec["blocks"]:
+        texts += [b.get(k) for k in ("text", "caption", "title", "x_title", "y_title")]
+        items(b.get("items", []) if b["type"] == "list" else [])
+        texts += [m["label"] for m in b.get("items", []) if b["type"] == "metrics"]
+        texts += [c["title"] for c in b.get("columns", []) if isinstance(c, dict) and "title" in c]
+        if b["type"] == "table":  # a header a table shows under the field's own name
+            ds = spec["data"][b["data"]]
+            names = [c if isinstance(c, str) else c["name"] for c in ds["columns"]]
+            texts += [c if isinstance(c, str) else c["field"] for c in b.get("columns", names)
+                      if isinstance(c, str) or "title" not in c]
+    for ds in spec["data"].values():
+        texts += [v for r in ds["rows"] for v in r if isinstance(v, str)]
+    words = set()
+    for t in filter(None, texts):
+        for w in t.replace("**", " ").split():
+            w = w.strip(".,:;()[]（）、。，!?*،")
+            if any(ch.isalpha() for ch in w):
+                words.add(w)
+    return words
+
+
+def squeeze(text):
+    return "".join(text.translate(BIDI_MARKS).split())
+
+
+def xml_texts(path, pattern, tags):
+    z = zipfile.ZipFile(path)
+    return [t.text or "" for n in sorted(z.namelist()) if re.match(pattern, n)
+            for t in etree.fromstring(z.read(n)).iter(*tags)]
+
+
+def format_text(fmt, path):
+    """All the text a reader finds in one file, chart text included."""
+    if fmt == "pdf":
+        return subprocess.run(["pdftotext", path, "-"], capture_output=True, text=True, check=True).stdout
+    if fmt == "docx":
+        d = docx.Document(path)
+        parts = [p.text for p in d.paragraphs] + [c.text for t in d.tables for r in t.rows for c in r.cells]
+        return "\n".join(parts + xml_texts(path, r"word/charts/chart\d+\.xml$", (A + "t", C + "v")))
+    if fmt == "pptx":
+        return "\n".join(pptx_texts(path) + xml_texts(path, r"ppt/charts/chart\d+\.xml$", (A + "t", C + "v")))
+    wb = openpyxl.load_workbook(path)
+    cells = [str(c.value) for ws in wb.worksheets for r in ws.iter_rows() for c in r if c.value is not None]
+    return "\n".join(wb.sheetnames + cells + xml_texts(path, r"xl/charts/chart\d+\.xml$", (A + "t", C + "v")))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_the_specs_own_words_come_back(rendered, name, fmt):
+    """Every word of the spec, in its script (Han, kana, Arabic letters,
+    Devanagari conjuncts, µ and subscripts), read back from each format."""
+    spec, out, _ = rendered(name)
+    text = squeeze(format_text(fmt, out[fmt]))
+    missing = sorted(w for w in spec_words(spec) if squeeze(w) not in text)
+    assert not missing
+
+
+def cell_value(v):
+    if isinstance(v, dict):
+        return datetime.datetime.fromisoformat(v["date"])
+    if isinstance(v, str) and re.fullmatch(r"\d{4}-\d\d-\d\d", v):
+        return datetime.datetime.fromisoformat(v)  # a date column inferred
+    return v
+
+
+def table_sheets(spec, wb):
+    """(table block, its data rows as the spec gives them, its sheet's rows)
+    for each table: the sheet is the one whose header row is the table's."""
+    for b in (b for b in spec["blocks"] if b["type"] == "table"):
+        ds = spec["data"][b["data"]]
+        names = [c if isinstance(c, str) else c["name"] for c in ds["columns"]]
+        cols = b.get("columns") or names
+        fields = [c if isinstance(c, str) else c["field"] for c in cols]
+        titles = [c if isinstance(c, str) else c.get("title", c["field"]) for c in cols]
+        want = [[cell_value(r[names.index(f)]) for f in fields] for r in ds["rows"]]
+        sheets = [ws for ws in wb.worksheets if [c.value for c in ws[1]][:len(titles)] == titles]
+        assert len(sheets) == 1, (b.get("caption"), wb.sheetnames)
+        got = [[c.value for c in row][:len(fields)] for row in sheets[0].iter_rows(min_row=2, max_row=1 + len(want))]
+        yield b, want, got, sheets[0]
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_table_numbers_read_back_exactly(rendered, name):
+    """openpyxl reads every table cell as the spec wrote it: 2.41e-09 stays
+    2.41e-09 (not its 4-digit display), ¥48,200,000 stays 48200000, a datetime
+    a datetime; totals come after the data."""
+    spec, out, _ = rendered(name)
+    wb = openpyxl.load_workbook(out["xlsx"])
+    n = 0
+    for b, want, got, ws in table_sheets(spec, wb):
+        assert got == want, b.get("caption")
+        if b.get("totals"):
+            assert ws.cell(2 + len(want), 1).value  # the totals row's label
+        n += 1
+    assert n == sum(b["type"] == "table" for b in spec["blocks"])
+
+
+def pdf_lang(path):
+    qdf = subprocess.run(["qpdf", "--qdf", "--object-streams=disable", path, "-"],
+                         capture_output=True, check=True).stdout
+    m = re.search(rb"/Lang \(([^)]*)\)", qdf)
+    return m and m.group(1).decode()
+
+
+@pytest.mark.parametrize("name", sorted(n for n, s in SCRIPTS.items() if s[0]))
+def test_the_document_language_in_every_format(rendered, name):
+    """docx: the default run properties carry the language (w:val, and
+    w:eastAsia for Chinese and Japanese, w:bidi for Arabic and Hindi) with
+    the font folio draws the script with, and no run says otherwise; pptx:
+    every run's lang, with its a:ea or a:cs font; PDF: the catalog's /Lang."""
+    lang, _, _ = SCRIPTS[name]
+    spec, out, _ = rendered(name)
+    z = zipfile.ZipFile(out["docx"])
+    styles = etree.fromstring(z.read("word/styles.xml"))
+    rpr = styles.find(f"{W}docDefaults/{W}rPrDefault/{W}rPr")
+    wlang, fonts = rpr.find(W + "lang"), rpr.find(W + "rFonts")
+    assert wlang.get(W + "val") == lang
+    script_attr = "eastAsia" if lang in ("zh-Hans", "ja") else "bidi"
+    font_attr = "eastAsia" if lang in ("zh-Hans", "ja") else "cs"
+    assert wlang.get(W + script_attr) == lang
+    assert re.search(r"Droid Sans Fallback|Noto Sans CJK|Noto Sans Arabic|Noto Sans Devanagari",
+                     fonts.get(W + font_attr))
+    body = etree.fromstring(z.read("word/document.xml"))
+    assert not [e for e in body.iter(W + "lang") if e.get(W + "val") not in (None, lang)]
+    z = zipfile.ZipFile(out["pptx"])
+    langs, script_fonts = [], []
+    for n in z.namelist():
+        if re.match(r"ppt/slides/slide\d+\.xml$", n):
+            root = etree.fromstring(z.read(n))
+            for r in root.iter(A + "rPr", A + "endParaRPr"):
+                langs.append(r.get("lang"))
+            script_fonts += [e.get("typeface") for e in root.iter(A + ("ea" if font_attr == "eastAsia" else "cs"))]
+    assert langs and set(langs) == {lang}
+    assert script_fonts and len(set(script_fonts)) == 1
+    assert script_fonts[0] in fonts.get(W + font_attr)  # the same font as Word's
+    assert pdf_lang(out["pdf"]) == lang
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_the_pdf_has_a_language_and_passes_qpdf(rendered, name):
+    spec, out, _ = rendered(name)
+    subprocess.run(["qpdf", "--check", out["pdf"]], capture_output=True, check=True)
+    assert (pdf_lang(out["pdf"]) or "").split("-")[0] == (spec.get("lang") or "en").split("-")[0]
+
+
+@pytest.mark.parametrize("name", sorted(n for n, s in SCRIPTS.items() if s[1]))
+def test_the_pdf_draws_each_script_with_its_own_font(rendered, name):
+    """pdffonts: the script's Noto (or, for Chinese and Japanese, the Droid
+    Sans Fallback docs/text.md names) is embedded, and no symbol or
+    last-resort font (Symbola, DejaVu) stands in for its letters."""
+    _, out, _ = rendered(name)
+    fonts = subprocess.run(["pdffonts", out["pdf"]], capture_output=True, text=True, check=True).stdout
+    names = [line.split()[0] for line in fonts.splitlines()[2:]]
+    assert any(re.search(SCRIPTS[name][1], n) for n in names), names
+    assert not [n for n in names if re.search(r"Symbola|DejaVu", n)], names
+    assert all(line.split()[-5:-2] == ["yes", "yes", "yes"] for line in fonts.splitlines()[2:])  # emb sub uni
+
+
+def test_the_arabic_table_is_mirrored_in_every_format(rendered):
+    """`lang: ar` makes the table right to left: Word's w:bidiVisual,
+    PowerPoint's a:tblPr rtl="1", the table's sheet read right to left, and
+    in the PDF the first column (الفرع) drawn right of the last (الحالة) and
+    the chart's first category (الرياض) rightmost."""
+    spec, out, d = rendered("ar_report.json")
+    body = etree.fromstring(zipfile.ZipFile(out["docx"]).read("word/document.xml"))
+    assert [t.find(f"{W}tblPr/{W}bidiVisual") is not None for t in body.iter(W + "tbl")] == [True]
+    z = zipfile.ZipFile(out["pptx"])
+    tbls = [t for n in z.namelist() if re.match(r"ppt/slides/slide\d+\.xml$", n)
+            for t in etree.fromstring(z.read(n)).iter(A + "tblPr")]
+    assert tbls and all(t.get("rtl") == "1" for t in tbls)
+    wb = openpyxl.load_workbook(out["xlsx"])
+    (_, _, _, ws), = table_sheets(spec, wb)
+    assert ws.sheet_view.rightToLeft
+    assert pdf_rows(out["pdf"], "الحالة") == [["الفرع", "المبيعات", "الهدف", "الحالة"]]
+    rows = pdf_rows(out["pdf"], "الرياض")  # the list item, the table's row and the chart's axis
+    assert ["الرياض", "452,300", "400,000", "تجاوز الهدف"] in rows
+    assert ["الرياض", "جدة", "الدمام", "مكة المكرمة"] in rows  # the categories run from the right
+
+
+def pdf_rows(path, word):
+    """The words on each PDF line that holds word, from the right (pdftotext
+    -bbox gives Arabic words in visual order, so each is turned back), words
+    closer than a space apart joined: the cells of a right-to-left row."""
+    bbox = subprocess.run(["pdftotext", "-bbox", path, "-"], capture_output=True, text=True, check=True).stdout
+    words = [(float(x0), float(x1), (float(y0) + float(y1)) / 2,  # the middle: fonts differ in ascent
+              re.sub(r"[\u0600-\u06ff]+", lambda m: m.group(0)[::-1], t))
+             for x0, y0, x1, y1, t in re.findall(
+                 r'xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]+)<', bbox)]
+    rows = []
+    for y in sorted({w[2] for w in words if w[3] == word}):
+        cells = []
+        for x0, x1, _, t in sorted((w for w in words if abs(w[2] - y) < 3), key=lambda w: -w[0]):
+            if cells and cells[-1][0] - x1 < 8:
+                cells[-1] = (x0, cells[-1][1] + " " + t)
+            else:
+                cells.append((x0, t))
+        rows.append([t for _, t in cells])
+    return rows
+
+
+@pytest.mark.parametrize("name", sorted(n for n, s in SCRIPTS.items() if not s[2]))
+def test_left_to_right_tables_are_not_mirrored(rendered, name):
+    spec, out, _ = rendered(name)
+    body = etree.fromstring(zipfile.ZipFile(out["docx"]).read("word/document.xml"))
+    assert not list(body.iter(W + "bidiVisual"))
+    wb = openpyxl.load_workbook(out["xlsx"])
+    assert not any(ws.sheet_view.rightToLeft for ws in wb.worksheets)
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_every_chart_makes_a_png(rendered, name):
+    spec, out, d = rendered(name)
+    n = sum(b["type"] == "chart" for b in spec["blocks"])
+    pngs = sorted(d.glob("out*.png"))
+    assert len(pngs) == n and pngs == ([out["png"]] if n == 1 else [d / f"out-{i}.png" for i in range(1, n + 1)])
+    for p in pngs:
+        subprocess.run(["pngcheck", p], capture_output=True, check=True)
+
+
+def test_log_scale_charts_are_log_in_every_office_format(rendered):
+    """Both science charts have `y_scale: log`: Excel's, Word's and
+    PowerPoint's charts carry c:logBase 10 on their value axis."""
+    _, out, _ = rendered("science.json")
+    for fmt, part in (("xlsx", "xl"), ("docx", "word"), ("pptx", "ppt")):
+        z = zipfile.ZipFile(out[fmt])
+        charts = [n for n in z.namelist() if re.match(part + r"/charts/chart\d+\.xml$", n)]
+        bases = [e.get("val") for n in charts for e in etree.fromstring(z.read(n)).iter(C + "logBase")]
+        assert len(charts) == 2 and bases == ["10", "10"], fmt
+
+
+def test_the_timeline_charts_its_datetimes_in_order(rendered):
+    """A line chart over a datetime column: the PDF labels each point with
+    its day and time, in order; the workbook keeps the times as datetimes."""
+    spec, out, _ = rendered("timeline.json")
+    text = pdf_text(out["pdf"])
+    rows = spec["data"]["traffic"]["rows"]
+    times = [r[0]["date"].replace("T", " ") for r in rows]
+    lines = text.splitlines()
+    i = next(k for k, ln in enumerate(lines) if "2026-05-18" in ln and "06:00" in lines[k + 1])
+    days, hours = lines[i].split(), lines[i + 1].split()
+    assert [f"{a} {b}" for a, b in zip(days, hours)] == times
+
+
+@pytest.mark.parametrize("name", ["zh_report.json", "ja_deck.json", "ar_report.json", "hi_report.json"])
+def test_a_caption_numbered_in_its_own_script_is_not_numbered_twice(rendered, name):
+    spec, out, _ = rendered(name)
+    caption = next(b["caption"] for b in spec["blocks"] if b["type"] == "table")
+    caps = [p.text for p in docx.Document(out["docx"]).paragraphs if p.style.name == "Caption"]
+    assert caps == [caption]
+
+
+def test_every_arabic_paragraph_in_word_runs_right_to_left(rendered):
+    _, out, _ = rendered("ar_report.json")
+    z = zipfile.ZipFile(out["docx"])
+    ltr = [(n, "".join(t.text or "" for t in p.iter(W + "t")))
+           for n in z.namelist() if re.match(r"word/(document|footer\d*)\.xml$", n)
+           for p in etree.fromstring(z.read(n)).iter(W + "p")
+           if re.search("[\u0600-\u06ff]", "".join(t.text or "" for t in p.iter(W + "t")))
+           and p.find(f"{W}pPr/{W}bidi") is None]
+    assert not ltr
+
+
+def test_the_japanese_deck_metrics_and_slides(rendered):
+    """The deck: a title slide, then one slide per level-1 heading (the
+    chart and the table each on their heading's slide); the metric cards
+    show ▲ for a rise and ▼ for the fall of a cost, signs as the format
+    writes them, in the PDF and on the slide alike."""
+    spec, out, _ = rendered("ja_deck.json")
+    z = zipfile.ZipFile(out["pptx"])
+    slides = sorted((n for n in z.namelist() if re.match(r"ppt/slides/slide\d+\.xml$", n)),
+                    key=lambda n: int(re.search(r"\d+", n).group()))
+    h1 = [b["text"] for b in spec["blocks"] if b["type"] == "heading" and b.get("level", 1) == 1]
+    assert len(slides) == 1 + len(h1)
+    for n, h in zip(slides[1:], h1):
+        assert h in [t.text for t in etree.fromstring(z.read(n)).iter(A + "t")]
+    for text in (pdf_text(out["pdf"]), "\n".join(pptx_texts(out["pptx"]))):
+        assert "¥136,400,000" in text and "95,090" in text and "¥41,800,000" in text
+        assert re.search(r"▲\s*\+5\.8%", text) and re.search(r"▲\s*\+3\.1%", text) and re.search(r"▼\s*-2\.4%", text)
+    rels = {n: z.read(n.replace("slides/", "slides/_rels/") + ".rels") for n in slides}
+    assert [h for n, h in zip(slides[1:], h1) if b"/chart" in rels[n]] == ["店舗別売上高"]
+
+
+def test_science_numbers_keep_their_scientific_format(rendered):
+    """0.00E+00 and 0.000E+00 formats: the PDF, Word and slides show
+    2.410E-09 (never 0.00 or 2.41e-09), the workbook keeps the number
+    with the format; µ, ₀ and ± come back as written."""
+    spec, out, _ = rendered("science.json")
+    shown = ["1.00E-06", "2.410E-09", "1.190E-07", "1.00E-03", "2.710E-07", "120,000", "171"]
+    d = docx.Document(out["docx"])
+    texts = {"pdf": pdf_text(out["pdf"]), "pptx": "\n".join(pptx_texts(out["pptx"])),  # not the charts' data
+             "docx": "\n".join(c.text for t in d.tables for r in t.rows for c in r.cells)}
+    for fmt, text in texts.items():
+        assert all(s in text.split() for s in shown), fmt
+        assert "0.000" not in text.split() and "2.41e-09" not in text, fmt
+    ws = next(ws for _, _, _, ws in table_sheets(spec, openpyxl.load_workbook(out["xlsx"])) if ws.max_column == 4)
+    assert ws.cell(2, 1).number_format == "0.00E+00" and ws.cell(2, 2).number_format == "0.000E+00"
+    assert ws.cell(2, 2).value == 2.41e-09
+    assert "1.00 µM" in pdf_text(out["pdf"]) and "± 0.02" in pdf_text(out["pdf"])
