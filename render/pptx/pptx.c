@@ -423,6 +423,11 @@ static void heading(fo_pptx *p, const fo_block *b)
             return;
         }
     }
+    /* no section heading to title a table's slides: this one does
+     * (fo_pptx_table) */
+    if (next && next->kind == FO_BLOCK_TABLE && next->u.table.data && next->u.table.ncols &&
+        (!p->section || !*p->section))
+        return;
     double sz = b->u.heading.level == 2 ? 22 : b->u.heading.level == 3 ? 20 : 18;
     /* keep with next: the heading and the start of what follows (two body
      * lines, a table's header and first rows, a picture, a row of cards) on
