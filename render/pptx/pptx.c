@@ -396,7 +396,8 @@ static double keep_with(const fo_pptx *p, const fo_block *b)
         double most = (p->g.body_bottom - p->g.body_y) * 0.6;
         return (h > 0 && h < most ? h : most) + FO_PPTX_GAP;
     }
-    case FO_BLOCK_CODE: return 3 * fo_pptx_line_h(12) + 2 * FO_PPTX_INS_Y;
+    case FO_BLOCK_CODE: /* what fo_pptx_code asks, under the heading's frame */
+        return 3 * fo_pptx_line_h(FO_PPTX_CODE_SZ) + 2 * FO_PPTX_CODE_PAD + FO_PPTX_GAP;
     default: return 2 * body;
     }
 }

@@ -27,6 +27,7 @@
 #define FO_PPTX_SUBTITLE_SZ 20.0
 #define FO_PPTX_TABLE_SZ 12.0
 #define FO_PPTX_CODE_SZ 12.0
+#define FO_PPTX_CODE_PAD 10.0     /* a code box's padding */
 #define FO_PPTX_LINE 1.2        /* exact line pitch = size * LINE (a:spcPts) */
 #define FO_PPTX_SPC_BEF 6.0     /* space before a paragraph (not the first) */
 #define FO_PPTX_INS_X 7.2       /* default text insets of a shape */
