@@ -396,7 +396,8 @@ static double keep_with(const fo_pptx *p, const fo_block *b)
         double most = (p->g.body_bottom - p->g.body_y) * 0.6;
         return (h > 0 && h < most ? h : most) + FO_PPTX_GAP;
     }
-    case FO_BLOCK_CODE: return 3 * fo_pptx_line_h(12) + 2 * FO_PPTX_INS_Y;
+    case FO_BLOCK_CODE: /* what fo_pptx_code asks, under the heading's frame */
+        return 3 * fo_pptx_line_h(FO_PPTX_CODE_SZ) + 2 * FO_PPTX_CODE_PAD + FO_PPTX_GAP;
     default: return 2 * body;
     }
 }
@@ -423,6 +424,11 @@ static void heading(fo_pptx *p, const fo_block *b)
             return;
         }
     }
+    /* no section heading to title a table's slides: this one does
+     * (fo_pptx_table) */
+    if (next && next->kind == FO_BLOCK_TABLE && next->u.table.data && next->u.table.ncols &&
+        (!p->section || !*p->section))
+        return;
     double sz = b->u.heading.level == 2 ? 22 : b->u.heading.level == 3 ? 20 : 18;
     /* keep with next: the heading and the start of what follows (two body
      * lines, a table's header and first rows, a picture, a row of cards) on

@@ -27,6 +27,7 @@
 #define FO_PPTX_SUBTITLE_SZ 20.0
 #define FO_PPTX_TABLE_SZ 12.0
 #define FO_PPTX_CODE_SZ 12.0
+#define FO_PPTX_CODE_PAD 10.0     /* a code box's padding */
 #define FO_PPTX_LINE 1.2        /* exact line pitch = size * LINE (a:spcPts) */
 #define FO_PPTX_SPC_BEF 6.0     /* space before a paragraph (not the first) */
 #define FO_PPTX_INS_X 7.2       /* default text insets of a shape */
@@ -128,6 +129,7 @@ typedef struct {
     char part[48];               /* "ppt/slides/slide7.xml" */
     int next_id;                 /* next shape id */
     int layout;                  /* FO_PPTX_L_* of the open slide */
+    bool titled;                 /* the open slide carries a title */
     bool body_ph_used;           /* the body placeholder holds a frame already */
     double y;                    /* top of the free content area */
     bool has_content;            /* something below the title */
@@ -157,6 +159,13 @@ const char *fo_pptx_cont_title(const fo_pptx *p, const char *base, char *buf, si
 bool fo_pptx_need(fo_pptx *p, double need, bool keep_frame);
 /* Opens the next slide of the current section ("(cont.)" after its first). */
 void fo_pptx_open_flow_slide(fo_pptx *p);
+/* For a block that brings its own title (set as p->section, unused yet) and
+ * needs `need` pt to start: titles the open slide with it when that slide
+ * has no title, no shape yet (text in the pending frame may precede the
+ * block) and the room, else ends the open slide; so the block's first slide
+ * (this one, or the one the next fo_pptx_need opens) carries the title and
+ * later ones "(cont.)". */
+void fo_pptx_own_title(fo_pptx *p, double need);
 /* Free height below the cursor (after the pending frame). */
 double fo_pptx_room(const fo_pptx *p);
 /* Adds a paragraph (takes ownership of para's runs) to the text flow:

@@ -21,7 +21,7 @@
 #define CARD_H 96.0
 #define CARD_GAP 16.0
 #define CARDS_PER_ROW 4
-#define CODE_PAD 10.0
+#define CODE_PAD FO_PPTX_CODE_PAD
 
 /* <p:pic> at a box, descr = alt text. */
 static void picture(fo_pptx *p, const char *rid, const char *name, const char *alt,

@@ -229,7 +229,8 @@ void fo_pptx_slide_begin(fo_pptx *p, int layout, const char *title)
     p->body_ph_used = false;
     p->y = p->g.body_y;
     p->has_content = false;
-    if (title && *title && layout != FO_PPTX_L_TITLE) write_title(p, title);
+    p->titled = title && *title && layout != FO_PPTX_L_TITLE;
+    if (p->titled) write_title(p, title);
 }
 
 void fo_pptx_slide_end(fo_pptx *p)
@@ -263,6 +264,21 @@ void fo_pptx_open_flow_slide(fo_pptx *p)
     if (p->section_used) title = fo_pptx_cont_title(p, p->section, buf, sizeof buf);
     p->section_used = true;
     fo_pptx_slide_begin(p, FO_PPTX_L_CONTENT, title);
+}
+
+void fo_pptx_own_title(fo_pptx *p, double need)
+{
+    if (p->err || !p->x) return;
+    /* text waiting in the pending frame is written after the title */
+    double room = fo_pptx_room(p) - (p->npara ? FO_PPTX_GAP : 0);
+    if (p->titled || p->has_content || p->layout != FO_PPTX_L_CONTENT || !p->section || !*p->section ||
+        room < need) {
+        fo_pptx_slide_end(p);
+        return;
+    }
+    write_title(p, p->section); /* no shape written yet: the title is the first */
+    p->titled = true;
+    p->section_used = true;
 }
 
 bool fo_pptx_need(fo_pptx *p, double need, bool keep_frame)

@@ -1,13 +1,18 @@
 /* pptx_table.c — tables as DrawingML tables (a:tbl in a p:graphicFrame),
  * split over "(cont.)" slides with the header row repeated.
  *
- * Two passes over the rows (they stream from the dataset, never held whole):
+ * Three passes over the rows (they stream from the dataset, never held whole):
  * the first measures each column's widest cell and computes the totals, the
- * second formats rows through the column's number format, measures each
- * row's wrapped height at the column widths, and gathers rows into a chunk
- * that is written as one table when the next row would cross the bottom of
- * the slide. Numbers and dates are right-aligned; the header takes its colors
- * from theme.table; a totals row is bold under a heavier rule.
+ * second measures each shown row's wrapped height at the column widths and
+ * plans the slides (plan_slides: as few as the rows need, their row counts
+ * as even as the heights allow: 25 rows where 12 fit are 9, 8, 8, not
+ * 12, 12, 1); the third formats rows through the column's number format and
+ * gathers them into a chunk that is written as one table where the plan
+ * starts a slide. Numbers and dates are right-aligned; the header takes its
+ * colors from theme.table; a totals row is bold under a heavier rule.
+ *
+ * Every slide that shows a table has a title: the section's (level-1
+ * heading), else the table's own (own_title), "(cont.)" after the first.
  *
  * Widths follow render/core/table.h: a table whose columns' longest words
  * and numbers do not fit side by side is set smaller, down to MIN_SZ; then
@@ -60,6 +65,13 @@ typedef struct {
     size_t shown;       /* data rows given to slides (at most SHOWN_ROWS) */
     bool cut;           /* rows were left out */
     fo_rows_keep *keep; /* rows kept for the next column group (NULL: one group) */
+    double *rh;         /* the group's shown rows' heights, totals last (SHOWN_ROWS + 1) */
+    size_t nrh;
+    size_t *starts;     /* planned: the row each slide starts with (SHOWN_ROWS + 1) */
+    size_t nslides;     /* slides planned (0: none, rows go where they fit) */
+    size_t next_slide;  /* the next planned start to reach */
+    size_t placed;      /* rows (totals included) added so far */
+    bool own_title;     /* the table titles its slides (own_title) */
 } tbl;
 
 static bool is_numeric_type(fo_type t)
@@ -300,17 +312,24 @@ static void emit(tbl *tb, char **header, size_t total_row)
 }
 
 /* Adds a row to the chunk, first emitting the chunk on this slide and
- * opening a "(cont.)" slide when the row would not fit. Takes cells. */
+ * opening a "(cont.)" slide where the plan starts one (or when the row
+ * would not fit). Takes cells. */
 static void add_row(tbl *tb, char **header, char **cells, unsigned right, bool bold, bool total,
                     int style)
 {
     fo_pptx *p = tb->p;
     double h = row_height(tb, cells, bold || (style & 1));
-    if (tb->nchunk && p->y + tb->header_h + tb->chunk_h + h > p->g.body_bottom) {
+    bool planned = tb->next_slide < tb->nslides && tb->placed == tb->starts[tb->next_slide];
+    if (planned) tb->next_slide++;
+    tb->placed++;
+    /* where the plan starts a slide; and, as a safeguard, never across the
+     * slide's bottom */
+    bool over = p->y + tb->header_h + tb->chunk_h + h > p->g.body_bottom;
+    if (tb->nchunk && (planned || over)) {
         /* a totals row never goes alone to a "(cont.)" slide: the last
-         * body row goes with it */
+         * body row goes with it (the plan keeps this rule already) */
         trow carried = {0};
-        if (total && tb->nchunk > 1) {
+        if (total && !planned && tb->nchunk > 1) {
             carried = tb->chunk[--tb->nchunk];
             tb->chunk_h -= carried.h;
         }
@@ -351,16 +370,213 @@ static long *cell_colors(const tbl *tb, char *const *cells)
     return (long *)(cells + tb->ncols);
 }
 
-/* Pass 2: rows into chunks; then the totals row. */
+static void free_cells(const tbl *tb, char **cells)
+{
+    if (!cells) return;
+    for (size_t j = 0; j < tb->ncols; j++) fo_free(cells[j]);
+    fo_free(cells);
+}
+
+/* A body row's cells (new_cells) as displayed, *right its right-aligned
+ * columns; NULL after running out of memory (failed). */
+static char **body_cells(tbl *tb, const fo_value *row, unsigned *right)
+{
+    const fo_block *b = tb->b;
+    char buf[2048];
+    char **cells = new_cells(tb);
+    if (!cells) return NULL;
+    *right = 0;
+    for (size_t i = 0; i < tb->ncols; i++) {
+        bool r;
+        size_t j = tb->map[i];
+        const fo_value *v = &row[b->u.table.cols[j].field];
+        cells[i] = fo_strdup(cell_text(tb, j, v, buf, sizeof buf, &r));
+        cell_colors(tb, cells)[i] = fo_value_color(v, tb->fmt[j]);
+        if (r && i < 32) *right |= 1u << i;
+    }
+    return cells;
+}
+
+/* The totals row's cells, like body_cells. */
+static char **total_cells(tbl *tb, unsigned *right)
+{
+    fo_pptx *p = tb->p;
+    char buf[2048];
+    char **cells = new_cells(tb);
+    if (!cells) return NULL;
+    *right = 0;
+    for (size_t i = 0; i < tb->ncols; i++) {
+        size_t j = tb->map[i];
+        const fo_table_col *c = &tb->b->u.table.cols[j];
+        bool has;
+        double v;
+        fo_table_total_text(p->doc->lang, &tb->acc[j], c->total, j, tb->fmt[j], buf, sizeof buf, &has);
+        if (c->total != FO_TOTAL_COUNT && tb->fmt[j] && fo_table_total(&tb->acc[j], c->total, &v))
+            cell_colors(tb, cells)[i] = fo_numfmt_color(tb->fmt[j], v);
+        if (has && i < 32) *right |= 1u << i;
+        cells[i] = fo_strdup(buf);
+    }
+    return cells;
+}
+
+/* A body row's "row_styles" as trow.style. */
+static int body_style(const tbl *tb, size_t i)
+{
+    const fo_row_style *rs = fo_table_row_style(tb->b, i);
+    return rs ? (rs->bold ? 1 : 0) | rs->indent << 1 : 0;
+}
+
+/* Pass 2: the heights of the rows the group shows (at most SHOWN_ROWS),
+ * the totals row last, into tb->rh; tb->cut when rows are left out. */
+static bool measure_rows(tbl *tb)
+{
+    fo_pptx *p = tb->p;
+    fo_rows *rows = NULL;
+    if (fo_rows_open_kept(tb->b->u.table.data, tb->keep, &rows, p->d) != FO_OK) return false;
+    const fo_value *row;
+    int rc;
+    unsigned right;
+    tb->nrh = 0;
+    while (!p->err && (rc = fo_rows_next(rows, &row, p->d)) == 1) {
+        if (tb->nrh == SHOWN_ROWS) { tb->cut = true; rc = 0; break; }
+        char **cells = body_cells(tb, row, &right);
+        if (!cells) break;
+        tb->rh[tb->nrh] = row_height(tb, cells, body_style(tb, tb->nrh) & 1);
+        tb->nrh++;
+        free_cells(tb, cells);
+    }
+    fo_rows_close(rows);
+    if (p->err || rc != 0) return false;
+    if (tb->b->u.table.has_totals) {
+        char **cells = total_cells(tb, &right);
+        if (!cells) return false;
+        tb->rh[tb->nrh++] = row_height(tb, cells, true);
+        free_cells(tb, cells);
+    }
+    return true;
+}
+
+/* ---- the plan ---------------------------------------------------------------- */
+
+typedef struct {
+    const double *sum;  /* sum[j]: height of rows 0..j-1 (n + 1 entries) */
+    size_t n;
+    double first, room; /* room for rows on the first slide, on the others */
+    double tail;        /* less on the last slide: what goes under the table there */
+    bool totals;        /* the last row is a totals row */
+} plan_in;
+
+/* Rows j..j+c-1 fit a slide with room cap; one row always does (a row
+ * taller than a slide goes alone). Strict by a hair, so that add_row's
+ * own bottom check never disagrees. */
+static bool plan_fits(const plan_in *in, size_t j, size_t c, double cap)
+{
+    return c == 1 || in->sum[j + c] - in->sum[j] <= cap - 1e-6;
+}
+
+/* can[i * (n + 1) + j]: rows j.. fill slides i..k-1 exactly, each holding
+ * lo..hi rows that fit, the totals row not alone on a "(cont.)" slide.
+ * Returns can[0]: whether k slides can hold the rows so. */
+static bool plan_can(const plan_in *in, size_t k, size_t lo, size_t hi, unsigned char *can)
+{
+    size_t n = in->n, w = n + 1;
+    memset(can, 0, (k + 1) * w);
+    can[k * w + n] = 1;
+    for (size_t i = k; i-- > 0;) {
+        double cap = (i ? in->room : in->first) - (i == k - 1 ? in->tail : 0);
+        for (size_t j = 0; j < n; j++)
+            for (size_t c = lo; c <= hi && j + c <= n && plan_fits(in, j, c, cap); c++) {
+                if (i == k - 1 && i > 0 && c == 1 && in->totals) continue;
+                if (can[(i + 1) * w + j + c]) { can[i * w + j] = 1; break; }
+            }
+    }
+    return can[0];
+}
+
+/* The greedy split's slide count (tail aside): a lower bound of any split's. */
+static size_t plan_greedy(const plan_in *in)
+{
+    size_t k = 0;
+    for (size_t j = 0, c; j < in->n; j += c, k++)
+        for (c = 1; j + c < in->n && plan_fits(in, j, c + 1, k ? in->room : in->first);) c++;
+    return k;
+}
+
+/* Where each slide of the table starts (row indices, the totals row
+ * last), for rows of heights h[0..n): as few slides as the rows need --
+ * the first with room `first` (the table may start below other content),
+ * the others `room`, the last `tail` less -- and of the splits into that
+ * many, the one whose
+ * row counts differ least: the largest count as small as it can be, then
+ * the smallest as large; earlier slides take the spare rows (9, 8, 8). A
+ * row taller than a slide goes alone; a totals row never alone on a
+ * "(cont.)" slide. Returns the slide count k (start[0..k)), or 0 when it
+ * finds none (out of memory: rows then go where they fit). */
+static size_t plan_slides(const double *h, size_t n, double first, double room, double tail,
+                          bool totals, size_t *start)
+{
+    if (n == 0) return 0;
+    double *sum = fo_malloc((n + 1) * sizeof *sum);
+    if (!sum) return 0;
+    sum[0] = 0;
+    for (size_t j = 0; j < n; j++) sum[j + 1] = sum[j] + h[j];
+    plan_in in = {sum, n, first, room, tail, totals};
+    size_t k = plan_greedy(&in);
+    unsigned char *can = NULL;
+    for (; k <= n; k++) { /* one more than greedy, at most, for the totals rule */
+        fo_free(can);
+        can = fo_malloc((k + 1) * (n + 1));
+        if (!can || plan_can(&in, k, 1, n, can)) break;
+    }
+    if (!can || k > n) { fo_free(can); fo_free(sum); return 0; }
+    size_t lo = (n + k - 1) / k, hi = n; /* smallest feasible largest count */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (plan_can(&in, k, 1, mid, can)) hi = mid;
+        else lo = mid + 1;
+    }
+    size_t most = lo;
+    lo = 1, hi = n / k < most ? n / k : most; /* then the largest feasible smallest */
+    while (lo < hi) {
+        size_t mid = hi - (hi - lo) / 2;
+        if (plan_can(&in, k, mid, most, can)) lo = mid;
+        else hi = mid - 1;
+    }
+    size_t least = lo, w = n + 1;
+    plan_can(&in, k, least, most, can);
+    for (size_t i = 0, j = 0; i < k; i++) {
+        start[i] = j;
+        size_t take = 0;
+        double cap = (i ? room : first) - (i == k - 1 ? tail : 0);
+        for (size_t c = least; c <= most && j + c <= n && plan_fits(&in, j, c, cap); c++) {
+            if (i == k - 1 && i > 0 && c == 1 && totals) continue;
+            if (can[(i + 1) * w + j + c]) take = c;
+        }
+        j += take;
+    }
+    fo_free(can);
+    fo_free(sum);
+    return k;
+}
+
+/* Pass 3: rows into chunks, a slide each where the plan starts one; then
+ * the totals row. */
 static bool fill(tbl *tb, char **header)
 {
     const fo_block *b = tb->b;
     fo_pptx *p = tb->p;
+    if (!measure_rows(tb)) return false;
+    double room = p->g.body_bottom - p->g.body_y - tb->header_h;
+    double note = tb->cut ? FO_PPTX_GAP + fo_pptx_line_h(12) + 2 * FO_PPTX_INS_Y : 0; /* cut_note */
+    tb->nslides = plan_slides(tb->rh, tb->nrh, p->g.body_bottom - p->y - tb->header_h, room, note,
+                              b->u.table.has_totals, tb->starts);
+    tb->next_slide = 1; /* the first starts here */
+    tb->placed = 0;
     fo_rows *rows = NULL;
     if (fo_rows_open_kept(b->u.table.data, tb->keep, &rows, p->d) != FO_OK) return false;
     const fo_value *row;
     int rc;
-    char buf[2048];
+    unsigned right;
     tb->shown = 0;
     while (!p->err && (rc = fo_rows_next(rows, &row, p->d)) == 1) {
         if (tb->shown == SHOWN_ROWS) {
@@ -369,39 +585,17 @@ static bool fill(tbl *tb, char **header)
             break;
         }
         tb->shown++;
-        char **cells = new_cells(tb);
+        char **cells = body_cells(tb, row, &right);
         if (!cells) break;
-        unsigned right = 0;
-        for (size_t i = 0; i < tb->ncols; i++) {
-            bool r;
-            size_t j = tb->map[i];
-            const fo_value *v = &row[b->u.table.cols[j].field];
-            cells[i] = fo_strdup(cell_text(tb, j, v, buf, sizeof buf, &r));
-            cell_colors(tb, cells)[i] = fo_value_color(v, tb->fmt[j]);
-            if (r && i < 32) right |= 1u << i;
-        }
-        const fo_row_style *rs = fo_table_row_style(b, tb->shown - 1);
-        add_row(tb, header, cells, right, false, false, rs ? (rs->bold ? 1 : 0) | rs->indent << 1 : 0);
+        add_row(tb, header, cells, right, false, false, body_style(tb, tb->shown - 1));
     }
     fo_rows_close(rows);
     if (p->err) return false;
     if (rc != 0) return false;
     size_t total_row = SIZE_MAX;
     if (b->u.table.has_totals) {
-        char **cells = new_cells(tb);
+        char **cells = total_cells(tb, &right);
         if (!cells) return false;
-        unsigned right = 0;
-        for (size_t i = 0; i < tb->ncols; i++) {
-            size_t j = tb->map[i];
-            const fo_table_col *c = &b->u.table.cols[j];
-            bool has;
-            double v;
-            fo_table_total_text(p->doc->lang, &tb->acc[j], c->total, j, tb->fmt[j], buf, sizeof buf, &has);
-            if (c->total != FO_TOTAL_COUNT && tb->fmt[j] && fo_table_total(&tb->acc[j], c->total, &v))
-                cell_colors(tb, cells)[i] = fo_numfmt_color(tb->fmt[j], v);
-            if (has && i < 32) right |= 1u << i;
-            cells[i] = fo_strdup(buf);
-        }
         add_row(tb, header, cells, right, true, true, 0);
         total_row = tb->nchunk - 1;
     }
@@ -442,12 +636,6 @@ static void group_note(fo_pptx *p, const size_t *ends, size_t g, size_t n, doubl
 /* The caption above the table, kept on the slide where the table starts. */
 static void caption(fo_pptx *p, const fo_block *b, double first)
 {
-    if (!p->section) {
-        char *plain = fo_markup_plain(b->u.table.caption);
-        snprintf(p->section_buf, sizeof p->section_buf, "%s", plain ? plain : "");
-        fo_free(plain);
-        p->section = p->section_buf;
-    }
     fo_pptx_need(p, first + fo_pptx_line_h(14) + FO_PPTX_GAP + 3 * FO_PPTX_INS_Y, false);
     fo_pptx_para cap;
     if (fo_pptx_para_init(&cap, FO_PPTX_PARA_PLAIN, 0, 14, b->u.table.caption, true)) {
@@ -472,6 +660,10 @@ static void write_group(tbl *tb, char **header, const size_t *ends, size_t g, si
     if (g > 0) { /* each group on slides of its own */
         fo_pptx_slide_end(p);
         fo_pptx_open_flow_slide(p);
+    } else if (tb->own_title) { /* what caption, note and first rows need */
+        double cap = b->u.table.caption ? fo_pptx_line_h(14) + FO_PPTX_GAP + 3 * FO_PPTX_INS_Y : 0;
+        double note = ngroups > 1 ? fo_pptx_line_h(12) + 2 * FO_PPTX_INS_Y + FO_PPTX_GAP : 0;
+        fo_pptx_own_title(p, first + cap + note);
     }
     if (g == 0 && b->u.table.caption) caption(p, b, first);
     if (ngroups > 1) group_note(p, ends, g, n, first);
@@ -480,6 +672,25 @@ static void write_group(tbl *tb, char **header, const size_t *ends, size_t g, si
     if (!fill(tb, header) && !p->err)
         fo_pptx_fail(p, FO_ERR_INPUT, b, "reading the table's data failed");
     if (tb->cut && !p->err) cut_note(p, tb->shown, b->u.table.data->nrows);
+}
+
+/* The title of the table's slides when no section heading gives one: the
+ * heading right before it (pptx.c leaves it out of the flow for this), else
+ * its caption, else its dataset's name. Set as the section, unused yet. */
+static void own_title(fo_pptx *p, const fo_block *b)
+{
+    const fo_block *prev = b > p->doc->blocks ? b - 1 : NULL;
+    const char *src = b->u.table.data->name;
+    if (prev && prev->kind == FO_BLOCK_HEADING && prev->u.heading.level > 1 && prev->u.heading.text &&
+        *prev->u.heading.text)
+        src = prev->u.heading.text;
+    else if (b->u.table.caption && *b->u.table.caption)
+        src = b->u.table.caption;
+    char *plain = src == b->u.table.data->name ? NULL : fo_markup_plain(src);
+    snprintf(p->section_buf, sizeof p->section_buf, "%s", plain ? plain : src ? src : "");
+    fo_free(plain);
+    p->section = p->section_buf;
+    p->section_used = false;
 }
 
 void fo_pptx_table(fo_pptx *p, const fo_block *b)
@@ -491,6 +702,12 @@ void fo_pptx_table(fo_pptx *p, const fo_block *b)
     size_t *ends = NULL;
     double *mn = NULL;
     if (n == 0 || !b->u.table.data) return;
+    /* a table with no section heading over it brings its own title, for
+     * its slides only: what follows it is not "(cont.)" of the table */
+    const char *section = p->section;
+    bool section_used = p->section_used, own = !section || !*section;
+    if (own) own_title(p, b);
+    tb.own_title = own;
     tb.fmt = fo_calloc(n, sizeof *tb.fmt);
     tb.width = fo_calloc(n, sizeof *tb.width);
     tb.numeric = fo_calloc(n, sizeof *tb.numeric);
@@ -500,7 +717,9 @@ void fo_pptx_table(fo_pptx *p, const fo_block *b)
     header = fo_calloc(n, sizeof *header);
     ends = fo_calloc(n, sizeof *ends);
     mn = fo_calloc(n, sizeof *mn);
-    if (!tb.fmt || !tb.width || !tb.numeric || !tb.acc || !tb.w || !tb.map || !header || !ends || !mn) {
+    tb.rh = fo_calloc(SHOWN_ROWS + 1, sizeof *tb.rh);
+    tb.starts = fo_calloc(SHOWN_ROWS + 1, sizeof *tb.starts);
+    if (!tb.rh || !tb.starts || !tb.fmt || !tb.width || !tb.numeric || !tb.acc || !tb.w || !tb.map || !header || !ends || !mn) {
         fo_pptx_fail(p, FO_ERR_NOMEM, b, "out of memory");
         goto cleanup;
     }
@@ -537,4 +756,10 @@ cleanup:
     fo_free(header);
     fo_free(ends);
     fo_free(mn);
+    fo_free(tb.rh);
+    fo_free(tb.starts);
+    if (own) {
+        p->section = section;
+        p->section_used = section_used;
+    }
 }

@@ -283,3 +283,19 @@ def test_samples_open_in_libreoffice(tmp_path, sample):
                         assert pic.get("descr"), n + ": chart without alt text"
     pages, _ = convert(out)
     assert pages == nslides
+
+
+def test_heading_stays_with_the_code_box_after_it(tmp_path):
+    """Keep with next: a heading is never the last thing on a slide whose
+    code box went on to the next (the heading reserved less room than the
+    code box asks for: its padding and the gap under the heading)."""
+    for k in range(1, 17):
+        spec = {"folio": 1, "data": {"t": {"columns": ["a", "b"], "rows": [["r%d" % i, i] for i in range(k)]}},
+                "blocks": [{"type": "heading", "text": "Detail", "level": 1},
+                           {"type": "paragraph", "text": "Some text."},
+                           {"type": "table", "data": "t"},
+                           {"type": "heading", "text": "Method", "level": 2},
+                           {"type": "code", "text": "df = load()\nsummary = df.sum()"}]}
+        texts = slide_texts(render(tmp_path, spec, "keep%d" % k))
+        with_heading = [t for t in texts if "Method" in t]
+        assert len(with_heading) == 1 and "df = load()" in with_heading[0], (k, texts)
