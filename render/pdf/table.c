@@ -261,6 +261,7 @@ static bool draw_rows(table *T)
     const fo_value *row;
     int r = 0;
     bool cut = false;
+    size_t first_page = c->npages, pages = c->npages;
     T->row = 0;
     while (c->st == FO_OK && !cut && (r = fo_rows_next(rows, &row, c->d)) == 1) {
         if ((cut = at_page_limit(T))) break;
@@ -271,7 +272,14 @@ static bool draw_rows(table *T)
             T->colors[i] = fo_value_color(v, COL(i)->fmt);
         }
         draw_row(T, T->texts, T->lens, ROW_BODY);
+        if (c->npages != pages) { /* a page turned: the pages the rest needs, at this rate */
+            pages = c->npages;
+            size_t left = b->u.table.data->nrows > shown ? b->u.table.data->nrows - shown : 0;
+            double more = (double)left * (double)(pages - first_page) / (double)shown;
+            c->expect_pages = (size_t)fmin((double)pages + more, FO_PDF_MAX_PAGES);
+        }
     }
+    c->expect_pages = 0;
     fo_rows_close(rows);
     if (r < 0) return false;
     if (b->u.table.has_totals && c->st == FO_OK) {
