@@ -48,3 +48,27 @@ echo "folio vs reportlab: wall x$(ratio "${wall[folio]}" "${wall[reportlab]}")  
 echo "folio peak RSS: $(echo "scale=1; ${rss[folio]} / 1024" | bc -l) MiB (target < 16)"
 emb=$(pdffonts "$work/pdf/folio.pdf" | awk 'NR > 2 && $(NF-4) != "yes"' | wc -l)
 echo "folio fonts not embedded: $emb (target 0)"
+
+# Long tables (issue 39): a 100,000-row table's peak RSS (target <= 32 MiB:
+# libharu holds every page; past 100 pages their contents are compressed as
+# each is finished) and a 1,000,000-row table, refused at the 30 MiB
+# ceiling from an estimate early on (exit 3) rather than after ~24,400 pages.
+long="$work/pdf-long"
+mkdir -p "$long"
+for n in 100000 1000000; do
+  [ -f "$long/rows$n.json" ] || $py - "$long" "$n" <<'PY' || exit 1
+import json, sys
+d, n = sys.argv[1], int(sys.argv[2])
+regions = ("North", "South", "East", "West")
+with open(f"{d}/rows{n}.csv", "w") as f:
+    f.write("id,region,amount,qty\n")
+    f.writelines(f"{i},{regions[i % 4]},{(i * 7919) % 1000003 / 100:.2f},{i % 97 + 1}\n" for i in range(n))
+json.dump({"folio": 1, "title": f"{n} rows", "data": {"t": {"csv": f"rows{n}.csv"}},
+           "blocks": [{"type": "table", "data": "t"}]}, open(f"{d}/rows{n}.json", "w"))
+PY
+done
+read -r w c r < <(bench_measure wall "$long" "$folio" render "$long/rows100000.json" -o "$long/rows100000.pdf" --quiet)
+echo "100,000-row table: ${w} s wall, ${c} s CPU, $(echo "scale=1; $r / 1024" | bc -l) MiB peak RSS (target <= 32), $(stat -c %s "$long/rows100000.pdf") bytes, $(pdfinfo "$long/rows100000.pdf" | awk '/^Pages:/ {print $2}') pages"
+rm -f "$long/rows1000000.pdf"
+$py "$here/rusage.py" "$long/time.txt" "$long/err.txt" "$folio" render "$long/rows1000000.json" -o "$long/rows1000000.pdf" --quiet
+echo "1,000,000-row table: exit $? ($(grep -o 'stopped at page [0-9]*' "$long/err.txt" || echo 'no early stop')), $(tail -1 "$long/time.txt" | awk '{printf "%s s wall, %.1f MiB peak RSS", $1, $3 / 1024}'), file left: $([ -e "$long/rows1000000.pdf" ] && echo yes || echo no)"

@@ -67,3 +67,57 @@ awk -v n="$N" '
                    bytes[1] / bytes[i]
     }' "$work/results"
 echo "folio PNGs pass pngcheck: $pngok"
+
+# ---- marginal cost per chart, each kind (issue 39: target <= 1 ms) ------------
+# One process renders N charts of one kind, another 1: (N - 1) charts'
+# difference in CPU (rusage.py, to the millisecond, best of 3 each) is the
+# marginal cost, without process start and font loading. CALLGRIND=1 adds
+# instruction counts (20 vs 1 charts under valgrind: repeatable on a busy
+# machine).
+"$PY" - "$work" "$N" <<'PYEOF'
+import json, math, sys
+work, n = sys.argv[1], int(sys.argv[2])
+months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+for kind in ("bar", "line", "area", "pie", "scatter"):
+    for count in (1, 20, n):
+        blocks = []
+        for k in range(count):
+            if kind == "scatter":
+                rows = [[round(i * 1.5 + k % 7, 2), round(40 + 30 * math.sin(i * 0.6 + k), 2)] for i in range(40)]
+                cols, x, y = ["x", "y"], "x", "y"
+            elif kind == "pie":
+                rows = [[m, round(71 + 30 * math.sin(i * 0.6 + k), 2)] for i, m in enumerate(months[:6])]
+                cols, x, y = ["month", "revenue"], "month", "revenue"
+            else:
+                rows = [[m] + [round(40 + 10 * s + 30 * math.sin(i * 0.6 + s + k), 2) for s in range(3)]
+                        for i, m in enumerate(months)]
+                cols, x, y = ["month", "revenue", "cost", "profit"], "month", ["revenue", "cost", "profit"]
+            blocks.append({"type": "chart", "kind": kind, "title": f"Chart {k + 1}", "y_title": "EUR",
+                           "data": {"columns": cols, "rows": rows}, "x": x, "y": y})
+        json.dump({"folio": 1, "blocks": blocks}, open(f"{work}/{kind}-{count}.json", "w"))
+PYEOF
+best_cpu() {  # spec: best CPU seconds of 3 runs
+    for _ in 1 2 3; do
+        rm -rf "$work/out"; mkdir -p "$work/out"
+        "$PY" "$here/rusage.py" "$work/t" "$work/err" "$FOLIO" render "$1" -o "$work/out/c.png" --quiet || {
+            cat "$work/err"; exit 1; }
+        cut -d' ' -f2 "$work/t"
+    done | sort -n | head -1
+}
+echo
+echo "marginal cost of one chart, $N charts minus 1 in one process (target <= 1 ms):"
+printf '%-8s %10s %12s %11s
+' kind "cpu ms" "M instr." "bytes/chart"
+for kind in bar line area pie scatter; do
+    one=$(best_cpu "$work/$kind-1.json"); many=$(best_cpu "$work/$kind-$N.json")
+    bytes=$(( $(cat "$work/out"/*.png | wc -c) / N ))
+    instr=-
+    if [ "${CALLGRIND:-0}" = 1 ] && command -v valgrind >/dev/null; then
+        ir() { rm -rf "$work/out"; mkdir -p "$work/out"
+               valgrind --tool=callgrind --callgrind-out-file=/dev/null "${FOLIO%/folio}/folio-engine" render "$1" \
+                   -o "$work/out/c.png" --quiet 2>&1 | awk '/refs:/ {gsub(",", "", $4); print $4}'; }
+        a=$(ir "$work/$kind-1.json"); b=$(ir "$work/$kind-20.json")
+        instr=$(echo "$a $b" | awk '{printf "%.1f", ($2 - $1) / 19 / 1e6}')
+    fi
+    printf '%-8s %10.2f %12s %11d\n' "$kind" "$(echo "$one $many" | awk -v n="$N" '{print ($2 - $1) * 1000 / (n - 1)}')" "$instr" "$bytes"
+done

@@ -39,7 +39,7 @@ ALLOWED = {
     "render/docx": WRITER_COMMON + ["render/ooxml", "render/chartxml", "libxml2"],
     "render/pptx": WRITER_COMMON + ["render/ooxml", "render/chartxml"],
     "render/pdf": WRITER_COMMON + ["render/ooxml", "libharu", "cairo", "libdeflate"],
-    "render/png": WRITER_COMMON + ["cairo", "freetype", "zlib"],
+    "render/png": WRITER_COMMON + ["cairo", "freetype", "zlib", "libdeflate"],
     "sandbox/egress": ["base", "include"],
     "sandbox/policy": ["sandbox", "base", "include", "libseccomp"],
     "sandbox": ["sandbox/egress", "base", "include", "build"],

@@ -86,7 +86,7 @@ fo_status fo_chartxml_data_read(const fo_chart *c, fo_chartxml_data *dt, fo_diag
 /* The chart's data as an .xlsx workbook (layout in workbook.c): nseries
  * series of dt (the first ones); scatter puts dt->x in column A, others the
  * category labels. *out (fo_malloc'd, the caller frees) holds *len bytes.
- * Errors: FO_ERR_NOMEM, FO_ERR_IO (the scratch file). */
+ * Errors: FO_ERR_NOMEM. */
 fo_status fo_chartxml_workbook(const fo_chartxml_data *dt, bool scatter, size_t nseries,
                                long long epoch, void **out, size_t *len);
 /* "Sheet1!$B$2:$B$9": column col (0 = A), rows first..last (0-based), or one

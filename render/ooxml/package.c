@@ -602,6 +602,7 @@ typedef struct {
     zip_t *za;
     time_t stamp;
     fo_pkg *p;
+    bool store;         /* every entry stored: fo_pkg_close_memory */
 } writer;
 
 static void zip_fail(writer *w, const char *what, const char *name)
@@ -623,11 +624,12 @@ static void zip_fail(writer *w, const char *what, const char *name)
  * (about 20 ms CPU per MB), so PNGs are deflated at the fastest level; a
  * JPEG gains nothing from deflate and is stored. Everything else (XML) is
  * deflated at FO_PKG_XML_LEVEL. */
-static void compression(const char *name, zip_int32_t *method, zip_uint32_t *level)
+static void compression(const char *name, bool store, zip_int32_t *method, zip_uint32_t *level)
 {
     const char *dot = strrchr(name, '.');
     *method = ZIP_CM_DEFLATE;
     *level = FO_PKG_XML_LEVEL;
+    if (store) { *method = ZIP_CM_STORE; *level = 0; return; }
     if (!dot) return;
     if (strcmp(dot, ".png") == 0 || strcmp(dot, ".gif") == 0) *level = 1;
     else if (strcmp(dot, ".jpeg") == 0 || strcmp(dot, ".jpg") == 0) { *method = ZIP_CM_STORE; *level = 0; }
@@ -642,7 +644,7 @@ static void add_source(writer *w, const char *name, zip_source_t *src)
     zip_uint64_t i = (zip_uint64_t)idx;
     zip_int32_t method;
     zip_uint32_t level;
-    compression(name, &method, &level);
+    compression(name, w->store, &method, &level);
     if (zip_set_file_compression(w->za, i, method, level) < 0 ||
         zip_file_set_mtime(w->za, i, w->stamp, 0) < 0 ||
         zip_file_set_external_attributes(w->za, i, 0, ZIP_OPSYS_UNIX, 0100644u << 16) < 0)
@@ -744,14 +746,55 @@ static void add_generated(writer *w, const char *name, fo_xml *x)
     add_entry(w, name, data, len, fp);
 }
 
+/* Adds every entry in the package's fixed order (package.h) to w->za. */
+static void write_entries(writer *w)
+{
+    fo_pkg *p = w->p;
+    add_generated(w, "[Content_Types].xml", gen_content_types(p));
+    add_generated(w, "_rels/.rels", gen_rels(p, ""));
+    if (p->spill && fflush(p->spill) != 0)
+        fo_pkg__fail(p, FO_ERR_IO, "cannot write the package's temporary file (disk full?)");
+    for (size_t i = 0; i < p->nparts && !p->err; i++) {
+        part *pt = &p->parts[i];
+        if (pt->spilled) {
+            add_source(w, pt->name, spill_source(w, pt));
+        } else if (pt->xml) {
+            const unsigned char *data;
+            size_t len;
+            void *fp;
+            fo_xml__take_output(pt->xml, &data, &len, &fp);
+            add_entry(w, pt->name, data, len, fp);
+        } else {
+            add_entry(w, pt->name, pt->data, pt->len, NULL);
+        }
+    }
+    char rn[1100];
+    for (size_t i = 0; i < p->nparts && !p->err; i++) {
+        rels_name(p->parts[i].name, rn, sizeof rn);
+        add_generated(w, rn, gen_rels(p, p->parts[i].name));
+    }
+}
+
+/* 1980-01-01 00:00 in local time: libzip converts with localtime(). */
+static time_t dos_epoch(void)
+{
+    struct tm tm = {.tm_year = 80, .tm_mon = 0, .tm_mday = 1, .tm_isdst = -1};
+    return mktime(&tm);
+}
+
+static fo_status report(fo_pkg *p, fo_diags *d)
+{
+    if (p->err != FO_OK)
+        fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: %s", p->path, p->why);
+    return p->err;
+}
+
 fo_status fo_pkg_close(fo_pkg *p, fo_diags *d)
 {
     if (!p) return FO_ERR_NOMEM;
     writer w = {0};
     w.p = p;
-    /* 1980-01-01 00:00 in local time: libzip converts with localtime(). */
-    struct tm tm = {.tm_year = 80, .tm_mon = 0, .tm_mday = 1, .tm_isdst = -1};
-    w.stamp = mktime(&tm);
+    w.stamp = dos_epoch();
     if (p->err == FO_OK) {
         int zerr = 0;
         w.za = zip_open(p->path, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
@@ -761,31 +804,7 @@ fo_status fo_pkg_close(fo_pkg *p, fo_diags *d)
             fo_pkg__fail(p, FO_ERR_IO, why);
         }
     }
-    if (p->err == FO_OK) {
-        add_generated(&w, "[Content_Types].xml", gen_content_types(p));
-        add_generated(&w, "_rels/.rels", gen_rels(p, ""));
-        if (p->spill && fflush(p->spill) != 0)
-            fo_pkg__fail(p, FO_ERR_IO, "cannot write the package's temporary file (disk full?)");
-        for (size_t i = 0; i < p->nparts && !p->err; i++) {
-            part *pt = &p->parts[i];
-            if (pt->spilled) {
-                add_source(&w, pt->name, spill_source(&w, pt));
-            } else if (pt->xml) {
-                const unsigned char *data;
-                size_t len;
-                void *fp;
-                fo_xml__take_output(pt->xml, &data, &len, &fp);
-                add_entry(&w, pt->name, data, len, fp);
-            } else {
-                add_entry(&w, pt->name, pt->data, pt->len, NULL);
-            }
-        }
-        char rn[1100];
-        for (size_t i = 0; i < p->nparts && !p->err; i++) {
-            rels_name(p->parts[i].name, rn, sizeof rn);
-            add_generated(&w, rn, gen_rels(p, p->parts[i].name));
-        }
-    }
+    if (p->err == FO_OK) write_entries(&w);
     if (w.za) {
         if (p->err == FO_OK) {
             if (zip_close(w.za) < 0) {
@@ -798,7 +817,53 @@ fo_status fo_pkg_close(fo_pkg *p, fo_diags *d)
             zip_discard(w.za);
         }
     }
-    if (p->err != FO_OK)
-        fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: %s", p->path, p->why);
-    return p->err;
+    return report(p, d);
+}
+
+/* The bytes of a closed buffer source, fo_malloc'd; NULL on failure. */
+static void *source_bytes(zip_source_t *src, size_t *len)
+{
+    zip_stat_t st;
+    void *out = NULL;
+    if (zip_source_stat(src, &st) < 0 || !(st.valid & ZIP_STAT_SIZE) || zip_source_open(src) < 0)
+        return NULL;
+    out = fo_malloc(st.size ? st.size : 1);
+    if (out && zip_source_read(src, out, st.size) != (zip_int64_t)st.size) {
+        fo_free(out);
+        out = NULL;
+    }
+    zip_source_close(src);
+    if (out) *len = (size_t)st.size;
+    return out;
+}
+
+fo_status fo_pkg_close_memory(fo_pkg *p, void **out, size_t *len, fo_diags *d)
+{
+    *out = NULL;
+    *len = 0;
+    if (!p) return FO_ERR_NOMEM;
+    writer w = {0};
+    w.p = p;
+    w.stamp = dos_epoch();
+    w.store = true;
+    zip_source_t *buf = NULL;
+    if (p->err == FO_OK) {
+        buf = zip_source_buffer_create(NULL, 0, 0, NULL);
+        if (buf) zip_source_keep(buf); /* ours after zip_close */
+        w.za = buf ? zip_open_from_source(buf, ZIP_TRUNCATE, NULL) : NULL;
+        if (!w.za) fo_pkg__fail(p, FO_ERR_NOMEM, "cannot start an archive in memory");
+    }
+    if (p->err == FO_OK) write_entries(&w);
+    if (w.za) {
+        if (p->err == FO_OK && zip_close(w.za) < 0) {
+            zip_fail(&w, "cannot write", p->path);
+            zip_discard(w.za);
+        } else if (p->err != FO_OK) {
+            zip_discard(w.za);
+        }
+    }
+    if (p->err == FO_OK && !(*out = source_bytes(buf, len)))
+        fo_pkg__fail(p, FO_ERR_NOMEM, "cannot read the archive back from memory");
+    if (buf) zip_source_free(buf);
+    return report(p, d);
 }

@@ -128,6 +128,12 @@ void fo_pkg_add_theme(fo_pkg *p, const char *name, const fo_theme *t);
  * sticky error, with one diagnostic in d naming the problem. The package
  * still needs fo_pkg_free afterwards. */
 fo_status fo_pkg_close(fo_pkg *p, fo_diags *d);
+/* Same, into memory: *out (fo_malloc'd, the caller frees) and *len, with
+ * every entry stored rather than deflated — for a package embedded in
+ * another (a chart's workbook), which the outer archive deflates whole, so
+ * its XML is compressed once. The path given to fo_pkg_new only names the
+ * package in the diagnostic. On failure *out is NULL. */
+fo_status fo_pkg_close_memory(fo_pkg *p, void **out, size_t *len, fo_diags *d);
 
 /* ---- private --------------------------------------------------------------- */
 /* Records err (first one wins) with a short reason; for writers built on the

@@ -23,7 +23,17 @@
  * written, not before saving, leaves libharu free to add to a stream or
  * set its filter while it saves (a page's content stream gets its closing
  * ET then, a ToUnicode map its filter). Objects that have hooks of
- * libharu's own, filter parameters or another filter are left to libharu. */
+ * libharu's own, filter parameters or another filter are left to libharu.
+ *
+ * Long documents: past the first FO_PDF_HELD_PAGES pages, a page's content
+ * stream is compressed the same way as soon as the page is finished
+ * (fo_pdf_page_done), and what is drawn on it later (page numbers, the
+ * header) goes to a second content stream of that page. libharu holds
+ * every page until it saves, so the contents drawn stayed in memory at
+ * ~15 KB a table page: a 100,000-row table (2,440 pages) peaked at 48 MiB.
+ * Compressed they are ~1.3 KB. The sum of those compressed streams is
+ * bytes the file will hold, so once it passes the output ceiling the
+ * render stops there (FO_ERR_CEILING) instead of laying out the rest. */
 #include <pthread.h>
 #include <string.h>
 
@@ -36,6 +46,16 @@
 #include "render/pdf/pdf_int.h"
 
 #define LEVEL 5
+/* Block size of the content stream a finished page gets for what is drawn
+ * on it later: a header and a footer line are ~150 bytes each. */
+#define LATER_BLOCK 256
+/* Bytes each page adds to the file besides its contents, at least: its
+ * object (/Type /Page, /Parent, /MediaBox, /Contents, /Resources), its two
+ * content streams' dictionaries and three cross-reference entries (a
+ * 100,000-row table's pages measured ~600). */
+#define PAGE_FLOOR 250.0
+/* Compressed pages averaged before a table's size is estimated. */
+#define SAMPLE_PAGES 50
 
 /* The compressor of the save under way on this thread (hooks have no
  * other way to reach it). */
@@ -64,30 +84,53 @@ static bool gather(HPDF_Stream s, fo_buf *b)
     return true;
 }
 
-/* Before-write hook: see the file's comment. Anything short of success
- * leaves the stream to libharu's own deflate. */
-static HPDF_STATUS compress_now(HPDF_Dict d)
+/* Sets the size of the blocks an empty memory stream allocates as it grows
+ * (libharu's HPDF_STREAM_BUF_SIZ, 4 KiB, otherwise). */
+static void block_size(HPDF_Stream s, HPDF_UINT n)
 {
-    d->before_write_fn = NULL;
-    if (!active || d->stream->size == 0 || d->filter != HPDF_STREAM_FILTER_FLATE_DECODE || d->filterParams)
-        return HPDF_OK;
+    HPDF_MemStreamAttr a = s->attr;
+    if (s->size != 0 || a->buf->count != 0) return;
+    a->buf_siz = n;
+    a->w_pos = n; /* "the block is full": the next write allocates one */
+    a->w_ptr = NULL;
+}
+
+/* Compresses d's stream in place with z (see the file's comment): its
+ * compressed length, 0 when left as it was (nothing to do, or out of
+ * memory: libharu's own deflate then does it). exact: the stream is held
+ * in one block of that length from now on. *st: libharu's status. */
+static size_t squeeze(HPDF_Dict d, struct libdeflate_compressor *z, bool exact, HPDF_STATUS *st)
+{
+    *st = HPDF_OK;
+    if (!z || d->stream->size == 0 || d->filter != HPDF_STREAM_FILTER_FLATE_DECODE || d->filterParams)
+        return 0;
     fo_buf in = {0};
     unsigned char *out = NULL;
     size_t n = 0;
     if (fo_buf_reserve(&in, d->stream->size) && gather(d->stream, &in) && in.len == d->stream->size) {
-        size_t cap = libdeflate_zlib_compress_bound(active, in.len);
+        size_t cap = libdeflate_zlib_compress_bound(z, in.len);
         if ((out = fo_malloc(cap)))
-            n = libdeflate_zlib_compress(active, in.data, in.len, out, cap);
+            n = libdeflate_zlib_compress(z, in.data, in.len, out, cap);
     }
     fo_buf_free(&in);
-    HPDF_STATUS st = HPDF_OK;
     if (n > 0) {
         HPDF_MemStream_FreeData(d->stream);
-        st = HPDF_Stream_Write(d->stream, out, (HPDF_UINT)n);
+        if (exact) block_size(d->stream, (HPDF_UINT)n); /* one block, not 4 KiB ones */
+        *st = HPDF_Stream_Write(d->stream, out, (HPDF_UINT)n);
         d->filter = HPDF_STREAM_FILTER_NONE;
         d->write_fn = write_filter;
     }
     fo_free(out);
+    return n;
+}
+
+/* Before-write hook: see the file's comment. Anything short of success
+ * leaves the stream to libharu's own deflate. */
+static HPDF_STATUS compress_now(HPDF_Dict d)
+{
+    HPDF_STATUS st;
+    d->before_write_fn = NULL;
+    squeeze(d, active, false, &st);
     return st;
 }
 
@@ -100,11 +143,72 @@ static bool eligible(const HPDF_Obj_Header *h)
     return d->stream && d->stream->type == HPDF_STREAM_MEMORY && !d->before_write_fn && !d->write_fn;
 }
 
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+/* Whether the PDF is past c->max_bytes (then recorded as FO_ERR_CEILING):
+ * for certain, when the compressed contents of the pages finished so far
+ * and PAGE_FLOOR bytes for each page's objects pass it; or by estimate,
+ * once SAMPLE_PAGES were compressed, when a table's remaining rows need
+ * pages (c->expect_pages) that at the average page so far pass it. */
+static bool past_ceiling(fo_pdf *c)
+{
+    if (!c->max_bytes) return false;
+    double page = (double)c->squeezed / (double)c->pages_squeezed + PAGE_FLOOR;
+    double sure = (double)c->squeezed + (double)c->npages * PAGE_FLOOR;
+    double est = c->pages_squeezed >= SAMPLE_PAGES && c->expect_pages > c->npages
+                     ? page * (double)c->expect_pages : 0;
+    if (sure <= (double)c->max_bytes && est <= (double)c->max_bytes) return false;
+    if (sure > (double)c->max_bytes)
+        fo_pdf_fail(c, FO_ERR_CEILING,
+                    "the PDF would pass the output ceiling of %llu bytes: its first %zu pages "
+                    "already hold %.0f; stopped there, nothing written (split the data, drop "
+                    "columns, or raise --max-bytes)", (unsigned long long)c->max_bytes, c->npages, sure);
+    else
+        fo_pdf_fail(c, FO_ERR_CEILING,
+                    "the PDF would pass the output ceiling of %llu bytes: the table's rows need "
+                    "about %zu pages at %.0f bytes a page (~%.0f MB); stopped at page %zu, nothing "
+                    "written (split the data, drop columns, or raise --max-bytes)",
+                    (unsigned long long)c->max_bytes, c->expect_pages, page, est / 1e6, c->npages);
+    return true;
+}
+
+void fo_pdf_page_done(fo_pdf *c)
+{
+    HPDF_Page page = c->page;
+    if (!page || c->st != FO_OK || c->npages <= FO_PDF_HELD_PAGES) return;
+    HPDF_Dict d = ((HPDF_PageAttr)page->attr)->contents;
+    if (!d || !eligible(&d->header) || HPDF_Page_GetGMode(page) != HPDF_GMODE_PAGE_DESCRIPTION)
+        return;
+    pthread_once(&once, use_fo_malloc);
+    if (!c->squeezer && !(c->squeezer = libdeflate_alloc_compressor(LEVEL))) {
+        fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
+        return;
+    }
+    HPDF_STATUS st;
+    size_t n = squeeze(d, c->squeezer, true, &st);
+    if (st != HPDF_OK || n == 0) return; /* libharu's error is reported; else left as drawn */
+    c->squeezed += n;
+    c->pages_squeezed++;
+    if (past_ceiling(c)) return;
+    HPDF_Dict next = NULL;
+    if (HPDF_Page_New_Content_Stream(page, &next) == HPDF_OK && next) {
+        next->filter = HPDF_STREAM_FILTER_FLATE_DECODE; /* what drawing adds later: */
+        block_size(next->stream, LATER_BLOCK); /* page numbers */
+    }
+}
+
+void fo_pdf_squeezer_free(fo_pdf *c)
+{
+    if (c->squeezer) libdeflate_free_compressor(c->squeezer);
+    c->squeezer = NULL;
+}
+
 bool fo_pdf_save(fo_pdf *c, const char *path)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, use_fo_malloc);
-    active = libdeflate_alloc_compressor(LEVEL);
+    /* the finished pages' compressor if there is one: one ~0.7 MB state, not two */
+    active = c->squeezer ? c->squeezer : libdeflate_alloc_compressor(LEVEL);
+    c->squeezer = NULL;
     for (HPDF_Xref x = c->pdf->xref; active && x; x = x->prev)
         for (HPDF_UINT i = 0; i < x->entries->count; i++) {
             HPDF_XrefEntry e = HPDF_List_ItemAt(x->entries, i);

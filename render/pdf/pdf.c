@@ -348,6 +348,8 @@ void fo_pdf_new_page(fo_pdf *c)
                     "holds; split it into several documents", FO_PDF_MAX_PAGES);
         return;
     }
+    fo_pdf_page_done(c);
+    if (c->st != FO_OK) return;
     if (!fo_grow((void **)&c->pages, &c->pages_cap, c->npages + 1, 16, sizeof *c->pages)) {
         fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
         return;
@@ -571,6 +573,7 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
     c->doc = doc;
     c->t = &doc->theme;
     c->d = d;
+    c->max_bytes = fo_outset_max_bytes(out);
     for (size_t i = 0; i < sizeof fallback_files / sizeof *fallback_files; i++)
         if (access(fallback_files[i], R_OK) == 0 && c->nfallbacks < FO_PDF_MAX_FALLBACKS)
             c->fallbacks[c->nfallbacks++] = fallback_files[i];
@@ -607,6 +610,7 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
 
     fo_status st = c->st;
     HPDF_Free(c->pdf);
+    fo_pdf_squeezer_free(c);
     for (size_t i = 0; i < c->nfonts; i++) {
         fo_pdf_gmap_free(c->fonts[i]);
         fo_free(c->fonts[i]->has);

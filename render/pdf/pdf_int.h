@@ -108,6 +108,12 @@ typedef struct {
     struct fo_pdf_emoji *emoji; /* emoji.c: one image per distinct emoji drawn */
     size_t nemoji, emoji_cap;
     char *marked;            /* glyphs.c: fo_pdf_mark_codes's last rewritten text */
+    uint64_t max_bytes;      /* the output ceiling (fo_outset_max_bytes) */
+    struct libdeflate_compressor *squeezer; /* deflate.c: finished pages, lazily */
+    uint64_t squeezed;       /* compressed bytes of the pages' contents so far */
+    size_t pages_squeezed;   /* pages whose contents were compressed when finished */
+    size_t expect_pages;     /* table.c: the pages a table's remaining rows reach at
+                              * the rate so far (0: no estimate) */
 } fo_pdf;
 
 /* ---- pdf.c: document, pages, fonts ------------------------------------- */
@@ -149,6 +155,17 @@ void fo_pdf_flat_cmap(HPDF_FontDef def);
 const char *fo_pdf_load_ttf(HPDF_Doc pdf, const char *path, bool collection, const char **problem);
 /* HPDF_SaveToFile, with the streams libharu would deflate compressed by
  * libdeflate instead (deflate.c); false when libharu could not save. */
+/* Pages kept as drawn until saving; past them fo_pdf_page_done compresses
+ * each finished page (the documents most make are left byte for byte). */
+#define FO_PDF_HELD_PAGES 100
+/* deflate.c: the current page is finished (fo_pdf_new_page calls it before
+ * starting the next): past FO_PDF_HELD_PAGES its content stream is
+ * compressed now, anything drawn on it later goes to a new content stream,
+ * and FO_ERR_CEILING is recorded once the compressed contents pass
+ * c->max_bytes. */
+void fo_pdf_page_done(fo_pdf *c);
+/* Frees fo_pdf_page_done's compressor (none: nothing). */
+void fo_pdf_squeezer_free(fo_pdf *c);
 bool fo_pdf_save(fo_pdf *c, const char *path);
 /* xmp.c: the catalog's /Metadata stream, an XMP packet with the provenance
  * (render/core/prov.h). A failure is recorded with fo_pdf_fail. */

@@ -269,6 +269,7 @@ static bool draw_rows(table *T)
     const fo_value *row;
     int r = 0;
     bool cut = false;
+    size_t first_page = c->npages, pages = c->npages;
     T->row = 0;
     while (c->st == FO_OK && !cut && (r = fo_rows_next(rows, &row, c->d)) == 1) {
         if ((cut = at_page_limit(T))) break;
@@ -281,7 +282,14 @@ static bool draw_rows(table *T)
         T->style = fo_table_row_style(b, shown - 1);
         draw_row(T, T->texts, T->lens, ROW_BODY);
         T->style = NULL;
+        if (c->npages != pages) { /* a page turned: the pages the rest needs, at this rate */
+            pages = c->npages;
+            size_t left = b->u.table.data->nrows > shown ? b->u.table.data->nrows - shown : 0;
+            double more = (double)left * (double)(pages - first_page) / (double)shown;
+            c->expect_pages = (size_t)fmin((double)pages + more, FO_PDF_MAX_PAGES);
+        }
     }
+    c->expect_pages = 0;
     fo_rows_close(rows);
     if (r < 0) return false;
     if (b->u.table.has_totals && c->st == FO_OK) {

@@ -11,10 +11,14 @@
  * only text antialiasing adds colors. Anything else is 8-bit RGB (RGBA).
  * Each row is filtered with "Up" (difference to the row above): chart
  * backgrounds and bars are vertical runs of one color, which Up turns into
- * zeros, and the horizontal runs that remain are what deflate's run-length
- * strategy (Z_RLE: matches at distance 1 only) encodes at the cost of level 1.
+ * zeros, and the horizontal runs that remain deflate finds at its fastest
+ * level. The stream is libdeflate's (level 1, the same library and whole-
+ * buffer call as the PDF's streams), no longer zlib's run-length strategy
+ * (Z_RLE): on 50 charts of each kind (callgrind, 2026-12-06) 18% fewer
+ * instructions for bar and 22% for line charts, files 2% larger for the
+ * palette (bar) charts and 5% smaller for the RGB (line) ones.
  *
- * Measured (800x500, encode CPU best of 40, one core):
+ * Measured with zlib (800x500, encode CPU best of 40, one core):
  *   12x3 column chart, 219 colors: palette+Up+RLE 6.9 KB 0.5 ms; as RGB,
  *     Up level 3 18.3 KB, Up level 4 12.3 KB (1.6x the time of level 3).
  *   RGB charts (line 82 KB / pie 49 KB / scatter 32 KB with Up+RLE, 2.0-2.7 ms):
@@ -29,14 +33,14 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include "render/png/png_encode.h"
 
 #define PNG_FILTER_UP 2
-/* Z_RLE ignores the level; 1 only matches the header's FLEVEL hint (fastest) */
+/* libdeflate's fastest level (its header says so: 78 01) */
 #define PNG_LEVEL 1
-#define PNG_STRATEGY Z_RLE
 
 static void put32(unsigned char *p, uint32_t v)
 {
@@ -87,27 +91,17 @@ void fo_png_add_text(fo_buf *out, const char *keyword, const char *text)
     fo_buf_append(out, iend, 12);
 }
 
-/* Adler-32 as zlib computes it, but 8 zero bytes at a time: after the Up
- * filter most of a chart is zeros, for which a stays and b grows by 8a. The
- * block size is zlib's NMAX, so the sums cannot overflow before the modulo. */
-static uint32_t adler32_sparse(uint32_t adler, const unsigned char *p, size_t n)
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The Up difference of pixel p over q as R G B at o, all three bytes at once
+ * (SWAR: per byte p - q mod 256), plus a fourth byte that the next pixel
+ * overwrites (the buffer has one byte past its last row for the last one). */
+static inline void up_rgb(uint32_t p, uint32_t q, unsigned char *o)
 {
-    uint32_t a = adler & 0xFFFF, b = adler >> 16;
-    while (n > 0) {
-        size_t blk = n < 5552 ? n : 5552;
-        n -= blk;
-        for (; blk >= 8; blk -= 8, p += 8) {
-            uint64_t w;
-            memcpy(&w, p, 8);
-            if (w == 0) { b += 8 * a; continue; }
-            for (int k = 0; k < 8; k++) { a += p[k]; b += a; }
-        }
-        for (; blk > 0; blk--) { a += *p++; b += a; }
-        a %= 65521;
-        b %= 65521;
-    }
-    return b << 16 | a;
+    uint32_t d = ((p | 0x80808080u) - (q & 0x7F7F7F7Fu)) ^ ((p ^ ~q) & 0x80808080u);
+    uint32_t rgb = __builtin_bswap32(d) >> 8;
+    memcpy(o, &rgb, 4);
 }
+#endif
 
 /* One row of native-endian cairo pixels as filter byte + "Up"-filtered
  * RGB(A) bytes: each byte minus the same byte of the row above (prev NULL
@@ -126,12 +120,32 @@ static void filter_row(const uint32_t *px, const uint32_t *prev, int width, bool
             }
             return;
         }
+        if (memcmp(px, prev, (size_t)width * 4) == 0) { /* a row like the one above */
+            memset(o, 0, (size_t)width * 3);
+            return;
+        }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        static const unsigned char zero[12];
+        int x = 0;
+        for (; x + 4 <= width; x += 4, o += 12) {
+            uint64_t a[2], b[2];
+            memcpy(a, px + x, 16);
+            memcpy(b, prev + x, 16);
+            if (a[0] == b[0] && a[1] == b[1]) { /* four pixels like those above: most */
+                memcpy(o, zero, 12);
+                continue;
+            }
+            for (int k = 0; k < 4; k++) up_rgb(px[x + k], prev[x + k], o + 3 * k);
+        }
+        for (; x < width; x++, o += 3) up_rgb(px[x], prev[x], o);
+#else
         for (int x = 0; x < width; x++, o += 3) {
             uint32_t p = px[x], q = prev[x];
             o[0] = (unsigned char)((p >> 16) - (q >> 16));
             o[1] = (unsigned char)((p >> 8) - (q >> 8));
             o[2] = (unsigned char)(p - q);
         }
+#endif
         return;
     }
     for (int x = 0; x < width; x++, o += 4) {
@@ -216,34 +230,24 @@ static bool palette_rows(const unsigned char *pixels, int width, int height, int
 
 /* ---- the file -------------------------------------------------------------------- */
 
-/* Deflates src[0..n) as one zlib stream (header, raw deflate, Adler-32) into
+/* Deflates src[0..n) as one zlib stream (header, deflate, Adler-32) into
  * out, straight into a worst-case reservation. Returns FO_OK or an error. */
 static fo_status zlib_stream(const unsigned char *src, size_t n, fo_buf *out)
 {
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    /* raw deflate: the zlib header and Adler-32 trailer are written here, so
-     * the checksum can skip the zero runs (adler32_sparse) */
-    if (deflateInit2(&z, PNG_LEVEL, Z_DEFLATED, -15, 8, PNG_STRATEGY) != Z_OK)
-        return FO_ERR_INTERNAL;
+    struct libdeflate_compressor *z = libdeflate_alloc_compressor(PNG_LEVEL);
+    if (!z) return FO_ERR_NOMEM;
     fo_status st = FO_OK;
-    static const unsigned char zlib_header[2] = {0x78, 0x01}; /* 32K window, fastest */
-    fo_buf_append(out, zlib_header, 2);
-    size_t bound = deflateBound(&z, (uLong)n);
+    size_t bound = libdeflate_zlib_compress_bound(z, n);
     fo_buf_append(out, NULL, bound);
-    if (out->failed) { st = FO_ERR_NOMEM; goto cleanup; }
-    out->len -= bound;
-    z.next_out = (unsigned char *)out->data + out->len;
-    z.avail_out = (uInt)bound;
-    z.next_in = (unsigned char *)src; /* zlib's API is not const, it only reads */
-    z.avail_in = (uInt)n;
-    if (deflate(&z, Z_FINISH) != Z_STREAM_END) { st = FO_ERR_INTERNAL; goto cleanup; }
-    out->len += bound - z.avail_out;
-    unsigned char trailer[4];
-    put32(trailer, adler32_sparse(1, src, n));
-    fo_buf_append(out, trailer, 4);
-cleanup:
-    deflateEnd(&z);
+    if (out->failed) {
+        st = FO_ERR_NOMEM;
+    } else {
+        out->len -= bound;
+        size_t got = libdeflate_zlib_compress(z, src, n, out->data + out->len, bound);
+        if (got) out->len += got;
+        else st = FO_ERR_INTERNAL;
+    }
+    libdeflate_free_compressor(z);
     return st;
 }
 
@@ -256,7 +260,7 @@ fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int 
     /* the filtered image: palette rows when they fit, else RGB(A) rows. Sized
      * for RGB(A) at once: the pages palette rows leave untouched are never
      * committed, so this costs address space only, and there is no resize. */
-    unsigned char *filt = fo_malloc((rowlen + 1) * (size_t)height);
+    unsigned char *filt = fo_malloc((rowlen + 1) * (size_t)height + 1); /* + filter_row's spill */
     unsigned char *rows = alpha ? NULL : fo_malloc(2 * (size_t)width);
     palette *pal = alpha ? NULL : fo_malloc(sizeof *pal);
     fo_status st = FO_OK;

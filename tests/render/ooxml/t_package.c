@@ -70,6 +70,13 @@ static char *slurp(const char *path, size_t *len)
     return b;
 }
 
+/* When set, finish closes into memory (fo_pkg_close_memory) here. */
+static struct {
+    bool on;
+    void *data;
+    size_t len;
+} mem;
+
 /* Adds the default theme as part theme, closes and frees the package. */
 static fo_status finish(fo_pkg *p, const char *theme)
 {
@@ -78,7 +85,7 @@ static fo_status finish(fo_pkg *p, const char *theme)
     fo_pkg_add_theme(p, theme, &t);
     fo_diags d;
     fo_diags_init(&d);
-    fo_status st = fo_pkg_close(p, &d);
+    fo_status st = mem.on ? fo_pkg_close_memory(p, &mem.data, &mem.len, &d) : fo_pkg_close(p, &d);
     fo_pkg_free(p);
     fo_diags_free(&d);
     return st;
@@ -376,6 +383,59 @@ START_TEST(sticky_errors)
 }
 END_TEST
 
+/* fo_pkg_close_memory: the same entries, in the same order, with the same
+ * content and stamp as fo_pkg_close writes, each stored (the archive around
+ * it deflates it whole); failing allocations give an error, never a crash
+ * or a half archive. */
+START_TEST(memory_package_stored)
+{
+    const char *path = tmp_path(), *copy = tmp_path();
+    ck_assert_int_eq(build(path, true), FO_OK);
+    mem.on = true;
+    ck_assert_int_eq(build("in memory", true), FO_OK);
+    ck_assert_ptr_nonnull(mem.data);
+    FILE *f = fopen(copy, "wb");
+    ck_assert_uint_eq(fwrite(mem.data, 1, mem.len, f), mem.len);
+    fclose(f);
+    fo_free(mem.data);
+    ck_assert_int_eq(entries(copy), entries(path));
+    zip_t *za = zip_open(copy, ZIP_RDONLY | ZIP_CHECKCONS, NULL);
+    ck_assert_ptr_nonnull(za);
+    for (zip_uint64_t i = 0; i < (zip_uint64_t)entries(path); i++) {
+        const char *name;
+        time_t mt, mt2;
+        char *want = entry(path, i, &name, &mt);
+        zip_stat_t st;
+        ck_assert_int_eq(zip_stat_index(za, i, 0, &st), 0);
+        ck_assert_str_eq(st.name, name);
+        ck_assert_int_eq(st.comp_method, ZIP_CM_STORE);
+        mt2 = st.mtime;
+        ck_assert_int_eq((long)mt2, (long)mt);
+        char *got = calloc(1, st.size + 1);
+        zip_file_t *zf = zip_fopen_index(za, i, 0);
+        ck_assert_int_eq(zip_fread(zf, got, st.size), (zip_int64_t)st.size);
+        zip_fclose(zf);
+        ck_assert_uint_eq(strlen(got), strlen(want));
+        ck_assert(memcmp(got, want, st.size) == 0);
+        free(got);
+        free(want);
+    }
+    zip_close(za);
+    for (unsigned long n = 1; n < 400; n++) {
+        mem.data = NULL;
+        fo_alloc_fail_after(n);
+        fo_status st = build("in memory", false);
+        fo_alloc_fail_after(0);
+        ck_assert(st == FO_OK || st == FO_ERR_NOMEM || st == FO_ERR_INTERNAL);
+        ck_assert(st == FO_OK || mem.data == NULL);
+        fo_free(mem.data);
+    }
+    mem.on = false;
+    unlink(path);
+    unlink(copy);
+}
+END_TEST
+
 START_TEST(alloc_failures)
 {
     /* every allocation failing in turn: an error or success, never a crash */
@@ -400,6 +460,7 @@ int main(void)
         many_parts_indexed,
         spilled_parts_read_back_alike,
         sticky_errors,
+        memory_package_stored,
         alloc_failures,
         NULL,
     };
