@@ -234,15 +234,26 @@ void fo_sandbox_cgroup_create(fo_sandbox_cgroup *cg, const fo_sandbox_plan *p, i
 int fo_sandbox_cgroup_weight(const fo_sandbox_cgroup *cg, unsigned weight)
 {
     char val[32];
+    int rc;
 
     if (!cg->cpu[0])
         return -1;
+    /* Below the default the group is also an idle one where the kernel has
+       cpu.idle (5.15+, v1 and v2): a task of another group that wakes takes
+       the CPU from it at once instead of after its share of a slice. An idle
+       group refuses a new weight, so the weight is set while it is not. */
+    if (weight >= 100)
+        (void)write_file(cg->cpu, "cpu.idle", "0");
     if (cg->version == 2) {
         snprintf(val, sizeof val, "%u", weight);
-        return write_file(cg->cpu, "cpu.weight", val);
+        rc = write_file(cg->cpu, "cpu.weight", val);
+    } else {
+        snprintf(val, sizeof val, "%u", weight * 1024 / 100);   /* v1: 1024 is the default */
+        rc = write_file(cg->cpu, "cpu.shares", val);
     }
-    snprintf(val, sizeof val, "%u", weight * 1024 / 100);   /* v1: 1024 is the default */
-    return write_file(cg->cpu, "cpu.shares", val);
+    if (rc == 0 && weight < 100)
+        (void)write_file(cg->cpu, "cpu.idle", "1");
+    return rc;
 }
 
 int fo_sandbox_cgroup_attach(const fo_sandbox_cgroup *cg, pid_t pid)

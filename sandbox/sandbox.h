@@ -126,7 +126,9 @@ typedef struct {
 void fo_sandbox_cgroup_create(fo_sandbox_cgroup *cg, const fo_sandbox_plan *p, int serial);
 int fo_sandbox_cgroup_attach(const fo_sandbox_cgroup *cg, pid_t pid);
 /* The group's share of the CPU against its siblings (cgroup v2 cpu.weight,
-   1..10000, default 100; v1 cpu.shares scaled). 0 or -1 (no cpu controller). */
+   1..10000, default 100; v1 cpu.shares scaled); below 100 the group is also
+   marked idle (cpu.idle, where the kernel has it), back to 0 at 100. 0 or -1
+   (no cpu controller). */
 int fo_sandbox_cgroup_weight(const fo_sandbox_cgroup *cg, unsigned weight);
 void fo_sandbox_cgroup_events(const fo_sandbox_cgroup *cg, long *oom_kills, long *pids_max);
 void fo_sandbox_cgroup_destroy(fo_sandbox_cgroup *cg);

@@ -242,11 +242,17 @@ def test_a_long_cell_yields_the_cpu_to_quicker_ones(s):
     files = sorted(_cpu_share_files() - old)
     if len(files) != 1:
         pytest.skip("no cpu controller for the session's cgroup here")
+    idle = os.path.join(os.path.dirname(files[0]), "cpu.idle")   # the kernel's (5.15+)
+    has_idle = os.path.exists(idle)
     before = open(files[0]).read().strip()
     p = subprocess.Popen([FOLIO_BIN, "session", "exec", sid, "-c", "import time\ntime.sleep(2.5)"],
                          env=s.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     time.sleep(1.8)
     during = open(files[0]).read().strip()
+    idle_during = open(idle).read().strip() if has_idle else "1"
     p.communicate(timeout=30)
     after = open(files[0]).read().strip()
+    idle_after = open(idle).read().strip() if has_idle else "0"
     assert int(during) * 10 <= int(before) + 30 and after == before, (before, during, after)
+    # an idle group: a task of another session that wakes preempts it at once
+    assert (idle_during, idle_after) == ("1", "0")
