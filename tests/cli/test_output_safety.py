@@ -72,8 +72,12 @@ def test_ceiling_holds_while_writing_on_a_small_disk(fmt, big_csv, tmp_path):
     # few write buffers (measured ~35 KB idle), more on a loaded machine
     assert peak <= 100000 + 2 * 1024 * 1024, peak
     assert left == 0
+    # the watchdog's message, or the PDF writer's own before the file grows
+    # (a table whose remaining rows will not fit stops at page 150)
     assert ("o.%s: the %s output passed the ceiling of 100000 bytes while being written"
-            % (fmt, fmt)) in p.stderr
+            % (fmt, fmt)) in p.stderr or (
+        fmt == "pdf" and "the PDF would pass the output ceiling of 100000 bytes" in p.stderr
+        and "nothing written" in p.stderr), p.stderr
 
 
 def test_a_file_within_the_ceiling_is_not_stopped(big_csv, tmp_path):
