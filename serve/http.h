@@ -28,7 +28,7 @@ enum {
     FO_RT_OPEN = 1,       /* no bearer token needed (even when tokens are configured) */
     FO_RT_QUICK = 2,      /* answered on libmicrohttpd's thread; without it the handler
                              runs on a thread of its own while the connection is
-                             suspended (fo_http_defer) */
+                             suspended (http.c, defer) */
     FO_RT_DRAINING = 4,   /* still answered after SIGTERM (a drain), to any connection */
     FO_RT_SESSION = 8     /* {id} is a session id ("INSTANCE-HEX") of the asking token:
                              resolved into req.sid before the handler, else 404

@@ -4,7 +4,9 @@
  * "INSTANCE-HEX": the instance's name first, so that a load balancer routes
  * it to the instance that holds it (deploy/haproxy.cfg); this instance
  * answers 404 for another's. Every call blocks one HTTP thread while the
- * supervisor works; cells in flight are bounded (--max-cells), then 429. */
+ * supervisor works; cells in flight are bounded (--max-cells), then 429.
+ * The handlers are rows of the route table (http.c), which routes by method
+ * and path and has {id} resolved (fo_http_session_id, here) before them. */
 #define FO_SERVE_PRIVATE
 #include "serve/serve.h"
 #include "serve/http.h"
@@ -395,7 +397,7 @@ void fo_http_session_get(fo_serve_state *s, struct MHD_Connection *c, req *r)
 
 /* GET notebook | record: the session's record (fo_session_export), read
    from its folder without waking it. */
-static void export(struct MHD_Connection *c, req *r, const char *id, int what)
+static void send_export(struct MHD_Connection *c, req *r, const char *id, int what)
 {
     fo_session_error err;
     char *text;
@@ -458,14 +460,14 @@ static void render_failed(struct MHD_Connection *c, req *r, const char *result)
 void fo_http_session_notebook(fo_serve_state *s, struct MHD_Connection *c, req *r)
 {
     (void)s;
-    export(c, r, r->sid, FO_EXPORT_NOTEBOOK);
+    send_export(c, r, r->sid, FO_EXPORT_NOTEBOOK);
 }
 
 /* GET /v1/sessions/{id}/record */
 void fo_http_session_record(fo_serve_state *s, struct MHD_Connection *c, req *r)
 {
     (void)s;
-    export(c, r, r->sid, FO_EXPORT_RECORD);
+    send_export(c, r, r->sid, FO_EXPORT_RECORD);
 }
 
 /* POST /v1/sessions/{id}/render */
