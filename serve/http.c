@@ -927,9 +927,10 @@ static enum MHD_Result add_framing(void *cls, enum MHD_ValueKind kind, const cha
 }
 
 /* First call: framing, route, method, auth, then the body's set-up. in_flight:
-   the connection's first request, on a connection accepted before a drain began. */
-static void first_call(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *url,
-                       const char *method, int in_flight)
+   the connection's first request, on a connection accepted before a drain began.
+   0, or -1 once refused (answered, unless even the refusal failed). */
+static int first_call(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *url,
+                      const char *method, int in_flight)
 {
     fo_http_framing framing = { 0, 0, 0, NULL };
     const route_def *rt;
@@ -942,10 +943,10 @@ static void first_call(fo_serve_state *s, struct MHD_Connection *c, req *r, cons
         fo_http_refuse(c, r, 400, "bad_framing", "send one Content-Length, or "
                        "Transfer-Encoding: chunked and no Content-Length (RFC 9112 section 6.3)",
                        "the request's body length is ambiguous: %s", why);
-        return;
+        return -1;
     }
     if (!(rt = find_route(c, r, url, method)))
-        return;
+        return -1;
     r->rt = rt;
     if (atomic_load(&s->draining) && !in_flight && !(r->rt->flags & FO_RT_DRAINING)) {
         /* SIGTERM: the socket stays open for /healthz's 503 while the requests
@@ -953,17 +954,16 @@ static void first_call(fo_serve_state *s, struct MHD_Connection *c, req *r, cons
            new work goes to another instance */
         fo_http_refuse(c, r, 503, "draining", "send it to another instance, or retry once this "
                        "one is back", "this instance is shutting down (SIGTERM)");
-        return;
+        return -1;
     }
     r->has_bearer = fo_serve_bearer(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization"),
                                     r->bearer);
     if (!(r->rt->flags & FO_RT_OPEN) && !fo_serve_token_ok(s, r->has_bearer ? r->bearer : NULL)) {
         fo_http_refuse(c, r, 401, "auth", "send Authorization: Bearer TOKEN with a token of --token-file",
                "missing or wrong bearer token");
-        return;
+        return -1;
     }
-    if (r->rt->body)
-        (void)open_body(c, r);
+    return r->rt->body ? open_body(c, r) : 0;
 }
 
 /* The connection's first request has begun: it is in_flight now, no longer
@@ -1061,7 +1061,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (!r)
             return MHD_NO;
         *con_cls = r;
-        first_call(s, c, r, url, method, fresh);
+        if (first_call(s, c, r, url, method, fresh) < 0 && !r->answered)
+            return MHD_NO;         /* refused, and not even that could be sent: cut */
         return MHD_YES;
     }
     if (*size) {
