@@ -239,9 +239,10 @@ static void kept_finish(kept *e, char *result)
     pthread_mutex_unlock(&kept_lock);
 }
 
-void fo_http_cell(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *id,
-                  const char *n)
+/* GET /v1/sessions/{id}/cells/{n} */
+void fo_http_cell(fo_serve_state *s, struct MHD_Connection *c, req *r)
 {
+    const char *id = r->sid, *n = r->arg[1];
     char owner[65], *end, *copy = NULL, state[80];
     unsigned long cell = strtoul(n, &end, 10);
     int running = 0;
@@ -531,8 +532,10 @@ static void deliver(exec_ctx *x, int rc, char *result, const fo_session_error *e
     free(result);
 }
 
-void fo_http_exec(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *id)
+/* POST /v1/sessions/{id}/exec */
+void fo_http_exec(fo_serve_state *s, struct MHD_Connection *c, req *r)
 {
+    const char *id = r->sid;
     exec_ctx x = { s, r, c, NULL, NULL, 0, 0, "", "" };
     fo_session_error err;
     json_t *body = fo_http_read_json(c, r), *code;

@@ -8,8 +8,14 @@
  * queue, then 429). Whatever happens, the completion callback closes the
  * files, removes the scratch folder and writes the one JSON log line.
  *
- * Adding a route is one line of `routes` and a handler; /v1/sessions are in
- * sessions.c, /v1/run and its downloads in runs.c. */
+ * Every route is one row of `routes` below (method, path pattern, metrics
+ * label, body, flags) and its handler: adding one is that row and the
+ * handler (declared in http.h when it lives in another file), documented in
+ * docs/openapi.json and docs/serve.md's table (tests/serve/test_serve.py
+ * checks that the three agree). The router answers 404 for a path no row
+ * has and 405, with Allow, for a method its rows don't take. /v1/sessions'
+ * handlers are in sessions.c and cells.c, /v1/run and its downloads in
+ * runs.c, /mcp in mcp_http.c. */
 #define FO_SERVE_PRIVATE
 #include "serve/serve.h"
 #include "serve/http.h"
@@ -40,18 +46,36 @@ static void h_openapi(fo_serve_state *s, struct MHD_Connection *c, req *r);
 static void h_render(fo_serve_state *s, struct MHD_Connection *c, req *r);
 static void h_convert(fo_serve_state *s, struct MHD_Connection *c, req *r);
 
+#define OPEN FO_RT_OPEN
+#define QUICK FO_RT_QUICK
+#define DRAINING FO_RT_DRAINING
+#define SESSION FO_RT_SESSION
+
+/* The routes of `folio serve`. Rows of one path are kept together, in the
+   order of a 405's Allow header. */
 static const route_def routes[] = {
-    { "GET", "/healthz", FO_ROUTE_HEALTHZ, 0, 0, h_healthz, 1 },
-    { "GET", "/metrics", FO_ROUTE_METRICS, 1, 0, h_metrics, 1 },
-    { "GET", "/v1/openapi.json", FO_ROUTE_OPENAPI, 0, 0, h_openapi, 1 },
-    { "POST", "/v1/render", FO_ROUTE_RENDER, 1, 'M', h_render, 0 },
-    { "POST", "/v1/convert", FO_ROUTE_CONVERT, 1, 'R', h_convert, 0 },
-    { "POST", "/v1/run", FO_ROUTE_RUN, 1, 'M', fo_http_run, 0 },
-    { "GET", "/v1/runs/", FO_ROUTE_RUN, 1, 0, fo_http_run_files, 0 },
-    { "GET", "/v1/environment", FO_ROUTE_OTHER, 1, 0, fo_http_environment, 0 },
-    { NULL, "/v1/sessions", FO_ROUTE_SESSIONS, 1, 'B', fo_http_sessions, 0 },
-    { NULL, "/v1/sessions/", FO_ROUTE_SESSIONS, 1, 'B', fo_http_sessions, 0 },
-    { NULL, "/mcp", FO_ROUTE_OTHER, 1, 'B', fo_mcp_http, 0 },
+    /* method   path                                  metrics label      body flags */
+    { "GET",    "/healthz",                           FO_ROUTE_HEALTHZ,  0, OPEN | QUICK | DRAINING, h_healthz },
+    { "GET",    "/metrics",                           FO_ROUTE_METRICS,  0, QUICK | DRAINING, h_metrics },
+    { "GET",    "/v1/openapi.json",                   FO_ROUTE_OPENAPI,  0, OPEN | QUICK, h_openapi },
+    { "POST",   "/v1/render",                         FO_ROUTE_RENDER, 'M', 0, h_render },
+    { "POST",   "/v1/convert",                        FO_ROUTE_CONVERT, 'R', 0, h_convert },
+    { "POST",   "/v1/run",                            FO_ROUTE_RUN,    'M', 0, fo_http_run },
+    { "GET",    "/v1/runs/{run}/files/{path*}",       FO_ROUTE_RUN,      0, 0, fo_http_run_files },
+    { "GET",    "/v1/environment",                    FO_ROUTE_OTHER,    0, 0, fo_http_environment },
+    { "GET",    "/v1/sessions",                       FO_ROUTE_SESSIONS, 'B', 0, fo_http_session_list },
+    { "POST",   "/v1/sessions",                       FO_ROUTE_SESSIONS, 'B', 0, fo_http_session_create },
+    { "DELETE", "/v1/sessions/{id}",                  FO_ROUTE_SESSIONS, 'B', SESSION, fo_http_session_delete },
+    { "POST",   "/v1/sessions/{id}/exec",             FO_ROUTE_SESSIONS, 'B', SESSION, fo_http_exec },
+    { "GET",    "/v1/sessions/{id}/cells/{n}",        FO_ROUTE_SESSIONS, 'B', SESSION, fo_http_cell },
+    { "POST",   "/v1/sessions/{id}/render",           FO_ROUTE_SESSIONS, 'B', SESSION, fo_http_session_render },
+    { "POST",   "/v1/sessions/{id}/interrupt",        FO_ROUTE_SESSIONS, 'B', SESSION | DRAINING, fo_http_session_interrupt },
+    { "GET",    "/v1/sessions/{id}/notebook",         FO_ROUTE_SESSIONS, 'B', SESSION, fo_http_session_notebook },
+    { "GET",    "/v1/sessions/{id}/record",           FO_ROUTE_SESSIONS, 'B', SESSION, fo_http_session_record },
+    { "PUT",    "/v1/sessions/{id}/files/{path*}",    FO_ROUTE_SESSIONS, 'B', SESSION, fo_http_session_put },
+    { "GET",    "/v1/sessions/{id}/files/{path*}",    FO_ROUTE_SESSIONS, 'B', SESSION, fo_http_session_get },
+    { "POST",   "/mcp",                               FO_ROUTE_OTHER,  'B', 0, fo_mcp_http },
+    { "DELETE", "/mcp",                               FO_ROUTE_OTHER,  'B', 0, fo_mcp_http },
 };
 #define N_ROUTES (sizeof routes / sizeof *routes)
 
@@ -112,6 +136,8 @@ void fo_http_send_text(struct MHD_Connection *c, req *r, unsigned status, const 
         MHD_add_response_header(resp, "Retry-After", "1");
     if (status == 401)
         MHD_add_response_header(resp, "WWW-Authenticate", "Bearer");
+    if (status == 405 && r->allow[0])
+        MHD_add_response_header(resp, "Allow", r->allow);
     fo_http_send_response(c, r, status, resp, len);
 }
 
@@ -746,25 +772,64 @@ static void h_convert(fo_serve_state *s, struct MHD_Connection *c, req *r)
 
 /* ------------------------------------------------ the access handler */
 
-static const route_def *find_route(const char *url, int *method_ok, const char *method)
+/* path against the pattern pat (route_def.path): 1 when it matches, with
+   the {name} parts copied into r->argbuf and pointed to by r->arg (when r
+   is not NULL); 0 when not. */
+static int path_match(const char *pat, const char *path, req *r)
 {
-    size_t k;
-    const route_def *path_match = NULL;
+    size_t used = 0;
+    int k = 0;
 
-    *method_ok = 0;
-    for (k = 0; k < N_ROUTES; k++) {
-        const route_def *d = &routes[k];
-        size_t len = strlen(d->path);
-        int hit = d->path[len - 1] == '/' ? !strncmp(url, d->path, len) : !strcmp(url, d->path);
-        if (!hit)
-            continue;
-        path_match = d;
-        if (!d->method || !strcmp(d->method, method)) {
-            *method_ok = 1;
-            return d;
+    while (*pat) {
+        if (*pat == '{') {
+            const char *close = strchr(pat, '}');
+            size_t n = close[-1] == '*' ? strlen(path) : strcspn(path, "/");
+            if (r && k < FO_ROUTE_ARGS && used + n < sizeof r->argbuf) {
+                memcpy(r->argbuf + used, path, n);
+                r->argbuf[used + n] = '\0';
+                r->arg[k++] = r->argbuf + used;
+                used += n + 1;
+            }
+            path += n;
+            pat = close + 1;
+        } else if (*pat++ != *path++) {
+            return 0;
         }
     }
-    return path_match;
+    return *path == '\0';
+}
+
+/* The row of routes for method and url, with its {name} parts in r->arg;
+   else NULL after answering 404 (no row has the path) or 405 (its rows
+   don't take the method: Allow lists those that do). */
+static const route_def *find_route(struct MHD_Connection *c, req *r, const char *url,
+                                   const char *method)
+{
+    const route_def *first = NULL;
+    size_t k, n = 0;
+
+    for (k = 0; k < N_ROUTES; k++) {
+        const route_def *d = &routes[k];
+        if (!path_match(d->path, url, NULL))
+            continue;
+        if (!strcmp(d->method, method)) {
+            /* the parts from r->path (url cut to its size), as handlers read it */
+            for (size_t a = 0; a < FO_ROUTE_ARGS; a++)
+                r->arg[a] = "";
+            (void)path_match(d->path, r->path, r);
+            return d;
+        }
+        first = first ? first : d;
+        n += (size_t)snprintf(r->allow + n, n < sizeof r->allow ? sizeof r->allow - n : 0,
+                              "%s%s", n ? ", " : "", d->method);
+    }
+    if (!first) {
+        fo_http_refuse(c, r, 404, "not_found", "see GET /v1/openapi.json", "no route %s", url);
+        return NULL;
+    }
+    r->rt = first;     /* its metrics label */
+    fo_http_refuse(c, r, 405, "method", "see GET /v1/openapi.json", "%s does not take %s", url, method);
+    return NULL;
 }
 
 static int content_type_is(struct MHD_Connection *c, const char *want)
@@ -862,13 +927,14 @@ static enum MHD_Result add_framing(void *cls, enum MHD_ValueKind kind, const cha
 }
 
 /* First call: framing, route, method, auth, then the body's set-up. in_flight:
-   the connection's first request, on a connection accepted before a drain began. */
-static void first_call(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *url,
-                       const char *method, int in_flight)
+   the connection's first request, on a connection accepted before a drain began.
+   0, or -1 once refused (answered, unless even the refusal failed). */
+static int first_call(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *url,
+                      const char *method, int in_flight)
 {
     fo_http_framing framing = { 0, 0, 0, NULL };
+    const route_def *rt;
     const char *why;
-    int method_ok;
 
     MHD_get_connection_values(c, MHD_HEADER_KIND, add_framing, &framing);
     if ((why = fo_http_framing_check(&framing))) {
@@ -877,35 +943,27 @@ static void first_call(fo_serve_state *s, struct MHD_Connection *c, req *r, cons
         fo_http_refuse(c, r, 400, "bad_framing", "send one Content-Length, or "
                        "Transfer-Encoding: chunked and no Content-Length (RFC 9112 section 6.3)",
                        "the request's body length is ambiguous: %s", why);
-        return;
+        return -1;
     }
-    r->rt = find_route(url, &method_ok, method);
-    if (!r->rt) {
-        fo_http_refuse(c, r, 404, "not_found", "see GET /v1/openapi.json", "no route %s", url);
-        return;
-    }
-    if (!method_ok) {
-        fo_http_refuse(c, r, 405, "method", "see GET /v1/openapi.json", "%s does not take %s", url, method);
-        return;
-    }
-    if (atomic_load(&s->draining) && !in_flight && r->rt->route != FO_ROUTE_HEALTHZ &&
-        r->rt->route != FO_ROUTE_METRICS && !fo_serve_sessions_control(url)) {
+    if (!(rt = find_route(c, r, url, method)))
+        return -1;
+    r->rt = rt;
+    if (atomic_load(&s->draining) && !in_flight && !(r->rt->flags & FO_RT_DRAINING)) {
         /* SIGTERM: the socket stays open for /healthz's 503 while the requests
            in flight (and connections accepted before, still silent) finish;
            new work goes to another instance */
         fo_http_refuse(c, r, 503, "draining", "send it to another instance, or retry once this "
                        "one is back", "this instance is shutting down (SIGTERM)");
-        return;
+        return -1;
     }
     r->has_bearer = fo_serve_bearer(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization"),
                                     r->bearer);
-    if (r->rt->auth && !fo_serve_token_ok(s, r->has_bearer ? r->bearer : NULL)) {
+    if (!(r->rt->flags & FO_RT_OPEN) && !fo_serve_token_ok(s, r->has_bearer ? r->bearer : NULL)) {
         fo_http_refuse(c, r, 401, "auth", "send Authorization: Bearer TOKEN with a token of --token-file",
                "missing or wrong bearer token");
-        return;
+        return -1;
     }
-    if (r->rt->body)
-        (void)open_body(c, r);
+    return r->rt->body ? open_body(c, r) : 0;
 }
 
 /* The connection's first request has begun: it is in_flight now, no longer
@@ -936,13 +994,21 @@ static int conn_started(fo_serve_state *s, struct MHD_Connection *c)
    on the request may be answered and freed under it. */
 static _Thread_local int resumed_early;
 
+/* The route's handler, once its session id is resolved (FO_RT_SESSION). */
+static void dispatch(fo_serve_state *s, struct MHD_Connection *c, req *r)
+{
+    if ((r->rt->flags & FO_RT_SESSION) && fo_http_session_id(s, c, r) < 0)
+        return;
+    r->rt->fn(s, c, r);
+}
+
 static void *deferred_main(void *arg)
 {
     req *r = arg;
     struct MHD_Connection *c = r->susp;
     fo_serve_state *s = r->s;
 
-    r->rt->fn(s, c, r);
+    dispatch(s, c, r);
     if (!resumed_early) {
         if (!r->answered)
             fo_http_refuse(c, r, 500, NULL, NULL, "no answer was made (a bug)");
@@ -995,7 +1061,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (!r)
             return MHD_NO;
         *con_cls = r;
-        first_call(s, c, r, url, method, fresh);
+        if (first_call(s, c, r, url, method, fresh) < 0 && !r->answered)
+            return MHD_NO;         /* refused, and not even that could be sent: cut */
         return MHD_YES;
     }
     if (*size) {
@@ -1019,11 +1086,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         MHD_destroy_post_processor(r->pp);
         r->pp = NULL;
     }
-    if (!r->rt->quick) {
+    if (!(r->rt->flags & FO_RT_QUICK)) {
         defer(s, c, r);
         return MHD_YES;
     }
-    r->rt->fn(s, c, r);
+    dispatch(s, c, r);
     if (!r->answered)
         fo_http_refuse(c, r, 500, NULL, NULL, "no answer was made (a bug)");
     return MHD_YES;

@@ -23,23 +23,42 @@ typedef struct {
 typedef struct req req;
 typedef void (*handler_fn)(fo_serve_state *s, struct MHD_Connection *c, req *r);
 
+/* A route_def's flags. */
+enum {
+    FO_RT_OPEN = 1,       /* no bearer token needed (even when tokens are configured) */
+    FO_RT_QUICK = 2,      /* answered on libmicrohttpd's thread; without it the handler
+                             runs on a thread of its own while the connection is
+                             suspended (http.c, defer) */
+    FO_RT_DRAINING = 4,   /* still answered after SIGTERM (a drain), to any connection */
+    FO_RT_SESSION = 8     /* {id} is a session id ("INSTANCE-HEX") of the asking token:
+                             resolved into req.sid before the handler, else 404
+                             session_not_found (sessions.c, fo_http_session_id) */
+};
+
+/* One row of the route table (http.c, `routes`): a method and a path
+   pattern, and what the server does before the handler runs. */
 typedef struct {
-    const char *method;       /* NULL: any (the handler answers) */
-    const char *path;         /* exact, or a prefix ending in '/' */
-    int route;
-    int auth;                 /* needs a bearer token (when tokens are configured) */
+    const char *method;       /* "GET", "POST", "PUT", "DELETE" */
+    const char *path;         /* literal, with {name} for one path segment (may be
+                                 empty) and, last, {name*} for the rest (may hold
+                                 '/'); they go to req.arg in order */
+    int route;                /* the metrics label, FO_ROUTE_* (serve.h) */
     int body;                 /* 0 none, 'M' multipart, 'R' CSV/TSV/spec, 'B' any (one file) */
+    int flags;                /* FO_RT_* */
     handler_fn fn;
-    int quick;                /* 1: answered on libmicrohttpd's thread; 0 (the default):
-                                 the handler runs on a thread of its own while the
-                                 connection is suspended (fo_http_defer) */
 } route_def;
+
+#define FO_ROUTE_ARGS 2
 
 struct req {
     fo_serve_state *s;
-    const route_def *rt;
+    const route_def *rt;       /* the route; for a 405, the first row of its path */
     char id[24];
     char method[8], path[128];
+    const char *arg[FO_ROUTE_ARGS];    /* the {name} parts of path, in order ("" none) */
+    char argbuf[128 + FO_ROUTE_ARGS];  /* where they are kept */
+    char sid[33];              /* FO_RT_SESSION: the session's hex id */
+    char allow[40];            /* a 405's Allow header: the path's methods */
     double t0;                     /* fo_now() when it arrived */
     unsigned status;
     uint64_t resp_bytes;
@@ -127,17 +146,30 @@ void fo_http_session_refuse(struct MHD_Connection *c, req *r, const fo_session_e
 /* The request body, parsed: an object (the caller decrefs), or NULL after
    answering 400. An empty body is an empty object. */
 json_t *fo_http_read_json(struct MHD_Connection *c, req *r);
+/* FO_RT_SESSION: r->arg[0], "INSTANCE-HEX" of a session this request's
+   token owns, into r->sid; 0, or -1 after answering 404. */
+int fo_http_session_id(fo_serve_state *s, struct MHD_Connection *c, req *r);
 
-/* sessions.c, cells.c and runs.c */
-void fo_http_exec(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *id);
-void fo_http_cell(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *id,
-                  const char *n);
-
-/* mcp_http.c (/mcp) */
+/* The handlers of the route table (http.c) that live in other files.
+   sessions.c: /v1/sessions and /v1/sessions/{id}... */
+void fo_http_session_list(fo_serve_state *s, struct MHD_Connection *c, req *r);
+void fo_http_session_create(fo_serve_state *s, struct MHD_Connection *c, req *r);
+void fo_http_session_delete(fo_serve_state *s, struct MHD_Connection *c, req *r);
+void fo_http_session_render(fo_serve_state *s, struct MHD_Connection *c, req *r);
+void fo_http_session_interrupt(fo_serve_state *s, struct MHD_Connection *c, req *r);
+void fo_http_session_notebook(fo_serve_state *s, struct MHD_Connection *c, req *r);
+void fo_http_session_record(fo_serve_state *s, struct MHD_Connection *c, req *r);
+void fo_http_session_put(fo_serve_state *s, struct MHD_Connection *c, req *r);
+void fo_http_session_get(fo_serve_state *s, struct MHD_Connection *c, req *r);
+/* cells.c: .../exec and .../cells/{n} */
+void fo_http_exec(fo_serve_state *s, struct MHD_Connection *c, req *r);
+void fo_http_cell(fo_serve_state *s, struct MHD_Connection *c, req *r);
+/* mcp_http.c: /mcp */
 void fo_mcp_http(fo_serve_state *s, struct MHD_Connection *c, req *r);
-void fo_http_sessions(fo_serve_state *s, struct MHD_Connection *c, req *r);
+/* runs.c: /v1/run and /v1/runs/{run}/files/{path} */
 void fo_http_run(fo_serve_state *s, struct MHD_Connection *c, req *r);
 void fo_http_run_files(fo_serve_state *s, struct MHD_Connection *c, req *r);
+/* environment.c: /v1/environment */
 void fo_http_environment(fo_serve_state *s, struct MHD_Connection *c, req *r);
 /* runs.c: runs argv (folio) with stdout to a pipe; its output (malloc'd) and exit code. */
 char *fo_serve_run_folio(char **argv, int *code);

@@ -11,8 +11,9 @@
  *                progress notifications, then the answer. A notification
  *                or a response is answered 202 with no body.
  *   DELETE /mcp  ends the MCP session and its folio session (204).
- *   GET /mcp     405: folio sends nothing the client did not ask for, so
- *                it offers no standalone stream.
+ *   GET /mcp     405 (from the route table, http.c: Allow: POST, DELETE):
+ *                folio sends nothing the client did not ask for, so it
+ *                offers no standalone stream.
  *
  * An MCP session owns one folio session, made at its first tool call with
  * the server's limits (`folio serve`'s --max-sessions and --max-bytes, the
@@ -466,7 +467,7 @@ void fo_mcp_http(fo_serve_state *s, struct MHD_Connection *c, req *r)
                FO_MCP_PROTOCOL ", 2025-06-18, 2025-03-26)");
     } else if (!strcmp(r->method, "POST")) {
         post(s, c, r, sid);
-    } else if (!strcmp(r->method, "DELETE")) {
+    } else {          /* DELETE: the route table (http.c) answers GET's 405 */
         if (!sid || !(e = lookup(sid, r))) {
             refuse(c, r, sid ? 404 : 400, -32001, "Session not found");
             return;
@@ -474,12 +475,5 @@ void fo_mcp_http(fo_serve_state *s, struct MHD_Connection *c, req *r)
         end(e);
         release(e);
         reply(c, r, 204, NULL, "", 0, NULL);
-    } else {
-        struct MHD_Response *resp = MHD_create_response_from_buffer(0, (void *)"",
-                                                                    MHD_RESPMEM_PERSISTENT);
-        if (!resp)
-            return;
-        MHD_add_response_header(resp, "Allow", "POST, DELETE");
-        fo_http_send_response(c, r, 405, resp, 0);
     }
 }

@@ -3,7 +3,7 @@
  * Files of serve/ (linked into folio-engine only):
  *   server.c   options, listening socket, tokens, signals (SIGHUP reload,
  *              SIGTERM drain), the libmicrohttpd daemon, fo_serve_main
- *   http.c     the route table, uploads streamed into a per-request scratch
+ *   http.c     the route table (every route), uploads streamed into a per-request scratch
  *              folder, limits and refusals, JSON errors, the request log
  *   limits.c   the operator's ceilings on what a client may ask (--session-limits)
  *   framing.c  refuses requests whose body could be read two ways (smuggling)
@@ -141,6 +141,9 @@ void fo_serve_region_begin(size_t bytes);
 size_t fo_serve_region_used(void);
 
 /* ---- metrics.c -------------------------------------------------------- */
+/* The metrics label (route="...") of a row of the route table (http.c): a
+   new route takes one of these; a new label is one more here and its name
+   in metrics.c's route_names. */
 enum { FO_ROUTE_HEALTHZ, FO_ROUTE_METRICS, FO_ROUTE_OPENAPI, FO_ROUTE_RENDER,
        FO_ROUTE_CONVERT, FO_ROUTE_RUN, FO_ROUTE_SESSIONS, FO_ROUTE_OTHER, FO_ROUTE_N };
 const char *fo_serve_route_name(int route);
@@ -191,9 +194,6 @@ typedef struct {
 
 /* runs.c, sessions.c */
 void fo_serve_runs_sweep(fo_serve_state *s);
-/* True for a session control request (POST .../interrupt): served while
-   draining too, as /healthz is. */
-int fo_serve_sessions_control(const char *path);
 /* Interrupts every running cell of this instance; how many ran. */
 unsigned fo_serve_sessions_interrupt(void);
 /* Hibernates every live session of this instance; how many. */

@@ -4,7 +4,9 @@
  * "INSTANCE-HEX": the instance's name first, so that a load balancer routes
  * it to the instance that holds it (deploy/haproxy.cfg); this instance
  * answers 404 for another's. Every call blocks one HTTP thread while the
- * supervisor works; cells in flight are bounded (--max-cells), then 429. */
+ * supervisor works; cells in flight are bounded (--max-cells), then 429.
+ * The handlers are rows of the route table (http.c), which routes by method
+ * and path and has {id} resolved (fo_http_session_id, here) before them. */
 #define FO_SERVE_PRIVATE
 #include "serve/serve.h"
 #include "serve/http.h"
@@ -268,7 +270,7 @@ static int new_argv(fo_serve_state *s, struct MHD_Connection *c, req *r, json_t 
     return 0;
 }
 
-static void h_create(fo_serve_state *s, struct MHD_Connection *c, req *r)
+void fo_http_session_create(fo_serve_state *s, struct MHD_Connection *c, req *r)
 {
     char bufs[sizeof new_opts / sizeof *new_opts][256], maxs[16], id[33], who[65], *info = NULL;
     char *argv[2 * sizeof new_opts / sizeof *new_opts + 2];
@@ -329,11 +331,30 @@ static void session_path(const char *rest, char *path, size_t len)
         snprintf(path, len, "%s", rest);
 }
 
-static void h_put(struct MHD_Connection *c, req *r, const char *id, const char *rest)
+/* {path*} of .../files/{path*} when it is a safe relative path, else NULL
+   after answering 400. */
+static const char *file_name(struct MHD_Connection *c, req *r)
+{
+    const char *rest = r->arg[1];
+
+    if (fo_serve_name_ok(rest))
+        return rest;
+    fo_http_refuse(c, r, 400, "bad_name", "a relative path of plain names, e.g. "
+                   "files/data/sales.csv or files/out/chart.png", "\"%.200s\" is not a safe "
+                   "relative path", rest);
+    return NULL;
+}
+
+/* PUT /v1/sessions/{id}/files/{path} */
+void fo_http_session_put(fo_serve_state *s, struct MHD_Connection *c, req *r)
 {
     fo_session_error err;
     char dest[FO_SERVE_MAX_NAME + 8];
+    const char *id = r->sid, *rest = file_name(c, r);
 
+    (void)s;
+    if (!rest)
+        return;
     memset(&err, 0, sizeof err);
     if (!strncmp(rest, "out/", 4)) {
         fo_http_refuse(c, r, 400, "bad_request", "PUT files/NAME (or files/work/NAME)",
@@ -352,14 +373,19 @@ static void h_put(struct MHD_Connection *c, req *r, const char *id, const char *
     fo_http_send_text(c, r, 201, "application/json", "{}\n", 3);
 }
 
-static void h_get(struct MHD_Connection *c, req *r, const char *id, const char *rest)
+/* GET /v1/sessions/{id}/files/{path} */
+void fo_http_session_get(fo_serve_state *s, struct MHD_Connection *c, req *r)
 {
     fo_session_error err;
     char path[FO_SERVE_MAX_NAME + 8];
-    const char *base = strrchr(rest, '/');
+    const char *id = r->sid, *rest = file_name(c, r), *base;
     unsigned long long bytes;
     int fd;
 
+    (void)s;
+    if (!rest)
+        return;
+    base = strrchr(rest, '/');
     memset(&err, 0, sizeof err);
     session_path(rest, path, sizeof path);
     if (fo_session_get(id, path, &fd, &bytes, &err) < 0) {
@@ -371,7 +397,7 @@ static void h_get(struct MHD_Connection *c, req *r, const char *id, const char *
 
 /* GET notebook | record: the session's record (fo_session_export), read
    from its folder without waking it. */
-static void h_export(struct MHD_Connection *c, req *r, const char *id, int what)
+static void send_export(struct MHD_Connection *c, req *r, const char *id, int what)
 {
     fo_session_error err;
     char *text;
@@ -430,8 +456,24 @@ static void render_failed(struct MHD_Connection *c, req *r, const char *result)
     fo_http_session_refuse(c, r, &e);
 }
 
-static void h_render(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *id)
+/* GET /v1/sessions/{id}/notebook */
+void fo_http_session_notebook(fo_serve_state *s, struct MHD_Connection *c, req *r)
 {
+    (void)s;
+    send_export(c, r, r->sid, FO_EXPORT_NOTEBOOK);
+}
+
+/* GET /v1/sessions/{id}/record */
+void fo_http_session_record(fo_serve_state *s, struct MHD_Connection *c, req *r)
+{
+    (void)s;
+    send_export(c, r, r->sid, FO_EXPORT_RECORD);
+}
+
+/* POST /v1/sessions/{id}/render */
+void fo_http_session_render(fo_serve_state *s, struct MHD_Connection *c, req *r)
+{
+    const char *id = r->sid;
     fo_serve_job job;
     fo_session_error err;
     rendered out = { .n = 0 };
@@ -486,11 +528,13 @@ static void h_render(fo_serve_state *s, struct MHD_Connection *c, req *r, const 
 /* The running cell gets KeyboardInterrupt; its exec (on another connection)
    answers "interrupted". Through the supervisor's control socket: never
    waits for the cell, takes no cell or render slot. */
-static void h_interrupt(struct MHD_Connection *c, req *r, const char *id)
+void fo_http_session_interrupt(fo_serve_state *s, struct MHD_Connection *c, req *r)
 {
     fo_session_error err;
+    const char *id = r->sid;
     int yes = 0;
 
+    (void)s;
     memset(&err, 0, sizeof err);
     if (fo_session_interrupt(id, &yes, &err) < 0) {
         fo_http_session_refuse(c, r, &err);
@@ -520,16 +564,13 @@ static int other_instance(const char *p, size_t n, const char **hex)
     return 1;
 }
 
-/* "INSTANCE-HEX[/rest]" after /v1/sessions/: the hex id, and rest ("" when
-   none). 0, or -1 after answering 404. */
-static int split_path(fo_serve_state *s, struct MHD_Connection *c, req *r, const char *p,
-                      char id[33], const char **rest)
+int fo_http_session_id(fo_serve_state *s, struct MHD_Connection *c, req *r)
 {
-    size_t il = strlen(s->cfg.instance), n;
-    const char *hex = p + il + 1, *slash;
+    const char *p = r->arg[0], *hex;
+    size_t il = strlen(s->cfg.instance), n = strlen(p);
+    char *id = r->sid;
 
-    slash = strchr(p, '/');
-    n = slash ? (size_t)(slash - p) : strlen(p);
+    hex = p + il + 1;
     if (!(n == il + 33 && !strncmp(p, s->cfg.instance, il) && p[il] == '-') &&
         !other_instance(p, n, &hex)) {
         fo_session_error e = { "session_not_found", "", "session ids are what POST /v1/sessions "
@@ -542,7 +583,6 @@ static int split_path(fo_serve_state *s, struct MHD_Connection *c, req *r, const
     }
     memcpy(id, hex, 32);
     id[32] = '\0';
-    *rest = slash ? slash + 1 : "";
     if (strspn(id, "0123456789abcdef") != 32 || !is_owner(s, r, id)) {
         /* another token's session is answered as no session: its existence
            is not told */
@@ -574,7 +614,7 @@ static json_t *all_sessions(fo_session_error *err)
 
 /* GET /v1/sessions: the caller's sessions on this instance, live and
    hibernated (an expired one, whose supervisor was killed, is not listed). */
-static void h_list(fo_serve_state *s, struct MHD_Connection *c, req *r)
+void fo_http_session_list(fo_serve_state *s, struct MHD_Connection *c, req *r)
 {
     fo_session_error err;
     char *text;
@@ -628,57 +668,17 @@ unsigned fo_serve_sessions_sweep(fo_serve_state *s)
     return n;
 }
 
-void fo_http_sessions(fo_serve_state *s, struct MHD_Connection *c, req *r)
+/* DELETE /v1/sessions/{id} */
+void fo_http_session_delete(fo_serve_state *s, struct MHD_Connection *c, req *r)
 {
-    const char *p = r->path + strlen("/v1/sessions"), *rest, *m = r->method;
-    char id[33];
+    fo_session_error err;
 
-    if (!*p && !strcmp(m, "GET")) {
-        h_list(s, c, r);
-        return;
-    }
-    if (!*p && strcmp(m, "POST")) {
-        fo_http_refuse(c, r, 405, "method", "see GET /v1/openapi.json", "/v1/sessions takes GET "
-                       "(your sessions) or POST (a new one)");
-        return;
-    }
-    if (!*p) {
-        h_create(s, c, r);
-        return;
-    }
-    if (split_path(s, c, r, p + 1, id, &rest) < 0)
-        return;
-    if (!*rest && !strcmp(m, "DELETE")) {
-        fo_session_error err;
-        memset(&err, 0, sizeof err);
-        if (fo_session_close(id, &err) < 0)
-            fo_http_session_refuse(c, r, &err);
-        else
-            fo_http_send_text(c, r, 204, "application/json", "", 0);
-    } else if (!strcmp(rest, "exec") && !strcmp(m, "POST")) {
-        fo_http_exec(s, c, r, id);
-    } else if (!strncmp(rest, "cells/", 6) && !strcmp(m, "GET")) {
-        fo_http_cell(s, c, r, id, rest + 6);
-    } else if (!strcmp(rest, "render") && !strcmp(m, "POST")) {
-        h_render(s, c, r, id);
-    } else if (!strcmp(rest, "interrupt") && !strcmp(m, "POST")) {
-        h_interrupt(c, r, id);
-    } else if ((!strcmp(rest, "notebook") || !strcmp(rest, "record")) && !strcmp(m, "GET")) {
-        h_export(c, r, id, rest[0] == 'n' ? FO_EXPORT_NOTEBOOK : FO_EXPORT_RECORD);
-    } else if (!strncmp(rest, "files/", 6) && fo_serve_name_ok(rest + 6) &&
-               (!strcmp(m, "PUT") || !strcmp(m, "GET"))) {
-        if (m[0] == 'P')
-            h_put(c, r, id, rest + 6);
-        else
-            h_get(c, r, id, rest + 6);
-    } else if (!strncmp(rest, "files/", 6) && (!strcmp(m, "PUT") || !strcmp(m, "GET"))) {
-        fo_http_refuse(c, r, 400, "bad_name", "a relative path of plain names, e.g. "
-                       "files/data/sales.csv or files/out/chart.png", "\"%.200s\" is not a safe "
-                       "relative path", rest + 6);
-    } else {
-        fo_http_refuse(c, r, 405, "method", "see GET /v1/openapi.json", "%s %s is not a "
-                       "session route", m, r->path);
-    }
+    (void)s;
+    memset(&err, 0, sizeof err);
+    if (fo_session_close(r->sid, &err) < 0)
+        fo_http_session_refuse(c, r, &err);
+    else
+        fo_http_send_text(c, r, 204, "application/json", "", 0);
 }
 
 /* Calls fn on the id of every live session of this instance; how many
@@ -714,13 +714,6 @@ static int count_one(const char *id)
 {
     (void)id;
     return 1;
-}
-
-int fo_serve_sessions_control(const char *path)
-{
-    const char *tail = strrchr(path, '/');
-
-    return !strncmp(path, "/v1/sessions/", 13) && tail && !strcmp(tail, "/interrupt");
 }
 
 static int interrupt_one(const char *id)

@@ -530,6 +530,63 @@ def test_openapi_document_is_served_and_matches_the_routes(srv):
         assert path in documented
 
 
+def _table_routes():
+    """(METHOD, /path/{name}) of every row of the route table in serve/http.c,
+    in its order ({name*}, the rest of the path, written {name})."""
+    src = (ROOT / "serve" / "http.c").read_text()
+    table = src[src.index("static const route_def routes[]"):]
+    table = table[:table.index("};")]
+    rows = re.findall(r'\{\s*"([A-Z]+)",\s*"([^"]+)"', table)
+    assert rows, "no rows found in serve/http.c's route table"
+    return [(m, re.sub(r"\{(\w+)\*\}", r"{\1}", p)) for m, p in rows]
+
+
+def _serve_md_routes():
+    """(METHOD, /path) of every row of docs/serve.md's route table."""
+    text = (ROOT / "docs" / "serve.md").read_text()
+    found = []
+    for line in text.splitlines():
+        if line.startswith("| `") and re.match(r"\| `(GET|POST|PUT|DELETE) /", line):
+            cell = line.split(" | ")[0]
+            found += re.findall(r"`(GET|POST|PUT|DELETE) (/[^`?\s]*)", cell)
+    return found
+
+
+def test_route_table_openapi_and_serve_md_agree():
+    # a route is one row of the table: one added there and not documented
+    # (or documented and not served) is caught here, without a server
+    table = _table_routes()
+    assert len(table) == len(set(table)), "a route is in the table twice"
+    _, documented = _doc_routes()
+    mcp = {r for r in table if r[1] == "/mcp"}       # the MCP transport: docs/mcp.md, not OpenAPI
+    assert mcp == {("POST", "/mcp"), ("DELETE", "/mcp")}
+    assert set(table) - mcp == set(documented)
+    assert set(_serve_md_routes()) == set(table)
+
+
+def test_unknown_method_is_405_with_allow_and_unknown_path_is_404(srv):
+    table = _table_routes()
+    allow = {}
+    for m, p in table:
+        allow.setdefault(p, []).append(m)
+    for path, methods in allow.items():
+        concrete = re.sub(r"\{[^}]+\}", "x1-abc", path)
+        for method in ["PATCH"] + [m for m in ("GET", "POST", "PUT", "DELETE") if m not in methods][:1]:
+            st, h, out = request(srv.url + concrete, method)
+            assert st == 405, (method, path, st, out)
+            assert h["Allow"] == ", ".join(methods), (method, path, h["Allow"])
+            assert json.loads(out) == {"errors": [{
+                "message": f"{concrete} does not take {method}", "hint": "see GET /v1/openapi.json"}]}
+    # an unknown path, or a known one with a part more or less: 404, no Allow
+    for path in ("/v2/nothing", "/v1/render/", "/v1/renderx", "/v1/sessions/x1-abc/bogus",
+                 "/v1/sessions/x1-abc/exec/more", "/v1/runs/x1-abc", "/mcp/x", "/"):
+        for method in ("GET", "POST", "PATCH"):
+            st, h, out = request(srv.url + path, method)
+            assert st == 404 and "Allow" not in h, (method, path, st)
+            assert json.loads(out) == {"errors": [{
+                "message": f"no route {path}", "hint": "see GET /v1/openapi.json"}]}
+
+
 def test_metrics_in_prometheus_text_format(srv):
     render(srv, ["png"])
     st, h, body = request(srv.url + "/metrics")
