@@ -175,6 +175,7 @@ static void style_series(fo_xlsx *x, const fo_chart *c, lxw_chart_series *s, siz
     case FO_CHART_PIE:
     case FO_CHART_DOUGHNUT:
         break;
+    case FO_CHART_BAR: case FO_CHART_COLUMN: case FO_CHART_AREA:
     default:
         chart_series_set_fill(s, &fill);
         break;
