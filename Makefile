@@ -21,7 +21,13 @@
 BUILD    ?= build
 CC       ?= cc
 PKGS     := xlsxwriter libzip libxml-2.0 cairo freetype2 harfbuzz fribidi fontconfig libunibreak icu-uc jansson zlib libdeflate
+# Warnings, on every build (CI=true makes them errors; tests/build/
+# test_warnings.py reads them back): -Wswitch-enum wants a switch on an enum
+# to name every value even when it has a default: (list the rest on one case
+# line falling into it), so a new value is flagged wherever it must be
+# decided; -Wwrite-strings makes string literals const char[].
 WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Wstrict-prototypes \
+            -Wswitch-enum -Wwrite-strings \
             -Wno-unused-parameter
 OPT      ?= -O2 -g
 # Hardening, on every binary (tests/build/test_hardening.py reads it back with
@@ -249,7 +255,7 @@ fuzz: deps-test
 	  $(BUILD:build=build-fuzz)/libfolio-sandbox.a
 	@mkdir -p build-fuzz/fuzz
 	@set -e; for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
-	  clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Iinclude -I. $(PKG_CFLAGS) $$f build-fuzz/libfolio-sandbox.a build-fuzz/libfolio.a $(PKG_LIBS) -o build-fuzz/fuzz/$$n; \
+	  clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(WARN) -Iinclude -I. $(PKG_CFLAGS) $$f build-fuzz/libfolio-sandbox.a build-fuzz/libfolio.a $(PKG_LIBS) -o build-fuzz/fuzz/$$n; \
 	  mkdir -p build-fuzz/corpus/$$n; \
 	  seeds=tests/fuzz/seeds/$$n; [ -d $$seeds ] || seeds=; \
 	  echo "== $$n ($(FUZZ_TIME)s)"; \

@@ -33,6 +33,7 @@ int fo_status_exit_code(fo_status s)
     case FO_ERR_INPUT: case FO_ERR_UNSUPPORTED: return 2;
     case FO_ERR_CEILING: return 3;
     case FO_ERR_SANDBOX: return 4;
+    case FO_ERR_NOMEM: case FO_ERR_IO: case FO_ERR_INTERNAL:
     default: return 5;
     }
 }

@@ -95,7 +95,7 @@ int main(int argc, char **argv)
     if (argc >= 2 && !strcmp(argv[1], "session"))
         return fo_session_main(argc - 1, argv + 1, NULL, have_engine ? engine : NULL);
     if (argc == 3 && !strcmp(argv[1], "help") && !strcmp(argv[2], "session")) {
-        char *help[] = {argv[2], "--help", NULL};   /* the session client prints its own */
+        char opt[] = "--help", *help[] = {argv[2], opt, NULL};   /* the session client prints its own */
         return fo_session_main(2, help, NULL, NULL);
     }
     if (!have_engine) {

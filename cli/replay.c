@@ -255,7 +255,8 @@ static int run_replay(replay *r, json_t *m, const char *dir)
     json_t *cmd = json_object_get(m, "command"), *lim = json_object_get(m, "limits");
     json_t *prov = json_object_get(m, "provenance"), *files = json_object_get(m, "files");
     json_t *refused, *paths, *v, *now = NULL;
-    char folio[4096], out[4096], opt[8][32], **argv;
+    char folio[4096], out[4096], opt[8][32];
+    const char **argv;
     const char *net = json_string_value(json_object_get(lim, "net"));
     size_t n = 0, k;
     int status, rc = 0;
@@ -285,7 +286,7 @@ static int run_replay(replay *r, json_t *m, const char *dir)
     argv[n++] = "--quiet";
     json_array_foreach(paths, k, v) {
         argv[n++] = "--in";
-        argv[n++] = (char *)json_string_value(v);
+        argv[n++] = json_string_value(v);
     }
     snprintf(opt[0], 32, "%lld", (long long)json_integer_value(json_object_get(lim, "memory_mb")));
     snprintf(opt[1], 32, "%g", json_number_value(json_object_get(lim, "timeout_s")));
@@ -296,14 +297,14 @@ static int run_replay(replay *r, json_t *m, const char *dir)
     argv[n++] = "--pids", argv[n++] = opt[2];
     argv[n++] = "--max-bytes", argv[n++] = opt[3];
     if (net && (!strcmp(net, "all") || !strcmp(net, "packages")))
-        argv[n++] = "--net", argv[n++] = (char *)net;
+        argv[n++] = "--net", argv[n++] = net;
     if (net && !strcmp(net, "allow") && allow_list(json_object_get(m, "egress"), &allow) > 0)
         argv[n++] = "--net", argv[n++] = allow.data;    /* the hosts the run was let reach */
     argv[n++] = "--out";
     argv[n++] = out;
     argv[n++] = "--";
     json_array_foreach(cmd, k, v) {
-        argv[n++] = (char *)json_string_value(v);
+        argv[n++] = json_string_value(v);
         fo_buf_puts(&code, json_string_value(v));
         fo_buf_puts(&code, " ");
     }
@@ -311,7 +312,7 @@ static int run_replay(replay *r, json_t *m, const char *dir)
     if (pid == 0) {
         int null = open("/dev/null", O_WRONLY);
         dup2(null, 1);
-        execv(folio, argv);
+        execv(folio, (char *const *)argv);   /* execv only reads the strings */
         _exit(127);
     }
     free(argv);
@@ -385,7 +386,7 @@ static int session_replay(replay *r, json_t *head, json_t *puts, json_t *cells)
     json_t *refused = json_array(), *paths = json_array(), *put_paths = json_array(), *v;
     char opt[6][32], id[33], *info = NULL;
     const char *net = json_string_value(json_object_get(lim, "net"));
-    char *argv[24];
+    const char *argv[24];
     int argc = 0, rc = 0;
     size_t k, p = 0;
     fo_session_new o = { 0 };
@@ -401,7 +402,7 @@ static int session_replay(replay *r, json_t *head, json_t *puts, json_t *cells)
     }
     json_array_foreach(paths, k, v)
         if (argc < 8)
-            argv[argc++] = "--in", argv[argc++] = (char *)json_string_value(v);
+            argv[argc++] = "--in", argv[argc++] = json_string_value(v);
     snprintf(opt[0], 32, "%lld", (long long)json_integer_value(json_object_get(lim, "memory_mb")));
     snprintf(opt[1], 32, "%g", json_number_value(json_object_get(lim, "timeout_s")));
     snprintf(opt[2], 32, "%lld", (long long)json_integer_value(json_object_get(lim, "pids")));
@@ -413,14 +414,14 @@ static int session_replay(replay *r, json_t *head, json_t *puts, json_t *cells)
     argv[argc++] = "--max-bytes", argv[argc++] = opt[3];
     argv[argc++] = "--disk", argv[argc++] = opt[4];
     if (net && (!strcmp(net, "all") || !strcmp(net, "packages")))
-        argv[argc++] = "--net", argv[argc++] = (char *)net;
+        argv[argc++] = "--net", argv[argc++] = net;
     o.folio = NULL;
     {
         static char folio[4096];
         folio_path(folio, sizeof folio);
         fo_session_use_folio(folio);
     }
-    o.argv = argv;
+    o.argv = (char *const *)argv;   /* only read, and passed on to execv */
     o.argc = argc;
     o.cold = 1;
     if (fo_session_create(&o, id, &info, &err) < 0) {

@@ -73,6 +73,7 @@ static const char *type_hint(fo_type t)
                "(e.g. \"dd/mm/yyyy\") sets the day/month order";
     case FO_TYPE_BOOLEAN: return "write true or false";
     case FO_TYPE_TEXT: return NULL;
+    case FO_TYPE_AUTO: case FO_TYPE_INTEGER: case FO_TYPE_NUMBER: case FO_TYPE_PERCENT: case FO_TYPE_CURRENCY:
     default:
         return "write numbers as 1234.5, 1,234.50, (1,234), 12.5% or $1,200.00; "
                "\"decimal\": \",\" reads 1.234,50; n/a, - and empty cells are kept without a warning";

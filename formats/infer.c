@@ -495,6 +495,7 @@ void fo_infer_add_value(fo_infer *in, const fo_value *v)
         break;
     case FO_VAL_DATE: c.kind = v->num == floor(v->num) ? CK_DATE : CK_DT; break;
     case FO_VAL_BOOL: c.kind = CK_BOOL; break;
+    case FO_VAL_URL:
     default: break;
     }
     add_cell(in, &c);
@@ -597,6 +598,7 @@ void fo_infer_format(const fo_infer *in, fo_type t, char *fmt, size_t cap)
             put(fmt, cap, in->dt_frac ? "yyyy-mm-dd hh:mm:ss.000"
                           : in->dt_secs ? "yyyy-mm-dd hh:mm:ss" : "yyyy-mm-dd hh:mm");
         break;
+    case FO_TYPE_AUTO: case FO_TYPE_TEXT: case FO_TYPE_BOOLEAN:
     default: put(fmt, cap, fo_type_default_format(t)); break;
     }
 }
@@ -717,6 +719,7 @@ static bool fits(const cell *c, fo_type t)
     case FO_TYPE_DATE: return c->kind == CK_DATE || (c->kind == CK_DT && c->value == floor(c->value));
     case FO_TYPE_DATETIME: return c->kind == CK_DATE || c->kind == CK_DT;
     case FO_TYPE_BOOLEAN: return c->kind == CK_BOOL;
+    case FO_TYPE_TEXT:
     default: return false;
     }
 }

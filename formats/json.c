@@ -133,6 +133,11 @@ static const char *syntax_hint(const json_error_t *err, const char *t, size_t le
     case json_error_invalid_utf8: return "save the spec as UTF-8";
     case json_error_premature_end_of_input: return "look for a missing comma or an extra one before this point";
     case json_error_invalid_syntax: break;
+    case json_error_unknown: case json_error_out_of_memory: case json_error_stack_overflow:
+    case json_error_cannot_open_file: case json_error_invalid_argument: case json_error_invalid_format:
+    case json_error_wrong_type: case json_error_null_character: case json_error_null_value:
+    case json_error_null_byte_in_key: case json_error_numeric_overflow: case json_error_item_not_found:
+    case json_error_index_out_of_range:
     default: return NULL;
     }
     bool closing = at < len && (t[at] == '}' || t[at] == ']');

@@ -269,6 +269,7 @@ const char *fo_spec_json_type(const json_t *v)
     case JSON_STRING: return "a string";
     case JSON_INTEGER: case JSON_REAL: return "a number";
     case JSON_TRUE: case JSON_FALSE: return "a boolean";
+    case JSON_NULL:
     default: return "null";
     }
 }

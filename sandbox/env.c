@@ -174,7 +174,7 @@ static void cache_write(int rt, const char *key, const char *text, size_t len)
    pipe); its output, or NULL with *why filled. */
 static char *list_in_jail(size_t *len, char *why, size_t why_len)
 {
-    char *argv[64];
+    const char *argv[64];
     int argc = 0, out[2], err[2], st;
     pid_t pid;
     char *text, *msg;
@@ -187,9 +187,9 @@ static char *list_in_jail(size_t *len, char *why, size_t why_len)
     argv[argc++] = "/usr/bin/python3";
     argv[argc++] = "-I";
     argv[argc++] = "-c";
-    argv[argc++] = (char *)env_script;
+    argv[argc++] = env_script;
     for (size_t k = 0; fo_egress_packages[k] && argc < 63; k++)
-        argv[argc++] = (char *)fo_egress_packages[k];
+        argv[argc++] = fo_egress_packages[k];
     argv[argc] = NULL;
     if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
         snprintf(why, why_len, "can't create a pipe: %s", strerror(errno));
@@ -200,7 +200,7 @@ static char *list_in_jail(size_t *len, char *why, size_t why_len)
     if (pid == 0) {
         if (dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0)
             _exit(5);
-        _exit(fo_sandbox_main(argc, argv, NULL));
+        _exit(fo_sandbox_main(argc, (char **)argv, NULL));   /* it only reads them */
     }
     close(out[1]);
     close(err[1]);
@@ -213,11 +213,10 @@ static char *list_in_jail(size_t *len, char *why, size_t why_len)
         ;
     if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || !text ||
         !strstr(text, SEPARATOR) || text[0] != '{') {
-        char *last = msg ? msg : "";
         size_t n = msg ? strlen(msg) : 0;
-        while (n && last[n - 1] == '\n')
-            last[--n] = 0;
-        snprintf(why, why_len, "the listing's jail failed%s%s", n ? ": " : "", last);
+        while (n && msg[n - 1] == '\n')
+            msg[--n] = 0;
+        snprintf(why, why_len, "the listing's jail failed%s%s", n ? ": " : "", n ? msg : "");
         free(text);
         free(msg);
         return NULL;

@@ -587,7 +587,7 @@ static void drop_caps(void)
    virtual environment /work/.venv that the shims in /run/bin create on first
    use (it sees the system's packages), npm into /work/node_modules or, with
    -g, /work/.npm-global; both are first on PATH once they exist. */
-static char *const program_env[] = {
+static const char *const program_env[] = {
     "PATH=/work/.venv/bin:/work/.npm-global/bin:/run/bin:/usr/local/bin:/usr/bin:/bin",
     "HOME=/work", "USER=folio", "LOGNAME=folio",
     "LANG=C.UTF-8", "TMPDIR=/tmp", "MPLBACKEND=Agg", "MPLCONFIGDIR=/tmp/.matplotlib",
@@ -633,7 +633,7 @@ static const char shim_python[] =
    urllib, requests, pip, npm) goes through the egress proxy in the jail.
    FOLIO_NET tells the program which network it has (none, allow, all). */
 #define FO_EGRESS_URL "http://127.0.0.1:3128"
-static char *const egress_env[] = {
+static const char *const egress_env[] = {
     "FOLIO_NET=allow",
     "HTTP_PROXY=" FO_EGRESS_URL, "HTTPS_PROXY=" FO_EGRESS_URL, "http_proxy=" FO_EGRESS_URL,
     "https_proxy=" FO_EGRESS_URL, "NO_PROXY=localhost,127.0.0.1", "no_proxy=localhost,127.0.0.1",
@@ -660,7 +660,8 @@ static void exec_path(char *const *argv, int render, fo_sandbox_net net)
     char path[4096];
     size_t k, e;
     int egress = net == FO_NET_ALLOW;
-    char *env[sizeof program_env / sizeof *program_env + sizeof egress_env / sizeof *egress_env + 1];
+    const char *env[sizeof program_env / sizeof *program_env + sizeof egress_env / sizeof *egress_env + 1];
+    char *const *envp = (char *const *)env;   /* execve only reads the strings */
     int err = ENOENT;
 
     for (k = 0; program_env[k]; k++)
@@ -673,12 +674,12 @@ static void exec_path(char *const *argv, int render, fo_sandbox_net net)
         env[k++] = net == FO_NET_ALL ? "FOLIO_NET=all" : "FOLIO_NET=none";
     env[k] = NULL;
     if (strchr(argv[0], '/')) {
-        execve(argv[0], argv, env);
+        execve(argv[0], argv, envp);
         err = errno;
     } else {
         for (k = 0; k < sizeof dirs / sizeof *dirs; k++) {
             snprintf(path, sizeof path, "%s/%s", dirs[k], argv[0]);
-            execve(path, argv, env);
+            execve(path, argv, envp);
             if (errno != ENOENT && errno != ENOTDIR)
                 err = errno;
         }

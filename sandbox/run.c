@@ -508,7 +508,8 @@ static void render(const fo_sandbox_plan *p, const char *engine, fo_sandbox_coll
     fo_sandbox_plan rp = *p;
     fo_sandbox_jail j;
     fo_buf cmd = { 0 };
-    char outs[8][32], ceiling[24], *argv[6 + 2 * 8 + 2 + 1];
+    char outs[8][32], ceiling[24];
+    const char *argv[6 + 2 * 8 + 2 + 1];
     size_t k, n = 0;
 
     argv[n++] = "/run/folio";
@@ -533,11 +534,11 @@ static void render(const fo_sandbox_plan *p, const char *engine, fo_sandbox_coll
     fo_buf_free(&cmd);
     if (p->provenance) {            /* not in the manifest's argv: it has its own "provenance" */
         argv[n++] = "--provenance";
-        argv[n++] = (char *)p->provenance;
+        argv[n++] = p->provenance;
         argv[n] = NULL;
     }
 
-    rp.argv = argv;
+    rp.argv = (char **)argv;          /* only read, and passed on to execve */
     rp.in = col->files;
     rp.n_in = col->n_files;
     rp.in_dir = "out";
@@ -859,8 +860,8 @@ static int sign_ready(const fo_sandbox_plan *p, const char *engine)
 static int sign_run(const fo_sandbox_plan *p, const char *engine)
 {
     char manifest[4096];
-    char *argv[] = { (char *)engine, "sign", manifest, "--key", (char *)p->sign_key,
-                     p->quiet || p->json ? "--quiet" : NULL, NULL };
+    const char *argv[] = { engine, "sign", manifest, "--key", p->sign_key,
+                           p->quiet || p->json ? "--quiet" : NULL, NULL };
     int status;
     pid_t pid;
 
@@ -869,7 +870,7 @@ static int sign_run(const fo_sandbox_plan *p, const char *engine)
     fflush(stderr);
     pid = fork();
     if (pid == 0) {
-        execv(engine, argv);
+        execv(engine, (char *const *)argv);   /* execv only reads the strings */
         _exit(127);
     }
     if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {

@@ -61,7 +61,7 @@ static int spawn(const char *folio, const char *id, const char *mode, char *cons
     fflush(NULL);
     pid = fork();
     if (pid == 0) {
-        char **argv = calloc((size_t)n_opts + 8, sizeof *argv);
+        const char **argv = calloc((size_t)n_opts + 8, sizeof *argv);
         int k = 0;
         if (!argv || setsid() < 0)
             _exit(5);
@@ -73,12 +73,12 @@ static int spawn(const char *folio, const char *id, const char *mode, char *cons
         argv[k++] = "folio";
         argv[k++] = "session";
         argv[k++] = "_supervise";
-        argv[k++] = (char *)id;
+        argv[k++] = id;
         argv[k++] = fdtxt;
-        argv[k++] = (char *)mode;
+        argv[k++] = mode;
         for (int i = 0; i < n_opts; i++)
             argv[k++] = opts[i];
-        execv(folio, argv);
+        execv(folio, (char *const *)argv);   /* execv only reads the strings */
         _exit(5);
     }
     close(sv[1]);
@@ -224,7 +224,7 @@ static int take_spare(int rt, const char *key, char id[33], char **info)
    async-signal-safe calls after fork: folio serve is multithreaded. */
 static void start_spare(const char *folio, char *const *opts, int n_opts)
 {
-    char **argv = calloc((size_t)n_opts + 4, sizeof *argv);
+    const char **argv = calloc((size_t)n_opts + 4, sizeof *argv);
     pid_t pid;
     int st;
 
@@ -245,7 +245,7 @@ static void start_spare(const char *folio, char *const *opts, int n_opts)
                 dup2(nul, 1);
                 dup2(nul, 2);
             }
-            execv(folio, argv);
+            execv(folio, (char *const *)argv);   /* execv only reads the strings */
         }
         _exit(0);
     }

@@ -258,7 +258,7 @@ static int unclaimed(fo_session *s)
 /* The kernel's source comes through its stdin, ended by a NUL, right after
    it starts (fo_session_kernel_hello): its code is then named <folio-kernel>
    in tracebacks, and the command line stays short. */
-static char *kernel_argv[] = {
+static const char *const kernel_argv[] = {
     "python3", "-E", "-s", "-c",
     "import os\nb = b''\nwhile not b.endswith(b'\\0'):\n    r = os.read(0, 65536)\n"
     "    if not r: raise SystemExit(70)\n    b += r\n"
@@ -441,7 +441,7 @@ static int start(fo_session *s, int resume, fo_session_error *err)
 
     s->kernel_src = (const char *)fo_session_kernel_find("sandbox/kernel/folio_kernel.py", &len);
     s->kernel_len = len + 1;                     /* with its NUL */
-    s->plan.argv = kernel_argv;
+    s->plan.argv = (char **)kernel_argv;     /* only read, and passed on to execve */
     s->plan.mpl_cache = fo_sandbox_mpl_cache(s->engine, mpl, sizeof mpl);
     if (!per_process_ok() && !memory_holdable(s))
         return refuse_memory(s, err);          /* before anything runs */
@@ -638,13 +638,13 @@ static void start_renewer(fo_session *s)
     pid_t parent = getpid(), pid = fork();
 
     if (pid == 0) {
-        char *argv[] = { "folio", "session", "_lease", s->id, NULL };
+        const char *argv[] = { "folio", "session", "_lease", s->id, NULL };
         (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent)
             _exit(0);
         for (int fd = 3; fd < 4096; fd++)     /* no lock, slot or jail held by us */
             close(fd);
-        execv("/proc/self/exe", argv);
+        execv("/proc/self/exe", (char *const *)argv);   /* execv only reads the strings */
         _exit(5);
     }
     s->renewer = pid > 0 ? pid : 0;

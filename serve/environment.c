@@ -12,7 +12,7 @@
 
 void fo_http_environment(fo_serve_state *s, struct MHD_Connection *c, req *r)
 {
-    char *argv[] = { (char *)s->cfg.folio, "env", "--json", NULL };
+    const char *argv[] = { s->cfg.folio, "env", "--json", NULL };
     char *text;
     int code = 5;
 

@@ -172,6 +172,6 @@ void fo_http_run_files(fo_serve_state *s, struct MHD_Connection *c, req *r);
 /* environment.c: /v1/environment */
 void fo_http_environment(fo_serve_state *s, struct MHD_Connection *c, req *r);
 /* runs.c: runs argv (folio) with stdout to a pipe; its output (malloc'd) and exit code. */
-char *fo_serve_run_folio(char **argv, int *code);
+char *fo_serve_run_folio(const char *const *argv, int *code);
 
 #endif

@@ -51,7 +51,8 @@ typedef struct {
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static entry *table[MAX_MCP_SESSIONS];
 static char max_sessions[16], max_bytes[24];
-static char *const mcp_argv[] = { "--max-sessions", max_sessions, "--max-bytes", max_bytes, NULL };
+static char opt_sessions[] = "--max-sessions", opt_bytes[] = "--max-bytes";
+static char *const mcp_argv[] = { opt_sessions, max_sessions, opt_bytes, max_bytes, NULL };
 
 /* ------------------------------------------------------------ answers */
 

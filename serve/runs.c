@@ -81,7 +81,7 @@ static int mkdirs_for(int dir, const char *name)
 
 /* The uploaded files moved to DIR/in/NAME; argv gets one --in per top-level
    entry. 0, or -1 (errno). */
-static int lay_out_inputs(req *r, char **argv, int *argc, char (*paths)[1100], size_t *n_paths)
+static int lay_out_inputs(req *r, const char **argv, int *argc, char (*paths)[1100], size_t *n_paths)
 {
     char in[600], from[600];
     int dir;
@@ -151,7 +151,7 @@ static char *slurp(int fd, size_t max)
 
 /* Starts argv with stdout to a pipe; its output (at most MANIFEST_MAX bytes)
    and exit code. Also GET /v1/environment's `folio env --json`. */
-char *fo_serve_run_folio(char **argv, int *code)
+char *fo_serve_run_folio(const char *const *argv, int *code)
 {
     int out[2], st = 0, nul;
     pid_t pid;
@@ -167,7 +167,7 @@ char *fo_serve_run_folio(char **argv, int *code)
         nul = open("/dev/null", O_RDWR);
         if (nul < 0 || dup2(nul, 0) < 0 || dup2(out[1], 1) < 0 || dup2(nul, 2) < 0)
             _exit(5);
-        execv(argv[0], argv);
+        execv(argv[0], (char *const *)argv);   /* execv only reads the strings */
         _exit(5);
     }
     close(out[1]);
@@ -235,7 +235,7 @@ static char *answer_json(fo_serve_state *s, const char *id, const char *manifest
 }
 
 /* cmd's JSON array into argv; 0 or -1 after answering. */
-static int cmd_words(struct MHD_Connection *c, req *r, json_t *cmd, char **argv, int *argc)
+static int cmd_words(struct MHD_Connection *c, req *r, json_t *cmd, const char **argv, int *argc)
 {
     size_t k;
     json_t *w;
@@ -251,7 +251,7 @@ static int cmd_words(struct MHD_Connection *c, req *r, json_t *cmd, char **argv,
                            "without NUL", k);
             return -1;
         }
-        argv[(*argc)++] = (char *)json_string_value(w);
+        argv[(*argc)++] = json_string_value(w);
     }
     return 0;
 }
@@ -259,7 +259,7 @@ static int cmd_words(struct MHD_Connection *c, req *r, json_t *cmd, char **argv,
 /* The optional fields as folio run options, the timeout under the
    operator's ceiling (which is given when folio run's default is over it);
    0 or -1 after answering. */
-static int run_options(fo_serve_state *s, struct MHD_Connection *c, req *r, char **argv, int *argc,
+static int run_options(fo_serve_state *s, struct MHD_Connection *c, req *r, const char **argv, int *argc,
                        char *vals[3], char ceiling[32])
 {
     static const char *const names[] = { "render", "timeout", "net" };
@@ -315,7 +315,8 @@ static void answer_run(fo_serve_state *s, struct MHD_Connection *c, req *r, cons
 
 void fo_http_run(fo_serve_state *s, struct MHD_Connection *c, req *r)
 {
-    char *argv[MAX_ARGS + 2 * 64 + 32], *vals[3] = { NULL, NULL, NULL }, *cmd_text, *manifest;
+    const char *argv[MAX_ARGS + 2 * 64 + 32];
+    char *vals[3] = { NULL, NULL, NULL }, *cmd_text, *manifest;
     char maxb[32], tmax[32], out_dir[sizeof s->runs_dir + 40], id[33];
     json_t *cmd = NULL;
     int argc = 0, too_long = 0, code = 5;
@@ -330,7 +331,7 @@ void fo_http_run(fo_serve_state *s, struct MHD_Connection *c, req *r)
     cmd_text = field(r, "cmd", &too_long);
     cmd = cmd_text ? json_loads(cmd_text, JSON_REJECT_DUPLICATES, NULL) : NULL;
     free(cmd_text);
-    argv[argc++] = (char *)s->cfg.folio;
+    argv[argc++] = s->cfg.folio;
     argv[argc++] = "run";
     argv[argc++] = "--json";
     argv[argc++] = "--quiet";

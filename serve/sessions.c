@@ -203,7 +203,7 @@ static const struct { const char *key, *opt; int number; } new_opts[] = {
 /* The session options a request left out whose folio default is over the
    operator's ceiling: the ceiling, as if asked (disk's default is the
    session's memory). */
-static void clamp_defaults(fo_serve_state *s, const double *given, char **argv,
+static void clamp_defaults(fo_serve_state *s, const double *given, const char **argv,
                            char bufs[][256], int *argc)
 {
     double memory = given[FO_LIMIT_MEMORY] > 0 ? given[FO_LIMIT_MEMORY]
@@ -217,7 +217,7 @@ static void clamp_defaults(fo_serve_state *s, const double *given, char **argv,
         if (li < 0 || given[li] > 0 ||
             fo_serve_limit_default(li, memory) <= s->cfg.session_max[li])
             continue;
-        argv[(*argc)++] = (char *)new_opts[k].opt;
+        argv[(*argc)++] = new_opts[k].opt;
         snprintf(bufs[k], 256, "%.17g", s->cfg.session_max[li]);
         argv[(*argc)++] = bufs[k];
     }
@@ -225,7 +225,7 @@ static void clamp_defaults(fo_serve_state *s, const double *given, char **argv,
 
 /* Body keys to argv, each number under the operator's ceiling; 0, or -1
    after answering 400. */
-static int new_argv(fo_serve_state *s, struct MHD_Connection *c, req *r, json_t *body, char **argv,
+static int new_argv(fo_serve_state *s, struct MHD_Connection *c, req *r, json_t *body, const char **argv,
                     char bufs[][256], int *argc)
 {
     double given[FO_LIMIT_N] = { 0 };
@@ -259,7 +259,7 @@ static int new_argv(fo_serve_state *s, struct MHD_Connection *c, req *r, json_t 
                 return -1;
             given[li] = json_number_value(v);
         }
-        argv[(*argc)++] = (char *)new_opts[k].opt;
+        argv[(*argc)++] = new_opts[k].opt;
         if (new_opts[k].number)
             snprintf(bufs[k], 256, "%.17g", json_number_value(v));
         else
@@ -273,8 +273,8 @@ static int new_argv(fo_serve_state *s, struct MHD_Connection *c, req *r, json_t 
 void fo_http_session_create(fo_serve_state *s, struct MHD_Connection *c, req *r)
 {
     char bufs[sizeof new_opts / sizeof *new_opts][256], maxs[16], id[33], who[65], *info = NULL;
-    char *argv[2 * sizeof new_opts / sizeof *new_opts + 2];
-    fo_session_new o = { s->cfg.folio, argv, 0, 0 };
+    const char *argv[2 * sizeof new_opts / sizeof *new_opts + 2];
+    fo_session_new o = { s->cfg.folio, (char *const *)argv, 0, 0 };   /* only read, passed on to execv */
     fo_session_error err;
     json_t *body = fo_http_read_json(c, r), *j;
     char *text;

@@ -450,12 +450,12 @@ static int zygote_loop(int ctl)
    once; if that exec fails it simply goes on, lazily bound. */
 static void bind_now(void)
 {
-    static char *const argv[] = { "folio", "serve", "--zygote", NULL };
+    static const char *const argv[] = { "folio", "serve", "--zygote", NULL };
 
     if (getenv("LD_BIND_NOW"))
         return;
     if (setenv("LD_BIND_NOW", "1", 1) == 0)
-        (void)execv("/proc/self/exe", argv);
+        (void)execv("/proc/self/exe", (char *const *)argv);   /* execv only reads the strings */
 }
 
 int fo_serve_zygote_main(void)
@@ -512,12 +512,12 @@ static int wait_ready(int fd, double seconds)
 
 static int start_jailed(fo_serve_zygote *z, char *err, size_t errlen)
 {
-    static char *argv[] = { "/run/folio", "serve", "--zygote", NULL };
+    static const char *const argv[] = { "/run/folio", "serve", "--zygote", NULL };
     fo_sandbox_plan p;
     struct sockaddr_un a;
 
     memset(&p, 0, sizeof p);
-    p.argv = argv;
+    p.argv = (char **)argv;      /* only read, and passed on to execve */
     p.in_dir = "work";
     p.timeout_s = 1e9;
     p.memory_mb = z->cfg->memory_mb;

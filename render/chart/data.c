@@ -261,6 +261,7 @@ const char *fo_chart_value_label(const fo_numfmt *f, const fo_value *v, char *bu
     case FO_VAL_FORMULA:
         if (!v->has_num) return v->label ? v->label : "";
         /* fall through */
+    case FO_VAL_NUMBER: case FO_VAL_DATE:
     default:
         fo_chart_format(f, v->num, buf, cap);
         return buf;

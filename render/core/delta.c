@@ -29,6 +29,7 @@ fo_rgb fo_delta_rgb(const fo_metric *m, fo_rgb flat, fo_rgb bg)
     switch (fo_delta_tone_of(m)) {
     case FO_DELTA_GOOD: return fo_rgb_readable(FO_DELTA_GOOD_RGB, bg, FO_CONTRAST_TEXT);
     case FO_DELTA_BAD: return fo_rgb_readable(FO_DELTA_BAD_RGB, bg, FO_CONTRAST_TEXT);
+    case FO_DELTA_FLAT:
     default: return flat;
     }
 }

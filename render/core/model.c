@@ -42,6 +42,7 @@ const char *fo_type_default_format(fo_type t)
     case FO_TYPE_DATETIME: return "yyyy-mm-dd hh:mm:ss";
     case FO_TYPE_BOOLEAN: return "General";
     case FO_TYPE_TEXT: return "@";
+    case FO_TYPE_AUTO: case FO_TYPE_NUMBER:
     default: return "General";
     }
 }
@@ -53,6 +54,7 @@ double fo_value_number(const fo_value *v)
         return isfinite(v->num) ? v->num : NAN;
     case FO_VAL_FORMULA:
         return v->has_num && isfinite(v->num) ? v->num : NAN;
+    case FO_VAL_NULL: case FO_VAL_TEXT: case FO_VAL_URL:
     default:
         return NAN;
     }
@@ -102,6 +104,7 @@ long fo_value_color(const fo_value *v, const fo_numfmt *f)
     case FO_VAL_TEXT: return fo_numfmt_text_color(f);
     case FO_VAL_FORMULA: return v->has_num ? fo_numfmt_color(f, v->num) : -1;
     case FO_VAL_NUMBER: case FO_VAL_DATE: return fo_numfmt_color(f, v->num);
+    case FO_VAL_NULL: case FO_VAL_BOOL: case FO_VAL_URL:
     default: return -1;
     }
 }

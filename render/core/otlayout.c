@@ -102,6 +102,7 @@ static bool seq_hit(table *t, const seq_of *k, uint16_t v)
     switch (k->kind) {
     case BY_GLYPH: return v == t->glyph;
     case BY_CLASS: return v == k->cls;
+    case BY_COVERAGE:
     default: return v && covered(t, k->base + v);   /* a NULL offset: no glyph */
     }
 }

@@ -53,6 +53,7 @@ bool fo_table_total(const fo_table_acc *a, fo_total k, double *v)
     case FO_TOTAL_MIN: *v = a->min; return a->nnum > 0;
     case FO_TOTAL_MAX: *v = a->max; return a->nnum > 0;
     case FO_TOTAL_COUNT: *v = (double)a->count; return true;
+    case FO_TOTAL_NONE:
     default: *v = 0; return false;
     }
 }

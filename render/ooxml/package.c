@@ -708,6 +708,10 @@ static zip_int64_t spill_read(void *ud, void *data, zip_uint64_t n, zip_source_c
     case ZIP_SOURCE_SUPPORTS:
         return zip_source_make_command_bitmap(ZIP_SOURCE_OPEN, ZIP_SOURCE_READ, ZIP_SOURCE_CLOSE,
                                               ZIP_SOURCE_STAT, ZIP_SOURCE_ERROR, ZIP_SOURCE_FREE, -1);
+    case ZIP_SOURCE_SEEK: case ZIP_SOURCE_TELL: case ZIP_SOURCE_BEGIN_WRITE: case ZIP_SOURCE_COMMIT_WRITE:
+    case ZIP_SOURCE_ROLLBACK_WRITE: case ZIP_SOURCE_WRITE: case ZIP_SOURCE_SEEK_WRITE: case ZIP_SOURCE_TELL_WRITE:
+    case ZIP_SOURCE_REMOVE: case ZIP_SOURCE_RESERVED_1: case ZIP_SOURCE_BEGIN_WRITE_CLONING:
+    case ZIP_SOURCE_ACCEPT_EMPTY: case ZIP_SOURCE_GET_FILE_ATTRIBUTES:
     default:
         zip_error_set(&s->err, ZIP_ER_OPNOTSUPP, 0);
         return -1;

@@ -414,6 +414,7 @@ double fo_pdf_min_height(const fo_pdf *c, const fo_block *b)
     case FO_BLOCK_METRICS: return t->heading_size[0] * 1.3 + t->body_size * 3.5 + 18;
     case FO_BLOCK_CODE: return t->mono_size * 1.35 * 3 + 12;
     case FO_BLOCK_LIST: case FO_BLOCK_PARAGRAPH: return 3 * lh;
+    case FO_BLOCK_HEADING: case FO_BLOCK_PAGE_BREAK: case FO_BLOCK_TOC:
     default: return 0;
     }
 }

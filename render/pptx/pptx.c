@@ -103,7 +103,7 @@ static void logo_setup(fo_pptx *p)
     b->u.image.is_png = png;
     b->u.image.px_width = pw;
     b->u.image.px_height = ph;
-    b->u.image.alt = "logo";
+    b->u.image.alt = (char *)"logo";   /* never freed: p->logo is not the doc's */
     p->logo_h = LOGO_H;
     p->logo_w = LOGO_H * pw / ph;
     if (p->logo_w > p->g.cw / 4) {
@@ -398,6 +398,8 @@ static double keep_with(const fo_pptx *p, const fo_block *b)
     }
     case FO_BLOCK_CODE: /* what fo_pptx_code asks, under the heading's frame */
         return 3 * fo_pptx_line_h(FO_PPTX_CODE_SZ) + 2 * FO_PPTX_CODE_PAD + FO_PPTX_GAP;
+    case FO_BLOCK_HEADING: case FO_BLOCK_PARAGRAPH: case FO_BLOCK_LIST: case FO_BLOCK_CHART:
+    case FO_BLOCK_PAGE_BREAK: case FO_BLOCK_TOC:
     default: return 2 * body;
     }
 }

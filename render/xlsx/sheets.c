@@ -426,6 +426,7 @@ static const char *total_function(fo_total k)
     case FO_TOTAL_MIN: return "MIN";
     case FO_TOTAL_MAX: return "MAX";
     case FO_TOTAL_COUNT: return "COUNTA";
+    case FO_TOTAL_NONE:
     default: return NULL;
     }
 }

@@ -421,6 +421,7 @@ static void put_metrics(summary *s, const fo_metric *items, size_t n)
                 break;
             case FO_VAL_NULL:
                 break;
+            case FO_VAL_TEXT: case FO_VAL_FORMULA: case FO_VAL_URL:
             default:
                 put_string(s, 1, v->label ? v->label : v->str, vf);
                 break;

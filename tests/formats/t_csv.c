@@ -262,7 +262,7 @@ static fo_status scan(fo_dataset *ds, fo_arena *a, const char *text, bool header
     ds->src = FO_SRC_CSV;
     ds->stream = &fo_csv_stream;
     ds->csv_path = (char *)tmp_file(text, strlen(text));
-    ds->csv_display = "data.csv";
+    ds->csv_display = fo_arena_strdup(a, "data.csv");
     ds->header = header;
     return fo_csv_scan(ds, a, hints, nhints, d);
 }
@@ -357,8 +357,8 @@ START_TEST(scan_names_and_shape)
     memset(&ds, 0, sizeof ds);
     ds.src = FO_SRC_CSV;
     ds.stream = &fo_csv_stream;
-    ds.csv_path = "/nonexistent/sales.csv";
-    ds.csv_display = "sales.csv";
+    ds.csv_path = fo_arena_strdup(a, "/nonexistent/sales.csv");
+    ds.csv_display = fo_arena_strdup(a, "sales.csv");
     ds.header = true;
     ck_assert_int_eq(fo_csv_scan(&ds, a, NULL, 0, &d), FO_ERR_INPUT);
     ck_assert_ptr_nonnull(strstr(diag_text(&d, 0), "sales.csv: cannot open CSV file"));
@@ -375,11 +375,11 @@ START_TEST(scan_hints)
     fo_diags_init(&d);
     fo_dataset ds;
     fo_column hints[] = {
-        {.name = "share", .type = FO_TYPE_PERCENT, .format = NULL},
-        {.name = "code", .type = FO_TYPE_TEXT, .format = NULL},
-        {.name = "amount", .type = FO_TYPE_AUTO, .format = "#,##0.000"},
-        {.name = "absent", .type = FO_TYPE_INTEGER, .format = NULL},
-        {.name = "share", .type = FO_TYPE_AUTO, .format = "0.0%"},   /* a second hint for a column adds its format */
+        {.name = fo_arena_strdup(a, "share"), .type = FO_TYPE_PERCENT, .format = NULL},
+        {.name = fo_arena_strdup(a, "code"), .type = FO_TYPE_TEXT, .format = NULL},
+        {.name = fo_arena_strdup(a, "amount"), .type = FO_TYPE_AUTO, .format = fo_arena_strdup(a, "#,##0.000")},
+        {.name = fo_arena_strdup(a, "absent"), .type = FO_TYPE_INTEGER, .format = NULL},
+        {.name = fo_arena_strdup(a, "share"), .type = FO_TYPE_AUTO, .format = fo_arena_strdup(a, "0.0%")},   /* a second hint for a column adds its format */
     };
     ck_assert_int_eq(scan(&ds, a, "share,code,amount,n\n0.12,1,2.5,4\n0.5,2,3,5\n", true, hints, 5, &d), FO_OK);
     ck_assert_int_eq(ds.cols[0].type, FO_TYPE_PERCENT);
@@ -519,7 +519,7 @@ START_TEST(inferred_percent_keeps_plain_numbers_as_text)
     ck_assert(row[0].num > 0.0599 && row[0].num < 0.0601);
     fo_rows_close(r);
     /* a percent hint accepts plain numbers as fractions: that is what it asks */
-    fo_column hint = {.name = "p", .type = FO_TYPE_PERCENT, .format = NULL};
+    fo_column hint = {.name = fo_arena_strdup(a, "p"), .type = FO_TYPE_PERCENT, .format = NULL};
     ck_assert_int_eq(scan(&ds, a, "p\n0.05\n12%\n", true, &hint, 1, &d), FO_OK);
     ck_assert(!ds.cols[0].inferred);
     ck_assert_int_eq(fo_rows_open(&ds, &r, &d), FO_OK);
@@ -533,12 +533,13 @@ END_TEST
 
 START_TEST(rows_inline)
 {
-    fo_column cols[2] = {{.name = "region", .type = FO_TYPE_TEXT, .format = "@"}, {.name = "revenue", .type = FO_TYPE_NUMBER, .format = "General"}};
+    char region[] = "region", text_fmt[] = "@", revenue[] = "revenue", general[] = "General", name[] = "regions";
+    fo_column cols[2] = {{.name = region, .type = FO_TYPE_TEXT, .format = text_fmt}, {.name = revenue, .type = FO_TYPE_NUMBER, .format = general}};
     fo_value cells[4] = {
         {.kind = FO_VAL_TEXT, .str = "North"}, {.kind = FO_VAL_NUMBER, .num = 1204.5},
         {.kind = FO_VAL_TEXT, .str = "South"}, {.kind = FO_VAL_NUMBER, .num = 980},
     };
-    fo_dataset ds = {.name = "regions", .cols = cols, .ncols = 2, .nrows = 2,
+    fo_dataset ds = {.name = name, .cols = cols, .ncols = 2, .nrows = 2,
                      .src = FO_SRC_INLINE, .cells = cells};
     fo_diags d;
     fo_diags_init(&d);

@@ -102,7 +102,8 @@ static void scan_and_rows(const char *buf, size_t len, char delim, bool header)
     fo_arena *a = fo_arena_new();
     fo_diags d;
     fo_diags_init(&d);
-    fo_dataset ds = {.src = FO_SRC_CSV, .stream = &fo_csv_stream, .csv_path = path, .csv_display = "fuzz.csv",
+    char display[] = "fuzz.csv";
+    fo_dataset ds = {.src = FO_SRC_CSV, .stream = &fo_csv_stream, .csv_path = path, .csv_display = display,
                      .delimiter = delim, .header = header};
     if (fo_csv_scan(&ds, a, NULL, 0, &d) == FO_OK) {
         for (size_t i = 0; i < d.n; i++)   /* a scan that succeeds says at most warnings */

@@ -248,27 +248,28 @@ END_TEST
 
 START_TEST(plan_net_options)
 {
-    char *a1[] = { "run", "--net", "packages", "--net=allow=a.test,*.b.test", "--net-resolve",
-                   "a.test=127.0.0.1:8080", "--", "x", NULL };
-    char *a2[] = { "run", "--net", "allow=a.test", "--net", "none", "--", "x", NULL };
-    char *a3[] = { "run", "--net-resolve", "a.test=127.0.0.1", "--net", "all", "--", "x", NULL };
+    const char *a1[] = { "run", "--net", "packages", "--net=allow=a.test,*.b.test", "--net-resolve",
+                         "a.test=127.0.0.1:8080", "--", "x", NULL };
+    const char *a2[] = { "run", "--net", "allow=a.test", "--net", "none", "--", "x", NULL };
+    const char *a3[] = { "run", "--net-resolve", "a.test=127.0.0.1", "--net", "all", "--", "x", NULL };
     fo_sandbox_plan p;
     size_t n;
     int help;
 
     for (n = 0; fo_egress_packages[n]; n++)
         ;
-    ck_assert_int_eq(fo_sandbox_plan_parse(&p, 8, a1, &help), FO_RUN_OK);
+    /* the parser only reads the arguments */
+    ck_assert_int_eq(fo_sandbox_plan_parse(&p, 8, (char **)a1, &help), FO_RUN_OK);
     ck_assert_int_eq(p.net, FO_NET_ALLOW);
     ck_assert_uint_eq(p.egress->n_rules, n + 2);
     ck_assert_uint_eq(p.egress->n_pins, 1);
     ck_assert(fo_egress_policy_allows(p.egress, "c.b.test"));
     fo_sandbox_plan_free(&p);
-    ck_assert_int_eq(fo_sandbox_plan_parse(&p, 7, a2, &help), FO_RUN_OK);
+    ck_assert_int_eq(fo_sandbox_plan_parse(&p, 7, (char **)a2, &help), FO_RUN_OK);
     ck_assert_int_eq(p.net, FO_NET_NONE);
     fo_sandbox_plan_free(&p);
     fflush(stderr);
-    ck_assert_int_eq(fo_sandbox_plan_parse(&p, 7, a3, &help), FO_RUN_USAGE);
+    ck_assert_int_eq(fo_sandbox_plan_parse(&p, 7, (char **)a3, &help), FO_RUN_USAGE);
     fo_sandbox_plan_free(&p);
 }
 END_TEST

@@ -9,7 +9,7 @@
 #include <string.h>
 #include "tests/check_run.h"
 
-static int parse(fo_sandbox_plan *p, char **argv)
+static int parse(fo_sandbox_plan *p, const char **argv)
 {
     int argc = 0, help = 0, rc;
 
@@ -17,13 +17,13 @@ static int parse(fo_sandbox_plan *p, char **argv)
         argc++;
     /* the parser reports usage errors on stderr; keep test output clean */
     fflush(stderr);
-    rc = fo_sandbox_plan_parse(p, argc, argv, &help);
+    rc = fo_sandbox_plan_parse(p, argc, (char **)argv, &help);   /* it only reads them */
     return rc;
 }
 
 START_TEST(defaults)
 {
-    char *argv[] = { "run", "--", "/bin/true", NULL };
+    const char *argv[] = { "run", "--", "/bin/true", NULL };
     fo_sandbox_plan p;
 
     ck_assert_int_eq(parse(&p, argv), FO_RUN_OK);
@@ -45,10 +45,10 @@ END_TEST
 
 START_TEST(all_options)
 {
-    char *argv[] = { "run", "--in", "a.csv", "--in=b.csv", "--out", "o", "--render",
-                     "xlsx,pdf,xlsx", "--timeout", "2.5", "--memory=256", "--max-bytes",
-                     "1000", "--pids", "32", "--net", "all", "--json", "--quiet", "--",
-                     "python3", "-c", "pass", NULL };
+    const char *argv[] = { "run", "--in", "a.csv", "--in=b.csv", "--out", "o", "--render",
+                           "xlsx,pdf,xlsx", "--timeout", "2.5", "--memory=256", "--max-bytes",
+                           "1000", "--pids", "32", "--net", "all", "--json", "--quiet", "--",
+                           "python3", "-c", "pass", NULL };
     fo_sandbox_plan p;
 
     ck_assert_int_eq(parse(&p, argv), FO_RUN_OK);
@@ -75,8 +75,8 @@ END_TEST
 
 START_TEST(command_options_are_not_ours)
 {
-    char *argv[] = { "run", "--", "sh", "--timeout", "x", NULL };
-    char *argv2[] = { "run", "--quiet", "sh", "--json", NULL };
+    const char *argv[] = { "run", "--", "sh", "--timeout", "x", NULL };
+    const char *argv2[] = { "run", "--quiet", "sh", "--json", NULL };
     fo_sandbox_plan p;
 
     ck_assert_int_eq(parse(&p, argv), FO_RUN_OK);
@@ -92,7 +92,7 @@ END_TEST
 
 START_TEST(usage_errors)
 {
-    static char *bad[][6] = {
+    static const char *bad[][6] = {
         { "run", NULL },
         { "run", "--", NULL },
         { "run", "--bogus", "--", "x", NULL },
@@ -121,7 +121,7 @@ END_TEST
 
 START_TEST(help_flag)
 {
-    char *argv[] = { "run", "--help", NULL };
+    char run[] = "run", opt[] = "--help", *argv[] = { run, opt, NULL };
     fo_sandbox_plan p;
     int help = 0;
 

@@ -31,14 +31,14 @@ static inline void fx_init(fx_chart *f, fo_chart_kind kind, size_t nrows, size_t
     f->arena = fo_arena_new();
     fo_theme_default(&f->theme);
     fo_dataset *ds = &f->ds;
-    ds->name = "t";
+    ds->name = fo_arena_strdup(f->arena, "t");
     ds->src = FO_SRC_INLINE;
     ds->ncols = nseries + 1;
     ds->nrows = nrows;
     ds->cols = fo_arena_alloc(f->arena, ds->ncols * sizeof *ds->cols);
-    ds->cols[0].name = "cat";
+    ds->cols[0].name = fo_arena_strdup(f->arena, "cat");
     ds->cols[0].type = FO_TYPE_TEXT;
-    ds->cols[0].format = "@";
+    ds->cols[0].format = fo_arena_strdup(f->arena, "@");
     for (size_t s = 0; s < nseries; s++) {
         char name[32];
         snprintf(name, sizeof name, "Series %zu", s + 1);

@@ -167,7 +167,7 @@ START_TEST(scatter_x_axis_covers_the_data)
     fx_chart f;
     fx_init(&f, FO_CHART_SCATTER, 3, 1, NULL, y, NULL);
     f.ds.cols[0].type = FO_TYPE_NUMBER;
-    f.ds.cols[0].format = "General";
+    f.ds.cols[0].format = fo_arena_strdup(f.arena, "General");
     for (size_t i = 0; i < 3; i++) {
         fo_value *x = &f.ds.cells[i * f.ds.ncols];
         x->kind = FO_VAL_NUMBER;
@@ -255,7 +255,7 @@ START_TEST(grouped_and_stacked)
     const double v[] = {10, 20, 30, 40, -5, 15};
     fx_chart f;
     fx_init(&f, FO_CHART_COLUMN, 2, 3, NULL, v, "#,##0");
-    f.chart.title = "Grouped";
+    f.chart.title = fo_arena_strdup(f.arena, "Grouped");
     fo_dl *dl = NULL;
     ck_assert_int_eq(fo_chart_layout(&f.chart, &f.theme, 0, 0, &dl, NULL), FO_OK);
     ck_assert_uint_eq(fx_count(dl, FO_ROLE_BAR, -1), 6);
@@ -562,7 +562,7 @@ START_TEST(layout_out_of_memory)
     const double v[] = {1, 2, 3, 4, 5, 6};
     fx_chart f;
     fx_init(&f, FO_CHART_LINE, 3, 2, NULL, v, NULL);
-    f.chart.title = "OOM";
+    f.chart.title = fo_arena_strdup(f.arena, "OOM");
     for (unsigned long k = 1; k < 400; k++) {
         fo_dl *dl = (fo_dl *)1;
         fo_alloc_fail_after(k);

@@ -15,8 +15,9 @@ START_TEST(test_fail_at_records_the_block)
 {
     fo_diags d;
     fo_diags_init(&d);
-    fo_doc doc = {.spec_path = "report.json"};
-    fo_block b = {.kind = FO_BLOCK_IMAGE, .pointer = "/blocks/2", .line = 7, .column = 5};
+    char path[] = "report.json", ptr[] = "/blocks/2";
+    fo_doc doc = {.spec_path = path};
+    fo_block b = {.kind = FO_BLOCK_IMAGE, .pointer = ptr, .line = 7, .column = 5};
     fo_status st = FO_OK;
     fo_fail_at(&d, &st, &doc, &b, FO_ERR_INPUT, "a hint", "cannot read %s", "x.png");
     fo_fail_at(&d, &st, &doc, NULL, FO_ERR_IO, NULL, "later");

@@ -95,8 +95,9 @@ static fo_status finish(fo_pkg *p, const char *theme)
 static fo_status build(const char *path, bool check_ids)
 {
     fo_doc doc = {0};
-    doc.title = "Q3 <review> & \"more\"";
-    doc.author = "Finance\x01 analytics";
+    char title[] = "Q3 <review> & \"more\"", author[] = "Finance\x01 analytics";
+    doc.title = title;
+    doc.author = author;
     doc.epoch = 1790726400; /* 2026-09-30T00:00:00Z */
     fo_pkg *p = fo_pkg_new(path);
     fo_pkg_add_rel(p, "", FO_REL_OFFICE_DOCUMENT, "word/document.xml", false);

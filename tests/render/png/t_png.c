@@ -60,8 +60,8 @@ static void month_chart(fx_chart *f, fo_chart_kind kind)
     for (int i = 0; i < 12; i++)
         for (int s = 0; s < 3; s++) v[i * 3 + s] = 40 + 10 * s + 30 * sin(i * 0.6 + s);
     fx_init(f, kind, 12, 3, cats, v, "#,##0");
-    f->chart.title = "Revenue by month";
-    f->chart.y_title = "EUR";
+    f->chart.title = fo_arena_strdup(f->arena, "Revenue by month");
+    f->chart.y_title = fo_arena_strdup(f->arena, "EUR");
 }
 
 static unsigned char *render(const fo_chart *c, const fo_theme *t, double scale, size_t *len)
@@ -275,7 +275,7 @@ START_TEST(one_file_per_chart)
     blocks[0].kind = FO_BLOCK_CHART;
     blocks[0].u.chart = f.chart;
     blocks[1].kind = FO_BLOCK_PARAGRAPH;
-    blocks[1].u.paragraph.text = "between";
+    blocks[1].u.paragraph.text = fo_arena_strdup(f.arena, "between");
     blocks[2].kind = FO_BLOCK_CHART;
     blocks[2].u.chart = f.chart;
     blocks[2].u.chart.kind = FO_CHART_PIE;
