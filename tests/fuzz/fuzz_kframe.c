@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static fo_session s;
     cell_run c;
-    fo_buf b = { 0 };
+    fo_buf b = { 0 }, files = { 0 };
     int p[2], r;
     char type;
     json_t *j;
@@ -38,12 +38,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         on_frame(&c, type, s.kf.buf, s.kf.got);
     }
-    result_json(&s, &c, 1, c.ended ? "ok" : "restarted", &(fo_buf){ 0 }, 1.0, &b);
+    result_json(&s, &c, 1, c.ended ? "ok" : "restarted", &(fo_buf){ 0 }, 1.0, &b, &files);
     j = b.data ? json_loadb(b.data, b.len, JSON_ALLOW_NUL, NULL) : NULL;   /* \u0000 is JSON */
     if (b.data && !b.failed && !j)
         abort();                               /* the result must always be JSON */
     json_decref(j);
     fo_buf_free(&b);
+    fo_buf_free(&files);
     cell_free(&c);
     fo_sandbox_collection_free(&s.outs);
     free(s.kf.buf);
