@@ -431,6 +431,8 @@ def test_sigterm_interrupts_a_cell_past_the_drain_timeout_and_hibernates(tmp_pat
     th.join(30)
     st, r = box["result"]
     assert st == 200 and r["status"] == "interrupted", r
+    # time is what is checked (the drain keeps to --drain-timeout 2 rather than
+    # the 60 s cell): generous bounds
     assert took < 20, "the drain took %.1f s (--drain-timeout 2, a 60 s cell)" % took
     assert box["at"] - t0 >= 1.5, "the cell had the drain timeout to finish"
     while health and health[0][0] == 200:     # asked before the signal was taken
