@@ -387,13 +387,14 @@ def test_interrupt_stops_the_running_cell_and_its_exec_answers_interrupted(srv):
         th, box = exec_in_thread(srv, sid, LONG_CELL)
         time.sleep(1.0)                                   # the cell is running
         st, _, out = call(srv, "POST", f"/v1/sessions/{sid}/interrupt")
-        asked = time.monotonic()
         assert st == 200 and json.loads(out) == {"interrupted": True}, out
         th.join(30)
         st, r = box["result"]
         assert st == 200 and r["status"] == "interrupted", r
         assert r["error"]["name"] == "KeyboardInterrupt" and r["failure"]["code"] == "interrupted"
-        assert box["at"] - asked < 5, "answered at the interrupt, not at the cell's end (60 s)"
+        # the loop's count where the interrupt stopped it: not at the cell's end (60 s)
+        st, r = exec_(srv, sid, "i")
+        assert r["status"] == "ok" and 0 < int(r["result"]) < 599, r
         st, r = exec_(srv, sid, "kept")
         assert r["status"] == "ok" and r["result"] == "'yes'", "variables kept"
         st, _, out = call(srv, "POST", f"/v1/sessions/{sid}/interrupt")
