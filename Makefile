@@ -15,7 +15,7 @@
 #     + libfolio-sandbox.a                   libmicrohttpd; its render zygote uses the jail)
 #   tests/**/t_*.c                        -> one Check test program each
 #   tests/**/test_*.py                    -> pytest end-to-end tests
-#   tests/fuzz/fuzz_*.c                   -> libFuzzer targets (make fuzz)
+#   tests/fuzz/fuzz_*.c                   -> libFuzzer targets (make fuzz, make fuzz-ci)
 #   templates/**                          -> embedded into the binary (tools/embed.c)
 
 BUILD    ?= build
@@ -89,7 +89,7 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 PY       := /usr/bin/python3
 PREFIX   ?= /usr/local
 
-.PHONY: all deps deps-test deps-bench check-includes layers-doc test unit e2e demo asan valgrind fuzz bench install uninstall clean
+.PHONY: all deps deps-test deps-bench check-includes layers-doc test unit e2e demo asan valgrind fuzz fuzz-build fuzz-ci bench install uninstall clean
 all: $(BUILD)/folio $(BUILD)/folio-engine $(BUILD)/folio-serve $(BUILD)/libfolio.a $(BUILD)/matplotlib/.built
 
 # ---- dependencies -----------------------------------------------------------
@@ -249,17 +249,54 @@ valgrind: deps-test
 	FOLIO_VALGRIND=1 FOLIO=$(CURDIR)/build-vg/folio $(PY) -m pytest -q tests/cli tests/formats
 	@for t in $(UNIT_BIN:$(BUILD)/%=build-vg/%); do FOLIO_VALGRIND=1 CK_FORK=no valgrind -q --leak-check=full --suppressions=tests/valgrind.supp --error-exitcode=99 $$t >/dev/null || exit 1; done; echo "valgrind: unit tests clean"
 
-FUZZ_TIME ?= 30
-fuzz: deps-test
-	$(MAKE) BUILD=build-fuzz HARDEN_CPPFLAGS= CC=clang OPT="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" $(BUILD:build=build-fuzz)/libfolio.a \
-	  $(BUILD:build=build-fuzz)/libfolio-sandbox.a
-	@mkdir -p build-fuzz/fuzz
-	@set -e; for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
-	  clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(WARN) -Iinclude -I. $(PKG_CFLAGS) $$f build-fuzz/libfolio-sandbox.a build-fuzz/libfolio.a $(PKG_LIBS) -o build-fuzz/fuzz/$$n; \
+# ---- fuzzing ----------------------------------------------------------------
+# Every tests/fuzz/fuzz_NAME.c is a libFuzzer target, built against a library
+# compiled with coverage + ASan + UBSan (build-fuzz/), with the project's
+# warnings (-Werror under CI=true: a target that no longer compiles fails).
+#   make fuzz      each target FUZZ_TIME seconds, growing build-fuzz/corpus/NAME
+#                  from tests/fuzz/seeds/NAME
+#   make fuzz-ci   (.ci/run) each target replays every seed in
+#                  tests/fuzz/seeds/NAME (required), then fuzzes FUZZ_CI_TIME
+#                  seconds from -seed=1 into a corpus emptied first, so a clean
+#                  clone and a reused tree run the same
+# A crash, leak, sanitizer report or an input slower than -timeout fails the
+# target (crash inputs go to build-fuzz/artifacts/). tests/build/test_fuzz_ci.py
+# checks that fuzz-ci builds and runs every target.
+FUZZ_TIME    ?= 30
+FUZZ_CI_TIME ?= 3
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) $(if $(filter true,$(CI)),-Werror) \
+                -fsanitize=fuzzer $(FUZZ_SAN) -Iinclude -I.
+FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/fuzz/%)
+FUZZ_RUN      = LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp
+FUZZ_OPTS    := -rss_limit_mb=2048 -artifact_prefix=build-fuzz/artifacts/
+
+fuzz-build: deps-test
+	$(MAKE) BUILD=build-fuzz HARDEN_CPPFLAGS= CC=clang OPT="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
+	  build-fuzz/libfolio.a build-fuzz/libfolio-sandbox.a $(FUZZ_BIN)
+
+build-fuzz/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_tpl.h build-fuzz/libfolio.a build-fuzz/libfolio-sandbox.a
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) $(PKG_CFLAGS) $< build-fuzz/libfolio-sandbox.a build-fuzz/libfolio.a $(PKG_LIBS) -o $@
+
+fuzz: fuzz-build
+	@mkdir -p build-fuzz/artifacts
+	@set -e; for n in $(notdir $(FUZZ_BIN)); do \
 	  mkdir -p build-fuzz/corpus/$$n; \
 	  seeds=tests/fuzz/seeds/$$n; [ -d $$seeds ] || seeds=; \
 	  echo "== $$n ($(FUZZ_TIME)s)"; \
-	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp build-fuzz/fuzz/$$n -max_total_time=$(FUZZ_TIME) -rss_limit_mb=2048 build-fuzz/corpus/$$n $$seeds; done
+	  $(FUZZ_RUN) build-fuzz/fuzz/$$n $(FUZZ_OPTS) -max_total_time=$(FUZZ_TIME) build-fuzz/corpus/$$n $$seeds; done
+
+fuzz-ci: fuzz-build
+	@rm -rf build-fuzz/ci-corpus build-fuzz/ci-log; mkdir -p build-fuzz/artifacts build-fuzz/ci-log
+	@set -e; for n in $(notdir $(FUZZ_BIN)); do \
+	  seeds=tests/fuzz/seeds/$$n; log=build-fuzz/ci-log/$$n.log; \
+	  [ -n "$$(ls -A $$seeds 2>/dev/null)" ] || { echo "fuzz-ci: $$seeds: no seeds; add a few valid inputs for $$n" >&2; exit 1; }; \
+	  mkdir -p build-fuzz/ci-corpus/$$n; \
+	  if $(FUZZ_RUN) build-fuzz/fuzz/$$n $(FUZZ_OPTS) -seed=1 -timeout=60 -max_total_time=$(FUZZ_CI_TIME) \
+	       -print_final_stats=1 build-fuzz/ci-corpus/$$n $$seeds >$$log 2>&1; then \
+	    echo "fuzz-ci $$n: $$(ls $$seeds | wc -l) seeds replayed, $$(sed -n 's/^stat::number_of_executed_units: *//p' $$log) runs"; \
+	  else tail -n 60 $$log >&2; echo "fuzz-ci: $$n failed (whole log: $$log)" >&2; exit 1; fi; done
 
 # ---- demo, bench, install ---------------------------------------------------
 demo: deps-test

@@ -53,7 +53,7 @@ def test_timeout_holds_when_nobody_reads_stdout(tmp_path):
         os.close(r)
         err.close()
     took = time.monotonic() - t0
-    assert rc == 4 and took < 12, (rc, took)
+    assert rc == 4 and took < 12, (rc, took)   # time is what is checked (--timeout 2): generous
     m = manifest(tmp_path / "o")
     assert m["timed_out"] is True and m["limit"] == "timeout"
     assert m["stdout"]["not_echoed"] > 0

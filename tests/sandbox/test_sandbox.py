@@ -159,7 +159,7 @@ def test_endless_loop_dies_at_the_timeout_with_its_children(tmp_path):
     child = "sleep 1000.%d" % os.getpid()  # unique: other runs on the machine may sleep too
     p, m = run(["--timeout", "1", "--", "/bin/sh", "-c", child + " & while :; do :; done"],
                out=tmp_path / "o", code=4)
-    assert time.monotonic() - t0 < 30
+    assert time.monotonic() - t0 < 30          # time is what is checked (--timeout 1): generous
     assert m["timed_out"] is True and m["limit"] == "timeout" and m["exit"] == 4
     assert "hint: the program ran past --timeout 1 s; raise --timeout" in p.stderr
     assert subprocess.run(["pgrep", "-f", child], capture_output=True).returncode != 0
@@ -245,7 +245,8 @@ open('/out/small.txt', 'w').write('fine')
 
 
 def test_symlink_and_fifo_in_out_are_never_followed(tmp_path):
-    t0 = time.monotonic()
+    # a FIFO opened for reading blocks until a writer comes, and none ever
+    # does: had folio opened it, run()'s timeout would fail this test
     p, m = py("""
 import os
 os.symlink('/etc/passwd', '/out/passwd-link')
@@ -255,7 +256,6 @@ os.mkdir('/out/sub')
 open('/out/.hidden', 'w').write('x')
 open('/out/ok.csv', 'w').write('a,b\\n1,2\\n')
 """, out=tmp_path / "o", code=0)
-    assert time.monotonic() - t0 < 10                      # the FIFO did not block folio
     refused = {r["name"]: r["reason"] for r in m["refused"]}
     assert refused == {"passwd-link": "symlink", "root-link": "symlink", "pipe": "fifo",
                        ".hidden": "unsafe name"}           # the empty sub/ yields nothing

@@ -194,6 +194,7 @@ def test_an_endless_cell_is_interrupted_at_its_timeout_and_the_session_lives(s):
     took = time.monotonic() - t0
     assert r["error"]["name"] == "KeyboardInterrupt"
     assert r["failure"]["code"] == "cell_timeout" and "--timeout" in r["failure"]["hint"]
+    # time is what is checked here (--timeout 0.5 is honoured): a bound, generous
     assert 0.5 <= took < 3, took
     assert s.exec(sid, "kept", expect="ok")["result"] == "'yes'"
 
@@ -204,6 +205,7 @@ def test_a_cell_that_blocks_sigint_is_restarted_with_its_files_kept(s):
     t0 = time.monotonic()
     r = s.exec(sid, "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True: pass",
                "--timeout", "0.5", expect="restarted")
+    # time is what is checked (the escalation 1 s past --timeout 0.5): a generous bound
     assert time.monotonic() - t0 < 5
     assert r["failure"]["code"] == "cell_timeout"
     r = s.exec(sid, "open('/work/f.txt').read(), 'v' in globals()", expect="ok")
@@ -229,14 +231,15 @@ def test_interrupt_stops_the_running_cell_and_keeps_the_variables(s):
     assert json.loads(p.stdout) == {"interrupted": False}, "no cell runs"
     th, box = exec_later(s, sid, "import time\nfor i in range(600):\n    time.sleep(0.1)")
     time.sleep(1.0)
-    asked = time.monotonic()
     p = s.run("interrupt", sid, "--json", code=0)
     assert json.loads(p.stdout) == {"interrupted": True}
     th.join(30)
     r = box["r"]
     assert r["status"] == "interrupted" and r["error"]["name"] == "KeyboardInterrupt", r
     assert r["failure"]["code"] == "interrupted"
-    assert box["at"] - asked < 5, "answered at the interrupt, not at the cell's end (60 s)"
+    # the loop's count where the interrupt stopped it: not at the cell's end (60 s)
+    done = int(s.exec(sid, "i", expect="ok")["result"])
+    assert 0 < done < 599, "answered at the interrupt, not at the cell's end: i = %d" % done
     assert s.exec(sid, "kept", expect="ok")["result"] == "'yes'"
     # one that ignores it is escalated as for a timeout: restarted, files kept
     s.exec(sid, "open('/work/f.txt', 'w').write('kept')", expect="ok")
@@ -278,14 +281,24 @@ def test_a_memory_bomb_is_oom_killed_inside_the_session(s):
     assert s.exec(sid, "1 + 1", expect="ok")["result"] == "2"
 
 
+def _spawn_seconds():
+    """How long the host takes to start /bin/true: the median of 5."""
+    took = []
+    for _ in range(5):
+        t0 = time.monotonic()
+        subprocess.run(["/bin/true"], check=True)
+        took.append(time.monotonic() - t0)
+    return sorted(took)[2]
+
+
 def test_a_fork_bomb_stays_inside_its_session(s):
+    base = _spawn_seconds()                              # this machine's pace, before the bomb
     sid = s.new("--pids", "32")
     r = s.exec(sid, "import os, time\nwhile True:\n    try:\n        os.fork()\n"
                     "    except OSError:\n        time.sleep(0.01)", "--timeout", "2")
     assert r["status"] in ("timeout", "restarted")
-    t0 = time.monotonic()
-    subprocess.run(["/bin/true"], check=True)            # the host still starts processes
-    assert time.monotonic() - t0 < 1
+    after = _spawn_seconds()                             # the host still starts processes,
+    assert after < max(0.5, 20 * base), (base, after)    # at about its own pace
     r = s.exec(sid, "import os\nlen([p for p in os.listdir('/proc') if p.isdigit()])", expect="ok")
     assert int(r["result"]) <= 32
 

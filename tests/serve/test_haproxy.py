@@ -262,6 +262,12 @@ def scaled_config(tmp_path, cell_wait=True):
 
 
 SLOW_CELL = "import time\nprint('started', flush=True)\ntime.sleep(3)\nprint('done')\n6 * 7"
+# The streamed one waits, after "started", for the test's interrupt, which
+# the test sends only once "started" has come through the balancer (and 3 s
+# later, so the cell outlasts the balancer's timeouts as SLOW_CELL does):
+# "woken" in its output proves the line was streamed while the cell ran.
+GATED_CELL = ("import time\nprint('started', flush=True)\ntry:\n    time.sleep(30)\n"
+              "    print('not woken')\nexcept KeyboardInterrupt:\n    print('woken')\n6 * 7")
 
 
 def test_a_cell_outlasts_the_balancers_timeouts_plain_and_streamed(tmp_path):
@@ -285,24 +291,28 @@ def test_a_cell_outlasts_the_balancers_timeouts_plain_and_streamed(tmp_path):
 
         host, port = lb.address.rsplit(":", 1)
         c = http.client.HTTPConnection(host, int(port), timeout=30)
-        c.request("POST", f"/v1/sessions/{sid}/exec", json.dumps({"code": SLOW_CELL}),
+        c.request("POST", f"/v1/sessions/{sid}/exec", json.dumps({"code": GATED_CELL}),
                   {"Content-Type": "application/json", "Accept": "text/event-stream"})
         resp = c.getresponse()
         assert resp.status == 200 and resp.getheader("Content-Type") == "text/event-stream"
-        t0 = time.monotonic()
-        seen, first_stream_at = [], None
+        seen, woke = [], None
         for line in iter(resp.readline, b""):
             line = line.decode().rstrip("\n")
             if line.startswith("event: "):
                 seen.append(line[7:])
-                if line == "event: stream" and first_stream_at is None:
-                    first_stream_at = time.monotonic() - t0
+            elif line.startswith("data: ") and seen and seen[-1] == "stream" and woke is None:
+                assert json.loads(line[6:])["text"] == "started\n", line
+                time.sleep(3)                  # past the balancer's timeouts, not a check
+                st, _, out = request(lb.url + f"/v1/sessions/{sid}/interrupt", "POST", b"",
+                                     "application/json")
+                woke = (st, json.loads(out) if st == 200 else out)
             elif line.startswith("data: ") and seen and seen[-1] == "result":
                 result = json.loads(line[6:])
         c.close()
-        assert seen[-1] == "result" and result["status"] == "ok" and result["result"] == "42", seen
-        assert first_stream_at is not None and time.monotonic() - t0 - first_stream_at > 2, \
+        assert woke == (200, {"interrupted": True}), \
             "'started' came through the balancer as it was printed, not with the result"
+        assert seen[-1] == "result" and result["status"] == "interrupted", seen
+        assert result["stdout"] == "started\nwoken\n" and result["result"] == "42", result
 
         st, _, body = request(bare.url + f"/v1/sessions/{sid}/exec", "POST",
                               json.dumps({"code": SLOW_CELL}).encode(), "application/json")

@@ -387,13 +387,14 @@ def test_interrupt_stops_the_running_cell_and_its_exec_answers_interrupted(srv):
         th, box = exec_in_thread(srv, sid, LONG_CELL)
         time.sleep(1.0)                                   # the cell is running
         st, _, out = call(srv, "POST", f"/v1/sessions/{sid}/interrupt")
-        asked = time.monotonic()
         assert st == 200 and json.loads(out) == {"interrupted": True}, out
         th.join(30)
         st, r = box["result"]
         assert st == 200 and r["status"] == "interrupted", r
         assert r["error"]["name"] == "KeyboardInterrupt" and r["failure"]["code"] == "interrupted"
-        assert box["at"] - asked < 5, "answered at the interrupt, not at the cell's end (60 s)"
+        # the loop's count where the interrupt stopped it: not at the cell's end (60 s)
+        st, r = exec_(srv, sid, "i")
+        assert r["status"] == "ok" and 0 < int(r["result"]) < 599, r
         st, r = exec_(srv, sid, "kept")
         assert r["status"] == "ok" and r["result"] == "'yes'", "variables kept"
         st, _, out = call(srv, "POST", f"/v1/sessions/{sid}/interrupt")
@@ -431,6 +432,8 @@ def test_sigterm_interrupts_a_cell_past_the_drain_timeout_and_hibernates(tmp_pat
     th.join(30)
     st, r = box["result"]
     assert st == 200 and r["status"] == "interrupted", r
+    # time is what is checked (the drain keeps to --drain-timeout 2 rather than
+    # the 60 s cell): generous bounds
     assert took < 20, "the drain took %.1f s (--drain-timeout 2, a 60 s cell)" % took
     assert box["at"] - t0 >= 1.5, "the cell had the drain timeout to finish"
     while health and health[0][0] == 200:     # asked before the signal was taken
