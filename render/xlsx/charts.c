@@ -206,7 +206,10 @@ static void set_axis_formats(const fo_chart *c, lxw_chart *ch)
     const fo_chart_traits *kt = fo_chart_traits_of(c->kind);
     lxw_chart_axis *value_axis = kt->sideways ? ch->x_axis : ch->y_axis;
     if (yf) chart_axis_set_num_format(value_axis, yf);
-    if (c->y_log) chart_axis_set_log_base(value_axis, 10);
+    /* libxlsxwriter 1.1.4 does not flag an area chart's y axis as a value
+       axis, so its setter refuses it (with a warning on stderr): the field is
+       what its writer reads, set here for every kind */
+    if (c->y_log) value_axis->log_base = 10;
     const char *xf = kt->family == FO_CHART_XY ? column_format(c, c->x) : NULL;
     if (xf) chart_axis_set_num_format(ch->x_axis, xf);
 }

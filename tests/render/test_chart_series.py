@@ -7,6 +7,7 @@ import io
 import subprocess
 import zipfile
 
+import pytest
 from lxml import etree
 from PIL import Image
 
@@ -118,6 +119,21 @@ def test_log_axis_in_every_format(tmp_path):
     text = subprocess.run(["pdftotext", "-layout", outs["pdf"], "-"], capture_output=True, text=True, check=True).stdout
     for tick in ("1,000", "100", "10"):
         assert tick in text
+
+
+@pytest.mark.parametrize("kind", ["area", "line", "bar", "scatter"])
+def test_log_axis_of_every_kind_that_takes_one(tmp_path, kind):
+    # an area chart's workbook axis came out linear (libxlsxwriter refused
+    # the log base, warning on stderr)
+    spec = chart_spec(kind=kind, y="rev", y_scale="log")
+    if kind == "scatter":
+        spec["data"]["d"]["rows"] = [[1, 10, 3], [2, 100, 30], [3, 1000, 300]]
+    path = write_spec(tmp_path, spec, "k.json")
+    p = run_folio("render", path, "-o", tmp_path / "k.xlsx", "-o", tmp_path / "k.pptx", check=0)
+    assert p.returncode == 0 and "WARNING" not in p.stderr, p.stderr
+    for fmt in ("xlsx", "pptx"):
+        [chart] = chart_parts(tmp_path / f"k.{fmt}")
+        assert [e.get("val") for e in chart.iter(C + "logBase")] == ["10"], (kind, fmt)
 
 
 def test_a_linear_axis_is_not_marked_log(tmp_path):
