@@ -123,10 +123,13 @@ deps-bench: deps-test
 # ---- build ------------------------------------------------------------------
 # Each object depends on the headers it includes, as the compiler lists them
 # (-MMD writes build/obj/X.d; -MP keeps a deleted header from breaking make).
-# An object without its .d (an older build tree) is rebuilt once.
+# An object without its .d (an older build tree) is rebuilt once. clang
+# writes the .d after the object: the touch keeps the object the newer, or
+# every later make would build it again.
 $(BUILD)/obj/%.o: %.c $(BUILD)/obj/%.d
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+	@touch $@
 
 DEP_FILES := $(patsubst %.o,%.d,$(filter-out $(BUILD)/obj/templates.o,$(LIB_OBJ)) $(SBX_OBJ) \
                $(CLI_OBJ) $(filter-out $(BUILD)/obj/openapi.o,$(SRV_OBJ)) $(BUILD)/obj/cli/launcher.o)
