@@ -103,13 +103,11 @@ static const char *const help_topics[][2] = {
             "  Lists what a cell can import: every package of the jail's Python with its\n"
             "  version (read inside a jail, cached until the system's packages change), and\n"
             "  what --net packages lets a run or session install (docs/environment.md).\n"},
-    {"serve", "folio serve [--listen HOST:PORT | --listen unix:PATH] [--token-file FILE]\n"
-              "            [--workers N] [--queue N] [--max-bytes N] [--max-body N] [--max-parts N]\n"
-              "            [--timeout SEC] [--memory MB] [--conn-timeout SEC] [--max-conns N]\n"
-              "            [--max-sessions N] [--scratch DIR] [--drain-timeout SEC] [--instance NAME] [--no-jail]\n"
-              "  Serves POST /v1/render, POST /v1/convert, GET /healthz, GET /metrics and\n"
-              "  GET /v1/openapi.json over HTTP (docs/serve.md). Every render runs in a jail as\n"
-              "  `folio run --render` does. Without --token-file only loopback or a Unix socket.\n"},
+    {"serve", "folio serve [--listen HOST:PORT | --listen unix:PATH] [--token-file FILE] [OPTIONS]\n"
+              "  Serves renders, conversions, runs and sessions over HTTP, and /mcp: the routes\n"
+              "  are in GET /v1/openapi.json and docs/serve.md. Every render runs in a jail as\n"
+              "  `folio run --render` does. Without --token-file only loopback or a Unix socket.\n"
+              "  Every option (workers, limits, sessions, drain): folio serve --help.\n"},
 };
 
 /* ---- printing diagnostics ---------------------------------------------------*/

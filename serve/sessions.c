@@ -3,8 +3,10 @@
  * the same supervisors hold the jails. A session id on the wire is
  * "INSTANCE-HEX": the instance's name first, so that a load balancer routes
  * it to the instance that holds it (deploy/haproxy.cfg); this instance
- * answers 404 for another's. Every call blocks one HTTP thread while the
- * supervisor works; cells in flight are bounded (--max-cells), then 429.
+ * answers 404 for another's. A call that waits on a supervisor runs on a
+ * thread of its own (a deferred request, http.c), so no libmicrohttpd
+ * thread or keep-alive connection waits behind a cell; cells in flight are
+ * bounded (--max-cells), then 429.
  * The handlers are rows of the route table (http.c), which routes by method
  * and path and has {id} resolved (fo_http_session_id, here) before them. */
 #define FO_SERVE_PRIVATE
