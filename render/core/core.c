@@ -72,8 +72,10 @@ void fo_fail_atv(fo_diags *d, fo_status *st, const fo_doc *doc, const fo_block *
     char msg[1024];
     vsnprintf(msg, sizeof msg, fmt, ap);
     if (st && *st == FO_OK) *st = err;
-    fo_diags_add(d, doc ? doc->spec_path : NULL, b ? b->line : 0, b ? b->column : 0,
-                 b ? b->pointer : NULL, hint, "%s", msg);
+    /* a CSV conversion has no spec (spec_path NULL): no place in one to name */
+    bool spec = doc && doc->spec_path;
+    fo_diags_add(d, spec ? doc->spec_path : NULL, spec && b ? b->line : 0, spec && b ? b->column : 0,
+                 spec && b ? b->pointer : NULL, hint, "%s", msg);
 }
 
 void fo_fail_at(fo_diags *d, fo_status *st, const fo_doc *doc, const fo_block *b, fo_status err,

@@ -142,3 +142,13 @@ def test_template_lends_its_look_to_outputs_of_its_format_only(tmp_path):
                                           text=True, check=True).stdout
     p = run_folio("render", spec, "-o", tmp_path / "b.pdf", "--template", tpl, check=0)
     assert "warning: --template" in p.stderr and "not used" in p.stderr, p.stderr
+
+
+def test_a_conversion_error_names_no_place_in_a_spec(tmp_path):
+    """A CSV conversion has no spec: its errors said "folio: /: ..." (the
+    root JSON Pointer of a spec nobody wrote)."""
+    src = tmp_path / "t.csv"
+    src.write_text("a,b\n" + "".join("%d,row %d\n" % (i, i) for i in range(40000)))
+    p = run_folio("convert", src, tmp_path / "t.pdf", "--max-bytes", "20000", check=3)
+    assert p.stderr.startswith("folio: the PDF would pass the output ceiling"), p.stderr
+    assert not (tmp_path / "t.pdf").exists()
