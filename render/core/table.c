@@ -89,6 +89,61 @@ void fo_table_fit(const double *natural, const double *minimum, size_t n, double
     }
 }
 
+/* ---- the column plan ------------------------------------------------------------ */
+
+/* Numbers and dates are right-aligned (render/core/table.h). */
+static bool right_aligned(fo_type t)
+{
+    return t == FO_TYPE_INTEGER || t == FO_TYPE_NUMBER || t == FO_TYPE_PERCENT ||
+           t == FO_TYPE_CURRENCY || t == FO_TYPE_DATE || t == FO_TYPE_DATETIME;
+}
+
+fo_col_plan *fo_col_plan_new(const fo_table_col *cols, size_t n)
+{
+    fo_col_plan *p = n ? fo_calloc(n, sizeof *p) : NULL;
+    if (!p) return NULL;
+    for (size_t j = 0; j < n; j++) {
+        const fo_table_col *c = &cols[j];
+        p[j].title = c->title ? c->title : "";
+        p[j].fmt = fo_numfmt_compile(c->format ? c->format : "General", NULL, 0);
+        if (!p[j].fmt) { /* out of memory: a spec's codes were checked */
+            fo_col_plan_free(p, j);
+            return NULL;
+        }
+        p[j].right = right_aligned(c->type);
+        p[j].is_date = c->type == FO_TYPE_DATE || c->type == FO_TYPE_DATETIME || fo_numfmt_is_date(p[j].fmt);
+    }
+    return p;
+}
+
+void fo_col_plan_free(fo_col_plan *p, size_t n)
+{
+    for (size_t j = 0; p && j < n; j++) fo_numfmt_free(p[j].fmt);
+    fo_free(p);
+}
+
+void fo_col_plan_widen_head(const fo_col_plan *c, fo_table_width *w, fo_table_measure m, void *ctx)
+{
+    fo_table_width_add(w, m, ctx, true, false, c->title, strlen(c->title));
+}
+
+void fo_col_plan_widen(const fo_col_plan *c, fo_table_width *w, fo_table_measure m, void *ctx,
+                       const fo_value *v, char *buf, size_t cap)
+{
+    size_t n;
+    bool numeric = false;
+    const char *s = fo_value_text(v, c->fmt, buf, cap, &n, &numeric);
+    fo_table_width_add(w, m, ctx, false, numeric || c->right, s, n);
+}
+
+void fo_col_plan_widen_total(const fo_col_plan *c, fo_table_width *w, fo_table_measure m, void *ctx,
+                             const char *lang, const fo_table_acc *a, fo_total k, size_t j, char *buf,
+                             size_t cap)
+{
+    size_t n = fo_table_total_text(lang, a, k, j, c->fmt, buf, cap, NULL);
+    fo_table_width_add(w, m, ctx, true, true, buf, n < cap ? n : cap - 1);
+}
+
 /* ---- column widths ------------------------------------------------------------ */
 
 void fo_table_width_add(fo_table_width *w, fo_table_measure m, void *ctx, bool bold, bool whole,

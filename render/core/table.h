@@ -84,6 +84,43 @@ typedef struct {
 void fo_table_width_add(fo_table_width *w, fo_table_measure m, void *ctx, bool bold, bool whole,
                         const char *s, size_t n);
 
+/* ---- the column plan: one rule for every writer -----------------------------
+ *
+ * What every writer shows of a column, decided once here instead of in each
+ * writer: its header text, its number format compiled once (General when
+ * the spec gives none; a spec's codes were checked when it was read), and
+ * its alignment. A column of numbers or dates (its type: integer, number,
+ * percent, currency, date, datetime) is right-aligned, its header too, and
+ * its texts are measured whole like numbers; a right-to-left table mirrors
+ * the columns' order (fo_table_rtl), not their alignment. */
+typedef struct {
+    const char *title;   /* the header's text (borrowed), never NULL */
+    fo_numfmt *fmt;      /* the column's format, compiled (owned) */
+    bool right;          /* numbers and dates, by the column's type: right-aligned */
+    bool is_date;        /* shows dates: a date type or a date format (xlsx) */
+} fo_col_plan;
+
+/* The plan of columns cols[0..n): n entries to free with fo_col_plan_free,
+ * NULL when out of memory (or n is 0). */
+fo_col_plan *fo_col_plan_new(const fo_table_col *cols, size_t n);
+void fo_col_plan_free(fo_col_plan *p, size_t n);
+
+/* Widens w for column c's header: its title, bold. */
+void fo_col_plan_widen_head(const fo_col_plan *c, fo_table_width *w, fo_table_measure m, void *ctx);
+
+/* Widens w for one body value v as column c shows it (through its format,
+ * into buf of cap bytes: the writer's cell buffer, which bounds the text
+ * the same way its cells are). A number, or any cell of a right-aligned
+ * column, is measured whole. */
+void fo_col_plan_widen(const fo_col_plan *c, fo_table_width *w, fo_table_measure m, void *ctx,
+                       const fo_value *v, char *buf, size_t cap);
+
+/* Widens w for column j's totals cell (fo_table_total_text, bold, whole),
+ * written into buf (cap bytes). */
+void fo_col_plan_widen_total(const fo_col_plan *c, fo_table_width *w, fo_table_measure m, void *ctx,
+                             const char *lang, const fo_table_acc *a, fo_total k, size_t j, char *buf,
+                             size_t cap);
+
 /* How a table too wide for its page is set, decided once (fo_table_plan_fit). */
 typedef struct {
     double scale;      /* of the writer's table text size: 1, or less when shrunk */

@@ -38,11 +38,11 @@
 #define CELL_PAD 11.0      /* pt: FolioTable's cell margins (2 x 85 + 30 twips) and 1 pt to spare */
 
 typedef struct {
-    fo_numfmt *fmt;        /* column format, or NULL (General fallback below) */
+    fo_col_plan *col;      /* format and alignment (render/core/table.h); tc[0].col
+                              is the plan's array (tcols_free) */
     fo_table_acc acc;      /* totals (render/core/table.h) */
     fo_table_width w;      /* natural and minimum width at the table size, pt */
     long width;            /* twips, in the group being written */
-    bool right;            /* numbers: right-aligned */
 } tcol;
 
 /* ---- values to text ------------------------------------------------------- */
@@ -129,10 +129,7 @@ static bool measure(fo_docx_ctx *c, const fo_block *b, tcol *tc)
 {
     size_t nc = b->u.table.ncols;
     void *t = (void *)c->t;
-    for (size_t j = 0; j < nc; j++) {
-        const char *title = b->u.table.cols[j].title;
-        fo_table_width_add(&tc[j].w, measure_text, t, true, false, title, strlen(title));
-    }
+    for (size_t j = 0; j < nc; j++) fo_col_plan_widen_head(tc[j].col, &tc[j].w, measure_text, t);
     fo_rows *rows = NULL;
     if (fo_rows_open(b->u.table.data, &rows, c->d) != FO_OK) return false;
     const fo_value *row;
@@ -143,19 +140,12 @@ static bool measure(fo_docx_ctx *c, const fo_block *b, tcol *tc)
         for (size_t j = 0; j < nc; j++) {
             const fo_value *v = &row[b->u.table.cols[j].field];
             if (totals) fo_table_acc_add(&tc[j].acc, v);
-            if (r >= WIDTH_SAMPLE) continue;
-            size_t n;
-            bool numeric;
-            const char *url;
-            const char *s = cell_text(v, tc[j].fmt, buf, &n, &numeric, &url);
-            fo_table_width_add(&tc[j].w, measure_text, t, false, numeric || tc[j].right, s, n);
+            if (r < WIDTH_SAMPLE) fo_col_plan_widen(tc[j].col, &tc[j].w, measure_text, t, v, buf, sizeof buf);
         }
     fo_rows_close(rows);
-    for (size_t j = 0; j < nc && totals && rc == 0; j++) {
-        size_t n = fo_table_total_text(c->doc->lang, &tc[j].acc, b->u.table.cols[j].total, j, tc[j].fmt, buf,
-                                       sizeof buf, NULL);
-        fo_table_width_add(&tc[j].w, measure_text, t, true, true, buf, n < CELL_BUF ? n : CELL_BUF - 1);
-    }
+    for (size_t j = 0; j < nc && totals && rc == 0; j++)
+        fo_col_plan_widen_total(tc[j].col, &tc[j].w, measure_text, t, c->doc->lang, &tc[j].acc,
+                                b->u.table.cols[j].total, j, buf, sizeof buf);
     return rc >= 0;
 }
 
@@ -222,12 +212,6 @@ static void table_props(fo_docx_ctx *c, const fo_block *b, const tcol *tc, const
     fo_xml_close(x);
 }
 
-static bool numeric_type(fo_type t)
-{
-    return t == FO_TYPE_INTEGER || t == FO_TYPE_NUMBER || t == FO_TYPE_PERCENT ||
-           t == FO_TYPE_CURRENCY || t == FO_TYPE_DATE || t == FO_TYPE_DATETIME;
-}
-
 static void totals_row(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_t *cols, size_t k)
 {
     row_open(c, false);
@@ -235,11 +219,11 @@ static void totals_row(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_t
         size_t j = cols[i];
         const fo_table_col *col = &b->u.table.cols[j];
         char buf[CELL_BUF];
-        size_t n = fo_table_total_text(c->doc->lang, &tc[j].acc, col->total, j, tc[j].fmt, buf, sizeof buf, NULL);
+        size_t n = fo_table_total_text(c->doc->lang, &tc[j].acc, col->total, j, tc[j].col->fmt, buf, sizeof buf, NULL);
         double v;
         c->run_color = col->total != FO_TOTAL_COUNT && fo_table_total(&tc[j].acc, col->total, &v)
-                           ? fo_numfmt_color(tc[j].fmt, v) + 1 : 0;
-        cell(c, tc[j].width, buf, n, tc[j].right ? "TableNumber" : "TableText", false, NULL,
+                           ? fo_numfmt_color(tc[j].col->fmt, v) + 1 : 0;
+        cell(c, tc[j].width, buf, n, tc[j].col->right ? "TableNumber" : "TableText", false, NULL,
              true, NULL, true, 0);
         c->run_color = 0;
     }
@@ -278,9 +262,9 @@ static void body_rows(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_t 
             size_t n;
             bool numeric;
             const char *url;
-            const char *s = cell_text(v, tc[j].fmt, buf, &n, &numeric, &url);
-            c->run_color = fo_value_color(v, tc[j].fmt) + 1;
-            cell(c, tc[j].width, s, n, numeric || (tc[j].right && !n) ? "TableNumber" : "TableText",
+            const char *s = cell_text(v, tc[j].col->fmt, buf, &n, &numeric, &url);
+            c->run_color = fo_value_color(v, tc[j].col->fmt) + 1;
+            cell(c, tc[j].width, s, n, numeric || (tc[j].col->right && !n) ? "TableNumber" : "TableText",
                  false, url, rs && rs->bold, fill, false, rs && j == 0 ? rs->indent : 0);
             c->run_color = 0;
         }
@@ -304,8 +288,8 @@ static void write_group(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_
     fo_rgb_hex(c->t->table.header_fill, hfill);
     row_open(c, true);
     for (size_t i = 0; i < k; i++) {
-        const char *t = b->u.table.cols[cols[i]].title;
-        cell(c, tc[cols[i]].width, t, strlen(t), "TableHeader", tc[cols[i]].right, NULL, false,
+        const char *t = tc[cols[i]].col->title;
+        cell(c, tc[cols[i]].width, t, strlen(t), "TableHeader", tc[cols[i]].col->right, NULL, false,
              hfill, false, 0);
     }
     fo_xml_close(x);
@@ -333,26 +317,28 @@ static void group_note(fo_docx_ctx *c, const char *text)
     fo_xml_close(x);
 }
 
+static void tcols_free(tcol *tc, size_t nc)
+{
+    if (tc) fo_col_plan_free(tc[0].col, nc);
+    fo_free(tc);
+}
+
 /* The columns of table b, measured and planned; NULL (failure recorded in
  * c) when it cannot be written. */
 static tcol *prepare(fo_docx_ctx *c, const fo_block *b, fo_table_plan *p, size_t *ends)
 {
     size_t nc = b->u.table.ncols;
     tcol *tc = fo_calloc(nc, sizeof *tc);
-    if (!tc) {
+    fo_col_plan *cp = tc ? fo_col_plan_new(b->u.table.cols, nc) : NULL;
+    if (!cp) {
+        fo_free(tc);
         fo_docx_fail(c, b, FO_ERR_NOMEM, "out of memory");
         return NULL;
     }
-    for (size_t j = 0; j < nc; j++) {
-        const fo_table_col *col = &b->u.table.cols[j];
-        tc[j].fmt = fo_numfmt_compile(col->format, NULL, 0);
-        if (!tc[j].fmt) tc[j].fmt = fo_numfmt_compile("General", NULL, 0);
-        tc[j].right = numeric_type(col->type);
-    }
+    for (size_t j = 0; j < nc; j++) tc[j].col = &cp[j];
     if (!measure(c, b, tc)) {
         fo_docx_fail(c, b, FO_ERR_INPUT, "cannot read the table's data");
-        for (size_t j = 0; j < nc; j++) fo_numfmt_free(tc[j].fmt);
-        fo_free(tc);
+        tcols_free(tc, nc);
         return NULL;
     }
     plan(c, b, tc, p, ends);
@@ -369,9 +355,7 @@ bool fo_docx_table_turns(fo_docx_ctx *c, const fo_block *b)
     c->d = &scratch;
     fo_status err = c->err;
     fo_table_plan p = {1, false, 1};
-    tcol *tc = prepare(c, b, &p, ends);
-    for (size_t j = 0; tc && j < nc; j++) fo_numfmt_free(tc[j].fmt);
-    fo_free(tc);
+    tcols_free(prepare(c, b, &p, ends), nc);
     fo_free(ends);
     c->d = d;
     c->err = err;
@@ -407,8 +391,7 @@ void fo_docx_table_write(fo_docx_ctx *c, const fo_block *b)
     }
 done:
     fo_rows_keep_free(keep);
-    for (size_t j = 0; tc && j < nc; j++) fo_numfmt_free(tc[j].fmt);
-    fo_free(tc);
+    tcols_free(tc, nc);
     fo_free(ends);
     fo_free(cols);
 }

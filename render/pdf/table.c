@@ -25,8 +25,7 @@
 
 typedef struct {
     double w;            /* column width, pt */
-    bool right;          /* numbers and dates */
-    fo_numfmt *fmt;
+    const fo_col_plan *plan; /* format and alignment (render/core/table.h) */
     fo_total total;
     fo_table_acc acc;    /* totals (render/core/table.h) */
 } tcol;
@@ -35,6 +34,7 @@ typedef struct {
     fo_pdf *c;
     const fo_block *b;
     tcol *cols;           /* every column of the block */
+    fo_col_plan *plan;    /* ... and their plan (render/core/table.h) */
     size_t ncols;         /* columns drawn now (the current group) */
     size_t *map;          /* the group's i-th column: index into cols */
     fo_pdf_font *fr, *fb; /* body regular, bold */
@@ -57,7 +57,7 @@ typedef struct {
 static const char *cell_text(const fo_value *v, const tcol *col, char *tmp, size_t cap,
                              size_t *len)
 {
-    return fo_value_text(v, col->fmt, tmp, cap, len, NULL);
+    return fo_value_text(v, col->plan->fmt, tmp, cap, len, NULL);
 }
 
 enum { ROW_HEADER, ROW_BODY, ROW_TOTAL };
@@ -70,7 +70,7 @@ static void draw_row(table *T, const char *const *texts, const size_t *lens, int
 static void draw_header(table *T)
 {
     for (size_t i = 0; i < T->ncols; i++) {
-        T->htexts[i] = T->b->u.table.cols[T->map[i]].title;
+        T->htexts[i] = COL(i)->plan->title;
         T->hlens[i] = strlen(T->htexts[i]);
     }
     draw_row(T, T->htexts, T->hlens, ROW_HEADER);
@@ -150,7 +150,7 @@ static void draw_row(table *T, const char *const *texts, const size_t *lens, int
             const char *s = texts[i] + ST(i)[k];
             double ind = indent_of(T, i, kind), tx = x + PAD_X + ind;
             /* numbers, and text that reads right to left, hug the right edge */
-            if (COL(i)->right || dir == FO_DIR_RTL)
+            if (COL(i)->plan->right || dir == FO_DIR_RTL)
                 tx = x + COL(i)->w - PAD_X - ind - fo_pdf_text_width(c, f, T->size, s, LN(i)[k]);
             fo_rgb ink = kind != ROW_HEADER && T->colors[i] >= 0 ? (fo_rgb)T->colors[i] : color;
             fo_pdf_text_draw_dir(c, f, T->size, ink, tx, base, s, LN(i)[k], dir);
@@ -207,10 +207,7 @@ static bool measure(table *T, fo_table_width *w)
 {
     const fo_block *b = T->b;
     size_t n = b->u.table.ncols;
-    for (size_t i = 0; i < n; i++) {
-        const char *h = b->u.table.cols[i].title;
-        fo_table_width_add(&w[i], measure_text, T, true, false, h, strlen(h));
-    }
+    for (size_t i = 0; i < n; i++) fo_col_plan_widen_head(&T->plan[i], &w[i], measure_text, T);
     fo_rows *rows = NULL;
     if (fo_rows_open(b->u.table.data, &rows, T->c->d) != FO_OK) return false;
     const fo_value *row;
@@ -220,20 +217,13 @@ static bool measure(table *T, fo_table_width *w)
     while ((nrow < SAMPLE || totals) && (r = fo_rows_next(rows, &row, T->c->d)) == 1) {
         for (size_t i = 0; i < n && totals; i++) fo_table_acc_add(&T->cols[i].acc, &row[b->u.table.cols[i].field]);
         if (nrow++ >= SAMPLE) continue;
-        for (size_t i = 0; i < n; i++) {
-            size_t len;
-            bool numeric = false;
-            const char *s = fo_value_text(&row[b->u.table.cols[i].field], T->cols[i].fmt, T->tmp, TMP,
-                                          &len, &numeric);
-            fo_table_width_add(&w[i], measure_text, T, false, numeric || T->cols[i].right, s, len);
-        }
+        for (size_t i = 0; i < n; i++)
+            fo_col_plan_widen(&T->plan[i], &w[i], measure_text, T, &row[b->u.table.cols[i].field], T->tmp, TMP);
     }
     fo_rows_close(rows);
-    for (size_t i = 0; i < n && totals && r == 0; i++) { /* totals: every row was read */
-        size_t len = fo_table_total_text(T->c->doc->lang, &T->cols[i].acc, T->cols[i].total, i, T->cols[i].fmt,
-                                         T->tmp, TMP, NULL);
-        fo_table_width_add(&w[i], measure_text, T, true, true, T->tmp, len < TMP ? len : TMP - 1);
-    }
+    for (size_t i = 0; i < n && totals && r == 0; i++) /* totals: every row was read */
+        fo_col_plan_widen_total(&T->plan[i], &w[i], measure_text, T, T->c->doc->lang, &T->cols[i].acc,
+                                T->cols[i].total, i, T->tmp, TMP);
     return r >= 0;
 }
 
@@ -277,7 +267,7 @@ static bool draw_rows(table *T)
         for (size_t i = 0; i < n; i++) {
             const fo_value *v = &row[b->u.table.cols[T->map[i]].field];
             T->texts[i] = cell_text(v, COL(i), T->tmp + i * TMP, TMP, &T->lens[i]);
-            T->colors[i] = fo_value_color(v, COL(i)->fmt);
+            T->colors[i] = fo_value_color(v, COL(i)->plan->fmt);
         }
         T->style = fo_table_row_style(b, shown - 1);
         draw_row(T, T->texts, T->lens, ROW_BODY);
@@ -296,12 +286,12 @@ static bool draw_rows(table *T)
         for (size_t i = 0; i < n; i++) {
             tcol *col = COL(i);
             char *tmp = T->tmp + i * TMP;
-            size_t k = fo_table_total_text(c->doc->lang, &col->acc, col->total, T->map[i], col->fmt, tmp, TMP, NULL);
+            size_t k = fo_table_total_text(c->doc->lang, &col->acc, col->total, T->map[i], col->plan->fmt, tmp, TMP, NULL);
             double v;
             T->colors[i] = -1;
             if (col->total != FO_TOTAL_COUNT && fo_table_total(&col->acc, col->total, &v)) {
                 fo_value val = {FO_VAL_NUMBER, false, v, NULL, NULL};
-                T->colors[i] = fo_value_color(&val, col->fmt);
+                T->colors[i] = fo_value_color(&val, col->plan->fmt);
             }
             T->texts[i] = tmp;
             T->lens[i] = k < TMP ? k : TMP - 1;
@@ -312,17 +302,17 @@ static bool draw_rows(table *T)
     return true;
 }
 
-/* Sets up every column: alignment, totals, compiled format. */
-static void columns(table *T)
+/* Sets up every column from its plan (render/core/table.h) and total;
+ * false when out of memory. */
+static bool columns(table *T)
 {
-    for (size_t i = 0; i < T->b->u.table.ncols; i++) {
-        const fo_table_col *tc = &T->b->u.table.cols[i];
-        fo_type ty = tc->type;
-        T->cols[i].right = ty == FO_TYPE_INTEGER || ty == FO_TYPE_NUMBER || ty == FO_TYPE_PERCENT ||
-                           ty == FO_TYPE_CURRENCY || ty == FO_TYPE_DATE || ty == FO_TYPE_DATETIME;
-        T->cols[i].total = tc->total;
-        T->cols[i].fmt = fo_numfmt_compile(tc->format ? tc->format : "General", NULL, 0);
+    size_t n = T->b->u.table.ncols;
+    if (!(T->plan = fo_col_plan_new(T->b->u.table.cols, n))) return false;
+    for (size_t i = 0; i < n; i++) {
+        T->cols[i].plan = &T->plan[i];
+        T->cols[i].total = T->b->u.table.cols[i].total;
     }
+    return true;
 }
 
 /* Draws the table as planned: each column group under its note. */
@@ -387,8 +377,7 @@ static void scratch_arrays(layout *L, void **v[NSCRATCH], size_t elem[NSCRATCH])
 static void layout_close(layout *L)
 {
     table *T = &L->T;
-    if (T->cols)
-        for (size_t i = 0; i < T->b->u.table.ncols; i++) fo_numfmt_free(T->cols[i].fmt);
+    fo_col_plan_free(T->plan, T->b->u.table.ncols);
     void **v[NSCRATCH];
     size_t elem[NSCRATCH];
     scratch_arrays(L, v, elem);
@@ -413,7 +402,10 @@ static bool layout_open(layout *L, fo_pdf *c, const fo_block *b)
         return false;
     }
     if (!T->fr || !T->fb) return false;
-    columns(T);
+    if (!columns(T)) {
+        fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
+        return false;
+    }
     if (!measure(T, L->w)) {
         if (c->st == FO_OK) c->st = FO_ERR_INPUT;
         return false;

@@ -53,9 +53,9 @@ typedef struct {
     size_t ncols;       /* columns of the group being written */
     size_t *map;        /* its i-th column: index into the block's columns */
     double sz;          /* text size, pt: FO_PPTX_TABLE_SZ or smaller */
-    fo_numfmt **fmt;    /* per block column, like numeric, acc and w */
+    fo_col_plan *col;   /* per block column, like acc and w: format, alignment
+                           (render/core/table.h) */
     double *width;      /* the group's column widths, pt */
-    bool *numeric;      /* column holds numbers: right-aligned header */
     fo_table_acc *acc;  /* totals per column (render/core/table.h) */
     fo_table_width *w;  /* natural and minimum width at FO_PPTX_TABLE_SZ */
     trow *chunk;
@@ -74,19 +74,13 @@ typedef struct {
     bool own_title;     /* the table titles its slides (own_title) */
 } tbl;
 
-static bool is_numeric_type(fo_type t)
-{
-    return t == FO_TYPE_INTEGER || t == FO_TYPE_NUMBER || t == FO_TYPE_PERCENT ||
-           t == FO_TYPE_CURRENCY || t == FO_TYPE_DATE || t == FO_TYPE_DATETIME;
-}
-
 /* Displayed text of a value through its column's format (borrowed from v or
  * written into buf); *right when it is a number or date. */
 static const char *cell_text(const tbl *tb, size_t j, const fo_value *v, char *buf, size_t cap,
                              bool *right)
 {
     size_t n;
-    return fo_value_text(v, tb->fmt[j], buf, cap, &n, right);
+    return fo_value_text(v, tb->col[j].fmt, buf, cap, &n, right);
 }
 
 /* Widths measured with the engine's shaped text widths (fo_table_measure;
@@ -109,26 +103,18 @@ static bool scan(tbl *tb)
     char buf[512];
     void *t = (void *)tb->p->t;
     size_t n = b->u.table.ncols;
-    for (size_t j = 0; j < n; j++) {
-        const char *title = b->u.table.cols[j].title;
-        fo_table_width_add(&tb->w[j], measure, t, true, false, title, strlen(title));
-    }
+    for (size_t j = 0; j < n; j++) fo_col_plan_widen_head(&tb->col[j], &tb->w[j], measure, t);
     while ((rc = fo_rows_next(rows, &row, tb->p->d)) == 1) {
         for (size_t j = 0; j < n; j++) {
-            const fo_table_col *c = &b->u.table.cols[j];
-            const fo_value *v = &row[c->field];
-            bool right = false;
-            const char *s = cell_text(tb, j, v, buf, sizeof buf, &right);
-            fo_table_width_add(&tb->w[j], measure, t, false, right || tb->numeric[j], s, strlen(s));
+            const fo_value *v = &row[b->u.table.cols[j].field];
+            fo_col_plan_widen(&tb->col[j], &tb->w[j], measure, t, v, buf, sizeof buf);
             fo_table_acc_add(&tb->acc[j], v);
         }
     }
     fo_rows_close(rows);
-    for (size_t j = 0; j < n && b->u.table.has_totals && rc == 0; j++) {
-        size_t k = fo_table_total_text(tb->p->doc->lang, &tb->acc[j], b->u.table.cols[j].total, j, tb->fmt[j], buf,
-                                       sizeof buf, NULL);
-        fo_table_width_add(&tb->w[j], measure, t, true, true, buf, k < sizeof buf ? k : sizeof buf - 1);
-    }
+    for (size_t j = 0; j < n && b->u.table.has_totals && rc == 0; j++)
+        fo_col_plan_widen_total(&tb->col[j], &tb->w[j], measure, t, tb->p->doc->lang, &tb->acc[j],
+                                b->u.table.cols[j].total, j, buf, sizeof buf);
     return rc == 0;
 }
 
@@ -236,7 +222,7 @@ static void write_row(tbl *tb, char *const *cells, unsigned right, double h, int
     fo_xml_open(x, "a:tr", NULL);
     fo_xml_attr_int(x, "h", FO_PPTX_EMU(h));
     for (size_t j = 0; j < tb->ncols; j++) {
-        int r = kind == 0 ? tb->numeric[tb->map[j]] : (j < 32 && (right >> j & 1));
+        int r = kind == 0 ? tb->col[tb->map[j]].right : (j < 32 && (right >> j & 1));
         /* text that reads right to left: rtl="1", from the right edge */
         if (cells[j] && fo_shape_has_rtl(cells[j], strlen(cells[j])) &&
             fo_shape_direction(cells[j], strlen(cells[j])) == FO_DIR_RTL)
@@ -391,7 +377,7 @@ static char **body_cells(tbl *tb, const fo_value *row, unsigned *right)
         size_t j = tb->map[i];
         const fo_value *v = &row[b->u.table.cols[j].field];
         cells[i] = fo_strdup(cell_text(tb, j, v, buf, sizeof buf, &r));
-        cell_colors(tb, cells)[i] = fo_value_color(v, tb->fmt[j]);
+        cell_colors(tb, cells)[i] = fo_value_color(v, tb->col[j].fmt);
         if (r && i < 32) *right |= 1u << i;
     }
     return cells;
@@ -410,9 +396,9 @@ static char **total_cells(tbl *tb, unsigned *right)
         const fo_table_col *c = &tb->b->u.table.cols[j];
         bool has;
         double v;
-        fo_table_total_text(p->doc->lang, &tb->acc[j], c->total, j, tb->fmt[j], buf, sizeof buf, &has);
-        if (c->total != FO_TOTAL_COUNT && tb->fmt[j] && fo_table_total(&tb->acc[j], c->total, &v))
-            cell_colors(tb, cells)[i] = fo_numfmt_color(tb->fmt[j], v);
+        fo_table_total_text(p->doc->lang, &tb->acc[j], c->total, j, tb->col[j].fmt, buf, sizeof buf, &has);
+        if (c->total != FO_TOTAL_COUNT && fo_table_total(&tb->acc[j], c->total, &v))
+            cell_colors(tb, cells)[i] = fo_numfmt_color(tb->col[j].fmt, v);
         if (has && i < 32) *right |= 1u << i;
         cells[i] = fo_strdup(buf);
     }
@@ -708,9 +694,8 @@ void fo_pptx_table(fo_pptx *p, const fo_block *b)
     bool section_used = p->section_used, own = !section || !*section;
     if (own) own_title(p, b);
     tb.own_title = own;
-    tb.fmt = fo_calloc(n, sizeof *tb.fmt);
+    tb.col = fo_col_plan_new(b->u.table.cols, n);
     tb.width = fo_calloc(n, sizeof *tb.width);
-    tb.numeric = fo_calloc(n, sizeof *tb.numeric);
     tb.acc = fo_calloc(n, sizeof *tb.acc);
     tb.w = fo_calloc(n, sizeof *tb.w);
     tb.map = fo_calloc(n, sizeof *tb.map);
@@ -719,14 +704,9 @@ void fo_pptx_table(fo_pptx *p, const fo_block *b)
     mn = fo_calloc(n, sizeof *mn);
     tb.rh = fo_calloc(SHOWN_ROWS + 1, sizeof *tb.rh);
     tb.starts = fo_calloc(SHOWN_ROWS + 1, sizeof *tb.starts);
-    if (!tb.rh || !tb.starts || !tb.fmt || !tb.width || !tb.numeric || !tb.acc || !tb.w || !tb.map || !header || !ends || !mn) {
+    if (!tb.rh || !tb.starts || !tb.col || !tb.width || !tb.acc || !tb.w || !tb.map || !header || !ends || !mn) {
         fo_pptx_fail(p, FO_ERR_NOMEM, b, "out of memory");
         goto cleanup;
-    }
-    for (size_t j = 0; j < n; j++) {
-        const fo_table_col *c = &b->u.table.cols[j];
-        tb.fmt[j] = fo_numfmt_compile(c->format, NULL, 0);
-        tb.numeric[j] = is_numeric_type(c->type);
     }
     if (!scan(&tb)) {
         fo_pptx_fail(p, FO_ERR_INPUT, b, "reading the table's data failed");
@@ -745,11 +725,8 @@ cleanup:
     fo_rows_keep_free(tb.keep);
     chunk_clear(&tb);
     fo_free(tb.chunk);
-    if (tb.fmt)
-        for (size_t j = 0; j < n; j++) fo_numfmt_free(tb.fmt[j]);
-    fo_free(tb.fmt);
+    fo_col_plan_free(tb.col, n);
     fo_free(tb.width);
-    fo_free(tb.numeric);
     fo_free(tb.acc);
     fo_free(tb.w);
     fo_free(tb.map);
