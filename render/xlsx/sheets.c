@@ -27,8 +27,8 @@ typedef struct {
     lxw_format *cell, *url, *total;
     lxw_format *wrap;         /* cell, wrapped: long or multi-line text */
     lxw_format *boolean;      /* booleans: the cell format, or TRUE/FALSE for General */
-    fo_numfmt *nf;            /* for widths: the column's displayed text */
-    bool is_date;             /* the column format shows dates */
+    const fo_col_plan *plan;  /* the column's format (for widths: its displayed
+                                 text) and whether it shows dates (render/core/table.h) */
     fo_table_width w;         /* widest displayed value seen (sampled rows), in
                                  Excel's character units (render/core/table.h) */
     fo_table_acc acc;         /* the totals row's cached values (render/core/table.h) */
@@ -40,6 +40,7 @@ typedef struct {
     const fo_table_col *cols;
     size_t ncols;
     colstate *cs;
+    fo_col_plan *plan;        /* ncols entries: what cs[j].plan points to */
     lxw_format *head, *date_fb, *datetime_fb, *total_label;
     lxw_worksheet **ws;       /* one per part */
     size_t *part_rows;        /* data rows per part */
@@ -156,7 +157,7 @@ static fo_status make_formats(table *t)
     for (size_t j = 0; j < t->ncols; j++) {
         colstate *c = &t->cs[j];
         const fo_table_col *tc = &t->cols[j];
-        const char *total_code = tc->total == FO_TOTAL_COUNT ? "#,##0" : tc->format;
+        const char *total_code = tc->total == FO_TOTAL_COUNT ? FO_TABLE_COUNT_FORMAT : tc->format;
         if (!(c->cell = table_format(x, FO_XLSX_FMT_CELL, tc->format)) ||
             !(c->wrap = table_format(x, FO_XLSX_FMT_WRAP, tc->format)) ||
             !(c->url = table_format(x, FO_XLSX_FMT_URL, NULL)) ||
@@ -168,9 +169,7 @@ static fo_status make_formats(table *t)
         if ((!tc->format || strcmp(tc->format, "General") == 0) &&
             !(c->boolean = table_format(x, FO_XLSX_FMT_CELL, "\"TRUE\";\"TRUE\";\"FALSE\"")))
             return FO_ERR_NOMEM;
-        c->nf = fo_numfmt_compile(tc->format ? tc->format : "General", NULL, 0);
-        c->is_date = tc->type == FO_TYPE_DATE || tc->type == FO_TYPE_DATETIME ||
-                     (c->nf && fo_numfmt_is_date(c->nf));
+        c->plan = &t->plan[j];
     }
     return FO_OK;
 }
@@ -209,7 +208,7 @@ static lxw_worksheet *open_part(table *t, fo_xlsx_table *ft)
     t->urls = 0;
     /* header row: a title that reads right to left is laid out from the right */
     for (size_t j = 0; j < t->ncols; j++) {
-        const char *title = t->cols[j].title ? t->cols[j].title : "";
+        const char *title = t->plan[j].title;
         lxw_format *f = reads_rtl(title) ? table_format(x, FO_XLSX_FMT_HEAD_RTL, NULL) : t->head;
         const char *s = fo_xlsx_clean(&x->buf, title, strlen(title), FO_XLSX_CELL);
         if (!s || !f) { t->st = FO_ERR_NOMEM; return NULL; }
@@ -273,8 +272,7 @@ static void widen_num(colstate *c, double v, lxw_format *f, const table *t)
     size_t n;
     if (f == t->date_fb) n = (size_t)snprintf(buf, sizeof buf, "yyyy-mm-dd");
     else if (f == t->datetime_fb) n = (size_t)snprintf(buf, sizeof buf, "yyyy-mm-dd hh:mm:ss");
-    else if (c->nf) n = fo_numfmt_format(c->nf, v, buf, sizeof buf);
-    else n = (size_t)snprintf(buf, sizeof buf, "%.15g", v);
+    else n = fo_numfmt_format(c->plan->fmt, v, buf, sizeof buf);
     widen(c, buf, n < sizeof buf ? n : sizeof buf - 1, true);
 }
 
@@ -361,7 +359,7 @@ static void write_cell(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, const 
         write_num(t, w, r, j, v->num, c->cell, sample);
         break;
     case FO_VAL_DATE: {
-        lxw_format *f = c->is_date ? c->cell : v->num != floor(v->num) ? t->datetime_fb : t->date_fb;
+        lxw_format *f = c->plan->is_date ? c->cell : v->num != floor(v->num) ? t->datetime_fb : t->date_fb;
         write_num(t, w, r, j, v->num, f, sample);
         break;
     }
@@ -514,7 +512,7 @@ static void finish(table *t, bool totals)
     double *wd = fo_calloc(t->ncols ? t->ncols : 1, sizeof *wd);
     if (!wd) { t->st = FO_ERR_NOMEM; return; }
     for (size_t j = 0; j < t->ncols; j++) {
-        const char *title = t->cols[j].title ? t->cols[j].title : "";
+        const char *title = t->plan[j].title;
         wd[j] = fo_xlsx_fit_width(fo_xlsx_text_width(title, strlen(title)), t->cs[j].w.natural);
     }
     for (size_t p = 0; p < t->nparts; p++) {
@@ -585,7 +583,10 @@ fo_status fo_xlsx_write_table(fo_xlsx *x, const fo_dataset *ds, const fo_table_c
                      "%zu columns exceed Excel's limit of 16,384 columns a sheet", ncols);
         return FO_ERR_INPUT;
     }
-    if (!(t.cs = fo_calloc(ncols ? ncols : 1, sizeof *t.cs))) { t.st = FO_ERR_NOMEM; goto cleanup; }
+    if (!(t.cs = fo_calloc(ncols ? ncols : 1, sizeof *t.cs)) || (ncols && !(t.plan = fo_col_plan_new(cols, ncols)))) {
+        t.st = FO_ERR_NOMEM;
+        goto cleanup;
+    }
     if ((t.st = make_formats(&t)) != FO_OK) goto cleanup;
     if (!(keep = fo_calloc(ncols * 4 + 2, sizeof *keep))) { t.st = FO_ERR_NOMEM; goto cleanup; }
     if ((t.st = fo_rows_open(ds, &rows, x->d)) != FO_OK) goto cleanup;
@@ -634,8 +635,7 @@ fo_status fo_xlsx_write_table(fo_xlsx *x, const fo_dataset *ds, const fo_table_c
     ft->rows_written = total_rows;
 cleanup:
     fo_rows_close(rows);
-    if (t.cs)
-        for (size_t j = 0; j < ncols; j++) fo_numfmt_free(t.cs[j].nf);
+    fo_col_plan_free(t.plan, ncols);
     fo_free(t.cs);
     fo_free(keep);
     fo_free(t.ws);
