@@ -200,6 +200,64 @@ START_TEST(test_plan_shrink_landscape_groups)
 }
 END_TEST
 
+/* The column plan: every writer's one rule for alignment, format and
+ * header text (render/core/table.h). */
+START_TEST(test_col_plan)
+{
+    fo_table_col cols[] = {
+        {0, (char *)"Name", (char *)"General", FO_TYPE_TEXT, FO_TOTAL_NONE},
+        {1, (char *)"Amount", (char *)"#,##0.00", FO_TYPE_NUMBER, FO_TOTAL_SUM},
+        {2, (char *)"When", (char *)"yyyy-mm-dd", FO_TYPE_DATE, FO_TOTAL_NONE},
+        {3, (char *)"Day", (char *)"d mmm", FO_TYPE_TEXT, FO_TOTAL_NONE},  /* a date format on text */
+        {4, NULL, NULL, FO_TYPE_PERCENT, FO_TOTAL_NONE},
+        {5, (char *)"Cur", (char *)"$#,##0", FO_TYPE_CURRENCY, FO_TOTAL_NONE},
+        {6, (char *)"Int", (char *)"0", FO_TYPE_INTEGER, FO_TOTAL_NONE},
+        {7, (char *)"At", (char *)"General", FO_TYPE_DATETIME, FO_TOTAL_NONE},
+        {8, (char *)"Ok", (char *)"General", FO_TYPE_BOOLEAN, FO_TOTAL_NONE},
+    };
+    const bool right[] = {false, true, true, false, true, true, true, true, false};
+    const bool date[] = {false, false, true, true, false, false, false, true, false};
+    size_t n = sizeof cols / sizeof *cols;
+    fo_col_plan *p = fo_col_plan_new(cols, n);
+    ck_assert_ptr_nonnull(p);
+    for (size_t j = 0; j < n; j++) {
+        ck_assert_msg(p[j].right == right[j], "column %zu: right", j);
+        ck_assert_msg(p[j].is_date == date[j], "column %zu: is_date", j);
+        ck_assert_ptr_nonnull(p[j].fmt);
+    }
+    ck_assert_str_eq(p[0].title, "Name");
+    ck_assert_str_eq(p[4].title, "");  /* no title: an empty header */
+    char buf[64];
+    ck_assert_uint_eq(fo_numfmt_format(p[1].fmt, 1234.5, buf, sizeof buf), 8);
+    ck_assert_str_eq(buf, "1,234.50");
+    fo_numfmt_format(p[4].fmt, 0.5, buf, sizeof buf);  /* no format: General */
+    ck_assert_str_eq(buf, "0.5");
+    /* widths: a header bold in words, a number whole, a text in words, and
+     * any text of a right-aligned column whole */
+    fo_table_width w = {0};
+    fo_col_plan_widen_head(&p[1], &w, bytes, NULL);
+    ck_assert_double_eq(w.natural, 12);
+    fo_value v = num(1234567.5);
+    fo_col_plan_widen(&p[1], &w, bytes, NULL, &v, buf, sizeof buf);
+    ck_assert_double_eq(w.natural, 12);
+    ck_assert_double_eq(w.minimum, 12);  /* "1,234,567.50": whole, 12 bytes */
+    fo_table_width t = {0};
+    fo_value words = {FO_VAL_TEXT, false, 0, "two words", NULL};
+    fo_col_plan_widen(&p[0], &t, bytes, NULL, &words, buf, sizeof buf);
+    ck_assert_double_eq(t.minimum, 5);   /* "words" */
+    fo_table_width r = {0};
+    fo_col_plan_widen(&p[1], &r, bytes, NULL, &words, buf, sizeof buf);
+    ck_assert_double_eq(r.minimum, 9);   /* right-aligned column: whole */
+    fo_table_acc a = {0};
+    fo_table_acc_add(&a, &v);
+    fo_table_width tw = {0};
+    fo_col_plan_widen_total(&p[1], &tw, bytes, NULL, "en", &a, FO_TOTAL_SUM, 1, buf, 6);
+    ck_assert_double_eq(tw.natural, 10);  /* bold, cut to the 5 bytes buf holds */
+    fo_col_plan_free(p, n);
+    ck_assert_ptr_null(fo_col_plan_new(cols, 0));
+}
+END_TEST
+
 int main(void)
 {
     const TTest *const tests[] = {
@@ -209,6 +267,7 @@ int main(void)
         test_fit,
         test_width_rule,
         test_plan_shrink_landscape_groups,
+        test_col_plan,
         NULL,
     };
     return fo_check_tests("table", 0, tests);
