@@ -122,6 +122,11 @@ void fo_col_plan_free(fo_col_plan *p, size_t n)
     fo_free(p);
 }
 
+bool fo_col_plan_cell_right(const fo_col_plan *c, bool numeric, size_t len)
+{
+    return numeric || (c->right && len == 0);
+}
+
 void fo_col_plan_widen_head(const fo_col_plan *c, fo_table_width *w, fo_table_measure m, void *ctx)
 {
     fo_table_width_add(w, m, ctx, true, false, c->title, strlen(c->title));

@@ -100,6 +100,14 @@ typedef struct {
     bool is_date;        /* shows dates: a date type or a date format (xlsx) */
 } fo_col_plan;
 
+/* Whether a body or totals cell of column c is right-aligned, in every
+ * writer as Excel shows it under General alignment: what holds a number or
+ * date (numeric: fo_value_text's or fo_table_total_text's flag) right, a
+ * text left ("n/a" in a number column, the totals row's "Total"), an empty
+ * cell (len 0) its column's way. The header takes its column's way (right).
+ * Text that reads right to left is laid out from the right besides. */
+bool fo_col_plan_cell_right(const fo_col_plan *c, bool numeric, size_t len);
+
 /* The plan of columns cols[0..n): n entries to free with fo_col_plan_free,
  * NULL when out of memory (or n is 0). */
 fo_col_plan *fo_col_plan_new(const fo_table_col *cols, size_t n);

@@ -219,12 +219,14 @@ static void totals_row(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_t
         size_t j = cols[i];
         const fo_table_col *col = &b->u.table.cols[j];
         char buf[CELL_BUF];
-        size_t n = fo_table_total_text(c->doc->lang, &tc[j].acc, col->total, j, tc[j].col->fmt, buf, sizeof buf, NULL);
+        bool numeric;
+        size_t n = fo_table_total_text(c->doc->lang, &tc[j].acc, col->total, j, tc[j].col->fmt, buf, sizeof buf,
+                                       &numeric);
         double v;
         c->run_color = col->total != FO_TOTAL_COUNT && fo_table_total(&tc[j].acc, col->total, &v)
                            ? fo_numfmt_color(tc[j].col->fmt, v) + 1 : 0;
-        cell(c, tc[j].width, buf, n, tc[j].col->right ? "TableNumber" : "TableText", false, NULL,
-             true, NULL, true, 0);
+        cell(c, tc[j].width, buf, n, fo_col_plan_cell_right(tc[j].col, numeric, n) ? "TableNumber" : "TableText",
+             false, NULL, true, NULL, true, 0);
         c->run_color = 0;
     }
     fo_xml_close(c->x);
@@ -264,7 +266,7 @@ static void body_rows(fo_docx_ctx *c, const fo_block *b, tcol *tc, const size_t 
             const char *url;
             const char *s = cell_text(v, tc[j].col->fmt, buf, &n, &numeric, &url);
             c->run_color = fo_value_color(v, tc[j].col->fmt) + 1;
-            cell(c, tc[j].width, s, n, numeric || (tc[j].col->right && !n) ? "TableNumber" : "TableText",
+            cell(c, tc[j].width, s, n, fo_col_plan_cell_right(tc[j].col, numeric, n) ? "TableNumber" : "TableText",
                  false, url, rs && rs->bold, fill, false, rs && j == 0 ? rs->indent : 0);
             c->run_color = 0;
         }

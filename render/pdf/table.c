@@ -48,16 +48,21 @@ typedef struct {
     size_t *lens, *hlens;
     char *tmp;            /* TMP bytes per column */
     long *colors;         /* the row's cell colours from their formats ([Red]); -1: none */
+    bool *right;          /* the body or totals row's cells right-aligned (fo_col_plan_cell_right) */
     const fo_row_style *style; /* the body row being drawn: "row_styles" (NULL: plain) */
 } table;
 
 #define TMP 256
 
-/* The text of a cell: borrowed from the value, or formatted into tmp. */
+/* The text of a cell: borrowed from the value, or formatted into tmp;
+ * *right when it is right-aligned (fo_col_plan_cell_right). */
 static const char *cell_text(const fo_value *v, const tcol *col, char *tmp, size_t cap,
-                             size_t *len)
+                             size_t *len, bool *right)
 {
-    return fo_value_text(v, col->plan->fmt, tmp, cap, len, NULL);
+    bool numeric;
+    const char *s = fo_value_text(v, col->plan->fmt, tmp, cap, len, &numeric);
+    *right = fo_col_plan_cell_right(col->plan, numeric, *len);
+    return s;
 }
 
 enum { ROW_HEADER, ROW_BODY, ROW_TOTAL };
@@ -150,7 +155,7 @@ static void draw_row(table *T, const char *const *texts, const size_t *lens, int
             const char *s = texts[i] + ST(i)[k];
             double ind = indent_of(T, i, kind), tx = x + PAD_X + ind;
             /* numbers, and text that reads right to left, hug the right edge */
-            if (COL(i)->plan->right || dir == FO_DIR_RTL)
+            if ((kind == ROW_HEADER ? COL(i)->plan->right : T->right[i]) || dir == FO_DIR_RTL)
                 tx = x + COL(i)->w - PAD_X - ind - fo_pdf_text_width(c, f, T->size, s, LN(i)[k]);
             fo_rgb ink = kind != ROW_HEADER && T->colors[i] >= 0 ? (fo_rgb)T->colors[i] : color;
             fo_pdf_text_draw_dir(c, f, T->size, ink, tx, base, s, LN(i)[k], dir);
@@ -266,7 +271,7 @@ static bool draw_rows(table *T)
         shown++;
         for (size_t i = 0; i < n; i++) {
             const fo_value *v = &row[b->u.table.cols[T->map[i]].field];
-            T->texts[i] = cell_text(v, COL(i), T->tmp + i * TMP, TMP, &T->lens[i]);
+            T->texts[i] = cell_text(v, COL(i), T->tmp + i * TMP, TMP, &T->lens[i], &T->right[i]);
             T->colors[i] = fo_value_color(v, COL(i)->plan->fmt);
         }
         T->style = fo_table_row_style(b, shown - 1);
@@ -286,7 +291,9 @@ static bool draw_rows(table *T)
         for (size_t i = 0; i < n; i++) {
             tcol *col = COL(i);
             char *tmp = T->tmp + i * TMP;
-            size_t k = fo_table_total_text(c->doc->lang, &col->acc, col->total, T->map[i], col->plan->fmt, tmp, TMP, NULL);
+            bool numeric;
+            size_t k = fo_table_total_text(c->doc->lang, &col->acc, col->total, T->map[i], col->plan->fmt, tmp, TMP,
+                                           &numeric);
             double v;
             T->colors[i] = -1;
             if (col->total != FO_TOTAL_COUNT && fo_table_total(&col->acc, col->total, &v)) {
@@ -295,6 +302,7 @@ static bool draw_rows(table *T)
             }
             T->texts[i] = tmp;
             T->lens[i] = k < TMP ? k : TMP - 1;
+            T->right[i] = fo_col_plan_cell_right(col->plan, numeric, T->lens[i]);
         }
         draw_row(T, T->texts, T->lens, ROW_TOTAL);
     }
@@ -356,7 +364,7 @@ typedef struct {
 
 /* The layout's scratch arrays, listed once for allocating and freeing: *v[i]
  * holds elem[i] bytes per column of the block. */
-enum { NSCRATCH = 15 };
+enum { NSCRATCH = 16 };
 static void scratch_arrays(layout *L, void **v[NSCRATCH], size_t elem[NSCRATCH])
 {
     table *T = &L->T;
@@ -364,12 +372,13 @@ static void scratch_arrays(layout *L, void **v[NSCRATCH], size_t elem[NSCRATCH])
         (void **)&T->cols,   (void **)&T->map,    (void **)&L->w,      (void **)&L->nat,
         (void **)&L->mn,     (void **)&L->ends,   (void **)&T->colors, (void **)&T->nlines,
         (void **)&T->lst,    (void **)&T->lln,    (void **)&T->texts,  (void **)&T->htexts,
-        (void **)&T->lens,   (void **)&T->hlens,  (void **)&T->tmp};
+        (void **)&T->lens,   (void **)&T->hlens,  (void **)&T->tmp,    (void **)&T->right};
     const size_t e[NSCRATCH] = {
         sizeof *T->cols,   sizeof *T->map,    sizeof *L->w,      sizeof *L->nat,
         sizeof *L->mn,     sizeof *L->ends,   sizeof *T->colors, sizeof *T->nlines,
         MAX_CELL_LINES * sizeof *T->lst,      MAX_CELL_LINES * sizeof *T->lln,
-        sizeof *T->texts,  sizeof *T->htexts, sizeof *T->lens,   sizeof *T->hlens, TMP};
+        sizeof *T->texts,  sizeof *T->htexts, sizeof *T->lens,   sizeof *T->hlens, TMP,
+        sizeof *T->right};
     memcpy(v, p, sizeof p);
     memcpy(elem, e, sizeof e);
 }

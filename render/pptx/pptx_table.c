@@ -41,8 +41,7 @@
 #define PAD (2 * CELL_MX + 2) /* a column's margins and 2 pt to spare */
 
 typedef struct {
-    char **cells;     /* ncols strings (owned) */
-    unsigned right;   /* bit j: right-aligned (ncols <= 32 use bits; others left) */
+    char **cells;     /* ncols strings (owned), with colours and alignment (new_cells) */
     double h;
     int style;        /* "row_styles": 1 bold, plus the first column's indent * 2 */
 } trow;
@@ -75,12 +74,15 @@ typedef struct {
 } tbl;
 
 /* Displayed text of a value through its column's format (borrowed from v or
- * written into buf); *right when it is a number or date. */
+ * written into buf); *right when it is right-aligned (fo_col_plan_cell_right). */
 static const char *cell_text(const tbl *tb, size_t j, const fo_value *v, char *buf, size_t cap,
                              bool *right)
 {
     size_t n;
-    return fo_value_text(v, tb->col[j].fmt, buf, cap, &n, right);
+    bool numeric;
+    const char *s = fo_value_text(v, tb->col[j].fmt, buf, cap, &n, &numeric);
+    *right = fo_col_plan_cell_right(&tb->col[j], numeric, n);
+    return s;
 }
 
 /* Widths measured with the engine's shaped text widths (fo_table_measure;
@@ -208,10 +210,11 @@ static void row_markup(cell_markup *m, const fo_theme *t, const char *lang, doub
 }
 
 static long *cell_colors(const tbl *tb, char *const *cells);
+static bool *cell_right(const tbl *tb, char *const *cells);
 
 /* kind: 0 header, 1 body, 2 totals (those two from new_cells: with colours);
  * style: a body row's (trow.style). */
-static void write_row(tbl *tb, char *const *cells, unsigned right, double h, int kind, int style)
+static void write_row(tbl *tb, char *const *cells, double h, int kind, int style)
 {
     fo_pptx *p = tb->p;
     fo_xml *x = p->x;
@@ -222,7 +225,7 @@ static void write_row(tbl *tb, char *const *cells, unsigned right, double h, int
     fo_xml_open(x, "a:tr", NULL);
     fo_xml_attr_int(x, "h", FO_PPTX_EMU(h));
     for (size_t j = 0; j < tb->ncols; j++) {
-        int r = kind == 0 ? tb->col[tb->map[j]].right : (j < 32 && (right >> j & 1));
+        int r = kind == 0 ? tb->col[tb->map[j]].right : cell_right(tb, cells)[j];
         /* text that reads right to left: rtl="1", from the right edge */
         if (cells[j] && fo_shape_has_rtl(cells[j], strlen(cells[j])) &&
             fo_shape_direction(cells[j], strlen(cells[j])) == FO_DIR_RTL)
@@ -283,10 +286,10 @@ static void emit(tbl *tb, char **header, size_t total_row)
     fo_xml_open(x, "a:tblGrid", NULL);
     for (size_t j = 0; j < tb->ncols; j++) fo_pptx_leaf_int(x, "a:gridCol", "w", FO_PPTX_EMU(tb->width[j]));
     fo_xml_close(x);
-    write_row(tb, header, 0, tb->header_h, 0, 0);
+    write_row(tb, header, tb->header_h, 0, 0);
     tb->band = 0;
     for (size_t i = 0; i < tb->nchunk; i++)
-        write_row(tb, tb->chunk[i].cells, tb->chunk[i].right, tb->chunk[i].h,
+        write_row(tb, tb->chunk[i].cells, tb->chunk[i].h,
                   i == total_row ? 2 : 1, tb->chunk[i].style);
     fo_xml_close(x); /* a:tbl */
     fo_xml_close(x); /* a:graphicData */
@@ -300,7 +303,7 @@ static void emit(tbl *tb, char **header, size_t total_row)
 /* Adds a row to the chunk, first emitting the chunk on this slide and
  * opening a "(cont.)" slide where the plan starts one (or when the row
  * would not fit). Takes cells. */
-static void add_row(tbl *tb, char **header, char **cells, unsigned right, bool bold, bool total,
+static void add_row(tbl *tb, char **header, char **cells, bool bold, bool total,
                     int style)
 {
     fo_pptx *p = tb->p;
@@ -333,16 +336,16 @@ static void add_row(tbl *tb, char **header, char **cells, unsigned right, bool b
         fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory");
         return;
     }
-    tb->chunk[tb->nchunk++] = (trow){cells, right, h, style};
+    tb->chunk[tb->nchunk++] = (trow){cells, h, style};
     tb->chunk_h += h;
 }
 
 /* A body or totals row's cells: ncols strings, followed in the same block
  * by ncols colours (cell_colors) a number format gives them ([Red]; -1:
- * the text's own). */
+ * the text's own), then ncols alignments (cell_right: right-aligned). */
 static char **new_cells(tbl *tb)
 {
-    char **c = fo_calloc(tb->ncols, sizeof *c + sizeof(long));
+    char **c = fo_calloc(tb->ncols, sizeof *c + sizeof(long) + sizeof(bool));
     if (!c) {
         fo_pptx_fail(tb->p, FO_ERR_NOMEM, NULL, "out of memory");
         return NULL;
@@ -356,6 +359,11 @@ static long *cell_colors(const tbl *tb, char *const *cells)
     return (long *)(cells + tb->ncols);
 }
 
+static bool *cell_right(const tbl *tb, char *const *cells)
+{
+    return (bool *)(cell_colors(tb, cells) + tb->ncols);
+}
+
 static void free_cells(const tbl *tb, char **cells)
 {
     if (!cells) return;
@@ -363,43 +371,39 @@ static void free_cells(const tbl *tb, char **cells)
     fo_free(cells);
 }
 
-/* A body row's cells (new_cells) as displayed, *right its right-aligned
- * columns; NULL after running out of memory (failed). */
-static char **body_cells(tbl *tb, const fo_value *row, unsigned *right)
+/* A body row's cells (new_cells) as displayed, with their colours and
+ * alignment; NULL after running out of memory (failed). */
+static char **body_cells(tbl *tb, const fo_value *row)
 {
     const fo_block *b = tb->b;
     char buf[2048];
     char **cells = new_cells(tb);
     if (!cells) return NULL;
-    *right = 0;
     for (size_t i = 0; i < tb->ncols; i++) {
-        bool r;
         size_t j = tb->map[i];
         const fo_value *v = &row[b->u.table.cols[j].field];
-        cells[i] = fo_strdup(cell_text(tb, j, v, buf, sizeof buf, &r));
+        cells[i] = fo_strdup(cell_text(tb, j, v, buf, sizeof buf, &cell_right(tb, cells)[i]));
         cell_colors(tb, cells)[i] = fo_value_color(v, tb->col[j].fmt);
-        if (r && i < 32) *right |= 1u << i;
     }
     return cells;
 }
 
 /* The totals row's cells, like body_cells. */
-static char **total_cells(tbl *tb, unsigned *right)
+static char **total_cells(tbl *tb)
 {
     fo_pptx *p = tb->p;
     char buf[2048];
     char **cells = new_cells(tb);
     if (!cells) return NULL;
-    *right = 0;
     for (size_t i = 0; i < tb->ncols; i++) {
         size_t j = tb->map[i];
         const fo_table_col *c = &tb->b->u.table.cols[j];
         bool has;
         double v;
-        fo_table_total_text(p->doc->lang, &tb->acc[j], c->total, j, tb->col[j].fmt, buf, sizeof buf, &has);
+        size_t n = fo_table_total_text(p->doc->lang, &tb->acc[j], c->total, j, tb->col[j].fmt, buf, sizeof buf, &has);
         if (c->total != FO_TOTAL_COUNT && fo_table_total(&tb->acc[j], c->total, &v))
             cell_colors(tb, cells)[i] = fo_numfmt_color(tb->col[j].fmt, v);
-        if (has && i < 32) *right |= 1u << i;
+        cell_right(tb, cells)[i] = fo_col_plan_cell_right(&tb->col[j], has, n < sizeof buf ? n : sizeof buf - 1);
         cells[i] = fo_strdup(buf);
     }
     return cells;
@@ -421,11 +425,10 @@ static bool measure_rows(tbl *tb)
     if (fo_rows_open_kept(tb->b->u.table.data, tb->keep, &rows, p->d) != FO_OK) return false;
     const fo_value *row;
     int rc;
-    unsigned right;
     tb->nrh = 0;
     while (!p->err && (rc = fo_rows_next(rows, &row, p->d)) == 1) {
         if (tb->nrh == SHOWN_ROWS) { tb->cut = true; rc = 0; break; }
-        char **cells = body_cells(tb, row, &right);
+        char **cells = body_cells(tb, row);
         if (!cells) break;
         tb->rh[tb->nrh] = row_height(tb, cells, body_style(tb, tb->nrh) & 1);
         tb->nrh++;
@@ -434,7 +437,7 @@ static bool measure_rows(tbl *tb)
     fo_rows_close(rows);
     if (p->err || rc != 0) return false;
     if (tb->b->u.table.has_totals) {
-        char **cells = total_cells(tb, &right);
+        char **cells = total_cells(tb);
         if (!cells) return false;
         tb->rh[tb->nrh++] = row_height(tb, cells, true);
         free_cells(tb, cells);
@@ -562,7 +565,6 @@ static bool fill(tbl *tb, char **header)
     if (fo_rows_open_kept(b->u.table.data, tb->keep, &rows, p->d) != FO_OK) return false;
     const fo_value *row;
     int rc;
-    unsigned right;
     tb->shown = 0;
     while (!p->err && (rc = fo_rows_next(rows, &row, p->d)) == 1) {
         if (tb->shown == SHOWN_ROWS) {
@@ -571,18 +573,18 @@ static bool fill(tbl *tb, char **header)
             break;
         }
         tb->shown++;
-        char **cells = body_cells(tb, row, &right);
+        char **cells = body_cells(tb, row);
         if (!cells) break;
-        add_row(tb, header, cells, right, false, false, body_style(tb, tb->shown - 1));
+        add_row(tb, header, cells, false, false, body_style(tb, tb->shown - 1));
     }
     fo_rows_close(rows);
     if (p->err) return false;
     if (rc != 0) return false;
     size_t total_row = SIZE_MAX;
     if (b->u.table.has_totals) {
-        char **cells = total_cells(tb, &right);
+        char **cells = total_cells(tb);
         if (!cells) return false;
-        add_row(tb, header, cells, right, true, true, 0);
+        add_row(tb, header, cells, true, true, 0);
         total_row = tb->nchunk - 1;
     }
     if (tb->nchunk) emit(tb, header, total_row);
