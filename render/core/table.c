@@ -127,6 +127,11 @@ bool fo_col_plan_cell_right(const fo_col_plan *c, bool numeric, size_t len)
     return numeric || (c->right && len == 0);
 }
 
+bool fo_table_text_rtl(const char *s, size_t n)
+{
+    return fo_shape_has_rtl(s, n) && fo_shape_direction(s, n) == FO_DIR_RTL;
+}
+
 void fo_col_plan_widen_head(const fo_col_plan *c, fo_table_width *w, fo_table_measure m, void *ctx)
 {
     fo_table_width_add(w, m, ctx, true, false, c->title, strlen(c->title));

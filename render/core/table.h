@@ -105,8 +105,13 @@ typedef struct {
  * date (numeric: fo_value_text's or fo_table_total_text's flag) right, a
  * text left ("n/a" in a number column, the totals row's "Total"), an empty
  * cell (len 0) its column's way. The header takes its column's way (right).
- * Text that reads right to left is laid out from the right besides. */
+ * Text that reads right to left is laid out from the right besides
+ * (fo_table_text_rtl). */
 bool fo_col_plan_cell_right(const fo_col_plan *c, bool numeric, size_t len);
+
+/* True when cell text s (n bytes) is laid out from the right: its first
+ * strong character reads right to left (Arabic, Hebrew...). */
+bool fo_table_text_rtl(const char *s, size_t n);
 
 /* The plan of columns cols[0..n): n entries to free with fo_col_plan_free,
  * NULL when out of memory (or n is 0). */

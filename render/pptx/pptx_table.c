@@ -29,7 +29,6 @@
 #include "render/pptx/pptx_internal.h"
 #include "render/core/numfmt.h"
 #include "render/core/text.h"
-#include "render/core/shape.h"
 
 #define CELL_MX 5.4   /* left/right cell margin, pt */
 #define CELL_MY 3.6   /* top/bottom cell margin, pt */
@@ -227,9 +226,7 @@ static void write_row(tbl *tb, char *const *cells, double h, int kind, int style
     for (size_t j = 0; j < tb->ncols; j++) {
         int r = kind == 0 ? tb->col[tb->map[j]].right : cell_right(tb, cells)[j];
         /* text that reads right to left: rtl="1", from the right edge */
-        if (cells[j] && fo_shape_has_rtl(cells[j], strlen(cells[j])) &&
-            fo_shape_direction(cells[j], strlen(cells[j])) == FO_DIR_RTL)
-            r = 2;
+        if (cells[j] && fo_table_text_rtl(cells[j], strlen(cells[j]))) r = 2;
         fo_xml_open(x, "a:tc", NULL);
         if (j == 0 && style >> 1 && r != 2 && tb->map[0] == 0) {  /* the first column indented */
             char head[256];

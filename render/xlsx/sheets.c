@@ -17,7 +17,6 @@
 #include "render/core/numfmt.h"
 #include "render/core/table.h"
 #include "render/xlsx/xlsx_internal.h"
-#include "render/core/shape.h"
 
 #define DATA_ROWS_PER_SHEET (FO_XLSX_MAX_ROWS - 1) /* row 0 is the header */
 #define MAX_FORMULA_CHARS 8192u
@@ -70,12 +69,10 @@ const char *fo_xlsx__ds_file(const fo_xlsx *x, const fo_dataset *ds)
 
 /* ---- formats ----------------------------------------------------------------*/
 
-/* True when s's first strong character reads right to left (Arabic,
- * Hebrew...): its cell gets readingOrder 2. */
+/* A text that reads right to left (fo_table_text_rtl) gets readingOrder 2. */
 static bool reads_rtl(const char *s)
 {
-    size_t len = strlen(s);
-    return fo_shape_has_rtl(s, len) && fo_shape_direction(s, len) == FO_DIR_RTL;
+    return fo_table_text_rtl(s, strlen(s));
 }
 
 static lxw_format *base_format(fo_xlsx *x)
