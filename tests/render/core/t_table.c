@@ -253,6 +253,15 @@ START_TEST(test_col_plan)
     fo_table_width tw = {0};
     fo_col_plan_widen_total(&p[1], &tw, bytes, NULL, "en", &a, FO_TOTAL_SUM, 1, buf, 6);
     ck_assert_double_eq(tw.natural, 10);  /* bold, cut to the 5 bytes buf holds */
+    /* a cell's alignment: a number right, a text left, an empty cell its column's way */
+    ck_assert(fo_col_plan_cell_right(&p[0], true, 3));
+    ck_assert(!fo_col_plan_cell_right(&p[1], false, 3));
+    ck_assert(fo_col_plan_cell_right(&p[1], false, 0));
+    ck_assert(!fo_col_plan_cell_right(&p[0], false, 0));
+    /* laid out from the right: the first strong character decides */
+    ck_assert(fo_table_text_rtl("12 \xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d abc", 15));
+    ck_assert(!fo_table_text_rtl("abc \xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d", 12));
+    ck_assert(!fo_table_text_rtl("123", 3));
     fo_col_plan_free(p, n);
     ck_assert_ptr_null(fo_col_plan_new(cols, 0));
 }
