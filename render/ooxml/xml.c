@@ -425,10 +425,8 @@ void fo_xml_raw(fo_xml *x, const char *markup, size_t n)
 
 void fo_xml_solid_fill(fo_xml *x, fo_rgb c)
 {
-    static const char digits[] = "0123456789ABCDEF";
     char hex[7];
-    for (int k = 0; k < 6; k++) hex[k] = digits[(c >> (20 - 4 * k)) & 0xF];
-    hex[6] = '\0';
+    fo_rgb_hex(c, hex);
     fo_xml_open(x, "a:solidFill", NULL);
     fo_xml_leaf(x, "a:srgbClr", "val", hex, NULL);
     fo_xml_close(x);
