@@ -94,8 +94,9 @@ static void fail(fo_xml *x, fo_status err)
 }
 
 /* Room for n more bytes at x->out.data + x->out.len (false: failed). */
-static bool room(fo_xml *x, size_t n)
+static inline bool room(fo_xml *x, size_t n)
 {
+    if (n < x->out.cap - x->out.len) return true; /* len + n + 1 <= cap: no call */
     if (fo_buf_reserve(&x->out, n)) return true;
     fail(x, FO_ERR_NOMEM);
     return false;
@@ -283,11 +284,15 @@ static void start(fo_xml *x, const char *name)
 {
     if (!LIVE(x)) return;
     size_t n = strlen(name);
-    if (!fo_grow((void **)&x->ends, &x->cap_ends, x->depth + 1, 16, sizeof *x->ends) ||
-        !fo_buf_append(&x->names, name, n + 1)) {
+    if ((x->depth >= x->cap_ends &&
+         !fo_grow((void **)&x->ends, &x->cap_ends, x->depth + 1, 16, sizeof *x->ends)) ||
+        (n + 1 >= x->names.cap - x->names.len && !fo_buf_reserve(&x->names, n + 1))) {
         fail(x, FO_ERR_NOMEM);
         return;
     }
+    memcpy(x->names.data + x->names.len, name, n + 1);
+    x->names.len += n + 1;
+    x->names.data[x->names.len] = '\0';
     x->ends[x->depth++] = x->names.len;
     end_tag(x);
     if (!room(x, n + 1)) return;
