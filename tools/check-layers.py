@@ -32,7 +32,7 @@ ALLOWED = {
                     "libunibreak", "icu"],
     "formats": ["render/core", "base", "include", "jansson", "zlib"],
     "render/chart": ["render/core", "base", "include"],
-    "render/ooxml": ["render/core", "base", "include", "libxml2", "libzip"],
+    "render/ooxml": ["render/core", "base", "include", "libxml2", "libzip", "libdeflate"],
     "render/chartxml": ["render/chart", "render/ooxml", "render/core", "base", "include", "libxlsxwriter"],
     "render": ["render/core", "base", "include"],
     "render/xlsx": WRITER_COMMON + ["render/ooxml", "render/chartxml", "libxlsxwriter", "libxml2"],

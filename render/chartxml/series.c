@@ -28,6 +28,18 @@ fo_rgb fo_chartxml_color(const fo_theme *t, size_t i)
 void fo_chartxml_num(double v, char *buf, size_t cap)
 {
     if (v == 0) v = 0; /* no "-0" */
+    if (v == floor(v) && fabs(v) < 1e15) { /* an integer: what "%.15g" prints, without printf */
+        char d[24], *e = d + sizeof d, *p = e;
+        unsigned long long u = (unsigned long long)fabs(v);
+        do *--p = (char)('0' + u % 10); while (u /= 10);
+        if (v < 0) *--p = '-';
+        size_t n = (size_t)(e - p);
+        if (cap == 0) return;
+        if (n >= cap) n = cap - 1;      /* cut to cap, as snprintf did */
+        memcpy(buf, p, n);
+        buf[n] = '\0';
+        return;
+    }
     snprintf(buf, cap, "%.15g", v);
     if (strtod(buf, NULL) != v) snprintf(buf, cap, "%.17g", v);
 }

@@ -20,7 +20,9 @@ bool fo_theme_page_apply(fo_theme *t)
 
 void fo_rgb_hex(fo_rgb c, char out[7])
 {
-    snprintf(out, 7, "%06X", (unsigned)(c & 0xFFFFFF));
+    static const char digits[] = "0123456789ABCDEF"; /* "%06X", without printf */
+    for (int k = 0; k < 6; k++) out[k] = digits[(c >> (20 - 4 * k)) & 0xF];
+    out[6] = '\0';
 }
 
 /* sRGB channel to linear light (WCAG 2.x relative luminance). */

@@ -1,5 +1,6 @@
-/* xml.h — XML writer for OOXML parts: libxml2's xmlTextWriter behind a small,
- * sticky-error API that never writes a character XML forbids.
+/* xml.h — XML writer for OOXML parts: a small, sticky-error API that never
+ * writes a character XML forbids (its bytes are those libxml2's
+ * xmlTextWriter wrote, the writer it replaced: see xml.c).
  *
  * An fo_xml writes one part, either into memory (small parts) or into an
  * anonymous temporary file (big parts, e.g. a document.xml with a 100k-row

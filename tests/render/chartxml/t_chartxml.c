@@ -171,6 +171,26 @@ START_TEST(test_numbers_round_trip)
     ck_assert(strtod(buf, NULL) == 1.0 / 3);
     fo_chartxml_num(1e300, buf, sizeof buf);
     ck_assert_str_eq(buf, "1e+300");
+    /* integers (printed without printf) read as "%.15g" prints them */
+    static const double ints[] = {1, -1, 42, -199120, 999999999999999.0, -999999999999999.0,
+                                  1e15, 1e16, 123456789012345.0, 4503599627370496.0};
+    char want[40];
+    for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
+        fo_chartxml_num(ints[i], buf, sizeof buf);
+        snprintf(want, sizeof want, "%.15g", ints[i]);
+        if (strtod(want, NULL) != ints[i]) snprintf(want, sizeof want, "%.17g", ints[i]);
+        ck_assert_str_eq(buf, want);
+    }
+    fo_chartxml_num(-123456, buf, 4); /* cut to the buffer, as snprintf cuts */
+    ck_assert_str_eq(buf, "-12");
+    /* colours: "%06X" */
+    char hex[7];
+    fo_rgb_hex(0x0A0B0C, hex);
+    ck_assert_str_eq(hex, "0A0B0C");
+    fo_rgb_hex(0xFFFFFFFF, hex);
+    ck_assert_str_eq(hex, "FFFFFF");
+    fo_rgb_hex(0xFEDCBA, hex);
+    ck_assert_str_eq(hex, "FEDCBA");
 }
 END_TEST
 

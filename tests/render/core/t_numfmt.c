@@ -1,6 +1,7 @@
 /* t_numfmt.c — the Excel number-format engine against what Excel displays. */
 #include <check.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,6 +386,37 @@ START_TEST(test_many_values)
 }
 END_TEST
 
+/* The 15 significant digits every format starts from are those of
+ * printf's "%.14E" (correctly rounded), whether numfmt.c finds them
+ * itself or asks printf: integers, cents, tiny and huge values, exact
+ * ties (x.5 at the 16th digit) and random bit patterns. */
+START_TEST(test_digits_as_printf)
+{
+    fo_numfmt *f = fo_numfmt_compile("0.00000000000000E+00", NULL, 0);
+    static const double fixed[] = {
+        1, 7, 10, 99, 1e14, 1e15 - 1, 1e15, 123456789012345.0, 100000000000000.5,
+        999999999999999.5, 0.1, 0.2, 0.3, 1.005, 2.675, 1234.565, 0.000125, 1e-7, 9.99999999999995e-8,
+        1.00000000000005, 5e-324, 1.7976931348623157e308, 4503599627370497.0, 0.30000000000000004,
+    };
+    char got[64], want[64];
+    uint64_t st = 0x9E3779B97F4A7C15ULL;
+    for (int i = 0; i < 400000; i++) {
+        double x;
+        st ^= st << 13; st ^= st >> 7; st ^= st << 17;
+        if (i < (int)(sizeof fixed / sizeof *fixed)) x = fixed[i];
+        else if (i % 4 == 0) x = (double)(st % 100000000) / 100.0;
+        else if (i % 4 == 1) x = (double)(st % 1000000000000000ULL);
+        else if (i % 4 == 2) x = ldexp((double)(st >> 11), (int)(st % 97) - 90);
+        else { memcpy(&x, &st, sizeof x); x = fabs(x); }
+        if (!(x > 0) || isinf(x)) continue;
+        fo_numfmt_format(f, x, got, sizeof got);
+        snprintf(want, sizeof want, "%.14E", x);
+        if (strcmp(got, want) != 0) ck_abort_msg("%.17g: %s, printf %s", x, got, want);
+    }
+    fo_numfmt_free(f);
+}
+END_TEST
+
 /* Colours as Excel shows them: per section, conditions included. */
 START_TEST(test_colors)
 {
@@ -425,6 +457,7 @@ int main(void)
     tcase_add_test(tc, test_one_shot);
     tcase_add_test(tc, test_alloc_failures);
     tcase_add_test(tc, test_many_values);
+    tcase_add_test(tc, test_digits_as_printf);
     tcase_add_test(tc, test_colors);
     suite_add_tcase(s, tc);
     return fo_check_run(s);

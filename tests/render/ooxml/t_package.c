@@ -207,6 +207,66 @@ START_TEST(xml_writer)
 }
 END_TEST
 
+/* The bytes xmlTextWriter wrote (the writer xml.c replaced), pinned:
+ * character references for tab, newline and CR in attribute values, only
+ * CR in text; non-ASCII kept; invalid bytes U+FFFD; forbidden characters
+ * dropped (a text left empty still ends its start tag); a file writer
+ * past its flush size; negative and extreme integers; closing with
+ * nothing open fails. */
+START_TEST(xml_writer_bytes)
+{
+    fo_xml *x = fo_xml_new_memory();
+    fo_xml_open(x, "p:sp", "name", "a\tb\nc\rd \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80 >'", NULL);
+    fo_xml_attr_int(x, "min", -9223372036854775807LL - 1);
+    fo_xml_attr_int(x, "zero", 0);
+    fo_xml_text_elem(x, "a:t", "a\tb\nc\rd\"'\xff\xc3 \xef\xbf\xbe!");
+    fo_xml_text_elem(x, "a:t", "\x01\x02");
+    fo_xml_text_elem(x, "a:t", "");
+    fo_xml_solid_fill(x, 0x0A0B0C);
+    fo_xml_raw(x, "<r/>", 4);
+    fo_xml_open(x, "unclosed", NULL);
+    fo_xml_finish(x);
+    size_t len;
+    const char *got = fo_xml_memory(x, &len);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_str_eq(got,
+        "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n"
+        "<p:sp name=\"a&#9;b&#10;c&#13;d \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80 &gt;'\""
+        " min=\"-9223372036854775808\" zero=\"0\">"
+        "<a:t>a\tb\nc&#13;d&quot;'\xef\xbf\xbd\xef\xbf\xbd !</a:t><a:t></a:t><a:t/>"
+        "<a:solidFill><a:srgbClr val=\"0A0B0C\"/></a:solidFill><r/><unclosed/></p:sp>\n");
+    ck_assert_uint_eq(len, strlen(got));
+    fo_xml_free(x);
+
+    x = fo_xml_new_memory();
+    fo_xml_close(x); /* nothing open */
+    ck_assert_int_ne(fo_xml_status(x), FO_OK);
+    fo_xml_free(x);
+
+    x = fo_xml_new_file(); /* 300,000 elements: flushed many times */
+    fo_xml_open(x, "w:body", NULL);
+    for (int i = 0; i < 300000; i++) fo_xml_leaf(x, "w:p", "i", "&", NULL);
+    fo_xml_close(x);
+    fo_xml_finish(x);
+    ck_assert_int_eq(fo_xml_status(x), FO_OK);
+    const unsigned char *data;
+    void *fp;
+    fo_xml__take_output(x, &data, &len, &fp);
+    ck_assert_ptr_nonnull(fp);
+    size_t head = strlen("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<w:body>");
+    size_t each = strlen("<w:p i=\"&amp;\"/>"), total = 0, n;
+    char chunk[8192];
+    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) total += n;
+    ck_assert_uint_eq(total, head + 300000 * each + strlen("</w:body>\n"));
+    fseek(fp, -(long)strlen("\"&amp;\"/></w:body>\n"), SEEK_END);
+    ck_assert_uint_eq(fread(chunk, 1, 20, fp), 19);
+    chunk[19] = 0;
+    ck_assert_str_eq(chunk, "\"&amp;\"/></w:body>\n");
+    fclose(fp);
+    fo_xml_free(x);
+}
+END_TEST
+
 START_TEST(package_layout)
 {
     const char *path = tmp_path();
@@ -456,6 +516,7 @@ int main(void)
     const TTest *const tests[] = {
         sanitize,
         xml_writer,
+        xml_writer_bytes,
         package_layout,
         deterministic,
         many_parts_indexed,
