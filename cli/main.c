@@ -208,9 +208,11 @@ static int cmd_validate(fo_cli_request *req)
     fo_doc *doc = NULL;
     fo_status st = fo_spec_load(req->pos[0], &doc, &d);
     print_diags(&d, req->json);
-    if (st == FO_OK && !req->json && !req->quiet)
-        fprintf(stderr, "folio: %s: valid (%zu blocks, %zu datasets)\n", req->pos[0],
-                fo_doc_nblocks(doc), fo_doc_ndatasets(doc));
+    if (st == FO_OK && !req->json && !req->quiet) {
+        size_t nb = fo_doc_nblocks(doc), nd = fo_doc_ndatasets(doc);
+        fprintf(stderr, "folio: %s: valid (%zu block%s, %zu dataset%s)\n", req->pos[0],
+                nb, nb == 1 ? "" : "s", nd, nd == 1 ? "" : "s");
+    }
     fo_doc_free(doc);
     fo_diags_free(&d);
     return fo_status_exit_code(st);

@@ -295,4 +295,13 @@ void fo_doc_free(fo_doc *doc)
 }
 
 size_t fo_doc_nblocks(const fo_doc *doc) { return doc->nblocks; }
+
+size_t fo_doc_byline(const fo_doc *doc, bool wide, char *buf, size_t cap)
+{
+    const char *dot = !doc->author || !doc->date ? "" : wide ? "  \xC2\xB7  " : " \xC2\xB7 ";
+    const char *mark = doc->date && doc->rtl ? "\xE2\x80\x8E" : ""; /* U+200E */
+    int n = snprintf(buf, cap, "%s%s%s%s", doc->author ? doc->author : "", dot, mark,
+                     doc->date ? doc->date : "");
+    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;
+}
 size_t fo_doc_ndatasets(const fo_doc *doc) { return doc->ndatasets; }

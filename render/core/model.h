@@ -360,6 +360,14 @@ void fo_fail_at(fo_diags *d, fo_status *st, const fo_doc *doc, const fo_block *b
 void fo_fail_atv(fo_diags *d, fo_status *st, const fo_doc *doc, const fo_block *b, fo_status err,
                  const char *hint, const char *fmt, va_list ap) __attribute__((format(printf, 7, 0)));
 
+/* The title block's byline, "author · date" (either alone when the other
+ * is missing; wide: two spaces each side of the dot, as slides and PDF set
+ * it) into buf; its length, 0 when the document has neither. In a
+ * right-to-left document the date follows a left-to-right mark, so that
+ * "2026-10-01" after Arabic letters reads as written (without it the
+ * bidi algorithm makes its digits Arabic numbers and shows "01-10-2026"). */
+size_t fo_doc_byline(const fo_doc *doc, bool wide, char *buf, size_t cap);
+
 /* Unix time used when the spec has no date: 2000-01-01T00:00:00Z. */
 #define FO_FIXED_EPOCH 946684800LL
 /* No date to put in a document: writers leave creation dates out (xlsx,

@@ -65,12 +65,8 @@ static void title_block(fo_docx_ctx *c)
     const fo_doc *doc = c->doc;
     if (doc->title) para_plain(c, "Title", doc->title);
     if (doc->subtitle) para_plain(c, "Subtitle", doc->subtitle);
-    if (doc->author || doc->date) {
-        char line[512];
-        snprintf(line, sizeof line, "%s%s%s", doc->author ? doc->author : "",
-                 doc->author && doc->date ? " \xC2\xB7 " : "", doc->date ? doc->date : "");
-        para_plain(c, "Byline", line);
-    }
+    char line[512];
+    if (fo_doc_byline(doc, false, line, sizeof line)) para_plain(c, "Byline", line);
 }
 
 /* ---- blocks -------------------------------------------------------------------- */

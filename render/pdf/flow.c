@@ -754,10 +754,8 @@ void fo_pdf_title_block(fo_pdf *c)
         c->y -= s * 0.2;
         fo_pdf_markup(c, doc->subtitle, false, &st, c->left, c->width, s * 1.3);
     }
-    if (doc->author || doc->date) {
-        char line[512];
-        snprintf(line, sizeof line, "%s%s%s", doc->author ? doc->author : "",
-                 doc->author && doc->date ? "  \xC2\xB7  " : "", doc->date ? doc->date : "");
+    char line[512];
+    if (fo_doc_byline(doc, true, line, sizeof line)) {
         fo_pdf_style st = {&t->body, t->body_size, t->muted, FO_PDF_REGULAR};
         c->y -= t->body_size * 0.3;
         fo_pdf_markup(c, line, false, &st, c->left, c->width, body_lh(t));

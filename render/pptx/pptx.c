@@ -332,9 +332,7 @@ static void title_slide(fo_pptx *p)
         para[n++].align = 1;
     }
     char line[512];
-    snprintf(line, sizeof line, "%s%s%s", doc->author ? doc->author : "",
-             doc->author && doc->date ? "  \xC2\xB7  " : "", doc->date ? doc->date : "");
-    if (*line) {
+    if (fo_doc_byline(doc, true, line, sizeof line)) {
         fo_pptx_para_init(&para[n], FO_PPTX_PARA_PLAIN, 0, 16, line, false);
         para[n].color = p->t->muted;
         para[n++].align = 1;

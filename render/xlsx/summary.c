@@ -662,10 +662,9 @@ static void put_header(summary *s)
     }
     if (doc->author || doc->date) {
         char *line = NULL;
-        size_t len = (doc->author ? strlen(doc->author) : 0) + (doc->date ? strlen(doc->date) : 0) + 8;
+        size_t len = (doc->author ? strlen(doc->author) : 0) + (doc->date ? strlen(doc->date) : 0) + 16;
         if (!(line = fo_malloc(len))) { s->st = FO_ERR_NOMEM; return; }
-        snprintf(line, len, "%s%s%s", doc->author ? doc->author : "",
-                 doc->author && doc->date ? " \xC2\xB7 " : "", doc->date ? doc->date : "");
+        fo_doc_byline(doc, false, line, len);
         put_string(s, 0, line, s->meta);
         fo_free(line);
         s->row++;

@@ -152,3 +152,10 @@ def test_a_conversion_error_names_no_place_in_a_spec(tmp_path):
     p = run_folio("convert", src, tmp_path / "t.pdf", "--max-bytes", "20000", check=3)
     assert p.stderr.startswith("folio: the PDF would pass the output ceiling"), p.stderr
     assert not (tmp_path / "t.pdf").exists()
+
+
+def test_validate_counts_in_the_singular_too(tmp_path):
+    spec = {"folio": 1, "data": {"d": {"columns": ["a"], "rows": [[1]]}},
+            "blocks": [{"type": "table", "data": "d"}]}
+    p = run_folio("validate", write_spec(tmp_path, spec), check=0)
+    assert "valid (1 block, 1 dataset)" in p.stderr, p.stderr

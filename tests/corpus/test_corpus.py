@@ -532,3 +532,22 @@ def test_science_numbers_keep_their_scientific_format(rendered):
     assert ws.cell(2, 1).number_format == "0.00E+00" and ws.cell(2, 2).number_format == "0.000E+00"
     assert ws.cell(2, 2).value == 2.41e-09
     assert "1.00 µM" in pdf_text(out["pdf"]) and "± 0.02" in pdf_text(out["pdf"])
+
+
+def test_the_arabic_byline_keeps_its_date_as_written(rendered):
+    """"إدارة المبيعات · 2026-10-01" was drawn "01-10-2026": after Arabic
+    letters the bidi algorithm makes the date's digits Arabic numbers. A
+    left-to-right mark before the date keeps it whole, in every format."""
+    spec, out, _ = rendered("ar_report.json")
+    html = subprocess.run(["pdftotext", "-bbox", "-f", "1", "-l", "1", out["pdf"], "-"],
+                          capture_output=True, text=True, check=True).stdout
+    dates = [w.replace("\u200e", "") for w in re.findall(r">([^<]*2026[^<]*)</word>", html)]
+    assert dates == [spec["date"]], dates
+    byline = [p.text for p in docx.Document(out["docx"]).paragraphs if p.style.name == "Byline"]
+    assert byline == [spec["author"] + " \u00b7 \u200e" + spec["date"]], byline
+    assert any(t.endswith("\u200e" + spec["date"]) for t in pptx_texts(out["pptx"]))
+
+
+def test_a_left_to_right_byline_has_no_mark(rendered):
+    _, out, _ = rendered("zh_report.json")
+    assert not [t for t in pptx_texts(out["pptx"]) if "\u200e" in t]
