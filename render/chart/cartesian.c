@@ -266,6 +266,21 @@ static void left_title(fo_chart_ctx *cx, const char *s)
     cx->x0 += lh + 6 * cx->k;
 }
 
+/* The value axis's title of a right-to-left chart: on the right, read
+ * bottom to top as on the left. */
+static void right_title(fo_chart_ctx *cx, const char *s)
+{
+    if (!s || !*s) return;
+    double dsc, lh;
+    char buf[512];
+    fo_text_metrics(cx->font, cx->fs_axis_title, NULL, &dsc, &lh);
+    fo_text_ellipsize(cx->font, cx->fs_axis_title, s, strlen(s), cx->y1 - cx->y0, buf, sizeof buf);
+    fo_dl_add_text(cx->dl, FO_ROLE_AXIS_TITLE, FO_NONE, FO_NONE, buf, cx->x1 - dsc,
+                   (cx->y0 + cx->y1) / 2, cx->fs_axis_title, false, cx->font, cx->text,
+                   FO_ANCHOR_MIDDLE, -90);
+    cx->x1 -= lh + 6 * cx->k;
+}
+
 static void bottom_title(fo_chart_ctx *cx, const char *s)
 {
     if (!s || !*s) return;
@@ -431,7 +446,11 @@ void fo_chart_cartesian(fo_chart_ctx *cx)
     fo_legend where = c->legend;
     if (g.dt->ns == 1 && where == FO_LEGEND_RIGHT) where = FO_LEGEND_NONE;
     fo_chart_legend(cx, g.dt->names, g.dt->ns, where);
-    left_title(cx, g.horiz ? c->x_title : c->y_title);
+    /* a right-to-left column, line or area chart runs its categories from
+       the right (data.c) and has its value axis there, as Office draws it */
+    bool flip = !g.horiz && c->rtl && kt->rtl_mirror;
+    if (flip) right_title(cx, c->y_title);
+    else left_title(cx, g.horiz ? c->x_title : c->y_title);
     bottom_title(cx, g.horiz ? c->y_title : c->x_title);
     bool zero = fo_chart_zero_based(c->kind, lo, hi);
     double top = g.lh / 2, right = 10 * cx->k, left = 0, bottom = g.lh + 6 * cx->k, maxw;
@@ -464,7 +483,9 @@ void fo_chart_cartesian(fo_chart_ctx *cx)
             double plot_h = cx->y1 - bottom - cx->y0 - top;
             int target = (int)fmin(11, fmax(3, plot_h / (70 * cx->k) + 1));
             g.vs = c->y_log ? fo_chart_log_scale(lo, hi) : fo_chart_nice_scale(lo, hi, target, zero);
-            left = widest_tick(cx, &g.vs, cx->ycode) + 8 * cx->k;
+            double ticks = widest_tick(cx, &g.vs, cx->ycode) + 8 * cx->k;
+            if (flip) right = ticks, left = 10 * cx->k;
+            else left = ticks;
             double len = cx->x1 - right - cx->x0 - left, need;
             if (g.scatter) {
                 bool xzero = fo_chart_zero_based(c->kind, xlo, xhi);
@@ -475,6 +496,7 @@ void fo_chart_cartesian(fo_chart_ctx *cx)
             } else {
                 bottom = plan_categories(&g, len, &need);
                 left = fmax(left, need + 2);
+                if (flip) right = fmax(right, need + 2);
             }
         }
     }
@@ -500,8 +522,9 @@ void fo_chart_cartesian(fo_chart_ctx *cx)
         } else {
             double y = crisp(map(&g.vs, v, g.py1, g.py0));
             fo_dl_segment(cx->dl, FO_ROLE_GRID, FO_NONE, FO_NONE, g.px0, y, g.px1, y, 1, cx->grid, NULL);
-            fo_dl_add_text(cx->dl, FO_ROLE_VALUE_LABEL, FO_NONE, FO_NONE, buf, g.px0 - 6 * cx->k,
-                           y + cx->fs_label * 0.35, cx->fs_label, false, cx->font, tc, FO_ANCHOR_END, 0);
+            fo_dl_add_text(cx->dl, FO_ROLE_VALUE_LABEL, FO_NONE, FO_NONE, buf,
+                           flip ? g.px1 + 6 * cx->k : g.px0 - 6 * cx->k, y + cx->fs_label * 0.35,
+                           cx->fs_label, false, cx->font, tc, flip ? FO_ANCHOR_START : FO_ANCHOR_END, 0);
         }
     }
     fo_numfmt_free(tf);

@@ -551,3 +551,14 @@ def test_the_arabic_byline_keeps_its_date_as_written(rendered):
 def test_a_left_to_right_byline_has_no_mark(rendered):
     _, out, _ = rendered("zh_report.json")
     assert not [t for t in pptx_texts(out["pptx"]) if "\u200e" in t]
+
+
+def test_the_arabic_chart_has_its_value_axis_on_the_right(rendered):
+    """Categories from the right, and the value axis there too, as Office
+    draws the same chart (it stayed on the left in PDF and PNG)."""
+    _, out, _ = rendered("ar_report.json")
+    html = subprocess.run(["pdftotext", "-bbox", out["pdf"], "-"], capture_output=True, text=True,
+                          check=True).stdout
+    width = float(re.search(r'<page width="([\d.]+)"', html).group(1))
+    ticks = {w: float(x) for x, w in re.findall(r'<word xMin="([\d.]+)"[^>]*>(100,000|300,000|500,000)</word>', html)}
+    assert len(ticks) == 3 and min(ticks.values()) > 0.7 * width, (ticks, width)
