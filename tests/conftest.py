@@ -47,7 +47,12 @@ def write_spec(dirpath, spec, name="spec.json"):
 def render_blocks(dirpath, blocks, *exts, name="s"):
     """Renders a spec of blocks (written as dirpath/NAME.json) to NAME.EXT for
     each of exts; returns the output paths in that order."""
-    spec = write_spec(dirpath, {"folio": 1, "blocks": blocks}, f"{name}.json")
+    return render_spec(dirpath, {"folio": 1, "blocks": blocks}, *exts, name=name)
+
+
+def render_spec(dirpath, spec, *exts, name="s"):
+    """render_blocks for a whole spec (dict or str)."""
+    spec = write_spec(dirpath, spec, f"{name}.json")
     outs = [pathlib.Path(dirpath) / f"{name}.{e}" for e in exts]
     args = ["render", spec]
     for o in outs:

@@ -253,32 +253,20 @@ static void draw_category_label(cart *g, size_t i, double x, double y)
 }
 
 /* ---- axis titles ------------------------------------------------------------------ */
-static void left_title(fo_chart_ctx *cx, const char *s)
+/* The value axis's title beside the plot, read bottom to top: on the left,
+ * or on the right for a right-to-left chart (its ascent toward the plot). */
+static void side_title(fo_chart_ctx *cx, const char *s, bool right)
 {
     if (!s || !*s) return;
-    double asc, lh;
+    double asc, dsc, lh;
     char buf[512];
-    fo_text_metrics(cx->font, cx->fs_axis_title, &asc, NULL, &lh);
+    fo_text_metrics(cx->font, cx->fs_axis_title, &asc, &dsc, &lh);
     fo_text_ellipsize(cx->font, cx->fs_axis_title, s, strlen(s), cx->y1 - cx->y0, buf, sizeof buf);
-    fo_dl_add_text(cx->dl, FO_ROLE_AXIS_TITLE, FO_NONE, FO_NONE, buf, cx->x0 + asc,
+    fo_dl_add_text(cx->dl, FO_ROLE_AXIS_TITLE, FO_NONE, FO_NONE, buf, right ? cx->x1 - dsc : cx->x0 + asc,
                    (cx->y0 + cx->y1) / 2, cx->fs_axis_title, false, cx->font, cx->text,
                    FO_ANCHOR_MIDDLE, -90);
-    cx->x0 += lh + 6 * cx->k;
-}
-
-/* The value axis's title of a right-to-left chart: on the right, read
- * bottom to top as on the left. */
-static void right_title(fo_chart_ctx *cx, const char *s)
-{
-    if (!s || !*s) return;
-    double dsc, lh;
-    char buf[512];
-    fo_text_metrics(cx->font, cx->fs_axis_title, NULL, &dsc, &lh);
-    fo_text_ellipsize(cx->font, cx->fs_axis_title, s, strlen(s), cx->y1 - cx->y0, buf, sizeof buf);
-    fo_dl_add_text(cx->dl, FO_ROLE_AXIS_TITLE, FO_NONE, FO_NONE, buf, cx->x1 - dsc,
-                   (cx->y0 + cx->y1) / 2, cx->fs_axis_title, false, cx->font, cx->text,
-                   FO_ANCHOR_MIDDLE, -90);
-    cx->x1 -= lh + 6 * cx->k;
+    if (right) cx->x1 -= lh + 6 * cx->k;
+    else cx->x0 += lh + 6 * cx->k;
 }
 
 static void bottom_title(fo_chart_ctx *cx, const char *s)
@@ -449,8 +437,7 @@ void fo_chart_cartesian(fo_chart_ctx *cx)
     /* a right-to-left column, line or area chart runs its categories from
        the right (data.c) and has its value axis there, as Office draws it */
     bool flip = !g.horiz && c->rtl && kt->rtl_mirror;
-    if (flip) right_title(cx, c->y_title);
-    else left_title(cx, g.horiz ? c->x_title : c->y_title);
+    side_title(cx, g.horiz ? c->x_title : c->y_title, flip);
     bottom_title(cx, g.horiz ? c->y_title : c->x_title);
     bool zero = fo_chart_zero_based(c->kind, lo, hi);
     double top = g.lh / 2, right = 10 * cx->k, left = 0, bottom = g.lh + 6 * cx->k, maxw;

@@ -736,6 +736,27 @@ static bool pack(packed_src *s)
     return true;
 }
 
+/* The commands a read-only source leaves to source_other (listed, so that
+ * -Wswitch-enum points at a command a new libzip adds). */
+#define SOURCE_OTHER_CASES                                                                  \
+    case ZIP_SOURCE_ERROR: case ZIP_SOURCE_SUPPORTS: case ZIP_SOURCE_SEEK: case ZIP_SOURCE_TELL: \
+    case ZIP_SOURCE_BEGIN_WRITE: case ZIP_SOURCE_COMMIT_WRITE: case ZIP_SOURCE_ROLLBACK_WRITE:  \
+    case ZIP_SOURCE_WRITE: case ZIP_SOURCE_SEEK_WRITE: case ZIP_SOURCE_TELL_WRITE:              \
+    case ZIP_SOURCE_REMOVE: case ZIP_SOURCE_RESERVED_1: case ZIP_SOURCE_BEGIN_WRITE_CLONING:    \
+    case ZIP_SOURCE_ACCEPT_EMPTY: case ZIP_SOURCE_GET_FILE_ATTRIBUTES
+
+/* What both read-only sources answer alike: their error, the commands they
+ * support, and a refusal of every other. */
+static zip_int64_t source_other(zip_error_t *err, void *data, zip_uint64_t n, zip_source_cmd_t cmd)
+{
+    if (cmd == ZIP_SOURCE_ERROR) return zip_error_to_data(err, data, n);
+    if (cmd == ZIP_SOURCE_SUPPORTS)
+        return zip_source_make_command_bitmap(ZIP_SOURCE_OPEN, ZIP_SOURCE_READ, ZIP_SOURCE_CLOSE,
+                                              ZIP_SOURCE_STAT, ZIP_SOURCE_ERROR, ZIP_SOURCE_FREE, -1);
+    zip_error_set(err, ZIP_ER_OPNOTSUPP, 0);
+    return -1;
+}
+
 static zip_int64_t packed_read(void *ud, void *data, zip_uint64_t n, zip_source_cmd_t cmd)
 {
     packed_src *s = ud;
@@ -767,23 +788,14 @@ static zip_int64_t packed_read(void *ud, void *data, zip_uint64_t n, zip_source_
                     ZIP_STAT_ENCRYPTION_METHOD;
         return sizeof *st;
     }
-    case ZIP_SOURCE_ERROR:
-        return zip_error_to_data(&s->err, data, n);
     case ZIP_SOURCE_FREE:
         zip_error_fini(&s->err);
         fo_free(s->packed);
         fo_free(s);
         return 0;
-    case ZIP_SOURCE_SUPPORTS:
-        return zip_source_make_command_bitmap(ZIP_SOURCE_OPEN, ZIP_SOURCE_READ, ZIP_SOURCE_CLOSE,
-                                              ZIP_SOURCE_STAT, ZIP_SOURCE_ERROR, ZIP_SOURCE_FREE, -1);
-    case ZIP_SOURCE_SEEK: case ZIP_SOURCE_TELL: case ZIP_SOURCE_BEGIN_WRITE: case ZIP_SOURCE_COMMIT_WRITE:
-    case ZIP_SOURCE_ROLLBACK_WRITE: case ZIP_SOURCE_WRITE: case ZIP_SOURCE_SEEK_WRITE: case ZIP_SOURCE_TELL_WRITE:
-    case ZIP_SOURCE_REMOVE: case ZIP_SOURCE_RESERVED_1: case ZIP_SOURCE_BEGIN_WRITE_CLONING:
-    case ZIP_SOURCE_ACCEPT_EMPTY: case ZIP_SOURCE_GET_FILE_ATTRIBUTES:
+    SOURCE_OTHER_CASES:
     default:
-        zip_error_set(&s->err, ZIP_ER_OPNOTSUPP, 0);
-        return -1;
+        return source_other(&s->err, data, n, cmd);
     }
 }
 
@@ -858,22 +870,13 @@ static zip_int64_t spill_read(void *ud, void *data, zip_uint64_t n, zip_source_c
         st->valid = ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE | ZIP_STAT_COMP_METHOD | ZIP_STAT_ENCRYPTION_METHOD;
         return sizeof *st;
     }
-    case ZIP_SOURCE_ERROR:
-        return zip_error_to_data(&s->err, data, n);
     case ZIP_SOURCE_FREE:
         zip_error_fini(&s->err);
         fo_free(s);
         return 0;
-    case ZIP_SOURCE_SUPPORTS:
-        return zip_source_make_command_bitmap(ZIP_SOURCE_OPEN, ZIP_SOURCE_READ, ZIP_SOURCE_CLOSE,
-                                              ZIP_SOURCE_STAT, ZIP_SOURCE_ERROR, ZIP_SOURCE_FREE, -1);
-    case ZIP_SOURCE_SEEK: case ZIP_SOURCE_TELL: case ZIP_SOURCE_BEGIN_WRITE: case ZIP_SOURCE_COMMIT_WRITE:
-    case ZIP_SOURCE_ROLLBACK_WRITE: case ZIP_SOURCE_WRITE: case ZIP_SOURCE_SEEK_WRITE: case ZIP_SOURCE_TELL_WRITE:
-    case ZIP_SOURCE_REMOVE: case ZIP_SOURCE_RESERVED_1: case ZIP_SOURCE_BEGIN_WRITE_CLONING:
-    case ZIP_SOURCE_ACCEPT_EMPTY: case ZIP_SOURCE_GET_FILE_ATTRIBUTES:
+    SOURCE_OTHER_CASES:
     default:
-        zip_error_set(&s->err, ZIP_ER_OPNOTSUPP, 0);
-        return -1;
+        return source_other(&s->err, data, n, cmd);
     }
 }
 

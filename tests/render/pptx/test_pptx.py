@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import SAMPLES, run_folio, write_spec
+from conftest import SAMPLES, render_spec, run_folio
 
 C_NS = "http://schemas.openxmlformats.org/drawingml/2006/chart"
 A_NS = "http://schemas.openxmlformats.org/drawingml/2006/main"
@@ -52,10 +52,7 @@ have_lo = shutil.which("soffice") is not None
 
 
 def render(tmp_path, spec, name="deck"):
-    path = write_spec(tmp_path, spec, name + ".json")
-    out = tmp_path / (name + ".pptx")
-    run_folio("render", path, "-o", out, check=0)
-    return out
+    return render_spec(tmp_path, spec, "pptx", name=name)[0]
 
 
 def slide_names(z):

@@ -17,17 +17,14 @@ import zipfile
 import pytest
 from lxml import etree
 
-from conftest import run_folio, write_spec
+from conftest import render_spec
 
 NS = {"a": "http://schemas.openxmlformats.org/drawingml/2006/main",
       "p": "http://schemas.openxmlformats.org/presentationml/2006/main"}
 
 
 def render(tmp_path, spec, name="deck"):
-    path = write_spec(tmp_path, spec, name + ".json")
-    out = tmp_path / (name + ".pptx")
-    run_folio("render", path, "-o", out, check=0)
-    return out
+    return render_spec(tmp_path, spec, "pptx", name=name)[0]
 
 
 def slides(pptx):
