@@ -141,7 +141,7 @@ static char *cache_read(int rt, const char *key, size_t *len)
 
     if (fd < 0)
         return NULL;
-    text = (st.st_size > 65 && (uint64_t)st.st_size <= ENV_MAX + 65) ? malloc((size_t)st.st_size + 1) : NULL;
+    text = (st.st_size > 65 && (uint64_t)st.st_size <= ENV_MAX + 65) ? fo_malloc((size_t)st.st_size + 1) : NULL;
     if (text && read(fd, text, (size_t)st.st_size) == st.st_size && !memcmp(text, key, 64) &&
         text[64] == '\n') {
         close(fd);
@@ -151,7 +151,7 @@ static char *cache_read(int rt, const char *key, size_t *len)
         return text;
     }
     close(fd);
-    free(text);
+    fo_free(text);
     return NULL;
 }
 
@@ -217,11 +217,11 @@ static char *list_in_jail(size_t *len, char *why, size_t why_len)
         while (n && msg[n - 1] == '\n')
             msg[--n] = 0;
         snprintf(why, why_len, "the listing's jail failed%s%s", n ? ": " : "", n ? msg : "");
-        free(text);
-        free(msg);
+        fo_free(text);
+        fo_free(msg);
         return NULL;
     }
-    free(msg);
+    fo_free(msg);
     return text;
 }
 
@@ -283,6 +283,6 @@ int fo_env_main(int argc, char **argv)
     fputs(json ? text : sep + strlen(SEPARATOR), stdout);
     if (json)
         fputc('\n', stdout);
-    free(text);
+    fo_free(text);
     return fflush(stdout) == 0 ? 0 : 5;
 }

@@ -473,9 +473,9 @@ static char **init_disguise(char *const *argv)
     }
     while (argv[n])
         n++;
-    copy = calloc(n + 1, sizeof *copy);
+    copy = fo_calloc(n + 1, sizeof *copy);
     for (k = 0; copy && k < n; k++)
-        if (!(copy[k] = strdup(argv[k])))
+        if (!(copy[k] = fo_strdup(argv[k])))
             copy = NULL;
     if (!copy)
         die("copy the command");

@@ -147,7 +147,7 @@ static int parse_render(fo_sandbox_plan *p, const char *list)
 static fo_egress_policy *egress_policy(fo_sandbox_plan *p)
 {
     if (!p->egress)
-        p->egress = calloc(1, sizeof *p->egress);
+        p->egress = fo_calloc(1, sizeof *p->egress);
     return p->egress;
 }
 
@@ -241,7 +241,7 @@ int fo_sandbox_plan_option(fo_sandbox_plan *p, const char *opt, const char *val)
 int fo_sandbox_plan_defaults(fo_sandbox_plan *p)
 {
     memset(p, 0, sizeof *p);
-    p->in_paths = calloc(MAX_IN, sizeof(char *));
+    p->in_paths = fo_calloc(MAX_IN, sizeof(char *));
     if (!p->in_paths) {
         fputs("folio: run: out of memory\n", stderr);
         return FO_RUN_INTERNAL;
@@ -324,8 +324,8 @@ void fo_sandbox_plan_free(fo_sandbox_plan *p)
     if (!p)
         return;
     fo_sandbox_files_free(p->in, p->n_in);
-    free((void *)p->in_paths);
-    free(p->egress);
+    fo_free((void *)p->in_paths);
+    fo_free(p->egress);
     p->egress = NULL;
     p->in = NULL;
     p->in_paths = NULL;

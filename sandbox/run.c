@@ -217,7 +217,7 @@ static void hint_limit(const fo_sandbox_plan *p, const char *lim, const outcome 
 static void json_tail(fo_buf *b, const char *key, const tail_buf *t,
                       const fo_sandbox_echo *e)
 {
-    char *lin = malloc(t->len + 1);
+    char *lin = fo_malloc(t->len + 1);
     size_t k, skip = 0;
 
     fo_buf_printf(b, "  \"%s\": {\"bytes\": %llu, \"truncated\": %s, ", key,
@@ -239,7 +239,7 @@ static void json_tail(fo_buf *b, const char *key, const tail_buf *t,
         skip++;
     fo_buf_json_str(b, lin + skip, t->len - skip);
     fo_buf_puts(b, "},\n");
-    free(lin);
+    fo_free(lin);
 }
 
 static void json_status(fo_buf *b, const outcome *o)
@@ -714,21 +714,21 @@ static int deliver(const char *dir, const fo_sandbox_collection *a,
 {
     const fo_sandbox_collection *cols[2] = { a, b };
     size_t cap = 1 + a->n_files + (b ? b->n_files : 0);
-    fo_stage_item *items = calloc(cap, sizeof *items);
+    fo_stage_item *items = fo_calloc(cap, sizeof *items);
     fo_stage s;
     int dfd, rc;
 
     if (!items || (mkdir(dir, 0777) < 0 && errno != EEXIST) ||
         (dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
         fprintf(stderr, "folio: run: --out %s: %s\n", dir, strerror(items ? errno : ENOMEM));
-        free(items);
+        fo_free(items);
         return -1;
     }
     fo_stage_begin(&s, items, cap);
     rc = stage_all(&s, dfd, dir, cols, manifest);
     fo_stage_end(&s);
     close(dfd);
-    free(items);
+    fo_free(items);
     return rc;
 }
 
@@ -1098,7 +1098,7 @@ done:
     fo_sandbox_collection_free(&r.files);
     fo_sandbox_plan_free(&p);
     fo_buf_free(&m);
-    free(egress);
+    fo_free(egress);
     fo_free(prov);
     return rc;
 }

@@ -121,7 +121,7 @@ static int cmd_new(int argc, char **argv, const char *folio)
         printf("%s\n", info ? info : "{}");
     else
         printf("%s\n", id);
-    free(info);
+    fo_free(info);
     return 0;
 }
 
@@ -129,7 +129,7 @@ static int cmd_new(int argc, char **argv, const char *folio)
 static char *read_code(const char *src, size_t *len)
 {
     int fd = strcmp(src, "-") ? open(src, O_RDONLY | O_CLOEXEC) : 0;
-    char *buf = fd >= 0 ? malloc(FO_SESSION_MAX_CODE + 1) : NULL;
+    char *buf = fd >= 0 ? fo_malloc(FO_SESSION_MAX_CODE + 1) : NULL;
     size_t got = 0;
     ssize_t n = 1;
 
@@ -141,7 +141,7 @@ static char *read_code(const char *src, size_t *len)
     if (!buf || n < 0 || got > FO_SESSION_MAX_CODE) {
         fprintf(stderr, "folio: session: exec %s: %s\n", src, !buf ? strerror(errno) :
                 n < 0 ? strerror(errno) : "the cell is over 1 MiB");
-        free(buf);
+        fo_free(buf);
         return NULL;
     }
     *len = got;
@@ -234,7 +234,7 @@ static int cmd_exec(int argc, char **argv)
         return usage_error("exec", "needs a cell: -c CODE, FILE or -");
     if (inline_code) {
         len = strlen(inline_code);
-        code = strdup(inline_code);
+        code = fo_strdup(inline_code);
     } else {
         code = read_code(src, &len);
     }
@@ -242,14 +242,14 @@ static int cmd_exec(int argc, char **argv)
         return 2;
     catch_ctrl_c(id);
     rc = fo_session_exec(id, code, len, timeout, json ? NULL : stream_out, NULL, &result, &err);
-    free(code);
+    fo_free(code);
     if (rc < 0)
         return print_error("exec", &err, json);
     if (json)
         printf("%s\n", result);
     if (sscanf(result, "{\"cell\": %u, \"status\": \"%15[a-z]\"", &cell, status) != 2)
         status[0] = 0;
-    free(result);
+    fo_free(result);
     return !strcmp(status, "ok") ? 0 : 4;
 }
 
@@ -415,7 +415,7 @@ static int cmd_render(int argc, char **argv)
         print_refused(result);
     if (code && !json)
         fprintf(stderr, "folio: session: render failed (exit %d): %s\n", code, result);
-    free(result);
+    fo_free(result);
     return r.failed ? 5 : code;
 }
 
@@ -486,10 +486,10 @@ static int cmd_export(int argc, char **argv)
     if (write_whole(nb ? nb : rec, text, len) < 0) {
         fprintf(stderr, "folio: session export: can't write %s: %s\n  hint: name a file in a "
                 "folder you can write\n", nb ? nb : rec, strerror(errno));
-        free(text);
+        fo_free(text);
         return 5;
     }
-    free(text);
+    fo_free(text);
     return 0;
 }
 
@@ -513,7 +513,7 @@ static int cmd_simple(const char *verb, int argc, char **argv)
                 p++;
             }
         }
-        free(list);
+        fo_free(list);
         return 0;
     }
     if (argc != 1)

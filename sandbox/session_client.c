@@ -49,38 +49,47 @@ static const char *folio_path(const char *given)
 static int spawn(const char *folio, const char *id, const char *mode, char *const *opts,
                  int n_opts, char **info, fo_session_error *err)
 {
-    int sv[2], st;
+    int sv[2], st, k = 0;
     pid_t pid;
     char type, *p = NULL, fdtxt[16];
+    const char **argv;
     size_t n;
 
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
         fo_session_fail(err, "internal", 5, "", "can't start a supervisor: %s", strerror(errno));
         return -1;
     }
+    /* argv is built before the fork: folio serve is multithreaded, so the
+       child makes only async-signal-safe calls (no allocation) until execv */
+    argv = fo_calloc((size_t)n_opts + 8, sizeof *argv);
+    if (!argv) {
+        close(sv[0]);
+        close(sv[1]);
+        fo_session_fail(err, "internal", 5, "", "can't start a supervisor: out of memory");
+        return -1;
+    }
+    snprintf(fdtxt, sizeof fdtxt, "%d", sv[1]);
+    argv[k++] = "folio";
+    argv[k++] = "session";
+    argv[k++] = "_supervise";
+    argv[k++] = id;
+    argv[k++] = fdtxt;
+    argv[k++] = mode;
+    for (int i = 0; i < n_opts; i++)
+        argv[k++] = opts[i];
     fflush(NULL);
     pid = fork();
     if (pid == 0) {
-        const char **argv = calloc((size_t)n_opts + 8, sizeof *argv);
-        int k = 0;
-        if (!argv || setsid() < 0)
+        if (setsid() < 0)
             _exit(5);
         if (fork() != 0)
             _exit(0);
         close(sv[0]);
         (void)fcntl(sv[1], F_SETFD, 0);
-        snprintf(fdtxt, sizeof fdtxt, "%d", sv[1]);
-        argv[k++] = "folio";
-        argv[k++] = "session";
-        argv[k++] = "_supervise";
-        argv[k++] = id;
-        argv[k++] = fdtxt;
-        argv[k++] = mode;
-        for (int i = 0; i < n_opts; i++)
-            argv[k++] = opts[i];
         execv(folio, (char *const *)argv);   /* execv only reads the strings */
         _exit(5);
     }
+    fo_free(argv);
     close(sv[1]);
     if (pid > 0)
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
@@ -94,13 +103,13 @@ static int spawn(const char *folio, const char *id, const char *mode, char *cons
     close(sv[0]);
     if (type == 'X') {
         fo_session_error_parse(err, p, n);
-        free(p);
+        fo_free(p);
         return -1;
     }
     if (info)
         *info = p;
     else
-        free(p);
+        fo_free(p);
     return 0;
 }
 
@@ -149,7 +158,7 @@ static unsigned drop_spares_but(int rt, const char *key, int *kept)
             continue;
         have = key ? fo_session_read_small(dirfd(d), de->d_name, 65536) : NULL;
         same = have && !strcmp(have, key);
-        free(have);
+        fo_free(have);
         if (same) {
             *kept = 1;
         } else if (unlinkat(dirfd(d), de->d_name, 0) == 0) {   /* claimed: not ours to end */
@@ -181,7 +190,7 @@ static char *spare_key(char *const *argv, int argc)
         fo_buf_free(&b);
         return NULL;
     }
-    return b.data ? b.data : strdup("");
+    return b.data ? b.data : fo_strdup("");
 }
 
 static int session_info(const char *id, char **info, fo_session_error *err);
@@ -202,7 +211,7 @@ static int take_spare(int rt, const char *key, char id[33], char **info)
             continue;
         have = fo_session_read_small(dirfd(d), de->d_name, 65536);
         match = have && !strcmp(have, key);
-        free(have);
+        fo_free(have);
         if (!match || unlinkat(dirfd(d), de->d_name, 0) < 0)
             continue;                      /* another's, or claimed by another client */
         memset(&ignore, 0, sizeof ignore);
@@ -224,7 +233,7 @@ static int take_spare(int rt, const char *key, char id[33], char **info)
    async-signal-safe calls after fork: folio serve is multithreaded. */
 static void start_spare(const char *folio, char *const *opts, int n_opts)
 {
-    const char **argv = calloc((size_t)n_opts + 4, sizeof *argv);
+    const char **argv = fo_calloc((size_t)n_opts + 4, sizeof *argv);
     pid_t pid;
     int st;
 
@@ -252,7 +261,7 @@ static void start_spare(const char *folio, char *const *opts, int n_opts)
     if (pid > 0)
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
             ;
-    free(argv);
+    fo_free(argv);
 }
 
 int fo_session_spare(const char *folio, char *const *argv, int argc)
@@ -264,7 +273,7 @@ int fo_session_spare(const char *folio, char *const *argv, int argc)
     memset(&err, 0, sizeof err);
     rt = key ? fo_session_runtime(&err) : -1;
     if (rt < 0) {
-        free(key);
+        fo_free(key);
         return 5;
     }
     lock = spare_lock(rt, 0);             /* another is being made: one is enough */
@@ -273,7 +282,7 @@ int fo_session_spare(const char *folio, char *const *argv, int argc)
         if (lock >= 0)
             close(lock);
         close(rt);
-        free(key);
+        fo_free(key);
         return 0;
     }
     do
@@ -288,7 +297,7 @@ int fo_session_spare(const char *folio, char *const *argv, int argc)
         close(sp);
     close(lock);
     close(rt);
-    free(key);
+    fo_free(key);
     return rc == 0 ? 0 : 5;
 }
 
@@ -316,7 +325,7 @@ int fo_session_create(const fo_session_new *o, char id[33], char **info, fo_sess
     if (info)
         *info = NULL;
     if (rt < 0) {
-        free(key);
+        fo_free(key);
         return -1;
     }
     if (key && take_spare(rt, key, id, info) == 0) {
@@ -335,7 +344,7 @@ int fo_session_create(const fo_session_new *o, char id[33], char **info, fo_sess
     }
     if (rc == 0 && key)
         start_spare(folio_path(o->folio), o->argv, o->argc);   /* for the next new */
-    free(key);
+    fo_free(key);
     close(rt);
     return rc;
 }
@@ -354,8 +363,8 @@ static char *adopt(int rt, const char *id, int resume)
         if (dir < 0 && mkdirat(rt, id, 0700) == 0)
             dir = openat(rt, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (dir >= 0 && fo_session_write_small(dir, "state", "hibernated\n") == 0) {
-            free(state);
-            state = strdup("hibernated\n");
+            fo_free(state);
+            state = fo_strdup("hibernated\n");
         }
     }
     if (dir >= 0)
@@ -403,7 +412,7 @@ static int open_session(const char *id, int resume, fo_session_error *err)
                         "session %s has ended: its supervisor stopped without saving it "
                         "(killed, or the machine restarted)", id);
     }
-    free(state);
+    fo_free(state);
     close(rt);
     return s;
 }
@@ -441,7 +450,7 @@ static int hibernated_now(const char *id)
     dir = openat(rt, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     state = dir >= 0 ? fo_session_read_small(dir, "state", 64) : NULL;
     yes = state && !strcmp(state, "hibernated\n");
-    free(state);
+    fo_free(state);
     if (dir >= 0)
         close(dir);
     close(rt);
@@ -500,7 +509,7 @@ static int answer(int s, fo_session_stream_fn fn, void *ud, fo_session_file_fn f
             *result = p;
             p = NULL;
         }
-        free(p);
+        fo_free(p);
         if (type == 'X' || type == 'R' || (type == 'F' && fd)) {
             close(s);
             return type == 'X' ? -1 : 0;
@@ -521,7 +530,7 @@ static int exec_cell(const char *id, const char *code, size_t len, double timeou
                         "%u bytes", FO_SESSION_MAX_CODE);
         return -1;
     }
-    req = malloc(len + 5);
+    req = fo_malloc(len + 5);
     if (!req) {
         fo_session_fail(err, "internal", 5, "", "out of memory");
         return -1;
@@ -537,7 +546,7 @@ static int exec_cell(const char *id, const char *code, size_t len, double timeou
             break;
         memset(err, 0, sizeof *err);     /* it hibernated with our cell unread: resume, resend */
     }
-    free(req);
+    fo_free(req);
     return s < 0 ? -1 : 0;
 }
 
@@ -585,7 +594,7 @@ int fo_session_get(const char *id, const char *path, int *fd, unsigned long long
         if (fstat(*fd, &st) == 0)
             *bytes = (unsigned long long)st.st_size;
     }
-    free(size);
+    fo_free(size);
     return rc == 0 && *fd >= 0 ? 0 : -1;
 }
 
@@ -679,13 +688,13 @@ static int session_info(const char *id, char **info, fo_session_error *err)
     char *text = NULL;
 
     if (s < 0 || answer(s, NULL, NULL, NULL, NULL, &text, NULL, err) != 0) {
-        free(text);
+        fo_free(text);
         return -1;
     }
     if (info)
         *info = text;
     else
-        free(text);
+        fo_free(text);
     return 0;
 }
 
@@ -716,7 +725,7 @@ int fo_session_interrupt(const char *id, int *interrupted, fo_session_error *err
     if (answer(s, NULL, NULL, NULL, NULL, &text, NULL, err) < 0)
         return -1;
     *interrupted = text && strstr(text, "true") != NULL;
-    free(text);
+    fo_free(text);
     return 0;
 }
 
@@ -781,7 +790,7 @@ int fo_session_list(char **json, fo_session_error *err)
         fo_buf_puts(&b, "}");
         if (lock >= 0)
             close(lock);
-        free(state);
+        fo_free(state);
         close(dir);
     }
     fo_buf_puts(&b, "]");

@@ -79,7 +79,7 @@ static int kframe_next(fo_kframe *f, int fd, char *type)
 static void kframe_reset(fo_session *s)
 {
     if (!s->kf.buf)
-        s->kf.buf = malloc(FO_SESSION_MAX_KFRAME + 1);
+        s->kf.buf = fo_malloc(FO_SESSION_MAX_KFRAME + 1);
     s->kf.hn = s->kf.got = s->kf.need = 0;
     if (s->j.out_r >= 0)
         (void)fcntl(s->j.out_r, F_SETFL, O_NONBLOCK);
@@ -217,7 +217,7 @@ static void keep(cell_run *c, int which, const char *p, size_t n)
         n = room;
     if (!n)
         return;
-    if (!c->raw[k] && !(c->raw[k] = malloc(FO_SESSION_OUT_CAP)))
+    if (!c->raw[k] && !(c->raw[k] = fo_malloc(FO_SESSION_OUT_CAP)))
         return;
     memcpy(c->raw[k] + c->len[k], p, n);
     c->len[k] += n;
@@ -328,7 +328,7 @@ void fo_session_control(fo_session *s)
     }
     if (fd >= 0)
         close(fd);
-    free(p);
+    fo_free(p);
     close(cfd);
 }
 
@@ -603,7 +603,7 @@ static void egress_since(fo_session *s, fo_buf *b)
     ssize_t n;
     size_t used = 0;
 
-    if (s->px.pid <= 0 || s->px.log_fd < 0 || !(buf = malloc(FO_RECORD_EGRESS_CAP)))
+    if (s->px.pid <= 0 || s->px.log_fd < 0 || !(buf = fo_malloc(FO_RECORD_EGRESS_CAP)))
         return;
     n = pread(s->px.log_fd, buf, FO_RECORD_EGRESS_CAP, (off_t)s->egress_off);
     while (n > 0 && used < (size_t)n) {
@@ -626,7 +626,7 @@ static void egress_since(fo_session *s, fo_buf *b)
             s->egress_off = (long long)st.st_size;
         }
     }
-    free(buf);
+    fo_free(buf);
 }
 
 /* The cell into the session's record (session_record.c). */
@@ -664,8 +664,8 @@ static void cell_free(cell_run *c)
     fo_session_bundle_free(&c->cur);
     for (size_t k = 0; k < c->n_displays; k++)
         fo_session_bundle_free(&c->displays[k]);
-    free(c->raw[0]);
-    free(c->raw[1]);
+    fo_free(c->raw[0]);
+    fo_free(c->raw[1]);
 }
 
 void fo_session_exec_cell(fo_session *s, int cfd, const char *p, size_t n)

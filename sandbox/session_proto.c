@@ -136,11 +136,11 @@ int fo_session_recv(int sock, char *type, char **payload, size_t *len, size_t ma
         errno = EPROTO;
         goto fail;
     }
-    p = malloc(n + 1);
+    p = fo_malloc(n + 1);
     if (!p)
         goto fail;
     if (n && read_exact(sock, p, n, timeout_ms, fd) < 0) {
-        free(p);
+        fo_free(p);
         goto fail;
     }
     p[n] = 0;
@@ -285,7 +285,7 @@ char *fo_session_read_small(int dirfd, const char *name, size_t max)
 
     if (fd < 0)
         return NULL;
-    buf = malloc(max + 1);
+    buf = fo_malloc(max + 1);
     while (buf && got < max) {
         ssize_t n = read(fd, buf + got, max - got);
         if (n < 0 && errno == EINTR)

@@ -98,7 +98,7 @@ static void trim(int dir, rec_file *f)
         f->lines = keep;
         f->bytes = (unsigned long long)(text + len - p);
     }
-    free(text);
+    fo_free(text);
 }
 
 static void append(int dir, rec_file *f, const fo_buf *line)
@@ -305,10 +305,10 @@ static char *read_lines(int dir, const char *name, size_t max)
     off_t from;
 
     if (fd < 0)
-        return errno == ENOENT ? calloc(1, 1) : NULL;
+        return errno == ENOENT ? fo_calloc(1, 1) : NULL;
     want = (uint64_t)st.st_size > max ? max : (size_t)st.st_size;
     from = st.st_size - (off_t)want;
-    buf = malloc(want + 1);
+    buf = fo_malloc(want + 1);
     while (buf && got < want) {
         ssize_t n = pread(fd, buf + got, want - got, from + (off_t)got);
         if (n < 0 && errno == EINTR)
@@ -431,7 +431,7 @@ static char *environment(void)
         *sep = 0;
     minify(text);
     if (text[0] != '{' || !fo_session_json_valid(text, strlen(text))) {
-        free(text);
+        fo_free(text);
         return NULL;
     }
     return text;
@@ -454,7 +454,7 @@ int fo_session_export(const char *id, int what, char **out, size_t *len, fo_sess
         !fo_session_json_valid(head, strcspn(head, "\n"))) {
         fo_session_fail(err, "internal", 5, "the session's record is damaged; its cells still run",
                         "can't read the record of session %s", id);
-        free(head), free(cells), free(puts);
+        fo_free(head), fo_free(cells), fo_free(puts);
         return -1;
     }
     head[strcspn(head, "\n")] = 0;
@@ -475,7 +475,7 @@ int fo_session_export(const char *id, int what, char **out, size_t *len, fo_sess
         fo_buf_printf(&b, "], \"environment\": %s}\n", env ? env : "null");
         fo_buf_puts(&b, cells);
     }
-    free(head), free(cells), free(puts), free(env);
+    fo_free(head), fo_free(cells), fo_free(puts), fo_free(env);
     if (b.failed) {
         fo_buf_free(&b);
         fo_session_fail(err, "internal", 5, "free some memory", "out of memory");

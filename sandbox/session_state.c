@@ -88,7 +88,7 @@ static int lease_free(int dir)
         return -1;
     rc = sscanf(text, "%39s %lld", who, &until) == 2 &&
          (!strcmp(who, fo_session_instance()) || until < (long long)time(NULL));
-    free(text);
+    fo_free(text);
     return rc;
 }
 
@@ -151,7 +151,7 @@ static int serving(const char *id)
     char *text = dir >= 0 ? fo_session_read_small(dir, "state", 64) : NULL;
     int yes = text && !strcmp(text, "live\n");
 
-    free(text);
+    fo_free(text);
     if (dir >= 0)
         close(dir);
     if (rt >= 0)
@@ -254,7 +254,7 @@ int fo_session_snap_open(int state, const char *id)
         if (!strncmp(head, "snap.", 5) && !strchr(head, '/'))
             fd = openat(dir, head, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     }
-    free(head);
+    fo_free(head);
     if (dir >= 0)
         close(dir);
     return fd;

@@ -377,7 +377,7 @@ static int restore(fo_session *s, fo_session_error *err)
 
     if (saved)
         fo_buf_puts(&s->not_restored, saved);
-    free(saved);
+    fo_free(saved);
     if (files >= 0) {
         rc = restore_files(s, files, &s->not_restored);
         close(files);
@@ -521,7 +521,7 @@ static void log_tail(fo_session *s, char *out, size_t len)
     line = line ? line + 1 : text;
     p = line && !strncmp(line, "folio: ", 7) ? strchr(line + 7, ':') : NULL;
     snprintf(out, len, "%s", p ? p + 2 : line && *line ? line : "invalid session options");
-    free(text);
+    fo_free(text);
 }
 
 /* -------------------------------------------------------------- the end */
@@ -539,7 +539,7 @@ static void teardown(fo_session *s)
         }
     if (s->net_allow && s->px.pid > 0) {
         fo_sandbox_plan net = { .net = FO_NET_ALLOW };
-        free(fo_sandbox_egress_end(&net, &s->px));
+        fo_free(fo_sandbox_egress_end(&net, &s->px));
     }
     if (pid > 0) {
         kill(pid, SIGKILL);
@@ -619,7 +619,7 @@ static int checkpoint(fo_session *s, const char *kind)
         rc = fo_session_snap_commit(s->state, s->id, name, rc == 0) < 0 ? -1 : 0;
     }
     (void)fo_session_remove_tree(s->j.tmp_dir, ".folio", 0);
-    free(meta);
+    fo_free(meta);
     if (rc < 0)
         fprintf(stderr, "folio: session %s: can't save a %s in the state folder: %s\n", s->id,
                 kind, strerror(errno));
@@ -827,7 +827,7 @@ static char *session_provenance(const fo_session *s)
 
     fo_buf_printf(&b, "{\"session\": \"%s\", \"cell\": %u, \"inputs\": %s}", s->id, s->cells,
                   inputs && inputs[0] == '[' ? inputs : "[]");
-    free(inputs);
+    fo_free(inputs);
     return b.failed ? (fo_buf_free(&b), NULL) : fo_buf_take(&b, NULL);
 }
 
@@ -942,7 +942,7 @@ static int serve_one(fo_session *s, int lfd, double *idle_from)
         (void)fo_session_send(cfd, 'R', "{}", 2, -1);   /* after the work: the client waits */
     if (fd >= 0)
         close(fd);
-    free(p);
+    fo_free(p);
     close(cfd);
     return end;
 }
@@ -1041,7 +1041,7 @@ static int shared_state(fo_session *s, int resume, fo_session_error *err)
     }
     kind = fo_session_read_small(s->src, "kind", 32);
     s->from = kind && !strcmp(kind, "checkpoint") ? "checkpoint" : "hibernation";
-    free(kind);
+    fo_free(kind);
     return 0;
 }
 
@@ -1127,19 +1127,19 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
         fo_session_fail(&err, "session_expired", 2, "start a new session with folio session new",
                         "session %s has ended: its supervisor stopped without saving it "
                         "(killed, or the machine restarted)", s.id);
-        free(text);
+        fo_free(text);
         release_lease(&s);
         return ready_error(ready, &err);
     }
-    free(text);
+    fo_free(text);
     if (resume) {
         text = fo_session_read_small(s.src, "cells", 32);
         s.cells = text ? (unsigned)strtoul(text, NULL, 10) : 0;
-        free(text);
+        fo_free(text);
         text = fo_session_read_small(s.src, "meta", 65536);
         rc = !text || (s.src != s.dir && fo_session_write_small(s.dir, "meta", text) < 0)
              ? FO_RUN_INTERNAL : parse_meta(&s, text);   /* the next checkpoint copies meta */
-        free(text);
+        fo_free(text);
         fo_session_record_copy(s.src, s.dir);            /* and the record */
     } else {
         rc = parse_options(&s, argc - 4, argv + 4, &meta, why, sizeof why);
@@ -1195,7 +1195,7 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
     if (!resume) {
         char *inputs = fo_session_read_small(s.dir, "inputs", 1 << 20);
         fo_session_record_begin(s.dir, s.id, info.data, inputs);
-        free(inputs);
+        fo_free(inputs);
     }
     (void)fo_session_send(ready, 'K', info.data, info.len, -1);
     fo_buf_free(&info);
@@ -1203,7 +1203,7 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
     loop(&s, lfd, sfd);
     close(lfd);
     fo_sandbox_collection_free(&s.outs);
-    free(s.kf.buf);
+    fo_free(s.kf.buf);
     fo_buf_free(&s.not_restored);
     return 0;
 }

@@ -507,7 +507,7 @@ static int relay_open(pipe_dir *d, int from, int to, uint64_t *count)
         close(d->pipe[1]);
     }
     d->pipe[0] = d->pipe[1] = -1;
-    d->buf = malloc(RELAY_BUF);
+    d->buf = fo_malloc(RELAY_BUF);
     return d->buf ? 0 : -1;
 }
 
@@ -517,7 +517,7 @@ static void relay_close(pipe_dir *d)
         close(d->pipe[0]);
         close(d->pipe[1]);
     }
-    free(d->buf);
+    fo_free(d->buf);
 }
 
 /* Relays both ways until both ended, an error, or IDLE_MS without a byte.
@@ -645,7 +645,7 @@ static void *conn_thread(void *arg)
     if (k->u >= 0)
         close(k->u);
     pthread_mutex_unlock(&g_mu);
-    free(k);
+    fo_free(k);
     return NULL;
 }
 
@@ -669,7 +669,7 @@ static void admit(int c)
     int one = 1;
 
     pthread_mutex_lock(&g_mu);
-    if (g_n_active < MAX_CONN && (k = calloc(1, sizeof *k))) {
+    if (g_n_active < MAX_CONN && (k = fo_calloc(1, sizeof *k))) {
         for (i = 0; g_active[i]; i++)
             ;
         g_active[i] = k;
@@ -701,7 +701,7 @@ static void admit(int c)
         g_n_active--;
         pthread_mutex_unlock(&g_mu);
         close(c);
-        free(k);
+        fo_free(k);
     }
     pthread_attr_destroy(&at);
 }
@@ -711,7 +711,7 @@ static void admit(int c)
    out of memory (then counted as dropped). */
 static conn *unfinished(conn *k)
 {
-    conn *s = calloc(1, sizeof *s);
+    conn *s = fo_calloc(1, sizeof *s);
 
     k->logged = 1;                           /* its thread writes nothing more */
     if (!s) {
@@ -759,7 +759,7 @@ static void drain(void)
     pthread_mutex_unlock(&g_mu);
     for (i = 0; i < n_late; i++) {
         log_record(late[i]);
-        free(late[i]);
+        fo_free(late[i]);
     }
     pthread_mutex_lock(&g_mu);
     if (g_log_dropped || g_over_capacity) {
