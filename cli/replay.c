@@ -75,7 +75,7 @@ static char *slurp(const char *path, size_t *len)
         close(fd);
         return NULL;
     }
-    buf = malloc((size_t)st.st_size + 1);
+    buf = fo_malloc((size_t)st.st_size + 1);
     while (buf && got < (size_t)st.st_size) {
         ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
         if (n <= 0)
@@ -280,7 +280,12 @@ static int run_replay(replay *r, json_t *m, const char *dir)
         return fail(5, "check /tmp", "can't make a temporary folder: %s", strerror(errno));
     }
     folio_path(folio, sizeof folio);
-    argv = calloc(json_array_size(cmd) + 2 * json_array_size(paths) + 24, sizeof *argv);
+    argv = fo_calloc(json_array_size(cmd) + 2 * json_array_size(paths) + 24, sizeof *argv);
+    if (!argv) {
+        json_decref(paths);
+        rmdir(out);
+        return fail(5, "free some memory and try again", "out of memory");
+    }
     argv[n++] = folio;
     argv[n++] = "run";
     argv[n++] = "--quiet";
@@ -315,7 +320,7 @@ static int run_replay(replay *r, json_t *m, const char *dir)
         execv(folio, (char *const *)argv);   /* execv only reads the strings */
         _exit(127);
     }
-    free(argv);
+    fo_free(argv);
     fo_buf_free(&allow);
     json_decref(paths);
     if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) > 4) {
@@ -429,7 +434,7 @@ static int session_replay(replay *r, json_t *head, json_t *puts, json_t *cells)
         json_decref(put_paths);
         return fail(5, err.hint, "can't start a session: %s", err.message);
     }
-    free(info);
+    fo_free(info);
     json_array_foreach(cells, k, v) {
         const char *code = json_string_value(json_object_get(v, "code"));
         const char *when = json_string_value(json_object_get(v, "started")) ?: "";
@@ -452,7 +457,7 @@ static int session_replay(replay *r, json_t *head, json_t *puts, json_t *cells)
             break;
         }
         res = json_loads(result, 0, NULL);
-        free(result);
+        fo_free(result);
         snprintf(name, sizeof name, "cell %lld stdout",
                  (long long)json_integer_value(json_object_get(v, "cell")));
         {
@@ -558,7 +563,7 @@ static void print_report(const replay *r, int rc)
             char *b = json_dumps(json_object_get(d, "now"), JSON_ENCODE_ANY | JSON_COMPACT);
             printf("          %s: %s -> %s\n", json_string_value(json_object_get(d, "pointer")),
                    a ? a : "(none)", b ? b : "(none)");
-            free(a);
+            free(a);                          /* json_dumps'd: plain free */
             free(b);
         }
         json_array_foreach(json_object_get(v, "likely_cause"), i, c)
@@ -622,7 +627,7 @@ int fo_cli_replay(int argc, char **argv)
         }
         json_decref(m);
     }
-    free(text);
+    fo_free(text);
     if (rc == 0 || rc == 2)
         print_report(&r, rc);
     if (rc == 0 && r.differs)

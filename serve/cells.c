@@ -56,7 +56,7 @@ static void sse_unref(sse *ev)
         return;
     pthread_mutex_destroy(&ev->lock);
     fo_buf_free(&ev->out);
-    free(ev);
+    fo_free(ev);
 }
 
 static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
@@ -199,8 +199,8 @@ static void kept_trim(unsigned ttl)
             *pp = e->next;
             kept_bytes -= e->len;
             kept_n--;
-            free(e->result);
-            free(e);
+            free(e->result);   /* a cell's result, or json_dumps'd: plain free */
+            fo_free(e);
             continue;
         }
         pp = &e->next;
@@ -210,7 +210,7 @@ static void kept_trim(unsigned ttl)
 
 static kept *kept_add(fo_serve_state *s, const char *sid, const char *owner, unsigned cell)
 {
-    kept *e = calloc(1, sizeof *e);
+    kept *e = fo_calloc(1, sizeof *e);
 
     if (!e)
         return NULL;
@@ -254,7 +254,7 @@ void fo_http_cell(fo_serve_state *s, struct MHD_Connection *c, req *r)
     for (kept *e = kept_head; e && *n && !*end; e = e->next)
         if (e->cell == cell && !strcmp(e->sid, id) && !strcmp(e->owner, owner)) {
             running = !e->done;
-            if (e->done && e->result && (copy = malloc(e->len + 1)))
+            if (e->done && e->result && (copy = fo_malloc(e->len + 1)))
                 memcpy(copy, e->result, (len = e->len) + 1);
             break;
         }
@@ -269,7 +269,7 @@ void fo_http_cell(fo_serve_state *s, struct MHD_Connection *c, req *r)
                        "run with \"detach\": true, for --run-ttl seconds after they end",
                        "no detached cell %.20s is kept for this session", n);
     }
-    free(copy);
+    fo_free(copy);
 }
 
 
@@ -345,7 +345,7 @@ static hangup *watch_add(struct MHD_Connection *c, const char *sid)
     hangup *h;
 
     pthread_once(&watch_once, watch_start);
-    if (watch_ep < 0 || !info || !(h = calloc(1, sizeof *h)))
+    if (watch_ep < 0 || !info || !(h = fo_calloc(1, sizeof *h)))
         return NULL;
     snprintf(h->sid, sizeof h->sid, "%s", sid);
     h->fd = fcntl(info->connect_fd, F_DUPFD_CLOEXEC, 0);
@@ -355,7 +355,7 @@ static hangup *watch_add(struct MHD_Connection *c, const char *sid)
         pthread_mutex_unlock(&watch_lock);
         if (h->fd >= 0)
             close(h->fd);
-        free(h);
+        fo_free(h);
         return NULL;
     }
     h->next = watched;
@@ -377,7 +377,7 @@ static void watch_remove(hangup *h)
     (void)epoll_ctl(watch_ep, EPOLL_CTL_DEL, h->fd, NULL);
     pthread_mutex_unlock(&watch_lock);
     close(h->fd);
-    free(h);
+    fo_free(h);
 }
 
 /* ---------------------------------------------------------------- exec */
@@ -404,7 +404,7 @@ static void answered_early(exec_ctx *x)
 static void start_stream(exec_ctx *x, const char *cell, size_t n)
 {
     struct MHD_Response *resp;
-    sse *ev = calloc(1, sizeof *ev);
+    sse *ev = fo_calloc(1, sizeof *ev);
     char json[48];
     int k;
 
@@ -416,7 +416,7 @@ static void start_stream(exec_ctx *x, const char *cell, size_t n)
     resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, sse_read, ev, sse_free);
     if (!resp) {
         pthread_mutex_destroy(&ev->lock);
-        free(ev);
+        fo_free(ev);
         return;
     }
     MHD_add_response_header(resp, "Content-Type", "text/event-stream");
@@ -499,14 +499,14 @@ static void deliver(exec_ctx *x, int rc, char *result, const fo_session_error *e
             fo_http_session_refuse(x->c, x->r, err);
         else
             fo_http_send_text(x->c, x->r, 200, "application/json", result, strlen(result));
-        free(result);
+        fo_free(result);
         return;
     }
     if (x->detached) {
         if (rc < 0) {
             json_t *o = json_pack("{s:[{s:s, s:s, s:s}]}", "errors", "code", err->code,
                                   "message", err->message, "hint", err->hint);
-            free(result);
+            fo_free(result);
             result = o ? json_dumps(o, JSON_COMPACT) : NULL;
             json_decref(o);
         }
@@ -521,7 +521,7 @@ static void deliver(exec_ctx *x, int rc, char *result, const fo_session_error *e
 
             if (text)
                 sse_push(x->ev, "error", text, strlen(text), 0);
-            free(text);
+            free(text);                        /* jansson's json_dumps: plain free */
             json_decref(o);
         } else {
             sse_push(x->ev, "result", result, strlen(result), 0);
@@ -529,7 +529,7 @@ static void deliver(exec_ctx *x, int rc, char *result, const fo_session_error *e
         sse_end(x->ev);
         sse_unref(x->ev);
     }
-    free(result);
+    fo_free(result);
 }
 
 /* POST /v1/sessions/{id}/exec */

@@ -6,6 +6,7 @@
 #define FO_SERVE_PRIVATE
 #include "serve/serve.h"
 #include "serve/http.h"
+#include "folio.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +27,9 @@ void fo_http_environment(fo_serve_state *s, struct MHD_Connection *c, req *r)
     if (!text || code != 0 || text[0] != '{') {
         fo_http_refuse(c, r, 500, "environment_failed", "run `folio env` on the server to see why",
                        "can't list the environment (folio env exited %d)", code);
-        free(text);
+        fo_free(text);
         return;
     }
     fo_http_send_text(c, r, 200, "application/json", text, strlen(text));
-    free(text);
+    fo_free(text);
 }

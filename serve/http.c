@@ -328,12 +328,12 @@ int fo_http_new_file(req *r, const char *name)
     if (r->n_files == MAX_FILES)
         return -1;
     u = &r->files[r->n_files];
-    u->name = strdup(name);
+    u->name = fo_strdup(name);
     snprintf(path, sizeof path, "%s/f%zu", r->dir, r->n_files);
     u->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     u->bytes = 0;
     if (!u->name || u->fd < 0) {
-        free(u->name);
+        fo_free(u->name);
         if (u->fd >= 0)
             close(u->fd);
         return -1;
@@ -675,13 +675,13 @@ static void answer_result(struct MHD_Connection *c, req *r, const fo_serve_job *
     } else if ((res->status == 2 || res->status == 3) && res->diags_json) {
         /* FO_ERR_INPUT, FO_ERR_UNSUPPORTED: the validate --json objects */
         size_t len = strlen(res->diags_json) + 16;
-        char *body = malloc(len);
+        char *body = fo_malloc(len);
         r->reason = "invalid_spec";
         fo_serve_metrics_refusal("invalid_spec");
         if (body) {
             int n = snprintf(body, len, "{\"errors\": %s}", res->diags_json);
             fo_http_send_text(c, r, 400, "application/json", body, (size_t)n);
-            free(body);
+            fo_free(body);
         }
     } else if (res->status == 4) {
         fo_http_refuse(c, r, 413, "ceiling", "raise folio serve --max-bytes, or render less",
@@ -903,7 +903,7 @@ static int open_body(struct MHD_Connection *c, req *r)
 
 static req *new_req(fo_serve_state *s, const char *url, const char *method)
 {
-    req *r = calloc(1, sizeof *r);
+    req *r = fo_calloc(1, sizeof *r);
 
     if (!r)
         return NULL;
@@ -1112,13 +1112,13 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
         MHD_destroy_response(r->pending);
     for (k = 0; k < r->n_files; k++) {
         close(r->files[k].fd);
-        free(r->files[k].name);
+        fo_free(r->files[k].name);
     }
     if (r->dir[0])
         fo_serve_rmtree(r->dir);
     log_request(r, toe);
     atomic_fetch_sub(&s->in_flight, 1);
-    free(r);
+    fo_free(r);
     *con_cls = NULL;
 }
 
@@ -1136,7 +1136,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
         atomic_int *fresh = *socket_context;
         if (fresh && atomic_exchange(fresh, 0) == 1)
             atomic_fetch_sub(&s->fresh_conns, 1);
-        free(fresh);
+        fo_free(fresh);
         *socket_context = NULL;
         return;
     }
@@ -1147,7 +1147,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
         (void)setsockopt(info->connect_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     /* accepted, no request begun yet: a drain waits a moment for it (1); one
        accepted during a drain (2) is only answered /healthz and the like */
-    *socket_context = malloc(sizeof(atomic_int));
+    *socket_context = fo_malloc(sizeof(atomic_int));
     if (*socket_context) {
         int late = atomic_load(&s->draining) != 0;
         atomic_init((atomic_int *)*socket_context, late ? 2 : 1);

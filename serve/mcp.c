@@ -94,7 +94,7 @@ int fo_mcp_session(fo_mcp *m, char id[33], fo_session_error *err)
         return -1;
     }
     j = info ? json_loads(info, 0, NULL) : NULL;
-    free(info);
+    fo_free(info);
     pthread_mutex_lock(&m->lock);
     memcpy(m->sid, id, 33);
     json_decref(m->limits);
@@ -137,7 +137,7 @@ const char *fo_mcp_scratch(fo_mcp *m)
 
 fo_mcp *fo_mcp_new(const fo_mcp_config *cfg)
 {
-    fo_mcp *m = calloc(1, sizeof *m);
+    fo_mcp *m = fo_calloc(1, sizeof *m);
 
     if (!m)
         return NULL;
@@ -152,7 +152,7 @@ fo_mcp *fo_mcp_new(const fo_mcp_config *cfg)
         pthread_mutex_destroy(&m->lock);
         pthread_mutex_destroy(&m->starting);
         pthread_cond_destroy(&m->idle);
-        free(m);
+        fo_free(m);
         return NULL;
     }
     return m;
@@ -191,7 +191,7 @@ void fo_mcp_free(fo_mcp *m)
     pthread_mutex_destroy(&m->lock);
     pthread_mutex_destroy(&m->starting);
     pthread_cond_destroy(&m->idle);
-    free(m);
+    fo_free(m);
 }
 
 /* ---------------------------------------------------------- messages */
@@ -202,7 +202,7 @@ static void send_json(fo_mcp_send_fn send, void *ud, json_t *msg)
 
     if (text) {
         send(ud, text, strlen(text));
-        free(text);
+        free(text);                               /* json_dumps'd: plain free */
     }
 }
 

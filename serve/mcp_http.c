@@ -24,6 +24,7 @@
 #define FO_SERVE_PRIVATE
 #define FO_MCP_PRIVATE
 #include "serve/serve.h"
+#include "folio.h"
 #include "serve/http.h"
 #include "serve/mcp.h"
 #include "sandbox/sandbox.h"
@@ -86,7 +87,7 @@ static void refuse(struct MHD_Connection *c, req *r, unsigned status, int code, 
     json_decref(o);
     r->reason = "mcp";
     reply(c, r, status, "application/json", text ? text : "", text ? strlen(text) : 0, NULL);
-    free(text);
+    free(text);                                   /* json_dumps'd: plain free */
 }
 
 /* ------------------------------------------------------------- table */
@@ -127,7 +128,7 @@ static void release(entry *e)
     pthread_mutex_unlock(&table_lock);
     if (last) {
         fo_mcp_free(e->m);
-        free(e);
+        fo_free(e);
     }
 }
 
@@ -135,13 +136,13 @@ static void release(entry *e)
 static entry *make(fo_serve_state *s, const req *r)
 {
     fo_mcp_config cfg = { mcp_argv, 4, s->cfg.scratch, 0 };
-    entry *e = calloc(1, sizeof *e);
+    entry *e = fo_calloc(1, sizeof *e);
     int k;
 
     snprintf(max_sessions, sizeof max_sessions, "%u", s->cfg.max_sessions);
     snprintf(max_bytes, sizeof max_bytes, "%llu", (unsigned long long)s->cfg.max_bytes);
     if (!e || !(e->m = fo_mcp_new(&cfg))) {
-        free(e);
+        fo_free(e);
         return NULL;
     }
     fo_session_new_id(e->id);
@@ -156,7 +157,7 @@ static entry *make(fo_serve_state *s, const req *r)
     pthread_mutex_unlock(&table_lock);
     if (k == MAX_MCP_SESSIONS) {
         fo_mcp_free(e->m);
-        free(e);
+        fo_free(e);
         return NULL;
     }
     return e;
@@ -183,9 +184,9 @@ static char *read_body(req *r, size_t *len)
     *len = 0;
     if (!r->n_files || (n = lseek(r->files[0].fd, 0, SEEK_END)) <= 0)
         return NULL;
-    buf = malloc((size_t)n + 1);
+    buf = fo_malloc((size_t)n + 1);
     if (!buf || pread(r->files[0].fd, buf, (size_t)n, 0) != n) {
-        free(buf);
+        fo_free(buf);
         return NULL;
     }
     buf[n] = '\0';
@@ -202,7 +203,7 @@ typedef struct {
 static void gather(void *ud, const char *json, size_t len)
 {
     gathered *g = ud;
-    char *more = realloc(g->data, g->len + len + 1);
+    char *more = fo_realloc(g->data, g->len + len + 1);
 
     if (!more)
         return;
@@ -243,9 +244,9 @@ static void stream_unref(stream *st)
     pthread_mutex_unlock(&st->lock);
     if (last) {
         pthread_mutex_destroy(&st->lock);
-        free(st->buf);
-        free(st->msg);
-        free(st);
+        fo_free(st->buf);
+        fo_free(st->msg);
+        fo_free(st);
     }
 }
 
@@ -267,7 +268,7 @@ static void send_event(void *ud, const char *json, size_t len)
     pthread_mutex_lock(&st->lock);
     need = st->have + len + 23;
     if (!st->gone && need > st->cap) {
-        char *more = realloc(st->buf, need * 2);
+        char *more = fo_realloc(st->buf, need * 2);
         if (more) {
             st->buf = more;
             st->cap = need * 2;
@@ -336,7 +337,7 @@ static void *stream_job(void *arg)
 static int answer_stream(struct MHD_Connection *c, req *r, entry *e, char *msg, size_t len)
 {
     struct MHD_Response *resp;
-    stream *st = calloc(1, sizeof *st);
+    stream *st = fo_calloc(1, sizeof *st);
     pthread_attr_t a;
     pthread_t t;
     int ok;
@@ -351,7 +352,7 @@ static int answer_stream(struct MHD_Connection *c, req *r, entry *e, char *msg, 
                                              response_gone);
     if (!resp) {
         pthread_mutex_destroy(&st->lock);
-        free(st);
+        fo_free(st);
         return -1;
     }
     MHD_add_response_header(resp, "Content-Type", "text/event-stream");
@@ -422,24 +423,24 @@ static void post(fo_serve_state *s, struct MHD_Connection *c, req *r, const char
     entry *e;
 
     if (!msg || !kind) {
-        free(msg);
+        fo_free(msg);
         refuse(c, r, 400, -32700, "Parse error: send one JSON-RPC message as the body");
         return;
     }
     if (kind == 'I') {
         e = make(s, r);
         if (!e) {
-            free(msg);
+            fo_free(msg);
             refuse(c, r, 503, -32603, "too many MCP sessions on this instance: end unused ones "
                    "with DELETE /mcp");
             return;
         }
     } else if (!sid) {
-        free(msg);
+        fo_free(msg);
         refuse(c, r, 400, -32600, "Bad Request: no Mcp-Session-Id header (send initialize first)");
         return;
     } else if (!(e = lookup(sid, r))) {
-        free(msg);
+        fo_free(msg);
         refuse(c, r, 404, -32001, "Session not found: initialize a new MCP session");
         return;
     }
@@ -447,12 +448,12 @@ static void post(fo_serve_state *s, struct MHD_Connection *c, req *r, const char
         answer_stream(c, r, e, msg, len) == 0)
         return;                    /* the thread owns msg and the reference now */
     (void)fo_mcp_handle(e->m, msg, len, gather, &g);
-    free(msg);
+    fo_free(msg);
     if (kind == 'N' || kind == 'S' || !g.len)
         reply(c, r, 202, NULL, "", 0, e->id);    /* nothing to answer, or cancelled */
     else
         reply(c, r, 200, "application/json", g.data, g.len, e->id);
-    free(g.data);
+    fo_free(g.data);
     release(e);
 }
 

@@ -12,6 +12,7 @@
 #define FO_SERVE_PRIVATE
 #define FO_MCP_PRIVATE
 #include "serve/serve.h"
+#include "folio.h"
 #include "serve/mcp.h"
 #include "base/usage.h"
 #include "sandbox/sandbox.h"
@@ -74,8 +75,8 @@ static void *run_job(void *arg)
     job *j = arg;
 
     (void)fo_mcp_handle(j->m, j->msg, j->len, send_line, NULL);
-    free(j->msg);
-    free(j);
+    fo_free(j->msg);
+    fo_free(j);
     pthread_mutex_lock(&threads_lock);
     if (!--threads)
         pthread_cond_broadcast(&threads_done);
@@ -93,8 +94,8 @@ static void dispatch(fo_mcp *m, char *msg, size_t len)
     int kind = fo_mcp_kind(msg, len), started = 0;
 
     pthread_mutex_lock(&threads_lock);
-    if ((kind == 'R' || kind == 'I') && threads < MAX_THREADS && (j = malloc(sizeof *j)) &&
-        (j->msg = malloc(len + 1))) {
+    if ((kind == 'R' || kind == 'I') && threads < MAX_THREADS && (j = fo_malloc(sizeof *j)) &&
+        (j->msg = fo_malloc(len + 1))) {
         memcpy(j->msg, msg, len);
         j->msg[len] = '\0';
         j->len = len;
@@ -106,7 +107,7 @@ static void dispatch(fo_mcp *m, char *msg, size_t len)
         if (started)
             threads++;
         else
-            free(j->msg), free(j);
+            fo_free(j->msg), fo_free(j);
     }
     pthread_mutex_unlock(&threads_lock);
     if (!started)
@@ -119,7 +120,7 @@ static void dispatch(fo_mcp *m, char *msg, size_t len)
 static void read_loop(fo_mcp *m)
 {
     size_t cap = 1 << 16, len = 0, scan = 0;
-    char *buf = malloc(cap);
+    char *buf = fo_malloc(cap);
     int skipping = 0;
 
     while (buf && !stopping) {
@@ -139,7 +140,7 @@ static void read_loop(fo_mcp *m)
         }
         scan = len;
         if (len == cap) {
-            char *more = cap < FO_MCP_MAX_MESSAGE ? realloc(buf, cap * 2) : NULL;
+            char *more = cap < FO_MCP_MAX_MESSAGE ? fo_realloc(buf, cap * 2) : NULL;
             if (!more) {
                 static const char big[] = "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":"
                     "-32600,\"message\":\"Invalid Request: the message is over folio's limit of "
@@ -162,7 +163,7 @@ static void read_loop(fo_mcp *m)
             break;
         len += (size_t)r;
     }
-    free(buf);
+    fo_free(buf);
 }
 
 /* argv (after "mcp") checked against the options folio session new takes

@@ -35,7 +35,7 @@ static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0
 /* malloc'd, NUL-terminated. */
 static char *b64_encode(const unsigned char *p, size_t n)
 {
-    char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
+    char *out = fo_malloc((n + 2) / 3 * 4 + 1), *o = out;
 
     if (!out)
         return NULL;
@@ -121,12 +121,12 @@ static unsigned char *read_fd(int fd, size_t max, size_t *n)
     unsigned char *p;
     size_t got = 0;
 
-    if (fstat(fd, &st) < 0 || (uint64_t)st.st_size > max || !(p = malloc((size_t)st.st_size + 1)))
+    if (fstat(fd, &st) < 0 || (uint64_t)st.st_size > max || !(p = fo_malloc((size_t)st.st_size + 1)))
         return NULL;
     while (got < (size_t)st.st_size) {
         ssize_t r = pread(fd, p + got, (size_t)st.st_size - got, (off_t)got);
         if (r <= 0) {
-            free(p);
+            fo_free(p);
             return NULL;
         }
         got += (size_t)r;
@@ -177,7 +177,7 @@ static json_t *embedded(const char *uri, const char *mime, const unsigned char *
     } else {
         char *enc = b64_encode(p, n);
         res = enc ? json_pack("{s:s, s:s, s:s}", "uri", uri, "mimeType", mime, "blob", enc) : NULL;
-        free(enc);
+        fo_free(enc);
     }
     return res;
 }
@@ -202,22 +202,22 @@ static char *helper_cell(fo_mcp *m, const char *src, const char *with, json_t **
         *fail = fo_mcp_session_error(&err);
         return NULL;
     }
-    len = strlen(lit_text) + 128;
-    code = malloc(len);
+    len = strlen(lit_text) + 128;      /* lit_text is json_dumps'd: plain free below */
+    code = fo_malloc(len);
     if (code)
         snprintf(code, len, "exec(%s, {\"__name__\": \"__folio_mcp__\"%s})", lit_text, with);
     free(lit_text);
     if (!code || fo_session_exec(id, code, strlen(code), 0, NULL, NULL, &result, &err) < 0) {
-        free(code);
+        fo_free(code);
         *fail = fo_mcp_session_error(&err);
         return NULL;
     }
-    free(code);
+    fo_free(code);
     res = json_loads(result, 0, NULL);
-    free(result);
+    fo_free(result);
     if (json_is_string(json_object_get(res, "stdout")) &&
         !strcmp(json_string_value(json_object_get(res, "status")), "ok"))
-        out = strdup(json_string_value(json_object_get(res, "stdout")));
+        out = fo_strdup(json_string_value(json_object_get(res, "stdout")));
     else
         *fail = fo_mcp_tool_error("internal", "folio's helper cell failed",
                                   json_string_value(json_object_get(res, "stderr")));
@@ -244,7 +244,7 @@ static json_t *session_files(fo_mcp *m, json_t **fail)
     char *text = helper_cell(m, list_src, "", fail);
     json_t *j = text ? json_loads(text, 0, NULL) : NULL;
 
-    free(text);
+    fo_free(text);
     if (text && !json_is_array(j)) {
         json_decref(j);
         *fail = fo_mcp_tool_error("internal", "the file list was unreadable", "");
@@ -282,7 +282,7 @@ static void add_table(fo_mcp *m, json_t *content)
 
     json_decref(fail);
     j = text && *text ? json_loads(text, 0, NULL) : NULL;
-    free(text);
+    fo_free(text);
     if (json_is_string(json_object_get(j, "markdown"))) {
         snprintf(head, sizeof head, "table (%lld rows%s), markdown:\n",
                  (long long)json_integer_value(json_object_get(j, "rows")),
@@ -335,8 +335,8 @@ static json_t *figure(const char *id, const char *path)
     enc = p ? b64_encode(p, n) : NULL;
     if (enc)
         item = json_pack("{s:s, s:s, s:s}", "type", "image", "data", enc, "mimeType", "image/png");
-    free(enc);
-    free(p);
+    fo_free(enc);
+    fo_free(p);
     return item;
 }
 
@@ -429,7 +429,7 @@ static json_t *t_run_python(fo_mcp *m, fo_mcp_call *c, json_t *args)
                         on_stream, c, &result, &err) < 0)
         return fo_mcp_session_error(&err);
     r = json_loads(result, 0, NULL);
-    free(result);
+    fo_free(result);
     if (!r)
         return fo_mcp_tool_error("internal", "the cell's result was unreadable", "");
     status = json_string_value(json_object_get(r, "status"));
@@ -472,24 +472,24 @@ static json_t *t_put_file(fo_mcp *m, fo_mcp_call *c, json_t *args)
                                  "start folio with a larger --max-bytes");
     }
     if (json_is_string(b)) {
-        data = malloc((size_t)n + 4);
+        data = fo_malloc((size_t)n + 4);
         n = data ? b64_decode(json_string_value(b), json_string_length(b), data) : -1;
         if (n < 0) {
-            free(data);
+            fo_free(data);
             return fo_mcp_tool_error("bad_request", "\"content_base64\" is not base64",
                                      "encode the bytes with standard base64 (RFC 4648)");
         }
     } else {
-        data = (unsigned char *)strdup(json_string_value(text));
+        data = (unsigned char *)fo_strdup(json_string_value(text));
     }
     fd = data ? memfd_create("folio-mcp-put", MFD_CLOEXEC) : -1;
     if (fd < 0 || write(fd, data, (size_t)n) != n) {
-        free(data);
+        fo_free(data);
         if (fd >= 0)
             close(fd);
         return fo_mcp_tool_error("internal", "can't hold the file", strerror(errno));
     }
-    free(data);
+    fo_free(data);
     (void)lseek(fd, 0, SEEK_SET);
     {
         const char *p = json_string_value(path);
@@ -550,12 +550,12 @@ static json_t *file_item(fo_mcp *m, const char *path, json_t **fail)
         char *enc = b64_encode(p, n);
         item = enc ? json_pack("{s:s, s:s, s:s}", "type", "image", "data", enc, "mimeType", mime)
                    : NULL;
-        free(enc);
+        fo_free(enc);
     } else {
         res = embedded(uri, mime, p, n);
         item = res ? json_pack("{s:s, s:o}", "type", "resource", "resource", res) : NULL;
     }
-    free(p);
+    fo_free(p);
     if (!item)
         *fail = fo_mcp_tool_error("internal", "out of memory", "");
     return item;
@@ -586,7 +586,7 @@ static json_t *t_list_files(fo_mcp *m, fo_mcp_call *c, json_t *args)
     if (!files)
         return fail;
     content = json_array();
-    listing = malloc(json_array_size(files) * 1100 + 64);
+    listing = fo_malloc(json_array_size(files) * 1100 + 64);
     if (!listing) {
         json_decref(files);
         json_decref(content);
@@ -607,7 +607,7 @@ static json_t *t_list_files(fo_mcp *m, fo_mcp_call *c, json_t *args)
                               "size", bytes));
     }
     json_array_insert_new(content, 0, text_item(listing));
-    free(listing);
+    fo_free(listing);
     json_decref(files);
     return result_of(content, 0);
 }
@@ -690,7 +690,7 @@ static json_t *t_render(fo_mcp *m, fo_mcp_call *c, json_t *args)
     if (fo_session_render(id, list, keep_render, &o, &result, &err) < 0)
         return fo_mcp_session_error(&err);
     j = json_loads(result ? result : "{}", 0, NULL);
-    free(result);
+    fo_free(result);
     if (o.n < n_want) {
         const char *why = json_string_value(json_object_get(j, "stderr"));
         int code = (int)json_integer_value(json_object_get(j, "exit"));
@@ -717,7 +717,7 @@ static json_t *t_render(fo_mcp *m, fo_mcp_call *c, json_t *args)
             json_t *res = p ? embedded(uri, mime_of(o.names[k]), p, n) : NULL;
             if (fd >= 0)
                 close(fd);
-            free(p);
+            fo_free(p);
             if (res)
                 json_array_append_new(content, json_pack("{s:s, s:o}", "type", "resource",
                                                          "resource", res));
@@ -854,7 +854,7 @@ static json_t *t_validate(fo_mcp *m, fo_mcp_call *c, json_t *args)
     if (spec && !json_is_object(spec) && !json_is_string(spec))
         return fo_mcp_tool_error("bad_request", "\"spec\" must be the spec (an object) or its "
                                  "JSON text", "");
-    if (spec) {
+    if (spec) {                     /* json_dumps'd or strdup'd: one plain free for both */
         text = json_is_string(spec) ? strdup(json_string_value(spec))
                                     : json_dumps(spec, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         r = text ? validate_text(m, text, strlen(text), "spec.json", 1) : NULL;
@@ -885,7 +885,7 @@ static json_t *t_validate(fo_mcp *m, fo_mcp_call *c, json_t *args)
             return fo_mcp_tool_error("internal", "can't read the spec", "");
         /* a spec in /out finds its files there, as the render will */
         r = validate_text(m, (char *)p, n, strrchr(full, '/') + 1, !strncmp(full, "/out/", 5));
-        free(p);
+        fo_free(p);
         return r;
     }
 }
@@ -913,7 +913,7 @@ static json_t *t_restart(fo_mcp *m, fo_mcp_call *c, json_t *args)
     /* the interpreter ends itself; the supervisor restarts it with the files kept */
     if (fo_session_exec(id, die, strlen(die), 0, NULL, NULL, &result, &err) < 0)
         return fo_mcp_session_error(&err);
-    free(result);
+    fo_free(result);
     return result_of(json_pack("[o]", text_item("the Python interpreter was restarted: variables "
                                "and imports are cleared, files in /work and /out are kept")), 0);
 }
@@ -942,7 +942,7 @@ static json_t *t_environment(fo_mcp *m, fo_mcp_call *c, json_t *args)
         return fail;
     {
         json_t *r = result_of(json_pack("[{s:s, s:s}]", "type", "text", "text", text), 0);
-        free(text);
+        fo_free(text);
         return r;
     }
 }
@@ -995,7 +995,7 @@ json_t *fo_mcp_resource_read(fo_mcp *m, const char *uri, int *code, char *why, s
             return NULL;
         }
         res = embedded(uri, mime_of(name), p, n);
-        free(p);
+        fo_free(p);
         return res ? json_pack("{s:[o]}", "contents", res) : NULL;
     }
     if (strncmp(uri, "folio://work/", 13) && strncmp(uri, "folio://out/", 12)) {

@@ -53,9 +53,9 @@ static char *field(req *r, const char *name, int *too_long)
             *too_long = 1;
             return NULL;
         }
-        t = calloc(1, r->files[k].bytes + 1);
+        t = fo_calloc(1, r->files[k].bytes + 1);
         if (t && pread(r->files[k].fd, t, r->files[k].bytes, 0) != (ssize_t)r->files[k].bytes) {
-            free(t);
+            fo_free(t);
             return NULL;
         }
         return t;
@@ -310,7 +310,7 @@ static void answer_run(fo_serve_state *s, struct MHD_Connection *c, req *r, cons
     }
     fo_serve_metrics_run();
     fo_http_send_text(c, r, 200, "application/json", text, strlen(text));
-    free(text);
+    free(text);                                   /* json_dumps'd (answer_json): plain free */
 }
 
 void fo_http_run(fo_serve_state *s, struct MHD_Connection *c, req *r)
@@ -330,7 +330,7 @@ void fo_http_run(fo_serve_state *s, struct MHD_Connection *c, req *r)
     }
     cmd_text = field(r, "cmd", &too_long);
     cmd = cmd_text ? json_loads(cmd_text, JSON_REJECT_DUPLICATES, NULL) : NULL;
-    free(cmd_text);
+    fo_free(cmd_text);
     argv[argc++] = s->cfg.folio;
     argv[argc++] = "run";
     argv[argc++] = "--json";
@@ -346,7 +346,7 @@ void fo_http_run(fo_serve_state *s, struct MHD_Connection *c, req *r)
     fo_session_new_id(id);
     snprintf(out_dir, sizeof out_dir, "%s/%s", s->runs_dir, id);
     {
-        char (*inpaths)[1100] = calloc(r->n_files + 1, sizeof *inpaths);
+        char (*inpaths)[1100] = fo_calloc(r->n_files + 1, sizeof *inpaths);
         if (!inpaths || run_options(s, c, r, argv, &argc, vals, tmax) < 0 ||
             lay_out_inputs(r, argv, &argc, inpaths, &n_paths) < 0 || mkdir(out_dir, 0700) < 0) {
             if (!r->answered)
@@ -372,10 +372,10 @@ void fo_http_run(fo_serve_state *s, struct MHD_Connection *c, req *r)
         answer_run(s, c, r, id, out_dir, manifest, code);
         fo_free(manifest);
 done_paths:
-        free(inpaths);
+        fo_free(inpaths);
     }
     for (int k = 0; k < 3; k++)
-        free(vals[k]);
+        fo_free(vals[k]);
     json_decref(cmd);
 }
 

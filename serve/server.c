@@ -167,7 +167,7 @@ static int parse_args(int argc, char **argv, fo_serve_config *c, double *drain, 
 static int load_tokens(fo_serve_state *s, char *err, size_t errlen)
 {
     FILE *f = fopen(s->cfg.token_file, "r");
-    unsigned char (*toks)[32] = calloc(MAX_TOKENS, 32), (*old)[32];
+    unsigned char (*toks)[32] = fo_calloc(MAX_TOKENS, 32), (*old)[32];
     char line[4096];
     size_t n = 0;
 
@@ -175,7 +175,7 @@ static int load_tokens(fo_serve_state *s, char *err, size_t errlen)
         snprintf(err, errlen, "%s: %s", s->cfg.token_file, strerror(errno));
         if (f)
             fclose(f);
-        free(toks);
+        fo_free(toks);
         return -1;
     }
     while (fgets(line, sizeof line, f)) {
@@ -191,7 +191,7 @@ static int load_tokens(fo_serve_state *s, char *err, size_t errlen)
         if (n == MAX_TOKENS) {
             snprintf(err, errlen, "%s: more than %d tokens", s->cfg.token_file, MAX_TOKENS);
             fclose(f);
-            free(toks);
+            fo_free(toks);
             return -1;
         }
         fo_sha256_init(&h);
@@ -204,7 +204,7 @@ static int load_tokens(fo_serve_state *s, char *err, size_t errlen)
     s->tokens = toks;
     s->n_tokens = n;
     pthread_rwlock_unlock(&s->tokens_lock);
-    free(old);
+    fo_free(old);
     return 0;
 }
 
@@ -593,6 +593,6 @@ int fo_serve_main(int argc, char **argv, const char *engine)
     if (!strncmp(s.cfg.listen, "unix:", 5))
         (void)unlink(s.cfg.listen + 5);
     log_event("{\"event\": \"stopped\"}");
-    free(s.tokens);
+    fo_free(s.tokens);
     return 0;
 }

@@ -11,6 +11,7 @@
  * and path and has {id} resolved (fo_http_session_id, here) before them. */
 #define FO_SERVE_PRIVATE
 #include "serve/serve.h"
+#include "folio.h"
 #include "serve/http.h"
 #include "sandbox/session.h"
 
@@ -122,7 +123,7 @@ static void refuse_session_as(struct MHD_Connection *c, req *r, const fo_session
         return;
     }
     fo_http_send_text(c, r, status, "application/json", body, strlen(body));
-    free(body);
+    free(body);                                   /* json_dumps'd: plain free */
 }
 
 void fo_http_session_refuse(struct MHD_Connection *c, req *r, const fo_session_error *e)
@@ -175,14 +176,14 @@ json_t *fo_http_read_json(struct MHD_Connection *c, req *r)
 
     if (!r->n_files || (len = lseek(r->files[0].fd, 0, SEEK_END)) <= 0)
         return json_object();
-    buf = malloc((size_t)len + 1);
+    buf = fo_malloc((size_t)len + 1);
     if (!buf || pread(r->files[0].fd, buf, (size_t)len, 0) != len) {
-        free(buf);
+        fo_free(buf);
         fo_http_refuse(c, r, 500, NULL, NULL, "can't read the request body");
         return NULL;
     }
     o = json_loadb(buf, (size_t)len, JSON_REJECT_DUPLICATES, &je);
-    free(buf);
+    fo_free(buf);
     if (!o || !json_is_object(o)) {
         json_decref(o);
         fo_http_refuse(c, r, 400, "bad_request", "send a JSON object, e.g. {\"code\": \"1+1\"}",
@@ -299,13 +300,13 @@ void fo_http_session_create(fo_serve_state *s, struct MHD_Connection *c, req *r)
     fo_http_asker(r, who);
     if (set_owner(s, id, who) < 0) {
         fo_session_close(id, &err);
-        free(info);
+        fo_free(info);
         fo_http_refuse(c, r, 500, NULL, NULL, "can't record the session's owner: %s",
                        strerror(errno));
         return;
     }
     j = info ? json_loads(info, 0, NULL) : NULL;
-    free(info);
+    fo_free(info);
     if (j) {
         char wire[80];
         snprintf(wire, sizeof wire, "%s-%s", s->cfg.instance, id);
@@ -319,7 +320,7 @@ void fo_http_session_create(fo_serve_state *s, struct MHD_Connection *c, req *r)
     }
     fo_serve_metrics_session();
     fo_http_send_text(c, r, 201, "application/json", text, strlen(text));
-    free(text);
+    free(text);                                   /* json_dumps'd: plain free */
 }
 
 /* -------------------------------------------------------------- files */
@@ -412,7 +413,7 @@ static void send_export(struct MHD_Connection *c, req *r, const char *id, int wh
     }
     fo_http_send_text(c, r, 200, what == FO_EXPORT_NOTEBOOK ? "application/x-ipynb+json"
                       : "application/jsonl", text, len);
-    free(text);
+    fo_free(text);
 }
 
 /* ------------------------------------------------------------- render */
@@ -522,7 +523,7 @@ void fo_http_session_render(fo_serve_state *s, struct MHD_Connection *c, req *r)
     fo_http_slot_give(s);
     for (k = 0; k < out.n; k++)
         close(out.fds[k]);
-    free(result);
+    fo_free(result);
 }
 
 /* ---------------------------------------------------------- interrupt */
@@ -606,11 +607,11 @@ static json_t *all_sessions(fo_session_error *err)
 
     memset(err, 0, sizeof *err);
     if (fo_session_list(&list, err) < 0) {
-        free(list);
+        fo_free(list);
         return NULL;
     }
     all = json_loads(list, 0, NULL);
-    free(list);
+    fo_free(list);
     return all;
 }
 
@@ -648,7 +649,7 @@ void fo_http_session_list(fo_serve_state *s, struct MHD_Connection *c, req *r)
         return;
     }
     fo_http_send_text(c, r, 200, "application/json", text, strlen(text));
-    free(text);
+    free(text);                                   /* json_dumps'd: plain free */
 }
 
 unsigned fo_serve_sessions_sweep(fo_serve_state *s)

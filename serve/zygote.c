@@ -619,7 +619,7 @@ static int boot(fo_serve_zygote *z, char *err, size_t errlen)
 fo_serve_zygote *fo_serve_zygote_start(const fo_serve_config *cfg, const char *engine,
                                        char *err, size_t errlen)
 {
-    fo_serve_zygote *z = calloc(1, sizeof *z);
+    fo_serve_zygote *z = fo_calloc(1, sizeof *z);
 
     if (!z) {
         snprintf(err, errlen, "out of memory");
@@ -632,7 +632,7 @@ fo_serve_zygote *fo_serve_zygote_start(const fo_serve_config *cfg, const char *e
     z->pid = -1;
     if (boot(z, err, errlen) < 0) {
         pthread_mutex_destroy(&z->lock);
-        free(z);
+        fo_free(z);
         return NULL;
     }
     return z;
@@ -786,5 +786,5 @@ void fo_serve_zygote_stop(fo_serve_zygote *z)
         return;
     halt(z);
     pthread_mutex_destroy(&z->lock);
-    free(z);
+    fo_free(z);
 }

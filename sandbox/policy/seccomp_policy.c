@@ -152,7 +152,7 @@ int fo_sandbox_seccomp_compile(fo_sandbox_filter *f)
     if (!rc) {
         rc = seccomp_export_bpf(ctx, pfd[1]);
         close(pfd[1]);
-        bpf = malloc(65536);
+        bpf = malloc(65536);      /* plain: only in tools/seccomp-gen, without base/alloc.c */
         if (!rc && !bpf)
             rc = -ENOMEM;
         while (!rc) {
