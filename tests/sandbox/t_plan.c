@@ -156,6 +156,49 @@ START_TEST(printf_never_cuts)
 }
 END_TEST
 
+/* The plan's two allocations (the --in list, the egress policy) fail in turn:
+   each failure is the documented error (FO_RUN_INTERNAL from the defaults,
+   "out of memory" for the option), then the plan frees cleanly. */
+START_TEST(allocation_failures)
+{
+    unsigned failures = 0;
+    int ok = 0;
+
+    for (unsigned long n = 1; n < 20 && !ok; n++) {
+        fo_sandbox_plan p;
+        char why[256] = "";
+        int rc;
+
+        fo_alloc_fail_after(n);
+        rc = fo_sandbox_plan_defaults(&p);
+        if (rc == FO_RUN_OK) {
+            p.why = why;
+            p.why_len = sizeof why;
+            rc = fo_sandbox_plan_option(&p, "--net", "allow=example.com");
+        }
+        if (rc == FO_RUN_OK)
+            rc = fo_sandbox_plan_option(&p, "--net-resolve", "example.com=192.0.2.1");
+        fo_alloc_fail_after(0);
+        if (rc == FO_RUN_OK) {
+            ok = 1;
+            ck_assert_ptr_nonnull(p.in_paths);
+            ck_assert_ptr_nonnull(p.egress);
+        } else if (rc == FO_RUN_INTERNAL) {
+            ck_assert_ptr_null(p.in_paths);
+            failures++;
+        } else {
+            ck_assert_int_eq(rc, FO_RUN_USAGE);
+            ck_assert_str_eq(why, "out of memory");
+            ck_assert_ptr_null(p.egress);
+            failures++;
+        }
+        fo_sandbox_plan_free(&p);
+    }
+    ck_assert(ok);
+    ck_assert_uint_eq(failures, 2);
+}
+END_TEST
+
 int main(void)
 {
     const TTest *const tests[] = {
@@ -166,6 +209,7 @@ int main(void)
         help_flag,
         json_strings,
         printf_never_cuts,
+        allocation_failures,
         NULL,
     };
     return fo_check_tests("sandbox plan", 0, tests);
