@@ -3,6 +3,7 @@
 #include "sandbox/fdpass.h"
 #define FO_SESSION_PRIVATE             /* fo_session_recv, the frames' reader */
 #include "sandbox/session.h"
+#include "folio.h"
 
 #include <check.h>
 #include <stdlib.h>
@@ -99,11 +100,38 @@ START_TEST(session_frame_with_two_descriptors)
     ck_assert_int_ge(fd, 0);
     ck_assert_int_eq(open_fds(), before + 1);        /* one kept, the other closed */
     close(fd);
-    free(payload);
+    fo_free(payload);
     ck_assert_int_eq(fo_fdpass_send(sp[0], frame, sizeof frame, p, 2), 0);
     ck_assert_int_eq(fo_session_recv(sp[1], &type, &payload, &len, 64, 1000, NULL), 0);
     ck_assert_int_eq(open_fds(), before);            /* nobody asked: both closed */
-    free(payload);
+    fo_free(payload);
+    close(p[0]);
+    close(p[1]);
+    close(sp[0]);
+    close(sp[1]);
+}
+END_TEST
+
+/* The payload's allocation fails after a descriptor came with the header:
+   fo_session_recv returns -1 with no payload and closes that descriptor. */
+START_TEST(session_frame_allocation_fails)
+{
+    int sp[2], p[2], fd = 7, before;
+    unsigned char frame[] = { 'x', 2, 0, 0, 0, 'h', 'i' };
+    char type, *payload = (char *)1;
+    size_t len = 1;
+
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
+    ck_assert_int_eq(pipe(p), 0);
+    before = open_fds();
+    ck_assert_int_eq(fo_fdpass_send(sp[0], frame, sizeof frame, p, 1), 0);
+    fo_alloc_fail_after(1);
+    ck_assert_int_eq(fo_session_recv(sp[1], &type, &payload, &len, 64, 1000, &fd), -1);
+    fo_alloc_fail_after(0);
+    ck_assert_ptr_null(payload);
+    ck_assert_uint_eq(len, 0);
+    ck_assert_int_eq(fd, -1);
+    ck_assert_int_eq(open_fds(), before);            /* the passed descriptor closed */
     close(p[0]);
     close(p[1]);
     close(sp[0]);
@@ -117,6 +145,7 @@ int main(void)
         payload_and_descriptors,
         extra_and_truncated_are_closed,
         session_frame_with_two_descriptors,
+        session_frame_allocation_fails,
         NULL,
     };
     return fo_check_tests("fdpass", 0, tests);
