@@ -215,8 +215,8 @@ static char *helper_cell(fo_mcp *m, const char *src, const char *with, json_t **
     fo_free(code);
     res = json_loads(result, 0, NULL);
     fo_free(result);
-    if (json_is_string(json_object_get(res, "stdout")) &&
-        !strcmp(json_string_value(json_object_get(res, "status")), "ok"))
+    const char *status = json_string_value(json_object_get(res, "status")); /* NULL: none */
+    if (json_is_string(json_object_get(res, "stdout")) && status && !strcmp(status, "ok"))
         out = fo_strdup(json_string_value(json_object_get(res, "stdout")));
     else
         *fail = fo_mcp_tool_error("internal", "folio's helper cell failed",
