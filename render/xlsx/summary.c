@@ -17,6 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/buf.h"
+#include "base/utf8.h"
 #include "render/core/words.h"
 #include "render/core/delta.h"
 #include "render/core/markup.h"
@@ -437,15 +439,50 @@ static void put_metrics(summary *s, const fo_metric *items, size_t n)
     }
 }
 
-/* "internal:'Sheet'!A1" link with label. */
+/* s inside a formula's string literal: a double quote doubled. */
+static void formula_text(fo_buf *b, const char *s)
+{
+    for (const char *q; (q = strchr(s, '"')); s = q + 1) {
+        fo_buf_append(b, s, (size_t)(q - s));
+        fo_buf_puts(b, "\"\"");
+    }
+    fo_buf_puts(b, s);
+}
+
+/* Label l (cleaned) linking to cell, "'Sheet'!A1", in this row: a link cell;
+ * in a right-to-left document a HYPERLINK formula whose cached value is the
+ * label instead, since LibreOffice draws a link cell of right-to-left text
+ * overlapped and with boxes (its hyperlink field) but a formula's result as
+ * text. Excel's HYPERLINK takes a label of at most 255 characters: a
+ * longer one stays a link cell. */
+static void put_link(summary *s, const char *cell, lxw_format *f, const char *l)
+{
+    char target[FO_XLSX_NAME_CAP * 2 + 48];
+    if (s->x->doc->rtl && fo_utf8_count(l, strlen(l)) <= 255) {
+        fo_buf b = {0};
+        fo_buf_puts(&b, "=HYPERLINK(\"#");
+        formula_text(&b, cell);
+        fo_buf_puts(&b, "\",\"");
+        formula_text(&b, l);
+        fo_buf_puts(&b, "\")");
+        if (b.failed) s->st = FO_ERR_NOMEM;
+        else worksheet_write_formula_str(s->ws, s->row, 0, b.data, f, l);
+        fo_buf_free(&b);
+        return;
+    }
+    snprintf(target, sizeof target, "internal:%s", cell);
+    worksheet_write_url_opt(s->ws, s->row, 0, target, f, l, NULL);
+}
+
+/* A link to sheet's A1 with label. */
 static void put_sheet_link(summary *s, const char *label, const char *sheet)
 {
     if (!s->dry) {
-        char ref[FO_XLSX_NAME_CAP * 2 + 16], target[FO_XLSX_NAME_CAP * 2 + 32];
+        char ref[FO_XLSX_NAME_CAP * 2 + 16], cell[FO_XLSX_NAME_CAP * 2 + 24];
         fo_xlsx_sheet_ref(sheet, ref, sizeof ref);
-        snprintf(target, sizeof target, "internal:%sA1", ref);
+        snprintf(cell, sizeof cell, "%sA1", ref);
         const char *l = clean(s, &s->x->buf2, label);
-        if (l) worksheet_write_url_opt(s->ws, s->row, 0, target, s->link, l, NULL);
+        if (l) put_link(s, cell, s->link, l);
     }
     s->row++;
 }
@@ -546,12 +583,12 @@ static void put_toc(summary *s)
         if (!s->dry) {
             char *plain = fo_markup_plain(b->u.heading.text ? b->u.heading.text : "");
             if (!plain) { s->st = FO_ERR_NOMEM; return; }
-            char ref[FO_XLSX_NAME_CAP * 2 + 16], url[FO_XLSX_NAME_CAP * 2 + 48];
+            char ref[FO_XLSX_NAME_CAP * 2 + 16], cell[FO_XLSX_NAME_CAP * 2 + 32];
             fo_xlsx_sheet_ref("Summary", ref, sizeof ref);
-            snprintf(url, sizeof url, "internal:%sA%u", ref, (unsigned)target + 1);
+            snprintf(cell, sizeof cell, "%sA%u", ref, (unsigned)target + 1);
             int lvl = b->u.heading.level < 1 ? 1 : b->u.heading.level > 6 ? 6 : b->u.heading.level;
             const char *l = clean(s, &s->x->buf2, plain);
-            if (l) worksheet_write_url_opt(s->ws, s->row, 0, url, s->linkfmt[lvl - 1], l, NULL);
+            if (l) put_link(s, cell, s->linkfmt[lvl - 1], l);
             fo_free(plain);
         }
         s->row++;

@@ -562,3 +562,34 @@ def test_the_arabic_chart_has_its_value_axis_on_the_right(rendered):
     width = float(re.search(r'<page width="([\d.]+)"', html).group(1))
     ticks = {w: float(x) for x, w in re.findall(r'<word xMin="([\d.]+)"[^>]*>(100,000|300,000|500,000)</word>', html)}
     assert len(ticks) == 3 and min(ticks.values()) > 0.7 * width, (ticks, width)
+
+
+def test_the_arabic_summary_links_are_formulas_libreoffice_draws(rendered, tmp_path):
+    """LibreOffice Calc drew the Arabic Summary sheet's link cells (a table's
+    "جدول: … ← ورقة «…»", a chart's data sheet) run together, with boxes: its
+    hyperlink field breaks right-to-left text. In a right-to-left workbook
+    they are HYPERLINK formulas whose cached value is the label."""
+    _, out, _ = rendered("ar_report.json")
+    ws = openpyxl.load_workbook(out["xlsx"])["Summary"]
+    cached = openpyxl.load_workbook(out["xlsx"], data_only=True)["Summary"]
+    links = [(c.value, cached[c.coordinate].value) for row in ws.iter_rows() for c in row
+             if isinstance(c.value, str) and c.value.startswith("=HYPERLINK(")]
+    assert len(links) == 2, links                           # the table's, the chart data's
+    for formula, label in links:
+        assert formula.startswith("=HYPERLINK(\"#'") and formula.endswith('"' + label + '")'), formula
+    assert not [c for row in ws.iter_rows() for c in row if c.hyperlink]
+    if shutil.which("soffice") is None:
+        pytest.skip("LibreOffice not installed")
+    subprocess.run(["soffice", "-env:UserInstallation=file:///tmp/lo-corpus-links", "--headless",
+                    "--convert-to", "pdf", "--outdir", str(tmp_path), str(out["xlsx"])],
+                   check=True, capture_output=True, timeout=300)
+    text = pdf_text(tmp_path / (out["xlsx"].stem + ".pdf"))
+    assert "الفرع ← ورقة" in text, text
+
+
+def test_a_left_to_right_workbook_keeps_link_cells(rendered):
+    _, out, _ = rendered("zh_report.json")
+    ws = openpyxl.load_workbook(out["xlsx"])["Summary"]
+    assert [c for row in ws.iter_rows() for c in row if c.hyperlink]
+    assert not [c for row in ws.iter_rows() for c in row
+                if isinstance(c.value, str) and c.value.startswith("=HYPERLINK(")]
