@@ -63,24 +63,31 @@ bool fo_xml_is_clean(const char *src, size_t n)
     return true;
 }
 
+/* Sanitizes the character at s[*i] (n bytes in all) into o: a valid one
+ * copied, a forbidden one dropped, an invalid byte made U+FFFD. Advances
+ * *i; the bytes written (at most 4). */
+static inline size_t sanitize_one(const unsigned char *s, size_t n, size_t *i, char *o)
+{
+    int k = char_len(s + *i, n - *i);
+    if (k > 0) {
+        memcpy(o, s + *i, (size_t)k);
+        *i += (size_t)k;
+        return (size_t)k;
+    }
+    if (k < 0) {
+        *i += s[*i] < 0x80 ? 1 : 3; /* forbidden: dropped */
+        return 0;
+    }
+    memcpy(o, "\xEF\xBF\xBD", 3); /* invalid byte -> U+FFFD */
+    (*i)++;
+    return 3;
+}
+
 size_t fo_xml_sanitize(const char *src, size_t n, char *dst)
 {
     const unsigned char *s = (const unsigned char *)src;
     size_t i = 0, o = 0;
-    while (i < n) {
-        int k = char_len(s + i, n - i);
-        if (k > 0) {
-            memcpy(dst + o, s + i, (size_t)k);
-            o += (size_t)k;
-            i += (size_t)k;
-        } else if (k < 0) {
-            i += s[i] < 0x80 ? 1 : 3; /* forbidden: dropped */
-        } else {
-            memcpy(dst + o, "\xEF\xBF\xBD", 3); /* invalid byte -> U+FFFD */
-            o += 3;
-            i++;
-        }
-    }
+    while (i < n) o += sanitize_one(s, n, &i, dst + o);
     dst[o] = '\0';
     return o;
 }
@@ -148,18 +155,7 @@ static void put_escaped(fo_xml *x, const char *src, size_t n, bool attr)
     while (i < n) {
         unsigned char c = s[i];
         if (c >= 0x80) {
-            int k = char_len(s + i, n - i);
-            if (k > 0) {
-                memcpy(o, s + i, (size_t)k);
-                o += k;
-                i += (size_t)k;
-            } else if (k < 0) {
-                i += 3;             /* U+FFFE, U+FFFF: dropped */
-            } else {
-                memcpy(o, "\xEF\xBF\xBD", 3);
-                o += 3;
-                i++;
-            }
+            o += sanitize_one(s, n, &i, o);
             continue;
         }
         i++;
