@@ -217,6 +217,10 @@ fo_status fo_chart_series_read(const fo_chart *c, const fo_numfmt *xfmt, fo_char
                                fo_diags *d);
 void fo_chart_series_free(fo_chart_series *s); /* NULL is a no-op */
 
+/* The rows of s in reverse order: categories, x and every series' values
+ * (a right-to-left chart's; a bar chart's part written bottom up). */
+void fo_chart_series_reverse(fo_chart_series *s);
+
 /* The colour of series i of s: its own ("color" in the spec), else
  * palette_color (the caller's palette entry for i). */
 fo_rgb fo_chart_series_color(const fo_chart_series *s, size_t i, fo_rgb palette_color);

@@ -474,9 +474,7 @@ static fo_status check_magnitudes(const fo_chart_ctx *cx, fo_diags *d)
     return FO_OK;
 }
 
-/* Categories and values in reverse order: a right-to-left chart's first
- * category is drawn at the right. */
-static void mirror(fo_chart_data *dt)
+void fo_chart_series_reverse(fo_chart_series *dt)
 {
     for (size_t a = 0, b = dt->n ? dt->n - 1 : 0; a < b; a++, b--) {
         char *c = dt->cat[a];
@@ -502,6 +500,6 @@ fo_status fo_chart_data_read(fo_chart_ctx *cx, fo_diags *d)
     if (st == FO_OK) st = check_magnitudes(cx, d);
     if (st == FO_OK) st = fo_chart_series_check_log(cx->c, &cx->data, d);
     if (st == FO_OK && cx->c->rtl && fo_chart_traits_of(cx->c->kind)->rtl_mirror)
-        mirror(&cx->data);
+        fo_chart_series_reverse(&cx->data); /* the first category drawn at the right */
     return st;
 }

@@ -333,17 +333,7 @@ void fo_chartxml_series(fo_xml *x, const fo_chart *c, const fo_theme *t,
  * rows as the chart shows them. */
 static void flip(fo_chartxml_data *dt)
 {
-    for (size_t i = 0, j = dt->n ? dt->n - 1 : 0; i < j; i++, j--) {
-        char *c = dt->cat[i];
-        double v = dt->x ? dt->x[i] : 0;
-        dt->cat[i] = dt->cat[j], dt->cat[j] = c;
-        if (dt->x) dt->x[i] = dt->x[j], dt->x[j] = v;
-        for (size_t s = 0; s < dt->ns; s++) {
-            v = dt->y[s * dt->n + i];
-            dt->y[s * dt->n + i] = dt->y[s * dt->n + j];
-            dt->y[s * dt->n + j] = v;
-        }
-    }
+    fo_chart_series_reverse(dt);
     dt->flipped = true;
 }
 
