@@ -60,6 +60,7 @@ DEB_TEST  := procps file python3 python3-pytest python3-openpyxl python3-docx py
              poppler-utils qpdf pngcheck valgrind clang libclang-rt-14-dev \
              libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui \
              imagemagick curl openssl iproute2 python3-pip haproxy libharfbuzz-bin libxml2-utils python3-icu \
+             clang-format \
              nodejs
 # The jail's analysis stack (PRODUCT.md §11): one list, sandbox/stack.txt, read
 # here, by docs/environment.md's test and by the import test of every entry.
@@ -89,7 +90,7 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 PY       := /usr/bin/python3
 PREFIX   ?= /usr/local
 
-.PHONY: all deps deps-test deps-bench check-includes layers-doc test unit e2e demo asan valgrind fuzz fuzz-build fuzz-ci bench install uninstall clean
+.PHONY: all deps deps-test deps-bench check-includes check-format format layers-doc test unit e2e demo asan valgrind fuzz fuzz-build fuzz-ci bench install uninstall clean
 all: $(BUILD)/folio $(BUILD)/folio-engine $(BUILD)/folio-serve $(BUILD)/libfolio.a $(BUILD)/matplotlib/.built
 
 # ---- dependencies -----------------------------------------------------------
@@ -228,6 +229,15 @@ LAYERS_ROOT ?= .
 check-includes:
 	@$(PY) tools/check-layers.py --root $(LAYERS_ROOT) --cc $(CC)
 
+# One formatter dialect (.clang-format), checked on the lines changed since
+# the commit in tools/format-base (uncommitted edits included); `make format`
+# rewrites those lines. Untouched lines keep their hand alignment.
+check-format:
+	@$(PY) tools/check-format.py
+
+format:
+	@$(PY) tools/check-format.py --fix
+
 # the module graph of docs/architecture.md, regenerated from the compiler
 layers-doc:
 	@$(PY) tools/check-layers.py --graph --doc docs/architecture.md
@@ -241,6 +251,7 @@ e2e: $(BUILD)/folio $(BUILD)/folio-engine $(BUILD)/folio-serve $(BUILD)/matplotl
 test: deps-test
 	$(MAKE) all
 	$(MAKE) check-includes
+	$(MAKE) check-format
 	$(MAKE) unit
 	$(MAKE) e2e
 
