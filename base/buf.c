@@ -143,6 +143,21 @@ char *fo_fd_read(int fd, size_t max, size_t *len)
     return fo_buf_take(&b, len);
 }
 
+size_t fo_read_upto(int fd, void *buf, size_t n, off_t at)
+{
+    size_t got = 0;
+    errno = 0;
+    while (got < n) {
+        ssize_t r = at < 0 ? read(fd, (char *)buf + got, n - got)
+                           : pread(fd, (char *)buf + got, n - got, at + (off_t)got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+        errno = 0;
+    }
+    return got;
+}
+
 char *fo_file_read(const char *path, size_t max, size_t *len)
 {
     *len = 0;

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 typedef struct {
     char *data;   /* fo_malloc'd, owned by the buffer until fo_buf_take */
@@ -45,6 +46,11 @@ char *fo_file_read(const char *path, size_t max, size_t *len);
  * current position; fd stays open. Over max bytes it stops reading there
  * (a writer on a pipe may still be blocked: drain or close). */
 char *fo_fd_read(int fd, size_t max, size_t *len);
+/* Up to n bytes of fd into buf: from offset at (pread), or from fd's
+ * position when at < 0 (read); EINTR retried. Stops at n, at the end or at
+ * an error, and returns the bytes read; when fewer than n, errno is 0 at the
+ * end and read's errno after an error. */
+size_t fo_read_upto(int fd, void *buf, size_t n, off_t at);
 
 /* The capacity an array growing from cap (0 = none yet) needs for need
  * elements: cap doubled (from first) until it holds need. 0 when need

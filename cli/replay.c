@@ -76,12 +76,8 @@ static char *slurp(const char *path, size_t *len)
         return NULL;
     }
     buf = fo_malloc((size_t)st.st_size + 1);
-    while (buf && got < (size_t)st.st_size) {
-        ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
+    if (buf)
+        got = fo_read_upto(fd, buf, (size_t)st.st_size, -1);
     close(fd);
     if (buf)
         buf[got] = 0;

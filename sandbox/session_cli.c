@@ -131,16 +131,17 @@ static char *read_code(const char *src, size_t *len)
     int fd = strcmp(src, "-") ? open(src, O_RDONLY | O_CLOEXEC) : 0;
     char *buf = fd >= 0 ? fo_malloc(FO_SESSION_MAX_CODE + 1) : NULL;
     size_t got = 0;
-    ssize_t n = 1;
+    int err = 0;
 
-    while (buf && got <= FO_SESSION_MAX_CODE &&
-           (n = read(fd, buf + got, FO_SESSION_MAX_CODE + 1 - got)) > 0)
-        got += (size_t)n;
+    if (buf) {
+        got = fo_read_upto(fd, buf, FO_SESSION_MAX_CODE + 1, -1);
+        err = got <= FO_SESSION_MAX_CODE ? errno : 0;
+    }
     if (fd > 0)
         close(fd);
-    if (!buf || n < 0 || got > FO_SESSION_MAX_CODE) {
+    if (!buf || err || got > FO_SESSION_MAX_CODE) {
         fprintf(stderr, "folio: session: exec %s: %s\n", src, !buf ? strerror(errno) :
-                n < 0 ? strerror(errno) : "the cell is over 1 MiB");
+                err ? strerror(err) : "the cell is over 1 MiB");
         fo_free(buf);
         return NULL;
     }

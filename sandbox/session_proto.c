@@ -286,14 +286,8 @@ char *fo_session_read_small(int dirfd, const char *name, size_t max)
     if (fd < 0)
         return NULL;
     buf = fo_malloc(max + 1);
-    while (buf && got < max) {
-        ssize_t n = read(fd, buf + got, max - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
+    if (buf)
+        got = fo_read_upto(fd, buf, max, -1);
     close(fd);
     if (buf)
         buf[got] = 0;

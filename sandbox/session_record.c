@@ -309,14 +309,8 @@ static char *read_lines(int dir, const char *name, size_t max)
     want = (uint64_t)st.st_size > max ? max : (size_t)st.st_size;
     from = st.st_size - (off_t)want;
     buf = fo_malloc(want + 1);
-    while (buf && got < want) {
-        ssize_t n = pread(fd, buf + got, want - got, from + (off_t)got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
+    if (buf)
+        got = fo_read_upto(fd, buf, want, from);
     close(fd);
     if (!buf)
         return NULL;

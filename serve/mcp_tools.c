@@ -12,6 +12,7 @@
  * hint, never a protocol error. */
 #define FO_SERVE_PRIVATE
 #define FO_MCP_PRIVATE
+#include "base/buf.h"
 #include "serve/serve.h"
 #include "serve/mcp.h"
 #include "folio.h"
@@ -123,13 +124,10 @@ static unsigned char *read_fd(int fd, size_t max, size_t *n)
 
     if (fstat(fd, &st) < 0 || (uint64_t)st.st_size > max || !(p = fo_malloc((size_t)st.st_size + 1)))
         return NULL;
-    while (got < (size_t)st.st_size) {
-        ssize_t r = pread(fd, p + got, (size_t)st.st_size - got, (off_t)got);
-        if (r <= 0) {
-            fo_free(p);
-            return NULL;
-        }
-        got += (size_t)r;
+    got = fo_read_upto(fd, p, (size_t)st.st_size, 0);
+    if (got < (size_t)st.st_size) {
+        fo_free(p);
+        return NULL;
     }
     p[got] = 0;
     *n = got;

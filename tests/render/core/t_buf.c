@@ -188,6 +188,39 @@ START_TEST(test_fd_read_pipe)
 }
 END_TEST
 
+/* fo_read_upto: a pipe fed in two writes is read across them; at the end
+ * it returns what there was with errno 0; pread from an offset; a bad fd
+ * stops at once with read's errno. */
+START_TEST(test_read_upto)
+{
+    int p[2];
+    char buf[16] = {0};
+    ck_assert_int_eq(pipe(p), 0);
+    ck_assert_int_eq(write(p[1], "abc", 3), 3);
+    ck_assert_int_eq(write(p[1], "defg", 4), 4);
+    close(p[1]);
+    ck_assert_uint_eq(fo_read_upto(p[0], buf, 5, -1), 5);
+    ck_assert_int_eq(memcmp(buf, "abcde", 5), 0);
+    ck_assert_uint_eq(fo_read_upto(p[0], buf, 10, -1), 2);
+    ck_assert_int_eq(errno, 0);
+    ck_assert_int_eq(memcmp(buf, "fg", 2), 0);
+    close(p[0]);
+
+    char path[] = "/tmp/t_buf_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    unlink(path);
+    ck_assert_int_eq(write(fd, "0123456789", 10), 10);
+    ck_assert_uint_eq(fo_read_upto(fd, buf, 4, 6), 4);
+    ck_assert_int_eq(memcmp(buf, "6789", 4), 0);
+    ck_assert_uint_eq(fo_read_upto(fd, buf, 8, 8), 2);   /* short: the end */
+    ck_assert_int_eq(errno, 0);
+    close(fd);
+    ck_assert_uint_eq(fo_read_upto(fd, buf, 4, -1), 0);  /* closed: an error */
+    ck_assert_int_eq(errno, EBADF);
+}
+END_TEST
+
 /* fo_grow_free: each element freed once, then the array; counts reset. */
 static int freed;
 static void count_free(void *p)
@@ -227,6 +260,7 @@ int main(void)
         test_arena_rounding_overflow,
         test_grow_all_parallel,
         test_fd_read_pipe,
+        test_read_upto,
         test_grow_free,
         NULL,
     };
