@@ -44,13 +44,43 @@ static const char *folio_path(const char *given)
     return folio_bin;
 }
 
+/* Runs folio with argv detached from the caller: fork, setsid, fork (the
+   grandchild, adopted by init, is no session leader), and reaps the
+   intermediate child. The grandchild keeps keep_fd across the exec (-1:
+   none), closes close_fd (-1: none) and, when quiet, reads and writes
+   /dev/null. Only async-signal-safe calls after the fork (folio serve is
+   multithreaded): argv is built by the caller. 0, or -1 when fork failed. */
+static int detach_exec(const char *folio, const char *const *argv, int keep_fd, int close_fd, bool quiet)
+{
+    pid_t pid = fork();
+    int st;
+
+    if (pid == 0) {
+        if (setsid() < 0) _exit(5);
+        if (fork() != 0) _exit(0);
+        if (close_fd >= 0) close(close_fd);
+        if (keep_fd >= 0) (void)fcntl(keep_fd, F_SETFD, 0);
+        if (quiet) {
+            int nul = open("/dev/null", O_RDWR);
+            if (nul >= 0) {
+                dup2(nul, 0);
+                dup2(nul, 1);
+                dup2(nul, 2);
+            }
+        }
+        execv(folio, (char *const *)argv); /* execv only reads the strings */
+        _exit(5);
+    }
+    while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR) continue;
+    return pid < 0 ? -1 : 0;
+}
+
 /* Starts `folio session _supervise ID FD MODE...` detached (double fork,
    own session) and waits for its first frame: 'K' and the info JSON, or 'X'. */
 static int spawn(const char *folio, const char *id, const char *mode, char *const *opts,
                  int n_opts, char **info, fo_session_error *err)
 {
-    int sv[2], st, k = 0;
-    pid_t pid;
+    int sv[2], started, k = 0;
     char type, *p = NULL, fdtxt[16];
     const char **argv;
     size_t n;
@@ -78,23 +108,10 @@ static int spawn(const char *folio, const char *id, const char *mode, char *cons
     for (int i = 0; i < n_opts; i++)
         argv[k++] = opts[i];
     fflush(NULL);
-    pid = fork();
-    if (pid == 0) {
-        if (setsid() < 0)
-            _exit(5);
-        if (fork() != 0)
-            _exit(0);
-        close(sv[0]);
-        (void)fcntl(sv[1], F_SETFD, 0);
-        execv(folio, (char *const *)argv);   /* execv only reads the strings */
-        _exit(5);
-    }
+    started = detach_exec(folio, argv, sv[1], sv[0], false);
     fo_free(argv);
     close(sv[1]);
-    if (pid > 0)
-        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-            ;
-    if (pid < 0 || fo_session_recv(sv[0], &type, &p, &n, 65536, 120000, NULL) < 0) {
+    if (started < 0 || fo_session_recv(sv[0], &type, &p, &n, 65536, 120000, NULL) < 0) {
         close(sv[0]);
         fo_session_fail(err, "internal", 5, "see the supervisor's log in the runtime folder",
                         "the session's supervisor did not start");
@@ -234,8 +251,6 @@ static int take_spare(int rt, const char *key, char id[33], char **info)
 static void start_spare(const char *folio, char *const *opts, int n_opts)
 {
     const char **argv = fo_calloc((size_t)n_opts + 4, sizeof *argv);
-    pid_t pid;
-    int st;
 
     if (!argv)
         return;
@@ -244,23 +259,7 @@ static void start_spare(const char *folio, char *const *opts, int n_opts)
     argv[2] = "_spare";
     for (int k = 0; k < n_opts; k++)
         argv[3 + k] = opts[k];
-    pid = fork();
-    if (pid == 0) {
-        if (fork() == 0) {
-            int nul = open("/dev/null", O_RDWR);
-            setsid();
-            if (nul >= 0) {
-                dup2(nul, 0);
-                dup2(nul, 1);
-                dup2(nul, 2);
-            }
-            execv(folio, (char *const *)argv);   /* execv only reads the strings */
-        }
-        _exit(0);
-    }
-    if (pid > 0)
-        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-            ;
+    (void)detach_exec(folio, argv, -1, -1, true);
     fo_free(argv);
 }
 
