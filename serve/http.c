@@ -810,15 +810,12 @@ static const route_def *find_route(struct MHD_Connection *c, req *r, const char 
 
     for (k = 0; k < N_ROUTES; k++) {
         const route_def *d = &routes[k];
-        if (!path_match(d->path, url, NULL))
+        for (size_t a = 0; a < FO_ROUTE_ARGS; a++)
+            r->arg[a] = "";
+        if (!path_match(d->path, r->path, r))
             continue;
-        if (!strcmp(d->method, method)) {
-            /* the parts from r->path (url cut to its size), as handlers read it */
-            for (size_t a = 0; a < FO_ROUTE_ARGS; a++)
-                r->arg[a] = "";
-            (void)path_match(d->path, r->path, r);
+        if (!strcmp(d->method, method))
             return d;
-        }
         first = first ? first : d;
         n += (size_t)snprintf(r->allow + n, n < sizeof r->allow ? sizeof r->allow - n : 0,
                               "%s%s", n ? ", " : "", d->method);
@@ -943,6 +940,12 @@ static int first_call(fo_serve_state *s, struct MHD_Connection *c, req *r, const
         fo_http_refuse(c, r, 400, "bad_framing", "send one Content-Length, or "
                        "Transfer-Encoding: chunked and no Content-Length (RFC 9112 section 6.3)",
                        "the request's body length is ambiguous: %s", why);
+        return -1;
+    }
+    if (strlen(url) >= sizeof r->path) {
+        fo_http_refuse_field(c, r, 414, "uri_too_long", "uri_too_long", NULL, NAN,
+                             "a session file's path is at most 200 bytes",
+                             "the request's path is over %zu bytes", sizeof r->path - 1);
         return -1;
     }
     if (!(rt = find_route(c, r, url, method)))

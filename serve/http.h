@@ -49,14 +49,18 @@ typedef struct {
 } route_def;
 
 #define FO_ROUTE_ARGS 2
+/* bytes of a request's path (its URL, decoded): the longest a route takes,
+   .../sessions/{id}/files/{a name of FO_SERVE_MAX_NAME bytes}, fits; a
+   longer one is answered 414 before routing */
+#define FO_SERVE_MAX_PATH 512
 
 struct req {
     fo_serve_state *s;
     const route_def *rt;       /* the route; for a 405, the first row of its path */
     char id[24];
-    char method[8], path[128];
+    char method[8], path[FO_SERVE_MAX_PATH];
     const char *arg[FO_ROUTE_ARGS];    /* the {name} parts of path, in order ("" none) */
-    char argbuf[128 + FO_ROUTE_ARGS];  /* where they are kept */
+    char argbuf[FO_SERVE_MAX_PATH + FO_ROUTE_ARGS];  /* where they are kept */
     char sid[33];              /* FO_RT_SESSION: the session's hex id */
     char allow[40];            /* a 405's Allow header: the path's methods */
     double t0;                     /* fo_now() when it arrived */

@@ -636,3 +636,26 @@ def test_bad_session_limits_are_usage_errors(opt):
     p = subprocess.run([FOLIO, "serve", "--listen", "127.0.0.1:0", "--session-limits", opt],
                        capture_output=True, text=True, timeout=30)
     assert p.returncode == 1 and "--session-limits" in p.stderr, (opt, p.stderr)
+
+
+def test_long_file_paths_arrive_whole_and_a_too_long_url_is_414(srv):
+    """A file's path of up to FO_SERVE_MAX_NAME (200) bytes reaches the session
+    whole: the request's path was once kept in 128 bytes, so a 150-byte name
+    was stored cut short, under another name. Past what any route takes: 414."""
+    sid, _ = new_session(srv)
+    try:
+        name = "data/" + "q" * 140 + "/" + "long_name_" + "z" * 30 + ".csv"      # 191 bytes
+        st, _, out = call(srv, "PUT", f"/v1/sessions/{sid}/files/{name}", body=b"a\n7\n", ctype="text/csv")
+        assert st == 201, out
+        st, r = exec_(srv, sid, f"import os\nprint(open({name!r}).read().split()[1], "
+                                f"sorted(os.listdir({os.path.dirname(name)!r})))")
+        assert st == 200 and r["status"] == "ok", r
+        assert r["stdout"].strip() == f"7 [{os.path.basename(name)!r}]", r
+        st, _, out = call(srv, "GET", f"/v1/sessions/{sid}/files/{name}")
+        assert st == 200 and out == b"a\n7\n"
+        st, h, out = call(srv, "GET", f"/v1/sessions/{sid}/files/" + "w" * 2000)
+        assert st == 414, out
+        e = errors_of(out)[0]
+        assert e["code"] == "uri_too_long" and e["hint"], e
+    finally:
+        call(srv, "DELETE", f"/v1/sessions/{sid}")
