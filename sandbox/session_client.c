@@ -563,10 +563,39 @@ int fo_session_exec_as(const char *id, const char *code, size_t len, double time
     return exec_cell(id, code, len, timeout_s, (char)mode, fn, ud, result, err);
 }
 
+/* A put or get on the control socket of a live session, which its
+   supervisor reads while a cell runs: the answer's rc, or LOST_UNSERVED when
+   the session is not live here or left it unanswered (a spare, or it ended):
+   then the request socket serves it, resuming a hibernated session. */
+static int control_request(const char *id, char type, const char *arg, int fd, char **result,
+                           int *out_fd, fo_session_error *err)
+{
+    int rt, s = -1, rc;
+
+    if (!fo_session_valid_id(id) || (rt = fo_session_runtime(err)) < 0) {
+        memset(err, 0, sizeof *err);
+        return LOST_UNSERVED;
+    }
+    s = fo_session_connect_to(rt, id, "ctl");
+    close(rt);
+    if (s < 0)
+        return LOST_UNSERVED;
+    if (fo_session_send(s, type, arg, strlen(arg), fd) < 0) {
+        close(s);
+        return LOST_UNSERVED;
+    }
+    rc = answer(s, NULL, NULL, NULL, NULL, result, out_fd, err);
+    if (rc == LOST_UNSERVED)
+        memset(err, 0, sizeof *err);
+    return rc;
+}
+
 int fo_session_put(const char *id, int fd, const char *dest, fo_session_error *err)
 {
-    int s;
+    int s = control_request(id, 'p', dest, fd, NULL, NULL, err);
 
+    if (s != LOST_UNSERVED)
+        return s < 0 ? -1 : 0;
     for (int tries = 0;; tries++) {
         s = request(id, 1, 'p', dest, strlen(dest), fd, err);
         s = s < 0 ? -1 : answer(s, NULL, NULL, NULL, NULL, NULL, NULL, err);
@@ -580,13 +609,18 @@ int fo_session_put(const char *id, int fd, const char *dest, fo_session_error *e
 int fo_session_get(const char *id, const char *path, int *fd, unsigned long long *bytes,
                    fo_session_error *err)
 {
-    int s = request(id, 1, 'g', path, strlen(path), -1, err), rc;
     char *size = NULL;
+    int s, rc;
 
     *fd = -1;
-    if (s < 0)
-        return -1;
-    rc = answer(s, NULL, NULL, NULL, NULL, &size, fd, err);
+    rc = control_request(id, 'g', path, -1, &size, fd, err);
+    if (rc == LOST_UNSERVED) {
+        fo_free(size);
+        size = NULL;
+        if ((s = request(id, 1, 'g', path, strlen(path), -1, err)) < 0)
+            return -1;
+        rc = answer(s, NULL, NULL, NULL, NULL, &size, fd, err);
+    }
     *bytes = 0;
     if (rc == 0 && *fd >= 0) {
         struct stat st;

@@ -302,19 +302,25 @@ static int drain_kernel(fo_session *s, cell_run *c)
     return r < 0 ? -1 : 0;
 }
 
-void fo_session_control(fo_session *s)
+char fo_session_control(fo_session *s)
 {
     struct ucred cr;
     socklen_t crlen = sizeof cr;
-    char type, *p = NULL;
+    char type = 0, *p = NULL;
     size_t n;
     int cfd = accept4(s->ctl, NULL, NULL, SOCK_CLOEXEC), fd = -1;
 
     if (cfd < 0)
-        return;
+        return 0;
     if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) == 0 && cr.uid == geteuid() &&
-        fo_session_recv(cfd, &type, &p, &n, 64, 1000, &fd) == 0) {
-        if (type == 'I') {
+        fo_session_recv(cfd, &type, &p, &n, 4096, 1000, &fd) == 0) {
+        if ((type == 'p' || type == 'g') && s->spare) {
+            type = 0;                           /* unanswered: claimed on the request socket */
+        } else if (type == 'p') {
+            fo_session_put_file(s, cfd, p, fd);
+        } else if (type == 'g') {
+            fo_session_get_file(s, cfd, p);
+        } else if (type == 'I') {
             const char *yes = "{\"interrupted\": true}", *no = "{\"interrupted\": false}";
             if (s->in_cell)
                 s->interrupt = 1;
@@ -324,12 +330,14 @@ void fo_session_control(fo_session *s)
             fo_session_error e;
             fo_session_fail(&e, "bad_request", 1, "", "unknown control request");
             (void)fo_session_error_send(cfd, &e);
+            type = 0;
         }
     }
     if (fd >= 0)
         close(fd);
     fo_free(p);
     close(cfd);
+    return type;
 }
 
 /* Runs the cell until its end frame, the interpreter's death, or the
@@ -381,7 +389,7 @@ static void supervise_loop(fo_session *s, cell_run *c, double timeout_s)
         if (poll(pf, s->ctl >= 0 ? 4 : 3, (int)(wait * 1000) + 1) < 0 && errno != EINTR)
             break;
         if (pf[3].revents)
-            fo_session_control(s);              /* an interrupt: acted on above */
+            fo_session_control(s);              /* an interrupt (acted on above), a put, a get */
         if ((pf[0].revents || pf[1].revents) && drain_kernel(s, c) < 0) {
             /* closed (it died: init's word follows) or a frame it had no
                right to send: either way it is restarted */

@@ -712,7 +712,7 @@ static int valid_rel(const char *p)
     return 1;
 }
 
-static void do_put(fo_session *s, int cfd, const char *dest, int fd)
+void fo_session_put_file(fo_session *s, int cfd, const char *dest, int fd)
 {
     struct stat st;
     fo_buf b = { 0 };
@@ -783,7 +783,7 @@ static int open_in_jail(fo_session *s, const char *path, struct stat *st)
     return next;
 }
 
-static void do_get(fo_session *s, int cfd, const char *path)
+void fo_session_get_file(fo_session *s, int cfd, const char *path)
 {
     struct stat st;
     char size[32];
@@ -915,8 +915,8 @@ static int serve_one(fo_session *s, int lfd, double *idle_from)
     switch (type) {
     case 0: break;
     case 'x': fo_session_exec_cell(s, cfd, p, n); *idle_from = fo_now(); s->dirty = 1; break;
-    case 'p': do_put(s, cfd, p, fd); *idle_from = fo_now(); s->dirty = 1; break;
-    case 'g': do_get(s, cfd, p); *idle_from = fo_now(); break;
+    case 'p': fo_session_put_file(s, cfd, p, fd); *idle_from = fo_now(); s->dirty = 1; break;
+    case 'g': fo_session_get_file(s, cfd, p); *idle_from = fo_now(); break;
     case 'r': do_render(s, cfd, p); *idle_from = fo_now(); break;
     case 'c': end = END_CLOSE; break;
     case 'h': end = END_HIBERNATE; break;
@@ -991,8 +991,11 @@ static void loop(fo_session *s, int lfd, int sfd)
         }
         if (poll(pf, 4, wait > 3600 ? 3600000 : (int)(wait * 1000) + 1) < 0)
             continue;
-        if (pf[3].revents)
-            fo_session_control(s);          /* no cell runs: "interrupted": false */
+        if (pf[3].revents) {
+            char done = fo_session_control(s);    /* no cell runs: "interrupted": false */
+            if (done == 'p' || done == 'g') idle_from = fo_now();
+            if (done == 'p') s->dirty = 1;
+        }
         if (pf[1].revents && on_init_event(s) < 0) {
             release_lease(s);               /* its last checkpoint is for any instance */
             teardown(s);                    /* the jail itself is gone */

@@ -82,6 +82,11 @@ void fo_session_displays(fo_buf *b, const fo_sandbox_collection *out, const fo_b
 /* A strict RFC 8259 check, nesting at most 64 deep. 1 when p..p+n is JSON. */
 int fo_session_json_valid(const char *p, size_t n);
 
+/* session_super.c: put fd's file at /work/DEST; get PATH (/work or /out)
+   as a descriptor. Each answers on cfd. */
+void fo_session_put_file(fo_session *s, int cfd, const char *dest, int fd);
+void fo_session_get_file(fo_session *s, int cfd, const char *path);
+
 /* session_exec.c */
 /* Waits for the kernel's ready frame ('k'). 0, or -1 (it died, or timeout). */
 int fo_session_kernel_hello(fo_session *s, int timeout_ms);
@@ -89,9 +94,13 @@ int fo_session_kernel_hello(fo_session *s, int timeout_ms);
 int fo_session_kernel_restart(fo_session *s);
 /* Runs one request frame of the exec verb and answers on cfd. */
 void fo_session_exec_cell(fo_session *s, int cfd, const char *p, size_t n);
-/* Answers one connection of the control socket (s->ctl): 'I' interrupt sets
-   s->interrupt when a cell runs (the cell's loop acts on it). */
-void fo_session_control(fo_session *s);
+/* Answers one connection of the control socket (s->ctl), read while a
+   cell runs as well as between cells: 'I' interrupt sets s->interrupt when
+   a cell runs (the cell's loop acts on it); 'p' put and 'g' get are served
+   at once, so that a file goes in or out while a cell runs. A spare not yet
+   claimed answers nothing (the client goes through the request socket).
+   Returns the request's type, 0 when none was served. */
+char fo_session_control(fo_session *s);
 /* Sends a command ('h' hibernate, 'r' restore) and collects the names the
    kernel reports ('u') as JSON items into b, until its end frame. 0 or -1. */
 int fo_session_kernel_command(fo_session *s, char cmd, fo_buf *b, int timeout_ms);

@@ -255,6 +255,33 @@ def test_interrupt_stops_the_running_cell_and_keeps_the_variables(s):
     assert "session_not_found" in p.stderr
 
 
+def test_put_and_get_are_served_while_a_cell_runs(s, tmp_path):
+    """A file goes in and out while a cell runs (PRODUCT.md section 8: no
+    request waits for another): the supervisor reads put and get on its
+    control socket during the cell. The cell waits for the file it is given;
+    had the put waited for the cell's end, the cell would have given up."""
+    sid = s.new()
+    th, box = exec_later(s, sid, "import os, time\nopen('/work/progress.txt', 'w').write('started')\n"
+                                 "for polls in range(600):\n"
+                                 "    if os.path.exists('/work/in/go.txt'): break\n"
+                                 "    time.sleep(0.1)\n"
+                                 "open('/work/in/go.txt').read() if os.path.exists('/work/in/go.txt') else None")
+    for _ in range(300):                                   # until the cell has begun
+        got = s.run("get", sid, "/work/progress.txt", "--out", tmp_path / "got")
+        if got.returncode == 0:
+            break
+        time.sleep(0.1)
+    assert (tmp_path / "got" / "progress.txt").read_text() == "started"
+    assert th.is_alive(), "the cell still runs"
+    (tmp_path / "go.txt").write_text("go")
+    s.run("put", sid, tmp_path / "go.txt", "--to", "in", code=0)
+    th.join(60)
+    r = box["r"]
+    assert r["status"] == "ok" and r["result"] == "'go'", r
+    # a get still answers after the cell, and the session goes on
+    assert s.exec(sid, "open('/work/in/go.txt').read()", expect="ok")["result"] == "'go'"
+
+
 @pytest.mark.parametrize("code,why", [
     ("import os\nos._exit(1)", "exited (code 1)"),
     ("import ctypes\nctypes.string_at(0)", "killed by SIGSEGV"),
