@@ -309,16 +309,9 @@ static size_t text_emoji(text_t *t, size_t i, hb_script_t s)
  * (Common, Inherited) take those of the character before them when its font
  * has them, so a phrase stays one item. An emoji sequence is set in the
  * colour font (without it, in Symbola), and what follows it in the font of
- * the text before it (the digits of "🚀 2024" are the text's digits). */
-/* Zero-width controls that HarfBuzz hides (default ignorables): the
- * zero-width space, joiners, the bidi marks, embeddings and isolates, the
- * word joiner, the BOM. None asks for a font of its own. */
-static bool invisible_control(uint32_t c)
-{
-    return (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) ||
-           (c >= 0x2060 && c <= 0x2064) || (c >= 0x2066 && c <= 0x2069) || c == 0xFEFF;
-}
-
+ * the text before it (the digits of "🚀 2024" are the text's digits).
+ * Invisible controls (fo_text_invisible; HarfBuzz hides them as default
+ * ignorables) never ask for a font of their own. */
 static void text_fonts(text_t *t, hb_entry *pri, const char *font_file)
 {
     hb_unicode_funcs_t *uf = hb_unicode_funcs_get_default();
@@ -331,7 +324,7 @@ static void text_fonts(text_t *t, hb_entry *pri, const char *font_file)
         uint32_t c = t->cp[i];
         hb_script_t s = hb_unicode_script(uf, c);
         bool weak = s == HB_SCRIPT_COMMON || s == HB_SCRIPT_INHERITED || s == HB_SCRIPT_UNKNOWN;
-        if (weak && curf && (has_glyph(curf, c) || invisible_control(c))) {
+        if (weak && curf && (has_glyph(curf, c) || fo_text_invisible(c))) {
             t->script[i] = cur;
             t->font[i] = curf;
             continue;
@@ -341,7 +334,7 @@ static void text_fonts(text_t *t, hb_entry *pri, const char *font_file)
         t->script[i] = cur;
         /* a symbol only Symbola has (an emoji without the colour font) does
            not lend its font to what follows: "🚀 2024" keeps the text's digits */
-        if (!weak || (strcmp(t->font[i]->path, FO_TEXT_FALLBACK_SYMBOLS) != 0 && !invisible_control(c)))
+        if (!weak || (strcmp(t->font[i]->path, FO_TEXT_FALLBACK_SYMBOLS) != 0 && !fo_text_invisible(c)))
             curf = t->font[i];
     }
     /* leading weak characters take the script of the first strong one */

@@ -112,6 +112,12 @@ bool fo_text_glyph_outline(const char *font_path, uint32_t gid, const fo_text_pa
 /* True when the TrueType file font_file itself (no fallback) maps cp to a
  * glyph: a cmap lookup in the face this module keeps. */
 bool fo_text_has_char(const char *font_file, uint32_t cp);
+/* Format characters that draw nothing and take no width, in every writer and
+ * both text paths (shaped and not): zero-width space, joiners and direction
+ * marks (U+200B-200F), bidi embeddings and overrides (U+202A-202E), word
+ * joiner and invisible operators (U+2060-2064), isolates (U+2066-2069), the
+ * byte order mark (U+FEFF). They keep the font of the text around them. */
+bool fo_text_invisible(uint32_t c);
 
 /* The first file tried for glyphs font_file lacks (DejaVu Sans, bold for a
  * bold file; FO_TEXT_FALLBACK_CJK comes after it), and the one used for the

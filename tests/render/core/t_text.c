@@ -31,6 +31,28 @@ START_TEST(widths_match_font_metrics)
 }
 END_TEST
 
+/* Invisible format characters (fo_text_invisible) take no width and draw no
+ * glyph on either text path: "a" X "b" measures and draws as "ab". */
+START_TEST(invisible_controls_take_no_width)
+{
+    static const uint32_t cs[] = {0x200B, 0x200D, 0x200E, 0x200F, 0x202A, 0x202C, 0x202E, 0x2060,
+                                  0x2063, 0x2064, 0x2066, 0x2068, 0x2069, 0xFEFF};
+    double ab = fo_text_width(SANS, 12, "ab", 2);
+    for (size_t k = 0; k < sizeof cs / sizeof *cs; k++) {
+        char s[8] = "a";
+        size_t n = 1 + fo_utf8_put(s + 1, cs[k]);
+        s[n++] = 'b';
+        ck_assert_msg(fo_text_invisible(cs[k]), "U+%04X", (unsigned)cs[k]);
+        ck_assert_msg(fo_text_width(SANS, 12, s, n) == ab, "U+%04X has a width", (unsigned)cs[k]);
+        fo_glyph g[4];
+        double w;
+        ck_assert_uint_eq(fo_text_glyphs(SANS, 12, s, n, g, 4, &w), 2);
+        ck_assert(g[0].index != 0 && g[1].index != 0);
+    }
+    ck_assert(!fo_text_invisible('a') && !fo_text_invisible(0x2065) && !fo_text_invisible(0x2070));
+}
+END_TEST
+
 START_TEST(fallback_for_missing_glyphs_and_files)
 {
     /* U+2603 SNOWMAN: not in Liberation Sans, in DejaVu Sans */
@@ -320,6 +342,7 @@ int main(void)
 {
     const TTest *const tests[] = {
         widths_match_font_metrics,
+        invisible_controls_take_no_width,
         fallback_for_missing_glyphs_and_files,
         cjk_falls_back_to_droid,
         cjk_never_from_the_symbol_font,
