@@ -119,6 +119,21 @@ const char *fo_lang_tag(const char *lang)
     return lang ? lang : "en-US";
 }
 
+/* The ISO 15924 script of East Asian language p (primary subtag) in tag
+ * lang: Jpan, Hang, or for Chinese Hant (-Hant, -TW, -HK, -MO) or Hans. */
+static const char *ea_script(const char *p, const char *lang)
+{
+    if (strcmp(p, "ja") == 0) return "Jpan";
+    if (strcmp(p, "ko") == 0) return "Hang";
+    static const char *const hant[] = {"-Hant", "-TW", "-HK", "-MO", NULL};
+    for (size_t i = 0; hant[i]; i++) {
+        const char *s = strcasestr(lang, hant[i]);
+        size_t n = strlen(hant[i]);
+        if (s && (s[n] == '\0' || s[n] == '-')) return "Hant";
+    }
+    return "Hans";
+}
+
 fo_lang_ooxml fo_lang_for_ooxml(const char *lang)
 {
     static const struct { const char *lang, *ea, *cs; } fonts[] = {
@@ -137,7 +152,7 @@ fo_lang_ooxml fo_lang_for_ooxml(const char *lang)
        draw none in right-to-left runs. Those languages keep the body font
        (Liberation Sans has Hebrew) and only say their language. */
     static const char *const cs_only[] = {"he", "iw", "yi", "th", NULL};
-    fo_lang_ooxml o = {fo_lang_tag(lang), "en-US", "ar-SA", NULL, NULL};
+    fo_lang_ooxml o = {fo_lang_tag(lang), "en-US", "ar-SA", NULL, NULL, NULL};
     char p[9];
     if (!lang || !primary(lang, p, sizeof p)) return o;
     for (size_t i = 0; i < sizeof fonts / sizeof *fonts; i++) {
@@ -145,6 +160,7 @@ fo_lang_ooxml fo_lang_for_ooxml(const char *lang)
         o.ea_font = fonts[i].ea;
         o.cs_font = fonts[i].cs;
         if (fonts[i].ea) o.east_asia = lang;
+        if (fonts[i].ea) o.ea_script = ea_script(p, lang);
         if (fonts[i].cs) o.bidi = lang;
     }
     for (size_t i = 0; cs_only[i]; i++)

@@ -59,10 +59,13 @@ const char *fo_lang_tag(const char *lang);
  * defaults en-US / ar-SA), and the font families for East Asian and
  * complex-script text (the ones folio draws them with, text.md), NULL when
  * the language is of neither kind or the font lacks digits (Hebrew, Thai:
- * the theme's body font stays). */
+ * the theme's body font stays); ea_script is the ISO 15924 script a
+ * DrawingML theme lists ea_font under (Jpan, Hans, Hant, Hang: zh-Hant and
+ * zh-TW/HK/MO are Hant), NULL with ea_font. */
 typedef struct {
     const char *latin, *east_asia, *bidi;
     const char *ea_font, *cs_font;
+    const char *ea_script;
 } fo_lang_ooxml;
 fo_lang_ooxml fo_lang_for_ooxml(const char *lang);
 
