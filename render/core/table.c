@@ -248,7 +248,7 @@ size_t fo_table_group_note(const char *lang, const size_t *ends, size_t g, size_
     snprintf(b, sizeof b, "%zu", ends[g]);
     snprintf(t, sizeof t, "%zu", n);
     const char *args[] = {a, b, t};
-    size_t k = fo_word_fill(lang, FO_W_COLUMNS_OF, buf, cap, 3, args);
+    size_t k = fo_word_fill(lang, FO_W_COLUMNS_OF, n, buf, cap, 3, args);
     if (g && k + 1 < cap) k += (size_t)snprintf(buf + k, cap - k, "%s", fo_word(lang, FO_W_KEY_REPEATED));
     return k < cap ? k : cap ? cap - 1 : 0;
 }
@@ -259,7 +259,7 @@ size_t fo_table_cut_note(const char *lang, size_t shown, size_t total, char *buf
     fo_numfmt_format_code("#,##0", (double)shown, a, sizeof a);
     fo_numfmt_format_code("#,##0", (double)total, b, sizeof b);
     const char *args[] = {a, b};
-    return fo_word_fill(lang, FO_W_FIRST_ROWS, buf, cap, 2, args);
+    return fo_word_fill(lang, FO_W_FIRST_ROWS, total, buf, cap, 2, args);
 }
 
 /* Adds text's direction (its first strong letter) to the counts. */

@@ -52,22 +52,128 @@ static bool primary(const char *lang, char *p, size_t cap)
     return n > 0;
 }
 
-const char *fo_word(const char *lang, fo_word_id id)
+/* ---- plural rules: CLDR 42+ (common/supplemental/plurals.xml), for whole
+   numbers (v = 0, so i = n) ----------------------------------------------- */
+
+static fo_plural rule_other(unsigned long long n) { (void)n; return FO_PLURAL_OTHER; }
+
+/* en de nl (and ast et fi fy gl sv...): one: i = 1 and v = 0 */
+static fo_plural rule_germanic(unsigned long long n)
 {
-    if ((unsigned)id >= FO_W_COUNT) return "";
-    char p[9];
-    if (!lang || !primary(lang, p, sizeof p)) return english[id];
-    pthread_once(&once, load);
-    json_t *w = json_object_get(json_object_get(languages, p), keys[id]);
-    return json_is_string(w) ? json_string_value(w) : english[id];
+    return n == 1 ? FO_PLURAL_ONE : FO_PLURAL_OTHER;
 }
 
-size_t fo_word_fill(const char *lang, fo_word_id id, char *buf, size_t cap, size_t nargs,
-                    const char *const *args)
+/* es it pt-PT (ca): one: n = 1 (i = 1 and v = 0); many: e = 0 and i != 0
+   and i % 1000000 = 0 and v = 0 */
+static fo_plural rule_romance(unsigned long long n)
+{
+    if (n == 1) return FO_PLURAL_ONE;
+    return n && n % 1000000 == 0 ? FO_PLURAL_MANY : FO_PLURAL_OTHER;
+}
+
+/* fr pt: one: i = 0,1; many as above */
+static fo_plural rule_french(unsigned long long n)
+{
+    if (n <= 1) return FO_PLURAL_ONE;
+    return n % 1000000 == 0 ? FO_PLURAL_MANY : FO_PLURAL_OTHER;
+}
+
+/* hi (am bn fa gu kn zu): one: i = 0 or n = 1 */
+static fo_plural rule_hindi(unsigned long long n)
+{
+    return n <= 1 ? FO_PLURAL_ONE : FO_PLURAL_OTHER;
+}
+
+/* ar: zero: n = 0; one: n = 1; two: n = 2; few: n % 100 = 3..10;
+   many: n % 100 = 11..99 */
+static fo_plural rule_arabic(unsigned long long n)
+{
+    if (n <= 2) return n == 0 ? FO_PLURAL_ZERO : n == 1 ? FO_PLURAL_ONE : FO_PLURAL_TWO;
+    unsigned long long h = n % 100;
+    return h >= 3 && h <= 10 ? FO_PLURAL_FEW : h >= 11 ? FO_PLURAL_MANY : FO_PLURAL_OTHER;
+}
+
+/* he iw: one: i = 1 and v = 0; two: i = 2 and v = 0 (CLDR 42 dropped
+   "many", CLDR-14634) */
+static fo_plural rule_hebrew(unsigned long long n)
+{
+    return n == 1 ? FO_PLURAL_ONE : n == 2 ? FO_PLURAL_TWO : FO_PLURAL_OTHER;
+}
+
+/* ru uk (be): one: i % 10 = 1 and i % 100 != 11; few: i % 10 = 2..4 and
+   i % 100 != 12..14; many: the rest of the whole numbers */
+static fo_plural rule_slavic(unsigned long long n)
+{
+    unsigned long long t = n % 10, h = n % 100;
+    if (t == 1 && h != 11) return FO_PLURAL_ONE;
+    if (t >= 2 && t <= 4 && (h < 12 || h > 14)) return FO_PLURAL_FEW;
+    return FO_PLURAL_MANY;
+}
+
+/* The rule of primary subtag p in tag lang (pt-PT is not pt's). */
+static fo_plural (*rule_of(const char *p, const char *lang))(unsigned long long)
+{
+    static const struct { const char *lang; fo_plural (*rule)(unsigned long long); } rules[] = {
+        {"en", rule_germanic}, {"de", rule_germanic}, {"nl", rule_germanic},
+        {"es", rule_romance}, {"it", rule_romance}, {"fr", rule_french}, {"pt", rule_french},
+        {"hi", rule_hindi}, {"ar", rule_arabic}, {"he", rule_hebrew}, {"iw", rule_hebrew},
+        {"ru", rule_slavic}, {"uk", rule_slavic}, {"be", rule_slavic},
+    };
+    if (strcmp(p, "pt") == 0 && lang && strcasestr(lang, "-PT")) return rule_romance;
+    for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
+        if (strcmp(p, rules[i].lang) == 0) return rules[i].rule;
+    return rule_other;
+}
+
+fo_plural fo_plural_of(const char *lang, unsigned long long n)
+{
+    char p[9];
+    if (!lang) return rule_germanic(n);
+    if (!primary(lang, p, sizeof p)) return FO_PLURAL_OTHER;
+    return rule_of(p, lang)(n);
+}
+
+/* ---- the one lookup -------------------------------------------------------- */
+
+static const char *const categories[] = {"zero", "one", "two", "few", "many", "other"};
+
+/* Word id of language object l (NULL: none) for count (NULL: the "other"
+ * form) under language tag lang; NULL when l lacks it. */
+static const char *lookup_in(json_t *l, const char *p, const char *lang, fo_word_id id,
+                             const unsigned long long *count)
+{
+    json_t *w = json_object_get(l, keys[id]);
+    if (json_is_string(w)) return json_string_value(w);
+    if (!json_is_object(w)) return NULL;
+    json_t *f = count ? json_object_get(w, categories[rule_of(p, lang)(*count)]) : NULL;
+    if (!json_is_string(f)) f = json_object_get(w, "other");
+    return json_is_string(f) ? json_string_value(f) : NULL;
+}
+
+/* The word in lang's table, else English's, else the compiled-in English. */
+static const char *lookup(const char *lang, fo_word_id id, const unsigned long long *count)
+{
+    if ((unsigned)id >= FO_W_COUNT) return "";
+    pthread_once(&once, load);
+    char p[9];
+    const char *s = NULL;
+    if (lang && primary(lang, p, sizeof p))
+        s = lookup_in(json_object_get(languages, p), p, lang, id, count);
+    if (!s) s = lookup_in(json_object_get(languages, "en"), "en", "en", id, count);
+    return s ? s : english[id];
+}
+
+const char *fo_word(const char *lang, fo_word_id id)
+{
+    return lookup(lang, id, NULL);
+}
+
+size_t fo_word_fill(const char *lang, fo_word_id id, unsigned long long count, char *buf,
+                    size_t cap, size_t nargs, const char *const *args)
 {
     if (!cap) return 0;
     size_t o = 0;
-    for (const char *s = fo_word(lang, id); *s && o + 1 < cap;) {
+    for (const char *s = lookup(lang, id, &count); *s && o + 1 < cap;) {
         if (s[0] == '{' && s[1] >= '1' && s[1] <= '9' && s[2] == '}' && (size_t)(s[1] - '1') < nargs) {
             for (const char *a = args[s[1] - '1']; a && *a && o + 1 < cap;) buf[o++] = *a++;
             s += 3;
@@ -119,6 +225,21 @@ const char *fo_lang_tag(const char *lang)
     return lang ? lang : "en-US";
 }
 
+/* The ISO 15924 script of East Asian language p (primary subtag) in tag
+ * lang: Jpan, Hang, or for Chinese Hant (-Hant, -TW, -HK, -MO) or Hans. */
+static const char *ea_script(const char *p, const char *lang)
+{
+    if (strcmp(p, "ja") == 0) return "Jpan";
+    if (strcmp(p, "ko") == 0) return "Hang";
+    static const char *const hant[] = {"-Hant", "-TW", "-HK", "-MO", NULL};
+    for (size_t i = 0; hant[i]; i++) {
+        const char *s = strcasestr(lang, hant[i]);
+        size_t n = strlen(hant[i]);
+        if (s && (s[n] == '\0' || s[n] == '-')) return "Hant";
+    }
+    return "Hans";
+}
+
 fo_lang_ooxml fo_lang_for_ooxml(const char *lang)
 {
     static const struct { const char *lang, *ea, *cs; } fonts[] = {
@@ -137,7 +258,7 @@ fo_lang_ooxml fo_lang_for_ooxml(const char *lang)
        draw none in right-to-left runs. Those languages keep the body font
        (Liberation Sans has Hebrew) and only say their language. */
     static const char *const cs_only[] = {"he", "iw", "yi", "th", NULL};
-    fo_lang_ooxml o = {fo_lang_tag(lang), "en-US", "ar-SA", NULL, NULL};
+    fo_lang_ooxml o = {fo_lang_tag(lang), "en-US", "ar-SA", NULL, NULL, NULL};
     char p[9];
     if (!lang || !primary(lang, p, sizeof p)) return o;
     for (size_t i = 0; i < sizeof fonts / sizeof *fonts; i++) {
@@ -145,6 +266,7 @@ fo_lang_ooxml fo_lang_for_ooxml(const char *lang)
         o.ea_font = fonts[i].ea;
         o.cs_font = fonts[i].cs;
         if (fonts[i].ea) o.east_asia = lang;
+        if (fonts[i].ea) o.ea_script = ea_script(p, lang);
         if (fonts[i].cs) o.bidi = lang;
     }
     for (size_t i = 0; cs_only[i]; i++)

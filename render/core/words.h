@@ -30,14 +30,35 @@ typedef enum {
     FO_W_COUNT
 } fo_word_id;
 
-/* The word id in language lang (BCP 47; NULL: English). Static text. */
+/* CLDR's cardinal plural categories (Unicode CLDR, common/supplemental/
+ * plurals.xml; LDML, UTS #35 part 3). */
+typedef enum {
+    FO_PLURAL_ZERO, FO_PLURAL_ONE, FO_PLURAL_TWO, FO_PLURAL_FEW, FO_PLURAL_MANY, FO_PLURAL_OTHER
+} fo_plural;
+
+/* The category of the whole number n in language lang by CLDR's rules (one
+ * rule per family: en de nl; es it pt-PT; fr pt; hi; ar; he; ru uk be;
+ * zh ja ko and any other language: "other" only). */
+fo_plural fo_plural_of(const char *lang, unsigned long long n);
+
+/* The word id in language lang (BCP 47; NULL: English), the "other" form
+ * of a counted word. Static text. */
 const char *fo_word(const char *lang, fo_word_id id);
 
-/* fo_word(lang, id) with {1}, {2}, {3} replaced by args[0..nargs) into buf
- * (cap bytes, cut at cap - 1, always terminated when cap > 0). Returns the
- * length written. */
-size_t fo_word_fill(const char *lang, fo_word_id id, char *buf, size_t cap, size_t nargs,
-                    const char *const *args);
+/* fo_word(lang, id) in the form for count with {1}, {2}, {3} replaced by
+ * args[0..nargs) into buf (cap bytes, cut at cap - 1, always terminated when
+ * cap > 0). Returns the length written.
+ *
+ * A word in words.json is a string (one form) or, for a counted word, an
+ * object of CLDR categories ("zero", "one", "two", "few", "many", "other";
+ * "other" required): the form is the one for fo_plural_of(count) in the
+ * language whose words these are ("other" when that form is missing;
+ * English's rule when the word falls back to English). The count is the
+ * number the caller fills in: {3} of FO_W_COLUMNS_OF (all columns), {2} of
+ * FO_W_FIRST_ROWS (all rows), {3} of FO_W_TABLE_LINK and {4} of
+ * FO_W_TABLE_LINK_SHEETS (rows); other words ignore it. */
+size_t fo_word_fill(const char *lang, fo_word_id id, unsigned long long count, char *buf,
+                    size_t cap, size_t nargs, const char *const *args);
 
 /* True when lang is written right to left (ar, he, fa, ur, yi, ps, sd, ug,
  * dv, ckb; "iw" too), or is tagged with such a script (-Arab, -Hebr). */
@@ -59,10 +80,13 @@ const char *fo_lang_tag(const char *lang);
  * defaults en-US / ar-SA), and the font families for East Asian and
  * complex-script text (the ones folio draws them with, text.md), NULL when
  * the language is of neither kind or the font lacks digits (Hebrew, Thai:
- * the theme's body font stays). */
+ * the theme's body font stays); ea_script is the ISO 15924 script a
+ * DrawingML theme lists ea_font under (Jpan, Hans, Hant, Hang: zh-Hant and
+ * zh-TW/HK/MO are Hant), NULL with ea_font. */
 typedef struct {
     const char *latin, *east_asia, *bidi;
     const char *ea_font, *cs_font;
+    const char *ea_script;
 } fo_lang_ooxml;
 fo_lang_ooxml fo_lang_for_ooxml(const char *lang);
 

@@ -296,7 +296,7 @@ static fo_status assemble(fo_docx_ctx *c)
     fo_docx_styles_add(c);
     fo_docx_numbering_add(c);
     fo_docx_settings_add(c, has_toc(c->doc));
-    if (!fo_docx_tpl_theme(c)) fo_pkg_add_theme(p, "word/theme/theme1.xml", c->t);
+    if (!fo_docx_tpl_theme(c)) fo_pkg_add_theme(p, "word/theme/theme1.xml", c->t, NULL);
     return c->err;
 }
 

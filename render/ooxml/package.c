@@ -36,6 +36,7 @@
 #include "render/core/prov.h"
 #include "render/ooxml/package.h"
 #include "render/core/templates.h"
+#include "render/core/words.h"
 
 
 typedef struct {
@@ -574,8 +575,26 @@ void fo_pkg_add_custom_props(fo_pkg *p, const fo_doc *doc, const fo_render_opts 
     fo_pkg_add_rel(p, "", FO_REL_CUSTOM_PROPS, "docProps/custom.xml", false);
 }
 
-void fo_pkg_add_theme(fo_pkg *p, const char *name, const fo_theme *t)
+/* The expanded theme b (*len bytes) with sup inserted before each
+ * </a:majorFont> and </a:minorFont>; takes b, returns a fo_malloc'd copy
+ * (NULL when out of memory). */
+static char *with_supplemental(char *b, size_t *len, const char *sup)
 {
+    fo_buf o = {0};
+    const char *s = b;
+    for (const char *e; (e = strstr(s, "</a:m")) != NULL; s = e + 5) {
+        fo_buf_append(&o, s, (size_t)(e - s));
+        fo_buf_puts(&o, sup);
+        fo_buf_puts(&o, "</a:m");
+    }
+    fo_buf_puts(&o, s);
+    fo_free(b);
+    return fo_buf_take(&o, len);
+}
+
+void fo_pkg_add_theme(fo_pkg *p, const char *name, const fo_theme *t, const char *lang)
+{
+    if (!p || p->err) return;
     char dk1[7], dk2[7], lt1[7], acc[6][7], hl[7];
     fo_rgb_hex(t->text, dk1);
     fo_rgb_hex(t->heading_color, dk2);
@@ -594,7 +613,19 @@ void fo_pkg_add_theme(fo_pkg *p, const char *name, const fo_theme *t)
         "MAJOR_FONT", t->heading.family, "MINOR_FONT", t->body.family,
         NULL
     };
-    fo_pkg_add_template(p, name, FO_CT_THEME, "ooxml/theme1.xml", subst);
+    size_t len = 0;
+    char *b = fo_template_expand("ooxml/theme1.xml", subst, &len);
+    fo_lang_ooxml l = fo_lang_for_ooxml(lang);
+    if (b && l.ea_script) {
+        /* the East Asian font for the document's script, as Office's own
+           themes list theirs (ECMA-376 Part 1, 20.1.4.1.25); the names are
+           folio's own (words.c), nothing to escape */
+        char sup[160];
+        snprintf(sup, sizeof sup, "<a:font script=\"%s\" typeface=\"%s\"/>", l.ea_script, l.ea_font);
+        b = with_supplemental(b, &len, sup);
+    }
+    if (!b) { fo_pkg__fail(p, FO_ERR_NOMEM, NULL); return; }
+    fo_pkg_add_part_take(p, name, FO_CT_THEME, b, len);
 }
 
 /* ---- writing the archive ------------------------------------------------------ */
@@ -609,8 +640,8 @@ typedef struct {
 
 static void zip_fail(writer *w, const char *what, const char *name)
 {
-    char why[160];
-    snprintf(why, sizeof why, "%s %.80s: %.60s", what, name, zip_strerror(w->za));
+    char why[160]; /* what: at most "cannot set attributes of" */
+    snprintf(why, sizeof why, "%.24s %.70s: %.60s", what, name, zip_strerror(w->za));
     fo_pkg__fail(w->p, FO_ERR_IO, why);
 }
 

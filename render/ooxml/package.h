@@ -121,8 +121,12 @@ void fo_pkg_add_app_props(fo_pkg *p, const char *extra_xml);
 void fo_pkg_add_custom_props(fo_pkg *p, const fo_doc *doc, const fo_render_opts *opts);
 /* ppt/theme/theme1.xml-style theme part from templates/ooxml/theme1.xml with
  * the theme's fonts and colors; adds the Override (no relationship: the
- * caller relates it from its main part). */
-void fo_pkg_add_theme(fo_pkg *p, const char *name, const fo_theme *t);
+ * caller relates it from its main part). lang: the document's language
+ * (NULL: none); when it has an East Asian font (fo_lang_for_ooxml's
+ * ea_font), both font collections list that font for its script
+ * (<a:font script="Jpan" typeface=.../>), where runs saying +mn-ea or
+ * +mj-ea find it while the collections' own a:ea stays empty. */
+void fo_pkg_add_theme(fo_pkg *p, const char *name, const fo_theme *t, const char *lang);
 
 /* Writes the archive to the path given to fo_pkg_new. Returns FO_OK or the
  * sticky error, with one diagnostic in d naming the problem. The package

@@ -225,7 +225,7 @@ static void add_fixed_parts(fo_pptx *p)
         if (!xml) { fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory"); return; }
         fo_pkg_add_part_take(p->pkg, name, FO_PPTX_CT_BASE "slideLayout+xml", xml, len);
     }
-    fo_pkg_add_theme(p->pkg, "ppt/theme/theme1.xml", p->t);
+    fo_pkg_add_theme(p->pkg, "ppt/theme/theme1.xml", p->t, p->doc->lang);
     add_props_parts(p);
 }
 

@@ -225,7 +225,9 @@ double fo_pptx_para_height(const fo_pptx_para *para, size_t nlines, bool first);
 bool fo_pptx_para_split(fo_pptx_para *para, uint64_t pos, fo_pptx_para *tail);
 /* Writes <a:p> for para; links get relationships from p->part. */
 void fo_pptx_para_write(fo_pptx *p, const fo_pptx_para *para, bool first);
-/* A run's <a:rPr> (sz pt, flags FO_RUN_*, color, link rel id or NULL). */
+/* A run's <a:rPr> (sz pt, flags FO_RUN_* and FO_PPTX_RUN_EA_THEME, color,
+ * link rel id or NULL). */
+#define FO_PPTX_RUN_EA_THEME 0x100u /* a:ea is +mn-ea: the theme's font for the script */
 void fo_pptx_rpr(fo_pptx *p, double size, unsigned flags, fo_rgb color, const char *rid);
 /* Ends an open a:bodyPr (no autofit), writes the paragraphs of a text body
  * and closes p:txBody and the shape: the common end of every text shape. */

@@ -227,7 +227,8 @@ void fo_pptx_rpr(fo_pptx *p, double size, unsigned flags, fo_rgb color, const ch
     fo_xml_solid_fill(x, rid ? p->t->link : color);
     if (flags & FO_RUN_CODE) fo_xml_leaf(x, "a:latin", "typeface", p->t->mono.family, NULL);
     /* East Asian and complex-script text in the document language's font */
-    if (lang.ea_font) fo_xml_leaf(x, "a:ea", "typeface", lang.ea_font, NULL);
+    if (lang.ea_font)
+        fo_xml_leaf(x, "a:ea", "typeface", flags & FO_PPTX_RUN_EA_THEME ? "+mn-ea" : lang.ea_font, NULL);
     if (lang.cs_font) fo_xml_leaf(x, "a:cs", "typeface", lang.cs_font, NULL);
     if (rid) fo_xml_leaf(x, "a:hlinkClick", "r:id", rid, NULL);
     fo_xml_close(x);
@@ -283,6 +284,13 @@ void fo_pptx_para_write(fo_pptx *p, const fo_pptx_para *para, bool first)
         fo_xml_leaf(x, "a:buNone", NULL);
     }
     fo_xml_close(x); /* a:pPr */
+    /* LibreOffice draws a paragraph's number in the East Asian font of its
+       first character when that is East Asian; Droid Sans Fallback has no
+       digits and the number went missing ("1." drawn as "."). The first run
+       of a numbered paragraph names its East Asian font through the theme
+       (fo_pkg_add_theme lists it for the script), which LibreOffice reads
+       as its default East Asian font, one with digits. */
+    unsigned first_run = para->kind == FO_PPTX_PARA_NUMBER && !para->cont ? FO_PPTX_RUN_EA_THEME : 0;
     for (size_t r = 0; r < para->nruns; r++) {
         const fo_run *run = &para->runs[r];
         unsigned flags = run->flags | (para->bold ? FO_RUN_BOLD : 0);
@@ -295,7 +303,8 @@ void fo_pptx_para_write(fo_pptx *p, const fo_pptx_para *para, bool first)
             while (j < run->len && run->text[j] != '\n') j++;
             if (j > i) {
                 fo_xml_open(x, "a:r", NULL);
-                fo_pptx_rpr(p, para->size, flags, para->color, rid);
+                fo_pptx_rpr(p, para->size, flags | first_run, para->color, rid);
+                first_run = 0;
                 fo_xml_open(x, "a:t", NULL);
                 fo_xml_textn(x, run->text + i, j - i);
                 fo_xml_close(x);

@@ -502,14 +502,10 @@ static void put_table(summary *s, const fo_block *b, const fo_xlsx_table *t)
     snprintf(n, sizeof n, "%zu", rows);
     if (t && t->nparts > 1) {
         const char *args[] = {name, t->parts[0], t->parts[t->nparts - 1], n};
-        fo_word_fill(lang, FO_W_TABLE_LINK_SHEETS, label, len, 4, args);
-    } else if (rows == 1 && !strcmp(fo_word(lang, FO_W_TABLE_LINK), fo_word(NULL, FO_W_TABLE_LINK))) {
-        /* English's singular */
-        snprintf(label, len, "Table: %s \xE2\x86\x92 sheet \xE2\x80\x9C%s\xE2\x80\x9D (1 row)",
-                 name, t ? t->parts[0] : "");
+        fo_word_fill(lang, FO_W_TABLE_LINK_SHEETS, rows, label, len, 4, args);
     } else {
         const char *args[] = {name, t ? t->parts[0] : "", n};
-        fo_word_fill(lang, FO_W_TABLE_LINK, label, len, 3, args);
+        fo_word_fill(lang, FO_W_TABLE_LINK, rows, label, len, 3, args);
     }
     put_sheet_link(s, label, t ? t->parts[0] : "Summary");
     fo_free(label);
@@ -535,7 +531,7 @@ static void put_chart(summary *s, const fo_block *b, lxw_chart *chart, const fo_
     if (ref) {
         char label[FO_XLSX_NAME_CAP + 64];
         const char *args[] = {ref->sheet};
-        fo_word_fill(s->x->doc->lang, FO_W_CHART_DATA, label, sizeof label, 1, args);
+        fo_word_fill(s->x->doc->lang, FO_W_CHART_DATA, 0, label, sizeof label, 1, args);
         put_sheet_link(s, label, ref->sheet);
     }
 }

@@ -366,10 +366,61 @@ def test_the_document_language_in_every_format(rendered, name):
             for r in root.iter(A + "rPr", A + "endParaRPr"):
                 langs.append(r.get("lang"))
             script_fonts += [e.get("typeface") for e in root.iter(A + ("ea" if font_attr == "eastAsia" else "cs"))]
+    script_fonts = [theme_font(z, f) for f in script_fonts]
     assert langs and set(langs) == {lang}
     assert script_fonts and len(set(script_fonts)) == 1
     assert script_fonts[0] in fonts.get(W + font_attr)  # the same font as Word's
     assert pdf_lang(out["pdf"]) == lang
+
+
+def theme_font(z, face):
+    """The typeface a run's a:ea names, through the theme for +mn-ea/+mj-ea:
+    the font its minor/major collection lists for an East Asian script
+    (a:font script="Jpan"/"Hans"/"Hant"/"Hang"); other names as they are."""
+    if face not in ("+mn-ea", "+mj-ea"):
+        return face
+    theme = etree.fromstring(z.read("ppt/theme/theme1.xml"))
+    coll = theme.find(f".//{A}{'minorFont' if face == '+mn-ea' else 'majorFont'}")
+    fonts = {f.get("script"): f.get("typeface") for f in coll.findall(A + "font")}
+    got = [fonts[k] for k in ("Jpan", "Hans", "Hant", "Hang") if k in fonts]
+    return got[0] if len(got) == 1 else None
+
+
+@pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice not installed")
+def test_libreoffice_draws_every_number_of_the_japanese_numbered_list(rendered, tmp_path):
+    """LibreOffice Impress draws a numbered paragraph's number in the East
+    Asian font of its first character; with Droid Sans Fallback (no digits)
+    named there, the first item's "1" fell back to the colour emoji font and
+    was drawn as nothing ("．名古屋店…"). Each number is a word of its own, at
+    the same place as the others, no glyph from the emoji font, and every run
+    still says its East Asian font (directly or through the theme)."""
+    spec, out, _ = rendered("ja_deck.json")
+    items = next(b["items"] for b in spec["blocks"] if b["type"] == "list" and b.get("ordered"))
+    subprocess.run(["soffice", "-env:UserInstallation=file:///tmp/lo-corpus-ja", "--headless",
+                    "--convert-to", "pdf", "--outdir", str(tmp_path), str(out["pptx"])],
+                   check=True, capture_output=True, timeout=300)
+    pdf = tmp_path / (out["pptx"].stem + ".pdf")
+    bbox = subprocess.run(["pdftotext", "-bbox", pdf, "-"], capture_output=True, text=True, check=True).stdout
+    page = next(p for p in bbox.split("<page ") if items[0] in p)
+    words = [(float(x), float(y), w) for x, y, w in
+             re.findall(r'<word xMin="([\d.]+)" yMin="([\d.]+)"[^>]*>([^<]*)</word>', page)]
+    got = []
+    for item in items:
+        line = [w for w in words if w[2] == item]
+        assert len(line) == 1, (item, [w for w in words if item in w[2]])
+        x, y, _ = line[0]
+        before = [w for w in words if abs(w[1] - y) < 1 and w[0] < x]
+        got.append([(w[2], round(w[0])) for w in before])
+    assert [[w for w, _ in g] for g in got] == [["1."], ["2."], ["3."]], got
+    assert len({g[0][1] for g in got}) == 1, got   # the numbers in one column
+    fonts = subprocess.run(["pdffonts", pdf], capture_output=True, text=True, check=True).stdout
+    assert "Emoji" not in fonts, fonts
+    z = zipfile.ZipFile(out["pptx"])
+    for n in z.namelist():
+        if re.match(r"ppt/slides/slide\d+\.xml$", n):
+            for r in etree.fromstring(z.read(n)).iter(A + "r"):
+                ea = r.find(f"{A}rPr/{A}ea")
+                assert ea is not None and theme_font(z, ea.get("typeface")) == "Droid Sans Fallback", n
 
 
 @pytest.mark.parametrize("name", sorted(SCRIPTS))

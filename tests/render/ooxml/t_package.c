@@ -82,7 +82,7 @@ static fo_status finish(fo_pkg *p, const char *theme)
 {
     fo_theme t;
     fo_theme_default(&t);
-    fo_pkg_add_theme(p, theme, &t);
+    fo_pkg_add_theme(p, theme, &t, NULL);
     fo_diags d;
     fo_diags_init(&d);
     fo_status st = mem.on ? fo_pkg_close_memory(p, &mem.data, &mem.len, &d) : fo_pkg_close(p, &d);

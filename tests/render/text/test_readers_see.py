@@ -85,15 +85,77 @@ def parts(path, prefix):
         return {n: z.read(n).decode() for n in z.namelist() if n.startswith(prefix) and n.endswith(".xml")}
 
 
+CATEGORIES = ("zero", "one", "two", "few", "many", "other")
+COUNTED = {"columns_of": 3, "first_rows": 2, "table_link": 3, "table_link_sheets": 4}  # key: counted {n}
+
+
 def test_word_table_is_complete_for_every_language():
     words = json.loads((ROOT / "templates" / "lang" / "words.json").read_text())["languages"]
     assert set(LANGS) <= set(words)
     for lang in LANGS:
         assert set(words[lang]) == set(words["en"]), lang
         assert "{page}" in words[lang]["page_of"] and "{pages}" in words[lang]["page_of"], lang
-        for k in ("columns_of",):
-            assert all(f"{{{i}}}" in words[lang][k] for i in (1, 2, 3)), (lang, k)
-        assert all(f"{{{i}}}" in words[lang]["first_rows"] for i in (1, 2)), lang
+        for k, w in words[lang].items():
+            if isinstance(w, dict):  # plural forms: only counted words, "other" has every argument
+                assert k in COUNTED and "other" in w and set(w) <= set(CATEGORIES), (lang, k)
+                others = [f for c, f in w.items() if c != "other"]
+                assert all(f"{{{i}}}" in f for f in others for i in range(1, COUNTED[k])), (lang, k)
+            else:
+                assert isinstance(w, str), (lang, k)
+        other = {k: w["other"] if isinstance(w, dict) else w for k, w in words[lang].items()}
+        assert all(f"{{{i}}}" in other["columns_of"] for i in (1, 2, 3)), lang
+        assert all(f"{{{i}}}" in other["first_rows"] for i in (1, 2)), lang
+
+
+# Counted words take the form CLDR's plural rules give the count (zero, one,
+# two, few, many, other): the Summary sheet's "(N rows)" for tables of 0 to
+# 101 rows, and the cut note under a table of more than 1,000 rows in Word.
+# The Arabic forms follow CLDR's own Arabic count patterns (e.g. its units:
+# "{0} يوم", "يوم", "يومان", "{0} أيام", "{0} يومًا"; after a preposition the
+# dual is genitive, "خلال يومين").
+COUNTS = (0, 1, 2, 3, 11, 100, 101)
+ROWS_WORD = {
+    "en": ["(0 rows)", "(1 row)", "(2 rows)", "(3 rows)", "(11 rows)", "(100 rows)", "(101 rows)"],
+    "ar": ["(0 صف)", "(صف واحد)", "(صفان)", "(3 صفوف)", "(11 صفًا)", "(100 صف)", "(101 صف)"],
+    "he": ["(0 שורות)", "(שורה אחת)", "(שתי שורות)", "(3 שורות)", "(11 שורות)", "(100 שורות)", "(101 שורות)"],
+    "ru": ["(0 строк)", "(1 строка)", "(2 строки)", "(3 строки)", "(11 строк)", "(100 строк)", "(101 строка)"],
+}
+
+
+def counted_tables_spec(lang, counts, cols=1):
+    return {"folio": 1, "lang": lang, "blocks": [
+        {"type": "table", "caption": f"t{n}", "data": {"columns": [f"c{j}" for j in range(cols)],
+                                                        "rows": [[i] * cols for i in range(n)]}}
+        for n in counts]}
+
+
+@pytest.mark.parametrize("lang", sorted(ROWS_WORD))
+def test_row_counts_in_the_summary_sheet_take_their_plural_form(tmp_path, lang):
+    xl, = render(tmp_path, counted_tables_spec(lang, COUNTS), "xlsx")
+    ws = openpyxl.load_workbook(xl, data_only=True)["Summary"]
+    labels = [c.value for row in ws.iter_rows() for c in row if isinstance(c.value, str) and "t" in c.value]
+    got = []
+    for n in COUNTS:
+        label, = [v for v in labels if f"«t{n}»" in v or f"“t{n}”" in v or f"„t{n}”" in v]
+        got.append(label[label.rindex("("):])
+    assert got == ROWS_WORD[lang]
+
+
+CUT = (1001, 1002, 1003, 1011, 1100)
+CUT_WORDS = {
+    "en": ["of 1,001 rows;", "of 1,002 rows;", "of 1,003 rows;", "of 1,011 rows;", "of 1,100 rows;"],
+    "ar": ["من 1,001 صف؛", "من 1,002 صف؛", "من 1,003 صفوف؛", "من 1,011 صفًا؛", "من 1,100 صف؛"],
+    "ru": ["из 1,001 строки;", "из 1,002 строк;", "из 1,003 строк;", "из 1,011 строк;", "из 1,100 строк;"],
+}
+
+
+@pytest.mark.parametrize("lang", sorted(CUT_WORDS))
+def test_the_cut_note_counts_rows_in_their_plural_form(tmp_path, lang):
+    dx, = render(tmp_path, counted_tables_spec(lang, CUT), "docx")
+    notes = [p.text for p in docx.Document(str(dx)).paragraphs if "1,000" in p.text]
+    assert len(notes) == len(CUT), notes
+    for note, want in zip(notes, CUT_WORDS[lang]):
+        assert want in note, (note, want)
 
 
 @need_poppler
@@ -180,7 +242,7 @@ def test_chart_data_link_in_italian(tmp_path):
     spec["blocks"].insert(0, {"type": "table", "caption": "Vendite", "data": {"columns": ["a"], "rows": [[1]]}})
     xl, = render(tmp_path, spec, "xlsx", name="t")
     values = [c.value for ws in openpyxl.load_workbook(xl).worksheets for row in ws.iter_rows() for c in row if c.value]
-    assert "Tabella: Vendite \u2192 foglio \u00abVendite\u00bb (1 righe)" in values, values
+    assert "Tabella: Vendite \u2192 foglio \u00abVendite\u00bb (1 riga)" in values, values
 
 
 @pytest.mark.parametrize("key,value,pointer", [("lang", "english_US", "/lang"), ("lang", "d", "/lang"),
