@@ -11,12 +11,9 @@
  * only text antialiasing adds colors. Anything else is 8-bit RGB (RGBA).
  * Each row is filtered with "Up" (difference to the row above): chart
  * backgrounds and bars are vertical runs of one color, which Up turns into
- * zeros, and the horizontal runs that remain deflate finds at its fastest
- * level. The stream is libdeflate's (level 1, the same library and whole-
- * buffer call as the PDF's streams), no longer zlib's run-length strategy
- * (Z_RLE): on 50 charts of each kind (callgrind, 2026-12-06) 18% fewer
- * instructions for bar and 22% for line charts, files 2% larger for the
- * palette (bar) charts and 5% smaller for the RGB (line) ones.
+ * zeros, and what remains is deflated by rle.c: runs of one byte and
+ * literals, one dynamic-Huffman block (libdeflate's level 1 until issue 39,
+ * which spent most of a chart's encoding time matching through zeros).
  *
  * Measured with zlib (800x500, encode CPU best of 40, one core):
  *   12x3 column chart, 219 colors: palette+Up+RLE 6.9 KB 0.5 ms; as RGB,
@@ -33,14 +30,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <libdeflate.h>
 #include <zlib.h>
 
 #include "render/png/png_encode.h"
 
 #define PNG_FILTER_UP 2
-/* libdeflate's fastest level (its header says so: 78 01) */
-#define PNG_LEVEL 1
 
 static void put32(unsigned char *p, uint32_t v)
 {
@@ -230,27 +224,6 @@ static bool palette_rows(const unsigned char *pixels, int width, int height, int
 
 /* ---- the file -------------------------------------------------------------------- */
 
-/* Deflates src[0..n) as one zlib stream (header, deflate, Adler-32) into
- * out, straight into a worst-case reservation. Returns FO_OK or an error. */
-static fo_status zlib_stream(const unsigned char *src, size_t n, fo_buf *out)
-{
-    struct libdeflate_compressor *z = libdeflate_alloc_compressor(PNG_LEVEL);
-    if (!z) return FO_ERR_NOMEM;
-    fo_status st = FO_OK;
-    size_t bound = libdeflate_zlib_compress_bound(z, n);
-    fo_buf_append(out, NULL, bound);
-    if (out->failed) {
-        st = FO_ERR_NOMEM;
-    } else {
-        out->len -= bound;
-        size_t got = libdeflate_zlib_compress(z, src, n, out->data + out->len, bound);
-        if (got) out->len += got;
-        else st = FO_ERR_INTERNAL;
-    }
-    libdeflate_free_compressor(z);
-    return st;
-}
-
 fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int stride,
                         bool alpha, double dpi, fo_buf *out)
 {
@@ -303,7 +276,7 @@ fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int 
     fo_buf_append(out, hdr, 8);
     size_t n = ((indexed ? (size_t)width : rowlen) + 1) * (size_t)height;
     if (out->failed) { st = FO_ERR_NOMEM; goto cleanup; }
-    st = zlib_stream(filt, n, out);
+    st = fo_png_zlib_rle(filt, n, out);
     if (st != FO_OK) goto cleanup;
     chunk_finish(out, start, "IDAT");
     chunk(out, "IEND", NULL, 0);

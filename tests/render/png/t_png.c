@@ -15,9 +15,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "render/render.h"
 #include "render/core/text.h"
+#include "render/png/png_encode.h"
 #include "tests/render/chart/fixture.h"
 #include "tests/check_run.h"
 
@@ -320,6 +322,50 @@ START_TEST(one_file_per_chart)
 }
 END_TEST
 
+/* The run-length deflate stream (rle.c) inflates, with zlib, to exactly its
+ * input: one byte; runs around the 3-byte minimum and the 258-byte longest
+ * match (259 and 260 must split without a short tail); runs of every byte
+ * value; pseudo-random bytes (every literal, long codes); and all of it
+ * together. */
+static void rle_roundtrip(const unsigned char *src, size_t n)
+{
+    fo_buf b = {0};
+    fo_buf_append(&b, "xy", 2); /* appends after what is there */
+    ck_assert_int_eq(fo_png_zlib_rle(src, n, &b), FO_OK);
+    ck_assert(!b.failed);
+    ck_assert_mem_eq(b.data, "xy", 2);
+    uLongf got = (uLongf)n;
+    unsigned char *back = fo_malloc(n + 1);
+    ck_assert_int_eq(uncompress(back, &got, (const unsigned char *)b.data + 2, (uLong)(b.len - 2)), Z_OK);
+    ck_assert_uint_eq(got, n);
+    ck_assert_mem_eq(back, src, n);
+    fo_free(back);
+    fo_buf_free(&b);
+}
+
+START_TEST(rle_stream_inflates_to_its_input)
+{
+    enum { N = 300000 };
+    unsigned char *src = fo_malloc(N), *p = src;
+    ck_assert_ptr_nonnull(src);
+    rle_roundtrip((const unsigned char *)"\x02", 1);
+    rle_roundtrip((const unsigned char *)"\0\0\0\0", 4);
+    for (int len = 1; len <= 600; len++) { /* byte, run of len, other byte */
+        p[0] = 7;
+        memset(p + 1, len % 3 ? 0 : 0xFF, (size_t)len);
+        p[len + 1] = 9;
+        rle_roundtrip(p, (size_t)len + 2);
+        p += len + 2;
+    }
+    for (int v = 0; v < 256; v++) { memset(p, v, 40 + v); p += 40 + v; }
+    uint32_t x = 12345;
+    while (p < src + N) { x = x * 1103515245u + 12345u; *p++ = (unsigned char)(x >> 16); }
+    rle_roundtrip(p - 50000, 50000);
+    rle_roundtrip(src, N);
+    fo_free(src);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("png");
@@ -331,6 +377,7 @@ int main(void)
     tcase_add_test(tc, reference_images);
     tcase_add_test(tc, cjk_labels_use_fallback_font);
     tcase_add_test(tc, out_of_memory);
+    tcase_add_test(tc, rle_stream_inflates_to_its_input);
     tcase_add_test(tc, one_file_per_chart);
     suite_add_tcase(s, tc);
     return fo_check_run(s);

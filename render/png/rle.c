@@ -1,0 +1,347 @@
+/* rle.c — the PNG's zlib stream: run-length deflate, one dynamic-Huffman
+ * block (see png_encode.h, fo_png_zlib_rle).
+ *
+ * Why not libdeflate's level 1 (used until issue 39): an "Up"-filtered chart
+ * is mostly zero bytes, yet a general LZ77 match finder hashes its way
+ * through every one of them. On 20 charts of each kind (callgrind,
+ * 2026-12-06) it was ~15 M instructions of a line chart's ~25 M (1.2 MB of
+ * RGB rows) and ~5 M of a bar chart's ~9.4 M. Here the only matches are
+ * runs of one byte (distance 1, what zlib's Z_RLE strategy finds), found 16
+ * bytes at a time; everything else is a literal. The files are a few
+ * percent larger than libdeflate's, about as large as zlib's Z_RLE ones
+ * that folio wrote before libdeflate.
+ *
+ * The stream: zlib header 78 01, one final block with dynamic Huffman codes
+ * (literal/length codes from this image's counts, at most 15 bits; two
+ * one-bit distance codes, of which only distance 1 is used), Adler-32.
+ * Deterministic: the codes depend only on the bytes. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libdeflate.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "render/png/png_encode.h"
+
+#define MIN_RUN 3   /* deflate's shortest match */
+#define MAX_MATCH 258
+#define NLITLEN 286 /* literal/length symbols 0..285 */
+#define NCLEN 19    /* code length symbols */
+
+/* literals src[lit .. lit + nlit), then a run of nrun copies of the byte
+ * before it (nrun 0: none, only at the end) */
+typedef struct {
+    uint32_t lit, nlit, nrun;
+} seq;
+
+/* the length symbol (257..285), its extra bits and their value, by length */
+typedef struct {
+    uint16_t sym;
+    uint8_t nextra;
+    uint8_t extra;
+} lencode;
+
+static lencode lencodes[MAX_MATCH + 1];
+
+static void lencodes_init(void)
+{
+    static const uint16_t base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+                                      31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+    static const uint8_t nextra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+                                       2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+    for (int c = 0; c < 29; c++) {
+        int end = c == 28 ? MAX_MATCH : base[c + 1] - 1;
+        for (int len = base[c]; len <= end; len++)
+            lencodes[len] = (lencode){(uint16_t)(257 + c), nextra[c], (uint8_t)(len - base[c])};
+    }
+}
+
+/* The next match length of a run of n >= MIN_RUN bytes: at most 258, and
+ * never leaving a tail shorter than MIN_RUN. */
+static uint32_t run_piece(uint32_t n)
+{
+    if (n <= MAX_MATCH) return n;
+    return n - MAX_MATCH < MIN_RUN ? n - MIN_RUN : MAX_MATCH;
+}
+
+/* Length of the run at src[i..n) of bytes equal to src[i - 1] (i >= 1). */
+static size_t run_len(const unsigned char *src, size_t i, size_t n)
+{
+    size_t j = i;
+#if defined(__SSE2__)
+    while (j + 16 <= n) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(src + j));
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(src + j - 1));
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)) ^ 0xFFFFu;
+        if (m) return j + (size_t)__builtin_ctz(m) - i;
+        j += 16;
+    }
+#endif
+    while (j < n && src[j] == src[j - 1]) j++;
+    return j - i;
+}
+
+/* Splits src[0..n) into literals and runs, counting the symbols in freq.
+ * Returns the number of sequences in *out (fo_malloc'd), or -1 when out
+ * of memory. */
+static long tokenize(const unsigned char *src, size_t n, uint32_t *freq, seq **out)
+{
+    seq *s = NULL;
+    size_t ns = 0, cap = 0, lit = 0, i = 1;
+    while (i < n) {
+        if (src[i] != src[i - 1]) { i++; continue; }
+        size_t r = run_len(src, i, n);
+        if (r < MIN_RUN) { i += r; continue; }
+        if (ns == cap && !fo_grow((void **)&s, &cap, ns + 1, 1024, sizeof *s)) {
+            fo_free(s);
+            return -1;
+        }
+        s[ns++] = (seq){(uint32_t)lit, (uint32_t)(i - lit), (uint32_t)r};
+        for (size_t k = lit; k < i; k++) freq[src[k]]++;
+        for (uint32_t left = (uint32_t)r; left;) {
+            uint32_t p = run_piece(left);
+            freq[lencodes[p].sym]++;
+            left -= p;
+        }
+        i += r;
+        lit = i;
+    }
+    if (ns == cap && !fo_grow((void **)&s, &cap, ns + 1, 1024, sizeof *s)) {
+        fo_free(s);
+        return -1;
+    }
+    s[ns++] = (seq){(uint32_t)lit, (uint32_t)(n - lit), 0};
+    for (size_t k = lit; k < n; k++) freq[src[k]]++;
+    *out = s;
+    return (long)ns;
+}
+
+/* ---- Huffman codes ------------------------------------------------------------ */
+
+typedef struct {
+    uint64_t w;
+    uint32_t sym;
+} leaf;
+
+static int leaf_cmp(const void *a, const void *b)
+{
+    const leaf *x = a, *y = b;
+    if (x->w != y->w) return x->w < y->w ? -1 : 1;
+    return x->sym < y->sym ? -1 : x->sym > y->sym;
+}
+
+/* Code lengths len[0..n) (n <= NLITLEN) of a Huffman code for the counts
+ * freq, none longer than limit: the counts are halved until the tree is
+ * shallow enough. At least two symbols must have counts. */
+static void huff_lengths(const uint32_t *freq, int n, int limit, uint8_t *len)
+{
+    uint64_t f[NLITLEN];
+    for (int i = 0; i < n; i++) f[i] = freq[i];
+    for (;;) {
+        leaf lv[NLITLEN];
+        uint64_t w[2 * NLITLEN];
+        int parent[2 * NLITLEN], depth[2 * NLITLEN], m = 0;
+        for (int i = 0; i < n; i++)
+            if (f[i]) lv[m++] = (leaf){f[i], (uint32_t)i};
+        qsort(lv, (size_t)m, sizeof *lv, leaf_cmp);
+        for (int k = 0; k < m; k++) w[k] = lv[k].w;
+        /* two queues: leaves by weight, then inner nodes in the order made */
+        int li = 0, ii = m, next = m;
+        while (next < 2 * m - 1) {
+            int a = li < m && (ii >= next || w[li] <= w[ii]) ? li++ : ii++;
+            int b = li < m && (ii >= next || w[li] <= w[ii]) ? li++ : ii++;
+            w[next] = w[a] + w[b];
+            parent[a] = parent[b] = next++;
+        }
+        depth[2 * m - 2] = 0;
+        int deepest = 0;
+        for (int k = 2 * m - 3; k >= 0; k--) {
+            depth[k] = depth[parent[k]] + 1;
+            if (depth[k] > deepest) deepest = depth[k];
+        }
+        if (deepest <= limit) {
+            memset(len, 0, (size_t)n);
+            for (int k = 0; k < m; k++) len[lv[k].sym] = (uint8_t)depth[k];
+            return;
+        }
+        for (int i = 0; i < n; i++)
+            if (f[i]) f[i] = (f[i] + 1) / 2;
+    }
+}
+
+/* Canonical codes of lengths len[0..n), bit-reversed for LSB-first output. */
+static void huff_codes(const uint8_t *len, int n, uint16_t *code)
+{
+    int count[16] = {0}, next[16];
+    for (int i = 0; i < n; i++) count[len[i]]++;
+    count[0] = 0;
+    next[0] = 0;
+    for (int b = 1; b < 16; b++) next[b] = (next[b - 1] + count[b - 1]) << 1;
+    for (int i = 0; i < n; i++) {
+        if (!len[i]) { code[i] = 0; continue; }
+        unsigned c = (unsigned)next[len[i]]++, r = 0;
+        for (int b = 0; b < len[i]; b++) r |= ((c >> b) & 1u) << (len[i] - 1 - b);
+        code[i] = (uint16_t)r;
+    }
+}
+
+/* ---- bits ------------------------------------------------------------------------ */
+
+typedef struct {
+    unsigned char *o;
+    uint64_t acc;
+    int cnt;
+} bits;
+
+/* Appends the low n (<= 32) bits of v, first bit first. */
+static inline void put(bits *b, uint32_t v, int n)
+{
+    b->acc |= (uint64_t)v << b->cnt;
+    b->cnt += n;
+    if (b->cnt >= 32) {
+        b->o[0] = (unsigned char)b->acc;
+        b->o[1] = (unsigned char)(b->acc >> 8);
+        b->o[2] = (unsigned char)(b->acc >> 16);
+        b->o[3] = (unsigned char)(b->acc >> 24);
+        b->o += 4;
+        b->acc >>= 32;
+        b->cnt -= 32;
+    }
+}
+
+static void flush(bits *b)
+{
+    while (b->cnt > 0) {
+        *b->o++ = (unsigned char)b->acc;
+        b->acc >>= 8;
+        b->cnt -= 8;
+    }
+    b->cnt = 0;
+}
+
+/* ---- the block header ------------------------------------------------------------- */
+
+/* The code lengths all[0..n) as code length symbols (16: repeat the last
+ * 3-6 times, 17: 3-10 zeros, 18: 11-138 zeros), symbol | extra << 8. */
+static int clen_symbols(const uint8_t *all, int n, uint16_t *out)
+{
+    int k = 0;
+    for (int i = 0; i < n;) {
+        int v = all[i], run = 1;
+        while (i + run < n && all[i + run] == v) run++;
+        i += run;
+        if (v == 0) {
+            while (run >= 11) {
+                int r = run > 138 ? 138 : run;
+                out[k++] = (uint16_t)(18 | (r - 11) << 8);
+                run -= r;
+            }
+            if (run >= 3) {
+                out[k++] = (uint16_t)(17 | (run - 3) << 8);
+                run = 0;
+            }
+        } else {
+            out[k++] = (uint16_t)v;
+            run--;
+            while (run >= 3) {
+                int r = run > 6 ? 6 : run;
+                out[k++] = (uint16_t)(16 | (r - 3) << 8);
+                run -= r;
+            }
+        }
+        while (run-- > 0) out[k++] = (uint16_t)v;
+    }
+    return k;
+}
+
+/* Writes BFINAL, BTYPE = dynamic and the code tables. */
+static void block_header(bits *b, const uint8_t *litlen, int nlit)
+{
+    static const uint8_t order[NCLEN] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+    static const uint8_t nextra[3] = {2, 3, 7};
+    uint8_t all[NLITLEN + 2];
+    memcpy(all, litlen, (size_t)nlit);
+    all[nlit] = all[nlit + 1] = 1; /* distance codes 0 (distance 1) and 1 */
+    uint16_t sym[NLITLEN + 2];
+    int nsym = clen_symbols(all, nlit + 2, sym);
+    uint32_t freq[NCLEN] = {0};
+    for (int i = 0; i < nsym; i++) freq[sym[i] & 0xFF]++;
+    int used = 0;
+    for (int i = 0; i < NCLEN; i++) used += freq[i] != 0;
+    if (used < 2) freq[freq[0] ? 1 : 0]++; /* a code needs two symbols */
+    uint8_t len[NCLEN];
+    uint16_t code[NCLEN];
+    huff_lengths(freq, NCLEN, 7, len);
+    huff_codes(len, NCLEN, code);
+    int nclen = NCLEN;
+    while (nclen > 4 && len[order[nclen - 1]] == 0) nclen--;
+    put(b, 1 | 2 << 1, 3);                      /* final block, dynamic codes */
+    put(b, (uint32_t)(nlit - 257), 5);
+    put(b, 2 - 1, 5);                           /* two distance codes */
+    put(b, (uint32_t)(nclen - 4), 4);
+    for (int i = 0; i < nclen; i++) put(b, len[order[i]], 3);
+    for (int i = 0; i < nsym; i++) {
+        int s = sym[i] & 0xFF;
+        put(b, code[s], len[s]);
+        if (s >= 16) put(b, sym[i] >> 8, nextra[s - 16]);
+    }
+}
+
+/* ---- the stream -------------------------------------------------------------------- */
+
+fo_status fo_png_zlib_rle(const unsigned char *src, size_t n, fo_buf *out)
+{
+    if (n == 0 || n > UINT32_MAX) return FO_ERR_INTERNAL;
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, lencodes_init);
+    uint32_t freq[NLITLEN] = {0};
+    seq *s = NULL;
+    long ns = tokenize(src, n, freq, &s);
+    if (ns < 0) return FO_ERR_NOMEM;
+    freq[256] = 1; /* end of block */
+    uint8_t len[NLITLEN];
+    uint16_t code[NLITLEN];
+    huff_lengths(freq, NLITLEN, 15, len); /* EOB and src[0] have counts: >= 2 symbols */
+    huff_codes(len, NLITLEN, code);
+    int nlit = NLITLEN;
+    while (len[nlit - 1] == 0) nlit--;
+    /* room: the coded symbols, their extra bits (<= 5) and distance bit,
+     * the header (< 320 symbols of <= 7 + 7 bits, plus 76 bits) and the
+     * zlib wrapping */
+    uint64_t nbits = 0;
+    for (int i = 0; i < NLITLEN; i++) nbits += (uint64_t)freq[i] * (len[i] + (i > 256 ? 6 : 0));
+    size_t room = (size_t)(nbits / 8) + 640 + 16;
+    if (!fo_buf_reserve(out, room)) {
+        fo_free(s);
+        return FO_ERR_NOMEM;
+    }
+    unsigned char *start = (unsigned char *)out->data + out->len;
+    start[0] = 0x78;
+    start[1] = 0x01;
+    bits b = {start + 2, 0, 0};
+    block_header(&b, len, nlit < 257 ? 257 : nlit);
+    for (long k = 0; k < ns; k++) {
+        const unsigned char *p = src + s[k].lit, *e = p + s[k].nlit;
+        for (; p < e; p++) put(&b, code[*p], len[*p]);
+        for (uint32_t left = s[k].nrun; left;) {
+            uint32_t piece = run_piece(left);
+            const lencode *c = &lencodes[piece];
+            /* length code, its extra bits, distance code 0 (one 0 bit) */
+            put(&b, code[c->sym] | (uint32_t)c->extra << len[c->sym], len[c->sym] + c->nextra + 1);
+            left -= piece;
+        }
+    }
+    put(&b, code[256], len[256]);
+    flush(&b);
+    uint32_t adler = libdeflate_adler32(1, src, n);
+    for (int i = 3; i >= 0; i--) *b.o++ = (unsigned char)(adler >> (8 * i));
+    out->len = (size_t)(b.o - (unsigned char *)out->data);
+    out->data[out->len] = 0;
+    fo_free(s);
+    return FO_OK;
+}
