@@ -85,63 +85,12 @@ void fo_png_add_text(fo_buf *out, const char *keyword, const char *text)
     fo_buf_append(out, iend, 12);
 }
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-/* The Up difference of pixel p over q as R G B at o, all three bytes at once
- * (SWAR: per byte p - q mod 256), plus a fourth byte that the next pixel
- * overwrites (the buffer has one byte past its last row for the last one). */
-static inline void up_rgb(uint32_t p, uint32_t q, unsigned char *o)
-{
-    uint32_t d = ((p | 0x80808080u) - (q & 0x7F7F7F7Fu)) ^ ((p ^ ~q) & 0x80808080u);
-    uint32_t rgb = __builtin_bswap32(d) >> 8;
-    memcpy(o, &rgb, 4);
-}
-#endif
-
-/* One row of native-endian cairo pixels as filter byte + "Up"-filtered
- * RGB(A) bytes: each byte minus the same byte of the row above (prev NULL
- * for the first row). Alpha surfaces are un-premultiplied first. */
-static void filter_row(const uint32_t *px, const uint32_t *prev, int width, bool alpha,
-                       unsigned char *o)
+/* One row of native-endian premultiplied ARGB32 pixels as filter byte +
+ * "Up"-filtered RGBA bytes: each byte minus the same byte of the row above
+ * (prev NULL for the first row), un-premultiplied first. */
+static void filter_row_rgba(const uint32_t *px, const uint32_t *prev, int width, unsigned char *o)
 {
     *o++ = PNG_FILTER_UP;
-    if (!alpha) {
-        if (!prev) {
-            for (int x = 0; x < width; x++, o += 3) {
-                uint32_t p = px[x];
-                o[0] = (unsigned char)(p >> 16);
-                o[1] = (unsigned char)(p >> 8);
-                o[2] = (unsigned char)p;
-            }
-            return;
-        }
-        if (memcmp(px, prev, (size_t)width * 4) == 0) { /* a row like the one above */
-            memset(o, 0, (size_t)width * 3);
-            return;
-        }
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        static const unsigned char zero[12];
-        int x = 0;
-        for (; x + 4 <= width; x += 4, o += 12) {
-            uint64_t a[2], b[2];
-            memcpy(a, px + x, 16);
-            memcpy(b, prev + x, 16);
-            if (a[0] == b[0] && a[1] == b[1]) { /* four pixels like those above: most */
-                memcpy(o, zero, 12);
-                continue;
-            }
-            for (int k = 0; k < 4; k++) up_rgb(px[x + k], prev[x + k], o + 3 * k);
-        }
-        for (; x < width; x++, o += 3) up_rgb(px[x], prev[x], o);
-#else
-        for (int x = 0; x < width; x++, o += 3) {
-            uint32_t p = px[x], q = prev[x];
-            o[0] = (unsigned char)((p >> 16) - (q >> 16));
-            o[1] = (unsigned char)((p >> 8) - (q >> 8));
-            o[2] = (unsigned char)(p - q);
-        }
-#endif
-        return;
-    }
     for (int x = 0; x < width; x++, o += 4) {
         unsigned char c[2][4];
         for (int k = 0; k < 2; k++) {
@@ -157,6 +106,95 @@ static void filter_row(const uint32_t *px, const uint32_t *prev, int width, bool
         }
         for (int j = 0; j < 4; j++) o[j] = (unsigned char)(c[0][j] - c[1][j]);
     }
+}
+
+/* ---- the pixels unlike the one above -------------------------------------- */
+
+/* Their x, row by row: row y's are x[row[y] .. row[y + 1]). In row 0 every
+ * pixel counts (the Up filter's row above it is zeros). Only these pixels
+ * give "Up" bytes that are not zero: charts have a few percent of them. */
+typedef struct {
+    uint32_t *x, *row;
+    size_t n, cap;
+} changes;
+
+static const uint32_t *pixel_row(const unsigned char *pixels, int stride, int y)
+{
+    return (const uint32_t *)(const void *)(pixels + (size_t)y * (size_t)stride);
+}
+
+/* Fills c (fo_malloc'd arrays, the caller frees); false when out of memory. */
+static bool find_changes(const unsigned char *pixels, int width, int height, int stride, changes *c)
+{
+    c->row = fo_malloc(((size_t)height + 1) * sizeof *c->row);
+    if (!c->row) return false;
+    for (int y = 0; y < height; y++) {
+        c->row[y] = (uint32_t)c->n;
+        const uint32_t *px = pixel_row(pixels, stride, y), *up = y ? pixel_row(pixels, stride, y - 1) : NULL;
+        if (up && memcmp(px, up, (size_t)width * 4) == 0) continue; /* most rows of a chart */
+        if (c->n + (size_t)width > c->cap) {
+            size_t cap = c->cap ? c->cap : 4 * (size_t)width;
+            while (cap < c->n + (size_t)width) cap *= 2;
+            uint32_t *x = fo_realloc(c->x, cap * sizeof *x);
+            if (!x) return false;
+            c->x = x;
+            c->cap = cap;
+        }
+        int x = 0;
+        if (up)
+            for (; x + 8 <= width; x += 8) { /* eight pixels like those above: most */
+                uint64_t a[4], b[4];
+                memcpy(a, px + x, 32);
+                memcpy(b, up + x, 32);
+                if (((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3])) == 0) continue;
+                for (int k = x; k < x + 8; k++)
+                    if (px[k] != up[k]) c->x[c->n++] = (uint32_t)k;
+            }
+        for (; x < width; x++)
+            if (!up || px[x] != up[x]) c->x[c->n++] = (uint32_t)x;
+    }
+    c->row[height] = (uint32_t)c->n;
+    return true;
+}
+
+/* Feeds the Up-filtered image to r, one row at a time: the filter byte, and
+ * for each run of changed pixels the zeros before it and its bytes (bpp 3:
+ * RGB differences; bpp 1: palette index differences, idx[] of each change,
+ * cur[] the index row above, updated). */
+static void put_rows(fo_rle *r, const unsigned char *pixels, int width, int height, int stride,
+                     const changes *c, const unsigned char *idx, unsigned char *cur)
+{
+    static const unsigned char up = PNG_FILTER_UP;
+    size_t bpp = idx ? 1 : 3, gap = 0;
+    unsigned char buf[3 * 128];
+    for (int y = 0; y < height; y++) {
+        const uint32_t *px = pixel_row(pixels, stride, y), *above = y ? pixel_row(pixels, stride, y - 1) : NULL;
+        fo_rle_put(r, gap, &up, 1);
+        gap = 0;
+        size_t nb = 0;
+        uint32_t next = 0;
+        for (size_t k = c->row[y]; k < c->row[y + 1]; k++) {
+            uint32_t x = c->x[k];
+            if (x != next || nb + 3 > sizeof buf) {
+                if (nb) fo_rle_put(r, gap, buf, nb);
+                gap = bpp * (x - next);
+                nb = 0;
+            }
+            if (idx) {
+                buf[nb++] = (unsigned char)(idx[k] - cur[x]);
+                cur[x] = idx[k];
+            } else {
+                uint32_t p = px[x], q = above ? above[x] : 0;
+                buf[nb++] = (unsigned char)((p >> 16) - (q >> 16));
+                buf[nb++] = (unsigned char)((p >> 8) - (q >> 8));
+                buf[nb++] = (unsigned char)(p - q);
+            }
+            next = x + 1;
+        }
+        if (nb) fo_rle_put(r, gap, buf, nb), gap = 0;
+        gap += bpp * ((size_t)width - next);
+    }
+    if (gap) fo_rle_put(r, gap, NULL, 0);
 }
 
 /* ---- palette ---------------------------------------------------------------- */
@@ -185,39 +223,27 @@ static int palette_index(palette *p, uint32_t c)
     return p->n++;
 }
 
-/* Writes the whole image as Up-filtered palette rows (filter byte + width
- * indices each) into filt; returns false as soon as a 257th color appears.
- * A pixel row equal to the one above becomes zeros without any lookup. */
-static bool palette_rows(const unsigned char *pixels, int width, int height, int stride,
-                         palette *p, unsigned char *rows, unsigned char *filt)
+/* The palette index of every changed pixel into idx[0..c->n), the colors
+ * into p; false as soon as a 257th color appears. Pixels like the one above
+ * have its index: they add no color. */
+static bool palette_of(const unsigned char *pixels, int height, int stride, const changes *c,
+                       palette *p, unsigned char *idx)
 {
-    unsigned char *prev = rows, *cur = rows + width;
-    memset(prev, 0, (size_t)width); /* the row above the first is zeros */
     memset(p->slot, 0xFF, sizeof p->slot);
     p->n = 0;
     for (int y = 0; y < height; y++) {
-        const uint32_t *px = (const uint32_t *)(const void *)(pixels + (size_t)y * (size_t)stride);
-        unsigned char *o = filt + (size_t)y * ((size_t)width + 1);
-        *o++ = PNG_FILTER_UP;
-        if (y > 0 && memcmp(px, (const unsigned char *)px - stride, (size_t)width * 4) == 0) {
-            memset(o, 0, (size_t)width);
-            continue;
-        }
-        uint32_t last = (px[0] & 0xFFFFFF) ^ 1; /* differs from the first pixel */
-        int idx = 0;
-        for (int x = 0; x < width; x++) {
-            uint32_t c = px[x] & 0xFFFFFF;
-            if (c != last) {
-                idx = palette_index(p, c);
-                if (idx < 0) return false;
-                last = c;
+        const uint32_t *px = pixel_row(pixels, stride, y);
+        uint32_t last = 0x1000000; /* no color */
+        int i = 0;
+        for (size_t k = c->row[y]; k < c->row[y + 1]; k++) {
+            uint32_t col = px[c->x[k]] & 0xFFFFFF;
+            if (col != last) {
+                i = palette_index(p, col);
+                if (i < 0) return false;
+                last = col;
             }
-            cur[x] = (unsigned char)idx;
-            o[x] = (unsigned char)(idx - prev[x]);
+            idx[k] = (unsigned char)i;
         }
-        unsigned char *t = prev;
-        prev = cur;
-        cur = t;
     }
     return true;
 }
@@ -229,22 +255,32 @@ fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int 
 {
     static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
     if (width <= 0 || height <= 0) return FO_ERR_INTERNAL;
-    size_t bpp = alpha ? 4 : 3, rowlen = (size_t)width * bpp;
-    /* the filtered image: palette rows when they fit, else RGB(A) rows. Sized
-     * for RGB(A) at once: the pages palette rows leave untouched are never
-     * committed, so this costs address space only, and there is no resize. */
-    unsigned char *filt = fo_malloc((rowlen + 1) * (size_t)height + 1); /* + filter_row's spill */
-    unsigned char *rows = alpha ? NULL : fo_malloc(2 * (size_t)width);
-    palette *pal = alpha ? NULL : fo_malloc(sizeof *pal);
+    size_t rowlen = (size_t)width * 4;
+    /* RGBA: the filtered image, deflated whole. Opaque: only the changed
+     * pixels are looked at, as palette indices when they fit. */
+    unsigned char *filt = NULL, *idx = NULL, *cur = NULL;
+    palette *pal = NULL;
+    changes c = {0};
+    fo_rle r;
+    fo_rle_init(&r);
+    bool indexed = false;
     fo_status st = FO_OK;
-    if (!filt || (!alpha && (!rows || !pal))) { st = FO_ERR_NOMEM; goto cleanup; }
-    bool indexed = !alpha && palette_rows(pixels, width, height, stride, pal, rows, filt);
-    if (!indexed)
-        for (int y = 0; y < height; y++) {
-            const uint32_t *row = (const uint32_t *)(const void *)(pixels + (size_t)y * (size_t)stride);
-            filter_row(row, y ? (const uint32_t *)(const void *)((const unsigned char *)row - stride) : NULL,
-                       width, alpha, filt + (size_t)y * (rowlen + 1));
+    if (alpha) {
+        filt = fo_malloc((rowlen + 1) * (size_t)height);
+        if (!filt) { st = FO_ERR_NOMEM; goto cleanup; }
+        for (int y = 0; y < height; y++)
+            filter_row_rgba(pixel_row(pixels, stride, y), y ? pixel_row(pixels, stride, y - 1) : NULL,
+                            width, filt + (size_t)y * (rowlen + 1));
+    } else {
+        pal = fo_malloc(sizeof *pal);
+        if (!pal || !find_changes(pixels, width, height, stride, &c) ||
+            !(idx = fo_malloc(c.n + 1)) || !(cur = fo_calloc((size_t)width, 1))) {
+            st = FO_ERR_NOMEM;
+            goto cleanup;
         }
+        indexed = palette_of(pixels, height, stride, &c, pal, idx);
+        put_rows(&r, pixels, width, height, stride, &c, indexed ? idx : NULL, cur);
+    }
 
     fo_buf_append(out, sig, 8);
     unsigned char ihdr[13];
@@ -274,16 +310,19 @@ fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int 
     size_t start = out->len;
     unsigned char hdr[8] = {0};
     fo_buf_append(out, hdr, 8);
-    size_t n = ((indexed ? (size_t)width : rowlen) + 1) * (size_t)height;
     if (out->failed) { st = FO_ERR_NOMEM; goto cleanup; }
-    st = fo_png_zlib_rle(filt, n, out);
+    st = alpha ? fo_png_zlib_rle(filt, (rowlen + 1) * (size_t)height, out) : fo_rle_finish(&r, out);
     if (st != FO_OK) goto cleanup;
     chunk_finish(out, start, "IDAT");
     chunk(out, "IEND", NULL, 0);
     if (out->failed) st = FO_ERR_NOMEM;
 cleanup:
+    fo_rle_free(&r);
     fo_free(filt);
-    fo_free(rows);
+    fo_free(idx);
+    fo_free(cur);
+    fo_free(c.x);
+    fo_free(c.row);
     fo_free(pal);
     return st;
 }

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "folio.h"
 #include "base/buf.h"
@@ -29,8 +30,35 @@ fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int 
  * fo_png_encode. Anything else in out is left as it is. */
 void fo_png_add_text(fo_buf *out, const char *keyword, const char *text);
 
-/* Appends src[0..n) (1 <= n <= 4 GiB) as one zlib stream: run-length
- * deflate (rle.c). FO_ERR_NOMEM when out cannot grow. */
+/* A zlib stream built piece by piece (rle.c): run-length deflate, one
+ * dynamic-Huffman block. Literal bytes are kept, runs of one byte counted;
+ * the Adler-32 is summed as the bytes come, so a run of zeros the caller
+ * knows of (pixels like those above them) is never written out at all. */
+typedef struct {
+    uint32_t lit, nlit, nrun; /* literals lit[lit..lit+nlit), then a run */
+} fo_rle_seq;
+
+typedef struct {
+    unsigned char *lit;       /* every literal byte, in order */
+    size_t nlit, litcap, lit0; /* lit0: the first literal of the open sequence */
+    fo_rle_seq *seqs;
+    size_t ns, scap;
+    uint64_t run, total;      /* pending copies of last; bytes put so far */
+    uint64_t s1, s2, since;   /* Adler-32 sums, bytes since they were reduced */
+    uint32_t freq[286];       /* literal/length symbol counts */
+    unsigned last;            /* the last byte put (256: none yet) */
+    bool failed;              /* sticky: out of memory or over 4 GiB */
+} fo_rle;
+
+void fo_rle_init(fo_rle *r);
+/* Appends zeros zero bytes, then p[0..n). */
+void fo_rle_put(fo_rle *r, size_t zeros, const unsigned char *p, size_t n);
+/* Appends the zlib stream of everything put (at least one byte) to out.
+ * FO_ERR_NOMEM when r failed or out cannot grow. */
+fo_status fo_rle_finish(fo_rle *r, fo_buf *out);
+void fo_rle_free(fo_rle *r);
+
+/* Appends src[0..n) (1 <= n < 4 GiB) as one zlib stream (fo_rle). */
 fo_status fo_png_zlib_rle(const unsigned char *src, size_t n, fo_buf *out);
 
 #endif

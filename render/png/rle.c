@@ -20,8 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libdeflate.h>
-
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -32,12 +30,6 @@
 #define MAX_MATCH 258
 #define NLITLEN 286 /* literal/length symbols 0..285 */
 #define NCLEN 19    /* code length symbols */
-
-/* literals src[lit .. lit + nlit), then a run of nrun copies of the byte
- * before it (nrun 0: none, only at the end) */
-typedef struct {
-    uint32_t lit, nlit, nrun;
-} seq;
 
 /* the length symbol (257..285), its extra bits and their value, by length */
 typedef struct {
@@ -69,56 +61,162 @@ static uint32_t run_piece(uint32_t n)
     return n - MAX_MATCH < MIN_RUN ? n - MIN_RUN : MAX_MATCH;
 }
 
-/* Length of the run at src[i..n) of bytes equal to src[i - 1] (i >= 1). */
-static size_t run_len(const unsigned char *src, size_t i, size_t n)
+/* Length of the run of bytes equal to v at p[0..n). */
+static size_t run_of(const unsigned char *p, size_t n, unsigned char v)
 {
-    size_t j = i;
+    size_t j = 0;
 #if defined(__SSE2__)
+    __m128i b = _mm_set1_epi8((char)v);
     while (j + 16 <= n) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(src + j));
-        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(src + j - 1));
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(p + j));
         unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)) ^ 0xFFFFu;
-        if (m) return j + (size_t)__builtin_ctz(m) - i;
+        if (m) return j + (size_t)__builtin_ctz(m);
         j += 16;
     }
 #endif
-    while (j < n && src[j] == src[j - 1]) j++;
-    return j - i;
+    while (j < n && p[j] == v) j++;
+    return j;
 }
 
-/* Splits src[0..n) into literals and runs, counting the symbols in freq.
- * Returns the number of sequences in *out (fo_malloc'd), or -1 when out
- * of memory. */
-static long tokenize(const unsigned char *src, size_t n, uint32_t *freq, seq **out)
+#define ADLER_MOD 65521u
+/* The sums are reduced once this many bytes have come since the last time,
+ * checked at the end of each run and at each fo_rle_put call of at most
+ * PUT_MAX bytes: s1 < 2^25 and s2 < 2^48 in between. */
+#define ADLER_EVERY 32768u
+#define PUT_MAX 4096u
+
+static bool grow_lit(fo_rle *r, size_t more);
+
+static void adler_reduce(fo_rle *r)
 {
-    seq *s = NULL;
-    size_t ns = 0, cap = 0, lit = 0, i = 1;
-    while (i < n) {
-        if (src[i] != src[i - 1]) { i++; continue; }
-        size_t r = run_len(src, i, n);
-        if (r < MIN_RUN) { i += r; continue; }
-        if (ns == cap && !fo_grow((void **)&s, &cap, ns + 1, 1024, sizeof *s)) {
-            fo_free(s);
-            return -1;
+    r->s1 %= ADLER_MOD;
+    r->s2 %= ADLER_MOD;
+    r->since = 0;
+}
+
+/* Ends the pending run of r->run copies of r->last: a match when at least
+ * MIN_RUN long (a sequence closes there), else literals. */
+static void close_run(fo_rle *r)
+{
+    uint64_t k = r->run, v = r->last;
+    if (k == 0) return;
+    r->run = 0;
+    if (k < 65536) /* the sums stay far below 2^64 between reductions */
+        r->s2 += k * r->s1 + v * (k * (k + 1) / 2);
+    else
+        r->s2 += (k % ADLER_MOD) * r->s1 + v * ((k * (k + 1) / 2) % ADLER_MOD);
+    r->s1 += k * v;
+    r->since += k;
+    if (k < MIN_RUN) {
+        if (r->nlit + k > r->litcap && !grow_lit(r, k)) return;
+        for (uint64_t i = 0; i < k; i++) r->lit[r->nlit++] = (unsigned char)v;
+        r->freq[v] += (uint32_t)k;
+    } else {
+        if (r->ns == r->scap &&
+            !fo_grow((void **)&r->seqs, &r->scap, r->ns + 1, 1024, sizeof *r->seqs)) {
+            r->failed = true;
+            return;
         }
-        s[ns++] = (seq){(uint32_t)lit, (uint32_t)(i - lit), (uint32_t)r};
-        for (size_t k = lit; k < i; k++) freq[src[k]]++;
-        for (uint32_t left = (uint32_t)r; left;) {
-            uint32_t p = run_piece(left);
-            freq[lencodes[p].sym]++;
-            left -= p;
+        r->seqs[r->ns++] = (fo_rle_seq){r->lit0, r->nlit - r->lit0, (uint32_t)k};
+        r->lit0 = r->nlit;
+        for (uint64_t left = k; left;) {
+            uint32_t piece = run_piece((uint32_t)left);
+            r->freq[lencodes[piece].sym]++;
+            left -= piece;
         }
-        i += r;
-        lit = i;
     }
-    if (ns == cap && !fo_grow((void **)&s, &cap, ns + 1, 1024, sizeof *s)) {
-        fo_free(s);
-        return -1;
+    if (r->since >= ADLER_EVERY) adler_reduce(r);
+}
+
+/* Room for more literals; false (r->failed) when out of memory. */
+static bool grow_lit(fo_rle *r, size_t more)
+{
+    size_t cap = r->litcap ? r->litcap : 65536;
+    while (cap < r->nlit + more) cap *= 2;
+    unsigned char *p = fo_realloc(r->lit, cap);
+    if (!p) { r->failed = true; return false; }
+    r->lit = p;
+    r->litcap = cap;
+    return true;
+}
+
+static pthread_once_t lencodes_once = PTHREAD_ONCE_INIT;
+
+void fo_rle_init(fo_rle *r)
+{
+    pthread_once(&lencodes_once, lencodes_init);
+    memset(r, 0, sizeof *r);
+    r->s1 = 1;
+    r->last = 256; /* no byte yet */
+}
+
+void fo_rle_put(fo_rle *r, size_t zeros, const unsigned char *p, size_t n)
+{
+    if (r->failed) return;
+    for (; n > PUT_MAX; p += PUT_MAX, n -= PUT_MAX) {
+        fo_rle_put(r, zeros, p, PUT_MAX);
+        zeros = 0;
     }
-    s[ns++] = (seq){(uint32_t)lit, (uint32_t)(n - lit), 0};
-    for (size_t k = lit; k < n; k++) freq[src[k]]++;
-    *out = s;
-    return (long)ns;
+    if (zeros > UINT32_MAX - r->total || n > UINT32_MAX - r->total - zeros) {
+        r->failed = true; /* the sequences count in 32 bits */
+        return;
+    }
+    r->total += zeros + n;
+    if (zeros) {
+        if (r->last == 0) {
+            r->run += zeros;
+        } else {
+            close_run(r);
+            if (r->failed || (r->nlit == r->litcap && !grow_lit(r, 1))) return;
+            r->lit[r->nlit++] = 0;
+            r->freq[0]++;
+            r->s2 += r->s1;
+            r->since++;
+            r->last = 0;
+            r->run = zeros - 1;
+        }
+    }
+    if (r->since >= ADLER_EVERY) adler_reduce(r);
+    if (r->nlit + n > r->litcap && !grow_lit(r, n)) return;
+    uint64_t s1 = r->s1, s2 = r->s2;
+    unsigned last = r->last;
+    for (size_t i = 0; i < n;) {
+        unsigned char b = p[i];
+        if (b == last) { /* the run goes on */
+            size_t k = i + 1 < n && p[i + 1] == b ? 1 + run_of(p + i + 1, n - i - 1, b) : 1;
+            r->run += k;
+            i += k;
+            continue;
+        }
+        if (r->run) {
+            r->s1 = s1;
+            r->s2 = s2;
+            r->last = last;
+            close_run(r);
+            if (r->failed) return;
+            if (r->nlit + n - i > r->litcap && !grow_lit(r, n - i)) return;
+            s1 = r->s1;
+            s2 = r->s2;
+        }
+        r->lit[r->nlit++] = b;
+        r->freq[b]++;
+        s1 += b;
+        s2 += s1;
+        last = b;
+        i++;
+    }
+    r->s1 = s1;
+    r->s2 = s2;
+    r->last = last;
+    r->since += n;
+}
+
+void fo_rle_free(fo_rle *r)
+{
+    fo_free(r->lit);
+    fo_free(r->seqs);
+    r->lit = NULL;
+    r->seqs = NULL;
 }
 
 /* ---- Huffman codes ------------------------------------------------------------ */
@@ -294,19 +392,21 @@ static void block_header(bits *b, const uint8_t *litlen, int nlit)
 
 /* ---- the stream -------------------------------------------------------------------- */
 
-fo_status fo_png_zlib_rle(const unsigned char *src, size_t n, fo_buf *out)
+fo_status fo_rle_finish(fo_rle *r, fo_buf *out)
 {
-    if (n == 0 || n > UINT32_MAX) return FO_ERR_INTERNAL;
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, lencodes_init);
-    uint32_t freq[NLITLEN] = {0};
-    seq *s = NULL;
-    long ns = tokenize(src, n, freq, &s);
-    if (ns < 0) return FO_ERR_NOMEM;
+    close_run(r);
+    if (!r->failed && r->nlit == 0) return FO_ERR_INTERNAL; /* nothing put */
+    if (!r->failed && r->ns == r->scap &&
+        !fo_grow((void **)&r->seqs, &r->scap, r->ns + 1, 1024, sizeof *r->seqs))
+        r->failed = true;
+    if (r->failed) return FO_ERR_NOMEM;
+    r->seqs[r->ns++] = (fo_rle_seq){(uint32_t)r->lit0, (uint32_t)(r->nlit - r->lit0), 0};
+    adler_reduce(r);
+    uint32_t *freq = r->freq;
     freq[256] = 1; /* end of block */
     uint8_t len[NLITLEN];
     uint16_t code[NLITLEN];
-    huff_lengths(freq, NLITLEN, 15, len); /* EOB and src[0] have counts: >= 2 symbols */
+    huff_lengths(freq, NLITLEN, 15, len); /* EOB and the first byte: >= 2 symbols */
     huff_codes(len, NLITLEN, code);
     int nlit = NLITLEN;
     while (len[nlit - 1] == 0) nlit--;
@@ -316,19 +416,16 @@ fo_status fo_png_zlib_rle(const unsigned char *src, size_t n, fo_buf *out)
     uint64_t nbits = 0;
     for (int i = 0; i < NLITLEN; i++) nbits += (uint64_t)freq[i] * (len[i] + (i > 256 ? 6 : 0));
     size_t room = (size_t)(nbits / 8) + 640 + 16;
-    if (!fo_buf_reserve(out, room)) {
-        fo_free(s);
-        return FO_ERR_NOMEM;
-    }
+    if (!fo_buf_reserve(out, room)) return FO_ERR_NOMEM;
     unsigned char *start = (unsigned char *)out->data + out->len;
     start[0] = 0x78;
     start[1] = 0x01;
     bits b = {start + 2, 0, 0};
     block_header(&b, len, nlit < 257 ? 257 : nlit);
-    for (long k = 0; k < ns; k++) {
-        const unsigned char *p = src + s[k].lit, *e = p + s[k].nlit;
+    for (size_t k = 0; k < r->ns; k++) {
+        const unsigned char *p = r->lit + r->seqs[k].lit, *e = p + r->seqs[k].nlit;
         for (; p < e; p++) put(&b, code[*p], len[*p]);
-        for (uint32_t left = s[k].nrun; left;) {
+        for (uint32_t left = r->seqs[k].nrun; left;) {
             uint32_t piece = run_piece(left);
             const lencode *c = &lencodes[piece];
             /* length code, its extra bits, distance code 0 (one 0 bit) */
@@ -338,10 +435,20 @@ fo_status fo_png_zlib_rle(const unsigned char *src, size_t n, fo_buf *out)
     }
     put(&b, code[256], len[256]);
     flush(&b);
-    uint32_t adler = libdeflate_adler32(1, src, n);
+    uint32_t adler = (uint32_t)(r->s2 << 16 | r->s1);
     for (int i = 3; i >= 0; i--) *b.o++ = (unsigned char)(adler >> (8 * i));
     out->len = (size_t)(b.o - (unsigned char *)out->data);
     out->data[out->len] = 0;
-    fo_free(s);
     return FO_OK;
+}
+
+fo_status fo_png_zlib_rle(const unsigned char *src, size_t n, fo_buf *out)
+{
+    if (n == 0) return FO_ERR_INTERNAL;
+    fo_rle r;
+    fo_rle_init(&r);
+    fo_rle_put(&r, 0, src, n);
+    fo_status st = fo_rle_finish(&r, out);
+    fo_rle_free(&r);
+    return st;
 }
