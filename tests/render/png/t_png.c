@@ -366,6 +366,58 @@ START_TEST(rle_stream_inflates_to_its_input)
 }
 END_TEST
 
+static unsigned char *read_all(const char *path, size_t *n)
+{
+    FILE *fp = fopen(path, "rb");
+    ck_assert_ptr_nonnull(fp);
+    unsigned char *buf = fo_malloc(1 << 20);
+    ck_assert_ptr_nonnull(buf);
+    *n = fread(buf, 1, 1 << 20, fp);
+    fclose(fp);
+    return buf;
+}
+
+/* The charts of one render share one pixel buffer (png.c, pixel_store): a
+ * small line chart drawn after a larger pie of other colors is the same
+ * file as the same line chart drawn first, into a fresh buffer. */
+START_TEST(charts_of_one_render_leave_nothing_behind)
+{
+    fx_chart f;
+    month_chart(&f, FO_CHART_LINE);
+    f.chart.width = 300;
+    f.chart.height = 200;
+    fo_block blocks[3];
+    memset(blocks, 0, sizeof blocks);
+    for (int i = 0; i < 3; i++) {
+        blocks[i].kind = FO_BLOCK_CHART;
+        blocks[i].u.chart = f.chart;
+    }
+    blocks[1].u.chart.kind = FO_CHART_PIE;
+    blocks[1].u.chart.width = 900;
+    blocks[1].u.chart.height = 700;
+    fo_doc doc;
+    doc_with(&doc, blocks, 3, &f);
+    char dest[128], p1[160], p3[160];
+    snprintf(dest, sizeof dest, "%s/out.png", tmpdir);
+    const char *outs[] = {dest};
+    fo_render_opts opts = {0};
+    fo_diags d;
+    fo_diags_init(&d);
+    ck_assert_int_eq(fo_render(&doc, outs, 1, &opts, NULL, &d), FO_OK);
+    snprintf(p1, sizeof p1, "%s/out-1.png", tmpdir);
+    snprintf(p3, sizeof p3, "%s/out-3.png", tmpdir);
+    size_t n1, n3;
+    unsigned char *a = read_all(p1, &n1), *b = read_all(p3, &n3);
+    ck_assert_uint_gt(n1, 1000);
+    ck_assert_uint_eq(n1, n3);
+    ck_assert_mem_eq(a, b, n1);
+    fo_free(a);
+    fo_free(b);
+    fo_diags_free(&d);
+    fx_free(&f);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("png");
@@ -379,6 +431,7 @@ int main(void)
     tcase_add_test(tc, out_of_memory);
     tcase_add_test(tc, rle_stream_inflates_to_its_input);
     tcase_add_test(tc, one_file_per_chart);
+    tcase_add_test(tc, charts_of_one_render_leave_nothing_behind);
     suite_add_tcase(s, tc);
     return fo_check_run(s);
 }
