@@ -157,42 +157,76 @@ static bool find_changes(const unsigned char *pixels, int width, int height, int
     return true;
 }
 
-/* Feeds the Up-filtered image to r, one row at a time: the filter byte, and
- * for each run of changed pixels the zeros before it and its bytes (bpp 3:
- * RGB differences; bpp 1: palette index differences, idx[] of each change,
- * cur[] the index row above, updated). */
-static void put_rows(fo_rle *r, const unsigned char *pixels, int width, int height, int stride,
-                     const changes *c, const unsigned char *idx, unsigned char *cur)
+/* Feeds the Up-filtered palette rows to r: per row the filter byte, and for
+ * each stretch of changed pixels the zeros before it and its index
+ * differences (idx[] of each change; cur[] the index row above, updated). */
+static void put_palette_rows(fo_rle *r, int width, int height, const changes *c,
+                             const unsigned char *idx, unsigned char *cur)
 {
     static const unsigned char up = PNG_FILTER_UP;
-    size_t bpp = idx ? 1 : 3, gap = 0;
-    unsigned char buf[3 * 128];
+    size_t gap = 0;
+    unsigned char buf[256];
     for (int y = 0; y < height; y++) {
-        const uint32_t *px = pixel_row(pixels, stride, y), *above = y ? pixel_row(pixels, stride, y - 1) : NULL;
         fo_rle_put(r, gap, &up, 1);
         gap = 0;
         size_t nb = 0;
         uint32_t next = 0;
         for (size_t k = c->row[y]; k < c->row[y + 1]; k++) {
             uint32_t x = c->x[k];
-            if (x != next || nb + 3 > sizeof buf) {
+            if (x != next || nb == sizeof buf) {
                 if (nb) fo_rle_put(r, gap, buf, nb);
-                gap = bpp * (x - next);
+                gap = x - next;
                 nb = 0;
             }
-            if (idx) {
-                buf[nb++] = (unsigned char)(idx[k] - cur[x]);
-                cur[x] = idx[k];
-            } else {
-                uint32_t p = px[x], q = above ? above[x] : 0;
-                buf[nb++] = (unsigned char)((p >> 16) - (q >> 16));
-                buf[nb++] = (unsigned char)((p >> 8) - (q >> 8));
-                buf[nb++] = (unsigned char)(p - q);
-            }
+            buf[nb++] = (unsigned char)(idx[k] - cur[x]);
+            cur[x] = idx[k];
             next = x + 1;
         }
         if (nb) fo_rle_put(r, gap, buf, nb), gap = 0;
-        gap += bpp * ((size_t)width - next);
+        gap += (size_t)width - next;
+    }
+    if (gap) fo_rle_put(r, gap, NULL, 0);
+}
+
+/* The same for RGB rows: a changed pixel's three differences; a stretch of
+ * pixels with the same differences as the one before them (a grid line, a
+ * flat edge) goes to r as one repeat. */
+static void put_rgb_rows(fo_rle *r, const unsigned char *pixels, int width, int height, int stride,
+                         const changes *c)
+{
+    static const unsigned char up = PNG_FILTER_UP;
+    size_t gap = 0;
+    unsigned char buf[3 * 128];
+    for (int y = 0; y < height; y++) {
+        const uint32_t *px = pixel_row(pixels, stride, y), *above = y ? pixel_row(pixels, stride, y - 1) : NULL;
+        fo_rle_put(r, gap, &up, 1);
+        gap = 0;
+        size_t nb = 0, rep = 0;
+        uint32_t next = 0, last = 0; /* last: the differences of pixel next - 1 */
+        for (size_t k = c->row[y]; k < c->row[y + 1]; k++) {
+            uint32_t x = c->x[k], p = px[x], q = above ? above[x] : 0;
+            uint32_t d = (((p >> 16) - (q >> 16)) & 0xFF) << 16 | (((p >> 8) - (q >> 8)) & 0xFF) << 8 |
+                         ((p - q) & 0xFF);
+            if (x == next && nb && d == last) { /* like the pixel before it */
+                rep++;
+                next = x + 1;
+                continue;
+            }
+            if (rep || x != next || nb + 3 > sizeof buf) {
+                if (nb) fo_rle_put(r, gap, buf, nb);
+                if (rep) fo_rle_repeat3(r, buf + nb - 3, rep);
+                gap = 3 * (size_t)(x - next);
+                nb = rep = 0;
+            }
+            buf[nb++] = (unsigned char)(d >> 16);
+            buf[nb++] = (unsigned char)(d >> 8);
+            buf[nb++] = (unsigned char)d;
+            last = d;
+            next = x + 1;
+        }
+        if (nb) fo_rle_put(r, gap, buf, nb), gap = 0;
+        if (rep) fo_rle_repeat3(r, buf + nb - 3, rep);
+        gap += 3 * ((size_t)width - next);
     }
     if (gap) fo_rle_put(r, gap, NULL, 0);
 }
@@ -279,7 +313,8 @@ fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int 
             goto cleanup;
         }
         indexed = palette_of(pixels, height, stride, &c, pal, idx);
-        put_rows(&r, pixels, width, height, stride, &c, indexed ? idx : NULL, cur);
+        if (indexed) put_palette_rows(&r, width, height, &c, idx, cur);
+        else put_rgb_rows(&r, pixels, width, height, stride, &c);
     }
 
     fo_buf_append(out, sig, 8);

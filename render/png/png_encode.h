@@ -35,7 +35,8 @@ void fo_png_add_text(fo_buf *out, const char *keyword, const char *text);
  * the Adler-32 is summed as the bytes come, so a run of zeros the caller
  * knows of (pixels like those above them) is never written out at all. */
 typedef struct {
-    uint32_t lit, nlit, nrun; /* literals lit[lit..lit+nlit), then a run */
+    uint32_t lit, nlit, nrun; /* literals lit[lit..lit+nlit), then nrun bytes */
+    uint32_t dist;            /* copied from 1 or 3 bytes back */
 } fo_rle_seq;
 
 typedef struct {
@@ -53,6 +54,9 @@ typedef struct {
 void fo_rle_init(fo_rle *r);
 /* Appends zeros zero bytes, then p[0..n). */
 void fo_rle_put(fo_rle *r, size_t zeros, const unsigned char *p, size_t n);
+/* Appends times copies of pat[0..3), which must be the last 3 bytes put
+ * (one RGB pixel difference repeated to its right). */
+void fo_rle_repeat3(fo_rle *r, const unsigned char pat[3], size_t times);
 /* Appends the zlib stream of everything put (at least one byte) to out.
  * FO_ERR_NOMEM when r failed or out cannot grow. */
 fo_status fo_rle_finish(fo_rle *r, fo_buf *out);

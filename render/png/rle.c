@@ -7,13 +7,15 @@
  * 2026-12-06) it was ~15 M instructions of a line chart's ~25 M (1.2 MB of
  * RGB rows) and ~5 M of a bar chart's ~9.4 M. Here the only matches are
  * runs of one byte (distance 1, what zlib's Z_RLE strategy finds), found 16
- * bytes at a time; everything else is a literal. The files are a few
+ * bytes at a time, and the runs of one RGB pixel difference that the caller
+ * reports (distance 3: a horizontal grid line is one pixel and a copy);
+ * everything else is a literal. The files are a few
  * percent larger than libdeflate's, about as large as zlib's Z_RLE ones
  * that folio wrote before libdeflate.
  *
  * The stream: zlib header 78 01, one final block with dynamic Huffman codes
  * (literal/length codes from this image's counts, at most 15 bits; two
- * one-bit distance codes, of which only distance 1 is used), Adler-32.
+ * one-bit distance codes, for distances 1 and 3), Adler-32.
  * Deterministic: the codes depend only on the bytes. */
 #include <pthread.h>
 #include <stdint.h>
@@ -94,6 +96,23 @@ static void adler_reduce(fo_rle *r)
     r->since = 0;
 }
 
+/* Ends the open sequence with a match of len bytes at distance dist (1 or 3). */
+static void add_match(fo_rle *r, uint32_t len, uint32_t dist)
+{
+    if (r->ns == r->scap &&
+        !fo_grow((void **)&r->seqs, &r->scap, r->ns + 1, 1024, sizeof *r->seqs)) {
+        r->failed = true;
+        return;
+    }
+    r->seqs[r->ns++] = (fo_rle_seq){(uint32_t)r->lit0, (uint32_t)(r->nlit - r->lit0), len, dist};
+    r->lit0 = r->nlit;
+    for (uint32_t left = len; left;) {
+        uint32_t piece = run_piece(left);
+        r->freq[lencodes[piece].sym]++;
+        left -= piece;
+    }
+}
+
 /* Ends the pending run of r->run copies of r->last: a match when at least
  * MIN_RUN long (a sequence closes there), else literals. */
 static void close_run(fo_rle *r)
@@ -112,19 +131,33 @@ static void close_run(fo_rle *r)
         for (uint64_t i = 0; i < k; i++) r->lit[r->nlit++] = (unsigned char)v;
         r->freq[v] += (uint32_t)k;
     } else {
-        if (r->ns == r->scap &&
-            !fo_grow((void **)&r->seqs, &r->scap, r->ns + 1, 1024, sizeof *r->seqs)) {
-            r->failed = true;
-            return;
-        }
-        r->seqs[r->ns++] = (fo_rle_seq){r->lit0, r->nlit - r->lit0, (uint32_t)k};
-        r->lit0 = r->nlit;
-        for (uint64_t left = k; left;) {
-            uint32_t piece = run_piece((uint32_t)left);
-            r->freq[lencodes[piece].sym]++;
-            left -= piece;
-        }
+        add_match(r, (uint32_t)k, 1);
     }
+    if (r->since >= ADLER_EVERY) adler_reduce(r);
+}
+
+void fo_rle_repeat3(fo_rle *r, const unsigned char pat[3], size_t times)
+{
+    if (r->failed || times == 0) return;
+    if (times > (UINT32_MAX - r->total) / 3) {
+        r->failed = true;
+        return;
+    }
+    close_run(r);
+    if (r->failed) return;
+    uint64_t k = times, a = pat[0], b = pat[1], c = pat[2], sum = a + b + c;
+    if (k >= 16384) { /* keep the sums small: in pieces */
+        for (; times >= 8192; times -= 8192) fo_rle_repeat3(r, pat, 8192);
+        fo_rle_repeat3(r, pat, times);
+        return;
+    }
+    /* each copy adds sum to s1, and 3 s1 + 3a + 2b + c to s2 */
+    r->s2 += k * 3 * r->s1 + k * (3 * a + 2 * b + c) + 3 * sum * (k * (k - 1) / 2);
+    r->s1 += k * sum;
+    r->since += 3 * k;
+    r->total += 3 * k;
+    r->last = pat[2];
+    add_match(r, (uint32_t)(3 * k), 3);
     if (r->since >= ADLER_EVERY) adler_reduce(r);
 }
 
@@ -362,11 +395,13 @@ static void block_header(bits *b, const uint8_t *litlen, int nlit)
 {
     static const uint8_t order[NCLEN] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
     static const uint8_t nextra[3] = {2, 3, 7};
-    uint8_t all[NLITLEN + 2];
+    uint8_t all[NLITLEN + 3];
     memcpy(all, litlen, (size_t)nlit);
-    all[nlit] = all[nlit + 1] = 1; /* distance codes 0 (distance 1) and 1 */
-    uint16_t sym[NLITLEN + 2];
-    int nsym = clen_symbols(all, nlit + 2, sym);
+    all[nlit] = 1;     /* distance code 0: distance 1 (code bit 0) */
+    all[nlit + 1] = 0;
+    all[nlit + 2] = 1; /* distance code 2: distance 3, a pixel back (code bit 1) */
+    uint16_t sym[NLITLEN + 3];
+    int nsym = clen_symbols(all, nlit + 3, sym);
     uint32_t freq[NCLEN] = {0};
     for (int i = 0; i < nsym; i++) freq[sym[i] & 0xFF]++;
     int used = 0;
@@ -380,7 +415,7 @@ static void block_header(bits *b, const uint8_t *litlen, int nlit)
     while (nclen > 4 && len[order[nclen - 1]] == 0) nclen--;
     put(b, 1 | 2 << 1, 3);                      /* final block, dynamic codes */
     put(b, (uint32_t)(nlit - 257), 5);
-    put(b, 2 - 1, 5);                           /* two distance codes */
+    put(b, 3 - 1, 5);                           /* distance codes 0..2 */
     put(b, (uint32_t)(nclen - 4), 4);
     for (int i = 0; i < nclen; i++) put(b, len[order[i]], 3);
     for (int i = 0; i < nsym; i++) {
@@ -400,7 +435,7 @@ fo_status fo_rle_finish(fo_rle *r, fo_buf *out)
         !fo_grow((void **)&r->seqs, &r->scap, r->ns + 1, 1024, sizeof *r->seqs))
         r->failed = true;
     if (r->failed) return FO_ERR_NOMEM;
-    r->seqs[r->ns++] = (fo_rle_seq){(uint32_t)r->lit0, (uint32_t)(r->nlit - r->lit0), 0};
+    r->seqs[r->ns++] = (fo_rle_seq){(uint32_t)r->lit0, (uint32_t)(r->nlit - r->lit0), 0, 1};
     adler_reduce(r);
     uint32_t *freq = r->freq;
     freq[256] = 1; /* end of block */
@@ -425,11 +460,13 @@ fo_status fo_rle_finish(fo_rle *r, fo_buf *out)
     for (size_t k = 0; k < r->ns; k++) {
         const unsigned char *p = r->lit + r->seqs[k].lit, *e = p + r->seqs[k].nlit;
         for (; p < e; p++) put(&b, code[*p], len[*p]);
+        uint32_t dbit = r->seqs[k].dist == 3;
         for (uint32_t left = r->seqs[k].nrun; left;) {
             uint32_t piece = run_piece(left);
             const lencode *c = &lencodes[piece];
-            /* length code, its extra bits, distance code 0 (one 0 bit) */
-            put(&b, code[c->sym] | (uint32_t)c->extra << len[c->sym], len[c->sym] + c->nextra + 1);
+            /* length code, its extra bits, the one-bit distance code */
+            put(&b, code[c->sym] | (uint32_t)c->extra << len[c->sym] | dbit << (len[c->sym] + c->nextra),
+                len[c->sym] + c->nextra + 1);
             left -= piece;
         }
     }

@@ -325,8 +325,8 @@ END_TEST
 /* The run-length deflate stream (rle.c) inflates, with zlib, to exactly its
  * input: one byte; runs around the 3-byte minimum and the 258-byte longest
  * match (259 and 260 must split without a short tail); runs of every byte
- * value; pseudo-random bytes (every literal, long codes); and all of it
- * together. */
+ * value; pseudo-random bytes (every literal, long codes); all of it
+ * together; and repeats of one pixel's 3 bytes (fo_rle_repeat3). */
 static void rle_roundtrip(const unsigned char *src, size_t n)
 {
     fo_buf b = {0};
@@ -362,6 +362,35 @@ START_TEST(rle_stream_inflates_to_its_input)
     while (p < src + N) { x = x * 1103515245u + 12345u; *p++ = (unsigned char)(x >> 16); }
     rle_roundtrip(p - 50000, 50000);
     rle_roundtrip(src, N);
+
+    /* repeats of a 3-byte pixel (fo_rle_repeat3), long enough to be split */
+    static const size_t times[] = {1, 2, 86, 87, 20000};
+    for (size_t t = 0; t < sizeof times / sizeof *times; t++) {
+        fo_rle r;
+        fo_rle_init(&r);
+        unsigned char pat[3] = {0x10, 0xF0, (unsigned char)t}, *q = src;
+        *q++ = 2;
+        memcpy(q, pat, 3);
+        q += 3;
+        fo_rle_put(&r, 0, src, 4);
+        fo_rle_repeat3(&r, pat, times[t]);
+        for (size_t k = 0; k < times[t]; k++, q += 3) memcpy(q, pat, 3);
+        fo_rle_put(&r, 5, (const unsigned char *)"\x07", 1); /* five zeros, then a byte */
+        memset(q, 0, 5);
+        q[5] = 7;
+        q += 6;
+        fo_buf b = {0};
+        ck_assert_int_eq(fo_rle_finish(&r, &b), FO_OK);
+        fo_rle_free(&r);
+        size_t n = (size_t)(q - src);
+        uLongf got = (uLongf)n;
+        unsigned char *back = fo_malloc(n);
+        ck_assert_int_eq(uncompress(back, &got, (const unsigned char *)b.data, (uLong)b.len), Z_OK);
+        ck_assert_uint_eq(got, n);
+        ck_assert_mem_eq(back, src, n);
+        fo_free(back);
+        fo_buf_free(&b);
+    }
     fo_free(src);
 }
 END_TEST
