@@ -54,9 +54,12 @@ typedef struct {
 void fo_rle_init(fo_rle *r);
 /* Appends zeros zero bytes, then p[0..n). */
 void fo_rle_put(fo_rle *r, size_t zeros, const unsigned char *p, size_t n);
-/* Appends times copies of pat[0..3), which must be the last 3 bytes put
- * (one RGB pixel difference repeated to its right). */
-void fo_rle_repeat3(fo_rle *r, const unsigned char pat[3], size_t times);
+/* The same, p[0..n) as literals without looking for runs in them (the
+ * caller passes the runs it knows of to fo_rle_repeat). */
+void fo_rle_lits(fo_rle *r, size_t zeros, const unsigned char *p, size_t n);
+/* Appends times copies of pat[0..bpp), bpp 1 or 3, which must be the last
+ * bpp bytes put (one pixel's difference, repeated to its right). */
+void fo_rle_repeat(fo_rle *r, const unsigned char *pat, size_t bpp, size_t times);
 /* Appends the zlib stream of everything put (at least one byte) to out.
  * FO_ERR_NOMEM when r failed or out cannot grow. */
 fo_status fo_rle_finish(fo_rle *r, fo_buf *out);

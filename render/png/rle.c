@@ -136,19 +136,24 @@ static void close_run(fo_rle *r)
     if (r->since >= ADLER_EVERY) adler_reduce(r);
 }
 
-void fo_rle_repeat3(fo_rle *r, const unsigned char pat[3], size_t times)
+void fo_rle_repeat(fo_rle *r, const unsigned char *pat, size_t bpp, size_t times)
 {
     if (r->failed || times == 0) return;
-    if (times > (UINT32_MAX - r->total) / 3) {
+    if (times > (UINT32_MAX - r->total) / bpp) {
         r->failed = true;
+        return;
+    }
+    if (bpp == 1) { /* a run of the last byte */
+        r->total += times;
+        r->run += times;
         return;
     }
     close_run(r);
     if (r->failed) return;
     uint64_t k = times, a = pat[0], b = pat[1], c = pat[2], sum = a + b + c;
     if (k >= 16384) { /* keep the sums small: in pieces */
-        for (; times >= 8192; times -= 8192) fo_rle_repeat3(r, pat, 8192);
-        fo_rle_repeat3(r, pat, times);
+        for (; times >= 8192; times -= 8192) fo_rle_repeat(r, pat, 3, 8192);
+        fo_rle_repeat(r, pat, 3, times);
         return;
     }
     /* each copy adds sum to s1, and 3 s1 + 3a + 2b + c to s2 */
@@ -183,16 +188,16 @@ void fo_rle_init(fo_rle *r)
     r->last = 256; /* no byte yet */
 }
 
-void fo_rle_put(fo_rle *r, size_t zeros, const unsigned char *p, size_t n)
+/* What fo_rle_put and fo_rle_lits do first: counts zeros + n bytes
+ * (failing past 4 GiB), appends the zeros (a run when the byte before is
+ * a zero, else a literal zero and a run) and makes room for n literals.
+ * False when r failed. */
+static bool put_start(fo_rle *r, size_t zeros, size_t n)
 {
-    if (r->failed) return;
-    for (; n > PUT_MAX; p += PUT_MAX, n -= PUT_MAX) {
-        fo_rle_put(r, zeros, p, PUT_MAX);
-        zeros = 0;
-    }
+    if (r->failed) return false;
     if (zeros > UINT32_MAX - r->total || n > UINT32_MAX - r->total - zeros) {
         r->failed = true; /* the sequences count in 32 bits */
-        return;
+        return false;
     }
     r->total += zeros + n;
     if (zeros) {
@@ -200,7 +205,7 @@ void fo_rle_put(fo_rle *r, size_t zeros, const unsigned char *p, size_t n)
             r->run += zeros;
         } else {
             close_run(r);
-            if (r->failed || (r->nlit == r->litcap && !grow_lit(r, 1))) return;
+            if (r->failed || (r->nlit == r->litcap && !grow_lit(r, 1))) return false;
             r->lit[r->nlit++] = 0;
             r->freq[0]++;
             r->s2 += r->s1;
@@ -210,7 +215,41 @@ void fo_rle_put(fo_rle *r, size_t zeros, const unsigned char *p, size_t n)
         }
     }
     if (r->since >= ADLER_EVERY) adler_reduce(r);
-    if (r->nlit + n > r->litcap && !grow_lit(r, n)) return;
+    return r->nlit + n <= r->litcap || grow_lit(r, n);
+}
+
+void fo_rle_lits(fo_rle *r, size_t zeros, const unsigned char *p, size_t n)
+{
+    for (; n > PUT_MAX; p += PUT_MAX, n -= PUT_MAX) {
+        fo_rle_lits(r, zeros, p, PUT_MAX);
+        zeros = 0;
+    }
+    if (!put_start(r, zeros, n) || n == 0) return;
+    close_run(r);
+    if (r->failed || (r->nlit + n > r->litcap && !grow_lit(r, n))) return;
+    uint64_t s1 = r->s1, s2 = r->s2;
+    unsigned char *o = r->lit + r->nlit;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char b = p[i];
+        o[i] = b;
+        r->freq[b]++;
+        s1 += b;
+        s2 += s1;
+    }
+    r->nlit += n;
+    r->s1 = s1;
+    r->s2 = s2;
+    r->last = p[n - 1];
+    r->since += n;
+}
+
+void fo_rle_put(fo_rle *r, size_t zeros, const unsigned char *p, size_t n)
+{
+    for (; n > PUT_MAX; p += PUT_MAX, n -= PUT_MAX) {
+        fo_rle_put(r, zeros, p, PUT_MAX);
+        zeros = 0;
+    }
+    if (!put_start(r, zeros, n)) return;
     uint64_t s1 = r->s1, s2 = r->s2;
     unsigned last = r->last;
     for (size_t i = 0; i < n;) {

@@ -326,7 +326,8 @@ END_TEST
  * input: one byte; runs around the 3-byte minimum and the 258-byte longest
  * match (259 and 260 must split without a short tail); runs of every byte
  * value; pseudo-random bytes (every literal, long codes); all of it
- * together; and repeats of one pixel's 3 bytes (fo_rle_repeat3). */
+ * together; repeats of one pixel's 1 or 3 bytes (fo_rle_repeat) after
+ * bytes put with and without a search for runs (fo_rle_put, fo_rle_lits). */
 static void rle_roundtrip(const unsigned char *src, size_t n)
 {
     fo_buf b = {0};
@@ -363,7 +364,7 @@ START_TEST(rle_stream_inflates_to_its_input)
     rle_roundtrip(p - 50000, 50000);
     rle_roundtrip(src, N);
 
-    /* repeats of a 3-byte pixel (fo_rle_repeat3), long enough to be split */
+    /* repeats of a 3-byte pixel (fo_rle_repeat), long enough to be split */
     static const size_t times[] = {1, 2, 86, 87, 20000};
     for (size_t t = 0; t < sizeof times / sizeof *times; t++) {
         fo_rle r;
@@ -373,12 +374,23 @@ START_TEST(rle_stream_inflates_to_its_input)
         memcpy(q, pat, 3);
         q += 3;
         fo_rle_put(&r, 0, src, 4);
-        fo_rle_repeat3(&r, pat, times[t]);
+        fo_rle_repeat(&r, pat, 3, times[t]);
         for (size_t k = 0; k < times[t]; k++, q += 3) memcpy(q, pat, 3);
         fo_rle_put(&r, 5, (const unsigned char *)"\x07", 1); /* five zeros, then a byte */
         memset(q, 0, 5);
         q[5] = 7;
         q += 6;
+        /* literals taken as they are, then runs of their last byte */
+        fo_rle_lits(&r, 2, (const unsigned char *)"\x09\x09\x00", 3);
+        memcpy(q, "\0\0\x09\x09\x00", 5);
+        q += 5;
+        fo_rle_repeat(&r, (const unsigned char *)"\x00", 1, times[t]);
+        memset(q, 0, times[t]);
+        q += times[t];
+        fo_rle_lits(&r, 0, (const unsigned char *)"\x05", 1);
+        fo_rle_repeat(&r, (const unsigned char *)"\x05", 1, times[t]);
+        memset(q, 5, times[t] + 1);
+        q += times[t] + 1;
         fo_buf b = {0};
         ck_assert_int_eq(fo_rle_finish(&r, &b), FO_OK);
         fo_rle_free(&r);
