@@ -154,15 +154,27 @@ __attribute__((target("avx2"))) static int same_run_avx2(const uint32_t *px, con
 }
 #endif
 
-static int same_run(const uint32_t *px, const uint32_t *up, int x, int width)
+static int same_run(bool avx2, const uint32_t *px, const uint32_t *up, int x, int width)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (__builtin_cpu_supports("avx2")) return same_run_avx2(px, up, x, width);
+    if (avx2) return same_run_avx2(px, up, x, width);
 #endif
+    (void)avx2;
     (void)px;
     (void)up;
     (void)width;
     return x;
+}
+
+/* Whether same_run may use AVX2 (asked once an image: the question costs
+ * as much as a compare). */
+static bool have_avx2(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    return __builtin_cpu_supports("avx2");
+#else
+    return false;
+#endif
 }
 
 /* Fills c (fo_malloc'd arrays, the caller frees); false when out of memory. */
@@ -170,6 +182,7 @@ static bool find_changes(const unsigned char *pixels, int width, int height, int
 {
     c->row = fo_malloc(((size_t)height + 1) * sizeof *c->row);
     if (!c->row) return false;
+    bool avx2 = have_avx2();
     for (int y = 0; y < height; y++) {
         c->row[y] = (uint32_t)c->n;
         const uint32_t *px = pixel_row(pixels, stride, y), *up = y ? pixel_row(pixels, stride, y - 1) : NULL;
@@ -185,7 +198,7 @@ static bool find_changes(const unsigned char *pixels, int width, int height, int
         int x = 0;
         if (up)
             for (; x + 8 <= width; x += 8) { /* eight pixels like those above: most */
-                x = same_run(px, up, x, width);
+                x = same_run(avx2, px, up, x, width);
                 if (x + 8 > width) break;
                 uint64_t a[4], b[4];
                 memcpy(a, px + x, 32);
