@@ -6,14 +6,21 @@
 # title, axis title, legend. folio renders one spec holding N chart blocks
 # (-> N PNGs); matplotlib draws the same data; png_floor.c draws similar bars
 # with cairo and writes them with cairo's own PNG writer.
-# Prints wall time, CPU time, peak RSS, total bytes, ms per chart and ratios.
+# Prints wall time, CPU time, peak RSS, total bytes, ms per chart and ratios
+# (folio vs matplotlib and vs the cairo floor, from this same run); then the
+# marginal cost of one chart of each kind (bar, line, area, pie, scatter):
+# CPU split into user and system time (system time is mostly the output
+# staging: each file fsync'd and renamed), the same with the output folder
+# on tmpfs, and with CALLGRIND=1 the instructions (repeatable on a busy
+# machine).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 FOLIO=$(cd "$(dirname "${1:-$here/../build/folio}")" && pwd)/$(basename "${1:-build/folio}")
 N=${N:-200}
 PY=/usr/bin/python3
 work=$(mktemp -d /tmp/bench-png.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+shmdir=
+trap 'rm -rf "$work" ${shmdir:+"$shmdir"}' EXIT
 
 # ---- inputs ------------------------------------------------------------------
 "$PY" - "$N" "$work/spec.json" <<'PYEOF'
@@ -96,21 +103,45 @@ for kind in ("bar", "line", "area", "pie", "scatter"):
                            "data": {"columns": cols, "rows": rows}, "x": x, "y": y})
         json.dump({"folio": 1, "blocks": blocks}, open(f"{work}/{kind}-{count}.json", "w"))
 PYEOF
-best_cpu() {  # spec: best CPU seconds of 3 runs
-    for _ in 1 2 3; do
-        rm -rf "$work/out"; mkdir -p "$work/out"
-        "$PY" "$here/rusage.py" "$work/t" "$work/err" "$FOLIO" render "$1" -o "$work/out/c.png" --quiet || {
-            cat "$work/err"; exit 1; }
-        cut -d' ' -f2 "$work/t"
-    done | sort -n | head -1
-}
+# marginal: user and system CPU of FOLIO rendering 1 and N charts into DIR,
+# each the run of least CPU among 3 (alternated); prints "cpu user sys" ms per
+# chart of the difference / (N - 1).
+cat >"$work/marginal.py" <<'PYEOF'
+import os, resource, shutil, subprocess, sys
+folio, one, many, n, out = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+def run(spec):
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    child = subprocess.Popen([folio, "render", spec, "-o", os.path.join(out, "c.png"), "--quiet"],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    _, status, use = os.wait4(child.pid, 0)
+    if status != 0:
+        sys.exit("%s: folio failed (%d)" % (spec, status))
+    return use.ru_utime, use.ru_stime
+best = {}
+for _ in range(3):
+    for spec in (one, many):
+        u, s = run(spec)
+        if spec not in best or u + s < sum(best[spec]):
+            best[spec] = (u, s)
+(u1, s1), (un, sn) = best[one], best[many]
+k = 1000 / (n - 1)
+print("%.2f %.2f %.2f" % ((un + sn - u1 - s1) * k, (un - u1) * k, (sn - s1) * k))
+PYEOF
 echo
 echo "marginal cost of one chart, $N charts minus 1 in one process (target <= 1 ms):"
-printf '%-8s %10s %12s %11s
-' kind "cpu ms" "M instr." "bytes/chart"
+echo "(cpu = user + sys; sys is mostly writing each file: staged, fsync'd, renamed."
+echo " tmpfs: the same with the output folder in /dev/shm, when there is one.)"
+printf '%-8s %8s %8s %8s %11s %12s %11s\n' kind "cpu ms" "user ms" "sys ms" "tmpfs cpu" "M instr." "bytes/chart"
 for kind in bar line area pie scatter; do
-    one=$(best_cpu "$work/$kind-1.json"); many=$(best_cpu "$work/$kind-$N.json")
+    set -- $("$PY" "$work/marginal.py" "$FOLIO" "$work/$kind-1.json" "$work/$kind-$N.json" "$N" "$work/out")
     bytes=$(( $(cat "$work/out"/*.png | wc -c) / N ))
+    shm=-
+    if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+        shmdir=$(mktemp -d /dev/shm/bench-png.XXXXXX)
+        shm=$("$PY" "$work/marginal.py" "$FOLIO" "$work/$kind-1.json" "$work/$kind-$N.json" "$N" "$shmdir/out" | cut -d' ' -f1)
+        rm -rf "$shmdir"
+    fi
     instr=-
     if [ "${CALLGRIND:-0}" = 1 ] && command -v valgrind >/dev/null; then
         ir() { rm -rf "$work/out"; mkdir -p "$work/out"
@@ -119,5 +150,5 @@ for kind in bar line area pie scatter; do
         a=$(ir "$work/$kind-1.json"); b=$(ir "$work/$kind-20.json")
         instr=$(echo "$a $b" | awk '{printf "%.1f", ($2 - $1) / 19 / 1e6}')
     fi
-    printf '%-8s %10.2f %12s %11d\n' "$kind" "$(echo "$one $many" | awk -v n="$N" '{print ($2 - $1) * 1000 / (n - 1)}')" "$instr" "$bytes"
+    printf '%-8s %8s %8s %8s %11s %12s %11d\n' "$kind" "$1" "$2" "$3" "$shm" "$instr" "$bytes"
 done

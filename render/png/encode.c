@@ -11,14 +11,20 @@
  * only text antialiasing adds colors. Anything else is 8-bit RGB (RGBA).
  * Each row is filtered with "Up" (difference to the row above): chart
  * backgrounds and bars are vertical runs of one color, which Up turns into
- * zeros, and the horizontal runs that remain deflate finds at its fastest
- * level. The stream is libdeflate's (level 1, the same library and whole-
- * buffer call as the PDF's streams), no longer zlib's run-length strategy
- * (Z_RLE): on 50 charts of each kind (callgrind, 2026-12-06) 18% fewer
- * instructions for bar and 22% for line charts, files 2% larger for the
- * palette (bar) charts and 5% smaller for the RGB (line) ones.
+ * zeros. The filtered image is never written out: find_changes lists the
+ * pixels unlike the one above (a few percent of a chart), the palette is
+ * built from those alone, and rle.c gets their differences, the zero runs
+ * between them and the repeats of one difference (libdeflate's level 1 on
+ * the whole filtered image until issue 39, which spent most of a chart's
+ * encoding time matching through zeros). RGBA images (no chart makes one)
+ * are filtered whole and searched for runs by fo_png_zlib_rle.
  *
- * Measured with zlib (800x500, encode CPU best of 40, one core):
+ * Issue 39 (callgrind, marginal instructions of one 800x500 chart, 20
+ * charts minus 1; before -> after the encoder's rework, rendering included):
+ * bar 9.4 -> 4.2 M, line 24.9 -> 8.8 M; the encoder's share of a line chart
+ * is now ~4 M of them, cairo's drawing ~4 M.
+ *
+ * Older measurements, with zlib (800x500, encode CPU best of 40, one core):
  *   12x3 column chart, 219 colors: palette+Up+RLE 6.9 KB 0.5 ms; as RGB,
  *     Up level 3 18.3 KB, Up level 4 12.3 KB (1.6x the time of level 3).
  *   RGB charts (line 82 KB / pie 49 KB / scatter 32 KB with Up+RLE, 2.0-2.7 ms):
@@ -34,13 +40,10 @@
 #include <string.h>
 
 #include <libdeflate.h>
-#include <zlib.h>
 
 #include "render/png/png_encode.h"
 
 #define PNG_FILTER_UP 2
-/* libdeflate's fastest level (its header says so: 78 01) */
-#define PNG_LEVEL 1
 
 static void put32(unsigned char *p, uint32_t v)
 {
@@ -59,7 +62,9 @@ static void chunk_finish(fo_buf *out, size_t start, const char type[4])
     put32((unsigned char *)out->data + start, (uint32_t)n);
     memcpy((unsigned char *)out->data + start + 4, type, 4);
     unsigned char crc[4];
-    put32(crc, (uint32_t)crc32(crc32(0, Z_NULL, 0), (unsigned char *)out->data + start + 4, (uInt)(n + 4)));
+    /* libdeflate's CRC-32 (carry-less multiply where the CPU has it): a tenth
+     * of zlib's instructions on a line chart's 47 KB IDAT */
+    put32(crc, libdeflate_crc32(0, out->data + start + 4, n + 4));
     fo_buf_append(out, crc, 4);
 }
 
@@ -91,63 +96,12 @@ void fo_png_add_text(fo_buf *out, const char *keyword, const char *text)
     fo_buf_append(out, iend, 12);
 }
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-/* The Up difference of pixel p over q as R G B at o, all three bytes at once
- * (SWAR: per byte p - q mod 256), plus a fourth byte that the next pixel
- * overwrites (the buffer has one byte past its last row for the last one). */
-static inline void up_rgb(uint32_t p, uint32_t q, unsigned char *o)
-{
-    uint32_t d = ((p | 0x80808080u) - (q & 0x7F7F7F7Fu)) ^ ((p ^ ~q) & 0x80808080u);
-    uint32_t rgb = __builtin_bswap32(d) >> 8;
-    memcpy(o, &rgb, 4);
-}
-#endif
-
-/* One row of native-endian cairo pixels as filter byte + "Up"-filtered
- * RGB(A) bytes: each byte minus the same byte of the row above (prev NULL
- * for the first row). Alpha surfaces are un-premultiplied first. */
-static void filter_row(const uint32_t *px, const uint32_t *prev, int width, bool alpha,
-                       unsigned char *o)
+/* One row of native-endian premultiplied ARGB32 pixels as filter byte +
+ * "Up"-filtered RGBA bytes: each byte minus the same byte of the row above
+ * (prev NULL for the first row), un-premultiplied first. */
+static void filter_row_rgba(const uint32_t *px, const uint32_t *prev, int width, unsigned char *o)
 {
     *o++ = PNG_FILTER_UP;
-    if (!alpha) {
-        if (!prev) {
-            for (int x = 0; x < width; x++, o += 3) {
-                uint32_t p = px[x];
-                o[0] = (unsigned char)(p >> 16);
-                o[1] = (unsigned char)(p >> 8);
-                o[2] = (unsigned char)p;
-            }
-            return;
-        }
-        if (memcmp(px, prev, (size_t)width * 4) == 0) { /* a row like the one above */
-            memset(o, 0, (size_t)width * 3);
-            return;
-        }
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        static const unsigned char zero[12];
-        int x = 0;
-        for (; x + 4 <= width; x += 4, o += 12) {
-            uint64_t a[2], b[2];
-            memcpy(a, px + x, 16);
-            memcpy(b, prev + x, 16);
-            if (a[0] == b[0] && a[1] == b[1]) { /* four pixels like those above: most */
-                memcpy(o, zero, 12);
-                continue;
-            }
-            for (int k = 0; k < 4; k++) up_rgb(px[x + k], prev[x + k], o + 3 * k);
-        }
-        for (; x < width; x++, o += 3) up_rgb(px[x], prev[x], o);
-#else
-        for (int x = 0; x < width; x++, o += 3) {
-            uint32_t p = px[x], q = prev[x];
-            o[0] = (unsigned char)((p >> 16) - (q >> 16));
-            o[1] = (unsigned char)((p >> 8) - (q >> 8));
-            o[2] = (unsigned char)(p - q);
-        }
-#endif
-        return;
-    }
     for (int x = 0; x < width; x++, o += 4) {
         unsigned char c[2][4];
         for (int k = 0; k < 2; k++) {
@@ -163,6 +117,199 @@ static void filter_row(const uint32_t *px, const uint32_t *prev, int width, bool
         }
         for (int j = 0; j < 4; j++) o[j] = (unsigned char)(c[0][j] - c[1][j]);
     }
+}
+
+/* ---- the pixels unlike the one above -------------------------------------- */
+
+/* Their x, row by row: row y's are x[row[y] .. row[y + 1]). In row 0 every
+ * pixel counts (the Up filter's row above it is zeros). Only these pixels
+ * give "Up" bytes that are not zero: charts have a few percent of them. */
+typedef struct {
+    uint32_t *x, *row;
+    size_t n, cap;
+} changes;
+
+static const uint32_t *pixel_row(const unsigned char *pixels, int stride, int y)
+{
+    return (const uint32_t *)(const void *)(pixels + (size_t)y * (size_t)stride);
+}
+
+/* The first multiple-of-16 offset from x at which px[] and up[] differ
+ * somewhere in the next 16 pixels, or where fewer than 16 remain: where
+ * the caller must look pixel by pixel. AVX2 when the CPU has it (32 bytes
+ * a compare, a quarter of the instructions of the 8-byte words below). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+__attribute__((target("avx2"))) static int same_run_avx2(const uint32_t *px, const uint32_t *up,
+                                                         int x, int width)
+{
+    for (; x + 16 <= width; x += 16) {
+        __m256i e0 = _mm256_cmpeq_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(px + x)),
+                                        _mm256_loadu_si256((const __m256i *)(const void *)(up + x)));
+        __m256i e1 = _mm256_cmpeq_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(px + x + 8)),
+                                        _mm256_loadu_si256((const __m256i *)(const void *)(up + x + 8)));
+        if (_mm256_movemask_epi8(_mm256_and_si256(e0, e1)) != -1) break;
+    }
+    return x;
+}
+#endif
+
+static int same_run(bool avx2, const uint32_t *px, const uint32_t *up, int x, int width)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (avx2) return same_run_avx2(px, up, x, width);
+#endif
+    (void)avx2;
+    (void)px;
+    (void)up;
+    (void)width;
+    return x;
+}
+
+/* Whether same_run may use AVX2 (asked once an image: the question costs
+ * as much as a compare). */
+static bool have_avx2(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    return __builtin_cpu_supports("avx2");
+#else
+    return false;
+#endif
+}
+
+/* Fills c (fo_malloc'd arrays, the caller frees); false when out of memory. */
+static bool find_changes(const unsigned char *pixels, int width, int height, int stride, changes *c)
+{
+    c->row = fo_malloc(((size_t)height + 1) * sizeof *c->row);
+    if (!c->row) return false;
+    bool avx2 = have_avx2();
+    for (int y = 0; y < height; y++) {
+        c->row[y] = (uint32_t)c->n;
+        const uint32_t *px = pixel_row(pixels, stride, y), *up = y ? pixel_row(pixels, stride, y - 1) : NULL;
+        if (up && memcmp(px, up, (size_t)width * 4) == 0) continue; /* most rows of a chart */
+        if (c->n + (size_t)width > c->cap) {
+            size_t cap = c->cap ? c->cap : 4 * (size_t)width;
+            while (cap < c->n + (size_t)width) cap *= 2;
+            uint32_t *x = fo_realloc(c->x, cap * sizeof *x);
+            if (!x) return false;
+            c->x = x;
+            c->cap = cap;
+        }
+        int x = 0;
+        if (up)
+            for (; x + 8 <= width; x += 8) { /* eight pixels like those above: most */
+                x = same_run(avx2, px, up, x, width);
+                if (x + 8 > width) break;
+                uint64_t a[4], b[4];
+                memcpy(a, px + x, 32);
+                memcpy(b, up + x, 32);
+                if (((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3])) == 0) continue;
+                for (int k = x; k < x + 8; k++)
+                    if (px[k] != up[k]) c->x[c->n++] = (uint32_t)k;
+            }
+        for (; x < width; x++)
+            if (!up || px[x] != up[x]) c->x[c->n++] = (uint32_t)x;
+    }
+    c->row[height] = (uint32_t)c->n;
+    return true;
+}
+
+/* Feeds the Up-filtered palette rows to r: per row the filter byte, and for
+ * each stretch of changed pixels the zeros before it and its index
+ * differences (idx[] of each change; cur[] the index row above, updated). */
+/* Ends a stretch of *rep copies of the last of buf[0..*nb): fewer than
+ * three stay literals in buf, longer ones go to r after buf's bytes. */
+static void palette_repeat(fo_rle *r, unsigned char *buf, size_t *nb, size_t *gap, size_t *rep,
+                           size_t cap)
+{
+    if (*rep < 3 && *nb + *rep <= cap) {
+        memset(buf + *nb, buf[*nb - 1], *rep);
+        *nb += *rep;
+    } else {
+        fo_rle_lits(r, *gap, buf, *nb);
+        fo_rle_repeat(r, buf + *nb - 1, 1, *rep);
+        *gap = *nb = 0;
+    }
+    *rep = 0;
+}
+
+static void put_palette_rows(fo_rle *r, int width, int height, const changes *c,
+                             const unsigned char *idx, unsigned char *cur)
+{
+    static const unsigned char up = PNG_FILTER_UP;
+    size_t gap = 0;
+    unsigned char buf[256];
+    for (int y = 0; y < height; y++) {
+        fo_rle_lits(r, gap, &up, 1);
+        gap = 0;
+        size_t nb = 0, rep = 0;
+        uint32_t next = 0;
+        for (size_t k = c->row[y]; k < c->row[y + 1]; k++) {
+            uint32_t x = c->x[k];
+            unsigned char d = (unsigned char)(idx[k] - cur[x]);
+            cur[x] = idx[k];
+            if (x == next && nb && d == buf[nb - 1]) { /* like the pixel before it */
+                rep++;
+                next = x + 1;
+                continue;
+            }
+            if (rep) palette_repeat(r, buf, &nb, &gap, &rep, sizeof buf);
+            if (x != next || nb == sizeof buf) {
+                if (nb) fo_rle_lits(r, gap, buf, nb), gap = 0;
+                gap += x - next;
+                nb = 0;
+            }
+            buf[nb++] = d;
+            next = x + 1;
+        }
+        if (rep) palette_repeat(r, buf, &nb, &gap, &rep, sizeof buf);
+        if (nb) fo_rle_lits(r, gap, buf, nb), gap = 0;
+        gap += (size_t)width - next;
+    }
+    if (gap) fo_rle_lits(r, gap, NULL, 0);
+}
+
+/* The same for RGB rows: a changed pixel's three differences; a stretch of
+ * pixels with the same differences as the one before them (a grid line, a
+ * flat edge) goes to r as one repeat. */
+static void put_rgb_rows(fo_rle *r, const unsigned char *pixels, int width, int height, int stride,
+                         const changes *c)
+{
+    static const unsigned char up = PNG_FILTER_UP;
+    size_t gap = 0;
+    unsigned char buf[3 * 128];
+    for (int y = 0; y < height; y++) {
+        const uint32_t *px = pixel_row(pixels, stride, y), *above = y ? pixel_row(pixels, stride, y - 1) : NULL;
+        fo_rle_lits(r, gap, &up, 1);
+        gap = 0;
+        size_t nb = 0, rep = 0;
+        uint32_t next = 0, last = 0; /* last: the differences of pixel next - 1 */
+        for (size_t k = c->row[y]; k < c->row[y + 1]; k++) {
+            uint32_t x = c->x[k], p = px[x], q = above ? above[x] : 0;
+            /* R G B of p - q, byte by byte mod 256 (SWAR) */
+            uint32_t d = (((p | 0x80808080u) - (q & 0x7F7F7F7Fu)) ^ ((p ^ ~q) & 0x80808080u)) & 0xFFFFFFu;
+            if (x == next && nb && d == last) { /* like the pixel before it */
+                rep++;
+                next = x + 1;
+                continue;
+            }
+            if (rep || x != next || nb + 3 > sizeof buf) {
+                if (nb) fo_rle_lits(r, gap, buf, nb);
+                if (rep) fo_rle_repeat(r, buf + nb - 3, 3, rep);
+                gap = 3 * (size_t)(x - next);
+                nb = rep = 0;
+            }
+            buf[nb++] = (unsigned char)(d >> 16);
+            buf[nb++] = (unsigned char)(d >> 8);
+            buf[nb++] = (unsigned char)d;
+            last = d;
+            next = x + 1;
+        }
+        if (nb) fo_rle_lits(r, gap, buf, nb), gap = 0;
+        if (rep) fo_rle_repeat(r, buf + nb - 3, 3, rep);
+        gap += 3 * ((size_t)width - next);
+    }
+    if (gap) fo_rle_lits(r, gap, NULL, 0);
 }
 
 /* ---- palette ---------------------------------------------------------------- */
@@ -191,87 +338,65 @@ static int palette_index(palette *p, uint32_t c)
     return p->n++;
 }
 
-/* Writes the whole image as Up-filtered palette rows (filter byte + width
- * indices each) into filt; returns false as soon as a 257th color appears.
- * A pixel row equal to the one above becomes zeros without any lookup. */
-static bool palette_rows(const unsigned char *pixels, int width, int height, int stride,
-                         palette *p, unsigned char *rows, unsigned char *filt)
+/* The palette index of every changed pixel into idx[0..c->n), the colors
+ * into p; false as soon as a 257th color appears. Pixels like the one above
+ * have its index: they add no color. */
+static bool palette_of(const unsigned char *pixels, int height, int stride, const changes *c,
+                       palette *p, unsigned char *idx)
 {
-    unsigned char *prev = rows, *cur = rows + width;
-    memset(prev, 0, (size_t)width); /* the row above the first is zeros */
     memset(p->slot, 0xFF, sizeof p->slot);
     p->n = 0;
     for (int y = 0; y < height; y++) {
-        const uint32_t *px = (const uint32_t *)(const void *)(pixels + (size_t)y * (size_t)stride);
-        unsigned char *o = filt + (size_t)y * ((size_t)width + 1);
-        *o++ = PNG_FILTER_UP;
-        if (y > 0 && memcmp(px, (const unsigned char *)px - stride, (size_t)width * 4) == 0) {
-            memset(o, 0, (size_t)width);
-            continue;
-        }
-        uint32_t last = (px[0] & 0xFFFFFF) ^ 1; /* differs from the first pixel */
-        int idx = 0;
-        for (int x = 0; x < width; x++) {
-            uint32_t c = px[x] & 0xFFFFFF;
-            if (c != last) {
-                idx = palette_index(p, c);
-                if (idx < 0) return false;
-                last = c;
+        const uint32_t *px = pixel_row(pixels, stride, y);
+        uint32_t last = 0x1000000; /* no color */
+        int i = 0;
+        for (size_t k = c->row[y]; k < c->row[y + 1]; k++) {
+            uint32_t col = px[c->x[k]] & 0xFFFFFF;
+            if (col != last) {
+                i = palette_index(p, col);
+                if (i < 0) return false;
+                last = col;
             }
-            cur[x] = (unsigned char)idx;
-            o[x] = (unsigned char)(idx - prev[x]);
+            idx[k] = (unsigned char)i;
         }
-        unsigned char *t = prev;
-        prev = cur;
-        cur = t;
     }
     return true;
 }
 
 /* ---- the file -------------------------------------------------------------------- */
 
-/* Deflates src[0..n) as one zlib stream (header, deflate, Adler-32) into
- * out, straight into a worst-case reservation. Returns FO_OK or an error. */
-static fo_status zlib_stream(const unsigned char *src, size_t n, fo_buf *out)
-{
-    struct libdeflate_compressor *z = libdeflate_alloc_compressor(PNG_LEVEL);
-    if (!z) return FO_ERR_NOMEM;
-    fo_status st = FO_OK;
-    size_t bound = libdeflate_zlib_compress_bound(z, n);
-    fo_buf_append(out, NULL, bound);
-    if (out->failed) {
-        st = FO_ERR_NOMEM;
-    } else {
-        out->len -= bound;
-        size_t got = libdeflate_zlib_compress(z, src, n, out->data + out->len, bound);
-        if (got) out->len += got;
-        else st = FO_ERR_INTERNAL;
-    }
-    libdeflate_free_compressor(z);
-    return st;
-}
-
 fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int stride,
                         bool alpha, double dpi, fo_buf *out)
 {
     static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
     if (width <= 0 || height <= 0) return FO_ERR_INTERNAL;
-    size_t bpp = alpha ? 4 : 3, rowlen = (size_t)width * bpp;
-    /* the filtered image: palette rows when they fit, else RGB(A) rows. Sized
-     * for RGB(A) at once: the pages palette rows leave untouched are never
-     * committed, so this costs address space only, and there is no resize. */
-    unsigned char *filt = fo_malloc((rowlen + 1) * (size_t)height + 1); /* + filter_row's spill */
-    unsigned char *rows = alpha ? NULL : fo_malloc(2 * (size_t)width);
-    palette *pal = alpha ? NULL : fo_malloc(sizeof *pal);
+    size_t rowlen = (size_t)width * 4;
+    /* RGBA: the filtered image, deflated whole. Opaque: only the changed
+     * pixels are looked at, as palette indices when they fit. */
+    unsigned char *filt = NULL, *idx = NULL, *cur = NULL;
+    palette *pal = NULL;
+    changes c = {0};
+    fo_rle r;
+    fo_rle_init(&r);
+    bool indexed = false;
     fo_status st = FO_OK;
-    if (!filt || (!alpha && (!rows || !pal))) { st = FO_ERR_NOMEM; goto cleanup; }
-    bool indexed = !alpha && palette_rows(pixels, width, height, stride, pal, rows, filt);
-    if (!indexed)
-        for (int y = 0; y < height; y++) {
-            const uint32_t *row = (const uint32_t *)(const void *)(pixels + (size_t)y * (size_t)stride);
-            filter_row(row, y ? (const uint32_t *)(const void *)((const unsigned char *)row - stride) : NULL,
-                       width, alpha, filt + (size_t)y * (rowlen + 1));
+    if (alpha) {
+        filt = fo_malloc((rowlen + 1) * (size_t)height);
+        if (!filt) { st = FO_ERR_NOMEM; goto cleanup; }
+        for (int y = 0; y < height; y++)
+            filter_row_rgba(pixel_row(pixels, stride, y), y ? pixel_row(pixels, stride, y - 1) : NULL,
+                            width, filt + (size_t)y * (rowlen + 1));
+    } else {
+        pal = fo_malloc(sizeof *pal);
+        if (!pal || !find_changes(pixels, width, height, stride, &c) ||
+            !(idx = fo_malloc(c.n + 1)) || !(cur = fo_calloc((size_t)width, 1))) {
+            st = FO_ERR_NOMEM;
+            goto cleanup;
         }
+        indexed = palette_of(pixels, height, stride, &c, pal, idx);
+        if (indexed) put_palette_rows(&r, width, height, &c, idx, cur);
+        else put_rgb_rows(&r, pixels, width, height, stride, &c);
+    }
 
     fo_buf_append(out, sig, 8);
     unsigned char ihdr[13];
@@ -301,16 +426,19 @@ fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int 
     size_t start = out->len;
     unsigned char hdr[8] = {0};
     fo_buf_append(out, hdr, 8);
-    size_t n = ((indexed ? (size_t)width : rowlen) + 1) * (size_t)height;
     if (out->failed) { st = FO_ERR_NOMEM; goto cleanup; }
-    st = zlib_stream(filt, n, out);
+    st = alpha ? fo_png_zlib_rle(filt, (rowlen + 1) * (size_t)height, out) : fo_rle_finish(&r, out);
     if (st != FO_OK) goto cleanup;
     chunk_finish(out, start, "IDAT");
     chunk(out, "IEND", NULL, 0);
     if (out->failed) st = FO_ERR_NOMEM;
 cleanup:
+    fo_rle_free(&r);
     fo_free(filt);
-    fo_free(rows);
+    fo_free(idx);
+    fo_free(cur);
+    fo_free(c.x);
+    fo_free(c.row);
     fo_free(pal);
     return st;
 }

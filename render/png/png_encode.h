@@ -4,8 +4,8 @@
  * Why not cairo_surface_write_to_png_stream: it compresses with zlib's default
  * level (6) and adaptive filtering, which costs 3-4x the time of drawing a
  * chart. Charts are flat colors with antialiased edges, so a palette when the
- * image has at most 256 colors, "Up"-filtered rows and zlib's run-length
- * strategy make files smaller than matplotlib's in a fraction of the time
+ * image has at most 256 colors, "Up"-filtered rows and run-length deflate
+ * (rle.c) make files smaller than matplotlib's in a fraction of the time
  * (encode.c has the measurements). Output is deterministic: no time chunk;
  * text only as the caller adds it (the provenance). */
 #ifndef FO_PNG_ENCODE_H
@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "folio.h"
 #include "base/buf.h"
@@ -20,7 +21,7 @@
 /* Encodes a CAIRO_FORMAT_RGB24 (or ARGB32 when alpha) surface's pixels as an
  * 8-bit indexed PNG when opaque with at most 256 colors, else as 8-bit RGB
  * (RGBA), appending to out. dpi (0 = none) goes into pHYs.
- * Returns FO_ERR_NOMEM or FO_ERR_INTERNAL (zlib) on failure. */
+ * Returns FO_ERR_NOMEM or FO_ERR_INTERNAL on failure. */
 fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int stride,
                         bool alpha, double dpi, fo_buf *out);
 
@@ -28,5 +29,43 @@ fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int 
  * text: UTF-8, no language tag) before the IEND that ends out, as written by
  * fo_png_encode. Anything else in out is left as it is. */
 void fo_png_add_text(fo_buf *out, const char *keyword, const char *text);
+
+/* A zlib stream built piece by piece (rle.c): run-length deflate, one
+ * dynamic-Huffman block. Literal bytes are kept, runs of one byte counted;
+ * the Adler-32 is summed as the bytes come, so a run of zeros the caller
+ * knows of (pixels like those above them) is never written out at all. */
+typedef struct {
+    uint32_t lit, nlit, nrun; /* literals lit[lit..lit+nlit), then nrun bytes */
+    uint32_t dist;            /* copied from 1 or 3 bytes back */
+} fo_rle_seq;
+
+typedef struct {
+    unsigned char *lit;       /* every literal byte, in order */
+    size_t nlit, litcap, lit0; /* lit0: the first literal of the open sequence */
+    fo_rle_seq *seqs;
+    size_t ns, scap;
+    uint64_t run, total;      /* pending copies of last; bytes put so far */
+    uint64_t s1, s2, since;   /* Adler-32 sums, bytes since they were reduced */
+    uint32_t freq[286];       /* literal/length symbol counts */
+    unsigned last;            /* the last byte put (256: none yet) */
+    bool failed;              /* sticky: out of memory or over 4 GiB */
+} fo_rle;
+
+void fo_rle_init(fo_rle *r);
+/* Appends zeros zero bytes, then p[0..n). */
+void fo_rle_put(fo_rle *r, size_t zeros, const unsigned char *p, size_t n);
+/* The same, p[0..n) as literals without looking for runs in them (the
+ * caller passes the runs it knows of to fo_rle_repeat). */
+void fo_rle_lits(fo_rle *r, size_t zeros, const unsigned char *p, size_t n);
+/* Appends times copies of pat[0..bpp), bpp 1 or 3, which must be the last
+ * bpp bytes put (one pixel's difference, repeated to its right). */
+void fo_rle_repeat(fo_rle *r, const unsigned char *pat, size_t bpp, size_t times);
+/* Appends the zlib stream of everything put (at least one byte) to out.
+ * FO_ERR_NOMEM when r failed or out cannot grow. */
+fo_status fo_rle_finish(fo_rle *r, fo_buf *out);
+void fo_rle_free(fo_rle *r);
+
+/* Appends src[0..n) (1 <= n < 4 GiB) as one zlib stream (fo_rle). */
+fo_status fo_png_zlib_rle(const unsigned char *src, size_t n, fo_buf *out);
 
 #endif

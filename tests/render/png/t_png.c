@@ -15,9 +15,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "render/render.h"
 #include "render/core/text.h"
+#include "render/png/png_encode.h"
 #include "tests/render/chart/fixture.h"
 #include "tests/check_run.h"
 
@@ -320,6 +322,143 @@ START_TEST(one_file_per_chart)
 }
 END_TEST
 
+/* The run-length deflate stream (rle.c) inflates, with zlib, to exactly its
+ * input: one byte; runs around the 3-byte minimum and the 258-byte longest
+ * match (259 and 260 must split without a short tail); runs of every byte
+ * value; pseudo-random bytes (every literal, long codes); all of it
+ * together; repeats of one pixel's 1 or 3 bytes (fo_rle_repeat) after
+ * bytes put with and without a search for runs (fo_rle_put, fo_rle_lits). */
+static void rle_roundtrip(const unsigned char *src, size_t n)
+{
+    fo_buf b = {0};
+    fo_buf_append(&b, "xy", 2); /* appends after what is there */
+    ck_assert_int_eq(fo_png_zlib_rle(src, n, &b), FO_OK);
+    ck_assert(!b.failed);
+    ck_assert_mem_eq(b.data, "xy", 2);
+    uLongf got = (uLongf)n;
+    unsigned char *back = fo_malloc(n + 1);
+    ck_assert_int_eq(uncompress(back, &got, (const unsigned char *)b.data + 2, (uLong)(b.len - 2)), Z_OK);
+    ck_assert_uint_eq(got, n);
+    ck_assert_mem_eq(back, src, n);
+    fo_free(back);
+    fo_buf_free(&b);
+}
+
+START_TEST(rle_stream_inflates_to_its_input)
+{
+    enum { N = 300000 };
+    unsigned char *src = fo_malloc(N), *p = src;
+    ck_assert_ptr_nonnull(src);
+    rle_roundtrip((const unsigned char *)"\x02", 1);
+    rle_roundtrip((const unsigned char *)"\0\0\0\0", 4);
+    for (int len = 1; len <= 600; len++) { /* byte, run of len, other byte */
+        p[0] = 7;
+        memset(p + 1, len % 3 ? 0 : 0xFF, (size_t)len);
+        p[len + 1] = 9;
+        rle_roundtrip(p, (size_t)len + 2);
+        p += len + 2;
+    }
+    for (int v = 0; v < 256; v++) { memset(p, v, 40 + v); p += 40 + v; }
+    uint32_t x = 12345;
+    while (p < src + N) { x = x * 1103515245u + 12345u; *p++ = (unsigned char)(x >> 16); }
+    rle_roundtrip(p - 50000, 50000);
+    rle_roundtrip(src, N);
+
+    /* repeats of a 3-byte pixel (fo_rle_repeat), long enough to be split */
+    static const size_t times[] = {1, 2, 86, 87, 20000};
+    for (size_t t = 0; t < sizeof times / sizeof *times; t++) {
+        fo_rle r;
+        fo_rle_init(&r);
+        unsigned char pat[3] = {0x10, 0xF0, (unsigned char)t}, *q = src;
+        *q++ = 2;
+        memcpy(q, pat, 3);
+        q += 3;
+        fo_rle_put(&r, 0, src, 4);
+        fo_rle_repeat(&r, pat, 3, times[t]);
+        for (size_t k = 0; k < times[t]; k++, q += 3) memcpy(q, pat, 3);
+        fo_rle_put(&r, 5, (const unsigned char *)"\x07", 1); /* five zeros, then a byte */
+        memset(q, 0, 5);
+        q[5] = 7;
+        q += 6;
+        /* literals taken as they are, then runs of their last byte */
+        fo_rle_lits(&r, 2, (const unsigned char *)"\x09\x09\x00", 3);
+        memcpy(q, "\0\0\x09\x09\x00", 5);
+        q += 5;
+        fo_rle_repeat(&r, (const unsigned char *)"\x00", 1, times[t]);
+        memset(q, 0, times[t]);
+        q += times[t];
+        fo_rle_lits(&r, 0, (const unsigned char *)"\x05", 1);
+        fo_rle_repeat(&r, (const unsigned char *)"\x05", 1, times[t]);
+        memset(q, 5, times[t] + 1);
+        q += times[t] + 1;
+        fo_buf b = {0};
+        ck_assert_int_eq(fo_rle_finish(&r, &b), FO_OK);
+        fo_rle_free(&r);
+        size_t n = (size_t)(q - src);
+        uLongf got = (uLongf)n;
+        unsigned char *back = fo_malloc(n);
+        ck_assert_int_eq(uncompress(back, &got, (const unsigned char *)b.data, (uLong)b.len), Z_OK);
+        ck_assert_uint_eq(got, n);
+        ck_assert_mem_eq(back, src, n);
+        fo_free(back);
+        fo_buf_free(&b);
+    }
+    fo_free(src);
+}
+END_TEST
+
+static unsigned char *read_all(const char *path, size_t *n)
+{
+    FILE *fp = fopen(path, "rb");
+    ck_assert_ptr_nonnull(fp);
+    unsigned char *buf = fo_malloc(1 << 20);
+    ck_assert_ptr_nonnull(buf);
+    *n = fread(buf, 1, 1 << 20, fp);
+    fclose(fp);
+    return buf;
+}
+
+/* The charts of one render share one pixel buffer (png.c, pixel_store): a
+ * small line chart drawn after a larger pie of other colors is the same
+ * file as the same line chart drawn first, into a fresh buffer. */
+START_TEST(charts_of_one_render_leave_nothing_behind)
+{
+    fx_chart f;
+    month_chart(&f, FO_CHART_LINE);
+    f.chart.width = 300;
+    f.chart.height = 200;
+    fo_block blocks[3];
+    memset(blocks, 0, sizeof blocks);
+    for (int i = 0; i < 3; i++) {
+        blocks[i].kind = FO_BLOCK_CHART;
+        blocks[i].u.chart = f.chart;
+    }
+    blocks[1].u.chart.kind = FO_CHART_PIE;
+    blocks[1].u.chart.width = 900;
+    blocks[1].u.chart.height = 700;
+    fo_doc doc;
+    doc_with(&doc, blocks, 3, &f);
+    char dest[128], p1[160], p3[160];
+    snprintf(dest, sizeof dest, "%s/out.png", tmpdir);
+    const char *outs[] = {dest};
+    fo_render_opts opts = {0};
+    fo_diags d;
+    fo_diags_init(&d);
+    ck_assert_int_eq(fo_render(&doc, outs, 1, &opts, NULL, &d), FO_OK);
+    snprintf(p1, sizeof p1, "%s/out-1.png", tmpdir);
+    snprintf(p3, sizeof p3, "%s/out-3.png", tmpdir);
+    size_t n1, n3;
+    unsigned char *a = read_all(p1, &n1), *b = read_all(p3, &n3);
+    ck_assert_uint_gt(n1, 1000);
+    ck_assert_uint_eq(n1, n3);
+    ck_assert_mem_eq(a, b, n1);
+    fo_free(a);
+    fo_free(b);
+    fo_diags_free(&d);
+    fx_free(&f);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("png");
@@ -331,7 +470,9 @@ int main(void)
     tcase_add_test(tc, reference_images);
     tcase_add_test(tc, cjk_labels_use_fallback_font);
     tcase_add_test(tc, out_of_memory);
+    tcase_add_test(tc, rle_stream_inflates_to_its_input);
     tcase_add_test(tc, one_file_per_chart);
+    tcase_add_test(tc, charts_of_one_render_leave_nothing_behind);
     suite_add_tcase(s, tc);
     return fo_check_run(s);
 }
