@@ -1114,8 +1114,10 @@ static const char *worker_word(int sock)
     n = recv_msg(sock, msg, sizeof msg, &fd);
     if (fd >= 0)
         close(fd);
-    if (n == 1 && msg[0] == 'K')
-        return NULL;
+    if (n == 1 && msg[0] == 'K') {
+        pf.revents = 0;   /* and it has not died since */
+        return poll(&pf, 1, 0) == 0 ? NULL : "gone";
+    }
     if (n > 1 && msg[0] == 'X')
         return strcmp(msg + 1, "memory") ? "unclean" : "memory";
     return "gone";
@@ -1188,7 +1190,16 @@ int fo_serve_zygote_render(fo_serve_zygote *z, const fo_serve_job *job, const un
         w.sock = new_child(z, 0, err, errlen);
     if (w.sock < 0)
         return -1;
-    if (send_job(w.sock, job) == 0) {
+    int sent = send_job(w.sock, job) == 0;
+    if (!sent && reuse && w.served) {
+        /* the worker died after its proof, before it took the job: another */
+        end_worker(w.sock, "gone");
+        w = worker_for(z, tenant, err, errlen);
+        if (w.sock < 0)
+            return -1;
+        sent = send_job(w.sock, job) == 0;
+    }
+    if (sent) {
         fo_buf diags = { 0 };
         read_reply(w.sock, job, r, &diags);
         r->diags_json = fo_buf_take(&diags, NULL);
