@@ -446,21 +446,22 @@ static void take_base(worker_base *b)
     umask(b->umask);
 }
 
-/* A number from a "Key:\t123" line of /proc/self/status, or -1. */
-static long status_field(const char *key)
+/* The threads and the resident KiB of this process (/proc/self/status);
+   -1 for what could not be read. */
+static void threads_and_rss(long *threads, long *rss_kb)
 {
     char line[256];
-    long v = -1;
-    size_t len = strlen(key);
     FILE *f = fopen("/proc/self/status", "re");
 
-    if (!f)
-        return -1;
-    while (v < 0 && fgets(line, sizeof line, f))
-        if (!strncmp(line, key, len) && line[len] == ':')
-            v = strtol(line + len + 1, NULL, 10);
-    fclose(f);
-    return v;
+    *threads = *rss_kb = -1;
+    while (f && fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "Threads:", 8))
+            *threads = strtol(line + 8, NULL, 10);
+        else if (!strncmp(line, "VmRSS:", 6))
+            *rss_kb = strtol(line + 6, NULL, 10);
+    }
+    if (f)
+        fclose(f);
 }
 
 static int folder_empty(const char *path)
@@ -518,7 +519,7 @@ static const char *worker_dirty(const worker_base *b, const char *home, uint64_t
     worker_base now;
     char cwd[8];
     mode_t um;
-    long rss;
+    long threads, rss;
     int st;
 
     if (!folder_empty(home))
@@ -528,7 +529,8 @@ static const char *worker_dirty(const worker_base *b, const char *home, uint64_t
     if (list_fds(&now) < 0 || now.n_fds != b->n_fds ||
         memcmp(now.fds, b->fds, sizeof now.fds[0] * (size_t)now.n_fds))
         return "descriptors";
-    if (status_field("Threads") != 1)
+    threads_and_rss(&threads, &rss);
+    if (threads != 1)
         return "threads";
     if (waitpid(-1, &st, WNOHANG) != -1 || errno != ECHILD)
         return "child processes";
@@ -539,7 +541,6 @@ static const char *worker_dirty(const worker_base *b, const char *home, uint64_t
     umask(um);
     if (um != b->umask)
         return "umask";
-    rss = status_field("VmRSS");
     if (rss < 0 || (uint64_t)rss * 1024 > max_rss)
         return "memory";
     return NULL;
