@@ -114,7 +114,6 @@ typedef struct {
     int out_fds[FO_SERVE_MAX_FORMATS];   /* -1 where none; caller closes */
     size_t n_outs;
     unsigned long worker;      /* reuse: the worker's number (1, 2, ...); 0 otherwise */
-    unsigned worker_request;   /* reuse: which of its requests this was (1 = its first) */
 } fo_serve_result;
 
 /* Starts the zygote: jailed (jail=1, in a jail as `folio run --render`

@@ -317,14 +317,14 @@ static void job_limits(const job_head *h, int reuse)
 
     if (reuse && getrusage(RUSAGE_SELF, &ru) == 0)
         used = (rlim_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + 1);
-    if (getrlimit(RLIMIT_CPU, &cpu) < 0)
-        return;
-    cpu.rlim_cur = used + (rlim_t)h->timeout_s + 1;
-    if (!reuse)
-        cpu.rlim_max = cpu.rlim_cur + 1;
-    else if (cpu.rlim_max != RLIM_INFINITY && cpu.rlim_cur > cpu.rlim_max)
-        cpu.rlim_cur = cpu.rlim_max;
-    (void)setrlimit(RLIMIT_CPU, &cpu);
+    if (getrlimit(RLIMIT_CPU, &cpu) == 0) {
+        cpu.rlim_cur = used + (rlim_t)h->timeout_s + 1;
+        if (!reuse)
+            cpu.rlim_max = cpu.rlim_cur + 1;
+        else if (cpu.rlim_max != RLIM_INFINITY && cpu.rlim_cur > cpu.rlim_max)
+            cpu.rlim_cur = cpu.rlim_max;
+        (void)setrlimit(RLIMIT_CPU, &cpu);
+    }
     alarm((unsigned)h->timeout_s + 1);
 }
 
@@ -1206,7 +1206,6 @@ int fo_serve_zygote_render(fo_serve_zygote *z, const fo_serve_job *job, const un
         r->diags_json = fo_buf_take(&diags, NULL);
     }
     r->worker = w.id;
-    r->worker_request = w.served + 1;
     if (reuse)
         worker_done(z, &w, r);
     else
