@@ -394,15 +394,48 @@ static int serve_one(int sock, const char *parent, int wait_ms, int reuse)
 
 /* ------------------------------------------- a reused worker's proof */
 
+/* What /proc/self/status says of this process: threads, resident KiB, and
+   its signals as the kernel keeps them -- pending (for the thread and the
+   process), blocked, ignored and caught (a handler installed). */
+enum { SIG_PND, SIG_SHDPND, SIG_BLK, SIG_IGN_SET, SIG_CGT, SIG_N };
+typedef struct {
+    long threads, rss_kb;
+    unsigned long long sig[SIG_N];
+} proc_state;
+
+static int read_state(proc_state *p)
+{
+    static const char *const keys[SIG_N] = { "SigPnd:", "ShdPnd:", "SigBlk:", "SigIgn:", "SigCgt:" };
+    char line[256];
+    int seen = 0;
+    FILE *f = fopen("/proc/self/status", "re");
+
+    memset(p, 0, sizeof *p);
+    p->threads = p->rss_kb = -1;
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "Threads:", 8))
+            p->threads = strtol(line + 8, NULL, 10);
+        else if (!strncmp(line, "VmRSS:", 6))
+            p->rss_kb = strtol(line + 6, NULL, 10);
+        for (int k = 0; k < SIG_N; k++)
+            if (!strncmp(line, keys[k], strlen(keys[k]))) {
+                p->sig[k] = strtoull(line + strlen(keys[k]), NULL, 16);
+                seen |= 1 << k;
+            }
+    }
+    fclose(f);
+    return seen == (1 << SIG_N) - 1 ? 0 : -1;
+}
+
 /* What a worker is made of before its first request: each check between
    requests compares with it. */
 #define MAX_BASE_FDS 32
 typedef struct {
     int n_fds;
     struct { int fd; dev_t dev; ino_t ino; } fds[MAX_BASE_FDS];
-    struct sigaction act[NSIG];
-    int act_ok[NSIG];
-    sigset_t mask;
+    proc_state state;
     mode_t umask;
 } worker_base;
 
@@ -437,31 +470,10 @@ static int list_fds(worker_base *b)
 static void take_base(worker_base *b)
 {
     memset(b, 0, sizeof *b);
-    if (list_fds(b) < 0)
+    if (list_fds(b) < 0 || read_state(&b->state) < 0)
         _exit(3);
-    for (int sig = 1; sig < NSIG; sig++)
-        b->act_ok[sig] = sigaction(sig, NULL, &b->act[sig]) == 0;
-    (void)sigprocmask(SIG_SETMASK, NULL, &b->mask);
     b->umask = umask(077);
     umask(b->umask);
-}
-
-/* The threads and the resident KiB of this process (/proc/self/status);
-   -1 for what could not be read. */
-static void threads_and_rss(long *threads, long *rss_kb)
-{
-    char line[256];
-    FILE *f = fopen("/proc/self/status", "re");
-
-    *threads = *rss_kb = -1;
-    while (f && fgets(line, sizeof line, f)) {
-        if (!strncmp(line, "Threads:", 8))
-            *threads = strtol(line + 8, NULL, 10);
-        else if (!strncmp(line, "VmRSS:", 6))
-            *rss_kb = strtol(line + 6, NULL, 10);
-    }
-    if (f)
-        fclose(f);
 }
 
 static int folder_empty(const char *path)
@@ -479,69 +491,55 @@ static int folder_empty(const char *path)
     return n == 0;
 }
 
-static int same_action(const struct sigaction *a, const struct sigaction *b)
+static int same_fds(const worker_base *a, const worker_base *b)
 {
-    return a->sa_handler == b->sa_handler && a->sa_flags == b->sa_flags;
-}
-
-static const char *signals_dirty(const worker_base *b)
-{
-    struct itimerval it;
-    struct sigaction sa;
-    sigset_t set;
-
-    for (int sig = 1; sig < NSIG; sig++)
-        if (b->act_ok[sig] && (sigaction(sig, NULL, &sa) < 0 || !same_action(&sa, &b->act[sig])))
-            return "signal handlers";
-    if (sigprocmask(SIG_SETMASK, NULL, &set) < 0)
-        return "signal mask";
-    for (int sig = 1; sig < NSIG; sig++)   /* by member: the kernel fills only part of a sigset_t */
-        if (sigismember(&set, sig) != sigismember(&b->mask, sig))
-            return "signal mask";
-    if (sigpending(&set) < 0)
-        return "pending signals";
-    for (int sig = 1; sig < NSIG; sig++)
-        if (sigismember(&set, sig) == 1)
-            return "pending signals";
-    for (int which = ITIMER_REAL; which <= ITIMER_PROF; which++)
-        if (getitimer(which, &it) < 0 || it.it_value.tv_sec || it.it_value.tv_usec)
-            return "timers";
-    return NULL;
+    if (a->n_fds != b->n_fds)
+        return 0;
+    for (int k = 0; k < a->n_fds; k++)
+        if (a->fds[k].fd != b->fds[k].fd || a->fds[k].dev != b->fds[k].dev || a->fds[k].ino != b->fds[k].ino)
+            return 0;
+    return 1;
 }
 
 /* Why the worker is not as it was before its first request, or NULL: its
    folder under /tmp empty (the request's folder removed), its working
    folder "/", the same descriptors (numbers and files), one thread, no
-   child process (running or exited), the same signal handlers, mask, no
-   pending signal or armed timer, the same umask, and RSS within max_rss. */
+   child process (running or exited), the same signals ignored, caught
+   and blocked, none pending, no interval timer armed, the same umask, and
+   RSS within max_rss. */
 static const char *worker_dirty(const worker_base *b, const char *home, uint64_t max_rss)
 {
+    static const char *const sig_why[SIG_N] = { "pending signals", "pending signals", "signal mask",
+                                                "ignored signals", "signal handlers" };
     worker_base now;
+    struct itimerval it;
     char cwd[8];
     mode_t um;
-    long threads, rss;
     int st;
 
     if (!folder_empty(home))
         return "files";
     if (!getcwd(cwd, sizeof cwd) || strcmp(cwd, "/"))
         return "working folder";
-    if (list_fds(&now) < 0 || now.n_fds != b->n_fds ||
-        memcmp(now.fds, b->fds, sizeof now.fds[0] * (size_t)now.n_fds))
+    if (list_fds(&now) < 0 || !same_fds(&now, b))
         return "descriptors";
-    threads_and_rss(&threads, &rss);
-    if (threads != 1)
+    if (read_state(&now.state) < 0)
+        return "status";
+    if (now.state.threads != 1)
         return "threads";
     if (waitpid(-1, &st, WNOHANG) != -1 || errno != ECHILD)
         return "child processes";
-    const char *sig = signals_dirty(b);
-    if (sig)
-        return sig;
+    for (int k = 0; k < SIG_N; k++)
+        if (now.state.sig[k] != b->state.sig[k])
+            return sig_why[k];
+    for (int which = ITIMER_REAL; which <= ITIMER_PROF; which++)
+        if (getitimer(which, &it) < 0 || it.it_value.tv_sec || it.it_value.tv_usec)
+            return "timers";
     um = umask(077);
     umask(um);
     if (um != b->umask)
         return "umask";
-    if (rss < 0 || (uint64_t)rss * 1024 > max_rss)
+    if (now.state.rss_kb < 0 || (uint64_t)now.state.rss_kb * 1024 > max_rss)
         return "memory";
     return NULL;
 }
@@ -549,6 +547,11 @@ static const char *worker_dirty(const worker_base *b, const char *home, uint64_t
 /* Test hook (FOLIO_SERVE_TEST_LEAK, read by the server, never by a
    request): leaves what a compromised render might, so the test of the
    proof can see the worker refuse to serve again. */
+static void leak_handler(int sig)
+{
+    (void)sig;
+}
+
 static void test_leak(uint32_t leak, const char *home)
 {
     char path[300];
@@ -562,7 +565,13 @@ static void test_leak(uint32_t leak, const char *home)
     if (leak == 3 && fork() == 0)
         _exit(0);
     if (leak == 4)
-        signal(SIGUSR1, SIG_IGN);
+        signal(SIGUSR1, leak_handler);
+    if (leak == 6) {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGUSR2);
+        (void)sigprocmask(SIG_BLOCK, &set, NULL);
+    }
     if (leak == 5) {
         struct itimerval it = { { 0, 0 }, { 100, 0 } };
         (void)setitimer(ITIMER_VIRTUAL, &it, NULL);

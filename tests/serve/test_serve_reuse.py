@@ -160,8 +160,8 @@ def test_without_tokens_every_client_is_one_tenant():
 
 # What a compromised render might leave behind (FOLIO_SERVE_TEST_LEAK, read
 # by the server for tests): an open descriptor, a file in the worker's
-# folder, a child process, a signal handler, an armed timer.
-@pytest.mark.parametrize("leak", [1, 2, 3, 4, 5], ids=["fd", "file", "child", "signal", "timer"])
+# folder, a child process, a signal handler, an armed timer, a blocked signal.
+@pytest.mark.parametrize("leak", [1, 2, 3, 4, 5, 6], ids=["fd", "file", "child", "handler", "timer", "mask"])
 def test_a_worker_that_is_not_clean_refuses_to_serve_again(tokens, leak, monkeypatch):
     monkeypatch.setenv("FOLIO_SERVE_TEST_LEAK", str(leak))
     s = Server("--token-file", tokens, "--reuse-workers", 10)
