@@ -730,7 +730,7 @@ static void run_job(fo_serve_state *s, struct MHD_Connection *c, req *r, fo_serv
         fo_http_refuse(c, r, 503, "busy", NULL, "can't render now: %s", err);
     } else {
         if (res.worker)
-            snprintf(r->worker, sizeof r->worker, "%lu", res.worker);
+            snprintf(r->worker, sizeof r->worker, "%016llx", (unsigned long long)res.worker);
         answer_result(c, r, job, &res);
     }
     fo_http_slot_give(s);

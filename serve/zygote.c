@@ -89,7 +89,6 @@ struct fo_serve_zygote {
     pthread_mutex_t pool_lock;
     struct idle_worker *pool;
     size_t n_pool, pool_cap;
-    unsigned long next_worker;
     uint32_t leak;             /* FOLIO_SERVE_TEST_LEAK (tests only), else 0 */
 };
 
@@ -97,7 +96,8 @@ struct fo_serve_zygote {
 struct idle_worker {
     int sock;
     unsigned char tenant[32];
-    unsigned long id;          /* 1, 2, ...: X-Folio-Worker */
+    uint64_t id;               /* random, never 0: X-Folio-Worker (a count would tell a
+                                  tenant how busy the others are) */
     unsigned served;           /* requests answered so far */
     double since;              /* fo_now() when its last request ended */
 };
@@ -1154,9 +1154,8 @@ static struct idle_worker worker_for(fo_serve_zygote *z, const unsigned char *te
     w.sock = new_child(z, 1, err, errlen);
     if (w.sock >= 0) {
         memcpy(w.tenant, tenant, 32);
-        pthread_mutex_lock(&z->pool_lock);
-        w.id = ++z->next_worker;
-        pthread_mutex_unlock(&z->pool_lock);
+        while (!w.id && getrandom(&w.id, sizeof w.id, 0) == (ssize_t)sizeof w.id)
+            ;
         fo_serve_metrics_worker("started");
     }
     return w;

@@ -28,8 +28,8 @@ def metric(srv, name, reason=None):
 def worker_of(srv, formats=("xlsx",), spec=SPEC, files=(), token="alpha-token", status=200):
     st, h, body = render(srv, list(formats), spec, files, token)
     assert st == status, body[:500]
-    assert h["X-Folio-Worker"], "every render of --reuse-workers names its worker"
-    return int(h["X-Folio-Worker"]), body
+    assert re.fullmatch(r"[0-9a-f]{16}", h["X-Folio-Worker"] or ""), "every render of --reuse-workers names its worker"
+    return h["X-Folio-Worker"], body
 
 
 @pytest.fixture
