@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
 # bench-serve.sh — `folio serve` under load (wrk, loopback, this machine):
 # requests/s and p50/p99 latency of POST /v1/render -> xlsx, pdf, png at
-# concurrency 1, 8 and 32, with the jail and without (--no-jail, for
-# comparison only), beside the usual Python stack (bench/serve_peer.py:
-# http.server + openpyxl/matplotlib) on the same spec (a 20-row table and a
-# bar chart); then a soak of SOAK requests: 5xx count, RSS and open fds of
-# the server before and after; and a session's exec round trip over HTTP
-# beside the CLI's. DUR seconds per point (default 5).
+# concurrency 1, 8 and 32: the default (a fresh jailed process per request),
+# --reuse-workers 100 (a worker per tenant, reused), and without the jail
+# (--no-jail, for comparison only), beside the usual Python stack
+# (bench/serve_peer.py: http.server + openpyxl/matplotlib) on the same spec (a
+# 20-row table and a bar chart), each point of the servers measured one after
+# the other in the same sitting, with the ratios to the peer; then the CPU
+# per render in the zygote's children beside the floor measured now
+# (bench/fork_floor.c: a bare fork+exit+wait of a process the zygote's size);
+# a soak of SOAK requests: 5xx count, RSS and open fds of the server before
+# and after; and a session's exec round trip over HTTP beside the CLI's.
+# DUR seconds per point (default 5); FORMATS and CONCS narrow the table.
 set -uo pipefail
 folio=$(readlink -f "${1:-build/folio}")
 here=$(cd "$(dirname "$0")" && pwd)
 work="$here/work/serve"; mkdir -p "$work"
 DUR=${DUR:-5}; SOAK=${SOAK:-20000}; PY=${PY:-/usr/bin/python3}
+FORMATS=${FORMATS:-xlsx pdf png}; CONCS=${CONCS:-1 8 32}
 command -v wrk >/dev/null || { echo "bench-serve: wrk is not installed (make deps-bench)"; exit 1; }
 
 "$PY" - "$work" <<'PY'
@@ -40,9 +46,10 @@ address_in() {   # the address a folio serve log says it listens on
   done
 }
 "$folio" serve --listen 127.0.0.1:0 --queue 256 2>"$work/jail.log" >/dev/null & pids+=($!); jail_pid=$!
+"$folio" serve --listen 127.0.0.1:0 --queue 256 --reuse-workers 100 2>"$work/reuse.log" >/dev/null & pids+=($!); reuse_pid=$!
 "$folio" serve --listen 127.0.0.1:0 --queue 256 --no-jail 2>"$work/nojail.log" >/dev/null & pids+=($!)
-jail=$(address_in "$work/jail.log"); nojail=$(address_in "$work/nojail.log")
-[ -n "$jail" ] && [ -n "$nojail" ] || { echo "bench-serve: folio serve did not start"; cat "$work"/*.log; exit 1; }
+jail=$(address_in "$work/jail.log"); reuse=$(address_in "$work/reuse.log"); nojail=$(address_in "$work/nojail.log")
+[ -n "$jail" ] && [ -n "$reuse" ] && [ -n "$nojail" ] || { echo "bench-serve: folio serve did not start"; cat "$work"/*.log; exit 1; }
 port=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$PY" "$here/serve_peer.py" "$port" >/dev/null 2>&1 & pids+=($!)
 peer="127.0.0.1:$port"
@@ -65,15 +72,19 @@ print(f"{float(rps.group(1)) if rps else 0:.0f} {ms('50'):.1f} {ms('99'):.1f} {e
 PY
 }
 
-printf "%-5s %4s | %-24s | %-24s | %-24s | %s\n" fmt conc "folio serve (jail)" "folio serve --no-jail" "python http.server" "jail/python"
-printf "%-5s %4s | %-24s | %-24s | %-24s |\n" "" "" "req/s  p50  p99 ms  non2xx" "req/s  p50  p99 ms  non2xx" "req/s  p50  p99 ms  non2xx"
-for fmt in xlsx pdf png; do
-  for c in 1 8 32; do
+ratio() { "$PY" -c "import sys; a=float('$1'.split()[0]); p=float('$2'.split()[0]); print(f'{a/p:.1f}x' if p else 'n/a')"; }
+h="req/s  p50  p99 ms  non2xx"
+printf "%-5s %4s | %-24s | %-24s | %-24s | %-24s | %s\n" fmt conc "folio serve (jail)" "--reuse-workers 100" \
+       "folio serve --no-jail" "python http.server" "jail/python reuse/python"
+printf "%-5s %4s | %-24s | %-24s | %-24s | %-24s |\n" "" "" "$h" "$h" "$h" "$h"
+for fmt in $FORMATS; do
+  for c in $CONCS; do
     a=$(point "$jail/v1/render?format=$fmt" $c)
+    r=$(point "$reuse/v1/render?format=$fmt" $c)
     b=$(point "$nojail/v1/render?format=$fmt" $c)
     p=$(point "$peer/render?format=$fmt" $c)
-    ratio=$("$PY" -c "import sys; a=float('$a'.split()[0]); p=float('$p'.split()[0]); print(f'{a/p:.1f}x' if p else 'n/a')")
-    printf "%-5s %4s | %-24s | %-24s | %-24s | %s\n" "$fmt" "$c" "$a" "$b" "$p" "$ratio"
+    printf "%-5s %4s | %-24s | %-24s | %-24s | %-24s | %-11s %s\n" "$fmt" "$c" "$a" "$r" "$b" "$p" "$(ratio "$a" "$p")" "$(ratio "$r" "$p")"
+    [ "$fmt $c" = "xlsx 8" ] && row="$a|$r|$p"
   done
 done
 # session exec of `1+1`: over HTTP (one kept-alive connection, as a backend
@@ -112,12 +123,15 @@ print("session exec 1+1: over HTTP p50 %.2f ms, p99 %.2f ms; through the CLI p50
 PY
 
 # what one render costs in the zygote's children (perf stat follows the
-# children it forks): CPU ms and page faults per render, 2 s of sequential
-# requests per format -- the figures the throughput above is made of
-zygote_pid() { local init; init=$(pgrep -P "$jail_pid" | head -1); pgrep -P "$init" -f zygote | head -1; }
-if command -v perf >/dev/null && z=$(zygote_pid) && [ -n "$z" ]; then
-  for fmt in xlsx pdf png; do
-    "$PY" - "$jail" "$fmt" "$work/post.lua" <<'PY' &
+# children they fork; a reused worker alive at the start is attached too):
+# CPU ms and page faults per render, 2 s of sequential requests per format --
+# the figures the throughput above is made of; beside them the floor, a bare
+# fork+exit+wait of a process the zygote's size (bench/fork_floor.c), now
+zygote_of() { local init; init=$(pgrep -P "$1" | head -1); pgrep -P "$init" -f zygote | head -1; }
+floor_bin="$work/fork_floor"
+cc -O2 -o "$floor_bin" "$here/fork_floor.c" 2>/dev/null || floor_bin=
+per_render() {   # server-address zygote-pid fmt log [reuse] -> "cpu_ms faults renders"
+  "$PY" - "$1" "$3" "$work/post.lua" <<'PY' &
 import http.client, json, re, sys
 host, port = sys.argv[1].split(":")
 lua = open(sys.argv[3]).read()
@@ -129,14 +143,41 @@ for _ in range(100000):
               {"Content-Type": "multipart/form-data; boundary=" + ctype})
     r = c.getresponse(); r.read()
 PY
-    client=$!; sleep 0.3
-    n0=$(grep -c '"route": "render"' "$work/jail.log")
-    perf stat -x, -e task-clock,page-faults -o "$work/perf.txt" -p "$z" -- sleep 2 2>/dev/null
-    n1=$(grep -c '"route": "render"' "$work/jail.log")
-    kill "$client" 2>/dev/null; wait "$client" 2>/dev/null
-    awk -F, -v f="$fmt" -v n=$((n1 - n0)) '/task-clock/ {ms = $1} /page-faults/ {pf = $1}
-      END { if (n > 0) printf "per render in the children, %s: %.1f ms CPU, %.0f page faults (%d renders)\n", f, ms / n, pf / n, n }' "$work/perf.txt"
+  local client=$! log=$4 tasks n0 n1 try
+  sleep 0.3
+  for try in 1 2 3 4 5; do   # a child listed may end before perf attaches: again
+    tasks=$2; [ "${5:-}" = reuse ] && tasks=$(echo "$2" $(pgrep -P "$2") | tr ' ' ,)
+    n0=$(grep -c '"route": "render"' "$log")
+    perf stat -x, -e task-clock,page-faults -o "$work/perf.txt" -p "$tasks" -- sleep 2 >/dev/null 2>&1 && break
   done
+  n1=$(grep -c '"route": "render"' "$log")
+  kill "$client" 2>/dev/null; wait "$client" 2>/dev/null
+  awk -F, -v n=$((n1 - n0)) '/task-clock/ {ms = $1} /page-faults/ {pf = $1}
+    END { if (n > 0) printf "%.2f %.0f %d\n", ms / n, pf / n, n; else print "nan nan 0" }' "$work/perf.txt"
+}
+if command -v perf >/dev/null && zj=$(zygote_of "$jail_pid") && [ -n "$zj" ] && zr=$(zygote_of "$reuse_pid") && [ -n "$zr" ]; then
+  floor=$([ -n "$floor_bin" ] && "$floor_bin" "$zj" 2000)
+  set -- $floor
+  echo "floor: bare fork+exit+wait of a process the zygote's size (RssAnon $3 KiB, RssFile $4 KiB, $5 mappings, $6 written): ${1:-nan} ms CPU, ${2:-nan} ms wall"
+  for fmt in $FORMATS; do
+    set -- $(per_render "$jail" "$zj" "$fmt" "$work/jail.log")
+    d=$(per_render "$reuse" "$zr" "$fmt" "$work/reuse.log" reuse)
+    fl=${floor%% *}
+    "$PY" -c "
+c, pf, n = float('$1'), '$2', '$3'; rc, rpf, rn = '$d'.split(); fl = float('${fl:-nan}')
+print(f'per render in the children, $fmt: default {c:.2f} ms CPU, {pf} page faults ({n} renders), '
+      f'{c - fl:+.2f} ms over the floor; reused workers {float(rc):.2f} ms, {rpf} faults ({rn} renders)')"
+    [ "$fmt" = xlsx ] && xlsx_cpu=$1
+  done
+fi
+if [ -n "${row:-}" ]; then
+  IFS='|' read -r a r p <<< "$row"
+  "$PY" -c "
+a, r, p = (float(x.split()[0]) for x in ('$a', '$r', '$p'))
+c, fl = float('${xlsx_cpu:-nan}'), float('${fl:-nan}')
+print(f'issue 39, xlsx at c=8: default {a:.0f} req/s = {a/p:.1f}x the python peer ({p:.0f}; goal >= 3x), '
+      f'per-render CPU {c:.2f} ms = floor {fl:.2f} ms {c - fl:+.2f} ms (goal within 1.5 ms); '
+      f'--reuse-workers {r:.0f} req/s = {r/p:.1f}x (goal >= 10x)')"
 fi
 
 # soak: SOAK renders (png, concurrency 8) against the jailed server

@@ -91,6 +91,8 @@ void fo_http_send_response(struct MHD_Connection *c, req *r, unsigned status,
     }
     MHD_add_response_header(resp, "X-Request-Id", r->id);
     MHD_add_response_header(resp, "X-Folio-Instance", r->s->cfg.instance);
+    if (r->worker[0])
+        MHD_add_response_header(resp, "X-Folio-Worker", r->worker);
     if (r->close)
         MHD_add_response_header(resp, "Connection", "close");
     if (r->susp) {
@@ -697,6 +699,21 @@ static void answer_result(struct MHD_Connection *c, req *r, const fo_serve_job *
     }
 }
 
+/* Whose worker may render this (--reuse-workers): the SHA-256 of the
+   request's bearer token, checked already; without --token-file every
+   client is one tenant (only loopback or a Unix socket can reach the server
+   then). NULL: a fresh child, as without the option. */
+static const unsigned char *tenant_of(const fo_serve_state *s, const req *r)
+{
+    static const unsigned char anyone[32];
+
+    if (s->cfg.reuse_jobs < 2)
+        return NULL;
+    if (!s->cfg.token_file)
+        return anyone;
+    return r->has_bearer ? r->bearer : NULL;
+}
+
 static void run_job(fo_serve_state *s, struct MHD_Connection *c, req *r, fo_serve_job *job)
 {
     fo_serve_result res;
@@ -709,10 +726,13 @@ static void run_job(fo_serve_state *s, struct MHD_Connection *c, req *r, fo_serv
     }
     job->max_bytes = s->cfg.max_bytes;
     job->timeout_s = s->cfg.timeout_s;
-    if (fo_serve_zygote_render(s->zygote, job, &res, err, sizeof err) < 0)
+    if (fo_serve_zygote_render(s->zygote, job, tenant_of(s, r), &res, err, sizeof err) < 0) {
         fo_http_refuse(c, r, 503, "busy", NULL, "can't render now: %s", err);
-    else
+    } else {
+        if (res.worker)
+            snprintf(r->worker, sizeof r->worker, "%016llx", (unsigned long long)res.worker);
         answer_result(c, r, job, &res);
+    }
     fo_http_slot_give(s);
     fo_serve_result_free(&res);
 }

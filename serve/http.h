@@ -62,6 +62,7 @@ struct req {
     const char *arg[FO_ROUTE_ARGS];    /* the {name} parts of path, in order ("" none) */
     char argbuf[FO_SERVE_MAX_PATH + FO_ROUTE_ARGS];  /* where they are kept */
     char sid[33];              /* FO_RT_SESSION: the session's hex id */
+    char worker[24];           /* --reuse-workers: X-Folio-Worker, the render's worker; "" none */
     char allow[40];            /* a 405's Allow header: the path's methods */
     double t0;                     /* fo_now() when it arrived */
     unsigned status;

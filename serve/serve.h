@@ -10,7 +10,9 @@
  *   metrics.c  counters and latency histograms, /metrics in Prometheus text
  *   zygote.c   confinement: a pre-jailed zygote that forks a fresh,
  *              non-dumpable child per render (the server keeps no renderer
- *              state), and the wire protocol between server and child
+ *              state), or (--reuse-workers) a worker per tenant that proves
+ *              itself clean between requests; the wire protocol between
+ *              server and child
  *   region.c   the render children's allocator (replaces malloc in
  *              folio-engine; glibc's until a child turns it on)
  * Library rule: only server.c prints (its own start-up errors and the one
@@ -64,6 +66,9 @@ typedef struct {
     uint64_t max_body;         /* request body ceiling (and per part) */
     double timeout_s;          /* one render's wall clock */
     unsigned memory_mb;        /* the zygote jail's memory (all renders) */
+    unsigned reuse_jobs;       /* --reuse-workers: requests per worker; 0/1: a child per request */
+    unsigned worker_memory_mb; /* --worker-memory: a reused worker's RSS bound between requests */
+    double worker_idle_s;      /* --worker-idle: an idle worker is ended after this */
     int jail;                  /* 1: renders in the jailed zygote; 0: plain fork */
     double session_max[FO_LIMIT_N];  /* --session-limits: the most a session may ask */
     double run_max[FO_LIMIT_N];      /* --run-limits: the most a run may ask (timeout) */
@@ -108,6 +113,7 @@ typedef struct {
     char *diags_json;          /* fo_malloc'd JSON array (validate --json objects) or NULL */
     int out_fds[FO_SERVE_MAX_FORMATS];   /* -1 where none; caller closes */
     size_t n_outs;
+    uint64_t worker;           /* reuse: the worker's random name; 0 otherwise */
 } fo_serve_result;
 
 /* Starts the zygote: jailed (jail=1, in a jail as `folio run --render`
@@ -116,9 +122,13 @@ typedef struct {
 fo_serve_zygote *fo_serve_zygote_start(const fo_serve_config *cfg, const char *engine,
                                        char *err, size_t errlen);
 /* Runs one job in a fresh child of the zygote (restarting a dead zygote
-   once). 0, or -1 with a message in err when no child could be made. */
-int fo_serve_zygote_render(fo_serve_zygote *z, const fo_serve_job *job, fo_serve_result *r,
-                           char *err, size_t errlen);
+   once). With --reuse-workers and a tenant (32 bytes: the SHA-256 of the
+   bearer token; NULL: a fresh child all the same), in an idle worker of that
+   tenant that proves itself clean, else a new worker; a worker is ended
+   after a failure, a timeout or its last request (zygote.c). 0, or -1 with a
+   message in err when no child could be made. */
+int fo_serve_zygote_render(fo_serve_zygote *z, const fo_serve_job *job, const unsigned char *tenant,
+                           fo_serve_result *r, char *err, size_t errlen);
 void fo_serve_result_free(fo_serve_result *r);
 /* The zygote's pid as seen here (for SIGCHLD), or -1. */
 int fo_serve_zygote_pid(const fo_serve_zygote *z);
@@ -152,6 +162,10 @@ void fo_serve_metrics_render(const char *format);
 void fo_serve_metrics_refusal(const char *reason);
 void fo_serve_metrics_run(void);
 void fo_serve_metrics_session(void);
+/* A reused worker's event: "started", "reused" (a render in a worker that
+   served before), or why one was ended: "count", "failure", "timeout",
+   "unclean", "memory", "idle", "evicted", "gone". */
+void fo_serve_metrics_worker(const char *event);
 /* Prometheus text exposition (version 0.0.4); the caller fo_frees it.
    NULL when out of memory. */
 char *fo_serve_metrics_text(long in_flight, long renders_running, long renders_queued,

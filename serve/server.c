@@ -47,13 +47,16 @@ static const char usage[] =
     "                   [--memory-per-process]\n"
     "                   [--session-limits memory=MB,disk=MB,timeout=S,cpus=N,idle=S,pids=N]\n"
     "                   [--run-limits timeout=S] [--no-jail]\n"
+    "                   [--reuse-workers N [--worker-memory MB] [--worker-idle SEC]]\n"
     "  Serves folio over HTTP (docs/serve.md): renders, conversions, runs, sessions\n"
     "  and MCP; GET /v1/openapi.json lists every route. Default --listen 127.0.0.1:8080.\n"
     "  Without --token-file it listens only on loopback or a Unix socket.\n"
     "  --session-limits and --run-limits are the most a request may ask for (a request\n"
     "  over one gets 400); defaults memory=min(4096, RAM),disk=4096,timeout=600,\n"
     "  cpus=CPUs,idle=86400,pids=1024 and timeout=600.\n"
-    "  --no-jail renders in a plain fork, without the jail: for measurements only.\n";
+    "  --no-jail renders in a plain fork, without the jail: for measurements only.\n"
+    "  --reuse-workers N: a render worker serves up to N requests of one bearer token\n"
+    "  (default: a fresh process per request); docs/serve.md says what that isolates.\n";
 
 void fo_serve_log(const char *json_line)
 {
@@ -98,6 +101,9 @@ static int parse_args(int argc, char **argv, fo_serve_config *c, double *drain, 
         { "--conn-timeout", 1, 3600, &c->conn_timeout, 'u' },
         { "--max-conns", 1, 100000, &c->max_conns, 'u' },
         { "--memory", 64, 1 << 20, &c->memory_mb, 'u' },
+        { "--reuse-workers", 0, 1000000, &c->reuse_jobs, 'u' },
+        { "--worker-memory", 1, 1 << 20, &c->worker_memory_mb, 'u' },
+        { "--worker-idle", 1, 86400, &c->worker_idle_s, 'd' },
         { "--timeout", 0.1, 3600, &c->timeout_s, 'd' },
         { "--drain-timeout", 0, 3600, drain, 'd' },
         { "--checkpoint-idle", 1, 86400, &c->checkpoint_idle, 'd' },
@@ -442,6 +448,8 @@ static void config_defaults(fo_serve_config *c)
     c->max_body = 33554432ULL;
     c->timeout_s = 30;
     c->memory_mb = 2048;
+    c->worker_memory_mb = 256;
+    c->worker_idle_s = 30;
     c->jail = 1;
     c->queue = (unsigned)-1;
     fo_serve_limits_defaults(c);
@@ -585,8 +593,9 @@ int fo_serve_main(int argc, char **argv, const char *engine)
         return 5;
     }
     log_event("{\"event\": \"listening\", \"address\": \"%s\", \"instance\": \"%s\", \"workers\": %u, "
-              "\"queue\": %u, \"jail\": %s, \"auth\": %s}", shown, s.cfg.instance, s.cfg.workers, s.cfg.queue,
-              s.cfg.jail ? "true" : "false", s.cfg.token_file ? "true" : "false");
+              "\"queue\": %u, \"jail\": %s, \"auth\": %s, \"reuse_workers\": %u}", shown, s.cfg.instance,
+              s.cfg.workers, s.cfg.queue, s.cfg.jail ? "true" : "false", s.cfg.token_file ? "true" : "false",
+              s.cfg.reuse_jobs > 1 ? s.cfg.reuse_jobs : 0);
     wait_signals(&s, d, &set, grace);
     fo_serve_zygote_stop(s.zygote);
     fo_serve_rmtree(scratch_root);

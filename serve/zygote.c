@@ -17,16 +17,25 @@
  * wall-clock limit, and exits when done; nothing of one request survives in
  * the zygote, which never touches request data.
  *
+ * With --reuse-workers N (off by default) a child is instead a worker of one
+ * tenant (one bearer token): up to N of its requests, one at a time, each in
+ * a new folder; between them it proves itself clean (worker_dirty) or exits,
+ * and the server ends it on any failure, a timeout, or when idle.
+ *
  * The wire (SOCK_SEQPACKET, one message each; fds by SCM_RIGHTS):
- *   server -> zygote (control connection): 'J' region + fd  a new request's
- *                      socket, and the size of its child's allocator region
+ *   server -> zygote (control connection): 'J' child_params + fd  a new
+ *                      request's socket, and what its child is: one request
+ *                      (its allocator region's size) or a reused worker
  *   server -> child:   'F' name + fd   an uploaded file, at its relative path
  *                      'S' + fd        the spec (JSON)
  *                      'C' name + fd   a CSV/TSV to convert
  *                      'G' job_head    go
  *   child -> server:   'E' text        part of the diagnostics JSON
  *                      'O' fmt + fd    a written output (read-only)
- *                      'R' int         the fo_status; last message
+ *                      'R' int         the fo_status; last message of a request
+ *                      'K'             (a reused worker, after 'R') clean: ready
+ *                                      for the next request on this socket
+ *                      'X' why         (a reused worker) not clean: it exits
  * The control connection is the only way to the zygote: its socket file in
  * the jail's /out is unlinked as soon as the server has connected. */
 #define FO_SANDBOX_PRIVATE
@@ -51,6 +60,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -75,6 +85,21 @@ struct fo_serve_zygote {
     pthread_t err_thread;
     int err_thread_on;
     long restarts;
+    /* --reuse-workers: the idle workers, each waiting for its tenant */
+    pthread_mutex_t pool_lock;
+    struct idle_worker *pool;
+    size_t n_pool, pool_cap;
+    uint32_t leak;             /* FOLIO_SERVE_TEST_LEAK (tests only), else 0 */
+};
+
+/* A worker between two requests, kept by the server. */
+struct idle_worker {
+    int sock;
+    unsigned char tenant[32];
+    uint64_t id;               /* random, never 0: X-Folio-Worker (a count would tell a
+                                  tenant how busy the others are) */
+    unsigned served;           /* requests answered so far */
+    double since;              /* fo_now() when its last request ended */
 };
 
 typedef struct {
@@ -83,6 +108,15 @@ typedef struct {
     char formats[FO_SERVE_MAX_FORMATS][8];
     uint32_t n_formats;
 } job_head;
+
+/* What a child is, in the zygote's 'J' message. */
+typedef struct {
+    uint64_t region;           /* a one-request child's allocator region (region.c) */
+    uint64_t max_rss;          /* a worker's RSS bound between requests, bytes */
+    double idle_s;             /* a worker ends when no request comes in this long */
+    uint32_t max_jobs;         /* 0: one request; N > 1: a reused worker of N requests */
+    uint32_t leak;             /* test hook (test_leak), 0 otherwise */
+} child_params;
 
 /* ---------------------------------------------------------------- wire */
 
@@ -258,30 +292,64 @@ static fo_status child_render(const job_head *h, int kind, const char *spec, siz
     return st;
 }
 
-/* Receives the job, renders in a private folder, replies, cleans up. */
-__attribute__((noreturn))
-static void child_main(int sock, uint64_t region)
+/* A new folder parent/PREFIX<128 random bits, hex> (mode 0700) into dir. */
+static int make_dir(char *dir, size_t cap, const char *parent, const char *prefix)
+{
+    unsigned char rnd[16];
+    size_t k;
+
+    if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+        return -1;
+    k = (size_t)snprintf(dir, cap, "%s/%s", parent, prefix);
+    for (size_t i = 0; i < sizeof rnd && k < cap; i++)
+        k += (size_t)snprintf(dir + k, cap - k, "%02x", rnd[i]);
+    return k < cap && mkdir(dir, 0700) == 0 ? 0 : -1;
+}
+
+/* The limits of one render: CPU seconds from now (soft; the hard limit one
+   second above it for a one-request child, left alone for a worker, which
+   could not raise it again), then the wall clock. */
+static void job_limits(const job_head *h, int reuse)
+{
+    struct rlimit cpu;
+    struct rusage ru;
+    rlim_t used = 0;
+
+    if (reuse && getrusage(RUSAGE_SELF, &ru) == 0)
+        used = (rlim_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + 1);
+    if (getrlimit(RLIMIT_CPU, &cpu) == 0) {
+        cpu.rlim_cur = used + (rlim_t)h->timeout_s + 1;
+        if (!reuse)
+            cpu.rlim_max = cpu.rlim_cur + 1;
+        else if (cpu.rlim_max != RLIM_INFINITY && cpu.rlim_cur > cpu.rlim_max)
+            cpu.rlim_cur = cpu.rlim_max;
+        (void)setrlimit(RLIMIT_CPU, &cpu);
+    }
+    alarm((unsigned)h->timeout_s + 1);
+}
+
+/* One request in a new private folder under parent: receives the job,
+   renders, replies, removes the folder and what the request allocated.
+   wait_ms >= 0: gives up when no request begins within it (a worker's idle
+   limit). 1 served, 0 the server hung up or the wait ran out, -1 a bad job. */
+static int serve_one(int sock, const char *parent, int wait_ms, int reuse)
 {
     static char msg[MSG_MAX + 1];
-    char dir[64], input[FO_SERVE_MAX_NAME + 1] = "";
-    unsigned char rnd[16];
+    char dir[256], input[FO_SERVE_MAX_NAME + 1] = "";
     char *spec = NULL;
     size_t spec_len = 0, k;
-    int kind = 0, fd, bad = 0;
+    int kind = 0, fd, bad = 0, rc = 1;
     job_head h;
     fo_diags d;
     ssize_t n;
 
-    (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-    fo_serve_region_begin((size_t)region);
-    signal(SIGCHLD, SIG_DFL);
-    if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
-        _exit(3);
-    k = (size_t)snprintf(dir, sizeof dir, "/tmp/folio-r-");
-    for (size_t i = 0; i < sizeof rnd; i++)
-        k += (size_t)snprintf(dir + k, sizeof dir - k, "%02x", rnd[i]);
-    if (mkdir(dir, 0700) < 0 || chdir(dir) < 0)
-        _exit(3);
+    if (wait_ms >= 0) {
+        struct pollfd pf = { sock, POLLIN, 0 };
+        if (poll(&pf, 1, wait_ms) != 1)
+            return 0;
+    }
+    if (make_dir(dir, sizeof dir, parent, "folio-r-") < 0 || chdir(dir) < 0)
+        return -1;
     memset(&h, 0, sizeof h);
     fo_diags_init(&d);
     while ((n = recv_msg(sock, msg, sizeof msg, &fd)) > 0) {
@@ -306,21 +374,254 @@ static void child_main(int sock, uint64_t region)
         if (fd >= 0)
             close(fd);
     }
-    if (n <= 0 || bad || h.n_formats > FO_SERVE_MAX_FORMATS || (kind == 'S' && !spec))
-        _exit(3);
-    /* the limits of this one render: CPU seconds, then the wall clock */
-    {
-        struct rlimit cpu = { (rlim_t)h.timeout_s + 1, (rlim_t)h.timeout_s + 2 };
-        (void)setrlimit(RLIMIT_CPU, &cpu);
-        alarm((unsigned)h.timeout_s + 1);
+    if (n <= 0 || bad || h.n_formats > FO_SERVE_MAX_FORMATS || (kind == 'S' && !spec)) {
+        rc = n == 0 && !bad ? 0 : -1;
+    } else {
+        job_limits(&h, reuse);
+        for (k = 0; k < h.n_formats; k++)
+            h.formats[k][sizeof h.formats[k] - 1] = '\0';
+        fo_status st = d.n ? FO_ERR_IO : child_render(&h, kind, spec, spec_len, input, &d);
+        strip_dir(&d, dir);
+        child_reply(sock, st, &d, &h);
+        alarm(0);
     }
-    for (k = 0; k < h.n_formats; k++)
-        h.formats[k][sizeof h.formats[k] - 1] = '\0';
-    fo_status st = d.n ? FO_ERR_IO : child_render(&h, kind, spec, spec_len, input, &d);
-    strip_dir(&d, dir);
-    child_reply(sock, st, &d, &h);
+    fo_free(spec);
+    fo_diags_free(&d);
     if (chdir("/") == 0)
         fo_serve_rmtree(dir);
+    return rc;
+}
+
+/* ------------------------------------------- a reused worker's proof */
+
+/* What /proc/self/status says of this process: threads, resident KiB, and
+   its signals as the kernel keeps them -- pending (for the thread and the
+   process), blocked, ignored and caught (a handler installed). */
+enum { SIG_PND, SIG_SHDPND, SIG_BLK, SIG_IGN_SET, SIG_CGT, SIG_N };
+typedef struct {
+    long threads, rss_kb;
+    unsigned long long sig[SIG_N];
+} proc_state;
+
+static int read_state(proc_state *p)
+{
+    static const char *const keys[SIG_N] = { "SigPnd:", "ShdPnd:", "SigBlk:", "SigIgn:", "SigCgt:" };
+    char line[256];
+    int seen = 0;
+    FILE *f = fopen("/proc/self/status", "re");
+
+    memset(p, 0, sizeof *p);
+    p->threads = p->rss_kb = -1;
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "Threads:", 8))
+            p->threads = strtol(line + 8, NULL, 10);
+        else if (!strncmp(line, "VmRSS:", 6))
+            p->rss_kb = strtol(line + 6, NULL, 10);
+        for (int k = 0; k < SIG_N; k++)
+            if (!strncmp(line, keys[k], strlen(keys[k]))) {
+                p->sig[k] = strtoull(line + strlen(keys[k]), NULL, 16);
+                seen |= 1 << k;
+            }
+    }
+    fclose(f);
+    return seen == (1 << SIG_N) - 1 ? 0 : -1;
+}
+
+/* What a worker is made of before its first request: each check between
+   requests compares with it. */
+#define MAX_BASE_FDS 32
+typedef struct {
+    int n_fds;
+    struct { int fd; dev_t dev; ino_t ino; } fds[MAX_BASE_FDS];
+    proc_state state;
+    mode_t umask;
+} worker_base;
+
+/* The open descriptors (number, device, inode) into b; -1 if more than fit. */
+static int list_fds(worker_base *b)
+{
+    DIR *dir = opendir("/proc/self/fd");
+    struct dirent *e;
+    struct stat st;
+    int self, rc = 0;
+
+    if (!dir)
+        return -1;
+    self = dirfd(dir);
+    b->n_fds = 0;
+    while ((e = readdir(dir))) {
+        int fd = atoi(e->d_name);
+        if (e->d_name[0] == '.' || fd == self)
+            continue;
+        if (b->n_fds == MAX_BASE_FDS || fstat(fd, &st) < 0) {
+            rc = -1;
+            break;
+        }
+        b->fds[b->n_fds].fd = fd;
+        b->fds[b->n_fds].dev = st.st_dev;
+        b->fds[b->n_fds++].ino = st.st_ino;
+    }
+    closedir(dir);
+    return rc;
+}
+
+static void take_base(worker_base *b)
+{
+    memset(b, 0, sizeof *b);
+    if (list_fds(b) < 0 || read_state(&b->state) < 0)
+        _exit(3);
+    b->umask = umask(077);
+    umask(b->umask);
+}
+
+static int folder_empty(const char *path)
+{
+    DIR *dir = opendir(path);
+    struct dirent *e;
+    int n = 0;
+
+    if (!dir)
+        return 0;
+    while ((e = readdir(dir)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n++;
+    closedir(dir);
+    return n == 0;
+}
+
+static int same_fds(const worker_base *a, const worker_base *b)
+{
+    if (a->n_fds != b->n_fds)
+        return 0;
+    for (int k = 0; k < a->n_fds; k++)
+        if (a->fds[k].fd != b->fds[k].fd || a->fds[k].dev != b->fds[k].dev || a->fds[k].ino != b->fds[k].ino)
+            return 0;
+    return 1;
+}
+
+/* Why the worker is not as it was before its first request, or NULL: its
+   folder under /tmp empty (the request's folder removed), its working
+   folder "/", the same descriptors (numbers and files), one thread, no
+   child process (running or exited), the same signals ignored, caught
+   and blocked, none pending, no interval timer armed, the same umask, and
+   RSS within max_rss. */
+static const char *worker_dirty(const worker_base *b, const char *home, uint64_t max_rss)
+{
+    static const char *const sig_why[SIG_N] = { "pending signals", "pending signals", "signal mask",
+                                                "ignored signals", "signal handlers" };
+    worker_base now;
+    struct itimerval it;
+    char cwd[8];
+    mode_t um;
+    int st;
+
+    if (!folder_empty(home))
+        return "files";
+    if (!getcwd(cwd, sizeof cwd) || strcmp(cwd, "/"))
+        return "working folder";
+    if (list_fds(&now) < 0 || !same_fds(&now, b))
+        return "descriptors";
+    if (read_state(&now.state) < 0)
+        return "status";
+    if (now.state.threads != 1)
+        return "threads";
+    if (waitpid(-1, &st, WNOHANG) != -1 || errno != ECHILD)
+        return "child processes";
+    for (int k = 0; k < SIG_N; k++)
+        if (now.state.sig[k] != b->state.sig[k])
+            return sig_why[k];
+    for (int which = ITIMER_REAL; which <= ITIMER_PROF; which++)
+        if (getitimer(which, &it) < 0 || it.it_value.tv_sec || it.it_value.tv_usec)
+            return "timers";
+    um = umask(077);
+    umask(um);
+    if (um != b->umask)
+        return "umask";
+    if (now.state.rss_kb < 0 || (uint64_t)now.state.rss_kb * 1024 > max_rss)
+        return "memory";
+    return NULL;
+}
+
+/* Test hook (FOLIO_SERVE_TEST_LEAK, read by the server, never by a
+   request): leaves what a compromised render might, so the test of the
+   proof can see the worker refuse to serve again. */
+static void leak_handler(int sig)
+{
+    (void)sig;
+}
+
+static void test_leak(uint32_t leak, const char *home)
+{
+    char path[300];
+
+    if (leak == 1)
+        (void)open("/dev/null", O_RDONLY);
+    if (leak == 2) {
+        snprintf(path, sizeof path, "%s/left-over", home);
+        close(open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+    }
+    if (leak == 3 && fork() == 0)
+        _exit(0);
+    if (leak == 4)
+        signal(SIGUSR1, leak_handler);
+    if (leak == 6) {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGUSR2);
+        (void)sigprocmask(SIG_BLOCK, &set, NULL);
+    }
+    if (leak == 5) {
+        struct itimerval it = { { 0, 0 }, { 100, 0 } };
+        (void)setitimer(ITIMER_VIRTUAL, &it, NULL);
+    }
+}
+
+/* A reused worker (--reuse-workers): up to p->max_jobs requests of one
+   tenant on this socket, each in a new folder under a folder of its own
+   (also its TMPDIR). After each request it proves itself clean
+   (worker_dirty) and says so ('K'), or says why not ('X') and exits; it
+   exits too after its last request, or when none comes within p->idle_s. */
+__attribute__((noreturn))
+static void worker_main(int sock, const child_params *p)
+{
+    char home[64];
+    worker_base b;
+    int wait_ms = (int)(p->idle_s * 1000) + 5000;
+
+    if (make_dir(home, sizeof home, "/tmp", "folio-w-") < 0 || setenv("TMPDIR", home, 1) < 0 ||
+        chdir("/") < 0)
+        _exit(3);
+    take_base(&b);
+    for (uint32_t jobs = 1;; jobs++) {
+        const char *why;
+        if (serve_one(sock, home, jobs == 1 ? -1 : wait_ms, 1) <= 0 || jobs >= p->max_jobs)
+            break;
+        test_leak(p->leak, home);
+        why = worker_dirty(&b, home, p->max_rss);
+        if (why) {
+            (void)send_msg(sock, 'X', why, strlen(why) + 1, -1);
+            break;
+        }
+        if (send_msg(sock, 'K', NULL, 0, -1) < 0)
+            break;
+    }
+    fo_serve_rmtree(home);
+    _exit(0);
+}
+
+/* A child of the zygote with its request socket: one request (the
+   default), or a reused worker. */
+__attribute__((noreturn))
+static void child_main(int sock, const child_params *p)
+{
+    (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    signal(SIGCHLD, SIG_DFL);
+    if (p->max_jobs > 1)
+        worker_main(sock, p);
+    fo_serve_region_begin((size_t)p->region);
+    (void)serve_one(sock, "/tmp", -1, 0);
     _exit(0);
 }
 
@@ -366,17 +667,17 @@ __attribute__((noreturn))
 static void spare_main(int hand)
 {
     static char msg[64];
-    uint64_t region = 0;
+    child_params p;
     int fd;
     ssize_t n;
 
     (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     n = recv_msg(hand, msg, sizeof msg, &fd);
-    if (n != 1 + (ssize_t)sizeof region || msg[0] != 'J' || fd < 0)
+    if (n != 1 + (ssize_t)sizeof p || msg[0] != 'J' || fd < 0)
         _exit(0);   /* the zygote hung up */
     close(hand);
-    memcpy(&region, msg + 1, sizeof region);
-    child_main(fd, region);
+    memcpy(&p, msg + 1, sizeof p);
+    child_main(fd, &p);
 }
 
 static void fork_spare(int ctl)
@@ -400,10 +701,10 @@ static void fork_spare(int ctl)
 }
 
 /* One request: to the spare if there is one, else to a child forked now. */
-static void hand_out(int ctl, int fd, uint64_t region)
+static void hand_out(int ctl, int fd, const child_params *p)
 {
     if (spare >= 0) {
-        int ok = send_msg(spare, 'J', &region, sizeof region, fd) == 0;
+        int ok = send_msg(spare, 'J', p, sizeof *p, fd) == 0;
         close(spare);
         spare = -1;
         if (ok)
@@ -411,7 +712,7 @@ static void hand_out(int ctl, int fd, uint64_t region)
     }
     if (fork() == 0) {
         close(ctl);
-        child_main(fd, region);
+        child_main(fd, p);
     }
 }
 
@@ -428,15 +729,14 @@ static int zygote_loop(int ctl)
     warm_up();
     fork_spare(ctl);
     while ((n = recv_msg(ctl, msg, sizeof msg, &fd)) > 0) {
-        uint64_t region = 0;
-        if (msg[0] != 'J' || fd < 0) {
+        child_params p;
+        if (msg[0] != 'J' || fd < 0 || n != 1 + (ssize_t)sizeof p) {
             if (fd >= 0)
                 close(fd);
             continue;
         }
-        if (n == 1 + (ssize_t)sizeof region)
-            memcpy(&region, msg + 1, sizeof region);
-        hand_out(ctl, fd, region);
+        memcpy(&p, msg + 1, sizeof p);
+        hand_out(ctl, fd, &p);
         close(fd);
         fork_spare(ctl);
     }
@@ -621,38 +921,59 @@ fo_serve_zygote *fo_serve_zygote_start(const fo_serve_config *cfg, const char *e
 {
     fo_serve_zygote *z = fo_calloc(1, sizeof *z);
 
+    err[0] = '\0';
     if (!z) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
     pthread_mutex_init(&z->lock, NULL);
+    pthread_mutex_init(&z->pool_lock, NULL);
     z->cfg = cfg;
     z->engine = engine;
     z->ctl = z->err_r = -1;
     z->pid = -1;
-    if (boot(z, err, errlen) < 0) {
+    z->leak = (uint32_t)atoi(getenv("FOLIO_SERVE_TEST_LEAK") ? getenv("FOLIO_SERVE_TEST_LEAK") : "0");
+    if (cfg->reuse_jobs > 1) {
+        z->pool_cap = 2 * (size_t)cfg->workers;
+        z->pool = fo_calloc(z->pool_cap, sizeof *z->pool);
+    }
+    if ((cfg->reuse_jobs > 1 && !z->pool) || boot(z, err, errlen) < 0) {
+        if (!err[0])
+            snprintf(err, errlen, "out of memory");
         pthread_mutex_destroy(&z->lock);
+        pthread_mutex_destroy(&z->pool_lock);
+        fo_free(z->pool);
         fo_free(z);
         return NULL;
     }
     return z;
 }
 
-/* A new request socket handed to the zygote; restarts a dead zygote once. */
-static int new_child(fo_serve_zygote *z, char *err, size_t errlen)
+/* A new request socket handed to the zygote for a one-request child, or
+   (reuse) a worker; restarts a dead zygote once. */
+static int new_child(fo_serve_zygote *z, int reuse, char *err, size_t errlen)
 {
+    child_params p;
     int sp[2], attempt;
 
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
         snprintf(err, errlen, "socketpair: %s", strerror(errno));
         return -1;
     }
-    uint64_t region = ((uint64_t)z->cfg->memory_mb << 20) / 8;
-    if (region > REGION_MAX)
-        region = REGION_MAX;
+    memset(&p, 0, sizeof p);
+    if (reuse) {
+        p.max_jobs = z->cfg->reuse_jobs;
+        p.max_rss = (uint64_t)z->cfg->worker_memory_mb << 20;
+        p.idle_s = z->cfg->worker_idle_s;
+        p.leak = z->leak;
+    } else {
+        p.region = ((uint64_t)z->cfg->memory_mb << 20) / 8;
+        if (p.region > REGION_MAX)
+            p.region = REGION_MAX;
+    }
     pthread_mutex_lock(&z->lock);
     for (attempt = 0; attempt < 2; attempt++) {
-        if (z->ctl >= 0 && send_msg(z->ctl, 'J', &region, sizeof region, sp[1]) == 0)
+        if (z->ctl >= 0 && send_msg(z->ctl, 'J', &p, sizeof p, sp[1]) == 0)
             break;
         halt(z);
         z->restarts++;
@@ -725,10 +1046,146 @@ static void read_reply(int sock, const fo_serve_job *job, fo_serve_result *r, fo
     }
 }
 
-int fo_serve_zygote_render(fo_serve_zygote *z, const fo_serve_job *job, fo_serve_result *r,
-                           char *err, size_t errlen)
+/* ------------------------------------------ reused workers (the pool) */
+
+/* Ends an idle worker (its socket closed: it gets EOF and exits), counted
+   as replaced for why. */
+static void end_worker(int sock, const char *why)
 {
-    int sock;
+    close(sock);
+    fo_serve_metrics_worker(why);
+}
+
+/* Removes pool entry k, keeping the others in order (oldest first). */
+static struct idle_worker pool_remove(fo_serve_zygote *z, size_t k)
+{
+    struct idle_worker w = z->pool[k];
+
+    memmove(z->pool + k, z->pool + k + 1, (z->n_pool - k - 1) * sizeof *z->pool);
+    z->n_pool--;
+    return w;
+}
+
+/* An idle worker of tenant taken out of the pool (sock -1: none), the one
+   whose proof has arrived first, else the oldest. Ends workers idle longer
+   than --worker-idle on the way. */
+static struct idle_worker pool_take(fo_serve_zygote *z, const unsigned char *tenant)
+{
+    struct idle_worker w = { .sock = -1 };
+    double now = fo_now();
+    size_t k, pick = SIZE_MAX;
+
+    pthread_mutex_lock(&z->pool_lock);
+    for (k = 0; k < z->n_pool;) {
+        if (now - z->pool[k].since > z->cfg->worker_idle_s) {
+            end_worker(pool_remove(z, k).sock, "idle");
+            continue;
+        }
+        if (!memcmp(z->pool[k].tenant, tenant, 32)) {
+            struct pollfd pf = { z->pool[k].sock, POLLIN, 0 };
+            if (pick == SIZE_MAX)
+                pick = k;
+            if (poll(&pf, 1, 0) == 1) {
+                pick = k;
+                break;
+            }
+        }
+        k++;
+    }
+    if (pick != SIZE_MAX)
+        w = pool_remove(z, pick);
+    pthread_mutex_unlock(&z->pool_lock);
+    return w;
+}
+
+/* Back into the pool after a request; the least recently used idle
+   worker is ended when the pool is full. */
+static void pool_give(fo_serve_zygote *z, const struct idle_worker *w)
+{
+    pthread_mutex_lock(&z->pool_lock);
+    if (z->n_pool == z->pool_cap)
+        end_worker(pool_remove(z, 0).sock, "evicted");
+    z->pool[z->n_pool] = *w;
+    z->pool[z->n_pool++].since = fo_now();
+    pthread_mutex_unlock(&z->pool_lock);
+}
+
+/* The worker's word after its last request: NULL when it proved itself
+   clean ('K'), else why it is not to be used ("unclean", "memory", "gone"). */
+static const char *worker_word(int sock)
+{
+    struct pollfd pf = { sock, POLLIN, 0 };
+    char msg[64];
+    int fd = -1;
+    ssize_t n;
+
+    if (poll(&pf, 1, 5000) != 1)
+        return "gone";
+    n = recv_msg(sock, msg, sizeof msg, &fd);
+    if (fd >= 0)
+        close(fd);
+    if (n == 1 && msg[0] == 'K') {
+        pf.revents = 0;   /* and it has not died since */
+        return poll(&pf, 1, 0) == 0 ? NULL : "gone";
+    }
+    if (n > 1 && msg[0] == 'X')
+        return strcmp(msg + 1, "memory") ? "unclean" : "memory";
+    return "gone";
+}
+
+/* A worker for tenant: an idle one that proves itself clean, else a new one. */
+static struct idle_worker worker_for(fo_serve_zygote *z, const unsigned char *tenant, char *err,
+                                     size_t errlen)
+{
+    struct idle_worker w;
+    const char *why;
+
+    for (;;) {
+        w = pool_take(z, tenant);
+        if (w.sock < 0)
+            break;
+        if (!(why = worker_word(w.sock))) {
+            fo_serve_metrics_worker("reused");
+            return w;
+        }
+        end_worker(w.sock, why);
+    }
+    memset(&w, 0, sizeof w);
+    w.sock = new_child(z, 1, err, errlen);
+    if (w.sock >= 0) {
+        memcpy(w.tenant, tenant, 32);
+        while (!w.id && getrandom(&w.id, sizeof w.id, 0) == (ssize_t)sizeof w.id)
+            ;
+        fo_serve_metrics_worker("started");
+    }
+    return w;
+}
+
+/* After a request: the worker goes back to the pool when the render ended
+   as a render should (written, or refused as a bad spec: FO_ERR_INPUT,
+   FO_ERR_UNSUPPORTED) and it has requests left; else it is ended. */
+static void worker_done(fo_serve_zygote *z, struct idle_worker *w, const fo_serve_result *r)
+{
+    const char *why = NULL;
+
+    w->served++;
+    if (r->timed_out)
+        why = "timeout";
+    else if (r->status != FO_OK && r->status != FO_ERR_INPUT && r->status != FO_ERR_UNSUPPORTED)
+        why = "failure";
+    else if (w->served >= z->cfg->reuse_jobs)
+        why = "count";
+    if (why)
+        end_worker(w->sock, why);
+    else
+        pool_give(z, w);
+}
+
+int fo_serve_zygote_render(fo_serve_zygote *z, const fo_serve_job *job, const unsigned char *tenant,
+                           fo_serve_result *r, char *err, size_t errlen)
+{
+    struct idle_worker w = { .sock = -1 };
+    int reuse = tenant && z->cfg->reuse_jobs > 1;
     size_t k;
 
     memset(r, 0, sizeof *r);
@@ -736,15 +1193,31 @@ int fo_serve_zygote_render(fo_serve_zygote *z, const fo_serve_job *job, fo_serve
     for (k = 0; k < FO_SERVE_MAX_FORMATS; k++)
         r->out_fds[k] = -1;
     err[0] = '\0';
-    sock = new_child(z, err, errlen);
-    if (sock < 0)
+    if (reuse)
+        w = worker_for(z, tenant, err, errlen);
+    else
+        w.sock = new_child(z, 0, err, errlen);
+    if (w.sock < 0)
         return -1;
-    if (send_job(sock, job) == 0) {
+    int sent = send_job(w.sock, job) == 0;
+    if (!sent && reuse && w.served) {
+        /* the worker died after its proof, before it took the job: another */
+        end_worker(w.sock, "gone");
+        w = worker_for(z, tenant, err, errlen);
+        if (w.sock < 0)
+            return -1;
+        sent = send_job(w.sock, job) == 0;
+    }
+    if (sent) {
         fo_buf diags = { 0 };
-        read_reply(sock, job, r, &diags);
+        read_reply(w.sock, job, r, &diags);
         r->diags_json = fo_buf_take(&diags, NULL);
     }
-    close(sock);     /* a child still running gets EOF/EPIPE; its alarm ends it */
+    r->worker = w.id;
+    if (reuse)
+        worker_done(z, &w, r);
+    else
+        close(w.sock);   /* a child still running gets EOF/EPIPE; its alarm ends it */
     return 0;
 }
 
@@ -784,7 +1257,11 @@ void fo_serve_zygote_stop(fo_serve_zygote *z)
 {
     if (!z)
         return;
+    for (size_t k = 0; k < z->n_pool; k++)
+        close(z->pool[k].sock);
     halt(z);
     pthread_mutex_destroy(&z->lock);
+    pthread_mutex_destroy(&z->pool_lock);
+    fo_free(z->pool);
     fo_free(z);
 }
