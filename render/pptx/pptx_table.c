@@ -3,12 +3,12 @@
  *
  * Three passes over the rows (they stream from the dataset, never held whole):
  * the first measures each column's widest cell and computes the totals, the
- * second measures each shown row's wrapped height at the column widths and
- * plans the slides (plan_slides: as few as the rows need, their row counts
- * as even as the heights allow: 25 rows where 12 fit are 9, 8, 8, not
- * 12, 12, 1); the third formats rows through the column's number format and
- * gathers them into a chunk that is written as one table where the plan
- * starts a slide. Numbers and dates are right-aligned; the header takes its
+ * second formats each shown row through the column's number format,
+ * measures its wrapped height at the column widths and keeps both (at most
+ * SHOWN_ROWS rows: bounded), then plans the slides (plan_slides: as few as
+ * the rows need, their row counts as even as the heights allow: 25 rows
+ * where 12 fit are 9, 8, 8, not 12, 12, 1); the third gathers the kept rows
+ * into a chunk that is written as one table where the plan starts a slide. Numbers and dates are right-aligned; the header takes its
  * colors from theme.table; a totals row is bold under a heavier rule.
  *
  * Every slide that shows a table has a title: the section's (level-1
@@ -64,6 +64,7 @@ typedef struct {
     bool cut;           /* rows were left out */
     fo_rows_keep *keep; /* rows kept for the next column group (NULL: one group) */
     double *rh;         /* the group's shown rows' heights, totals last (SHOWN_ROWS + 1) */
+    char ***rc;         /* and their cells (new_cells), owned until fill hands them on */
     size_t nrh;
     size_t *starts;     /* planned: the row each slide starts with (SHOWN_ROWS + 1) */
     size_t nslides;     /* slides planned (0: none, rows go where they fit) */
@@ -297,14 +298,12 @@ static void emit(tbl *tb, char **header, size_t total_row)
     chunk_clear(tb);
 }
 
-/* Adds a row to the chunk, first emitting the chunk on this slide and
- * opening a "(cont.)" slide where the plan starts one (or when the row
- * would not fit). Takes cells. */
-static void add_row(tbl *tb, char **header, char **cells, bool bold, bool total,
-                    int style)
+/* Adds a row of height h (measure_rows's) to the chunk, first emitting the
+ * chunk on this slide and opening a "(cont.)" slide where the plan starts
+ * one (or when the row would not fit). Takes cells. */
+static void add_row(tbl *tb, char **header, char **cells, double h, bool total, int style)
 {
     fo_pptx *p = tb->p;
-    double h = row_height(tb, cells, bold || (style & 1));
     bool planned = tb->next_slide < tb->nslides && tb->placed == tb->starts[tb->next_slide];
     if (planned) tb->next_slide++;
     tb->placed++;
@@ -413,8 +412,19 @@ static int body_style(const tbl *tb, size_t i)
     return rs ? (rs->bold ? 1 : 0) | rs->indent << 1 : 0;
 }
 
-/* Pass 2: the heights of the rows the group shows (at most SHOWN_ROWS),
- * the totals row last, into tb->rh; tb->cut when rows are left out. */
+/* Frees the cells measure_rows kept that fill has not handed on. */
+static void drop_kept(tbl *tb)
+{
+    for (size_t i = 0; i < tb->nrh; i++) {
+        free_cells(tb, tb->rc[i]);
+        tb->rc[i] = NULL;
+    }
+    tb->nrh = 0;
+}
+
+/* Pass 2: the cells and heights of the rows the group shows (at most
+ * SHOWN_ROWS), the totals row last, into tb->rc and tb->rh; tb->cut when
+ * rows are left out. */
 static bool measure_rows(tbl *tb)
 {
     fo_pptx *p = tb->p;
@@ -428,16 +438,15 @@ static bool measure_rows(tbl *tb)
         char **cells = body_cells(tb, row);
         if (!cells) break;
         tb->rh[tb->nrh] = row_height(tb, cells, body_style(tb, tb->nrh) & 1);
-        tb->nrh++;
-        free_cells(tb, cells);
+        tb->rc[tb->nrh++] = cells;
     }
     fo_rows_close(rows);
     if (p->err || rc != 0) return false;
     if (tb->b->u.table.has_totals) {
         char **cells = total_cells(tb);
         if (!cells) return false;
-        tb->rh[tb->nrh++] = row_height(tb, cells, true);
-        free_cells(tb, cells);
+        tb->rh[tb->nrh] = row_height(tb, cells, true);
+        tb->rc[tb->nrh++] = cells;
     }
     return true;
 }
@@ -547,47 +556,39 @@ static size_t plan_slides(const double *h, size_t n, double first, double room, 
 
 /* Pass 3: rows into chunks, a slide each where the plan starts one; then
  * the totals row. */
-static bool fill(tbl *tb, char **header)
+/* Pass 3: plans the slides for the kept rows and places them, the totals
+ * row last. */
+static void place_rows(tbl *tb, char **header)
 {
     const fo_block *b = tb->b;
     fo_pptx *p = tb->p;
-    if (!measure_rows(tb)) return false;
     double room = p->g.body_bottom - p->g.body_y - tb->header_h;
     double note = tb->cut ? FO_PPTX_GAP + fo_pptx_line_h(12) + 2 * FO_PPTX_INS_Y : 0; /* cut_note */
     tb->nslides = plan_slides(tb->rh, tb->nrh, p->g.body_bottom - p->y - tb->header_h, room, note,
                               b->u.table.has_totals, tb->starts);
     tb->next_slide = 1; /* the first starts here */
     tb->placed = 0;
-    fo_rows *rows = NULL;
-    if (fo_rows_open_kept(b->u.table.data, tb->keep, &rows, p->d) != FO_OK) return false;
-    const fo_value *row;
-    int rc;
-    tb->shown = 0;
-    while (!p->err && (rc = fo_rows_next(rows, &row, p->d)) == 1) {
-        if (tb->shown == SHOWN_ROWS) {
-            tb->cut = true;
-            rc = 0;
-            break;
-        }
-        tb->shown++;
-        char **cells = body_cells(tb, row);
-        if (!cells) break;
-        add_row(tb, header, cells, false, false, body_style(tb, tb->shown - 1));
-    }
-    fo_rows_close(rows);
-    if (p->err) return false;
-    if (rc != 0) return false;
+    size_t body = tb->nrh - (b->u.table.has_totals ? 1 : 0);
     size_t total_row = SIZE_MAX;
-    if (b->u.table.has_totals) {
-        char **cells = total_cells(tb);
-        if (!cells) return false;
-        add_row(tb, header, cells, true, true, 0);
-        total_row = tb->nchunk - 1;
+    for (size_t i = 0; i < tb->nrh && !p->err; i++) {
+        char **cells = tb->rc[i];
+        tb->rc[i] = NULL;
+        bool total = i == body;
+        add_row(tb, header, cells, tb->rh[i], total, total ? 0 : body_style(tb, i));
+        if (total) total_row = tb->nchunk - 1;
     }
-    if (tb->nchunk) emit(tb, header, total_row);
-    return true;
+    tb->shown = body;
+    if (tb->nchunk && !p->err) emit(tb, header, total_row);
 }
 
+/* Passes 2 and 3 for the group; false when its rows could not be read. */
+static bool fill(tbl *tb, char **header)
+{
+    bool ok = measure_rows(tb);
+    if (ok) place_rows(tb, header);
+    drop_kept(tb);
+    return ok;
+}
 /* Below a table cut at SHOWN_ROWS: how much of it the deck shows. */
 static void cut_note(fo_pptx *p, size_t shown, size_t total)
 {
@@ -702,8 +703,9 @@ void fo_pptx_table(fo_pptx *p, const fo_block *b)
     ends = fo_calloc(n, sizeof *ends);
     mn = fo_calloc(n, sizeof *mn);
     tb.rh = fo_calloc(SHOWN_ROWS + 1, sizeof *tb.rh);
+    tb.rc = fo_calloc(SHOWN_ROWS + 1, sizeof *tb.rc);
     tb.starts = fo_calloc(SHOWN_ROWS + 1, sizeof *tb.starts);
-    if (!tb.rh || !tb.starts || !tb.col || !tb.width || !tb.acc || !tb.w || !tb.map || !header || !ends || !mn) {
+    if (!tb.rh || !tb.rc || !tb.starts || !tb.col || !tb.width || !tb.acc || !tb.w || !tb.map || !header || !ends || !mn) {
         fo_pptx_fail(p, FO_ERR_NOMEM, b, "out of memory");
         goto cleanup;
     }
@@ -733,6 +735,7 @@ cleanup:
     fo_free(ends);
     fo_free(mn);
     fo_free(tb.rh);
+    fo_free(tb.rc);
     fo_free(tb.starts);
     if (own) {
         p->section = section;
