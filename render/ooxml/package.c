@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -1142,6 +1143,120 @@ static fo_status report(fo_pkg *p, fo_diags *d)
     return p->err;
 }
 
+/* ---- the archive's own file ------------------------------------------------
+ * zip_open(path) makes libzip write a new archive to a temporary file
+ * beside path, named with random letters from OpenSSL, and rename it over
+ * path at the end: seeding OpenSSL's generator cost 8 M instructions per
+ * render, a third of a one-slide deck's. path is already a temporary of its
+ * own (render/output.c stages every output), so the archive is written
+ * into it in place, through this source: the same bytes, one file fewer. */
+typedef struct {
+    const char *path;   /* borrowed from the package */
+    int fd;             /* open while libzip writes, else -1 */
+    zip_error_t err;
+} dest_src;
+
+/* Writes all n bytes of data to fd: 0, or an errno. */
+static int write_all(int fd, const void *data, size_t n)
+{
+    for (size_t done = 0; done < n;) {
+        ssize_t w = write(fd, (const char *)data + done, n - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return w < 0 ? errno : EIO;
+        done += (size_t)w;
+    }
+    return 0;
+}
+
+/* Moves the write position as libzip asks (data: its zip_source_args_seek). */
+static zip_int64_t dest_seek(dest_src *s, void *data, zip_uint64_t n)
+{
+    struct stat st;
+    off_t cur = lseek(s->fd, 0, SEEK_CUR);
+    if (cur < 0 || fstat(s->fd, &st) < 0) { zip_error_set(&s->err, ZIP_ER_SEEK, errno); return -1; }
+    zip_int64_t to = zip_source_seek_compute_offset((zip_uint64_t)cur, (zip_uint64_t)st.st_size,
+                                                    data, n, &s->err);
+    if (to < 0) return -1;
+    if (lseek(s->fd, (off_t)to, SEEK_SET) < 0) { zip_error_set(&s->err, ZIP_ER_SEEK, errno); return -1; }
+    return 0;
+}
+
+static zip_int64_t dest_cmd(void *ud, void *data, zip_uint64_t n, zip_source_cmd_t cmd)
+{
+    dest_src *s = ud;
+    switch (cmd) {
+    case ZIP_SOURCE_SUPPORTS:
+        return ZIP_SOURCE_SUPPORTS_WRITABLE;
+    case ZIP_SOURCE_STAT:     /* nothing to read: libzip starts a new archive */
+        zip_error_set(&s->err, ZIP_ER_READ, ENOENT);
+        return -1;
+    case ZIP_SOURCE_ERROR:
+        return zip_error_to_data(&s->err, data, n);
+    case ZIP_SOURCE_BEGIN_WRITE:
+        s->fd = open(s->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (s->fd < 0) { zip_error_set(&s->err, ZIP_ER_OPEN, errno); return -1; }
+        return 0;
+    case ZIP_SOURCE_WRITE: {
+        int e = write_all(s->fd, data, n);
+        if (e) { zip_error_set(&s->err, ZIP_ER_WRITE, e); return -1; }
+        return (zip_int64_t)n;
+    }
+    case ZIP_SOURCE_SEEK_WRITE:
+        return dest_seek(s, data, n);
+    case ZIP_SOURCE_TELL_WRITE: {
+        off_t at = lseek(s->fd, 0, SEEK_CUR);
+        if (at < 0) { zip_error_set(&s->err, ZIP_ER_TELL, errno); return -1; }
+        return (zip_int64_t)at;
+    }
+    case ZIP_SOURCE_COMMIT_WRITE: {
+        int rc = close(s->fd);
+        s->fd = -1;
+        if (rc < 0) { zip_error_set(&s->err, ZIP_ER_WRITE, errno); return -1; }
+        return 0;
+    }
+    case ZIP_SOURCE_ROLLBACK_WRITE: /* nothing half-written is left behind */
+        if (s->fd >= 0) {
+            (void)!ftruncate(s->fd, 0);
+            close(s->fd);
+            s->fd = -1;
+        }
+        return 0;
+    case ZIP_SOURCE_REMOVE:
+        if (unlink(s->path) < 0 && errno != ENOENT) { zip_error_set(&s->err, ZIP_ER_REMOVE, errno); return -1; }
+        return 0;
+    case ZIP_SOURCE_FREE:
+        if (s->fd >= 0) close(s->fd);
+        zip_error_fini(&s->err);
+        fo_free(s);
+        return 0;
+    case ZIP_SOURCE_OPEN: case ZIP_SOURCE_READ: case ZIP_SOURCE_CLOSE: case ZIP_SOURCE_SEEK:
+    case ZIP_SOURCE_TELL: case ZIP_SOURCE_RESERVED_1: case ZIP_SOURCE_BEGIN_WRITE_CLONING:
+    case ZIP_SOURCE_ACCEPT_EMPTY: case ZIP_SOURCE_GET_FILE_ATTRIBUTES:
+    default:              /* a new archive is never read back */
+        zip_error_set(&s->err, ZIP_ER_OPNOTSUPP, 0);
+        return -1;
+    }
+}
+
+/* An archive that libzip writes straight into path; NULL (and *zerr) on failure. */
+static zip_t *open_dest(const char *path, int *zerr)
+{
+    dest_src *s = fo_calloc(1, sizeof *s);
+    if (!s) { *zerr = ZIP_ER_MEMORY; return NULL; }
+    s->path = path;
+    s->fd = -1;
+    zip_error_init(&s->err);
+    zip_error_t err;
+    zip_error_init(&err);
+    zip_source_t *src = zip_source_function_create(dest_cmd, s, &err);
+    zip_t *za = src ? zip_open_from_source(src, ZIP_CREATE | ZIP_TRUNCATE, &err) : NULL;
+    if (!src) { zip_error_fini(&s->err); fo_free(s); }
+    else if (!za) zip_source_free(src);
+    *zerr = za ? 0 : zip_error_code_zip(&err);
+    zip_error_fini(&err);
+    return za;
+}
+
 fo_status fo_pkg_close(fo_pkg *p, fo_diags *d)
 {
     if (!p) return FO_ERR_NOMEM;
@@ -1150,21 +1265,19 @@ fo_status fo_pkg_close(fo_pkg *p, fo_diags *d)
     w.stamp = dos_epoch();
     if (p->err == FO_OK) {
         int zerr = 0;
-        w.za = zip_open(p->path, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+        w.za = open_dest(p->path, &zerr);
         if (!w.za) {
             char why[160];
             snprintf(why, sizeof why, "cannot create the archive (libzip error %d)", zerr);
-            fo_pkg__fail(p, FO_ERR_IO, why);
+            fo_pkg__fail(p, zerr == ZIP_ER_MEMORY ? FO_ERR_NOMEM : FO_ERR_IO, why);
         }
     }
     if (p->err == FO_OK) write_entries(&w);
     if (w.za) {
         if (p->err == FO_OK) {
-            if (zip_close(w.za) < 0) {
+            if (zip_close(w.za) < 0) {     /* written in place: path keeps its mode */
                 zip_fail(&w, "cannot write", p->path);
                 zip_discard(w.za);
-            } else {
-                chmod(p->path, 0644); /* libzip's temporary file is 0600 */
             }
         } else {
             zip_discard(w.za);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <zip.h>
@@ -448,6 +450,37 @@ START_TEST(deflate_ahead_alike)
 }
 END_TEST
 
+/* The archive is written into the path itself (the staged temporary the
+ * renderers get), not into a randomly named file of libzip's renamed over
+ * it: the same inode and mode afterwards, no other file in its folder. An
+ * unwritable path fails with nothing left. */
+START_TEST(written_in_place)
+{
+    char dir[] = "/tmp/t_package_dir_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/out.pptx", dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0640);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    struct stat before, after;
+    ck_assert_int_eq(stat(path, &before), 0);
+    ck_assert_int_eq(build_deck(path, (size_t)-1), FO_OK);
+    ck_assert_int_eq(stat(path, &after), 0);
+    ck_assert_uint_eq(after.st_ino, before.st_ino);
+    ck_assert_uint_eq(after.st_mode & 07777, 0640);
+    ck_assert_int_gt(after.st_size, 1000);
+    ck_assert_int_eq(entries(path), 1 + 60 + 3 + 1 + 1); /* types, slides, 2 media + pres, theme, rels */
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "test $(ls -A %s | wc -l) -eq 1", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/missing/out.pptx", dir);
+    ck_assert_int_eq(build_deck(path, (size_t)-1), FO_ERR_IO);
+    ck_assert_int_eq(rmdir(dir), 0);  /* empty: nothing left behind */
+}
+END_TEST
+
 START_TEST(sticky_errors)
 {
     const char *path = tmp_path();
@@ -562,6 +595,7 @@ int main(void)
         many_parts_indexed,
         spilled_parts_read_back_alike,
         deflate_ahead_alike,
+        written_in_place,
         sticky_errors,
         memory_package_stored,
         alloc_failures,
