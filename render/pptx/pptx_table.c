@@ -71,6 +71,9 @@ typedef struct {
     size_t next_slide;  /* the next planned start to reach */
     size_t placed;      /* rows (totals included) added so far */
     bool own_title;     /* the table titles its slides (own_title) */
+    struct cell_markup *mk[3][2]; /* row_markup by kind and band, made once (cached_markup) */
+    struct run_props *rp;         /* a run's properties by bold and colour (cached_rpr) */
+    size_t nrp, caprp;
 } tbl;
 
 /* Displayed text of a value through its column's format (borrowed from v or
@@ -169,7 +172,7 @@ static int border(char *buf, size_t cap, const char *side, double w_pt, fo_rgb c
  * body up to the first run (per alignment), and what follows the last run up
  * to the end of the cell properties. Written raw: these are the same for
  * every cell of a row, and a wide table has tens of thousands of cells. */
-typedef struct {
+typedef struct cell_markup {
     char head[3][192];   /* [left, right-aligned, right to left] */
     size_t head_len[3];
     char tail[1024];
@@ -209,6 +212,64 @@ static void row_markup(cell_markup *m, const fo_theme *t, const char *lang, doub
     m->tail_len = n > 0 && (size_t)n < sizeof m->tail ? (size_t)n : 0;
 }
 
+/* The row markup of kind and band for tb's size and theme: made at its
+ * first row and kept for the table (rows of a kind differ in their text
+ * only); NULL when out of memory (the table fails). */
+static const cell_markup *cached_markup(tbl *tb, int kind, bool band)
+{
+    cell_markup **m = &tb->mk[kind][band];
+    if (!*m && (*m = fo_malloc(sizeof **m)))
+        row_markup(*m, tb->p->t, tb->p->doc->lang, tb->sz, kind, band);
+    if (!*m) fo_pptx_fail(tb->p, FO_ERR_NOMEM, NULL, "out of memory");
+    return *m;
+}
+
+/* A run's properties (fo_pptx_rpr at the table's size, no link) as markup,
+ * by bold and colour: a table's cells share a handful, and writing them
+ * through the XML writer cost ~2,500 instructions a cell. */
+typedef struct run_props {
+    bool bold;
+    fo_rgb color;
+    char *markup;
+    size_t len;
+} run_props;
+
+/* Writes fo_pptx_rpr(p, tb->sz, bold, color, NULL) from the table's cache,
+ * making the entry once: written into a scratch writer (<r>...</r>) and
+ * kept without the declaration and the wrapper. */
+static void cached_rpr(tbl *tb, bool bold, fo_rgb color)
+{
+    fo_pptx *p = tb->p;
+    for (size_t i = 0; i < tb->nrp; i++)
+        if (tb->rp[i].bold == bold && tb->rp[i].color == color) {
+            fo_xml_raw(p->x, tb->rp[i].markup, tb->rp[i].len);
+            return;
+        }
+    fo_xml *s = fo_xml_new_memory(), *main = p->x;
+    size_t len = 0;
+    const char *mem = NULL;
+    if (s) {
+        fo_xml_open(s, "r", NULL);
+        p->x = s;
+        fo_pptx_rpr(p, tb->sz, bold ? FO_RUN_BOLD : 0, color, NULL);
+        p->x = main;
+        fo_xml_close(s);
+        mem = fo_xml_memory(s, &len);
+    }
+    const char *open = mem ? strstr(mem, "<r>") : NULL;
+    const char *close = open ? strstr(open, "</r>") : NULL;
+    char *copy = close ? fo_strndup(open + 3, (size_t)(close - open - 3)) : NULL;
+    fo_xml_free(s);
+    if (!copy || !fo_grow((void **)&tb->rp, &tb->caprp, tb->nrp + 1, 8, sizeof *tb->rp)) {
+        fo_free(copy);
+        fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory");
+        return;
+    }
+    tb->rp[tb->nrp] = (run_props){bold, color, copy, strlen(copy)};
+    fo_xml_raw(p->x, copy, tb->rp[tb->nrp].len);
+    tb->nrp++;
+}
+
 static long *cell_colors(const tbl *tb, char *const *cells);
 static bool *cell_right(const tbl *tb, char *const *cells);
 
@@ -220,8 +281,8 @@ static void write_row(tbl *tb, char *const *cells, double h, int kind, int style
     fo_xml *x = p->x;
     const fo_theme *t = p->t;
     bool band = kind == 1 && t->table.banding && (tb->band++ % 2 == 1);
-    cell_markup m;
-    row_markup(&m, t, tb->p->doc->lang, tb->sz, kind, band);
+    const cell_markup *mk = cached_markup(tb, kind, band);
+    if (!mk) return;
     fo_xml_open(x, "a:tr", NULL);
     fo_xml_attr_int(x, "h", FO_PPTX_EMU(h));
     for (size_t j = 0; j < tb->ncols; j++) {
@@ -237,17 +298,17 @@ static void write_row(tbl *tb, char *const *cells, double h, int kind, int style
                              FO_PPTX_EMU(tb->sz * (style >> 1)), lround(fo_pptx_line_h(tb->sz) * 100));
             fo_xml_raw(x, head, n > 0 && (size_t)n < sizeof head ? (size_t)n : 0);
         } else {
-            fo_xml_raw(x, m.head[r], m.head_len[r]);
+            fo_xml_raw(x, mk->head[r], mk->head_len[r]);
         }
         if (cells[j] && *cells[j]) {
             fo_xml_open(x, "a:r", NULL);
             long ink = kind == 0 ? -1 : cell_colors(tb, cells)[j];
-            fo_pptx_rpr(p, tb->sz, kind != 1 || (style & 1) ? FO_RUN_BOLD : 0,
-                        kind == 0 ? t->table.header_text : ink >= 0 ? (fo_rgb)ink : t->text, NULL);
+            cached_rpr(tb, kind != 1 || (style & 1),
+                       kind == 0 ? t->table.header_text : ink >= 0 ? (fo_rgb)ink : t->text);
             fo_xml_text_elem(x, "a:t", cells[j]);
             fo_xml_close(x);
         }
-        fo_xml_raw(x, m.tail, m.tail_len);
+        fo_xml_raw(x, mk->tail, mk->tail_len);
         fo_xml_close(x); /* a:tc */
     }
     fo_xml_close(x);
@@ -723,6 +784,9 @@ void fo_pptx_table(fo_pptx *p, const fo_block *b)
     for (size_t g = 0; g < plan.ngroups && !p->err; g++) write_group(&tb, header, ends, g, plan.ngroups);
 
 cleanup:
+    for (size_t k = 0; k < 3; k++) { fo_free(tb.mk[k][0]); fo_free(tb.mk[k][1]); }
+    for (size_t i = 0; i < tb.nrp; i++) fo_free(tb.rp[i].markup);
+    fo_free(tb.rp);
     fo_rows_keep_free(tb.keep);
     chunk_clear(&tb);
     fo_free(tb.chunk);
