@@ -256,14 +256,26 @@ static void queue_ahead(fo_pkg *p, part *pt, const unsigned char *data, size_t l
     pthread_mutex_unlock(&k->lock);
 }
 
-/* Close is starting: the thread takes what is queued, batch or not, while
- * the closing thread takes jobs from the front. */
-static void packer_drain(packer *k)
+/* Close is starting: the thread takes what is queued, batch or not, from
+ * the front, while the closing thread packs from the back with z until they
+ * meet; then close writes the entries in order, waiting at most for the
+ * job the thread is finishing. (Both taking from the front made the
+ * closing thread wait on nearly every other entry.) */
+static void packer_drain(packer *k, struct libdeflate_compressor *z)
 {
     if (!k) return;
     pthread_mutex_lock(&k->lock);
     k->drain = true;
     if (k->idle) pthread_cond_signal(&k->wake);
+    for (size_t i = k->njobs; z && i > k->next; i--) {
+        ahead_job *j = k->jobs[i - 1];
+        if (j->state != JOB_QUEUED) continue;
+        j->state = JOB_RUNNING;
+        pthread_mutex_unlock(&k->lock);
+        run_job(z, j);
+        pthread_mutex_lock(&k->lock);
+        j->state = JOB_DONE;
+    }
     pthread_mutex_unlock(&k->lock);
 }
 
@@ -1353,7 +1365,8 @@ fo_status fo_pkg_close(fo_pkg *p, fo_diags *d)
         }
     }
     if (p->err == FO_OK) {
-        packer_drain(p->packer);
+        if (p->packer && !w.z) w.z = libdeflate_alloc_compressor(FO_PKG_LIBDEFLATE_LEVEL);
+        packer_drain(p->packer, w.z);
         write_entries(&w);
     }
     if (w.za) {
