@@ -15,6 +15,10 @@
  * 470 MB of slide XML) peaked at 558 MB of RSS when every slide was held;
  * 109 MB now.
  *
+ * A package may deflate its XML parts ahead, on a second thread, as they
+ * are added (fo_pkg_deflate_ahead, "deflating ahead" below); the archive
+ * is written into path itself (dest_src: "the archive's own file").
+ *
  * Lookups are indexed once: part names and relationship sources live in hash
  * tables, and each source chains its relationships, so adding a part or a
  * relationship and writing every .rels part cost O(1) each. A deck of 20,000
