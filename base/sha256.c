@@ -2,9 +2,21 @@
  *
  * The state is the eight working words h[], the total message length in
  * bytes, and a partial block buf[0..nbuf). Invariant between calls:
- * nbuf < 64, and every full block seen so far has been compressed. */
+ * nbuf < 64, and every full block seen so far has been compressed.
+ *
+ * Blocks are compressed with the x86 SHA extensions where the processor has
+ * them (compress_ni: ~150 instructions a block where the portable code takes
+ * ~4,000; a render hashes its spec, 9.2 M instructions for the 145 KB
+ * report spec of bench-pptx), else by the portable code. Both give the
+ * same digest (t_sha256 checks the vectors both ways). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#include <immintrin.h>
+#define HAVE_SHA_NI 1
+#endif
 
 #include "base/sha256.h"
 
@@ -51,6 +63,68 @@ static void compress(uint32_t h[8], const unsigned char *p)
     h[4] += e; h[5] += f; h[6] += g; h[7] += k;
 }
 
+#ifdef HAVE_SHA_NI
+/* The same rounds with the SHA extensions, n blocks at p. The state lives
+ * in two registers as ABEF and CDGH; W holds the last four groups of four
+ * message words (group i in W[i % 4]). */
+__attribute__((target("sha,sse4.1,ssse3")))
+static void compress_ni(uint32_t h[8], const unsigned char *p, size_t n)
+{
+    const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+    __m128i tmp = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[0]), 0xB1); /* CDAB */
+    __m128i st1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[4]), 0x1B); /* EFGH */
+    __m128i st0 = _mm_alignr_epi8(tmp, st1, 8);                                     /* ABEF */
+    st1 = _mm_blend_epi16(st1, tmp, 0xF0);                                          /* CDGH */
+    for (; n; n--, p += 64) {
+        __m128i abef = st0, cdgh = st1, w[4];
+        for (int i = 0; i < 16; i++) {
+            __m128i m;
+            if (i < 4) {
+                m = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), bswap);
+            } else { /* w[i&3]: group i-4, then i-3, i-2, i-1 round the ring */
+                m = _mm_sha256msg1_epu32(w[i & 3], w[(i + 1) & 3]);
+                m = _mm_add_epi32(m, _mm_alignr_epi8(w[(i + 3) & 3], w[(i + 2) & 3], 4));
+                m = _mm_sha256msg2_epu32(m, w[(i + 3) & 3]);
+            }
+            w[i & 3] = m;
+            __m128i k = _mm_add_epi32(m, _mm_loadu_si128((const __m128i *)&K[4 * i]));
+            st1 = _mm_sha256rnds2_epu32(st1, st0, k);
+            st0 = _mm_sha256rnds2_epu32(st0, st1, _mm_shuffle_epi32(k, 0x0E));
+        }
+        st0 = _mm_add_epi32(st0, abef);
+        st1 = _mm_add_epi32(st1, cdgh);
+    }
+    tmp = _mm_shuffle_epi32(st0, 0x1B);   /* FEBA */
+    st1 = _mm_shuffle_epi32(st1, 0xB1);   /* DCHG */
+    _mm_storeu_si128((__m128i *)&h[0], _mm_blend_epi16(tmp, st1, 0xF0)); /* DCBA */
+    _mm_storeu_si128((__m128i *)&h[4], _mm_alignr_epi8(st1, tmp, 8));    /* HGFE */
+}
+
+/* 1: the processor has the SHA extensions (and SSSE3, SSE4.1); 0: not;
+ * -1: not asked yet. Every thread computes the same answer. */
+static int sha_ni = -1;
+#endif
+
+static bool portable_only;
+
+void fo_sha256__force_portable(bool on) { portable_only = on; }
+
+/* Compresses n blocks at p into h. */
+static void compress_blocks(uint32_t h[8], const unsigned char *p, size_t n)
+{
+#ifdef HAVE_SHA_NI
+    int ni = __atomic_load_n(&sha_ni, __ATOMIC_RELAXED);
+    if (ni < 0) {
+        unsigned a, b, c, d;
+        ni = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSSE3) && (c & bit_SSE4_1) &&
+             __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
+        __atomic_store_n(&sha_ni, ni, __ATOMIC_RELAXED);
+    }
+    if (ni && !portable_only) { compress_ni(h, p, n); return; }
+#endif
+    for (; n; n--, p += 64) compress(h, p);
+}
+
 void fo_sha256_init(fo_sha256 *s)
 {
     /* §5.3.3: first 32 bits of the fractional parts of the square roots of
@@ -75,11 +149,12 @@ void fo_sha256_update(fo_sha256 *s, const void *data, size_t len)
         p += take;
         len -= take;
         if (s->nbuf < 64) return;
-        compress(s->h, s->buf);
+        compress_blocks(s->h, s->buf, 1);
         s->nbuf = 0;
     }
-    for (; len >= 64; p += 64, len -= 64)
-        compress(s->h, p);
+    compress_blocks(s->h, p, len / 64);
+    p += len / 64 * 64;
+    len %= 64;
     memcpy(s->buf, p, len);
     s->nbuf = len;
 }

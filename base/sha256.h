@@ -2,6 +2,7 @@
 #ifndef FO_SHA256_H
 #define FO_SHA256_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,5 +20,7 @@ void fo_sha256_final(fo_sha256 *s, unsigned char out[32]);
 void fo_sha256_hex(const void *data, size_t len, char out[65]);
 /* Digest of a file; false on I/O error. */
 int fo_sha256_file_hex(const char *path, char out[65]);
+/* Tests: on, blocks skip the SHA extensions for the portable code. */
+void fo_sha256__force_portable(bool on);
 
 #endif

@@ -15,6 +15,10 @@
  * 470 MB of slide XML) peaked at 558 MB of RSS when every slide was held;
  * 109 MB now.
  *
+ * A package may deflate its XML parts ahead, on a second thread, as they
+ * are added (fo_pkg_deflate_ahead, "deflating ahead" below); the archive
+ * is written into path itself (dest_src: "the archive's own file").
+ *
  * Lookups are indexed once: part names and relationship sources live in hash
  * tables, and each source chains its relationships, so adding a part or a
  * relationship and writing every .rels part cost O(1) each. A deck of 20,000
@@ -24,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -46,6 +52,7 @@ typedef struct {
     fo_xml *xml;          /* finished writer (memory or file) */
     bool spilled;         /* the len bytes are in the spill file at off */
     uint64_t off;
+    struct ahead_job *ahead; /* deflated ahead by the packer thread, or NULL */
 } part;
 
 typedef struct {
@@ -89,11 +96,226 @@ struct fo_pkg {
     size_t held, held_limit; /* bytes of parts held in memory; past the limit, spill */
     FILE *spill;          /* parts written out (NULL until the first) */
     uint64_t spill_len;
+    struct packer *packer;   /* fo_pkg_deflate_ahead: NULL when off */
 };
 
 #ifndef FO_PKG_HELD_BYTES
 #define FO_PKG_HELD_BYTES ((size_t)32 << 20)
 #endif
+
+/* ---- deflating ahead ----------------------------------------------------------
+ * fo_pkg_deflate_ahead: a second thread deflates each XML part held in
+ * memory as soon as it is added, while the renderer builds the next ones,
+ * so that fo_pkg_close mostly copies bytes already packed. The bytes are
+ * those pack() would make at close (the same libdeflate level over the same
+ * input), so the archive is the same either way; only the time moves to
+ * the other core. On the 50-section report deck deflate was 142 M of 467 M
+ * instructions, all of it on the critical path at close.
+ *
+ * Only XML (".xml", ".rels") is deflated ahead: it shrinks ~10:1, so the
+ * packed copies held until close add a tenth to the parts held in memory
+ * (at most FO_PKG_HELD_BYTES); images keep being packed one at a time at
+ * close. A job the thread has not started when close wants it is packed by
+ * the closing thread itself; without the thread (pthread_create refused)
+ * every job is. The thread is woken once a batch of AHEAD_BATCH bytes is
+ * queued, and then takes everything queued: waking it for each part cost
+ * a futex call and a switch of threads per part (681 on the report deck);
+ * at close it is woken for what is left (packer_drain). */
+
+#define AHEAD_BATCH ((size_t)256 << 10)
+
+typedef enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE } job_state;
+
+typedef struct ahead_job {
+    const unsigned char *data; /* borrowed from the part: stays until fo_pkg_free */
+    size_t len;
+    job_state state;
+    unsigned char *packed;     /* the raw deflate stream; NULL: failed (packed again at close) */
+    size_t packed_len;
+    uint32_t crc;
+} ahead_job;
+
+typedef struct packer {
+    pthread_t thread;
+    bool running, stop;
+    bool idle, drain;          /* idle: waiting on wake; drain: close wants every job */
+    size_t pending;            /* bytes of the jobs not taken yet */
+    pthread_mutex_t lock;
+    pthread_cond_t wake, done; /* wake: a job or stop for the thread; done: a job finished */
+    ahead_job **jobs;
+    size_t njobs, capjobs, next; /* next: the first job not yet taken */
+    struct libdeflate_compressor *z; /* the thread's own */
+} packer;
+
+/* Entries held in memory (nearly all of them) are deflated by libdeflate
+ * at its fastest level (packed_src); spilled and file-backed parts by
+ * libzip's zlib at FO_PKG_XML_LEVEL. On the 50-section report deck (681
+ * entries, 6.7 MB of XML) libdeflate level 1 cost 142 M instructions where
+ * zlib level 3 cost 285 M, for an archive 2% larger (770 KB, still a
+ * twelfth of pptxgenjs's); libdeflate's levels 2-4 cost as much as zlib. */
+#ifndef FO_PKG_LIBDEFLATE_LEVEL
+#define FO_PKG_LIBDEFLATE_LEVEL 1
+#endif
+
+/* Deflates j's bytes with z into a buffer of their packed size (packed NULL
+ * when out of memory: the entry is then packed at close, which reports it). */
+static void run_job(struct libdeflate_compressor *z, ahead_job *j)
+{
+    size_t cap = z ? libdeflate_deflate_compress_bound(z, j->len) : 0;
+    unsigned char *out = z ? fo_malloc(cap) : NULL;
+    size_t n = out ? libdeflate_deflate_compress(z, j->data, j->len, out, cap) : 0;
+    if (!n) { fo_free(out); return; }
+    unsigned char *fit = fo_realloc(out, n);
+    j->packed = fit ? fit : out;
+    j->packed_len = n;
+    j->crc = libdeflate_crc32(0, j->data, j->len);
+}
+
+static void *packer_main(void *arg)
+{
+    packer *k = arg;
+    pthread_mutex_lock(&k->lock);
+    for (;;) {
+        /* asleep until a batch is queued, or close wants what there is */
+        while (!k->stop && k->pending < AHEAD_BATCH && !(k->drain && k->next < k->njobs)) {
+            k->idle = true;
+            pthread_cond_wait(&k->wake, &k->lock);
+            k->idle = false;
+        }
+        if (k->stop) break;
+        while (k->next < k->njobs) { /* then everything queued */
+            ahead_job *j = k->jobs[k->next++];
+            k->pending -= j->len;
+            if (j->state != JOB_QUEUED) continue; /* the closing thread took it */
+            j->state = JOB_RUNNING;
+            pthread_mutex_unlock(&k->lock);
+            if (!k->z) k->z = libdeflate_alloc_compressor(FO_PKG_LIBDEFLATE_LEVEL);
+            run_job(k->z, j);
+            pthread_mutex_lock(&k->lock);
+            j->state = JOB_DONE;
+            pthread_cond_broadcast(&k->done);
+        }
+    }
+    pthread_mutex_unlock(&k->lock);
+    return NULL;
+}
+
+/* Stops the thread after the jobs it has (the closing thread takes the
+ * rest first, so at close there are none left) and waits for it. */
+static void packer_stop(packer *k)
+{
+    if (!k || !k->running) return;
+    pthread_mutex_lock(&k->lock);
+    k->stop = true;
+    k->next = k->njobs; /* fo_pkg_free without close: drop what is queued */
+    k->pending = 0;
+    pthread_cond_signal(&k->wake);
+    pthread_mutex_unlock(&k->lock);
+    pthread_join(k->thread, NULL);
+    k->running = false;
+}
+
+static void packer_free(packer *k)
+{
+    if (!k) return;
+    packer_stop(k);
+    for (size_t i = 0; i < k->njobs; i++) {
+        fo_free(k->jobs[i]->packed);
+        fo_free(k->jobs[i]);
+    }
+    fo_free(k->jobs);
+    libdeflate_free_compressor(k->z);
+    pthread_cond_destroy(&k->wake);
+    pthread_cond_destroy(&k->done);
+    pthread_mutex_destroy(&k->lock);
+    fo_free(k);
+}
+
+/* Is name XML, deflated ahead when the package does so? */
+static bool ahead_kind(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    return dot && (strcmp(dot, ".xml") == 0 || strcmp(dot, ".rels") == 0);
+}
+
+/* Queues part pt (len bytes at data, held in memory) for the thread. Best
+ * effort: out of memory, the part is simply packed at close. */
+static void queue_ahead(fo_pkg *p, part *pt, const unsigned char *data, size_t len)
+{
+    packer *k = p->packer;
+    if (!k || !ahead_kind(pt->name)) return;
+    ahead_job *j = fo_calloc(1, sizeof *j);
+    if (!j) return;
+    j->data = data;
+    j->len = len;
+    pthread_mutex_lock(&k->lock);
+    if (!fo_grow((void **)&k->jobs, &k->capjobs, k->njobs + 1, 64, sizeof *k->jobs)) {
+        pthread_mutex_unlock(&k->lock);
+        fo_free(j);
+        return;
+    }
+    k->jobs[k->njobs++] = j;
+    pt->ahead = j;
+    k->pending += len;
+    if (k->idle && k->pending >= AHEAD_BATCH) pthread_cond_signal(&k->wake);
+    pthread_mutex_unlock(&k->lock);
+}
+
+/* Close is starting: the thread takes what is queued, batch or not, from
+ * the front, while the closing thread packs from the back with z until they
+ * meet; then close writes the entries in order, waiting at most for the
+ * job the thread is finishing. (Both taking from the front made the
+ * closing thread wait on nearly every other entry.) */
+static void packer_drain(packer *k, struct libdeflate_compressor *z)
+{
+    if (!k) return;
+    pthread_mutex_lock(&k->lock);
+    k->drain = true;
+    if (k->idle) pthread_cond_signal(&k->wake);
+    for (size_t i = k->njobs; z && i > k->next; i--) {
+        ahead_job *j = k->jobs[i - 1];
+        if (j->state != JOB_QUEUED) continue;
+        j->state = JOB_RUNNING;
+        pthread_mutex_unlock(&k->lock);
+        run_job(z, j);
+        pthread_mutex_lock(&k->lock);
+        j->state = JOB_DONE;
+    }
+    pthread_mutex_unlock(&k->lock);
+}
+
+/* The packed bytes of j, waiting for the thread or packing them here with
+ * z; the caller takes *packed (NULL: not packed, do it the usual way). */
+static void take_ahead(packer *k, ahead_job *j, struct libdeflate_compressor *z,
+                       unsigned char **packed, size_t *packed_len, uint32_t *crc)
+{
+    pthread_mutex_lock(&k->lock);
+    if (j->state == JOB_QUEUED) {
+        j->state = JOB_RUNNING; /* the thread skips it */
+        pthread_mutex_unlock(&k->lock);
+        run_job(z, j);
+        pthread_mutex_lock(&k->lock);
+        j->state = JOB_DONE;
+    }
+    while (j->state != JOB_DONE) pthread_cond_wait(&k->done, &k->lock);
+    *packed = j->packed;
+    *packed_len = j->packed_len;
+    *crc = j->crc;
+    j->packed = NULL;
+    pthread_mutex_unlock(&k->lock);
+}
+
+void fo_pkg_deflate_ahead(fo_pkg *p)
+{
+    if (!p || p->packer) return;
+    packer *k = fo_calloc(1, sizeof *k);
+    if (!k) return;
+    pthread_mutex_init(&k->lock, NULL);
+    pthread_cond_init(&k->wake, NULL);
+    pthread_cond_init(&k->done, NULL);
+    k->running = pthread_create(&k->thread, NULL, packer_main, k) == 0;
+    p->packer = k;
+}
 
 /* ---- the index ---------------------------------------------------------------- */
 
@@ -175,6 +397,7 @@ fo_pkg *fo_pkg_new(const char *path)
 void fo_pkg_free(fo_pkg *p)
 {
     if (!p) return;
+    packer_free(p->packer); /* first: its thread reads the parts' bytes */
     for (size_t i = 0; i < p->nparts; i++) {
         fo_free(p->parts[i].name);
         fo_free(p->parts[i].ct);
@@ -299,6 +522,7 @@ void fo_pkg_add_part(fo_pkg *p, const char *name, const char *ct, const void *da
     if (!hold(p, pt, copy, len)) { fo_free(copy); return; }
     pt->data = copy;
     pt->len = len;
+    queue_ahead(p, pt, copy, len);
 }
 
 void fo_pkg_add_part_take(fo_pkg *p, const char *name, const char *ct, void *data, size_t len)
@@ -309,6 +533,7 @@ void fo_pkg_add_part_take(fo_pkg *p, const char *name, const char *ct, void *dat
     if (!hold(p, pt, data, len)) { fo_free(data); return; }
     pt->data = data;
     pt->len = len;
+    queue_ahead(p, pt, data, len);
 }
 
 void fo_pkg_add_xml(fo_pkg *p, const char *name, const char *ct, fo_xml *x)
@@ -329,6 +554,7 @@ void fo_pkg_add_xml(fo_pkg *p, const char *name, const char *ct, fo_xml *x)
     const char *mem = fo_xml_memory(x, &len);   /* NULL: file-backed */
     if (mem && !hold(p, pt, mem, len)) { fo_xml_free(x); return; }
     pt->xml = x;
+    if (mem) queue_ahead(p, pt, (const unsigned char *)mem, len);
 }
 
 /* Appends v XML-escaped and sanitized. */
@@ -395,6 +621,7 @@ void fo_pkg_add_template(fo_pkg *p, const char *name, const char *ct,
     if (!pt) { fo_free(b); return; }
     pt->data = (unsigned char *)b;
     pt->len = len;
+    queue_ahead(p, pt, pt->data, len);
 }
 
 const char *fo_pkg_add_rel(fo_pkg *p, const char *source, const char *type,
@@ -645,16 +872,6 @@ static void zip_fail(writer *w, const char *what, const char *name)
     fo_pkg__fail(w->p, FO_ERR_IO, why);
 }
 
-/* Entries held in memory (nearly all of them) are deflated by libdeflate
- * at its fastest level (packed_src); spilled and file-backed parts by
- * libzip's zlib at FO_PKG_XML_LEVEL. On the 50-section report deck (681
- * entries, 6.7 MB of XML) libdeflate level 1 cost 142 M instructions where
- * zlib level 3 cost 285 M, for an archive 2% larger (770 KB, still a
- * twelfth of pptxgenjs's); libdeflate's levels 2-4 cost as much as zlib. */
-#ifndef FO_PKG_LIBDEFLATE_LEVEL
-#define FO_PKG_LIBDEFLATE_LEVEL 1
-#endif
-
 /* zlib's level for the parts libzip deflates itself: level 3 measured 23%
  * less CPU than level 6 on the report deck (0.10 s vs 0.13 s) for files 9%
  * larger. */
@@ -835,7 +1052,7 @@ static zip_int64_t packed_read(void *ud, void *data, zip_uint64_t n, zip_source_
  * NULL when it is stored (*stored) or on failure (out of memory: the
  * package fails with FO_ERR_NOMEM). */
 static zip_source_t *packed_source(writer *w, const char *name, const void *data, bool spilled,
-                                   uint64_t off, size_t len, bool *stored)
+                                   uint64_t off, size_t len, ahead_job *ahead, bool *stored)
 {
     zip_int32_t method;
     zip_uint32_t level;
@@ -849,19 +1066,25 @@ static zip_source_t *packed_source(writer *w, const char *name, const void *data
     s->spilled = spilled;
     s->off = off;
     s->len = len;
+    if (ahead) {
+        if (!w->z) w->z = libdeflate_alloc_compressor(FO_PKG_LIBDEFLATE_LEVEL);
+        take_ahead(w->p->packer, ahead, w->z, &s->packed, &s->packed_len, &s->crc);
+        s->sized = s->packed != NULL;
+    }
     zip_error_init(&s->err);
     zip_source_t *src = zip_source_function(w->za, packed_read, s);
-    if (!src) { zip_error_fini(&s->err); fo_free(s); }
+    if (!src) { zip_error_fini(&s->err); fo_free(s->packed); fo_free(s); }
     return src;
 }
 
 /* Adds one entry from memory or from a FILE (ownership of fp moves to libzip). */
-static void add_entry(writer *w, const char *name, const void *data, size_t len, FILE *fp)
+static void add_entry(writer *w, const char *name, const void *data, size_t len, FILE *fp,
+                      ahead_job *ahead)
 {
     if (w->p->err) { if (fp) fclose(fp); return; }
     bool stored = true;
     zip_source_t *src = fp ? zip_source_filep(w->za, fp, 0, -1)
-                           : packed_source(w, name, data, false, 0, len, &stored);
+                           : packed_source(w, name, data, false, 0, len, ahead, &stored);
     if (!src && !fp && stored) src = zip_source_buffer(w->za, data, len, 0);
     if (!src && fp) fclose(fp);
     add_source(w, name, src);
@@ -940,7 +1163,7 @@ static void add_generated(writer *w, const char *name, fo_xml *x)
     size_t len;
     void *fp;
     fo_xml__take_output(x, &data, &len, &fp);
-    add_entry(w, name, data, len, fp);
+    add_entry(w, name, data, len, fp, NULL);
 }
 
 /* Adds every entry in the package's fixed order (package.h) to w->za. */
@@ -955,7 +1178,7 @@ static void write_entries(writer *w)
         part *pt = &p->parts[i];
         if (pt->spilled) {
             bool stored = true;
-            zip_source_t *src = packed_source(w, pt->name, NULL, true, pt->off, pt->len, &stored);
+            zip_source_t *src = packed_source(w, pt->name, NULL, true, pt->off, pt->len, NULL, &stored);
             if (!src && stored) src = spill_source(w, pt);
             add_source(w, pt->name, src);
         } else if (pt->xml) {
@@ -963,9 +1186,9 @@ static void write_entries(writer *w)
             size_t len;
             void *fp;
             fo_xml__take_output(pt->xml, &data, &len, &fp);
-            add_entry(w, pt->name, data, len, fp);
+            add_entry(w, pt->name, data, len, fp, w->store ? NULL : pt->ahead);
         } else {
-            add_entry(w, pt->name, pt->data, pt->len, NULL);
+            add_entry(w, pt->name, pt->data, pt->len, NULL, w->store ? NULL : pt->ahead);
         }
     }
     char rn[1100];
@@ -995,6 +1218,172 @@ static fo_status report(fo_pkg *p, fo_diags *d)
     return p->err;
 }
 
+/* ---- the archive's own file ------------------------------------------------
+ * zip_open(path) makes libzip write a new archive to a temporary file
+ * beside path, named with random letters from OpenSSL, and rename it over
+ * path at the end: seeding OpenSSL's generator cost 8 M instructions per
+ * render, a third of a one-slide deck's. path is already a temporary of its
+ * own (render/output.c stages every output), so the archive is written
+ * into it in place, through this source: the same bytes, one file fewer.
+ *
+ * libzip writes an entry in small pieces and seeks back to rewrite its
+ * local header (4,769 writes for the report deck's 770 KB); each write woke
+ * render/output.c's watchdog thread (inotify). So the source keeps a window
+ * of up to DEST_BUF bytes of the file, [base, base + len): writes inside it
+ * touch memory only; one that falls wholly before it (a header rewritten
+ * after its window went out) goes straight to the file; any other sends
+ * the window to the file (pwrite at base) and starts the next one. About
+ * two writes per DEST_BUF bytes of archive. */
+#define DEST_BUF ((size_t)128 << 10)
+
+typedef struct {
+    const char *path;   /* borrowed from the package */
+    int fd;             /* open while libzip writes, else -1 */
+    char *buf;          /* the window: DEST_BUF bytes */
+    uint64_t base;      /* its offset in the file */
+    size_t len;         /* bytes held */
+    uint64_t at;        /* the write position in the file */
+    uint64_t size;      /* the file's size, the window aside */
+    zip_error_t err;
+} dest_src;
+
+/* Writes all n bytes of data at off of fd: 0, or an errno. */
+static int pwrite_all(int fd, const void *data, size_t n, uint64_t off)
+{
+    for (size_t done = 0; done < n;) {
+        ssize_t w = pwrite(fd, (const char *)data + done, n - done, (off_t)(off + done));
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return w < 0 ? errno : EIO;
+        done += (size_t)w;
+    }
+    return 0;
+}
+
+/* Writes n bytes at off of the file: 0, or -1 with the source's error set. */
+static int dest_put(dest_src *s, const void *data, size_t n, uint64_t off)
+{
+    int e = pwrite_all(s->fd, data, n, off);
+    if (e) { zip_error_set(&s->err, ZIP_ER_WRITE, e); return -1; }
+    if (off + n > s->size) s->size = off + n;
+    return 0;
+}
+
+/* Writes the window out; the next one starts empty at the write position. */
+static int dest_flush(dest_src *s)
+{
+    int rc = s->len ? dest_put(s, s->buf, s->len, s->base) : 0;
+    s->base = s->at;
+    s->len = 0;
+    return rc;
+}
+
+/* Takes n bytes of data at the write position. */
+static zip_int64_t dest_write(dest_src *s, const void *data, zip_uint64_t n)
+{
+    if (s->at + n <= s->base) {                 /* wholly before the window */
+        if (dest_put(s, data, n, s->at) < 0) return -1;
+    } else {
+        if ((s->at < s->base || s->at > s->base + s->len || s->at - s->base + n > DEST_BUF) &&
+            dest_flush(s) < 0)
+            return -1;
+        if (n >= DEST_BUF) {                    /* a big piece goes straight to the file */
+            if (dest_put(s, data, n, s->at) < 0) return -1;
+            s->base = s->at + n;
+        } else {
+            memcpy(s->buf + (s->at - s->base), data, n);
+            if (s->at - s->base + n > s->len) s->len = (size_t)(s->at - s->base + n);
+        }
+    }
+    s->at += n;
+    return (zip_int64_t)n;
+}
+
+/* Moves the write position as libzip asks (data: its zip_source_args_seek). */
+static zip_int64_t dest_seek(dest_src *s, void *data, zip_uint64_t n)
+{
+    uint64_t end = s->base + s->len > s->size ? s->base + s->len : s->size;
+    zip_int64_t to = zip_source_seek_compute_offset(s->at, end, data, n, &s->err);
+    if (to < 0) return -1;
+    s->at = (uint64_t)to;
+    return 0;
+}
+
+static zip_int64_t dest_cmd(void *ud, void *data, zip_uint64_t n, zip_source_cmd_t cmd)
+{
+    dest_src *s = ud;
+    switch (cmd) {
+    case ZIP_SOURCE_SUPPORTS:
+        return ZIP_SOURCE_SUPPORTS_WRITABLE;
+    case ZIP_SOURCE_STAT:     /* nothing to read: libzip starts a new archive */
+        zip_error_set(&s->err, ZIP_ER_READ, ENOENT);
+        return -1;
+    case ZIP_SOURCE_ERROR:
+        return zip_error_to_data(&s->err, data, n);
+    case ZIP_SOURCE_BEGIN_WRITE:
+        s->base = s->size = s->at = 0;
+        s->len = 0;
+        s->fd = open(s->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (s->fd < 0) { zip_error_set(&s->err, ZIP_ER_OPEN, errno); return -1; }
+        return 0;
+    case ZIP_SOURCE_WRITE:
+        return dest_write(s, data, n);
+    case ZIP_SOURCE_SEEK_WRITE:
+        return dest_seek(s, data, n);
+    case ZIP_SOURCE_TELL_WRITE:
+        return (zip_int64_t)s->at;
+    case ZIP_SOURCE_COMMIT_WRITE: {
+        int rc = dest_flush(s);
+        if (close(s->fd) < 0 && rc == 0) { zip_error_set(&s->err, ZIP_ER_WRITE, errno); rc = -1; }
+        s->fd = -1;
+        return rc;
+    }
+    case ZIP_SOURCE_ROLLBACK_WRITE: /* nothing half-written is left behind */
+        s->len = 0;
+        if (s->fd >= 0) {
+            (void)!ftruncate(s->fd, 0);
+            close(s->fd);
+            s->fd = -1;
+        }
+        return 0;
+    case ZIP_SOURCE_REMOVE:
+        if (unlink(s->path) < 0 && errno != ENOENT) { zip_error_set(&s->err, ZIP_ER_REMOVE, errno); return -1; }
+        return 0;
+    case ZIP_SOURCE_FREE:
+        if (s->fd >= 0) close(s->fd);
+        zip_error_fini(&s->err);
+        fo_free(s->buf);
+        fo_free(s);
+        return 0;
+    case ZIP_SOURCE_OPEN: case ZIP_SOURCE_READ: case ZIP_SOURCE_CLOSE: case ZIP_SOURCE_SEEK:
+    case ZIP_SOURCE_TELL: case ZIP_SOURCE_RESERVED_1: case ZIP_SOURCE_BEGIN_WRITE_CLONING:
+    case ZIP_SOURCE_ACCEPT_EMPTY: case ZIP_SOURCE_GET_FILE_ATTRIBUTES:
+    default:              /* a new archive is never read back */
+        zip_error_set(&s->err, ZIP_ER_OPNOTSUPP, 0);
+        return -1;
+    }
+}
+
+/* An archive that libzip writes straight into path; NULL (and *zerr) on failure. */
+static zip_t *open_dest(const char *path, int *zerr)
+{
+    dest_src *s = fo_calloc(1, sizeof *s);
+    char *buf = s ? fo_malloc(DEST_BUF) : NULL;
+    if (!buf) { fo_free(s); *zerr = ZIP_ER_MEMORY; return NULL; }
+    s->buf = buf;
+    s->path = path;
+    s->fd = -1;
+    zip_error_init(&s->err);
+    zip_error_t err;
+    zip_error_init(&err);
+    zip_source_t *src = zip_source_function_create(dest_cmd, s, &err);
+    zip_t *za = src ? zip_open_from_source(src, ZIP_CREATE | ZIP_TRUNCATE, &err) : NULL;
+    if (!src) { zip_error_fini(&s->err); fo_free(s->buf); fo_free(s); }
+    else if (!za) zip_source_free(src);
+    *zerr = za ? 0 : zip_error_code_zip(&err);
+    zip_error_fini(&err);
+    return za;
+}
+
 fo_status fo_pkg_close(fo_pkg *p, fo_diags *d)
 {
     if (!p) return FO_ERR_NOMEM;
@@ -1003,21 +1392,23 @@ fo_status fo_pkg_close(fo_pkg *p, fo_diags *d)
     w.stamp = dos_epoch();
     if (p->err == FO_OK) {
         int zerr = 0;
-        w.za = zip_open(p->path, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+        w.za = open_dest(p->path, &zerr);
         if (!w.za) {
             char why[160];
             snprintf(why, sizeof why, "cannot create the archive (libzip error %d)", zerr);
-            fo_pkg__fail(p, FO_ERR_IO, why);
+            fo_pkg__fail(p, zerr == ZIP_ER_MEMORY ? FO_ERR_NOMEM : FO_ERR_IO, why);
         }
     }
-    if (p->err == FO_OK) write_entries(&w);
+    if (p->err == FO_OK) {
+        if (p->packer && !w.z) w.z = libdeflate_alloc_compressor(FO_PKG_LIBDEFLATE_LEVEL);
+        packer_drain(p->packer, w.z);
+        write_entries(&w);
+    }
     if (w.za) {
         if (p->err == FO_OK) {
-            if (zip_close(w.za) < 0) {
+            if (zip_close(w.za) < 0) {     /* written in place: path keeps its mode */
                 zip_fail(&w, "cannot write", p->path);
                 zip_discard(w.za);
-            } else {
-                chmod(p->path, 0644); /* libzip's temporary file is 0600 */
             }
         } else {
             zip_discard(w.za);

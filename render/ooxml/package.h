@@ -63,6 +63,12 @@ typedef struct fo_pkg fo_pkg;
  * the process dies), so a deck of thousands of slides stays small. */
 fo_pkg *fo_pkg_new(const char *path);
 void fo_pkg_free(fo_pkg *p);
+/* From now on each XML part held in memory is deflated by a second thread
+ * as soon as it is added, so that fo_pkg_close finds it packed: the same
+ * archive, byte for byte, with the deflating moved off the critical path.
+ * For a package written to a file (fo_pkg_close); best effort (without the
+ * thread everything is packed at close, as before). */
+void fo_pkg_deflate_ahead(fo_pkg *p);
 /* FO_OK or the first error so far. */
 fo_status fo_pkg_status(const fo_pkg *p);
 

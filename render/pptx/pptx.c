@@ -495,6 +495,7 @@ fo_status fo_pptx_render(const fo_doc *doc, const char *dest, fo_outset *out,
     p.d = d;
     p.pkg = fo_pkg_new(tmp);
     if (!p.pkg) return FO_ERR_NOMEM;
+    fo_pkg_deflate_ahead(p.pkg);
     geometry(&p);
 
     fo_pkg_add_rel(p.pkg, "", FO_REL_OFFICE_DOCUMENT, "ppt/presentation.xml", false);

@@ -3,12 +3,12 @@
  *
  * Three passes over the rows (they stream from the dataset, never held whole):
  * the first measures each column's widest cell and computes the totals, the
- * second measures each shown row's wrapped height at the column widths and
- * plans the slides (plan_slides: as few as the rows need, their row counts
- * as even as the heights allow: 25 rows where 12 fit are 9, 8, 8, not
- * 12, 12, 1); the third formats rows through the column's number format and
- * gathers them into a chunk that is written as one table where the plan
- * starts a slide. Numbers and dates are right-aligned; the header takes its
+ * second formats each shown row through the column's number format,
+ * measures its wrapped height at the column widths and keeps both (at most
+ * SHOWN_ROWS rows: bounded), then plans the slides (plan_slides: as few as
+ * the rows need, their row counts as even as the heights allow: 25 rows
+ * where 12 fit are 9, 8, 8, not 12, 12, 1); the third gathers the kept rows
+ * into a chunk that is written as one table where the plan starts a slide. Numbers and dates are right-aligned; the header takes its
  * colors from theme.table; a totals row is bold under a heavier rule.
  *
  * Every slide that shows a table has a title: the section's (level-1
@@ -64,12 +64,16 @@ typedef struct {
     bool cut;           /* rows were left out */
     fo_rows_keep *keep; /* rows kept for the next column group (NULL: one group) */
     double *rh;         /* the group's shown rows' heights, totals last (SHOWN_ROWS + 1) */
+    char ***rc;         /* and their cells (new_cells), owned until fill hands them on */
     size_t nrh;
     size_t *starts;     /* planned: the row each slide starts with (SHOWN_ROWS + 1) */
     size_t nslides;     /* slides planned (0: none, rows go where they fit) */
     size_t next_slide;  /* the next planned start to reach */
     size_t placed;      /* rows (totals included) added so far */
     bool own_title;     /* the table titles its slides (own_title) */
+    struct cell_markup *mk[3][2]; /* row_markup by kind and band, made once (cached_markup) */
+    struct run_props *rp;         /* a run's properties by bold and colour (cached_rpr) */
+    size_t nrp, caprp;
 } tbl;
 
 /* Displayed text of a value through its column's format (borrowed from v or
@@ -168,7 +172,7 @@ static int border(char *buf, size_t cap, const char *side, double w_pt, fo_rgb c
  * body up to the first run (per alignment), and what follows the last run up
  * to the end of the cell properties. Written raw: these are the same for
  * every cell of a row, and a wide table has tens of thousands of cells. */
-typedef struct {
+typedef struct cell_markup {
     char head[3][192];   /* [left, right-aligned, right to left] */
     size_t head_len[3];
     char tail[1024];
@@ -208,6 +212,64 @@ static void row_markup(cell_markup *m, const fo_theme *t, const char *lang, doub
     m->tail_len = n > 0 && (size_t)n < sizeof m->tail ? (size_t)n : 0;
 }
 
+/* The row markup of kind and band for tb's size and theme: made at its
+ * first row and kept for the table (rows of a kind differ in their text
+ * only); NULL when out of memory (the table fails). */
+static const cell_markup *cached_markup(tbl *tb, int kind, bool band)
+{
+    cell_markup **m = &tb->mk[kind][band];
+    if (!*m && (*m = fo_malloc(sizeof **m)))
+        row_markup(*m, tb->p->t, tb->p->doc->lang, tb->sz, kind, band);
+    if (!*m) fo_pptx_fail(tb->p, FO_ERR_NOMEM, NULL, "out of memory");
+    return *m;
+}
+
+/* A run's properties (fo_pptx_rpr at the table's size, no link) as markup,
+ * by bold and colour: a table's cells share a handful, and writing them
+ * through the XML writer cost ~2,500 instructions a cell. */
+typedef struct run_props {
+    bool bold;
+    fo_rgb color;
+    char *markup;
+    size_t len;
+} run_props;
+
+/* Writes fo_pptx_rpr(p, tb->sz, bold, color, NULL) from the table's cache,
+ * making the entry once: written into a scratch writer (<r>...</r>) and
+ * kept without the declaration and the wrapper. */
+static void cached_rpr(tbl *tb, bool bold, fo_rgb color)
+{
+    fo_pptx *p = tb->p;
+    for (size_t i = 0; i < tb->nrp; i++)
+        if (tb->rp[i].bold == bold && tb->rp[i].color == color) {
+            fo_xml_raw(p->x, tb->rp[i].markup, tb->rp[i].len);
+            return;
+        }
+    fo_xml *s = fo_xml_new_memory(), *main = p->x;
+    size_t len = 0;
+    const char *mem = NULL;
+    if (s) {
+        fo_xml_open(s, "r", NULL);
+        p->x = s;
+        fo_pptx_rpr(p, tb->sz, bold ? FO_RUN_BOLD : 0, color, NULL);
+        p->x = main;
+        fo_xml_close(s);
+        mem = fo_xml_memory(s, &len);
+    }
+    const char *open = mem ? strstr(mem, "<r>") : NULL;
+    const char *close = open ? strstr(open, "</r>") : NULL;
+    char *copy = close ? fo_strndup(open + 3, (size_t)(close - open - 3)) : NULL;
+    fo_xml_free(s);
+    if (!copy || !fo_grow((void **)&tb->rp, &tb->caprp, tb->nrp + 1, 8, sizeof *tb->rp)) {
+        fo_free(copy);
+        fo_pptx_fail(p, FO_ERR_NOMEM, NULL, "out of memory");
+        return;
+    }
+    tb->rp[tb->nrp] = (run_props){bold, color, copy, strlen(copy)};
+    fo_xml_raw(p->x, copy, tb->rp[tb->nrp].len);
+    tb->nrp++;
+}
+
 static long *cell_colors(const tbl *tb, char *const *cells);
 static bool *cell_right(const tbl *tb, char *const *cells);
 
@@ -219,8 +281,8 @@ static void write_row(tbl *tb, char *const *cells, double h, int kind, int style
     fo_xml *x = p->x;
     const fo_theme *t = p->t;
     bool band = kind == 1 && t->table.banding && (tb->band++ % 2 == 1);
-    cell_markup m;
-    row_markup(&m, t, tb->p->doc->lang, tb->sz, kind, band);
+    const cell_markup *mk = cached_markup(tb, kind, band);
+    if (!mk) return;
     fo_xml_open(x, "a:tr", NULL);
     fo_xml_attr_int(x, "h", FO_PPTX_EMU(h));
     for (size_t j = 0; j < tb->ncols; j++) {
@@ -236,17 +298,17 @@ static void write_row(tbl *tb, char *const *cells, double h, int kind, int style
                              FO_PPTX_EMU(tb->sz * (style >> 1)), lround(fo_pptx_line_h(tb->sz) * 100));
             fo_xml_raw(x, head, n > 0 && (size_t)n < sizeof head ? (size_t)n : 0);
         } else {
-            fo_xml_raw(x, m.head[r], m.head_len[r]);
+            fo_xml_raw(x, mk->head[r], mk->head_len[r]);
         }
         if (cells[j] && *cells[j]) {
             fo_xml_open(x, "a:r", NULL);
             long ink = kind == 0 ? -1 : cell_colors(tb, cells)[j];
-            fo_pptx_rpr(p, tb->sz, kind != 1 || (style & 1) ? FO_RUN_BOLD : 0,
-                        kind == 0 ? t->table.header_text : ink >= 0 ? (fo_rgb)ink : t->text, NULL);
+            cached_rpr(tb, kind != 1 || (style & 1),
+                       kind == 0 ? t->table.header_text : ink >= 0 ? (fo_rgb)ink : t->text);
             fo_xml_text_elem(x, "a:t", cells[j]);
             fo_xml_close(x);
         }
-        fo_xml_raw(x, m.tail, m.tail_len);
+        fo_xml_raw(x, mk->tail, mk->tail_len);
         fo_xml_close(x); /* a:tc */
     }
     fo_xml_close(x);
@@ -297,14 +359,12 @@ static void emit(tbl *tb, char **header, size_t total_row)
     chunk_clear(tb);
 }
 
-/* Adds a row to the chunk, first emitting the chunk on this slide and
- * opening a "(cont.)" slide where the plan starts one (or when the row
- * would not fit). Takes cells. */
-static void add_row(tbl *tb, char **header, char **cells, bool bold, bool total,
-                    int style)
+/* Adds a row of height h (measure_rows's) to the chunk, first emitting the
+ * chunk on this slide and opening a "(cont.)" slide where the plan starts
+ * one (or when the row would not fit). Takes cells. */
+static void add_row(tbl *tb, char **header, char **cells, double h, bool total, int style)
 {
     fo_pptx *p = tb->p;
-    double h = row_height(tb, cells, bold || (style & 1));
     bool planned = tb->next_slide < tb->nslides && tb->placed == tb->starts[tb->next_slide];
     if (planned) tb->next_slide++;
     tb->placed++;
@@ -413,8 +473,19 @@ static int body_style(const tbl *tb, size_t i)
     return rs ? (rs->bold ? 1 : 0) | rs->indent << 1 : 0;
 }
 
-/* Pass 2: the heights of the rows the group shows (at most SHOWN_ROWS),
- * the totals row last, into tb->rh; tb->cut when rows are left out. */
+/* Frees the cells measure_rows kept that fill has not handed on. */
+static void drop_kept(tbl *tb)
+{
+    for (size_t i = 0; i < tb->nrh; i++) {
+        free_cells(tb, tb->rc[i]);
+        tb->rc[i] = NULL;
+    }
+    tb->nrh = 0;
+}
+
+/* Pass 2: the cells and heights of the rows the group shows (at most
+ * SHOWN_ROWS), the totals row last, into tb->rc and tb->rh; tb->cut when
+ * rows are left out. */
 static bool measure_rows(tbl *tb)
 {
     fo_pptx *p = tb->p;
@@ -428,16 +499,15 @@ static bool measure_rows(tbl *tb)
         char **cells = body_cells(tb, row);
         if (!cells) break;
         tb->rh[tb->nrh] = row_height(tb, cells, body_style(tb, tb->nrh) & 1);
-        tb->nrh++;
-        free_cells(tb, cells);
+        tb->rc[tb->nrh++] = cells;
     }
     fo_rows_close(rows);
     if (p->err || rc != 0) return false;
     if (tb->b->u.table.has_totals) {
         char **cells = total_cells(tb);
         if (!cells) return false;
-        tb->rh[tb->nrh++] = row_height(tb, cells, true);
-        free_cells(tb, cells);
+        tb->rh[tb->nrh] = row_height(tb, cells, true);
+        tb->rc[tb->nrh++] = cells;
     }
     return true;
 }
@@ -547,47 +617,39 @@ static size_t plan_slides(const double *h, size_t n, double first, double room, 
 
 /* Pass 3: rows into chunks, a slide each where the plan starts one; then
  * the totals row. */
-static bool fill(tbl *tb, char **header)
+/* Pass 3: plans the slides for the kept rows and places them, the totals
+ * row last. */
+static void place_rows(tbl *tb, char **header)
 {
     const fo_block *b = tb->b;
     fo_pptx *p = tb->p;
-    if (!measure_rows(tb)) return false;
     double room = p->g.body_bottom - p->g.body_y - tb->header_h;
     double note = tb->cut ? FO_PPTX_GAP + fo_pptx_line_h(12) + 2 * FO_PPTX_INS_Y : 0; /* cut_note */
     tb->nslides = plan_slides(tb->rh, tb->nrh, p->g.body_bottom - p->y - tb->header_h, room, note,
                               b->u.table.has_totals, tb->starts);
     tb->next_slide = 1; /* the first starts here */
     tb->placed = 0;
-    fo_rows *rows = NULL;
-    if (fo_rows_open_kept(b->u.table.data, tb->keep, &rows, p->d) != FO_OK) return false;
-    const fo_value *row;
-    int rc;
-    tb->shown = 0;
-    while (!p->err && (rc = fo_rows_next(rows, &row, p->d)) == 1) {
-        if (tb->shown == SHOWN_ROWS) {
-            tb->cut = true;
-            rc = 0;
-            break;
-        }
-        tb->shown++;
-        char **cells = body_cells(tb, row);
-        if (!cells) break;
-        add_row(tb, header, cells, false, false, body_style(tb, tb->shown - 1));
-    }
-    fo_rows_close(rows);
-    if (p->err) return false;
-    if (rc != 0) return false;
+    size_t body = tb->nrh - (b->u.table.has_totals ? 1 : 0);
     size_t total_row = SIZE_MAX;
-    if (b->u.table.has_totals) {
-        char **cells = total_cells(tb);
-        if (!cells) return false;
-        add_row(tb, header, cells, true, true, 0);
-        total_row = tb->nchunk - 1;
+    for (size_t i = 0; i < tb->nrh && !p->err; i++) {
+        char **cells = tb->rc[i];
+        tb->rc[i] = NULL;
+        bool total = i == body;
+        add_row(tb, header, cells, tb->rh[i], total, total ? 0 : body_style(tb, i));
+        if (total) total_row = tb->nchunk - 1;
     }
-    if (tb->nchunk) emit(tb, header, total_row);
-    return true;
+    tb->shown = body;
+    if (tb->nchunk && !p->err) emit(tb, header, total_row);
 }
 
+/* Passes 2 and 3 for the group; false when its rows could not be read. */
+static bool fill(tbl *tb, char **header)
+{
+    bool ok = measure_rows(tb);
+    if (ok) place_rows(tb, header);
+    drop_kept(tb);
+    return ok;
+}
 /* Below a table cut at SHOWN_ROWS: how much of it the deck shows. */
 static void cut_note(fo_pptx *p, size_t shown, size_t total)
 {
@@ -702,8 +764,9 @@ void fo_pptx_table(fo_pptx *p, const fo_block *b)
     ends = fo_calloc(n, sizeof *ends);
     mn = fo_calloc(n, sizeof *mn);
     tb.rh = fo_calloc(SHOWN_ROWS + 1, sizeof *tb.rh);
+    tb.rc = fo_calloc(SHOWN_ROWS + 1, sizeof *tb.rc);
     tb.starts = fo_calloc(SHOWN_ROWS + 1, sizeof *tb.starts);
-    if (!tb.rh || !tb.starts || !tb.col || !tb.width || !tb.acc || !tb.w || !tb.map || !header || !ends || !mn) {
+    if (!tb.rh || !tb.rc || !tb.starts || !tb.col || !tb.width || !tb.acc || !tb.w || !tb.map || !header || !ends || !mn) {
         fo_pptx_fail(p, FO_ERR_NOMEM, b, "out of memory");
         goto cleanup;
     }
@@ -721,6 +784,9 @@ void fo_pptx_table(fo_pptx *p, const fo_block *b)
     for (size_t g = 0; g < plan.ngroups && !p->err; g++) write_group(&tb, header, ends, g, plan.ngroups);
 
 cleanup:
+    for (size_t k = 0; k < 3; k++) { fo_free(tb.mk[k][0]); fo_free(tb.mk[k][1]); }
+    for (size_t i = 0; i < tb.nrp; i++) fo_free(tb.rp[i].markup);
+    fo_free(tb.rp);
     fo_rows_keep_free(tb.keep);
     chunk_clear(&tb);
     fo_free(tb.chunk);
@@ -733,6 +799,7 @@ cleanup:
     fo_free(ends);
     fo_free(mn);
     fo_free(tb.rh);
+    fo_free(tb.rc);
     fo_free(tb.starts);
     if (own) {
         p->section = section;

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <zip.h>
@@ -119,12 +121,16 @@ static fo_status build(const char *path, bool check_ids)
     return finish(p, "word/theme/theme1.xml");
 }
 
+/* When set, build_deck's package deflates its parts ahead (a second thread). */
+static bool ahead_on;
+
 /* A deck-like package: 60 slides written in memory, a copied and a taken
  * picture, a file-backed part and a template; limit: bytes held in memory
  * before parts go to the spill file ((size_t)-1: the default). */
 static fo_status build_deck(const char *path, size_t limit)
 {
     fo_pkg *p = fo_pkg_new(path);
+    if (ahead_on) fo_pkg_deflate_ahead(p);
     if (limit != (size_t)-1) fo_pkg__set_held_limit(p, limit);
     char name[64], text[64];
     for (int i = 1; i <= 60; i++) {
@@ -408,6 +414,73 @@ START_TEST(spilled_parts_read_back_alike)
 }
 END_TEST
 
+/* Deflating ahead in a second thread writes the same archive, byte for
+ * byte, whatever was spilled; a package freed unclosed with parts still
+ * queued, and failing allocations, end cleanly. */
+START_TEST(deflate_ahead_alike)
+{
+    const char *a = tmp_path(), *b = tmp_path(), *c = tmp_path();
+    ck_assert_int_eq(build_deck(a, (size_t)-1), FO_OK);
+    ahead_on = true;
+    ck_assert_int_eq(build_deck(b, (size_t)-1), FO_OK);
+    ck_assert_int_eq(build_deck(c, 300000), FO_OK);   /* about half the slides spilled */
+    size_t la, lb, lc;
+    char *da = slurp(a, &la), *db = slurp(b, &lb), *dc = slurp(c, &lc);
+    ck_assert_uint_eq(la, lb);
+    ck_assert_uint_eq(la, lc);
+    ck_assert(memcmp(da, db, la) == 0);
+    ck_assert(memcmp(da, dc, la) == 0);
+    free(da); free(db); free(dc);
+    fo_pkg *p = fo_pkg_new(a);                          /* freed with jobs queued */
+    fo_pkg_deflate_ahead(p);
+    char text[64];
+    for (int i = 0; i < 200; i++) {
+        snprintf(text, sizeof text, "ppt/slides/slide%d.xml", i);
+        fo_pkg_add_part(p, text, NULL, "<x>some text to deflate</x>", 27);
+    }
+    fo_pkg_free(p);
+    for (unsigned long n = 1; n < 300; n += 7) {
+        fo_alloc_fail_after(n);
+        fo_status st = build_deck(b, (size_t)-1);
+        fo_alloc_fail_after(0);
+        ck_assert(st == FO_OK || st == FO_ERR_NOMEM || st == FO_ERR_INTERNAL);
+    }
+    ahead_on = false;
+    unlink(a); unlink(b); unlink(c);
+}
+END_TEST
+
+/* The archive is written into the path itself (the staged temporary the
+ * renderers get), not into a randomly named file of libzip's renamed over
+ * it: the same inode and mode afterwards, no other file in its folder. An
+ * unwritable path fails with nothing left. */
+START_TEST(written_in_place)
+{
+    char dir[] = "/tmp/t_package_dir_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/out.pptx", dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0640);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    struct stat before, after;
+    ck_assert_int_eq(stat(path, &before), 0);
+    ck_assert_int_eq(build_deck(path, (size_t)-1), FO_OK);
+    ck_assert_int_eq(stat(path, &after), 0);
+    ck_assert_uint_eq(after.st_ino, before.st_ino);
+    ck_assert_uint_eq(after.st_mode & 07777, 0640);
+    ck_assert_int_gt(after.st_size, 1000);
+    ck_assert_int_eq(entries(path), 1 + 60 + 3 + 1 + 1); /* types, slides, 2 media + pres, theme, rels */
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "test $(ls -A %s | wc -l) -eq 1", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/missing/out.pptx", dir);
+    ck_assert_int_eq(build_deck(path, (size_t)-1), FO_ERR_IO);
+    ck_assert_int_eq(rmdir(dir), 0);  /* empty: nothing left behind */
+}
+END_TEST
+
 START_TEST(sticky_errors)
 {
     const char *path = tmp_path();
@@ -521,6 +594,8 @@ int main(void)
         deterministic,
         many_parts_indexed,
         spilled_parts_read_back_alike,
+        deflate_ahead_alike,
+        written_in_place,
         sticky_errors,
         memory_package_stored,
         alloc_failures,
