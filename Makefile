@@ -60,7 +60,7 @@ DEB_TEST  := procps file python3 python3-pytest python3-openpyxl python3-docx py
              poppler-utils qpdf pngcheck valgrind clang libclang-rt-14-dev \
              libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui \
              imagemagick curl openssl iproute2 python3-pip haproxy libharfbuzz-bin libxml2-utils python3-icu \
-             clang-format \
+             clang-format strace \
              nodejs
 # The jail's analysis stack (PRODUCT.md §11): one list, sandbox/stack.txt, read
 # here, by docs/environment.md's test and by the import test of every entry.
