@@ -166,8 +166,7 @@ void fo_sha256_final(fo_sha256 *s, unsigned char out[32])
     uint64_t bits = s->len * 8;
     unsigned char pad[72] = {0x80};
     size_t npad = s->nbuf < 56 ? 56 - s->nbuf : 120 - s->nbuf;
-    for (int i = 0; i < 8; i++)
-        pad[npad + (size_t)i] = (unsigned char)(bits >> (56 - 8 * i));
+    for (int i = 0; i < 8; i++) pad[npad + (size_t)i] = (unsigned char)(bits >> (56 - 8 * i));
     fo_sha256_update(s, pad, npad + 8);
     for (int i = 0; i < 8; i++) {
         out[4 * i] = (unsigned char)(s->h[i] >> 24);
@@ -205,8 +204,7 @@ int fo_sha256_file_hex(const char *path, char out[65])
     unsigned char chunk[65536], d[32];
     size_t n;
     fo_sha256_init(&s);
-    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
-        fo_sha256_update(&s, chunk, n);
+    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) fo_sha256_update(&s, chunk, n);
     int ok = !ferror(fp);
     fclose(fp);
     if (!ok) return 0;

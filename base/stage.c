@@ -38,12 +38,10 @@ static void undo(fo_stage_item *it)
     if (st == ST_PLACED) {
         if (it->bak[0])
             (void)renameat(it->dir, it->bak, it->dir, it->name);
-        else
-            (void)unlinkat(it->dir, it->name, 0);
+        else (void)unlinkat(it->dir, it->name, 0);
     } else if (st == ST_STAGED) {
         (void)unlinkat(it->dir, it->tmp, 0);
-        if (it->bak[0])
-            (void)unlinkat(it->dir, it->bak, 0);
+        if (it->bak[0]) (void)unlinkat(it->dir, it->bak, 0);
     }
     it->state = ST_DONE;
 }
@@ -52,8 +50,7 @@ static void rollback(fo_stage *s)
 {
     size_t k = (size_t)s->n;
 
-    while (k-- > 0)
-        undo(&s->items[k]);
+    while (k-- > 0) undo(&s->items[k]);
 }
 
 static void on_signal(int sig)
@@ -61,8 +58,7 @@ static void on_signal(int sig)
     int k;
 
     for (k = 0; k < MAX_LIVE; k++)
-        if (live[k])
-            rollback(live[k]);
+        if (live[k]) rollback(live[k]);
     (void)signal(sig, SIG_DFL);
     (void)raise(sig);
 }
@@ -89,8 +85,7 @@ static void uninstall(void)
     size_t k;
 
     for (k = 0; k < 3; k++)
-        if (installed & (1 << k))
-            (void)sigaction(cleanup_signals[k], &saved[k], NULL);
+        if (installed & (1 << k)) (void)sigaction(cleanup_signals[k], &saved[k], NULL);
     installed = 0;
 }
 
@@ -106,8 +101,7 @@ static void mask(int how, sigset_t *old)
         return;
     }
     sigemptyset(&set);
-    for (k = 0; k < 3; k++)
-        sigaddset(&set, cleanup_signals[k]);
+    for (k = 0; k < 3; k++) sigaddset(&set, cleanup_signals[k]);
     (void)sigprocmask(SIG_BLOCK, &set, old);
 }
 
@@ -120,14 +114,11 @@ int fo_stage_begin(fo_stage *s, fo_stage_item *items, size_t cap)
     s->cap = cap;
     s->n = 0;
     mask(SIG_BLOCK, &old);
-    for (k = 0; k < MAX_LIVE; k++)
-        any |= live[k] != NULL;
+    for (k = 0; k < MAX_LIVE; k++) any |= live[k] != NULL;
     for (k = 0; k < MAX_LIVE && live[k]; k++)
         ;
-    if (k < MAX_LIVE)
-        live[k] = s;
-    if (!any && k < MAX_LIVE)
-        install();
+    if (k < MAX_LIVE) live[k] = s;
+    if (!any && k < MAX_LIVE) install();
     mask(SIG_SETMASK, &old);
     return 0;
 }
@@ -137,8 +128,7 @@ void fo_stage_grow(fo_stage *s, fo_stage_item *items, size_t cap)
     sigset_t old;
 
     mask(SIG_BLOCK, &old);
-    if (s->n)
-        memcpy(items, s->items, (size_t)s->n * sizeof *items);
+    if (s->n) memcpy(items, s->items, (size_t)s->n * sizeof *items);
     s->items = items;
     s->cap = cap;
     mask(SIG_SETMASK, &old);
@@ -177,14 +167,12 @@ int fo_stage_add(fo_stage *s, int dir, const char *name)
     memset(it, 0, sizeof *it);
     it->fd = -1;
     snprintf(it->name, sizeof it->name, "%s", name);
-    if ((it->dir = fcntl(dir, F_DUPFD_CLOEXEC, 3)) < 0)
-        return -1;
+    if ((it->dir = fcntl(dir, F_DUPFD_CLOEXEC, 3)) < 0) return -1;
     for (tries = 0; fd < 0 && tries < 100; tries++) {
         temp_name(it->tmp, sizeof it->tmp, name, '-');
         /* 0666: the umask decides, as for any file the user creates */
         fd = openat(it->dir, it->tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST)
-            break;
+        if (fd < 0 && errno != EEXIST) break;
     }
     if (fd < 0) {
         int e = errno;
@@ -214,10 +202,8 @@ static void backup(fo_stage_item *it)
 
     for (tries = 0; tries < 100; tries++) {
         temp_name(it->bak, sizeof it->bak, it->name, '~');
-        if (linkat(it->dir, it->name, it->dir, it->bak, 0) == 0)
-            return;
-        if (errno != EEXIST)
-            break;
+        if (linkat(it->dir, it->name, it->dir, it->bak, 0) == 0) return;
+        if (errno != EEXIST) break;
     }
     it->bak[0] = 0;
 }
@@ -226,8 +212,7 @@ int fo_stage_commit(fo_stage *s, size_t *failed)
 {
     size_t k, n = (size_t)s->n;
 
-    for (k = 0; k < n; k++)
-        backup(&s->items[k]);
+    for (k = 0; k < n; k++) backup(&s->items[k]);
     for (k = 0; k < n; k++) {
         fo_stage_item *it = &s->items[k];
         it->state = ST_RENAMING;
@@ -235,8 +220,7 @@ int fo_stage_commit(fo_stage *s, size_t *failed)
             int e = errno;
             it->state = ST_STAGED;
             rollback(s);
-            if (failed)
-                *failed = k;
+            if (failed) *failed = k;
             errno = e;
             return -1;
         }
@@ -244,8 +228,7 @@ int fo_stage_commit(fo_stage *s, size_t *failed)
     }
     for (k = 0; k < n; k++) {
         fo_stage_item *it = &s->items[k];
-        if (it->bak[0])
-            (void)unlinkat(it->dir, it->bak, 0);
+        if (it->bak[0]) (void)unlinkat(it->dir, it->bak, 0);
         it->state = ST_DONE;
     }
     return 0;
@@ -257,23 +240,19 @@ void fo_stage_end(fo_stage *s)
     size_t k;
     int any = 0;
 
-    if (!s || !s->items)
-        return;
+    if (!s || !s->items) return;
     mask(SIG_BLOCK, &old);
     rollback(s);                           /* nothing once committed */
     for (k = 0; k < (size_t)s->n; k++) {
-        if (s->items[k].fd >= 0)
-            close(s->items[k].fd);
+        if (s->items[k].fd >= 0) close(s->items[k].fd);
         close(s->items[k].dir);
     }
     s->n = 0;
     for (k = 0; k < MAX_LIVE; k++) {
-        if (live[k] == s)
-            live[k] = NULL;
+        if (live[k] == s) live[k] = NULL;
         any |= live[k] != NULL;
     }
-    if (!any)
-        uninstall();
+    if (!any) uninstall();
     mask(SIG_SETMASK, &old);
 }
 
@@ -283,8 +262,7 @@ static int unowned(int dir, const char *entry)
     int fd = openat(dir, entry, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), free_;
     struct stat st;
 
-    if (fd < 0)
-        return 0;
+    if (fd < 0) return 0;
     free_ = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
             flock(fd, LOCK_EX | LOCK_NB) == 0;
     close(fd);
@@ -301,8 +279,7 @@ void fo_stage_sweep(int dir, const char *name)
     int dup = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
     if (dup < 0 || !(d = fdopendir(dup))) {
-        if (dup >= 0)
-            close(dup);
+        if (dup >= 0) close(dup);
         return;
     }
     plen = (size_t)snprintf(prefix, sizeof prefix, ".%s.folio", name);
@@ -320,8 +297,7 @@ void fo_stage_sweep(int dir, const char *name)
         if (len > plen + 7 && faccessat(dirfd(d), base, F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
             !unowned(dirfd(d), base))
             continue;
-        if (unowned(dirfd(d), e))
-            (void)unlinkat(dirfd(d), e, 0);
+        if (unowned(dirfd(d), e)) (void)unlinkat(dirfd(d), e, 0);
     }
     closedir(d);
 }

@@ -47,22 +47,19 @@ static int shape_of(const char *pid, shape *s)
 
     memset(s, 0, sizeof *s);
     snprintf(path, sizeof path, "/proc/%s/status", pid);
-    if (!(f = fopen(path, "r")))
-        return -1;
+    if (!(f = fopen(path, "r"))) return -1;
     while (fgets(line, sizeof line, f)) {
         if (sscanf(line, "RssAnon: %ld", &v) == 1) s->anon_kb = v;
         if (sscanf(line, "RssFile: %ld", &v) == 1) s->file_kb = v;
     }
     fclose(f);
     snprintf(path, sizeof path, "/proc/%s/smaps", pid);
-    if (!(f = fopen(path, "r")))
-        return -1;
+    if (!(f = fopen(path, "r"))) return -1;
     while (fgets(line, sizeof line, f)) {
         unsigned long a, b;
         if (sscanf(line, "%lx-%lx ", &a, &b) == 2 && strchr(line, '-') < strchr(line, ' '))
             s->maps++;
-        else if (sscanf(line, "Anonymous: %ld", &v) == 1 && v > 0)
-            s->anon_maps++;
+        else if (sscanf(line, "Anonymous: %ld", &v) == 1 && v > 0) s->anon_maps++;
     }
     fclose(f);
     return 0;
@@ -74,12 +71,10 @@ static char *split_region(long n, int fd, long page)
 {
     char *p;
 
-    if (n <= 0)
-        return NULL;
+    if (n <= 0) return NULL;
     p = mmap(NULL, (size_t)(n * page), fd < 0 ? PROT_READ | PROT_WRITE : PROT_READ,
              MAP_PRIVATE | (fd < 0 ? MAP_ANONYMOUS : 0), fd, 0);
-    if (p == MAP_FAILED)
-        return perror("mmap"), exit(1), NULL;
+    if (p == MAP_FAILED) return perror("mmap"), exit(1), NULL;
     for (long k = 0; k < n; k++) {
         if (fd < 0)
             p[k * page] = 1;                          /* written: anonymous pages */
@@ -107,40 +102,32 @@ int main(int argc, char **argv)
     long anon_maps = want.anon_maps - have.anon_maps, file_maps = want.maps - want.anon_maps - (have.maps - have.anon_maps);
     long anon_pages = (want.anon_kb - have.anon_kb) * 1024 / page, file_pages = (want.file_kb - have.file_kb) * 1024 / page;
     /* the file whose pages stand for the shared libraries' and fonts' */
-    if ((fd = mkstemp(tmpl)) < 0)
-        return perror("mkstemp"), 1;
+    if ((fd = mkstemp(tmpl)) < 0) return perror("mkstemp"), 1;
     unlink(tmpl);
-    if (file_pages < file_maps)
-        file_pages = file_maps;
+    if (file_pages < file_maps) file_pages = file_maps;
     for (long k = 0; k < file_pages; k++) {
         static char buf[65536];
-        if (write(fd, buf, (size_t)page) != page)
-            return perror("write"), 1;
+        if (write(fd, buf, (size_t)page) != page) return perror("write"), 1;
     }
     split_region(anon_maps, -1, page);
     split_region(file_maps, fd, page);
     if (anon_pages > anon_maps) {     /* the rest of each in one more mapping */
         size_t len = (size_t)((anon_pages - anon_maps) * page);
         char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED)
-            return perror("mmap"), 1;
+        if (p == MAP_FAILED) return perror("mmap"), 1;
         memset(p, 1, len);
     }
     if (file_pages > file_maps) {
         char *p = mmap(NULL, (size_t)(file_pages * page), PROT_READ, MAP_PRIVATE, fd, 0);
-        if (p == MAP_FAILED)
-            return perror("mmap"), 1;
-        for (long k = file_maps; k < file_pages; k++)
-            (void)*(volatile char *)(p + k * page);
+        if (p == MAP_FAILED) return perror("mmap"), 1;
+        for (long k = file_maps; k < file_pages; k++) (void)*(volatile char *)(p + k * page);
     }
     shape_of("self", &have);
     double c0 = cpu_s(RUSAGE_SELF) + cpu_s(RUSAGE_CHILDREN), t0 = now_s();
     for (int i = 0; i < n; i++) {
         pid_t pid = fork();
-        if (pid == 0)
-            _exit(0);
-        if (pid < 0 || waitpid(pid, NULL, 0) != pid)
-            return perror("fork"), 1;
+        if (pid == 0) _exit(0);
+        if (pid < 0 || waitpid(pid, NULL, 0) != pid) return perror("fork"), 1;
     }
     double c1 = cpu_s(RUSAGE_SELF) + cpu_s(RUSAGE_CHILDREN), t1 = now_s();
     printf("%.3f %.3f %ld %ld %ld %ld\n", (c1 - c0) * 1e3 / n, (t1 - t0) * 1e3 / n, have.anon_kb, have.file_kb,

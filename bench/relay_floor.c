@@ -43,8 +43,7 @@ static int send_head(int u, char *head, size_t len)
     char *path = uri ? memchr(uri + 7, '/', len - (size_t)(uri + 7 - head)) : NULL;
 
     if (uri && path) {
-        if (send(u, head, (size_t)(uri - head), MSG_MORE) < 0)
-            return -1;
+        if (send(u, head, (size_t)(uri - head), MSG_MORE) < 0) return -1;
         len -= (size_t)(path - head);
         head = path;
     }
@@ -62,12 +61,10 @@ static void *one(void *arg)
         (void)fcntl(pp[0], F_SETPIPE_SZ, PIPE_BYTES);
         for (;;) {
             ssize_t r = splice(u, NULL, pp[1], NULL, PIPE_BYTES, SPLICE_F_MOVE);
-            if (r <= 0)
-                break;
+            if (r <= 0) break;
             while (r > 0) {
                 ssize_t w = splice(pp[0], NULL, c, NULL, (size_t)r, SPLICE_F_MOVE | SPLICE_F_MORE);
-                if (w <= 0)
-                    goto out;
+                if (w <= 0) goto out;
                 r -= w;
             }
         }
@@ -77,8 +74,7 @@ out:
         close(pp[0]);
         close(pp[1]);
     }
-    if (u >= 0)
-        close(u);
+    if (u >= 0) close(u);
     close(c);
     return NULL;
 }
@@ -106,11 +102,9 @@ int main(int argc, char **argv)
     for (;;) {
         int c = accept4(s, NULL, NULL, SOCK_CLOEXEC);
         pthread_t t;
-        if (c < 0)
-            continue;
+        if (c < 0) continue;
         if (pthread_create(&t, NULL, one, (void *)(long)c) != 0)
             close(c);
-        else
-            pthread_detach(t);
+        else pthread_detach(t);
     }
 }

@@ -38,12 +38,10 @@ static int find_engine(const char *name, char *path, size_t len)
     struct stat st;
     char *slash;
 
-    if (n <= 0)
-        return -1;
+    if (n <= 0) return -1;
     self[n] = 0;
     slash = strrchr(self, '/');
-    if (!slash)
-        return -1;
+    if (!slash) return -1;
     *slash = 0;
     for (size_t k = 0; k < sizeof engine_places / sizeof *engine_places; k++) {
         int w = snprintf(path, len, "%s/%s%s", self, engine_places[k], name);
@@ -72,8 +70,7 @@ static void heap_in_huge_pages(void)
         setenv("GLIBC_TUNABLES", tunable, 1);
     } else if (!strstr(old, "glibc.malloc.hugetlb=")) {
         int w = snprintf(both, sizeof both, "%s:%s", old, tunable);
-        if (w > 0 && (size_t)w < sizeof both)
-            setenv("GLIBC_TUNABLES", both, 1);
+        if (w > 0 && (size_t)w < sizeof both) setenv("GLIBC_TUNABLES", both, 1);
     }
 }
 
@@ -90,8 +87,7 @@ int main(int argc, char **argv)
     }
     if (argc >= 2 && !strcmp(argv[1], "run"))
         return fo_sandbox_main(argc - 1, argv + 1, have_engine ? engine : NULL);
-    if (argc >= 2 && !strcmp(argv[1], "env"))
-        return fo_env_main(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "env")) return fo_env_main(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "session"))
         return fo_session_main(argc - 1, argv + 1, NULL, have_engine ? engine : NULL);
     if (argc == 3 && !strcmp(argv[1], "help") && !strcmp(argv[2], "session")) {
@@ -104,8 +100,7 @@ int main(int argc, char **argv)
                 name, serve ? "`folio serve` and `folio mcp`" : "everything but `folio run` and `folio serve`");
         return 5;
     }
-    if (argc >= 2 && (!strcmp(argv[1], "render") || !strcmp(argv[1], "convert")))
-        heap_in_huge_pages();
+    if (argc >= 2 && (!strcmp(argv[1], "render") || !strcmp(argv[1], "convert"))) heap_in_huge_pages();
     fflush(stdout);
     execv(engine, argv);
     fprintf(stderr, "folio: can't start %s: %s\n", engine, strerror(errno));

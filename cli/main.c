@@ -225,8 +225,7 @@ static void show_progress(void *ctx, const char *dataset, uint64_t done, uint64_
     if (total)
         fprintf(stderr, "\rfolio: %s: %llu of %llu rows (%d%%)   ", dataset, (unsigned long long)done,
                 (unsigned long long)total, (int)(done * 100 / total));
-    else
-        fprintf(stderr, "\rfolio: %s: %llu rows   ", dataset, (unsigned long long)done);
+    else fprintf(stderr, "\rfolio: %s: %llu rows   ", dataset, (unsigned long long)done);
 }
 
 static int render_doc(fo_cli_request *req, const char *input)
@@ -239,8 +238,7 @@ static int render_doc(fo_cli_request *req, const char *input)
     double t0 = fo_now();
     if (tty) fprintf(stderr, "folio: reading %s...\n", input);
     fo_status st = is_spec(input) ? fo_spec_load(input, &doc, &d) : fo_csv_doc(input, &doc, &d);
-    if (st == FO_OK && req->opts.theme)
-        st = fo_doc_set_theme(doc, req->opts.theme, &d);
+    if (st == FO_OK && req->opts.theme) st = fo_doc_set_theme(doc, req->opts.theme, &d);
     if (st == FO_OK) {
         req->opts.progress = tty;
         req->opts.sha256 = req->json;   /* only --json shows it */

@@ -68,19 +68,16 @@ static char *slurp(const char *path, size_t *len)
     char *buf = NULL;
     size_t got = 0;
 
-    if (fd < 0)
-        return NULL;
+    if (fd < 0) return NULL;
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > MAX_RECORD) {
         errno = S_ISREG(st.st_mode) ? EFBIG : EINVAL;
         close(fd);
         return NULL;
     }
     buf = fo_malloc((size_t)st.st_size + 1);
-    if (buf)
-        got = fo_read_upto(fd, buf, (size_t)st.st_size, -1);
+    if (buf) got = fo_read_upto(fd, buf, (size_t)st.st_size, -1);
     close(fd);
-    if (buf)
-        buf[got] = 0;
+    if (buf) buf[got] = 0;
     *len = got;
     return buf;
 }
@@ -114,15 +111,12 @@ static void output(replay *r, const char *name, const char *was, const char *now
                                                                               : "identical";
     json_t *o = json_pack("{s:s, s:s}", "output", name, "result", result);
 
-    if (was)
-        json_object_set_new(o, "recorded_sha256", json_string(was));
-    if (now)
-        json_object_set_new(o, "sha256", json_string(now));
+    if (was) json_object_set_new(o, "recorded_sha256", json_string(was));
+    if (now) json_object_set_new(o, "sha256", json_string(now));
     if (!was || !now || strcmp(was, now)) {
         r->differs = 1;
         json_object_set_new(o, "likely_cause", causes(code));
-        if (values)
-            json_object_set(o, "values", values);
+        if (values) json_object_set(o, "values", values);
     }
     json_array_append_new(r->outputs, o);
 }
@@ -132,8 +126,7 @@ static void json_diff(json_t *a, json_t *b, char *ptr, size_t cap, json_t *out)
 {
     size_t len = strlen(ptr);
 
-    if (json_array_size(out) >= 50)
-        return;
+    if (json_array_size(out) >= 50) return;
     if (json_is_object(a) && json_is_object(b)) {
         const char *k;
         json_t *v;
@@ -207,8 +200,7 @@ static void check_inputs(replay *r, json_t *inputs, json_t *refused, json_t *pat
             json_array_append_new(refused, json_pack("{s:s, s:s, s:s, s:s}", "input", host,
                                                      "reason", "its SHA-256 differs from the "
                                                      "record's", "recorded", want, "now", got));
-        else
-            json_array_append_new(paths, json_string(host));
+        else json_array_append_new(paths, json_string(host));
     }
 }
 
@@ -223,8 +215,7 @@ static void folio_path(char *out, size_t len)
     slash = strrchr(out, '/');
     if (slash && (size_t)(slash - out) + 7 < len)
         strcpy(slash + 1, "folio");
-    else
-        snprintf(out, len, "folio");
+    else snprintf(out, len, "folio");
 }
 
 /* "allow=HOST,..." from a manifest's egress log: the hosts its run was
@@ -239,8 +230,7 @@ static int allow_list(json_t *egress, fo_buf *b)
     json_array_foreach(egress, k, e) {
         const char *host = json_string_value(json_object_get(e, "host"));
         const char *d = json_string_value(json_object_get(e, "decision"));
-        if (!host || !d || strcmp(d, "allowed") || strchr(host, ',') || n >= 64)
-            continue;
+        if (!host || !d || strcmp(d, "allowed") || strchr(host, ',') || n >= 64) continue;
         fo_buf_printf(b, "%s%s", n++ ? "," : "", host);
     }
     return b->failed ? 0 : n;
@@ -297,8 +287,7 @@ static int run_replay(replay *r, json_t *m, const char *dir)
     argv[n++] = "--timeout", argv[n++] = opt[1];
     argv[n++] = "--pids", argv[n++] = opt[2];
     argv[n++] = "--max-bytes", argv[n++] = opt[3];
-    if (net && (!strcmp(net, "all") || !strcmp(net, "packages")))
-        argv[n++] = "--net", argv[n++] = net;
+    if (net && (!strcmp(net, "all") || !strcmp(net, "packages"))) argv[n++] = "--net", argv[n++] = net;
     if (net && !strcmp(net, "allow") && allow_list(json_object_get(m, "egress"), &allow) > 0)
         argv[n++] = "--net", argv[n++] = allow.data;    /* the hosts the run was let reach */
     argv[n++] = "--out";
@@ -334,8 +323,7 @@ static int run_replay(replay *r, json_t *m, const char *dir)
         const char *was = json_string_value(json_object_get(v, "sha256")), *got = NULL;
         json_t *w, *values = NULL;
         size_t i;
-        if (!name || strchr(name, '/') == name)
-            continue;
+        if (!name || strchr(name, '/') == name) continue;
         json_array_foreach(json_object_get(now, "files"), i, w)
             if (!strcmp(json_string_value(json_object_get(w, "name")) ?: "", name))
                 got = json_string_value(json_object_get(w, "sha256"));
@@ -344,8 +332,7 @@ static int run_replay(replay *r, json_t *m, const char *dir)
             char a[4200], b[4200], h[65];
             snprintf(a, sizeof a, "%s/%s", dir, name);
             snprintf(b, sizeof b, "%s/%s", out, name);
-            if (fo_sha256_file_hex(a, h) && !strcmp(h, was))
-                values = diff_files(a, b);
+            if (fo_sha256_file_hex(a, h) && !strcmp(h, was)) values = diff_files(a, b);
         }
         output(r, name, was, got, code.data ? code.data : "", values);
         json_decref(values);
@@ -360,8 +347,7 @@ static int run_replay(replay *r, json_t *m, const char *dir)
             execl("/bin/rm", "rm", "-rf", "--", rm, (char *)NULL);
             _exit(127);
         }
-        if (pid > 0)
-            waitpid(pid, &status, 0);
+        if (pid > 0) waitpid(pid, &status, 0);
     }
     return rc;
 }
@@ -414,8 +400,7 @@ static int session_replay(replay *r, json_t *head, json_t *puts, json_t *cells)
     argv[argc++] = "--pids", argv[argc++] = opt[2];
     argv[argc++] = "--max-bytes", argv[argc++] = opt[3];
     argv[argc++] = "--disk", argv[argc++] = opt[4];
-    if (net && (!strcmp(net, "all") || !strcmp(net, "packages")))
-        argv[argc++] = "--net", argv[argc++] = net;
+    if (net && (!strcmp(net, "all") || !strcmp(net, "packages"))) argv[argc++] = "--net", argv[argc++] = net;
     o.folio = NULL;
     {
         static char folio[4096];
@@ -499,8 +484,7 @@ static int load_session(replay *r, char *text, size_t len)
     while (line < text + len) {
         char *nl = memchr(line, '\n', (size_t)(text + len - line));
         json_t *v;
-        if (nl)
-            *nl = 0;
+        if (nl) *nl = 0;
         if (*line) {
             v = json_loads(line, 0, NULL);
             if (!v || !json_is_object(v)) {
@@ -512,8 +496,7 @@ static int load_session(replay *r, char *text, size_t len)
             }
             if (!first)
                 first = v;
-            else
-                json_array_append_new(cells, v);
+            else json_array_append_new(cells, v);
         }
         line = nl ? nl + 1 : text + len;
     }
@@ -580,13 +563,11 @@ int fo_cli_replay(int argc, char **argv)
     for (int k = 0; k < argc; k++) {
         if (!strcmp(argv[k], "--json"))
             r.json = 1;
-        else if (!strcmp(argv[k], "--in") && k + 1 < argc)
-            r.in_dir = argv[++k];
+        else if (!strcmp(argv[k], "--in") && k + 1 < argc) r.in_dir = argv[++k];
         else if (argv[k][0] == '-' || what)
             return fail(1, "folio replay DIR|MANIFEST|RECORD [--in DIR] [--json]",
                         "unexpected argument \"%s\"", argv[k]);
-        else
-            what = argv[k];
+        else what = argv[k];
     }
     if (!what)
         return fail(1, "folio replay DIR|MANIFEST|RECORD [--in DIR] [--json]",
@@ -624,10 +605,8 @@ int fo_cli_replay(int argc, char **argv)
         json_decref(m);
     }
     fo_free(text);
-    if (rc == 0 || rc == 2)
-        print_report(&r, rc);
-    if (rc == 0 && r.differs)
-        rc = 4;
+    if (rc == 0 || rc == 2) print_report(&r, rc);
+    if (rc == 0 && r.differs) rc = 4;
     json_decref(r.outputs);
     json_decref(r.report);
     return rc;

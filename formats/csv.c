@@ -295,8 +295,7 @@ static bool end_field(fo_csv *c, rec_state *rs, fo_diags *d)
             size_t line = c->rec_line;
             for (size_t i = 0; i < rs->field_start + bad; i++) {
                 unsigned char ch = (unsigned char)c->rec[i];
-                if (ch == '\n' || (ch == '\r' && (i + 1 >= c->rec_len || c->rec[i + 1] != '\n')))
-                    line++;
+                if (ch == '\n' || (ch == '\r' && (i + 1 >= c->rec_len || c->rec[i + 1] != '\n'))) line++;
             }
             char what[64];
             snprintf(what, sizeof what, "invalid UTF-8 (byte 0x%02X)", f[bad]);
@@ -611,8 +610,7 @@ static fo_status unique_names(char **names, size_t n, fo_arena *a)
             break;
         }
         memcpy(cand, b, blen + 1);
-        for (unsigned long k = 2; ns.slot[name_find(&ns, cand)]; k++)
-            snprintf(cand + blen, 32, " (%lu)", k);
+        for (unsigned long k = 2; ns.slot[name_find(&ns, cand)]; k++) snprintf(cand + blen, 32, " (%lu)", k);
         names[i] = fo_arena_strdup(a, cand);
         fo_free(cand);
         if (!names[i]) {

@@ -40,8 +40,7 @@ static fo_status pass_open(const fo_dataset *ds, void **out, fo_diags *d)
         return FO_ERR_NOMEM;
     }
     for (size_t j = 0; j < ds->ncols; j++)
-        if (ds->cols[j].type == FO_TYPE_CURRENCY)
-            r->cur_sym[j] = fo_infer_format_symbol(ds->cols[j].format);
+        if (ds->cols[j].type == FO_TYPE_CURRENCY) r->cur_sym[j] = fo_infer_format_symbol(ds->cols[j].format);
     fo_status st = fo_csv__open_dataset(ds, &r->csv, d);
     if (st != FO_OK) {
         pass_close(r);

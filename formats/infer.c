@@ -337,8 +337,7 @@ static void classify_numeric(const char *s, size_t len, cell *c)
         if (parse_number(s, l, NUM_SIGN, -2, c)) c->kind = CK_PCT;
     } else if (!parse_currency(s, len, c)) {
         memset(c, 0, sizeof *c);
-        if (parse_number(s, len, NUM_SIGN | NUM_EXP, 0, c))
-            c->kind = (c->dec || c->exp) ? CK_DEC : CK_INT;
+        if (parse_number(s, len, NUM_SIGN | NUM_EXP, 0, c)) c->kind = (c->dec || c->exp) ? CK_DEC : CK_INT;
     }
     if (paren && c->kind != CK_TEXT) {
         c->value = -c->value;
@@ -558,8 +557,7 @@ static void currency_format(const fo_infer *in, char *fmt, size_t cap)
     body_format(body, sizeof body, true, in->n_cur[k] ? in->cur_dec[k] : 2);
     if (in->cur_paren[k] || (!in->n_cur[k] && in->num_paren))
         snprintf(buf, sizeof buf, "%s%s;(%s%s)", sym, body, sym, body);
-    else
-        snprintf(buf, sizeof buf, "%s%s", sym, body);
+    else snprintf(buf, sizeof buf, "%s%s", sym, body);
     put(fmt, cap, buf);
 }
 

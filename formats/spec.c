@@ -276,8 +276,7 @@ static void read_sheet_name(fo_spec_ctx *c, json_t *b, const char *ptr, fo_block
     else if (name[0] == '\'' || name[len - 1] == '\'' || strcasecmp(name, "History") == 0)
         fo_spec_error(c, p, false, "Excel reserves \"History\" and apostrophes at either end",
                       "sheet name \"%s\" is not allowed", name);
-    else
-        blk->u.table.sheet = fo_spec_strdup(c, name);
+    else blk->u.table.sheet = fo_spec_strdup(c, name);
 }
 
 /* "dir": "ltr" | "rtl" of obj at ptr (ptr "" for the document). */

@@ -340,8 +340,7 @@ static bool read_inline(fo_spec_ctx *c, json_t *obj, const char *ptr, fo_dataset
             if (json_is_array(row))
                 fo_spec_error(c, rp, false, hint, "row has %zu cells, expected %zu",
                               json_array_size(row), ds->ncols);
-            else
-                fo_spec_error(c, rp, false, hint, "a row must be an array, not %s", fo_spec_json_type(row));
+            else fo_spec_error(c, rp, false, hint, "a row must be an array, not %s", fo_spec_json_type(row));
             continue;
         }
         for (size_t i = 0; i < ds->ncols; i++) {

@@ -311,8 +311,7 @@ const char *fo_spec_string(fo_spec_ctx *c, json_t *obj, const char *ptr, const c
     char p[FO_PTR_MAX];
     member_ptr(p, sizeof p, ptr, key);
     if (!v) {
-        if (required)
-            fo_spec_error(c, ptr, false, NULL, "missing required key \"%s\"", key);
+        if (required) fo_spec_error(c, ptr, false, NULL, "missing required key \"%s\"", key);
         return NULL;
     }
     if (!json_is_string(v)) {

@@ -69,10 +69,8 @@ static void trip(fo_outset *o, size_t k)
 {
     struct rlimit rl = o->w.old_fsize;
 
-    if (!o->tripped)
-        o->tripped = (int)k + 1;
-    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > o->max_bytes + 1)
-        rl.rlim_cur = o->max_bytes + 1;
+    if (!o->tripped) o->tripped = (int)k + 1;
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > o->max_bytes + 1) rl.rlim_cur = o->max_bytes + 1;
     (void)setrlimit(RLIMIT_FSIZE, &rl);
 }
 
@@ -83,8 +81,7 @@ static void check_event(fo_outset *o, int wd, const char *name)
         const fo_stage_item *it = &o->items[k];
         size_t tl = strlen(it->tmp);
         struct stat st;
-        if (o->files[k].wd != wd || strncmp(name, it->tmp, tl) || (name[tl] && name[tl] != '.'))
-            continue;
+        if (o->files[k].wd != wd || strncmp(name, it->tmp, tl) || (name[tl] && name[tl] != '.')) continue;
         if (fstatat(it->dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
             (uint64_t)st.st_size > o->max_bytes)
             trip(o, k);

@@ -31,8 +31,7 @@ static int safe_name(const char *n)
 {
     size_t k, len = strlen(n);
 
-    if (len == 0 || len > 200 || n[0] == '.' || n[0] == '-')
-        return 0;
+    if (len == 0 || len > 200 || n[0] == '.' || n[0] == '-') return 0;
     for (k = 0; k < len; k++) {
         char ch = n[k];
         if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
@@ -47,15 +46,13 @@ static void printable(char *dst, size_t len, const char *src)
 {
     size_t k;
 
-    for (k = 0; k + 1 < len && src[k]; k++)
-        dst[k] = (src[k] >= 0x20 && src[k] < 0x7f) ? src[k] : '?';
+    for (k = 0; k + 1 < len && src[k]; k++) dst[k] = (src[k] >= 0x20 && src[k] < 0x7f) ? src[k] : '?';
     dst[k] = 0;
 }
 
 static int refuse(fo_sandbox_collection *c, const char *name, const char *reason)
 {
-    if (!fo_grow((void **)&c->refused, &c->cap_refused, c->n_refused + 1, 8, sizeof *c->refused))
-        return -1;
+    if (!fo_grow((void **)&c->refused, &c->cap_refused, c->n_refused + 1, 8, sizeof *c->refused)) return -1;
     printable(c->refused[c->n_refused].name, sizeof c->refused[0].name, name);
     snprintf(c->refused[c->n_refused].reason, sizeof c->refused[0].reason, "%s", reason);
     c->n_refused++;
@@ -78,8 +75,7 @@ int fo_sandbox_hash_fd(int fd, uint64_t bytes, char out[65])
     while (off < bytes) {
         size_t want = bytes - off < sizeof buf ? (size_t)(bytes - off) : sizeof buf;
         n = pread(fd, buf, want, (off_t)off);
-        if (n < 0 && errno == EINTR)
-            continue;
+        if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
             errno = n == 0 ? EIO : errno;      /* shorter than its fstat said */
             return -1;
@@ -117,8 +113,7 @@ int fo_sandbox_open_regular(int dirfd, const char *name, struct stat *st)
 {
     int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
-    if (fd < 0)
-        return -1;
+    if (fd < 0) return -1;
     if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
         close(fd);
         errno = EINVAL;
@@ -138,8 +133,7 @@ static int keep_file(walk_ctx *w, int d, const char *name, const char *rel)
 
     /* It was a regular file; open without following, and check again */
     fd = fo_sandbox_open_regular(d, name, &st);
-    if (fd < 0)
-        return refuse(c, rel, "not a regular file when opened");
+    if (fd < 0) return refuse(c, rel, "not a regular file when opened");
     if ((uint64_t)st.st_size > w->ceiling) {
         close(fd);
         c->over_ceiling = 1;
@@ -187,19 +181,15 @@ static int walk(walk_ctx *w, int dfd, const char *prefix, int depth)
 
         errno = 0;
         if (!(de = readdir(d))) {
-            if (errno)
-                rc = -1;
+            if (errno) rc = -1;
             break;
         }
         name = de->d_name;
-        if (!strcmp(name, ".") || !strcmp(name, ".."))
-            continue;
+        if (!strcmp(name, ".") || !strcmp(name, "..")) continue;
         snprintf(rel, sizeof rel, "%s%s%s", prefix, *prefix ? "/" : "", name);
         for (k = 0; k < w->n_skip; k++)
-            if (!strcmp(w->skip[k].name, rel))
-                skipped = 1;
-        if (skipped)
-            continue;
+            if (!strcmp(w->skip[k].name, rel)) skipped = 1;
+        if (skipped) continue;
         if (c->n_files + c->n_refused >= FO_SANDBOX_MAX_FILES) {
             w->full = 1;
             rc = refuse(c, "...", "too many entries in /out; the rest ignored");
@@ -251,13 +241,11 @@ int fo_sandbox_collect(int out_dir, uint64_t ceiling, fo_sandbox_collection *c,
     int dfd = openat(out_dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
 
     memset(c, 0, sizeof *c);
-    if (dfd < 0)
-        return -1;
+    if (dfd < 0) return -1;
     rc = walk(&w, dfd, "", 0);
     /* sorted by the whole relative path: the manifest does not depend on
        the order in which the directories happened to be read */
-    if (c->n_files > 1)
-        qsort(c->files, c->n_files, sizeof *c->files, by_name);
+    if (c->n_files > 1) qsort(c->files, c->n_files, sizeof *c->files, by_name);
     return rc;
 }
 
@@ -291,8 +279,7 @@ int fo_sandbox_collect_hash(fo_sandbox_collection *c, const fo_sandbox_collectio
         fo_sandbox_file *f = &c->files[k];
         const fo_sandbox_file *o = f->sha256[0] ? NULL : unchanged(f, prev);
 
-        if (o)
-            memcpy(f->sha256, o->sha256, sizeof f->sha256);
+        if (o) memcpy(f->sha256, o->sha256, sizeof f->sha256);
         if (f->sha256[0]) {
             k++;
             continue;
@@ -343,8 +330,7 @@ int fo_sandbox_collect_total(fo_sandbox_collection *c, uint64_t *budget)
             continue;
         }
         c->over_total = 1;
-        if (drop_file(c, k, "over the total of all files (--max-total)") < 0)
-            return -1;
+        if (drop_file(c, k, "over the total of all files (--max-total)") < 0) return -1;
     }
     return 0;
 }
@@ -359,8 +345,7 @@ int fo_sandbox_collect_reserve(fo_sandbox_collection *c, const char *name, const
             k++;
             continue;
         }
-        if (drop_file(c, k, reason) < 0)
-            return -1;
+        if (drop_file(c, k, reason) < 0) return -1;
     }
     return 0;
 }
@@ -368,15 +353,13 @@ int fo_sandbox_collect_reserve(fo_sandbox_collection *c, const char *name, const
 void fo_sandbox_files_free(fo_sandbox_file *f, size_t n)
 {
     for (size_t k = 0; k < n; k++)
-        if (f[k].fd >= 0)
-            close(f[k].fd);
+        if (f[k].fd >= 0) close(f[k].fd);
     fo_free(f);
 }
 
 void fo_sandbox_collection_free(fo_sandbox_collection *c)
 {
-    if (!c)
-        return;
+    if (!c) return;
     fo_sandbox_files_free(c->files, c->n_files);
     fo_free(c->refused);
     memset(c, 0, sizeof *c);
@@ -405,15 +388,12 @@ static int open_folder(int dirfd, const char *path, size_t len)
             comp[n] = 0;
             if (mkdirat(base, comp, 0777) < 0 && errno != EEXIST)
                 next = -1;
-            else
-                next = openat(base, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            else next = openat(base, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         }
         e = errno;
-        if (cur >= 0)
-            close(cur);
+        if (cur >= 0) close(cur);
         errno = e;
-        if (next < 0)
-            return -1;
+        if (next < 0) return -1;
         cur = next;
         at += n + 1;
     }
@@ -428,13 +408,11 @@ static int stage_at(fo_stage *s, int dirfd, const char *name)
     const char *slash = strrchr(name, '/'), *base = slash ? slash + 1 : name;
     int dir = slash ? open_folder(dirfd, name, (size_t)(slash - name)) : dirfd, fd, e;
 
-    if (dir < 0)
-        return -1;
+    if (dir < 0) return -1;
     fo_stage_sweep(dir, base);
     fd = fo_stage_add(s, dir, base);
     e = errno;
-    if (dir != dirfd)
-        close(dir);
+    if (dir != dirfd) close(dir);
     errno = e;
     return fd;
 }
@@ -444,12 +422,10 @@ int fo_sandbox_stage_copy(fo_stage *s, int dirfd, const char *name, int src, uin
     off_t off = 0;
     int fd = stage_at(s, dirfd, name);
 
-    if (fd < 0)
-        return -1;
+    if (fd < 0) return -1;
     while ((uint64_t)off < bytes) {
         ssize_t n = sendfile(fd, src, &off, (size_t)(bytes - (uint64_t)off));
-        if (n < 0 && errno == EINTR)
-            continue;
+        if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
             if (n == 0)
                 errno = EIO;                /* shorter than when collected */
@@ -463,10 +439,8 @@ int fo_sandbox_stage_buf(fo_stage *s, int dirfd, const char *name, const char *b
 {
     int fd = stage_at(s, dirfd, name);
 
-    if (fd < 0)
-        return -1;
-    if (fo_write_all(fd, buf, len, 0) < 0)
-        return -1;
+    if (fd < 0) return -1;
+    if (fo_write_all(fd, buf, len, 0) < 0) return -1;
     return fsync(fd);
 }
 
@@ -480,14 +454,11 @@ static int write_one(int dirfd, const char *name, int fd, const char *buf, size_
     size_t failed;
     int rc, e;
 
-    if (fd >= 0 && fstat(fd, &st) < 0)
-        return -1;
-    if (fo_stage_begin(&s, &item, 1) < 0)
-        return -1;
+    if (fd >= 0 && fstat(fd, &st) < 0) return -1;
+    if (fo_stage_begin(&s, &item, 1) < 0) return -1;
     rc = fd >= 0 ? fo_sandbox_stage_copy(&s, dirfd, name, fd, (uint64_t)st.st_size)
                  : fo_sandbox_stage_buf(&s, dirfd, name, buf, len);
-    if (rc == 0)
-        rc = fo_stage_commit(&s, &failed);
+    if (rc == 0) rc = fo_stage_commit(&s, &failed);
     e = errno;
     fo_stage_end(&s);
     errno = e;

@@ -36,8 +36,7 @@ void fo_sandbox_std_nonblocking(void)
         char path[32];
         int nb;
 
-        if (fstat(fd, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
-            continue;
+        if (fstat(fd, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) continue;
         snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
         nb = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
         if (nb < 0)
@@ -57,8 +56,7 @@ static ssize_t try_write(fo_sandbox_echo *e, const char *s, size_t n)
     do
         w = e->sock ? send(e->fd, s, n, MSG_DONTWAIT | MSG_NOSIGNAL) : write(e->fd, s, n);
     while (w < 0 && errno == EINTR);
-    if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-        return 0;
+    if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
     return w;
 }
 
@@ -70,8 +68,7 @@ void fo_sandbox_echo_open(fo_sandbox_echo *e, int fd, const char *name, char *st
     e->pend = store;
     e->fd = fd;
     e->name = name;
-    if (fd < 0)
-        return;
+    if (fd < 0) return;
     e->tty = isatty(fd);
     e->sock = fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
 }
@@ -91,8 +88,7 @@ void fo_sandbox_echo_flush(fo_sandbox_echo *e)
 {
     ssize_t w;
 
-    if (e->fd < 0 || e->gone)
-        return;
+    if (e->fd < 0 || e->gone) return;
     while (e->len > 0 && (w = try_write(e, e->pend, e->len)) > 0) {
         memmove(e->pend, e->pend + w, e->len - (size_t)w);
         e->len -= (size_t)w;
@@ -154,8 +150,7 @@ void fo_sandbox_echo_add(fo_sandbox_echo *e, const char *s, size_t n)
 {
     size_t take;
 
-    if (e->fd < 0)
-        return;
+    if (e->fd < 0) return;
     take = e->echoed >= FO_SANDBOX_ECHO_MAX ? 0 : FO_SANDBOX_ECHO_MAX - e->echoed;
     if (n > take) {
         e->capped = 1;
@@ -167,8 +162,7 @@ void fo_sandbox_echo_add(fo_sandbox_echo *e, const char *s, size_t n)
     }
     if (e->tty)
         queue_escaped(e, (const unsigned char *)s, n);
-    else
-        queue(e, s, n);
+    else queue(e, s, n);
     e->echoed += n;
     fo_sandbox_echo_flush(e);
 }
@@ -177,8 +171,7 @@ void fo_sandbox_echo_finish(fo_sandbox_echo *e, double until)
 {
     double quiet_since = fo_now();
 
-    if (e->fd < 0)
-        return;
+    if (e->fd < 0) return;
     if (e->held_c2) {
         e->held_c2 = 0;
         queue(e, "\xc2", 1);
@@ -191,12 +184,10 @@ void fo_sandbox_echo_finish(fo_sandbox_echo *e, double until)
 
         if (now - quiet_since > FO_SANDBOX_ECHO_GRACE && left > FO_SANDBOX_ECHO_GRACE)
             left = 0;                  /* no progress for a while: the reader stalled */
-        if (left <= 0)
-            break;
+        if (left <= 0) break;
         (void)poll(&pf, 1, (int)(left * 1000) + 1);
         fo_sandbox_echo_flush(e);
-        if (e->len < before)
-            quiet_since = fo_now();
+        if (e->len < before) quiet_since = fo_now();
     }
     if (e->len > 0) {
         e->stalled = 1;
@@ -210,8 +201,7 @@ void fo_sandbox_echo_note(fo_sandbox_echo *to, const fo_sandbox_echo *e, double 
     char msg[256];
     int n = 0;
 
-    if (to->fd < 0 || e->fd < 0)
-        return;
+    if (to->fd < 0 || e->fd < 0) return;
     if (e->capped)
         n = snprintf(msg, sizeof msg, "folio: run: %s truncated after %llu bytes (the "
                      "manifest keeps the last %d KiB)\n", e->name,
@@ -220,8 +210,7 @@ void fo_sandbox_echo_note(fo_sandbox_echo *to, const fo_sandbox_echo *e, double 
         n = snprintf(msg, sizeof msg, "folio: run: %s: %llu bytes not echoed: the reader "
                      "stopped reading (the manifest keeps the last %d KiB)\n", e->name,
                      (unsigned long long)e->dropped, FO_SANDBOX_TAIL / 1024);
-    if (n <= 0 || to->gone)
-        return;
+    if (n <= 0 || to->gone) return;
     queue(to, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
     fo_sandbox_echo_finish(to, until);
 }

@@ -111,25 +111,21 @@ static void fingerprint(char hex[65])
         fo_sha256_update(&h, fo_egress_packages[k], strlen(fo_egress_packages[k]) + 1);
     for (size_t k = 0; k < sizeof watched / sizeof *watched; k++) {
         glob_t g;
-        if (glob(watched[k], 0, NULL, &g) != 0)
-            continue;
+        if (glob(watched[k], 0, NULL, &g) != 0) continue;
         for (size_t i = 0; i < g.gl_pathc; i++) {
             struct stat st;
             char line[4200];
             int n;
-            if (stat(g.gl_pathv[i], &st) < 0)
-                continue;
+            if (stat(g.gl_pathv[i], &st) < 0) continue;
             n = snprintf(line, sizeof line, "%s %llu %llu %lld.%09ld %lld\n", g.gl_pathv[i],
                          (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
                          (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long)st.st_size);
-            if (n > 0 && (size_t)n < sizeof line)
-                fo_sha256_update(&h, line, (size_t)n);
+            if (n > 0 && (size_t)n < sizeof line) fo_sha256_update(&h, line, (size_t)n);
         }
         globfree(&g);
     }
     fo_sha256_final(&h, d);
-    for (int k = 0; k < 32; k++)
-        snprintf(hex + 2 * k, 3, "%02x", d[k]);
+    for (int k = 0; k < 32; k++) snprintf(hex + 2 * k, 3, "%02x", d[k]);
 }
 
 /* The cached listing for key, or NULL. */
@@ -139,8 +135,7 @@ static char *cache_read(int rt, const char *key, size_t *len)
     int fd = fo_sandbox_open_regular(rt, CACHE, &st);
     char *text;
 
-    if (fd < 0)
-        return NULL;
+    if (fd < 0) return NULL;
     text = (st.st_size > 65 && (uint64_t)st.st_size <= ENV_MAX + 65) ? fo_malloc((size_t)st.st_size + 1) : NULL;
     if (text && read(fd, text, (size_t)st.st_size) == st.st_size && !memcmp(text, key, 64) &&
         text[64] == '\n') {
@@ -163,8 +158,7 @@ static void cache_write(int rt, const char *key, const char *text, size_t len)
 
     snprintf(tmp, sizeof tmp, ".%s.%ld", CACHE, (long)getpid());
     fd = openat(rt, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return;
+    if (fd < 0) return;
     if (fo_write_all(fd, key, 64, 0) < 0 || fo_write_all(fd, "\n", 1, 0) < 0 ||
         fo_write_all(fd, text, len, 0) < 0 || close(fd) < 0 || renameat(rt, tmp, rt, CACHE) < 0)
         unlinkat(rt, tmp, 0);
@@ -188,8 +182,7 @@ static char *list_in_jail(size_t *len, char *why, size_t why_len)
     argv[argc++] = "-I";
     argv[argc++] = "-c";
     argv[argc++] = env_script;
-    for (size_t k = 0; fo_egress_packages[k] && argc < 63; k++)
-        argv[argc++] = fo_egress_packages[k];
+    for (size_t k = 0; fo_egress_packages[k] && argc < 63; k++) argv[argc++] = fo_egress_packages[k];
     argv[argc] = NULL;
     if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
         snprintf(why, why_len, "can't create a pipe: %s", strerror(errno));
@@ -198,8 +191,7 @@ static char *list_in_jail(size_t *len, char *why, size_t why_len)
     fflush(NULL);
     pid = fork();
     if (pid == 0) {
-        if (dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0)
-            _exit(5);
+        if (dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0) _exit(5);
         _exit(fo_sandbox_main(argc, (char **)argv, NULL));   /* it only reads them */
     }
     close(out[1]);
@@ -214,8 +206,7 @@ static char *list_in_jail(size_t *len, char *why, size_t why_len)
     if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || !text ||
         !strstr(text, SEPARATOR) || text[0] != '{') {
         size_t n = msg ? strlen(msg) : 0;
-        while (n && msg[n - 1] == '\n')
-            msg[--n] = 0;
+        while (n && msg[n - 1] == '\n') msg[--n] = 0;
         snprintf(why, why_len, "the listing's jail failed%s%s", n ? ": " : "", n ? msg : "");
         fo_free(text);
         fo_free(msg);
@@ -232,15 +223,12 @@ char *fo_env_listing(int refresh, size_t *len, char *why, size_t why_len)
     int rt = fo_session_runtime(&err);
 
     fingerprint(key);
-    if (rt >= 0 && !refresh)
-        text = cache_read(rt, key, len);
+    if (rt >= 0 && !refresh) text = cache_read(rt, key, len);
     if (!text) {
         text = list_in_jail(len, why, why_len);
-        if (text && rt >= 0)
-            cache_write(rt, key, text, *len);
+        if (text && rt >= 0) cache_write(rt, key, text, *len);
     }
-    if (rt >= 0)
-        close(rt);
+    if (rt >= 0) close(rt);
     return text;
 }
 
@@ -264,13 +252,11 @@ int fo_env_main(int argc, char **argv)
     for (int k = 1; k < argc; k++) {
         if (!strcmp(argv[k], "--json"))
             json = 1;
-        else if (!strcmp(argv[k], "--refresh"))
-            refresh = 1;
+        else if (!strcmp(argv[k], "--refresh")) refresh = 1;
         else if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) {
             env_usage(stdout);
             return 0;
-        } else
-            return fo_usage_error("env", "unknown option %s", argv[k]);
+        } else return fo_usage_error("env", "unknown option %s", argv[k]);
     }
     text = fo_env_listing(refresh, &len, why, sizeof why);
     if (!text) {
@@ -281,8 +267,7 @@ int fo_env_main(int argc, char **argv)
     sep = strstr(text, SEPARATOR);
     *sep = 0;
     fputs(json ? text : sep + strlen(SEPARATOR), stdout);
-    if (json)
-        fputc('\n', stdout);
+    if (json) fputc('\n', stdout);
     fo_free(text);
     return fflush(stdout) == 0 ? 0 : 5;
 }

@@ -48,8 +48,7 @@ static size_t take_fds(struct cmsghdr *cm, int *fds, size_t max, size_t have)
         memcpy(&fd, CMSG_DATA(cm) + k * sizeof(int), sizeof fd);
         if (have + k < max)
             fds[have + k] = fd;
-        else
-            close(fd);
+        else close(fd);
     }
     return n;
 }
@@ -63,10 +62,8 @@ ssize_t fo_fdpass_recv(int sock, void *buf, size_t cap, int *fds, size_t max, si
     size_t k, got = 0;
     ssize_t r;
 
-    for (k = 0; k < max; k++)
-        fds[k] = -1;
-    if (nfds)
-        *nfds = 0;
+    for (k = 0; k < max; k++) fds[k] = -1;
+    if (nfds) *nfds = 0;
     memset(&msg, 0, sizeof msg);
     msg.msg_iov = &iov;
     msg.msg_iovlen = 1;
@@ -75,11 +72,9 @@ ssize_t fo_fdpass_recv(int sock, void *buf, size_t cap, int *fds, size_t max, si
     do
         r = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
     while (r < 0 && errno == EINTR);
-    if (r < 0)
-        return -1;
+    if (r < 0) return -1;
     for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm))
-        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
-            got += take_fds(cm, fds, max, got);
+        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) got += take_fds(cm, fds, max, got);
     if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
         for (k = 0; k < max; k++)
             if (fds[k] >= 0) {
@@ -89,7 +84,6 @@ ssize_t fo_fdpass_recv(int sock, void *buf, size_t cap, int *fds, size_t max, si
         errno = EMSGSIZE;
         return -1;
     }
-    if (nfds)
-        *nfds = got < max ? got : max;
+    if (nfds) *nfds = got < max ? got : max;
     return r;
 }

@@ -85,24 +85,19 @@ static void write_new(const char *path, const char *text, mode_t mode)
     size_t len = strlen(text);
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 
-    if (fd < 0)
-        die("create %s", path);
-    if (write(fd, text, len) != (ssize_t)len)
-        die("write %s", path);
-    if (close(fd) < 0)
-        die("close %s", path);
+    if (fd < 0) die("create %s", path);
+    if (write(fd, text, len) != (ssize_t)len) die("write %s", path);
+    if (close(fd) < 0) die("close %s", path);
 }
 
 static void make_dir(const char *path, mode_t mode)
 {
-    if (mkdir(path, mode) < 0)
-        die("create directory %s", path);
+    if (mkdir(path, mode) < 0) die("create directory %s", path);
 }
 
 static void mount_tmpfs(const char *dst, const char *opts, unsigned long flags)
 {
-    if (mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | flags, opts) < 0)
-        die("mount tmpfs on %s", dst);
+    if (mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | flags, opts) < 0) die("mount tmpfs on %s", dst);
 }
 
 /* A remount inside a user namespace must keep the flags the host locked
@@ -112,8 +107,7 @@ static unsigned long kept_flags(const char *path)
     struct statvfs sv;
     unsigned long f = 0;
 
-    if (statvfs(path, &sv) < 0)
-        die("read mount flags of %s", path);
+    if (statvfs(path, &sv) < 0) die("read mount flags of %s", path);
     if (sv.f_flag & ST_NODEV) f |= MS_NODEV;
     if (sv.f_flag & ST_NOEXEC) f |= MS_NOEXEC;
     if (sv.f_flag & ST_NOATIME) f |= MS_NOATIME;
@@ -125,8 +119,7 @@ static unsigned long kept_flags(const char *path)
 /* Binds host src at dst (which must exist), read-only, nosuid. */
 static void bind_ro(const char *src, const char *dst)
 {
-    if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) < 0)
-        die("bind %s", src);
+    if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) < 0) die("bind %s", src);
     if (mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | kept_flags(dst),
               NULL) < 0)
         die("make %s read-only", dst);
@@ -141,23 +134,19 @@ static void mirror(const char *host, const char *dst)
     ssize_t n;
 
     if (lstat(host, &st) < 0) {
-        if (errno == ENOENT)
-            return;
+        if (errno == ENOENT) return;
         die("inspect %s", host);
     }
     if (S_ISLNK(st.st_mode)) {
         n = readlink(host, link, sizeof link - 1);
-        if (n < 0)
-            die("read link %s", host);
+        if (n < 0) die("read link %s", host);
         link[n] = 0;
-        if (symlink(link, dst) < 0)
-            die("create symlink %s", dst);
+        if (symlink(link, dst) < 0) die("create symlink %s", dst);
         return;
     }
     if (S_ISDIR(st.st_mode))
         make_dir(dst, 0755);
-    else
-        write_new(dst, "", 0644);
+    else write_new(dst, "", 0644);
     bind_ro(host, dst);
 }
 
@@ -167,14 +156,12 @@ static void mirror_target(const char *host, const char *dst)
     struct stat st;
 
     if (stat(host, &st) < 0) {
-        if (errno == ENOENT)
-            return;
+        if (errno == ENOENT) return;
         die("inspect %s", host);
     }
     if (S_ISDIR(st.st_mode))
         make_dir(dst, 0755);
-    else
-        write_new(dst, "", 0644);
+    else write_new(dst, "", 0644);
     bind_ro(host, dst);
 }
 
@@ -214,8 +201,7 @@ static void build_etc(const fo_sandbox_plan *p)
         mirror_target(host, dst);
     }
     mirror("/etc/localtime", "etc/localtime");
-    if (p->net == FO_NET_ALL)
-        mirror_target("/etc/resolv.conf", "etc/resolv.conf");
+    if (p->net == FO_NET_ALL) mirror_target("/etc/resolv.conf", "etc/resolv.conf");
 }
 
 static void build_dev(const fo_sandbox_plan *p)
@@ -234,12 +220,10 @@ static void build_dev(const fo_sandbox_plan *p)
         snprintf(host, sizeof host, "/dev/%s", nodes[k]);
         snprintf(dst, sizeof dst, "dev/%s", nodes[k]);
         write_new(dst, "", 0666);
-        if (mount(host, dst, NULL, MS_BIND, NULL) < 0)
-            die("bind %s", host);
+        if (mount(host, dst, NULL, MS_BIND, NULL) < 0) die("bind %s", host);
     }
     for (k = 0; k < sizeof links / sizeof *links; k++)
-        if (symlink(links[k][0], links[k][1]) < 0)
-            die("create symlink %s", links[k][1]);
+        if (symlink(links[k][0], links[k][1]) < 0) die("create symlink %s", links[k][1]);
     make_dir("dev/shm", 01777);
     snprintf(opts, sizeof opts, "mode=1777,size=%llum", (unsigned long long)p->memory_mb);
     mount_tmpfs("dev/shm", opts, MS_NOEXEC);
@@ -254,8 +238,7 @@ static int copy_new(const char *dst, int src, uint64_t bytes)
 
     while (ok && bytes > 0) {
         ssize_t n = sendfile(fd, src, &off, bytes > (1u << 30) ? (1u << 30) : bytes);
-        if (n < 0 && errno == EINTR)
-            continue;
+        if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
             if (n == 0)
                 errno = EIO;            /* the source got shorter */
@@ -264,8 +247,7 @@ static int copy_new(const char *dst, int src, uint64_t bytes)
             bytes -= (uint64_t)n;
         }
     }
-    if (fd >= 0 && close(fd) < 0)
-        ok = 0;
+    if (fd >= 0 && close(fd) < 0) ok = 0;
     return ok ? 0 : -1;
 }
 
@@ -284,8 +266,7 @@ static void copy_inputs(const fo_sandbox_plan *p)
         for (slash = strchr(dst + strlen(p->in_dir) + 1, '/'); slash;
              slash = strchr(slash + 1, '/')) {
             *slash = 0;
-            if (mkdir(dst, 0755) < 0 && errno != EEXIST)
-                die("create directory /%s", dst);
+            if (mkdir(dst, 0755) < 0 && errno != EEXIST) die("create directory /%s", dst);
             *slash = '/';
         }
         if (copy_new(dst, p->in[k].fd, p->in[k].bytes) < 0)
@@ -318,11 +299,9 @@ static void seed_matplotlib(int dfd)
                 strcmp(de->d_name + n - 5, ".json"))
                 continue;
             in = fo_sandbox_open_regular(dirfd(d), de->d_name, &st);
-            if (in < 0)
-                continue;
+            if (in < 0) continue;
             snprintf(dst, sizeof dst, "tmp/.matplotlib/%s", de->d_name);
-            if (st.st_size < (4 << 20))
-                (void)copy_new(dst, in, (uint64_t)st.st_size);
+            if (st.st_size < (4 << 20)) (void)copy_new(dst, in, (uint64_t)st.st_size);
             close(in);
         }
     }
@@ -370,8 +349,7 @@ static void proc_cover(int fd, const char *dst)
 
     snprintf(from, sizeof from, "/proc/self/fd/%d", fd);
     snprintf(to, sizeof to, "proc/%s", dst);
-    if (mount(from, to, NULL, MS_BIND, NULL) < 0 && errno != ENOENT)
-        die("mask /%s", to);
+    if (mount(from, to, NULL, MS_BIND, NULL) < 0 && errno != ENOENT) die("mask /%s", to);
 }
 
 /* Host-wide counters an analysis does read (psutil, pandas, glibc's CPU
@@ -400,10 +378,8 @@ static void proc_synthesize(const fo_sandbox_plan *p)
                       (int)(16 - strlen(meminfo_zero[k])), "");
     write_new("proc/meminfo", buf, 0444);
     write_new("proc/loadavg", "0.00 0.00 0.00 1/1 1\n", 0444);
-    if (cpus < p->cpus)
-        cpus++;
-    if (host > 0 && cpus > host)
-        cpus = host;
+    if (cpus < p->cpus) cpus++;
+    if (host > 0 && cpus > host) cpus = host;
     n = snprintf(buf, sizeof buf, "cpu  0 0 0 0 0 0 0 0 0 0\n");
     for (k = 0; k < (size_t)cpus && k < 64; k++)
         n += snprintf(buf + n, sizeof buf - (size_t)n, "cpu%zu 0 0 0 0 0 0 0 0 0 0\n", k);
@@ -431,19 +407,15 @@ static void proc_setup(const fo_sandbox_plan *p)
     for (k = 0; k < SRC_N; k++) {
         snprintf(path, sizeof path, "proc/%s", proc_src_names[k]);
         src[k] = open(path, O_PATH | O_CLOEXEC);
-        if (src[k] < 0)
-            die("open %s", path);
+        if (src[k] < 0) die("open %s", path);
     }
-    if (mount("proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-        die("mount /proc");
+    if (mount("proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) die("mount /proc");
     for (k = 0; k < sizeof proc_masked_files / sizeof *proc_masked_files; k++)
         proc_cover(src[SRC_EMPTY], proc_masked_files[k]);
     for (k = 0; k < sizeof proc_masked_dirs / sizeof *proc_masked_dirs; k++)
         proc_cover(src[SRC_DIR], proc_masked_dirs[k]);
-    for (k = SRC_MEMINFO; k < SRC_N; k++)
-        proc_cover(src[k], proc_src_names[k]);
-    for (k = 0; k < SRC_N; k++)
-        close(src[k]);
+    for (k = SRC_MEMINFO; k < SRC_N; k++) proc_cover(src[k], proc_src_names[k]);
+    for (k = 0; k < SRC_N; k++) close(src[k]);
 }
 
 /* ------------------------------------------------- child: init's identity */
@@ -471,19 +443,15 @@ static char **init_disguise(char *const *argv)
         errno = EINVAL;
         die("find init's command line");
     }
-    while (argv[n])
-        n++;
+    while (argv[n]) n++;
     copy = fo_calloc(n + 1, sizeof *copy);
     for (k = 0; copy && k < n; k++)
-        if (!(copy[k] = fo_strdup(argv[k])))
-            copy = NULL;
-    if (!copy)
-        die("copy the command");
+        if (!(copy[k] = fo_strdup(argv[k]))) copy = NULL;
+    if (!copy) die("copy the command");
     memset((char *)(uintptr_t)a[0], 'x', (size_t)(a[1] - a[0]));
     memcpy((char *)(uintptr_t)a[0], "init", 5);
     memset((char *)(uintptr_t)a[2], 0, (size_t)(a[3] - a[2]));
-    if (prctl(PR_SET_NAME, "init", 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
-        die("hide init");
+    if (prctl(PR_SET_NAME, "init", 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) die("hide init");
     return copy;
 }
 
@@ -497,16 +465,14 @@ static void egress_listener(int ctl)
     struct sockaddr_in a;
     int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
-    if (s < 0)
-        die("open the egress proxy's socket");
+    if (s < 0) die("open the egress proxy's socket");
     memset(&a, 0, sizeof a);
     a.sin_family = AF_INET;
     a.sin_port = htons(FO_EGRESS_PORT);
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (bind(s, (struct sockaddr *)&a, sizeof a) < 0 || listen(s, 1024) < 0)
         die("listen on 127.0.0.1:%d for the egress proxy", FO_EGRESS_PORT);
-    if (fo_fdpass_send(ctl, "N", 1, &s, 1) < 0)
-        die("hand the egress listener to folio");
+    if (fo_fdpass_send(ctl, "N", 1, &s, 1) < 0) die("hand the egress listener to folio");
     close(s);
 }
 
@@ -517,21 +483,16 @@ static void net_setup(const fo_sandbox_plan *p, int ctl)
     struct ifreq ifr;
     int s;
 
-    if (p->net == FO_NET_ALL)
-        return;
+    if (p->net == FO_NET_ALL) return;
     s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (s < 0)
-        die("open a socket to configure lo");
+    if (s < 0) die("open a socket to configure lo");
     memset(&ifr, 0, sizeof ifr);
     strcpy(ifr.ifr_name, "lo");
-    if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
-        die("read the flags of lo");
+    if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0) die("read the flags of lo");
     ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
-    if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
-        die("bring lo up");
+    if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0) die("bring lo up");
     close(s);
-    if (p->net == FO_NET_ALLOW)
-        egress_listener(ctl);
+    if (p->net == FO_NET_ALLOW) egress_listener(ctl);
 }
 
 /* A time namespace for the program (init stays in the host's; the program
@@ -546,8 +507,7 @@ static void time_setup(void)
     int fd, n;
 
     if (unshare(CLONE_NEWTIME) < 0) {
-        if (errno == EINVAL)
-            return;
+        if (errno == EINVAL) return;
         die("create a time namespace");
     }
     if (clock_gettime(CLOCK_BOOTTIME, &boot) < 0 || clock_gettime(CLOCK_MONOTONIC, &mono) < 0)
@@ -555,13 +515,11 @@ static void time_setup(void)
     /* whole seconds: the clocks stay positive. /proc/self is ours to write
        only while we are dumpable, which the uid change turned off
        (init_disguise turns it off again) */
-    if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
-        die("reach /proc/self");
+    if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0) die("reach /proc/self");
     n = snprintf(offs, sizeof offs, "%d %lld 0\n%d %lld 0\n", CLOCK_BOOTTIME,
                  -(long long)boot.tv_sec, CLOCK_MONOTONIC, -(long long)mono.tv_sec);
     fd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
-    if (fd < 0 || write(fd, offs, (size_t)n) != n || close(fd) < 0)
-        die("set the jail's clocks");
+    if (fd < 0 || write(fd, offs, (size_t)n) != n || close(fd) < 0) die("set the jail's clocks");
 }
 
 static void drop_caps(void)
@@ -576,8 +534,7 @@ static void drop_caps(void)
     if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
         die("clear ambient capabilities");
     memset(data, 0, sizeof data);
-    if (syscall(SYS_capset, &hdr, data) < 0)
-        die("drop capabilities");
+    if (syscall(SYS_capset, &hdr, data) < 0) die("drop capabilities");
 }
 
 /* The program's whole environment. The render jail runs folio itself, which
@@ -664,14 +621,10 @@ static void exec_path(char *const *argv, int render, fo_sandbox_net net)
     char *const *envp = (char *const *)env;   /* execve only reads the strings */
     int err = ENOENT;
 
-    for (k = 0; program_env[k]; k++)
-        env[k] = program_env[k];
-    if (render)
-        env[k++] = "ASAN_OPTIONS=detect_leaks=0";
-    for (e = 0; egress && egress_env[e]; e++)
-        env[k++] = egress_env[e];
-    if (!egress)
-        env[k++] = net == FO_NET_ALL ? "FOLIO_NET=all" : "FOLIO_NET=none";
+    for (k = 0; program_env[k]; k++) env[k] = program_env[k];
+    if (render) env[k++] = "ASAN_OPTIONS=detect_leaks=0";
+    for (e = 0; egress && egress_env[e]; e++) env[k++] = egress_env[e];
+    if (!egress) env[k++] = net == FO_NET_ALL ? "FOLIO_NET=all" : "FOLIO_NET=none";
     env[k] = NULL;
     if (strchr(argv[0], '/')) {
         execve(argv[0], argv, envp);
@@ -680,8 +633,7 @@ static void exec_path(char *const *argv, int render, fo_sandbox_net net)
         for (k = 0; k < sizeof dirs / sizeof *dirs; k++) {
             snprintf(path, sizeof path, "%s/%s", dirs[k], argv[0]);
             execve(path, argv, envp);
-            if (errno != ENOENT && errno != ENOTDIR)
-                err = errno;
+            if (errno != ENOENT && errno != ENOTDIR) err = errno;
         }
     }
     fprintf(stderr, "folio: run: can't execute %s: %s\n", argv[0], strerror(err));
@@ -697,18 +649,14 @@ static void exec_program(const fo_sandbox_plan *p, char *const *argv, int in_r, 
     sigset_t all;
     int sig, nul = in_r;
 
-    if (nul < 0)
-        nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (nul < 0)
-        die("open /dev/null");
+    if (nul < 0) nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (nul < 0) die("open /dev/null");
     if (dup2(nul, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
         die("set up the program's stdin/stdout/stderr");
     fo_close_all_except(-1, -1);
-    for (sig = 1; sig < NSIG; sig++)
-        (void)signal(sig, SIG_DFL);
+    for (sig = 1; sig < NSIG; sig++) (void)signal(sig, SIG_DFL);
     sigfillset(&all);
-    if (sigprocmask(SIG_UNBLOCK, &all, NULL) < 0)
-        die("unblock signals");
+    if (sigprocmask(SIG_UNBLOCK, &all, NULL) < 0) die("unblock signals");
     exec_path(argv, p->engine != NULL, p->net);
 }
 
@@ -722,10 +670,8 @@ static int open_engine(const char *path)
     if (fd < 0 && errno == EACCES)
         die("open %s (the render jail runs as an unprivileged user: folio-engine and the "
             "folders above it must be readable by others, as under /usr/local)", path);
-    if (fd < 0)
-        die("open %s", path);
-    if (fstat(fd, &st) < 0)
-        die("inspect %s", path);
+    if (fd < 0) die("open %s", path);
+    if (fstat(fd, &st) < 0) die("inspect %s", path);
     if (!S_ISREG(st.st_mode)) {
         errno = EINVAL;
         die("use %s as folio-engine", path);
@@ -757,13 +703,10 @@ static void mount_shared_disk(uint64_t mb)
     for (k = 0; k < 3; k++) {
         make_dir(dirs[k][0], 0755);
         make_dir(dirs[k][1], 0755);
-        if (mount(dirs[k][0], dirs[k][1], NULL, MS_BIND, NULL) < 0)
-            die("bind %s", dirs[k][1]);
+        if (mount(dirs[k][0], dirs[k][1], NULL, MS_BIND, NULL) < 0) die("bind %s", dirs[k][1]);
     }
-    if (chmod("tmp", 01777) < 0)
-        die("set the mode of /tmp");
-    if (umount2(".disk", MNT_DETACH) < 0 || rmdir(".disk") < 0)
-        die("detach the session disk");
+    if (chmod("tmp", 01777) < 0) die("set the mode of /tmp");
+    if (umount2(".disk", MNT_DETACH) < 0 || rmdir(".disk") < 0) die("detach the session disk");
 }
 
 /* Sends /out, /work and /tmp (in that order) to the parent. */
@@ -775,13 +718,10 @@ static void send_dirs(int ctl)
 
     for (k = 0; k < 3; k++) {
         fds[k] = open(names[k], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fds[k] < 0)
-            die("open /%s", names[k]);
+        if (fds[k] < 0) die("open /%s", names[k]);
     }
-    if (fo_fdpass_send(ctl, "O", 1, fds, 3) < 0)
-        die("hand /out to folio");
-    for (k = 0; k < 3; k++)
-        close(fds[k]);
+    if (fo_fdpass_send(ctl, "O", 1, fds, 3) < 0) die("hand /out to folio");
+    for (k = 0; k < 3; k++) close(fds[k]);
 }
 
 /* A session's program: new pipes (stdin for cells, stdout, stderr), vfork,
@@ -794,18 +734,15 @@ static pid_t start_session_program(const struct child_ctx *c)
     if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0)
         die("create the program's pipes");
     prog = vfork();
-    if (prog < 0)
-        die("start the program");
-    if (prog == 0)
-        exec_program(c->p, c->argv, in[0], out[1], err[1]);
+    if (prog < 0) die("start the program");
+    if (prog == 0) exec_program(c->p, c->argv, in[0], out[1], err[1]);
     close(in[0]);
     close(out[1]);
     close(err[1]);
     up[0] = in[1];
     up[1] = out[0];
     up[2] = err[0];
-    if (fo_fdpass_send(c->ctl, "P", 1, up, 3) < 0)
-        _exit(SETUP_FAILED);
+    if (fo_fdpass_send(c->ctl, "P", 1, up, 3) < 0) _exit(SETUP_FAILED);
     close(in[1]);
     close(out[0]);
     close(err[0]);
@@ -836,10 +773,8 @@ static void init_session(const struct child_ctx *c)
         struct signalfd_siginfo si;
         char cmd, msg[1 + sizeof st];
 
-        if (poll(pf, 2, -1) < 0)
-            continue;
-        if (pf[1].revents && read(sfd, &si, sizeof si) < 0 && errno != EAGAIN)
-            _exit(SETUP_FAILED);
+        if (poll(pf, 2, -1) < 0) continue;
+        if (pf[1].revents && read(sfd, &si, sizeof si) < 0 && errno != EAGAIN) _exit(SETUP_FAILED);
         while ((r = waitpid(-1, &st, WNOHANG)) > 0)
             if (r == prog) {
                 msg[0] = 'S';
@@ -847,12 +782,9 @@ static void init_session(const struct child_ctx *c)
                 (void)send(c->ctl, msg, sizeof msg, 0);
                 prog = -1;
             }
-        if (!pf[0].revents)
-            continue;
-        if (recv(c->ctl, &cmd, 1, 0) <= 0)
-            _exit(0);
-        if (cmd == 'I' && prog > 0)
-            (void)kill(prog, SIGINT);
+        if (!pf[0].revents) continue;
+        if (recv(c->ctl, &cmd, 1, 0) <= 0) _exit(0);
+        if (cmd == 'I' && prog > 0) (void)kill(prog, SIGINT);
         if (cmd == 'R') {
             (void)kill(-1, SIGKILL);
             while (waitpid(-1, &st, 0) > 0 || errno == EINTR)
@@ -875,39 +807,30 @@ static void jail_child(struct child_ctx *c)
                 (p->net == FO_NET_ALL ? 0 : CLONE_NEWNET)) < 0)
         die("create the mount/IPC/UTS/network namespaces");
     /* 1. wait until the parent has written our uid/gid maps and cgroup */
-    if (read(c->ctl, go, 2) != 2 || go[0] != 'g')
-        _exit(SETUP_FAILED);
+    if (read(c->ctl, go, 2) != 2 || go[0] != 'g') _exit(SETUP_FAILED);
     /* 2. cgroup namespace rooted at our own cgroup */
-    if (unshare(CLONE_NEWCGROUP) < 0)
-        die("create a cgroup namespace");
+    if (unshare(CLONE_NEWCGROUP) < 0) die("create a cgroup namespace");
     /* 3. identity: uid/gid 1000, no supplementary groups. With the namespace's
           uid 0 unmapped the kernel leaves our namespace capabilities alone. */
-    if (c->parent_root && setgroups(0, NULL) < 0)
-        die("drop supplementary groups");
-    if (setresgid(FO_SANDBOX_UID, FO_SANDBOX_UID, FO_SANDBOX_UID) < 0)
-        die("set gid %u", FO_SANDBOX_UID);
-    if (setresuid(FO_SANDBOX_UID, FO_SANDBOX_UID, FO_SANDBOX_UID) < 0)
-        die("set uid %u", FO_SANDBOX_UID);
+    if (c->parent_root && setgroups(0, NULL) < 0) die("drop supplementary groups");
+    if (setresgid(FO_SANDBOX_UID, FO_SANDBOX_UID, FO_SANDBOX_UID) < 0) die("set gid %u", FO_SANDBOX_UID);
+    if (setresuid(FO_SANDBOX_UID, FO_SANDBOX_UID, FO_SANDBOX_UID) < 0) die("set uid %u", FO_SANDBOX_UID);
     /* 3b. die with folio. After the uid change, which clears this setting; if
           folio is already gone, its end of ctl has hung up. (PID 1 dying
           takes the whole namespace with it.) */
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-        die("set the parent-death signal");
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) die("set the parent-death signal");
     {
         struct pollfd pf = { c->ctl, POLLIN, 0 };
-        if (poll(&pf, 1, 0) > 0 && (pf.revents & (POLLHUP | POLLERR)))
-            _exit(SETUP_FAILED);
+        if (poll(&pf, 1, 0) > 0 && (pf.revents & (POLLHUP | POLLERR))) _exit(SETUP_FAILED);
     }
     /* 4. nothing we mount travels back to the host */
-    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-        die("make the mount tree private");
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) die("make the mount tree private");
     /* 5. the render jail binds folio-engine: open it now, in this mount
           namespace (a bind source must be), before /tmp is covered */
     engine_fd = p->engine ? open_engine(p->engine) : -1;
     /* 6. the new root: a small tmpfs over /tmp (only in our mount namespace) */
     mount_tmpfs("/tmp", "mode=0755,size=1m,nr_inodes=4096", 0);
-    if (chdir("/tmp") < 0)
-        die("enter the new root");
+    if (chdir("/tmp") < 0) die("enter the new root");
     /* 7. system folders, read-only; merged-/usr links copied as links */
     make_dir("usr", 0755);
     bind_ro("/usr", "usr");
@@ -938,8 +861,7 @@ static void jail_child(struct child_ctx *c)
         mount_tmpfs("out", opts, 0);
     }
     make_dir("run", 0755);
-    if (!p->engine)
-        write_shims();
+    if (!p->engine) write_shims();
     copy_inputs(p);
     if (c->mpl_fd >= 0)
         seed_matplotlib(c->mpl_fd);     /* read through folio's descriptor, then closed */
@@ -952,20 +874,15 @@ static void jail_child(struct child_ctx *c)
     }
     send_dirs(c->ctl);
     /* 10. hostname and network */
-    if (sethostname("folio", 5) < 0)
-        die("set the hostname");
+    if (sethostname("folio", 5) < 0) die("set the hostname");
     net_setup(p, c->ctl);
     /* 11. switch root; the old one is detached, then the new root made read-only */
-    if (syscall(SYS_pivot_root, ".", ".") < 0)
-        die("pivot_root");
-    if (umount2(".", MNT_DETACH) < 0)
-        die("detach the old root");
-    if (chdir("/") < 0)
-        die("enter /");
+    if (syscall(SYS_pivot_root, ".", ".") < 0) die("pivot_root");
+    if (umount2(".", MNT_DETACH) < 0) die("detach the old root");
+    if (chdir("/") < 0) die("enter /");
     if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0)
         die("make / read-only");
-    if (chdir("/work") < 0)
-        die("enter /work");
+    if (chdir("/work") < 0) die("enter /work");
     /* 11b. the program's own clocks; init keeps nothing of folio a program
            could read */
     time_setup();
@@ -976,33 +893,26 @@ static void jail_child(struct child_ctx *c)
            run under the filter */
     drop_caps();
     fo_sandbox_rlimits_apply(p, go[1] & GO_NEED_AS, go[1] & GO_NEED_NPROC);
-    if (fo_sandbox_seccomp_install() < 0)
-        die("install the seccomp filter");
+    if (fo_sandbox_seccomp_install() < 0) die("install the seccomp filter");
     /* 13. the program: descriptors, signals, execve (a session's init stays
            and restarts it on request) */
-    if (p->session)
-        init_session(c);
+    if (p->session) init_session(c);
     prog = vfork();
-    if (prog < 0)
-        die("start the program");
-    if (prog == 0)
-        exec_program(p, argv, -1, c->out_w, c->err_w);
+    if (prog < 0) die("start the program");
+    if (prog == 0) exec_program(p, argv, -1, c->out_w, c->err_w);
     /* 14. init: reap until the program ends */
     close(c->out_w);
     close(c->err_w);
     fo_close_all_except(c->ctl, -1);
     for (;;) {
         pid_t r = waitpid(-1, &st, 0);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            _exit(SETUP_FAILED);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) _exit(SETUP_FAILED);
         if (r == prog) {
             char msg[1 + sizeof st];
             msg[0] = 'S';
             memcpy(msg + 1, &st, sizeof st);
-            if (send(c->ctl, msg, sizeof msg, 0) < 0)
-                _exit(SETUP_FAILED);
+            if (send(c->ctl, msg, sizeof msg, 0) < 0) _exit(SETUP_FAILED);
             _exit(0);        /* PID 1 exits: the kernel kills the rest */
         }
     }
@@ -1018,11 +928,9 @@ static int write_proc(pid_t pid, const char *file, const char *text)
 
     snprintf(path, sizeof path, "/proc/%ld/%s", (long)pid, file);
     fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
+    if (fd < 0) return -1;
     ok = write(fd, text, len) == (ssize_t)len;
-    if (close(fd) < 0)
-        ok = 0;
+    if (close(fd) < 0) ok = 0;
     return ok ? 0 : -1;
 }
 
@@ -1086,8 +994,7 @@ static void recv_dirs(fo_sandbox_jail *j)
         return;
     }
     for (k = 0; k < 3; k++)
-        if (dirs[k] >= 0)
-            close(dirs[k]);
+        if (dirs[k] >= 0) close(dirs[k]);
 }
 
 /* init's 'N' message (--net packages / allow=): the egress listener. */
@@ -1101,8 +1008,7 @@ static int recv_egress(fo_sandbox_jail *j)
         j->egress_listen = fd;
         return 0;
     }
-    if (fd >= 0)
-        close(fd);
+    if (fd >= 0) close(fd);
     return -1;
 }
 
@@ -1118,23 +1024,20 @@ int fo_sandbox_jail_event(fo_sandbox_jail *j, int *wstatus)
     size_t k, n;
     ssize_t r = fo_fdpass_recv(j->ctl, msg, sizeof msg, fds, 3, &n);
 
-    if (r <= 0)
-        return r == 0 ? 0 : -1;
+    if (r <= 0) return r == 0 ? 0 : -1;
     if (msg[0] == 'S' && r == (ssize_t)sizeof msg && n == 0) {
         memcpy(wstatus, msg + 1, sizeof(int));
         return 'S';
     }
     if (msg[0] == 'P' && r == 1 && n == 3) {
         for (k = 0; k < 3; k++) {
-            if (*mine[k] >= 0)
-                close(*mine[k]);
+            if (*mine[k] >= 0) close(*mine[k]);
             *mine[k] = fds[k];
         }
         return 'P';
     }
     for (k = 0; k < 3; k++)
-        if (fds[k] >= 0)
-            close(fds[k]);
+        if (fds[k] >= 0) close(fds[k]);
     return -1;
 }
 
@@ -1155,8 +1058,7 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
     j->ctl = j->out_r = j->err_r = j->out_dir = j->egress_listen = -1;
     j->in_w = j->work_dir = j->tmp_dir = -1;
     /* no_new_privs first: nothing started from here can gain privileges */
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-        return fail("set no_new_privs");
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) return fail("set no_new_privs");
     if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
         socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0)
         return fail("create pipes");
@@ -1176,20 +1078,17 @@ int fo_sandbox_jail_start(const fo_sandbox_plan *p, fo_sandbox_jail *j, int seri
     pid = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
     if (pid < 0) {
         int err = errno;
-        if (c.mpl_fd >= 0)
-            close(c.mpl_fd);
+        if (c.mpl_fd >= 0) close(c.mpl_fd);
         fail("create the namespaces (clone)");
         fprintf(stderr, "  hint: %s\n", clone_hint(err));
         return FO_RUN_INTERNAL;
     }
-    if (pid == 0)
-        jail_child(&c);
+    if (pid == 0) jail_child(&c);
 
     close(outp[1]);
     close(errp[1]);
     close(ctl[1]);
-    if (c.mpl_fd >= 0)
-        close(c.mpl_fd);
+    if (c.mpl_fd >= 0) close(c.mpl_fd);
     j->pid = pid;
     j->ctl = ctl[0];
     if (p->session) {               /* init makes the program's pipes */

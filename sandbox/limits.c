@@ -36,8 +36,7 @@ static int write_file(const char *dir, const char *name, const char *val)
 
     snprintf(path, sizeof path, "%s/%s", dir, name);
     fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
+    if (fd < 0) return -1;
     w = write(fd, val, (size_t)len);
     close(fd);
     return w == len ? 0 : -1;
@@ -53,11 +52,9 @@ static long read_key(const char *dir, const char *name, const char *key)
 
     snprintf(path, sizeof path, "%s/%s", dir, name);
     f = fopen(path, "re");
-    if (!f)
-        return -1;
+    if (!f) return -1;
     while (fgets(line, sizeof line, f))
-        if (!strncmp(line, key, klen) && line[klen] == ' ')
-            v = strtol(line + klen + 1, NULL, 10);
+        if (!strncmp(line, key, klen) && line[klen] == ' ') v = strtol(line + klen + 1, NULL, 10);
     fclose(f);
     return v;
 }
@@ -77,13 +74,11 @@ static int own_cgroup(const char *controller, char *out, size_t outlen)
     int found = 0;
     FILE *f = fopen("/proc/self/cgroup", "re");
 
-    if (!f)
-        return 0;
+    if (!f) return 0;
     while (!found && fgets(line, sizeof line, f)) {
         char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL, *tok, *save;
 
-        if (!c2)
-            continue;
+        if (!c2) continue;
         *c2 = 0;
         line[strcspn(line, "\n")] = 0;
         c2[1 + strcspn(c2 + 1, "\n")] = 0;
@@ -91,11 +86,9 @@ static int own_cgroup(const char *controller, char *out, size_t outlen)
             found = c1[1] == 0;
         } else {
             for (tok = strtok_r(c1 + 1, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-                if (!strcmp(tok, controller))
-                    found = 1;
+                if (!strcmp(tok, controller)) found = 1;
         }
-        if (found)
-            snprintf(out, outlen, "%s", c2 + 1);
+        if (found) snprintf(out, outlen, "%s", c2 + 1);
     }
     fclose(f);
     return found;
@@ -109,15 +102,12 @@ static void sweep_stale(const char *parent)
     DIR *d = opendir(parent);
     char path[1024];
 
-    if (!d)
-        return;
+    if (!d) return;
     while ((de = readdir(d))) {
         long pid;
-        if (strncmp(de->d_name, "folio-run-", 10))
-            continue;
+        if (strncmp(de->d_name, "folio-run-", 10)) continue;
         pid = strtol(de->d_name + 10, NULL, 10);
-        if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-            continue;
+        if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
         snprintf(path, sizeof path, "%s/%s", parent, de->d_name);
         (void)rmdir(path);
     }
@@ -182,8 +172,7 @@ static void setup_v1(fo_sandbox_cgroup *cg, const fo_sandbox_plan *p, int serial
         snprintf(val, sizeof val, "%lld", cpu_quota_us(p));
         cg->cpu_ok = cg->cpu_ok && write_file(cg->cpu, "cpu.cfs_quota_us", val) == 0;
     }
-    if (cg->mem[0] || cg->pids[0] || cg->cpu[0])
-        cg->version = 1;
+    if (cg->mem[0] || cg->pids[0] || cg->cpu[0]) cg->version = 1;
 }
 
 static void setup_v2(fo_sandbox_cgroup *cg, const fo_sandbox_plan *p, int serial,
@@ -191,22 +180,19 @@ static void setup_v2(fo_sandbox_cgroup *cg, const fo_sandbox_plan *p, int serial
 {
     char own[512], val[32], parent[640];
 
-    if (!own_cgroup("", own, sizeof own))
-        return;
+    if (!own_cgroup("", own, sizeof own)) return;
     snprintf(parent, sizeof parent, "%s%s", base, own);
     /* Needs the controllers delegated to our cgroup; fails harmlessly if not.
        cpu apart: a write naming one controller that is not there fails whole. */
     (void)write_file(parent, "cgroup.subtree_control", "+memory +pids");
     (void)write_file(parent, "cgroup.subtree_control", "+cpu");
-    if (make_child(base, own, serial, cg->mem, sizeof cg->mem) < 0)
-        return;
+    if (make_child(base, own, serial, cg->mem, sizeof cg->mem) < 0) return;
     cg->version = 2;
     snprintf(cg->pids, sizeof cg->pids, "%s", cg->mem);
     snprintf(cg->cpu, sizeof cg->cpu, "%s", cg->mem);
     snprintf(val, sizeof val, "%llu", (unsigned long long)p->memory_mb << 20);
     cg->mem_ok = write_file(cg->mem, "memory.max", val) == 0;
-    if (cg->mem_ok)
-        (void)write_file(cg->mem, "memory.swap.max", "0");
+    if (cg->mem_ok) (void)write_file(cg->mem, "memory.swap.max", "0");
     cg->tcp_ok = cg->mem_ok;          /* v2 charges socket memory to memory.max */
     snprintf(val, sizeof val, "%u", p->pids);
     cg->pids_ok = write_file(cg->pids, "pids.max", val) == 0;
@@ -227,8 +213,7 @@ void fo_sandbox_cgroup_create(fo_sandbox_cgroup *cg, const fo_sandbox_plan *p, i
                 setup_v2(cg, p, serial, CG_ROOT "/unified");
         }
     }
-    if (cg->version && !cg->mem_ok && !cg->pids_ok && !cg->cpu_ok)
-        fo_sandbox_cgroup_destroy(cg);
+    if (cg->version && !cg->mem_ok && !cg->pids_ok && !cg->cpu_ok) fo_sandbox_cgroup_destroy(cg);
 }
 
 int fo_sandbox_cgroup_weight(const fo_sandbox_cgroup *cg, unsigned weight)
@@ -236,14 +221,12 @@ int fo_sandbox_cgroup_weight(const fo_sandbox_cgroup *cg, unsigned weight)
     char val[32];
     int rc;
 
-    if (!cg->cpu[0])
-        return -1;
+    if (!cg->cpu[0]) return -1;
     /* Below the default the group is also an idle one where the kernel has
        cpu.idle (5.15+, v1 and v2): a task of another group that wakes takes
        the CPU from it at once instead of after its share of a slice. An idle
        group refuses a new weight, so the weight is set while it is not. */
-    if (weight >= 100)
-        (void)write_file(cg->cpu, "cpu.idle", "0");
+    if (weight >= 100) (void)write_file(cg->cpu, "cpu.idle", "0");
     if (cg->version == 2) {
         snprintf(val, sizeof val, "%u", weight);
         rc = write_file(cg->cpu, "cpu.weight", val);
@@ -251,8 +234,7 @@ int fo_sandbox_cgroup_weight(const fo_sandbox_cgroup *cg, unsigned weight)
         snprintf(val, sizeof val, "%u", weight * 1024 / 100);   /* v1: 1024 is the default */
         rc = write_file(cg->cpu, "cpu.shares", val);
     }
-    if (rc == 0 && weight < 100)
-        (void)write_file(cg->cpu, "cpu.idle", "1");
+    if (rc == 0 && weight < 100) (void)write_file(cg->cpu, "cpu.idle", "1");
     return rc;
 }
 
@@ -261,12 +243,9 @@ int fo_sandbox_cgroup_attach(const fo_sandbox_cgroup *cg, pid_t pid)
     char val[32];
 
     snprintf(val, sizeof val, "%ld", (long)pid);
-    if (cg->mem[0] && write_file(cg->mem, "cgroup.procs", val) < 0)
-        return -1;
-    if (cg->pids[0] && strcmp(cg->pids, cg->mem) && write_file(cg->pids, "cgroup.procs", val) < 0)
-        return -1;
-    if (cg->cpu[0] && strcmp(cg->cpu, cg->mem) && write_file(cg->cpu, "cgroup.procs", val) < 0)
-        return -1;
+    if (cg->mem[0] && write_file(cg->mem, "cgroup.procs", val) < 0) return -1;
+    if (cg->pids[0] && strcmp(cg->pids, cg->mem) && write_file(cg->pids, "cgroup.procs", val) < 0) return -1;
+    if (cg->cpu[0] && strcmp(cg->cpu, cg->mem) && write_file(cg->cpu, "cgroup.procs", val) < 0) return -1;
     return 0;
 }
 
@@ -293,12 +272,10 @@ static int read_u64(const char *dir, const char *name, uint64_t *v)
 
     snprintf(path, sizeof path, "%s/%s", dir, name);
     fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
+    if (fd < 0) return -1;
     n = read(fd, text, sizeof text - 1);
     close(fd);
-    if (n <= 0)
-        return -1;
+    if (n <= 0) return -1;
     text[n] = 0;
     *v = !strncmp(text, "max", 3) ? UINT64_MAX : strtoull(text, NULL, 10);
     return 0;
@@ -318,8 +295,7 @@ int fo_sandbox_cgroup_memory_room(const fo_sandbox_cgroup *cg, uint64_t *room)
 
 const char *fo_sandbox_cgroup_memory_via(const fo_sandbox_cgroup *cg)
 {
-    if (!cg->mem_ok)
-        return "rlimit-as";
+    if (!cg->mem_ok) return "rlimit-as";
     return cg->version == 2 ? "cgroup-v2" : "cgroup-v1";
 }
 
@@ -329,11 +305,9 @@ static void remove_dir(char *dir)
     struct timespec ms = { 0, 1000000 };
     int tries;
 
-    if (!dir[0])
-        return;
+    if (!dir[0]) return;
     for (tries = 0; tries < 200; tries++) {
-        if (rmdir(dir) == 0 || errno == ENOENT)
-            break;
+        if (rmdir(dir) == 0 || errno == ENOENT) break;
         if (errno != EBUSY) {
             fprintf(stderr, "folio: run: can't remove cgroup %s: %s\n", dir, strerror(errno));
             break;
@@ -345,10 +319,8 @@ static void remove_dir(char *dir)
 
 void fo_sandbox_cgroup_destroy(fo_sandbox_cgroup *cg)
 {
-    if (strcmp(cg->pids, cg->mem))
-        remove_dir(cg->pids);
-    if (strcmp(cg->cpu, cg->mem))
-        remove_dir(cg->cpu);
+    if (strcmp(cg->pids, cg->mem)) remove_dir(cg->pids);
+    if (strcmp(cg->cpu, cg->mem)) remove_dir(cg->cpu);
     remove_dir(cg->mem);
     cg->pids[0] = cg->cpu[0] = 0;
     cg->mem_ok = cg->pids_ok = cg->cpu_ok = cg->tcp_ok = 0;
@@ -373,8 +345,7 @@ static void lower_priority(void)
 
     errno = 0;
     now = getpriority(PRIO_PROCESS, 0);
-    if (errno == 0 && now >= FO_SANDBOX_NICE)
-        return;
+    if (errno == 0 && now >= FO_SANDBOX_NICE) return;
     if (setpriority(PRIO_PROCESS, 0, FO_SANDBOX_NICE) < 0) {
         fprintf(stderr, "folio: run: can't lower the jail's priority: %s\n", strerror(errno));
         _exit(125);
@@ -391,7 +362,6 @@ void fo_sandbox_rlimits_apply(const fo_sandbox_plan *p, int need_as, int need_np
     /* With a pids cgroup, RLIMIT_NPROC stays out of its way (so the cgroup's
        counter shows the hit) but still bounds a runaway at twice the limit. */
     set_limit(RLIMIT_NPROC, need_nproc ? p->pids : 2 * (rlim_t)p->pids, "process count");
-    if (need_as)
-        set_limit(RLIMIT_AS, (rlim_t)p->memory_mb << 20, "address space");
+    if (need_as) set_limit(RLIMIT_AS, (rlim_t)p->memory_mb << 20, "address space");
     lower_priority();
 }

@@ -79,12 +79,10 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *out)
     char *end;
     unsigned long long v;
 
-    if (*s < '0' || *s > '9')
-        return -1;
+    if (*s < '0' || *s > '9') return -1;
     errno = 0;
     v = strtoull(s, &end, 10);
-    if (errno || *end || v == 0 || v > max)
-        return -1;
+    if (errno || *end || v == 0 || v > max) return -1;
     *out = v;
     return 0;
 }
@@ -96,8 +94,7 @@ int fo_sandbox_parse_number(const char *s, double lo, double hi, double *out)
 
     errno = 0;
     v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= lo && v <= hi))
-        return -1;
+    if (errno || end == s || *end || !(v >= lo && v <= hi)) return -1;
     *out = v;
     return 0;
 }
@@ -107,8 +104,7 @@ static int parse_decimal(const char *s, double lo, double hi, double *out)
 {
     double v;
 
-    if (fo_sandbox_parse_number(s, lo, hi, &v) < 0 || !(v > lo))
-        return -1;
+    if (fo_sandbox_parse_number(s, lo, hi, &v) < 0 || !(v > lo)) return -1;
     *out = v;
     return 0;
 }
@@ -122,8 +118,7 @@ static int parse_render(fo_sandbox_plan *p, const char *list)
         int found = 0;
 
         for (k = 0; k < sizeof known_formats / sizeof *known_formats; k++)
-            if (strlen(known_formats[k]) == n && !strncmp(s, known_formats[k], n))
-                found = 1;
+            if (strlen(known_formats[k]) == n && !strncmp(s, known_formats[k], n)) found = 1;
         if (!found)
             return bad(p, "--render: unknown format in \"%s\" (xlsx, docx, pptx, pdf, png)",
                                   list);
@@ -135,19 +130,16 @@ static int parse_render(fo_sandbox_plan *p, const char *list)
             p->render[p->n_render++][n] = 0;
         }
         s += n;
-        if (*s == ',')
-            s++;
+        if (*s == ',') s++;
     }
-    if (p->n_render == 0)
-        return bad(p, "--render: no format in \"%s\"", list);
+    if (p->n_render == 0) return bad(p, "--render: no format in \"%s\"", list);
     return FO_RUN_OK;
 }
 
 /* The egress policy, created on first use. NULL when out of memory. */
 static fo_egress_policy *egress_policy(fo_sandbox_plan *p)
 {
-    if (!p->egress)
-        p->egress = fo_calloc(1, sizeof *p->egress);
+    if (!p->egress) p->egress = fo_calloc(1, sizeof *p->egress);
     return p->egress;
 }
 
@@ -159,24 +151,18 @@ static int apply_net(fo_sandbox_plan *p, const char *opt, const char *val)
                                   : !strncmp(val, "allow=", 6) ? val + 6 : NULL;
 
     if (!strcmp(opt, "--net-resolve")) {
-        if (!egress_policy(p))
-            return bad(p, "%s", "out of memory");
-        if (fo_egress_policy_pin(p->egress, val, &err) < 0)
-            return bad(p, "--net-resolve %s: %s", val, err);
+        if (!egress_policy(p)) return bad(p, "%s", "out of memory");
+        if (fo_egress_policy_pin(p->egress, val, &err) < 0) return bad(p, "--net-resolve %s: %s", val, err);
         return FO_RUN_OK;
     }
     if (!strcmp(val, "none") || !strcmp(val, "all")) {
         p->net = val[0] == 'n' ? FO_NET_NONE : FO_NET_ALL;
-        if (p->egress)
-            p->egress->n_rules = 0;
+        if (p->egress) p->egress->n_rules = 0;
         return FO_RUN_OK;
     }
-    if (!list)
-        return bad(p, "--net: expected none, all, packages or allow=LIST, got \"%s\"", val);
-    if (!egress_policy(p))
-        return bad(p, "%s", "out of memory");
-    if (fo_egress_policy_add(p->egress, list, &err) < 0)
-        return bad(p, "--net %s: %s", val, err);
+    if (!list) return bad(p, "--net: expected none, all, packages or allow=LIST, got \"%s\"", val);
+    if (!egress_policy(p)) return bad(p, "%s", "out of memory");
+    if (fo_egress_policy_add(p->egress, list, &err) < 0) return bad(p, "--net %s: %s", val, err);
     p->net = FO_NET_ALLOW;
     return FO_RUN_OK;
 }
@@ -188,8 +174,7 @@ static int net_list(const char *val)
 
     if (strcmp(val, "packages"))
         return fo_usage_error("run", "--net-list: the only preset is \"packages\", got \"%s\"", val);
-    for (k = 0; fo_egress_packages[k]; k++)
-        printf("%s\n", fo_egress_packages[k]);
+    for (k = 0; fo_egress_packages[k]; k++) printf("%s\n", fo_egress_packages[k]);
     return FO_RUN_OK;
 }
 
@@ -199,8 +184,7 @@ int fo_sandbox_plan_option(fo_sandbox_plan *p, const char *opt, const char *val)
     uint64_t v;
 
     if (!strcmp(opt, "--in")) {
-        if (p->n_in_paths >= MAX_IN)
-            return bad(p, "too many --in files (max %d)", MAX_IN);
+        if (p->n_in_paths >= MAX_IN) return bad(p, "too many --in files (max %d)", MAX_IN);
         ((const char **)p->in_paths)[p->n_in_paths++] = val;
     } else if (!strcmp(opt, "--out")) {
         p->out_dir = val;
@@ -227,8 +211,7 @@ int fo_sandbox_plan_option(fo_sandbox_plan *p, const char *opt, const char *val)
             return bad(p, "--max-total: expected a positive byte count, got \"%s\"", val);
         p->max_total = v;
     } else if (!strcmp(opt, "--pids")) {
-        if (parse_u64(val, 65536, &v) || v < 2)
-            return bad(p, "--pids: expected 2..65536, got \"%s\"", val);
+        if (parse_u64(val, 65536, &v) || v < 2) return bad(p, "--pids: expected 2..65536, got \"%s\"", val);
         p->pids = (unsigned)v;
     } else if (!strcmp(opt, "--net") || !strcmp(opt, "--net-resolve")) {
         return apply_net(p, opt, val);
@@ -266,8 +249,7 @@ int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help)
     int i, rc;
 
     *help = 0;
-    if (fo_sandbox_plan_defaults(p) != FO_RUN_OK)
-        return FO_RUN_INTERNAL;
+    if (fo_sandbox_plan_defaults(p) != FO_RUN_OK) return FO_RUN_INTERNAL;
 
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *eq;
@@ -290,29 +272,23 @@ int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help)
         }
         eq = strchr(a, '=');
         n = eq ? (size_t)(eq - a) : strlen(a);
-        if (n >= sizeof opt)
-            return fo_usage_error("run", "unknown option \"%s\"", a);
+        if (n >= sizeof opt) return fo_usage_error("run", "unknown option \"%s\"", a);
         memcpy(opt, a, n);
         opt[n] = 0;
         for (k = 0; k < sizeof with_value / sizeof *with_value; k++)
-            if (!strcmp(opt, with_value[k]))
-                takes = 1;
-        if (!takes)
-            return fo_usage_error("run", "unknown option \"%s\"", a);
-        if (!eq && i + 1 >= argc)
-            return fo_usage_error("run", "%s needs a value", opt);
+            if (!strcmp(opt, with_value[k])) takes = 1;
+        if (!takes) return fo_usage_error("run", "unknown option \"%s\"", a);
+        if (!eq && i + 1 >= argc) return fo_usage_error("run", "%s needs a value", opt);
         if (!strcmp(opt, "--net-list")) {
             *help = 1;
             return net_list(eq ? eq + 1 : argv[i + 1]);
         }
         rc = fo_sandbox_plan_option(p, opt, eq ? eq + 1 : argv[++i]);
-        if (rc != FO_RUN_OK)
-            return rc;
+        if (rc != FO_RUN_OK) return rc;
     }
     if (p->egress && p->egress->n_pins && p->net != FO_NET_ALLOW)
         return fo_usage_error("run", "%s", "--net-resolve needs --net packages or --net allow=LIST");
-    if (i >= argc)
-        return fo_usage_error("run", "%s", "missing command: folio run [options] -- CMD [ARG...]");
+    if (i >= argc) return fo_usage_error("run", "%s", "missing command: folio run [options] -- CMD [ARG...]");
     p->argv = argv + i;
     if (!p->max_total)
         p->max_total = 4 * p->max_bytes;  /* --max-total's default */
@@ -321,8 +297,7 @@ int fo_sandbox_plan_parse(fo_sandbox_plan *p, int argc, char **argv, int *help)
 
 void fo_sandbox_plan_free(fo_sandbox_plan *p)
 {
-    if (!p)
-        return;
+    if (!p) return;
     fo_sandbox_files_free(p->in, p->n_in);
     fo_free((void *)p->in_paths);
     fo_free(p->egress);

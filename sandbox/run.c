@@ -60,8 +60,7 @@ static void tail_add(tail_buf *t, const char *s, size_t n)
         t->buf[pos] = s[k];
         if (t->len < FO_SANDBOX_TAIL)
             t->len++;
-        else
-            t->start = (t->start + 1) % FO_SANDBOX_TAIL;
+        else t->start = (t->start + 1) % FO_SANDBOX_TAIL;
     }
 }
 
@@ -73,10 +72,8 @@ static int drain(int fd, tail_buf *t, fo_sandbox_echo *e)
     char buf[16384];
     ssize_t r = read(fd, buf, sizeof buf);
 
-    if (r < 0 && (errno == EINTR || errno == EAGAIN))
-        return 1;
-    if (r <= 0)
-        return 0;
+    if (r < 0 && (errno == EINTR || errno == EAGAIN)) return 1;
+    if (r <= 0) return 0;
     tail_add(t, buf, (size_t)r);
     fo_sandbox_echo_add(e, buf, (size_t)r);
     return 1;
@@ -119,18 +116,15 @@ static void supervise(const fo_sandbox_plan *p, fo_sandbox_jail *j, outcome *o,
         }
         pf[2].fd = fds[2];
         pf[2].events = POLLIN;
-        for (k = 0; k < 5; k++)
-            pf[k].revents = 0;
+        for (k = 0; k < 5; k++) pf[k].revents = 0;
         n = poll(pf, 5, (int)(left * 1000) + 1);
         if (n < 0 && errno != EINTR) {
             fprintf(stderr, "folio: run: poll: %s\n", strerror(errno));
             break;
         }
         for (k = 0; n > 0 && k < 2; k++) {
-            if (pf[3 + k].revents)
-                fo_sandbox_echo_flush(echo[k]);
-            if (pf[k].fd >= 0 && pf[k].revents && !drain(fds[k], tails[k], echo[k]))
-                fds[k] = -1;
+            if (pf[3 + k].revents) fo_sandbox_echo_flush(echo[k]);
+            if (pf[k].fd >= 0 && pf[k].revents && !drain(fds[k], tails[k], echo[k])) fds[k] = -1;
         }
         if (n > 0 && fds[2] >= 0 && pf[2].revents) {
             char msg[1 + sizeof(int)];
@@ -171,19 +165,14 @@ static int program_failed(const outcome *o)
 /* The limit that stopped the program, or NULL. */
 static const char *limit_hit(const outcome *o)
 {
-    if (o->timed_out)
-        return "timeout";
+    if (o->timed_out) return "timeout";
     if (o->have_status && WIFSIGNALED(o->wstatus)) {
         int sig = WTERMSIG(o->wstatus);
-        if (sig == SIGKILL && o->oom_kills > 0)
-            return "memory";
-        if (sig == SIGXFSZ)
-            return "file_size";
-        if (sig == SIGXCPU)
-            return "cpu";
+        if (sig == SIGKILL && o->oom_kills > 0) return "memory";
+        if (sig == SIGXFSZ) return "file_size";
+        if (sig == SIGXCPU) return "cpu";
     }
-    if (o->oom_kills > 0)
-        return "memory";
+    if (o->oom_kills > 0) return "memory";
     if (o->fsize_hit)
         return "file_size";         /* e.g. python, which ignores SIGXFSZ: EFBIG */
     return NULL;
@@ -192,8 +181,7 @@ static const char *limit_hit(const outcome *o)
 /* What to change when a limit stopped the program. */
 static void hint_limit(const fo_sandbox_plan *p, const char *lim, const outcome *o)
 {
-    if (!lim)
-        lim = "";
+    if (!lim) lim = "";
     if (!strcmp(lim, "timeout"))
         fprintf(stderr, "folio: run: hint: the program ran past --timeout %g s; raise "
                 "--timeout or make it faster\n", p->timeout_s);
@@ -232,11 +220,9 @@ static void json_tail(fo_buf *b, const char *key, const tail_buf *t,
         b->failed = 1;
         return;
     }
-    for (k = 0; k < t->len; k++)
-        lin[k] = t->buf[(t->start + k) % FO_SANDBOX_TAIL];
+    for (k = 0; k < t->len; k++) lin[k] = t->buf[(t->start + k) % FO_SANDBOX_TAIL];
     /* a cut tail may start inside a UTF-8 sequence */
-    while (t->total > t->len && skip < 3 && skip < t->len && (lin[skip] & 0xc0) == 0x80)
-        skip++;
+    while (t->total > t->len && skip < 3 && skip < t->len && (lin[skip] & 0xc0) == 0x80) skip++;
     fo_buf_json_str(b, lin + skip, t->len - skip);
     fo_buf_puts(b, "},\n");
     fo_free(lin);
@@ -252,14 +238,12 @@ static void json_status(fo_buf *b, const outcome *o)
         fo_buf_printf(b, "\"exit_code\": null, \"signal\": \"SIG%s\"",
                               sigabbrev_np(WTERMSIG(o->wstatus)) ?
                               sigabbrev_np(WTERMSIG(o->wstatus)) : "?");
-    else
-        fo_buf_puts(b, "\"exit_code\": null, \"signal\": \"SIGKILL\"");
+    else fo_buf_puts(b, "\"exit_code\": null, \"signal\": \"SIGKILL\"");
     fo_buf_printf(b, ", \"timed_out\": %s, \"seconds\": %.3f, \"limit\": ",
                           o->timed_out ? "true" : "false", o->seconds);
     if (lim)
         fo_buf_printf(b, "\"%s\"", lim);
-    else
-        fo_buf_puts(b, "null");
+    else fo_buf_puts(b, "null");
     fo_buf_printf(b, ", \"limits_reached\": {\"memory_oom_kills\": %ld, "
                           "\"pids_max_hits\": %ld}", o->oom_kills, o->pids_max);
 }
@@ -320,12 +304,9 @@ static int read_unsized(int *fd, struct stat *st, uint64_t ceiling)
 
     for (;;) {
         ssize_t n = read(*fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0 || total > ceiling)
-            break;
-        if (mem < 0 && (mem = memfd_create("folio-in", MFD_CLOEXEC)) < 0)
-            return -1;
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0 || total > ceiling) break;
+        if (mem < 0 && (mem = memfd_create("folio-in", MFD_CLOEXEC)) < 0) return -1;
         if (fo_write_all(mem, buf, (size_t)n, 0) < 0) {
             close(mem);
             return -1;
@@ -407,8 +388,7 @@ static int add_folder(fo_sandbox_plan *p, int dfd, const char *prefix, const cha
         struct stat st;
         int fd;
 
-        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-            continue;
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
         snprintf(name, sizeof name, "%s/%s", prefix, de->d_name);
         snprintf(where, sizeof where, "%s/%s", shown, de->d_name);
         if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
@@ -461,8 +441,7 @@ int fo_sandbox_open_inputs(fo_sandbox_plan *p)
         int fd;
 
         /* "data/" names the folder data */
-        while (len > 1 && path[len - 1] == '/')
-            len--;
+        while (len > 1 && path[len - 1] == '/') len--;
         snprintf(trimmed, sizeof trimmed, "%.*s", (int)len, path);
         base = strrchr(trimmed, '/');
         base = base ? base + 1 : trimmed;
@@ -548,11 +527,9 @@ static void render(const fo_sandbox_plan *p, const char *engine, fo_sandbox_coll
     rp.net = FO_NET_NONE;                /* a hostile spec gets no network */
     r->attempted = 1;
     r->code = -1;
-    if (fo_sandbox_jail_start(&rp, &j, 1) != FO_RUN_OK)
-        return;
+    if (fo_sandbox_jail_start(&rp, &j, 1) != FO_RUN_OK) return;
     supervise(&rp, &j, &r->o, p->quiet ? -1 : 2, p->quiet ? -1 : 2);
-    if (r->o.have_status && WIFEXITED(r->o.wstatus))
-        r->code = WEXITSTATUS(r->o.wstatus);
+    if (r->o.have_status && WIFEXITED(r->o.wstatus)) r->code = WEXITSTATUS(r->o.wstatus);
     if (fo_sandbox_collect(j.out_dir, p->max_bytes, &r->files, col->files, col->n_files) < 0)
         fprintf(stderr, "folio: run: can't collect the rendered files: %s\n", strerror(errno));
     fo_sandbox_jail_close(&j);
@@ -563,8 +540,7 @@ static void tail_text(const tail_buf *t, char *out, size_t len)
 {
     size_t n = t->len < len - 1 ? t->len : len - 1, skip = t->len - n, k;
 
-    for (k = 0; k < n; k++)
-        out[k] = t->buf[(t->start + skip + k) % FO_SANDBOX_TAIL];
+    for (k = 0; k < n; k++) out[k] = t->buf[(t->start + skip + k) % FO_SANDBOX_TAIL];
     out[n] = 0;
 }
 
@@ -600,8 +576,7 @@ static int find_file(const fo_sandbox_collection *c, const char *name)
     size_t k;
 
     for (k = 0; k < c->n_files; k++)
-        if (!strcmp(c->files[k].name, name))
-            return (int)k;
+        if (!strcmp(c->files[k].name, name)) return (int)k;
     return -1;
 }
 
@@ -616,10 +591,8 @@ static int reserve_render_names(const fo_sandbox_plan *p, fo_sandbox_collection 
 
     for (k = 0; k < p->n_render; k++) {
         snprintf(name, sizeof name, "result.%s", p->render[k]);
-        if (fo_sandbox_collect_reserve(col, name, reason) < 0)
-            return -1;
-        if (strcmp(p->render[k], "png"))
-            continue;
+        if (fo_sandbox_collect_reserve(col, name, reason) < 0) return -1;
+        if (strcmp(p->render[k], "png")) continue;
         for (m = col->n_files; m-- > 0;) {
             const char *n = col->files[m].name;
             size_t digits = strncmp(n, "result-", 7) ? 0 : strspn(n + 7, "0123456789");
@@ -656,12 +629,10 @@ static int exit_code(const fo_sandbox_plan *p, const outcome *o,
 {
     size_t k;
 
-    if (program_failed(o))
-        return FO_RUN_PROGRAM;
+    if (program_failed(o)) return FO_RUN_PROGRAM;
     if (render_over_ceiling(r)) {
         fputs("folio: run: --render ", stderr);
-        for (k = 0; k < p->n_render; k++)
-            fprintf(stderr, "%s%s", k ? "," : "", p->render[k]);
+        for (k = 0; k < p->n_render; k++) fprintf(stderr, "%s%s", k ? "," : "", p->render[k]);
         fprintf(stderr, ": a rendered file passed the ceiling of %llu bytes (--max-bytes); "
                 "nothing rendered was kept\n", (unsigned long long)p->max_bytes);
         return FO_RUN_CEILING;
@@ -673,8 +644,7 @@ static int exit_code(const fo_sandbox_plan *p, const outcome *o,
                     (unsigned long long)p->max_total);
         return FO_RUN_CEILING;
     }
-    if (r->attempted && r->code != 0)
-        return r->code == FO_RUN_INVALID ? r->code : FO_RUN_INTERNAL;
+    if (r->attempted && r->code != 0) return r->code == FO_RUN_INVALID ? r->code : FO_RUN_INTERNAL;
     return FO_RUN_OK;
 }
 
@@ -745,11 +715,9 @@ const char *fo_sandbox_mpl_cache(const char *engine, char *buf, size_t len)
     struct stat st;
     int n;
 
-    if (!slash)
-        return NULL;
+    if (!slash) return NULL;
     n = snprintf(buf, len, "%.*s/matplotlib", (int)(slash - engine), engine);
-    if (n < 0 || (size_t)n >= len || stat(buf, &st) < 0 || !S_ISDIR(st.st_mode))
-        return NULL;
+    if (n < 0 || (size_t)n >= len || stat(buf, &st) < 0 || !S_ISDIR(st.st_mode)) return NULL;
     return buf;
 }
 
@@ -770,11 +738,9 @@ static void hint_host_paths(const fo_sandbox_plan *p)
         const char *copied = NULL;      /* the /work name it was copied in as */
         int visible = 0;
 
-        if (a[0] == '-' || !*base || strlen(a) > 1024 || stat(a, &st) < 0 || !S_ISREG(st.st_mode))
-            continue;
+        if (a[0] == '-' || !*base || strlen(a) > 1024 || stat(a, &st) < 0 || !S_ISREG(st.st_mode)) continue;
         for (m = 0; a[0] == '/' && m < sizeof shared / sizeof *shared; m++)
-            if (!strncmp(a, shared[m], strlen(shared[m])))
-                visible = 1;
+            if (!strncmp(a, shared[m], strlen(shared[m]))) visible = 1;
         for (m = 0; m < p->n_in; m++) {
             const char *n = p->in[m].name;
             size_t ln = strlen(n), lb = strlen(base);
@@ -783,8 +749,7 @@ static void hint_host_paths(const fo_sandbox_plan *p)
             if (!strcmp(n, base) || (ln > lb && n[ln - lb - 1] == '/' && !strcmp(n + ln - lb, base)))
                 copied = n;
         }
-        if (visible)
-            continue;
+        if (visible) continue;
         if (copied)
             fprintf(stderr, "folio: run: hint: %s is not in the jail; --in copied it to "
                     "/work/%s, so refer to it as %s\n", a, copied, copied);
@@ -809,8 +774,7 @@ int fo_sandbox_egress_begin(const fo_sandbox_plan *p, fo_sandbox_jail *j, fo_egr
     px->pid = -1;
     px->log_fd = -1;
     px->died = 0;
-    if (p->net != FO_NET_ALLOW)
-        return FO_RUN_OK;
+    if (p->net != FO_NET_ALLOW) return FO_RUN_OK;
     if (fo_egress_start(px, p->egress, j->egress_listen, getenv("FOLIO_EGRESS_RESOLV"),
                         65534, &err) < 0) {
         fprintf(stderr, "folio: run: %s: %s\n", err, strerror(errno));
@@ -826,8 +790,7 @@ int fo_sandbox_egress_begin(const fo_sandbox_plan *p, fo_sandbox_jail *j, fo_egr
    policy network). Says so when the proxy had died during the run. */
 char *fo_sandbox_egress_end(const fo_sandbox_plan *p, fo_egress_proxy *px)
 {
-    if (p->net != FO_NET_ALLOW)
-        return NULL;
+    if (p->net != FO_NET_ALLOW) return NULL;
     fo_egress_stop(px);
     if (px->died)
         fprintf(stderr, "folio: run: the egress proxy ended during the run (status %d): "
@@ -893,15 +856,12 @@ static char *run_provenance(const fo_sandbox_plan *p)
     fo_buf b = { 0 };
     size_t k;
 
-    if (!inputs)
-        return NULL;
+    if (!inputs) return NULL;
     fo_sha256_init(&h);
-    for (k = 0; p->argv[k]; k++)
-        fo_sha256_update(&h, p->argv[k], strlen(p->argv[k]) + 1);
+    for (k = 0; p->argv[k]; k++) fo_sha256_update(&h, p->argv[k], strlen(p->argv[k]) + 1);
     fo_sha256_update(&h, inputs, strlen(inputs));
     fo_sha256_final(&h, dig);
-    for (k = 0; k < 16; k++)
-        snprintf(hex + 2 * k, 3, "%02x", dig[k]);
+    for (k = 0; k < 16; k++) snprintf(hex + 2 * k, 3, "%02x", dig[k]);
     fo_buf_printf(&b, "{\"run\": \"%s\", \"inputs\": %s}", hex, inputs);
     fo_free(inputs);
     return b.failed ? (fo_buf_free(&b), NULL) : fo_buf_take(&b, NULL);
@@ -937,20 +897,17 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
     }
     memset(&col, 0, sizeof col);
     rc = fo_sandbox_plan_parse(&p, argc, argv, &help);
-    if (rc != FO_RUN_OK || help)
-        goto done;
+    if (rc != FO_RUN_OK || help) goto done;
     if (p.n_render && !engine) {
         fputs("folio: run: --render needs folio-engine, which is not installed beside folio\n",
               stderr);
         rc = FO_RUN_INTERNAL;
         goto done;
     }
-    if (p.sign_key && (rc = sign_ready(&p, engine)) != FO_RUN_OK)
-        goto done;
+    if (p.sign_key && (rc = sign_ready(&p, engine)) != FO_RUN_OK) goto done;
     p.mpl_cache = fo_sandbox_mpl_cache(engine, mpl_dir, sizeof mpl_dir);
     rc = fo_sandbox_open_inputs(&p);
-    if (rc != FO_RUN_OK)
-        goto done;
+    if (rc != FO_RUN_OK) goto done;
     if (!(prov = run_provenance(&p))) {   /* hashed before the program runs: the inputs given */
         fprintf(stderr, "folio: run: can't read the --in files to hash them: %s\n", strerror(errno));
         rc = FO_RUN_INTERNAL;
@@ -961,8 +918,7 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
     fo_sandbox_std_nonblocking();          /* a caller that stops reading can't stall us */
 
     rc = fo_sandbox_jail_start(&p, &j, 0);
-    if (rc != FO_RUN_OK)
-        goto done;
+    if (rc != FO_RUN_OK) goto done;
     rc = fo_sandbox_egress_begin(&p, &j, &px);
     supervise(&p, &j, &o, p.quiet ? -1 : (p.json ? 2 : 1), p.quiet ? -1 : 2);
     egress = fo_sandbox_egress_end(&p, &px);
@@ -995,20 +951,16 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
     /* a failed program's result.json may be half-written: not rendered */
     if (!p.n_render)
         skipped = NULL;
-    else if (program_failed(&o))
-        skipped = "the program failed";
-    else if (find_file(&col, "result.json") < 0)
-        skipped = "no regular file /out/result.json";
-    else
-        render(&p, engine, &col, &r);
+    else if (program_failed(&o)) skipped = "the program failed";
+    else if (find_file(&col, "result.json") < 0) skipped = "no regular file /out/result.json";
+    else render(&p, engine, &col, &r);
     if (r.attempted && (fo_sandbox_collect_total(&r.files, &budget) < 0 ||
                         fo_sandbox_collect_hash(&r.files, NULL) < 0)) {
         fprintf(stderr, "folio: run: can't collect the rendered files: %s\n", strerror(errno));
         rc = FO_RUN_INTERNAL;
         goto done;
     }
-    if (r.attempted)
-        print_refused(&r.files, "rendered ");
+    if (r.attempted) print_refused(&r.files, "rendered ");
     code = exit_code(&p, &o, &col, &r);
 
     fo_buf_puts(&m, "{\n  \"folio_run\": 1,\n  \"command\": [");
@@ -1048,8 +1000,7 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
         fo_buf_puts(&m, "null");
     } else {
         fo_buf_puts(&m, "{\n  \"formats\": [");
-        for (k = 0; k < p.n_render; k++)
-            fo_buf_printf(&m, "%s\"%s\"", k ? ", " : "", p.render[k]);
+        for (k = 0; k < p.n_render; k++) fo_buf_printf(&m, "%s\"%s\"", k ? ", " : "", p.render[k]);
         fo_buf_printf(&m, "],\n  \"command\": %s,\n  ", r.argv_json);
         json_status(&m, &r.o);
         fo_buf_puts(&m, ",\n");
@@ -1074,12 +1025,9 @@ int fo_sandbox_main(int argc, char **argv, const char *engine)
         rc = FO_RUN_INTERNAL;
         goto done;
     }
-    if (p.json)
-        (void)fo_write_all(1, m.data, m.len, fo_now() + FO_SANDBOX_ECHO_GRACE);
-    if (program_failed(&o) && !o.timed_out)
-        hint_host_paths(&p);
-    if (program_failed(&o))
-        hint_limit(&p, limit_hit(&o), &o);
+    if (p.json) (void)fo_write_all(1, m.data, m.len, fo_now() + FO_SANDBOX_ECHO_GRACE);
+    if (program_failed(&o) && !o.timed_out) hint_host_paths(&p);
+    if (program_failed(&o)) hint_limit(&p, limit_hit(&o), &o);
     if (!p.quiet && skipped && !program_failed(&o))
         fprintf(stderr, "folio: run: --render: nothing rendered, %s\n", skipped);
     if (!p.quiet && !p.json) {

@@ -31,16 +31,14 @@ typedef struct {
 
 static void skip_ws(json_in *in)
 {
-    while (in->p < in->end && (*in->p == ' ' || *in->p == '\t' || *in->p == '\n' || *in->p == '\r'))
-        in->p++;
+    while (in->p < in->end && (*in->p == ' ' || *in->p == '\t' || *in->p == '\n' || *in->p == '\r')) in->p++;
 }
 
 static int eat(json_in *in, const char *word)
 {
     size_t n = strlen(word);
 
-    if ((size_t)(in->end - in->p) < n || memcmp(in->p, word, n))
-        return 0;
+    if ((size_t)(in->end - in->p) < n || memcmp(in->p, word, n)) return 0;
     in->p += n;
     return 1;
 }
@@ -56,13 +54,10 @@ static int string_ok(json_in *in)
     while (in->p < in->end) {
         unsigned char c = *in->p++;
 
-        if (c == '"')
-            return 1;
-        if (c < 0x20)
-            return 0;
+        if (c == '"') return 1;
+        if (c < 0x20) return 0;
         if (c == '\\') {
-            if (in->p >= in->end)
-                return 0;
+            if (in->p >= in->end) return 0;
             c = *in->p++;
             if (c == 'u') {
                 if (in->end - in->p < 4 || !is_hex(in->p[0]) || !is_hex(in->p[1]) ||
@@ -76,8 +71,7 @@ static int string_ok(json_in *in)
             uint32_t cp;
             size_t n = fo_utf8_decode((const char *)in->p - 1, (size_t)(in->end - in->p + 1), &cp);
 
-            if (!n)
-                return 0;
+            if (!n) return 0;
             in->p += n - 1;
         }
     }
@@ -88,8 +82,7 @@ static int digits(json_in *in)
 {
     const unsigned char *start = in->p;
 
-    while (in->p < in->end && *in->p >= '0' && *in->p <= '9')
-        in->p++;
+    while (in->p < in->end && *in->p >= '0' && *in->p <= '9') in->p++;
     return in->p > start;
 }
 
@@ -103,8 +96,7 @@ static int number_ok(json_in *in)
     char text[400];
     int real = 0;
 
-    if (!number_shape(in, &real) || (size_t)(in->p - start) >= sizeof text)
-        return 0;
+    if (!number_shape(in, &real) || (size_t)(in->p - start) >= sizeof text) return 0;
     memcpy(text, start, (size_t)(in->p - start));
     text[in->p - start] = 0;
     errno = 0;
@@ -118,21 +110,16 @@ static int number_ok(json_in *in)
 
 static int number_shape(json_in *in, int *real)
 {
-    if (in->p < in->end && *in->p == '-')
-        in->p++;
+    if (in->p < in->end && *in->p == '-') in->p++;
     if (in->p < in->end && *in->p == '0')
         in->p++;
-    else if (!digits(in))
-        return 0;
-    if (in->p < in->end && *in->p == '.' && (*real = 1, in->p++, !digits(in)))
-        return 0;
+    else if (!digits(in)) return 0;
+    if (in->p < in->end && *in->p == '.' && (*real = 1, in->p++, !digits(in))) return 0;
     if (in->p < in->end && (*in->p == 'e' || *in->p == 'E')) {
         *real = 1;
         in->p++;
-        if (in->p < in->end && (*in->p == '+' || *in->p == '-'))
-            in->p++;
-        if (!digits(in))
-            return 0;
+        if (in->p < in->end && (*in->p == '+' || *in->p == '-')) in->p++;
+        if (!digits(in)) return 0;
     }
     return 1;
 }
@@ -144,8 +131,7 @@ static int container_ok(json_in *in, char close, int object)
 {
     int first = 1;
 
-    if (++in->depth > 64)
-        return 0;
+    if (++in->depth > 64) return 0;
     in->p++;
     for (;;) {
         skip_ws(in);
@@ -154,23 +140,18 @@ static int container_ok(json_in *in, char close, int object)
             break;
         }
         if (object) {
-            if (in->p >= in->end || *in->p != '"' || !string_ok(in))
-                return 0;
+            if (in->p >= in->end || *in->p != '"' || !string_ok(in)) return 0;
             skip_ws(in);
-            if (in->p >= in->end || *in->p++ != ':')
-                return 0;
+            if (in->p >= in->end || *in->p++ != ':') return 0;
         }
-        if (!value_ok(in))
-            return 0;
+        if (!value_ok(in)) return 0;
         skip_ws(in);
-        if (in->p >= in->end)
-            return 0;
+        if (in->p >= in->end) return 0;
         if (*in->p == close) {
             in->p++;
             break;
         }
-        if (*in->p++ != ',')
-            return 0;
+        if (*in->p++ != ',') return 0;
         first = 0;
         skip_ws(in);
         if (in->p < in->end && *in->p == close)
@@ -183,8 +164,7 @@ static int container_ok(json_in *in, char close, int object)
 static int value_ok(json_in *in)
 {
     skip_ws(in);
-    if (in->p >= in->end)
-        return 0;
+    if (in->p >= in->end) return 0;
     switch (*in->p) {
     case '{': return container_ok(in, '}', 1);
     case '[': return container_ok(in, ']', 0);
@@ -200,8 +180,7 @@ int fo_session_json_valid(const char *p, size_t n)
 {
     json_in in = { (const unsigned char *)p, (const unsigned char *)p + n, 0 };
 
-    if (!value_ok(&in))
-        return 0;
+    if (!value_ok(&in)) return 0;
     skip_ws(&in);
     return in.p == in.end;
 }
@@ -217,8 +196,7 @@ static int mime_ok(const char *m, size_t n)
         memchr(slash + 1, '/', n - (size_t)(slash - m) - 1))
         return 0;
     for (size_t k = 0; k < n; k++)
-        if (m[k] != '/' && !strchr("abcdefghijklmnopqrstuvwxyz0123456789.+-", m[k]))
-            return 0;
+        if (m[k] != '/' && !strchr("abcdefghijklmnopqrstuvwxyz0123456789.+-", m[k])) return 0;
     return 1;
 }
 
@@ -258,14 +236,11 @@ static void flush_value(fo_bundle *b)
 {
     const char *why = NULL;
 
-    if (!b->mime[0])
-        return;
+    if (!b->mime[0]) return;
     if (b->over)
         why = "over the bundle's size cap";
-    else if (is_base64_kind(b->mime) && !base64_ok(b->val.data, b->val.len))
-        why = "not base64";
-    else if (is_json_kind(b->mime) && !fo_session_json_valid(b->val.data, b->val.len))
-        why = "not valid JSON";
+    else if (is_base64_kind(b->mime) && !base64_ok(b->val.data, b->val.len)) why = "not base64";
+    else if (is_json_kind(b->mime) && !fo_session_json_valid(b->val.data, b->val.len)) why = "not valid JSON";
     if (!why) {
         size_t before = b->json.len;
 
@@ -274,8 +249,7 @@ static void flush_value(fo_bundle *b)
         fo_buf_puts(&b->json, ": ");
         if (is_json_kind(b->mime))
             fo_buf_append(&b->json, b->val.data ? b->val.data : "", b->val.len);
-        else
-            fo_buf_json_str(&b->json, b->val.data ? b->val.data : "", b->val.len);
+        else fo_buf_json_str(&b->json, b->val.data ? b->val.data : "", b->val.len);
         if (b->bytes + (b->json.len - before) > b->room) {
             b->json.len = before;                 /* escaped, it no longer fits */
             why = "over the bundle's size cap";
@@ -286,8 +260,7 @@ static void flush_value(fo_bundle *b)
                 fo_buf_append(&b->plain, b->val.data ? b->val.data : "", b->val.len);
         }
     }
-    if (why)
-        drop(b, b->mime, why);
+    if (why) drop(b, b->mime, why);
     b->mime[0] = 0;
     b->val.len = 0;
     b->over = 0;
@@ -316,8 +289,7 @@ void fo_session_bundle_add(fo_bundle *b, const char *p, size_t n)
     const char *nul = memchr(p, 0, n);
     size_t ml = nul ? (size_t)(nul - p) : n, dl = nul ? n - ml - 1 : 0;
 
-    if (!b->open || !nul || !mime_ok(p, ml))
-        return;
+    if (!b->open || !nul || !mime_ok(p, ml)) return;
     if (strlen(b->mime) != ml || memcmp(b->mime, p, ml)) {
         flush_value(b);
         memcpy(b->mime, p, ml);
@@ -332,8 +304,7 @@ void fo_session_bundle_add(fo_bundle *b, const char *p, size_t n)
 
 int fo_session_bundle_end(fo_bundle *b)
 {
-    if (!b->open)
-        return -1;
+    if (!b->open) return -1;
     flush_value(b);
     fo_buf_puts(&b->json, "}, \"metadata\": {");
     if (b->dropped.len) {
@@ -364,8 +335,7 @@ void fo_session_displays(fo_buf *b, const fo_sandbox_collection *out, const fo_b
         char path[300];
 
         for (size_t i = 0; d[k].path[0] && out && i < out->n_files && !f; i++)
-            if (!strcmp(out->files[i].name, d[k].path))
-                f = &out->files[i];
+            if (!strcmp(out->files[i].name, d[k].path)) f = &out->files[i];
         fo_buf_puts(b, k ? ", " : "");
         if (!f) {
             fo_buf_append(b, d[k].json.data, d[k].json.len);

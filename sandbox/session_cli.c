@@ -61,8 +61,7 @@ static int print_error(const char *verb, const fo_session_error *e, int json)
         fo_buf_free(&b);
     }
     fprintf(stderr, "folio: session %s: %s [%s]\n", verb, e->message, e->code);
-    if (e->hint[0])
-        fprintf(stderr, "  hint: %s\n", e->hint);
+    if (e->hint[0]) fprintf(stderr, "  hint: %s\n", e->hint);
     return e->exit ? e->exit : 5;
 }
 
@@ -88,8 +87,7 @@ static int take_flag(int *argc, char **argv, const char *flag)
     for (k = 0; k < *argc; k++) {
         if (!strcmp(argv[k], flag))
             found = 1;
-        else
-            argv[out++] = argv[k];
+        else argv[out++] = argv[k];
     }
     *argc = out;
     return found;
@@ -115,12 +113,10 @@ static int cmd_new(int argc, char **argv, const char *folio)
     fo_session_error err = { 0 };
     char id[33], *info = NULL;
 
-    if (fo_session_create(&o, id, &info, &err) < 0)
-        return print_error("new", &err, json);
+    if (fo_session_create(&o, id, &info, &err) < 0) return print_error("new", &err, json);
     if (json)
         printf("%s\n", info ? info : "{}");
-    else
-        printf("%s\n", id);
+    else printf("%s\n", id);
     fo_free(info);
     return 0;
 }
@@ -137,8 +133,7 @@ static char *read_code(const char *src, size_t *len)
         got = fo_read_upto(fd, buf, FO_SESSION_MAX_CODE + 1, -1);
         err = got <= FO_SESSION_MAX_CODE ? errno : 0;
     }
-    if (fd > 0)
-        close(fd);
+    if (fd > 0) close(fd);
     if (!buf || err || got > FO_SESSION_MAX_CODE) {
         fprintf(stderr, "folio: session: exec %s: %s\n", src, !buf ? strerror(errno) :
                 err ? strerror(err) : "the cell is over 1 MiB");
@@ -173,8 +168,7 @@ static void *on_ctrl_c(void *arg)
     while (sigwait(&set, &sig) == 0) {
         fo_session_error err;
 
-        if (!first)
-            _exit(130);
+        if (!first) _exit(130);
         first = 0;
         memset(&err, 0, sizeof err);
         (void)fo_session_interrupt(id, &(int){ 0 }, &err);
@@ -207,8 +201,7 @@ static int cmd_exec(int argc, char **argv)
 
     for (k = 1; k < argc; k++) {
         int valued = !strcmp(argv[k], "--timeout") || !strcmp(argv[k], "-c");
-        if (valued && k + 1 >= argc)
-            return usage_error("exec", "%s needs a value", argv[k]);
+        if (valued && k + 1 >= argc) return usage_error("exec", "%s needs a value", argv[k]);
         if (!strcmp(argv[k], "--timeout")) {
             if (fo_sandbox_parse_number(argv[++k], 0, 86400, &timeout) < 0 || !(timeout > 0))
                 return usage_error("exec", "--timeout: expected seconds in (0, 86400], got "
@@ -231,25 +224,20 @@ static int cmd_exec(int argc, char **argv)
     if (argc < 1 || argv[0][0] == '-')
         return usage_error("exec", "needs a session id first: exec ID [--timeout SEC] [--json] "
                            "(-c CODE | FILE | -)");
-    if (!src && !inline_code)
-        return usage_error("exec", "needs a cell: -c CODE, FILE or -");
+    if (!src && !inline_code) return usage_error("exec", "needs a cell: -c CODE, FILE or -");
     if (inline_code) {
         len = strlen(inline_code);
         code = fo_strdup(inline_code);
     } else {
         code = read_code(src, &len);
     }
-    if (!code)
-        return 2;
+    if (!code) return 2;
     catch_ctrl_c(id);
     rc = fo_session_exec(id, code, len, timeout, json ? NULL : stream_out, NULL, &result, &err);
     fo_free(code);
-    if (rc < 0)
-        return print_error("exec", &err, json);
-    if (json)
-        printf("%s\n", result);
-    if (sscanf(result, "{\"cell\": %u, \"status\": \"%15[a-z]\"", &cell, status) != 2)
-        status[0] = 0;
+    if (rc < 0) return print_error("exec", &err, json);
+    if (json) printf("%s\n", result);
+    if (sscanf(result, "{\"cell\": %u, \"status\": \"%15[a-z]\"", &cell, status) != 2) status[0] = 0;
     fo_free(result);
     return !strcmp(status, "ok") ? 0 : 4;
 }
@@ -264,8 +252,7 @@ static int open_out(const char *dir)
         return -1;
     }
     fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        fprintf(stderr, "folio: session: --out %s: %s\n", dir, strerror(errno));
+    if (fd < 0) fprintf(stderr, "folio: session: --out %s: %s\n", dir, strerror(errno));
     return fd;
 }
 
@@ -276,8 +263,7 @@ static int cmd_put(int argc, char **argv)
     int k, n = 0;
 
     to = take_option(&argc, argv, "--to");
-    if (argc < 2)
-        return usage_error("put", "needs ID FILE... [--to DIR]");
+    if (argc < 2) return usage_error("put", "needs ID FILE... [--to DIR]");
     for (k = 1; k < argc; k++) {
         const char *base = strrchr(argv[k], '/');
         char dest[512];
@@ -290,8 +276,7 @@ static int cmd_put(int argc, char **argv)
             fprintf(stderr, "folio: session: put %s: %s\n", argv[k], fd < 0 && errno == ELOOP ?
                     "a symbolic link (put the file it points to)" : fd < 0 ? strerror(errno) :
                     "not a regular file");
-            if (fd >= 0)
-                close(fd);
+            if (fd >= 0) close(fd);
             return 2;
         }
         snprintf(dest, sizeof dest, "%s%s%s", to ? to : "", to ? "/" : "", base);
@@ -313,11 +298,9 @@ static int cmd_get(int argc, char **argv)
     int k, dfd;
 
     out = take_option(&argc, argv, "--out");
-    if (argc < 2 || !out)
-        return usage_error("get", "needs ID PATH... --out DIR");
+    if (argc < 2 || !out) return usage_error("get", "needs ID PATH... --out DIR");
     dfd = open_out(out);
-    if (dfd < 0)
-        return 5;
+    if (dfd < 0) return 5;
     for (k = 1; k < argc; k++) {
         const char *base = strrchr(argv[k], '/');
         unsigned long long bytes;
@@ -352,8 +335,7 @@ static int write_rendered(void *ud, const char *name, int fd)
         r->failed = 1;
         return -1;
     }
-    if (!r->json)
-        printf("%s/%s\n", r->dir, name);
+    if (!r->json) printf("%s/%s\n", r->dir, name);
     return 0;
 }
 
@@ -368,12 +350,10 @@ static void print_refused(const char *result)
     while (p && (p = strstr(p, "{\"name\": \"")) && p < end) {
         const char *name = p + 10, *q = name;
         int nl, rl;
-        while (*q && *q != '"')
-            q += *q == '\\' && q[1] ? 2 : 1;
+        while (*q && *q != '"') q += *q == '\\' && q[1] ? 2 : 1;
         nl = (int)(q - name);
         p = strstr(q, "\"reason\": \"");
-        if (!p)
-            break;
+        if (!p) break;
         p += 11;
         rl = (int)strcspn(p, "\"");
         fprintf(stderr, "folio: session render: refused /out/%.*s: %.*s\n", nl, name, rl, p);
@@ -391,8 +371,7 @@ static int cmd_render(int argc, char **argv)
     for (k = 1; k + 1 < argc; k += 2) {
         if (!strcmp(argv[k], "--render"))
             formats = argv[k + 1];
-        else if (!strcmp(argv[k], "--out"))
-            r.dir = argv[k + 1];
+        else if (!strcmp(argv[k], "--out")) r.dir = argv[k + 1];
         else
             return usage_error("render", "unknown option \"%s\" (render ID --render FORMATS "
                                "--out DIR [--json])", argv[k]);
@@ -401,21 +380,16 @@ static int cmd_render(int argc, char **argv)
         return usage_error("render", "needs ID --render FORMATS --out DIR [--json]");
     r.json = json;
     r.dfd = open_out(r.dir);
-    if (r.dfd < 0)
-        return 5;
+    if (r.dfd < 0) return 5;
     if (fo_session_render(argv[0], formats, write_rendered, &r, &result, &err) < 0) {
         close(r.dfd);
         return print_error("render", &err, json);
     }
     close(r.dfd);
-    if (json)
-        printf("%s\n", result);
-    if (sscanf(result, "{\"exit\": %d", &code) != 1)
-        code = 5;
-    if (!json)
-        print_refused(result);
-    if (code && !json)
-        fprintf(stderr, "folio: session: render failed (exit %d): %s\n", code, result);
+    if (json) printf("%s\n", result);
+    if (sscanf(result, "{\"exit\": %d", &code) != 1) code = 5;
+    if (!json) print_refused(result);
+    if (code && !json) fprintf(stderr, "folio: session: render failed (exit %d): %s\n", code, result);
     fo_free(result);
     return r.failed ? 5 : code;
 }
@@ -428,12 +402,10 @@ static int cmd_interrupt(int argc, char **argv)
 
     if (argc != 1 || argv[0][0] == '-')
         return usage_error("interrupt", "needs one session id: interrupt ID [--json]");
-    if (fo_session_interrupt(argv[0], &yes, &err) < 0)
-        return print_error("interrupt", &err, json);
+    if (fo_session_interrupt(argv[0], &yes, &err) < 0) return print_error("interrupt", &err, json);
     if (json)
         printf("{\"interrupted\": %s}\n", yes ? "true" : "false");
-    else
-        printf("%s\n", yes ? "interrupted" : "no cell was running");
+    else printf("%s\n", yes ? "interrupted" : "no cell was running");
     return 0;
 }
 
@@ -444,8 +416,7 @@ static int write_whole(const char *path, const char *text, size_t len)
     const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
     int dfd, rc;
 
-    if (!strcmp(path, "-"))
-        return fwrite(text, 1, len, stdout) == len && fflush(stdout) == 0 ? 0 : -1;
+    if (!strcmp(path, "-")) return fwrite(text, 1, len, stdout) == len && fflush(stdout) == 0 ? 0 : -1;
     if (!*base || !strcmp(base, ".") || !strcmp(base, "..") ||
         (size_t)(slash ? slash - path : 1) >= sizeof dir) {
         errno = EINVAL;
@@ -453,8 +424,7 @@ static int write_whole(const char *path, const char *text, size_t len)
     }
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
     dfd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0)
-        return -1;
+    if (dfd < 0) return -1;
     rc = fo_sandbox_write_buf(dfd, base, text, len);
     close(dfd);
     return rc;
@@ -473,8 +443,7 @@ static int cmd_export(int argc, char **argv)
     for (k = 1; k + 1 < argc; k += 2) {
         if (!strcmp(argv[k], "--ipynb") && !nb)
             nb = argv[k + 1];
-        else if (!strcmp(argv[k], "--record") && !rec)
-            rec = argv[k + 1];
+        else if (!strcmp(argv[k], "--record") && !rec) rec = argv[k + 1];
         else
             return usage_error("export", "unknown or repeated option \"%s\" (export ID "
                                "--ipynb FILE | --record FILE)", argv[k]);
@@ -501,8 +470,7 @@ static int cmd_simple(const char *verb, int argc, char **argv)
     char *list = NULL;
 
     if (!strcmp(verb, "ls")) {
-        if (fo_session_list(&list, &err) < 0)
-            return print_error("ls", &err, json);
+        if (fo_session_list(&list, &err) < 0) return print_error("ls", &err, json);
         if (json) {
             printf("%s\n", list);
         } else {
@@ -517,8 +485,7 @@ static int cmd_simple(const char *verb, int argc, char **argv)
         fo_free(list);
         return 0;
     }
-    if (argc != 1)
-        return usage_error(verb, "needs one session id");
+    if (argc != 1) return usage_error(verb, "needs one session id");
     rc = !strcmp(verb, "close") ? fo_session_close(argv[0], &err)
                                 : fo_session_hibernate(argv[0], &err);
     return rc < 0 ? print_error(verb, &err, json) : 0;
@@ -528,26 +495,16 @@ int fo_session_main(int argc, char **argv, const char *folio, const char *engine
 {
     const char *verb = argc > 1 ? argv[1] : "";
 
-    if (!strcmp(verb, "_supervise"))
-        return fo_session_supervise(argc - 1, argv + 1, folio, engine);
-    if (!strcmp(verb, "_lease") && argc == 3)
-        return fo_session_lease_keep(argv[2]);
-    if (!strcmp(verb, "_spare"))
-        return fo_session_spare(folio, argv + 2, argc - 2);
-    if (!strcmp(verb, "new"))
-        return cmd_new(argc - 2, argv + 2, folio);
-    if (!strcmp(verb, "exec"))
-        return cmd_exec(argc - 2, argv + 2);
-    if (!strcmp(verb, "put"))
-        return cmd_put(argc - 2, argv + 2);
-    if (!strcmp(verb, "get"))
-        return cmd_get(argc - 2, argv + 2);
-    if (!strcmp(verb, "render"))
-        return cmd_render(argc - 2, argv + 2);
-    if (!strcmp(verb, "export"))
-        return cmd_export(argc - 2, argv + 2);
-    if (!strcmp(verb, "interrupt"))
-        return cmd_interrupt(argc - 2, argv + 2);
+    if (!strcmp(verb, "_supervise")) return fo_session_supervise(argc - 1, argv + 1, folio, engine);
+    if (!strcmp(verb, "_lease") && argc == 3) return fo_session_lease_keep(argv[2]);
+    if (!strcmp(verb, "_spare")) return fo_session_spare(folio, argv + 2, argc - 2);
+    if (!strcmp(verb, "new")) return cmd_new(argc - 2, argv + 2, folio);
+    if (!strcmp(verb, "exec")) return cmd_exec(argc - 2, argv + 2);
+    if (!strcmp(verb, "put")) return cmd_put(argc - 2, argv + 2);
+    if (!strcmp(verb, "get")) return cmd_get(argc - 2, argv + 2);
+    if (!strcmp(verb, "render")) return cmd_render(argc - 2, argv + 2);
+    if (!strcmp(verb, "export")) return cmd_export(argc - 2, argv + 2);
+    if (!strcmp(verb, "interrupt")) return cmd_interrupt(argc - 2, argv + 2);
     if (!strcmp(verb, "ls") || !strcmp(verb, "close") || !strcmp(verb, "hibernate"))
         return cmd_simple(verb, argc - 2, argv + 2);
     if (!strcmp(verb, "--help") || !strcmp(verb, "-h") || !strcmp(verb, "help")) {

@@ -35,8 +35,7 @@ void fo_session_use_folio(const char *path)
 
 static const char *folio_path(const char *given)
 {
-    if (given)
-        return given;
+    if (given) return given;
     if (!folio_bin[0]) {
         ssize_t n = readlink("/proc/self/exe", folio_bin, sizeof folio_bin - 1);
         folio_bin[n > 0 ? n : 0] = 0;
@@ -105,8 +104,7 @@ static int spawn(const char *folio, const char *id, const char *mode, char *cons
     argv[k++] = id;
     argv[k++] = fdtxt;
     argv[k++] = mode;
-    for (int i = 0; i < n_opts; i++)
-        argv[k++] = opts[i];
+    for (int i = 0; i < n_opts; i++) argv[k++] = opts[i];
     fflush(NULL);
     started = detach_exec(folio, argv, sv[1], sv[0], false);
     fo_free(argv);
@@ -125,8 +123,7 @@ static int spawn(const char *folio, const char *id, const char *mode, char *cons
     }
     if (info)
         *info = p;
-    else
-        fo_free(p);
+    else fo_free(p);
     return 0;
 }
 
@@ -171,8 +168,7 @@ static unsigned drop_spares_but(int rt, const char *key, int *kept)
     while (d && (de = readdir(d))) {
         char *have;
         int same;
-        if (!fo_session_valid_id(de->d_name))
-            continue;
+        if (!fo_session_valid_id(de->d_name)) continue;
         have = key ? fo_session_read_small(dirfd(d), de->d_name, 65536) : NULL;
         same = have && !strcmp(have, key);
         fo_free(have);
@@ -185,8 +181,7 @@ static unsigned drop_spares_but(int rt, const char *key, int *kept)
     }
     if (d)
         closedir(d);
-    else if (sp >= 0)
-        close(sp);
+    else if (sp >= 0) close(sp);
     return n;
 }
 
@@ -224,8 +219,7 @@ static int take_spare(int rt, const char *key, char id[33], char **info)
     while (d && rc < 0 && (de = readdir(d))) {
         char *have;
         int match;
-        if (!fo_session_valid_id(de->d_name))
-            continue;
+        if (!fo_session_valid_id(de->d_name)) continue;
         have = fo_session_read_small(dirfd(d), de->d_name, 65536);
         match = have && !strcmp(have, key);
         fo_free(have);
@@ -241,8 +235,7 @@ static int take_spare(int rt, const char *key, char id[33], char **info)
     }
     if (d)
         closedir(d);
-    else if (sp >= 0)
-        close(sp);
+    else if (sp >= 0) close(sp);
     return rc;
 }
 
@@ -252,13 +245,11 @@ static void start_spare(const char *folio, char *const *opts, int n_opts)
 {
     const char **argv = fo_calloc((size_t)n_opts + 4, sizeof *argv);
 
-    if (!argv)
-        return;
+    if (!argv) return;
     argv[0] = "folio";
     argv[1] = "session";
     argv[2] = "_spare";
-    for (int k = 0; k < n_opts; k++)
-        argv[3 + k] = opts[k];
+    for (int k = 0; k < n_opts; k++) argv[3 + k] = opts[k];
     (void)detach_exec(folio, argv, -1, -1, true);
     fo_free(argv);
 }
@@ -278,8 +269,7 @@ int fo_session_spare(const char *folio, char *const *argv, int argc)
     lock = spare_lock(rt, 0);             /* another is being made: one is enough */
     (void)drop_spares_but(rt, key, &kept);
     if (lock < 0 || kept) {
-        if (lock >= 0)
-            close(lock);
+        if (lock >= 0) close(lock);
         close(rt);
         fo_free(key);
         return 0;
@@ -290,10 +280,8 @@ int fo_session_spare(const char *folio, char *const *argv, int argc)
     rc = spawn(folio_path(folio), id, "--spare", argv, argc, NULL, &err);
     (void)mkdirat(rt, "spares", 0700);
     sp = openat(rt, "spares", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (rc == 0 && (sp < 0 || fo_session_write_small(sp, id, key) < 0))
-        (void)fo_session_close(id, &err);
-    if (sp >= 0)
-        close(sp);
+    if (rc == 0 && (sp < 0 || fo_session_write_small(sp, id, key) < 0)) (void)fo_session_close(id, &err);
+    if (sp >= 0) close(sp);
     close(lock);
     close(rt);
     fo_free(key);
@@ -306,12 +294,10 @@ unsigned fo_session_drop_spares(void)
     int rt = fo_session_runtime(&err), lock, kept;
     unsigned n;
 
-    if (rt < 0)
-        return 0;
+    if (rt < 0) return 0;
     lock = spare_lock(rt, 1);             /* after a spare being made is marked */
     n = drop_spares_but(rt, NULL, &kept);
-    if (lock >= 0)
-        close(lock);
+    if (lock >= 0) close(lock);
     close(rt);
     return n;
 }
@@ -321,8 +307,7 @@ int fo_session_create(const fo_session_new *o, char id[33], char **info, fo_sess
     int rt = fo_session_runtime(err), rc;
     char *key = o->cold ? NULL : spare_key(o->argv, o->argc);
 
-    if (info)
-        *info = NULL;
+    if (info) *info = NULL;
     if (rt < 0) {
         fo_free(key);
         return -1;
@@ -336,8 +321,7 @@ int fo_session_create(const fo_session_new *o, char id[33], char **info, fo_sess
         rc = spawn(folio_path(o->folio), id, "--", o->argv, o->argc, info, err);
         if (rc < 0 && !strcmp(err->code, "limit_reached") && fo_session_drop_spares() > 0) {
             memset(err, 0, sizeof *err);      /* a spare held the slot: it gives way */
-            while (mkdirat(rt, id, 0700) < 0 && errno == EEXIST)
-                fo_session_new_id(id);
+            while (mkdirat(rt, id, 0700) < 0 && errno == EEXIST) fo_session_new_id(id);
             rc = spawn(folio_path(o->folio), id, "--", o->argv, o->argc, info, err);
         }
     }
@@ -366,8 +350,7 @@ static char *adopt(int rt, const char *id, int resume)
             state = fo_strdup("hibernated\n");
         }
     }
-    if (dir >= 0)
-        close(dir);
+    if (dir >= 0) close(dir);
     return state;
 }
 
@@ -383,8 +366,7 @@ static int open_session(const char *id, int resume, fo_session_error *err)
         return -1;
     }
     rt = fo_session_runtime(err);
-    if (rt < 0)
-        return -1;
+    if (rt < 0) return -1;
     s = fo_session_connect(rt, id);
     if (s >= 0 || errno == EACCES) {
         close(rt);
@@ -398,8 +380,7 @@ static int open_session(const char *id, int resume, fo_session_error *err)
         fo_session_fail(err, "session_not_found", 2, "list sessions with folio session ls; "
                         "start one with folio session new", "no session %s here", id);
     } else if (!strcmp(state, "hibernated\n") && resume) {
-        if (spawn(folio_path(NULL), id, "--resume", NULL, 0, NULL, err) == 0)
-            s = fo_session_connect(rt, id);
+        if (spawn(folio_path(NULL), id, "--resume", NULL, 0, NULL, err) == 0) s = fo_session_connect(rt, id);
         if (s < 0 && !err->code[0])
             fo_session_fail(err, "restore_failed", 5, "try again; close the session if it "
                             "persists", "session %s was resumed but does not answer", id);
@@ -422,8 +403,7 @@ static int request(const char *id, int resume, char type, const void *p, size_t 
 {
     int s = open_session(id, resume, err);
 
-    if (s < 0)
-        return -1;
+    if (s < 0) return -1;
     if (fo_session_send(s, type, p, n, fd) < 0) {
         fo_session_fail(err, "internal", 5, "", "can't talk to session %s: %s", id,
                         strerror(errno));
@@ -444,14 +424,12 @@ static int hibernated_now(const char *id)
     int rt = fo_session_runtime(&ignore), dir, yes = 0;
     char *state;
 
-    if (rt < 0)
-        return 0;
+    if (rt < 0) return 0;
     dir = openat(rt, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     state = dir >= 0 ? fo_session_read_small(dir, "state", 64) : NULL;
     yes = state && !strcmp(state, "hibernated\n");
     fo_free(state);
-    if (dir >= 0)
-        close(dir);
+    if (dir >= 0) close(dir);
     close(rt);
     return yes;
 }
@@ -494,16 +472,13 @@ static int answer(int s, fo_session_stream_fn fn, void *ud, fo_session_file_fn f
         frames++;
         if ((type == 'o' || type == 'e' || type == 'D' || type == 'N') && fn)
             fn(ud, type == 'o' ? 1 : type == 'e' ? 2 : type == 'D' ? 3 : 4, p, n);
-        if (type == 'F' && file_fn && got >= 0)
-            (void)file_fn(fud, p, got);
+        if (type == 'F' && file_fn && got >= 0) (void)file_fn(fud, p, got);
         if (type == 'F' && fd && got >= 0) {
             *fd = got;
             got = -1;
         }
-        if (got >= 0)
-            close(got);
-        if (type == 'X')
-            fo_session_error_parse(err, p, n);
+        if (got >= 0) close(got);
+        if (type == 'X') fo_session_error_parse(err, p, n);
         if (type == 'R' && result) {
             *result = p;
             p = NULL;
@@ -534,15 +509,13 @@ static int exec_cell(const char *id, const char *code, size_t len, double timeou
         fo_session_fail(err, "internal", 5, "", "out of memory");
         return -1;
     }
-    for (int k = 0; k < 4; k++)
-        req[k] = (char)(ms >> (8 * k));
+    for (int k = 0; k < 4; k++) req[k] = (char)(ms >> (8 * k));
     req[4] = mode;
     memcpy(req + 5, code, len);
     for (int tries = 0;; tries++) {
         s = request(id, 1, 'x', req, len + 5, -1, err);
         s = s < 0 ? -1 : answer(s, fn, ud, NULL, NULL, result, NULL, err);
-        if (s != LOST_UNSERVED || tries || !hibernated_now(id))
-            break;
+        if (s != LOST_UNSERVED || tries || !hibernated_now(id)) break;
         memset(err, 0, sizeof *err);     /* it hibernated with our cell unread: resume, resend */
     }
     fo_free(req);
@@ -578,15 +551,13 @@ static int control_request(const char *id, char type, const char *arg, int fd, c
     }
     s = fo_session_connect_to(rt, id, "ctl");
     close(rt);
-    if (s < 0)
-        return LOST_UNSERVED;
+    if (s < 0) return LOST_UNSERVED;
     if (fo_session_send(s, type, arg, strlen(arg), fd) < 0) {
         close(s);
         return LOST_UNSERVED;
     }
     rc = answer(s, NULL, NULL, NULL, NULL, result, out_fd, err);
-    if (rc == LOST_UNSERVED)
-        memset(err, 0, sizeof *err);
+    if (rc == LOST_UNSERVED) memset(err, 0, sizeof *err);
     return rc;
 }
 
@@ -594,13 +565,11 @@ int fo_session_put(const char *id, int fd, const char *dest, fo_session_error *e
 {
     int s = control_request(id, 'p', dest, fd, NULL, NULL, err);
 
-    if (s != LOST_UNSERVED)
-        return s < 0 ? -1 : 0;
+    if (s != LOST_UNSERVED) return s < 0 ? -1 : 0;
     for (int tries = 0;; tries++) {
         s = request(id, 1, 'p', dest, strlen(dest), fd, err);
         s = s < 0 ? -1 : answer(s, NULL, NULL, NULL, NULL, NULL, NULL, err);
-        if (s != LOST_UNSERVED || tries || !hibernated_now(id))
-            break;
+        if (s != LOST_UNSERVED || tries || !hibernated_now(id)) break;
         memset(err, 0, sizeof *err);
     }
     return s < 0 ? -1 : 0;
@@ -617,15 +586,13 @@ int fo_session_get(const char *id, const char *path, int *fd, unsigned long long
     if (rc == LOST_UNSERVED) {
         fo_free(size);
         size = NULL;
-        if ((s = request(id, 1, 'g', path, strlen(path), -1, err)) < 0)
-            return -1;
+        if ((s = request(id, 1, 'g', path, strlen(path), -1, err)) < 0) return -1;
         rc = answer(s, NULL, NULL, NULL, NULL, &size, fd, err);
     }
     *bytes = 0;
     if (rc == 0 && *fd >= 0) {
         struct stat st;
-        if (fstat(*fd, &st) == 0)
-            *bytes = (unsigned long long)st.st_size;
+        if (fstat(*fd, &st) == 0) *bytes = (unsigned long long)st.st_size;
     }
     fo_free(size);
     return rc == 0 && *fd >= 0 ? 0 : -1;
@@ -640,8 +607,7 @@ int fo_session_render(const char *id, const char *formats, fo_session_file_fn fn
     for (int tries = 0;; tries++) {
         s = request(id, 1, 'r', formats, strlen(formats), -1, err);
         s = s < 0 ? -1 : answer(s, NULL, NULL, fn, ud, result, NULL, err);
-        if (s != LOST_UNSERVED || tries || !hibernated_now(id))
-            break;
+        if (s != LOST_UNSERVED || tries || !hibernated_now(id)) break;
         memset(err, 0, sizeof *err);
     }
     return s < 0 ? -1 : 0;
@@ -657,8 +623,7 @@ static int open_lock(const char *id)
     char path[64];
     int rt = fo_session_runtime(&ignored), fd;
 
-    if (rt < 0)
-        return -1;
+    if (rt < 0) return -1;
     snprintf(path, sizeof path, "%s/lock", id);
     fd = openat(rt, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     close(rt);
@@ -675,8 +640,7 @@ static void wait_gone(int lock)
     while (lock >= 0 && flock(lock, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK &&
            fo_now() < end)
         usleep(2000);
-    if (lock >= 0)
-        close(lock);
+    if (lock >= 0) close(lock);
 }
 
 static int end_session(const char *id, char type, fo_session_error *err)
@@ -688,26 +652,22 @@ static int end_session(const char *id, char type, fo_session_error *err)
 
         if (fo_session_send(s, type, NULL, 0, -1) < 0) {
             close(s);
-            if (lock >= 0)
-                close(lock);
+            if (lock >= 0) close(lock);
             fo_session_fail(err, "internal", 5, "", "can't talk to session %s", id);
             return -1;
         }
         rc = answer(s, NULL, NULL, NULL, NULL, NULL, NULL, err);
         if (rc == 0)
             wait_gone(lock);
-        else if (lock >= 0)
-            close(lock);
+        else if (lock >= 0) close(lock);
         return rc;
     }
     if (s == -2 && type == 'h')
         return 0;                               /* hibernated already */
-    if (type == 'c')
-        fo_session_state_remove(id);
+    if (type == 'c') fo_session_state_remove(id);
     if (s == -2 || (!strcmp(err->code, "session_expired") && type == 'c')) {
         rt = fo_session_runtime(err);
-        if (rt < 0)
-            return -1;
+        if (rt < 0) return -1;
         s = fo_session_remove_tree(rt, id, 0);
         close(rt);
         return s;
@@ -726,8 +686,7 @@ static int session_info(const char *id, char **info, fo_session_error *err)
     }
     if (info)
         *info = text;
-    else
-        fo_free(text);
+    else fo_free(text);
     return 0;
 }
 
@@ -745,8 +704,7 @@ int fo_session_interrupt(const char *id, int *interrupted, fo_session_error *err
         s = open_session(id, 0, err);
         if (s >= 0)
             close(s);                    /* live, but its control socket is gone: ending */
-        if (s >= 0 || s == -2)
-            memset(err, 0, sizeof *err);
+        if (s >= 0 || s == -2) memset(err, 0, sizeof *err);
         return s >= 0 || s == -2 ? 0 : -1;
     }
     if (fo_session_send(s, 'I', NULL, 0, -1) < 0) {
@@ -755,8 +713,7 @@ int fo_session_interrupt(const char *id, int *interrupted, fo_session_error *err
                         strerror(errno));
         return -1;
     }
-    if (answer(s, NULL, NULL, NULL, NULL, &text, NULL, err) < 0)
-        return -1;
+    if (answer(s, NULL, NULL, NULL, NULL, &text, NULL, err) < 0) return -1;
     *interrupted = text && strstr(text, "true") != NULL;
     fo_free(text);
     return 0;
@@ -796,8 +753,7 @@ int fo_session_list(char **json, fo_session_error *err)
     time_t now = time(NULL);
 
     *json = NULL;
-    if (rt < 0)
-        return -1;
+    if (rt < 0) return -1;
     d = fdopendir(rt);
     fo_buf_puts(&b, "[");
     while (d && (de = readdir(d))) {
@@ -808,29 +764,25 @@ int fo_session_list(char **json, fo_session_error *err)
         if (!fo_session_valid_id(de->d_name) || is_spare(dirfd(d), de->d_name))
             continue;                       /* a spare is nobody's session yet */
         dir = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (dir < 0)
-            continue;
+        if (dir < 0) continue;
         state = fo_session_read_small(dir, "state", 64);
         lock = openat(dir, "lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         if (lock >= 0 && flock(lock, LOCK_SH | LOCK_NB) < 0)
             shown = "live";
-        else
-            shown = state && !strcmp(state, "hibernated\n") ? "hibernated" : "expired";
+        else shown = state && !strcmp(state, "hibernated\n") ? "hibernated" : "expired";
         fo_buf_printf(&b, "%s{\"id\": \"%s\", \"state\": \"%s\"", n++ ? ", " : "",
                               de->d_name, shown);
         if (!strcmp(shown, "hibernated") && fstatat(dir, "state", &st, AT_SYMLINK_NOFOLLOW) == 0)
             fo_buf_printf(&b, ", \"hibernated_s\": %lld", (long long)(now - st.st_mtime));
         fo_buf_puts(&b, "}");
-        if (lock >= 0)
-            close(lock);
+        if (lock >= 0) close(lock);
         fo_free(state);
         close(dir);
     }
     fo_buf_puts(&b, "]");
     if (d)
         closedir(d);
-    else
-        close(rt);
+    else close(rt);
     *json = b.data;
     return b.failed ? -1 : 0;
 }

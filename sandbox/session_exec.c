@@ -55,20 +55,16 @@ static int kframe_next(fo_kframe *f, int fd, char *type)
             }
             r = read(fd, f->buf + f->got, f->need - f->got);
         }
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0 && errno == EAGAIN)
-            return 0;
-        if (r <= 0)
-            return -1;
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && errno == EAGAIN) return 0;
+        if (r <= 0) return -1;
         if (f->hn < sizeof f->hdr) {
             f->hn += (size_t)r;
             if (f->hn == sizeof f->hdr) {
                 f->need = (size_t)f->hdr[1] | (size_t)f->hdr[2] << 8 | (size_t)f->hdr[3] << 16 |
                           (size_t)f->hdr[4] << 24;
                 f->got = 0;
-                if (f->need > FO_SESSION_MAX_KFRAME || !strchr(known, f->hdr[0]) || !f->hdr[0])
-                    return -1;
+                if (f->need > FO_SESSION_MAX_KFRAME || !strchr(known, f->hdr[0]) || !f->hdr[0]) return -1;
             }
         } else {
             f->got += (size_t)r;
@@ -78,13 +74,10 @@ static int kframe_next(fo_kframe *f, int fd, char *type)
 
 static void kframe_reset(fo_session *s)
 {
-    if (!s->kf.buf)
-        s->kf.buf = fo_malloc(FO_SESSION_MAX_KFRAME + 1);
+    if (!s->kf.buf) s->kf.buf = fo_malloc(FO_SESSION_MAX_KFRAME + 1);
     s->kf.hn = s->kf.got = s->kf.need = 0;
-    if (s->j.out_r >= 0)
-        (void)fcntl(s->j.out_r, F_SETFL, O_NONBLOCK);
-    if (s->j.err_r >= 0)
-        (void)fcntl(s->j.err_r, F_SETFL, O_NONBLOCK);
+    if (s->j.out_r >= 0) (void)fcntl(s->j.out_r, F_SETFL, O_NONBLOCK);
+    if (s->j.err_r >= 0) (void)fcntl(s->j.err_r, F_SETFL, O_NONBLOCK);
 }
 
 /* Writes bytes to the kernel's stdin within 10 s (it may be wedged). 0 or -1. */
@@ -101,8 +94,7 @@ static int kwrite(fo_session *s, char type, const char *a, size_t an, const char
     size_t total = an + bn;
 
     hdr[0] = (unsigned char)type;
-    for (int k = 0; k < 4; k++)
-        hdr[1 + k] = (unsigned char)(total >> (8 * k));
+    for (int k = 0; k < 4; k++) hdr[1 + k] = (unsigned char)(total >> (8 * k));
     return write_raw(s, (const char *)hdr, sizeof hdr) < 0 || write_raw(s, a, an) < 0 ||
            write_raw(s, b, bn) < 0 ? -1 : 0;
 }
@@ -123,16 +115,14 @@ int fo_session_kernel_hello(fo_session *s, int timeout_ms)
     int r;
 
     kframe_reset(s);
-    if (!s->kf.buf || write_raw(s, s->kernel_src, s->kernel_len) < 0)
-        return -1;
+    if (!s->kf.buf || write_raw(s, s->kernel_src, s->kernel_len) < 0) return -1;
     while (fo_now() < end) {
         while ((r = kframe_next(&s->kf, s->j.out_r, &type)) == 1)
             if (type == 'k') {
                 snprintf(s->python, sizeof s->python, "%.*s", (int)s->kf.got, s->kf.buf);
                 return 0;
             }
-        if (r < 0 || kwait(s, (int)((end - fo_now()) * 1000) + 1) < 0)
-            return -1;
+        if (r < 0 || kwait(s, (int)((end - fo_now()) * 1000) + 1) < 0) return -1;
     }
     return -1;
 }
@@ -142,17 +132,13 @@ int fo_session_kernel_restart(fo_session *s)
     double end = fo_now() + 10;
     int ws, ev;
 
-    if (fo_sandbox_jail_ctl(&s->j, 'R') < 0)
-        return -1;
+    if (fo_sandbox_jail_ctl(&s->j, 'R') < 0) return -1;
     while (fo_now() < end) {
         struct pollfd pf = { s->j.ctl, POLLIN, 0 };
-        if (poll(&pf, 1, 1000) <= 0)
-            continue;
+        if (poll(&pf, 1, 1000) <= 0) continue;
         ev = fo_sandbox_jail_event(&s->j, &ws);
-        if (ev == 'P')
-            return fo_session_kernel_hello(s, 10000);
-        if (ev <= 0)
-            return -1;
+        if (ev == 'P') return fo_session_kernel_hello(s, 10000);
+        if (ev <= 0) return -1;
     }
     return -1;
 }
@@ -177,17 +163,13 @@ int fo_session_kernel_command(fo_session *s, char cmd, fo_buf *b, int timeout_ms
     char type;
     int r;
 
-    if (kwrite(s, cmd, NULL, 0, NULL, 0) < 0)
-        return -1;
+    if (kwrite(s, cmd, NULL, 0, NULL, 0) < 0) return -1;
     while (fo_now() < end) {
         while ((r = kframe_next(&s->kf, s->j.out_r, &type)) == 1) {
-            if (type == 'E')
-                return 0;
-            if (type == 'u' && items++ < 1000)
-                add_item(b, s->kf.buf, s->kf.got);
+            if (type == 'E') return 0;
+            if (type == 'u' && items++ < 1000) add_item(b, s->kf.buf, s->kf.got);
         }
-        if (r < 0 || kwait(s, (int)((end - fo_now()) * 1000) + 1) < 0)
-            return -1;
+        if (r < 0 || kwait(s, (int)((end - fo_now()) * 1000) + 1) < 0) return -1;
     }
     return -1;
 }
@@ -213,12 +195,9 @@ static void keep(cell_run *c, int which, const char *p, size_t n)
     size_t room = FO_SESSION_OUT_CAP - c->len[k];
 
     c->total[k] += n;
-    if (n > room)
-        n = room;
-    if (!n)
-        return;
-    if (!c->raw[k] && !(c->raw[k] = fo_malloc(FO_SESSION_OUT_CAP)))
-        return;
+    if (n > room) n = room;
+    if (!n) return;
+    if (!c->raw[k] && !(c->raw[k] = fo_malloc(FO_SESSION_OUT_CAP))) return;
     memcpy(c->raw[k] + c->len[k], p, n);
     c->len[k] += n;
     if (c->stream && c->cfd >= 0 &&
@@ -230,8 +209,7 @@ static void keep(cell_run *c, int which, const char *p, size_t n)
    displays and the traceback as a notebook shows them (text), a line each. */
 static void show(cell_run *c, char stream, const char *p, size_t n)
 {
-    if (c->stream != FO_SESSION_STREAM_TEXT || c->cfd < 0)
-        return;
+    if (c->stream != FO_SESSION_STREAM_TEXT || c->cfd < 0) return;
     if (fo_session_send(c->cfd, stream, p, n, -1) < 0 ||
         (n && p[n - 1] != '\n' && fo_session_send(c->cfd, stream, "\n", 1, -1) < 0))
         c->cfd = -1;
@@ -249,16 +227,14 @@ static void bundle_done(cell_run *c)
 {
     fo_bundle *b = &c->cur;
 
-    if (fo_session_bundle_end(b) < 0)
-        return;
+    if (fo_session_bundle_end(b) < 0) return;
     c->bundle_bytes += b->json.len;
     if (b->kind == 'x') {
         c->result_data.len = 0;
         fo_buf_append(&c->result_data, b->json.data, b->json.len);
         return;
     }
-    if (c->n_displays >= MAX_DISPLAYS)
-        return;
+    if (c->n_displays >= MAX_DISPLAYS) return;
     if (c->stream == FO_SESSION_STREAM_EVENTS && c->cfd >= 0 &&
         fo_session_send(c->cfd, 'D', b->json.data, b->json.len, -1) < 0)
         c->cfd = -1;
@@ -310,8 +286,7 @@ char fo_session_control(fo_session *s)
     size_t n;
     int cfd = accept4(s->ctl, NULL, NULL, SOCK_CLOEXEC), fd = -1;
 
-    if (cfd < 0)
-        return 0;
+    if (cfd < 0) return 0;
     if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) == 0 && cr.uid == geteuid() &&
         fo_session_recv(cfd, &type, &p, &n, 4096, 1000, &fd) == 0) {
         if ((type == 'p' || type == 'g') && s->spare) {
@@ -322,8 +297,7 @@ char fo_session_control(fo_session *s)
             fo_session_get_file(s, cfd, p);
         } else if (type == 'I') {
             const char *yes = "{\"interrupted\": true}", *no = "{\"interrupted\": false}";
-            if (s->in_cell)
-                s->interrupt = 1;
+            if (s->in_cell) s->interrupt = 1;
             (void)fo_session_send(cfd, 'R', s->in_cell ? yes : no,
                                   strlen(s->in_cell ? yes : no), -1);
         } else {
@@ -333,8 +307,7 @@ char fo_session_control(fo_session *s)
             type = 0;
         }
     }
-    if (fd >= 0)
-        close(fd);
+    if (fd >= 0) close(fd);
     fo_free(p);
     close(cfd);
     return type;
@@ -356,8 +329,7 @@ static void supervise_cell(fo_session *s, cell_run *c, double timeout_s)
     s->busy_since = fo_now();
     s->yielded = 0;
     supervise_loop(s, c, timeout_s);
-    if (s->yielded == 1)
-        (void)fo_sandbox_cgroup_weight(&s->j.cg, 100);
+    if (s->yielded == 1) (void)fo_sandbox_cgroup_weight(&s->j.cg, 100);
 }
 
 static void supervise_loop(fo_session *s, cell_run *c, double timeout_s)
@@ -386,8 +358,7 @@ static void supervise_loop(fo_session *s, cell_run *c, double timeout_s)
             c->restarted = 1;
             return;
         }
-        if (poll(pf, s->ctl >= 0 ? 4 : 3, (int)(wait * 1000) + 1) < 0 && errno != EINTR)
-            break;
+        if (poll(pf, s->ctl >= 0 ? 4 : 3, (int)(wait * 1000) + 1) < 0 && errno != EINTR) break;
         if (pf[3].revents)
             fo_session_control(s);              /* an interrupt (acted on above), a put, a get */
         if ((pf[0].revents || pf[1].revents) && drain_kernel(s, c) < 0) {
@@ -395,8 +366,7 @@ static void supervise_loop(fo_session *s, cell_run *c, double timeout_s)
                right to send: either way it is restarted */
             struct pollfd cp = { s->j.ctl, POLLIN, 0 };
             c->died = 1;
-            if (poll(&cp, 1, 1000) > 0)
-                (void)fo_sandbox_jail_event(&s->j, &c->wstatus);
+            if (poll(&cp, 1, 1000) > 0) (void)fo_sandbox_jail_event(&s->j, &c->wstatus);
             return;
         }
         if (pf[2].revents) {
@@ -438,8 +408,7 @@ static unsigned long long disk_used(fo_session *s)
 {
     struct statvfs v;
 
-    if (s->j.out_dir < 0 || fstatvfs(s->j.out_dir, &v) < 0)
-        return 0;
+    if (s->j.out_dir < 0 || fstatvfs(s->j.out_dir, &v) < 0) return 0;
     return (unsigned long long)(v.f_blocks - v.f_bfree) * v.f_frsize;
 }
 
@@ -453,8 +422,7 @@ static int disk_filled(fo_session *s, const cell_run *c, unsigned long long used
 
     if (c->error && c->evalue.data && strstr(c->evalue.data, "[Errno 28]"))
         return 1;                                 /* ENOSPC, raised in the cell */
-    if (!c->died)
-        return 0;
+    if (!c->died) return 0;
     return (disk && used >= disk - disk / 10) || (oom && memory && used >= memory / 2);
 }
 
@@ -511,8 +479,7 @@ static const char *judge(fo_session *s, cell_run *c, double timeout_s, fo_buf *f
                 "catch KeyboardInterrupt or ignore SIGINT in a long loop", c);
         return "restarted";
     }
-    if (disk_filled(s, c, used, oom > s->oom_kills))
-        return disk_full(s, c, used, f);
+    if (disk_filled(s, c, used, oom > s->oom_kills)) return disk_full(s, c, used, f);
     if (c->died && oom > s->oom_kills) {
         snprintf(msg, sizeof msg, "the interpreter ran out of memory (%llu MB, of which the "
                  "files in /work, /out and /tmp hold %llu MB) and was restarted: files kept, "
@@ -589,8 +556,7 @@ static void result_json(fo_session *s, cell_run *c, unsigned cell, const char *s
     if (c->total[0] > c->len[0] || c->total[1] > c->len[1])
         fo_buf_printf(b, "{\"stdout_bytes\": %llu, \"stderr_bytes\": %llu, \"kept\": %u}",
                               c->total[0], c->total[1], FO_SESSION_OUT_CAP);
-    else
-        fo_buf_puts(b, "null");
+    else fo_buf_puts(b, "null");
     put_json(b, "failure", fail);
     if (s->resumed) {
         fo_buf_printf(b, ", \"resumed\": true, \"from\": \"%s\", \"not_restored\": [",
@@ -611,13 +577,11 @@ static void egress_since(fo_session *s, fo_buf *b)
     ssize_t n;
     size_t used = 0;
 
-    if (s->px.pid <= 0 || s->px.log_fd < 0 || !(buf = fo_malloc(FO_RECORD_EGRESS_CAP)))
-        return;
+    if (s->px.pid <= 0 || s->px.log_fd < 0 || !(buf = fo_malloc(FO_RECORD_EGRESS_CAP))) return;
     n = pread(s->px.log_fd, buf, FO_RECORD_EGRESS_CAP, (off_t)s->egress_off);
     while (n > 0 && used < (size_t)n) {
         char *nl = memchr(buf + used, '\n', (size_t)n - used);
-        if (!nl)
-            break;
+        if (!nl) break;
         size_t len = (size_t)(nl - buf) - used;
         if (len && buf[used] == '{' && fo_session_json_valid(buf + used, len)) {
             fo_buf_puts(b, b->len ? ", " : "");
@@ -667,11 +631,9 @@ static void cell_free(cell_run *c)
 {
     fo_buf *all[] = { &c->repr, &c->ename, &c->evalue, &c->etb, &c->ehint, &c->result_data };
 
-    for (size_t k = 0; k < sizeof all / sizeof *all; k++)
-        fo_buf_free(all[k]);
+    for (size_t k = 0; k < sizeof all / sizeof *all; k++) fo_buf_free(all[k]);
     fo_session_bundle_free(&c->cur);
-    for (size_t k = 0; k < c->n_displays; k++)
-        fo_session_bundle_free(&c->displays[k]);
+    for (size_t k = 0; k < c->n_displays; k++) fo_session_bundle_free(&c->displays[k]);
     fo_free(c->raw[0]);
     fo_free(c->raw[1]);
 }
@@ -697,8 +659,7 @@ void fo_session_exec_cell(fo_session *s, int cfd, const char *p, size_t n)
     }
     timeout_s = timeout_ms ? timeout_ms / 1000.0 : s->plan.timeout_s;
     cell = ++s->cells;
-    for (int k = 0; k < 4; k++)
-        no[k] = (unsigned char)(cell >> (8 * k));
+    for (int k = 0; k < 4; k++) no[k] = (unsigned char)(cell >> (8 * k));
     if (s->kernel_lost) {
         s->kernel_lost = 0;
         failure(&fail, "kernel_restarted", "the interpreter died after the previous cell and "
@@ -720,16 +681,14 @@ void fo_session_exec_cell(fo_session *s, int cfd, const char *p, size_t n)
         s->in_cell = s->interrupt = 0;
         status = judge(s, &c, timeout_s, &fail);
     }
-    if ((c.restarted || c.died) && fo_session_kernel_restart(s) < 0)
-        s->kernel_lost = 1;
+    if ((c.restarted || c.died) && fo_session_kernel_restart(s) < 0) s->kernel_lost = 1;
     fo_sandbox_cgroup_events(&s->j.cg, &s->oom_kills, &(long){ 0 });
     ms = (fo_now() - start) * 1000;
     result_json(s, &c, cell, status, &fail, ms, &res, &files);
     record(s, &c, cell, status, (double)wall.tv_sec + wall.tv_nsec / 1e9, ms,
            n >= 5 ? p + 5 : "", n >= 5 ? n - 5 : 0, &files);   /* before the answer: an
                                                                     export after it has it */
-    if (c.cfd >= 0 && (res.failed || fo_session_send(c.cfd, 'R', res.data, res.len, -1) < 0))
-        c.cfd = -1;
+    if (c.cfd >= 0 && (res.failed || fo_session_send(c.cfd, 'R', res.data, res.len, -1) < 0)) c.cfd = -1;
     fo_buf_free(&files);
     fo_buf_free(&fail);
     fo_buf_free(&res);

@@ -48,8 +48,7 @@ int fo_session_send(int sock, char type, const void *payload, size_t len, int pa
         return -1;
     }
     hdr[0] = (unsigned char)type;
-    for (int k = 0; k < 4; k++)
-        hdr[1 + k] = (unsigned char)(len >> (8 * k));
+    for (int k = 0; k < 4; k++) hdr[1 + k] = (unsigned char)(len >> (8 * k));
     m.msg_iov = iov;
     m.msg_iovlen = len ? 2 : 1;
     if (pass_fd >= 0) {
@@ -65,10 +64,8 @@ int fo_session_send(int sock, char type, const void *payload, size_t len, int pa
     }
     while (done < total) {
         ssize_t n = sendmsg(sock, &m, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
         done += (size_t)n;
         m.msg_control = NULL;            /* the descriptor went with the first byte */
         m.msg_controllen = 0;
@@ -97,8 +94,7 @@ static int read_exact(int sock, void *buf, size_t n, int timeout_ms, int *fd)
         int pr = poll(&pf, 1, timeout_ms), passed;
         ssize_t r;
 
-        if (pr < 0 && errno == EINTR)
-            continue;
+        if (pr < 0 && errno == EINTR) continue;
         if (pr <= 0) {
             errno = pr == 0 ? ETIMEDOUT : errno;
             return -1;
@@ -110,8 +106,7 @@ static int read_exact(int sock, void *buf, size_t n, int timeout_ms, int *fd)
         }
         if (passed >= 0 && fd && *fd < 0)
             *fd = passed;
-        else if (passed >= 0)
-            close(passed);
+        else if (passed >= 0) close(passed);
         got += (size_t)r;
     }
     return 0;
@@ -126,19 +121,15 @@ int fo_session_recv(int sock, char *type, char **payload, size_t *len, size_t ma
 
     *payload = NULL;
     *len = 0;
-    if (fd)
-        *fd = -1;
-    if (read_exact(sock, hdr, sizeof hdr, timeout_ms, fd) < 0)
-        goto fail;
-    for (int k = 0; k < 4; k++)
-        n |= (size_t)hdr[1 + k] << (8 * k);
+    if (fd) *fd = -1;
+    if (read_exact(sock, hdr, sizeof hdr, timeout_ms, fd) < 0) goto fail;
+    for (int k = 0; k < 4; k++) n |= (size_t)hdr[1 + k] << (8 * k);
     if (n > max) {
         errno = EPROTO;
         goto fail;
     }
     p = fo_malloc(n + 1);
-    if (!p)
-        goto fail;
+    if (!p) goto fail;
     if (n && read_exact(sock, p, n, timeout_ms, fd) < 0) {
         fo_free(p);
         goto fail;
@@ -193,10 +184,8 @@ int fo_session_runtime(fo_session_error *err)
 
     if (own && own[0] == '/' && strlen(own) < 3000)
         snprintf(path, sizeof path, "%s", own);         /* folio serve's own folder */
-    else if (xdg && xdg[0] == '/' && strlen(xdg) < 3000)
-        snprintf(path, sizeof path, "%s/folio", xdg);
-    else
-        snprintf(path, sizeof path, "/tmp/folio-%u", (unsigned)geteuid());
+    else if (xdg && xdg[0] == '/' && strlen(xdg) < 3000) snprintf(path, sizeof path, "%s/folio", xdg);
+    else snprintf(path, sizeof path, "/tmp/folio-%u", (unsigned)geteuid());
     if (mkdir(path, 0700) < 0 && errno != EEXIST) {
         fo_session_fail(err, "internal", 5, "set XDG_RUNTIME_DIR to a folder of yours",
                         "can't create the runtime folder %s: %s", path, strerror(errno));
@@ -207,8 +196,7 @@ int fo_session_runtime(fo_session_error *err)
         fo_session_fail(err, "internal", 5, "remove it, or set XDG_RUNTIME_DIR to a folder of yours",
                         "the runtime folder %s is not a private folder of this user "
                         "(it must be yours, mode 0700, not a link)", path);
-        if (fd >= 0)
-            close(fd);
+        if (fd >= 0) close(fd);
         return -1;
     }
     return fd;
@@ -219,8 +207,7 @@ int fo_session_valid_id(const char *id)
     size_t k;
 
     for (k = 0; id[k]; k++)
-        if (!((id[k] >= '0' && id[k] <= '9') || (id[k] >= 'a' && id[k] <= 'f')))
-            return 0;
+        if (!((id[k] >= '0' && id[k] <= '9') || (id[k] >= 'a' && id[k] <= 'f'))) return 0;
     return k == 32;
 }
 
@@ -261,8 +248,7 @@ int fo_session_connect_to(int rt, const char *id, const char *name)
     struct sockaddr_un a;
     int d = openat(rt, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), s;
 
-    if (d < 0)
-        return -1;
+    if (d < 0) return -1;
     s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     fo_session_addr(&a, d, name);
     if (s >= 0 && connect(s, (struct sockaddr *)&a, sizeof a) < 0) {
@@ -283,21 +269,17 @@ char *fo_session_read_small(int dirfd, const char *name, size_t max)
     char *buf;
     size_t got = 0;
 
-    if (fd < 0)
-        return NULL;
+    if (fd < 0) return NULL;
     buf = fo_malloc(max + 1);
-    if (buf)
-        got = fo_read_upto(fd, buf, max, -1);
+    if (buf) got = fo_read_upto(fd, buf, max, -1);
     close(fd);
-    if (buf)
-        buf[got] = 0;
+    if (buf) buf[got] = 0;
     return buf;
 }
 
 int fo_session_write_small(int dirfd, const char *name, const char *text)
 {
     /* the same atomic write as --out DIR; then owner-only, like the folder */
-    if (fo_sandbox_write_buf(dirfd, name, text, strlen(text)) < 0)
-        return -1;
+    if (fo_sandbox_write_buf(dirfd, name, text, strlen(text)) < 0) return -1;
     return fchmodat(dirfd, name, 0600, 0);
 }

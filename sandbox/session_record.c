@@ -65,11 +65,9 @@ static void count(int dir, rec_file *f)
     f->bytes = 0;
     while (fd >= 0 && (n = read(fd, buf, sizeof buf)) > 0) {
         f->bytes += (unsigned long long)n;
-        for (ssize_t k = 0; k < n; k++)
-            f->lines += buf[k] == '\n';
+        for (ssize_t k = 0; k < n; k++) f->lines += buf[k] == '\n';
     }
-    if (fd >= 0)
-        close(fd);
+    if (fd >= 0) close(fd);
 }
 
 /* Keeps the newest lines within both bounds (an atomic rewrite). */
@@ -80,17 +78,14 @@ static void trim(int dir, rec_file *f)
     size_t len;
     long keep = 0;
 
-    if (!text)
-        return;
+    if (!text) return;
     len = strlen(text);
     p = text + len;
     /* walk back over whole lines while both bounds hold */
     while (p > text && keep < f->max_lines) {
         char *q = p - 1;
-        while (q > text && q[-1] != '\n')
-            q--;
-        if ((size_t)(text + len - q) > f->max_bytes)
-            break;
+        while (q > text && q[-1] != '\n') q--;
+        if ((size_t)(text + len - q) > f->max_bytes) break;
         p = q;
         keep++;
     }
@@ -105,16 +100,13 @@ static void append(int dir, rec_file *f, const fo_buf *line)
 {
     int fd;
 
-    if (line->failed || !line->len)
-        return;
-    if (f->lines < 0)
-        count(dir, f);
+    if (line->failed || !line->len) return;
+    if (f->lines < 0) count(dir, f);
     fd = openat(dir, f->name, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0 || write(fd, line->data, line->len) != (ssize_t)line->len)
         fprintf(stderr, "folio: session record: can't append to %s: %s\n", f->name,
                 strerror(errno));
-    if (fd >= 0)
-        close(fd);
+    if (fd >= 0) close(fd);
     f->lines++;
     f->bytes += line->len;
     if (f->lines > f->max_lines + f->max_lines / 4 || f->bytes > f->max_bytes + f->max_bytes / 4)
@@ -131,10 +123,8 @@ void fo_session_record_begin(int dir, const char *id, const char *info, const ch
                   "\"info\": %s, \"inputs\": %s}\n", id, FOLIO_VERSION, now,
                   info && info[0] == '{' ? info : "null",
                   inputs && inputs[0] == '[' ? inputs : "[]");
-    for (size_t k = 0; k < sizeof files / sizeof *files; k++)
-        (void)unlinkat(dir, files[k].name, 0);
-    if (!b.failed)
-        (void)fo_session_write_small(dir, "record.head", b.data);
+    for (size_t k = 0; k < sizeof files / sizeof *files; k++) (void)unlinkat(dir, files[k].name, 0);
+    if (!b.failed) (void)fo_session_write_small(dir, "record.head", b.data);
     fo_buf_free(&b);
 }
 
@@ -157,8 +147,7 @@ static size_t bundles_size(const fo_record_cell *c)
 {
     size_t n = strlen(c->result_data);
 
-    for (size_t k = 0; k < c->n_displays; k++)
-        n += strlen(c->displays[k]);
+    for (size_t k = 0; k < c->n_displays; k++) n += strlen(c->displays[k]);
     return n;
 }
 
@@ -187,16 +176,14 @@ static void cell_line(fo_buf *b, const fo_record_cell *c, const char *sha, const
     if (c->ename[0])
         fo_buf_printf(b, "{\"name\": %s, \"value\": %s, \"traceback\": %s}", c->ename,
                       c->evalue[0] ? c->evalue : "\"\"", c->etb[0] ? c->etb : "\"\"");
-    else
-        fo_buf_puts(b, "null");
+    else fo_buf_puts(b, "null");
     fo_buf_printf(b, ", \"files\": %s, \"egress\": [%s]}\n",
                   c->files && c->files[0] == '[' ? c->files : "[]", c->egress ? c->egress : "");
 }
 
 static void stream(fo_buf *b, int *first, const char *name, const char *p, size_t n)
 {
-    if (!n)
-        return;
+    if (!n) return;
     fo_buf_printf(b, "%s{\"output_type\": \"stream\", \"name\": \"%s\", \"text\": ",
                   *first ? "" : ", ", name);
     text(b, p, n);
@@ -252,10 +239,8 @@ void fo_session_record_cell(int dir, const fo_record_cell *c)
     int bundles = bundles_size(c) <= FO_RECORD_BUNDLES_CAP;
     static int off = -1;            /* FOLIO_SESSION_RECORD=0: for bench/bench-record.sh only */
 
-    if (off < 0)
-        off = getenv("FOLIO_SESSION_RECORD") && !strcmp(getenv("FOLIO_SESSION_RECORD"), "0");
-    if (off)
-        return;
+    if (off < 0) off = getenv("FOLIO_SESSION_RECORD") && !strcmp(getenv("FOLIO_SESSION_RECORD"), "0");
+    if (off) return;
 
     fo_sha256_hex(c->code, c->code_len, sha);
     iso_time(c->started, when);
@@ -276,13 +261,11 @@ void fo_session_record_copy(int from, int to)
     static const char *const names[] = { "record.head", "record.jsonl", "record.nb",
                                          "record.index", "record.puts", "inputs" };
 
-    if (from == to)
-        return;
+    if (from == to) return;
     for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
         struct stat st;
         int fd = fo_sandbox_open_regular(from, names[k], &st);
-        if (fd < 0)
-            continue;
+        if (fd < 0) continue;
         if (fo_sandbox_write_copy(to, names[k], fd) < 0 || fchmodat(to, names[k], 0600, 0) < 0)
             fprintf(stderr, "folio: session record: can't copy %s: %s\n", names[k],
                     strerror(errno));
@@ -304,16 +287,13 @@ static char *read_lines(int dir, const char *name, size_t max)
     size_t got = 0, want;
     off_t from;
 
-    if (fd < 0)
-        return errno == ENOENT ? fo_calloc(1, 1) : NULL;
+    if (fd < 0) return errno == ENOENT ? fo_calloc(1, 1) : NULL;
     want = (uint64_t)st.st_size > max ? max : (size_t)st.st_size;
     from = st.st_size - (off_t)want;
     buf = fo_malloc(want + 1);
-    if (buf)
-        got = fo_read_upto(fd, buf, want, from);
+    if (buf) got = fo_read_upto(fd, buf, want, from);
     close(fd);
-    if (!buf)
-        return NULL;
+    if (!buf) return NULL;
     while (got && buf[got - 1] != '\n')       /* a cut last line */
         got--;
     buf[got] = 0;
@@ -354,20 +334,15 @@ static int record_dir(const char *id, fo_session_error *err)
         return -1;
     }
     rt = fo_session_runtime(err);
-    if (rt < 0)
-        return -1;
+    if (rt < 0) return -1;
     dir = openat(rt, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     close(rt);
-    if (dir >= 0 && faccessat(dir, "record.head", R_OK, AT_SYMLINK_NOFOLLOW) == 0)
-        return dir;
-    if (dir >= 0)
-        close(dir);
+    if (dir >= 0 && faccessat(dir, "record.head", R_OK, AT_SYMLINK_NOFOLLOW) == 0) return dir;
+    if (dir >= 0) close(dir);
     rt = fo_session_state_dir();            /* hibernated in the shared state folder */
     dir = rt >= 0 ? fo_session_snap_open(rt, id) : -1;
-    if (rt >= 0)
-        close(rt);
-    if (dir >= 0)
-        return dir;
+    if (rt >= 0) close(rt);
+    if (dir >= 0) return dir;
     fo_session_fail(err, "session_not_found", 2, "list sessions with folio session ls",
                     "no session %s (or it keeps no record)", id);
     return -1;
@@ -380,11 +355,9 @@ static void python_version(const char *head, char out[32])
     size_t n = 0;
 
     out[0] = 0;
-    if (!p)
-        return;
+    if (!p) return;
     p += 11;
-    while (n < 31 && p[n] && strchr("0123456789.abcdefghijklmnopqrstuvwxyz+", p[n]))
-        n++;
+    while (n < 31 && p[n] && strchr("0123456789.abcdefghijklmnopqrstuvwxyz+", p[n])) n++;
     memcpy(out, p, n);
     out[n] = 0;
 }
@@ -400,8 +373,7 @@ static void minify(char *p)
             *w++ = *p;
             if (*p == '\\' && p[1])
                 *w++ = *++p;
-            else if (*p == '"')
-                in = 0;
+            else if (*p == '"') in = 0;
         } else if (!strchr(" \t\r\n", *p)) {
             in = *p == '"';
             *w++ = *p;
@@ -415,14 +387,11 @@ static char *environment(void)
     char why[256], *text, *sep;
     size_t len;
 
-    if (getenv("FOLIO_RECORD_NO_ENV"))
-        return NULL;
+    if (getenv("FOLIO_RECORD_NO_ENV")) return NULL;
     text = fo_env_listing(0, &len, why, sizeof why);
-    if (!text)
-        return NULL;
+    if (!text) return NULL;
     sep = strstr(text, "\n\036\n");
-    if (sep)
-        *sep = 0;
+    if (sep) *sep = 0;
     minify(text);
     if (text[0] != '{' || !fo_session_json_valid(text, strlen(text))) {
         fo_free(text);
@@ -437,8 +406,7 @@ int fo_session_export(const char *id, int what, char **out, size_t *len, fo_sess
     char *head, *cells, *puts, *env = NULL, py[32];
     fo_buf b = { 0 };
 
-    if (dir < 0)
-        return -1;
+    if (dir < 0) return -1;
     head = fo_session_read_small(dir, "record.head", 4u << 20);
     cells = read_lines(dir, what == FO_EXPORT_NOTEBOOK ? "record.nb" : "record.jsonl",
                        FO_RECORD_FULL_BYTES + FO_RECORD_FULL_BYTES / 4);

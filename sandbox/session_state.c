@@ -37,8 +37,7 @@ int fo_session_state_dir(void)
 {
     const char *path = getenv("FOLIO_STATE_DIR");
 
-    if (!path || path[0] != '/')
-        return -1;
+    if (!path || path[0] != '/') return -1;
     (void)mkdir(path, 0700);
     return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
@@ -60,8 +59,7 @@ double fo_session_lease_ttl(void)
 
 static int open_id(int state, const char *id, int create)
 {
-    if (create)
-        (void)mkdirat(state, id, 0700);
+    if (create) (void)mkdirat(state, id, 0700);
     return openat(state, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
@@ -84,8 +82,7 @@ static int lease_free(int dir)
     long long until = 0;
     int rc;
 
-    if (!text)
-        return -1;
+    if (!text) return -1;
     rc = sscanf(text, "%39s %lld", who, &until) == 2 &&
          (!strcmp(who, fo_session_instance()) || until < (long long)time(NULL));
     fo_free(text);
@@ -98,8 +95,7 @@ int fo_session_lease_take(int state, const char *id, double wait_s)
     char tmp[96], away[128];
     int dir = open_id(state, id, 1), rc = -1;
 
-    if (dir < 0)
-        return -1;
+    if (dir < 0) return -1;
     while (write_mine(dir, tmp) == 0) {
         int f;
         if (linkat(dir, tmp, dir, "lease", 0) == 0) {
@@ -108,12 +104,10 @@ int fo_session_lease_take(int state, const char *id, double wait_s)
             break;
         }
         f = errno == EEXIST ? lease_free(dir) : -2;
-        if (f == -2)
-            break;
+        if (f == -2) break;
         if (f == 1) {                     /* expired or ours: one taker moves it away */
             snprintf(away, sizeof away, "%s.old", tmp);
-            if (renameat(dir, "lease", dir, away) == 0)
-                (void)unlinkat(dir, away, 0);
+            if (renameat(dir, "lease", dir, away) == 0) (void)unlinkat(dir, away, 0);
             continue;
         }
         if (fo_now() >= end) {
@@ -134,10 +128,8 @@ void fo_session_lease_renew(int state, const char *id)
     char tmp[96];
     int dir = open_id(state, id, 0);
 
-    if (dir < 0)
-        return;
-    if (write_mine(dir, tmp) == 0 && renameat(dir, tmp, dir, "lease") < 0)
-        (void)unlinkat(dir, tmp, 0);
+    if (dir < 0) return;
+    if (write_mine(dir, tmp) == 0 && renameat(dir, tmp, dir, "lease") < 0) (void)unlinkat(dir, tmp, 0);
     close(dir);
 }
 
@@ -152,10 +144,8 @@ static int serving(const char *id)
     int yes = text && !strcmp(text, "live\n");
 
     fo_free(text);
-    if (dir >= 0)
-        close(dir);
-    if (rt >= 0)
-        close(rt);
+    if (dir >= 0) close(dir);
+    if (rt >= 0) close(rt);
     return yes;
 }
 
@@ -165,13 +155,11 @@ int fo_session_lease_keep(const char *id)
     pid_t parent = getppid();
     unsigned us = (unsigned)(fo_session_lease_ttl() * 1e6 / 3);
 
-    if (state < 0 || !fo_session_valid_id(id))
-        return 2;
+    if (state < 0 || !fo_session_valid_id(id)) return 2;
     while (getppid() == parent) {
         char want[300];
         usleep(us);
-        if (getppid() != parent)
-            break;
+        if (getppid() != parent) break;
         fo_session_lease_renew(state, id);
         snprintf(want, sizeof want, "%s/want", id);
         if (!asked && faccessat(state, want, F_OK, AT_SYMLINK_NOFOLLOW) == 0 && serving(id)) {
@@ -187,10 +175,8 @@ void fo_session_lease_drop(int state, const char *id)
 {
     int dir = open_id(state, id, 0);
 
-    if (dir < 0)
-        return;
-    if (lease_free(dir) == 1)
-        (void)unlinkat(dir, "lease", 0);
+    if (dir < 0) return;
+    if (lease_free(dir) == 1) (void)unlinkat(dir, "lease", 0);
     close(dir);
 }
 
@@ -199,8 +185,7 @@ int fo_session_snap_begin(int state, const char *id, char name[40])
     char hex[33];
     int dir = open_id(state, id, 1), fd = -1;
 
-    if (dir < 0)
-        return -1;
+    if (dir < 0) return -1;
     fo_session_new_id(hex);
     snprintf(name, 40, "snap.%.16s", hex);
     if (mkdirat(dir, name, 0700) == 0)
@@ -217,8 +202,7 @@ static void drop_snaps_but(int dir, const char *keep)
     struct dirent *de;
 
     if (!d) {
-        if (dup_fd >= 0)
-            close(dup_fd);
+        if (dup_fd >= 0) close(dup_fd);
         return;
     }
     while ((de = readdir(d)))
@@ -232,14 +216,12 @@ int fo_session_snap_commit(int state, const char *id, const char *name, int ok)
     char line[48];
     int dir = open_id(state, id, 0), rc;
 
-    if (dir < 0)
-        return -1;
+    if (dir < 0) return -1;
     snprintf(line, sizeof line, "%s\n", name);
     rc = ok ? fo_session_write_small(dir, "head", line) : -1;
     if (rc == 0)
         drop_snaps_but(dir, name);
-    else
-        (void)fo_session_remove_tree(dir, name, 0);
+    else (void)fo_session_remove_tree(dir, name, 0);
     close(dir);
     return rc;
 }
@@ -255,8 +237,7 @@ int fo_session_snap_open(int state, const char *id)
             fd = openat(dir, head, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     }
     fo_free(head);
-    if (dir >= 0)
-        close(dir);
+    if (dir >= 0) close(dir);
     return fd;
 }
 
@@ -265,14 +246,12 @@ int fo_session_state_has(const char *id)
     int state = fo_session_state_dir(), fd;
 
     if (state < 0 || !fo_session_valid_id(id)) {
-        if (state >= 0)
-            close(state);
+        if (state >= 0) close(state);
         return 0;
     }
     fd = fo_session_snap_open(state, id);
     close(state);
-    if (fd < 0)
-        return 0;
+    if (fd < 0) return 0;
     close(fd);
     return 1;
 }
@@ -281,9 +260,7 @@ void fo_session_state_remove(const char *id)
 {
     int state = fo_session_state_dir();
 
-    if (state < 0)
-        return;
-    if (fo_session_valid_id(id))
-        (void)fo_session_remove_tree(state, id, 0);
+    if (state < 0) return;
+    if (fo_session_valid_id(id)) (void)fo_session_remove_tree(state, id, 0);
     close(state);
 }

@@ -32,8 +32,7 @@
    uid/gid (root only: otherwise the jail's identity is already ours). */
 static void as_jail(const fo_session_copy *c, int on)
 {
-    if (!c->as_jail || geteuid() != 0)
-        return;
+    if (!c->as_jail || geteuid() != 0) return;
     setfsgid(on ? c->gid : 0);
     setfsuid(on ? c->uid : 0);
 }
@@ -41,8 +40,7 @@ static void as_jail(const fo_session_copy *c, int on)
 void fo_session_copy_root(fo_session_copy *c, const char *root)
 {
     c->plen = (size_t)snprintf(c->path, sizeof c->path, "%s", root);
-    if (c->plen >= sizeof c->path)
-        c->plen = sizeof c->path - 1;
+    if (c->plen >= sizeof c->path) c->plen = sizeof c->path - 1;
 }
 
 /* Appends "/name" to c->path; the old length, to give back to pop(). */
@@ -65,8 +63,7 @@ static void pop(fo_session_copy *c, size_t old)
 static void lose(fo_session_copy *c, const char *reason)
 {
     c->skipped++;
-    if (!c->lost || c->n_lost >= LOST_LISTED)
-        return;
+    if (!c->lost || c->n_lost >= LOST_LISTED) return;
     fo_buf_puts(c->lost, c->lost->len ? ", {\"name\": " : "{\"name\": ");
     fo_buf_json_str(c->lost, c->path, c->plen);
     fo_buf_puts(c->lost, ", \"path\": ");
@@ -79,8 +76,7 @@ static void lose(fo_session_copy *c, const char *reason)
 
 void fo_session_copy_end(fo_session_copy *c)
 {
-    if (!c->lost || c->skipped <= c->n_lost)
-        return;
+    if (!c->lost || c->skipped <= c->n_lost) return;
     fo_buf_printf(c->lost, "%s{\"name\": \"...\", \"reason\": \"%u more entries not saved or "
                   "restored (only the first %u are listed)\"}", c->lost->len ? ", " : "",
                   c->skipped - c->n_lost, LOST_LISTED);
@@ -96,15 +92,12 @@ static int copy_range(int in, int out, off_t from, off_t to)
 {
     off_t off = from;
 
-    if (lseek(out, from, SEEK_SET) < 0)
-        return -1;
+    if (lseek(out, from, SEEK_SET) < 0) return -1;
     while (off < to) {
         size_t want = (uint64_t)(to - off) > (1u << 30) ? (1u << 30) : (size_t)(to - off);
         ssize_t n = sendfile(out, in, &off, want);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return -1;
         if (n == 0)
             break;                                   /* shorter now: keep what was there */
     }
@@ -124,20 +117,14 @@ static int copy_sparse(int in, int out, uint64_t size, uint64_t *room)
 
         if (data < 0 && errno == ENXIO)
             break;                                   /* a hole up to the end */
-        if (data < 0 && errno != EINVAL)
-            return -1;
+        if (data < 0 && errno != EINVAL) return -1;
         hole = data < 0 ? end : lseek(in, data, SEEK_HOLE);
-        if (data < 0)
-            data = pos;
-        if (hole < 0 || hole > end)
-            hole = end;
-        if (data >= hole)
-            break;
-        if (blocks((uint64_t)(hole - data)) > *room)
-            return 1;
+        if (data < 0) data = pos;
+        if (hole < 0 || hole > end) hole = end;
+        if (data >= hole) break;
+        if (blocks((uint64_t)(hole - data)) > *room) return 1;
         *room -= blocks((uint64_t)(hole - data));
-        if (copy_range(in, out, data, hole) < 0)
-            return -1;
+        if (copy_range(in, out, data, hole) < 0) return -1;
         pos = hole;
     }
     return ftruncate(out, (off_t)size);
@@ -148,8 +135,7 @@ static uint64_t memory_room(const fo_session_copy *c)
 {
     uint64_t room;
 
-    if (!c->cg || fo_sandbox_cgroup_memory_room(c->cg, &room) < 0)
-        return UINT64_MAX;
+    if (!c->cg || fo_sandbox_cgroup_memory_room(c->cg, &room) < 0) return UINT64_MAX;
     return room > c->headroom ? room - c->headroom : 0;
 }
 
@@ -183,8 +169,7 @@ static int copy_file(int src_dir, int dst_dir, const char *name, fo_session_copy
     avail = left = mem < room ? mem : room;
     over = copy_sparse(in, out, (uint64_t)st.st_size, &left);
     close(in);
-    if (close(out) < 0 && !over)
-        over = -1;
+    if (close(out) < 0 && !over) over = -1;
     if (over) {
         int e = errno;
         (void)unlinkat(dst_dir, name, 0);            /* no half file */
@@ -238,10 +223,8 @@ static int copy_entry(DIR *d, int dst, const char *name, const struct stat *st,
 {
     int rc = 0, s2, d2;
 
-    if (S_ISREG(st->st_mode))
-        return copy_file(dirfd(d), dst, name, c);
-    if (S_ISLNK(st->st_mode))
-        return copy_link(dirfd(d), dst, name, c);
+    if (S_ISREG(st->st_mode)) return copy_file(dirfd(d), dst, name, c);
+    if (S_ISLNK(st->st_mode)) return copy_link(dirfd(d), dst, name, c);
     if (!S_ISDIR(st->st_mode)) {
         lose(c, kind_why(st->st_mode));
         return 0;
@@ -252,20 +235,16 @@ static int copy_entry(DIR *d, int dst, const char *name, const struct stat *st,
         return 0;
     }
     as_jail(c, 1);
-    if (mkdirat(dst, name, st->st_mode & 01777) < 0 && errno != EEXIST)
-        rc = -1;
+    if (mkdirat(dst, name, st->st_mode & 01777) < 0 && errno != EEXIST) rc = -1;
     as_jail(c, 0);
     c->files++;
     s2 = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     d2 = rc ? -1 : openat(dst, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (s2 >= 0 && d2 >= 0)
         rc = fo_session_copy_tree(s2, d2, c, depth + 1);
-    else if (!rc && s2 >= 0)
-        rc = -1;
-    if (s2 >= 0)
-        close(s2);
-    if (d2 >= 0)
-        close(d2);
+    else if (!rc && s2 >= 0) rc = -1;
+    if (s2 >= 0) close(s2);
+    if (d2 >= 0) close(d2);
     return rc;
 }
 
@@ -276,8 +255,7 @@ int fo_session_copy_tree(int src, int dst, fo_session_copy *c, int depth)
     struct dirent *de;
 
     if (!d) {
-        if (dup_src >= 0)
-            close(dup_src);
+        if (dup_src >= 0) close(dup_src);
         return -1;
     }
     rewinddir(d);        /* the dup shares src's offset: a second copy (checkpoints) starts over */
@@ -285,10 +263,8 @@ int fo_session_copy_tree(int src, int dst, fo_session_copy *c, int depth)
         struct stat st;
         size_t at;
 
-        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-            continue;
-        if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-            continue;
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+        if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) continue;
         at = push(c, de->d_name);
         rc = copy_entry(d, dst, de->d_name, &st, c, depth);
         pop(c, at);
@@ -303,8 +279,7 @@ int fo_session_remove_tree(int parent, const char *name, int depth)
     DIR *d;
     struct dirent *de;
 
-    if (fd < 0)
-        return unlinkat(parent, name, 0) == 0 || errno == ENOENT ? 0 : -1;
+    if (fd < 0) return unlinkat(parent, name, 0) == 0 || errno == ENOENT ? 0 : -1;
     d = fdopendir(fd);
     if (!d) {
         close(fd);
@@ -324,8 +299,7 @@ static const fo_sandbox_file *find(const fo_sandbox_collection *c, const char *n
     size_t k;
 
     for (k = 0; c && k < c->n_files; k++)
-        if (!strcmp(c->files[k].name, name))
-            return &c->files[k];
+        if (!strcmp(c->files[k].name, name)) return &c->files[k];
     return NULL;
 }
 
@@ -355,8 +329,7 @@ void fo_session_out_refused(fo_buf *b, const fo_sandbox_collection *before,
         for (m = 0; before && m < before->n_refused && !seen; m++)
             seen = !strcmp(before->refused[m].name, name) &&
                    !strcmp(before->refused[m].reason, why);
-        if (seen)
-            continue;
+        if (seen) continue;
         snprintf(path, sizeof path, "/out/%s", name);
         fo_buf_puts(b, n++ ? ", {\"path\": " : "{\"path\": ");
         fo_buf_json_str(b, path, strlen(path));
@@ -377,8 +350,7 @@ void fo_session_out_changes(fo_buf *b, const fo_sandbox_collection *before,
         const fo_sandbox_file *f = &after->files[k], *old = find(before, f->name);
         char path[300];
 
-        if (old && !strcmp(old->sha256, f->sha256))
-            continue;
+        if (old && !strcmp(old->sha256, f->sha256)) continue;
         snprintf(path, sizeof path, "/out/%s", f->name);
         fo_buf_puts(b, n++ ? ", {\"path\": " : "{\"path\": ");
         fo_buf_json_str(b, path, strlen(path));

@@ -62,8 +62,7 @@ static int parse_options(fo_session *s, int argc, char **argv, fo_buf *meta, cha
     uint64_t disk = 0;
     int i;
 
-    if (fo_sandbox_plan_defaults(&s->plan) != FO_RUN_OK)
-        return FO_RUN_INTERNAL;
+    if (fo_sandbox_plan_defaults(&s->plan) != FO_RUN_OK) return FO_RUN_INTERNAL;
     s->plan.why = why;
     s->plan.why_len = why_len;
     s->idle_s = 1800;
@@ -94,10 +93,8 @@ static int parse_options(fo_session *s, int argc, char **argv, fo_buf *meta, cha
             }
             if (!strcmp(opt, "--idle"))
                 s->idle_s = v;
-            else if (!strcmp(opt, "--disk"))
-                disk = (uint64_t)v;
-            else
-                s->max_sessions = (unsigned)v;
+            else if (!strcmp(opt, "--disk")) disk = (uint64_t)v;
+            else s->max_sessions = (unsigned)v;
         } else if (!strcmp(opt, "--render") || !strcmp(opt, "--out")) {
             snprintf(why, why_len, "%s is not an option of session new (use folio session "
                      "render / get)", opt);
@@ -109,8 +106,7 @@ static int parse_options(fo_session *s, int argc, char **argv, fo_buf *meta, cha
         } else if (fo_sandbox_plan_option(&s->plan, opt, val) != FO_RUN_OK) {
             return FO_RUN_USAGE;
         }
-        if (strcmp(opt, "--in"))
-            fo_buf_printf(meta, "%s\n%s\n", opt, val);
+        if (strcmp(opt, "--in")) fo_buf_printf(meta, "%s\n%s\n", opt, val);
     }
     s->plan.why = NULL;
     s->plan.why_len = 0;
@@ -205,18 +201,15 @@ static int take_slot(fo_session *s, int host_too)
         (void)mkdirat(s->rt, "slots", 0700);
         slots = openat(s->rt, "slots", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         mine = slots >= 0 ? lock_one(slots, s->max_sessions, 1) : -1;
-        if (slots >= 0)
-            close(slots);
+        if (slots >= 0) close(slots);
     }
     if (host >= 0) {
         theirs = lock_one(host, 1u << 20, 0);
         close(host);
     }
     if (mine < 0 || theirs < 0) {
-        if (mine >= 0 && mine != s->slot_fd[0])
-            close(mine);
-        if (theirs > 0)
-            close(theirs);
+        if (mine >= 0 && mine != s->slot_fd[0]) close(mine);
+        if (theirs > 0) close(theirs);
         return mine < 0 ? -1 : -2;
     }
     s->slot_fd[0] = mine;
@@ -248,8 +241,7 @@ static int unclaimed(fo_session *s)
                       : -1;
     int mine = sp >= 0 && unlinkat(sp, s->id, 0) == 0;
 
-    if (sp >= 0)
-        close(sp);
+    if (sp >= 0) close(sp);
     return mine;
 }
 
@@ -324,8 +316,7 @@ static int restore_child(fo_session *s, int files, int report)
         fprintf(stderr, "folio: session %s: can't restore %s: %s\n", s->id, c.path,
                 strerror(errno));
     fo_session_copy_end(&c);
-    if (lost.len && fo_write_all(report, lost.data, lost.len, fo_now() + 60) < 0)
-        rc = -1;
+    if (lost.len && fo_write_all(report, lost.data, lost.len, fo_now() + 60) < 0) rc = -1;
     return rc < 0 ? 1 : 0;
 }
 
@@ -339,16 +330,14 @@ static int restore_files(fo_session *s, int files, fo_buf *lost)
     pid_t pid;
     ssize_t n;
 
-    if (pipe2(p, O_CLOEXEC) < 0)
-        return -1;
+    if (pipe2(p, O_CLOEXEC) < 0) return -1;
     if ((pid = fork()) == 0) {
         close(p[0]);
         _exit(restore_child(s, files, p[1]));
     }
     close(p[1]);
     while (pid > 0 && ((n = read(p[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)))
-        if (n > 0 && got.len < (1u << 20))
-            fo_buf_append(&got, buf, (size_t)n);
+        if (n > 0 && got.len < (1u << 20)) fo_buf_append(&got, buf, (size_t)n);
     close(p[0]);
     while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
@@ -375,8 +364,7 @@ static int restore(fo_session *s, fo_session_error *err)
     int files = openat(s->src, "files", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc = 0;
     char *saved = fo_session_read_small(s->src, "not_saved", 1 << 20);
 
-    if (saved)
-        fo_buf_puts(&s->not_restored, saved);
+    if (saved) fo_buf_puts(&s->not_restored, saved);
     fo_free(saved);
     if (files >= 0) {
         rc = restore_files(s, files, &s->not_restored);
@@ -464,8 +452,7 @@ static int start(fo_session *s, int resume, fo_session_error *err)
                         "the session's Python did not start");
         return -1;
     }
-    if (resume && restore(s, err) < 0)
-        return -1;
+    if (resume && restore(s, err) < 0) return -1;
     fo_session_out_collect(s->j.out_dir, &s->plan, NULL, &s->outs);
     fo_sandbox_cgroup_events(&s->j.cg, &s->oom_kills, &(long){ 0 });
     return 0;
@@ -484,8 +471,7 @@ static int listen_socket(fo_session *s, const char *name)
     ok = fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0;
     umask(old);
     if (!ok || fchmodat(s->dir, name, 0600, 0) < 0 || listen(fd, 64) < 0) {
-        if (fd >= 0)
-            close(fd);
+        if (fd >= 0) close(fd);
         return -1;
     }
     return fd;
@@ -515,8 +501,7 @@ static void log_tail(fo_session *s, char *out, size_t len)
     char *text = fo_session_read_small(s->dir, "log", 65536), *line, *p;
     size_t n = text ? strlen(text) : 0;
 
-    while (n > 0 && text[n - 1] == '\n')
-        text[--n] = 0;
+    while (n > 0 && text[n - 1] == '\n') text[--n] = 0;
     line = text ? strrchr(text, '\n') : NULL;
     line = line ? line + 1 : text;
     p = line && !strncmp(line, "folio: ", 7) ? strchr(line + 7, ':') : NULL;
@@ -548,8 +533,7 @@ static void teardown(fo_session *s)
     }
     (void)unlinkat(s->dir, "sock", 0);
     (void)unlinkat(s->dir, "ctl", 0);
-    if (s->ctl >= 0)
-        close(s->ctl);
+    if (s->ctl >= 0) close(s->ctl);
     s->ctl = -1;
 }
 
@@ -564,8 +548,7 @@ static int hibernate(fo_session *s, int into)
     fo_session_copy c = { 0 };
     int src[3] = { s->j.work_dir, s->j.out_dir, s->j.tmp_dir }, files, rc = 0;
 
-    if (!s->kernel_lost)
-        (void)fo_session_kernel_command(s, 'h', &lost, 600000);
+    if (!s->kernel_lost) (void)fo_session_kernel_command(s, 'h', &lost, 600000);
     fo_buf_free(&lost);                  /* the kernel lists them again at the restore */
     (void)fo_session_remove_tree(into, "files", 0);
     (void)unlinkat(into, "not_saved", 0);
@@ -592,8 +575,7 @@ static int hibernate(fo_session *s, int into)
     if (c.skipped)
         fprintf(stderr, "folio: session %s: %u entries not saved (links, special files, over "
                 "the budget)\n", s->id, c.skipped);
-    if (rc == 0 && gone.len && fo_session_write_small(into, "not_saved", gone.data) < 0)
-        rc = -1;
+    if (rc == 0 && gone.len && fo_session_write_small(into, "not_saved", gone.data) < 0) rc = -1;
     fo_buf_free(&gone);
     return rc;
 }
@@ -640,8 +622,7 @@ static void start_renewer(fo_session *s)
     if (pid == 0) {
         const char *argv[] = { "folio", "session", "_lease", s->id, NULL };
         (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent)
-            _exit(0);
+        if (getppid() != parent) _exit(0);
         for (int fd = 3; fd < 4096; fd++)     /* no lock, slot or jail held by us */
             close(fd);
         execv("/proc/self/exe", (char *const *)argv);   /* execv only reads the strings */
@@ -661,8 +642,7 @@ static void release_lease(fo_session *s)
             ;
         s->renewer = 0;
     }
-    if (s->state >= 0)
-        fo_session_lease_drop(s->state, s->id);
+    if (s->state >= 0) fo_session_lease_drop(s->state, s->id);
 }
 
 /* Hibernates and ends. "hibernated" is written before the socket goes: a
@@ -696,18 +676,14 @@ static int valid_rel(const char *p)
 {
     const char *c = p;
 
-    if (!*p || strlen(p) > 255 || *p == '/')
-        return 0;
+    if (!*p || strlen(p) > 255 || *p == '/') return 0;
     while (*c) {
         size_t n = strcspn(c, "/");
-        if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
-            return 0;
+        if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.')) return 0;
         for (size_t k = 0; k < n; k++)
-            if ((unsigned char)c[k] < 0x20)
-                return 0;
+            if ((unsigned char)c[k] < 0x20) return 0;
         c += n;
-        if (*c == '/')
-            c++;
+        if (*c == '/') c++;
     }
     return 1;
 }
@@ -763,10 +739,8 @@ static int open_in_jail(fo_session *s, const char *path, struct stat *st)
 
     if (!strncmp(path, "/out/", 5))
         base = s->j.out_dir, path += 5;
-    else if (!strncmp(path, "/work/", 6))
-        path += 6;
-    if (!valid_rel(path))
-        return -1;
+    else if (!strncmp(path, "/work/", 6)) path += 6;
+    if (!valid_rel(path)) return -1;
     cur = dup(base);
     while (cur >= 0 && strchr(path, '/')) {
         size_t n = strcspn(path, "/");
@@ -776,8 +750,7 @@ static int open_in_jail(fo_session *s, const char *path, struct stat *st)
         cur = next;
         path += n + 1;
     }
-    if (cur < 0)
-        return -1;
+    if (cur < 0) return -1;
     next = fo_sandbox_open_regular(cur, path, st);
     close(cur);
     return next;
@@ -813,8 +786,7 @@ static void save_inputs(fo_session *s)
 {
     char *json = fo_sandbox_inputs_json(&s->plan);
 
-    if (json)
-        (void)fo_session_write_small(s->dir, "inputs", json);
+    if (json) (void)fo_session_write_small(s->dir, "inputs", json);
     fo_free(json);
 }
 
@@ -853,8 +825,7 @@ static void do_render(fo_session *s, int cfd, const char *formats)
         return;
     }
     fo_session_out_collect(s->j.out_dir, &s->plan, &s->outs, &col);
-    for (k = 0; k < col.n_files; k++)
-        have |= !strcmp(col.files[k].name, "result.json");
+    for (k = 0; k < col.n_files; k++) have |= !strcmp(col.files[k].name, "result.json");
     if (!have || !s->engine) {
         reply_error(cfd, "bad_request", have ? 5 : 2, have ? "install folio-engine beside folio" :
                     "write the spec to /out/result.json in a cell first",
@@ -898,8 +869,7 @@ static int serve_one(fo_session *s, int lfd, double *idle_from)
     size_t n;
     int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC), fd = -1, end = GO_ON;
 
-    if (cfd < 0)
-        return GO_ON;
+    if (cfd < 0) return GO_ON;
     if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) < 0 || cr.uid != geteuid() ||
         fo_session_recv(cfd, &type, &p, &n, FO_SESSION_MAX_CODE + 64, 10000, &fd) < 0) {
         close(cfd);
@@ -940,8 +910,7 @@ static int serve_one(fo_session *s, int lfd, double *idle_from)
     }
     if (end != GO_ON)
         (void)fo_session_send(cfd, 'R', "{}", 2, -1);   /* after the work: the client waits */
-    if (fd >= 0)
-        close(fd);
+    if (fd >= 0) close(fd);
     fo_free(p);
     close(cfd);
     return end;
@@ -989,8 +958,7 @@ static void loop(fo_session *s, int lfd, int sfd)
             }
             return;
         }
-        if (poll(pf, 4, wait > 3600 ? 3600000 : (int)(wait * 1000) + 1) < 0)
-            continue;
+        if (poll(pf, 4, wait > 3600 ? 3600000 : (int)(wait * 1000) + 1) < 0) continue;
         if (pf[3].revents) {
             char done = fo_session_control(s);    /* no cell runs: "interrupted": false */
             if (done == 'p' || done == 'g') idle_from = fo_now();
@@ -1002,10 +970,8 @@ static void loop(fo_session *s, int lfd, int sfd)
             (void)fo_session_write_small(s->dir, "state", "lost\n");
             return;
         }
-        if (pf[0].revents)
-            end = serve_one(s, lfd, &idle_from);
-        if (end != GO_ON)
-            return;
+        if (pf[0].revents) end = serve_one(s, lfd, &idle_from);
+        if (end != GO_ON) return;
     }
 }
 
@@ -1013,8 +979,7 @@ static void loop(fo_session *s, int lfd, int sfd)
 
 static int ready_error(int ready, fo_session_error *err)
 {
-    if (ready >= 0)
-        (void)fo_session_error_send(ready, err);
+    if (ready >= 0) (void)fo_session_error_send(ready, err);
     return err->exit;
 }
 
@@ -1029,8 +994,7 @@ static int shared_state(fo_session *s, int resume, fo_session_error *err)
 
     s->checkpoint_s = ck && strtod(ck, NULL) >= 1 ? strtod(ck, NULL) : 60;
     s->state = fo_session_state_dir();
-    if (s->state < 0)
-        return 0;
+    if (s->state < 0) return 0;
     if (fo_session_lease_take(s->state, s->id, resume ? fo_session_lease_ttl() + 2 : 0) < 0) {
         fo_session_fail(err, "restore_failed", 5, "retry in a few seconds; its instance answers "
                         "for it meanwhile", "session %s is held by another instance (its lease "
@@ -1053,8 +1017,7 @@ static int shared_state(fo_session *s, int resume, fo_session_error *err)
 static void abandon(fo_session *s, int resume)
 {
     release_lease(s);
-    if (resume)
-        return;
+    if (resume) return;
     fo_session_state_remove(s->id);
     (void)fo_session_remove_tree(s->rt, s->id, 0);
 }
@@ -1097,16 +1060,14 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
     s.ctl = -1;
     s.state = -1;
     s.engine = engine;
-    if (argc < 4 || !fo_session_valid_id(argv[1]))
-        return 1;
+    if (argc < 4 || !fo_session_valid_id(argv[1])) return 1;
     snprintf(s.id, sizeof s.id, "%s", argv[1]);
     ready = atoi(argv[2]);
     resume = !strcmp(argv[3], "--resume");
     s.spare = !strcmp(argv[3], "--spare");
     (void)signal(SIGPIPE, SIG_IGN);
     s.rt = fo_session_runtime(&err);
-    if (s.rt < 0)
-        return ready_error(ready, &err);
+    if (s.rt < 0) return ready_error(ready, &err);
     s.dir = openat(s.rt, s.id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (s.dir < 0) {
         fo_session_fail(&err, "session_not_found", 2, "list sessions with folio session ls",
@@ -1121,8 +1082,7 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
     }
     s.src = s.dir;
     if (shared_state(&s, resume, &err) < 0) {
-        if (!resume)
-            (void)fo_session_remove_tree(s.rt, s.id, 0);
+        if (!resume) (void)fo_session_remove_tree(s.rt, s.id, 0);
         return ready_error(ready, &err);
     }
     text = resume ? fo_session_read_small(s.dir, "state", 64) : NULL;
@@ -1151,8 +1111,7 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
     }
     fo_buf_free(&meta);
     if (rc != FO_RUN_OK) {
-        if (!why[0])
-            log_tail(&s, why, sizeof why);
+        if (!why[0]) log_tail(&s, why, sizeof why);
         fo_session_fail(&err, rc == FO_RUN_USAGE ? "bad_request" : "internal", rc,
                         "folio session --help lists the options", "%s", why);
         abandon(&s, resume);
@@ -1177,8 +1136,7 @@ int fo_session_supervise(int argc, char **argv, const char *folio, const char *e
         fo_session_fail(&err, rc == FO_RUN_INTERNAL ? "internal" : "bad_request", rc,
                         "--in names a file or folder you can read", "%s", why);
     }
-    if (!resume && !err.code[0])
-        save_inputs(&s);
+    if (!resume && !err.code[0]) save_inputs(&s);
     if (err.code[0] || start(&s, resume, &err) < 0 ||
         (s.ctl = listen_socket(&s, "ctl")) < 0 || (lfd = listen_socket(&s, "sock")) < 0) {
         if (!err.code[0])

@@ -52,8 +52,7 @@ static void sse_unref(sse *ev)
     pthread_mutex_lock(&ev->lock);
     last = --ev->refs == 0;
     pthread_mutex_unlock(&ev->lock);
-    if (!last)
-        return;
+    if (!last) return;
     pthread_mutex_destroy(&ev->lock);
     fo_buf_free(&ev->out);
     fo_free(ev);
@@ -70,8 +69,7 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
         n = (ssize_t)(ev->out.len - ev->taken < max ? ev->out.len - ev->taken : max);
         memcpy(buf, ev->out.data + ev->taken, (size_t)n);
         ev->taken += (size_t)n;
-        if (ev->taken == ev->out.len)
-            ev->out.len = ev->taken = 0;
+        if (ev->taken == ev->out.len) ev->out.len = ev->taken = 0;
     } else if (ev->done) {
         n = MHD_CONTENT_READER_END_OF_STREAM;
     } else {
@@ -162,8 +160,7 @@ static void sse_stream(sse *ev, int which, const char *p, size_t n)
     fo_buf_printf(&json, "{\"name\": \"%s\", \"text\": ", which == 1 ? "stdout" : "stderr");
     fo_buf_json_str(&json, text.data, text.len - keep);
     fo_buf_puts(&json, "}");
-    if (!json.failed && text.len > keep)
-        sse_push(ev, "stream", json.data, json.len, 1);
+    if (!json.failed && text.len > keep) sse_push(ev, "stream", json.data, json.len, 1);
     fo_buf_free(&text);
     fo_buf_free(&json);
 }
@@ -212,8 +209,7 @@ static kept *kept_add(fo_serve_state *s, const char *sid, const char *owner, uns
 {
     kept *e = fo_calloc(1, sizeof *e);
 
-    if (!e)
-        return NULL;
+    if (!e) return NULL;
     snprintf(e->sid, sizeof e->sid, "%s", sid);
     snprintf(e->owner, sizeof e->owner, "%s", owner);
     e->cell = cell;
@@ -324,8 +320,7 @@ static void watch_start(void)
     pthread_t t;
 
     watch_ep = epoll_create1(EPOLL_CLOEXEC);
-    if (watch_ep < 0)
-        return;
+    if (watch_ep < 0) return;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&attr, 256u << 10);
@@ -345,16 +340,14 @@ static hangup *watch_add(struct MHD_Connection *c, const char *sid)
     hangup *h;
 
     pthread_once(&watch_once, watch_start);
-    if (watch_ep < 0 || !info || !(h = fo_calloc(1, sizeof *h)))
-        return NULL;
+    if (watch_ep < 0 || !info || !(h = fo_calloc(1, sizeof *h))) return NULL;
     snprintf(h->sid, sizeof h->sid, "%s", sid);
     h->fd = fcntl(info->connect_fd, F_DUPFD_CLOEXEC, 0);
     ev.data.ptr = h;
     pthread_mutex_lock(&watch_lock);
     if (h->fd < 0 || epoll_ctl(watch_ep, EPOLL_CTL_ADD, h->fd, &ev) < 0) {
         pthread_mutex_unlock(&watch_lock);
-        if (h->fd >= 0)
-            close(h->fd);
+        if (h->fd >= 0) close(h->fd);
         fo_free(h);
         return NULL;
     }
@@ -366,8 +359,7 @@ static hangup *watch_add(struct MHD_Connection *c, const char *sid)
 
 static void watch_remove(hangup *h)
 {
-    if (!h)
-        return;
+    if (!h) return;
     pthread_mutex_lock(&watch_lock);
     for (hangup **pp = &watched; *pp; pp = &(*pp)->next)
         if (*pp == h) {
@@ -408,8 +400,7 @@ static void start_stream(exec_ctx *x, const char *cell, size_t n)
     char json[48];
     int k;
 
-    if (!ev)
-        return;
+    if (!ev) return;
     pthread_mutex_init(&ev->lock, NULL);
     ev->c = x->c;
     ev->refs = 2;                  /* this thread, and the response */
@@ -456,8 +447,7 @@ static void on_event(void *ud, int stream, const char *p, size_t n)
 
 static int cell_take(fo_serve_state *s)
 {
-    if (atomic_fetch_add(&s->cells, 1) < (long)s->cfg.max_cells)
-        return 1;
+    if (atomic_fetch_add(&s->cells, 1) < (long)s->cfg.max_cells) return 1;
     atomic_fetch_sub(&s->cells, 1);
     return 0;
 }
@@ -497,8 +487,7 @@ static void deliver(exec_ctx *x, int rc, char *result, const fo_session_error *e
     if (x->r) {                                   /* not answered yet: the plain case */
         if (rc < 0)
             fo_http_session_refuse(x->c, x->r, err);
-        else
-            fo_http_send_text(x->c, x->r, 200, "application/json", result, strlen(result));
+        else fo_http_send_text(x->c, x->r, 200, "application/json", result, strlen(result));
         fo_free(result);
         return;
     }
@@ -519,8 +508,7 @@ static void deliver(exec_ctx *x, int rc, char *result, const fo_session_error *e
                                   "hint", err->hint);
             char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
 
-            if (text)
-                sse_push(x->ev, "error", text, strlen(text), 0);
+            if (text) sse_push(x->ev, "error", text, strlen(text), 0);
             free(text);                        /* jansson's json_dumps: plain free */
             json_decref(o);
         } else {
@@ -546,8 +534,7 @@ void fo_http_exec(fo_serve_state *s, struct MHD_Connection *c, req *r)
     int rc;
 
     memset(&err, 0, sizeof err);
-    if (!body)
-        return;
+    if (!body) return;
     if (exec_args(c, r, body, &code, &timeout, &x.detach) < 0) {
         json_decref(body);
         return;
@@ -559,8 +546,7 @@ void fo_http_exec(fo_serve_state *s, struct MHD_Connection *c, req *r)
         return;
     }
     x.events = !x.detach && wants_events(c);
-    if (x.events)
-        mode |= FO_SESSION_STREAM_EVENTS;
+    if (x.events) mode |= FO_SESSION_STREAM_EVENTS;
     snprintf(x.sid, sizeof x.sid, "%s", id);
     fo_http_asker(r, x.owner);
     watch = x.detach ? NULL : watch_add(c, id);

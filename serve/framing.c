@@ -21,10 +21,8 @@ static void trim_ows(const char *v, const char **b, const char **e)
 {
     *b = v;
     *e = v + strlen(v);
-    while (*b < *e && (**b == ' ' || **b == '\t'))
-        (*b)++;
-    while (*e > *b && ((*e)[-1] == ' ' || (*e)[-1] == '\t'))
-        (*e)--;
+    while (*b < *e && (**b == ' ' || **b == '\t')) (*b)++;
+    while (*e > *b && ((*e)[-1] == ' ' || (*e)[-1] == '\t')) (*e)--;
 }
 
 /* 2 when name is want (ignoring case); 1 when it is want followed only by
@@ -33,17 +31,14 @@ static int name_is(const char *name, const char *want)
 {
     size_t n = strlen(want);
 
-    if (strncasecmp(name, want, n))
-        return 0;
-    if (!name[n])
-        return 2;
+    if (strncasecmp(name, want, n)) return 0;
+    if (!name[n]) return 2;
     return strspn(name + n, " \t:") == strlen(name + n) ? 1 : 0;
 }
 
 static void refuse(fo_http_framing *f, const char *why)
 {
-    if (!f->why)
-        f->why = why;
+    if (!f->why) f->why = why;
 }
 
 void fo_http_framing_add(fo_http_framing *f, const char *name, const char *value)
@@ -52,8 +47,7 @@ void fo_http_framing_add(fo_http_framing *f, const char *name, const char *value
     uint64_t len = 0;
     int cl, te;
 
-    if (!name || !value)
-        return;
+    if (!name || !value) return;
     cl = name_is(name, "Content-Length");
     te = name_is(name, "Transfer-Encoding");
     if (cl == 1 || te == 1) {
@@ -73,8 +67,7 @@ void fo_http_framing_add(fo_http_framing *f, const char *name, const char *value
             }
             len = len * 10 + (uint64_t)(*p - '0');
         }
-        if (f->n_length && f->length != len)
-            refuse(f, "two Content-Length headers with different values");
+        if (f->n_length && f->length != len) refuse(f, "two Content-Length headers with different values");
         f->length = len;
         f->n_length++;
     } else if (te) {
@@ -86,11 +79,8 @@ void fo_http_framing_add(fo_http_framing *f, const char *name, const char *value
 
 const char *fo_http_framing_check(const fo_http_framing *f)
 {
-    if (f->why)
-        return f->why;
-    if (f->n_coding > 1)
-        return "Transfer-Encoding sent more than once";
-    if (f->n_coding && f->n_length)
-        return "both Content-Length and Transfer-Encoding";
+    if (f->why) return f->why;
+    if (f->n_coding > 1) return "Transfer-Encoding sent more than once";
+    if (f->n_coding && f->n_length) return "both Content-Length and Transfer-Encoding";
     return NULL;
 }

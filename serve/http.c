@@ -85,16 +85,13 @@ void fo_http_send_response(struct MHD_Connection *c, req *r, unsigned status,
                            struct MHD_Response *resp, uint64_t bytes)
 {
     if (!resp || r->answered) {
-        if (resp)
-            MHD_destroy_response(resp);
+        if (resp) MHD_destroy_response(resp);
         return;
     }
     MHD_add_response_header(resp, "X-Request-Id", r->id);
     MHD_add_response_header(resp, "X-Folio-Instance", r->s->cfg.instance);
-    if (r->worker[0])
-        MHD_add_response_header(resp, "X-Folio-Worker", r->worker);
-    if (r->close)
-        MHD_add_response_header(resp, "Connection", "close");
+    if (r->worker[0]) MHD_add_response_header(resp, "X-Folio-Worker", r->worker);
+    if (r->close) MHD_add_response_header(resp, "Connection", "close");
     if (r->susp) {
         /* a deferred handler, on its own thread: the answer is queued when
            the connection is resumed (fo_http_defer, fo_http_answer_now) */
@@ -130,16 +127,12 @@ void fo_http_send_text(struct MHD_Connection *c, req *r, unsigned status, const 
 {
     struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)body,
                                                                 MHD_RESPMEM_MUST_COPY);
-    if (!resp)
-        return;
+    if (!resp) return;
     MHD_add_response_header(resp, "Content-Type", type);
     MHD_add_response_header(resp, "Cache-Control", "no-store");
-    if (status == 429 || status == 503)
-        MHD_add_response_header(resp, "Retry-After", "1");
-    if (status == 401)
-        MHD_add_response_header(resp, "WWW-Authenticate", "Bearer");
-    if (status == 405 && r->allow[0])
-        MHD_add_response_header(resp, "Allow", r->allow);
+    if (status == 429 || status == 503) MHD_add_response_header(resp, "Retry-After", "1");
+    if (status == 401) MHD_add_response_header(resp, "WWW-Authenticate", "Bearer");
+    if (status == 405 && r->allow[0]) MHD_add_response_header(resp, "Allow", r->allow);
     fo_http_send_response(c, r, status, resp, len);
 }
 
@@ -175,19 +168,16 @@ static void refuse_v(struct MHD_Connection *c, req *r, unsigned status, const ch
     vsnprintf(msg, sizeof msg, fmt, ap);
     fo_http_json_escape(emsg, sizeof emsg, msg);
     fo_http_json_escape(ehint, sizeof ehint, hint ? hint : "");
-    if (code)
-        h += (size_t)snprintf(head + h, sizeof head - h, "\"code\": \"%s\", ", code);
+    if (code) h += (size_t)snprintf(head + h, sizeof head - h, "\"code\": \"%s\", ", code);
     if (field) {
         fo_http_json_escape(efield, sizeof efield, field);
         h += (size_t)snprintf(head + h, sizeof head - h, "\"field\": \"%s\", ", efield);
     }
-    if (!isnan(limit) && h < sizeof head)
-        snprintf(head + h, sizeof head - h, "\"limit\": %.15g, ", limit);
+    if (!isnan(limit) && h < sizeof head) snprintf(head + h, sizeof head - h, "\"limit\": %.15g, ", limit);
     n = snprintf(body, sizeof body, "{\"errors\": [{%s\"message\": \"%s\", \"hint\": %s%s%s}]}\n",
                  head, emsg, hint ? "\"" : "", hint ? ehint : "null", hint ? "\"" : "");
     r->reason = reason;
-    if (reason)
-        fo_serve_metrics_refusal(reason);
+    if (reason) fo_serve_metrics_refusal(reason);
     fo_http_send_text(c, r, status, "application/json", body, (size_t)n);
 }
 
@@ -224,16 +214,14 @@ void fo_http_asker(const req *r, char out[65])
         snprintf(out, 65, "-");
         return;
     }
-    for (int k = 0; k < 32; k++)
-        snprintf(out + 2 * k, 3, "%02x", r->bearer[k]);
+    for (int k = 0; k < 32; k++) snprintf(out + 2 * k, 3, "%02x", r->bearer[k]);
 }
 
 int fo_serve_bearer(const char *authorization, unsigned char hash[32])
 {
     fo_sha256 h;
 
-    if (!authorization || strncasecmp(authorization, "Bearer ", 7))
-        return 0;
+    if (!authorization || strncasecmp(authorization, "Bearer ", 7)) return 0;
     fo_sha256_init(&h);
     fo_sha256_update(&h, authorization + 7, strlen(authorization + 7));
     fo_sha256_final(&h, hash);
@@ -255,8 +243,7 @@ int fo_serve_token_ok(fo_serve_state *s, const unsigned char *hash)
         /* every token compared in full, whatever matched */
         for (k = 0; k < s->n_tokens; k++) {
             unsigned char d = 0;
-            for (size_t i = 0; i < 32; i++)
-                d |= (unsigned char)(hash[i] ^ s->tokens[k][i]);
+            for (size_t i = 0; i < 32; i++) d |= (unsigned char)(hash[i] ^ s->tokens[k][i]);
             diff &= (unsigned char)(d != 0);
         }
         ok = diff == 0;
@@ -306,8 +293,7 @@ int fo_http_slot_take(fo_serve_state *s)
         s->waiting--;
         ok = s->running < s->cfg.workers;
     }
-    if (ok)
-        s->running++;
+    if (ok) s->running++;
     pthread_mutex_unlock(&s->slots_lock);
     return ok;
 }
@@ -327,8 +313,7 @@ int fo_http_new_file(req *r, const char *name)
     char path[1024];
     upload *u;
 
-    if (r->n_files == MAX_FILES)
-        return -1;
+    if (r->n_files == MAX_FILES) return -1;
     u = &r->files[r->n_files];
     u->name = fo_strdup(name);
     snprintf(path, sizeof path, "%s/f%zu", r->dir, r->n_files);
@@ -336,8 +321,7 @@ int fo_http_new_file(req *r, const char *name)
     u->bytes = 0;
     if (!u->name || u->fd < 0) {
         fo_free(u->name);
-        if (u->fd >= 0)
-            close(u->fd);
+        if (u->fd >= 0) close(u->fd);
         return -1;
     }
     r->cur = (long)r->n_files++;
@@ -368,8 +352,7 @@ static int part_start(req *r, const char *key)
         fo_http_refuse(c, r, 500, NULL, NULL, "can't store the upload: %s", strerror(errno));
         return -1;
     }
-    if (!strcmp(key, "spec"))
-        r->spec_idx = (int)r->cur;
+    if (!strcmp(key, "spec")) r->spec_idx = (int)r->cur;
     return 0;
 }
 
@@ -382,13 +365,10 @@ static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *k
     upload *u;
 
     (void)kind; (void)filename; (void)content_type; (void)transfer_encoding;
-    if (r->answered)
-        return MHD_NO;
+    if (r->answered) return MHD_NO;
     if (off == 0 && (r->cur < 0 || strcmp(r->files[r->cur].name, key) || r->files[r->cur].bytes))
-        if (part_start(r, key ? key : "") < 0)
-            return MHD_NO;
-    if (r->cur < 0)
-        return MHD_NO;
+        if (part_start(r, key ? key : "") < 0) return MHD_NO;
+    if (r->cur < 0) return MHD_NO;
     u = &r->files[r->cur];
     if (u->bytes + size > r->s->cfg.max_body) {
         fo_http_refuse(r->conn, r, 413, "body_too_large", "send smaller files, or raise "
@@ -504,8 +484,7 @@ static const struct { const char *fmt, *type; } mime[] = {
 const char *fo_http_mime(const char *fmt)
 {
     for (size_t k = 0; k < sizeof mime / sizeof *mime; k++)
-        if (!strcmp(mime[k].fmt, fmt))
-            return mime[k].type;
+        if (!strcmp(mime[k].fmt, fmt)) return mime[k].type;
     return NULL;
 }
 
@@ -518,18 +497,15 @@ static enum MHD_Result scan_format(void *cls, enum MHD_ValueKind kind, const cha
     size_t k;
 
     (void)kind;
-    if (strcmp(key, f->key))
-        return MHD_YES;
+    if (strcmp(key, f->key)) return MHD_YES;
     if (!value || !fo_http_mime(value)) {
         f->bad = 1;
         snprintf(f->badval, sizeof f->badval, "%.60s", value ? value : "");
         return MHD_NO;
     }
     for (k = 0; k < f->job->n_formats; k++)
-        if (!strcmp(f->job->formats[k], value))
-            return MHD_YES;
-    if (f->job->n_formats == FO_SERVE_MAX_FORMATS)
-        return MHD_YES;
+        if (!strcmp(f->job->formats[k], value)) return MHD_YES;
+    if (f->job->n_formats == FO_SERVE_MAX_FORMATS) return MHD_YES;
     snprintf(f->job->formats[f->job->n_formats++], 8, "%s", value);
     return MHD_YES;
 }
@@ -559,13 +535,10 @@ int fo_http_zip(req *r, char names[][32], const int *fds, size_t n)
     char path[600];
     const char *name[FO_SERVE_MAX_FORMATS];
 
-    if (n > FO_SERVE_MAX_FORMATS)
-        return -1;
-    for (size_t k = 0; k < n; k++)
-        name[k] = names[k];
+    if (n > FO_SERVE_MAX_FORMATS) return -1;
+    for (size_t k = 0; k < n; k++) name[k] = names[k];
     snprintf(path, sizeof path, "%s/result.zip", r->dir);
-    if (fo_zip_fds(path, name, fds, n) < 0)
-        return -1;
+    if (fo_zip_fds(path, name, fds, n) < 0) return -1;
     return open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 }
 
@@ -583,8 +556,7 @@ void fo_http_disposition(char *dst, size_t cap, const char *name)
     int plain = 1;
 
     if (cap < 32) {
-        if (cap)
-            dst[0] = '\0';
+        if (cap) dst[0] = '\0';
         return;
     }
     /* the quoted fallback: printable ASCII but for " \ ; %, one _ per
@@ -603,14 +575,11 @@ void fo_http_disposition(char *dst, size_t cap, const char *name)
         }
         dst[n++] = (char)ch;
     }
-    if (k < len || n == sizeof "attachment; filename=\"" - 1)
-        plain = 0;
-    if (n == sizeof "attachment; filename=\"" - 1)
-        n += (size_t)snprintf(dst + n, cap - n, "download");
+    if (k < len || n == sizeof "attachment; filename=\"" - 1) plain = 0;
+    if (n == sizeof "attachment; filename=\"" - 1) n += (size_t)snprintf(dst + n, cap - n, "download");
     dst[n++] = '"';
     dst[n] = '\0';
-    if (plain || !len)
-        return;
+    if (plain || !len) return;
     n += (size_t)snprintf(dst + n, cap - n, "; filename*=UTF-8''");
     for (k = 0; k < len && n + 4 < cap; k++) {
         unsigned char ch = (unsigned char)name[k];
@@ -656,8 +625,7 @@ static void answer_result(struct MHD_Connection *c, req *r, const fo_serve_job *
     size_t k;
 
     if (res->status == 0 && res->n_outs == job->n_formats) {
-        for (k = 0; k < res->n_outs; k++)
-            fo_serve_metrics_render(job->formats[k]);
+        for (k = 0; k < res->n_outs; k++) fo_serve_metrics_render(job->formats[k]);
         if (res->n_outs == 1) {
             char fname[32];
             snprintf(fname, sizeof fname, "result.%s", job->formats[0]);
@@ -671,8 +639,7 @@ static void answer_result(struct MHD_Connection *c, req *r, const fo_serve_job *
             fd = fo_http_zip(r, names, res->out_fds, res->n_outs);
             if (fd < 0)
                 fo_http_refuse(c, r, 500, NULL, NULL, "can't build the zip of the outputs");
-            else
-                fo_http_send_file(c, r, fd, "application/zip", "result.zip");
+            else fo_http_send_file(c, r, fd, "application/zip", "result.zip");
         }
     } else if ((res->status == 2 || res->status == 3) && res->diags_json) {
         /* FO_ERR_INPUT, FO_ERR_UNSUPPORTED: the validate --json objects */
@@ -707,10 +674,8 @@ static const unsigned char *tenant_of(const fo_serve_state *s, const req *r)
 {
     static const unsigned char anyone[32];
 
-    if (s->cfg.reuse_jobs < 2)
-        return NULL;
-    if (!s->cfg.token_file)
-        return anyone;
+    if (s->cfg.reuse_jobs < 2) return NULL;
+    if (!s->cfg.token_file) return anyone;
     return r->has_bearer ? r->bearer : NULL;
 }
 
@@ -729,8 +694,7 @@ static void run_job(fo_serve_state *s, struct MHD_Connection *c, req *r, fo_serv
     if (fo_serve_zygote_render(s->zygote, job, tenant_of(s, r), &res, err, sizeof err) < 0) {
         fo_http_refuse(c, r, 503, "busy", NULL, "can't render now: %s", err);
     } else {
-        if (res.worker)
-            snprintf(r->worker, sizeof r->worker, "%016llx", (unsigned long long)res.worker);
+        if (res.worker) snprintf(r->worker, sizeof r->worker, "%016llx", (unsigned long long)res.worker);
         answer_result(c, r, job, &res);
     }
     fo_http_slot_give(s);
@@ -750,12 +714,10 @@ static void h_render(fo_serve_state *s, struct MHD_Connection *c, req *r)
                "no part named \"spec\"");
         return;
     }
-    if (fo_http_read_formats(c, r, &job, "format") < 0)
-        return;
+    if (fo_http_read_formats(c, r, &job, "format") < 0) return;
     for (k = 0; k < r->n_files; k++) {
         lseek(r->files[k].fd, 0, SEEK_SET);
-        if ((int)k == r->spec_idx)
-            continue;
+        if ((int)k == r->spec_idx) continue;
         names[n] = r->files[k].name;
         fds[n++] = r->files[k].fd;
     }
@@ -772,8 +734,7 @@ static void h_convert(fo_serve_state *s, struct MHD_Connection *c, req *r)
     fo_serve_job job;
 
     memset(&job, 0, sizeof job);
-    if (fo_http_read_formats(c, r, &job, "to") < 0)
-        return;
+    if (fo_http_read_formats(c, r, &job, "to") < 0) return;
     if (job.n_formats != 1) {
         fo_http_refuse(c, r, 400, "bad_request", "use POST /v1/render for several formats",
                "convert writes one format (one ?to=)");
@@ -830,12 +791,9 @@ static const route_def *find_route(struct MHD_Connection *c, req *r, const char 
 
     for (k = 0; k < N_ROUTES; k++) {
         const route_def *d = &routes[k];
-        for (size_t a = 0; a < FO_ROUTE_ARGS; a++)
-            r->arg[a] = "";
-        if (!path_match(d->path, r->path, r))
-            continue;
-        if (!strcmp(d->method, method))
-            return d;
+        for (size_t a = 0; a < FO_ROUTE_ARGS; a++) r->arg[a] = "";
+        if (!path_match(d->path, r->path, r)) continue;
+        if (!strcmp(d->method, method)) return d;
         first = first ? first : d;
         n += (size_t)snprintf(r->allow + n, n < sizeof r->allow ? sizeof r->allow - n : 0,
                               "%s%s", n ? ", " : "", d->method);
@@ -881,8 +839,7 @@ static int open_body(struct MHD_Connection *c, req *r)
                "part per referenced file", "%s needs a multipart/form-data body", r->path);
         return -1;
     }
-    if (r->rt->body == 'B')
-        snprintf(r->raw_name, sizeof r->raw_name, "body");
+    if (r->rt->body == 'B') snprintf(r->raw_name, sizeof r->raw_name, "body");
     if (r->rt->body == 'R') {
         if (content_type_is(c, "text/csv"))
             snprintf(r->raw_name, sizeof r->raw_name, "input.csv");
@@ -922,8 +879,7 @@ static req *new_req(fo_serve_state *s, const char *url, const char *method)
 {
     req *r = fo_calloc(1, sizeof *r);
 
-    if (!r)
-        return NULL;
+    if (!r) return NULL;
     r->s = s;
     r->cur = -1;
     r->spec_idx = -1;
@@ -968,8 +924,7 @@ static int first_call(fo_serve_state *s, struct MHD_Connection *c, req *r, const
                              "the request's path is over %zu bytes", sizeof r->path - 1);
         return -1;
     }
-    if (!(rt = find_route(c, r, url, method)))
-        return -1;
+    if (!(rt = find_route(c, r, url, method))) return -1;
     r->rt = rt;
     if (atomic_load(&s->draining) && !in_flight && !(r->rt->flags & FO_RT_DRAINING)) {
         /* SIGTERM: the socket stays open for /healthz's 503 while the requests
@@ -1020,8 +975,7 @@ static _Thread_local int resumed_early;
 /* The route's handler, once its session id is resolved (FO_RT_SESSION). */
 static void dispatch(fo_serve_state *s, struct MHD_Connection *c, req *r)
 {
-    if ((r->rt->flags & FO_RT_SESSION) && fo_http_session_id(s, c, r) < 0)
-        return;
+    if ((r->rt->flags & FO_RT_SESSION) && fo_http_session_id(s, c, r) < 0) return;
     r->rt->fn(s, c, r);
 }
 
@@ -1033,8 +987,7 @@ static void *deferred_main(void *arg)
 
     dispatch(s, c, r);
     if (!resumed_early) {
-        if (!r->answered)
-            fo_http_refuse(c, r, 500, NULL, NULL, "no answer was made (a bug)");
+        if (!r->answered) fo_http_refuse(c, r, 500, NULL, NULL, "no answer was made (a bug)");
         MHD_resume_connection(c);      /* r may be gone from here on */
     }
     atomic_fetch_sub(&s->deferred, 1);
@@ -1081,8 +1034,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         int fresh;
         r = new_req(s, url, method);     /* in flight before it stops being fresh */
         fresh = conn_started(s, c);
-        if (!r)
-            return MHD_NO;
+        if (!r) return MHD_NO;
         *con_cls = r;
         if (first_call(s, c, r, url, method, fresh) < 0 && !r->answered)
             return MHD_NO;         /* refused, and not even that could be sent: cut */
@@ -1103,8 +1055,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         r->pending = NULL;
         return MHD_YES;
     }
-    if (r->answered)
-        return MHD_YES;
+    if (r->answered) return MHD_YES;
     if (r->pp) {
         MHD_destroy_post_processor(r->pp);
         r->pp = NULL;
@@ -1114,8 +1065,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return MHD_YES;
     }
     dispatch(s, c, r);
-    if (!r->answered)
-        fo_http_refuse(c, r, 500, NULL, NULL, "no answer was made (a bug)");
+    if (!r->answered) fo_http_refuse(c, r, 500, NULL, NULL, "no answer was made (a bug)");
     return MHD_YES;
 }
 
@@ -1127,18 +1077,14 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     size_t k;
 
     (void)c;
-    if (!r)
-        return;
-    if (r->pp)
-        MHD_destroy_post_processor(r->pp);
-    if (r->pending)
-        MHD_destroy_response(r->pending);
+    if (!r) return;
+    if (r->pp) MHD_destroy_post_processor(r->pp);
+    if (r->pending) MHD_destroy_response(r->pending);
     for (k = 0; k < r->n_files; k++) {
         close(r->files[k].fd);
         fo_free(r->files[k].name);
     }
-    if (r->dir[0])
-        fo_serve_rmtree(r->dir);
+    if (r->dir[0]) fo_serve_rmtree(r->dir);
     log_request(r, toe);
     atomic_fetch_sub(&s->in_flight, 1);
     fo_free(r);
@@ -1157,25 +1103,21 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 
     if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
         atomic_int *fresh = *socket_context;
-        if (fresh && atomic_exchange(fresh, 0) == 1)
-            atomic_fetch_sub(&s->fresh_conns, 1);
+        if (fresh && atomic_exchange(fresh, 0) == 1) atomic_fetch_sub(&s->fresh_conns, 1);
         fo_free(fresh);
         *socket_context = NULL;
         return;
     }
-    if (code != MHD_CONNECTION_NOTIFY_STARTED)
-        return;
+    if (code != MHD_CONNECTION_NOTIFY_STARTED) return;
     info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-    if (info)
-        (void)setsockopt(info->connect_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (info) (void)setsockopt(info->connect_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     /* accepted, no request begun yet: a drain waits a moment for it (1); one
        accepted during a drain (2) is only answered /healthz and the like */
     *socket_context = fo_malloc(sizeof(atomic_int));
     if (*socket_context) {
         int late = atomic_load(&s->draining) != 0;
         atomic_init((atomic_int *)*socket_context, late ? 2 : 1);
-        if (!late)
-            atomic_fetch_add(&s->fresh_conns, 1);
+        if (!late) atomic_fetch_add(&s->fresh_conns, 1);
     }
 }
 

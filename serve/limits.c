@@ -44,8 +44,7 @@ static const struct {
 int fo_serve_limit_index(const char *key)
 {
     for (int k = 0; k < FO_LIMIT_N; k++)
-        if (!strcmp(limits[k].key, key))
-            return k;
+        if (!strcmp(limits[k].key, key)) return k;
     return -1;
 }
 
@@ -59,12 +58,10 @@ double fo_serve_limit_default(int k, double memory_mb)
     fo_sandbox_plan p;
     double v = 0;
 
-    if (k == FO_LIMIT_IDLE)
-        return IDLE_DEFAULT;
+    if (k == FO_LIMIT_IDLE) return IDLE_DEFAULT;
     if (k == FO_LIMIT_DISK)
         return memory_mb;            /* a session's disk is its memory unless given */
-    if (fo_sandbox_plan_defaults(&p) != 0)
-        return 0;
+    if (fo_sandbox_plan_defaults(&p) != 0) return 0;
     v = k == FO_LIMIT_MEMORY ? (double)p.memory_mb : k == FO_LIMIT_TIMEOUT ? p.timeout_s
       : k == FO_LIMIT_CPUS ? p.cpus : k == FO_LIMIT_PIDS ? (double)p.pids : 0;
     fo_sandbox_plan_free(&p);
@@ -78,16 +75,14 @@ void fo_serve_limits_defaults(fo_serve_config *c)
     double ram_mb = pages > 0 && page > 0 ? (double)pages * (double)page / 1048576.0 : 0;
     double memory = 4 * fo_serve_limit_default(FO_LIMIT_MEMORY, 0);
 
-    if (ram_mb >= limits[FO_LIMIT_MEMORY].lo && floor(ram_mb) < memory)
-        memory = floor(ram_mb);
+    if (ram_mb >= limits[FO_LIMIT_MEMORY].lo && floor(ram_mb) < memory) memory = floor(ram_mb);
     c->session_max[FO_LIMIT_MEMORY] = memory;
     c->session_max[FO_LIMIT_DISK] = 4096;
     c->session_max[FO_LIMIT_TIMEOUT] = 600;
     c->session_max[FO_LIMIT_CPUS] = cores > 0 ? (double)cores : 1;
     c->session_max[FO_LIMIT_IDLE] = 86400;
     c->session_max[FO_LIMIT_PIDS] = 1024;
-    for (int k = 0; k < FO_LIMIT_N; k++)
-        c->run_max[k] = 0;
+    for (int k = 0; k < FO_LIMIT_N; k++) c->run_max[k] = 0;
     c->run_max[FO_LIMIT_TIMEOUT] = 600;
 }
 

@@ -115,8 +115,7 @@ void fo_mcp_session_drop(fo_mcp *m)
     m->sid[0] = '\0';
     pthread_mutex_unlock(&m->lock);
     memset(&err, 0, sizeof err);
-    if (id[0])
-        (void)fo_session_close(id, &err);
+    if (id[0]) (void)fo_session_close(id, &err);
 }
 
 double fo_mcp_limit(fo_mcp *m, const char *key, double dflt)
@@ -139,8 +138,7 @@ fo_mcp *fo_mcp_new(const fo_mcp_config *cfg)
 {
     fo_mcp *m = fo_calloc(1, sizeof *m);
 
-    if (!m)
-        return NULL;
+    if (!m) return NULL;
     pthread_mutex_init(&m->lock, NULL);
     pthread_mutex_init(&m->starting, NULL);
     pthread_cond_init(&m->idle, NULL);
@@ -167,8 +165,7 @@ void fo_mcp_cancel(fo_mcp *m)
     int any = 0;
 
     pthread_mutex_lock(&m->lock);
-    for (fo_mcp_call *c = m->calls; c; c = c->next, any = 1)
-        atomic_store(&c->cancelled, 1);
+    for (fo_mcp_call *c = m->calls; c; c = c->next, any = 1) atomic_store(&c->cancelled, 1);
     memcpy(sid, m->sid, 33);
     pthread_mutex_unlock(&m->lock);
     memset(&err, 0, sizeof err);
@@ -178,12 +175,10 @@ void fo_mcp_cancel(fo_mcp *m)
 
 void fo_mcp_free(fo_mcp *m)
 {
-    if (!m)
-        return;
+    if (!m) return;
     fo_mcp_cancel(m);
     pthread_mutex_lock(&m->lock);
-    while (m->busy)
-        pthread_cond_wait(&m->idle, &m->lock);
+    while (m->busy) pthread_cond_wait(&m->idle, &m->lock);
     pthread_mutex_unlock(&m->lock);
     fo_mcp_session_drop(m);
     fo_serve_rmtree(m->scratch);
@@ -241,10 +236,8 @@ int fo_mcp_kind(const char *msg, size_t len)
         id = json_object_get(j, "id");
         if (json_is_string(method) && !strcmp(json_string_value(method), "initialize") && id)
             kind = 'I';
-        else if (json_is_string(method))
-            kind = id ? 'R' : 'N';
-        else if (id && (json_object_get(j, "result") || json_object_get(j, "error")))
-            kind = 'S';
+        else if (json_is_string(method)) kind = id ? 'R' : 'N';
+        else if (id && (json_object_get(j, "result") || json_object_get(j, "error"))) kind = 'S';
     }
     json_decref(j);
     return kind;
@@ -256,8 +249,7 @@ void fo_mcp_progress(fo_mcp_call *c, const char *message)
 {
     json_t *msg;
 
-    if (!c || !c->token || atomic_load(&c->cancelled))
-        return;
+    if (!c || !c->token || atomic_load(&c->cancelled)) return;
     pthread_mutex_lock(&c->lock);
     if (!c->done) {
         msg = json_pack("{s:s, s:s, s:{s:O, s:I, s:s}}", "jsonrpc", "2.0", "method",
@@ -286,8 +278,7 @@ static void *ticker(void *arg)
     while (!c->done) {
         clock_gettime(CLOCK_REALTIME, &until);
         until.tv_sec += 1;
-        if (pthread_cond_timedwait(&c->done_cv, &c->lock, &until) != ETIMEDOUT || c->done)
-            break;
+        if (pthread_cond_timedwait(&c->done_cv, &c->lock, &until) != ETIMEDOUT || c->done) break;
         pthread_mutex_unlock(&c->lock);
         snprintf(line, sizeof line, "running for %.0f s", fo_now() - c->t0);
         fo_mcp_progress(c, line);
@@ -383,8 +374,7 @@ static void tools_call(fo_mcp *m, json_t *id, json_t *params, fo_mcp_send_fn sen
     pthread_mutex_init(&c.lock, NULL);
     pthread_cond_init(&c.done_cv, NULL);
     call_begin(m, &c);
-    if (c.token)
-        ticking = pthread_create(&tick, NULL, ticker, &c) == 0;
+    if (c.token) ticking = pthread_create(&tick, NULL, ticker, &c) == 0;
     {
         json_t *none = json_object();
         result = t->fn(m, &c, args ? args : none);
@@ -394,14 +384,12 @@ static void tools_call(fo_mcp *m, json_t *id, json_t *params, fo_mcp_send_fn sen
     c.done = 1;
     pthread_cond_signal(&c.done_cv);
     pthread_mutex_unlock(&c.lock);
-    if (ticking)
-        pthread_join(tick, NULL);
+    if (ticking) pthread_join(tick, NULL);
     call_end(m, &c);
     if (!atomic_load(&c.cancelled))       /* a cancelled request gets no answer */
         answer(send, ud, id, result ? result : fo_mcp_tool_error("internal", "the tool made "
                                                                   "no result (a bug)", ""));
-    else
-        json_decref(result);
+    else json_decref(result);
     pthread_mutex_destroy(&c.lock);
     pthread_cond_destroy(&c.done_cv);
 }
@@ -432,8 +420,7 @@ static json_t *initialize(json_t *params)
     const char *v = FO_MCP_PROTOCOL;
 
     for (size_t k = 0; want && k < sizeof versions / sizeof *versions; k++)
-        if (!strcmp(want, versions[k]))
-            v = versions[k];
+        if (!strcmp(want, versions[k])) v = versions[k];
     return json_pack("{s:s, s:{s:{s:b}, s:{s:b, s:b}}, s:{s:s, s:s, s:s}, s:s}",
                      "protocolVersion", v, "capabilities", "tools", "listChanged", 0,
                      "resources", "listChanged", 0, "subscribe", 0, "serverInfo", "name", "folio",
@@ -507,8 +494,7 @@ int fo_mcp_handle(fo_mcp *m, const char *msg, size_t len, fo_mcp_send_fn send, v
        need nothing */
     json_decref(j);
     pthread_mutex_lock(&m->lock);
-    if (!--m->busy)
-        pthread_cond_broadcast(&m->idle);
+    if (!--m->busy) pthread_cond_broadcast(&m->idle);
     pthread_mutex_unlock(&m->lock);
     return is_request;
 }

@@ -60,8 +60,7 @@ static char *const mcp_argv[] = { opt_sessions, max_sessions, opt_bytes, max_byt
 static void add_common(struct MHD_Response *resp, const char *sid)
 {
     MHD_add_response_header(resp, "Cache-Control", "no-store");
-    if (sid)
-        MHD_add_response_header(resp, "Mcp-Session-Id", sid);
+    if (sid) MHD_add_response_header(resp, "Mcp-Session-Id", sid);
 }
 
 static void reply(struct MHD_Connection *c, req *r, unsigned status, const char *type,
@@ -69,10 +68,8 @@ static void reply(struct MHD_Connection *c, req *r, unsigned status, const char 
 {
     struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)body,
                                                                 MHD_RESPMEM_MUST_COPY);
-    if (!resp)
-        return;
-    if (type)
-        MHD_add_response_header(resp, "Content-Type", type);
+    if (!resp) return;
+    if (type) MHD_add_response_header(resp, "Content-Type", type);
     add_common(resp, sid);
     fo_http_send_response(c, r, status, resp, len);
 }
@@ -96,10 +93,8 @@ static int owner_ok(const entry *e, const req *r)
 {
     unsigned char diff = 0;
 
-    if (e->has_owner != r->has_bearer)
-        return 0;
-    for (int k = 0; k < 32; k++)
-        diff |= (unsigned char)(e->owner[k] ^ r->bearer[k]);
+    if (e->has_owner != r->has_bearer) return 0;
+    for (int k = 0; k < 32; k++) diff |= (unsigned char)(e->owner[k] ^ r->bearer[k]);
     return diff == 0;
 }
 
@@ -113,8 +108,7 @@ static entry *lookup(const char *id, const req *r)
     for (int k = 0; id && k < MAX_MCP_SESSIONS && !found; k++)
         if (table[k] && !table[k]->dead && !strcmp(table[k]->id, id) && owner_ok(table[k], r))
             found = table[k];
-    if (found)
-        found->refs++;
+    if (found) found->refs++;
     pthread_mutex_unlock(&table_lock);
     return found;
 }
@@ -152,8 +146,7 @@ static entry *make(fo_serve_state *s, const req *r)
     pthread_mutex_lock(&table_lock);
     for (k = 0; k < MAX_MCP_SESSIONS && table[k]; k++)
         ;
-    if (k < MAX_MCP_SESSIONS)
-        table[k] = e;
+    if (k < MAX_MCP_SESSIONS) table[k] = e;
     pthread_mutex_unlock(&table_lock);
     if (k == MAX_MCP_SESSIONS) {
         fo_mcp_free(e->m);
@@ -168,8 +161,7 @@ static void end(entry *e)
 {
     pthread_mutex_lock(&table_lock);
     for (int k = 0; k < MAX_MCP_SESSIONS; k++)
-        if (table[k] == e)
-            table[k] = NULL;
+        if (table[k] == e) table[k] = NULL;
     e->dead = 1;
     pthread_mutex_unlock(&table_lock);
 }
@@ -182,8 +174,7 @@ static char *read_body(req *r, size_t *len)
     char *buf;
 
     *len = 0;
-    if (!r->n_files || (n = lseek(r->files[0].fd, 0, SEEK_END)) <= 0)
-        return NULL;
+    if (!r->n_files || (n = lseek(r->files[0].fd, 0, SEEK_END)) <= 0) return NULL;
     buf = fo_malloc((size_t)n + 1);
     if (!buf || pread(r->files[0].fd, buf, (size_t)n, 0) != n) {
         fo_free(buf);
@@ -205,8 +196,7 @@ static void gather(void *ud, const char *json, size_t len)
     gathered *g = ud;
     char *more = fo_realloc(g->data, g->len + len + 1);
 
-    if (!more)
-        return;
+    if (!more) return;
     if (g->len)          /* one answer per request; a second would be a bug */
         return;
     memcpy(more + g->len, json, len);
@@ -342,8 +332,7 @@ static int answer_stream(struct MHD_Connection *c, req *r, entry *e, char *msg, 
     pthread_t t;
     int ok;
 
-    if (!st)
-        return -1;
+    if (!st) return -1;
     pthread_mutex_init(&st->lock, NULL);
     st->conn = c;
     st->e = e;
@@ -397,8 +386,7 @@ static int origin_ok(struct MHD_Connection *c)
     const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
     const char *rest;
 
-    if (!o)
-        return 1;
+    if (!o) return 1;
     rest = !strncasecmp(o, "http://", 7) ? o + 7 : !strncasecmp(o, "https://", 8) ? o + 8 : NULL;
     return rest && h && !strcasecmp(rest, h);
 }
@@ -409,8 +397,7 @@ static int version_ok(struct MHD_Connection *c)
     const char *v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "MCP-Protocol-Version");
 
     for (size_t k = 0; v && k < sizeof known / sizeof *known; k++)
-        if (!strcmp(v, known[k]))
-            return 1;
+        if (!strcmp(v, known[k])) return 1;
     return v == NULL;     /* none sent: the negotiated one is assumed */
 }
 
@@ -451,8 +438,7 @@ static void post(fo_serve_state *s, struct MHD_Connection *c, req *r, const char
     fo_free(msg);
     if (kind == 'N' || kind == 'S' || !g.len)
         reply(c, r, 202, NULL, "", 0, e->id);    /* nothing to answer, or cancelled */
-    else
-        reply(c, r, 200, "application/json", g.data, g.len, e->id);
+    else reply(c, r, 200, "application/json", g.data, g.len, e->id);
     fo_free(g.data);
     release(e);
 }

@@ -59,8 +59,7 @@ static void send_line(void *ud, const char *json, size_t len)
 {
     (void)ud;
     pthread_mutex_lock(&out_lock);
-    if (fo_write_all(1, json, len, 0) == 0)
-        (void)fo_write_all(1, "\n", 1, 0);
+    if (fo_write_all(1, json, len, 0) == 0) (void)fo_write_all(1, "\n", 1, 0);
     pthread_mutex_unlock(&out_lock);
 }
 
@@ -78,8 +77,7 @@ static void *run_job(void *arg)
     fo_free(j->msg);
     fo_free(j);
     pthread_mutex_lock(&threads_lock);
-    if (!--threads)
-        pthread_cond_broadcast(&threads_done);
+    if (!--threads) pthread_cond_broadcast(&threads_done);
     pthread_mutex_unlock(&threads_lock);
     return NULL;
 }
@@ -106,12 +104,10 @@ static void dispatch(fo_mcp *m, char *msg, size_t len)
         pthread_attr_destroy(&a);
         if (started)
             threads++;
-        else
-            fo_free(j->msg), fo_free(j);
+        else fo_free(j->msg), fo_free(j);
     }
     pthread_mutex_unlock(&threads_lock);
-    if (!started)
-        (void)fo_mcp_handle(m, msg, len, send_line, NULL);
+    if (!started) (void)fo_mcp_handle(m, msg, len, send_line, NULL);
 }
 
 /* Reads stdin a line at a time (at most FO_MCP_MAX_MESSAGE bytes each; a
@@ -130,8 +126,7 @@ static void read_loop(fo_mcp *m)
 
         if (nl) {
             size_t n = (size_t)(nl - buf);
-            if (!skipping && n && !(n == 1 && buf[0] == '\r'))
-                dispatch(m, buf, n);
+            if (!skipping && n && !(n == 1 && buf[0] == '\r')) dispatch(m, buf, n);
             skipping = 0;
             memmove(buf, nl + 1, len - n - 1);
             len -= n + 1;
@@ -145,8 +140,7 @@ static void read_loop(fo_mcp *m)
                 static const char big[] = "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":"
                     "-32600,\"message\":\"Invalid Request: the message is over folio's limit of "
                     "48 MiB\"}}";
-                if (!skipping)
-                    send_line(NULL, big, sizeof big - 1);
+                if (!skipping) send_line(NULL, big, sizeof big - 1);
                 skipping = 1;
                 len = scan = 0;
                 continue;
@@ -154,13 +148,10 @@ static void read_loop(fo_mcp *m)
             buf = more;
             cap *= 2;
         }
-        if (poll(&pf, 1, -1) < 0 && errno == EINTR)
-            continue;
+        if (poll(&pf, 1, -1) < 0 && errno == EINTR) continue;
         r = read(0, buf + len, cap - len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
         len += (size_t)r;
     }
     fo_free(buf);
@@ -178,10 +169,8 @@ static int check_options(int argc, char **argv)
         }
         for (i = 0; i < sizeof passed / sizeof *passed && strcmp(passed[i], argv[k]); i++)
             ;
-        if (i == sizeof passed / sizeof *passed)
-            return fo_usage_error("mcp", "unknown option %s", argv[k]);
-        if (++k == argc)
-            return fo_usage_error("mcp", "option %s needs a value", argv[k - 1]);
+        if (i == sizeof passed / sizeof *passed) return fo_usage_error("mcp", "unknown option %s", argv[k]);
+        if (++k == argc) return fo_usage_error("mcp", "option %s needs a value", argv[k - 1]);
     }
     return 0;
 }
@@ -194,8 +183,7 @@ int fo_mcp_main(int argc, char **argv, const char *engine)
     fo_mcp *m;
     int rc = check_options(argc - 1, argv + 1);
 
-    if (rc)
-        return rc < 0 ? 0 : rc;
+    if (rc) return rc < 0 ? 0 : rc;
     if (!folio) {
         fputs("folio: mcp: can't find the folio binary beside the engine (reinstall folio)\n",
               stderr);
@@ -220,8 +208,7 @@ int fo_mcp_main(int argc, char **argv, const char *engine)
     read_loop(m);
     fo_mcp_cancel(m);
     pthread_mutex_lock(&threads_lock);
-    while (threads)
-        pthread_cond_wait(&threads_done, &threads_lock);
+    while (threads) pthread_cond_wait(&threads_done, &threads_lock);
     pthread_mutex_unlock(&threads_lock);
     fo_mcp_free(m);
     return 0;

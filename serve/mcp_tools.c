@@ -38,8 +38,7 @@ static char *b64_encode(const unsigned char *p, size_t n)
 {
     char *out = fo_malloc((n + 2) / 3 * 4 + 1), *o = out;
 
-    if (!out)
-        return NULL;
+    if (!out) return NULL;
     for (size_t k = 0; k < n; k += 3) {
         unsigned v = (unsigned)p[k] << 16 | (k + 1 < n ? (unsigned)p[k + 1] << 8 : 0) |
                      (k + 2 < n ? p[k + 2] : 0);
@@ -69,10 +68,8 @@ static long b64_decode(const char *s, size_t len, unsigned char *out)
 
     for (size_t k = 0; k < len; k++) {
         int d;
-        if (s[k] == '=' || s[k] == '\n' || s[k] == '\r' || s[k] == ' ')
-            continue;
-        if ((d = b64_value((unsigned char)s[k])) < 0)
-            return -1;
+        if (s[k] == '=' || s[k] == '\n' || s[k] == '\r' || s[k] == ' ') continue;
+        if ((d = b64_value((unsigned char)s[k])) < 0) return -1;
         v = v << 6 | (unsigned)d;
         if ((bits += 6) >= 8) {
             bits -= 8;
@@ -109,8 +106,7 @@ static const char *mime_of(const char *name)
     const char *dot = strrchr(name, '.');
 
     for (size_t k = 0; dot && k < sizeof map / sizeof *map; k++)
-        if (!strcasecmp(dot, map[k].ext))
-            return map[k].mime;
+        if (!strcasecmp(dot, map[k].ext)) return map[k].mime;
     return "application/octet-stream";
 }
 
@@ -139,8 +135,7 @@ static int is_text(const unsigned char *p, size_t n)
 {
     json_t *s;
 
-    if (n > MAX_TEXT_INLINE || memchr(p, 0, n))
-        return 0;
+    if (n > MAX_TEXT_INLINE || memchr(p, 0, n)) return 0;
     s = json_stringn((const char *)p, n);
     json_decref(s);
     return s != NULL;
@@ -150,12 +145,10 @@ static int is_text(const unsigned char *p, size_t n)
    "/out/x". The session checks the rest (relative, no .., no links). */
 static void session_path(const char *in, char *out, size_t len)
 {
-    while (*in == '/')
-        in++;
+    while (*in == '/') in++;
     if (!strncmp(in, "work/", 5) || !strncmp(in, "out/", 4))
         snprintf(out, len, "/%s", in);
-    else
-        snprintf(out, len, "/work/%s", in);
+    else snprintf(out, len, "/work/%s", in);
 }
 
 /* "/out/x" -> "folio://out/x". */
@@ -202,8 +195,7 @@ static char *helper_cell(fo_mcp *m, const char *src, const char *with, json_t **
     }
     len = strlen(lit_text) + 128;      /* lit_text is json_dumps'd: plain free below */
     code = fo_malloc(len);
-    if (code)
-        snprintf(code, len, "exec(%s, {\"__name__\": \"__folio_mcp__\"%s})", lit_text, with);
+    if (code) snprintf(code, len, "exec(%s, {\"__name__\": \"__folio_mcp__\"%s})", lit_text, with);
     free(lit_text);
     if (!code || fo_session_exec(id, code, strlen(code), 0, NULL, NULL, &result, &err) < 0) {
         fo_free(code);
@@ -303,12 +295,10 @@ static void on_stream(void *ud, int stream, const char *s, size_t n)
     char line[200];
     size_t end = n, start;
 
-    while (end && (s[end - 1] == '\n' || s[end - 1] == '\r'))
-        end--;
+    while (end && (s[end - 1] == '\n' || s[end - 1] == '\r')) end--;
     for (start = end; start && s[start - 1] != '\n'; start--)
         ;
-    if (end == start)
-        return;
+    if (end == start) return;
     snprintf(line, sizeof line, "%s: %.*s", stream == 1 ? "stdout" : "stderr",
              (int)(end - start > 180 ? 180 : end - start), s + start);
     fo_mcp_progress(ud, line);
@@ -326,13 +316,11 @@ static json_t *figure(const char *id, const char *path)
     json_t *item = NULL;
 
     memset(&err, 0, sizeof err);
-    if (fo_session_get(id, path, &fd, &bytes, &err) < 0)
-        return NULL;
+    if (fo_session_get(id, path, &fd, &bytes, &err) < 0) return NULL;
     p = read_fd(fd, (size_t)bytes, &n);
     close(fd);
     enc = p ? b64_encode(p, n) : NULL;
-    if (enc)
-        item = json_pack("{s:s, s:s, s:s}", "type", "image", "data", enc, "mimeType", "image/png");
+    if (enc) item = json_pack("{s:s, s:s, s:s}", "type", "image", "data", enc, "mimeType", "image/png");
     fo_free(enc);
     fo_free(p);
     return item;
@@ -349,15 +337,13 @@ static json_t *cell_content(fo_mcp *m, const char *id, json_t *r)
     char head[160];
     size_t k;
 
-    if (out && *out)
-        json_array_append_new(content, text_item(out));
+    if (out && *out) json_array_append_new(content, text_item(out));
     if (err && *err)
         json_array_append_new(content, json_pack("{s:s, s:s++}", "type", "text", "text",
                                                  "stderr:\n", err, ""));
     if (repr) {
         json_array_append_new(content, text_item(repr));
-        if (strchr(repr, '\n'))
-            add_table(m, content);
+        if (strchr(repr, '\n')) add_table(m, content);
     }
     if ((e = json_object_get(r, "error")) && json_is_object(e)) {
         /* the traceback ends with "Name: value" already */
@@ -380,17 +366,14 @@ static json_t *cell_content(fo_mcp *m, const char *id, json_t *r)
     json_array_foreach(json_object_get(r, "displays"), k, v) {
         const char *path = json_string_value(json_object_get(v, "path"));
         json_t *img = path ? figure(id, path) : NULL;
-        if (img)
-            json_array_append_new(content, img);
+        if (img) json_array_append_new(content, img);
     }
     json_array_foreach(json_object_get(r, "files"), k, v) {
         const char *path = json_string_value(json_object_get(v, "path"));
         char uri[600], name[300];
-        if (!path)
-            continue;
+        if (!path) continue;
         snprintf(name, sizeof name, "%s", path[0] == '/' ? path : "/out/");
-        if (path[0] != '/')
-            snprintf(name, sizeof name, "/out/%s", path);
+        if (path[0] != '/') snprintf(name, sizeof name, "/out/%s", path);
         uri_of(name, uri, sizeof uri);
         json_array_append_new(content, json_pack("{s:s, s:s, s:s, s:s, s:I}", "type",
                               "resource_link", "uri", uri, "name", name, "mimeType", mime_of(name),
@@ -418,8 +401,7 @@ static json_t *t_run_python(fo_mcp *m, fo_mcp_call *c, json_t *args)
     if (tm && (!json_is_number(tm) || json_number_value(tm) <= 0))
         return fo_mcp_tool_error("bad_request", "\"timeout\" must be a positive number of seconds",
                                  "leave it out for the session's default");
-    if (fo_mcp_session(m, id, &err) < 0)
-        return fo_mcp_session_error(&err);
+    if (fo_mcp_session(m, id, &err) < 0) return fo_mcp_session_error(&err);
     most = fo_mcp_limit(m, "timeout_s", 60);
     if (tm)   /* a call may shorten the session's timeout, never lengthen it */
         timeout = json_number_value(tm) < most ? json_number_value(tm) : most;
@@ -428,8 +410,7 @@ static json_t *t_run_python(fo_mcp *m, fo_mcp_call *c, json_t *args)
         return fo_mcp_session_error(&err);
     r = json_loads(result, 0, NULL);
     fo_free(result);
-    if (!r)
-        return fo_mcp_tool_error("internal", "the cell's result was unreadable", "");
+    if (!r) return fo_mcp_tool_error("internal", "the cell's result was unreadable", "");
     status = json_string_value(json_object_get(r, "status"));
     res = result_of(cell_content(m, id, r), !status || strcmp(status, "ok"));
     json_object_set_new(res, "structuredContent", json_pack("{s:O, s:O, s:O, s:O, s:O}",
@@ -459,8 +440,7 @@ static json_t *t_put_file(fo_mcp *m, fo_mcp_call *c, json_t *args)
         return fo_mcp_tool_error("bad_request", "put_file needs \"path\" and exactly one of "
                                  "\"text\" or \"content_base64\"", "e.g. {\"path\": \"data/sales.csv\", "
                                  "\"text\": \"region,revenue\\nNorth,10\\n\"}");
-    if (fo_mcp_session(m, id, &err) < 0)
-        return fo_mcp_session_error(&err);
+    if (fo_mcp_session(m, id, &err) < 0) return fo_mcp_session_error(&err);
     most = fo_mcp_limit(m, "max_bytes", 30 << 20);
     n = (long)(json_is_string(b) ? json_string_length(b) / 4 * 3 : json_string_length(text));
     if ((double)n > most + 2) {
@@ -483,16 +463,14 @@ static json_t *t_put_file(fo_mcp *m, fo_mcp_call *c, json_t *args)
     fd = data ? memfd_create("folio-mcp-put", MFD_CLOEXEC) : -1;
     if (fd < 0 || write(fd, data, (size_t)n) != n) {
         fo_free(data);
-        if (fd >= 0)
-            close(fd);
+        if (fd >= 0) close(fd);
         return fo_mcp_tool_error("internal", "can't hold the file", strerror(errno));
     }
     fo_free(data);
     (void)lseek(fd, 0, SEEK_SET);
     {
         const char *p = json_string_value(path);
-        while (*p == '/')
-            p++;
+        while (*p == '/') p++;
         snprintf(dest, sizeof dest, "%s", !strncmp(p, "work/", 5) ? p + 5 : p);
     }
     if (!strncmp(dest, "out/", 4)) {
@@ -554,8 +532,7 @@ static json_t *file_item(fo_mcp *m, const char *path, json_t **fail)
         item = res ? json_pack("{s:s, s:o}", "type", "resource", "resource", res) : NULL;
     }
     fo_free(p);
-    if (!item)
-        *fail = fo_mcp_tool_error("internal", "out of memory", "");
+    if (!item) *fail = fo_mcp_tool_error("internal", "out of memory", "");
     return item;
 }
 
@@ -581,8 +558,7 @@ static json_t *t_list_files(fo_mcp *m, fo_mcp_call *c, json_t *args)
 
     (void)c;
     (void)args;
-    if (!files)
-        return fail;
+    if (!files) return fail;
     content = json_array();
     listing = fo_malloc(json_array_size(files) * 1100 + 64);
     if (!listing) {
@@ -596,8 +572,7 @@ static json_t *t_list_files(fo_mcp *m, fo_mcp_call *c, json_t *args)
         const char *p = json_string_value(json_array_get(f, 0));
         json_int_t bytes = json_integer_value(json_array_get(f, 1));
         char uri[1100];
-        if (!p || strlen(p) > 1000)
-            continue;
+        if (!p || strlen(p) > 1000) continue;
         len += (size_t)sprintf(listing + len, "%s\t%lld bytes\n", p, (long long)bytes);
         uri_of(p, uri, sizeof uri);
         json_array_append_new(content, json_pack("{s:s, s:s, s:s, s:s, s:I}", "type",
@@ -628,12 +603,10 @@ static int keep_render(void *ud, const char *name, int fd)
     ssize_t r;
     int out;
 
-    if (o->n == 8 || strlen(name) >= sizeof o->names[0] || strchr(name, '/') || name[0] == '.')
-        return -1;
+    if (o->n == 8 || strlen(name) >= sizeof o->names[0] || strchr(name, '/') || name[0] == '.') return -1;
     snprintf(path, sizeof path, "%s/%s", o->dir, name);
     out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (out < 0)
-        return -1;
+    if (out < 0) return -1;
     (void)lseek(fd, 0, SEEK_SET);
     while ((r = read(fd, buf, sizeof buf)) > 0)
         if (write(out, buf, (size_t)r) != r) {
@@ -673,20 +646,17 @@ static json_t *t_render(fo_mcp *m, fo_mcp_call *c, json_t *args)
         if (i == 5)
             return fo_mcp_tool_error("bad_request", "unknown format in \"formats\"",
                                      "formats: xlsx, docx, pptx, pdf, png");
-        if (strstr(list, known[i]))
-            continue;
+        if (strstr(list, known[i])) continue;
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", n_want ? "," : "",
                  known[i]);
         n_want++;
     }
-    if (fo_mcp_session(m, id, &err) < 0)
-        return fo_mcp_session_error(&err);
+    if (fo_mcp_session(m, id, &err) < 0) return fo_mcp_session_error(&err);
     o.c = c;
     o.dir = fo_mcp_scratch(m);
     snprintf(line, sizeof line, "rendering /out/result.json to %s", list);
     fo_mcp_progress(c, line);
-    if (fo_session_render(id, list, keep_render, &o, &result, &err) < 0)
-        return fo_mcp_session_error(&err);
+    if (fo_session_render(id, list, keep_render, &o, &result, &err) < 0) return fo_mcp_session_error(&err);
     j = json_loads(result ? result : "{}", 0, NULL);
     fo_free(result);
     if (o.n < n_want) {
@@ -713,8 +683,7 @@ static json_t *t_render(fo_mcp *m, fo_mcp_call *c, json_t *args)
             int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
             unsigned char *p = fd >= 0 ? read_fd(fd, (size_t)1 << 31, &n) : NULL;
             json_t *res = p ? embedded(uri, mime_of(o.names[k]), p, n) : NULL;
-            if (fd >= 0)
-                close(fd);
+            if (fd >= 0) close(fd);
             fo_free(p);
             if (res)
                 json_array_append_new(content, json_pack("{s:s, s:o}", "type", "resource",
@@ -737,17 +706,12 @@ static json_t *diag_json(const fo_diag *d)
 {
     json_t *o = json_object();
 
-    if (d->file)
-        json_object_set_new(o, "file", json_string(d->file));
-    if (d->line)
-        json_object_set_new(o, "line", json_integer(d->line));
-    if (d->column)
-        json_object_set_new(o, "column", json_integer(d->column));
-    if (d->pointer)
-        json_object_set_new(o, "pointer", json_string(d->pointer));
+    if (d->file) json_object_set_new(o, "file", json_string(d->file));
+    if (d->line) json_object_set_new(o, "line", json_integer(d->line));
+    if (d->column) json_object_set_new(o, "column", json_integer(d->column));
+    if (d->pointer) json_object_set_new(o, "pointer", json_string(d->pointer));
     json_object_set_new(o, "message", json_string(d->message ? d->message : ""));
-    if (d->hint)
-        json_object_set_new(o, "hint", json_string(d->hint));
+    if (d->hint) json_object_set_new(o, "hint", json_string(d->hint));
     return o;
 }
 
@@ -761,8 +725,7 @@ static int fetch_missing(fo_mcp *m, const fo_diags *d, const char *dir)
     int got = 0;
 
     memset(&err, 0, sizeof err);
-    if (fo_mcp_session(m, id, &err) < 0)
-        return 0;
+    if (fo_mcp_session(m, id, &err) < 0) return 0;
     for (size_t k = 0; k < d->n && k < 64; k++) {
         const char *msg = d->items[k].message;
         unsigned long long bytes;
@@ -771,8 +734,7 @@ static int fetch_missing(fo_mcp *m, const fo_diags *d, const char *dir)
             name[0] == '/')
             continue;
         snprintf(path, sizeof path, "/out/%s", name);
-        if (fo_session_get(id, path, &fd, &bytes, &err) < 0)
-            continue;
+        if (fo_session_get(id, path, &fd, &bytes, &err) < 0) continue;
         for (char *s = name; (s = strchr(s, '/')); s++) {   /* its folders */
             *s = '\0';
             snprintf(dest, sizeof dest, "%s/%s", dir, name);
@@ -847,8 +809,7 @@ static json_t *t_validate(fo_mcp *m, fo_mcp_call *c, json_t *args)
     json_t *r;
 
     (void)c;
-    if (spec && path)
-        return fo_mcp_tool_error("bad_request", "pass \"spec\" or \"path\", not both", "");
+    if (spec && path) return fo_mcp_tool_error("bad_request", "pass \"spec\" or \"path\", not both", "");
     if (spec && !json_is_object(spec) && !json_is_string(spec))
         return fo_mcp_tool_error("bad_request", "\"spec\" must be the spec (an object) or its "
                                  "JSON text", "");
@@ -879,8 +840,7 @@ static json_t *t_validate(fo_mcp *m, fo_mcp_call *c, json_t *args)
         }
         p = read_fd(fd, (size_t)bytes, &n);
         close(fd);
-        if (!p)
-            return fo_mcp_tool_error("internal", "can't read the spec", "");
+        if (!p) return fo_mcp_tool_error("internal", "can't read the spec", "");
         /* a spec in /out finds its files there, as the render will */
         r = validate_text(m, (char *)p, n, strrchr(full, '/') + 1, !strncmp(full, "/out/", 5));
         fo_free(p);
@@ -906,8 +866,7 @@ static json_t *t_restart(fo_mcp *m, fo_mcp_call *c, json_t *args)
         return result_of(json_pack("[o]", text_item("the session was closed: variables and "
                                    "files are gone; the next call starts a fresh one")), 0);
     }
-    if (fo_mcp_session(m, id, &err) < 0)
-        return fo_mcp_session_error(&err);
+    if (fo_mcp_session(m, id, &err) < 0) return fo_mcp_session_error(&err);
     /* the interpreter ends itself; the supervisor restarts it with the files kept */
     if (fo_session_exec(id, die, strlen(die), 0, NULL, NULL, &result, &err) < 0)
         return fo_mcp_session_error(&err);
@@ -936,8 +895,7 @@ static json_t *t_environment(fo_mcp *m, fo_mcp_call *c, json_t *args)
     (void)c;
     (void)args;
     text = helper_cell(m, env_src, "", &fail);
-    if (!text)
-        return fail;
+    if (!text) return fail;
     {
         json_t *r = result_of(json_pack("[{s:s, s:s}]", "type", "text", "text", text), 0);
         fo_free(text);
@@ -956,8 +914,7 @@ json_t *fo_mcp_resource_list(fo_mcp *m)
     json_array_foreach(files, k, f) {
         const char *p = json_string_value(json_array_get(f, 0));
         char uri[1100];
-        if (!p || strlen(p) > 1000)
-            continue;
+        if (!p || strlen(p) > 1000) continue;
         uri_of(p, uri, sizeof uri);
         json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:O}", "uri", uri, "name", p,
                                               "mimeType", mime_of(p), "size", json_array_get(f, 1)));
@@ -985,8 +942,7 @@ json_t *fo_mcp_resource_read(fo_mcp *m, const char *uri, int *code, char *why, s
         snprintf(full, sizeof full, "%s/%s", fo_mcp_scratch(m), name);
         fd = open(full, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         p = fd >= 0 ? read_fd(fd, (size_t)1 << 31, &n) : NULL;
-        if (fd >= 0)
-            close(fd);
+        if (fd >= 0) close(fd);
         if (!p) {
             snprintf(why, len, "Resource not found: %.200s (render makes folio://render/ files)",
                      uri);

@@ -52,8 +52,7 @@ void fo_serve_metrics_request(int route, unsigned status, double seconds)
 {
     size_t k;
 
-    if (route < 0 || route >= FO_ROUTE_N)
-        route = FO_ROUTE_OTHER;
+    if (route < 0 || route >= FO_ROUTE_N) route = FO_ROUTE_OTHER;
     for (k = 0; k < N_STATUS && statuses[k] != status; k++)
         ;
     atomic_fetch_add(&requests[route][k], 1);
@@ -66,15 +65,13 @@ void fo_serve_metrics_request(int route, unsigned status, double seconds)
 void fo_serve_metrics_render(const char *format)
 {
     for (size_t k = 0; k < N_FORMAT; k++)
-        if (!strcmp(formats[k], format))
-            atomic_fetch_add(&renders[k], 1);
+        if (!strcmp(formats[k], format)) atomic_fetch_add(&renders[k], 1);
 }
 
 void fo_serve_metrics_refusal(const char *reason)
 {
     for (size_t k = 0; k < N_REASON; k++)
-        if (!strcmp(reasons[k], reason))
-            atomic_fetch_add(&refusals[k], 1);
+        if (!strcmp(reasons[k], reason)) atomic_fetch_add(&refusals[k], 1);
 }
 
 void fo_serve_metrics_run(void)
@@ -91,11 +88,9 @@ void fo_serve_metrics_worker(const char *event)
 {
     if (!strcmp(event, "started"))
         atomic_fetch_add(&workers_started, 1);
-    else if (!strcmp(event, "reused"))
-        atomic_fetch_add(&renders_reused, 1);
+    else if (!strcmp(event, "reused")) atomic_fetch_add(&renders_reused, 1);
     for (size_t k = 0; k < N_WORKER_END; k++)
-        if (!strcmp(worker_ends[k], event))
-            atomic_fetch_add(&workers_ended[k], 1);
+        if (!strcmp(worker_ends[k], event)) atomic_fetch_add(&workers_ended[k], 1);
 }
 
 static void put_workers(fo_buf *t)
@@ -121,10 +116,8 @@ static void put_requests(fo_buf *t)
         for (size_t k = 0; k <= N_STATUS; k++) {
             unsigned long v = atomic_load(&requests[r][k]);
             char status[8] = "other";
-            if (!v)
-                continue;
-            if (k < N_STATUS)
-                snprintf(status, sizeof status, "%u", statuses[k]);
+            if (!v) continue;
+            if (k < N_STATUS) snprintf(status, sizeof status, "%u", statuses[k]);
             fo_buf_printf(t, "folio_http_requests_total{route=\"%s\",status=\"%s\"} %lu\n",
                 route_names[r], status, v);
         }
@@ -139,8 +132,7 @@ static void put_latency(fo_buf *t)
         for (size_t k = 0; k <= N_BUCKET; k++) {
             char le[16] = "+Inf";
             cum += atomic_load(&latency[r][k]);
-            if (k < N_BUCKET)
-                snprintf(le, sizeof le, "%g", buckets[k]);
+            if (k < N_BUCKET) snprintf(le, sizeof le, "%g", buckets[k]);
             fo_buf_printf(t, "folio_http_request_duration_seconds_bucket{route=\"%s\",le=\"%s\"} %lu\n",
                 route_names[r], le, cum);
         }

@@ -102,23 +102,19 @@ static void *bump(size_t n, size_t *dirty)
     size_t cap;
     char *p;
 
-    if (!base || n > (size_t)(end - base))
-        return NULL;
+    if (!base || n > (size_t)(end - base)) return NULL;
     cap = round_up(n);
     if (cap >= BIG && (p = reuse(cap)) != NULL) {
         *dirty = cap_of(p);
         return p;
     }
-    if (HEAD + cap > (size_t)(end - top))
-        return NULL;
+    if (HEAD + cap > (size_t)(end - top)) return NULL;
     p = top + HEAD;
     memcpy(top, &cap, sizeof cap);
     top += HEAD + cap;
     *dirty = high > p ? (size_t)(high - p) : 0;
-    if (*dirty > cap)
-        *dirty = cap;
-    if (top > high)
-        high = top;
+    if (*dirty > cap) *dirty = cap;
+    if (top > high) high = top;
     return p;
 }
 
@@ -135,8 +131,7 @@ void free(void *p)
 {
     size_t cap;
 
-    if (!p)
-        return;
+    if (!p) return;
     if (!in_region(p)) {
         __libc_free(p);
         return;
@@ -144,8 +139,7 @@ void free(void *p)
     cap = cap_of(p);
     if ((char *)p + cap == top)
         top = (char *)p - HEAD;
-    else if (cap >= BIG && n_spare < SPARES)
-        spare[n_spare].p = p, spare[n_spare++].cap = cap;
+    else if (cap >= BIG && n_spare < SPARES) spare[n_spare].p = p, spare[n_spare++].cap = cap;
 }
 
 void *calloc(size_t n, size_t size)
@@ -158,8 +152,7 @@ void *calloc(size_t n, size_t size)
         return NULL;
     }
     p = bump(n && size ? n * size : 1, &dirty);
-    if (!p)
-        return __libc_calloc(n, size);
+    if (!p) return __libc_calloc(n, size);
     memset(p, 0, dirty);
     return p;
 }
@@ -169,19 +162,15 @@ void *realloc(void *p, size_t n)
     size_t old, cap;
     void *q;
 
-    if (!p)
-        return malloc(n);
-    if (!in_region(p))
-        return __libc_realloc(p, n);
+    if (!p) return malloc(n);
+    if (!in_region(p)) return __libc_realloc(p, n);
     old = cap_of(p);
-    if (n <= old)
-        return p;
+    if (n <= old) return p;
     cap = round_up(n);
     if ((char *)p + old == top && cap >= n && cap - old <= (size_t)(end - top)) {
         memcpy((char *)p - HEAD, &cap, sizeof cap);    /* the last block grows in place */
         top = (char *)p + cap;
-        if (top > high)
-            high = top;
+        if (top > high) high = top;
         return p;
     }
     q = malloc(n);

@@ -47,8 +47,7 @@ static char *field(req *r, const char *name, int *too_long)
 {
     for (size_t k = 0; k < r->n_files; k++) {
         char *t;
-        if (strcmp(r->files[k].name, name))
-            continue;
+        if (strcmp(r->files[k].name, name)) continue;
         if (r->files[k].bytes > FIELD_MAX) {
             *too_long = 1;
             return NULL;
@@ -72,8 +71,7 @@ static int mkdirs_for(int dir, const char *name)
 
     while ((slash = strchr(slash, '/'))) {
         snprintf(part, sizeof part, "%.*s", (int)(slash - name), name);
-        if (mkdirat(dir, part, 0700) < 0 && errno != EEXIST)
-            return -1;
+        if (mkdirat(dir, part, 0700) < 0 && errno != EEXIST) return -1;
         slash++;
     }
     return 0;
@@ -88,23 +86,19 @@ static int lay_out_inputs(req *r, const char **argv, int *argc, char (*paths)[11
     size_t k, j;
 
     snprintf(in, sizeof in, "%s/in", r->dir);
-    if (mkdir(in, 0700) < 0 || (dir = open(in, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-        return -1;
+    if (mkdir(in, 0700) < 0 || (dir = open(in, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) return -1;
     for (k = 0; k < r->n_files; k++) {
         const char *name = r->files[k].name, *slash = strchr(name, '/');
         size_t top = slash ? (size_t)(slash - name) : strlen(name);
-        if (is_field(name))
-            continue;
+        if (is_field(name)) continue;
         snprintf(from, sizeof from, "%s/f%zu", r->dir, k);
         if (mkdirs_for(dir, name) < 0 || renameat(AT_FDCWD, from, dir, name) < 0) {
             close(dir);
             return -1;
         }
         for (j = 0; j < *n_paths; j++)
-            if (!strncmp(paths[j] + strlen(in) + 1, name, top) && paths[j][strlen(in) + 1 + top] == 0)
-                break;
-        if (j < *n_paths)
-            continue;
+            if (!strncmp(paths[j] + strlen(in) + 1, name, top) && paths[j][strlen(in) + 1 + top] == 0) break;
+        if (j < *n_paths) continue;
         snprintf(paths[*n_paths], sizeof paths[0], "%s/%.*s", in, (int)top, name);
         argv[(*argc)++] = "--in";
         argv[(*argc)++] = paths[(*n_paths)++];
@@ -123,14 +117,11 @@ void fo_serve_runs_sweep(fo_serve_state *s)
     time_t now = time(NULL);
 
     while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
+        if (e->d_name[0] == '.') continue;
         snprintf(path, sizeof path, "%s/%s", s->runs_dir, e->d_name);
-        if (lstat(path, &st) == 0 && now - st.st_mtime > (time_t)s->cfg.run_ttl)
-            fo_serve_rmtree(path);
+        if (lstat(path, &st) == 0 && now - st.st_mtime > (time_t)s->cfg.run_ttl) fo_serve_rmtree(path);
     }
-    if (d)
-        closedir(d);
+    if (d) closedir(d);
 }
 
 /* ---------------------------------------------------------------- run */
@@ -157,16 +148,14 @@ char *fo_serve_run_folio(const char *const *argv, int *code)
     pid_t pid;
     char *text;
 
-    if (pipe2(out, O_CLOEXEC) < 0)
-        return NULL;
+    if (pipe2(out, O_CLOEXEC) < 0) return NULL;
     pid = fork();
     if (pid == 0) {
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         nul = open("/dev/null", O_RDWR);
-        if (nul < 0 || dup2(nul, 0) < 0 || dup2(out[1], 1) < 0 || dup2(nul, 2) < 0)
-            _exit(5);
+        if (nul < 0 || dup2(nul, 0) < 0 || dup2(out[1], 1) < 0 || dup2(nul, 2) < 0) _exit(5);
         execv(argv[0], (char *const *)argv);   /* execv only reads the strings */
         _exit(5);
     }
@@ -195,8 +184,7 @@ static void add_urls(fo_serve_state *s, const char *id, json_t *files)
 
     json_array_foreach(files, k, f) {
         const char *name = json_string_value(json_object_get(f, "name"));
-        if (!name || strlen(name) > FO_SERVE_MAX_NAME)
-            continue;
+        if (!name || strlen(name) > FO_SERVE_MAX_NAME) continue;
         n = (size_t)snprintf(url, sizeof url, "/v1/runs/%s-%s/files/", s->cfg.instance, id);
         for (; *name && n + 4 < sizeof url; name++) {
             unsigned char ch = (unsigned char)*name;
@@ -272,16 +260,14 @@ static int run_options(fo_serve_state *s, struct MHD_Connection *c, req *r, cons
             fo_http_refuse(c, r, 400, "bad_request", NULL, "field \"%s\" is too long", names[k]);
             return -1;
         }
-        if (!vals[k])
-            continue;
+        if (!vals[k]) continue;
         if (k == 2 && !strcmp(vals[k], "all")) {   /* allow=LIST is the checked proxy */
             fo_http_refuse(c, r, 403, "net_refused", "use \"packages\" or \"allow=HOST,...\": "
                            "egress through folio's checked proxy", "net \"all\" (the host's "
                            "network) is not offered over HTTP");
             return -1;
         }
-        if (k == 1 && !fo_http_limit_text(c, r, "timeout", vals[k], max, "s", &v))
-            return -1;
+        if (k == 1 && !fo_http_limit_text(c, r, "timeout", vals[k], max, "s", &v)) return -1;
         argv[(*argc)++] = k == 0 ? "--render" : k == 1 ? "--timeout" : "--net";
         argv[(*argc)++] = vals[k];
     }
@@ -304,8 +290,7 @@ static void answer_run(fo_serve_state *s, struct MHD_Connection *c, req *r, cons
         if (code == 1 || code == 2)
             fo_http_refuse(c, r, 400, "bad_request", "see folio run --help for what the "
                            "fields mean", "folio run refused the request (exit %d)", code);
-        else
-            fo_http_refuse(c, r, 500, NULL, NULL, "folio run gave no manifest (exit %d)", code);
+        else fo_http_refuse(c, r, 500, NULL, NULL, "folio run gave no manifest (exit %d)", code);
         return;
     }
     fo_serve_metrics_run();
@@ -374,8 +359,7 @@ void fo_http_run(fo_serve_state *s, struct MHD_Connection *c, req *r)
 done_paths:
         fo_free(inpaths);
     }
-    for (int k = 0; k < 3; k++)
-        fo_free(vals[k]);
+    for (int k = 0; k < 3; k++) fo_free(vals[k]);
     json_decref(cmd);
 }
 
@@ -416,8 +400,7 @@ void fo_http_run_files(fo_serve_state *s, struct MHD_Connection *c, req *r)
     close(dfd);
     if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
         !strcmp(slash + 7, "manifest.json")) {
-        if (fd >= 0)
-            close(fd);
+        if (fd >= 0) close(fd);
         fo_http_refuse(c, r, 404, "not_found", "the run's answer lists its files",
                        "run %.40s has no file \"%.200s\"", id, slash + 7);
         return;

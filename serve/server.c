@@ -63,8 +63,7 @@ void fo_serve_log(const char *json_line)
     size_t len = strlen(json_line);
     char buf[2048];
 
-    if (len + 2 > sizeof buf)
-        len = sizeof buf - 2;
+    if (len + 2 > sizeof buf) len = sizeof buf - 2;
     memcpy(buf, json_line, len);
     buf[len] = '\n';
     (void)!write(2, buf, len + 1);   /* one write: lines never interleave */
@@ -117,13 +116,11 @@ static int parse_args(int argc, char **argv, fo_serve_config *c, double *drain, 
         if (!strcmp(a, "--zygote")) { *zygote = 1; continue; }
         if (!strcmp(a, "--no-jail")) { c->jail = 0; continue; }
         if (!strcmp(a, "--memory-per-process")) {   /* no cgroup: RLIMIT_AS per process */
-            if (setenv("FOLIO_MEMORY_PER_PROCESS", "1", 1) < 0)
-                return 1;
+            if (setenv("FOLIO_MEMORY_PER_PROCESS", "1", 1) < 0) return 1;
             continue;
         }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(usage, stdout); return -1; }
-        if (i + 1 >= argc)
-            return fo_usage_error("serve", "unknown option or missing value: %s", a);
+        if (i + 1 >= argc) return fo_usage_error("serve", "unknown option or missing value: %s", a);
         if (!strcmp(a, "--listen")) { c->listen = argv[++i]; continue; }
         if (!strcmp(a, "--token-file")) { c->token_file = argv[++i]; continue; }
         if (!strcmp(a, "--scratch")) { c->scratch = argv[++i]; continue; }
@@ -136,8 +133,7 @@ static int parse_args(int argc, char **argv, fo_serve_config *c, double *drain, 
             continue;
         }
         if (!strcmp(a, "--session-limits") || !strcmp(a, "--run-limits")) {
-            if (fo_serve_limits_parse(c, a, argv[i + 1]))
-                return 1;
+            if (fo_serve_limits_parse(c, a, argv[i + 1])) return 1;
             i++;
             continue;
         }
@@ -151,8 +147,7 @@ static int parse_args(int argc, char **argv, fo_serve_config *c, double *drain, 
         }
         for (k = 0; k < sizeof nums / sizeof *nums && strcmp(nums[k].name, a); k++)
             ;
-        if (k == sizeof nums / sizeof *nums)
-            return fo_usage_error("serve", "unknown option %s", a);
+        if (k == sizeof nums / sizeof *nums) return fo_usage_error("serve", "unknown option %s", a);
         if (fo_sandbox_parse_number(argv[++i], nums[k].lo, nums[k].hi, &v) < 0 ||
             (nums[k].kind != 'd' && v != (double)(uint64_t)v))
             return fo_usage_error("serve", "%s needs a number from %g to %g, not \"%s\"", a, nums[k].lo,
@@ -179,21 +174,17 @@ static int load_tokens(fo_serve_state *s, char *err, size_t errlen)
 
     if (!f || !toks) {
         snprintf(err, errlen, "%s: %s", s->cfg.token_file, strerror(errno));
-        if (f)
-            fclose(f);
+        if (f) fclose(f);
         fo_free(toks);
         return -1;
     }
     while (fgets(line, sizeof line, f)) {
         char *t = line, *e;
         fo_sha256 h;
-        while (*t == ' ' || *t == '\t')
-            t++;
+        while (*t == ' ' || *t == '\t') t++;
         e = t + strcspn(t, "\r\n");
-        while (e > t && (e[-1] == ' ' || e[-1] == '\t'))
-            e--;
-        if (e == t || *t == '#')
-            continue;
+        while (e > t && (e[-1] == ' ' || e[-1] == '\t')) e--;
+        if (e == t || *t == '#') continue;
         if (n == MAX_TOKENS) {
             snprintf(err, errlen, "%s: more than %d tokens", s->cfg.token_file, MAX_TOKENS);
             fclose(f);
@@ -222,8 +213,7 @@ static int is_loopback(const struct sockaddr *sa)
         return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
     if (sa->sa_family == AF_INET6) {
         const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
-        if (IN6_IS_ADDR_LOOPBACK(a))
-            return 1;
+        if (IN6_IS_ADDR_LOOPBACK(a)) return 1;
         return IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127;
     }
     return 0;
@@ -249,8 +239,7 @@ static int listen_unix(const char *path, char *shown, size_t shownlen)
     fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 1024) < 0) {
         fprintf(stderr, "folio: serve: can't listen on unix:%s: %s\n", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
+        if (fd >= 0) close(fd);
         return -1;
     }
     snprintf(shown, shownlen, "unix:%s", path);
@@ -273,15 +262,13 @@ static int listen_tcp(const char *spec, int have_tokens, char *shown, size_t sho
     hl = (size_t)(colon - spec);
     if (spec[0] == '[' && hl >= 2 && spec[hl - 1] == ']')
         snprintf(host, sizeof host, "%.*s", (int)(hl - 2), spec + 1);
-    else
-        snprintf(host, sizeof host, "%.*s", (int)hl, spec);
+    else snprintf(host, sizeof host, "%.*s", (int)hl, spec);
     snprintf(port, sizeof port, "%s", colon + 1);
     memset(&hints, 0, sizeof hints);
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
     rc = getaddrinfo(host, port, &hints, &ai);
-    if (rc)
-        return fo_usage_error("serve", "--listen %s: %s", spec, gai_strerror(rc)), -1;
+    if (rc) return fo_usage_error("serve", "--listen %s: %s", spec, gai_strerror(rc)), -1;
     if (!have_tokens && !is_loopback(ai->ai_addr)) {
         freeaddrinfo(ai);
         return fo_usage_error("serve", "--listen %s: not a loopback address, and no --token-file: anyone "
@@ -294,8 +281,7 @@ static int listen_tcp(const char *spec, int have_tokens, char *shown, size_t sho
         getsockname(fd, (struct sockaddr *)&bound, &blen) < 0) {
         fprintf(stderr, "folio: serve: can't listen on %s: %s\n", spec, strerror(errno));
         freeaddrinfo(ai);
-        if (fd >= 0)
-            close(fd);
+        if (fd >= 0) close(fd);
         return -1;
     }
     freeaddrinfo(ai);
@@ -347,14 +333,11 @@ static int wait_idle(fo_serve_state *s, double t0, double seconds, int interrupt
         double t = fo_now() - t0;
         int busy = atomic_load(&s->in_flight) > 0 ||
                    (atomic_load(&s->fresh_conns) > 0 && t < FRESH_GRACE);
-        if (!busy)
-            return 1;
-        if (t > seconds)
-            return 0;
+        if (!busy) return 1;
+        if (t > seconds) return 0;
         if (interrupt && t >= next && atomic_load(&s->cells) > 0) {
             unsigned n = fo_serve_sessions_interrupt();
-            if (n)
-                log_event("{\"event\": \"cells_interrupted\", \"count\": %u}", n);
+            if (n) log_event("{\"event\": \"cells_interrupted\", \"count\": %u}", n);
             next = t + 0.2;
         }
         nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
@@ -378,8 +361,7 @@ static void drain(fo_serve_state *s, struct MHD_Daemon *d, double seconds)
     if (!wait_idle(s, t0, seconds, 0) && atomic_load(&s->cells) > 0)
         (void)wait_idle(s, t0, seconds + INTERRUPT_GRACE, 1);
     lfd = MHD_quiesce_daemon(d);
-    if (lfd != MHD_INVALID_SOCKET)
-        close(lfd);
+    if (lfd != MHD_INVALID_SOCKET) close(lfd);
     MHD_stop_daemon(d);
     log_event("{\"event\": \"sessions_hibernated\", \"count\": %u}",
               fo_serve_sessions_hibernate());
@@ -400,8 +382,7 @@ static void wait_signals(fo_serve_state *s, struct MHD_Daemon *d, const sigset_t
         if (sig == SIGHUP && s->cfg.token_file) {
             if (load_tokens(s, err, sizeof err) < 0)
                 log_event("{\"event\": \"tokens_kept\", \"message\": \"can't re-read the token file\"}");
-            else
-                log_event("{\"event\": \"tokens_reloaded\", \"tokens\": %zu}", s->n_tokens);
+            else log_event("{\"event\": \"tokens_reloaded\", \"tokens\": %zu}", s->n_tokens);
         } else if (sig == SIGCHLD) {
             reap(s);
         } else if (sig == SIGTERM || sig == SIGINT) {
@@ -465,8 +446,7 @@ const char *fo_serve_find_folio(const char *engine)
 
     for (size_t k = 0; slash && k < sizeof places / sizeof *places; k++) {
         snprintf(path, sizeof path, "%.*s/%s", (int)(slash - engine), engine, places[k]);
-        if (access(path, X_OK) == 0)
-            return path;
+        if (access(path, X_OK) == 0) return path;
     }
     return NULL;
 }
@@ -488,12 +468,9 @@ static int session_dir(fo_serve_state *s)
         snprintf(dflt, sizeof dflt, "%s/folio-sessions-%s", base, s->cfg.instance);
         s->cfg.session_dir = dflt;
     }
-    if (mkdir(s->cfg.session_dir, 0700) < 0 && errno != EEXIST)
-        return -1;
-    if (!s->cfg.state_dir)
-        s->cfg.state_dir = s->cfg.session_dir;
-    if (mkdir(s->cfg.state_dir, 0700) < 0 && errno != EEXIST)
-        return -1;
+    if (mkdir(s->cfg.session_dir, 0700) < 0 && errno != EEXIST) return -1;
+    if (!s->cfg.state_dir) s->cfg.state_dir = s->cfg.session_dir;
+    if (mkdir(s->cfg.state_dir, 0700) < 0 && errno != EEXIST) return -1;
     snprintf(ckpt, sizeof ckpt, "%g", s->cfg.checkpoint_idle);
     snprintf(lease, sizeof lease, "%g", s->cfg.lease_s);
     return setenv("FOLIO_SESSION_DIR", s->cfg.session_dir, 1) < 0 ||
@@ -515,8 +492,7 @@ static int start(fo_serve_state *s, const char *engine, int *lfd, char *shown, s
     *lfd = !strncmp(s->cfg.listen, "unix:", 5)
                ? listen_unix(s->cfg.listen + 5, shown, shownlen)
                : listen_tcp(s->cfg.listen, s->cfg.token_file != NULL, shown, shownlen);
-    if (*lfd < 0)
-        return 1;
+    if (*lfd < 0) return 1;
     snprintf(scratch_root, rootlen, "%s/folio-serve-XXXXXX", s->cfg.scratch);
     if (!mkdtemp(scratch_root)) {
         fprintf(stderr, "folio: serve: can't make a scratch folder in %s: %s (--scratch DIR)\n",
@@ -532,8 +508,7 @@ static int start(fo_serve_state *s, const char *engine, int *lfd, char *shown, s
         return 5;
     }
     s->cfg.folio = fo_serve_find_folio(engine);
-    if (s->cfg.folio)
-        fo_session_use_folio(s->cfg.folio);
+    if (s->cfg.folio) fo_session_use_folio(s->cfg.folio);
     s->zygote = fo_serve_zygote_start(&s->cfg, engine, err, sizeof err);
     if (!s->zygote) {
         fprintf(stderr, "folio: serve: %s\n", err);
@@ -554,14 +529,10 @@ int fo_serve_main(int argc, char **argv, const char *engine)
 
     config_defaults(&s.cfg);
     rc = parse_args(argc, argv, &s.cfg, &grace, &zygote);
-    if (rc)
-        return rc < 0 ? 0 : rc;
-    if (zygote)
-        return fo_serve_zygote_main();
-    if (s.cfg.queue == (unsigned)-1)
-        s.cfg.queue = 4 * s.cfg.workers;
-    if (!s.cfg.max_cells)
-        s.cfg.max_cells = 4 * s.cfg.workers;
+    if (rc) return rc < 0 ? 0 : rc;
+    if (zygote) return fo_serve_zygote_main();
+    if (s.cfg.queue == (unsigned)-1) s.cfg.queue = 4 * s.cfg.workers;
+    if (!s.cfg.max_cells) s.cfg.max_cells = 4 * s.cfg.workers;
     /* libmicrohttpd's threads never wait (a request that may is deferred to
        a thread of its own, http.c): one per core is enough */
     s.cfg.threads = s.cfg.workers < 2 ? 2 : s.cfg.workers > 16 ? 16 : s.cfg.workers;
@@ -581,8 +552,7 @@ int fo_serve_main(int argc, char **argv, const char *engine)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     rc = start(&s, engine, &lfd, shown, sizeof shown, scratch_root, sizeof scratch_root);
     if (rc) {
-        if (lfd >= 0)
-            close(lfd);
+        if (lfd >= 0) close(lfd);
         return rc;
     }
     d = fo_serve_http_start(&s, lfd);
@@ -599,8 +569,7 @@ int fo_serve_main(int argc, char **argv, const char *engine)
     wait_signals(&s, d, &set, grace);
     fo_serve_zygote_stop(s.zygote);
     fo_serve_rmtree(scratch_root);
-    if (!strncmp(s.cfg.listen, "unix:", 5))
-        (void)unlink(s.cfg.listen + 5);
+    if (!strncmp(s.cfg.listen, "unix:", 5)) (void)unlink(s.cfg.listen + 5);
     log_event("{\"event\": \"stopped\"}");
     fo_free(s.tokens);
     return 0;

@@ -40,8 +40,7 @@ static int write_owner(const char *dir, const char *id, const char *who)
     (void)mkdir(path, 0700);
     snprintf(path, sizeof path, "%s/%s/owner", dir, id);
     fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return -1;
+    if (fd < 0) return -1;
     ok = write(fd, who, strlen(who)) == (ssize_t)strlen(who);
     close(fd);
     return ok ? 0 : -1;
@@ -51,8 +50,7 @@ static int write_owner(const char *dir, const char *id, const char *who)
    another (an instance that resumes the session reads it there). */
 static int set_owner(fo_serve_state *s, const char *id, const char *who)
 {
-    if (write_owner(s->cfg.session_dir, id, who) < 0)
-        return -1;
+    if (write_owner(s->cfg.session_dir, id, who) < 0) return -1;
     return !s->cfg.state_dir || !strcmp(s->cfg.state_dir, s->cfg.session_dir) ? 0 :
            write_owner(s->cfg.state_dir, id, who);
 }
@@ -72,18 +70,14 @@ static int is_owner(fo_serve_state *s, const req *r, const char *id)
         snprintf(path, sizeof path, "%s/%s/owner", s->cfg.state_dir, id);
         fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     }
-    if (fd < 0)
-        return 0;
+    if (fd < 0) return 0;
     n = read(fd, have, sizeof have - 1);
     close(fd);
-    if (n <= 0)
-        return 0;
+    if (n <= 0) return 0;
     have[n] = '\0';
     fo_http_asker(r, want);
-    if (strlen(have) != strlen(want))
-        return 0;
-    for (size_t k = 0; want[k]; k++)
-        diff |= (unsigned char)(have[k] ^ want[k]);
+    if (strlen(have) != strlen(want)) return 0;
+    for (size_t k = 0; want[k]; k++) diff |= (unsigned char)(have[k] ^ want[k]);
     return diff == 0;
 }
 
@@ -97,8 +91,7 @@ static unsigned status_of(const char *code)
         { "memory_unenforced", 503 },
     };
     for (size_t k = 0; k < sizeof map / sizeof *map; k++)
-        if (!strcmp(map[k].code, code))
-            return map[k].status;
+        if (!strcmp(map[k].code, code)) return map[k].status;
     return 500;
 }
 
@@ -110,14 +103,12 @@ static void refuse_session_as(struct MHD_Connection *c, req *r, const fo_session
                           "message", e->message, "hint", e->hint);
     char *body = o ? json_dumps(o, JSON_COMPACT) : NULL;
 
-    if (!status)
-        status = status_of(e->code);
+    if (!status) status = status_of(e->code);
     json_decref(o);
     r->reason = !strcmp(e->code, "file_not_found") ? "not_found" : status == 413 ? "ceiling"
               : status == 404 ? "session_not_found" : status == 410 ? "session_expired"
               : status == 429 ? "limit_reached" : status == 503 ? "restore_failed" : NULL;
-    if (r->reason)
-        fo_serve_metrics_refusal(r->reason);
+    if (r->reason) fo_serve_metrics_refusal(r->reason);
     if (!body) {
         fo_http_refuse(c, r, 500, NULL, NULL, "out of memory");
         return;
@@ -174,8 +165,7 @@ json_t *fo_http_read_json(struct MHD_Connection *c, req *r)
     char *buf;
     off_t len;
 
-    if (!r->n_files || (len = lseek(r->files[0].fd, 0, SEEK_END)) <= 0)
-        return json_object();
+    if (!r->n_files || (len = lseek(r->files[0].fd, 0, SEEK_END)) <= 0) return json_object();
     buf = fo_malloc((size_t)len + 1);
     if (!buf || pread(r->files[0].fd, buf, (size_t)len, 0) != len) {
         fo_free(buf);
@@ -213,8 +203,7 @@ static void clamp_defaults(fo_serve_state *s, const double *given, const char **
                                                : fo_serve_limit_default(FO_LIMIT_MEMORY, 0);
     size_t k;
 
-    if (memory > s->cfg.session_max[FO_LIMIT_MEMORY])
-        memory = s->cfg.session_max[FO_LIMIT_MEMORY];
+    if (memory > s->cfg.session_max[FO_LIMIT_MEMORY]) memory = s->cfg.session_max[FO_LIMIT_MEMORY];
     for (k = 0; k < sizeof new_opts / sizeof *new_opts; k++) {
         int li = fo_serve_limit_index(new_opts[k].key);
         if (li < 0 || given[li] > 0 ||
@@ -265,8 +254,7 @@ static int new_argv(fo_serve_state *s, struct MHD_Connection *c, req *r, json_t 
         argv[(*argc)++] = new_opts[k].opt;
         if (new_opts[k].number)
             snprintf(bufs[k], 256, "%.17g", json_number_value(v));
-        else
-            snprintf(bufs[k], 256, "%s", json_string_value(v));
+        else snprintf(bufs[k], 256, "%s", json_string_value(v));
         argv[(*argc)++] = bufs[k];
     }
     clamp_defaults(s, given, argv, bufs, argc);
@@ -283,8 +271,7 @@ void fo_http_session_create(fo_serve_state *s, struct MHD_Connection *c, req *r)
     char *text;
 
     memset(&err, 0, sizeof err);
-    if (!body)
-        return;
+    if (!body) return;
     if (new_argv(s, c, r, body, argv, bufs, &o.argc) < 0) {
         json_decref(body);
         return;
@@ -330,8 +317,7 @@ static void session_path(const char *rest, char *path, size_t len)
 {
     if (!strncmp(rest, "out/", 4) || !strncmp(rest, "work/", 5))
         snprintf(path, len, "/%s", rest);
-    else
-        snprintf(path, len, "%s", rest);
+    else snprintf(path, len, "%s", rest);
 }
 
 /* {path*} of .../files/{path*} when it is a safe relative path, else NULL
@@ -340,8 +326,7 @@ static const char *file_name(struct MHD_Connection *c, req *r)
 {
     const char *rest = r->arg[1];
 
-    if (fo_serve_name_ok(rest))
-        return rest;
+    if (fo_serve_name_ok(rest)) return rest;
     fo_http_refuse(c, r, 400, "bad_name", "a relative path of plain names, e.g. "
                    "files/data/sales.csv or files/out/chart.png", "\"%.200s\" is not a safe "
                    "relative path", rest);
@@ -356,8 +341,7 @@ void fo_http_session_put(fo_serve_state *s, struct MHD_Connection *c, req *r)
     const char *id = r->sid, *rest = file_name(c, r);
 
     (void)s;
-    if (!rest)
-        return;
+    if (!rest) return;
     memset(&err, 0, sizeof err);
     if (!strncmp(rest, "out/", 4)) {
         fo_http_refuse(c, r, 400, "bad_request", "PUT files/NAME (or files/work/NAME)",
@@ -386,8 +370,7 @@ void fo_http_session_get(fo_serve_state *s, struct MHD_Connection *c, req *r)
     int fd;
 
     (void)s;
-    if (!rest)
-        return;
+    if (!rest) return;
     base = strrchr(rest, '/');
     memset(&err, 0, sizeof err);
     session_path(rest, path, sizeof path);
@@ -428,11 +411,9 @@ static int on_file(void *ud, const char *name, int fd)
 {
     rendered *o = ud;
 
-    if (o->n == FO_SERVE_MAX_FORMATS || strlen(name) >= sizeof o->names[0])
-        return -1;
+    if (o->n == FO_SERVE_MAX_FORMATS || strlen(name) >= sizeof o->names[0]) return -1;
     o->fds[o->n] = dup(fd);
-    if (o->fds[o->n] < 0)
-        return -1;
+    if (o->fds[o->n] < 0) return -1;
     snprintf(o->names[o->n++], sizeof o->names[0], "%s", name);
     return 0;
 }
@@ -485,8 +466,7 @@ void fo_http_session_render(fo_serve_state *s, struct MHD_Connection *c, req *r)
 
     memset(&job, 0, sizeof job);
     memset(&err, 0, sizeof err);
-    if (fo_http_read_formats(c, r, &job, "format") < 0)
-        return;
+    if (fo_http_read_formats(c, r, &job, "format") < 0) return;
     for (k = 0; k < job.n_formats; k++)
         snprintf(formats + strlen(formats), sizeof formats - strlen(formats), "%s%s",
                  k ? "," : "", job.formats[k]);
@@ -516,13 +496,11 @@ void fo_http_session_render(fo_serve_state *s, struct MHD_Connection *c, req *r)
             int fd = fo_http_zip(r, names, fds, job.n_formats);
             if (fd < 0)
                 fo_http_refuse(c, r, 500, NULL, NULL, "can't build the zip of the outputs");
-            else
-                fo_http_send_file(c, r, fd, "application/zip", "result.zip");
+            else fo_http_send_file(c, r, fd, "application/zip", "result.zip");
         }
     }
     fo_http_slot_give(s);
-    for (k = 0; k < out.n; k++)
-        close(out.fds[k]);
+    for (k = 0; k < out.n; k++) close(out.fds[k]);
     fo_free(result);
 }
 
@@ -561,8 +539,7 @@ static int other_instance(const char *p, size_t n, const char **hex)
         return 0;
     memcpy(id, p + n - 32, 32);
     id[32] = '\0';
-    if (!fo_session_state_has(id))
-        return 0;
+    if (!fo_session_state_has(id)) return 0;
     *hex = p + n - 32;
     return 1;
 }
@@ -634,8 +611,7 @@ void fo_http_session_list(fo_serve_state *s, struct MHD_Connection *c, req *r)
         const char *state = json_string_value(json_object_get(e, "state"));
         char wire[80];
 
-        if (!id || !state || !strcmp(state, "expired") || !is_owner(s, r, id))
-            continue;
+        if (!id || !state || !strcmp(state, "expired") || !is_owner(s, r, id)) continue;
         snprintf(wire, sizeof wire, "%s-%s", s->cfg.instance, id);
         json_object_set_new(e, "id", json_string(wire));
         json_array_append(mine, e);
@@ -680,8 +656,7 @@ void fo_http_session_delete(fo_serve_state *s, struct MHD_Connection *c, req *r)
     memset(&err, 0, sizeof err);
     if (fo_session_close(r->sid, &err) < 0)
         fo_http_session_refuse(c, r, &err);
-    else
-        fo_http_send_text(c, r, 204, "application/json", "", 0);
+    else fo_http_send_text(c, r, 204, "application/json", "", 0);
 }
 
 /* Calls fn on the id of every live session of this instance; how many
@@ -693,13 +668,11 @@ static long each_live(int (*fn)(const char *id))
     size_t k;
     long n = 0;
 
-    if (!j)
-        return -1;
+    if (!j) return -1;
     json_array_foreach(j, k, e) {
         const char *id = json_string_value(json_object_get(e, "id"));
         const char *state = json_string_value(json_object_get(e, "state"));
-        if (id && state && !strcmp(state, "live"))
-            n += fn(id) == 1;
+        if (id && state && !strcmp(state, "live")) n += fn(id) == 1;
     }
     json_decref(j);
     return n;

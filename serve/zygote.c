@@ -130,8 +130,7 @@ static int send_msg(int sock, char tag, const void *data, size_t len, int fd)
         return -1;
     }
     buf[0] = tag;
-    if (len)
-        memcpy(buf + 1, data, len);
+    if (len) memcpy(buf + 1, data, len);
     return fo_fdpass_send(sock, buf, len + 1, &fd, fd >= 0 ? 1 : 0);
 }
 
@@ -141,8 +140,7 @@ static ssize_t recv_msg(int sock, char *buf, size_t cap, int *fd)
 {
     ssize_t n = fo_fdpass_recv(sock, buf, cap - 1, fd, 1, NULL);
 
-    if (n >= 0)
-        buf[n] = '\0';
+    if (n >= 0) buf[n] = '\0';
     return n;
 }
 
@@ -155,15 +153,13 @@ int fo_serve_name_ok(const char *name)
 {
     size_t len = strlen(name), k, comp = 0;
 
-    if (!len || len > FO_SERVE_MAX_NAME || name[0] == '/')
-        return 0;
+    if (!len || len > FO_SERVE_MAX_NAME || name[0] == '/') return 0;
     for (k = 0; k <= len; k++) {
         unsigned char c = (unsigned char)name[k];
         if (c == '/' || c == '\0') {
             size_t n = k - comp;
             const char *s = name + comp;
-            if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
-                return 0;
+            if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.')) return 0;
             comp = k + 1;
         } else if (c < 0x20 || c == 0x7f || c == '\\') {
             return 0;
@@ -180,18 +176,15 @@ static int copy_in(const char *name, int src)
     int dst;
     ssize_t n;
 
-    if (!fo_serve_name_ok(name))
-        return -1;
+    if (!fo_serve_name_ok(name)) return -1;
     snprintf(path, sizeof path, "%.*s", FO_SERVE_MAX_NAME, name);
     for (slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/')) {
         *slash = '\0';
-        if (mkdir(path, 0700) < 0 && errno != EEXIST)
-            return -1;
+        if (mkdir(path, 0700) < 0 && errno != EEXIST) return -1;
         *slash = '/';
     }
     dst = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (dst < 0)
-        return -1;
+    if (dst < 0) return -1;
     while ((n = read(src, buf, sizeof buf)) > 0)
         if (write(dst, buf, (size_t)n) != n) {
             n = -1;
@@ -209,13 +202,11 @@ void fo_serve_rmtree(const char *path)
         while ((e = readdir(d))) {
             char sub[4096];
             struct stat st;
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
             snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
             if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
                 fo_serve_rmtree(sub);
-            else
-                (void)unlink(sub);
+            else (void)unlink(sub);
         }
         closedir(d);
     }
@@ -230,8 +221,7 @@ static void strip_dir(fo_diags *d, const char *dir)
 
     for (k = 0; k < d->n; k++) {
         char *f = d->items[k].file;
-        if (f && !strncmp(f, dir, len) && f[len] == '/')
-            memmove(f, f + len + 1, strlen(f + len + 1) + 1);
+        if (f && !strncmp(f, dir, len) && f[len] == '/') memmove(f, f + len + 1, strlen(f + len + 1) + 1);
     }
 }
 
@@ -251,10 +241,8 @@ static void child_reply(int sock, fo_status st, const fo_diags *d, const job_hea
         int fd;
         snprintf(out, sizeof out, "result.%s", h->formats[k]);
         fd = open(out, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0 || send_msg(sock, 'O', h->formats[k], strlen(h->formats[k]) + 1, fd) < 0)
-            st = FO_ERR_IO;
-        if (fd >= 0)
-            close(fd);
+        if (fd < 0 || send_msg(sock, 'O', h->formats[k], strlen(h->formats[k]) + 1, fd) < 0) st = FO_ERR_IO;
+        if (fd >= 0) close(fd);
     }
     int32_t code = (int32_t)st;
     (void)send_msg(sock, 'R', &code, sizeof code, -1);
@@ -276,8 +264,7 @@ static fo_status child_render(const job_head *h, int kind, const char *spec, siz
     }
     if (kind == 'S')
         st = fo_spec_parse(spec, spec_len, "spec", ".", &doc, d);
-    else if (kind == 'C')
-        st = fo_csv_doc(input, &doc, d);
+    else if (kind == 'C') st = fo_csv_doc(input, &doc, d);
     else {
         fo_diags_add(d, NULL, 0, 0, NULL, NULL, "no spec or input was sent");
         st = FO_ERR_INPUT;
@@ -298,8 +285,7 @@ static int make_dir(char *dir, size_t cap, const char *parent, const char *prefi
     unsigned char rnd[16];
     size_t k;
 
-    if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
-        return -1;
+    if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) return -1;
     k = (size_t)snprintf(dir, cap, "%s/%s", parent, prefix);
     for (size_t i = 0; i < sizeof rnd && k < cap; i++)
         k += (size_t)snprintf(dir + k, cap - k, "%02x", rnd[i]);
@@ -321,8 +307,7 @@ static void job_limits(const job_head *h, int reuse)
         cpu.rlim_cur = used + (rlim_t)h->timeout_s + 1;
         if (!reuse)
             cpu.rlim_max = cpu.rlim_cur + 1;
-        else if (cpu.rlim_max != RLIM_INFINITY && cpu.rlim_cur > cpu.rlim_max)
-            cpu.rlim_cur = cpu.rlim_max;
+        else if (cpu.rlim_max != RLIM_INFINITY && cpu.rlim_cur > cpu.rlim_max) cpu.rlim_cur = cpu.rlim_max;
         (void)setrlimit(RLIMIT_CPU, &cpu);
     }
     alarm((unsigned)h->timeout_s + 1);
@@ -345,11 +330,9 @@ static int serve_one(int sock, const char *parent, int wait_ms, int reuse)
 
     if (wait_ms >= 0) {
         struct pollfd pf = { sock, POLLIN, 0 };
-        if (poll(&pf, 1, wait_ms) != 1)
-            return 0;
+        if (poll(&pf, 1, wait_ms) != 1) return 0;
     }
-    if (make_dir(dir, sizeof dir, parent, "folio-r-") < 0 || chdir(dir) < 0)
-        return -1;
+    if (make_dir(dir, sizeof dir, parent, "folio-r-") < 0 || chdir(dir) < 0) return -1;
     memset(&h, 0, sizeof h);
     fo_diags_init(&d);
     while ((n = recv_msg(sock, msg, sizeof msg, &fd)) > 0) {
@@ -371,15 +354,13 @@ static int serve_one(int sock, const char *parent, int wait_ms, int reuse)
         } else {
             bad = 1;
         }
-        if (fd >= 0)
-            close(fd);
+        if (fd >= 0) close(fd);
     }
     if (n <= 0 || bad || h.n_formats > FO_SERVE_MAX_FORMATS || (kind == 'S' && !spec)) {
         rc = n == 0 && !bad ? 0 : -1;
     } else {
         job_limits(&h, reuse);
-        for (k = 0; k < h.n_formats; k++)
-            h.formats[k][sizeof h.formats[k] - 1] = '\0';
+        for (k = 0; k < h.n_formats; k++) h.formats[k][sizeof h.formats[k] - 1] = '\0';
         fo_status st = d.n ? FO_ERR_IO : child_render(&h, kind, spec, spec_len, input, &d);
         strip_dir(&d, dir);
         child_reply(sock, st, &d, &h);
@@ -387,8 +368,7 @@ static int serve_one(int sock, const char *parent, int wait_ms, int reuse)
     }
     fo_free(spec);
     fo_diags_free(&d);
-    if (chdir("/") == 0)
-        fo_serve_rmtree(dir);
+    if (chdir("/") == 0) fo_serve_rmtree(dir);
     return rc;
 }
 
@@ -412,13 +392,11 @@ static int read_state(proc_state *p)
 
     memset(p, 0, sizeof *p);
     p->threads = p->rss_kb = -1;
-    if (!f)
-        return -1;
+    if (!f) return -1;
     while (fgets(line, sizeof line, f)) {
         if (!strncmp(line, "Threads:", 8))
             p->threads = strtol(line + 8, NULL, 10);
-        else if (!strncmp(line, "VmRSS:", 6))
-            p->rss_kb = strtol(line + 6, NULL, 10);
+        else if (!strncmp(line, "VmRSS:", 6)) p->rss_kb = strtol(line + 6, NULL, 10);
         for (int k = 0; k < SIG_N; k++)
             if (!strncmp(line, keys[k], strlen(keys[k]))) {
                 p->sig[k] = strtoull(line + strlen(keys[k]), NULL, 16);
@@ -447,14 +425,12 @@ static int list_fds(worker_base *b)
     struct stat st;
     int self, rc = 0;
 
-    if (!dir)
-        return -1;
+    if (!dir) return -1;
     self = dirfd(dir);
     b->n_fds = 0;
     while ((e = readdir(dir))) {
         int fd = atoi(e->d_name);
-        if (e->d_name[0] == '.' || fd == self)
-            continue;
+        if (e->d_name[0] == '.' || fd == self) continue;
         if (b->n_fds == MAX_BASE_FDS || fstat(fd, &st) < 0) {
             rc = -1;
             break;
@@ -470,8 +446,7 @@ static int list_fds(worker_base *b)
 static void take_base(worker_base *b)
 {
     memset(b, 0, sizeof *b);
-    if (list_fds(b) < 0 || read_state(&b->state) < 0)
-        _exit(3);
+    if (list_fds(b) < 0 || read_state(&b->state) < 0) _exit(3);
     b->umask = umask(077);
     umask(b->umask);
 }
@@ -482,19 +457,16 @@ static int folder_empty(const char *path)
     struct dirent *e;
     int n = 0;
 
-    if (!dir)
-        return 0;
+    if (!dir) return 0;
     while ((e = readdir(dir)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            n++;
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
     closedir(dir);
     return n == 0;
 }
 
 static int same_fds(const worker_base *a, const worker_base *b)
 {
-    if (a->n_fds != b->n_fds)
-        return 0;
+    if (a->n_fds != b->n_fds) return 0;
     for (int k = 0; k < a->n_fds; k++)
         if (a->fds[k].fd != b->fds[k].fd || a->fds[k].dev != b->fds[k].dev || a->fds[k].ino != b->fds[k].ino)
             return 0;
@@ -517,30 +489,20 @@ static const char *worker_dirty(const worker_base *b, const char *home, uint64_t
     mode_t um;
     int st;
 
-    if (!folder_empty(home))
-        return "files";
-    if (!getcwd(cwd, sizeof cwd) || strcmp(cwd, "/"))
-        return "working folder";
-    if (list_fds(&now) < 0 || !same_fds(&now, b))
-        return "descriptors";
-    if (read_state(&now.state) < 0)
-        return "status";
-    if (now.state.threads != 1)
-        return "threads";
-    if (waitpid(-1, &st, WNOHANG) != -1 || errno != ECHILD)
-        return "child processes";
+    if (!folder_empty(home)) return "files";
+    if (!getcwd(cwd, sizeof cwd) || strcmp(cwd, "/")) return "working folder";
+    if (list_fds(&now) < 0 || !same_fds(&now, b)) return "descriptors";
+    if (read_state(&now.state) < 0) return "status";
+    if (now.state.threads != 1) return "threads";
+    if (waitpid(-1, &st, WNOHANG) != -1 || errno != ECHILD) return "child processes";
     for (int k = 0; k < SIG_N; k++)
-        if (now.state.sig[k] != b->state.sig[k])
-            return sig_why[k];
+        if (now.state.sig[k] != b->state.sig[k]) return sig_why[k];
     for (int which = ITIMER_REAL; which <= ITIMER_PROF; which++)
-        if (getitimer(which, &it) < 0 || it.it_value.tv_sec || it.it_value.tv_usec)
-            return "timers";
+        if (getitimer(which, &it) < 0 || it.it_value.tv_sec || it.it_value.tv_usec) return "timers";
     um = umask(077);
     umask(um);
-    if (um != b->umask)
-        return "umask";
-    if (now.state.rss_kb < 0 || (uint64_t)now.state.rss_kb * 1024 > max_rss)
-        return "memory";
+    if (um != b->umask) return "umask";
+    if (now.state.rss_kb < 0 || (uint64_t)now.state.rss_kb * 1024 > max_rss) return "memory";
     return NULL;
 }
 
@@ -556,16 +518,13 @@ static void test_leak(uint32_t leak, const char *home)
 {
     char path[300];
 
-    if (leak == 1)
-        (void)open("/dev/null", O_RDONLY);
+    if (leak == 1) (void)open("/dev/null", O_RDONLY);
     if (leak == 2) {
         snprintf(path, sizeof path, "%s/left-over", home);
         close(open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
     }
-    if (leak == 3 && fork() == 0)
-        _exit(0);
-    if (leak == 4)
-        signal(SIGUSR1, leak_handler);
+    if (leak == 3 && fork() == 0) _exit(0);
+    if (leak == 4) signal(SIGUSR1, leak_handler);
     if (leak == 6) {
         sigset_t set;
         sigemptyset(&set);
@@ -596,16 +555,14 @@ static void worker_main(int sock, const child_params *p)
     take_base(&b);
     for (uint32_t jobs = 1;; jobs++) {
         const char *why;
-        if (serve_one(sock, home, jobs == 1 ? -1 : wait_ms, 1) <= 0 || jobs >= p->max_jobs)
-            break;
+        if (serve_one(sock, home, jobs == 1 ? -1 : wait_ms, 1) <= 0 || jobs >= p->max_jobs) break;
         test_leak(p->leak, home);
         why = worker_dirty(&b, home, p->max_rss);
         if (why) {
             (void)send_msg(sock, 'X', why, strlen(why) + 1, -1);
             break;
         }
-        if (send_msg(sock, 'K', NULL, 0, -1) < 0)
-            break;
+        if (send_msg(sock, 'K', NULL, 0, -1) < 0) break;
     }
     fo_serve_rmtree(home);
     _exit(0);
@@ -618,8 +575,7 @@ static void child_main(int sock, const child_params *p)
 {
     (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     signal(SIGCHLD, SIG_DFL);
-    if (p->max_jobs > 1)
-        worker_main(sock, p);
+    if (p->max_jobs > 1) worker_main(sock, p);
     fo_serve_region_begin((size_t)p->region);
     (void)serve_one(sock, "/tmp", -1, 0);
     _exit(0);
@@ -643,15 +599,13 @@ static void warm_up(void)
     fo_doc *doc = NULL;
     fo_diags d;
 
-    if (!getcwd(cwd, sizeof cwd) || !mkdtemp(dir) || chdir(dir) < 0)
-        return;
+    if (!getcwd(cwd, sizeof cwd) || !mkdtemp(dir) || chdir(dir) < 0) return;
     fo_diags_init(&d);
     if (fo_spec_parse(spec, sizeof spec - 1, "warm-up", ".", &doc, &d) == FO_OK)
         (void)fo_render(doc, outs, 5, &opts, NULL, &d);
     fo_doc_free(doc);
     fo_diags_free(&d);
-    if (chdir(cwd) == 0)
-        fo_serve_rmtree(dir);
+    if (chdir(cwd) == 0) fo_serve_rmtree(dir);
     /* what the warm-up freed goes back to the kernel: a child's malloc then
        takes fresh zero pages instead of copying the zygote's (copy-on-write) */
     (void)malloc_trim(0);
@@ -685,8 +639,7 @@ static void fork_spare(int ctl)
     int sp[2];
     pid_t pid;
 
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
-        return;
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) return;
     pid = fork();
     if (pid == 0) {
         close(ctl);
@@ -696,8 +649,7 @@ static void fork_spare(int ctl)
     close(sp[1]);
     if (pid < 0)
         close(sp[0]);
-    else
-        spare = sp[0];
+    else spare = sp[0];
 }
 
 /* One request: to the spare if there is one, else to a child forked now. */
@@ -707,8 +659,7 @@ static void hand_out(int ctl, int fd, const child_params *p)
         int ok = send_msg(spare, 'J', p, sizeof *p, fd) == 0;
         close(spare);
         spare = -1;
-        if (ok)
-            return;
+        if (ok) return;
     }
     if (fork() == 0) {
         close(ctl);
@@ -731,8 +682,7 @@ static int zygote_loop(int ctl)
     while ((n = recv_msg(ctl, msg, sizeof msg, &fd)) > 0) {
         child_params p;
         if (msg[0] != 'J' || fd < 0 || n != 1 + (ssize_t)sizeof p) {
-            if (fd >= 0)
-                close(fd);
+            if (fd >= 0) close(fd);
             continue;
         }
         memcpy(&p, msg + 1, sizeof p);
@@ -752,8 +702,7 @@ static void bind_now(void)
 {
     static const char *const argv[] = { "folio", "serve", "--zygote", NULL };
 
-    if (getenv("LD_BIND_NOW"))
-        return;
+    if (getenv("LD_BIND_NOW")) return;
     if (setenv("LD_BIND_NOW", "1", 1) == 0)
         (void)execv("/proc/self/exe", (char *const *)argv);   /* execv only reads the strings */
 }
@@ -773,16 +722,14 @@ int fo_serve_zygote_main(void)
         fprintf(stderr, "folio: serve: zygote: can't listen on %s: %s\n", a.sun_path, strerror(errno));
         return 5;
     }
-    if (write(1, "R", 1) != 1)
-        return 5;
+    if (write(1, "R", 1) != 1) return 5;
     do
         ctl = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
     while (ctl < 0 && errno == EINTR);
     /* from now on the control connection is the only way in */
     (void)unlink(a.sun_path);
     close(ls);
-    if (ctl < 0)
-        return 5;
+    if (ctl < 0) return 5;
     return zygote_loop(ctl);
 }
 
@@ -795,8 +742,7 @@ static void *drain_stderr(void *arg)
     ssize_t n;
 
     while ((n = read(z->err_r, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-        if (n > 0 && write(2, buf, (size_t)n) < 0)
-            break;
+        if (n > 0 && write(2, buf, (size_t)n) < 0) break;
     return NULL;
 }
 
@@ -805,8 +751,7 @@ static int wait_ready(int fd, double seconds)
     struct pollfd pf = { fd, POLLIN, 0 };
     char c = 0;
 
-    if (poll(&pf, 1, (int)(seconds * 1000)) != 1 || read(fd, &c, 1) != 1)
-        return -1;
+    if (poll(&pf, 1, (int)(seconds * 1000)) != 1 || read(fd, &c, 1) != 1) return -1;
     return c == 'R' ? 0 : -1;
 }
 
@@ -884,20 +829,17 @@ static void halt(fo_serve_zygote *z)
 {
     int st;
 
-    if (z->ctl >= 0)
-        close(z->ctl);
+    if (z->ctl >= 0) close(z->ctl);
     z->ctl = -1;
     if (z->pid > 0) {
         kill(z->pid, SIGKILL);
         (void)waitpid(z->pid, &st, 0);
     }
     z->pid = -1;
-    if (z->err_thread_on)
-        pthread_join(z->err_thread, NULL);
+    if (z->err_thread_on) pthread_join(z->err_thread, NULL);
     z->err_thread_on = 0;
     if (z->jailed) {
-        if (z->j.out_r >= 0)
-            close(z->j.out_r);
+        if (z->j.out_r >= 0) close(z->j.out_r);
         z->j.out_r = -1;
         fo_sandbox_jail_close(&z->j);
     }
@@ -911,8 +853,7 @@ static int boot(fo_serve_zygote *z, char *err, size_t errlen)
 
     if (rc == 0 && z->err_r >= 0 && pthread_create(&z->err_thread, NULL, drain_stderr, z) == 0)
         z->err_thread_on = 1;
-    if (rc < 0)
-        halt(z);
+    if (rc < 0) halt(z);
     return rc;
 }
 
@@ -938,8 +879,7 @@ fo_serve_zygote *fo_serve_zygote_start(const fo_serve_config *cfg, const char *e
         z->pool = fo_calloc(z->pool_cap, sizeof *z->pool);
     }
     if ((cfg->reuse_jobs > 1 && !z->pool) || boot(z, err, errlen) < 0) {
-        if (!err[0])
-            snprintf(err, errlen, "out of memory");
+        if (!err[0]) snprintf(err, errlen, "out of memory");
         pthread_mutex_destroy(&z->lock);
         pthread_mutex_destroy(&z->pool_lock);
         fo_free(z->pool);
@@ -968,24 +908,20 @@ static int new_child(fo_serve_zygote *z, int reuse, char *err, size_t errlen)
         p.leak = z->leak;
     } else {
         p.region = ((uint64_t)z->cfg->memory_mb << 20) / 8;
-        if (p.region > REGION_MAX)
-            p.region = REGION_MAX;
+        if (p.region > REGION_MAX) p.region = REGION_MAX;
     }
     pthread_mutex_lock(&z->lock);
     for (attempt = 0; attempt < 2; attempt++) {
-        if (z->ctl >= 0 && send_msg(z->ctl, 'J', &p, sizeof p, sp[1]) == 0)
-            break;
+        if (z->ctl >= 0 && send_msg(z->ctl, 'J', &p, sizeof p, sp[1]) == 0) break;
         halt(z);
         z->restarts++;
-        if (boot(z, err, errlen) < 0)
-            attempt = 2;
+        if (boot(z, err, errlen) < 0) attempt = 2;
     }
     pthread_mutex_unlock(&z->lock);
     close(sp[1]);
     if (attempt >= 2) {
         close(sp[0]);
-        if (!err[0])
-            snprintf(err, errlen, "the render zygote is gone and could not be restarted");
+        if (!err[0]) snprintf(err, errlen, "the render zygote is gone and could not be restarted");
         return -1;
     }
     return sp[0];
@@ -999,8 +935,7 @@ static int send_job(int sock, const fo_serve_job *job)
 
     for (k = 0; rc == 0 && k < job->n_files; k++)
         rc = send_msg(sock, 'F', job->names[k], strlen(job->names[k]) + 1, job->fds[k]);
-    if (rc == 0 && job->kind == 'S')
-        rc = send_msg(sock, 'S', NULL, 0, job->input_fd);
+    if (rc == 0 && job->kind == 'S') rc = send_msg(sock, 'S', NULL, 0, job->input_fd);
     if (rc == 0 && job->kind == 'C')
         rc = send_msg(sock, 'C', job->input_name, strlen(job->input_name) + 1, job->input_fd);
     memset(&h, 0, sizeof h);
@@ -1028,8 +963,7 @@ static void read_reply(int sock, const fo_serve_job *job, fo_serve_result *r, fo
             return;
         }
         n = recv_msg(sock, msg, sizeof msg, &fd);
-        if (n <= 0)
-            return;
+        if (n <= 0) return;
         if (msg[0] == 'E')
             fo_buf_append(diags, msg + 1, (size_t)n - 1);
         else if (msg[0] == 'O' && fd >= 0 && r->n_outs < FO_SERVE_MAX_FORMATS) {
@@ -1041,8 +975,7 @@ static void read_reply(int sock, const fo_serve_job *job, fo_serve_result *r, fo
             r->status = code;
             return;
         }
-        if (fd >= 0)
-            close(fd);
+        if (fd >= 0) close(fd);
     }
 }
 
@@ -1083,8 +1016,7 @@ static struct idle_worker pool_take(fo_serve_zygote *z, const unsigned char *ten
         }
         if (!memcmp(z->pool[k].tenant, tenant, 32)) {
             struct pollfd pf = { z->pool[k].sock, POLLIN, 0 };
-            if (pick == SIZE_MAX)
-                pick = k;
+            if (pick == SIZE_MAX) pick = k;
             if (poll(&pf, 1, 0) == 1) {
                 pick = k;
                 break;
@@ -1092,8 +1024,7 @@ static struct idle_worker pool_take(fo_serve_zygote *z, const unsigned char *ten
         }
         k++;
     }
-    if (pick != SIZE_MAX)
-        w = pool_remove(z, pick);
+    if (pick != SIZE_MAX) w = pool_remove(z, pick);
     pthread_mutex_unlock(&z->pool_lock);
     return w;
 }
@@ -1103,8 +1034,7 @@ static struct idle_worker pool_take(fo_serve_zygote *z, const unsigned char *ten
 static void pool_give(fo_serve_zygote *z, const struct idle_worker *w)
 {
     pthread_mutex_lock(&z->pool_lock);
-    if (z->n_pool == z->pool_cap)
-        end_worker(pool_remove(z, 0).sock, "evicted");
+    if (z->n_pool == z->pool_cap) end_worker(pool_remove(z, 0).sock, "evicted");
     z->pool[z->n_pool] = *w;
     z->pool[z->n_pool++].since = fo_now();
     pthread_mutex_unlock(&z->pool_lock);
@@ -1119,17 +1049,14 @@ static const char *worker_word(int sock)
     int fd = -1;
     ssize_t n;
 
-    if (poll(&pf, 1, 5000) != 1)
-        return "gone";
+    if (poll(&pf, 1, 5000) != 1) return "gone";
     n = recv_msg(sock, msg, sizeof msg, &fd);
-    if (fd >= 0)
-        close(fd);
+    if (fd >= 0) close(fd);
     if (n == 1 && msg[0] == 'K') {
         pf.revents = 0;   /* and it has not died since */
         return poll(&pf, 1, 0) == 0 ? NULL : "gone";
     }
-    if (n > 1 && msg[0] == 'X')
-        return strcmp(msg + 1, "memory") ? "unclean" : "memory";
+    if (n > 1 && msg[0] == 'X') return strcmp(msg + 1, "memory") ? "unclean" : "memory";
     return "gone";
 }
 
@@ -1142,8 +1069,7 @@ static struct idle_worker worker_for(fo_serve_zygote *z, const unsigned char *te
 
     for (;;) {
         w = pool_take(z, tenant);
-        if (w.sock < 0)
-            break;
+        if (w.sock < 0) break;
         if (!(why = worker_word(w.sock))) {
             fo_serve_metrics_worker("reused");
             return w;
@@ -1173,12 +1099,10 @@ static void worker_done(fo_serve_zygote *z, struct idle_worker *w, const fo_serv
         why = "timeout";
     else if (r->status != FO_OK && r->status != FO_ERR_INPUT && r->status != FO_ERR_UNSUPPORTED)
         why = "failure";
-    else if (w->served >= z->cfg->reuse_jobs)
-        why = "count";
+    else if (w->served >= z->cfg->reuse_jobs) why = "count";
     if (why)
         end_worker(w->sock, why);
-    else
-        pool_give(z, w);
+    else pool_give(z, w);
 }
 
 int fo_serve_zygote_render(fo_serve_zygote *z, const fo_serve_job *job, const unsigned char *tenant,
@@ -1190,22 +1114,18 @@ int fo_serve_zygote_render(fo_serve_zygote *z, const fo_serve_job *job, const un
 
     memset(r, 0, sizeof *r);
     r->status = -1;
-    for (k = 0; k < FO_SERVE_MAX_FORMATS; k++)
-        r->out_fds[k] = -1;
+    for (k = 0; k < FO_SERVE_MAX_FORMATS; k++) r->out_fds[k] = -1;
     err[0] = '\0';
     if (reuse)
         w = worker_for(z, tenant, err, errlen);
-    else
-        w.sock = new_child(z, 0, err, errlen);
-    if (w.sock < 0)
-        return -1;
+    else w.sock = new_child(z, 0, err, errlen);
+    if (w.sock < 0) return -1;
     int sent = send_job(w.sock, job) == 0;
     if (!sent && reuse && w.served) {
         /* the worker died after its proof, before it took the job: another */
         end_worker(w.sock, "gone");
         w = worker_for(z, tenant, err, errlen);
-        if (w.sock < 0)
-            return -1;
+        if (w.sock < 0) return -1;
         sent = send_job(w.sock, job) == 0;
     }
     if (sent) {
@@ -1226,8 +1146,7 @@ void fo_serve_result_free(fo_serve_result *r)
     size_t k;
 
     for (k = 0; k < r->n_outs; k++)
-        if (r->out_fds[k] >= 0)
-            close(r->out_fds[k]);
+        if (r->out_fds[k] >= 0) close(r->out_fds[k]);
     r->n_outs = 0;
     fo_free(r->diags_json);
     r->diags_json = NULL;
@@ -1242,8 +1161,7 @@ void fo_serve_zygote_lost(fo_serve_zygote *z)
 {
     pthread_mutex_lock(&z->lock);
     z->pid = -1;       /* reaped already: halt must not wait for it */
-    if (z->ctl >= 0)
-        close(z->ctl);
+    if (z->ctl >= 0) close(z->ctl);
     z->ctl = -1;
     pthread_mutex_unlock(&z->lock);
 }
@@ -1255,10 +1173,8 @@ long fo_serve_zygote_restarts(const fo_serve_zygote *z)
 
 void fo_serve_zygote_stop(fo_serve_zygote *z)
 {
-    if (!z)
-        return;
-    for (size_t k = 0; k < z->n_pool; k++)
-        close(z->pool[k].sock);
+    if (!z) return;
+    for (size_t k = 0; k < z->n_pool; k++) close(z->pool[k].sock);
     halt(z);
     pthread_mutex_destroy(&z->lock);
     pthread_mutex_destroy(&z->pool_lock);

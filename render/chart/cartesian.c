@@ -547,8 +547,7 @@ void fo_chart_cartesian(fo_chart_ctx *cx)
         for (size_t i = 0; i < n; i += g.step) {
             if (g.horiz)
                 draw_category_label(&g, i, g.px0 - 6 * cx->k, g.py0 + (i + 0.5) * (g.py1 - g.py0) / n);
-            else
-                draw_category_label(&g, i, g.px0 + (i + 0.5) * (g.px1 - g.px0) / n, g.py1);
+            else draw_category_label(&g, i, g.px0 + (i + 0.5) * (g.px1 - g.px0) / n, g.py1);
         }
     }
 }

@@ -338,8 +338,7 @@ static fo_status transpose(fo_chart_series *s, const double *ybuf, size_t n)
 
 const char *fo_chart_column_format(const fo_dataset *ds, size_t col)
 {
-    if (!ds || col >= ds->ncols || !ds->cols[col].format || !*ds->cols[col].format)
-        return "General";
+    if (!ds || col >= ds->ncols || !ds->cols[col].format || !*ds->cols[col].format) return "General";
     return ds->cols[col].format;
 }
 

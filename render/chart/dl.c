@@ -269,8 +269,7 @@ void fo_dl_replay(const fo_dl *dl, const fo_dl_backend *b, void *ctx)
             if (op->rect && b->fill_rect)
                 b->fill_rect(ctx, op->x0, op->y0, op->x1 - op->x0, op->y1 - op->y0,
                              op->color, op->alpha);
-            else if (b->fill)
-                b->fill(ctx, &op->path, op->color, op->alpha);
+            else if (b->fill) b->fill(ctx, &op->path, op->color, op->alpha);
             break;
         case FO_DL_STROKE:
             if (b->stroke) b->stroke(ctx, &op->path, op->line_width, op->color, op->alpha, op->dash);

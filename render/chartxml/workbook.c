@@ -117,8 +117,7 @@ static fo_xml *sheet_xml(const fo_chartxml_data *dt, bool scatter, size_t nserie
         fo_xml_attr_int(x, "r", (long long)i + 2);
         if (scatter) number_cell(x, i + 1, 0, dt->x[i], xstyle);
         else text_cell(x, i + 1, 0, dt->cat[i]);
-        for (size_t s = 0; s < nseries; s++)
-            number_cell(x, i + 1, s + 1, dt->y[s * dt->n + i], ystyle[s]);
+        for (size_t s = 0; s < nseries; s++) number_cell(x, i + 1, s + 1, dt->y[s * dt->n + i], ystyle[s]);
         fo_xml_close(x);
     }
     fo_xml_close(x);

@@ -53,15 +53,12 @@ char *fo_diag_format(const fo_diag *g)
     if (g->file) {
         if (g->line > 0)
             n += (size_t)snprintf(buf + n, sizeof buf - n, "%s:%d:%d: ", g->file, g->line, g->column);
-        else
-            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s: ", g->file);
+        else n += (size_t)snprintf(buf + n, sizeof buf - n, "%s: ", g->file);
     }
     if (n < sizeof buf && g->pointer)
         n += (size_t)snprintf(buf + n, sizeof buf - n, "%s: ", g->pointer[0] ? g->pointer : "/");
-    if (n < sizeof buf)
-        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s", g->message);
-    if (n < sizeof buf && g->hint)
-        snprintf(buf + n, sizeof buf - n, " (%s)", g->hint);
+    if (n < sizeof buf) n += (size_t)snprintf(buf + n, sizeof buf - n, "%s", g->message);
+    if (n < sizeof buf && g->hint) snprintf(buf + n, sizeof buf - n, " (%s)", g->hint);
     return fo_strdup(buf);
 }
 

@@ -87,8 +87,7 @@ static size_t element(FT_Face f, const uint32_t *cp, size_t n)
 size_t fo_emoji_sequence(const uint32_t *cp, size_t n)
 {
     /* most text is no candidate: decided without the lock */
-    if (n == 0 || !(fo_emoji_pictograph(cp[0]) || (n > 1 && (cp[1] == 0xFE0F || cp[1] == 0x20E3))))
-        return 0;
+    if (n == 0 || !(fo_emoji_pictograph(cp[0]) || (n > 1 && (cp[1] == 0xFE0F || cp[1] == 0x20E3)))) return 0;
     size_t k = 0;
     pthread_mutex_lock(&lock);
     FT_Face f = face_get();

@@ -273,8 +273,7 @@ static int scan(scanner *sc)
             i = e;
         } else if (c == '[' && cur_link < 0) {
             if (!sc->end[i]) { sc->keep[i++] = 1; continue; }
-            if (!fo_grow((void **)&sc->links, &sc->caplinks, sc->nlinks + 1, 4, sizeof *sc->links))
-                return 0;
+            if (!fo_grow((void **)&sc->links, &sc->caplinks, sc->nlinks + 1, 4, sizeof *sc->links)) return 0;
             label_end = sc->mid[i];
             link_stop = sc->end[i];
             sc->links[sc->nlinks] = (link){label_end + 2, link_stop - 1 - (label_end + 2)};
@@ -359,8 +358,7 @@ static int build_runs(scanner *sc, const long *style, fo_runs *out)
         if (style[i] < 0) { i++; continue; }
         long st = style[i];
         size_t len = 0, j = i;
-        for (; j < n && (style[j] < 0 || style[j] == st); j++)
-            len += style[j] >= 0;
+        for (; j < n && (style[j] < 0 || style[j] == st); j++) len += style[j] >= 0;
         if (!fo_grow((void **)&out->runs, &cap, out->n + 1, 4, sizeof *out->runs)) return 0;
         fo_run *r = &out->runs[out->n++];
         memset(r, 0, sizeof *r);
@@ -409,8 +407,7 @@ static int keep_clusters(const scanner *sc, long *style)
         if (style[i] >= 0) { at[m] = i; shown[m++] = sc->s[i]; }
     for (size_t p = 1; p < m; p++) {
         if (style[at[p]] == style[at[p - 1]] || ((unsigned char)shown[p] & 0xC0) == 0x80) continue;
-        for (size_t q = p, e = fo_shape_cluster_end(shown, m, p); q < e; q++)
-            style[at[q]] = style[at[p - 1]];
+        for (size_t q = p, e = fo_shape_cluster_end(shown, m, p); q < e; q++) style[at[q]] = style[at[p - 1]];
     }
     fo_free(shown);
     fo_free(at);

@@ -292,8 +292,7 @@ static int fail_at(compiler *c, const char *what, size_t at)
     unsigned char ch = (unsigned char)c->code[at];
     if (ch >= 32 && ch < 127)
         snprintf(b, sizeof b, "%s '%c' at position %zu", what, ch, at + 1);
-    else
-        snprintf(b, sizeof b, "%s at position %zu", what, at + 1);
+    else snprintf(b, sizeof b, "%s at position %zu", what, at + 1);
     return fail(c, b);
 }
 

@@ -22,8 +22,7 @@ static int name_ok(const char *name)
 size_t fo_prov_collect(const fo_doc *doc, const fo_render_opts *opts, fo_prov_item *out)
 {
     size_t n = 0;
-    if (doc && doc->spec_sha256[0])
-        out[n++] = (fo_prov_item){"folio.spec_sha256", doc->spec_sha256};
+    if (doc && doc->spec_sha256[0]) out[n++] = (fo_prov_item){"folio.spec_sha256", doc->spec_sha256};
     out[n++] = (fo_prov_item){"folio.version", FOLIO_VERSION};
     for (size_t k = 0; opts && k < opts->nprov && n < FO_PROV_MAX; k++)
         if (opts->prov[k].name && opts->prov[k].value && name_ok(opts->prov[k].name))

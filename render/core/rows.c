@@ -126,8 +126,7 @@ static int next_kept(fo_rows *r, const fo_value **row, fo_diags *d)
     int rc = ds->stream->next(r->state, row, d);
     if (rc == 0 && r->next == k->n) k->complete = true;
     if (rc != 1) return rc;
-    if (r->next == k->n && !k->full)
-        keep_row(k, *row, ds->stream->line ? ds->stream->line(r->state) : 0);
+    if (r->next == k->n && !k->full) keep_row(k, *row, ds->stream->line ? ds->stream->line(r->state) : 0);
     r->next++;
     r->streamed++;
     return 1;

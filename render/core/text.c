@@ -254,8 +254,7 @@ size_t fo_text_glyphs(const char *font_file, double size, const char *utf8, size
 {
     size_t n = 0, i = 0;
     double x = 0;
-    if (utf8 && fo_shape_needed(utf8, len))
-        return shaped_glyphs(font_file, size, utf8, len, out, cap, width);
+    if (utf8 && fo_shape_needed(utf8, len)) return shaped_glyphs(font_file, size, utf8, len, out, cap, width);
     pthread_mutex_lock(&lock);
     face_entry *pri = face_primary(font_file);
     while (utf8 && i < len) {

@@ -157,8 +157,7 @@ static const char *lookup(const char *lang, fo_word_id id, const unsigned long l
     pthread_once(&once, load);
     char p[9];
     const char *s = NULL;
-    if (lang && primary(lang, p, sizeof p))
-        s = lookup_in(json_object_get(languages, p), p, lang, id, count);
+    if (lang && primary(lang, p, sizeof p)) s = lookup_in(json_object_get(languages, p), p, lang, id, count);
     if (!s) s = lookup_in(json_object_get(languages, "en"), "en", "en", id, count);
     return s ? s : english[id];
 }

@@ -159,8 +159,7 @@ static void toc(fo_docx_ctx *c)
     const fo_doc *doc = c->doc;
     size_t nentries = 0;
     for (size_t i = 0; i < doc->nblocks; i++)
-        if (doc->blocks[i].kind == FO_BLOCK_HEADING && doc->blocks[i].u.heading.level <= 3)
-            nentries++;
+        if (doc->blocks[i].kind == FO_BLOCK_HEADING && doc->blocks[i].u.heading.level <= 3) nentries++;
     fo_docx_para_style(c, "TOC1", false);
     fo_xml_open(x, "w:r", NULL);
     fo_xml_leaf(x, "w:fldChar", "w:fldCharType", "begin", "w:dirty", "true", NULL);

@@ -230,8 +230,7 @@ static void hdrftr(fo_docx_ctx *c, bool footer, const char *text, char *rid, siz
     if (logo)
         fo_xml_open(x, root, "xmlns:w", FO_NS_W, "xmlns:r", FO_NS_R, "xmlns:wp", FO_NS_WP,
                     "xmlns:a", FO_NS_A, "xmlns:pic", FO_NS_PIC, NULL);
-    else
-        fo_xml_open(x, root, "xmlns:w", FO_NS_W, "xmlns:r", FO_NS_R, NULL);
+    else fo_xml_open(x, root, "xmlns:w", FO_NS_W, "xmlns:r", FO_NS_R, NULL);
     if (logo) {
         logo_paragraph(c, x, part, text);
     } else {
@@ -253,8 +252,7 @@ static void hdrftr(fo_docx_ctx *c, bool footer, const char *text, char *rid, siz
 void fo_docx_header_footer_add(fo_docx_ctx *c)
 {
     if (c->template_hdrftr) return; /* the template's letterhead wins */
-    if (c->t->header[0] || c->t->logo[0])
-        hdrftr(c, false, c->t->header, c->header_rid, sizeof c->header_rid);
+    if (c->t->header[0] || c->t->logo[0]) hdrftr(c, false, c->t->header, c->header_rid, sizeof c->header_rid);
     if (c->t->footer[0]) hdrftr(c, true, c->t->footer, c->footer_rid, sizeof c->footer_rid);
 }
 
@@ -325,7 +323,6 @@ fo_status fo_docx_render(const fo_doc *doc, const char *dest, fo_outset *out,
     fo_docx_links_free(c.links);
     fo_docx_tpl_free(c.tpl);
     fo_pkg_free(c.pkg);
-    if (st == FO_ERR_NOMEM && d->n == 0)
-        fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: out of memory", dest);
+    if (st == FO_ERR_NOMEM && d->n == 0) fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: out of memory", dest);
     return st;
 }

@@ -495,8 +495,7 @@ void fo_docx_tpl_numbering(fo_docx_ctx *c, const char *folio, size_t folio_len)
         if (!graft_all(dom, froot, "abstractNum", out, num ? num : cleanup) ||
             !graft_all(dom, froot, "num", out, cleanup))
             fo_docx_fail(c, NULL, FO_ERR_INTERNAL, "numbering");
-        else
-            add_tree(c, out, "word/numbering.xml", FO_CT_DOCX_NUMBERING);
+        else add_tree(c, out, "word/numbering.xml", FO_CT_DOCX_NUMBERING);
     }
     xmlFreeDoc(dom);
     xmlFreeDoc(out);

@@ -12,16 +12,14 @@ int fo_zip_fds(const char *path, const char *const *names, const int *fds, size_
     int err = 0;
     zip_t *z = zip_open(path, ZIP_CREATE | ZIP_EXCL, &err);
 
-    if (!z)
-        return -1;
+    if (!z) return -1;
     for (size_t k = 0; k < n; k++) {
         FILE *f = fdopen(dup(fds[k]), "rb");
         zip_source_t *src = f ? zip_source_filep_create(f, 0, -1, NULL) : NULL;
         zip_int64_t i;
 
         if (!src) {
-            if (f)
-                fclose(f);
+            if (f) fclose(f);
             zip_discard(z);
             return -1;
         }

@@ -969,8 +969,7 @@ static bool pack(packed_src *s)
         }
     }
     if (s->spilled) data = back;
-    if (s->packed && data)
-        s->packed_len = libdeflate_deflate_compress(w->z, data, s->len, s->packed, cap);
+    if (s->packed && data) s->packed_len = libdeflate_deflate_compress(w->z, data, s->len, s->packed, cap);
     if (!s->packed || !data || s->packed_len == 0) {
         fo_free(back);
         fo_free(s->packed);
@@ -1213,8 +1212,7 @@ static void writer_done(writer *w)
 
 static fo_status report(fo_pkg *p, fo_diags *d)
 {
-    if (p->err != FO_OK)
-        fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: %s", p->path, p->why);
+    if (p->err != FO_OK) fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: %s", p->path, p->why);
     return p->err;
 }
 
@@ -1423,8 +1421,7 @@ static void *source_bytes(zip_source_t *src, size_t *len)
 {
     zip_stat_t st;
     void *out = NULL;
-    if (zip_source_stat(src, &st) < 0 || !(st.valid & ZIP_STAT_SIZE) || zip_source_open(src) < 0)
-        return NULL;
+    if (zip_source_stat(src, &st) < 0 || !(st.valid & ZIP_STAT_SIZE) || zip_source_open(src) < 0) return NULL;
     out = fo_malloc(st.size ? st.size : 1);
     if (out && zip_source_read(src, out, st.size) != (zip_int64_t)st.size) {
         fo_free(out);

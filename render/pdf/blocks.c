@@ -175,8 +175,7 @@ static size_t toc_entries(const fo_doc *doc)
 {
     size_t n = 0;
     for (size_t i = 0; i < doc->nblocks; i++)
-        if (doc->blocks[i].kind == FO_BLOCK_HEADING && doc->blocks[i].u.heading.level <= TOC_MAX_LEVEL)
-            n++;
+        if (doc->blocks[i].kind == FO_BLOCK_HEADING && doc->blocks[i].u.heading.level <= TOC_MAX_LEVEL) n++;
     return n;
 }
 

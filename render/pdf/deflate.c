@@ -109,8 +109,7 @@ static size_t squeeze(HPDF_Dict d, struct libdeflate_compressor *z, bool exact, 
     size_t n = 0;
     if (fo_buf_reserve(&in, d->stream->size) && gather(d->stream, &in) && in.len == d->stream->size) {
         size_t cap = libdeflate_zlib_compress_bound(z, in.len);
-        if ((out = fo_malloc(cap)))
-            n = libdeflate_zlib_compress(z, in.data, in.len, out, cap);
+        if ((out = fo_malloc(cap))) n = libdeflate_zlib_compress(z, in.data, in.len, out, cap);
     }
     fo_buf_free(&in);
     if (n > 0) {
@@ -177,8 +176,7 @@ void fo_pdf_page_done(fo_pdf *c)
     HPDF_Page page = c->page;
     if (!page || c->st != FO_OK || c->npages <= FO_PDF_HELD_PAGES) return;
     HPDF_Dict d = ((HPDF_PageAttr)page->attr)->contents;
-    if (!d || !eligible(&d->header) || HPDF_Page_GetGMode(page) != HPDF_GMODE_PAGE_DESCRIPTION)
-        return;
+    if (!d || !eligible(&d->header) || HPDF_Page_GetGMode(page) != HPDF_GMODE_PAGE_DESCRIPTION) return;
     pthread_once(&once, use_fo_malloc);
     if (!c->squeezer && !(c->squeezer = libdeflate_alloc_compressor(LEVEL))) {
         fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");

@@ -360,8 +360,7 @@ static bool line_add(fo_pdf *c, line_t *L, const rstyle *rs, const char *s, size
 {
     /* per input byte at most 4 out: U+FFFD for a stray byte and a piece's NUL */
     if (!fo_grow((void **)&L->buf, &L->bcap, L->blen + len * 4 + 8, 256, 1)) return false;
-    if (L->shaped && !fo_grow((void **)&L->lv, &L->lcap, L->blen + len * 4 + 8, 256, 1))
-        return false;
+    if (L->shaped && !fo_grow((void **)&L->lv, &L->lcap, L->blen + len * 4 + 8, 256, 1)) return false;
     for (size_t i = 0, n; i < len; i += n) {
         uint32_t cp = L->shaped ? fo_utf8_at(s + i, len - i, &n) : drawable(fo_utf8_at(s + i, len - i, &n));
         fo_pdf_font *g = L->shaped ? rs->f : fo_pdf_cover(c, rs->f, cp);
@@ -833,11 +832,9 @@ static void list_items(fo_pdf *c, const fo_list_item *items, size_t n, bool orde
         fo_pdf_style st = {&t->body, t->body_size, t->text, FO_PDF_REGULAR};
         if (items[i].text && items[i].text[0])
             fo_pdf_markup(c, items[i].text, true, &st, rtl ? c->left : x, c->right - x, lh);
-        else
-            c->y -= lh;
+        else c->y -= lh;
         c->y -= t->body_size * 0.15;
-        if (items[i].nitems)
-            list_items(c, items[i].items, items[i].nitems, items[i].ordered, depth + 1);
+        if (items[i].nitems) list_items(c, items[i].items, items[i].nitems, items[i].ordered, depth + 1);
     }
 }
 

@@ -123,8 +123,7 @@ static uint32_t code_for(fo_pdf_font *f, uint16_t gid, int16_t adv, const char *
     uint32_t h = key_hash(gid, adv, text) & (HASH - 1);
     for (; m->slot[h]; h = (h + 1) & (HASH - 1)) {
         size_t k = m->slot[h] - 1u;
-        if (m->gid[k] == gid && m->adv[k] == adv && strcmp(m->text[k], text) == 0)
-            return m->code[k];
+        if (m->gid[k] == gid && m->adv[k] == adv && strcmp(m->text[k], text) == 0) return m->code[k];
     }
     uint32_t u;
     if (m->n == MAX_CODES || !(u = free_code(f, m))) return 0;
@@ -155,8 +154,7 @@ bool fo_pdf_glyph_codes_left(fo_pdf_font *f, size_t n)
     /* and n codes the font lacks are still free (a font whose cmap covers
        nearly all of the BMP may have fewer): counted, not taken */
     size_t left = 0;
-    for (uint32_t u = first_candidate(f); left < n && u < 0x10000; u++)
-        left += code_free(f, u);
+    for (uint32_t u = first_candidate(f); left < n && u < 0x10000; u++) left += code_free(f, u);
     return left == n;
 }
 

@@ -92,8 +92,7 @@ void fo_pdf_set_font(fo_pdf *c, fo_pdf_font *f, double size)
     if (!f->font && f->def && c->st == FO_OK)  /* first drawn: now it is embedded */
         f->font = fo_pdf_get_font(c->pdf, f->def->base_font);
     if (!f->font) return;
-    if (HPDF_Page_GetCurrentFont(p) == f->font && HPDF_Page_GetCurrentFontSize(p) == (HPDF_REAL)size)
-        return;
+    if (HPDF_Page_GetCurrentFont(p) == f->font && HPDF_Page_GetCurrentFontSize(p) == (HPDF_REAL)size) return;
     HPDF_Page_SetFontAndSize(p, f->font, (HPDF_REAL)size);
 }
 

@@ -270,15 +270,13 @@ static void draw_emoji(fo_pdf *c, fo_pdf_font *f, double size, double x, double 
 {
     HPDF_Page p = c->page;
     HPDF_Page_EndText(p);
-    for (size_t k = 0; k < n; k++)
-        fo_pdf_emoji_draw(c, g[k].gid, size, x + g[k].x, y + g[k].y, g[k].advance);
+    for (size_t k = 0; k < n; k++) fo_pdf_emoji_draw(c, g[k].gid, size, x + g[k].x, y + g[k].y, g[k].advance);
     HPDF_Page_BeginText(p);
     uint32_t q = stand_in(f);
     if (!q || !fo_pdf_glyph_codes_left(f, n)) return;
     fo_pdf_glyph stack[16], *pg = n > 16 ? fo_malloc(n * sizeof *pg) : stack;
     if (!pg) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return; }
-    for (size_t k = 0; k < n; k++)
-        pg[k] = (fo_pdf_glyph){q, g[k].x, 0, g[k].advance, text[k], actual[k]};
+    for (size_t k = 0; k < n; k++) pg[k] = (fo_pdf_glyph){q, g[k].x, 0, g[k].advance, text[k], actual[k]};
     HPDF_Page_SetTextRenderingMode(p, HPDF_INVISIBLE);
     fo_pdf_glyph_run(c, f, size, x, y, pg, n);
     HPDF_Page_SetTextRenderingMode(p, HPDF_FILL);

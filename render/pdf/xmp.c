@@ -61,7 +61,6 @@ void fo_pdf_xmp(fo_pdf *c, const fo_render_opts *opts)
         HPDF_Stream_Write(meta->stream, (const HPDF_BYTE *)tail, sizeof tail - 1) != HPDF_OK ||
         HPDF_Dict_Add(pdf->catalog, "Metadata", meta) != HPDF_OK)
         fo_pdf_fail(c, FO_ERR_NOMEM, "the XMP metadata could not be written");
-    else
-        meta->filter = HPDF_STREAM_FILTER_NONE;
+    else meta->filter = HPDF_STREAM_FILTER_NONE;
     fo_xml_free(x);
 }

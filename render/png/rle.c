@@ -124,8 +124,7 @@ static void close_run(fo_rle *r)
     r->run = 0;
     if (k < 65536) /* the sums stay far below 2^64 between reductions */
         r->s2 += k * r->s1 + v * (k * (k + 1) / 2);
-    else
-        r->s2 += (k % ADLER_MOD) * r->s1 + v * ((k * (k + 1) / 2) % ADLER_MOD);
+    else r->s2 += (k % ADLER_MOD) * r->s1 + v * ((k * (k + 1) / 2) % ADLER_MOD);
     r->s1 += k * v;
     r->since += k;
     if (k < MIN_RUN) {

@@ -339,8 +339,7 @@ static void title_slide(fo_pptx *p)
     }
     if (n && tpl_sub)
         placeholder(p, tpl_sub->type, tpl_sub->idx[0] ? tpl_sub->idx : NULL, "Subtitle", para, n);
-    else if (n && !p->tpl)
-        placeholder(p, "subTitle", "1", "Subtitle", para, n);
+    else if (n && !p->tpl) placeholder(p, "subTitle", "1", "Subtitle", para, n);
     for (size_t i = 0; i < n; i++) fo_pptx_para_clear(&para[i]);
     /* A picture that opens the document (a logo) belongs on the title slide,
      * above the title, not on a slide of its own. */
@@ -374,8 +373,7 @@ static void flow_list(fo_pptx *p, const fo_list_item *items, size_t n, bool orde
     for (size_t i = 0; i < n && !p->err; i++) {
         flow_text(p, ordered ? FO_PPTX_PARA_NUMBER : FO_PPTX_PARA_BULLET, level, (int)i + 1,
                   items[i].text, true);
-        if (items[i].nitems)
-            flow_list(p, items[i].items, items[i].nitems, items[i].ordered, level + 1);
+        if (items[i].nitems) flow_list(p, items[i].items, items[i].nitems, items[i].ordered, level + 1);
     }
 }
 

@@ -218,8 +218,7 @@ static void row_markup(cell_markup *m, const fo_theme *t, const char *lang, doub
 static const cell_markup *cached_markup(tbl *tb, int kind, bool band)
 {
     cell_markup **m = &tb->mk[kind][band];
-    if (!*m && (*m = fo_malloc(sizeof **m)))
-        row_markup(*m, tb->p->t, tb->p->doc->lang, tb->sz, kind, band);
+    if (!*m && (*m = fo_malloc(sizeof **m))) row_markup(*m, tb->p->t, tb->p->doc->lang, tb->sz, kind, band);
     if (!*m) fo_pptx_fail(tb->p, FO_ERR_NOMEM, NULL, "out of memory");
     return *m;
 }
@@ -716,8 +715,7 @@ static void write_group(tbl *tb, char **header, const size_t *ends, size_t g, si
     if (ngroups > 1) group_note(p, ends, g, n, first);
     fo_pptx_need(p, first, false);
     tb->cut = false;
-    if (!fill(tb, header) && !p->err)
-        fo_pptx_fail(p, FO_ERR_INPUT, b, "reading the table's data failed");
+    if (!fill(tb, header) && !p->err) fo_pptx_fail(p, FO_ERR_INPUT, b, "reading the table's data failed");
     if (tb->cut && !p->err) cut_note(p, tb->shown, b->u.table.data->nrows);
 }
 
@@ -731,8 +729,7 @@ static void own_title(fo_pptx *p, const fo_block *b)
     if (prev && prev->kind == FO_BLOCK_HEADING && prev->u.heading.level > 1 && prev->u.heading.text &&
         *prev->u.heading.text)
         src = prev->u.heading.text;
-    else if (b->u.table.caption && *b->u.table.caption)
-        src = b->u.table.caption;
+    else if (b->u.table.caption && *b->u.table.caption) src = b->u.table.caption;
     char *plain = src == b->u.table.data->name ? NULL : fo_markup_plain(src);
     snprintf(p->section_buf, sizeof p->section_buf, "%s", plain ? plain : src ? src : "");
     fo_free(plain);

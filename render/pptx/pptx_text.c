@@ -295,8 +295,7 @@ void fo_pptx_para_write(fo_pptx *p, const fo_pptx_para *para, bool first)
         const fo_run *run = &para->runs[r];
         unsigned flags = run->flags | (para->bold ? FO_RUN_BOLD : 0);
         const char *rid = NULL;
-        if (safe_url(run->url))
-            rid = fo_pkg_add_rel(p->pkg, p->part, FO_REL_HYPERLINK, run->url, true);
+        if (safe_url(run->url)) rid = fo_pkg_add_rel(p->pkg, p->part, FO_REL_HYPERLINK, run->url, true);
         size_t i = 0;
         while (i < run->len) {
             size_t j = i;

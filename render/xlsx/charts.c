@@ -276,8 +276,7 @@ fo_status fo_xlsx_chart_build(fo_xlsx *x, const fo_block *b, const fo_xlsx_datar
     if (!round) set_axis_formats(c, ch);
     /* right to left: categories from the right, the value axis on the right
        (where Excel puts it for a reversed category axis), as PDF and PNG draw */
-    if (c->rtl && kt->rtl_mirror)
-        chart_axis_set_reverse(ch->x_axis);
+    if (c->rtl && kt->rtl_mirror) chart_axis_set_reverse(ch->x_axis);
     if (kt->sideways) {
         /* Excel draws a bar chart's categories bottom-up; reversed (with the
          * value axis kept at the bottom) they read top-down, as in the PDF,

@@ -608,8 +608,7 @@ fo_status fo_xlsx_write_table(fo_xlsx *x, const fo_dataset *ds, const fo_table_c
             if (!row_formats(&t, t.style, keep)) { t.st = FO_ERR_NOMEM; goto cleanup; }
             swap_row_formats(&t, keep);
         }
-        for (size_t j = 0; j < ncols; j++)
-            write_cell(&t, w, r, j, &row[cols[j].field], sample);
+        for (size_t j = 0; j < ncols; j++) write_cell(&t, w, r, j, &row[cols[j].field], sample);
         if (t.style) swap_row_formats(&t, keep);
         fit_row(&t, w, r);
         if (t.st == FO_ERR_NOMEM) goto cleanup;

@@ -363,8 +363,7 @@ static void put_list(summary *s, const fo_list_item *items, size_t n, bool order
         else snprintf(prefix, sizeof prefix, "%s ", depth % 2 ? "\xE2\x97\xA6" : "\xE2\x80\xA2");
         put_markup(s, prefix, items[i].text, depth + 1);
         s->row++;
-        if (items[i].nitems)
-            put_list(s, items[i].items, items[i].nitems, items[i].ordered, depth + 1);
+        if (items[i].nitems) put_list(s, items[i].items, items[i].nitems, items[i].ordered, depth + 1);
     }
 }
 

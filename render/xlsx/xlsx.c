@@ -180,8 +180,7 @@ static fo_status set_provenance(fo_xlsx *x, const fo_render_opts *opts)
         }
         memcpy(v, c, len);
         v[len] = 0;
-        if (workbook_set_custom_property_string(x->wb, items[k].name, v) != LXW_NO_ERROR)
-            return FO_ERR_NOMEM;
+        if (workbook_set_custom_property_string(x->wb, items[k].name, v) != LXW_NO_ERROR) return FO_ERR_NOMEM;
     }
     return FO_OK;
 }
@@ -230,8 +229,7 @@ fo_status fo_xlsx_render(const fo_doc *doc, const char *dest, fo_outset *out,
 
     char summary_name[FO_XLSX_NAME_CAP];
     bool summary = wants_summary(doc);
-    if (summary && (st = fo_xlsx_sheet_name(&x.names, "Summary", summary_name)) != FO_OK)
-        goto cleanup;
+    if (summary && (st = fo_xlsx_sheet_name(&x.names, "Summary", summary_name)) != FO_OK) goto cleanup;
     if ((st = plan_tables(&x)) != FO_OK) goto cleanup;
 
     size_t cells = doc_cells(doc);

@@ -51,8 +51,7 @@ static int v4_why(uint32_t a, const char **why)
     for (k = 0; k < sizeof v4_refused / sizeof *v4_refused; k++) {
         uint32_t mask = v4_refused[k].bits ? ~0u << (32 - v4_refused[k].bits) : 0;
         if ((a & mask) == v4_refused[k].net) {
-            if (why)
-                *why = v4_refused[k].why;
+            if (why) *why = v4_refused[k].why;
             return 0;
         }
     }
@@ -63,8 +62,7 @@ static int prefix_eq(const uint8_t *a, const uint8_t *net, unsigned bits)
 {
     unsigned full = bits / 8, rest = bits % 8;
 
-    if (memcmp(a, net, full))
-        return 0;
+    if (memcmp(a, net, full)) return 0;
     return rest == 0 || ((a[full] ^ net[full]) & (0xff << (8 - rest)) & 0xff) == 0;
 }
 
@@ -83,17 +81,14 @@ static int v6_why(const uint8_t *a, const char **why)
     /* embedded IPv4: mapped ::ffff:a.b.c.d, compatible ::a.b.c.d (:: and
        ::1 fall in 0/8 there), NAT64 64:ff9b::a.b.c.d, 6to4 2002:AABB:CCDD:: */
     if (!memcmp(a, zero, 15) && a[15] <= 1) {
-        if (why)
-            *why = a[15] ? "loopback (::1)" : "unspecified (::)";
+        if (why) *why = a[15] ? "loopback (::1)" : "unspecified (::)";
         return 0;
     }
     if (!memcmp(a, mapped, 12) || !memcmp(a, zero, 12) || !memcmp(a, nat64, 12))
         return v4_why(be32(a + 12), why);
-    if (a[0] == 0x20 && a[1] == 0x02)
-        return v4_why(be32(a + 2), why);
+    if (a[0] == 0x20 && a[1] == 0x02) return v4_why(be32(a + 2), why);
     if (!memcmp(a, nat64_local, 6)) {
-        if (why)
-            *why = "local-use NAT64 (64:ff9b:1::/48)";
+        if (why) *why = "local-use NAT64 (64:ff9b:1::/48)";
         return 0;
     }
     if ((a[0] & 0xe0) != 0x20) {
@@ -105,8 +100,7 @@ static int v6_why(const uint8_t *a, const char **why)
     }
     for (k = 0; k < sizeof v6_refused / sizeof *v6_refused; k++)
         if (prefix_eq(a, v6_refused[k].net, v6_refused[k].bits)) {
-            if (why)
-                *why = v6_refused[k].why;
+            if (why) *why = v6_refused[k].why;
             return 0;
         }
     return 1;
@@ -114,12 +108,9 @@ static int v6_why(const uint8_t *a, const char **why)
 
 int fo_egress_addr_public(const struct sockaddr_storage *a, const char **why)
 {
-    if (why)
-        *why = "not an IP address";
-    if (a->ss_family == AF_INET)
-        return v4_why(ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr), why);
-    if (a->ss_family == AF_INET6)
-        return v6_why(((const struct sockaddr_in6 *)a)->sin6_addr.s6_addr, why);
+    if (why) *why = "not an IP address";
+    if (a->ss_family == AF_INET) return v4_why(ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr), why);
+    if (a->ss_family == AF_INET6) return v6_why(((const struct sockaddr_in6 *)a)->sin6_addr.s6_addr, why);
     return 0;
 }
 
@@ -130,20 +121,15 @@ int fo_egress_is_ip_literal(const char *name)
     const char *last = strrchr(name, '.');
     size_t k;
 
-    if (strchr(name, ':') || strchr(name, '[') || strchr(name, ']'))
-        return 1;
+    if (strchr(name, ':') || strchr(name, '[') || strchr(name, ']')) return 1;
     if (inet_aton(name, &a4))              /* 127.1, 0x7f.1, 0177.0.0.1, 2130706433 */
         return 1;
-    if (inet_pton(AF_INET6, name, &a6) == 1)
-        return 1;
+    if (inet_pton(AF_INET6, name, &a6) == 1) return 1;
     last = last ? last + 1 : name;
-    if (!*last)
-        return 0;
+    if (!*last) return 0;
     for (k = 0; last[k]; k++)              /* no top-level domain is numeric */
-        if (!isdigit((unsigned char)last[k]))
-            break;
-    if (!last[k])
-        return 1;
+        if (!isdigit((unsigned char)last[k])) break;
+    if (!last[k]) return 1;
     /* a hex label like 0x7f as the last one: inet_aton forms not caught above */
     return last[0] == '0' && (last[1] == 'x' || last[1] == 'X');
 }
@@ -152,26 +138,21 @@ int fo_egress_name_normalize(const char *src, size_t len, char *dst)
 {
     size_t k, label = 0;
 
-    if (len > 0 && src[len - 1] == '.')
-        len--;
-    if (len == 0 || len > FO_EGRESS_MAX_NAME)
-        return -1;
+    if (len > 0 && src[len - 1] == '.') len--;
+    if (len == 0 || len > FO_EGRESS_MAX_NAME) return -1;
     for (k = 0; k < len; k++) {
         char c = (char)tolower((unsigned char)src[k]);
         if (c == '.') {
-            if (label == 0)
-                return -1;
+            if (label == 0) return -1;
             label = 0;
         } else if (isalnum((unsigned char)c) || c == '-' || c == '_') {
-            if (++label > 63)
-                return -1;
+            if (++label > 63) return -1;
         } else {
             return -1;
         }
         dst[k] = c;
     }
-    if (label == 0)
-        return -1;
+    if (label == 0) return -1;
     dst[len] = 0;
     return 0;
 }

@@ -58,16 +58,13 @@ static int split_authority(fo_egress_request *rq, const char *s, size_t n, unsig
         unsigned long p = 0;
         const char *d;
         for (d = colon + 1; d < s + n; d++) {
-            if (*d < '0' || *d > '9' || p > 65535)
-                return -1;
+            if (*d < '0' || *d > '9' || p > 65535) return -1;
             p = p * 10 + (unsigned)(*d - '0');
         }
-        if (d == colon + 1 || p == 0 || p > 65535)
-            return -1;
+        if (d == colon + 1 || p == 0 || p > 65535) return -1;
         rq->port = (unsigned)p;
     }
-    if (hl == 0 || hl > FO_EGRESS_MAX_NAME)
-        return -1;
+    if (hl == 0 || hl > FO_EGRESS_MAX_NAME) return -1;
     memcpy(rq->host, s, hl);
     rq->host[hl] = 0;
     return 0;
@@ -83,12 +80,10 @@ int fo_egress_parse_request_line(const char *l, size_t n, fo_egress_request *rq,
     if (!sp1 || sp1 == l || (size_t)(sp1 - l) >= sizeof rq->method)
         return refuse(400, why, cap, "malformed request line (no method)");
     for (i = 0; l + i < sp1; i++)
-        if (!is_tchar((unsigned char)l[i]))
-            return refuse(400, why, cap, "malformed request line (method)");
+        if (!is_tchar((unsigned char)l[i])) return refuse(400, why, cap, "malformed request line (method)");
     t = sp1 + 1;
     sp2 = memchr(t, ' ', n - (size_t)(t - l));
-    if (!sp2 || sp2 == t)
-        return refuse(400, why, cap, "malformed request line (no target)");
+    if (!sp2 || sp2 == t) return refuse(400, why, cap, "malformed request line (no target)");
     tl = (size_t)(sp2 - t);
     for (i = 0; i < tl; i++)
         if (is_ctl((unsigned char)t[i]))
@@ -133,11 +128,9 @@ static int check_field(const char *l, size_t n, int no, int *host, const char **
     if (n > 0 && (l[0] == ' ' || l[0] == '\t'))
         return refuse(400, why, cap, "header line %d is folded (starts with whitespace; "
                                      "RFC 9112 5.2)", no);
-    if (!colon)
-        return refuse(400, why, cap, "header line %d has no ':'", no);
+    if (!colon) return refuse(400, why, cap, "header line %d has no ':'", no);
     nl = (size_t)(colon - l);
-    if (nl == 0)
-        return refuse(400, why, cap, "header line %d has an empty field name", no);
+    if (nl == 0) return refuse(400, why, cap, "header line %d has an empty field name", no);
     for (i = 0; i < nl; i++) {
         if (l[i] == ' ' || l[i] == '\t')
             return refuse(400, why, cap, "header line %d: whitespace in or after the field "
@@ -151,15 +144,12 @@ static int check_field(const char *l, size_t n, int no, int *host, const char **
             return refuse(400, why, cap, "header line %d: a control character in the value", no);
     for (v = colon + 1; v < ve && (*v == ' ' || *v == '\t'); v++)
         ;
-    while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
-        ve--;
+    while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t')) ve--;
     if (name_is(l, nl, "host")) {
-        if ((*host)++)
-            return refuse(400, why, cap, "more than one Host header (RFC 9112 3.2)");
+        if ((*host)++) return refuse(400, why, cap, "more than one Host header (RFC 9112 3.2)");
     } else if (name_is(l, nl, "content-length")) {
         const char *d = v;
-        while (d < ve && *d >= '0' && *d <= '9')
-            d++;
+        while (d < ve && *d >= '0' && *d <= '9') d++;
         if (v == ve || d != ve)
             return refuse(400, why, cap, "header line %d: Content-Length is not a number", no);
         if (*cl && (*cl_len != (size_t)(ve - v) || memcmp(*cl, v, *cl_len)))
@@ -179,25 +169,21 @@ int fo_egress_parse_head(const char *h, size_t n, fo_egress_request *rq, char *w
     int st, no = 1, host = 0, te = 0;
 
     memset(rq, 0, sizeof *rq);
-    if (n < 4 || memcmp(h + n - 4, "\r\n\r\n", 4))
-        return refuse(400, why, cap, "malformed request head");
+    if (n < 4 || memcmp(h + n - 4, "\r\n\r\n", 4)) return refuse(400, why, cap, "malformed request head");
     for (i = 0; i < n; i++)
         if (h[i] == 0 || (h[i] == '\r' && (i + 1 >= n || h[i + 1] != '\n')) ||
             (h[i] == '\n' && (i == 0 || h[i - 1] != '\r')))
             return refuse(400, why, cap, "a NUL, or a CR or LF alone, in the request head");
     eol = memmem(h, n, "\r\n", 2);
     st = fo_egress_parse_request_line(h, (size_t)(eol - h), rq, why, cap);
-    if (st)
-        return st;
+    if (st) return st;
     end = h + n - 2;                              /* the blank line's CRLF */
     for (l = eol + 2; l < end; l = eol + 2) {
         eol = memmem(l, (size_t)(end + 2 - l), "\r\n", 2);
         st = check_field(l, (size_t)(eol - l), ++no, &host, &cl, &cl_len, &te, why, cap);
-        if (st)
-            return st;
+        if (st) return st;
     }
-    if (te && cl)
-        return refuse(400, why, cap, "both Transfer-Encoding and Content-Length");
+    if (te && cl) return refuse(400, why, cap, "both Transfer-Encoding and Content-Length");
     return 0;
 }
 
@@ -218,7 +204,6 @@ int fo_egress_forward_head(const char *h, size_t n, const fo_egress_request *rq,
     }
     if (rq->port == 80)
         fo_buf_printf(b, "Host: %s\r\nConnection: close\r\n\r\n", rq->host);
-    else
-        fo_buf_printf(b, "Host: %s:%u\r\nConnection: close\r\n\r\n", rq->host, rq->port);
+    else fo_buf_printf(b, "Host: %s:%u\r\nConnection: close\r\n\r\n", rq->host, rq->port);
     return b->failed ? -1 : 0;
 }

@@ -30,8 +30,7 @@ static int add_rule(fo_egress_policy *pol, const char *s, size_t n, const char *
     if (n == 8 && !memcmp(s, "packages", 8)) {
         pol->packages = 1;
         for (k = 0; fo_egress_packages[k]; k++)
-            if (add_rule(pol, fo_egress_packages[k], strlen(fo_egress_packages[k]), err) < 0)
-                return -1;
+            if (add_rule(pol, fo_egress_packages[k], strlen(fo_egress_packages[k]), err) < 0) return -1;
         return 0;
     }
     if (wild) {
@@ -77,8 +76,7 @@ int fo_egress_policy_add(fo_egress_policy *pol, const char *list, const char **e
             *err = "empty name in the list";
             return -1;
         }
-        if (add_rule(pol, s, n, err) < 0)
-            return -1;
+        if (add_rule(pol, s, n, err) < 0) return -1;
         s += n;
         if (*s == ',' && !*++s) {
             *err = "empty name in the list";
@@ -99,8 +97,7 @@ static int parse_addr(const char *s, struct sockaddr_storage *a)
     memset(a, 0, sizeof *a);
     if (*s == '[') {
         end = strchr(s, ']');
-        if (!end || (end[1] && end[1] != ':'))
-            return -1;
+        if (!end || (end[1] && end[1] != ':')) return -1;
         n = (size_t)(end - s - 1);
         s++;
         port = end[1] ? end + 2 : NULL;
@@ -109,17 +106,14 @@ static int parse_addr(const char *s, struct sockaddr_storage *a)
         n = end ? (size_t)(end - s) : strlen(s);
         port = end ? end + 1 : NULL;
     }
-    if (n == 0 || n >= sizeof host)
-        return -1;
+    if (n == 0 || n >= sizeof host) return -1;
     memcpy(host, s, n);
     host[n] = 0;
     if (port) {
         char *e;
-        if (*port < '0' || *port > '9')
-            return -1;
+        if (*port < '0' || *port > '9') return -1;
         p = strtoul(port, &e, 10);
-        if (*e || p == 0 || p > 65535)
-            return -1;
+        if (*e || p == 0 || p > 65535) return -1;
     }
     if (inet_pton(AF_INET, host, &((struct sockaddr_in *)a)->sin_addr) == 1) {
         ((struct sockaddr_in *)a)->sin_family = AF_INET;
@@ -175,8 +169,7 @@ int fo_egress_policy_allows(const fo_egress_policy *pol, const char *name)
         const char *r = pol->rule[k];
         if (r[0] == '*') {
             size_t m = strlen(r + 1);         /* ".suffix" */
-            if (n > m && !strcmp(name + n - m, r + 1))
-                return 1;
+            if (n > m && !strcmp(name + n - m, r + 1)) return 1;
         } else if (!strcmp(name, r)) {
             return 1;
         }
@@ -189,7 +182,6 @@ const fo_egress_pin *fo_egress_policy_pinned(const fo_egress_policy *pol, const 
     size_t k;
 
     for (k = 0; k < pol->n_pins; k++)
-        if (!strcmp(pol->pin[k].host, name))
-            return &pol->pin[k];
+        if (!strcmp(pol->pin[k].host, name)) return &pol->pin[k];
     return NULL;
 }

@@ -89,11 +89,9 @@ static int wait_fd(int fd, short ev, long deadline)
         struct pollfd pf = { fd, ev, 0 };
         long left = deadline - fo_now_ms();
         int n;
-        if (left <= 0)
-            return 0;
+        if (left <= 0) return 0;
         n = poll(&pf, 1, (int)(left > 1000000 ? 1000000 : left));
-        if (n > 0)
-            return 1;
+        if (n > 0) return 1;
         if (n < 0 && errno != EINTR)
             return 1;                 /* let the read or write report it */
     }
@@ -108,8 +106,7 @@ static int send_all(int fd, const char *buf, size_t len, long deadline)
             buf += w;
             len -= (size_t)w;
         } else if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
-            if (!wait_fd(fd, POLLOUT, deadline))
-                return -1;
+            if (!wait_fd(fd, POLLOUT, deadline)) return -1;
         } else {
             return -1;
         }
@@ -145,8 +142,7 @@ static void log_record(conn *k)
     fo_buf_puts(&b, ", \"address\": ");
     if (k->addr[0])
         fo_buf_json_str(&b, k->addr, strlen(k->addr));
-    else
-        fo_buf_puts(&b, "null");
+    else fo_buf_puts(&b, "null");
     fo_buf_printf(&b, ", \"bytes_up\": %llu, \"bytes_down\": %llu, \"ms\": %ld}\n",
                           (unsigned long long)k->up, (unsigned long long)k->down,
                           fo_now_ms() - k->t0);
@@ -156,8 +152,7 @@ static void log_record(conn *k)
     else if (!b.failed && g_log_bytes + b.len <= LOG_MAX &&
              write(g_log, b.data, b.len) == (ssize_t)b.len)
         g_log_bytes += b.len;
-    else
-        g_log_dropped++;
+    else g_log_dropped++;
     k->logged = 1;
     pthread_mutex_unlock(&g_mu);
     fo_buf_free(&b);
@@ -175,8 +170,7 @@ static void answer(conn *k, int status, const char *decision)
                  "HTTP/1.1 %d folio egress: %s\r\nContent-Type: text/plain\r\n"
                  "Content-Length: %zu\r\nConnection: close\r\n\r\nfolio egress: %s\n",
                  status, k->reason, strlen(k->reason) + 15, k->reason);
-    if (n > 0 && (size_t)n < sizeof msg)
-        (void)send_all(k->c, msg, (size_t)n, fo_now_ms() + 2000);
+    if (n > 0 && (size_t)n < sizeof msg) (void)send_all(k->c, msg, (size_t)n, fo_now_ms() + 2000);
 }
 
 __attribute__((format(printf, 2, 3)))
@@ -188,8 +182,7 @@ static void why(conn *k, const char *fmt, ...)
     vsnprintf(k->reason, sizeof k->reason, fmt, ap);
     va_end(ap);
     for (char *p = k->reason; *p; p++)       /* one line, always */
-        if (*p == '\r' || *p == '\n')
-            *p = ' ';
+        if (*p == '\r' || *p == '\n') *p = ' ';
 }
 
 /* ------------------------------------------------------------- the request */
@@ -210,10 +203,8 @@ static int read_head(conn *k)
             k->head_len = (size_t)(end - k->head) + 4;
             return 0;
         }
-        if (k->len >= HEAD_MAX)
-            return 431;
-        if (!wait_fd(k->c, POLLIN, deadline))
-            return 408;
+        if (k->len >= HEAD_MAX) return 431;
+        if (!wait_fd(k->c, POLLIN, deadline)) return 408;
         r = recv(k->c, k->head + k->len, HEAD_MAX - k->len, 0);
         if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
             int stopping;
@@ -231,8 +222,7 @@ static int read_head(conn *k)
                        "of the header", r == 0 ? "closed" : "reset the connection", k->len);
             return -1;
         }
-        if (r > 0)
-            k->len += (size_t)r;
+        if (r > 0) k->len += (size_t)r;
     }
 }
 
@@ -371,19 +361,15 @@ static int check_hello(conn *k)
             why(k, "the client closed before its TLS ClientHello");
             return -1;
         }
-        if (r > 0)
-            k->len += (size_t)r;
+        if (r > 0) k->len += (size_t)r;
     }
     if (rc == FO_SNI_ECH)
         why(k, "encrypted ClientHello (ECH) refused: the proxy must see the server name");
-    else if (rc == FO_SNI_NONE)
-        why(k, "TLS ClientHello without a server name (SNI)");
-    else if (rc != FO_SNI_OK)
-        why(k, "not a TLS ClientHello");
+    else if (rc == FO_SNI_NONE) why(k, "TLS ClientHello without a server name (SNI)");
+    else if (rc != FO_SNI_OK) why(k, "not a TLS ClientHello");
     else if (fo_egress_name_normalize(sni, strlen(sni), norm) < 0 || strcmp(norm, k->rq.host))
         why(k, "TLS server name \"%.100s\" differs from the CONNECT host %s", sni, k->rq.host);
-    else
-        return 0;
+    else return 0;
     return -1;
 }
 
@@ -395,8 +381,7 @@ static int forward_head(conn *k)
     int rc = fo_egress_forward_head(k->head, k->head_len, &k->rq, &b) < 0 ? -1
              : send_all(k->u, b.data, b.len, fo_now_ms() + DIAL_MS);
 
-    if (rc == 0)
-        k->up += b.len;
+    if (rc == 0) k->up += b.len;
     fo_buf_free(&b);
     /* what followed the head (a body) goes as is */
     memmove(k->head, k->head + k->head_len, k->len - k->head_len);
@@ -460,10 +445,8 @@ static int relay_step(pipe_dir *d, short rev_from)
         ssize_t r = take(d);
         if (r > 0)
             d->len = (size_t)r;
-        else if (r == 0)
-            d->eof = 1;
-        else if (errno != EAGAIN && errno != EINTR)
-            return -1;
+        else if (r == 0) d->eof = 1;
+        else if (errno != EAGAIN && errno != EINTR) return -1;
     }
     if (d->len > 0) {
         ssize_t w = give(d);
@@ -538,20 +521,16 @@ static void relay(conn *k)
     }
     if (k->len > 0 && send_all(k->u, k->head, k->len, fo_now_ms() + DIAL_MS) < 0)
         d[0].eof = d[1].eof = d[0].shut = d[1].shut = 1;   /* the server went away */
-    else
-        k->up += k->len;
+    else k->up += k->len;
     while (!(d[0].shut && d[1].shut)) {
         struct pollfd pf[2] = { { k->c, 0, 0 }, { k->u, 0, 0 } };
         int i, n;
         for (i = 0; i < 2; i++) {
-            if (d[i].len == 0 && !d[i].eof)
-                pf[i].events |= POLLIN;
-            if (d[i].len > 0)
-                pf[1 - i].events |= POLLOUT;
+            if (d[i].len == 0 && !d[i].eof) pf[i].events |= POLLIN;
+            if (d[i].len > 0) pf[1 - i].events |= POLLOUT;
         }
         n = poll(pf, 2, 1000);
-        if (n < 0 && errno != EINTR)
-            break;
+        if (n < 0 && errno != EINTR) break;
         if (n <= 0) {
             if (fo_now_ms() - last > IDLE_MS) {
                 why(k, "idle for %d s", IDLE_MS / 1000);
@@ -560,10 +539,8 @@ static void relay(conn *k)
             continue;
         }
         last = fo_now_ms();
-        if (relay_step(&d[0], pf[0].revents) < 0 || relay_step(&d[1], pf[1].revents) < 0)
-            break;
-        if ((pf[0].revents | pf[1].revents) & POLLNVAL)
-            break;
+        if (relay_step(&d[0], pf[0].revents) < 0 || relay_step(&d[1], pf[1].revents) < 0) break;
+        if ((pf[0].revents | pf[1].revents) & POLLNVAL) break;
     }
     relay_close(&d[0]);
     relay_close(&d[1]);
@@ -605,8 +582,7 @@ static void handle(conn *k)
                 st == 431 ? HEAD_MAX : HEAD_MS);
         note_request_line(k);
     }
-    if (!k->rq.method[0])
-        strcpy(k->rq.method, "?");
+    if (!k->rq.method[0]) strcpy(k->rq.method, "?");
     if (st < 0) {
         k->decision = "refused";                   /* nothing to answer: recorded */
     } else if (st) {
@@ -638,12 +614,10 @@ static void *conn_thread(void *arg)
     handle(k);
     pthread_mutex_lock(&g_mu);
     for (i = 0; i < MAX_CONN; i++)
-        if (g_active[i] == k)
-            g_active[i] = NULL;
+        if (g_active[i] == k) g_active[i] = NULL;
     g_n_active--;
     close(k->c);
-    if (k->u >= 0)
-        close(k->u);
+    if (k->u >= 0) close(k->u);
     pthread_mutex_unlock(&g_mu);
     fo_free(k);
     return NULL;
@@ -676,8 +650,7 @@ static void admit(int c)
         g_n_active++;
         k->n = ++g_seq;
     }
-    if (!k)
-        g_over_capacity++;
+    if (!k) g_over_capacity++;
     pthread_mutex_unlock(&g_mu);
     if (!k) {
         (void)!send(c, full, sizeof full - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -696,8 +669,7 @@ static void admit(int c)
         pthread_mutex_lock(&g_mu);
         g_over_capacity++;                         /* turned away: counted */
         for (i = 0; i < MAX_CONN; i++)
-            if (g_active[i] == k)
-                g_active[i] = NULL;
+            if (g_active[i] == k) g_active[i] = NULL;
         g_n_active--;
         pthread_mutex_unlock(&g_mu);
         close(c);
@@ -720,8 +692,7 @@ static conn *unfinished(conn *k)
     }
     s->n = k->n;
     s->t0 = k->t0;
-    if (k->named)
-        s->rq = k->rq;
+    if (k->named) s->rq = k->rq;
     strcpy(s->rq.method, k->named ? k->rq.method : "?");
     s->decision = "failed";
     strcpy(s->reason, "unfinished when the run ended (the proxy stopped)");
@@ -741,21 +712,18 @@ static void drain(void)
     for (i = 0; i < MAX_CONN; i++)
         if (g_active[i]) {
             shutdown(g_active[i]->c, SHUT_RDWR);
-            if (g_active[i]->u >= 0)
-                shutdown(g_active[i]->u, SHUT_RDWR);
+            if (g_active[i]->u >= 0) shutdown(g_active[i]->u, SHUT_RDWR);
         }
     pthread_mutex_unlock(&g_mu);
     do {
         pthread_mutex_lock(&g_mu);
         left = g_n_active;
         pthread_mutex_unlock(&g_mu);
-        if (left)
-            usleep(10000);
+        if (left) usleep(10000);
     } while (left && fo_now_ms() < until);
     pthread_mutex_lock(&g_mu);
     for (i = 0; i < MAX_CONN; i++)
-        if (g_active[i] && !g_active[i]->logged && (late[n_late] = unfinished(g_active[i])))
-            n_late++;
+        if (g_active[i] && !g_active[i]->logged && (late[n_late] = unfinished(g_active[i]))) n_late++;
     pthread_mutex_unlock(&g_mu);
     for (i = 0; i < n_late; i++) {
         log_record(late[i]);
@@ -780,8 +748,7 @@ int fo_egress_serve(const fo_egress_policy *pol, const fo_egress_resolver *res,
     g_pol = pol;
     g_res = res;
     g_log = log_fd;
-    if (pipe2(g_stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
-        return -1;
+    if (pipe2(g_stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0) return -1;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_term;
     sigaction(SIGTERM, &sa, NULL);
@@ -790,12 +757,9 @@ int fo_egress_serve(const fo_egress_policy *pol, const fo_egress_resolver *res,
         struct pollfd pf[2] = { { listen_fd, POLLIN, 0 }, { g_stop_pipe[0], POLLIN, 0 } };
         int c;
 
-        if (poll(pf, 2, -1) < 0 && errno != EINTR)
-            break;
-        if (pf[1].revents)
-            break;
-        if (!(pf[0].revents & POLLIN))
-            continue;
+        if (poll(pf, 2, -1) < 0 && errno != EINTR) break;
+        if (pf[1].revents) break;
+        if (!(pf[0].revents & POLLIN)) continue;
         c = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (c >= 0)
             admit(c);
@@ -833,8 +797,7 @@ static int isolate(int *listen_fd, int *log_fd)
     *listen_fd = 3;
     *log_fd = 4;
     (void)clearenv();
-    if (fo_self_stat(f, 52) < 0 || f[51] < f[50])
-        return -1;
+    if (fo_self_stat(f, 52) < 0 || f[51] < f[50]) return -1;
     memset((char *)(uintptr_t)f[50], 0, (size_t)(f[51] - f[50]));
     memset(&map, 0, sizeof map);
     map.start_code = f[26];
@@ -864,8 +827,7 @@ static void proxy_child(const fo_egress_policy *pol, int listen_fd, int log_fd,
 
     struct rlimit nofile;
 
-    if (isolate(&listen_fd, &log_fd) < 0)
-        _exit(125);
+    if (isolate(&listen_fd, &log_fd) < 0) _exit(125);
     (void)prctl(PR_SET_NAME, "folio-egress", 0, 0, 0);
     /* two sockets and two pipes per connection */
     if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < 8 * MAX_CONN) {
@@ -901,8 +863,7 @@ int fo_egress_start(fo_egress_proxy *px, const fo_egress_policy *pol, int listen
         px->log_fd = -1;
         return -1;
     }
-    if (px->pid == 0)
-        proxy_child(pol, listen_fd, px->log_fd, resolv, as_id);
+    if (px->pid == 0) proxy_child(pol, listen_fd, px->log_fd, resolv, as_id);
     return 0;
 }
 
@@ -910,8 +871,7 @@ void fo_egress_stop(fo_egress_proxy *px)
 {
     int st, k;
 
-    if (px->pid <= 0)
-        return;
+    if (px->pid <= 0) return;
     if (waitpid(px->pid, &st, WNOHANG) == px->pid) {
         px->died = st + 1;
         px->pid = -1;
@@ -920,8 +880,7 @@ void fo_egress_stop(fo_egress_proxy *px)
     kill(px->pid, SIGTERM);
     for (k = 0; k < 150; k++) {
         pid_t r = waitpid(px->pid, &st, WNOHANG);
-        if (r == px->pid || (r < 0 && errno != EINTR))
-            break;
+        if (r == px->pid || (r < 0 && errno != EINTR)) break;
         usleep(10000);
     }
     if (k == 150) {
@@ -958,8 +917,7 @@ char *fo_egress_log_json(fo_egress_proxy *px)
     }
     for (i = 0; i < b.len && !b.failed; i++) {      /* split: one object per line */
         char *start = b.data + i, *nl = memchr(start, '\n', b.len - i);
-        if (!nl)
-            break;
+        if (!nl) break;
         if (!fo_grow((void **)&line, &cap, n + 1, 64, sizeof *line)) {
             b.failed = true;
             break;
@@ -968,8 +926,7 @@ char *fo_egress_log_json(fo_egress_proxy *px)
         line[n++] = start;
         i = (size_t)(nl - b.data);
     }
-    if (n)
-        qsort(line, n, sizeof *line, by_n);
+    if (n) qsort(line, n, sizeof *line, by_n);
     fo_buf_puts(&out, "[");
     for (i = 0; i < n; i++) {
         fo_buf_puts(&out, i ? ",\n    " : "\n    ");
@@ -977,11 +934,9 @@ char *fo_egress_log_json(fo_egress_proxy *px)
     }
     fo_buf_puts(&out, n ? "\n  ]" : "]");
     fo_free(line);
-    if (px->log_fd >= 0)
-        close(px->log_fd);
+    if (px->log_fd >= 0) close(px->log_fd);
     px->log_fd = -1;
-    if (b.failed)
-        fo_buf_free(&out);
+    if (b.failed) fo_buf_free(&out);
     fo_buf_free(&b);
     return fo_buf_take(&out, NULL); /* NULL when out failed */
 }

@@ -75,8 +75,7 @@ static int family_allowed(int fam)
     size_t k;
 
     for (k = 0; k < sizeof allowed_families / sizeof *allowed_families; k++)
-        if (allowed_families[k] == fam)
-            return 1;
+        if (allowed_families[k] == fam) return 1;
     return 0;
 }
 
@@ -127,18 +126,15 @@ int fo_sandbox_seccomp_compile(fo_sandbox_filter *f)
     for (k = 0; !rc && k < sizeof denied / sizeof *denied; k++) {
         int nr = seccomp_syscall_resolve_name(denied[k]);
 
-        if (nr == __NR_SCMP_ERROR || nr < 0)
-            continue;
+        if (nr == __NR_SCMP_ERROR || nr < 0) continue;
         rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
     }
     for (k = 0; !rc && k < sizeof ns_flags / sizeof *ns_flags; k++)
         rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
                               SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[k], ns_flags[k]));
-    if (!rc)
-        rc = deny_families(ctx);
+    if (!rc) rc = deny_families(ctx);
     /* clone3 passes its flags in memory, out of a filter's reach. */
-    if (!rc)
-        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+    if (!rc) rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
     /* TIOCSTI pushes input into a terminal; TIOCLINUX can too on a console. */
     if (!rc)
         rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
@@ -147,28 +143,22 @@ int fo_sandbox_seccomp_compile(fo_sandbox_filter *f)
         rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
                               SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX));
     /* The BPF (a few hundred instructions) fits a pipe's buffer. */
-    if (!rc && pipe2(pfd, O_CLOEXEC) < 0)
-        rc = -errno;
+    if (!rc && pipe2(pfd, O_CLOEXEC) < 0) rc = -errno;
     if (!rc) {
         rc = seccomp_export_bpf(ctx, pfd[1]);
         close(pfd[1]);
         bpf = malloc(65536);      /* plain: only in tools/seccomp-gen, without base/alloc.c */
-        if (!rc && !bpf)
-            rc = -ENOMEM;
+        if (!rc && !bpf) rc = -ENOMEM;
         while (!rc) {
             ssize_t n = read(pfd[0], bpf + len, 65536 - len);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n < 0)
-                rc = -errno;
-            if (n <= 0 || (len += (size_t)n) == 65536)
-                break;
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) rc = -errno;
+            if (n <= 0 || (len += (size_t)n) == 65536) break;
         }
         close(pfd[0]);
     }
     seccomp_release(ctx);
-    if (!rc && (len == 0 || len % 8 || len / 8 > 4096))
-        rc = -EINVAL;
+    if (!rc && (len == 0 || len % 8 || len / 8 > 4096)) rc = -EINVAL;
     if (rc) {
         free(bpf);
         errno = -rc;
@@ -181,8 +171,7 @@ int fo_sandbox_seccomp_compile(fo_sandbox_filter *f)
 
 void fo_sandbox_seccomp_free(fo_sandbox_filter *f)
 {
-    if (!f)
-        return;
+    if (!f) return;
     free(f->insns);
     f->insns = NULL;
     f->len = 0;

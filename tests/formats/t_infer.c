@@ -118,8 +118,7 @@ START_TEST(decimals_exact)
         int dec = rand() % 12, e = rand() % 40 - 20;
         if (i % 2)
             snprintf(s, sizeof s, "%lld.%0*d", m, dec ? dec : 1, rand() % 1000);
-        else
-            snprintf(s, sizeof s, "%lld.%de%d", m, rand() % 100, e);
+        else snprintf(s, sizeof s, "%lld.%de%d", m, rand() % 100, e);
         fo_value v;
         if (fo_infer_cell(s, strlen(s), &v, NULL, 0) == FO_TYPE_TEXT) continue;
         ck_assert_msg(v.num == strtod(s, NULL), "%s: %.17g vs %.17g", s, v.num, strtod(s, NULL));

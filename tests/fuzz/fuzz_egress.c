@@ -33,17 +33,14 @@ static void check_forwarded(const char *b, size_t n)
         abort();
     for (l += 2; l < end;) {
         const char *eol = memmem(l, (size_t)(end + 2 - l), "\r\n", 2), *c;
-        if (!eol || !(c = memchr(l, ':', (size_t)(eol - l))) || c == l)
-            abort();
+        if (!eol || !(c = memchr(l, ':', (size_t)(eol - l))) || c == l) abort();
         for (const char *p = l; p < c; p++)
-            if (!is_tchar((unsigned char)*p))
-                abort();
+            if (!is_tchar((unsigned char)*p)) abort();
         host += name_is(l, (size_t)(c - l), "host");
         conn += name_is(l, (size_t)(c - l), "connection");
         l = eol + 2;
     }
-    if (host != 1 || conn != 1)
-        abort();
+    if (host != 1 || conn != 1) abort();
 }
 
 static void fuzz_head(const uint8_t *d, size_t n)
@@ -64,8 +61,7 @@ static void fuzz_head(const uint8_t *d, size_t n)
     why[0] = 0;
     st = fo_egress_parse_head(h, (size_t)(end - h) + 4, &rq, why, sizeof why);
     if (st) {
-        if (st != 400 || !why[0] || strpbrk(why, "\r\n"))
-            abort();
+        if (st != 400 || !why[0] || strpbrk(why, "\r\n")) abort();
         return;
     }
     if (!rq.method[0] || !rq.host[0] || strlen(rq.host) > FO_EGRESS_MAX_NAME ||
@@ -73,8 +69,7 @@ static void fuzz_head(const uint8_t *d, size_t n)
         abort();
     if (strcmp(rq.method, "CONNECT")) {
         fo_buf b = { 0 };
-        if (fo_egress_forward_head(h, (size_t)(end - h) + 4, &rq, &b) == 0)
-            check_forwarded(b.data, b.len);
+        if (fo_egress_forward_head(h, (size_t)(end - h) + 4, &rq, &b) == 0) check_forwarded(b.data, b.len);
         fo_buf_free(&b);
     }
 }
@@ -87,8 +82,7 @@ static void fuzz_sni(const uint8_t *d, size_t n)
 
     if (fo_egress_sni(d, n, name) == FO_SNI_OK) {
         size_t l = strlen(name);
-        if (l == 0 || l > FO_EGRESS_MAX_NAME)
-            abort();
+        if (l == 0 || l > FO_EGRESS_MAX_NAME) abort();
     }
 }
 
@@ -98,15 +92,12 @@ static void fuzz_dns(const uint8_t *d, size_t n, uint16_t type)
     size_t got = 0, k;
     int rc;
 
-    if (n < 2)
-        return;
+    if (n < 2) return;
     (void)fo_egress_dns_answer(d, n, (uint16_t)(d[0] << 8 | d[1]), "a.example.test", type, out,
                                &got, &rc);
-    if (got > FO_EGRESS_MAX_ADDRS)
-        abort();
+    if (got > FO_EGRESS_MAX_ADDRS) abort();
     for (k = 0; k < got; k++) {
-        if (out[k].ss_family != (type == 1 ? AF_INET : AF_INET6))
-            abort();
+        if (out[k].ss_family != (type == 1 ? AF_INET : AF_INET6)) abort();
         (void)fo_egress_addr_public(&out[k], NULL);
     }
 }
@@ -118,14 +109,12 @@ static void fuzz_name(const uint8_t *d, size_t n)
     const char *err;
 
     if (fo_egress_name_normalize((const char *)d, n, name) == 0) {
-        if (fo_egress_name_normalize(name, strlen(name), again) != 0 || strcmp(name, again))
-            abort();
+        if (fo_egress_name_normalize(name, strlen(name), again) != 0 || strcmp(name, again)) abort();
         (void)fo_egress_is_ip_literal(name);
         (void)fo_egress_policy_allows(&pol, name);
     }
     s = malloc(n + 1);
-    if (!s)
-        return;
+    if (!s) return;
     memcpy(s, d, n);
     s[n] = 0;
     memset(&pol, 0, sizeof pol);
@@ -137,8 +126,7 @@ static void fuzz_name(const uint8_t *d, size_t n)
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
-    if (size < 1)
-        return 0;
+    if (size < 1) return 0;
     switch (data[0] % 5) {
     case 0: fuzz_sni(data + 1, size - 1); break;
     case 1: fuzz_dns(data + 1, size - 1, 1); break;

@@ -21,11 +21,9 @@ static size_t ows_trimmed(const char *v, const char **b)
 {
     size_t n;
 
-    while (*v == ' ' || *v == '\t')
-        v++;
+    while (*v == ' ' || *v == '\t') v++;
     n = strlen(v);
-    while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
-        n--;
+    while (n && (v[n - 1] == ' ' || v[n - 1] == '\t')) n--;
     *b = v;
     return n;
 }
@@ -40,17 +38,14 @@ static void recheck(char names[][256], char values[][256], size_t n)
     for (k = 0; k < n; k++) {
         if (!strcasecmp(names[k], "transfer-encoding")) {
             m = ows_trimmed(values[k], &b);
-            if (m != 7 || strncasecmp(b, "chunked", 7))
-                abort();
+            if (m != 7 || strncasecmp(b, "chunked", 7)) abort();
             codings++;
         } else if (!strcasecmp(names[k], "content-length")) {
             m = ows_trimmed(values[k], &b);
-            if (!m || strspn(b, "0123456789") < m)
-                abort();
+            if (!m || strspn(b, "0123456789") < m) abort();
             while (m > 1 && *b == '0')        /* 007 and 7 are the same length */
                 b++, m--;
-            if (len && (len_n != m || strncmp(len, b, m)))
-                abort();
+            if (len && (len_n != m || strncmp(len, b, m))) abort();
             len = b;
             len_n = m;
         } else if (!strncasecmp(names[k], "content-length", 14) ||
@@ -60,8 +55,7 @@ static void recheck(char names[][256], char values[][256], size_t n)
                 abort();                       /* "Content-Length " passed as another header */
         }
     }
-    if (codings > 1 || (codings && len))
-        abort();
+    if (codings > 1 || (codings && len)) abort();
 }
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
@@ -73,8 +67,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     while (at < size && n < MAX_LINES) {
         const unsigned char *nl = memchr(data + at, '\n', size - at);
         size_t end = nl ? (size_t)(nl - data) : size, colon = at;
-        while (colon < end && data[colon] != ':')
-            colon++;
+        while (colon < end && data[colon] != ':') colon++;
         snprintf(names[n], sizeof names[n], "%.*s", (int)(colon - at), (const char *)data + at);
         snprintf(values[n], sizeof values[n], "%.*s", (int)(colon < end ? end - colon - 1 : 0),
                  colon < end ? (const char *)data + colon + 1 : "");
@@ -82,7 +75,6 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         n++;
         at = end + 1;
     }
-    if (!fo_http_framing_check(&f))
-        recheck(names, values, n);
+    if (!fo_http_framing_check(&f)) recheck(names, values, n);
     return 0;
 }

@@ -30,12 +30,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     s.j.out_dir = -1;
     c.cfd = -1;
     kframe_reset(&s);
-    if (size && write(p[1], data, size) != (ssize_t)size)
-        abort();
+    if (size && write(p[1], data, size) != (ssize_t)size) abort();
     close(p[1]);
     while ((r = kframe_next(&s.kf, p[0], &type)) == 1 && !c.ended) {
-        if (s.kf.got > FO_SESSION_MAX_KFRAME)
-            abort();
+        if (s.kf.got > FO_SESSION_MAX_KFRAME) abort();
         on_frame(&c, type, s.kf.buf, s.kf.got);
     }
     result_json(&s, &c, 1, c.ended ? "ok" : "restarted", &(fo_buf){ 0 }, 1.0, &b, &files);

@@ -56,8 +56,7 @@ static void check_shape_in(const char *s, size_t len, fo_dir dir, double pt)
     double w = -1;
     if (fo_shape_in(FONT, pt, s, len, off, end - off, dir, g, n, &w) != n) abort();
     for (size_t i = 0; i < n; i++)
-        if (g[i].cluster >= end - off || !isfinite(g[i].x) || !isfinite(g[i].advance) || !g[i].font)
-            abort();
+        if (g[i].cluster >= end - off || !isfinite(g[i].x) || !isfinite(g[i].advance) || !g[i].font) abort();
     if (!isfinite(w)) abort();
     double w1 = -1, w2 = -2;
     size_t whole = fo_shape_in(FONT, pt, s, len, 0, len, dir, NULL, 0, &w1);
@@ -146,8 +145,7 @@ static void check_emoji(const char *s, size_t len, double pt)
         fo_emoji_box box;
         if (strcmp(g[i].font, FO_EMOJI_FONT) != 0) continue;
         if (!fo_emoji_glyph(g[i].gid, pt, g[i].advance, &img, &box)) continue;
-        if (img.w <= 0 || img.h <= 0 || !(box.w > 0) || box.w > g[i].advance + 1e-9 || !(box.h > 0))
-            abort();
+        if (img.w <= 0 || img.h <= 0 || !(box.w > 0) || box.w > g[i].advance + 1e-9 || !(box.h > 0)) abort();
         fo_free(img.rgba);
     }
 }

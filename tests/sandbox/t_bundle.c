@@ -25,10 +25,8 @@ START_TEST(json_check_is_strict)
                           "9223372036854775808", "\"\xc3\"", "{\"a\"}", "[", NULL };
     char deep[200];
 
-    for (int k = 0; good[k]; k++)
-        ck_assert_msg(valid(good[k]), "refused: %s", good[k]);
-    for (int k = 0; bad[k]; k++)
-        ck_assert_msg(!valid(bad[k]), "accepted: %s", bad[k]);
+    for (int k = 0; good[k]; k++) ck_assert_msg(valid(good[k]), "refused: %s", good[k]);
+    for (int k = 0; bad[k]; k++) ck_assert_msg(!valid(bad[k]), "accepted: %s", bad[k]);
     memset(deep, '[', 64);
     memset(deep + 64, ']', 64);
     deep[128] = 0;

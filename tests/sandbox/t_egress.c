@@ -18,10 +18,8 @@ static struct sockaddr_storage addr(const char *s)
     memset(&a, 0, sizeof a);
     if (inet_pton(AF_INET, s, &((struct sockaddr_in *)&a)->sin_addr) == 1)
         a.ss_family = AF_INET;
-    else if (inet_pton(AF_INET6, s, &((struct sockaddr_in6 *)&a)->sin6_addr) == 1)
-        a.ss_family = AF_INET6;
-    else
-        ck_abort_msg("bad test address %s", s);
+    else if (inet_pton(AF_INET6, s, &((struct sockaddr_in6 *)&a)->sin6_addr) == 1) a.ss_family = AF_INET6;
+    else ck_abort_msg("bad test address %s", s);
     return a;
 }
 
@@ -152,8 +150,7 @@ START_TEST(name_normalize)
     ck_assert_int_eq(fo_egress_name_normalize(long_label, 64, out), -1);
     ck_assert_int_eq(fo_egress_name_normalize(long_label, 63, out), 0);
     memset(too_long, 'a', sizeof too_long);
-    for (size_t k = 50; k < sizeof too_long; k += 51)
-        too_long[k] = '.';
+    for (size_t k = 50; k < sizeof too_long; k += 51) too_long[k] = '.';
     ck_assert_int_eq(fo_egress_name_normalize(too_long, 254, out), -1);
 }
 END_TEST
@@ -187,8 +184,7 @@ START_TEST(policy_packages_preset)
 
     memset(&pol, 0, sizeof pol);
     ck_assert_int_eq(fo_egress_policy_add(&pol, "packages,a.test", &err), 0);
-    for (k = 0; fo_egress_packages[k]; k++)
-        ck_assert(fo_egress_policy_allows(&pol, fo_egress_packages[k]));
+    for (k = 0; fo_egress_packages[k]; k++) ck_assert(fo_egress_policy_allows(&pol, fo_egress_packages[k]));
     ck_assert(fo_egress_policy_allows(&pol, "pypi.org"));
     ck_assert(fo_egress_policy_allows(&pol, "files.pythonhosted.org"));
     ck_assert(fo_egress_policy_allows(&pol, "registry.npmjs.org"));

@@ -19,8 +19,7 @@ static int open_fds(void)
     int n = 0, fd;
 
     for (fd = 0; fd < 1024; fd++)
-        if (fcntl(fd, F_GETFD) >= 0)
-            n++;
+        if (fcntl(fd, F_GETFD) >= 0) n++;
     return n;
 }
 

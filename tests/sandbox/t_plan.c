@@ -13,8 +13,7 @@ static int parse(fo_sandbox_plan *p, const char **argv)
 {
     int argc = 0, help = 0, rc;
 
-    while (argv[argc])
-        argc++;
+    while (argv[argc]) argc++;
     /* the parser reports usage errors on stderr; keep test output clean */
     fflush(stderr);
     rc = fo_sandbox_plan_parse(p, argc, (char **)argv, &help);   /* it only reads them */
@@ -176,8 +175,7 @@ START_TEST(allocation_failures)
             p.why_len = sizeof why;
             rc = fo_sandbox_plan_option(&p, "--net", "allow=example.com");
         }
-        if (rc == FO_RUN_OK)
-            rc = fo_sandbox_plan_option(&p, "--net-resolve", "example.com=192.0.2.1");
+        if (rc == FO_RUN_OK) rc = fo_sandbox_plan_option(&p, "--net-resolve", "example.com=192.0.2.1");
         fo_alloc_fail_after(0);
         if (rc == FO_RUN_OK) {
             ok = 1;

@@ -39,8 +39,7 @@ START_TEST(contracts_hold_in_the_region)
     c = realloc(a, 4);
     ck_assert_int_eq(memcmp(c, "0123", 4), 0);
     z = calloc(1000, 8);
-    for (size_t i = 0; i < 8000; i++)
-        ck_assert_uint_eq(z[i], 0);
+    for (size_t i = 0; i < 8000; i++) ck_assert_uint_eq(z[i], 0);
     free(b);
     free(c);
     free(z);
@@ -67,16 +66,13 @@ START_TEST(freed_memory_is_reused_and_calloc_still_zeroes)
     memset(big, 0xab, 65536);
     free(big);                                  /* not the last block: kept */
     again = calloc(1, 65536);                   /* the kept block, zeroed */
-    for (size_t i = 0; i < 65536; i++)
-        ck_assert_uint_eq(again[i], 0);
-    if (fo_serve_region_used() > 0)
-        ck_assert_ptr_eq(again, big);
+    for (size_t i = 0; i < 65536; i++) ck_assert_uint_eq(again[i], 0);
+    if (fo_serve_region_used() > 0) ck_assert_ptr_eq(again, big);
     z = malloc(4000);                           /* the last block ... */
     memset(z, 0xcd, 4000);
     free(z);                                    /* ... goes back, dirty */
     z = calloc(1, 4000);
-    for (size_t i = 0; i < 4000; i++)
-        ck_assert_uint_eq(z[i], 0);
+    for (size_t i = 0; i < 4000; i++) ck_assert_uint_eq(z[i], 0);
     memcpy(z, "grows", 6);
     z = realloc(z, 100000);                     /* the last block grows (in place here) */
     ck_assert_str_eq((char *)z, "grows");

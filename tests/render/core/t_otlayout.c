@@ -315,12 +315,10 @@ static double reads_cost(const uint8_t *t, size_t n)
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
         for (unsigned i = 0; i < 4000000u; i++) {
             off = (off * 1103515245u + 12345u) % n;
-            if (off <= n - 2)
-                sink = sink + (unsigned)(t[off] << 8 | t[off + 1]);
+            if (off <= n - 2) sink = sink + (unsigned)(t[off] << 8 | t[off + 1]);
         }
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
-        if (cpu_ms(&a, &b) < best)
-            best = cpu_ms(&a, &b);
+        if (cpu_ms(&a, &b) < best) best = cpu_ms(&a, &b);
     }
     return best;
 }
@@ -335,8 +333,7 @@ static double reach_cost(const uint8_t *t, size_t n)
         fo_ot_reach m = fo_ot_context_reach(t, n, false, 3, NULL, 0, NULL);
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
         ck_assert_int_eq(m, FO_OT_ANYWHERE);
-        if (cpu_ms(&a, &b) < best)
-            best = cpu_ms(&a, &b);
+        if (cpu_ms(&a, &b) < best) best = cpu_ms(&a, &b);
     }
     return best;
 }
