@@ -67,8 +67,8 @@ static void compress(uint32_t h[8], const unsigned char *p)
 /* The same rounds with the SHA extensions, n blocks at p. The state lives
  * in two registers as ABEF and CDGH; W holds the last four groups of four
  * message words (group i in W[i % 4]). */
-__attribute__((target("sha,sse4.1,ssse3")))
-static void compress_ni(uint32_t h[8], const unsigned char *p, size_t n)
+static __attribute__((target("sha,sse4.1,ssse3"))) void compress_ni(uint32_t h[8], const unsigned char *p,
+                                                                    size_t n)
 {
     const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
     __m128i tmp = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[0]), 0xB1); /* CDAB */
@@ -94,8 +94,8 @@ static void compress_ni(uint32_t h[8], const unsigned char *p, size_t n)
         st0 = _mm_add_epi32(st0, abef);
         st1 = _mm_add_epi32(st1, cdgh);
     }
-    tmp = _mm_shuffle_epi32(st0, 0x1B);   /* FEBA */
-    st1 = _mm_shuffle_epi32(st1, 0xB1);   /* DCHG */
+    tmp = _mm_shuffle_epi32(st0, 0x1B);                                  /* FEBA */
+    st1 = _mm_shuffle_epi32(st1, 0xB1);                                  /* DCHG */
     _mm_storeu_si128((__m128i *)&h[0], _mm_blend_epi16(tmp, st1, 0xF0)); /* DCBA */
     _mm_storeu_si128((__m128i *)&h[4], _mm_alignr_epi8(st1, tmp, 8));    /* HGFE */
 }
@@ -120,7 +120,10 @@ static void compress_blocks(uint32_t h[8], const unsigned char *p, size_t n)
              __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
         __atomic_store_n(&sha_ni, ni, __ATOMIC_RELAXED);
     }
-    if (ni && !portable_only) { compress_ni(h, p, n); return; }
+    if (ni && !portable_only) {
+        compress_ni(h, p, n);
+        return;
+    }
 #endif
     for (; n; n--, p += 64) compress(h, p);
 }

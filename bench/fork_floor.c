@@ -22,7 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
-typedef struct { long anon_kb, file_kb, maps, anon_maps; } shape;
+typedef struct {
+    long anon_kb, file_kb, maps, anon_maps;
+} shape;
 
 static double cpu_s(int who)
 {
@@ -57,8 +59,7 @@ static int shape_of(const char *pid, shape *s)
     if (!(f = fopen(path, "r"))) return -1;
     while (fgets(line, sizeof line, f)) {
         unsigned long a, b;
-        if (sscanf(line, "%lx-%lx ", &a, &b) == 2 && strchr(line, '-') < strchr(line, ' '))
-            s->maps++;
+        if (sscanf(line, "%lx-%lx ", &a, &b) == 2 && strchr(line, '-') < strchr(line, ' ')) s->maps++;
         else if (sscanf(line, "Anonymous: %ld", &v) == 1 && v > 0) s->anon_maps++;
     }
     fclose(f);
@@ -76,10 +77,8 @@ static char *split_region(long n, int fd, long page)
              MAP_PRIVATE | (fd < 0 ? MAP_ANONYMOUS : 0), fd, 0);
     if (p == MAP_FAILED) return perror("mmap"), exit(1), NULL;
     for (long k = 0; k < n; k++) {
-        if (fd < 0)
-            p[k * page] = 1;                          /* written: anonymous pages */
-        else
-            (void)*(volatile char *)(p + k * page);   /* read: resident file pages */
+        if (fd < 0) p[k * page] = 1;                 /* written: anonymous pages */
+        else (void)*(volatile char *)(p + k * page); /* read: resident file pages */
     }
     for (long k = 1; k < n; k += 2)
         if (mprotect(p + k * page, (size_t)page, fd < 0 ? PROT_READ : PROT_READ | PROT_EXEC) < 0)
@@ -99,8 +98,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: fork_floor PID [N] (PID's /proc must be readable)\n");
         return 1;
     }
-    long anon_maps = want.anon_maps - have.anon_maps, file_maps = want.maps - want.anon_maps - (have.maps - have.anon_maps);
-    long anon_pages = (want.anon_kb - have.anon_kb) * 1024 / page, file_pages = (want.file_kb - have.file_kb) * 1024 / page;
+    long anon_maps = want.anon_maps - have.anon_maps,
+         file_maps = want.maps - want.anon_maps - (have.maps - have.anon_maps);
+    long anon_pages = (want.anon_kb - have.anon_kb) * 1024 / page,
+         file_pages = (want.file_kb - have.file_kb) * 1024 / page;
     /* the file whose pages stand for the shared libraries' and fonts' */
     if ((fd = mkstemp(tmpl)) < 0) return perror("mkstemp"), 1;
     unlink(tmpl);
@@ -111,7 +112,7 @@ int main(int argc, char **argv)
     }
     split_region(anon_maps, -1, page);
     split_region(file_maps, fd, page);
-    if (anon_pages > anon_maps) {     /* the rest of each in one more mapping */
+    if (anon_pages > anon_maps) { /* the rest of each in one more mapping */
         size_t len = (size_t)((anon_pages - anon_maps) * page);
         char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED) return perror("mmap"), 1;
@@ -130,7 +131,7 @@ int main(int argc, char **argv)
         if (pid < 0 || waitpid(pid, NULL, 0) != pid) return perror("fork"), 1;
     }
     double c1 = cpu_s(RUSAGE_SELF) + cpu_s(RUSAGE_CHILDREN), t1 = now_s();
-    printf("%.3f %.3f %ld %ld %ld %ld\n", (c1 - c0) * 1e3 / n, (t1 - t0) * 1e3 / n, have.anon_kb, have.file_kb,
-           have.maps, have.anon_maps);
+    printf("%.3f %.3f %ld %ld %ld %ld\n", (c1 - c0) * 1e3 / n, (t1 - t0) * 1e3 / n, have.anon_kb,
+           have.file_kb, have.maps, have.anon_maps);
     return 0;
 }

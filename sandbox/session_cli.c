@@ -135,8 +135,10 @@ static char *read_code(const char *src, size_t *len)
     }
     if (fd > 0) close(fd);
     if (!buf || err || got > FO_SESSION_MAX_CODE) {
-        fprintf(stderr, "folio: session: exec %s: %s\n", src, !buf ? strerror(errno) :
-                err ? strerror(err) : "the cell is over 1 MiB");
+        fprintf(stderr, "folio: session: exec %s: %s\n", src,
+                !buf  ? strerror(errno)
+                : err ? strerror(err)
+                      : "the cell is over 1 MiB");
         fo_free(buf);
         return NULL;
     }

@@ -540,8 +540,8 @@ int fo_session_exec_as(const char *id, const char *code, size_t len, double time
    supervisor reads while a cell runs: the answer's rc, or LOST_UNSERVED when
    the session is not live here or left it unanswered (a spare, or it ended):
    then the request socket serves it, resuming a hibernated session. */
-static int control_request(const char *id, char type, const char *arg, int fd, char **result,
-                           int *out_fd, fo_session_error *err)
+static int control_request(const char *id, char type, const char *arg, int fd, char **result, int *out_fd,
+                           fo_session_error *err)
 {
     int rt, s = -1, rc;
 

@@ -290,7 +290,7 @@ char fo_session_control(fo_session *s)
     if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) == 0 && cr.uid == geteuid() &&
         fo_session_recv(cfd, &type, &p, &n, 4096, 1000, &fd) == 0) {
         if ((type == 'p' || type == 'g') && s->spare) {
-            type = 0;                           /* unanswered: claimed on the request socket */
+            type = 0; /* unanswered: claimed on the request socket */
         } else if (type == 'p') {
             fo_session_put_file(s, cfd, p, fd);
         } else if (type == 'g') {
@@ -359,8 +359,7 @@ static void supervise_loop(fo_session *s, cell_run *c, double timeout_s)
             return;
         }
         if (poll(pf, s->ctl >= 0 ? 4 : 3, (int)(wait * 1000) + 1) < 0 && errno != EINTR) break;
-        if (pf[3].revents)
-            fo_session_control(s);              /* an interrupt (acted on above), a put, a get */
+        if (pf[3].revents) fo_session_control(s); /* an interrupt (acted on above), a put, a get */
         if ((pf[0].revents || pf[1].revents) && drain_kernel(s, c) < 0) {
             /* closed (it died: init's word follows) or a frame it had no
                right to send: either way it is restarted */

@@ -885,8 +885,15 @@ static int serve_one(fo_session *s, int lfd, double *idle_from)
     switch (type) {
     case 0: break;
     case 'x': fo_session_exec_cell(s, cfd, p, n); *idle_from = fo_now(); s->dirty = 1; break;
-    case 'p': fo_session_put_file(s, cfd, p, fd); *idle_from = fo_now(); s->dirty = 1; break;
-    case 'g': fo_session_get_file(s, cfd, p); *idle_from = fo_now(); break;
+    case 'p':
+        fo_session_put_file(s, cfd, p, fd);
+        *idle_from = fo_now();
+        s->dirty = 1;
+        break;
+    case 'g':
+        fo_session_get_file(s, cfd, p);
+        *idle_from = fo_now();
+        break;
     case 'r': do_render(s, cfd, p); *idle_from = fo_now(); break;
     case 'c': end = END_CLOSE; break;
     case 'h': end = END_HIBERNATE; break;
@@ -960,7 +967,7 @@ static void loop(fo_session *s, int lfd, int sfd)
         }
         if (poll(pf, 4, wait > 3600 ? 3600000 : (int)(wait * 1000) + 1) < 0) continue;
         if (pf[3].revents) {
-            char done = fo_session_control(s);    /* no cell runs: "interrupted": false */
+            char done = fo_session_control(s); /* no cell runs: "interrupted": false */
             if (done == 'p' || done == 'g') idle_from = fo_now();
             if (done == 'p') s->dirty = 1;
         }

@@ -60,7 +60,7 @@ struct req {
     char id[24];
     char method[8], path[FO_SERVE_MAX_PATH];
     const char *arg[FO_ROUTE_ARGS];    /* the {name} parts of path, in order ("" none) */
-    char argbuf[FO_SERVE_MAX_PATH + FO_ROUTE_ARGS];  /* where they are kept */
+    char argbuf[FO_SERVE_MAX_PATH + FO_ROUTE_ARGS]; /* where they are kept */
     char sid[33];              /* FO_RT_SESSION: the session's hex id */
     char worker[24];           /* --reuse-workers: X-Folio-Worker, the render's worker; "" none */
     char allow[40];            /* a 405's Allow header: the path's methods */

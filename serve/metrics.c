@@ -38,8 +38,8 @@ static atomic_ulong latency_us_sum[FO_ROUTE_N];
 static atomic_ulong renders[N_FORMAT];
 static atomic_ulong refusals[N_REASON];
 static atomic_ulong runs, sessions_created;
-static const char *const worker_ends[] = { "count", "failure", "timeout", "unclean", "memory", "idle",
-                                           "evicted", "gone" };
+static const char *const worker_ends[] = {"count",  "failure", "timeout", "unclean",
+                                          "memory", "idle",    "evicted", "gone"};
 #define N_WORKER_END (sizeof worker_ends / sizeof *worker_ends)
 static atomic_ulong workers_started, renders_reused, workers_ended[N_WORKER_END];
 
@@ -86,8 +86,7 @@ void fo_serve_metrics_session(void)
 
 void fo_serve_metrics_worker(const char *event)
 {
-    if (!strcmp(event, "started"))
-        atomic_fetch_add(&workers_started, 1);
+    if (!strcmp(event, "started")) atomic_fetch_add(&workers_started, 1);
     else if (!strcmp(event, "reused")) atomic_fetch_add(&renders_reused, 1);
     for (size_t k = 0; k < N_WORKER_END; k++)
         if (!strcmp(worker_ends[k], event)) atomic_fetch_add(&workers_ended[k], 1);
@@ -95,17 +94,19 @@ void fo_serve_metrics_worker(const char *event)
 
 static void put_workers(fo_buf *t)
 {
-    fo_buf_printf(t, "# HELP folio_workers_started_total Reused render workers started (--reuse-workers).\n"
-            "# TYPE folio_workers_started_total counter\nfolio_workers_started_total %lu\n",
-        atomic_load(&workers_started));
-    fo_buf_printf(t, "# HELP folio_renders_reused_total Renders in a worker that had served before.\n"
-            "# TYPE folio_renders_reused_total counter\nfolio_renders_reused_total %lu\n",
-        atomic_load(&renders_reused));
+    fo_buf_printf(t,
+                  "# HELP folio_workers_started_total Reused render workers started (--reuse-workers).\n"
+                  "# TYPE folio_workers_started_total counter\nfolio_workers_started_total %lu\n",
+                  atomic_load(&workers_started));
+    fo_buf_printf(t,
+                  "# HELP folio_renders_reused_total Renders in a worker that had served before.\n"
+                  "# TYPE folio_renders_reused_total counter\nfolio_renders_reused_total %lu\n",
+                  atomic_load(&renders_reused));
     fo_buf_printf(t, "# HELP folio_workers_replaced_total Reused render workers ended, by reason.\n"
-            "# TYPE folio_workers_replaced_total counter\n");
+                     "# TYPE folio_workers_replaced_total counter\n");
     for (size_t k = 0; k < N_WORKER_END; k++)
         fo_buf_printf(t, "folio_workers_replaced_total{reason=\"%s\"} %lu\n", worker_ends[k],
-            atomic_load(&workers_ended[k]));
+                      atomic_load(&workers_ended[k]));
 }
 
 static void put_requests(fo_buf *t)

@@ -113,7 +113,7 @@ typedef struct {
     char *diags_json;          /* fo_malloc'd JSON array (validate --json objects) or NULL */
     int out_fds[FO_SERVE_MAX_FORMATS];   /* -1 where none; caller closes */
     size_t n_outs;
-    uint64_t worker;           /* reuse: the worker's random name; 0 otherwise */
+    uint64_t worker; /* reuse: the worker's random name; 0 otherwise */
 } fo_serve_result;
 
 /* Starts the zygote: jailed (jail=1, in a jail as `folio run --render`

@@ -90,25 +90,25 @@ static int parse_args(int argc, char **argv, fo_serve_config *c, double *drain, 
     double v;
     uint64_t max_bytes = c->max_bytes, max_body = c->max_body;
     num_opt nums[] = {
-        { "--workers", 1, 1024, &c->workers, 'u' },
-        { "--queue", 0, 4096, &c->queue, 'u' },
-        { "--max-parts", 1, 256, &c->max_parts, 'u' },
-        { "--max-sessions", 1, 100000, &c->max_sessions, 'u' },
-        { "--max-cells", 1, 4096, &c->max_cells, 'u' },
-        { "--run-ttl", 1, 7 * 86400, &c->run_ttl, 'u' },
-        { "--retain", 60, 366 * 86400, &c->retain, 'u' },
-        { "--conn-timeout", 1, 3600, &c->conn_timeout, 'u' },
-        { "--max-conns", 1, 100000, &c->max_conns, 'u' },
-        { "--memory", 64, 1 << 20, &c->memory_mb, 'u' },
-        { "--reuse-workers", 0, 1000000, &c->reuse_jobs, 'u' },
-        { "--worker-memory", 1, 1 << 20, &c->worker_memory_mb, 'u' },
-        { "--worker-idle", 1, 86400, &c->worker_idle_s, 'd' },
-        { "--timeout", 0.1, 3600, &c->timeout_s, 'd' },
-        { "--drain-timeout", 0, 3600, drain, 'd' },
-        { "--checkpoint-idle", 1, 86400, &c->checkpoint_idle, 'd' },
-        { "--lease", 1, 3600, &c->lease_s, 'd' },
-        { "--max-bytes", 1, 1e15, &max_bytes, 'q' },
-        { "--max-body", 1, 1e15, &max_body, 'q' },
+        {"--workers", 1, 1024, &c->workers, 'u'},
+        {"--queue", 0, 4096, &c->queue, 'u'},
+        {"--max-parts", 1, 256, &c->max_parts, 'u'},
+        {"--max-sessions", 1, 100000, &c->max_sessions, 'u'},
+        {"--max-cells", 1, 4096, &c->max_cells, 'u'},
+        {"--run-ttl", 1, 7 * 86400, &c->run_ttl, 'u'},
+        {"--retain", 60, 366 * 86400, &c->retain, 'u'},
+        {"--conn-timeout", 1, 3600, &c->conn_timeout, 'u'},
+        {"--max-conns", 1, 100000, &c->max_conns, 'u'},
+        {"--memory", 64, 1 << 20, &c->memory_mb, 'u'},
+        {"--reuse-workers", 0, 1000000, &c->reuse_jobs, 'u'},
+        {"--worker-memory", 1, 1 << 20, &c->worker_memory_mb, 'u'},
+        {"--worker-idle", 1, 86400, &c->worker_idle_s, 'd'},
+        {"--timeout", 0.1, 3600, &c->timeout_s, 'd'},
+        {"--drain-timeout", 0, 3600, drain, 'd'},
+        {"--checkpoint-idle", 1, 86400, &c->checkpoint_idle, 'd'},
+        {"--lease", 1, 3600, &c->lease_s, 'd'},
+        {"--max-bytes", 1, 1e15, &max_bytes, 'q'},
+        {"--max-body", 1, 1e15, &max_body, 'q'},
     };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -563,9 +563,9 @@ int fo_serve_main(int argc, char **argv, const char *engine)
         return 5;
     }
     log_event("{\"event\": \"listening\", \"address\": \"%s\", \"instance\": \"%s\", \"workers\": %u, "
-              "\"queue\": %u, \"jail\": %s, \"auth\": %s, \"reuse_workers\": %u}", shown, s.cfg.instance,
-              s.cfg.workers, s.cfg.queue, s.cfg.jail ? "true" : "false", s.cfg.token_file ? "true" : "false",
-              s.cfg.reuse_jobs > 1 ? s.cfg.reuse_jobs : 0);
+              "\"queue\": %u, \"jail\": %s, \"auth\": %s, \"reuse_workers\": %u}",
+              shown, s.cfg.instance, s.cfg.workers, s.cfg.queue, s.cfg.jail ? "true" : "false",
+              s.cfg.token_file ? "true" : "false", s.cfg.reuse_jobs > 1 ? s.cfg.reuse_jobs : 0);
     wait_signals(&s, d, &set, grace);
     fo_serve_zygote_stop(s.zygote);
     fo_serve_rmtree(scratch_root);

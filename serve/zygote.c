@@ -89,17 +89,17 @@ struct fo_serve_zygote {
     pthread_mutex_t pool_lock;
     struct idle_worker *pool;
     size_t n_pool, pool_cap;
-    uint32_t leak;             /* FOLIO_SERVE_TEST_LEAK (tests only), else 0 */
+    uint32_t leak; /* FOLIO_SERVE_TEST_LEAK (tests only), else 0 */
 };
 
 /* A worker between two requests, kept by the server. */
 struct idle_worker {
     int sock;
     unsigned char tenant[32];
-    uint64_t id;               /* random, never 0: X-Folio-Worker (a count would tell a
+    uint64_t id;     /* random, never 0: X-Folio-Worker (a count would tell a
                                   tenant how busy the others are) */
-    unsigned served;           /* requests answered so far */
-    double since;              /* fo_now() when its last request ended */
+    unsigned served; /* requests answered so far */
+    double since;    /* fo_now() when its last request ended */
 };
 
 typedef struct {
@@ -111,11 +111,11 @@ typedef struct {
 
 /* What a child is, in the zygote's 'J' message. */
 typedef struct {
-    uint64_t region;           /* a one-request child's allocator region (region.c) */
-    uint64_t max_rss;          /* a worker's RSS bound between requests, bytes */
-    double idle_s;             /* a worker ends when no request comes in this long */
-    uint32_t max_jobs;         /* 0: one request; N > 1: a reused worker of N requests */
-    uint32_t leak;             /* test hook (test_leak), 0 otherwise */
+    uint64_t region;   /* a one-request child's allocator region (region.c) */
+    uint64_t max_rss;  /* a worker's RSS bound between requests, bytes */
+    double idle_s;     /* a worker ends when no request comes in this long */
+    uint32_t max_jobs; /* 0: one request; N > 1: a reused worker of N requests */
+    uint32_t leak;     /* test hook (test_leak), 0 otherwise */
 } child_params;
 
 /* ---------------------------------------------------------------- wire */
@@ -305,8 +305,7 @@ static void job_limits(const job_head *h, int reuse)
         used = (rlim_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + 1);
     if (getrlimit(RLIMIT_CPU, &cpu) == 0) {
         cpu.rlim_cur = used + (rlim_t)h->timeout_s + 1;
-        if (!reuse)
-            cpu.rlim_max = cpu.rlim_cur + 1;
+        if (!reuse) cpu.rlim_max = cpu.rlim_cur + 1;
         else if (cpu.rlim_max != RLIM_INFINITY && cpu.rlim_cur > cpu.rlim_max) cpu.rlim_cur = cpu.rlim_max;
         (void)setrlimit(RLIMIT_CPU, &cpu);
     }
@@ -329,7 +328,7 @@ static int serve_one(int sock, const char *parent, int wait_ms, int reuse)
     ssize_t n;
 
     if (wait_ms >= 0) {
-        struct pollfd pf = { sock, POLLIN, 0 };
+        struct pollfd pf = {sock, POLLIN, 0};
         if (poll(&pf, 1, wait_ms) != 1) return 0;
     }
     if (make_dir(dir, sizeof dir, parent, "folio-r-") < 0 || chdir(dir) < 0) return -1;
@@ -385,7 +384,7 @@ typedef struct {
 
 static int read_state(proc_state *p)
 {
-    static const char *const keys[SIG_N] = { "SigPnd:", "ShdPnd:", "SigBlk:", "SigIgn:", "SigCgt:" };
+    static const char *const keys[SIG_N] = {"SigPnd:", "ShdPnd:", "SigBlk:", "SigIgn:", "SigCgt:"};
     char line[256];
     int seen = 0;
     FILE *f = fopen("/proc/self/status", "re");
@@ -394,8 +393,7 @@ static int read_state(proc_state *p)
     p->threads = p->rss_kb = -1;
     if (!f) return -1;
     while (fgets(line, sizeof line, f)) {
-        if (!strncmp(line, "Threads:", 8))
-            p->threads = strtol(line + 8, NULL, 10);
+        if (!strncmp(line, "Threads:", 8)) p->threads = strtol(line + 8, NULL, 10);
         else if (!strncmp(line, "VmRSS:", 6)) p->rss_kb = strtol(line + 6, NULL, 10);
         for (int k = 0; k < SIG_N; k++)
             if (!strncmp(line, keys[k], strlen(keys[k]))) {
@@ -412,7 +410,11 @@ static int read_state(proc_state *p)
 #define MAX_BASE_FDS 32
 typedef struct {
     int n_fds;
-    struct { int fd; dev_t dev; ino_t ino; } fds[MAX_BASE_FDS];
+    struct {
+        int fd;
+        dev_t dev;
+        ino_t ino;
+    } fds[MAX_BASE_FDS];
     proc_state state;
     mode_t umask;
 } worker_base;
@@ -481,8 +483,8 @@ static int same_fds(const worker_base *a, const worker_base *b)
    RSS within max_rss. */
 static const char *worker_dirty(const worker_base *b, const char *home, uint64_t max_rss)
 {
-    static const char *const sig_why[SIG_N] = { "pending signals", "pending signals", "signal mask",
-                                                "ignored signals", "signal handlers" };
+    static const char *const sig_why[SIG_N] = {"pending signals", "pending signals", "signal mask",
+                                               "ignored signals", "signal handlers"};
     worker_base now;
     struct itimerval it;
     char cwd[8];
@@ -509,10 +511,7 @@ static const char *worker_dirty(const worker_base *b, const char *home, uint64_t
 /* Test hook (FOLIO_SERVE_TEST_LEAK, read by the server, never by a
    request): leaves what a compromised render might, so the test of the
    proof can see the worker refuse to serve again. */
-static void leak_handler(int sig)
-{
-    (void)sig;
-}
+static void leak_handler(int sig) { (void)sig; }
 
 static void test_leak(uint32_t leak, const char *home)
 {
@@ -532,7 +531,7 @@ static void test_leak(uint32_t leak, const char *home)
         (void)sigprocmask(SIG_BLOCK, &set, NULL);
     }
     if (leak == 5) {
-        struct itimerval it = { { 0, 0 }, { 100, 0 } };
+        struct itimerval it = {{0, 0}, {100, 0}};
         (void)setitimer(ITIMER_VIRTUAL, &it, NULL);
     }
 }
@@ -542,8 +541,7 @@ static void test_leak(uint32_t leak, const char *home)
    (also its TMPDIR). After each request it proves itself clean
    (worker_dirty) and says so ('K'), or says why not ('X') and exits; it
    exits too after its last request, or when none comes within p->idle_s. */
-__attribute__((noreturn))
-static void worker_main(int sock, const child_params *p)
+static __attribute__((noreturn)) void worker_main(int sock, const child_params *p)
 {
     char home[64];
     worker_base b;
@@ -570,8 +568,7 @@ static void worker_main(int sock, const child_params *p)
 
 /* A child of the zygote with its request socket: one request (the
    default), or a reused worker. */
-__attribute__((noreturn))
-static void child_main(int sock, const child_params *p)
+static __attribute__((noreturn)) void child_main(int sock, const child_params *p)
 {
     (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     signal(SIGCHLD, SIG_DFL);
@@ -627,8 +624,7 @@ static void spare_main(int hand)
 
     (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     n = recv_msg(hand, msg, sizeof msg, &fd);
-    if (n != 1 + (ssize_t)sizeof p || msg[0] != 'J' || fd < 0)
-        _exit(0);   /* the zygote hung up */
+    if (n != 1 + (ssize_t)sizeof p || msg[0] != 'J' || fd < 0) _exit(0); /* the zygote hung up */
     close(hand);
     memcpy(&p, msg + 1, sizeof p);
     child_main(fd, &p);
@@ -1004,7 +1000,7 @@ static struct idle_worker pool_remove(fo_serve_zygote *z, size_t k)
    than --worker-idle on the way. */
 static struct idle_worker pool_take(fo_serve_zygote *z, const unsigned char *tenant)
 {
-    struct idle_worker w = { .sock = -1 };
+    struct idle_worker w = {.sock = -1};
     double now = fo_now();
     size_t k, pick = SIZE_MAX;
 
@@ -1015,7 +1011,7 @@ static struct idle_worker pool_take(fo_serve_zygote *z, const unsigned char *ten
             continue;
         }
         if (!memcmp(z->pool[k].tenant, tenant, 32)) {
-            struct pollfd pf = { z->pool[k].sock, POLLIN, 0 };
+            struct pollfd pf = {z->pool[k].sock, POLLIN, 0};
             if (pick == SIZE_MAX) pick = k;
             if (poll(&pf, 1, 0) == 1) {
                 pick = k;
@@ -1044,7 +1040,7 @@ static void pool_give(fo_serve_zygote *z, const struct idle_worker *w)
    clean ('K'), else why it is not to be used ("unclean", "memory", "gone"). */
 static const char *worker_word(int sock)
 {
-    struct pollfd pf = { sock, POLLIN, 0 };
+    struct pollfd pf = {sock, POLLIN, 0};
     char msg[64];
     int fd = -1;
     ssize_t n;
@@ -1053,7 +1049,7 @@ static const char *worker_word(int sock)
     n = recv_msg(sock, msg, sizeof msg, &fd);
     if (fd >= 0) close(fd);
     if (n == 1 && msg[0] == 'K') {
-        pf.revents = 0;   /* and it has not died since */
+        pf.revents = 0; /* and it has not died since */
         return poll(&pf, 1, 0) == 0 ? NULL : "gone";
     }
     if (n > 1 && msg[0] == 'X') return strcmp(msg + 1, "memory") ? "unclean" : "memory";
@@ -1095,20 +1091,18 @@ static void worker_done(fo_serve_zygote *z, struct idle_worker *w, const fo_serv
     const char *why = NULL;
 
     w->served++;
-    if (r->timed_out)
-        why = "timeout";
+    if (r->timed_out) why = "timeout";
     else if (r->status != FO_OK && r->status != FO_ERR_INPUT && r->status != FO_ERR_UNSUPPORTED)
         why = "failure";
     else if (w->served >= z->cfg->reuse_jobs) why = "count";
-    if (why)
-        end_worker(w->sock, why);
+    if (why) end_worker(w->sock, why);
     else pool_give(z, w);
 }
 
 int fo_serve_zygote_render(fo_serve_zygote *z, const fo_serve_job *job, const unsigned char *tenant,
                            fo_serve_result *r, char *err, size_t errlen)
 {
-    struct idle_worker w = { .sock = -1 };
+    struct idle_worker w = {.sock = -1};
     int reuse = tenant && z->cfg->reuse_jobs > 1;
     size_t k;
 
@@ -1116,8 +1110,7 @@ int fo_serve_zygote_render(fo_serve_zygote *z, const fo_serve_job *job, const un
     r->status = -1;
     for (k = 0; k < FO_SERVE_MAX_FORMATS; k++) r->out_fds[k] = -1;
     err[0] = '\0';
-    if (reuse)
-        w = worker_for(z, tenant, err, errlen);
+    if (reuse) w = worker_for(z, tenant, err, errlen);
     else w.sock = new_child(z, 0, err, errlen);
     if (w.sock < 0) return -1;
     int sent = send_job(w.sock, job) == 0;
@@ -1134,10 +1127,8 @@ int fo_serve_zygote_render(fo_serve_zygote *z, const fo_serve_job *job, const un
         r->diags_json = fo_buf_take(&diags, NULL);
     }
     r->worker = w.id;
-    if (reuse)
-        worker_done(z, &w, r);
-    else
-        close(w.sock);   /* a child still running gets EOF/EPIPE; its alarm ends it */
+    if (reuse) worker_done(z, &w, r);
+    else close(w.sock); /* a child still running gets EOF/EPIPE; its alarm ends it */
     return 0;
 }
 

@@ -171,14 +171,14 @@ bool fo_text_has_char(const char *font_file, uint32_t cp)
 
 bool fo_text_invisible(uint32_t c)
 {
-    return (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) ||
-           (c >= 0x2060 && c <= 0x2064) || (c >= 0x2066 && c <= 0x2069) || c == 0xFEFF;
+    return (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x2064) ||
+           (c >= 0x2066 && c <= 0x2069) || c == 0xFEFF;
 }
 
 static bool is_zero_width(uint32_t c)
 {
     return c < 0x20 || c == 0x7F || fo_text_invisible(c) ||
-           (c >= 0xFE00 && c <= 0xFE0F);  /* variation selectors: the emoji/text style of ⚠️ */
+           (c >= 0xFE00 && c <= 0xFE0F); /* variation selectors: the emoji/text style of ⚠️ */
 }
 
 /* One character as drawn: which face (*used), glyph, advance in em. A glyph

@@ -55,13 +55,14 @@ static bool primary(const char *lang, char *p, size_t cap)
 /* ---- plural rules: CLDR 42+ (common/supplemental/plurals.xml), for whole
    numbers (v = 0, so i = n) ----------------------------------------------- */
 
-static fo_plural rule_other(unsigned long long n) { (void)n; return FO_PLURAL_OTHER; }
+static fo_plural rule_other(unsigned long long n)
+{
+    (void)n;
+    return FO_PLURAL_OTHER;
+}
 
 /* en de nl (and ast et fi fy gl sv...): one: i = 1 and v = 0 */
-static fo_plural rule_germanic(unsigned long long n)
-{
-    return n == 1 ? FO_PLURAL_ONE : FO_PLURAL_OTHER;
-}
+static fo_plural rule_germanic(unsigned long long n) { return n == 1 ? FO_PLURAL_ONE : FO_PLURAL_OTHER; }
 
 /* es it pt-PT (ca): one: n = 1 (i = 1 and v = 0); many: e = 0 and i != 0
    and i % 1000000 = 0 and v = 0 */
@@ -79,10 +80,7 @@ static fo_plural rule_french(unsigned long long n)
 }
 
 /* hi (am bn fa gu kn zu): one: i = 0 or n = 1 */
-static fo_plural rule_hindi(unsigned long long n)
-{
-    return n <= 1 ? FO_PLURAL_ONE : FO_PLURAL_OTHER;
-}
+static fo_plural rule_hindi(unsigned long long n) { return n <= 1 ? FO_PLURAL_ONE : FO_PLURAL_OTHER; }
 
 /* ar: zero: n = 0; one: n = 1; two: n = 2; few: n % 100 = 3..10;
    many: n % 100 = 11..99 */
@@ -113,11 +111,14 @@ static fo_plural rule_slavic(unsigned long long n)
 /* The rule of primary subtag p in tag lang (pt-PT is not pt's). */
 static fo_plural (*rule_of(const char *p, const char *lang))(unsigned long long)
 {
-    static const struct { const char *lang; fo_plural (*rule)(unsigned long long); } rules[] = {
-        {"en", rule_germanic}, {"de", rule_germanic}, {"nl", rule_germanic},
-        {"es", rule_romance}, {"it", rule_romance}, {"fr", rule_french}, {"pt", rule_french},
-        {"hi", rule_hindi}, {"ar", rule_arabic}, {"he", rule_hebrew}, {"iw", rule_hebrew},
-        {"ru", rule_slavic}, {"uk", rule_slavic}, {"be", rule_slavic},
+    static const struct {
+        const char *lang;
+        fo_plural (*rule)(unsigned long long);
+    } rules[] = {
+        {"en", rule_germanic}, {"de", rule_germanic}, {"nl", rule_germanic}, {"es", rule_romance},
+        {"it", rule_romance},  {"fr", rule_french},   {"pt", rule_french},   {"hi", rule_hindi},
+        {"ar", rule_arabic},   {"he", rule_hebrew},   {"iw", rule_hebrew},   {"ru", rule_slavic},
+        {"uk", rule_slavic},   {"be", rule_slavic},
     };
     if (strcmp(p, "pt") == 0 && lang && strcasestr(lang, "-PT")) return rule_romance;
     for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
@@ -162,13 +163,10 @@ static const char *lookup(const char *lang, fo_word_id id, const unsigned long l
     return s ? s : english[id];
 }
 
-const char *fo_word(const char *lang, fo_word_id id)
-{
-    return lookup(lang, id, NULL);
-}
+const char *fo_word(const char *lang, fo_word_id id) { return lookup(lang, id, NULL); }
 
-size_t fo_word_fill(const char *lang, fo_word_id id, unsigned long long count, char *buf,
-                    size_t cap, size_t nargs, const char *const *args)
+size_t fo_word_fill(const char *lang, fo_word_id id, unsigned long long count, char *buf, size_t cap,
+                    size_t nargs, const char *const *args)
 {
     if (!cap) return 0;
     size_t o = 0;

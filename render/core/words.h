@@ -33,7 +33,12 @@ typedef enum {
 /* CLDR's cardinal plural categories (Unicode CLDR, common/supplemental/
  * plurals.xml; LDML, UTS #35 part 3). */
 typedef enum {
-    FO_PLURAL_ZERO, FO_PLURAL_ONE, FO_PLURAL_TWO, FO_PLURAL_FEW, FO_PLURAL_MANY, FO_PLURAL_OTHER
+    FO_PLURAL_ZERO,
+    FO_PLURAL_ONE,
+    FO_PLURAL_TWO,
+    FO_PLURAL_FEW,
+    FO_PLURAL_MANY,
+    FO_PLURAL_OTHER
 } fo_plural;
 
 /* The category of the whole number n in language lang by CLDR's rules (one
@@ -57,8 +62,8 @@ const char *fo_word(const char *lang, fo_word_id id);
  * number the caller fills in: {3} of FO_W_COLUMNS_OF (all columns), {2} of
  * FO_W_FIRST_ROWS (all rows), {3} of FO_W_TABLE_LINK and {4} of
  * FO_W_TABLE_LINK_SHEETS (rows); other words ignore it. */
-size_t fo_word_fill(const char *lang, fo_word_id id, unsigned long long count, char *buf,
-                    size_t cap, size_t nargs, const char *const *args);
+size_t fo_word_fill(const char *lang, fo_word_id id, unsigned long long count, char *buf, size_t cap,
+                    size_t nargs, const char *const *args);
 
 /* True when lang is written right to left (ar, he, fa, ur, yi, ps, sd, ug,
  * dv, ckb; "iw" too), or is tagged with such a script (-Arab, -Hebr). */

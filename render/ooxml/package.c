@@ -44,7 +44,6 @@
 #include "render/core/templates.h"
 #include "render/core/words.h"
 
-
 typedef struct {
     char *name, *ct;      /* ct NULL: covered by a Default */
     unsigned char *data;  /* owned copy, or NULL with xml or when spilled */
@@ -96,7 +95,7 @@ struct fo_pkg {
     size_t held, held_limit; /* bytes of parts held in memory; past the limit, spill */
     FILE *spill;          /* parts written out (NULL until the first) */
     uint64_t spill_len;
-    struct packer *packer;   /* fo_pkg_deflate_ahead: NULL when off */
+    struct packer *packer; /* fo_pkg_deflate_ahead: NULL when off */
 };
 
 #ifndef FO_PKG_HELD_BYTES
@@ -130,7 +129,7 @@ typedef struct ahead_job {
     const unsigned char *data; /* borrowed from the part: stays until fo_pkg_free */
     size_t len;
     job_state state;
-    unsigned char *packed;     /* the raw deflate stream; NULL: failed (packed again at close) */
+    unsigned char *packed; /* the raw deflate stream; NULL: failed (packed again at close) */
     size_t packed_len;
     uint32_t crc;
 } ahead_job;
@@ -138,12 +137,12 @@ typedef struct ahead_job {
 typedef struct packer {
     pthread_t thread;
     bool running, stop;
-    bool idle, drain;          /* idle: waiting on wake; drain: close wants every job */
-    size_t pending;            /* bytes of the jobs not taken yet */
+    bool idle, drain; /* idle: waiting on wake; drain: close wants every job */
+    size_t pending;   /* bytes of the jobs not taken yet */
     pthread_mutex_t lock;
     pthread_cond_t wake, done; /* wake: a job or stop for the thread; done: a job finished */
     ahead_job **jobs;
-    size_t njobs, capjobs, next; /* next: the first job not yet taken */
+    size_t njobs, capjobs, next;     /* next: the first job not yet taken */
     struct libdeflate_compressor *z; /* the thread's own */
 } packer;
 
@@ -164,7 +163,10 @@ static void run_job(struct libdeflate_compressor *z, ahead_job *j)
     size_t cap = z ? libdeflate_deflate_compress_bound(z, j->len) : 0;
     unsigned char *out = z ? fo_malloc(cap) : NULL;
     size_t n = out ? libdeflate_deflate_compress(z, j->data, j->len, out, cap) : 0;
-    if (!n) { fo_free(out); return; }
+    if (!n) {
+        fo_free(out);
+        return;
+    }
     unsigned char *fit = fo_realloc(out, n);
     j->packed = fit ? fit : out;
     j->packed_len = n;
@@ -286,8 +288,8 @@ static void packer_drain(packer *k, struct libdeflate_compressor *z)
 
 /* The packed bytes of j, waiting for the thread or packing them here with
  * z; the caller takes *packed (NULL: not packed, do it the usual way). */
-static void take_ahead(packer *k, ahead_job *j, struct libdeflate_compressor *z,
-                       unsigned char **packed, size_t *packed_len, uint32_t *crc)
+static void take_ahead(packer *k, ahead_job *j, struct libdeflate_compressor *z, unsigned char **packed,
+                       size_t *packed_len, uint32_t *crc)
 {
     pthread_mutex_lock(&k->lock);
     if (j->state == JOB_QUEUED) {
@@ -851,7 +853,10 @@ void fo_pkg_add_theme(fo_pkg *p, const char *name, const fo_theme *t, const char
         snprintf(sup, sizeof sup, "<a:font script=\"%s\" typeface=\"%s\"/>", l.ea_script, l.ea_font);
         b = with_supplemental(b, &len, sup);
     }
-    if (!b) { fo_pkg__fail(p, FO_ERR_NOMEM, NULL); return; }
+    if (!b) {
+        fo_pkg__fail(p, FO_ERR_NOMEM, NULL);
+        return;
+    }
     fo_pkg_add_part_take(p, name, FO_CT_THEME, b, len);
 }
 
@@ -1050,8 +1055,8 @@ static zip_int64_t packed_read(void *ud, void *data, zip_uint64_t n, zip_source_
  * spill file) that compression() deflates;
  * NULL when it is stored (*stored) or on failure (out of memory: the
  * package fails with FO_ERR_NOMEM). */
-static zip_source_t *packed_source(writer *w, const char *name, const void *data, bool spilled,
-                                   uint64_t off, size_t len, ahead_job *ahead, bool *stored)
+static zip_source_t *packed_source(writer *w, const char *name, const void *data, bool spilled, uint64_t off,
+                                   size_t len, ahead_job *ahead, bool *stored)
 {
     zip_int32_t method;
     zip_uint32_t level;
@@ -1072,18 +1077,21 @@ static zip_source_t *packed_source(writer *w, const char *name, const void *data
     }
     zip_error_init(&s->err);
     zip_source_t *src = zip_source_function(w->za, packed_read, s);
-    if (!src) { zip_error_fini(&s->err); fo_free(s->packed); fo_free(s); }
+    if (!src) {
+        zip_error_fini(&s->err);
+        fo_free(s->packed);
+        fo_free(s);
+    }
     return src;
 }
 
 /* Adds one entry from memory or from a FILE (ownership of fp moves to libzip). */
-static void add_entry(writer *w, const char *name, const void *data, size_t len, FILE *fp,
-                      ahead_job *ahead)
+static void add_entry(writer *w, const char *name, const void *data, size_t len, FILE *fp, ahead_job *ahead)
 {
     if (w->p->err) { if (fp) fclose(fp); return; }
     bool stored = true;
-    zip_source_t *src = fp ? zip_source_filep(w->za, fp, 0, -1)
-                           : packed_source(w, name, data, false, 0, len, ahead, &stored);
+    zip_source_t *src =
+        fp ? zip_source_filep(w->za, fp, 0, -1) : packed_source(w, name, data, false, 0, len, ahead, &stored);
     if (!src && !fp && stored) src = zip_source_buffer(w->za, data, len, 0);
     if (!src && fp) fclose(fp);
     add_source(w, name, src);
@@ -1235,13 +1243,13 @@ static fo_status report(fo_pkg *p, fo_diags *d)
 #define DEST_BUF ((size_t)128 << 10)
 
 typedef struct {
-    const char *path;   /* borrowed from the package */
-    int fd;             /* open while libzip writes, else -1 */
-    char *buf;          /* the window: DEST_BUF bytes */
-    uint64_t base;      /* its offset in the file */
-    size_t len;         /* bytes held */
-    uint64_t at;        /* the write position in the file */
-    uint64_t size;      /* the file's size, the window aside */
+    const char *path; /* borrowed from the package */
+    int fd;           /* open while libzip writes, else -1 */
+    char *buf;        /* the window: DEST_BUF bytes */
+    uint64_t base;    /* its offset in the file */
+    size_t len;       /* bytes held */
+    uint64_t at;      /* the write position in the file */
+    uint64_t size;    /* the file's size, the window aside */
     zip_error_t err;
 } dest_src;
 
@@ -1261,7 +1269,10 @@ static int pwrite_all(int fd, const void *data, size_t n, uint64_t off)
 static int dest_put(dest_src *s, const void *data, size_t n, uint64_t off)
 {
     int e = pwrite_all(s->fd, data, n, off);
-    if (e) { zip_error_set(&s->err, ZIP_ER_WRITE, e); return -1; }
+    if (e) {
+        zip_error_set(&s->err, ZIP_ER_WRITE, e);
+        return -1;
+    }
     if (off + n > s->size) s->size = off + n;
     return 0;
 }
@@ -1278,13 +1289,13 @@ static int dest_flush(dest_src *s)
 /* Takes n bytes of data at the write position. */
 static zip_int64_t dest_write(dest_src *s, const void *data, zip_uint64_t n)
 {
-    if (s->at + n <= s->base) {                 /* wholly before the window */
+    if (s->at + n <= s->base) { /* wholly before the window */
         if (dest_put(s, data, n, s->at) < 0) return -1;
     } else {
         if ((s->at < s->base || s->at > s->base + s->len || s->at - s->base + n > DEST_BUF) &&
             dest_flush(s) < 0)
             return -1;
-        if (n >= DEST_BUF) {                    /* a big piece goes straight to the file */
+        if (n >= DEST_BUF) { /* a big piece goes straight to the file */
             if (dest_put(s, data, n, s->at) < 0) return -1;
             s->base = s->at + n;
         } else {
@@ -1310,28 +1321,29 @@ static zip_int64_t dest_cmd(void *ud, void *data, zip_uint64_t n, zip_source_cmd
 {
     dest_src *s = ud;
     switch (cmd) {
-    case ZIP_SOURCE_SUPPORTS:
-        return ZIP_SOURCE_SUPPORTS_WRITABLE;
-    case ZIP_SOURCE_STAT:     /* nothing to read: libzip starts a new archive */
+    case ZIP_SOURCE_SUPPORTS: return ZIP_SOURCE_SUPPORTS_WRITABLE;
+    case ZIP_SOURCE_STAT: /* nothing to read: libzip starts a new archive */
         zip_error_set(&s->err, ZIP_ER_READ, ENOENT);
         return -1;
-    case ZIP_SOURCE_ERROR:
-        return zip_error_to_data(&s->err, data, n);
+    case ZIP_SOURCE_ERROR: return zip_error_to_data(&s->err, data, n);
     case ZIP_SOURCE_BEGIN_WRITE:
         s->base = s->size = s->at = 0;
         s->len = 0;
         s->fd = open(s->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-        if (s->fd < 0) { zip_error_set(&s->err, ZIP_ER_OPEN, errno); return -1; }
+        if (s->fd < 0) {
+            zip_error_set(&s->err, ZIP_ER_OPEN, errno);
+            return -1;
+        }
         return 0;
-    case ZIP_SOURCE_WRITE:
-        return dest_write(s, data, n);
-    case ZIP_SOURCE_SEEK_WRITE:
-        return dest_seek(s, data, n);
-    case ZIP_SOURCE_TELL_WRITE:
-        return (zip_int64_t)s->at;
+    case ZIP_SOURCE_WRITE: return dest_write(s, data, n);
+    case ZIP_SOURCE_SEEK_WRITE: return dest_seek(s, data, n);
+    case ZIP_SOURCE_TELL_WRITE: return (zip_int64_t)s->at;
     case ZIP_SOURCE_COMMIT_WRITE: {
         int rc = dest_flush(s);
-        if (close(s->fd) < 0 && rc == 0) { zip_error_set(&s->err, ZIP_ER_WRITE, errno); rc = -1; }
+        if (close(s->fd) < 0 && rc == 0) {
+            zip_error_set(&s->err, ZIP_ER_WRITE, errno);
+            rc = -1;
+        }
         s->fd = -1;
         return rc;
     }
@@ -1344,7 +1356,10 @@ static zip_int64_t dest_cmd(void *ud, void *data, zip_uint64_t n, zip_source_cmd
         }
         return 0;
     case ZIP_SOURCE_REMOVE:
-        if (unlink(s->path) < 0 && errno != ENOENT) { zip_error_set(&s->err, ZIP_ER_REMOVE, errno); return -1; }
+        if (unlink(s->path) < 0 && errno != ENOENT) {
+            zip_error_set(&s->err, ZIP_ER_REMOVE, errno);
+            return -1;
+        }
         return 0;
     case ZIP_SOURCE_FREE:
         if (s->fd >= 0) close(s->fd);
@@ -1352,12 +1367,16 @@ static zip_int64_t dest_cmd(void *ud, void *data, zip_uint64_t n, zip_source_cmd
         fo_free(s->buf);
         fo_free(s);
         return 0;
-    case ZIP_SOURCE_OPEN: case ZIP_SOURCE_READ: case ZIP_SOURCE_CLOSE: case ZIP_SOURCE_SEEK:
-    case ZIP_SOURCE_TELL: case ZIP_SOURCE_RESERVED_1: case ZIP_SOURCE_BEGIN_WRITE_CLONING:
-    case ZIP_SOURCE_ACCEPT_EMPTY: case ZIP_SOURCE_GET_FILE_ATTRIBUTES:
-    default:              /* a new archive is never read back */
-        zip_error_set(&s->err, ZIP_ER_OPNOTSUPP, 0);
-        return -1;
+    case ZIP_SOURCE_OPEN:
+    case ZIP_SOURCE_READ:
+    case ZIP_SOURCE_CLOSE:
+    case ZIP_SOURCE_SEEK:
+    case ZIP_SOURCE_TELL:
+    case ZIP_SOURCE_RESERVED_1:
+    case ZIP_SOURCE_BEGIN_WRITE_CLONING:
+    case ZIP_SOURCE_ACCEPT_EMPTY:
+    case ZIP_SOURCE_GET_FILE_ATTRIBUTES:
+    default: /* a new archive is never read back */ zip_error_set(&s->err, ZIP_ER_OPNOTSUPP, 0); return -1;
     }
 }
 
@@ -1366,7 +1385,11 @@ static zip_t *open_dest(const char *path, int *zerr)
 {
     dest_src *s = fo_calloc(1, sizeof *s);
     char *buf = s ? fo_malloc(DEST_BUF) : NULL;
-    if (!buf) { fo_free(s); *zerr = ZIP_ER_MEMORY; return NULL; }
+    if (!buf) {
+        fo_free(s);
+        *zerr = ZIP_ER_MEMORY;
+        return NULL;
+    }
     s->buf = buf;
     s->path = path;
     s->fd = -1;
@@ -1375,8 +1398,11 @@ static zip_t *open_dest(const char *path, int *zerr)
     zip_error_init(&err);
     zip_source_t *src = zip_source_function_create(dest_cmd, s, &err);
     zip_t *za = src ? zip_open_from_source(src, ZIP_CREATE | ZIP_TRUNCATE, &err) : NULL;
-    if (!src) { zip_error_fini(&s->err); fo_free(s->buf); fo_free(s); }
-    else if (!za) zip_source_free(src);
+    if (!src) {
+        zip_error_fini(&s->err);
+        fo_free(s->buf);
+        fo_free(s);
+    } else if (!za) zip_source_free(src);
     *zerr = za ? 0 : zip_error_code_zip(&err);
     zip_error_fini(&err);
     return za;
@@ -1404,7 +1430,7 @@ fo_status fo_pkg_close(fo_pkg *p, fo_diags *d)
     }
     if (w.za) {
         if (p->err == FO_OK) {
-            if (zip_close(w.za) < 0) {     /* written in place: path keeps its mode */
+            if (zip_close(w.za) < 0) { /* written in place: path keeps its mode */
                 zip_fail(&w, "cannot write", p->path);
                 zip_discard(w.za);
             }

@@ -140,8 +140,8 @@ static const uint32_t *pixel_row(const unsigned char *pixels, int stride, int y)
  * a compare, a quarter of the instructions of the 8-byte words below). */
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
-__attribute__((target("avx2"))) static int same_run_avx2(const uint32_t *px, const uint32_t *up,
-                                                         int x, int width)
+static __attribute__((target("avx2"))) int same_run_avx2(const uint32_t *px, const uint32_t *up, int x,
+                                                         int width)
 {
     for (; x + 16 <= width; x += 16) {
         __m256i e0 = _mm256_cmpeq_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(px + x)),
@@ -219,8 +219,7 @@ static bool find_changes(const unsigned char *pixels, int width, int height, int
  * differences (idx[] of each change; cur[] the index row above, updated). */
 /* Ends a stretch of *rep copies of the last of buf[0..*nb): fewer than
  * three stay literals in buf, longer ones go to r after buf's bytes. */
-static void palette_repeat(fo_rle *r, unsigned char *buf, size_t *nb, size_t *gap, size_t *rep,
-                           size_t cap)
+static void palette_repeat(fo_rle *r, unsigned char *buf, size_t *nb, size_t *gap, size_t *rep, size_t cap)
 {
     if (*rep < 3 && *nb + *rep <= cap) {
         memset(buf + *nb, buf[*nb - 1], *rep);
@@ -233,8 +232,8 @@ static void palette_repeat(fo_rle *r, unsigned char *buf, size_t *nb, size_t *ga
     *rep = 0;
 }
 
-static void put_palette_rows(fo_rle *r, int width, int height, const changes *c,
-                             const unsigned char *idx, unsigned char *cur)
+static void put_palette_rows(fo_rle *r, int width, int height, const changes *c, const unsigned char *idx,
+                             unsigned char *cur)
 {
     static const unsigned char up = PNG_FILTER_UP;
     size_t gap = 0;
@@ -279,7 +278,8 @@ static void put_rgb_rows(fo_rle *r, const unsigned char *pixels, int width, int 
     size_t gap = 0;
     unsigned char buf[3 * 128];
     for (int y = 0; y < height; y++) {
-        const uint32_t *px = pixel_row(pixels, stride, y), *above = y ? pixel_row(pixels, stride, y - 1) : NULL;
+        const uint32_t *px = pixel_row(pixels, stride, y),
+                       *above = y ? pixel_row(pixels, stride, y - 1) : NULL;
         fo_rle_lits(r, gap, &up, 1);
         gap = 0;
         size_t nb = 0, rep = 0;
@@ -341,8 +341,8 @@ static int palette_index(palette *p, uint32_t c)
 /* The palette index of every changed pixel into idx[0..c->n), the colors
  * into p; false as soon as a 257th color appears. Pixels like the one above
  * have its index: they add no color. */
-static bool palette_of(const unsigned char *pixels, int height, int stride, const changes *c,
-                       palette *p, unsigned char *idx)
+static bool palette_of(const unsigned char *pixels, int height, int stride, const changes *c, palette *p,
+                       unsigned char *idx)
 {
     memset(p->slot, 0xFF, sizeof p->slot);
     p->n = 0;
@@ -382,14 +382,17 @@ fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int 
     fo_status st = FO_OK;
     if (alpha) {
         filt = fo_malloc((rowlen + 1) * (size_t)height);
-        if (!filt) { st = FO_ERR_NOMEM; goto cleanup; }
+        if (!filt) {
+            st = FO_ERR_NOMEM;
+            goto cleanup;
+        }
         for (int y = 0; y < height; y++)
-            filter_row_rgba(pixel_row(pixels, stride, y), y ? pixel_row(pixels, stride, y - 1) : NULL,
-                            width, filt + (size_t)y * (rowlen + 1));
+            filter_row_rgba(pixel_row(pixels, stride, y), y ? pixel_row(pixels, stride, y - 1) : NULL, width,
+                            filt + (size_t)y * (rowlen + 1));
     } else {
         pal = fo_malloc(sizeof *pal);
-        if (!pal || !find_changes(pixels, width, height, stride, &c) ||
-            !(idx = fo_malloc(c.n + 1)) || !(cur = fo_calloc((size_t)width, 1))) {
+        if (!pal || !find_changes(pixels, width, height, stride, &c) || !(idx = fo_malloc(c.n + 1)) ||
+            !(cur = fo_calloc((size_t)width, 1))) {
             st = FO_ERR_NOMEM;
             goto cleanup;
         }

@@ -293,8 +293,8 @@ static cairo_surface_t *surface_new(int w, int h, pixel_store *p)
     return cairo_image_surface_create_for_data(p->at, CAIRO_FORMAT_RGB24, w, h, stride);
 }
 
-static fo_status chart_png(const fo_chart *c, const fo_theme *t, double scale, pixel_store *px,
-                           fo_buf *out, fo_diags *d)
+static fo_status chart_png(const fo_chart *c, const fo_theme *t, double scale, pixel_store *px, fo_buf *out,
+                           fo_diags *d)
 {
     if (!(scale > 0)) scale = 1;
     fo_dl *dl = NULL;

@@ -40,15 +40,15 @@ typedef struct {
 } fo_rle_seq;
 
 typedef struct {
-    unsigned char *lit;       /* every literal byte, in order */
+    unsigned char *lit;        /* every literal byte, in order */
     size_t nlit, litcap, lit0; /* lit0: the first literal of the open sequence */
     fo_rle_seq *seqs;
     size_t ns, scap;
-    uint64_t run, total;      /* pending copies of last; bytes put so far */
-    uint64_t s1, s2, since;   /* Adler-32 sums, bytes since they were reduced */
-    uint32_t freq[286];       /* literal/length symbol counts */
-    unsigned last;            /* the last byte put (256: none yet) */
-    bool failed;              /* sticky: out of memory or over 4 GiB */
+    uint64_t run, total;    /* pending copies of last; bytes put so far */
+    uint64_t s1, s2, since; /* Adler-32 sums, bytes since they were reduced */
+    uint32_t freq[286];     /* literal/length symbol counts */
+    unsigned last;          /* the last byte put (256: none yet) */
+    bool failed;            /* sticky: out of memory or over 4 GiB */
 } fo_rle;
 
 void fo_rle_init(fo_rle *r);

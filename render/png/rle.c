@@ -30,7 +30,7 @@
 
 #include "render/png/png_encode.h"
 
-#define MIN_RUN 3   /* deflate's shortest match */
+#define MIN_RUN 3 /* deflate's shortest match */
 #define MAX_MATCH 258
 #define NLITLEN 286 /* literal/length symbols 0..285 */
 #define NCLEN 19    /* code length symbols */
@@ -101,8 +101,7 @@ static void adler_reduce(fo_rle *r)
 /* Ends the open sequence with a match of len bytes at distance dist (1 or 3). */
 static void add_match(fo_rle *r, uint32_t len, uint32_t dist)
 {
-    if (r->ns == r->scap &&
-        !fo_grow((void **)&r->seqs, &r->scap, r->ns + 1, 1024, sizeof *r->seqs)) {
+    if (r->ns == r->scap && !fo_grow((void **)&r->seqs, &r->scap, r->ns + 1, 1024, sizeof *r->seqs)) {
         r->failed = true;
         return;
     }
@@ -173,7 +172,10 @@ static bool grow_lit(fo_rle *r, size_t more)
     size_t cap = r->litcap ? r->litcap : 65536;
     while (cap < r->nlit + more) cap *= 2;
     unsigned char *p = fo_realloc(r->lit, cap);
-    if (!p) { r->failed = true; return false; }
+    if (!p) {
+        r->failed = true;
+        return false;
+    }
     r->lit = p;
     r->litcap = cap;
     return true;
@@ -354,7 +356,10 @@ static void huff_codes(const uint8_t *len, int n, uint16_t *code)
     next[0] = 0;
     for (int b = 1; b < 16; b++) next[b] = (next[b - 1] + count[b - 1]) << 1;
     for (int i = 0; i < n; i++) {
-        if (!len[i]) { code[i] = 0; continue; }
+        if (!len[i]) {
+            code[i] = 0;
+            continue;
+        }
         unsigned c = (unsigned)next[len[i]]++, r = 0;
         for (int b = 0; b < len[i]; b++) r |= ((c >> b) & 1u) << (len[i] - 1 - b);
         code[i] = (uint16_t)r;
@@ -437,7 +442,7 @@ static void block_header(bits *b, const uint8_t *litlen, int nlit)
     static const uint8_t nextra[3] = {2, 3, 7};
     uint8_t all[NLITLEN + 3];
     memcpy(all, litlen, (size_t)nlit);
-    all[nlit] = 1;     /* distance code 0: distance 1 (code bit 0) */
+    all[nlit] = 1; /* distance code 0: distance 1 (code bit 0) */
     all[nlit + 1] = 0;
     all[nlit + 2] = 1; /* distance code 2: distance 3, a pixel back (code bit 1) */
     uint16_t sym[NLITLEN + 3];
@@ -453,9 +458,9 @@ static void block_header(bits *b, const uint8_t *litlen, int nlit)
     huff_codes(len, NCLEN, code);
     int nclen = NCLEN;
     while (nclen > 4 && len[order[nclen - 1]] == 0) nclen--;
-    put(b, 1 | 2 << 1, 3);                      /* final block, dynamic codes */
+    put(b, 1 | 2 << 1, 3); /* final block, dynamic codes */
     put(b, (uint32_t)(nlit - 257), 5);
-    put(b, 3 - 1, 5);                           /* distance codes 0..2 */
+    put(b, 3 - 1, 5); /* distance codes 0..2 */
     put(b, (uint32_t)(nclen - 4), 4);
     for (int i = 0; i < nclen; i++) put(b, len[order[i]], 3);
     for (int i = 0; i < nsym; i++) {

@@ -303,7 +303,9 @@ static void write_row(tbl *tb, char *const *cells, double h, int kind, int style
             fo_xml_open(x, "a:r", NULL);
             long ink = kind == 0 ? -1 : cell_colors(tb, cells)[j];
             cached_rpr(tb, kind != 1 || (style & 1),
-                       kind == 0 ? t->table.header_text : ink >= 0 ? (fo_rgb)ink : t->text);
+                       kind == 0  ? t->table.header_text
+                       : ink >= 0 ? (fo_rgb)ink
+                                  : t->text);
             fo_xml_text_elem(x, "a:t", cells[j]);
             fo_xml_close(x);
         }
@@ -763,7 +765,8 @@ void fo_pptx_table(fo_pptx *p, const fo_block *b)
     tb.rh = fo_calloc(SHOWN_ROWS + 1, sizeof *tb.rh);
     tb.rc = fo_calloc(SHOWN_ROWS + 1, sizeof *tb.rc);
     tb.starts = fo_calloc(SHOWN_ROWS + 1, sizeof *tb.starts);
-    if (!tb.rh || !tb.rc || !tb.starts || !tb.col || !tb.width || !tb.acc || !tb.w || !tb.map || !header || !ends || !mn) {
+    if (!tb.rh || !tb.rc || !tb.starts || !tb.col || !tb.width || !tb.acc || !tb.w || !tb.map || !header ||
+        !ends || !mn) {
         fo_pptx_fail(p, FO_ERR_NOMEM, b, "out of memory");
         goto cleanup;
     }
@@ -781,7 +784,10 @@ void fo_pptx_table(fo_pptx *p, const fo_block *b)
     for (size_t g = 0; g < plan.ngroups && !p->err; g++) write_group(&tb, header, ends, g, plan.ngroups);
 
 cleanup:
-    for (size_t k = 0; k < 3; k++) { fo_free(tb.mk[k][0]); fo_free(tb.mk[k][1]); }
+    for (size_t k = 0; k < 3; k++) {
+        fo_free(tb.mk[k][0]);
+        fo_free(tb.mk[k][1]);
+    }
     for (size_t i = 0; i < tb.nrp; i++) fo_free(tb.rp[i].markup);
     fo_free(tb.rp);
     fo_rows_keep_free(tb.keep);

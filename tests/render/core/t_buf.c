@@ -213,10 +213,10 @@ START_TEST(test_read_upto)
     ck_assert_int_eq(write(fd, "0123456789", 10), 10);
     ck_assert_uint_eq(fo_read_upto(fd, buf, 4, 6), 4);
     ck_assert_int_eq(memcmp(buf, "6789", 4), 0);
-    ck_assert_uint_eq(fo_read_upto(fd, buf, 8, 8), 2);   /* short: the end */
+    ck_assert_uint_eq(fo_read_upto(fd, buf, 8, 8), 2); /* short: the end */
     ck_assert_int_eq(errno, 0);
     close(fd);
-    ck_assert_uint_eq(fo_read_upto(fd, buf, 4, -1), 0);  /* closed: an error */
+    ck_assert_uint_eq(fo_read_upto(fd, buf, 4, -1), 0); /* closed: an error */
     ck_assert_int_eq(errno, EBADF);
 }
 END_TEST

@@ -111,12 +111,7 @@ END_TEST
 int main(void)
 {
     const TTest *const tests[] = {
-        test_vectors,
-        test_block_edges,
-        test_million_a_streamed,
-        test_file,
-        test_portable_agrees,
-        NULL,
+        test_vectors, test_block_edges, test_million_a_streamed, test_file, test_portable_agrees, NULL,
     };
     return fo_check_tests("sha256", 0, tests);
 }

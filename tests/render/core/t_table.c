@@ -183,9 +183,12 @@ START_TEST(test_plan_shrink_landscape_groups)
     ck_assert_str_eq(fo_word("ZH-hant", FO_W_TOTAL), "\u5408\u8BA1");
     /* CLDR plural categories, and the form each picks */
     static const unsigned long long counts[] = {0, 1, 2, 3, 11, 21, 100, 101, 1000000};
-    static const struct { const char *lang; const char *cats; } plurals[] = {
-        {"ar", "Z12FMMOOO"}, {"he-IL", "O12OOOOOO"}, {"ru", "M1FFM1M1M"}, {"en", "O1OOOOOOO"},
-        {"fr", "11OOOOOOM"}, {"pt", "11OOOOOOM"}, {"pt-PT", "O1OOOOOOM"}, {"hi", "11OOOOOOO"},
+    static const struct {
+        const char *lang;
+        const char *cats;
+    } plurals[] = {
+        {"ar", "Z12FMMOOO"}, {"he-IL", "O12OOOOOO"}, {"ru", "M1FFM1M1M"},    {"en", "O1OOOOOOO"},
+        {"fr", "11OOOOOOM"}, {"pt", "11OOOOOOM"},    {"pt-PT", "O1OOOOOOM"}, {"hi", "11OOOOOOO"},
         {"ja", "OOOOOOOOO"}, {NULL, "O1OOOOOOO"},
     };
     for (size_t i = 0; i < sizeof plurals / sizeof *plurals; i++)
@@ -195,12 +198,13 @@ START_TEST(test_plan_shrink_landscape_groups)
         }
     char cut[160];
     fo_table_cut_note("ru", 300, 1021, cut, sizeof cut);
-    ck_assert_str_eq(cut, "\u041F\u0435\u0440\u0432\u044B\u0435 300 \u0438\u0437 1,021 "
-                          "\u0441\u0442\u0440\u043E\u043A\u0438; \u043F\u043E\u043B\u043D\u0430\u044F "
-                          "\u0442\u0430\u0431\u043B\u0438\u0446\u0430 \u2014 \u0432 \u043A\u043D\u0438\u0433\u0435.");
+    ck_assert_str_eq(
+        cut, "\u041F\u0435\u0440\u0432\u044B\u0435 300 \u0438\u0437 1,021 "
+             "\u0441\u0442\u0440\u043E\u043A\u0438; \u043F\u043E\u043B\u043D\u0430\u044F "
+             "\u0442\u0430\u0431\u043B\u0438\u0446\u0430 \u2014 \u0432 \u043A\u043D\u0438\u0433\u0435.");
     fo_table_cut_note("en", 300, 1021, cut, sizeof cut);
     ck_assert_str_eq(cut, "First 300 of 1,021 rows; the full table is in the workbook.");
-    fo_table_cut_note("uk", 300, 1021, cut, sizeof cut);  /* no Ukrainian words: English's, English's rule */
+    fo_table_cut_note("uk", 300, 1021, cut, sizeof cut); /* no Ukrainian words: English's, English's rule */
     ck_assert_str_eq(cut, "First 300 of 1,021 rows; the full table is in the workbook.");
     ck_assert(fo_lang_rtl("ar-EG") && fo_lang_rtl("he") && fo_lang_rtl("az-Arab") && !fo_lang_rtl("en"));
     ck_assert(fo_lang_valid("pt-BR") && fo_lang_valid("zh-Hans-CN") && !fo_lang_valid("english_US") &&

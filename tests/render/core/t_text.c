@@ -35,8 +35,8 @@ END_TEST
  * glyph on either text path: "a" X "b" measures and draws as "ab". */
 START_TEST(invisible_controls_take_no_width)
 {
-    static const uint32_t cs[] = {0x200B, 0x200D, 0x200E, 0x200F, 0x202A, 0x202C, 0x202E, 0x2060,
-                                  0x2063, 0x2064, 0x2066, 0x2068, 0x2069, 0xFEFF};
+    static const uint32_t cs[] = {0x200B, 0x200D, 0x200E, 0x200F, 0x202A, 0x202C, 0x202E,
+                                  0x2060, 0x2063, 0x2064, 0x2066, 0x2068, 0x2069, 0xFEFF};
     double ab = fo_text_width(SANS, 12, "ab", 2);
     for (size_t k = 0; k < sizeof cs / sizeof *cs; k++) {
         char s[8] = "a";

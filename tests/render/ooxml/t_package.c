@@ -423,15 +423,17 @@ START_TEST(deflate_ahead_alike)
     ck_assert_int_eq(build_deck(a, (size_t)-1), FO_OK);
     ahead_on = true;
     ck_assert_int_eq(build_deck(b, (size_t)-1), FO_OK);
-    ck_assert_int_eq(build_deck(c, 300000), FO_OK);   /* about half the slides spilled */
+    ck_assert_int_eq(build_deck(c, 300000), FO_OK); /* about half the slides spilled */
     size_t la, lb, lc;
     char *da = slurp(a, &la), *db = slurp(b, &lb), *dc = slurp(c, &lc);
     ck_assert_uint_eq(la, lb);
     ck_assert_uint_eq(la, lc);
     ck_assert(memcmp(da, db, la) == 0);
     ck_assert(memcmp(da, dc, la) == 0);
-    free(da); free(db); free(dc);
-    fo_pkg *p = fo_pkg_new(a);                          /* freed with jobs queued */
+    free(da);
+    free(db);
+    free(dc);
+    fo_pkg *p = fo_pkg_new(a); /* freed with jobs queued */
     fo_pkg_deflate_ahead(p);
     char text[64];
     for (int i = 0; i < 200; i++) {
@@ -446,7 +448,9 @@ START_TEST(deflate_ahead_alike)
         ck_assert(st == FO_OK || st == FO_ERR_NOMEM || st == FO_ERR_INTERNAL);
     }
     ahead_on = false;
-    unlink(a); unlink(b); unlink(c);
+    unlink(a);
+    unlink(b);
+    unlink(c);
 }
 END_TEST
 
@@ -477,7 +481,7 @@ START_TEST(written_in_place)
     unlink(path);
     snprintf(path, sizeof path, "%s/missing/out.pptx", dir);
     ck_assert_int_eq(build_deck(path, (size_t)-1), FO_ERR_IO);
-    ck_assert_int_eq(rmdir(dir), 0);  /* empty: nothing left behind */
+    ck_assert_int_eq(rmdir(dir), 0); /* empty: nothing left behind */
 }
 END_TEST
 

@@ -358,9 +358,15 @@ START_TEST(rle_stream_inflates_to_its_input)
         rle_roundtrip(p, (size_t)len + 2);
         p += len + 2;
     }
-    for (int v = 0; v < 256; v++) { memset(p, v, 40 + v); p += 40 + v; }
+    for (int v = 0; v < 256; v++) {
+        memset(p, v, 40 + v);
+        p += 40 + v;
+    }
     uint32_t x = 12345;
-    while (p < src + N) { x = x * 1103515245u + 12345u; *p++ = (unsigned char)(x >> 16); }
+    while (p < src + N) {
+        x = x * 1103515245u + 12345u;
+        *p++ = (unsigned char)(x >> 16);
+    }
     rle_roundtrip(p - 50000, 50000);
     rle_roundtrip(src, N);
 
@@ -497,7 +503,8 @@ START_TEST(encoded_pixels_decode_exactly)
         ck_assert_int_eq(fo_png_encode((const unsigned char *)px, w, h, stride, false, 0, &out), FO_OK);
         mem_reader m = {(const unsigned char *)out.data, out.len, 0};
         cairo_surface_t *s = cairo_image_surface_create_from_png_stream(read_png_mem, &m);
-        ck_assert_msg(cairo_surface_status(s) == CAIRO_STATUS_SUCCESS, "image %d (%dx%d) unreadable", img, w, h);
+        ck_assert_msg(cairo_surface_status(s) == CAIRO_STATUS_SUCCESS, "image %d (%dx%d) unreadable", img, w,
+                      h);
         ck_assert_int_eq(cairo_image_surface_get_width(s), w);
         ck_assert_int_eq(cairo_image_surface_get_height(s), h);
         cairo_surface_flush(s);
@@ -505,9 +512,10 @@ START_TEST(encoded_pixels_decode_exactly)
         int gs = cairo_image_surface_get_stride(s);
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++) {
-                uint32_t a = px[y * w + x] & 0xFFFFFF, b = ((const uint32_t *)(const void *)(got + y * gs))[x] & 0xFFFFFF;
-                ck_assert_msg(a == b, "image %d (%dx%d, %d colours) pixel %d,%d: %06x decoded as %06x", img, w,
-                              h, colors, x, y, (unsigned)a, (unsigned)b);
+                uint32_t a = px[y * w + x] & 0xFFFFFF,
+                         b = ((const uint32_t *)(const void *)(got + y * gs))[x] & 0xFFFFFF;
+                ck_assert_msg(a == b, "image %d (%dx%d, %d colours) pixel %d,%d: %06x decoded as %06x", img,
+                              w, h, colors, x, y, (unsigned)a, (unsigned)b);
             }
         cairo_surface_destroy(s);
         fo_buf_free(&out);
