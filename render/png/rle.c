@@ -169,16 +169,9 @@ void fo_rle_repeat(fo_rle *r, const unsigned char *pat, size_t bpp, size_t times
 /* Room for more literals; false (r->failed) when out of memory. */
 static bool grow_lit(fo_rle *r, size_t more)
 {
-    size_t cap = r->litcap ? r->litcap : 65536;
-    while (cap < r->nlit + more) cap *= 2;
-    unsigned char *p = fo_realloc(r->lit, cap);
-    if (!p) {
-        r->failed = true;
-        return false;
-    }
-    r->lit = p;
-    r->litcap = cap;
-    return true;
+    if (fo_grow((void **)&r->lit, &r->litcap, r->nlit + more, 65536, 1)) return true;
+    r->failed = true;
+    return false;
 }
 
 static pthread_once_t lencodes_once = PTHREAD_ONCE_INIT;
