@@ -64,11 +64,18 @@ with open(f"{d}/rows{n}.csv", "w") as f:
     f.write("id,region,amount,qty\n")
     f.writelines(f"{i},{regions[i % 4]},{(i * 7919) % 1000003 / 100:.2f},{i % 97 + 1}\n" for i in range(n))
 json.dump({"folio": 1, "title": f"{n} rows", "data": {"t": {"csv": f"rows{n}.csv"}},
-           "blocks": [{"type": "table", "data": "t"}]}, open(f"{d}/rows{n}.json", "w"))
+           "blocks": [{"type": "table", "data": "t", "columns": ["id", "region", "amount", "qty"]}]},
+          open(f"{d}/rows{n}.json", "w"))
 PY
 done
 read -r w c r < <(bench_measure wall "$long" "$folio" render "$long/rows100000.json" -o "$long/rows100000.pdf" --quiet)
 echo "100,000-row table: ${w} s wall, ${c} s CPU, $(echo "scale=1; $r / 1024" | bc -l) MiB peak RSS (target <= 32), $(stat -c %s "$long/rows100000.pdf") bytes, $(pdfinfo "$long/rows100000.pdf" | awk '/^Pages:/ {print $2}') pages"
+# ReportLab on the same 100,000 rows: about 4.5 minutes and 420 MiB here
+# (2026-12-07), so only with PEER_LONG=1.
+if [ "${PEER_LONG:-0}" = 1 ]; then
+  read -r pw pc pr < <(bench_once "$long" $py "$here/reportlab_report.py" "$long/rows100000.json" "$long/rl100000.pdf" | bench_best wall)  # one run
+  echo "100,000-row table, reportlab: ${pw} s wall, $(echo "scale=1; $pr / 1024" | bc -l) MiB peak RSS, $(pdfinfo "$long/rl100000.pdf" | awk '/^Pages:/ {print $2}') pages; folio x$(ratio "$pw" "$w") faster, x$(ratio "$pr" "$r") less memory"
+fi
 rm -f "$long/rows1000000.pdf"
 $py "$here/rusage.py" "$long/time.txt" "$long/err.txt" "$folio" render "$long/rows1000000.json" -o "$long/rows1000000.pdf" --quiet
 echo "1,000,000-row table: exit $? ($(grep -o 'stopped at page [0-9]*' "$long/err.txt" || echo 'no early stop')), $(tail -1 "$long/time.txt" | awk '{printf "%s s wall, %.1f MiB peak RSS", $1, $3 / 1024}'), file left: $([ -e "$long/rows1000000.pdf" ] && echo yes || echo no)"
