@@ -32,6 +32,8 @@
 
 #ifndef FO_NO_REGION
 #include <errno.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +69,18 @@ static int in_region(const void *p)
 {
     return base && (const char *)p >= base && (const char *)p < end;
 }
+
+/* The bump pointer, the spare blocks and the block heads are shared by every
+   thread of the child (a pptx render deflates on a second thread): each
+   change to them holds this lock. base and end are set before any thread. */
+static atomic_flag guard = ATOMIC_FLAG_INIT;
+
+static void lock(void)
+{
+    while (atomic_flag_test_and_set_explicit(&guard, memory_order_acquire)) sched_yield();
+}
+
+static void unlock(void) { atomic_flag_clear_explicit(&guard, memory_order_release); }
 
 /* n rounded up to ALIGN: a block's capacity (wraps to a small number for n
    near SIZE_MAX: callers check cap >= n or bound n first). */
@@ -121,7 +135,13 @@ static void *bump(size_t n, size_t *dirty)
 void *malloc(size_t n)
 {
     size_t dirty;
-    void *p = bump(n ? n : 1, &dirty);
+    void *p = NULL;
+
+    if (base) {
+        lock();
+        p = bump(n ? n : 1, &dirty);
+        unlock();
+    }
     return p ? p : __libc_malloc(n);
 }
 
@@ -136,10 +156,11 @@ void free(void *p)
         __libc_free(p);
         return;
     }
+    lock();
     cap = cap_of(p);
-    if ((char *)p + cap == top)
-        top = (char *)p - HEAD;
+    if ((char *)p + cap == top) top = (char *)p - HEAD;
     else if (cap >= BIG && n_spare < SPARES) spare[n_spare].p = p, spare[n_spare++].cap = cap;
+    unlock();
 }
 
 void *calloc(size_t n, size_t size)
@@ -151,7 +172,10 @@ void *calloc(size_t n, size_t size)
         errno = ENOMEM;
         return NULL;
     }
+    if (!base) return __libc_calloc(n, size);
+    lock();
     p = bump(n && size ? n * size : 1, &dirty);
+    unlock();
     if (!p) return __libc_calloc(n, size);
     memset(p, 0, dirty);
     return p;
@@ -164,15 +188,21 @@ void *realloc(void *p, size_t n)
 
     if (!p) return malloc(n);
     if (!in_region(p)) return __libc_realloc(p, n);
+    lock();
     old = cap_of(p);
-    if (n <= old) return p;
-    cap = round_up(n);
-    if ((char *)p + old == top && cap >= n && cap - old <= (size_t)(end - top)) {
-        memcpy((char *)p - HEAD, &cap, sizeof cap);    /* the last block grows in place */
-        top = (char *)p + cap;
-        if (top > high) high = top;
+    if (n <= old) {
+        unlock();
         return p;
     }
+    cap = round_up(n);
+    if ((char *)p + old == top && cap >= n && cap - old <= (size_t)(end - top)) {
+        memcpy((char *)p - HEAD, &cap, sizeof cap); /* the last block grows in place */
+        top = (char *)p + cap;
+        if (top > high) high = top;
+        unlock();
+        return p;
+    }
+    unlock();
     q = malloc(n);
     if (q) {
         memcpy(q, p, old);
