@@ -139,7 +139,8 @@ static void *churn(void *arg)
 START_TEST(threads_get_blocks_of_their_own)
 {
     pthread_t t[THREADS];
-    for (uintptr_t i = 0; i < THREADS; i++) ck_assert_int_eq(pthread_create(&t[i], NULL, churn, (void *)(i + 1)), 0);
+    for (uintptr_t i = 0; i < THREADS; i++)
+        ck_assert_int_eq(pthread_create(&t[i], NULL, churn, (void *)(i + 1)), 0);
     for (int i = 0; i < THREADS; i++) {
         void *bad;
         pthread_join(t[i], &bad);
@@ -162,7 +163,7 @@ int main(void)
     before = malloc(64);
     strcpy(before, "from the zygote");
     fo_serve_region_begin((size_t)4 << 20);
-    tcase_add_test(t, threads_get_blocks_of_their_own);   /* first: the region is fresh */
+    tcase_add_test(t, threads_get_blocks_of_their_own); /* first: the region is fresh */
     tcase_add_test(t, contracts_hold_in_the_region);
     tcase_add_test(t, freed_memory_is_reused_and_calloc_still_zeroes);
     tcase_add_test(t, glibc_memory_is_still_freed_and_grown);
