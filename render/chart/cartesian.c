@@ -18,6 +18,8 @@ typedef struct {
     fo_chart_ctx *cx;
     const fo_chart_data *dt;
     bool horiz;            /* bar: categories down the left, values along the bottom */
+    bool mirror;           /* right to left: categories from the right, and the series
+                              of a cluster too (Office's reversed category axis) */
     bool stacked, scatter;
     fo_axis_scale vs, xs;  /* value scale; scatter x scale */
     double px0, py0, px1, py1;
@@ -313,7 +315,8 @@ static void draw_bars(cart *g)
                 double group = slot * 0.75, bw = group / ns;
                 a = base;
                 b = v;
-                c0 = i * slot + (slot - group) / 2 + s * bw;
+                size_t at = g->mirror ? ns - 1 - s : s; /* the first series on the reading side */
+                c0 = i * slot + (slot - group) / 2 + (double)at * bw;
                 c1 = c0 + bw;
             }
             if (g->horiz)
@@ -437,6 +440,7 @@ void fo_chart_cartesian(fo_chart_ctx *cx)
     /* a right-to-left column, line or area chart runs its categories from
        the right (data.c) and has its value axis there, as Office draws it */
     bool flip = !g.horiz && c->rtl && kt->rtl_mirror;
+    g.mirror = flip;
     side_title(cx, g.horiz ? c->x_title : c->y_title, flip);
     bottom_title(cx, g.horiz ? c->y_title : c->x_title);
     bool zero = fo_chart_zero_based(c->kind, lo, hi);

@@ -45,15 +45,17 @@ void fo_chart_note(fo_chart_ctx *cx, const char *msg)
 }
 
 /* ---- legend ----------------------------------------------------------------- */
-static void legend_entry(fo_chart_ctx *cx, size_t i, const char *label, double x, double y,
-                         double lh, fo_rgb color)
+/* One entry from x: its swatch, then its label; right to left (tw: the
+ * label's width), the label, then the swatch at its right. */
+static void legend_entry(fo_chart_ctx *cx, size_t i, const char *label, double x, double y, double lh,
+                         fo_rgb color, bool rtl, double tw)
 {
-    double sw = cx->fs_legend * 0.85;
-    double top = y + (lh - sw) / 2;
-    fo_dl_rect(cx->dl, FO_ROLE_LEGEND_SWATCH, i, FO_NONE, x, top, x + sw, top + sw, color, 1);
-    fo_dl_add_text(cx->dl, FO_ROLE_LEGEND_TEXT, i, FO_NONE, label, x + sw + 6 * cx->k,
-                   y + lh / 2 + cx->fs_legend * 0.35, cx->fs_legend, false, cx->font,
-                   cx->text, FO_ANCHOR_START, 0);
+    double sw = cx->fs_legend * 0.85, gap = 6 * cx->k;
+    double top = y + (lh - sw) / 2, at = rtl ? x + tw + gap : x;
+    fo_dl_rect(cx->dl, FO_ROLE_LEGEND_SWATCH, i, FO_NONE, at, top, at + sw, top + sw, color, 1);
+    fo_dl_add_text(cx->dl, FO_ROLE_LEGEND_TEXT, i, FO_NONE, label, rtl ? x : x + sw + gap,
+                   y + lh / 2 + cx->fs_legend * 0.35, cx->fs_legend, false, cx->font, cx->text,
+                   FO_ANCHOR_START, 0);
 }
 
 void fo_chart_legend(fo_chart_ctx *cx, const char *const *labels, size_t n, fo_legend where)
@@ -80,7 +82,7 @@ void fo_chart_legend(fo_chart_ctx *cx, const char *const *labels, size_t n, fo_l
         double y = cx->y0 + ((cx->y1 - cx->y0) - rows * lh) / 2;
         for (size_t i = 0; i < shown; i++, y += lh) {
             fo_text_ellipsize(cx->font, fs, labels[i], strlen(labels[i]), maxw, buf, sizeof buf);
-            legend_entry(cx, i, buf, x, y, lh, fo_chart_color(cx, i));
+            legend_entry(cx, i, buf, x, y, lh, fo_chart_color(cx, i), false, 0);
         }
         if (shown < n)
             fo_dl_add_text(cx->dl, FO_ROLE_LEGEND_TEXT, FO_NONE, FO_NONE, more, x,
@@ -88,7 +90,9 @@ void fo_chart_legend(fo_chart_ctx *cx, const char *const *labels, size_t n, fo_l
         cx->x1 = x - 16 * k;
         return;
     }
-    /* bottom: entries flow left to right in up to three centered rows */
+    /* bottom: entries flow in the chart's direction (right to left: from the
+       right, each label left of its swatch) in up to three centered rows */
+    bool rtl = cx->c && cx->c->rtl;
     const size_t max_rows = 3;
     double avail = cx->x1 - cx->x0, gap = 18 * k;
     size_t row_start[4] = {0}, nrows = 0, i = 0;
@@ -109,11 +113,12 @@ void fo_chart_legend(fo_chart_ctx *cx, const char *const *labels, size_t n, fo_l
     size_t shown = i;
     double y = cx->y1 - nrows * lh;
     for (size_t r = 0; r < nrows; r++, y += lh) {
-        double x = cx->x0 + (avail - row_w[r]) / 2;
+        double x = cx->x0 + (avail - row_w[r]) / 2 + (rtl ? row_w[r] : 0);
         for (size_t j = row_start[r]; j < row_start[r + 1]; j++) {
             size_t len = fo_text_ellipsize(cx->font, fs, labels[j], strlen(labels[j]), maxw, buf, sizeof buf);
-            legend_entry(cx, j, buf, x, y, lh, fo_chart_color(cx, j));
-            x += sw + 6 * k + fo_text_width(cx->font, fs, buf, len) + gap;
+            double tw = fo_text_width(cx->font, fs, buf, len), ew = sw + 6 * k + tw;
+            legend_entry(cx, j, buf, rtl ? x - ew : x, y, lh, fo_chart_color(cx, j), rtl, tw);
+            x += rtl ? -(ew + gap) : ew + gap;
         }
     }
     if (shown < n) { /* say how many did not fit, right-aligned on the last row */

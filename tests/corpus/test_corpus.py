@@ -644,3 +644,39 @@ def test_a_left_to_right_workbook_keeps_link_cells(rendered):
     assert [c for row in ws.iter_rows() for c in row if c.hyperlink]
     assert not [c for row in ws.iter_rows() for c in row
                 if isinstance(c.value, str) and c.value.startswith("=HYPERLINK(")]
+
+
+def test_the_arabic_chart_mirrors_its_clusters_and_its_legend(rendered, tmp_path):
+    """Right to left, a cluster's first series stands on its right, as in
+    Office's chart with its category axis reversed (it stood on the left in
+    PDF and PNG), and the legend reads from the right too: the first series'
+    label right of the second's, each label left of its swatch."""
+    from PIL import Image
+    _, out, _ = rendered("ar_report.json")
+    html = subprocess.run(["pdftotext", "-bbox", "-f", "1", "-l", "1", out["pdf"], "-"],
+                          capture_output=True, text=True, check=True).stdout
+    words = [(float(x0), float(y0), float(x1), w) for x0, y0, x1, w in
+             re.findall(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)</word>', html)]
+    axis = [w for w in words if w[3] in ("400,000", "500,000")]
+    axis = [w for w in axis if w[0] == max(a[0] for a in axis)]          # the value axis, at the right
+    tick = {w: (y0 + 4) for _, y0, _, w in axis}
+    # the lowest: the legend's (a chart's labels may come out in visual order)
+    sales = max((w for w in words if "المبيعات" in (w[3], w[3][::-1])), key=lambda w: w[1])
+    target = max((w for w in words if "الهدف" in (w[3], w[3][::-1])), key=lambda w: w[1])
+    assert abs(sales[1] - target[1]) < 2 and sales[0] > target[2], (sales, target)   # one row, sales first from the right
+    # the Riyadh cluster (the rightmost): sales 452,300 over target 400,000
+    subprocess.run(["pdftoppm", "-r", "144", "-f", "1", "-l", "1", "-png", out["pdf"], str(tmp_path / "p")], check=True)
+    img = Image.open(next(tmp_path.glob("p*.png"))).convert("RGB")
+    k = img.width / float(re.search(r'<page width="([\d.]+)"', html).group(1))
+    y400, y500 = tick["400,000"] * k, tick["500,000"] * k
+    right_edge = axis[0][0] * k
+
+    def bar_columns(y):
+        xs = [x for x in range(int(img.width * 0.55), int(right_edge)) if sum(img.getpixel((x, int(y)))) < 600]
+        return xs
+    both = bar_columns(y400 + (y400 - y500) * 0.5)          # 350,000: both bars of each cluster
+    only = bar_columns(y400 - (y400 - y500) * 0.3)          # 430,000: only Riyadh's sales bar
+    assert only and both, (only[:3], both[:3])
+    riyadh = [x for x in both if x > min(only) - (max(only) - min(only)) * 1.5]
+    centre = (min(riyadh) + max(riyadh)) / 2
+    assert (min(only) + max(only)) / 2 > centre + (max(riyadh) - min(riyadh)) / 8, (only[0], only[-1], riyadh[0], riyadh[-1])
