@@ -659,3 +659,32 @@ def test_long_file_paths_arrive_whole_and_a_too_long_url_is_414(srv):
         assert e["code"] == "uri_too_long" and e["hint"], e
     finally:
         call(srv, "DELETE", f"/v1/sessions/{sid}")
+
+
+def test_files_go_in_and_out_over_http_while_a_cell_runs(srv):
+    """PUT and GET .../files/... are answered while the session's cell runs
+    (PRODUCT.md section 8: no request waits for another). The cell waits for
+    the file the PUT brings; had the PUT waited for the cell, it would have
+    given up."""
+    sid, _ = new_session(srv, timeout=60)
+    try:
+        th, box = exec_in_thread(srv, sid, "import os, time\n"
+                                           "open('/work/started.txt', 'w').write('yes')\n"
+                                           "for polls in range(600):\n"
+                                           "    if os.path.exists('/work/go.txt'): break\n"
+                                           "    time.sleep(0.1)\n"
+                                           "open('/work/go.txt').read() if os.path.exists('/work/go.txt') else None")
+        for _ in range(300):                              # until the cell has begun
+            st, _, out = call(srv, "GET", f"/v1/sessions/{sid}/files/started.txt")
+            if st == 200:
+                break
+            time.sleep(0.1)
+        assert st == 200 and out == b"yes", (st, out)
+        assert th.is_alive(), "the cell still runs"
+        st, _, out = call(srv, "PUT", f"/v1/sessions/{sid}/files/go.txt", body=b"go", ctype="text/plain")
+        assert st == 201, out
+        th.join(60)
+        st, r = box["result"]
+        assert st == 200 and r["status"] == "ok" and r["result"] == "'go'", r
+    finally:
+        call(srv, "DELETE", f"/v1/sessions/{sid}")
