@@ -72,6 +72,17 @@ static char *slurp(const char *path, size_t *len)
     return b;
 }
 
+/* The files at a and b hold the same bytes. */
+static void assert_same_file(const char *a, const char *b)
+{
+    size_t la, lb;
+    char *da = slurp(a, &la), *db = slurp(b, &lb);
+    ck_assert_uint_eq(la, lb);
+    ck_assert(memcmp(da, db, la) == 0);
+    free(da);
+    free(db);
+}
+
 /* When set, finish closes into memory (fo_pkg_close_memory) here. */
 static struct {
     bool on;
@@ -392,13 +403,8 @@ START_TEST(spilled_parts_read_back_alike)
     ck_assert_int_eq(build_deck(a, (size_t)-1), FO_OK);
     ck_assert_int_eq(build_deck(b, 0), FO_OK);
     ck_assert_int_eq(build_deck(c, 300000), FO_OK);   /* about half the slides */
-    size_t la, lb, lc;
-    char *da = slurp(a, &la), *db = slurp(b, &lb), *dc = slurp(c, &lc);
-    ck_assert_uint_eq(la, lb);
-    ck_assert_uint_eq(la, lc);
-    ck_assert(memcmp(da, db, la) == 0);
-    ck_assert(memcmp(da, dc, la) == 0);
-    free(da); free(db); free(dc);
+    assert_same_file(a, b);
+    assert_same_file(a, c);
     const char *name;
     char *last = entry(b, 1 + 59, &name, NULL);   /* after the content types (no package rels) */
     ck_assert_str_eq(name, "ppt/slides/slide60.xml");
@@ -424,15 +430,8 @@ START_TEST(deflate_ahead_alike)
     ahead_on = true;
     ck_assert_int_eq(build_deck(b, (size_t)-1), FO_OK);
     ck_assert_int_eq(build_deck(c, 300000), FO_OK); /* about half the slides spilled */
-    size_t la, lb, lc;
-    char *da = slurp(a, &la), *db = slurp(b, &lb), *dc = slurp(c, &lc);
-    ck_assert_uint_eq(la, lb);
-    ck_assert_uint_eq(la, lc);
-    ck_assert(memcmp(da, db, la) == 0);
-    ck_assert(memcmp(da, dc, la) == 0);
-    free(da);
-    free(db);
-    free(dc);
+    assert_same_file(a, b);
+    assert_same_file(a, c);
     fo_pkg *p = fo_pkg_new(a); /* freed with jobs queued */
     fo_pkg_deflate_ahead(p);
     char text[64];

@@ -413,17 +413,6 @@ START_TEST(rle_stream_inflates_to_its_input)
 }
 END_TEST
 
-static unsigned char *read_all(const char *path, size_t *n)
-{
-    FILE *fp = fopen(path, "rb");
-    ck_assert_ptr_nonnull(fp);
-    unsigned char *buf = fo_malloc(1 << 20);
-    ck_assert_ptr_nonnull(buf);
-    *n = fread(buf, 1, 1 << 20, fp);
-    fclose(fp);
-    return buf;
-}
-
 /* The charts of one render share one pixel buffer (png.c, pixel_store): a
  * small line chart drawn after a larger pie of other colors is the same
  * file as the same line chart drawn first, into a fresh buffer. */
@@ -454,7 +443,8 @@ START_TEST(charts_of_one_render_leave_nothing_behind)
     snprintf(p1, sizeof p1, "%s/out-1.png", tmpdir);
     snprintf(p3, sizeof p3, "%s/out-3.png", tmpdir);
     size_t n1, n3;
-    unsigned char *a = read_all(p1, &n1), *b = read_all(p3, &n3);
+    char *a = fo_file_read(p1, 0, &n1), *b = fo_file_read(p3, 0, &n3);
+    ck_assert(a && b);
     ck_assert_uint_gt(n1, 1000);
     ck_assert_uint_eq(n1, n3);
     ck_assert_mem_eq(a, b, n1);
