@@ -536,6 +536,19 @@ int fo_session_exec_as(const char *id, const char *code, size_t len, double time
     return exec_cell(id, code, len, timeout_s, (char)mode, fn, ud, result, err);
 }
 
+/* A connection to the control socket of session id, live on this host; -1
+   when it is not (or id is not an id, or there is no runtime folder). */
+static int connect_control(const char *id)
+{
+    fo_session_error ignore;
+    int rt, s;
+
+    if (!fo_session_valid_id(id) || (rt = fo_session_runtime(&ignore)) < 0) return -1;
+    s = fo_session_connect_to(rt, id, "ctl");
+    close(rt);
+    return s;
+}
+
 /* A put or get on the control socket of a live session, which its
    supervisor reads while a cell runs: the answer's rc, or LOST_UNSERVED when
    the session is not live here or left it unanswered (a spare, or it ended):
@@ -543,14 +556,8 @@ int fo_session_exec_as(const char *id, const char *code, size_t len, double time
 static int control_request(const char *id, char type, const char *arg, int fd, char **result, int *out_fd,
                            fo_session_error *err)
 {
-    int rt, s = -1, rc;
+    int s = connect_control(id), rc;
 
-    if (!fo_session_valid_id(id) || (rt = fo_session_runtime(err)) < 0) {
-        memset(err, 0, sizeof *err);
-        return LOST_UNSERVED;
-    }
-    s = fo_session_connect_to(rt, id, "ctl");
-    close(rt);
     if (s < 0) return LOST_UNSERVED;
     if (fo_session_send(s, type, arg, strlen(arg), fd) < 0) {
         close(s);
@@ -692,14 +699,10 @@ static int session_info(const char *id, char **info, fo_session_error *err)
 
 int fo_session_interrupt(const char *id, int *interrupted, fo_session_error *err)
 {
-    int rt, s = -1;
+    int s = connect_control(id);
     char *text = NULL;
 
     *interrupted = 0;
-    if (fo_session_valid_id(id) && (rt = fo_session_runtime(err)) >= 0) {
-        s = fo_session_connect_to(rt, id, "ctl");
-        close(rt);
-    }
     if (s < 0) {                         /* not live: hibernated (nothing runs) or unknown */
         s = open_session(id, 0, err);
         if (s >= 0)
