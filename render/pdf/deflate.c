@@ -27,13 +27,10 @@
  *
  * Long documents: past the first FO_PDF_HELD_PAGES pages, a page's content
  * stream is compressed the same way as soon as the page is finished
- * (fo_pdf_page_done), and what is drawn on it later (page numbers, the
- * header) goes to a second content stream of that page. libharu holds
- * every page until it saves, so the contents drawn stayed in memory at
- * ~15 KB a table page: a 100,000-row table (2,440 pages) peaked at 48 MiB.
- * Compressed they are ~1.3 KB. The sum of those compressed streams is
- * bytes the file will hold, so once it passes the output ceiling the
- * render stops there (FO_ERR_CEILING) instead of laying out the rest. */
+ * (fo_pdf_page_done) and the page is written out with it (stream.c).
+ * The sum of those compressed streams is bytes the file will hold, so
+ * once it passes the output ceiling the render stops there
+ * (FO_ERR_CEILING) instead of laying out the rest. */
 #include <pthread.h>
 #include <string.h>
 
@@ -46,9 +43,6 @@
 #include "render/pdf/pdf_int.h"
 
 #define LEVEL 5
-/* Block size of the content stream a finished page gets for what is drawn
- * on it later: a header and a footer line are ~150 bytes each. */
-#define LATER_BLOCK 256
 /* Bytes each page adds to the file besides its contents, at least: its
  * object (/Type /Page, /Parent, /MediaBox, /Contents, /Resources), its two
  * content streams' dictionaries and three cross-reference entries (a
@@ -152,7 +146,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static bool past_ceiling(fo_pdf *c)
 {
     if (!c->max_bytes) return false;
-    double page = (double)c->squeezed / (double)c->pages_squeezed + PAGE_FLOOR;
+    double page = (c->pages_squeezed ? (double)c->squeezed / (double)c->pages_squeezed : 0) + PAGE_FLOOR;
     double sure = (double)c->squeezed + (double)c->npages * PAGE_FLOOR;
     double est = c->pages_squeezed >= SAMPLE_PAGES && c->expect_pages > c->npages
                      ? page * (double)c->expect_pages : 0;
@@ -171,28 +165,53 @@ static bool past_ceiling(fo_pdf *c)
     return true;
 }
 
+/* The finished pages' compressor, made on first need (false: out of
+ * memory, recorded). */
+static bool squeezer(fo_pdf *c)
+{
+    pthread_once(&once, use_fo_malloc);
+    if (!c->squeezer && !(c->squeezer = libdeflate_alloc_compressor(LEVEL)))
+        fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
+    return c->squeezer != NULL;
+}
+
 void fo_pdf_page_done(fo_pdf *c)
 {
     HPDF_Page page = c->page;
     if (!page || c->st != FO_OK || c->npages <= FO_PDF_HELD_PAGES) return;
     HPDF_Dict d = ((HPDF_PageAttr)page->attr)->contents;
-    if (!d || !eligible(&d->header) || HPDF_Page_GetGMode(page) != HPDF_GMODE_PAGE_DESCRIPTION) return;
-    pthread_once(&once, use_fo_malloc);
-    if (!c->squeezer && !(c->squeezer = libdeflate_alloc_compressor(LEVEL))) {
-        fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
-        return;
-    }
+    if (!d || !eligible(&d->header) || !fo_pdf_stream_ready(c)) return; /* held to the end */
+    if (!squeezer(c)) return;
+    fo_pdf_stream_close(c);
+    if (c->st != FO_OK) return;
     HPDF_STATUS st;
     size_t n = squeeze(d, c->squeezer, true, &st);
-    if (st != HPDF_OK || n == 0) return; /* libharu's error is reported; else left as drawn */
-    c->squeezed += n;
-    c->pages_squeezed++;
-    if (past_ceiling(c)) return;
-    HPDF_Dict next = NULL;
-    if (HPDF_Page_New_Content_Stream(page, &next) == HPDF_OK && next) {
-        next->filter = HPDF_STREAM_FILTER_FLATE_DECODE; /* what drawing adds later: */
-        block_size(next->stream, LATER_BLOCK); /* page numbers */
+    if (st != HPDF_OK || c->st != FO_OK) return; /* libharu's error is reported */
+    if (n > 0) { /* else libharu's own deflate does it as the page is written */
+        c->squeezed += n;
+        c->pages_squeezed++;
     }
+    if (past_ceiling(c)) return;
+    fo_pdf_stream_page(c, c->path);
+}
+
+size_t fo_pdf_deflate(fo_pdf *c, HPDF_Stream s, unsigned char **out)
+{
+    *out = NULL;
+    if (!squeezer(c)) return 0;
+    fo_buf in = {0};
+    size_t n = 0;
+    if (fo_buf_reserve(&in, s->size + 1) && gather(s, &in)) {
+        size_t cap = libdeflate_zlib_compress_bound(c->squeezer, in.len);
+        if ((*out = fo_malloc(cap))) n = libdeflate_zlib_compress(c->squeezer, in.data, in.len, *out, cap);
+    }
+    fo_buf_free(&in);
+    if (n == 0) {
+        fo_free(*out);
+        *out = NULL;
+        fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
+    }
+    return n;
 }
 
 void fo_pdf_squeezer_free(fo_pdf *c)
@@ -212,7 +231,7 @@ bool fo_pdf_save(fo_pdf *c, const char *path)
             HPDF_XrefEntry e = HPDF_List_ItemAt(x->entries, i);
             if (e && e->obj && eligible(e->obj)) ((HPDF_Dict)e->obj)->before_write_fn = compress_now;
         }
-    bool ok = HPDF_SaveToFile(c->pdf, path) == HPDF_OK;
+    bool ok = c->stream ? fo_pdf_stream_finish(c) : HPDF_SaveToFile(c->pdf, path) == HPDF_OK;
     libdeflate_free_compressor(active);
     active = NULL;
     return ok;

@@ -298,12 +298,6 @@ static void set_box(fo_pdf *c, bool landscape)
     c->width = c->right - c->left;
 }
 
-static bool is_landscape(const fo_pdf *c, HPDF_Page page)
-{
-    return c->t->page.width != c->t->page.height &&
-           fabs(HPDF_Page_GetWidth(page) - c->t->page.width) > 0.5; /* turned */
-}
-
 double fo_pdf_content_width(const fo_pdf *c, bool landscape)
 {
     const fo_theme *t = c->t;
@@ -328,6 +322,7 @@ static void page_setup(fo_pdf *c, HPDF_Page page)
     double ph = c->landscape ? t->page.width : t->page.height;
     HPDF_Page_SetWidth(page, (HPDF_REAL)pw);
     HPDF_Page_SetHeight(page, (HPDF_REAL)ph);
+    c->pinfo[c->npages - 1].landscape = c->landscape && t->page.width != t->page.height;
     if ((t->background & 0xFFFFFF) != 0xFFFFFF) {
         fo_rgb bg = t->background;
         HPDF_Page_SetRGBFill(page, (HPDF_REAL)((bg >> 16 & 255) / 255.0), (HPDF_REAL)((bg >> 8 & 255) / 255.0),
@@ -349,14 +344,18 @@ void fo_pdf_new_page(fo_pdf *c)
     }
     fo_pdf_page_done(c);
     if (c->st != FO_OK) return;
-    if (!fo_grow((void **)&c->pages, &c->pages_cap, c->npages + 1, 16, sizeof *c->pages)) {
+    if (!fo_grow((void **)&c->pages, &c->pages_cap, c->npages + 1, 16, sizeof *c->pages) ||
+        !fo_grow((void **)&c->pinfo, &c->pinfo_cap, c->npages + 1, 16, sizeof *c->pinfo)) {
         fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
         return;
     }
     HPDF_Page page = HPDF_AddPage(c->pdf);
     if (!page) return;
+    c->pinfo[c->npages] = (fo_pdf_pinfo){0};
     c->pages[c->npages++] = page;
     c->page = page;
+    /* past the pages held, one that fo_pdf_page_done can close (stream.c) */
+    if (c->npages > FO_PDF_HELD_PAGES) HPDF_Page_GSave(page);
     page_setup(c, page);
 }
 
@@ -469,44 +468,52 @@ static void expand(const fo_pdf *c, const char *tpl, size_t page, char *out, siz
     }
 }
 
-/* The theme's logo, top right in the header band of every page. */
-static void logo(fo_pdf *c)
+/* The theme's logo, for the top right of the header band of every page:
+ * NULL when there is none or it failed (recorded). */
+static HPDF_Image logo_load(fo_pdf *c)
 {
     const fo_theme *t = c->t;
     bool png = t->logo_is_png;
     int pw = t->logo_width, ph = t->logo_height; /* probed by the theme reader */
-    if (!t->logo[0]) return;
+    if (!t->logo[0]) return NULL;
     if (pw <= 0 || ph <= 0 || access(t->logo, R_OK) != 0) {
         fo_pdf_fail(c, FO_ERR_INPUT, "theme logo %s: not a readable PNG or JPEG image", t->logo);
-        return;
+        return NULL;
     }
     HPDF_Image img = png ? fo_pdf_load_png(c, t->logo) : HPDF_LoadJpegImageFromFile(c->pdf, t->logo);
-    if (!img) {
-        fo_pdf_fail(c, FO_ERR_INPUT, "theme logo %s: cannot be embedded", t->logo);
-        return;
-    }
-    double h = t->page.margin_top * 0.5;
-    if (h > 28) h = 28;
-    double w = h * pw / ph;
-    if (w > c->width / 3) { h *= c->width / 3 / w; w = c->width / 3; }
-    for (size_t i = 0; i < c->npages; i++) {
-        set_box(c, is_landscape(c, c->pages[i]));
-        double y = c->top + (t->page.margin_top - h) / 2;
-        HPDF_Page_DrawImage(c->pages[i], img, (HPDF_REAL)(c->right - w), (HPDF_REAL)y, (HPDF_REAL)w, (HPDF_REAL)h);
-    }
-    set_box(c, false);
+    if (!img) fo_pdf_fail(c, FO_ERR_INPUT, "theme logo %s: cannot be embedded", t->logo);
+    return img;
 }
 
+/* Draws the logo on page p (its box set). */
+static void logo_draw(fo_pdf *c, HPDF_Page p, HPDF_Image img)
+{
+    const fo_theme *t = c->t;
+    double h = t->page.margin_top * 0.5;
+    if (h > 28) h = 28;
+    double w = h * t->logo_width / t->logo_height;
+    if (w > c->width / 3) { h *= c->width / 3 / w; w = c->width / 3; }
+    double y = c->top + (t->page.margin_top - h) / 2;
+    HPDF_Page_DrawImage(p, img, (HPDF_REAL)(c->right - w), (HPDF_REAL)y, (HPDF_REAL)w, (HPDF_REAL)h);
+}
+
+/* Logo, header and footer of every page: on the page itself, or for a
+ * page already written in its form (stream.c). */
 static void header_footer(fo_pdf *c)
 {
     const fo_theme *t = c->t;
-    logo(c);
-    fo_pdf_font *f = fo_pdf_face(c, &t->body, FO_PDF_REGULAR);
+    HPDF_Image img = logo_load(c);
+    fo_pdf_font *f = c->st == FO_OK ? fo_pdf_face(c, &t->body, FO_PDF_REGULAR) : NULL;
     double size = t->body_size * 0.8;
     char buf[1024];
-    for (size_t i = 0; i < c->npages && f && c->st == FO_OK; i++) {
-        set_box(c, is_landscape(c, c->pages[i]));
-        for (int which = 0; which < 2; which++) {
+    HPDF_Page saved = c->page;
+    for (size_t i = 0; i < c->npages && c->st == FO_OK; i++) {
+        bool land = c->pinfo[i].landscape;
+        set_box(c, land);
+        HPDF_Page form = fo_pdf_form_begin(c, i);
+        c->page = form ? form : c->pages[i];
+        if (img) logo_draw(c, c->page, img);
+        for (int which = 0; which < 2 && f; which++) {
             const char *tpl = which ? t->footer : t->header;
             if (!tpl[0]) continue;
             expand(c, tpl, i, buf, sizeof buf);
@@ -515,12 +522,12 @@ static void header_footer(fo_pdf *c)
             double x = c->left + (c->width - w) / 2;
             double y = which ? c->bottom - t->page.margin_bottom * 0.55
                              : c->top + t->page.margin_top * 0.45;
-            HPDF_Page saved = c->page;
-            c->page = c->pages[i];
             fo_pdf_text_draw(c, f, size, t->muted, x, y, buf, len);
-            c->page = saved;
         }
+        if (form) fo_pdf_form_end(c, i, land ? t->page.height : t->page.width,
+                                  land ? t->page.width : t->page.height);
     }
+    c->page = saved;
     set_box(c, false);
 }
 
@@ -574,6 +581,7 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
     c->t = &doc->theme;
     c->d = d;
     c->max_bytes = fo_outset_max_bytes(out);
+    c->path = tmp;
     for (size_t i = 0; i < sizeof fallback_files / sizeof *fallback_files; i++)
         if (access(fallback_files[i], R_OK) == 0 && c->nfallbacks < FO_PDF_MAX_FALLBACKS)
             c->fallbacks[c->nfallbacks++] = fallback_files[i];
@@ -609,6 +617,7 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
         fo_pdf_fail(c, FO_ERR_IO, "%s: cannot write the PDF", dest);
 
     fo_status st = c->st;
+    fo_pdf_stream_free(c);
     HPDF_Free(c->pdf);
     fo_pdf_squeezer_free(c);
     for (size_t i = 0; i < c->nfonts; i++) {
@@ -622,6 +631,7 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
     for (size_t i = 0; i < c->nmarks; i++) fo_free(c->marks[i].text);
     fo_free(c->marks);
     fo_free(c->pages);
+    fo_free(c->pinfo);
     fo_pdf_widths_free(c);
     fo_pdf_emoji_free(c);
     fo_free(c->marked);

@@ -62,6 +62,13 @@ typedef struct {
     double y;                /* baseline of the first entry on that page */
 } fo_pdf_tocslot;
 
+/* What the end of the render needs to know of a page it may no longer hold. */
+typedef struct {
+    uint32_t form;           /* object number of its header/footer form XObject
+                              * (stream.c), 0: they are drawn on the page itself */
+    bool landscape;
+} fo_pdf_pinfo;
+
 typedef struct {
     const fo_doc *doc;
     const fo_theme *t;
@@ -109,11 +116,15 @@ typedef struct {
     size_t nemoji, emoji_cap;
     char *marked;            /* glyphs.c: fo_pdf_mark_codes's last rewritten text */
     uint64_t max_bytes;      /* the output ceiling (fo_outset_max_bytes) */
+    const char *path;        /* the file the PDF is written to (fo_outset_add's) */
     struct libdeflate_compressor *squeezer; /* deflate.c: finished pages, lazily */
     uint64_t squeezed;       /* compressed bytes of the pages' contents so far */
     size_t pages_squeezed;   /* pages whose contents were compressed when finished */
     size_t expect_pages;     /* table.c: the pages a table's remaining rows reach at
                               * the rate so far (0: no estimate) */
+    fo_pdf_pinfo *pinfo;     /* per page, beside pages[] */
+    size_t pinfo_cap;
+    struct fo_pdf_stream *stream; /* stream.c: the pages written so far (NULL: none) */
 } fo_pdf;
 
 /* ---- pdf.c: document, pages, fonts ------------------------------------- */
@@ -153,20 +164,57 @@ void fo_pdf_flat_cmap(HPDF_FontDef def);
  * libharu's loader would fault on (fo_pdf_sfnt_problem) is not handed to
  * it: NULL, and *problem says what is wrong (else *problem = NULL). */
 const char *fo_pdf_load_ttf(HPDF_Doc pdf, const char *path, bool collection, const char **problem);
-/* HPDF_SaveToFile, with the streams libharu would deflate compressed by
- * libdeflate instead (deflate.c); false when libharu could not save. */
-/* Pages kept as drawn until saving; past them fo_pdf_page_done compresses
- * each finished page (the documents most make are left byte for byte). */
+/* Pages kept as drawn until saving; past them each finished page is
+ * written to the file and let go (the documents most make are left byte
+ * for byte): a long table's memory stays flat. */
 #define FO_PDF_HELD_PAGES 100
 /* deflate.c: the current page is finished (fo_pdf_new_page calls it before
- * starting the next): past FO_PDF_HELD_PAGES its content stream is
- * compressed now, anything drawn on it later goes to a new content stream,
- * and FO_ERR_CEILING is recorded once the compressed contents pass
- * c->max_bytes. */
+ * starting the next). Past FO_PDF_HELD_PAGES its content stream is
+ * compressed now and, when fo_pdf_stream_ready, closed and written out
+ * with the page (stream.c); FO_ERR_CEILING is recorded once the compressed
+ * contents pass c->max_bytes. */
 void fo_pdf_page_done(fo_pdf *c);
 /* Frees fo_pdf_page_done's compressor (none: nothing). */
 void fo_pdf_squeezer_free(fo_pdf *c);
+/* The deflated (zlib) bytes of memory stream s, fo_malloc'd in *out (the
+ * caller frees): their count, 0 on failure (recorded: out of memory). */
+size_t fo_pdf_deflate(fo_pdf *c, HPDF_Stream s, unsigned char **out);
+/* HPDF_SaveToFile, with the streams libharu would deflate compressed by
+ * libdeflate instead; once pages were written as they were finished
+ * (stream.c), the rest of the document after them. False when the file
+ * could not be written. */
 bool fo_pdf_save(fo_pdf *c, const char *path);
+
+/* ---- stream.c: long documents written page by page --------------------- */
+/* A page past FO_PDF_HELD_PAGES starts with a saved graphics state (q),
+ * so that when it is finished it can be closed (Q) and its header, footer
+ * and logo, known only once the page count is, drawn later in a form
+ * XObject that its contents invoke (fo_pdf_form_begin). */
+/* Whether the current page can be written now: it opened a graphics state
+ * at depth 1 and is outside any text or path object, it holds no table of
+ * contents slot (filled at the end), its contents are one memory stream. */
+bool fo_pdf_stream_ready(fo_pdf *c);
+/* Closes the current page for writing: restores the state saved at its
+ * start and invokes its header/footer form when the theme has any (an
+ * object number reserved now, the form written by fo_pdf_form_end). */
+void fo_pdf_stream_close(fo_pdf *c);
+/* Writes the current page (closed, contents compressed) to path, the file
+ * opened by the first page written, with its contents and annotations;
+ * frees them and leaves libharu a bare page object that outline and links
+ * can still point at. Failures are recorded. */
+void fo_pdf_stream_page(fo_pdf *c, const char *path);
+/* The page to draw page i's header, footer and logo on: NULL when that is
+ * the page itself, else a blank page whose contents become i's form. */
+HPDF_Page fo_pdf_form_begin(fo_pdf *c, size_t i);
+/* Writes page i's form from what was drawn since fo_pdf_form_begin, its
+ * box w x h pt. */
+void fo_pdf_form_end(fo_pdf *c, size_t i, double w, double h);
+/* The rest of the document after the pages written, then the cross
+ * reference table and the trailer; false when the file could not be
+ * written. */
+bool fo_pdf_stream_finish(fo_pdf *c);
+/* Closes the file and frees; before HPDF_Free. NULL stream: nothing. */
+void fo_pdf_stream_free(fo_pdf *c);
 /* xmp.c: the catalog's /Metadata stream, an XMP packet with the provenance
  * (render/core/prov.h). A failure is recorded with fo_pdf_fail. */
 void fo_pdf_xmp(fo_pdf *c, const fo_render_opts *opts);

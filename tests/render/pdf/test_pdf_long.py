@@ -1,12 +1,13 @@
 # test_pdf_long.py — long tables in PDF (issue 39): past the first 100
-# pages each finished page's contents are compressed at once (libharu holds
-# every page until it saves), what is drawn on a page later (the footer's
-# "Page N of M") goes to a second content stream, and a table whose pages
-# will pass the output ceiling is refused as soon as that is clear, with
-# exit 3 and nothing written — not after laying out every page.
-# Read back with pdfinfo, pdftotext and qpdf; memory by the child's
-# ru_maxrss (a bound, not a time).
+# pages each finished page is written to the file and let go (libharu would
+# hold every page until it saves), its header and footer ("Page N of M",
+# known only at the end) drawn later in a form XObject it invokes; a table
+# whose pages will pass the output ceiling is refused as soon as that is
+# clear, with exit 3 and nothing written — not after laying out every page.
+# Read back with pdfinfo, pdftotext, pdfimages and qpdf; memory by the
+# child's ru_maxrss (a bound, not a time).
 import json
+import pathlib
 import re
 import subprocess
 import sys
@@ -81,3 +82,134 @@ def test_a_long_table_is_whole_with_its_footers(tmp_path):
     ids = [int(m) for page in text for m in re.findall(r"^\s*(\d+)\s+(?:North|South|East|West)\b",
                                                         page, re.M)]
     assert ids == list(range(6000))
+
+
+def peak_kib(spec, out):
+    """Renders spec to out; the render's peak RSS in KiB."""
+    p = subprocess.run([sys.executable, "-c", RUSAGE, FOLIO, "render", str(spec), "-o", str(out),
+                        "--quiet"], capture_output=True, text=True, timeout=600)
+    code, rss_kib = map(int, p.stdout.split()[-2:])
+    assert code == 0, p.stderr
+    return rss_kib
+
+
+def page_texts(pdf):
+    return subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout.split("\f")
+
+
+def page_count(pdf):
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
+    return int(re.search(r"Pages:\s+(\d+)", info).group(1))
+
+
+def test_a_long_tables_memory_is_flat(tmp_path):
+    small, big = table_spec(tmp_path, 20_000, "small"), table_spec(tmp_path, 120_000, "big")
+    small_kib = peak_kib(small, tmp_path / "small.pdf")
+    big_kib = peak_kib(big, tmp_path / "big.pdf")
+    # six times the rows (~490 and ~2,930 pages): 18 and 36 MiB when every page
+    # stayed in memory until the end; now what is left of a written page is
+    # ~400 bytes (its number in the page tree and the cross-reference table)
+    assert big_kib <= small_kib + 4 * 1024, (small_kib, big_kib)
+    assert big_kib < 32 * 1024, big_kib
+    pdf = tmp_path / "big.pdf"
+    subprocess.run(["qpdf", "--check", str(pdf)], check=True, capture_output=True)
+    pages = page_count(pdf)
+    assert pages > 2_500
+    text = page_texts(pdf)
+    assert f"Page 1 of {pages}" in text[0] and f"Page {pages} of {pages}" in text[pages - 1]
+    assert re.search(r"^\s*0\s+North\b", text[0], re.M)
+    assert re.search(r"\b119999\s+West\b", text[pages - 1])
+    ids = [int(m) for page in text for m in re.findall(r"^\s*(\d+)\s+(?:North|South|East|West)\b",
+                                                        page, re.M)]
+    assert ids == list(range(120_000))       # first, middle and last rows, none lost or doubled
+    mid = ids.index(60_000)
+    assert mid > 0
+
+
+LOGO = pathlib.Path(__file__).resolve().parents[3] / "samples" / "sales" / "logo.png"
+
+
+def mixed_spec(tmp_path, sections):
+    """A report past 100 pages with what a written page must keep: a table of
+    contents linking to every heading, the outline, links, a wide table on
+    landscape pages, a chart, and a theme with a dark background, a logo and a
+    header and footer in several scripts."""
+    (tmp_path / "logo.png").write_bytes(LOGO.read_bytes())
+    theme = {"folio_theme": 1, "name": "mix", "logo": "logo.png",
+             "header": "{title} · {page}/{pages}", "footer": "Página {page} de {pages} — {date}",
+             "colors": {"background": "#101820", "text": "#EEEEEE", "muted": "#AAAAAA"}}
+    (tmp_path / "theme.json").write_text(json.dumps(theme, ensure_ascii=False), encoding="utf-8")
+    rows = [[i, ["North", "الشمال", "צפון", "北"][i % 4], i * 1.5, f"item {i} नमस्ते"] for i in range(40)]
+    blocks = [{"type": "toc"}]
+    for s in range(sections):
+        blocks += [{"type": "heading", "text": f"Section {s}", "level": 1 if s % 3 == 0 else 2},
+                   {"type": "paragraph", "text": f"See [site {s}](https://example.com/{s}). "
+                                                 "สวัสดีชาวโลก 你好 😀 שלום مرحبا"},
+                   {"type": "table", "data": {"columns": ["id", "region", "amount", "note"], "rows": rows}}]
+        if s == sections - 10:
+            blocks.append({"type": "table", "data": {
+                "columns": [f"column_{k}_long_name" for k in range(12)],
+                "rows": [[f"r{i}c{k}" for k in range(12)] for i in range(90)]}})
+            blocks.append({"type": "chart", "kind": "column", "title": "Late chart", "x": "m", "y": ["a"],
+                           "data": {"columns": ["m", "a"], "rows": [["Jan", 1], ["Feb", 3]]}})
+    spec = {"folio": 1, "title": "Report تقرير 报告", "date": "2026-12-07", "blocks": blocks}
+    return write_spec(tmp_path, spec, "mixed.json")
+
+
+def test_pages_written_early_keep_links_outline_header_and_footer(tmp_path):
+    spec = mixed_spec(tmp_path, 140)
+    a, b = tmp_path / "a.pdf", tmp_path / "b.pdf"
+    for out in (a, b):
+        run_folio("render", spec, "--theme", tmp_path / "theme.json", "-o", out, "--quiet", check=0)
+    assert a.read_bytes() == b.read_bytes()
+    subprocess.run(["qpdf", "--check", str(a)], check=True, capture_output=True)
+    pages = page_count(a)
+    assert pages > 130
+    text = page_texts(a)
+    for p in range(1, pages + 1):            # header and footer on pages held and written
+        assert f"· {p}/{pages}" in text[p - 1] and f"Página {p} de {pages}" in text[p - 1], p
+    at = {s: next(i + 1 for i, t in enumerate(text) if re.search(rf"\bsite {s}\b", t)) for s in (0, 139)}
+    assert at[139] > 120
+    sizes = subprocess.run(["pdfinfo", "-f", "1", "-l", str(pages), str(a)], capture_output=True,
+                           text=True, check=True).stdout
+    landscape = [int(p) for p, w in re.findall(r"Page\s+(\d+) size:\s+([\d.]+) x", sizes) if float(w) > 800]
+    assert landscape and min(landscape) > 101
+    assert all("column_0_long_name" in text[p - 1] for p in landscape)
+    # the footer stands where it stood on a page drawn on to the end (page 100):
+    # centred, so where its page number has as many digits
+    boxes = subprocess.run(["pdftotext", "-bbox", "-f", "90", "-l", str(pages), str(a), "-"],
+                           capture_output=True, text=True, check=True).stdout.split("<page ")[1:]
+    spots = {re.search(r'<word xMin="([\d.]+)" yMin="([\d.]+)"[^>]*>Página<', page).groups()
+             for p, page in enumerate(boxes, 90) if p >= 100 and p not in landscape}
+    assert len(spots) == 1, spots
+    # the logo on every page
+    listing = subprocess.run(["pdfimages", "-list", str(a)], capture_output=True, text=True).stdout
+    logo_pages = {int(l.split()[0]) for l in listing.splitlines()[2:] if " 240    80 " in l}
+    assert logo_pages == set(range(1, pages + 1))
+    fonts = subprocess.run(["pdffonts", str(a)], capture_output=True, text=True).stdout.splitlines()[2:]
+    assert fonts and all(f.split()[-5:-2] == ["yes", "yes", "yes"] for f in fonts), fonts
+    # outline, table of contents and links point at the pages written early
+    doc = json.loads(subprocess.run(["qpdf", "--json", str(a)], capture_output=True, check=True).stdout)
+    objs = {k[4:]: v.get("value", v.get("stream", {}).get("dict"))
+            for k, v in doc["qpdf"][1].items() if k.startswith("obj:")}
+    page_ids = [pg["object"] for pg in doc["pages"]]
+
+    def flat(items):
+        for o in items:
+            yield o
+            yield from flat(o["kids"])
+    outline = {o["title"]: o["destpageposfrom1"] for o in flat(doc["outlines"])}
+    assert outline["Section 139"] == at[139] and outline["Section 0"] == at[0]
+    uris, dests = {}, set()
+    for i, po in enumerate(page_ids, 1):
+        for ref in objs[po].get("/Annots", []):
+            d = objs[ref]
+            if "/A" in d:
+                act = objs[d["/A"]] if isinstance(d["/A"], str) else d["/A"]
+                uris[act["/URI"]] = i
+            elif "/Dest" in d:
+                dest = objs[d["/Dest"]] if isinstance(d["/Dest"], str) else d["/Dest"]
+                dests.add(page_ids.index(dest[0]) + 1)
+    assert uris["u:https://example.com/139"] == at[139] and uris["u:https://example.com/0"] == at[0]
+    assert at[139] in dests                  # the table of contents' link to the last section
