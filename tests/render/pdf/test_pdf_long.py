@@ -7,6 +7,7 @@
 # Read back with pdfinfo, pdftotext, pdfimages and qpdf; memory by the
 # child's ru_maxrss (a bound, not a time).
 import json
+import os
 import pathlib
 import re
 import subprocess
@@ -85,9 +86,11 @@ def test_a_long_table_is_whole_with_its_footers(tmp_path):
 
 
 def peak_kib(spec, out):
-    """Renders spec to out; the render's peak RSS in KiB."""
+    """Renders spec to out; the render's peak RSS in KiB, its heap in 4 KiB
+    pages (the launcher asks for huge pages, which moves RSS in 2 MiB steps)."""
+    env = dict(os.environ, GLIBC_TUNABLES="glibc.malloc.hugetlb=0")
     p = subprocess.run([sys.executable, "-c", RUSAGE, FOLIO, "render", str(spec), "-o", str(out),
-                        "--quiet"], capture_output=True, text=True, timeout=600)
+                        "--quiet"], capture_output=True, text=True, timeout=600, env=env)
     code, rss_kib = map(int, p.stdout.split()[-2:])
     assert code == 0, p.stderr
     return rss_kib
@@ -107,10 +110,11 @@ def test_a_long_tables_memory_is_flat(tmp_path):
     small, big = table_spec(tmp_path, 20_000, "small"), table_spec(tmp_path, 120_000, "big")
     small_kib = peak_kib(small, tmp_path / "small.pdf")
     big_kib = peak_kib(big, tmp_path / "big.pdf")
-    # six times the rows (~490 and ~2,930 pages): 18 and 36 MiB when every page
-    # stayed in memory until the end; now what is left of a written page is
-    # ~400 bytes (its number in the page tree and the cross-reference table)
-    assert big_kib <= small_kib + 4 * 1024, (small_kib, big_kib)
+    # six times the rows (~490 and ~2,930 pages): 16 and 35 MiB when every page
+    # stayed in memory until the end; now 13.8 and 14.9: what is left of a
+    # written page is ~400 bytes (its number in the page tree and the
+    # cross-reference table)
+    assert big_kib <= small_kib + 2 * 1024, (small_kib, big_kib)
     assert big_kib < 32 * 1024, big_kib
     pdf = tmp_path / "big.pdf"
     subprocess.run(["qpdf", "--check", str(pdf)], check=True, capture_output=True)
@@ -123,8 +127,6 @@ def test_a_long_tables_memory_is_flat(tmp_path):
     ids = [int(m) for page in text for m in re.findall(r"^\s*(\d+)\s+(?:North|South|East|West)\b",
                                                         page, re.M)]
     assert ids == list(range(120_000))       # first, middle and last rows, none lost or doubled
-    mid = ids.index(60_000)
-    assert mid > 0
 
 
 LOGO = pathlib.Path(__file__).resolve().parents[3] / "samples" / "sales" / "logo.png"
