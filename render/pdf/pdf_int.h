@@ -67,6 +67,8 @@ typedef struct {
     uint32_t form;           /* object number of its header/footer form XObject
                               * (stream.c), 0: they are drawn on the page itself */
     bool landscape;
+    bool written;            /* written to the file (stream.c): libharu keeps only
+                              * a bare dictionary header of it, which stream.c frees */
 } fo_pdf_pinfo;
 
 typedef struct {

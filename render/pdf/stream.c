@@ -17,15 +17,17 @@
  * contents are then final: the file is opened (the PDF header first), and
  * the page dictionary, its content stream with its /Length and its
  * annotations are written with libharu's own object writer, their byte
- * offsets kept by object number. They are freed; the page object stays in
- * libharu's tree as an empty dictionary (its number is what /Kids, the
- * outline and links refer to) and is never written again. At the end
+ * offsets kept by object number. They are freed, and so are their entries
+ * in libharu's cross-reference table (their slots share one entry); the
+ * page object stays in libharu's tree as a bare dictionary header (its
+ * number is what /Kids, the outline and links refer to), owned from then
+ * on here. At the end
  * (fo_pdf_stream_finish) every object not yet written follows (fonts,
  * outline, catalog, the pages held, the forms' resources), then the cross
  * reference table and the trailer as libharu writes them, and the header
  * is rewritten with the version libharu settled on. Left per page: the
- * empty dictionary, its /Kids entry and its objects' table entries, about
- * 400 bytes.
+ * bare dictionary, its /Kids entry and its objects' table slots, about
+ * 250 bytes.
  *
  * A page that cannot be closed that way (inside a text object, holding a
  * table of contents slot, which is filled at the end) is held as before;
@@ -51,6 +53,7 @@ struct fo_pdf_stream {
                                * (0: not written yet) */
     size_t off_cap;
     HPDF_PageAttr_Rec bare;   /* what every written page's attr points at */
+    HPDF_XrefEntry_Rec shared; /* the table entry of every object written or reserved */
     HPDF_Obj_Header ref;      /* stands for the form being referenced */
     HPDF_Page scratch;        /* headers and footers are drawn on it (NULL: none yet) */
     void **annots;            /* the annotations of the page being written */
@@ -139,11 +142,22 @@ static bool emit(fo_pdf *c, void *obj)
     return emit_as(c, id_of(obj), obj);
 }
 
+/* Object id written: its slot in libharu's table now the shared entry
+ * (the number stays; its offset is in s->off). */
+static void release(fo_pdf *c, uint32_t id)
+{
+    struct fo_pdf_stream *s = c->stream;
+    HPDF_Xref x = c->pdf->xref;
+    HPDF_XrefEntry e = HPDF_Xref_GetEntry(x, id);
+    if (!e || e == &s->shared) return;
+    x->entries->obj[id] = &s->shared;
+    HPDF_FreeMem(x->mmgr, e);
+}
+
 /* Frees indirect object obj, written: libharu's table keeps its number. */
 static void drop(fo_pdf *c, void *obj)
 {
-    HPDF_XrefEntry e = HPDF_Xref_GetEntry(c->pdf->xref, id_of(obj));
-    if (e) e->obj = NULL;
+    release(c, id_of(obj));
     HPDF_Obj_ForceFree(c->pdf->mmgr, obj);
 }
 
@@ -174,11 +188,8 @@ void fo_pdf_stream_close(fo_pdf *c)
     if (!s || HPDF_Page_GRestore(page) != HPDF_OK || !late_drawing(c)) return;
     /* a number for the form, its object written at the end */
     HPDF_Xref x = c->pdf->xref;
-    HPDF_XrefEntry e = HPDF_GetMem(x->mmgr, sizeof *e); /* libharu frees it */
-    if (!e) return;                                      /* its error is reported */
-    memset(e, 0, sizeof *e);
-    e->entry_typ = HPDF_IN_USE_ENTRY;
-    if (HPDF_List_Add(x->entries, e) != HPDF_OK) { HPDF_FreeMem(x->mmgr, e); return; }
+    s->shared.entry_typ = HPDF_IN_USE_ENTRY;
+    if (HPDF_List_Add(x->entries, &s->shared) != HPDF_OK) return; /* its error is reported */
     uint32_t id = x->start_offset + x->entries->count - 1;
     if (!a->xobjects) {
         HPDF_Dict res = item(page, "Resources");
@@ -192,8 +203,10 @@ void fo_pdf_stream_close(fo_pdf *c)
     c->pinfo[c->npages - 1].form = id;
 }
 
-/* Leaves page an empty dictionary, its attributes those every written page
- * shares (what HPDF_Page_CreateDestination reads of them). */
+/* Leaves page, written, a bare dictionary header: no entries (nor their
+ * list), its attributes those every written page shares (what
+ * HPDF_Page_CreateDestination reads of them). Its table slot is released:
+ * fo_pdf_stream_free frees it. */
 static void bare(fo_pdf *c, HPDF_Page page)
 {
     struct fo_pdf_stream *s = c->stream;
@@ -201,7 +214,10 @@ static void bare(fo_pdf *c, HPDF_Page page)
         HPDF_DictElement e = HPDF_List_ItemAt(page->list, 0);
         HPDF_Dict_RemoveElement(page, e->key);
     }
-    HPDF_List_Clear(page->list);
+    HPDF_List_Free(page->list);
+    page->list = NULL;
+    release(c, id_of(page));
+    c->pinfo[c->npages - 1].written = true;
     if (page->free_fn) page->free_fn(page); /* libharu's: the graphics state and attr */
     s->bare.xref = c->pdf->xref;
     s->bare.gmode = HPDF_GMODE_PAGE_DESCRIPTION;
@@ -347,6 +363,15 @@ void fo_pdf_stream_free(fo_pdf *c)
 {
     struct fo_pdf_stream *s = c->stream;
     if (!s) return;
+    /* the written pages are this file's to free, and the slots of the
+       shared entry are taken out of the table libharu frees entry by entry */
+    for (size_t i = 0; i < c->npages; i++)
+        if (c->pinfo[i].written) HPDF_FreeMem(c->pdf->mmgr, c->pages[i]);
+    HPDF_List l = c->pdf->xref->entries;
+    HPDF_UINT kept = 0;
+    for (HPDF_UINT i = 0; i < l->count; i++)
+        if (l->obj[i] != &s->shared) l->obj[kept++] = l->obj[i];
+    l->count = kept;
     if (s->out) HPDF_Stream_Free(s->out);
     fo_free(s->off);
     fo_free(s->annots);
