@@ -344,8 +344,9 @@ void fo_pdf_new_page(fo_pdf *c)
     }
     fo_pdf_page_done(c);
     if (c->st != FO_OK) return;
-    if (!fo_grow((void **)&c->pages, &c->pages_cap, c->npages + 1, 16, sizeof *c->pages) ||
-        !fo_grow((void **)&c->pinfo, &c->pinfo_cap, c->npages + 1, 16, sizeof *c->pinfo)) {
+    void **const arrays[] = {(void **)&c->pages, (void **)&c->pinfo};
+    if (!fo_grow_all(&c->pages_cap, c->npages + 1, 16, 2, arrays,
+                     (const size_t[]){sizeof *c->pages, sizeof *c->pinfo})) {
         fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
         return;
     }

@@ -124,8 +124,7 @@ typedef struct {
     size_t pages_squeezed;   /* pages whose contents were compressed when finished */
     size_t expect_pages;     /* table.c: the pages a table's remaining rows reach at
                               * the rate so far (0: no estimate) */
-    fo_pdf_pinfo *pinfo;     /* per page, beside pages[] */
-    size_t pinfo_cap;
+    fo_pdf_pinfo *pinfo;     /* per page, beside pages[] (same capacity) */
     struct fo_pdf_stream *stream; /* stream.c: the pages written so far (NULL: none) */
 } fo_pdf;
 
