@@ -114,8 +114,10 @@ def test_a_long_tables_memory_is_flat(tmp_path):
     # stayed in memory until the end; now 13.8 and 14.8: what is left of a
     # written page is ~250 bytes (its place in the page tree and the
     # cross-reference table)
-    assert big_kib <= small_kib + 2 * 1024, (small_kib, big_kib)
-    assert big_kib < 32 * 1024, big_kib
+    engine = pathlib.Path(FOLIO).with_name("folio-engine").read_bytes()
+    if b"AddressSanitizer" not in engine:    # ASan's quarantine holds freed memory on purpose
+        assert big_kib <= small_kib + 2 * 1024, (small_kib, big_kib)
+        assert big_kib < 32 * 1024, big_kib
     pdf = tmp_path / "big.pdf"
     subprocess.run(["qpdf", "--check", str(pdf)], check=True, capture_output=True)
     pages = page_count(pdf)
