@@ -29,12 +29,12 @@
 #define ROOM 256u            /* a cell but its text always fits in this */
 
 struct fo_xlsx_body {
-    unsigned char *fill;      /* the chunk being filled (main thread) */
+    unsigned char *fill; /* the chunk being filled (main thread) */
     size_t len;
-    unsigned char *job;       /* the chunk being deflated (worker) */
+    unsigned char *job; /* the chunk being deflated (worker) */
     size_t job_len;
-    bool pending;             /* job holds a chunk to deflate */
-    bool last;                /* ... and it is the last one */
+    bool pending; /* job holds a chunk to deflate */
+    bool last;    /* ... and it is the last one */
     bool quit;
     bool threaded;
     pthread_t thread;
@@ -42,14 +42,14 @@ struct fo_xlsx_body {
     pthread_cond_t cv;
     z_stream z;
     bool z_ok;
-    unsigned char *out;       /* deflated bytes on their way to the spill */
-    int fd;                   /* the spill file (unlinked), -1 if none */
-    uint64_t raw, packed;     /* bytes in, bytes out */
+    unsigned char *out;   /* deflated bytes on their way to the spill */
+    int fd;               /* the spill file (unlinked), -1 if none */
+    uint64_t raw, packed; /* bytes in, bytes out */
     uint32_t crc;
-    uint64_t max_packed;      /* stop past this (the output ceiling) */
-    int err;                  /* errno of a failed write, or EFBIG past max_packed (the
+    uint64_t max_packed; /* stop past this (the output ceiling) */
+    int err;             /* errno of a failed write, or EFBIG past max_packed (the
                                  worker's own; the main thread reads seen_err) */
-    int seen_err;             /* err as of the last chunk done, under mu */
+    int seen_err;        /* err as of the last chunk done, under mu */
 };
 
 /* ---- deflating (the worker's side) ----------------------------------------*/
@@ -76,7 +76,10 @@ static void deflate_chunk(fo_xlsx_body *b, const unsigned char *in, size_t n, bo
     do {
         b->z.next_out = b->out;
         b->z.avail_out = CHUNK;
-        if (deflate(&b->z, last ? Z_SYNC_FLUSH : Z_NO_FLUSH) == Z_STREAM_ERROR) { b->err = EIO; return; }
+        if (deflate(&b->z, last ? Z_SYNC_FLUSH : Z_NO_FLUSH) == Z_STREAM_ERROR) {
+            b->err = EIO;
+            return;
+        }
         spill(b, CHUNK - b->z.avail_out);
     } while (b->z.avail_out == 0 && !b->err);
 }
@@ -197,7 +200,6 @@ int fo_xlsx_body_error(const fo_xlsx_body *b)
     return e;
 }
 
-
 int fo_xlsx_body_finish(fo_xlsx_body *b, fo_xlsx_body_info *info)
 {
     hand_over(b, true);
@@ -229,38 +231,52 @@ static size_t put_u64(char *out, uint64_t v)
 {
     char tmp[24];
     size_t n = 0;
-    do { tmp[n++] = (char)('0' + v % 10); v /= 10; } while (v);
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
     for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
     return n;
 }
 
-static const double pow10_tab[] = {1e-4, 1e-3, 1e-2, 1e-1, 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6,
-                                   1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+static const double pow10_tab[] = {1e-4, 1e-3, 1e-2, 1e-1, 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,
+                                   1e6,  1e7,  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
 
 size_t fo_xlsx_num(char out[FO_XLSX_NUM_CAP], double v)
 {
     char *o = out;
     if (signbit(v)) *o++ = '-';
     double a = fabs(v);
-    if (a == 0) { *o++ = '0'; return (size_t)(o - out); }
+    if (a == 0) {
+        *o++ = '0';
+        return (size_t)(o - out);
+    }
     if (a < 1e16 && a == (double)(uint64_t)a) return (size_t)(o - out) + put_u64(o, (uint64_t)a);
 #if LDBL_MANT_DIG >= 64
     if (a >= 1e-4 && a < 1e15) {
         /* X: the decimal exponent; N: a * 10^(15 - X) rounded, the 16 digits
          * printf would give. The product is exact to 2^-64 (< 6e-4 of a unit
          * at N < 1e16): near a tie, or when rounding carries, printf decides. */
-        int x = 0;
-        while (x < 18 && a >= pow10_tab[x + 1]) x++;
+        int x = 4; /* most data: 1 <= a < 10^5 */
+        if (a < 1)
+            while (a < pow10_tab[x]) x--;
+        else
+            while (x < 18 && a >= pow10_tab[x + 1]) x++;
         x -= 4;
-        long double s = (long double)a;
-        for (int k = 15 - x; k > 0; k--) s *= 10.0L; /* exact: 10^k < 2^64 */
+        static const long double scale[] = {
+            1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
+            1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L}; /* exact: 10^k < 2^64 */
+        long double s = (long double)a * scale[15 - x];
         uint64_t n = (uint64_t)s;
         long double frac = s - (long double)n;
         if (frac > 0.498L && frac < 0.502L) goto slow;
         if (frac > 0.5L) n++;
         if (n < 1000000000000000ull || n >= 10000000000000000ull) goto slow;
         char d[16];
-        for (int i = 15; i >= 0; i--) { d[i] = (char)('0' + n % 10); n /= 10; }
+        for (int i = 15; i >= 0; i--) {
+            d[i] = (char)('0' + n % 10);
+            n /= 10;
+        }
         int end = 16;
         while (end > 1 && d[end - 1] == '0') end--;
         if (x >= 0) {
@@ -343,8 +359,8 @@ bool fo_xlsx_body_bool(fo_xlsx_body *b, const char *col, const char *rn, size_t 
 
 static inline bool is_c_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 
-bool fo_xlsx_body_text(fo_xlsx_body *b, const char *col, const char *rn, size_t rnl, int xf,
-                       const char *s, size_t len)
+bool fo_xlsx_body_text(fo_xlsx_body *b, const char *col, const char *rn, size_t rnl, int xf, const char *s,
+                       size_t len)
 {
     if (!room(b, ROOM)) return false;
     cell_open(b, col, rn, rnl, xf);
@@ -354,8 +370,7 @@ bool fo_xlsx_body_text(fo_xlsx_body *b, const char *col, const char *rn, size_t 
     }
     if (is_c_space((unsigned char)s[0]) || is_c_space((unsigned char)s[len - 1]))
         PUT(b, " t=\"inlineStr\"><is><t xml:space=\"preserve\">");
-    else
-        PUT(b, " t=\"inlineStr\"><is><t>");
+    else PUT(b, " t=\"inlineStr\"><is><t>");
     /* &, < and > escaped, as libxlsxwriter does (the text is clean already:
        fo_xlsx_clean); in runs, a chunk at a time */
     size_t i = 0;
@@ -366,7 +381,10 @@ bool fo_xlsx_body_text(fo_xlsx_body *b, const char *col, const char *rn, size_t 
         size_t w = 0;
         for (; i < len && w < space; i++) {
             unsigned char c = (unsigned char)s[i];
-            if (c > '>' || (c != '&' && c != '<' && c != '>')) { o[w++] = c; continue; }
+            if (c > '>' || (c != '&' && c != '<' && c != '>')) {
+                o[w++] = c;
+                continue;
+            }
             const char *e = c == '&' ? "&amp;" : c == '<' ? "&lt;" : "&gt;";
             size_t el = c == '&' ? 5 : 4;
             memcpy(o + w, e, el);

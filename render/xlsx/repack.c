@@ -120,9 +120,7 @@ static zip_int64_t spliced_read(void *ud, void *data, zip_uint64_t n, zip_source
 {
     spliced_src *s = ud;
     switch (cmd) {
-    case ZIP_SOURCE_OPEN:
-        s->pos = 0;
-        return 0;
+    case ZIP_SOURCE_OPEN: s->pos = 0; return 0;
     case ZIP_SOURCE_READ: {
         uint64_t left = s->comp_size - s->pos;
         if (n > left) n = left;
@@ -136,7 +134,10 @@ static zip_int64_t spliced_read(void *ud, void *data, zip_uint64_t n, zip_source
                 uint64_t off = at - s->head_len;
                 k = s->rows->packed - off < n - done ? s->rows->packed - off : n - done;
                 int e = rows_pread(s->rows->fd, o + done, (size_t)k, off);
-                if (e) { zip_error_set(&s->err, ZIP_ER_READ, e); return -1; }
+                if (e) {
+                    zip_error_set(&s->err, ZIP_ER_READ, e);
+                    return -1;
+                }
             } else {
                 uint64_t off = at - s->head_len - s->rows->packed;
                 k = s->tail_len - off < n - done ? s->tail_len - off : n - done;
@@ -147,10 +148,12 @@ static zip_int64_t spliced_read(void *ud, void *data, zip_uint64_t n, zip_source
         s->pos += n;
         return (zip_int64_t)n;
     }
-    case ZIP_SOURCE_CLOSE:
-        return 0;
+    case ZIP_SOURCE_CLOSE: return 0;
     case ZIP_SOURCE_STAT: {
-        if (n < sizeof(zip_stat_t)) { zip_error_set(&s->err, ZIP_ER_INVAL, 0); return -1; }
+        if (n < sizeof(zip_stat_t)) {
+            zip_error_set(&s->err, ZIP_ER_INVAL, 0);
+            return -1;
+        }
         zip_stat_t *st = data;
         zip_stat_init(st);
         st->size = s->size;
@@ -168,19 +171,24 @@ static zip_int64_t spliced_read(void *ud, void *data, zip_uint64_t n, zip_source
         fo_free(s->tail);
         fo_free(s);
         return 0;
-    case ZIP_SOURCE_ERROR:
-        return zip_error_to_data(&s->err, data, n);
+    case ZIP_SOURCE_ERROR: return zip_error_to_data(&s->err, data, n);
     case ZIP_SOURCE_SUPPORTS:
         return zip_source_make_command_bitmap(ZIP_SOURCE_OPEN, ZIP_SOURCE_READ, ZIP_SOURCE_CLOSE,
                                               ZIP_SOURCE_STAT, ZIP_SOURCE_ERROR, ZIP_SOURCE_FREE, -1);
-    case ZIP_SOURCE_SEEK: case ZIP_SOURCE_TELL: case ZIP_SOURCE_BEGIN_WRITE:
-    case ZIP_SOURCE_COMMIT_WRITE: case ZIP_SOURCE_ROLLBACK_WRITE: case ZIP_SOURCE_WRITE:
-    case ZIP_SOURCE_SEEK_WRITE: case ZIP_SOURCE_TELL_WRITE: case ZIP_SOURCE_REMOVE:
-    case ZIP_SOURCE_RESERVED_1: case ZIP_SOURCE_BEGIN_WRITE_CLONING: case ZIP_SOURCE_ACCEPT_EMPTY:
+    case ZIP_SOURCE_SEEK:
+    case ZIP_SOURCE_TELL:
+    case ZIP_SOURCE_BEGIN_WRITE:
+    case ZIP_SOURCE_COMMIT_WRITE:
+    case ZIP_SOURCE_ROLLBACK_WRITE:
+    case ZIP_SOURCE_WRITE:
+    case ZIP_SOURCE_SEEK_WRITE:
+    case ZIP_SOURCE_TELL_WRITE:
+    case ZIP_SOURCE_REMOVE:
+    case ZIP_SOURCE_RESERVED_1:
+    case ZIP_SOURCE_BEGIN_WRITE_CLONING:
+    case ZIP_SOURCE_ACCEPT_EMPTY:
     case ZIP_SOURCE_GET_FILE_ATTRIBUTES:
-    default:
-        zip_error_set(&s->err, ZIP_ER_OPNOTSUPP, 0);
-        return -1;
+    default: zip_error_set(&s->err, ZIP_ER_OPNOTSUPP, 0); return -1;
     }
 }
 
@@ -255,7 +263,10 @@ static bool copy_entry(fo_xlsx *x, zip_t *from, zip_t *dst, zip_uint64_t i)
     } else src = zip_source_zip(dst, from, i, ZIP_FL_COMPRESSED, 0, -1);
     if (!src) return false;
     zip_int64_t idx = zip_file_add(dst, st.name, src, ZIP_FL_ENC_UTF_8);
-    if (idx < 0) { zip_source_free(src); return false; }
+    if (idx < 0) {
+        zip_source_free(src);
+        return false;
+    }
     /* the entry's own time (libxlsxwriter: 1980-01-01), not now */
     return !(st.valid & ZIP_STAT_MTIME) || zip_file_set_mtime(dst, (zip_uint64_t)idx, st.mtime, 0) == 0;
 }
@@ -265,13 +276,15 @@ fo_status fo_xlsx_repack(fo_xlsx *x, const char *from_path, const char *to, fo_d
     int zerr = 0;
     zip_t *from = zip_open(from_path, ZIP_RDONLY, &zerr);
     if (!from) {
-        fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: cannot read back the workbook (libzip error %d)", x->dest, zerr);
+        fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: cannot read back the workbook (libzip error %d)",
+                     x->dest, zerr);
         return FO_ERR_IO;
     }
     zip_t *dst = fo_pkg__open_dest(to, &zerr);
     if (!dst) {
         zip_close(from);
-        fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: cannot start the archive (libzip error %d)", x->dest, zerr);
+        fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: cannot start the archive (libzip error %d)", x->dest,
+                     zerr);
         return FO_ERR_IO;
     }
     zip_int64_t n = zip_get_num_entries(from, 0);
@@ -284,7 +297,8 @@ fo_status fo_xlsx_repack(fo_xlsx *x, const char *from_path, const char *to, fo_d
         zip_discard(dst);
         st = FO_ERR_IO;
     } else if (zip_close(dst) < 0) {
-        fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: writing the workbook failed: %s", x->dest, zip_strerror(dst));
+        fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: writing the workbook failed: %s", x->dest,
+                     zip_strerror(dst));
         zip_discard(dst);
         st = FO_ERR_IO;
     }

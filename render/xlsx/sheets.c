@@ -56,10 +56,12 @@ typedef struct {
     /* folio writes the rows itself (body.c) when x->bodies is set: */
     fo_xlsx_body *body;       /* the current part's rows */
     char (*colname)[8];       /* ncols: "A", "B", ... */
-    char rn[24];              /* the current row's number, as text */
+    char rn[FO_XLSX_NUM_CAP]; /* the current row's number, as text */
+    unsigned char *rtl;       /* ncols: the row's text in that column reads right to left
+                                 (row_lines, so that it is looked at once) */
     size_t rnl;
-    bool row_open;            /* its <row> is written */
-    lxw_row_t last_row;       /* the last row with a cell, on the current part */
+    bool row_open;      /* its <row> is written */
+    lxw_row_t last_row; /* the last row with a cell, on the current part */
 } table;
 
 size_t fo_xlsx_parts_for(size_t nrows, bool totals)
@@ -325,12 +327,13 @@ static double text_lines(const char *s, size_t len)
 
 /* The most lines a text of the row takes (see write_text), for folio's
  * own <row>, which comes before its cells. */
-static double row_lines(const table *t, const fo_value *row)
+static double row_lines(table *t, const fo_value *row)
 {
     double most = 0;
     for (size_t j = 0; j < t->ncols; j++) {
         const fo_value *v = &row[t->cols[j].field];
-        if (v->kind != FO_VAL_TEXT || !v->str || reads_rtl(v->str)) continue;
+        t->rtl[j] = v->kind == FO_VAL_TEXT && reads_rtl(v->str ? v->str : "");
+        if (v->kind != FO_VAL_TEXT || !v->str || t->rtl[j]) continue;
         double l = text_lines(v->str, strlen(v->str));
         if (l > most) most = l;
     }
@@ -352,7 +355,7 @@ static void fit_row(table *t, lxw_worksheet *w, lxw_row_t r)
  * from the right); NULL when out of memory (recorded). */
 static lxw_format *text_format(table *t, const colstate *c, const char *s)
 {
-    if (!reads_rtl(s)) return c->cell;
+    if (t->body ? !t->rtl[c - t->cs] : !reads_rtl(s)) return c->cell;
     lxw_format *f = styled_format(t->x, FO_XLSX_FMT_CELL_RTL, NULL, c == t->cs ? t->style : t->style & 1);
     if (!f) t->st = FO_ERR_NOMEM;
     return f;
@@ -376,15 +379,11 @@ static void body_failed(table *t)
         return;
     }
     fo_diags_add(x->d, NULL, 0, 0, NULL, "check the free space of $TMPDIR (else /tmp)",
-                 "%s: cannot write the sheet's rows to a temporary file: %s", x->dest,
-                 strerror(e ? e : EIO));
+                 "%s: cannot write the sheet's rows to a temporary file: %s", x->dest, strerror(e ? e : EIO));
     t->st = FO_ERR_IO;
 }
 
-static int xf_of(lxw_format *f)
-{
-    return f ? (int)lxw_format_get_xf_index(f) : 0;
-}
+static int xf_of(lxw_format *f) { return f ? (int)lxw_format_get_xf_index(f) : 0; }
 
 /* Starts the current row's <row> before its first cell (a row without
  * cells is not written, as libxlsxwriter does): with the height of its
@@ -398,7 +397,10 @@ static bool open_row(table *t, lxw_row_t r)
         h = t->lines * 15.0 * t->x->th->body_size / 11.0;
         if (h > 409) h = 409;
     }
-    if (!fo_xlsx_body_row(t->body, t->rn, t->rnl, h)) { body_failed(t); return false; }
+    if (!fo_xlsx_body_row(t->body, t->rn, t->rnl, h)) {
+        body_failed(t);
+        return false;
+    }
     t->row_open = true;
     return true;
 }
@@ -457,7 +459,8 @@ static void write_cell(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, const 
     colstate *c = &t->cs[j];
     if (v->kind == FO_VAL_NULL) return;
     if (t->body && (v->kind == FO_VAL_FORMULA || v->kind == FO_VAL_URL)) { /* fo_xlsx_rows_eligible */
-        fo_diags_add(t->x->d, NULL, 0, 0, t->ds->pointer, NULL, "a link or formula in a table written without libxlsxwriter");
+        fo_diags_add(t->x->d, NULL, 0, 0, t->ds->pointer, NULL,
+                     "a link or formula in a table written without libxlsxwriter");
         t->st = FO_ERR_INTERNAL;
         return;
     }
@@ -706,7 +709,10 @@ fo_status fo_xlsx_write_table(fo_xlsx *x, const fo_dataset *ds, const fo_table_c
     }
     if ((t.st = make_formats(&t)) != FO_OK) goto cleanup;
     if (x->fast && fo_xlsx_rows_eligible(x, ds, cols, ncols)) {
-        if (!(t.colname = fo_calloc(ncols ? ncols : 1, sizeof *t.colname))) { t.st = FO_ERR_NOMEM; goto cleanup; }
+        if (!(t.colname = fo_calloc(ncols, sizeof *t.colname)) || !(t.rtl = fo_calloc(ncols, 1))) {
+            t.st = FO_ERR_NOMEM;
+            goto cleanup;
+        }
         for (size_t j = 0; j < ncols; j++) lxw_col_to_name(t.colname[j], (lxw_col_t)j, 0);
     }
     if (!(keep = fo_calloc(ncols * 4 + 2, sizeof *keep))) { t.st = FO_ERR_NOMEM; goto cleanup; }
@@ -733,7 +739,7 @@ fo_status fo_xlsx_write_table(fo_xlsx *x, const fo_dataset *ds, const fo_table_c
             swap_row_formats(&t, keep);
         }
         if (t.body) {
-            t.rnl = (size_t)snprintf(t.rn, sizeof t.rn, "%u", (unsigned)r + 1);
+            t.rnl = fo_xlsx_num(t.rn, (double)r + 1);
             t.row_open = false;
             t.lines = row_lines(&t, row);
         }
@@ -773,5 +779,6 @@ cleanup:
     fo_free(t.ws);
     fo_free(t.part_rows);
     fo_free(t.colname);
+    fo_free(t.rtl);
     return t.st;
 }

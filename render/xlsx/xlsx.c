@@ -232,7 +232,10 @@ static char *work_archive(const char *dir)
     if (!p) return NULL;
     snprintf(p, n, "%s/folio-xlsx-XXXXXX", dir);
     int fd = mkostemp(p, O_CLOEXEC);
-    if (fd < 0) { fo_free(p); return NULL; }
+    if (fd < 0) {
+        fo_free(p);
+        return NULL;
+    }
     close(fd);
     return p;
 }

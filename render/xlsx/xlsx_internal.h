@@ -128,14 +128,14 @@ bool fo_xlsx_body_row(fo_xlsx_body *b, const char *rn, size_t rnl, double height
 bool fo_xlsx_body_row_end(fo_xlsx_body *b);
 bool fo_xlsx_body_number(fo_xlsx_body *b, const char *col, const char *rn, size_t rnl, int xf, double v);
 bool fo_xlsx_body_bool(fo_xlsx_body *b, const char *col, const char *rn, size_t rnl, int xf, bool v);
-bool fo_xlsx_body_text(fo_xlsx_body *b, const char *col, const char *rn, size_t rnl, int xf,
-                       const char *s, size_t len);
+bool fo_xlsx_body_text(fo_xlsx_body *b, const char *col, const char *rn, size_t rnl, int xf, const char *s,
+                       size_t len);
 /* What the finished stream is: ends with a sync flush (no final block), so
  * that it can be put between other deflated pieces. */
 typedef struct {
-    int fd;             /* the spill (still owned by the body) */
+    int fd; /* the spill (still owned by the body) */
     uint64_t raw, packed;
-    uint32_t crc;       /* CRC-32 of the raw bytes */
+    uint32_t crc; /* CRC-32 of the raw bytes */
 } fo_xlsx_body_info;
 /* Flushes and stops the thread; returns fo_xlsx_body_error. */
 int fo_xlsx_body_finish(fo_xlsx_body *b, fo_xlsx_body_info *info);
@@ -195,8 +195,8 @@ typedef struct {
      * workbook; each eligible table part's rows are spliced in at close */
     bool fast;
     const char *tmpdir;
-    const char *dest;           /* for messages */
-    uint64_t max_bytes;         /* the output ceiling */
+    const char *dest;   /* for messages */
+    uint64_t max_bytes; /* the output ceiling */
     struct fo_xlsx_spliced *bodies;
     size_t nbodies, bodycap;
 } fo_xlsx;
@@ -205,9 +205,9 @@ typedef struct {
 
 /* One sheet whose rows folio wrote. */
 typedef struct fo_xlsx_spliced {
-    char entry[48];             /* "xl/worksheets/sheet3.xml" */
+    char entry[48]; /* "xl/worksheets/sheet3.xml" */
     fo_xlsx_body *body;
-    fo_xlsx_body_info info;     /* once done */
+    fo_xlsx_body_info info; /* once done */
     bool done;
 } fo_xlsx_spliced;
 

@@ -35,11 +35,50 @@ static uint64_t rnd(void)
 START_TEST(num_like_printf)
 {
     static const double fixed[] = {
-        0.0, -0.0, 1, -1, 7, 45293, 1e15, 1e16, 1e17, 9007199254740993.0, 123456789012345678.0,
-        0.1 + 0.2, 0.3, 9.2, 23.15, 7593.20, 17020.72, 1.0 / 3, 2.0 / 3, -2.5, 0.5, 1e-4, 0.0001234,
-        9.9999e-5, 1e-5, 1e-7, 1e300, -1e300, 1.7976931348623157e308, 5e-324, 2.2250738585072014e-308,
-        999999999999999.9, 999999999999999.4, 99999999999999.99, 0.99999999999999994, 9.999999999999999e14,
-        45293.5, 45293.041666666664, 123.456, 1234567.891, 0.045, 4.35, 1e-4 * 3, 6.02214076e23,
+        0.0,
+        -0.0,
+        1,
+        -1,
+        7,
+        45293,
+        1e15,
+        1e16,
+        1e17,
+        9007199254740993.0,
+        123456789012345678.0,
+        0.1 + 0.2,
+        0.3,
+        9.2,
+        23.15,
+        7593.20,
+        17020.72,
+        1.0 / 3,
+        2.0 / 3,
+        -2.5,
+        0.5,
+        1e-4,
+        0.0001234,
+        9.9999e-5,
+        1e-5,
+        1e-7,
+        1e300,
+        -1e300,
+        1.7976931348623157e308,
+        5e-324,
+        2.2250738585072014e-308,
+        999999999999999.9,
+        999999999999999.4,
+        99999999999999.99,
+        0.99999999999999994,
+        9.999999999999999e14,
+        45293.5,
+        45293.041666666664,
+        123.456,
+        1234567.891,
+        0.045,
+        4.35,
+        1e-4 * 3,
+        6.02214076e23,
     };
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) {
         same_as_printf(fixed[i]);
@@ -78,7 +117,7 @@ static char *inflate_rows(const fo_xlsx_body_info *in, size_t *out_len)
     z.avail_out = (uInt)in->raw + 1;
     int rc = inflate(&z, Z_SYNC_FLUSH);
     ck_assert(rc == Z_OK || rc == Z_BUF_ERROR);
-    ck_assert_uint_eq(z.avail_in, 0);       /* every byte was used */
+    ck_assert_uint_eq(z.avail_in, 0); /* every byte was used */
     ck_assert_uint_eq(z.total_out, in->raw);
     inflateEnd(&z);
     raw[in->raw] = 0;
@@ -129,10 +168,11 @@ START_TEST(rows_stream_reads_back)
     size_t len;
     uint64_t packed;
     char *xml = write_rows(&len, &packed);
-    static const char first[] = "<row r=\"1\"><c r=\"A1\" s=\"2\"><v>1.25</v></c>"
-                           "<c r=\"B1\" s=\"3\" t=\"inlineStr\"><is><t>a&amp;b&lt;c&gt;d\"e'f</t></is></c>"
-                           "<c r=\"C1\" t=\"inlineStr\"><is><t xml:space=\"preserve\"> lead</t></is></c>"
-                           "<c r=\"D1\" s=\"4\" t=\"b\"><v>1</v></c><c r=\"E1\" s=\"3\"/></row>";
+    static const char first[] =
+        "<row r=\"1\"><c r=\"A1\" s=\"2\"><v>1.25</v></c>"
+        "<c r=\"B1\" s=\"3\" t=\"inlineStr\"><is><t>a&amp;b&lt;c&gt;d\"e'f</t></is></c>"
+        "<c r=\"C1\" t=\"inlineStr\"><is><t xml:space=\"preserve\"> lead</t></is></c>"
+        "<c r=\"D1\" s=\"4\" t=\"b\"><v>1</v></c><c r=\"E1\" s=\"3\"/></row>";
     ck_assert(strncmp(xml, first, sizeof first - 1) == 0);
     ck_assert_ptr_nonnull(strstr(xml, "<row r=\"1000\" ht=\"30\" customHeight=\"1\">"));
     /* every row, in order, each closed */
