@@ -42,7 +42,11 @@ bool fo_xlsx_rows_eligible(const fo_xlsx *x, const fo_dataset *ds, const fo_tabl
 fo_xlsx_body *fo_xlsx__body_for(fo_xlsx *x, lxw_worksheet *w)
 {
     if (!fo_grow((void **)&x->bodies, &x->bodycap, x->nbodies + 1, 4, sizeof *x->bodies)) return NULL;
-    fo_xlsx_body *b = fo_xlsx_body_new(x->tmpdir, x->max_bytes);
+    /* the ceiling holds for the rows of every sheet together */
+    uint64_t used = 0;
+    for (size_t i = 0; i < x->nbodies; i++) used += x->bodies[i].info.packed;
+    uint64_t left = x->max_bytes > used ? x->max_bytes - used : 1;
+    fo_xlsx_body *b = fo_xlsx_body_new(x->tmpdir, x->max_bytes ? left : 0);
     if (!b) return NULL;
     fo_xlsx_spliced *s = &x->bodies[x->nbodies++];
     memset(s, 0, sizeof *s);

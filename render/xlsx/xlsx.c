@@ -43,7 +43,15 @@
  * The ceiling (fo_outset_max_bytes) does not change the choice: shared
  * strings save ~1% on realistic tables, so a file that only fits the
  * ceiling with them is within 1% of it either way, while the memory they
- * cost is unbounded. */
+ * cost is unbounded.
+ * In constant_memory mode the rows of a table without links or formulas
+ * are not libxlsxwriter's: sheets.c formats them (body.c) and a second
+ * thread deflates them as they come; libxlsxwriter writes the workbook
+ * around them (styles, header row, widths, filter, totals, other sheets)
+ * into $TMPDIR, and repack.c copies that archive into the output with the
+ * rows spliced in. The sheet XML is the same as libxlsxwriter's; its
+ * deflated bytes are not (zlib level FO_XLSX_BODY_LEVEL, ~9% bigger than
+ * libxlsxwriter's level 6, at a third of its CPU time). */
 #define INLINE_CELLS 100000u
 
 /* Uncompressed sheet XML beyond 4 GiB needs ZIP64; a cell costs < 60 bytes

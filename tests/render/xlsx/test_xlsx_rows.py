@@ -107,6 +107,29 @@ def test_folio_rows_read_as_libxlsxwriter_rows(both):
     assert fast.dimensions == "A1:D%d" % (ROWS + 1)
 
 
+def test_rows_land_on_their_sheet_among_others(tmp_path):
+    """Summary first, a chart (its data sheet after the tables), and the
+    table of folio's rows between libxlsxwriter's sheets: each sheet's rows
+    where they belong."""
+    sp = spec()
+    sp["title"] = "Report"
+    sp["xlsx"] = {"first_sheet": "summary"}
+    sp["data"]["c"] = {"columns": ["m", "v"], "rows": [["a", 1], ["b", 2]]}
+    sp["blocks"] = [{"type": "paragraph", "text": "Words of the report."},
+                    {"type": "table", "data": "lxw", "sheet": "lxw", "columns": ["n", "s", "d", "f", "g"]},
+                    {"type": "table", "data": "fast", "sheet": "fast"},
+                    {"type": "chart", "kind": "column", "data": "c", "x": "m", "y": "v"}]
+    path = write_spec(tmp_path, sp)
+    run_folio("render", path, "-o", tmp_path / "r.xlsx", check=0)
+    with zipfile.ZipFile(tmp_path / "r.xlsx") as z:
+        assert z.testzip() is None
+    wb = openpyxl.load_workbook(tmp_path / "r.xlsx")
+    assert wb.sheetnames[:3] == ["Summary", "lxw", "fast"]
+    assert cells(wb["fast"], 4) == cells(wb["lxw"], 4)
+    assert wb["fast"].max_row == ROWS + 1
+    assert wb["Summary"]["A1"].value == "Report"
+
+
 def test_spliced_sheet_is_one_well_formed_part(both):
     with zipfile.ZipFile(both) as z:
         assert z.testzip() is None      # every CRC right, the spliced one too
