@@ -372,8 +372,8 @@ static void body_failed(table *t)
     int e = fo_xlsx_body_error(t->body);
     if (e == EFBIG) {
         fo_diags_add(x->d, NULL, 0, 0, NULL, "split the data, drop columns, or raise --max-bytes",
-                     "%s: the xlsx output would pass the output ceiling of %llu bytes: its sheet "
-                     "data alone passed it by row %zu; stopped there, nothing written",
+                     "%s: the xlsx output passed the ceiling of %llu bytes while being written "
+                     "(its rows alone, by row %zu); stopped there, nothing written",
                      x->dest, (unsigned long long)x->max_bytes, t->row);
         t->st = FO_ERR_CEILING;
         return;
