@@ -37,6 +37,7 @@ struct fo_xlsx_body {
     bool last;    /* ... and it is the last one */
     bool quit;
     bool threaded;
+    bool sync;                /* mu and cv initialised */
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -156,9 +157,10 @@ fo_xlsx_body *fo_xlsx_body_new(const char *tmpdir, uint64_t max_packed)
         fo_xlsx_body_free(b);
         return NULL;
     }
-    if ((b->fd = open_spill(tmpdir)) < 0) b->err = errno ? errno : EIO;
+    if ((b->fd = open_spill(tmpdir)) < 0) b->err = b->seen_err = errno ? errno : EIO;
     pthread_mutex_init(&b->mu, NULL);
     pthread_cond_init(&b->cv, NULL);
+    b->sync = true;
     b->threaded = pthread_create(&b->thread, NULL, worker, b) == 0; /* else deflated inline */
     return b;
 }
@@ -179,7 +181,7 @@ void fo_xlsx_body_free(fo_xlsx_body *b)
 {
     if (!b) return;
     if (b->threaded) stop(b);
-    if (b->fill && b->job) { /* initialised above */
+    if (b->sync) {
         pthread_mutex_destroy(&b->mu);
         pthread_cond_destroy(&b->cv);
     }

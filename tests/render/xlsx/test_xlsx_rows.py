@@ -35,6 +35,7 @@ SPECIAL = [
     [5e-324, "日本語のテキスト" * 9, {"date": "2024-01-06"}, True],
 ]
 ROWS = 14000  # x 8 columns: past 100,000 cells
+STYLES = [{"row": 2, "bold": True}, {"row": 5, "indent": 2}, {"row": 13000, "bold": True, "indent": 1}]
 
 
 def rows():
@@ -58,8 +59,8 @@ def spec():
     return {"folio": 1, "data": {
         "fast": {"columns": cols, "rows": data},
         "lxw": {"columns": cols + [{"name": "g", "type": "number"}], "rows": with_formula}},
-        "blocks": [{"type": "table", "data": "fast", "sheet": "fast"},
-                   {"type": "table", "data": "lxw", "sheet": "lxw",
+        "blocks": [{"type": "table", "data": "fast", "sheet": "fast", "row_styles": STYLES},
+                   {"type": "table", "data": "lxw", "sheet": "lxw", "row_styles": STYLES,
                     "columns": ["n", "s", "d", "f", "g"]}]}
 
 
@@ -67,7 +68,7 @@ def cells(ws, ncols):
     out = []
     for row in ws.iter_rows(max_col=ncols):
         out.append([(c.value, c.data_type, c.number_format, c.font.b, c.alignment.wrap_text,
-                     c.alignment.readingOrder) for c in row])
+                     c.alignment.readingOrder, c.alignment.indent) for c in row])
     return out
 
 
@@ -96,6 +97,7 @@ def test_folio_rows_read_as_libxlsxwriter_rows(both):
     assert a[1][2][0] == datetime.datetime(2024, 3, 1)
     assert a[3][2][0] == datetime.datetime(2024, 2, 29, 13, 45, 30)
     assert a[1][3][0] is True and a[2][3][0] is False
+    assert a[3][1][3] and a[13001][0][6] == 1 and a[6][0][6] == 2   # row styles: bold, indents
     # rows: wrapped text grows its row, as libxlsxwriter's rows did
     assert fast.row_dimensions[7].height == lxw.row_dimensions[7].height > 15
     heights = lambda ws: {i: d.height for i, d in ws.row_dimensions.items() if d.height}
