@@ -37,7 +37,7 @@ struct fo_xlsx_body {
     bool last;    /* ... and it is the last one */
     bool quit;
     bool threaded;
-    bool sync;                /* mu and cv initialised */
+    bool sync; /* mu and cv initialised */
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
