@@ -35,7 +35,7 @@ ALLOWED = {
     "render/ooxml": ["render/core", "base", "include", "libxml2", "libzip", "libdeflate"],
     "render/chartxml": ["render/chart", "render/ooxml", "render/core", "base", "include", "libxlsxwriter"],
     "render": ["render/core", "base", "include"],
-    "render/xlsx": WRITER_COMMON + ["render/ooxml", "render/chartxml", "libxlsxwriter", "libxml2"],
+    "render/xlsx": WRITER_COMMON + ["render/ooxml", "render/chartxml", "libxlsxwriter", "libxml2", "libzip", "zlib", "libdeflate"],
     "render/docx": WRITER_COMMON + ["render/ooxml", "render/chartxml", "libxml2"],
     "render/pptx": WRITER_COMMON + ["render/ooxml", "render/chartxml"],
     "render/pdf": WRITER_COMMON + ["render/ooxml", "libharu", "cairo", "libdeflate"],

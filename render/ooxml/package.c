@@ -1408,6 +1408,8 @@ static zip_t *open_dest(const char *path, int *zerr)
     return za;
 }
 
+zip_t *fo_pkg__open_dest(const char *path, int *zerr) { return open_dest(path, zerr); }
+
 fo_status fo_pkg_close(fo_pkg *p, fo_diags *d)
 {
     if (!p) return FO_ERR_NOMEM;

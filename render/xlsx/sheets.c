@@ -7,6 +7,7 @@
  * A table longer than a sheet continues on "Name (2)", "Name (3)"..., each
  * with its own header; the totals row goes under the last part and sums
  * every part. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,6 +53,15 @@ typedef struct {
     int nerrors;
     int style;                /* the current row's (styled_format), 0: plain */
     fo_status st;
+    /* folio writes the rows itself (body.c) when x->bodies is set: */
+    fo_xlsx_body *body;       /* the current part's rows */
+    char (*colname)[8];       /* ncols: "A", "B", ... */
+    char rn[FO_XLSX_NUM_CAP]; /* the current row's number, as text */
+    unsigned char *rtl;       /* ncols: the row's text in that column reads right to left
+                                 (row_lines, so that it is looked at once) */
+    size_t rnl;
+    bool row_open;      /* its <row> is written */
+    lxw_row_t last_row; /* the last row with a cell, on the current part */
 } table;
 
 size_t fo_xlsx_parts_for(size_t nrows, bool totals)
@@ -173,9 +183,26 @@ static fo_status make_formats(table *t)
 
 /* ---- parts ------------------------------------------------------------------*/
 
+static void body_failed(table *t);
+
+/* The rows of the current part are all written: its dimension is the
+ * last row with a cell (libxlsxwriter's own count stops at the header),
+ * and its stream is finished. */
+static void end_part(table *t)
+{
+    if (!t->body) return;
+    lxw_worksheet *w = t->ws[t->nparts - 1];
+    if (t->last_row > w->dim_rowmax) w->dim_rowmax = t->last_row;
+    fo_xlsx_body *b = t->body;
+    if (fo_xlsx__body_done(t->x, b) != 0) body_failed(t);
+    t->body = NULL;
+}
+
 static lxw_worksheet *open_part(table *t, fo_xlsx_table *ft)
 {
     fo_xlsx *x = t->x;
+    end_part(t);
+    if (t->st != FO_OK) return NULL;
     size_t k = t->nparts;
     if (k >= ft->nparts) { /* more rows than planned: name one more part now */
         char want[FO_XLSX_NAME_CAP + 16];
@@ -199,6 +226,11 @@ static lxw_worksheet *open_part(table *t, fo_xlsx_table *ft)
         t->st = FO_ERR_INTERNAL;
         return NULL;
     }
+    if (t->colname && !(t->body = fo_xlsx__body_for(x, w))) {
+        t->st = FO_ERR_NOMEM;
+        return NULL;
+    }
+    t->last_row = 0;
     t->ws[k] = w;
     t->part_rows[k] = 0;
     t->nparts = k + 1;
@@ -210,6 +242,9 @@ static lxw_worksheet *open_part(table *t, fo_xlsx_table *ft)
         const char *s = fo_xlsx_clean(&x->buf, title, strlen(title), FO_XLSX_CELL);
         if (!s || !f) { t->st = FO_ERR_NOMEM; return NULL; }
         worksheet_write_string(w, 0, (lxw_col_t)j, s, f);
+        /* libxlsxwriter numbers a format's style when it writes the first
+           cell with it: the header's first, as when it writes every row */
+        if (t->body) (void)lxw_format_get_xf_index(f);
     }
     if (t->ncols) worksheet_freeze_panes(w, 1, 0);
     /* a right-to-left table's sheet reads from the right, column A rightmost */
@@ -277,6 +312,8 @@ static void widen_num(colstate *c, double v, lxw_format *f, const table *t)
  * wrapped at FO_XLSX_WIDTH_MAX characters' width. 1 means it needs no wrap. */
 static double text_lines(const char *s, size_t len)
 {
+    /* a text is never wider than its bytes (wide characters take 3 or 4) */
+    if (len <= FO_XLSX_WIDTH_MAX && !memchr(s, '\n', len)) return 1;
     double lines = 0;
     size_t start = 0;
     for (size_t i = 0; i <= len; i++) {
@@ -286,6 +323,21 @@ static double text_lines(const char *s, size_t len)
         start = i + 1;
     }
     return lines;
+}
+
+/* The most lines a text of the row takes (see write_text), for folio's
+ * own <row>, which comes before its cells. */
+static double row_lines(table *t, const fo_value *row)
+{
+    double most = 0;
+    for (size_t j = 0; j < t->ncols; j++) {
+        const fo_value *v = &row[t->cols[j].field];
+        t->rtl[j] = v->kind == FO_VAL_TEXT && reads_rtl(v->str ? v->str : "");
+        if (v->kind != FO_VAL_TEXT || !v->str || t->rtl[j]) continue;
+        double l = text_lines(v->str, strlen(v->str));
+        if (l > most) most = l;
+    }
+    return most;
 }
 
 /* The row's height for its tallest wrapped cell (Excel does not grow a row
@@ -303,10 +355,72 @@ static void fit_row(table *t, lxw_worksheet *w, lxw_row_t r)
  * from the right); NULL when out of memory (recorded). */
 static lxw_format *text_format(table *t, const colstate *c, const char *s)
 {
-    if (!reads_rtl(s)) return c->cell;
+    if (t->body ? !t->rtl[c - t->cs] : !reads_rtl(s)) return c->cell;
     lxw_format *f = styled_format(t->x, FO_XLSX_FMT_CELL_RTL, NULL, c == t->cs ? t->style : t->style & 1);
     if (!f) t->st = FO_ERR_NOMEM;
     return f;
+}
+
+/* ---- folio's own rows (body.c) ----------------------------------------------*/
+
+/* Records why the rows' stream stopped: past the output ceiling, or a
+ * write that failed. */
+static void body_failed(table *t)
+{
+    fo_xlsx *x = t->x;
+    if (t->st != FO_OK) return;
+    int e = fo_xlsx_body_error(t->body);
+    if (e == EFBIG) {
+        fo_diags_add(x->d, NULL, 0, 0, NULL, "split the data, drop columns, or raise --max-bytes",
+                     "%s: the xlsx output passed the ceiling of %llu bytes while being written "
+                     "(its rows alone, by row %zu); stopped there, nothing written",
+                     x->dest, (unsigned long long)x->max_bytes, t->row);
+        t->st = FO_ERR_CEILING;
+        return;
+    }
+    fo_diags_add(x->d, NULL, 0, 0, NULL, "check the free space of $TMPDIR (else /tmp)",
+                 "%s: cannot write the sheet's rows to a temporary file: %s", x->dest, strerror(e ? e : EIO));
+    t->st = FO_ERR_IO;
+}
+
+static int xf_of(lxw_format *f) { return f ? (int)lxw_format_get_xf_index(f) : 0; }
+
+/* Starts the current row's <row> before its first cell (a row without
+ * cells is not written, as libxlsxwriter does): with the height of its
+ * tallest wrapped cell (t->lines, from row_lines), as fit_row sets it. */
+static bool open_row(table *t, lxw_row_t r)
+{
+    t->last_row = r;
+    if (t->row_open) return true;
+    double h = 0;
+    if (t->lines > 1) {
+        h = t->lines * 15.0 * t->x->th->body_size / 11.0;
+        if (h > 409) h = 409;
+    }
+    if (!fo_xlsx_body_row(t->body, t->rn, t->rnl, h)) {
+        body_failed(t);
+        return false;
+    }
+    t->row_open = true;
+    return true;
+}
+
+static void body_text(table *t, lxw_row_t r, size_t j, const char *s, size_t len, lxw_format *f)
+{
+    if (open_row(t, r) && !fo_xlsx_body_text(t->body, t->colname[j], t->rn, t->rnl, xf_of(f), s, len))
+        body_failed(t);
+}
+
+static void body_number(table *t, lxw_row_t r, size_t j, double v, lxw_format *f)
+{
+    if (open_row(t, r) && !fo_xlsx_body_number(t->body, t->colname[j], t->rn, t->rnl, xf_of(f), v))
+        body_failed(t);
+}
+
+static void body_bool(table *t, lxw_row_t r, size_t j, bool v, lxw_format *f)
+{
+    if (open_row(t, r) && !fo_xlsx_body_bool(t->body, t->colname[j], t->rn, t->rnl, xf_of(f), v))
+        body_failed(t);
 }
 
 static void write_text(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, const char *s,
@@ -321,7 +435,8 @@ static void write_text(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, const 
         f = t->cs[j].wrap;
         if (lines > t->lines) t->lines = lines;
     }
-    worksheet_write_string(w, r, (lxw_col_t)j, clean, f);
+    if (t->body) body_text(t, r, j, clean, clean == s ? len : strlen(clean), f);
+    else worksheet_write_string(w, r, (lxw_col_t)j, clean, f);
     if (sample) widen(&t->cs[j], s, len, false);
 }
 
@@ -333,7 +448,8 @@ static void write_num(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, double 
         write_text(t, w, r, j, "#NUM!", f, sample);
         return;
     }
-    worksheet_write_number(w, r, (lxw_col_t)j, v, f);
+    if (t->body) body_number(t, r, j, v, f);
+    else worksheet_write_number(w, r, (lxw_col_t)j, v, f);
     if (sample) widen_num(c, v, f, t);
 }
 
@@ -342,6 +458,12 @@ static void write_cell(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, const 
 {
     colstate *c = &t->cs[j];
     if (v->kind == FO_VAL_NULL) return;
+    if (t->body && (v->kind == FO_VAL_FORMULA || v->kind == FO_VAL_URL)) { /* fo_xlsx_rows_eligible */
+        fo_diags_add(t->x->d, NULL, 0, 0, t->ds->pointer, NULL,
+                     "a link or formula in a table written without libxlsxwriter");
+        t->st = FO_ERR_INTERNAL;
+        return;
+    }
     fo_table_acc_add(&c->acc, v);
     switch (v->kind) {
     case FO_VAL_NULL:
@@ -361,7 +483,8 @@ static void write_cell(table *t, lxw_worksheet *w, lxw_row_t r, size_t j, const 
         break;
     }
     case FO_VAL_BOOL:
-        worksheet_write_boolean(w, r, (lxw_col_t)j, v->num != 0, c->boolean);
+        if (t->body) body_bool(t, r, j, v->num != 0, c->boolean);
+        else worksheet_write_boolean(w, r, (lxw_col_t)j, v->num != 0, c->boolean);
         if (sample) widen(c, "FALSE", 5, true);
         return;
     case FO_VAL_FORMULA: {
@@ -585,6 +708,13 @@ fo_status fo_xlsx_write_table(fo_xlsx *x, const fo_dataset *ds, const fo_table_c
         goto cleanup;
     }
     if ((t.st = make_formats(&t)) != FO_OK) goto cleanup;
+    if (x->fast && fo_xlsx_rows_eligible(x, ds, cols, ncols)) {
+        if (!(t.colname = fo_calloc(ncols, sizeof *t.colname)) || !(t.rtl = fo_calloc(ncols, 1))) {
+            t.st = FO_ERR_NOMEM;
+            goto cleanup;
+        }
+        for (size_t j = 0; j < ncols; j++) lxw_col_to_name(t.colname[j], (lxw_col_t)j, 0);
+    }
     if (!(keep = fo_calloc(ncols * 4 + 2, sizeof *keep))) { t.st = FO_ERR_NOMEM; goto cleanup; }
     if ((t.st = fo_rows_open(ds, &rows, x->d)) != FO_OK) goto cleanup;
     lxw_worksheet *w = open_part(&t, ft);
@@ -608,9 +738,19 @@ fo_status fo_xlsx_write_table(fo_xlsx *x, const fo_dataset *ds, const fo_table_c
             if (!row_formats(&t, t.style, keep)) { t.st = FO_ERR_NOMEM; goto cleanup; }
             swap_row_formats(&t, keep);
         }
+        if (t.body) {
+            t.rnl = fo_xlsx_num(t.rn, (double)r + 1);
+            t.row_open = false;
+            t.lines = row_lines(&t, row);
+        }
         for (size_t j = 0; j < ncols; j++) write_cell(&t, w, r, j, &row[cols[j].field], sample);
         if (t.style) swap_row_formats(&t, keep);
-        fit_row(&t, w, r);
+        if (!t.body) fit_row(&t, w, r);
+        else {
+            if (t.row_open && !fo_xlsx_body_row_end(t.body)) body_failed(&t);
+            t.lines = 0;
+            if (t.st != FO_OK && t.st != FO_ERR_INPUT) goto cleanup; /* a cell error goes on to the next */
+        }
         if (t.st == FO_ERR_NOMEM) goto cleanup;
         if (t.nerrors >= MAX_CELL_ERRORS) break;
         t.part_rows[t.nparts - 1]++;
@@ -618,6 +758,7 @@ fo_status fo_xlsx_write_table(fo_xlsx *x, const fo_dataset *ds, const fo_table_c
         r++;
     }
     if (rc < 0 && t.st == FO_OK) t.st = FO_ERR_INPUT;
+    if (t.st == FO_OK) end_part(&t);
     if (t.st != FO_OK) goto cleanup;
     if (totals) {
         if (r == FO_XLSX_MAX_ROWS) {
@@ -625,6 +766,7 @@ fo_status fo_xlsx_write_table(fo_xlsx *x, const fo_dataset *ds, const fo_table_c
             r = 1;
         }
         write_totals(&t, ft, r);
+        end_part(&t); /* a part of the totals row alone */
     }
     finish(&t, totals);
     if (t.st != FO_OK) goto cleanup;
@@ -636,5 +778,7 @@ cleanup:
     fo_free(keep);
     fo_free(t.ws);
     fo_free(t.part_rows);
+    fo_free(t.colname);
+    fo_free(t.rtl);
     return t.st;
 }

@@ -100,6 +100,46 @@ static inline lxw_color_t fo_xlsx_color(fo_rgb c)
     return (c & 0xFFFFFF) ? (lxw_color_t)(c & 0xFFFFFF) : LXW_COLOR_BLACK;
 }
 
+/* ---- body.c: a big sheet's rows, written and deflated by folio ------------ */
+
+/* zlib level of the rows' deflate stream (measured on the 200,000-row sales
+ * table: see body.c). */
+#define FO_XLSX_BODY_LEVEL 4
+#define FO_XLSX_NUM_CAP 32
+
+/* v as libxlsxwriter writes a number: printf's "%.16G" (1E+300, -0,
+ * 9.199999999999999), most of them without printf. Returns the length
+ * (no NUL written). */
+size_t fo_xlsx_num(char out[FO_XLSX_NUM_CAP], double v);
+
+/* The <row> elements of one sheet as a raw deflate stream in an unlinked
+ * spill file under tmpdir, deflated by a second thread as chunks fill
+ * (inline when no thread can start). Each writer below returns false once
+ * the stream failed: fo_xlsx_body_error says why (an errno; EFBIG when the
+ * deflated bytes passed max_packed, the output ceiling; 0: none). */
+typedef struct fo_xlsx_body fo_xlsx_body;
+fo_xlsx_body *fo_xlsx_body_new(const char *tmpdir, uint64_t max_packed);
+void fo_xlsx_body_free(fo_xlsx_body *b);
+int fo_xlsx_body_error(const fo_xlsx_body *b);
+/* rn: the row's number as text (rnl bytes); height > 0: a custom height.
+ * col: the column's letters; xf: the format's xf index (0: none). Text is
+ * clean (fo_xlsx_clean) and written as an inline string. */
+bool fo_xlsx_body_row(fo_xlsx_body *b, const char *rn, size_t rnl, double height);
+bool fo_xlsx_body_row_end(fo_xlsx_body *b);
+bool fo_xlsx_body_number(fo_xlsx_body *b, const char *col, const char *rn, size_t rnl, int xf, double v);
+bool fo_xlsx_body_bool(fo_xlsx_body *b, const char *col, const char *rn, size_t rnl, int xf, bool v);
+bool fo_xlsx_body_text(fo_xlsx_body *b, const char *col, const char *rn, size_t rnl, int xf, const char *s,
+                       size_t len);
+/* What the finished stream is: ends with a sync flush (no final block), so
+ * that it can be put between other deflated pieces. */
+typedef struct {
+    int fd; /* the spill (still owned by the body) */
+    uint64_t raw, packed;
+    uint32_t crc; /* CRC-32 of the raw bytes */
+} fo_xlsx_body_info;
+/* Flushes and stops the thread; returns fo_xlsx_body_error. */
+int fo_xlsx_body_finish(fo_xlsx_body *b, fo_xlsx_body_info *info);
+
 /* ---- the render context -------------------------------------------------- */
 
 /* Where a dataset's cells live, for charts: the first sheet of a table that
@@ -151,7 +191,41 @@ typedef struct {
     lxw_worksheet *summary;     /* NULL for a bare CSV conversion */
     fo_xlsx_fmt *fmts;
     size_t nfmts, fmtcap;
+    /* folio's own rows (body.c, repack.c): on for a constant_memory
+     * workbook; each eligible table part's rows are spliced in at close */
+    bool fast;
+    const char *tmpdir;
+    const char *dest;   /* for messages */
+    uint64_t max_bytes; /* the output ceiling */
+    struct fo_xlsx_spliced *bodies;
+    size_t nbodies, bodycap;
 } fo_xlsx;
+
+/* ---- repack.c: the rows spliced into libxlsxwriter's archive --------------- */
+
+/* One sheet whose rows folio wrote. */
+typedef struct fo_xlsx_spliced {
+    char entry[48]; /* "xl/worksheets/sheet3.xml" */
+    fo_xlsx_body *body;
+    fo_xlsx_body_info info; /* once done */
+    bool done;
+} fo_xlsx_spliced;
+
+/* Whether folio writes the rows of a table of ds itself: a table with
+ * columns and no links or formulas (a CSV never has them; inline data is
+ * looked at), since those need libxlsxwriter's relationships. */
+bool fo_xlsx_rows_eligible(const fo_xlsx *x, const fo_dataset *ds, const fo_table_col *cols, size_t ncols);
+/* A stream for the rows of sheet w, registered in x; NULL when out of
+ * memory. */
+fo_xlsx_body *fo_xlsx__body_for(fo_xlsx *x, lxw_worksheet *w);
+/* Finishes b's stream; returns its fo_xlsx_body_error. */
+int fo_xlsx__body_done(fo_xlsx *x, fo_xlsx_body *b);
+/* Frees every stream of x. */
+void fo_xlsx__bodies_free(fo_xlsx *x);
+/* Writes the archive libxlsxwriter wrote at from into to, every entry
+ * copied as it is (still deflated) but the sheets of x->bodies, whose rows
+ * go after their header row. FO_OK, or an error reported in d. */
+fo_status fo_xlsx_repack(fo_xlsx *x, const char *from, const char *to, fo_diags *d);
 
 /* Diagnostic location of a dataset: the spec file (or the CSV for a
  * conversion) and the dataset's pointer. */
