@@ -521,12 +521,12 @@ static void header_footer(fo_pdf *c)
             size_t len = strlen(buf);
             double w = fo_pdf_text_width(c, f, size, buf, len);
             double x = c->left + (c->width - w) / 2;
-            double y = which ? c->bottom - t->page.margin_bottom * 0.55
-                             : c->top + t->page.margin_top * 0.45;
+            double y = which ? c->bottom - t->page.margin_bottom * 0.55 : c->top + t->page.margin_top * 0.45;
             fo_pdf_text_draw(c, f, size, t->muted, x, y, buf, len);
         }
-        if (form) fo_pdf_form_end(c, i, land ? t->page.height : t->page.width,
-                                  land ? t->page.width : t->page.height);
+        if (form)
+            fo_pdf_form_end(c, i, land ? t->page.height : t->page.width,
+                            land ? t->page.width : t->page.height);
     }
     c->page = saved;
     set_box(c, false);

@@ -64,10 +64,10 @@ typedef struct {
 
 /* What the end of the render needs to know of a page it may no longer hold. */
 typedef struct {
-    uint32_t form;           /* object number of its header/footer form XObject
+    uint32_t form; /* object number of its header/footer form XObject
                               * (stream.c), 0: they are drawn on the page itself */
     bool landscape;
-    bool written;            /* written to the file (stream.c): libharu keeps only
+    bool written; /* written to the file (stream.c): libharu keeps only
                               * a bare dictionary header of it, which stream.c frees */
 } fo_pdf_pinfo;
 

@@ -48,22 +48,19 @@
 #define FORM_NAME "FoHF"
 
 struct fo_pdf_stream {
-    HPDF_Stream out;          /* the PDF file */
-    uint32_t *off;            /* byte offset of each object written, by number
+    HPDF_Stream out; /* the PDF file */
+    uint32_t *off;   /* byte offset of each object written, by number
                                * (0: not written yet) */
     size_t off_cap;
-    HPDF_PageAttr_Rec bare;   /* what every written page's attr points at */
+    HPDF_PageAttr_Rec bare;    /* what every written page's attr points at */
     HPDF_XrefEntry_Rec shared; /* the table entry of every object written or reserved */
-    HPDF_Obj_Header ref;      /* stands for the form being referenced */
-    HPDF_Page scratch;        /* headers and footers are drawn on it (NULL: none yet) */
-    void **annots;            /* the annotations of the page being written */
+    HPDF_Obj_Header ref;       /* stands for the form being referenced */
+    HPDF_Page scratch;         /* headers and footers are drawn on it (NULL: none yet) */
+    void **annots;             /* the annotations of the page being written */
     size_t annots_cap;
 };
 
-static uint32_t id_of(const void *obj)
-{
-    return ((const HPDF_Obj_Header *)obj)->obj_id & 0x00FFFFFF;
-}
+static uint32_t id_of(const void *obj) { return ((const HPDF_Obj_Header *)obj)->obj_id & 0x00FFFFFF; }
 
 /* The value of key in d (through a reference), NULL when absent; unlike
  * HPDF_Dict_GetItem never an error. */
@@ -137,10 +134,7 @@ static bool emit_as(fo_pdf *c, uint32_t id, void *obj)
            HPDF_Stream_WriteStr(o, "\012endobj\012") == HPDF_OK;
 }
 
-static bool emit(fo_pdf *c, void *obj)
-{
-    return emit_as(c, id_of(obj), obj);
-}
+static bool emit(fo_pdf *c, void *obj) { return emit_as(c, id_of(obj), obj); }
 
 /* Object id written: its slot in libharu's table now the shared entry
  * (the number stays; its offset is in s->off). */
@@ -175,10 +169,7 @@ bool fo_pdf_stream_ready(fo_pdf *c)
 }
 
 /* Whether the theme draws anything on every page at the end. */
-static bool late_drawing(const fo_pdf *c)
-{
-    return c->t->header[0] || c->t->footer[0] || c->t->logo[0];
-}
+static bool late_drawing(const fo_pdf *c) { return c->t->header[0] || c->t->footer[0] || c->t->logo[0]; }
 
 void fo_pdf_stream_close(fo_pdf *c)
 {
@@ -237,8 +228,8 @@ void fo_pdf_stream_page(fo_pdf *c, const char *path)
     /* the length is known once the stream is written */
     if (ok && length && (((HPDF_Obj_Header *)length)->obj_id & HPDF_OTYPE_INDIRECT)) ok = emit(c, length);
     else length = NULL;
-    size_t nannots = annots && (annots->header.obj_class & HPDF_OCLASS_ANY) == HPDF_OCLASS_ARRAY
-                         ? annots->list->count : 0;
+    size_t nannots =
+        annots && (annots->header.obj_class & HPDF_OCLASS_ANY) == HPDF_OCLASS_ARRAY ? annots->list->count : 0;
     struct fo_pdf_stream *s = c->stream;
     size_t n = 0;
     if (nannots && !fo_grow((void **)&s->annots, &s->annots_cap, nannots, 16, sizeof *s->annots)) {
@@ -256,7 +247,7 @@ void fo_pdf_stream_page(fo_pdf *c, const char *path)
         if (c->st == FO_OK) fo_pdf_fail(c, FO_ERR_IO, "%s: cannot write the PDF", path);
         return;
     }
-    bare(c, page);                 /* first: its entries refer to what follows */
+    bare(c, page); /* first: its entries refer to what follows */
     drop(c, contents);
     if (length) drop(c, length);
     for (size_t i = 0; i < n; i++) drop(c, s->annots[i]);
@@ -286,7 +277,10 @@ HPDF_Page fo_pdf_form_begin(fo_pdf *c, size_t i)
     }
     HPDF_GState_Free(p->mmgr, a->gstate);
     a->gstate = HPDF_GState_New(p->mmgr, NULL);
-    if (!a->gstate) { fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory"); return NULL; }
+    if (!a->gstate) {
+        fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
+        return NULL;
+    }
     a->gmode = HPDF_GMODE_PAGE_DESCRIPTION;
     a->str_pos = a->cur_pos = a->text_pos = (HPDF_Point){0, 0};
     a->text_matrix = (HPDF_TransMatrix){1, 0, 0, 1, 0, 0};
@@ -304,8 +298,8 @@ void fo_pdf_form_end(fo_pdf *c, size_t i, double w, double h)
     char head[256];
     snprintf(head, sizeof head,
              "<<\012/Type /XObject\012/Subtype /Form\012/BBox [0 0 %.3f %.3f]\012/Resources %u 0 R\012"
-             "%s/Length %zu\012>>\012stream\015\012", w, h, id_of(s->scratch),
-             n ? "/Filter /FlateDecode\012" : "", n);
+             "%s/Length %zu\012>>\012stream\015\012",
+             w, h, id_of(s->scratch), n ? "/Filter /FlateDecode\012" : "", n);
     char buf[32];
     uint32_t id = c->pinfo[i].form;
     snprintf(buf, sizeof buf, "%u 0 obj\012", id);
