@@ -990,7 +990,8 @@ static int conn_started(fo_serve_state *s, struct MHD_Connection *c)
    a session resumed from disk) runs on a thread of its own while its
    connection is suspended: libmicrohttpd's threads never wait, so no other
    request, on any connection, waits behind it (PRODUCT.md §8). The thread
-   holds nothing another request needs; it ends with its handler. */
+   holds nothing another request needs; after its handler it waits a while
+   for another deferred request (park), then ends. */
 #define DEFER_STACK (512u << 10)
 
 /* Set on a deferred thread once its request was resumed early: from then
@@ -1004,18 +1005,69 @@ static void dispatch(fo_serve_state *s, struct MHD_Connection *c, req *r)
     r->rt->fn(s, c, r);
 }
 
+/* A deferred thread that has answered its request waits here a while for
+   the next one instead of ending: a thread started and ended per request
+   (clone3, its stack's guard and madvise, the robust list) was ~14% of the
+   server's CPU per small render (perf, issue 39). Up to PARK_MAX wait, each
+   up to PARK_S seconds; defer() hands a request to a waiting one, else
+   starts a thread. A request never waits for a thread to come free. */
+#define PARK_MAX 32
+#define PARK_S 10
+static pthread_mutex_t park_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t park_cond = PTHREAD_COND_INITIALIZER;
+static req *park_queue[PARK_MAX]; /* handed over, not yet taken */
+static int n_queued, n_parked;    /* requests in park_queue; threads waiting */
+
+/* The next request for a parked thread, or NULL after PARK_S seconds with
+   none (or when PARK_MAX already wait): then the thread ends. */
+static req *park(void)
+{
+    struct timespec until;
+    req *r = NULL;
+
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += PARK_S;
+    pthread_mutex_lock(&park_lock);
+    if (n_parked < PARK_MAX) {
+        n_parked++;
+        while (!n_queued && pthread_cond_timedwait(&park_cond, &park_lock, &until) == 0)
+            ;
+        if (n_queued) r = park_queue[--n_queued];
+        n_parked--;
+    }
+    pthread_mutex_unlock(&park_lock);
+    return r;
+}
+
+/* Hands r to a parked thread; 0, or -1 when none waits for it. */
+static int unpark(req *r)
+{
+    int ok;
+
+    pthread_mutex_lock(&park_lock);
+    ok = n_queued < n_parked;
+    if (ok) {
+        park_queue[n_queued++] = r;
+        pthread_cond_signal(&park_cond);
+    }
+    pthread_mutex_unlock(&park_lock);
+    return ok ? 0 : -1;
+}
+
 static void *deferred_main(void *arg)
 {
-    req *r = arg;
-    struct MHD_Connection *c = r->susp;
-    fo_serve_state *s = r->s;
+    for (req *r = arg; r; r = park()) {
+        struct MHD_Connection *c = r->susp;
+        fo_serve_state *s = r->s;
 
-    dispatch(s, c, r);
-    if (!resumed_early) {
-        if (!r->answered) fo_http_refuse(c, r, 500, NULL, NULL, "no answer was made (a bug)");
-        MHD_resume_connection(c);      /* r may be gone from here on */
+        resumed_early = 0;
+        dispatch(s, c, r);
+        if (!resumed_early) {
+            if (!r->answered) fo_http_refuse(c, r, 500, NULL, NULL, "no answer was made (a bug)");
+            MHD_resume_connection(c);      /* r may be gone from here on */
+        }
+        atomic_fetch_sub(&s->deferred, 1);
     }
-    atomic_fetch_sub(&s->deferred, 1);
     return NULL;
 }
 
@@ -1034,6 +1086,7 @@ static void defer(fo_serve_state *s, struct MHD_Connection *c, req *r)
     r->susp = c;
     atomic_fetch_add(&s->deferred, 1);
     MHD_suspend_connection(c);
+    if (unpark(r) == 0) return;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&attr, DEFER_STACK);
