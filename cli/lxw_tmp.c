@@ -58,11 +58,11 @@
 static atomic_size_t in_memory; /* bytes of buffer held by live files */
 
 typedef struct {
-    char *buf;         /* the content while in memory */
-    size_t len, cap;   /* bytes written (the file's size), bytes allocated */
-    size_t pos;        /* the file offset while in memory */
-    int fd;            /* the real file after a spill, else -1 */
-    char *dir;         /* where a spill goes (a copy of the caller's tmpdir, or NULL) */
+    char *buf;       /* the content while in memory */
+    size_t len, cap; /* bytes written (the file's size), bytes allocated */
+    size_t pos;      /* the file offset while in memory */
+    int fd;          /* the real file after a spill, else -1 */
+    char *dir;       /* where a spill goes (a copy of the caller's tmpdir, or NULL) */
 } memfile;
 
 /* A real temporary file in dir ($TMPDIR, then /tmp, when dir is NULL or
@@ -70,7 +70,7 @@ typedef struct {
 static int spill_fd(const char *dir)
 {
     const char *env = getenv("TMPDIR");
-    const char *places[] = { dir, env, "/tmp" };
+    const char *places[] = {dir, env, "/tmp"};
     for (size_t k = 0; k < sizeof places / sizeof *places; k++) {
         if (!places[k] || !*places[k]) continue;
         size_t n = strlen(places[k]) + sizeof "/libxlsxwriter_XXXXXX";
@@ -120,11 +120,17 @@ static int grow(memfile *m, size_t end)
 {
     size_t cap = m->cap ? m->cap : FIRST_CAP;
     while (cap < end) {
-        if (cap > SIZE_MAX / 2) { errno = ENOMEM; return -1; }
+        if (cap > SIZE_MAX / 2) {
+            errno = ENOMEM;
+            return -1;
+        }
         cap *= 2;
     }
     char *b = fo_realloc(m->buf, cap);
-    if (!b) { errno = ENOMEM; return -1; }
+    if (!b) {
+        errno = ENOMEM;
+        return -1;
+    }
     atomic_fetch_add(&in_memory, cap - m->cap);
     m->buf = b;
     m->cap = cap;
@@ -135,7 +141,10 @@ static ssize_t mf_write(void *c, const char *p, size_t n)
 {
     memfile *m = c;
     if (m->fd >= 0) return write_all(m->fd, p, n) == 0 ? (ssize_t)n : -1;
-    if (n > SIZE_MAX - m->pos) { errno = EFBIG; return -1; }
+    if (n > SIZE_MAX - m->pos) {
+        errno = EFBIG;
+        return -1;
+    }
     size_t end = m->pos + n;
     if (end > m->cap) {
         size_t more = end - m->cap; /* at least this much more buffer */
@@ -155,7 +164,8 @@ static ssize_t mf_read(void *c, char *p, size_t n)
     memfile *m = c;
     if (m->fd >= 0) {
         ssize_t r;
-        do r = read(m->fd, p, n); while (r < 0 && errno == EINTR);
+        do r = read(m->fd, p, n);
+        while (r < 0 && errno == EINTR);
         return r;
     }
     if (m->pos >= m->len) return 0;
@@ -221,7 +231,7 @@ FILE *lxw_tmpfile(char *tmpdir)
         fo_free(m);
         return NULL;
     }
-    cookie_io_functions_t io = { .read = mf_read, .write = mf_write, .seek = mf_seek, .close = mf_close };
+    cookie_io_functions_t io = {.read = mf_read, .write = mf_write, .seek = mf_seek, .close = mf_close};
     FILE *f = fopencookie(m, "w+", io);
     if (!f) {
         fo_free(m->dir);

@@ -1064,7 +1064,7 @@ static void *deferred_main(void *arg)
         dispatch(s, c, r);
         if (!resumed_early) {
             if (!r->answered) fo_http_refuse(c, r, 500, NULL, NULL, "no answer was made (a bug)");
-            MHD_resume_connection(c);      /* r may be gone from here on */
+            MHD_resume_connection(c); /* r may be gone from here on */
         }
         atomic_fetch_sub(&s->deferred, 1);
     }

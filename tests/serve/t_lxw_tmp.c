@@ -76,7 +76,8 @@ START_TEST(spills_past_the_budget)
     size_t total = (size_t)40 << 20; /* past the 16 MiB budget */
     size_t short_writes = 0;
     for (size_t off = 0; off < total; off += sizeof chunk) {
-        for (size_t i = 0; i < sizeof chunk; i += 8) snprintf(chunk + i, 9, "%07zx", (off + i) / 8 % 0xfffffff);
+        for (size_t i = 0; i < sizeof chunk; i += 8)
+            snprintf(chunk + i, 9, "%07zx", (off + i) / 8 % 0xfffffff);
         short_writes += fwrite(chunk, 1, sizeof chunk, f) != sizeof chunk;
     }
     ck_assert_uint_eq(short_writes, 0);
@@ -170,7 +171,10 @@ static void both_ways(int rows, int constant_memory)
     workbook(disk, rows, constant_memory);
     unsetenv("FOLIO_LXW_TMPFILE");
     same_bytes(mem, disk);
-    if (!getenv("T_LXW_KEEP")) { unlink(mem); unlink(disk); }
+    if (!getenv("T_LXW_KEEP")) {
+        unlink(mem);
+        unlink(disk);
+    }
 }
 
 START_TEST(small_workbook_same_bytes) { both_ways(20, 0); }
@@ -182,11 +186,14 @@ END_TEST
 
 int main(void)
 {
-    if (!mkdtemp(tmpdir)) { perror("t_lxw_tmp: mkdtemp"); return EXIT_FAILURE; }
-    int r = fo_check_tests("lxw_tmp", 120,
-                           (const TTest *[]){stream_contract, spills_past_the_budget,
-                                             small_workbook_same_bytes,
-                                             big_constant_memory_workbook_same_bytes, NULL});
+    if (!mkdtemp(tmpdir)) {
+        perror("t_lxw_tmp: mkdtemp");
+        return EXIT_FAILURE;
+    }
+    int r =
+        fo_check_tests("lxw_tmp", 120,
+                       (const TTest *[]){stream_contract, spills_past_the_budget, small_workbook_same_bytes,
+                                         big_constant_memory_workbook_same_bytes, NULL});
     rmdir(tmpdir);
     return r;
 }
