@@ -37,6 +37,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,13 +58,41 @@
 
 static atomic_size_t in_memory; /* bytes of buffer held by live files */
 
-typedef struct {
+typedef struct memfile memfile;
+struct memfile {
+    memfile *prev, *next; /* the live files (live), while open */
     char *buf;       /* the content while in memory */
     size_t len, cap; /* bytes written (the file's size), bytes allocated */
     size_t pos;      /* the file offset while in memory */
     int fd;          /* the real file after a spill, else -1 */
     char *dir;       /* where a spill goes (a copy of the caller's tmpdir, or NULL) */
-} memfile;
+};
+
+/* Every open file, reachable from here as glibc's own FILEs are from its
+ * list: libxlsxwriter 1.1.4 never closes the constant_memory row file of a
+ * worksheet that got no row (_write_optimized_sheet_data returns before its
+ * fclose), and the library's own temp file stays open then too. */
+static memfile *live;
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void live_add(memfile *m)
+{
+    pthread_mutex_lock(&live_lock);
+    m->prev = NULL;
+    m->next = live;
+    if (live) live->prev = m;
+    live = m;
+    pthread_mutex_unlock(&live_lock);
+}
+
+static void live_remove(memfile *m)
+{
+    pthread_mutex_lock(&live_lock);
+    if (m->prev) m->prev->next = m->next;
+    else live = m->next;
+    if (m->next) m->next->prev = m->prev;
+    pthread_mutex_unlock(&live_lock);
+}
 
 /* A real temporary file in dir ($TMPDIR, then /tmp, when dir is NULL or
  * empty), already unlinked; -1 if none can be made. */
@@ -204,6 +233,7 @@ static int mf_close(void *c)
 {
     memfile *m = c;
     int r = 0;
+    live_remove(m);
     if (m->fd >= 0) r = close(m->fd);
     atomic_fetch_sub(&in_memory, m->cap);
     fo_free(m->buf);
@@ -236,6 +266,8 @@ FILE *lxw_tmpfile(char *tmpdir)
     if (!f) {
         fo_free(m->dir);
         fo_free(m);
+        return NULL;
     }
+    live_add(m);
     return f;
 }
