@@ -61,11 +61,11 @@ static atomic_size_t in_memory; /* bytes of buffer held by live files */
 typedef struct memfile memfile;
 struct memfile {
     memfile *prev, *next; /* the live files (live), while open */
-    char *buf;       /* the content while in memory */
-    size_t len, cap; /* bytes written (the file's size), bytes allocated */
-    size_t pos;      /* the file offset while in memory */
-    int fd;          /* the real file after a spill, else -1 */
-    char *dir;       /* where a spill goes (a copy of the caller's tmpdir, or NULL) */
+    char *buf;            /* the content while in memory */
+    size_t len, cap;      /* bytes written (the file's size), bytes allocated */
+    size_t pos;           /* the file offset while in memory */
+    int fd;               /* the real file after a spill, else -1 */
+    char *dir;            /* where a spill goes (a copy of the caller's tmpdir, or NULL) */
 };
 
 /* Every open file, reachable from here as glibc's own FILEs are from its
