@@ -215,6 +215,11 @@ $(BUILD)/tests/serve/t_region: tests/serve/t_region.c tests/check_run.h $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(BUILD)/obj/serve/region.o $(BUILD)/libfolio.a $$(pkg-config --cflags --libs check) -o $@
 
+# libxlsxwriter's in-memory temp files are the executables' own (cli/lxw_tmp.c)
+$(BUILD)/tests/serve/t_lxw_tmp: tests/serve/t_lxw_tmp.c tests/check_run.h $(BUILD)/obj/cli/lxw_tmp.o $(BUILD)/libfolio.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(BUILD)/obj/cli/lxw_tmp.o $(BUILD)/libfolio.a $(PKG_LIBS) $$(pkg-config --cflags --libs check) -o $@
+
 $(BUILD)/tests/%: tests/%.c tests/check_run.h $(BUILD)/libfolio.a $(BUILD)/libfolio-sandbox.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) $< $(BUILD)/libfolio-sandbox.a $(BUILD)/libfolio.a $(PKG_LIBS) $$(pkg-config --cflags --libs check) -o $@

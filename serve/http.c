@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -308,6 +309,24 @@ void fo_http_slot_give(fo_serve_state *s)
 
 /* ------------------------------------------------------------ uploads */
 
+/* Bodies up to this many bytes (Content-Length) are kept in memfds: a
+   folder and a file on the scratch disk per request (mkdir, create, unlink,
+   rmdir: an ext4 inode allocated and freed each) were 45% of the server's
+   CPU per small render (perf, issue 39). Larger bodies, chunked ones and
+   /v1/run's (its files are moved into the run's /work by name) go to disk. */
+#define MEM_BODY_MAX ((uint64_t)1 << 20)
+
+int fo_http_req_dir(req *r)
+{
+    if (r->dir[0]) return 0;
+    snprintf(r->dir, sizeof r->dir, "%s/req-XXXXXX", r->s->cfg.scratch);
+    if (!mkdtemp(r->dir)) {
+        r->dir[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
 int fo_http_new_file(req *r, const char *name)
 {
     char path[1024];
@@ -316,8 +335,14 @@ int fo_http_new_file(req *r, const char *name)
     if (r->n_files == MAX_FILES) return -1;
     u = &r->files[r->n_files];
     u->name = fo_strdup(name);
-    snprintf(path, sizeof path, "%s/f%zu", r->dir, r->n_files);
-    u->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (r->mem_files) {
+        u->fd = memfd_create("folio-upload", MFD_CLOEXEC);
+    } else if (fo_http_req_dir(r) == 0) {
+        snprintf(path, sizeof path, "%s/f%zu", r->dir, r->n_files);
+        u->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    } else {
+        u->fd = -1;
+    }
     u->bytes = 0;
     if (!u->name || u->fd < 0) {
         fo_free(u->name);
@@ -537,6 +562,7 @@ int fo_http_zip(req *r, char names[][32], const int *fds, size_t n)
 
     if (n > FO_SERVE_MAX_FORMATS) return -1;
     for (size_t k = 0; k < n; k++) name[k] = names[k];
+    if (fo_http_req_dir(r) < 0) return -1;
     snprintf(path, sizeof path, "%s/result.zip", r->dir);
     if (fo_zip_fds(path, name, fds, n) < 0) return -1;
     return open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -853,9 +879,8 @@ static int open_body(struct MHD_Connection *c, req *r)
             return -1;
         }
     }
-    snprintf(r->dir, sizeof r->dir, "%s/req-XXXXXX", r->s->cfg.scratch);
-    if (!mkdtemp(r->dir)) {
-        r->dir[0] = '\0';
+    r->mem_files = len && strtoull(len, NULL, 10) <= MEM_BODY_MAX && r->rt->fn != fo_http_run;
+    if (!r->mem_files && fo_http_req_dir(r) < 0) {
         fo_http_refuse(c, r, 500, NULL, NULL, "can't make a scratch folder: %s", strerror(errno));
         return -1;
     }
@@ -965,7 +990,8 @@ static int conn_started(fo_serve_state *s, struct MHD_Connection *c)
    a session resumed from disk) runs on a thread of its own while its
    connection is suspended: libmicrohttpd's threads never wait, so no other
    request, on any connection, waits behind it (PRODUCT.md §8). The thread
-   holds nothing another request needs; it ends with its handler. */
+   holds nothing another request needs; after its handler it waits a while
+   for another deferred request (park), then ends. */
 #define DEFER_STACK (512u << 10)
 
 /* Set on a deferred thread once its request was resumed early: from then
@@ -979,18 +1005,69 @@ static void dispatch(fo_serve_state *s, struct MHD_Connection *c, req *r)
     r->rt->fn(s, c, r);
 }
 
+/* A deferred thread that has answered its request waits here a while for
+   the next one instead of ending: a thread started and ended per request
+   (clone3, its stack's guard and madvise, the robust list) was ~14% of the
+   server's CPU per small render (perf, issue 39). Up to PARK_MAX wait, each
+   up to PARK_S seconds; defer() hands a request to a waiting one, else
+   starts a thread. A request never waits for a thread to come free. */
+#define PARK_MAX 32
+#define PARK_S 10
+static pthread_mutex_t park_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t park_cond = PTHREAD_COND_INITIALIZER;
+static req *park_queue[PARK_MAX]; /* handed over, not yet taken */
+static int n_queued, n_parked;    /* requests in park_queue; threads waiting */
+
+/* The next request for a parked thread, or NULL after PARK_S seconds with
+   none (or when PARK_MAX already wait): then the thread ends. */
+static req *park(void)
+{
+    struct timespec until;
+    req *r = NULL;
+
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += PARK_S;
+    pthread_mutex_lock(&park_lock);
+    if (n_parked < PARK_MAX) {
+        n_parked++;
+        while (!n_queued && pthread_cond_timedwait(&park_cond, &park_lock, &until) == 0)
+            ;
+        if (n_queued) r = park_queue[--n_queued];
+        n_parked--;
+    }
+    pthread_mutex_unlock(&park_lock);
+    return r;
+}
+
+/* Hands r to a parked thread; 0, or -1 when none waits for it. */
+static int unpark(req *r)
+{
+    int ok;
+
+    pthread_mutex_lock(&park_lock);
+    ok = n_queued < n_parked;
+    if (ok) {
+        park_queue[n_queued++] = r;
+        pthread_cond_signal(&park_cond);
+    }
+    pthread_mutex_unlock(&park_lock);
+    return ok ? 0 : -1;
+}
+
 static void *deferred_main(void *arg)
 {
-    req *r = arg;
-    struct MHD_Connection *c = r->susp;
-    fo_serve_state *s = r->s;
+    for (req *r = arg; r; r = park()) {
+        struct MHD_Connection *c = r->susp;
+        fo_serve_state *s = r->s;
 
-    dispatch(s, c, r);
-    if (!resumed_early) {
-        if (!r->answered) fo_http_refuse(c, r, 500, NULL, NULL, "no answer was made (a bug)");
-        MHD_resume_connection(c);      /* r may be gone from here on */
+        resumed_early = 0;
+        dispatch(s, c, r);
+        if (!resumed_early) {
+            if (!r->answered) fo_http_refuse(c, r, 500, NULL, NULL, "no answer was made (a bug)");
+            MHD_resume_connection(c); /* r may be gone from here on */
+        }
+        atomic_fetch_sub(&s->deferred, 1);
     }
-    atomic_fetch_sub(&s->deferred, 1);
     return NULL;
 }
 
@@ -1009,6 +1086,7 @@ static void defer(fo_serve_state *s, struct MHD_Connection *c, req *r)
     r->susp = c;
     atomic_fetch_add(&s->deferred, 1);
     MHD_suspend_connection(c);
+    if (unpark(r) == 0) return;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&attr, DEFER_STACK);

@@ -69,7 +69,9 @@ struct req {
     uint64_t resp_bytes;
     const char *reason;        /* refusal reason for the log and metrics, or NULL */
     int answered;              /* a response is queued */
-    char dir[512];             /* scratch folder, "" if none */
+    char dir[512];             /* scratch folder, "" if none (yet): made at the first file
+                                  that needs a name (fo_http_req_dir) */
+    int mem_files;             /* uploads go to memfds, no folder (a small body, not /v1/run) */
     struct MHD_PostProcessor *pp;
     upload files[MAX_FILES];
     size_t n_files;
@@ -132,8 +134,12 @@ int fo_http_read_formats(struct MHD_Connection *c, req *r, fo_serve_job *job, co
 /* A deterministic zip of the n files fds (not taken) named names, in the
    request's scratch folder; an fd to read it, or -1. */
 int fo_http_zip(req *r, char names[][32], const int *fds, size_t n);
-/* A new upload file in the request's scratch folder (the part being received). 0 or -1. */
+/* A new upload file (the part being received): a memfd when r->mem_files,
+   else a file in the request's scratch folder. 0 or -1. */
 int fo_http_new_file(req *r, const char *name);
+/* Makes the request's scratch folder r->dir unless it exists; 0, or -1
+   (errno). Removed with everything in it when the request ends. */
+int fo_http_req_dir(req *r);
 /* A worker slot (renders, runs): at once, after a short queue, or 0 (answer 429). */
 int fo_http_slot_take(fo_serve_state *s);
 void fo_http_slot_give(fo_serve_state *s);

@@ -44,7 +44,7 @@ ALLOWED = {
     "sandbox/policy": ["sandbox", "base", "include", "libseccomp"],
     "sandbox": ["sandbox/egress", "base", "include", "build"],
     "serve": ["sandbox", "base", "include", "build", "jansson", "libmicrohttpd"],
-    "cli": ["serve", "sandbox", "base", "include", "jansson", "openssl"],
+    "cli": ["serve", "sandbox", "base", "include", "jansson", "openssl", "libxlsxwriter"],
 }
 SOURCES = ["base", "render", "formats", "sandbox", "serve", "cli"]
 # system headers -> library (first match); anything else under /usr is libc
