@@ -41,6 +41,7 @@
 #include "base/buf.h"
 #include "render/core/prov.h"
 #include "render/ooxml/package.h"
+#include "render/ooxml/zipsrc.h"
 #include "render/core/templates.h"
 #include "render/core/words.h"
 
@@ -917,17 +918,6 @@ static void add_source(writer *w, const char *name, zip_source_t *src)
 }
 
 /* Reads n bytes at off of the spill file fd into buf: 0, or an errno. */
-static int spill_pread(int fd, void *buf, size_t n, uint64_t off)
-{
-    for (size_t done = 0; done < n;) {
-        ssize_t r = pread(fd, (char *)buf + done, n - done, (off_t)(off + done));
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return r < 0 ? errno : EIO;
-        done += (size_t)r;
-    }
-    return 0;
-}
-
 /* A libzip source serving an entry held in memory or spilled, already
  * deflated (raw deflate, by libdeflate) with its CRC: its stat says ZIP_CM_DEFLATE, so
  * zip_close copies the bytes instead of running zlib over them. Why: on
@@ -964,7 +954,7 @@ static bool pack(packed_src *s)
     const unsigned char *data = s->data;
     unsigned char *back = NULL;                /* a spilled part read back */
     if (s->spilled && s->packed && (back = fo_malloc(s->len ? s->len : 1))) {
-        int e = spill_pread(fileno(w->p->spill), back, s->len, s->off);
+        int e = fo_zip_pread(fileno(w->p->spill), back, s->len, s->off);
         if (e) {
             fo_free(back);
             fo_free(s->packed);
@@ -990,25 +980,6 @@ static bool pack(packed_src *s)
 
 /* The commands a read-only source leaves to source_other (listed, so that
  * -Wswitch-enum points at a command a new libzip adds). */
-#define SOURCE_OTHER_CASES                                                                  \
-    case ZIP_SOURCE_ERROR: case ZIP_SOURCE_SUPPORTS: case ZIP_SOURCE_SEEK: case ZIP_SOURCE_TELL: \
-    case ZIP_SOURCE_BEGIN_WRITE: case ZIP_SOURCE_COMMIT_WRITE: case ZIP_SOURCE_ROLLBACK_WRITE:  \
-    case ZIP_SOURCE_WRITE: case ZIP_SOURCE_SEEK_WRITE: case ZIP_SOURCE_TELL_WRITE:              \
-    case ZIP_SOURCE_REMOVE: case ZIP_SOURCE_RESERVED_1: case ZIP_SOURCE_BEGIN_WRITE_CLONING:    \
-    case ZIP_SOURCE_ACCEPT_EMPTY: case ZIP_SOURCE_GET_FILE_ATTRIBUTES
-
-/* What both read-only sources answer alike: their error, the commands they
- * support, and a refusal of every other. */
-static zip_int64_t source_other(zip_error_t *err, void *data, zip_uint64_t n, zip_source_cmd_t cmd)
-{
-    if (cmd == ZIP_SOURCE_ERROR) return zip_error_to_data(err, data, n);
-    if (cmd == ZIP_SOURCE_SUPPORTS)
-        return zip_source_make_command_bitmap(ZIP_SOURCE_OPEN, ZIP_SOURCE_READ, ZIP_SOURCE_CLOSE,
-                                              ZIP_SOURCE_STAT, ZIP_SOURCE_ERROR, ZIP_SOURCE_FREE, -1);
-    zip_error_set(err, ZIP_ER_OPNOTSUPP, 0);
-    return -1;
-}
-
 static zip_int64_t packed_read(void *ud, void *data, zip_uint64_t n, zip_source_cmd_t cmd)
 {
     packed_src *s = ud;
@@ -1026,28 +997,16 @@ static zip_int64_t packed_read(void *ud, void *data, zip_uint64_t n, zip_source_
         fo_free(s->packed);
         s->packed = NULL;
         return 0;
-    case ZIP_SOURCE_STAT: {
-        if (n < sizeof(zip_stat_t)) { zip_error_set(&s->err, ZIP_ER_INVAL, 0); return -1; }
+    case ZIP_SOURCE_STAT:
         if (!s->sized && !pack(s)) { zip_error_set(&s->err, ZIP_ER_MEMORY, 0); return -1; }
-        zip_stat_t *st = data;
-        zip_stat_init(st);
-        st->size = s->len;
-        st->comp_size = s->packed_len;
-        st->crc = s->crc;
-        st->comp_method = ZIP_CM_DEFLATE;
-        st->encryption_method = ZIP_EM_NONE;
-        st->valid = ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE | ZIP_STAT_CRC | ZIP_STAT_COMP_METHOD |
-                    ZIP_STAT_ENCRYPTION_METHOD;
-        return sizeof *st;
-    }
+        return fo_zip_stat_deflated(&s->err, data, n, s->len, s->packed_len, s->crc);
     case ZIP_SOURCE_FREE:
         zip_error_fini(&s->err);
         fo_free(s->packed);
         fo_free(s);
         return 0;
-    SOURCE_OTHER_CASES:
-    default:
-        return source_other(&s->err, data, n, cmd);
+    FO_ZIP_SOURCE_OTHER_CASES:
+    default: return fo_zip_source_other(&s->err, data, n, cmd);
     }
 }
 
@@ -1114,7 +1073,7 @@ static zip_int64_t spill_read(void *ud, void *data, zip_uint64_t n, zip_source_c
         return 0;
     case ZIP_SOURCE_READ: {
         if (n > s->len - s->pos) n = s->len - s->pos;
-        int e = spill_pread(s->fd, data, n, s->off + s->pos);
+        int e = fo_zip_pread(s->fd, data, n, s->off + s->pos);
         if (e) { zip_error_set(&s->err, ZIP_ER_READ, e); return -1; }
         s->pos += n;
         return (zip_int64_t)n;
@@ -1135,9 +1094,8 @@ static zip_int64_t spill_read(void *ud, void *data, zip_uint64_t n, zip_source_c
         zip_error_fini(&s->err);
         fo_free(s);
         return 0;
-    SOURCE_OTHER_CASES:
-    default:
-        return source_other(&s->err, data, n, cmd);
+    FO_ZIP_SOURCE_OTHER_CASES:
+    default: return fo_zip_source_other(&s->err, data, n, cmd);
     }
 }
 

@@ -23,6 +23,7 @@
 #include <zlib.h>
 
 #include "render/ooxml/package.h"
+#include "render/ooxml/zipsrc.h"
 #include "render/xlsx/xlsx_internal.h"
 
 /* ---- the streams ------------------------------------------------------------*/
@@ -109,17 +110,6 @@ static unsigned char *deflate_piece(const char *s, size_t n, bool last, size_t *
     return out;
 }
 
-static int rows_pread(int fd, void *buf, size_t n, uint64_t off)
-{
-    for (size_t done = 0; done < n;) {
-        ssize_t r = pread(fd, (char *)buf + done, n - done, (off_t)(off + done));
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return r < 0 ? errno : EIO;
-        done += (size_t)r;
-    }
-    return 0;
-}
-
 static zip_int64_t spliced_read(void *ud, void *data, zip_uint64_t n, zip_source_cmd_t cmd)
 {
     spliced_src *s = ud;
@@ -137,7 +127,7 @@ static zip_int64_t spliced_read(void *ud, void *data, zip_uint64_t n, zip_source
             } else if (at < s->head_len + s->rows->packed) {
                 uint64_t off = at - s->head_len;
                 k = s->rows->packed - off < n - done ? s->rows->packed - off : n - done;
-                int e = rows_pread(s->rows->fd, o + done, (size_t)k, off);
+                int e = fo_zip_pread(s->rows->fd, o + done, (size_t)k, off);
                 if (e) {
                     zip_error_set(&s->err, ZIP_ER_READ, e);
                     return -1;
@@ -153,46 +143,15 @@ static zip_int64_t spliced_read(void *ud, void *data, zip_uint64_t n, zip_source
         return (zip_int64_t)n;
     }
     case ZIP_SOURCE_CLOSE: return 0;
-    case ZIP_SOURCE_STAT: {
-        if (n < sizeof(zip_stat_t)) {
-            zip_error_set(&s->err, ZIP_ER_INVAL, 0);
-            return -1;
-        }
-        zip_stat_t *st = data;
-        zip_stat_init(st);
-        st->size = s->size;
-        st->comp_size = s->comp_size;
-        st->crc = s->crc;
-        st->comp_method = ZIP_CM_DEFLATE;
-        st->encryption_method = ZIP_EM_NONE;
-        st->valid = ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE | ZIP_STAT_CRC | ZIP_STAT_COMP_METHOD |
-                    ZIP_STAT_ENCRYPTION_METHOD;
-        return sizeof *st;
-    }
+    case ZIP_SOURCE_STAT: return fo_zip_stat_deflated(&s->err, data, n, s->size, s->comp_size, s->crc);
     case ZIP_SOURCE_FREE:
         zip_error_fini(&s->err);
         fo_free(s->head);
         fo_free(s->tail);
         fo_free(s);
         return 0;
-    case ZIP_SOURCE_ERROR: return zip_error_to_data(&s->err, data, n);
-    case ZIP_SOURCE_SUPPORTS:
-        return zip_source_make_command_bitmap(ZIP_SOURCE_OPEN, ZIP_SOURCE_READ, ZIP_SOURCE_CLOSE,
-                                              ZIP_SOURCE_STAT, ZIP_SOURCE_ERROR, ZIP_SOURCE_FREE, -1);
-    case ZIP_SOURCE_SEEK:
-    case ZIP_SOURCE_TELL:
-    case ZIP_SOURCE_BEGIN_WRITE:
-    case ZIP_SOURCE_COMMIT_WRITE:
-    case ZIP_SOURCE_ROLLBACK_WRITE:
-    case ZIP_SOURCE_WRITE:
-    case ZIP_SOURCE_SEEK_WRITE:
-    case ZIP_SOURCE_TELL_WRITE:
-    case ZIP_SOURCE_REMOVE:
-    case ZIP_SOURCE_RESERVED_1:
-    case ZIP_SOURCE_BEGIN_WRITE_CLONING:
-    case ZIP_SOURCE_ACCEPT_EMPTY:
-    case ZIP_SOURCE_GET_FILE_ATTRIBUTES:
-    default: zip_error_set(&s->err, ZIP_ER_OPNOTSUPP, 0); return -1;
+    FO_ZIP_SOURCE_OTHER_CASES:
+    default: return fo_zip_source_other(&s->err, data, n, cmd);
     }
 }
 
