@@ -85,6 +85,12 @@ struct fo_serve_zygote {
     pthread_t err_thread;
     int err_thread_on;
     long restarts;
+    /* the keeper: the thread that forks every restarted zygote (keeper()) */
+    pthread_t keeper;
+    pthread_mutex_t keep_lock;
+    pthread_cond_t keep_cond;
+    int keep_ask, keep_quit, keep_rc; /* a restart asked for; stop; its result */
+    char keep_err[256];
     /* --reuse-workers: the idle workers, each waiting for its tenant */
     pthread_mutex_t pool_lock;
     struct idle_worker *pool;
@@ -853,6 +859,76 @@ static int boot(fo_serve_zygote *z, char *err, size_t errlen)
     return rc;
 }
 
+/* The keeper thread: boots the zygote when asked (keep_ask), until
+   keep_quit. The zygote's child asks the kernel for SIGKILL when its parent
+   dies (PR_SET_PDEATHSIG, here and in the jail), and the kernel sends it
+   when the *thread* that forked it ends, not the process: a zygote forked
+   from a request's thread died with that thread (http.c ends it a while
+   after its last request). This thread lives as long as the server. */
+static void *keeper(void *arg)
+{
+    fo_serve_zygote *z = arg;
+
+    pthread_mutex_lock(&z->keep_lock);
+    for (;;) {
+        while (!z->keep_ask && !z->keep_quit) pthread_cond_wait(&z->keep_cond, &z->keep_lock);
+        if (!z->keep_ask) break;
+        z->keep_err[0] = '\0';
+        z->keep_rc = boot(z, z->keep_err, sizeof z->keep_err);
+        z->keep_ask = 0;
+        pthread_cond_broadcast(&z->keep_cond);
+    }
+    pthread_mutex_unlock(&z->keep_lock);
+    return NULL;
+}
+
+/* boot() run on the keeper thread; the caller holds z->lock. */
+static int reboot(fo_serve_zygote *z, char *err, size_t errlen)
+{
+    int rc;
+
+    pthread_mutex_lock(&z->keep_lock);
+    z->keep_ask = 1;
+    pthread_cond_broadcast(&z->keep_cond);
+    while (z->keep_ask) pthread_cond_wait(&z->keep_cond, &z->keep_lock);
+    rc = z->keep_rc;
+    snprintf(err, errlen, "%s", z->keep_err);
+    pthread_mutex_unlock(&z->keep_lock);
+    return rc;
+}
+
+/* Starts the keeper once the first zygote runs (it was forked by the main
+   thread, which lives as long as the server); halts that zygote if the
+   keeper can't be started. */
+static int start_keeper(fo_serve_zygote *z, char *err, size_t errlen)
+{
+    int e = pthread_create(&z->keeper, NULL, keeper, z);
+
+    if (e == 0) return 0;
+    halt(z);
+    snprintf(err, errlen, "can't start the zygote's keeper thread: %s", strerror(e));
+    return -1;
+}
+
+static void stop_keeper(fo_serve_zygote *z)
+{
+    pthread_mutex_lock(&z->keep_lock);
+    z->keep_quit = 1;
+    pthread_cond_broadcast(&z->keep_cond);
+    pthread_mutex_unlock(&z->keep_lock);
+    pthread_join(z->keeper, NULL);
+}
+
+static void zygote_free(fo_serve_zygote *z)
+{
+    pthread_mutex_destroy(&z->lock);
+    pthread_mutex_destroy(&z->pool_lock);
+    pthread_mutex_destroy(&z->keep_lock);
+    pthread_cond_destroy(&z->keep_cond);
+    fo_free(z->pool);
+    fo_free(z);
+}
+
 fo_serve_zygote *fo_serve_zygote_start(const fo_serve_config *cfg, const char *engine,
                                        char *err, size_t errlen)
 {
@@ -865,6 +941,8 @@ fo_serve_zygote *fo_serve_zygote_start(const fo_serve_config *cfg, const char *e
     }
     pthread_mutex_init(&z->lock, NULL);
     pthread_mutex_init(&z->pool_lock, NULL);
+    pthread_mutex_init(&z->keep_lock, NULL);
+    pthread_cond_init(&z->keep_cond, NULL);
     z->cfg = cfg;
     z->engine = engine;
     z->ctl = z->err_r = -1;
@@ -874,19 +952,16 @@ fo_serve_zygote *fo_serve_zygote_start(const fo_serve_config *cfg, const char *e
         z->pool_cap = 2 * (size_t)cfg->workers;
         z->pool = fo_calloc(z->pool_cap, sizeof *z->pool);
     }
-    if ((cfg->reuse_jobs > 1 && !z->pool) || boot(z, err, errlen) < 0) {
+    if ((cfg->reuse_jobs > 1 && !z->pool) || boot(z, err, errlen) < 0 || start_keeper(z, err, errlen) < 0) {
         if (!err[0]) snprintf(err, errlen, "out of memory");
-        pthread_mutex_destroy(&z->lock);
-        pthread_mutex_destroy(&z->pool_lock);
-        fo_free(z->pool);
-        fo_free(z);
+        zygote_free(z);
         return NULL;
     }
     return z;
 }
 
 /* A new request socket handed to the zygote for a one-request child, or
-   (reuse) a worker; restarts a dead zygote once. */
+   (reuse) a worker; restarts a dead zygote once (on the keeper thread). */
 static int new_child(fo_serve_zygote *z, int reuse, char *err, size_t errlen)
 {
     child_params p;
@@ -911,7 +986,7 @@ static int new_child(fo_serve_zygote *z, int reuse, char *err, size_t errlen)
         if (z->ctl >= 0 && send_msg(z->ctl, 'J', &p, sizeof p, sp[1]) == 0) break;
         halt(z);
         z->restarts++;
-        if (boot(z, err, errlen) < 0) attempt = 2;
+        if (reboot(z, err, errlen) < 0) attempt = 2;
     }
     pthread_mutex_unlock(&z->lock);
     close(sp[1]);
@@ -1167,8 +1242,6 @@ void fo_serve_zygote_stop(fo_serve_zygote *z)
     if (!z) return;
     for (size_t k = 0; k < z->n_pool; k++) close(z->pool[k].sock);
     halt(z);
-    pthread_mutex_destroy(&z->lock);
-    pthread_mutex_destroy(&z->pool_lock);
-    fo_free(z->pool);
-    fo_free(z);
+    stop_keeper(z);
+    zygote_free(z);
 }
