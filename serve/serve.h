@@ -131,9 +131,11 @@ int fo_serve_zygote_render(fo_serve_zygote *z, const fo_serve_job *job, const un
                            fo_serve_result *r, char *err, size_t errlen);
 void fo_serve_result_free(fo_serve_result *r);
 /* The zygote's pid as seen here (for SIGCHLD), or -1. */
-int fo_serve_zygote_pid(const fo_serve_zygote *z);
-/* Called when the pid above was reaped: the next render restarts it. */
-void fo_serve_zygote_lost(fo_serve_zygote *z);
+int fo_serve_zygote_pid(fo_serve_zygote *z);
+/* Called when pid, read from fo_serve_zygote_pid, was reaped: the next
+   render restarts it. Nothing when a request's restart has replaced that
+   zygote meanwhile (the new one's control socket stays open). */
+void fo_serve_zygote_lost(fo_serve_zygote *z, int pid);
 long fo_serve_zygote_restarts(const fo_serve_zygote *z);
 void fo_serve_zygote_stop(fo_serve_zygote *z);
 /* `folio-engine serve --zygote` inside the jail: the zygote's loop. */

@@ -308,7 +308,7 @@ static void reap(fo_serve_state *s)
        threads that started them, which need their exit codes */
     pid = fo_serve_zygote_pid(s->zygote);
     if (pid > 0 && waitpid(pid, &st, WNOHANG) == pid) {
-        fo_serve_zygote_lost(s->zygote);
+        fo_serve_zygote_lost(s->zygote, pid);
         log_event("{\"event\": \"zygote_exited\", \"status\": %d}", st);
     }
 }

@@ -1218,17 +1218,23 @@ void fo_serve_result_free(fo_serve_result *r)
     r->diags_json = NULL;
 }
 
-int fo_serve_zygote_pid(const fo_serve_zygote *z)
+int fo_serve_zygote_pid(fo_serve_zygote *z)
 {
-    return z ? (int)z->pid : -1;
+    if (!z) return -1;
+    pthread_mutex_lock(&z->lock);
+    int pid = (int)z->pid;
+    pthread_mutex_unlock(&z->lock);
+    return pid;
 }
 
-void fo_serve_zygote_lost(fo_serve_zygote *z)
+void fo_serve_zygote_lost(fo_serve_zygote *z, int pid)
 {
     pthread_mutex_lock(&z->lock);
-    z->pid = -1;       /* reaped already: halt must not wait for it */
-    if (z->ctl >= 0) close(z->ctl);
-    z->ctl = -1;
+    if (z->pid == pid) { /* not already replaced by a request's restart */
+        z->pid = -1;     /* reaped already: halt must not wait for it */
+        if (z->ctl >= 0) close(z->ctl);
+        z->ctl = -1;
+    }
     pthread_mutex_unlock(&z->lock);
 }
 

@@ -28,7 +28,8 @@ zip_int64_t fo_zip_stat_deflated(zip_error_t *err, void *data, zip_uint64_t n, u
     st->crc = crc;
     st->comp_method = ZIP_CM_DEFLATE;
     st->encryption_method = ZIP_EM_NONE;
-    st->valid = ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE | ZIP_STAT_CRC | ZIP_STAT_COMP_METHOD | ZIP_STAT_ENCRYPTION_METHOD;
+    st->valid =
+        ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE | ZIP_STAT_CRC | ZIP_STAT_COMP_METHOD | ZIP_STAT_ENCRYPTION_METHOD;
     return sizeof *st;
 }
 

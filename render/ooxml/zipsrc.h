@@ -10,12 +10,22 @@
 
 /* The commands a read-only source leaves to fo_zip_source_other, as case
  * labels (listed so -Wswitch-enum still sees every command handled). */
-#define FO_ZIP_SOURCE_OTHER_CASES                                                                    \
-    case ZIP_SOURCE_ERROR: case ZIP_SOURCE_SUPPORTS: case ZIP_SOURCE_SEEK: case ZIP_SOURCE_TELL: \
-    case ZIP_SOURCE_BEGIN_WRITE: case ZIP_SOURCE_COMMIT_WRITE: case ZIP_SOURCE_ROLLBACK_WRITE:  \
-    case ZIP_SOURCE_WRITE: case ZIP_SOURCE_SEEK_WRITE: case ZIP_SOURCE_TELL_WRITE:              \
-    case ZIP_SOURCE_REMOVE: case ZIP_SOURCE_RESERVED_1: case ZIP_SOURCE_BEGIN_WRITE_CLONING:    \
-    case ZIP_SOURCE_ACCEPT_EMPTY: case ZIP_SOURCE_GET_FILE_ATTRIBUTES
+#define FO_ZIP_SOURCE_OTHER_CASES                                                                            \
+    case ZIP_SOURCE_ERROR:                                                                                   \
+    case ZIP_SOURCE_SUPPORTS:                                                                                \
+    case ZIP_SOURCE_SEEK:                                                                                    \
+    case ZIP_SOURCE_TELL:                                                                                    \
+    case ZIP_SOURCE_BEGIN_WRITE:                                                                             \
+    case ZIP_SOURCE_COMMIT_WRITE:                                                                            \
+    case ZIP_SOURCE_ROLLBACK_WRITE:                                                                          \
+    case ZIP_SOURCE_WRITE:                                                                                   \
+    case ZIP_SOURCE_SEEK_WRITE:                                                                              \
+    case ZIP_SOURCE_TELL_WRITE:                                                                              \
+    case ZIP_SOURCE_REMOVE:                                                                                  \
+    case ZIP_SOURCE_RESERVED_1:                                                                              \
+    case ZIP_SOURCE_BEGIN_WRITE_CLONING:                                                                     \
+    case ZIP_SOURCE_ACCEPT_EMPTY:                                                                            \
+    case ZIP_SOURCE_GET_FILE_ATTRIBUTES
 
 /* A read-only source's answer to cmd: its error (err), the commands it
  * supports, and a refusal (ZIP_ER_OPNOTSUPP) of every other. */
