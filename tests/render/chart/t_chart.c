@@ -511,6 +511,54 @@ START_TEST(pie_percentages_round_as_office)
 }
 END_TEST
 
+/* The gaps between slices: one stroke of every radius between two slices
+ * (not each slice's outline, arcs and all: issue 39), the slices' rims
+ * pulled in by half the gap, as that outline in the background colour left
+ * them. */
+START_TEST(pie_gaps_one_stroke_of_radii)
+{
+    const double v[] = {1, 1, 1, 2, 3, 5, 8};
+    for (int kind = FO_CHART_PIE; kind <= FO_CHART_DOUGHNUT; kind++) {
+        fx_chart f;
+        fx_init(&f, (fo_chart_kind)kind, 7, 1, NULL, v, NULL);
+        fo_dl *dl = NULL;
+        ck_assert_int_eq(fo_chart_layout(&f.chart, &f.theme, 0, 0, &dl, NULL), FO_OK);
+        ck_assert_uint_eq(fx_count(dl, FO_ROLE_SLICE, FO_DL_STROKE), 1);
+        double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+        const fo_dl_op *gaps = NULL;
+        for (size_t i = 0; i < fo_dl_count(dl); i++) {
+            const fo_dl_op *op = fo_dl_op_at(dl, i);
+            if (op->role != FO_ROLE_SLICE) continue;
+            if (op->kind == FO_DL_STROKE) {
+                ck_assert_ptr_null(gaps); /* after every fill */
+                gaps = op;
+                continue;
+            }
+            ck_assert_ptr_null(gaps);
+            x0 = fmin(x0, op->x0); y0 = fmin(y0, op->y0); x1 = fmax(x1, op->x1); y1 = fmax(y1, op->y1);
+        }
+        ck_assert_ptr_nonnull(gaps);
+        ck_assert_int_eq(gaps->color, f.theme.background);
+        double mx = (x0 + x1) / 2, my = (y0 + y1) / 2, filled = (x1 - x0) / 2;
+        ck_assert_uint_eq(gaps->path.ncmds, 14); /* a radius before each of the 7 slices */
+        for (size_t k = 0; k < 7; k++) {
+            const double *p = gaps->path.pts + 4 * k;
+            ck_assert_int_eq(gaps->path.cmds[2 * k], FO_PATH_MOVE);
+            ck_assert_int_eq(gaps->path.cmds[2 * k + 1], FO_PATH_LINE);
+            double rim = hypot(p[2] - mx, p[3] - my), from = hypot(p[0] - mx, p[1] - my);
+            /* radial: the start within half a pixel of the ray from the centre
+               (found from the fills' boxes, to a few tenths of a pixel) to the end */
+            ck_assert_double_eq_tol(((p[0] - mx) * (p[3] - my) - (p[1] - my) * (p[2] - mx)) / rim, 0, 0.5);
+            ck_assert_double_eq_tol(rim - filled, gaps->line_width / 2, 0.3);
+            if (kind == FO_CHART_PIE) ck_assert_double_eq_tol(from, 0, 0.5);
+            else ck_assert(from > rim / 3 && from < rim);
+        }
+        fo_dl_free(dl);
+        fx_free(&f);
+    }
+}
+END_TEST
+
 START_TEST(pie_skips_nonpositive)
 {
     const double v[] = {0, -4, NAN, 10};
@@ -594,6 +642,7 @@ int main(void)
         long_labels_wrap_before_cutting,
         pie_percentages_round_as_office,
         pie_skips_nonpositive,
+        pie_gaps_one_stroke_of_radii,
         replay_fallbacks,
         layout_out_of_memory,
         NULL,
