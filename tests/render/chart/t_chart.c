@@ -535,7 +535,10 @@ START_TEST(pie_gaps_one_stroke_of_radii)
                 continue;
             }
             ck_assert_ptr_null(gaps);
-            x0 = fmin(x0, op->x0); y0 = fmin(y0, op->y0); x1 = fmax(x1, op->x1); y1 = fmax(y1, op->y1);
+            x0 = fmin(x0, op->x0);
+            y0 = fmin(y0, op->y0);
+            x1 = fmax(x1, op->x1);
+            y1 = fmax(y1, op->y1);
         }
         ck_assert_ptr_nonnull(gaps);
         ck_assert_int_eq(gaps->color, f.theme.background);
@@ -628,7 +631,8 @@ int main(void)
 {
     const TTest *const tests[] = {
         scale_ranges,
-        scale_steps_are_1_2_5, log_scale_is_a_decade_a_tick,
+        scale_steps_are_1_2_5,
+        log_scale_is_a_decade_a_tick,
         tick_formats,
         value_labels_follow_tick_format,
         scatter_x_axis_covers_the_data,
