@@ -82,6 +82,289 @@ void fo_png_forget_fonts(void)
 }
 
 /* ---- the cairo backend ------------------------------------------------------- */
+
+/* What the backend draws on: cairo, and (own) whether the series' lines and
+ * the markers are drawn by folio's own rasterizer below rather than cairo's
+ * (false only for tests that compare the two). */
+typedef struct {
+    cairo_t *cr;
+    bool own;
+} png_ctx;
+
+/* ---- lines and markers drawn by folio -------------------------------------------
+ * Why: cairo's scan converter samples 15 sub-rows a pixel row for each edge
+ * of a shape, whatever its size; a series' polyline of 12 points (2 px wide,
+ * a few hundred rows tall) cost ~0.6 M instructions to stroke, and a 7 px
+ * marker ~25,000 (issue 39: three series' lines and 36 markers were ~3.2 M
+ * of a line chart's 8.8 M, their pixels' encoding included). Here a pixel's
+ * coverage is its centre's distance d to the shape: clamp(half width + 0.5
+ * - d, 0, 1), the antialiasing most renderers use for lines and dots; only
+ * the pixels within reach of each segment are visited. Edge pixels differ
+ * from cairo's exact-area coverage by a few levels (t_png's
+ * own_lines_and_markers_match_cairo bounds it); the line's weight and
+ * position are the same. Only where nothing can differ otherwise: opaque
+ * colour, solid line of straight segments, a transform that only scales. */
+
+/* Colour c (0xRRGGBB) over pixel d with coverage a (0..255), rounded; the
+ * pixel's unused top byte kept. */
+static inline uint32_t over(uint32_t c, uint32_t d, uint32_t a)
+{
+    uint32_t na = 255 - a;
+    uint32_t rb = (c & 0xFF00FFu) * a + (d & 0xFF00FFu) * na + 0x7F007Fu;
+    uint32_t g = ((c >> 8) & 0xFFu) * a + ((d >> 8) & 0xFFu) * na + 0x7Fu;
+    rb = ((rb + 0x10001u + ((rb >> 8) & 0xFF00FFu)) >> 8) & 0xFF00FFu; /* / 255, each */
+    g = ((g + 1 + (g >> 8)) >> 8) & 0xFFu;
+    return (d & 0xFF000000u) | rb | g << 8;
+}
+
+static bool device_offset(cairo_surface_t *s)
+{
+    double dx, dy;
+    cairo_surface_get_device_offset(s, &dx, &dy);
+    return dx != 0 || dy != 0;
+}
+
+/* The surface under cr when the user-to-device transform is a uniform
+ * scale plus a translation (*k the scale); NULL otherwise. */
+static cairo_surface_t *plain_target(cairo_t *cr, double *k)
+{
+    cairo_matrix_t m;
+    cairo_get_matrix(cr, &m);
+    cairo_surface_t *s = cairo_get_target(cr);
+    if (m.xy != 0 || m.yx != 0 || m.xx != m.yy || !(m.xx > 0) ||
+        cairo_surface_get_type(s) != CAIRO_SURFACE_TYPE_IMAGE ||
+        (cairo_image_surface_get_format(s) != CAIRO_FORMAT_RGB24 &&
+         cairo_image_surface_get_format(s) != CAIRO_FORMAT_ARGB32) ||
+        device_offset(s))
+        return NULL;
+    *k = m.xx;
+    return s;
+}
+
+static double clamp01(double v) { return v < 0 ? 0 : v > 1 ? 1 : v; }
+
+typedef struct {
+    double ax, ay, dx, dy, len2, len; /* start, direction (end - start), |d|^2, |d| */
+    bool cap0, cap1;                  /* butt cap at the start / at the end */
+} seg;
+
+/* Coverage (0..1) of the pixel centred at (px, py) by the stroke of
+ * half-width h along s: round where segments meet, butt at the ends. */
+static double seg_cover(const seg *s, double h, double px, double py)
+{
+    double ex = px - s->ax, ey = py - s->ay;
+    double t = s->len2 > 0 ? (ex * s->dx + ey * s->dy) / s->len2 : 0;
+    if ((t < 0 && s->cap0) || (t > 1 && s->cap1)) { /* beyond a butt end */
+        double perp = fabs(ex * s->dy - ey * s->dx) / s->len;
+        double out = t < 0 ? -t * s->len : (t - 1) * s->len;
+        return fmin(clamp01(h + 0.5 - perp), clamp01(0.5 - out));
+    }
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    double qx = ex - t * s->dx, qy = ey - t * s->dy;
+    return clamp01(h + 0.5 - sqrt(qx * qx + qy * qy));
+}
+
+/* Blends colour over the pixels [x0, x1) of row y with the coverages
+ * cov[x0 - bx ..] (bx: the first column cov holds), clearing them. */
+static void blend_row(unsigned char *data, int stride, int y, int bx, int x0, int x1, unsigned char *cov,
+                      uint32_t color)
+{
+    uint32_t *row = (uint32_t *)(void *)(data + (size_t)y * (size_t)stride);
+    for (int x = x0; x < x1; x++) {
+        uint32_t a = cov[x - bx];
+        if (a == 255) row[x] = (row[x] & 0xFF000000u) | color;
+        else if (a) row[x] = over(color, row[x], a);
+        cov[x - bx] = 0;
+    }
+}
+
+/* Segment order by top edge, for the sweep down the rows. */
+static int seg_top_cmp(const void *a, const void *b)
+{
+    const seg *x = *(const seg *const *)a, *y = *(const seg *const *)b;
+    double tx = fmin(x->ay, x->ay + x->dy), ty = fmin(y->ay, y->ay + y->dy);
+    return tx < ty ? -1 : tx > ty;
+}
+
+static int span_cmp(const void *a, const void *b)
+{
+    const int *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* Adds the coverage of segment q to cov (cov[0] is column x0) for pixel row
+ * y (centre cy), pixels [x0, x1); D: reach of the coverage (half width +
+ * 0.5). Stores the columns it looked at in span; false when none. */
+static bool seg_row(const seg *q, double h, double D, double cy, int x0, int x1, unsigned char *cov,
+                    int span[2])
+{
+    /* pixel centres within D of the segment's line, and of its ends (round
+       joins, butt caps) */
+    double xl = q->dx < 0 ? q->ax + q->dx : q->ax, xr = xl + fabs(q->dx);
+    xl -= D;
+    xr += D;
+    if (q->dy != 0) {
+        double xc = q->ax + (cy - q->ay) * q->dx / q->dy, half = D * q->len / fabs(q->dy);
+        if (xc - half > xl) xl = xc - half;
+        if (xc + half < xr) xr = xc + half;
+    }
+    int sx0 = (int)ceil(xl - 0.5), sx1 = (int)floor(xr - 0.5) + 1;
+    if (sx0 < x0) sx0 = x0;
+    if (sx1 > x1) sx1 = x1;
+    if (sx1 <= sx0) return false;
+    /* across the row the distance to the line and the position along the
+       segment change by constant steps */
+    double ex = sx0 + 0.5 - q->ax, ey = cy - q->ay;
+    double perp = (ex * q->dy - ey * q->dx) / q->len, dperp = q->dy / q->len;
+    double t = (ex * q->dx + ey * q->dy) / q->len2, dt = q->dx / q->len2;
+    for (int x = sx0; x < sx1; x++, perp += dperp, t += dt) {
+        double c = t >= 0 && t <= 1 ? D - fabs(perp) : seg_cover(q, h, x + 0.5, cy);
+        if (c <= 0) continue;
+        unsigned v = c >= 1 ? 255 : (unsigned)(c * 255 + 0.5);
+        if (v > cov[x - x0]) cov[x - x0] = (unsigned char)v;
+    }
+    span[0] = sx0;
+    span[1] = sx1;
+    return true;
+}
+
+/* Strokes p (a MOVE and straight LINEs, at least two points) with width
+ * (user units) in opaque color, round joins and butt ends as cairo's
+ * stroke would; false when p or the transform is not such, or memory ran
+ * out (the caller strokes with cairo). Rows top to bottom, each with the
+ * segments within reach (sorted by top, so a long series costs its
+ * segments, not segments x rows); per row the segments' coverages are
+ * united (the larger wins) and blended once. */
+static bool own_polyline(cairo_t *cr, const fo_dl_path *p, double width, fo_rgb color)
+{
+    double k;
+    cairo_surface_t *s = plain_target(cr, &k);
+    if (!s || p->ncmds < 2 || p->npts != p->ncmds || p->cmds[0] != FO_PATH_MOVE) return false;
+    for (size_t i = 1; i < p->ncmds; i++)
+        if (p->cmds[i] != FO_PATH_LINE) return false;
+    double h = width * k / 2, R = h + 1, D = h + 0.5;
+    if (!(h >= 0.5 && h < 64)) return false;
+    size_t m = p->npts - 1;
+    seg *sg = fo_malloc(m * sizeof *sg);
+    const seg **order = fo_malloc(m * sizeof *order), **act = fo_malloc(m * sizeof *act);
+    int(*spans)[2] = fo_malloc(m * sizeof *spans);
+    unsigned char *cov = NULL;
+    bool ok = sg && order && act && spans;
+    /* the segments in device pixels, zero-length ones dropped */
+    size_t n = 0;
+    double px0 = p->pts[0], py0 = p->pts[1];
+    cairo_user_to_device(cr, &px0, &py0);
+    double bx0 = px0, by0 = py0, bx1 = px0, by1 = py0;
+    ok = ok && isfinite(px0) && isfinite(py0);
+    for (size_t i = 1; ok && i < p->npts; i++) {
+        double x = p->pts[2 * i], y = p->pts[2 * i + 1];
+        cairo_user_to_device(cr, &x, &y);
+        ok = isfinite(x) && isfinite(y) && fabs(x) < 1e7 && fabs(y) < 1e7;
+        if (!ok || (x == px0 && y == py0)) continue;
+        seg *q = &sg[n++];
+        *q = (seg){px0, py0, x - px0, y - py0, 0, 0, false, false};
+        q->len2 = q->dx * q->dx + q->dy * q->dy;
+        q->len = sqrt(q->len2);
+        px0 = x;
+        py0 = y;
+        bx0 = fmin(bx0, x);
+        bx1 = fmax(bx1, x);
+        by0 = fmin(by0, y);
+        by1 = fmax(by1, y);
+    }
+    int W = cairo_image_surface_get_width(s), H = cairo_image_surface_get_height(s);
+    int x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+    if (ok && n > 0) {
+        sg[0].cap0 = sg[n - 1].cap1 = true;
+        x0 = (int)fmax(0, floor(bx0 - R));
+        x1 = (int)fmin(W, ceil(bx1 + R));
+        y0 = (int)fmax(0, floor(by0 - R));
+        y1 = (int)fmin(H, ceil(by1 + R));
+        if (x1 > x0 && y1 > y0) ok = (cov = fo_calloc((size_t)(x1 - x0), 1)) != NULL;
+    }
+    ok = ok && n > 0; /* none: cairo knows what to make of it (nothing, or a dot) */
+    if (ok && cov) {
+        for (size_t i = 0; i < n; i++) order[i] = &sg[i];
+        qsort(order, n, sizeof *order, seg_top_cmp);
+        cairo_surface_flush(s);
+        unsigned char *data = cairo_image_surface_get_data(s);
+        int stride = cairo_image_surface_get_stride(s);
+        uint32_t c = color & 0xFFFFFFu;
+        size_t next = 0, na = 0;
+        for (int y = y0; y < y1; y++) {
+            double lo = y - R, hi = y + 1 + R, cy = y + 0.5;
+            size_t keep = 0, ns = 0;
+            for (size_t i = 0; i < na; i++) /* drop those above */
+                if (fmax(act[i]->ay, act[i]->ay + act[i]->dy) >= lo) act[keep++] = act[i];
+            na = keep;
+            while (next < n && fmin(order[next]->ay, order[next]->ay + order[next]->dy) <= hi)
+                act[na++] = order[next++];
+            for (size_t i = 0; i < na; i++)
+                if (fmax(act[i]->ay, act[i]->ay + act[i]->dy) >= lo &&
+                    seg_row(act[i], h, D, cy, x0, x1, cov, spans[ns]))
+                    ns++;
+            if (ns > 1) qsort(spans, ns, sizeof *spans, span_cmp);
+            for (size_t j = 0; j < ns;) { /* each stretch of overlapping spans once */
+                int a = spans[j][0], b = spans[j][1];
+                for (j++; j < ns && spans[j][0] <= b; j++) b = spans[j][1] > b ? spans[j][1] : b;
+                blend_row(data, stride, y, x0, a, b, cov, c);
+            }
+        }
+        cairo_surface_mark_dirty_rectangle(s, x0, y0, x1 - x0, y1 - y0);
+    }
+    fo_free(cov);
+    fo_free(sg);
+    fo_free(order);
+    fo_free(act);
+    fo_free(spans);
+    return ok;
+}
+
+/* Fills p in opaque color when it is a whole circle as fo_dl_path_arc
+ * draws one (MOVE at angle 0, four quarter curves, CLOSE): a marker. False
+ * when it is not (the caller fills with cairo). */
+static bool own_disc(cairo_t *cr, const fo_dl_path *p, fo_rgb color)
+{
+    double k;
+    cairo_surface_t *s = plain_target(cr, &k);
+    static const fo_path_cmd circle[6] = {FO_PATH_MOVE,  FO_PATH_CURVE, FO_PATH_CURVE,
+                                          FO_PATH_CURVE, FO_PATH_CURVE, FO_PATH_CLOSE};
+    if (!s || p->ncmds != 6 || p->npts != 13 || memcmp(p->cmds, circle, sizeof circle) != 0) return false;
+    const double *q = p->pts;
+    /* the on-curve points: 0 (angle 0), 3, 6, 9 (a quarter turn each), 12 = 0 */
+    double cx = (q[0] + q[12]) / 2, cy = (q[7] + q[19]) / 2, r = (q[0] - q[12]) / 2;
+    if (!(r > 0) || !isfinite(cx) || !isfinite(cy) || !isfinite(r) || q[24] != q[0] || q[25] != q[1])
+        return false;
+    double tol = 1e-6 * r;
+    if (fabs(q[1] - cy) > tol || fabs(q[13] - cy) > tol || fabs(q[6] - cx) > tol || fabs(q[18] - cx) > tol ||
+        fabs(q[7] - cy - r) > tol || fabs(cy - q[19] - r) > tol)
+        return false;
+    cairo_user_to_device(cr, &cx, &cy);
+    r *= k;
+    if (!(r >= 1 && r < 64)) return false;
+    int W = cairo_image_surface_get_width(s), H = cairo_image_surface_get_height(s);
+    int x0 = (int)fmax(0, floor(cx - r - 1)), x1 = (int)fmin(W, ceil(cx + r + 1));
+    int y0 = (int)fmax(0, floor(cy - r - 1)), y1 = (int)fmin(H, ceil(cy + r + 1));
+    if (x1 <= x0 || y1 <= y0) return true;
+    cairo_surface_flush(s);
+    unsigned char *data = cairo_image_surface_get_data(s);
+    int stride = cairo_image_surface_get_stride(s);
+    uint32_t c = color & 0xFFFFFFu;
+    for (int y = y0; y < y1; y++) {
+        uint32_t *row = (uint32_t *)(void *)(data + (size_t)y * (size_t)stride);
+        double ey = y + 0.5 - cy;
+        for (int x = x0; x < x1; x++) {
+            double ex = x + 0.5 - cx;
+            double v = clamp01(r + 0.5 - sqrt(ex * ex + ey * ey));
+            uint32_t a = (uint32_t)(v * 255 + 0.5);
+            if (a == 255) row[x] = (row[x] & 0xFF000000u) | c;
+            else if (a) row[x] = over(c, row[x], a);
+        }
+    }
+    cairo_surface_mark_dirty_rectangle(s, x0, y0, x1 - x0, y1 - y0);
+    return true;
+}
+
 static void set_color(cairo_t *cr, fo_rgb c, double alpha)
 {
     cairo_set_source_rgba(cr, ((c >> 16) & 0xFF) / 255.0, ((c >> 8) & 0xFF) / 255.0,
@@ -106,14 +389,16 @@ static void set_path(cairo_t *cr, const fo_dl_path *p)
  * unpainted (black) edge column. */
 static void cb_begin(void *ctx, double w, double h, fo_rgb bg)
 {
-    cairo_t *cr = ctx;
+    cairo_t *cr = ((png_ctx *)ctx)->cr;
     set_color(cr, bg, 1);
     cairo_paint(cr);
 }
 
 static void cb_fill(void *ctx, const fo_dl_path *p, fo_rgb color, double alpha)
 {
-    cairo_t *cr = ctx;
+    png_ctx *x = ctx;
+    cairo_t *cr = x->cr;
+    if (x->own && alpha >= 1 && own_disc(cr, p, color)) return;
     set_path(cr, p);
     set_color(cr, color, alpha);
     cairo_fill(cr);
@@ -125,7 +410,7 @@ static void cb_fill(void *ctx, const fo_dl_path *p, fo_rgb color, double alpha)
  * that would snap to nothing is drawn as given, antialiased. */
 static void cb_fill_rect(void *ctx, double x, double y, double w, double h, fo_rgb color, double alpha)
 {
-    cairo_t *cr = ctx;
+    cairo_t *cr = ((png_ctx *)ctx)->cr;
     double x0 = x, y0 = y, x1 = x + w, y1 = y + h;
     cairo_user_to_device(cr, &x0, &y0);
     cairo_user_to_device(cr, &x1, &y1);
@@ -146,7 +431,11 @@ static void cb_fill_rect(void *ctx, double x, double y, double w, double h, fo_r
 static void cb_stroke(void *ctx, const fo_dl_path *p, double width, fo_rgb color, double alpha,
                       const double dash[2])
 {
-    cairo_t *cr = ctx;
+    png_ctx *x = ctx;
+    cairo_t *cr = x->cr;
+    /* three points or more: a series' line (grid lines and axes, two
+       points on half pixels, are cairo's cheap rectilinear case) */
+    if (x->own && alpha >= 1 && !(dash[0] > 0) && p->npts > 2 && own_polyline(cr, p, width, color)) return;
     set_path(cr, p);
     set_color(cr, color, alpha);
     cairo_set_line_width(cr, width);
@@ -226,7 +515,7 @@ static void emoji_over(cairo_t *cr, double size, fo_glyph *g, size_t n, double x
 
 static void cb_text(void *ctx, const fo_dl_text *t)
 {
-    cairo_t *cr = ctx;
+    cairo_t *cr = ((png_ctx *)ctx)->cr;
     size_t len = strlen(t->utf8);
     fo_glyph stack[128], *g = stack;
     cairo_glyph_t cstack[128], *cg = cstack;
@@ -293,9 +582,12 @@ static cairo_surface_t *surface_new(int w, int h, pixel_store *p)
     return cairo_image_surface_create_for_data(p->at, CAIRO_FORMAT_RGB24, w, h, stride);
 }
 
-static fo_status chart_png(const fo_chart *c, const fo_theme *t, double scale, pixel_store *px, fo_buf *out,
-                           fo_diags *d)
+/* Lays c out and draws it at scale on *out, a new surface on px's pixels
+ * (the caller destroys it); own: as png_ctx says. */
+static fo_status chart_draw(const fo_chart *c, const fo_theme *t, double scale, bool own, pixel_store *px,
+                            cairo_surface_t **out, fo_diags *d)
 {
+    *out = NULL;
     if (!(scale > 0)) scale = 1;
     fo_dl *dl = NULL;
     fo_status st = fo_chart_layout(c, t, 0, 0, &dl, d);
@@ -304,7 +596,8 @@ static fo_status chart_png(const fo_chart *c, const fo_theme *t, double scale, p
     if (w < 1) w = 1;
     if (h < 1) h = 1;
     cairo_surface_t *s = surface_new(w, h, px);
-    cairo_t *cr = cairo_create(s);
+    png_ctx x = {.cr = cairo_create(s), .own = own};
+    cairo_t *cr = x.cr;
     if (cairo_status(cr) != CAIRO_STATUS_SUCCESS) {
         fo_diags_add(d, NULL, 0, 0, NULL, NULL, "cannot create a %dx%d px image: %s", w, h,
                      cairo_status_to_string(cairo_status(cr)));
@@ -319,20 +612,57 @@ static fo_status chart_png(const fo_chart *c, const fo_theme *t, double scale, p
     cairo_font_options_destroy(fo);
     cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
     cairo_scale(cr, scale, scale);
-    fo_dl_replay(dl, &cairo_backend, cr);
+    fo_dl_replay(dl, &cairo_backend, &x);
     cairo_surface_flush(s);
     if (cairo_status(cr) != CAIRO_STATUS_SUCCESS) {
         fo_diags_add(d, NULL, 0, 0, NULL, NULL, "drawing the chart failed: %s",
                      cairo_status_to_string(cairo_status(cr)));
         st = FO_ERR_INTERNAL;
-        goto cleanup;
     }
-    st = fo_png_encode(cairo_image_surface_get_data(s), w, h, cairo_image_surface_get_stride(s),
-                       false, 96 * scale, out);
 cleanup:
     cairo_destroy(cr);
-    cairo_surface_destroy(s);
+    if (st == FO_OK) *out = s;
+    else cairo_surface_destroy(s);
     fo_dl_free(dl);
+    return st;
+}
+
+static fo_status chart_png(const fo_chart *c, const fo_theme *t, double scale, pixel_store *px, fo_buf *out,
+                           fo_diags *d)
+{
+    cairo_surface_t *s;
+    fo_status st = chart_draw(c, t, scale, true, px, &s, d);
+    if (st != FO_OK) return st;
+    st = fo_png_encode(cairo_image_surface_get_data(s), cairo_image_surface_get_width(s),
+                       cairo_image_surface_get_height(s), cairo_image_surface_get_stride(s), false,
+                       96 * (scale > 0 ? scale : 1), out);
+    cairo_surface_destroy(s);
+    return st;
+}
+
+fo_status fo_png_chart_pixels(const fo_chart *c, const fo_theme *t, double scale, bool own, uint32_t **px,
+                              int *w, int *h, fo_diags *d)
+{
+    pixel_store ps = {0};
+    cairo_surface_t *s;
+    *px = NULL;
+    fo_status st = chart_draw(c, t, scale, own, &ps, &s, d);
+    if (st == FO_OK) {
+        *w = cairo_image_surface_get_width(s);
+        *h = cairo_image_surface_get_height(s);
+        int stride = cairo_image_surface_get_stride(s);
+        const unsigned char *data = cairo_image_surface_get_data(s);
+        *px = fo_malloc((size_t)*w * (size_t)*h * 4);
+        if (!*px) st = FO_ERR_NOMEM;
+        for (int y = 0; *px && y < *h; y++)
+            for (int k = 0; k < *w; k++) {
+                uint32_t v;
+                memcpy(&v, data + (size_t)y * (size_t)stride + (size_t)k * 4, 4);
+                (*px)[(size_t)y * (size_t)*w + (size_t)k] = v & 0xFFFFFFu;
+            }
+        cairo_surface_destroy(s);
+    }
+    fo_huge_unmap(&ps.map);
     return st;
 }
 
