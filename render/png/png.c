@@ -145,6 +145,7 @@ static double clamp01(double v) { return v < 0 ? 0 : v > 1 ? 1 : v; }
 
 typedef struct {
     double ax, ay, dx, dy, len2, len; /* start, direction (end - start), |d|^2, |d| */
+    double top, bottom;               /* the smaller and the larger y */
     bool cap0, cap1;                  /* butt cap at the start / at the end */
 } seg;
 
@@ -182,14 +183,33 @@ static void blend_row(unsigned char *data, int stride, int y, int bx, int x0, in
 static int seg_top_cmp(const void *a, const void *b)
 {
     const seg *x = *(const seg *const *)a, *y = *(const seg *const *)b;
-    double tx = fmin(x->ay, x->ay + x->dy), ty = fmin(y->ay, y->ay + y->dy);
-    return tx < ty ? -1 : tx > ty;
+    return x->top < y->top ? -1 : x->top > y->top;
 }
 
 static int span_cmp(const void *a, const void *b)
 {
     const int *x = a, *y = b;
     return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* spans[0..n) in order of start: by insertion when few (a row of a chart's
+ * line has one to three). */
+static void sort_spans(int (*spans)[2], size_t n)
+{
+    if (n > 16) {
+        qsort(spans, n, sizeof *spans, span_cmp);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        int a = spans[i][0], b = spans[i][1];
+        size_t j = i;
+        for (; j > 0 && spans[j - 1][0] > a; j--) {
+            spans[j][0] = spans[j - 1][0];
+            spans[j][1] = spans[j - 1][1];
+        }
+        spans[j][0] = a;
+        spans[j][1] = b;
+    }
 }
 
 /* Adds the coverage of segment q to cov (cov[0] is column x0) for pixel row
@@ -262,7 +282,7 @@ static bool own_polyline(cairo_t *cr, const fo_dl_path *p, double width, fo_rgb 
         ok = isfinite(x) && isfinite(y) && fabs(x) < 1e7 && fabs(y) < 1e7;
         if (!ok || (x == px0 && y == py0)) continue;
         seg *q = &sg[n++];
-        *q = (seg){px0, py0, x - px0, y - py0, 0, 0, false, false};
+        *q = (seg){px0, py0, x - px0, y - py0, 0, 0, py0 < y ? py0 : y, py0 < y ? y : py0, false, false};
         q->len2 = q->dx * q->dx + q->dy * q->dy;
         q->len = sqrt(q->len2);
         px0 = x;
@@ -295,15 +315,11 @@ static bool own_polyline(cairo_t *cr, const fo_dl_path *p, double width, fo_rgb 
             double lo = y - R, hi = y + 1 + R, cy = y + 0.5;
             size_t keep = 0, ns = 0;
             for (size_t i = 0; i < na; i++) /* drop those above */
-                if (fmax(act[i]->ay, act[i]->ay + act[i]->dy) >= lo) act[keep++] = act[i];
+                if (act[i]->bottom >= lo) act[keep++] = act[i];
             na = keep;
-            while (next < n && fmin(order[next]->ay, order[next]->ay + order[next]->dy) <= hi)
-                act[na++] = order[next++];
-            for (size_t i = 0; i < na; i++)
-                if (fmax(act[i]->ay, act[i]->ay + act[i]->dy) >= lo &&
-                    seg_row(act[i], h, D, cy, x0, x1, cov, spans[ns]))
-                    ns++;
-            if (ns > 1) qsort(spans, ns, sizeof *spans, span_cmp);
+            while (next < n && order[next]->top <= hi) act[na++] = order[next++];
+            for (size_t i = 0; i < na; i++) ns += seg_row(act[i], h, D, cy, x0, x1, cov, spans[ns]);
+            sort_spans(spans, ns);
             for (size_t j = 0; j < ns;) { /* each stretch of overlapping spans once */
                 int a = spans[j][0], b = spans[j][1];
                 for (j++; j < ns && spans[j][0] <= b; j++) b = spans[j][1] > b ? spans[j][1] : b;
