@@ -538,9 +538,10 @@ START_TEST(own_lines_and_markers_match_cairo)
             month_chart(&f, (fo_chart_kind)kind);
             uint32_t *a, *b;
             int wa, ha, wb, hb;
-            ck_assert_int_eq(fo_png_chart_pixels(&f.chart, &f.theme, scale, true, &a, &wa, &ha, NULL), FO_OK);
-            ck_assert_int_eq(fo_png_chart_pixels(&f.chart, &f.theme, scale, false, &b, &wb, &hb, NULL),
-                             FO_OK);
+            ck_assert_int_eq(
+                fo_png_chart_pixels(&f.chart, &f.theme, scale, FO_PNG_OWN_ALL, &a, &wa, &ha, NULL), FO_OK);
+            ck_assert_int_eq(
+                fo_png_chart_pixels(&f.chart, &f.theme, scale, FO_PNG_OWN_AREAS, &b, &wb, &hb, NULL), FO_OK);
             ck_assert_int_eq(wa, wb);
             ck_assert_int_eq(ha, hb);
             ck_assert_int_eq(wa, (int)(800 * scale));
@@ -572,6 +573,42 @@ START_TEST(own_lines_and_markers_match_cairo)
 }
 END_TEST
 
+/* Translucent fills (areas) blended by png.c through cairo's coverage mask
+ * give the very pixels cairo_fill gives (issue 39): area charts plain and
+ * stacked, with negative values, at scale 1 and 2, and every other kind
+ * (nothing translucent: trivially the same). */
+START_TEST(translucent_fill_is_cairo_fill)
+{
+    for (int kind = FO_CHART_BAR; kind <= FO_CHART_SCATTER; kind++)
+        for (int variant = 0; variant < 3; variant++)
+            for (double scale = 1; scale <= 2; scale++) {
+                fx_chart f;
+                month_chart(&f, (fo_chart_kind)kind);
+                f.chart.stacked = variant == 1;
+                if (variant == 2) /* below zero too, and a fractional size */
+                    for (size_t i = 0; i < 12; i++) f.ds.cells[i * 4 + 2].num = -20.0 + 7.3 * (double)i;
+                f.chart.width = variant == 2 ? 613 : 0;
+                uint32_t *a, *b;
+                int wa, ha, wb, hb;
+                ck_assert_int_eq(
+                    fo_png_chart_pixels(&f.chart, &f.theme, scale, FO_PNG_OWN_ALL, &a, &wa, &ha, NULL),
+                    FO_OK);
+                ck_assert_int_eq(
+                    fo_png_chart_pixels(&f.chart, &f.theme, scale, FO_PNG_OWN_LINES, &b, &wb, &hb, NULL),
+                    FO_OK);
+                ck_assert_int_eq(wa, wb);
+                ck_assert_int_eq(ha, hb);
+                for (size_t i = 0; i < (size_t)wa * (size_t)ha; i++)
+                    ck_assert_msg(
+                        a[i] == b[i], "kind %d variant %d scale %g: pixel %zu,%zu is %06x, cairo's %06x",
+                        kind, variant, scale, i % (size_t)wa, i / (size_t)wa, (unsigned)a[i], (unsigned)b[i]);
+                fo_free(a);
+                fo_free(b);
+                fx_free(&f);
+            }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("png");
@@ -588,6 +625,7 @@ int main(void)
     tcase_add_test(tc, charts_of_one_render_leave_nothing_behind);
     tcase_add_test(tc, encoded_pixels_decode_exactly);
     tcase_add_test(tc, own_lines_and_markers_match_cairo);
+    tcase_add_test(tc, translucent_fill_is_cairo_fill);
     suite_add_tcase(s, tc);
     return fo_check_run(s);
 }
