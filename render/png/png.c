@@ -248,11 +248,11 @@ static bool seg_row(const seg *q, double h, double D, double cy, int x0, int x1,
     return true;
 }
 
-/* Strokes p (a MOVE and straight LINEs, at least two points) with width
- * (user units) in opaque color, round joins and butt ends as cairo's
- * stroke would; false when p or the transform is not such, or memory ran
- * out (the caller strokes with cairo). Rows top to bottom, each with the
- * segments within reach (sorted by top, so a long series costs its
+/* Strokes p (straight LINEs, in one or more subpaths, each begun by a
+ * MOVE) with width (user units) in opaque color, round joins and butt ends
+ * as cairo's stroke would; false when p or the transform is not such, or
+ * memory ran out (the caller strokes with cairo). Rows top to bottom, each
+ * with the segments within reach (sorted by top, so a long series costs its
  * segments, not segments x rows); per row the segments' coverages are
  * united (the larger wins) and blended once. */
 static bool own_polyline(cairo_t *cr, const fo_dl_path *p, double width, fo_rgb color)
@@ -261,7 +261,7 @@ static bool own_polyline(cairo_t *cr, const fo_dl_path *p, double width, fo_rgb 
     cairo_surface_t *s = plain_target(cr, &k);
     if (!s || p->ncmds < 2 || p->npts != p->ncmds || p->cmds[0] != FO_PATH_MOVE) return false;
     for (size_t i = 1; i < p->ncmds; i++)
-        if (p->cmds[i] != FO_PATH_LINE) return false;
+        if (p->cmds[i] != FO_PATH_LINE && p->cmds[i] != FO_PATH_MOVE) return false;
     double h = width * k / 2, R = h + 1, D = h + 0.5;
     if (!(h >= 0.5 && h < 64)) return false;
     size_t m = p->npts - 1;
@@ -270,32 +270,35 @@ static bool own_polyline(cairo_t *cr, const fo_dl_path *p, double width, fo_rgb 
     int(*spans)[2] = fo_malloc(m * sizeof *spans);
     unsigned char *cov = NULL;
     bool ok = sg && order && act && spans;
-    /* the segments in device pixels, zero-length ones dropped */
-    size_t n = 0;
-    double px0 = p->pts[0], py0 = p->pts[1];
-    cairo_user_to_device(cr, &px0, &py0);
-    double bx0 = px0, by0 = py0, bx1 = px0, by1 = py0;
-    ok = ok && isfinite(px0) && isfinite(py0);
-    for (size_t i = 1; ok && i < p->npts; i++) {
+    /* the segments in device pixels, zero-length ones dropped; butt ends
+       where each subpath begins and ends */
+    size_t n = 0, first = 0;
+    double px0 = 0, py0 = 0, bx0 = INFINITY, by0 = INFINITY, bx1 = -INFINITY, by1 = -INFINITY;
+    for (size_t i = 0; ok && i < p->npts; i++) {
         double x = p->pts[2 * i], y = p->pts[2 * i + 1];
         cairo_user_to_device(cr, &x, &y);
         ok = isfinite(x) && isfinite(y) && fabs(x) < 1e7 && fabs(y) < 1e7;
-        if (!ok || (x == px0 && y == py0)) continue;
-        seg *q = &sg[n++];
-        *q = (seg){px0, py0, x - px0, y - py0, 0, 0, py0 < y ? py0 : y, py0 < y ? y : py0, false, false};
-        q->len2 = q->dx * q->dx + q->dy * q->dy;
-        q->len = sqrt(q->len2);
-        px0 = x;
-        py0 = y;
+        if (!ok) break;
         bx0 = fmin(bx0, x);
         bx1 = fmax(bx1, x);
         by0 = fmin(by0, y);
         by1 = fmax(by1, y);
+        if (p->cmds[i] == FO_PATH_MOVE) {
+            if (n > first) sg[first].cap0 = sg[n - 1].cap1 = true;
+            first = n;
+        } else if (x != px0 || y != py0) {
+            seg *q = &sg[n++];
+            *q = (seg){px0, py0, x - px0, y - py0, 0, 0, py0 < y ? py0 : y, py0 < y ? y : py0, false, false};
+            q->len2 = q->dx * q->dx + q->dy * q->dy;
+            q->len = sqrt(q->len2);
+        }
+        px0 = x;
+        py0 = y;
     }
     int W = cairo_image_surface_get_width(s), H = cairo_image_surface_get_height(s);
     int x0 = 0, x1 = 0, y0 = 0, y1 = 0;
     if (ok && n > 0) {
-        sg[0].cap0 = sg[n - 1].cap1 = true;
+        if (n > first) sg[first].cap0 = sg[n - 1].cap1 = true;
         x0 = (int)fmax(0, floor(bx0 - R));
         x1 = (int)fmin(W, ceil(bx1 + R));
         y0 = (int)fmax(0, floor(by0 - R));
