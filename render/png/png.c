@@ -1,6 +1,10 @@
 /* png.c — the .png renderer: one PNG per chart block, drawn by replaying the
  * chart's display list on a cairo image surface (the cairo backend below)
- * and written with folio's own fast encoder (encode.c).
+ * and written with folio's own fast encoder (encode.c). Where cairo's cost
+ * per shape was most of a chart's (issue 39), the backend draws into the
+ * surface's pixels itself: the series' lines, the pies' gaps and the
+ * markers by distance to the shape, and the blending of translucent areas
+ * through cairo's own coverage (FO_PNG_OWN_*, png_encode.h).
  *
  * Fonts come from the theme's TrueType files through cairo-ft (never a
  * fontconfig lookup), glyphs are placed at the advances text.c measured, and
