@@ -565,6 +565,13 @@ static bool own_translucent_fill(cairo_t *cr, const fo_dl_path *p, fo_rgb color,
         return isfinite(lx) && isfinite(ly) && isfinite(hx) && isfinite(hy);
     int x0 = (int)fmax(0, floor(lx) - 1), y0 = (int)fmax(0, floor(ly) - 1);
     int x1 = (int)fmin(W, ceil(hx) + 1), y1 = (int)fmin(H, ceil(hy) + 1);
+    /* whole steps of sixteen pixels where the surface has room: the row's
+       last few pixels are not left to the pixel by pixel code */
+    int wide = (x1 - x0 + 15) & ~15;
+    if (wide <= W) {
+        x1 = x0 + wide;
+        if (x1 > W) x0 -= x1 - W, x1 = W;
+    }
     cairo_surface_t *m = cairo_image_surface_create(CAIRO_FORMAT_A8, x1 - x0, y1 - y0);
     cairo_t *mc = cairo_create(m);
     bool ok = cairo_status(mc) == CAIRO_STATUS_SUCCESS;
