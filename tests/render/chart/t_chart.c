@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/chart/dl_build.h"
 #include "render/core/numfmt.h"
 #include "tests/render/chart/fixture.h"
 #include "tests/check_run.h"
@@ -562,6 +563,36 @@ START_TEST(pie_gaps_one_stroke_of_radii)
 }
 END_TEST
 
+/* A curve's box is the curve's own, to its turning points: an arc from -30
+ * to 60 degrees (one Bezier) reaches its largest x between two of the
+ * sixteen samples the box was once taken from (0.09 px short at r = 100). */
+START_TEST(curve_box_reaches_its_turns)
+{
+    fo_dl *dl = fo_dl_new(400, 400, 0xFFFFFF);
+    ck_assert_ptr_nonnull(dl);
+    fo_dl_path_arc(dl, 200, 200, 100, -M_PI / 6, M_PI / 3);
+    fo_dl_path_fill(dl, FO_ROLE_SLICE, 0, 0, 0, 1);
+    const fo_dl_op *op = fo_dl_op_at(dl, 0);
+    ck_assert_ptr_nonnull(op);
+    const double *q = op->path.pts; /* start, two controls, end */
+    ck_assert_uint_eq(op->path.npts, 4);
+    double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+    for (int i = 0; i <= 100000; i++) {
+        double t = i / 100000.0, u = 1 - t;
+        double b0 = u * u * u, b1 = 3 * u * u * t, b2 = 3 * u * t * t, b3 = t * t * t;
+        double x = b0 * q[0] + b1 * q[2] + b2 * q[4] + b3 * q[6],
+               y = b0 * q[1] + b1 * q[3] + b2 * q[5] + b3 * q[7];
+        x0 = fmin(x0, x), y0 = fmin(y0, y), x1 = fmax(x1, x), y1 = fmax(y1, y);
+    }
+    ck_assert_double_eq_tol(op->x1, x1, 1e-6);
+    ck_assert_double_eq_tol(op->x0, x0, 1e-6);
+    ck_assert_double_eq_tol(op->y0, y0, 1e-6);
+    ck_assert_double_eq_tol(op->y1, y1, 1e-6);
+    ck_assert(op->x1 > 299.9); /* about the radius right of the centre */
+    fo_dl_free(dl);
+}
+END_TEST
+
 START_TEST(pie_skips_nonpositive)
 {
     const double v[] = {0, -4, NAN, 10};
@@ -647,6 +678,7 @@ int main(void)
         pie_percentages_round_as_office,
         pie_skips_nonpositive,
         pie_gaps_one_stroke_of_radii,
+        curve_box_reaches_its_turns,
         replay_fallbacks,
         layout_out_of_memory,
         NULL,
