@@ -137,6 +137,50 @@ static void bbox_add(fo_dl_op *op, double x, double y)
     op->y1 = fmax(op->y1, y);
 }
 
+/* One coordinate of the cubic p0 p1 p2 p3 at t. */
+static double cubic_at(double p0, double p1, double p2, double p3, double t)
+{
+    double u = 1 - t;
+    return u * u * u * p0 + 3 * u * u * t * p1 + 3 * u * t * t * p2 + t * t * t * p3;
+}
+
+/* The values of t in (0, 1) where one coordinate of the cubic p0 p1 p2 p3
+ * turns (its derivative, a quadratic, is zero) into t[]; their count. */
+static int cubic_turns(double p0, double p1, double p2, double p3, double t[2])
+{
+    /* derivative / 3: a t^2 + b t + c */
+    double a = -p0 + 3 * p1 - 3 * p2 + p3, b = 2 * (p0 - 2 * p1 + p2), c = p1 - p0;
+    double r[2];
+    int n = 0, k = 0;
+    if (fabs(a) < 1e-12 * (fabs(b) + fabs(c) + 1e-300)) {
+        if (b != 0) r[n++] = -c / b;
+    } else {
+        double d = b * b - 4 * a * c;
+        if (d >= 0) {
+            double sq = sqrt(d);
+            r[n++] = (-b + sq) / (2 * a);
+            r[n++] = (-b - sq) / (2 * a);
+        }
+    }
+    for (int i = 0; i < n; i++)
+        if (r[i] > 0 && r[i] < 1) t[k++] = r[i];
+    return k;
+}
+
+/* Grows op's box by the cubic from q[0], q[1] through the controls q[2..5]
+ * to q[6], q[7]: its end and the points where x or y turns (exact, where
+ * sampling missed up to a quarter pixel of a pie's rim). */
+static void curve_bbox(fo_dl_op *op, const double *q)
+{
+    bbox_add(op, q[6], q[7]);
+    for (int axis = 0; axis < 2; axis++) {
+        double t[2];
+        int n = cubic_turns(q[axis], q[2 + axis], q[4 + axis], q[6 + axis], t);
+        for (int i = 0; i < n; i++)
+            bbox_add(op, cubic_at(q[0], q[2], q[4], q[6], t[i]), cubic_at(q[1], q[3], q[5], q[7], t[i]));
+    }
+}
+
 /* Moves the path under construction into a new op's arena copy. */
 static void path_commit(fo_dl *dl, fo_dl_op *op)
 {
@@ -155,13 +199,8 @@ static void path_commit(fo_dl *dl, fo_dl_op *op)
     const double *q = p;
     for (size_t i = 0; i < dl->ncmds; i++) {
         if (c[i] == FO_PATH_CLOSE) continue;
-        if (c[i] == FO_PATH_CURVE) { /* the curve, not its control points: sample it */
-            for (int s = 1; s <= 16; s++) {
-                double t = s / 16.0, u = 1 - t;
-                double b0 = u * u * u, b1 = 3 * u * u * t, b2 = 3 * u * t * t, b3 = t * t * t;
-                bbox_add(op, b0 * q[-2] + b1 * q[0] + b2 * q[2] + b3 * q[4],
-                         b0 * q[-1] + b1 * q[1] + b2 * q[3] + b3 * q[5]);
-            }
+        if (c[i] == FO_PATH_CURVE) { /* the curve, not its control points */
+            curve_bbox(op, q - 2);
             q += 6;
             continue;
         }

@@ -1,6 +1,10 @@
 /* png.c — the .png renderer: one PNG per chart block, drawn by replaying the
  * chart's display list on a cairo image surface (the cairo backend below)
- * and written with folio's own fast encoder (encode.c).
+ * and written with folio's own fast encoder (encode.c). Where cairo's cost
+ * per shape was most of a chart's (issue 39), the backend draws into the
+ * surface's pixels itself: the series' lines, the pies' gaps and the
+ * markers by distance to the shape, and the blending of translucent areas
+ * through cairo's own coverage (FO_PNG_OWN_*, png_encode.h).
  *
  * Fonts come from the theme's TrueType files through cairo-ft (never a
  * fontconfig lookup), glyphs are placed at the advances text.c measured, and
@@ -82,6 +86,308 @@ void fo_png_forget_fonts(void)
 }
 
 /* ---- the cairo backend ------------------------------------------------------- */
+
+/* What the backend draws on: cairo, and (own, FO_PNG_OWN_*) what is drawn
+ * by the code below rather than by cairo alone (FO_PNG_OWN_ALL but in tests
+ * that compare the two). */
+typedef struct {
+    cairo_t *cr;
+    unsigned own; /* FO_PNG_OWN_* */
+} png_ctx;
+
+/* ---- lines and markers drawn by folio -------------------------------------------
+ * Why: cairo's scan converter samples 15 sub-rows a pixel row for each edge
+ * of a shape, whatever its size; a series' polyline of 12 points (2 px wide,
+ * a few hundred rows tall) cost ~0.6 M instructions to stroke, and a 7 px
+ * marker ~25,000 (issue 39: three series' lines and 36 markers were ~3.2 M
+ * of a line chart's 8.8 M, their pixels' encoding included). Here a pixel's
+ * coverage is its centre's distance d to the shape: clamp(half width + 0.5
+ * - d, 0, 1), the antialiasing most renderers use for lines and dots; only
+ * the pixels within reach of each segment are visited. Edge pixels differ
+ * from cairo's exact-area coverage by a few levels (t_png's
+ * own_lines_and_markers_match_cairo bounds it); the line's weight and
+ * position are the same. Only where nothing can differ otherwise: opaque
+ * colour, solid line of straight segments, a transform that only scales. */
+
+/* Colour c (0xRRGGBB) over pixel d with coverage a (0..255), rounded; the
+ * pixel's unused top byte kept. */
+static inline uint32_t over(uint32_t c, uint32_t d, uint32_t a)
+{
+    uint32_t na = 255 - a;
+    uint32_t rb = (c & 0xFF00FFu) * a + (d & 0xFF00FFu) * na + 0x7F007Fu;
+    uint32_t g = ((c >> 8) & 0xFFu) * a + ((d >> 8) & 0xFFu) * na + 0x7Fu;
+    rb = ((rb + 0x10001u + ((rb >> 8) & 0xFF00FFu)) >> 8) & 0xFF00FFu; /* / 255, each */
+    g = ((g + 1 + (g >> 8)) >> 8) & 0xFFu;
+    return (d & 0xFF000000u) | rb | g << 8;
+}
+
+static bool device_offset(cairo_surface_t *s)
+{
+    double dx, dy;
+    cairo_surface_get_device_offset(s, &dx, &dy);
+    return dx != 0 || dy != 0;
+}
+
+/* The surface under cr when the user-to-device transform is a uniform
+ * scale plus a translation (*k the scale); NULL otherwise. */
+static cairo_surface_t *plain_target(cairo_t *cr, double *k)
+{
+    cairo_matrix_t m;
+    cairo_get_matrix(cr, &m);
+    cairo_surface_t *s = cairo_get_target(cr);
+    if (m.xy != 0 || m.yx != 0 || m.xx != m.yy || !(m.xx > 0) ||
+        cairo_surface_get_type(s) != CAIRO_SURFACE_TYPE_IMAGE ||
+        (cairo_image_surface_get_format(s) != CAIRO_FORMAT_RGB24 &&
+         cairo_image_surface_get_format(s) != CAIRO_FORMAT_ARGB32) ||
+        device_offset(s))
+        return NULL;
+    *k = m.xx;
+    return s;
+}
+
+static double clamp01(double v) { return v < 0 ? 0 : v > 1 ? 1 : v; }
+
+typedef struct {
+    double ax, ay, dx, dy, len2, len; /* start, direction (end - start), |d|^2, |d| */
+    double top, bottom;               /* the smaller and the larger y */
+    bool cap0, cap1;                  /* butt cap at the start / at the end */
+} seg;
+
+/* Coverage (0..1) of the pixel centred at (px, py) by the stroke of
+ * half-width h along s: round where segments meet, butt at the ends. */
+static double seg_cover(const seg *s, double h, double px, double py)
+{
+    double ex = px - s->ax, ey = py - s->ay;
+    double t = s->len2 > 0 ? (ex * s->dx + ey * s->dy) / s->len2 : 0;
+    if ((t < 0 && s->cap0) || (t > 1 && s->cap1)) { /* beyond a butt end */
+        double perp = fabs(ex * s->dy - ey * s->dx) / s->len;
+        double out = t < 0 ? -t * s->len : (t - 1) * s->len;
+        return fmin(clamp01(h + 0.5 - perp), clamp01(0.5 - out));
+    }
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    double qx = ex - t * s->dx, qy = ey - t * s->dy;
+    return clamp01(h + 0.5 - sqrt(qx * qx + qy * qy));
+}
+
+/* Blends colour over the pixels [x0, x1) of row y with the coverages
+ * cov[x0 - bx ..] (bx: the first column cov holds), clearing them. */
+static void blend_row(unsigned char *data, int stride, int y, int bx, int x0, int x1, unsigned char *cov,
+                      uint32_t color)
+{
+    uint32_t *row = (uint32_t *)(void *)(data + (size_t)y * (size_t)stride);
+    for (int x = x0; x < x1; x++) {
+        uint32_t a = cov[x - bx];
+        if (a == 255) row[x] = (row[x] & 0xFF000000u) | color;
+        else if (a) row[x] = over(color, row[x], a);
+        cov[x - bx] = 0;
+    }
+}
+
+/* Segment order by top edge, for the sweep down the rows. */
+static int seg_top_cmp(const void *a, const void *b)
+{
+    const seg *x = *(const seg *const *)a, *y = *(const seg *const *)b;
+    return x->top < y->top ? -1 : x->top > y->top;
+}
+
+static int span_cmp(const void *a, const void *b)
+{
+    const int *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* spans[0..n) in order of start: by insertion when few (a row of a chart's
+ * line has one to three). */
+static void sort_spans(int (*spans)[2], size_t n)
+{
+    if (n > 16) {
+        qsort(spans, n, sizeof *spans, span_cmp);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        int a = spans[i][0], b = spans[i][1];
+        size_t j = i;
+        for (; j > 0 && spans[j - 1][0] > a; j--) {
+            spans[j][0] = spans[j - 1][0];
+            spans[j][1] = spans[j - 1][1];
+        }
+        spans[j][0] = a;
+        spans[j][1] = b;
+    }
+}
+
+/* Adds the coverage of segment q to cov (cov[0] is column x0) for pixel row
+ * y (centre cy), pixels [x0, x1); D: reach of the coverage (half width +
+ * 0.5). Stores the columns it looked at in span; false when none. */
+static bool seg_row(const seg *q, double h, double D, double cy, int x0, int x1, unsigned char *cov,
+                    int span[2])
+{
+    /* pixel centres within D of the segment's line, and of its ends (round
+       joins, butt caps) */
+    double xl = q->dx < 0 ? q->ax + q->dx : q->ax, xr = xl + fabs(q->dx);
+    xl -= D;
+    xr += D;
+    if (q->dy != 0) {
+        double xc = q->ax + (cy - q->ay) * q->dx / q->dy, half = D * q->len / fabs(q->dy);
+        if (xc - half > xl) xl = xc - half;
+        if (xc + half < xr) xr = xc + half;
+    }
+    int sx0 = (int)ceil(xl - 0.5), sx1 = (int)floor(xr - 0.5) + 1;
+    if (sx0 < x0) sx0 = x0;
+    if (sx1 > x1) sx1 = x1;
+    if (sx1 <= sx0) return false;
+    /* across the row the distance to the line and the position along the
+       segment change by constant steps */
+    double ex = sx0 + 0.5 - q->ax, ey = cy - q->ay;
+    double perp = (ex * q->dy - ey * q->dx) / q->len, dperp = q->dy / q->len;
+    double t = (ex * q->dx + ey * q->dy) / q->len2, dt = q->dx / q->len2;
+    for (int x = sx0; x < sx1; x++, perp += dperp, t += dt) {
+        double c = t >= 0 && t <= 1 ? D - fabs(perp) : seg_cover(q, h, x + 0.5, cy);
+        if (c <= 0) continue;
+        unsigned v = c >= 1 ? 255 : (unsigned)(c * 255 + 0.5);
+        if (v > cov[x - x0]) cov[x - x0] = (unsigned char)v;
+    }
+    span[0] = sx0;
+    span[1] = sx1;
+    return true;
+}
+
+/* Strokes p (straight LINEs, in one or more subpaths, each begun by a
+ * MOVE) with width (user units) in opaque color, round joins and butt ends
+ * as cairo's stroke would; false when p or the transform is not such, or
+ * memory ran out (the caller strokes with cairo). Rows top to bottom, each
+ * with the segments within reach (sorted by top, so a long series costs its
+ * segments, not segments x rows); per row the segments' coverages are
+ * united (the larger wins) and blended once. */
+static bool own_polyline(cairo_t *cr, const fo_dl_path *p, double width, fo_rgb color)
+{
+    double k;
+    cairo_surface_t *s = plain_target(cr, &k);
+    if (!s || p->ncmds < 2 || p->npts != p->ncmds || p->cmds[0] != FO_PATH_MOVE) return false;
+    for (size_t i = 1; i < p->ncmds; i++)
+        if (p->cmds[i] != FO_PATH_LINE && p->cmds[i] != FO_PATH_MOVE) return false;
+    double h = width * k / 2, R = h + 1, D = h + 0.5;
+    if (!(h >= 0.5 && h < 64)) return false;
+    size_t m = p->npts - 1;
+    seg *sg = fo_malloc(m * sizeof *sg);
+    const seg **order = fo_malloc(m * sizeof *order), **act = fo_malloc(m * sizeof *act);
+    int(*spans)[2] = fo_malloc(m * sizeof *spans);
+    unsigned char *cov = NULL;
+    bool ok = sg && order && act && spans;
+    /* the segments in device pixels, zero-length ones dropped; butt ends
+       where each subpath begins and ends */
+    size_t n = 0, first = 0;
+    double px0 = 0, py0 = 0, bx0 = INFINITY, by0 = INFINITY, bx1 = -INFINITY, by1 = -INFINITY;
+    for (size_t i = 0; ok && i < p->npts; i++) {
+        double x = p->pts[2 * i], y = p->pts[2 * i + 1];
+        cairo_user_to_device(cr, &x, &y);
+        ok = isfinite(x) && isfinite(y) && fabs(x) < 1e7 && fabs(y) < 1e7;
+        if (!ok) break;
+        bx0 = fmin(bx0, x);
+        bx1 = fmax(bx1, x);
+        by0 = fmin(by0, y);
+        by1 = fmax(by1, y);
+        if (p->cmds[i] == FO_PATH_MOVE) {
+            if (n > first) sg[first].cap0 = sg[n - 1].cap1 = true;
+            first = n;
+        } else if (x != px0 || y != py0) {
+            seg *q = &sg[n++];
+            *q = (seg){px0, py0, x - px0, y - py0, 0, 0, py0 < y ? py0 : y, py0 < y ? y : py0, false, false};
+            q->len2 = q->dx * q->dx + q->dy * q->dy;
+            q->len = sqrt(q->len2);
+        }
+        px0 = x;
+        py0 = y;
+    }
+    int W = cairo_image_surface_get_width(s), H = cairo_image_surface_get_height(s);
+    int x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+    if (ok && n > 0) {
+        if (n > first) sg[first].cap0 = sg[n - 1].cap1 = true;
+        x0 = (int)fmax(0, floor(bx0 - R));
+        x1 = (int)fmin(W, ceil(bx1 + R));
+        y0 = (int)fmax(0, floor(by0 - R));
+        y1 = (int)fmin(H, ceil(by1 + R));
+        if (x1 > x0 && y1 > y0) ok = (cov = fo_calloc((size_t)(x1 - x0), 1)) != NULL;
+    }
+    ok = ok && n > 0; /* none: cairo knows what to make of it (nothing, or a dot) */
+    if (ok && cov) {
+        for (size_t i = 0; i < n; i++) order[i] = &sg[i];
+        qsort(order, n, sizeof *order, seg_top_cmp);
+        cairo_surface_flush(s);
+        unsigned char *data = cairo_image_surface_get_data(s);
+        int stride = cairo_image_surface_get_stride(s);
+        uint32_t c = color & 0xFFFFFFu;
+        size_t next = 0, na = 0;
+        for (int y = y0; y < y1; y++) {
+            double lo = y - R, hi = y + 1 + R, cy = y + 0.5;
+            size_t keep = 0, ns = 0;
+            for (size_t i = 0; i < na; i++) /* drop those above */
+                if (act[i]->bottom >= lo) act[keep++] = act[i];
+            na = keep;
+            while (next < n && order[next]->top <= hi) act[na++] = order[next++];
+            for (size_t i = 0; i < na; i++) ns += seg_row(act[i], h, D, cy, x0, x1, cov, spans[ns]);
+            sort_spans(spans, ns);
+            for (size_t j = 0; j < ns;) { /* each stretch of overlapping spans once */
+                int a = spans[j][0], b = spans[j][1];
+                for (j++; j < ns && spans[j][0] <= b; j++) b = spans[j][1] > b ? spans[j][1] : b;
+                blend_row(data, stride, y, x0, a, b, cov, c);
+            }
+        }
+        cairo_surface_mark_dirty_rectangle(s, x0, y0, x1 - x0, y1 - y0);
+    }
+    fo_free(cov);
+    fo_free(sg);
+    fo_free(order);
+    fo_free(act);
+    fo_free(spans);
+    return ok;
+}
+
+/* Fills p in opaque color when it is a whole circle as fo_dl_path_arc
+ * draws one (MOVE at angle 0, four quarter curves, CLOSE): a marker. False
+ * when it is not (the caller fills with cairo). */
+static bool own_disc(cairo_t *cr, const fo_dl_path *p, fo_rgb color)
+{
+    double k;
+    cairo_surface_t *s = plain_target(cr, &k);
+    static const fo_path_cmd circle[6] = {FO_PATH_MOVE,  FO_PATH_CURVE, FO_PATH_CURVE,
+                                          FO_PATH_CURVE, FO_PATH_CURVE, FO_PATH_CLOSE};
+    if (!s || p->ncmds != 6 || p->npts != 13 || memcmp(p->cmds, circle, sizeof circle) != 0) return false;
+    const double *q = p->pts;
+    /* the on-curve points: 0 (angle 0), 3, 6, 9 (a quarter turn each), 12 = 0 */
+    double cx = (q[0] + q[12]) / 2, cy = (q[7] + q[19]) / 2, r = (q[0] - q[12]) / 2;
+    if (!(r > 0) || !isfinite(cx) || !isfinite(cy) || !isfinite(r) || q[24] != q[0] || q[25] != q[1])
+        return false;
+    double tol = 1e-6 * r;
+    if (fabs(q[1] - cy) > tol || fabs(q[13] - cy) > tol || fabs(q[6] - cx) > tol || fabs(q[18] - cx) > tol ||
+        fabs(q[7] - cy - r) > tol || fabs(cy - q[19] - r) > tol)
+        return false;
+    cairo_user_to_device(cr, &cx, &cy);
+    r *= k;
+    if (!(r >= 1 && r < 64)) return false;
+    int W = cairo_image_surface_get_width(s), H = cairo_image_surface_get_height(s);
+    int x0 = (int)fmax(0, floor(cx - r - 1)), x1 = (int)fmin(W, ceil(cx + r + 1));
+    int y0 = (int)fmax(0, floor(cy - r - 1)), y1 = (int)fmin(H, ceil(cy + r + 1));
+    if (x1 <= x0 || y1 <= y0) return true;
+    cairo_surface_flush(s);
+    unsigned char *data = cairo_image_surface_get_data(s);
+    int stride = cairo_image_surface_get_stride(s);
+    uint32_t c = color & 0xFFFFFFu;
+    for (int y = y0; y < y1; y++) {
+        uint32_t *row = (uint32_t *)(void *)(data + (size_t)y * (size_t)stride);
+        double ey = y + 0.5 - cy;
+        for (int x = x0; x < x1; x++) {
+            double ex = x + 0.5 - cx;
+            double v = clamp01(r + 0.5 - sqrt(ex * ex + ey * ey));
+            uint32_t a = (uint32_t)(v * 255 + 0.5);
+            if (a == 255) row[x] = (row[x] & 0xFF000000u) | c;
+            else if (a) row[x] = over(c, row[x], a);
+        }
+    }
+    cairo_surface_mark_dirty_rectangle(s, x0, y0, x1 - x0, y1 - y0);
+    return true;
+}
+
 static void set_color(cairo_t *cr, fo_rgb c, double alpha)
 {
     cairo_set_source_rgba(cr, ((c >> 16) & 0xFF) / 255.0, ((c >> 8) & 0xFF) / 255.0,
@@ -102,18 +408,221 @@ static void set_path(cairo_t *cr, const fo_dl_path *p)
     }
 }
 
+/* ---- translucent fills (areas) -------------------------------------------------
+ * cairo_fill composites a translucent colour span by span: one pixman call
+ * per row and per run of full coverage (issue 39: ~2.3 M instructions of
+ * call setup in a three-series area chart, ~4.4 M of pixman in all). Here
+ * cairo still rasterizes the path, into an A8 coverage mask of its box,
+ * and the blending is done here, exactly as pixman's OVER of a solid colour
+ * through an 8-bit mask (in, then over, each channel rounded by MUL_UN8),
+ * eight pixels at a time where AVX2 is. Same pixels as cairo_fill (t_png:
+ * translucent_fill_is_cairo_fill). */
+
+/* x * y / 255, rounded as pixman's MUL_UN8 does. */
+static inline uint32_t mul_un8(uint32_t x, uint32_t y)
+{
+    uint32_t t = x * y + 0x80;
+    return ((t >> 8) + t) >> 8;
+}
+
+/* Source s (premultiplied 0xAARRGGBB) through coverage m over pixel d. */
+static inline uint32_t over_masked(uint32_t s, uint32_t m, uint32_t d)
+{
+    uint32_t r = 0;
+    if (m != 255) {
+        s = mul_un8(s >> 24, m) << 24 | mul_un8((s >> 16) & 0xFF, m) << 16 |
+            mul_un8((s >> 8) & 0xFF, m) << 8 | mul_un8(s & 0xFF, m);
+    }
+    uint32_t ia = 255 - (s >> 24);
+    for (int sh = 0; sh < 32; sh += 8) {
+        uint32_t v = ((s >> sh) & 0xFF) + mul_un8((d >> sh) & 0xFF, ia);
+        r |= (v > 255 ? 255 : v) << sh;
+    }
+    return r;
+}
+
+/* Blends s through the coverages m[0..n) over the pixels d[0..n), one by one. */
+static void blend_masked_plain(uint32_t s, const unsigned char *m, uint32_t *d, int n)
+{
+    for (int x = 0; x < n; x++)
+        if (m[x]) d[x] = over_masked(s, m[x], d[x]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* x * y / 255 in each 16-bit lane, rounded as MUL_UN8. */
+static inline __attribute__((target("avx2"))) __m256i mul_un8x16(__m256i x, __m256i y)
+{
+    __m256i t = _mm256_add_epi16(_mm256_mullo_epi16(x, y), _mm256_set1_epi16(0x80));
+    return _mm256_srli_epi16(_mm256_add_epi16(t, _mm256_srli_epi16(t, 8)), 8);
+}
+
+/* over_masked for the eight pixels at d with coverages m[0..8); s16: the
+ * source's four channels as 16-bit lanes, twice in each 128-bit lane. */
+static inline __attribute__((target("avx2"))) void over8_masked(__m256i s16, const unsigned char *m,
+                                                                uint32_t *d)
+{
+    uint64_t m8;
+    memcpy(&m8, m, 8);
+    /* each pixel's coverage in its four bytes, then 16-bit lanes ordered
+       as the pixels' unpacked channels */
+    __m256i mrep = _mm256_mullo_epi32(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)m8)),
+                                      _mm256_set1_epi32(0x01010101));
+    __m256i z = _mm256_setzero_si256(), v = _mm256_loadu_si256((const __m256i *)(const void *)d);
+    __m256i slo = mul_un8x16(s16, _mm256_unpacklo_epi8(mrep, z));
+    __m256i shi = mul_un8x16(s16, _mm256_unpackhi_epi8(mrep, z));
+    __m256i ff = _mm256_set1_epi16(255);
+    __m256i alo = _mm256_sub_epi16(ff, _mm256_shufflehi_epi16(_mm256_shufflelo_epi16(slo, 0xFF), 0xFF));
+    __m256i ahi = _mm256_sub_epi16(ff, _mm256_shufflehi_epi16(_mm256_shufflelo_epi16(shi, 0xFF), 0xFF));
+    __m256i lo = mul_un8x16(_mm256_unpacklo_epi8(v, z), alo),
+            hi = mul_un8x16(_mm256_unpackhi_epi8(v, z), ahi);
+    /* unpack/pack work within 128-bit lanes: the order comes back */
+    __m256i r = _mm256_adds_epu8(_mm256_packus_epi16(lo, hi), _mm256_packus_epi16(slo, shi));
+    _mm256_storeu_si256((__m256i *)(void *)d, r);
+}
+
+/* The same for whole coverage (255): no multiplication of the source. */
+static inline __attribute__((target("avx2"))) void over8(__m256i s16, __m256i ia16, uint32_t *d)
+{
+    __m256i z = _mm256_setzero_si256(), v = _mm256_loadu_si256((const __m256i *)(const void *)d);
+    __m256i lo = mul_un8x16(_mm256_unpacklo_epi8(v, z), ia16),
+            hi = mul_un8x16(_mm256_unpackhi_epi8(v, z), ia16);
+    __m256i r = _mm256_adds_epu8(_mm256_packus_epi16(lo, hi), _mm256_packus_epi16(s16, s16));
+    _mm256_storeu_si256((__m256i *)(void *)d, r);
+}
+
+/* blend_masked_plain with AVX2: eight pixels a step, sixteen coverages
+ * looked at at once (most are all 0 or all 255). */
+static __attribute__((target("avx2"))) void blend_masked_avx2(uint32_t s, const unsigned char *m, uint32_t *d,
+                                                              int n)
+{
+    __m256i s16 = _mm256_cvtepu8_epi16(_mm_set1_epi64x((long long)((uint64_t)s << 32 | s)));
+    __m256i ia16 = _mm256_set1_epi16((short)(255 - (s >> 24)));
+    int x = 0;
+    for (; x + 16 <= n; x += 16) {
+        __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(m + x));
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(c, _mm_setzero_si128())) == 0xFFFF) continue;
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(c, _mm_set1_epi8((char)0xFF))) == 0xFFFF) {
+            over8(s16, ia16, d + x);
+            over8(s16, ia16, d + x + 8);
+        } else {
+            over8_masked(s16, m + x, d + x);
+            over8_masked(s16, m + x + 8, d + x + 8);
+        }
+    }
+    blend_masked_plain(s, m + x, d + x, n - x);
+}
+#endif
+
+/* Blends s through the coverages m[0..n) over the pixels d[0..n). */
+static void blend_masked_row(bool avx2, uint32_t s, const unsigned char *m, uint32_t *d, int n)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (avx2) {
+        blend_masked_avx2(s, m, d, n);
+        return;
+    }
+#endif
+    (void)avx2;
+    blend_masked_plain(s, m, d, n);
+}
+
+/* The premultiplied 0xAARRGGBB pixel cairo gives pixman for color at alpha. */
+static bool source_pixel(fo_rgb color, double alpha, uint32_t *px)
+{
+    cairo_surface_t *one = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
+    cairo_t *c = cairo_create(one);
+    set_color(c, color, alpha);
+    cairo_set_operator(c, CAIRO_OPERATOR_SOURCE);
+    cairo_paint(c);
+    bool ok = cairo_status(c) == CAIRO_STATUS_SUCCESS;
+    cairo_destroy(c);
+    cairo_surface_flush(one);
+    if (ok) memcpy(px, cairo_image_surface_get_data(one), 4);
+    cairo_surface_destroy(one);
+    return ok;
+}
+
+/* Fills p in color at alpha < 1 through a coverage mask; false when it
+ * cannot (the transform, memory): the caller fills with cairo. */
+static bool own_translucent_fill(cairo_t *cr, const fo_dl_path *p, fo_rgb color, double alpha)
+{
+    double k;
+    cairo_surface_t *s = plain_target(cr, &k);
+    uint32_t src;
+    if (!s || p->npts == 0 || !source_pixel(color, alpha, &src)) return false;
+    double lx = INFINITY, ly = INFINITY, hx = -INFINITY, hy = -INFINITY;
+    for (size_t i = 0; i < p->npts; i++) { /* a curve stays within its control points */
+        double x = p->pts[2 * i], y = p->pts[2 * i + 1];
+        cairo_user_to_device(cr, &x, &y);
+        lx = fmin(lx, x);
+        hx = fmax(hx, x);
+        ly = fmin(ly, y);
+        hy = fmax(hy, y);
+    }
+    int W = cairo_image_surface_get_width(s), H = cairo_image_surface_get_height(s);
+    if (!(lx < W && ly < H && hx > 0 && hy > 0))
+        return isfinite(lx) && isfinite(ly) && isfinite(hx) && isfinite(hy);
+    int x0 = (int)fmax(0, floor(lx) - 1), y0 = (int)fmax(0, floor(ly) - 1);
+    int x1 = (int)fmin(W, ceil(hx) + 1), y1 = (int)fmin(H, ceil(hy) + 1);
+    /* whole steps of sixteen pixels where the surface has room: the row's
+       last few pixels are not left to the pixel by pixel code */
+    int wide = (x1 - x0 + 15) & ~15;
+    if (wide <= W) {
+        x1 = x0 + wide;
+        if (x1 > W) x0 -= x1 - W, x1 = W;
+    }
+    cairo_surface_t *m = cairo_image_surface_create(CAIRO_FORMAT_A8, x1 - x0, y1 - y0);
+    cairo_t *mc = cairo_create(m);
+    bool ok = cairo_status(mc) == CAIRO_STATUS_SUCCESS;
+    if (ok) {
+        cairo_matrix_t ctm;
+        cairo_get_matrix(cr, &ctm);
+        cairo_translate(mc, -x0, -y0);
+        cairo_transform(mc, &ctm);
+        cairo_set_tolerance(mc, cairo_get_tolerance(cr));
+        cairo_set_fill_rule(mc, cairo_get_fill_rule(cr));
+        cairo_set_antialias(mc, cairo_get_antialias(cr));
+        set_path(mc, p);
+        cairo_fill(mc);
+        ok = cairo_status(mc) == CAIRO_STATUS_SUCCESS;
+    }
+    cairo_destroy(mc);
+    if (ok) {
+        cairo_surface_flush(m);
+        cairo_surface_flush(s);
+        const unsigned char *mask = cairo_image_surface_get_data(m);
+        int mstride = cairo_image_surface_get_stride(m), stride = cairo_image_surface_get_stride(s);
+        unsigned char *data = cairo_image_surface_get_data(s);
+        bool avx2 = false;
+#if defined(__x86_64__) && defined(__GNUC__)
+        avx2 = __builtin_cpu_supports("avx2");
+#endif
+        for (int y = y0; y < y1; y++)
+            blend_masked_row(avx2, src, mask + (size_t)(y - y0) * (size_t)mstride,
+                             (uint32_t *)(void *)(data + (size_t)y * (size_t)stride) + x0, x1 - x0);
+        cairo_surface_mark_dirty_rectangle(s, x0, y0, x1 - x0, y1 - y0);
+    }
+    cairo_surface_destroy(m);
+    return ok;
+}
+
 /* Paints the whole surface: a fractional chart size must not leave an
  * unpainted (black) edge column. */
 static void cb_begin(void *ctx, double w, double h, fo_rgb bg)
 {
-    cairo_t *cr = ctx;
+    cairo_t *cr = ((png_ctx *)ctx)->cr;
     set_color(cr, bg, 1);
     cairo_paint(cr);
 }
 
 static void cb_fill(void *ctx, const fo_dl_path *p, fo_rgb color, double alpha)
 {
-    cairo_t *cr = ctx;
+    png_ctx *x = ctx;
+    cairo_t *cr = x->cr;
+    if ((x->own & FO_PNG_OWN_LINES) && alpha >= 1 && own_disc(cr, p, color)) return;
+    if ((x->own & FO_PNG_OWN_AREAS) && alpha < 1 && alpha > 0 && own_translucent_fill(cr, p, color, alpha))
+        return;
     set_path(cr, p);
     set_color(cr, color, alpha);
     cairo_fill(cr);
@@ -125,7 +634,7 @@ static void cb_fill(void *ctx, const fo_dl_path *p, fo_rgb color, double alpha)
  * that would snap to nothing is drawn as given, antialiased. */
 static void cb_fill_rect(void *ctx, double x, double y, double w, double h, fo_rgb color, double alpha)
 {
-    cairo_t *cr = ctx;
+    cairo_t *cr = ((png_ctx *)ctx)->cr;
     double x0 = x, y0 = y, x1 = x + w, y1 = y + h;
     cairo_user_to_device(cr, &x0, &y0);
     cairo_user_to_device(cr, &x1, &y1);
@@ -146,7 +655,13 @@ static void cb_fill_rect(void *ctx, double x, double y, double w, double h, fo_r
 static void cb_stroke(void *ctx, const fo_dl_path *p, double width, fo_rgb color, double alpha,
                       const double dash[2])
 {
-    cairo_t *cr = ctx;
+    png_ctx *x = ctx;
+    cairo_t *cr = x->cr;
+    /* three points or more: a series' line (grid lines and axes, two
+       points on half pixels, are cairo's cheap rectilinear case) */
+    if ((x->own & FO_PNG_OWN_LINES) && alpha >= 1 && !(dash[0] > 0) && p->npts > 2 &&
+        own_polyline(cr, p, width, color))
+        return;
     set_path(cr, p);
     set_color(cr, color, alpha);
     cairo_set_line_width(cr, width);
@@ -226,7 +741,7 @@ static void emoji_over(cairo_t *cr, double size, fo_glyph *g, size_t n, double x
 
 static void cb_text(void *ctx, const fo_dl_text *t)
 {
-    cairo_t *cr = ctx;
+    cairo_t *cr = ((png_ctx *)ctx)->cr;
     size_t len = strlen(t->utf8);
     fo_glyph stack[128], *g = stack;
     cairo_glyph_t cstack[128], *cg = cstack;
@@ -293,9 +808,12 @@ static cairo_surface_t *surface_new(int w, int h, pixel_store *p)
     return cairo_image_surface_create_for_data(p->at, CAIRO_FORMAT_RGB24, w, h, stride);
 }
 
-static fo_status chart_png(const fo_chart *c, const fo_theme *t, double scale, pixel_store *px, fo_buf *out,
-                           fo_diags *d)
+/* Lays c out and draws it at scale on *out, a new surface on px's pixels
+ * (the caller destroys it); own: as png_ctx says. */
+static fo_status chart_draw(const fo_chart *c, const fo_theme *t, double scale, unsigned own, pixel_store *px,
+                            cairo_surface_t **out, fo_diags *d)
 {
+    *out = NULL;
     if (!(scale > 0)) scale = 1;
     fo_dl *dl = NULL;
     fo_status st = fo_chart_layout(c, t, 0, 0, &dl, d);
@@ -304,7 +822,8 @@ static fo_status chart_png(const fo_chart *c, const fo_theme *t, double scale, p
     if (w < 1) w = 1;
     if (h < 1) h = 1;
     cairo_surface_t *s = surface_new(w, h, px);
-    cairo_t *cr = cairo_create(s);
+    png_ctx x = {.cr = cairo_create(s), .own = own};
+    cairo_t *cr = x.cr;
     if (cairo_status(cr) != CAIRO_STATUS_SUCCESS) {
         fo_diags_add(d, NULL, 0, 0, NULL, NULL, "cannot create a %dx%d px image: %s", w, h,
                      cairo_status_to_string(cairo_status(cr)));
@@ -319,20 +838,57 @@ static fo_status chart_png(const fo_chart *c, const fo_theme *t, double scale, p
     cairo_font_options_destroy(fo);
     cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
     cairo_scale(cr, scale, scale);
-    fo_dl_replay(dl, &cairo_backend, cr);
+    fo_dl_replay(dl, &cairo_backend, &x);
     cairo_surface_flush(s);
     if (cairo_status(cr) != CAIRO_STATUS_SUCCESS) {
         fo_diags_add(d, NULL, 0, 0, NULL, NULL, "drawing the chart failed: %s",
                      cairo_status_to_string(cairo_status(cr)));
         st = FO_ERR_INTERNAL;
-        goto cleanup;
     }
-    st = fo_png_encode(cairo_image_surface_get_data(s), w, h, cairo_image_surface_get_stride(s),
-                       false, 96 * scale, out);
 cleanup:
     cairo_destroy(cr);
-    cairo_surface_destroy(s);
+    if (st == FO_OK) *out = s;
+    else cairo_surface_destroy(s);
     fo_dl_free(dl);
+    return st;
+}
+
+static fo_status chart_png(const fo_chart *c, const fo_theme *t, double scale, pixel_store *px, fo_buf *out,
+                           fo_diags *d)
+{
+    cairo_surface_t *s;
+    fo_status st = chart_draw(c, t, scale, FO_PNG_OWN_ALL, px, &s, d);
+    if (st != FO_OK) return st;
+    st = fo_png_encode(cairo_image_surface_get_data(s), cairo_image_surface_get_width(s),
+                       cairo_image_surface_get_height(s), cairo_image_surface_get_stride(s), false,
+                       96 * (scale > 0 ? scale : 1), out);
+    cairo_surface_destroy(s);
+    return st;
+}
+
+fo_status fo_png_chart_pixels(const fo_chart *c, const fo_theme *t, double scale, unsigned own, uint32_t **px,
+                              int *w, int *h, fo_diags *d)
+{
+    pixel_store ps = {0};
+    cairo_surface_t *s;
+    *px = NULL;
+    fo_status st = chart_draw(c, t, scale, own, &ps, &s, d);
+    if (st == FO_OK) {
+        *w = cairo_image_surface_get_width(s);
+        *h = cairo_image_surface_get_height(s);
+        int stride = cairo_image_surface_get_stride(s);
+        const unsigned char *data = cairo_image_surface_get_data(s);
+        *px = fo_malloc((size_t)*w * (size_t)*h * 4);
+        if (!*px) st = FO_ERR_NOMEM;
+        for (int y = 0; *px && y < *h; y++)
+            for (int k = 0; k < *w; k++) {
+                uint32_t v;
+                memcpy(&v, data + (size_t)y * (size_t)stride + (size_t)k * 4, 4);
+                (*px)[(size_t)y * (size_t)*w + (size_t)k] = v & 0xFFFFFFu;
+            }
+        cairo_surface_destroy(s);
+    }
+    fo_huge_unmap(&ps.map);
     return st;
 }
 

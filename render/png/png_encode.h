@@ -17,6 +17,7 @@
 
 #include "folio.h"
 #include "base/buf.h"
+#include "render/chart/chart.h"
 
 /* Encodes a CAIRO_FORMAT_RGB24 (or ARGB32 when alpha) surface's pixels as an
  * 8-bit indexed PNG when opaque with at most 256 colors, else as 8-bit RGB
@@ -64,6 +65,17 @@ void fo_rle_repeat(fo_rle *r, const unsigned char *pat, size_t bpp, size_t times
  * FO_ERR_NOMEM when r failed or out cannot grow. */
 fo_status fo_rle_finish(fo_rle *r, fo_buf *out);
 void fo_rle_free(fo_rle *r);
+
+/* What png.c draws itself rather than through cairo alone (issue 39): */
+#define FO_PNG_OWN_LINES 1u /* series' lines and markers: its own rasterizer */
+#define FO_PNG_OWN_AREAS 2u /* translucent fills: cairo's coverage, its own blending */
+#define FO_PNG_OWN_ALL 3u   /* what the renderer does */
+
+/* Chart c drawn with the parts own names (FO_PNG_OWN_*) drawn by png.c and
+ * the rest by cairo: *px gets *w x *h pixels 0xRRGGBB, row by row
+ * (fo_malloc'd, the caller frees). For tests that compare the two. */
+fo_status fo_png_chart_pixels(const fo_chart *c, const fo_theme *t, double scale, unsigned own, uint32_t **px,
+                              int *w, int *h, fo_diags *d);
 
 /* Appends src[0..n) (1 <= n < 4 GiB) as one zlib stream (fo_rle). */
 fo_status fo_png_zlib_rle(const unsigned char *src, size_t n, fo_buf *out);

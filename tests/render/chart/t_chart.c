@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/chart/dl_build.h"
 #include "render/core/numfmt.h"
 #include "tests/render/chart/fixture.h"
 #include "tests/check_run.h"
@@ -511,6 +512,87 @@ START_TEST(pie_percentages_round_as_office)
 }
 END_TEST
 
+/* The gaps between slices: one stroke of every radius between two slices
+ * (not each slice's outline, arcs and all: issue 39), the slices' rims
+ * pulled in by half the gap, as that outline in the background colour left
+ * them. */
+START_TEST(pie_gaps_one_stroke_of_radii)
+{
+    const double v[] = {1, 1, 1, 2, 3, 5, 8};
+    for (int kind = FO_CHART_PIE; kind <= FO_CHART_DOUGHNUT; kind++) {
+        fx_chart f;
+        fx_init(&f, (fo_chart_kind)kind, 7, 1, NULL, v, NULL);
+        fo_dl *dl = NULL;
+        ck_assert_int_eq(fo_chart_layout(&f.chart, &f.theme, 0, 0, &dl, NULL), FO_OK);
+        ck_assert_uint_eq(fx_count(dl, FO_ROLE_SLICE, FO_DL_STROKE), 1);
+        double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+        const fo_dl_op *gaps = NULL;
+        for (size_t i = 0; i < fo_dl_count(dl); i++) {
+            const fo_dl_op *op = fo_dl_op_at(dl, i);
+            if (op->role != FO_ROLE_SLICE) continue;
+            if (op->kind == FO_DL_STROKE) {
+                ck_assert_ptr_null(gaps); /* after every fill */
+                gaps = op;
+                continue;
+            }
+            ck_assert_ptr_null(gaps);
+            x0 = fmin(x0, op->x0);
+            y0 = fmin(y0, op->y0);
+            x1 = fmax(x1, op->x1);
+            y1 = fmax(y1, op->y1);
+        }
+        ck_assert_ptr_nonnull(gaps);
+        ck_assert_int_eq(gaps->color, f.theme.background);
+        double mx = (x0 + x1) / 2, my = (y0 + y1) / 2, filled = (x1 - x0) / 2;
+        ck_assert_uint_eq(gaps->path.ncmds, 14); /* a radius before each of the 7 slices */
+        for (size_t k = 0; k < 7; k++) {
+            const double *p = gaps->path.pts + 4 * k;
+            ck_assert_int_eq(gaps->path.cmds[2 * k], FO_PATH_MOVE);
+            ck_assert_int_eq(gaps->path.cmds[2 * k + 1], FO_PATH_LINE);
+            double rim = hypot(p[2] - mx, p[3] - my), from = hypot(p[0] - mx, p[1] - my);
+            /* radial: the start within half a pixel of the ray from the centre
+               (found from the fills' boxes, to a few tenths of a pixel) to the end */
+            ck_assert_double_eq_tol(((p[0] - mx) * (p[3] - my) - (p[1] - my) * (p[2] - mx)) / rim, 0, 0.5);
+            ck_assert_double_eq_tol(rim - filled, gaps->line_width / 2, 0.3);
+            if (kind == FO_CHART_PIE) ck_assert_double_eq_tol(from, 0, 0.5);
+            else ck_assert(from > rim / 3 && from < rim);
+        }
+        fo_dl_free(dl);
+        fx_free(&f);
+    }
+}
+END_TEST
+
+/* A curve's box is the curve's own, to its turning points: an arc from -30
+ * to 60 degrees (one Bezier) reaches its largest x between two of the
+ * sixteen samples the box was once taken from (0.09 px short at r = 100). */
+START_TEST(curve_box_reaches_its_turns)
+{
+    fo_dl *dl = fo_dl_new(400, 400, 0xFFFFFF);
+    ck_assert_ptr_nonnull(dl);
+    fo_dl_path_arc(dl, 200, 200, 100, -M_PI / 6, M_PI / 3);
+    fo_dl_path_fill(dl, FO_ROLE_SLICE, 0, 0, 0, 1);
+    const fo_dl_op *op = fo_dl_op_at(dl, 0);
+    ck_assert_ptr_nonnull(op);
+    const double *q = op->path.pts; /* start, two controls, end */
+    ck_assert_uint_eq(op->path.npts, 4);
+    double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+    for (int i = 0; i <= 100000; i++) {
+        double t = i / 100000.0, u = 1 - t;
+        double b0 = u * u * u, b1 = 3 * u * u * t, b2 = 3 * u * t * t, b3 = t * t * t;
+        double x = b0 * q[0] + b1 * q[2] + b2 * q[4] + b3 * q[6],
+               y = b0 * q[1] + b1 * q[3] + b2 * q[5] + b3 * q[7];
+        x0 = fmin(x0, x), y0 = fmin(y0, y), x1 = fmax(x1, x), y1 = fmax(y1, y);
+    }
+    ck_assert_double_eq_tol(op->x1, x1, 1e-6);
+    ck_assert_double_eq_tol(op->x0, x0, 1e-6);
+    ck_assert_double_eq_tol(op->y0, y0, 1e-6);
+    ck_assert_double_eq_tol(op->y1, y1, 1e-6);
+    ck_assert(op->x1 > 299.9); /* about the radius right of the centre */
+    fo_dl_free(dl);
+}
+END_TEST
+
 START_TEST(pie_skips_nonpositive)
 {
     const double v[] = {0, -4, NAN, 10};
@@ -580,7 +662,8 @@ int main(void)
 {
     const TTest *const tests[] = {
         scale_ranges,
-        scale_steps_are_1_2_5, log_scale_is_a_decade_a_tick,
+        scale_steps_are_1_2_5,
+        log_scale_is_a_decade_a_tick,
         tick_formats,
         value_labels_follow_tick_format,
         scatter_x_axis_covers_the_data,
@@ -594,6 +677,8 @@ int main(void)
         long_labels_wrap_before_cutting,
         pie_percentages_round_as_office,
         pie_skips_nonpositive,
+        pie_gaps_one_stroke_of_radii,
+        curve_box_reaches_its_turns,
         replay_fallbacks,
         layout_out_of_memory,
         NULL,
