@@ -214,7 +214,9 @@ void fo_pdf_form_end(fo_pdf *c, size_t i, double w, double h);
  * reference table and the trailer; false when the file could not be
  * written. */
 bool fo_pdf_stream_finish(fo_pdf *c);
-/* Closes the file and frees; before HPDF_Free. NULL stream: nothing. */
+/* Closes the file and frees; before HPDF_Free. Also drops the graphics
+ * states a page not written still has saved (a render stopped midway),
+ * which HPDF_Free would leak; with no stream, only that. */
 void fo_pdf_stream_free(fo_pdf *c);
 /* xmp.c: the catalog's /Metadata stream, an XMP packet with the provenance
  * (render/core/prov.h). A failure is recorded with fo_pdf_fail. */

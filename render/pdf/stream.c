@@ -353,9 +353,28 @@ bool fo_pdf_stream_finish(fo_pdf *c)
            fflush(f) == 0;
 }
 
+/* Drops every graphics state a held page still has saved above its first:
+ * libharu frees a page's top state only (HPDF_GState_Free), and a page past
+ * FO_PDF_HELD_PAGES starts with a save that its fo_pdf_stream_close
+ * restores; one a render stopped on (an error, the page limit) never got
+ * there. */
+static void unwind_states(fo_pdf *c)
+{
+    for (size_t i = 0; i < c->npages; i++) {
+        HPDF_Page page = c->pages[i];
+        HPDF_PageAttr a = c->pinfo[i].written || !page ? NULL : page->attr;
+        while (a && a->gstate && a->gstate->prev) {
+            HPDF_GState prev = a->gstate->prev;
+            HPDF_GState_Free(page->mmgr, a->gstate);
+            a->gstate = prev;
+        }
+    }
+}
+
 void fo_pdf_stream_free(fo_pdf *c)
 {
     struct fo_pdf_stream *s = c->stream;
+    unwind_states(c);
     if (!s) return;
     /* the written pages are this file's to free, and the slots of the
        shared entry are taken out of the table libharu frees entry by entry */
