@@ -52,7 +52,7 @@ DEB_BUILD := build-essential pkg-config libxlsxwriter-dev libzip-dev libxml2-dev
              libcairo2-dev libfreetype-dev libhpdf-dev libjansson-dev libseccomp-dev zlib1g-dev \
              check fonts-liberation fonts-dejavu-core fonts-dejavu-extra fonts-droid-fallback \
              fonts-symbola libmicrohttpd-dev libharfbuzz-dev libfribidi-dev libfontconfig-dev \
-             libunibreak-dev libicu-dev fonts-noto-core fonts-nanum libdeflate-dev fonts-noto-color-emoji \
+             libunibreak-dev libicu-dev fonts-noto-core fonts-nanum libdeflate-dev libminizip-dev fonts-noto-color-emoji \
              libssl-dev
 DEB_TEST  := procps file python3 python3-pytest python3-openpyxl python3-docx python3-jsonschema python3-fonttools python3-pil python3-cryptography \
              python3-pandas python3-numpy python3-matplotlib python3-yaml python3-requests \

@@ -44,12 +44,12 @@ ALLOWED = {
     "sandbox/policy": ["sandbox", "base", "include", "libseccomp"],
     "sandbox": ["sandbox/egress", "base", "include", "build"],
     "serve": ["sandbox", "base", "include", "build", "jansson", "libmicrohttpd"],
-    "cli": ["serve", "sandbox", "base", "include", "jansson", "openssl", "libxlsxwriter"],
+    "cli": ["serve", "sandbox", "base", "include", "jansson", "openssl", "libxlsxwriter", "minizip", "libdeflate"],
 }
 SOURCES = ["base", "render", "formats", "sandbox", "serve", "cli"]
 # system headers -> library (first match); anything else under /usr is libc
 SYSTEM = [
-    (r"/zip\.h$|/zipconf\.h$", "libzip"), (r"/libxml/", "libxml2"), (r"/xlsxwriter", "libxlsxwriter"),
+    (r"/minizip/", "minizip"), (r"/zip\.h$|/zipconf\.h$", "libzip"), (r"/libxml/", "libxml2"), (r"/xlsxwriter", "libxlsxwriter"),
     (r"/hpdf", "libharu"), (r"/cairo/", "cairo"), (r"/harfbuzz/", "harfbuzz"), (r"/fribidi/", "fribidi"),
     (r"/freetype2/|/ft2build\.h$", "freetype"), (r"/fontconfig/", "fontconfig"), (r"/unicode/", "icu"),
     (r"/linebreak", "libunibreak"), (r"/jansson", "jansson"), (r"/microhttpd\.h$", "libmicrohttpd"),
