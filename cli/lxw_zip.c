@@ -117,19 +117,19 @@ static void slot_free(part *p)
     pthread_mutex_unlock(&slots_lock);
 }
 
-int zipOpenNewFileInZip4_64(zipFile file, const char *filename, const zip_fileinfo *zipfi, const void *extra_local,
-                            uInt n_extra_local, const void *extra_global, uInt n_extra_global,
-                            const char *comment, int method, int level, int raw, int windowBits, int memLevel,
-                            int strategy, const char *password, uLong crcForCrypting, uLong versionMadeBy,
-                            uLong flagBase, int zip64)
+int zipOpenNewFileInZip4_64(zipFile file, const char *filename, const zip_fileinfo *zipfi,
+                            const void *extra_local, uInt n_extra_local, const void *extra_global,
+                            uInt n_extra_global, const char *comment, int method, int level, int raw,
+                            int windowBits, int memLevel, int strategy, const char *password,
+                            uLong crcForCrypting, uLong versionMadeBy, uLong flagBase, int zip64)
 {
     pthread_once(&real_once, find_real);
     if (!real.open) return ZIP_INTERNALERROR;
     bool ours = !real.off && method == Z_DEFLATED && !raw && !password && level != 0 && !slot_of(file);
     part *p = ours ? slot_take(file) : NULL;
-    int rc = real.open(file, filename, zipfi, extra_local, n_extra_local, extra_global, n_extra_global, comment,
-                       method, level, p ? 1 : raw, windowBits, memLevel, strategy, password, crcForCrypting,
-                       versionMadeBy, flagBase, zip64);
+    int rc = real.open(file, filename, zipfi, extra_local, n_extra_local, extra_global, n_extra_global,
+                       comment, method, level, p ? 1 : raw, windowBits, memLevel, strategy, password,
+                       crcForCrypting, versionMadeBy, flagBase, zip64);
     if (rc != ZIP_OK && p) slot_free(p);
     return rc;
 }
@@ -155,7 +155,8 @@ static int stream(part *p, const void *data, size_t n, int flush)
 /* A part past HELD: zlib, with minizip's own settings, from here on. */
 static int start_stream(part *p)
 {
-    if (deflateInit2(&p->z, LEVEL, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) return ZIP_INTERNALERROR;
+    if (deflateInit2(&p->z, LEVEL, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return ZIP_INTERNALERROR;
     p->streaming = true;
     int rc = stream(p, p->buf, p->len, Z_NO_FLUSH);
     free(p->buf);
