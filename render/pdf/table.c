@@ -89,6 +89,22 @@ static double indent_of(const table *T, size_t i, int kind)
     return kind == ROW_BODY && T->style && T->map[i] == 0 ? T->style->indent * T->size : 0;
 }
 
+/* Cell i of a body or totals row holds a number (right-aligned, not empty). */
+static bool whole_number(const table *T, size_t i, int kind, const char *text, size_t len)
+{
+    return kind != ROW_HEADER && T->right[i] && text && len > 0;
+}
+
+/* The size cell i's line is set at: the table's, or smaller so that a
+ * number wider than its column fits it (measure_row keeps it whole). */
+static double cell_size(table *T, size_t i, int kind, fo_pdf_font *f, const char *s, size_t len)
+{
+    double avail = COL(i)->w - 2 * PAD_X - indent_of(T, i, kind);
+    double w = fo_pdf_text_width(T->c, f, T->size, s, len);
+    if (!whole_number(T, i, kind, s, len) || w <= avail || avail <= 0) return T->size;
+    return T->size * avail / w;
+}
+
 static size_t measure_row(table *T, const char *const *texts, const size_t *lens,
                           fo_pdf_font *f, int kind)
 {
@@ -96,7 +112,10 @@ static size_t measure_row(table *T, const char *const *texts, const size_t *lens
     size_t *nlines = T->nlines, most = 1;
     for (size_t i = 0; i < T->ncols; i++) {
         double avail = COL(i)->w - 2 * PAD_X - indent_of(T, i, kind);
-        if (fo_pdf_text_width(c, f, T->size, texts[i], lens[i]) <= avail &&
+        /* a number is never broken across lines: one wider than its column
+           (widths come from the first SAMPLE rows) is set smaller instead */
+        if ((whole_number(T, i, kind, texts[i], lens[i]) ||
+             fo_pdf_text_width(c, f, T->size, texts[i], lens[i]) <= avail) &&
             !memchr(texts[i], '\n', lens[i])) {
             nlines[i] = 1; ST(i)[0] = 0; LN(i)[0] = lens[i];
         } else {
@@ -154,11 +173,12 @@ static void draw_row(table *T, const char *const *texts, const size_t *lens, int
         for (size_t k = 0; k < nlines[i]; k++, base -= T->lh) {
             const char *s = texts[i] + ST(i)[k];
             double ind = indent_of(T, i, kind), tx = x + PAD_X + ind;
+            double sz = cell_size(T, i, kind, f, s, LN(i)[k]);
             /* numbers, and text that reads right to left, hug the right edge */
             if ((kind == ROW_HEADER ? COL(i)->plan->right : T->right[i]) || dir == FO_DIR_RTL)
-                tx = x + COL(i)->w - PAD_X - ind - fo_pdf_text_width(c, f, T->size, s, LN(i)[k]);
+                tx = x + COL(i)->w - PAD_X - ind - fo_pdf_text_width(c, f, sz, s, LN(i)[k]);
             fo_rgb ink = kind != ROW_HEADER && T->colors[i] >= 0 ? (fo_rgb)T->colors[i] : color;
-            fo_pdf_text_draw_dir(c, f, T->size, ink, tx, base, s, LN(i)[k], dir);
+            fo_pdf_text_draw_dir(c, f, sz, ink, tx, base, s, LN(i)[k], dir);
         }
         if (!T->rtl) x += COL(i)->w;
     }
