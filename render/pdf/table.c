@@ -95,16 +95,6 @@ static bool whole_number(const table *T, size_t i, int kind, const char *text, s
     return kind != ROW_HEADER && T->right[i] && text && len > 0;
 }
 
-/* The size cell i's line is set at: the table's, or smaller so that a
- * number wider than its column fits it (measure_row keeps it whole). */
-static double cell_size(table *T, size_t i, int kind, fo_pdf_font *f, const char *s, size_t len)
-{
-    double avail = COL(i)->w - 2 * PAD_X - indent_of(T, i, kind);
-    double w = fo_pdf_text_width(T->c, f, T->size, s, len);
-    if (!whole_number(T, i, kind, s, len) || w <= avail || avail <= 0) return T->size;
-    return T->size * avail / w;
-}
-
 static size_t measure_row(table *T, const char *const *texts, const size_t *lens,
                           fo_pdf_font *f, int kind)
 {
@@ -172,11 +162,19 @@ static void draw_row(table *T, const char *const *texts, const size_t *lens, int
         fo_dir dir = texts[i] ? fo_shape_direction(texts[i], lens[i]) : FO_DIR_AUTO;
         for (size_t k = 0; k < nlines[i]; k++, base -= T->lh) {
             const char *s = texts[i] + ST(i)[k];
-            double ind = indent_of(T, i, kind), tx = x + PAD_X + ind;
-            double sz = cell_size(T, i, kind, f, s, LN(i)[k]);
-            /* numbers, and text that reads right to left, hug the right edge */
-            if ((kind == ROW_HEADER ? COL(i)->plan->right : T->right[i]) || dir == FO_DIR_RTL)
-                tx = x + COL(i)->w - PAD_X - ind - fo_pdf_text_width(c, f, sz, s, LN(i)[k]);
+            double ind = indent_of(T, i, kind), tx = x + PAD_X + ind, sz = T->size;
+            /* numbers, and text that reads right to left, hug the right edge;
+               a number wider than its column (kept whole by measure_row) is
+               set smaller to fit it */
+            if ((kind == ROW_HEADER ? COL(i)->plan->right : T->right[i]) || dir == FO_DIR_RTL) {
+                double w = fo_pdf_text_width(c, f, T->size, s, LN(i)[k]);
+                double avail = COL(i)->w - 2 * PAD_X - ind;
+                if (whole_number(T, i, kind, s, LN(i)[k]) && w > avail && avail > 0) {
+                    sz = T->size * avail / w;
+                    w = avail;
+                }
+                tx = x + COL(i)->w - PAD_X - ind - w;
+            }
             fo_rgb ink = kind != ROW_HEADER && T->colors[i] >= 0 ? (fo_rgb)T->colors[i] : color;
             fo_pdf_text_draw_dir(c, f, sz, ink, tx, base, s, LN(i)[k], dir);
         }
