@@ -268,45 +268,47 @@ fo_status fo_outset_fail(fo_outset *o, fo_status st, fo_diags *d)
     return FO_ERR_CEILING;
 }
 
-static fo_status check_one(const fo_outset *o, const staged *f, uint64_t *size, fo_diags *d)
+static fo_status check_one(const fo_outset *o, const staged *f, struct stat *st, fo_diags *d)
 {
-    struct stat st;
-    if (stat(f->tmp, &st) != 0) {
+    if (stat(f->tmp, st) != 0) {
         fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: staged output vanished: %s", f->dest, strerror(errno));
         return FO_ERR_IO;
     }
-    *size = (uint64_t)st.st_size;
-    if (*size > o->max_bytes) {
-        fo_diags_add(d, NULL, 0, 0, NULL,
-                     "split the data, drop columns, or raise --max-bytes",
-                     "%s: output would be %llu bytes, over the ceiling of %llu bytes",
-                     f->dest, (unsigned long long)*size, (unsigned long long)o->max_bytes);
+    uint64_t size = (uint64_t)st->st_size;
+    if (size > o->max_bytes) {
+        fo_diags_add(d, NULL, 0, 0, NULL, "split the data, drop columns, or raise --max-bytes",
+                     "%s: output would be %llu bytes, over the ceiling of %llu bytes", f->dest,
+                     (unsigned long long)size, (unsigned long long)o->max_bytes);
         return FO_ERR_CEILING;
     }
     return FO_OK;
 }
 
-static int sync_file(const char *path)
+/* Makes staged file i durable with the mode it was created with (0666 &
+   ~umask); st: the file now at its temporary path. Most writers write the
+   file they were given: then it is synced through the stage's own
+   descriptor. A writer that replaced it (libzip renames its own 0600
+   temporary over it) does not decide the mode of the output: the new file
+   is given the staged one's mode, then opened and synced. */
+static int settle(const fo_outset *o, size_t i, const struct stat *st)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    int rc = fsync(fd);
-    close(fd);
-    return rc;
+    int fd = o->items[i].fd;
+    struct stat own;
+    if (fstat(fd, &own) != 0) return -1;
+    if (own.st_dev != st->st_dev || own.st_ino != st->st_ino) {
+        if (chmod(o->files[i].tmp, own.st_mode & 07777) != 0) return -1;
+        if (o->scratch) return 0;
+        int nfd = open(o->files[i].tmp, O_RDONLY | O_CLOEXEC);
+        if (nfd < 0) return -1;
+        int rc = fsync(nfd);
+        close(nfd);
+        return rc;
+    }
+    return o->scratch ? 0 : fsync(fd);
 }
 
-/* The mode the staged file was created with (0666 & ~umask): a writer that
-   replaced it (libzip renames its own 0600 temporary over it) or chmod'ed it
-   does not decide the mode of the output. */
-static int set_mode(const fo_outset *o, size_t i)
-{
-    struct stat st;
-    if (fstat(o->items[i].fd, &st) != 0) return -1;
-    return chmod(o->files[i].tmp, st.st_mode & 07777);
-}
-
-static fo_status list_written(const fo_outset *o, const uint64_t *sizes, bool sha256,
-                               fo_written_list *written)
+static fo_status list_written(const fo_outset *o, const struct stat *sts, bool sha256,
+                              fo_written_list *written)
 {
     written->items = fo_calloc(o->n ? o->n : 1, sizeof *written->items);
     if (!written->items) return FO_ERR_NOMEM;
@@ -315,7 +317,7 @@ static fo_status list_written(const fo_outset *o, const uint64_t *sizes, bool sh
         fo_written *w = &written->items[i];
         w->path = fo_strdup(o->files[i].dest);
         w->format = o->files[i].format;
-        w->bytes = sizes[i];
+        w->bytes = (uint64_t)sts[i].st_size;
         if (!sha256 || !fo_sha256_file_hex(o->files[i].tmp, w->sha256)) w->sha256[0] = '\0';
     }
     return FO_OK;
@@ -324,19 +326,19 @@ static fo_status list_written(const fo_outset *o, const uint64_t *sizes, bool sh
 fo_status fo_outset_commit(fo_outset *o, fo_written_list *written, bool sha256, fo_diags *d)
 {
     fo_status st = FO_OK;
-    uint64_t *sizes = fo_calloc(o->n ? o->n : 1, sizeof *sizes);
-    if (!sizes) return FO_ERR_NOMEM;
+    struct stat *sts = fo_calloc(o->n ? o->n : 1, sizeof *sts);
+    if (!sts) return FO_ERR_NOMEM;
     stop_watch(o);
     for (size_t i = 0; i < o->n; i++) {
-        fo_status s = check_one(o, &o->files[i], &sizes[i], d);
+        fo_status s = check_one(o, &o->files[i], &sts[i], d);
         if (s != FO_OK && st == FO_OK) st = s;
     }
     for (size_t i = 0; st == FO_OK && i < o->n; i++)
-        if (set_mode(o, i) != 0 || (!o->scratch && sync_file(o->files[i].tmp) != 0)) {
+        if (settle(o, i, &sts[i]) != 0) {
             fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: cannot sync: %s", o->files[i].dest, strerror(errno));
             st = FO_ERR_IO;
         }
-    if (st == FO_OK && written) st = list_written(o, sizes, sha256, written);
+    if (st == FO_OK && written) st = list_written(o, sts, sha256, written);
     size_t failed = 0;
     if (st == FO_OK && fo_stage_commit(&o->stage, &failed) != 0) {
         fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: cannot move into place: %s (no output "
@@ -344,7 +346,7 @@ fo_status fo_outset_commit(fo_outset *o, fo_written_list *written, bool sha256, 
         st = FO_ERR_IO;
         if (written) fo_written_free(written);
     }
-    fo_free(sizes);
+    fo_free(sts);
     return st;
 }
 
