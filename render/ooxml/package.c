@@ -46,11 +46,11 @@
 #include "render/core/words.h"
 
 typedef struct {
-    char *name, *ct;      /* ct NULL: covered by a Default */
-    unsigned char *data;  /* owned copy, or NULL with xml or when spilled */
+    char *name, *ct;     /* ct NULL: covered by a Default */
+    unsigned char *data; /* owned copy, or NULL with xml or when spilled */
     size_t len;
-    fo_xml *xml;          /* finished writer (memory or file) */
-    bool spilled;         /* the len bytes are in the spill file at off */
+    fo_xml *xml;  /* finished writer (memory or file) */
+    bool spilled; /* the len bytes are in the spill file at off */
     uint64_t off;
     struct ahead_job *ahead; /* deflated ahead by the packer thread, or NULL */
 } part;
@@ -58,7 +58,7 @@ typedef struct {
 typedef struct {
     char *source, *id, *type, *target;
     bool external;
-    size_t next;          /* next relationship of the same source, or NONE */
+    size_t next; /* next relationship of the same source, or NONE */
 } rel;
 
 #define NONE ((size_t)-1)
@@ -72,10 +72,12 @@ typedef struct {
 typedef struct {
     const char **keys;
     size_t *vals;
-    size_t cap, n;        /* cap: 0 or a power of two */
+    size_t cap, n; /* cap: 0 or a power of two */
 } strmap;
 
-typedef struct { char *ext, *ct; } deflt;
+typedef struct {
+    char *ext, *ct;
+} deflt;
 
 struct fo_pkg {
     char *path;
@@ -85,16 +87,16 @@ struct fo_pkg {
     size_t nparts, capparts;
     rel *rels;
     size_t nrels, caprels;
-    relsrc *srcs;         /* by index in srcmap */
+    relsrc *srcs; /* by index in srcmap */
     size_t nsrcs, capsrcs;
-    strmap partmap;       /* part name -> index in parts */
-    strmap srcmap;        /* relationship source -> index in srcs */
+    strmap partmap; /* part name -> index in parts */
+    strmap srcmap;  /* relationship source -> index in srcs */
     deflt *defs;
     size_t ndefs, capdefs;
-    fo_xml **gen;         /* generated parts (content types, rels), kept for zip_close */
+    fo_xml **gen; /* generated parts (content types, rels), kept for zip_close */
     size_t ngen, capgen;
     size_t held, held_limit; /* bytes of parts held in memory; past the limit, spill */
-    FILE *spill;          /* parts written out (NULL until the first) */
+    FILE *spill;             /* parts written out (NULL until the first) */
     uint64_t spill_len;
     struct packer *packer; /* fo_pkg_deflate_ahead: NULL when off */
 };
@@ -350,10 +352,14 @@ static bool strmap_get(const strmap *m, const char *key, size_t *val)
 static bool strmap_put(strmap *m, const char *key, size_t val)
 {
     if (2 * (m->n + 1) > m->cap) { /* keep the load under a half */
-        strmap big = {fo_calloc(m->cap ? 2 * m->cap : 64, sizeof *big.keys), NULL,
-                      m->cap ? 2 * m->cap : 64, m->n};
+        strmap big = {fo_calloc(m->cap ? 2 * m->cap : 64, sizeof *big.keys), NULL, m->cap ? 2 * m->cap : 64,
+                      m->n};
         big.vals = fo_calloc(big.cap, sizeof *big.vals);
-        if (!big.keys || !big.vals) { fo_free(big.keys); fo_free(big.vals); return false; }
+        if (!big.keys || !big.vals) {
+            fo_free(big.keys);
+            fo_free(big.vals);
+            return false;
+        }
         for (size_t i = 0; i < m->cap; i++)
             if (m->keys[i]) {
                 size_t j = slot_of(&big, m->keys[i]);
@@ -390,7 +396,10 @@ fo_pkg *fo_pkg_new(const char *path)
     fo_pkg *p = fo_calloc(1, sizeof *p);
     if (!p) return NULL;
     p->path = fo_strdup(path);
-    if (!p->path) { fo_free(p); return NULL; }
+    if (!p->path) {
+        fo_free(p);
+        return NULL;
+    }
     p->held_limit = FO_PKG_HELD_BYTES;
     fo_pkg_add_default(p, "rels", FO_CT_RELS);
     fo_pkg_add_default(p, "xml", "application/xml");
@@ -450,7 +459,8 @@ void fo_pkg_add_default(fo_pkg *p, const char *ext, const char *ct)
     d->ext = fo_strdup(ext);
     d->ct = fo_strdup(ct);
     if (!d->ext || !d->ct) {
-        fo_free(d->ext); fo_free(d->ct);
+        fo_free(d->ext);
+        fo_free(d->ct);
         fo_pkg__fail(p, FO_ERR_NOMEM, NULL);
         return;
     }
@@ -482,7 +492,8 @@ static part *new_part(fo_pkg *p, const char *name, const char *ct)
     pt->name = fo_strdup(name);
     pt->ct = ct ? fo_strdup(ct) : NULL;
     if (!pt->name || (ct && !pt->ct) || !strmap_put(&p->partmap, pt->name, p->nparts)) {
-        fo_free(pt->name); fo_free(pt->ct);
+        fo_free(pt->name);
+        fo_free(pt->ct);
         fo_pkg__fail(p, FO_ERR_NOMEM, NULL);
         return NULL;
     }
@@ -518,11 +529,20 @@ void fo_pkg_add_part(fo_pkg *p, const char *name, const char *ct, const void *da
 {
     if (!p) return;
     unsigned char *copy = fo_malloc(len ? len : 1);
-    if (!copy) { fo_pkg__fail(p, FO_ERR_NOMEM, NULL); return; }
+    if (!copy) {
+        fo_pkg__fail(p, FO_ERR_NOMEM, NULL);
+        return;
+    }
     if (len) memcpy(copy, data, len);
     part *pt = new_part(p, name, ct);
-    if (!pt) { fo_free(copy); return; }
-    if (!hold(p, pt, copy, len)) { fo_free(copy); return; }
+    if (!pt) {
+        fo_free(copy);
+        return;
+    }
+    if (!hold(p, pt, copy, len)) {
+        fo_free(copy);
+        return;
+    }
     pt->data = copy;
     pt->len = len;
     queue_ahead(p, pt, copy, len);
@@ -530,10 +550,19 @@ void fo_pkg_add_part(fo_pkg *p, const char *name, const char *ct, const void *da
 
 void fo_pkg_add_part_take(fo_pkg *p, const char *name, const char *ct, void *data, size_t len)
 {
-    if (!p) { fo_free(data); return; }
+    if (!p) {
+        fo_free(data);
+        return;
+    }
     part *pt = new_part(p, name, ct);
-    if (!pt) { fo_free(data); return; }
-    if (!hold(p, pt, data, len)) { fo_free(data); return; }
+    if (!pt) {
+        fo_free(data);
+        return;
+    }
+    if (!hold(p, pt, data, len)) {
+        fo_free(data);
+        return;
+    }
     pt->data = data;
     pt->len = len;
     queue_ahead(p, pt, data, len);
@@ -541,8 +570,14 @@ void fo_pkg_add_part_take(fo_pkg *p, const char *name, const char *ct, void *dat
 
 void fo_pkg_add_xml(fo_pkg *p, const char *name, const char *ct, fo_xml *x)
 {
-    if (!p) { fo_xml_free(x); return; }
-    if (!x) { fo_pkg__fail(p, FO_ERR_NOMEM, NULL); return; }
+    if (!p) {
+        fo_xml_free(x);
+        return;
+    }
+    if (!x) {
+        fo_pkg__fail(p, FO_ERR_NOMEM, NULL);
+        return;
+    }
     fo_xml_finish(x);
     if (fo_xml_status(x) != FO_OK) {
         char why[160];
@@ -552,10 +587,16 @@ void fo_pkg_add_xml(fo_pkg *p, const char *name, const char *ct, fo_xml *x)
         return;
     }
     part *pt = new_part(p, name, ct);
-    if (!pt) { fo_xml_free(x); return; }
+    if (!pt) {
+        fo_xml_free(x);
+        return;
+    }
     size_t len;
-    const char *mem = fo_xml_memory(x, &len);   /* NULL: file-backed */
-    if (mem && !hold(p, pt, mem, len)) { fo_xml_free(x); return; }
+    const char *mem = fo_xml_memory(x, &len); /* NULL: file-backed */
+    if (mem && !hold(p, pt, mem, len)) {
+        fo_xml_free(x);
+        return;
+    }
     pt->xml = x;
     if (mem) queue_ahead(p, pt, (const unsigned char *)mem, len);
 }
@@ -592,7 +633,10 @@ char *fo_template_expand(const char *template_name, const char *const *subst, si
     while (!b.failed && s < end) {
         const char *open = strstr(s, "{{");
         const char *close = open ? strstr(open + 2, "}}") : NULL;
-        if (!open || !close) { fo_buf_append(&b, s, (size_t)(end - s)); break; }
+        if (!open || !close) {
+            fo_buf_append(&b, s, (size_t)(end - s));
+            break;
+        }
         fo_buf_append(&b, s, (size_t)(open - s));
         const char *key = open + 2;
         size_t klen = (size_t)(close - key);
@@ -606,8 +650,8 @@ char *fo_template_expand(const char *template_name, const char *const *subst, si
     return fo_buf_take(&b, out_len);
 }
 
-void fo_pkg_add_template(fo_pkg *p, const char *name, const char *ct,
-                         const char *template_name, const char *const *subst)
+void fo_pkg_add_template(fo_pkg *p, const char *name, const char *ct, const char *template_name,
+                         const char *const *subst)
 {
     if (!p || p->err) return;
     size_t tlen;
@@ -619,22 +663,27 @@ void fo_pkg_add_template(fo_pkg *p, const char *name, const char *ct,
     }
     size_t len = 0;
     char *b = fo_template_expand(template_name, subst, &len);
-    if (!b) { fo_pkg__fail(p, FO_ERR_NOMEM, NULL); return; }
+    if (!b) {
+        fo_pkg__fail(p, FO_ERR_NOMEM, NULL);
+        return;
+    }
     part *pt = new_part(p, name, ct);
-    if (!pt) { fo_free(b); return; }
+    if (!pt) {
+        fo_free(b);
+        return;
+    }
     pt->data = (unsigned char *)b;
     pt->len = len;
     queue_ahead(p, pt, pt->data, len);
 }
 
-const char *fo_pkg_add_rel(fo_pkg *p, const char *source, const char *type,
-                           const char *target, bool external)
+const char *fo_pkg_add_rel(fo_pkg *p, const char *source, const char *type, const char *target, bool external)
 {
     return fo_pkg_add_rel_id(p, source, NULL, type, target, external);
 }
 
-const char *fo_pkg_add_rel_id(fo_pkg *p, const char *source, const char *given_id,
-                              const char *type, const char *target, bool external)
+const char *fo_pkg_add_rel_id(fo_pkg *p, const char *source, const char *given_id, const char *type,
+                              const char *target, bool external)
 {
     if (!p || p->err) return "";
     if (!source) source = "";
@@ -657,7 +706,10 @@ const char *fo_pkg_add_rel_id(fo_pkg *p, const char *source, const char *given_i
     r->next = NONE;
     if (!r->source || !r->id || !r->type || !r->target ||
         (!known && !strmap_put(&p->srcmap, r->source, p->nsrcs))) {
-        fo_free(r->source); fo_free(r->id); fo_free(r->type); fo_free(r->target);
+        fo_free(r->source);
+        fo_free(r->id);
+        fo_free(r->type);
+        fo_free(r->target);
         fo_pkg__fail(p, FO_ERR_NOMEM, NULL);
         return "";
     }
@@ -678,8 +730,7 @@ const char *fo_pkg_add_rel_id(fo_pkg *p, const char *source, const char *given_i
 static fo_xml *gen_content_types(const fo_pkg *p)
 {
     fo_xml *x = fo_xml_new_memory();
-    fo_xml_open(x, "Types", "xmlns", "http://schemas.openxmlformats.org/package/2006/content-types",
-                NULL);
+    fo_xml_open(x, "Types", "xmlns", "http://schemas.openxmlformats.org/package/2006/content-types", NULL);
     for (size_t i = 0; i < p->ndefs; i++)
         fo_xml_leaf(x, "Default", "Extension", p->defs[i].ext, "ContentType", p->defs[i].ct, NULL);
     char pn[1100];
@@ -705,8 +756,8 @@ static fo_xml *gen_rels(const fo_pkg *p, const char *src)
             fo_xml_open(x, "Relationships", "xmlns",
                         "http://schemas.openxmlformats.org/package/2006/relationships", NULL);
         }
-        fo_xml_leaf(x, "Relationship", "Id", r->id, "Type", r->type, "Target", r->target,
-                    "TargetMode", r->external ? "External" : NULL, NULL);
+        fo_xml_leaf(x, "Relationship", "Id", r->id, "Type", r->type, "Target", r->target, "TargetMode",
+                    r->external ? "External" : NULL, NULL);
     }
     fo_xml_close(x);
     return x;
@@ -741,12 +792,11 @@ void fo_pkg_add_core_props(fo_pkg *p, const fo_doc *doc)
     char when[32];
     w3cdtf(doc->epoch, when);
     fo_xml *x = fo_xml_new_memory();
-    fo_xml_open(x, "cp:coreProperties",
-                "xmlns:cp", "http://schemas.openxmlformats.org/package/2006/metadata/core-properties",
-                "xmlns:dc", "http://purl.org/dc/elements/1.1/",
-                "xmlns:dcterms", "http://purl.org/dc/terms/",
-                "xmlns:dcmitype", "http://purl.org/dc/dcmitype/",
-                "xmlns:xsi", "http://www.w3.org/2001/XMLSchema-instance", NULL);
+    fo_xml_open(x, "cp:coreProperties", "xmlns:cp",
+                "http://schemas.openxmlformats.org/package/2006/metadata/core-properties", "xmlns:dc",
+                "http://purl.org/dc/elements/1.1/", "xmlns:dcterms", "http://purl.org/dc/terms/",
+                "xmlns:dcmitype", "http://purl.org/dc/dcmitype/", "xmlns:xsi",
+                "http://www.w3.org/2001/XMLSchema-instance", NULL);
     if (doc->title) fo_xml_text_elem(x, "dc:title", doc->title);
     if (doc->subtitle) fo_xml_text_elem(x, "dc:subject", doc->subtitle);
     if (doc->author) {
@@ -770,10 +820,9 @@ void fo_pkg_add_app_props(fo_pkg *p, const char *extra_xml)
 {
     if (fo_pkg_status(p) != FO_OK) return;
     fo_xml *x = fo_xml_new_memory();
-    fo_xml_open(x, "Properties",
-                "xmlns", "http://schemas.openxmlformats.org/officeDocument/2006/extended-properties",
-                "xmlns:vt", "http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes",
-                NULL);
+    fo_xml_open(x, "Properties", "xmlns",
+                "http://schemas.openxmlformats.org/officeDocument/2006/extended-properties", "xmlns:vt",
+                "http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes", NULL);
     fo_xml_text_elem(x, "Application", "folio");
     fo_xml_text_elem(x, "DocSecurity", "0");
     if (extra_xml) fo_xml_raw(x, extra_xml, strlen(extra_xml));
@@ -788,10 +837,9 @@ void fo_pkg_add_custom_props(fo_pkg *p, const fo_doc *doc, const fo_render_opts 
     fo_prov_item items[FO_PROV_MAX];
     size_t n = fo_prov_collect(doc, opts, items);
     fo_xml *x = fo_xml_new_memory();
-    fo_xml_open(x, "Properties",
-                "xmlns", "http://schemas.openxmlformats.org/officeDocument/2006/custom-properties",
-                "xmlns:vt", "http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes",
-                NULL);
+    fo_xml_open(x, "Properties", "xmlns",
+                "http://schemas.openxmlformats.org/officeDocument/2006/custom-properties", "xmlns:vt",
+                "http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes", NULL);
     for (size_t k = 0; k < n; k++) {
         /* pid 0 and 1 are reserved; every custom property shares this fmtid */
         fo_xml_open(x, "property", "fmtid", "{D5CDD505-2E9C-101B-9397-08002B2CF9AE}", NULL);
@@ -834,15 +882,20 @@ void fo_pkg_add_theme(fo_pkg *p, const char *name, const fo_theme *t, const char
         fo_rgb c = i < t->npalette ? t->palette[i] : t->accent;
         fo_rgb_hex(c, acc[i]);
     }
-    const char *subst[] = {
-        "NAME", t->name[0] ? t->name : "folio",
-        "DK1", dk1, "LT1", lt1, "DK2", dk2,
-        "ACCENT1", acc[0], "ACCENT2", acc[1], "ACCENT3", acc[2],
-        "ACCENT4", acc[3], "ACCENT5", acc[4], "ACCENT6", acc[5],
-        "HLINK", hl,
-        "MAJOR_FONT", t->heading.family, "MINOR_FONT", t->body.family,
-        NULL
-    };
+    const char *subst[] = {"NAME",       t->name[0] ? t->name : "folio",
+                           "DK1",        dk1,
+                           "LT1",        lt1,
+                           "DK2",        dk2,
+                           "ACCENT1",    acc[0],
+                           "ACCENT2",    acc[1],
+                           "ACCENT3",    acc[2],
+                           "ACCENT4",    acc[3],
+                           "ACCENT5",    acc[4],
+                           "ACCENT6",    acc[5],
+                           "HLINK",      hl,
+                           "MAJOR_FONT", t->heading.family,
+                           "MINOR_FONT", t->body.family,
+                           NULL};
     size_t len = 0;
     char *b = fo_template_expand("ooxml/theme1.xml", subst, &len);
     fo_lang_ooxml l = fo_lang_for_ooxml(lang);
@@ -867,7 +920,7 @@ typedef struct {
     zip_t *za;
     time_t stamp;
     fo_pkg *p;
-    bool store;         /* every entry stored: fo_pkg_close_memory */
+    bool store;                      /* every entry stored: fo_pkg_close_memory */
     struct libdeflate_compressor *z; /* packed_src's, made at the first entry */
 } writer;
 
@@ -895,18 +948,32 @@ static void compression(const char *name, bool store, zip_int32_t *method, zip_u
     const char *dot = strrchr(name, '.');
     *method = ZIP_CM_DEFLATE;
     *level = FO_PKG_XML_LEVEL;
-    if (store) { *method = ZIP_CM_STORE; *level = 0; return; }
+    if (store) {
+        *method = ZIP_CM_STORE;
+        *level = 0;
+        return;
+    }
     if (!dot) return;
     if (strcmp(dot, ".png") == 0 || strcmp(dot, ".gif") == 0) *level = 1;
-    else if (strcmp(dot, ".jpeg") == 0 || strcmp(dot, ".jpg") == 0) { *method = ZIP_CM_STORE; *level = 0; }
+    else if (strcmp(dot, ".jpeg") == 0 || strcmp(dot, ".jpg") == 0) {
+        *method = ZIP_CM_STORE;
+        *level = 0;
+    }
 }
 
 /* Adds one entry from src (NULL: failed to make one). */
 static void add_source(writer *w, const char *name, zip_source_t *src)
 {
-    if (!src) { zip_fail(w, "cannot add", name); return; }
+    if (!src) {
+        zip_fail(w, "cannot add", name);
+        return;
+    }
     zip_int64_t idx = zip_file_add(w->za, name, src, ZIP_FL_ENC_UTF_8);
-    if (idx < 0) { zip_source_free(src); zip_fail(w, "cannot add", name); return; }
+    if (idx < 0) {
+        zip_source_free(src);
+        zip_fail(w, "cannot add", name);
+        return;
+    }
     zip_uint64_t i = (zip_uint64_t)idx;
     zip_int32_t method;
     zip_uint32_t level;
@@ -930,14 +997,14 @@ static void add_source(writer *w, const char *name, zip_source_t *src)
  * archive is the same whichever parts were spilled. */
 typedef struct {
     writer *w;
-    const unsigned char *data;  /* borrowed: the part's bytes, unless spilled */
-    bool spilled;               /* the bytes are at off of the spill file */
+    const unsigned char *data; /* borrowed: the part's bytes, unless spilled */
+    bool spilled;              /* the bytes are at off of the spill file */
     uint64_t off;
     size_t len;
-    unsigned char *packed;      /* NULL until deflated, and after CLOSE */
+    unsigned char *packed; /* NULL until deflated, and after CLOSE */
     size_t packed_len;
     uint32_t crc;
-    bool sized;                 /* packed_len and crc are known */
+    bool sized; /* packed_len and crc are known */
     size_t pos;
     zip_error_t err;
 } packed_src;
@@ -952,7 +1019,7 @@ static bool pack(packed_src *s)
     size_t cap = w->z ? libdeflate_deflate_compress_bound(w->z, s->len) : 0;
     s->packed = w->z ? fo_malloc(cap) : NULL;
     const unsigned char *data = s->data;
-    unsigned char *back = NULL;                /* a spilled part read back */
+    unsigned char *back = NULL; /* a spilled part read back */
     if (s->spilled && s->packed && (back = fo_malloc(s->len ? s->len : 1))) {
         int e = fo_zip_pread(fileno(w->p->spill), back, s->len, s->off);
         if (e) {
@@ -985,7 +1052,10 @@ static zip_int64_t packed_read(void *ud, void *data, zip_uint64_t n, zip_source_
     packed_src *s = ud;
     switch (cmd) {
     case ZIP_SOURCE_OPEN:
-        if (!s->packed && !pack(s)) { zip_error_set(&s->err, ZIP_ER_MEMORY, 0); return -1; }
+        if (!s->packed && !pack(s)) {
+            zip_error_set(&s->err, ZIP_ER_MEMORY, 0);
+            return -1;
+        }
         s->pos = 0;
         return 0;
     case ZIP_SOURCE_READ:
@@ -998,7 +1068,10 @@ static zip_int64_t packed_read(void *ud, void *data, zip_uint64_t n, zip_source_
         s->packed = NULL;
         return 0;
     case ZIP_SOURCE_STAT:
-        if (!s->sized && !pack(s)) { zip_error_set(&s->err, ZIP_ER_MEMORY, 0); return -1; }
+        if (!s->sized && !pack(s)) {
+            zip_error_set(&s->err, ZIP_ER_MEMORY, 0);
+            return -1;
+        }
         return fo_zip_stat_deflated(&s->err, data, n, s->len, s->packed_len, s->crc);
     case ZIP_SOURCE_FREE:
         zip_error_fini(&s->err);
@@ -1023,7 +1096,10 @@ static zip_source_t *packed_source(writer *w, const char *name, const void *data
     *stored = method == ZIP_CM_STORE;
     if (*stored) return NULL;
     packed_src *s = fo_calloc(1, sizeof *s);
-    if (!s) { fo_pkg__fail(w->p, FO_ERR_NOMEM, NULL); return NULL; }
+    if (!s) {
+        fo_pkg__fail(w->p, FO_ERR_NOMEM, NULL);
+        return NULL;
+    }
     s->w = w;
     s->data = data;
     s->spilled = spilled;
@@ -1047,7 +1123,10 @@ static zip_source_t *packed_source(writer *w, const char *name, const void *data
 /* Adds one entry from memory or from a FILE (ownership of fp moves to libzip). */
 static void add_entry(writer *w, const char *name, const void *data, size_t len, FILE *fp, ahead_job *ahead)
 {
-    if (w->p->err) { if (fp) fclose(fp); return; }
+    if (w->p->err) {
+        if (fp) fclose(fp);
+        return;
+    }
     bool stored = true;
     zip_source_t *src =
         fp ? zip_source_filep(w->za, fp, 0, -1) : packed_source(w, name, data, false, 0, len, ahead, &stored);
@@ -1068,20 +1147,23 @@ static zip_int64_t spill_read(void *ud, void *data, zip_uint64_t n, zip_source_c
 {
     spill_src *s = ud;
     switch (cmd) {
-    case ZIP_SOURCE_OPEN:
-        s->pos = 0;
-        return 0;
+    case ZIP_SOURCE_OPEN: s->pos = 0; return 0;
     case ZIP_SOURCE_READ: {
         if (n > s->len - s->pos) n = s->len - s->pos;
         int e = fo_zip_pread(s->fd, data, n, s->off + s->pos);
-        if (e) { zip_error_set(&s->err, ZIP_ER_READ, e); return -1; }
+        if (e) {
+            zip_error_set(&s->err, ZIP_ER_READ, e);
+            return -1;
+        }
         s->pos += n;
         return (zip_int64_t)n;
     }
-    case ZIP_SOURCE_CLOSE:
-        return 0;
-    case ZIP_SOURCE_STAT: {   /* what a buffer source says, so the entry is written alike */
-        if (n < sizeof(zip_stat_t)) { zip_error_set(&s->err, ZIP_ER_INVAL, 0); return -1; }
+    case ZIP_SOURCE_CLOSE: return 0;
+    case ZIP_SOURCE_STAT: { /* what a buffer source says, so the entry is written alike */
+        if (n < sizeof(zip_stat_t)) {
+            zip_error_set(&s->err, ZIP_ER_INVAL, 0);
+            return -1;
+        }
         zip_stat_t *st = data;
         zip_stat_init(st);
         st->size = st->comp_size = s->len;
@@ -1108,7 +1190,10 @@ static zip_source_t *spill_source(writer *w, const part *pt)
     s->len = pt->len;
     zip_error_init(&s->err);
     zip_source_t *src = zip_source_function(w->za, spill_read, s);
-    if (!src) { zip_error_fini(&s->err); fo_free(s); }
+    if (!src) {
+        zip_error_fini(&s->err);
+        fo_free(s);
+    }
     return src;
 }
 
@@ -1123,7 +1208,10 @@ static void add_generated(writer *w, const char *name, fo_xml *x)
     }
     p->gen[p->ngen++] = x;
     fo_xml_finish(x);
-    if (fo_xml_status(x) != FO_OK) { fo_pkg__fail(p, fo_xml_status(x), "writing a package part"); return; }
+    if (fo_xml_status(x) != FO_OK) {
+        fo_pkg__fail(p, fo_xml_status(x), "writing a package part");
+        return;
+    }
     const unsigned char *data;
     size_t len;
     void *fp;
@@ -1171,10 +1259,7 @@ static time_t dos_epoch(void)
 }
 
 /* Frees w's compressor (the sources that used it are gone). */
-static void writer_done(writer *w)
-{
-    libdeflate_free_compressor(w->z);
-}
+static void writer_done(writer *w) { libdeflate_free_compressor(w->z); }
 
 static fo_status report(fo_pkg *p, fo_diags *d)
 {
