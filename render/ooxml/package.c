@@ -47,7 +47,8 @@
 
 typedef struct {
     char *name, *ct;     /* ct NULL: covered by a Default */
-    unsigned char *data; /* owned copy, or NULL with xml or when spilled */
+    unsigned char *data; /* owned copy, or NULL with xml, when spilled or
+                             when handed to ahead */
     size_t len;
     fo_xml *xml;  /* finished writer (memory or file) */
     bool spilled; /* the len bytes are in the spill file at off */
@@ -93,8 +94,9 @@ struct fo_pkg {
     strmap srcmap;  /* relationship source -> index in srcs */
     deflt *defs;
     size_t ndefs, capdefs;
-    fo_xml **gen; /* generated parts (content types, rels), kept for zip_close */
-    size_t ngen, capgen;
+    part *gen; /* generated at close: content types, then the package's
+                             rels ([0, gen_head)), then each part's rels */
+    size_t ngen, capgen, gen_head;
     size_t held, held_limit; /* bytes of parts held in memory; past the limit, spill */
     FILE *spill;             /* parts written out (NULL until the first) */
     uint64_t spill_len;
@@ -114,10 +116,12 @@ struct fo_pkg {
  * the other core. On the 50-section report deck deflate was 142 M of 467 M
  * instructions, all of it on the critical path at close.
  *
- * Only XML (".xml", ".rels") is deflated ahead: it shrinks ~10:1, so the
- * packed copies held until close add a tenth to the parts held in memory
- * (at most FO_PKG_HELD_BYTES); images keep being packed one at a time at
- * close. A job the thread has not started when close wants it is packed by
+ * Every part held in memory that is deflated (not a JPEG) goes ahead, the
+ * chart workbooks and pictures as well as the XML, and the job takes its
+ * bytes: once packed, only the packed copy (XML shrinks ~10:1) is kept for
+ * close. The parts the package makes itself ([Content_Types].xml, the
+ * .rels) are made when close starts and queued like the others, so both
+ * cores deflate them. A job the thread has not started when close wants it is packed by
  * the closing thread itself; without the thread (pthread_create refused)
  * every job is. The thread is woken once a batch of AHEAD_BATCH bytes is
  * queued, and then takes everything queued: waking it for each part cost
@@ -129,7 +133,7 @@ struct fo_pkg {
 typedef enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE } job_state;
 
 typedef struct ahead_job {
-    const unsigned char *data; /* borrowed from the part: stays until fo_pkg_free */
+    unsigned char *data; /* the part's bytes, owned by the job; freed once packed */
     size_t len;
     job_state state;
     unsigned char *packed; /* the raw deflate stream; NULL: failed (packed again at close) */
@@ -159,8 +163,11 @@ typedef struct packer {
 #define FO_PKG_LIBDEFLATE_LEVEL 1
 #endif
 
-/* Deflates j's bytes with z into a buffer of their packed size (packed NULL
- * when out of memory: the entry is then packed at close, which reports it). */
+/* Deflates j's bytes with z into a buffer of their packed size, then frees
+ * the bytes: only the packed copy is written, so holding both until close
+ * only raised the peak (28.7 MiB on the report deck, all 6.7 MB of its XML
+ * held twice over with the writers' spare room). packed NULL when out of
+ * memory: the bytes are kept and packed at close, which reports it. */
 static void run_job(struct libdeflate_compressor *z, ahead_job *j)
 {
     size_t cap = z ? libdeflate_deflate_compress_bound(z, j->len) : 0;
@@ -174,6 +181,8 @@ static void run_job(struct libdeflate_compressor *z, ahead_job *j)
     j->packed = fit ? fit : out;
     j->packed_len = n;
     j->crc = libdeflate_crc32(0, j->data, j->len);
+    fo_free(j->data);
+    j->data = NULL;
 }
 
 static void *packer_main(void *arg)
@@ -225,6 +234,7 @@ static void packer_free(packer *k)
     if (!k) return;
     packer_stop(k);
     for (size_t i = 0; i < k->njobs; i++) {
+        fo_free(k->jobs[i]->data);
         fo_free(k->jobs[i]->packed);
         fo_free(k->jobs[i]);
     }
@@ -236,23 +246,29 @@ static void packer_free(packer *k)
     fo_free(k);
 }
 
-/* Is name XML, deflated ahead when the package does so? */
+static void compression(const char *name, bool store, zip_int32_t *method, zip_uint32_t *level);
+
+/* Is name deflated (not stored), and so deflated ahead when the package does so? */
 static bool ahead_kind(const char *name)
 {
-    const char *dot = strrchr(name, '.');
-    return dot && (strcmp(dot, ".xml") == 0 || strcmp(dot, ".rels") == 0);
+    zip_int32_t method;
+    zip_uint32_t level;
+    compression(name, false, &method, &level);
+    return method == ZIP_CM_DEFLATE;
 }
 
-/* Queues part pt (len bytes at data, held in memory) for the thread. Best
- * effort: out of memory, the part is simply packed at close. */
-static void queue_ahead(fo_pkg *p, part *pt, const unsigned char *data, size_t len)
+/* Queues part pt (its pt->len bytes at pt->data, held in memory) for the
+ * thread, which takes the bytes (pt->data NULL after). Best effort: out of
+ * memory, the part is simply packed at close. */
+static void queue_ahead(fo_pkg *p, part *pt)
 {
     packer *k = p->packer;
-    if (!k || !ahead_kind(pt->name)) return;
+    if (!k || !pt->data || !ahead_kind(pt->name)) return;
     ahead_job *j = fo_calloc(1, sizeof *j);
     if (!j) return;
-    j->data = data;
-    j->len = len;
+    j->data = pt->data;
+    j->len = pt->len;
+    size_t len = pt->len;
     pthread_mutex_lock(&k->lock);
     if (!fo_grow((void **)&k->jobs, &k->capjobs, k->njobs + 1, 64, sizeof *k->jobs)) {
         pthread_mutex_unlock(&k->lock);
@@ -261,6 +277,7 @@ static void queue_ahead(fo_pkg *p, part *pt, const unsigned char *data, size_t l
     }
     k->jobs[k->njobs++] = j;
     pt->ahead = j;
+    pt->data = NULL;
     k->pending += len;
     if (k->idle && k->pending >= AHEAD_BATCH) pthread_cond_signal(&k->wake);
     pthread_mutex_unlock(&k->lock);
@@ -290,9 +307,10 @@ static void packer_drain(packer *k, struct libdeflate_compressor *z)
 }
 
 /* The packed bytes of j, waiting for the thread or packing them here with
- * z; the caller takes *packed (NULL: not packed, do it the usual way). */
+ * z; the caller takes *packed (NULL: not packed, do it the usual way from
+ * *data, which the job keeps). */
 static void take_ahead(packer *k, ahead_job *j, struct libdeflate_compressor *z, unsigned char **packed,
-                       size_t *packed_len, uint32_t *crc)
+                       size_t *packed_len, uint32_t *crc, const unsigned char **data)
 {
     pthread_mutex_lock(&k->lock);
     if (j->state == JOB_QUEUED) {
@@ -306,6 +324,7 @@ static void take_ahead(packer *k, ahead_job *j, struct libdeflate_compressor *z,
     *packed = j->packed;
     *packed_len = j->packed_len;
     *crc = j->crc;
+    *data = j->data;
     j->packed = NULL;
     pthread_mutex_unlock(&k->lock);
 }
@@ -426,7 +445,10 @@ void fo_pkg_free(fo_pkg *p)
         fo_free(p->defs[i].ext);
         fo_free(p->defs[i].ct);
     }
-    for (size_t i = 0; i < p->ngen; i++) fo_xml_free(p->gen[i]);
+    for (size_t i = 0; i < p->ngen; i++) {
+        fo_free(p->gen[i].name);
+        fo_free(p->gen[i].data);
+    }
     strmap_free(&p->partmap);
     strmap_free(&p->srcmap);
     fo_free(p->srcs);
@@ -545,7 +567,7 @@ void fo_pkg_add_part(fo_pkg *p, const char *name, const char *ct, const void *da
     }
     pt->data = copy;
     pt->len = len;
-    queue_ahead(p, pt, copy, len);
+    queue_ahead(p, pt);
 }
 
 void fo_pkg_add_part_take(fo_pkg *p, const char *name, const char *ct, void *data, size_t len)
@@ -565,7 +587,7 @@ void fo_pkg_add_part_take(fo_pkg *p, const char *name, const char *ct, void *dat
     }
     pt->data = data;
     pt->len = len;
-    queue_ahead(p, pt, data, len);
+    queue_ahead(p, pt);
 }
 
 void fo_pkg_add_xml(fo_pkg *p, const char *name, const char *ct, fo_xml *x)
@@ -597,8 +619,14 @@ void fo_pkg_add_xml(fo_pkg *p, const char *name, const char *ct, fo_xml *x)
         fo_xml_free(x);
         return;
     }
-    pt->xml = x;
-    if (mem) queue_ahead(p, pt, (const unsigned char *)mem, len);
+    if (!mem) { /* file-backed: streamed at close */
+        pt->xml = x;
+        return;
+    }
+    pt->data = fo_xml__take_memory(x, &pt->len); /* the writer's spare state goes now */
+    fo_xml_free(x);
+    if (!pt->data) fo_pkg__fail(p, FO_ERR_NOMEM, NULL);
+    queue_ahead(p, pt);
 }
 
 /* Appends v XML-escaped and sanitized. */
@@ -674,7 +702,7 @@ void fo_pkg_add_template(fo_pkg *p, const char *name, const char *ct, const char
     }
     pt->data = (unsigned char *)b;
     pt->len = len;
-    queue_ahead(p, pt, pt->data, len);
+    queue_ahead(p, pt);
 }
 
 const char *fo_pkg_add_rel(fo_pkg *p, const char *source, const char *type, const char *target, bool external)
@@ -1107,7 +1135,7 @@ static zip_source_t *packed_source(writer *w, const char *name, const void *data
     s->len = len;
     if (ahead) {
         if (!w->z) w->z = libdeflate_alloc_compressor(FO_PKG_LIBDEFLATE_LEVEL);
-        take_ahead(w->p->packer, ahead, w->z, &s->packed, &s->packed_len, &s->crc);
+        take_ahead(w->p->packer, ahead, w->z, &s->packed, &s->packed_len, &s->crc, &s->data);
         s->sized = s->packed != NULL;
     }
     zip_error_init(&s->err);
@@ -1197,58 +1225,77 @@ static zip_source_t *spill_source(writer *w, const part *pt)
     return src;
 }
 
-static void add_generated(writer *w, const char *name, fo_xml *x)
+/* Keeps x's finished bytes as generated part name, queued to be deflated
+ * ahead like any other part (x NULL: nothing to add; the writer is freed). */
+static void add_generated(fo_pkg *p, const char *name, fo_xml *x)
 {
-    fo_pkg *p = w->p;
-    if (!x) return;
-    if (!fo_grow((void **)&p->gen, &p->capgen, p->ngen + 1, 16, sizeof *p->gen)) {
+    if (!x || p->err) {
         fo_xml_free(x);
-        fo_pkg__fail(p, FO_ERR_NOMEM, NULL);
         return;
     }
-    p->gen[p->ngen++] = x;
     fo_xml_finish(x);
-    if (fo_xml_status(x) != FO_OK) {
-        fo_pkg__fail(p, fo_xml_status(x), "writing a package part");
+    size_t len = 0;
+    unsigned char *data = fo_xml__take_memory(x, &len);
+    fo_status st = fo_xml_status(x);
+    fo_xml_free(x);
+    char *copy = data ? fo_strdup(name) : NULL;
+    if (!copy || !fo_grow((void **)&p->gen, &p->capgen, p->ngen + 1, 16, sizeof *p->gen)) {
+        fo_free(data);
+        fo_free(copy);
+        fo_pkg__fail(p, st != FO_OK ? st : FO_ERR_NOMEM, "writing a package part");
         return;
     }
-    const unsigned char *data;
-    size_t len;
-    void *fp;
-    fo_xml__take_output(x, &data, &len, &fp);
-    add_entry(w, name, data, len, fp, NULL);
+    part *pt = &p->gen[p->ngen++];
+    *pt = (part){.name = copy, .data = data, .len = len};
+    queue_ahead(p, pt);
 }
 
-/* Adds every entry in the package's fixed order (package.h) to w->za. */
-static void write_entries(writer *w)
+/* Makes the parts the package writes itself: [Content_Types].xml and every
+ * .rels part, all known once the renderer is done. Made before the entries
+ * are written, so that they are deflated on both cores like the rest (on the
+ * report deck 312 .rels parts had been packed one by one on the closing
+ * thread). */
+static void make_generated(fo_pkg *p)
 {
-    fo_pkg *p = w->p;
-    add_generated(w, "[Content_Types].xml", gen_content_types(p));
-    add_generated(w, "_rels/.rels", gen_rels(p, ""));
-    if (p->spill && fflush(p->spill) != 0)
-        fo_pkg__fail(p, FO_ERR_IO, "cannot write the package's temporary file (disk full?)");
-    for (size_t i = 0; i < p->nparts && !p->err; i++) {
-        part *pt = &p->parts[i];
-        if (pt->spilled) {
-            bool stored = true;
-            zip_source_t *src = packed_source(w, pt->name, NULL, true, pt->off, pt->len, NULL, &stored);
-            if (!src && stored) src = spill_source(w, pt);
-            add_source(w, pt->name, src);
-        } else if (pt->xml) {
-            const unsigned char *data;
-            size_t len;
-            void *fp;
-            fo_xml__take_output(pt->xml, &data, &len, &fp);
-            add_entry(w, pt->name, data, len, fp, w->store ? NULL : pt->ahead);
-        } else {
-            add_entry(w, pt->name, pt->data, pt->len, NULL, w->store ? NULL : pt->ahead);
-        }
-    }
+    add_generated(p, "[Content_Types].xml", gen_content_types(p));
+    add_generated(p, "_rels/.rels", gen_rels(p, ""));
+    p->gen_head = p->ngen;
     char rn[1100];
     for (size_t i = 0; i < p->nparts && !p->err; i++) {
         rels_name(p->parts[i].name, rn, sizeof rn);
-        add_generated(w, rn, gen_rels(p, p->parts[i].name));
+        add_generated(p, rn, gen_rels(p, p->parts[i].name));
     }
+}
+
+/* Adds part pt as an entry. */
+static void write_part(writer *w, part *pt)
+{
+    if (pt->spilled) {
+        bool stored = true;
+        zip_source_t *src = packed_source(w, pt->name, NULL, true, pt->off, pt->len, NULL, &stored);
+        if (!src && stored) src = spill_source(w, pt);
+        add_source(w, pt->name, src);
+    } else if (pt->xml) { /* file-backed */
+        const unsigned char *data;
+        size_t len;
+        void *fp;
+        fo_xml__take_output(pt->xml, &data, &len, &fp);
+        add_entry(w, pt->name, data, len, fp, NULL);
+    } else {
+        add_entry(w, pt->name, pt->data, pt->len, NULL, pt->ahead);
+    }
+}
+
+/* Adds every entry in the package's fixed order (package.h) to w->za; the
+ * generated parts are made (make_generated). */
+static void write_entries(writer *w)
+{
+    fo_pkg *p = w->p;
+    for (size_t i = 0; i < p->gen_head && !p->err; i++) write_part(w, &p->gen[i]);
+    if (p->spill && fflush(p->spill) != 0)
+        fo_pkg__fail(p, FO_ERR_IO, "cannot write the package's temporary file (disk full?)");
+    for (size_t i = 0; i < p->nparts && !p->err; i++) write_part(w, &p->parts[i]);
+    for (size_t i = p->gen_head; i < p->ngen && !p->err; i++) write_part(w, &p->gen[i]);
 }
 
 /* 1980-01-01 00:00 in local time: libzip converts with localtime(). */
@@ -1469,6 +1516,7 @@ fo_status fo_pkg_close(fo_pkg *p, fo_diags *d)
         }
     }
     if (p->err == FO_OK) {
+        make_generated(p);
         if (p->packer && !w.z) w.z = libdeflate_alloc_compressor(FO_PKG_LIBDEFLATE_LEVEL);
         packer_drain(p->packer, w.z);
         write_entries(&w);
@@ -1513,13 +1561,18 @@ fo_status fo_pkg_close_memory(fo_pkg *p, void **out, size_t *len, fo_diags *d)
     w.stamp = dos_epoch();
     w.store = true;
     zip_source_t *buf = NULL;
+    if (p->packer) /* its parts' bytes went to the thread, and are deflated */
+        fo_pkg__fail(p, FO_ERR_INTERNAL, "a package deflated ahead is written to a file");
     if (p->err == FO_OK) {
         buf = zip_source_buffer_create(NULL, 0, 0, NULL);
         if (buf) zip_source_keep(buf); /* ours after zip_close */
         w.za = buf ? zip_open_from_source(buf, ZIP_TRUNCATE, NULL) : NULL;
         if (!w.za) fo_pkg__fail(p, FO_ERR_NOMEM, "cannot start an archive in memory");
     }
-    if (p->err == FO_OK) write_entries(&w);
+    if (p->err == FO_OK) {
+        make_generated(p);
+        write_entries(&w);
+    }
     if (w.za) {
         if (p->err == FO_OK && zip_close(w.za) < 0) {
             zip_fail(&w, "cannot write", p->path);

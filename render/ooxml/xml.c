@@ -277,6 +277,13 @@ void fo_xml__take_output(fo_xml *x, const unsigned char **data, size_t *len, voi
     }
 }
 
+unsigned char *fo_xml__take_memory(fo_xml *x, size_t *len)
+{
+    *len = 0;
+    if (!x || x->fp || x->err != FO_OK) return NULL;
+    return (unsigned char *)fo_buf_take(&x->out, len);
+}
+
 const char *fo_xml_memory(fo_xml *x, size_t *len)
 {
     *len = 0;
