@@ -130,6 +130,12 @@ struct fo_pkg {
 
 #define AHEAD_BATCH ((size_t)256 << 10)
 
+/* Bytes of parts queued and not started that the renderer lets pile up
+ * while the thread lags (the other core busy): past it, the renderer packs
+ * the newest job itself, so what is held stays bounded whatever the
+ * scheduling (queue_ahead). */
+#define AHEAD_MAX ((size_t)4 << 20)
+
 typedef enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE } job_state;
 
 typedef struct ahead_job {
@@ -146,12 +152,21 @@ typedef struct packer {
     bool running, stop;
     bool idle, drain; /* idle: waiting on wake; drain: close wants every job */
     size_t pending;   /* bytes of the jobs not taken yet */
+    size_t waiting;   /* bytes of the jobs still JOB_QUEUED */
     pthread_mutex_t lock;
     pthread_cond_t wake, done; /* wake: a job or stop for the thread; done: a job finished */
     ahead_job **jobs;
-    size_t njobs, capjobs, next;     /* next: the first job not yet taken */
-    struct libdeflate_compressor *z; /* the thread's own */
+    size_t njobs, capjobs, next;      /* next: the first job not yet taken */
+    struct libdeflate_compressor *z;  /* the thread's own */
+    struct libdeflate_compressor *zr; /* the renderer's, when the thread lags */
 } packer;
+
+/* Marks j started (the lock held). */
+static void start_job(packer *k, ahead_job *j)
+{
+    j->state = JOB_RUNNING;
+    k->waiting -= j->len;
+}
 
 /* Entries held in memory (nearly all of them) are deflated by libdeflate
  * at its fastest level (packed_src); spilled and file-backed parts by
@@ -201,7 +216,7 @@ static void *packer_main(void *arg)
             ahead_job *j = k->jobs[k->next++];
             k->pending -= j->len;
             if (j->state != JOB_QUEUED) continue; /* the closing thread took it */
-            j->state = JOB_RUNNING;
+            start_job(k, j);
             pthread_mutex_unlock(&k->lock);
             if (!k->z) k->z = libdeflate_alloc_compressor(FO_PKG_LIBDEFLATE_LEVEL);
             run_job(k->z, j);
@@ -240,6 +255,7 @@ static void packer_free(packer *k)
     }
     fo_free(k->jobs);
     libdeflate_free_compressor(k->z);
+    libdeflate_free_compressor(k->zr);
     pthread_cond_destroy(&k->wake);
     pthread_cond_destroy(&k->done);
     pthread_mutex_destroy(&k->lock);
@@ -279,7 +295,21 @@ static void queue_ahead(fo_pkg *p, part *pt)
     pt->ahead = j;
     pt->data = NULL;
     k->pending += len;
+    k->waiting += len;
     if (k->idle && k->pending >= AHEAD_BATCH) pthread_cond_signal(&k->wake);
+    /* the thread lags: pack the newest jobs here (the thread takes the
+       oldest), until what waits is under AHEAD_MAX again */
+    for (size_t i = k->njobs; k->waiting > AHEAD_MAX && i > k->next; i--) {
+        ahead_job *w = k->jobs[i - 1];
+        if (w->state != JOB_QUEUED) continue;
+        start_job(k, w);
+        pthread_mutex_unlock(&k->lock);
+        if (!k->zr) k->zr = libdeflate_alloc_compressor(FO_PKG_LIBDEFLATE_LEVEL);
+        run_job(k->zr, w);
+        pthread_mutex_lock(&k->lock);
+        w->state = JOB_DONE;
+        pthread_cond_broadcast(&k->done);
+    }
     pthread_mutex_unlock(&k->lock);
 }
 
@@ -297,7 +327,7 @@ static void packer_drain(packer *k, struct libdeflate_compressor *z)
     for (size_t i = k->njobs; z && i > k->next; i--) {
         ahead_job *j = k->jobs[i - 1];
         if (j->state != JOB_QUEUED) continue;
-        j->state = JOB_RUNNING;
+        start_job(k, j);
         pthread_mutex_unlock(&k->lock);
         run_job(z, j);
         pthread_mutex_lock(&k->lock);
@@ -314,7 +344,7 @@ static void take_ahead(packer *k, ahead_job *j, struct libdeflate_compressor *z,
 {
     pthread_mutex_lock(&k->lock);
     if (j->state == JOB_QUEUED) {
-        j->state = JOB_RUNNING; /* the thread skips it */
+        start_job(k, j); /* the thread skips it */
         pthread_mutex_unlock(&k->lock);
         run_job(z, j);
         pthread_mutex_lock(&k->lock);
