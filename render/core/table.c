@@ -164,8 +164,10 @@ void fo_table_width_add(fo_table_width *w, fo_table_measure m, void *ctx, bool b
         while (e < n && s[e] != '\n') e++;
         double lw = m(ctx, bold, s + i, e - i);
         if (lw > w->natural) w->natural = lw;
-        if (whole && lw > w->minimum) w->minimum = lw;
-        for (size_t k = i; !whole && k < e;) {
+        /* one word (most cells: a number, a name): it is the line, measured */
+        bool one = !whole && e > i && !memchr(s + i, ' ', e - i);
+        if ((whole || one) && lw > w->minimum) w->minimum = lw;
+        for (size_t k = i; !whole && !one && k < e;) {
             size_t q = k;
             while (q < e && s[q] != ' ') q++;
             double ww = q > k ? m(ctx, bold, s + k, q - k) : 0;

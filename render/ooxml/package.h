@@ -152,6 +152,9 @@ void fo_pkg__fail(fo_pkg *p, fo_status err, const char *why);
 /* How many bytes of parts are held in memory before the rest is written to
  * the temporary file (default 32 MiB); tests set 0 to spill every part. */
 void fo_pkg__set_held_limit(fo_pkg *p, size_t bytes);
+/* fo_pkg_close_memory writes through libzip even when it could write the
+ * stored archive itself (tests compare the two). */
+void fo_pkg__via_libzip(fo_pkg *p);
 /* A new archive (libzip) written straight into path, with no temporary file
  * beside it (the output ceiling's watch sees every byte); NULL and *zerr
  * (a ZIP_ER_ code) on failure. */

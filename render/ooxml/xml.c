@@ -23,12 +23,12 @@
 #include "base/utf8.h"
 
 struct fo_xml {
-    fo_buf out;       /* the part's bytes (memory writer), or those not yet in fp */
-    FILE *fp;         /* file writer */
-    fo_buf names;     /* open elements' names, each NUL-terminated, innermost last */
-    size_t *ends;     /* ends[k]: names.len once element k was opened */
+    fo_buf out;   /* the part's bytes (memory writer), or those not yet in fp */
+    FILE *fp;     /* file writer */
+    fo_buf names; /* open elements' names, each NUL-terminated, innermost last */
+    size_t *ends; /* ends[k]: names.len once element k was opened */
     size_t depth, cap_ends;
-    bool in_tag;      /* the innermost start tag is not closed yet: "<a x=\"1\"" */
+    bool in_tag; /* the innermost start tag is not closed yet: "<a x=\"1\"" */
     fo_status err;
     bool finished;
 };
@@ -55,7 +55,10 @@ bool fo_xml_is_clean(const char *src, size_t n)
     const unsigned char *s = (const unsigned char *)src;
     size_t i = 0;
     while (i < n) {
-        if (s[i] >= 0x20 && s[i] < 0x80) { i++; continue; }
+        if (s[i] >= 0x20 && s[i] < 0x80) {
+            i++;
+            continue;
+        }
         int k = char_len(s + i, n - i);
         if (k <= 0) return false;
         i += (size_t)k;
@@ -147,8 +150,11 @@ static void end_tag(fo_xml *x)
  * references, in text '<' '>' '&' '"' and carriage return. */
 static void put_escaped(fo_xml *x, const char *src, size_t n, bool attr)
 {
-    if (n > (SIZE_MAX - 1) / 6) { fail(x, FO_ERR_NOMEM); return; }
-    if (!room(x, 6 * n)) return;    /* the most one byte grows to: "&quot;" */
+    if (n > (SIZE_MAX - 1) / 6) {
+        fail(x, FO_ERR_NOMEM);
+        return;
+    }
+    if (!room(x, 6 * n)) return; /* the most one byte grows to: "&quot;" */
     const unsigned char *s = (const unsigned char *)src;
     char *o = x->out.data + x->out.len, *o0 = o;
     size_t i = 0;
@@ -160,21 +166,40 @@ static void put_escaped(fo_xml *x, const char *src, size_t n, bool attr)
         }
         i++;
         switch (c) {
-        case '<': memcpy(o, "&lt;", 4); o += 4; break;
-        case '>': memcpy(o, "&gt;", 4); o += 4; break;
-        case '&': memcpy(o, "&amp;", 5); o += 5; break;
-        case '"': memcpy(o, "&quot;", 6); o += 6; break;
-        case '\r': memcpy(o, "&#13;", 5); o += 5; break;
+        case '<':
+            memcpy(o, "&lt;", 4);
+            o += 4;
+            break;
+        case '>':
+            memcpy(o, "&gt;", 4);
+            o += 4;
+            break;
+        case '&':
+            memcpy(o, "&amp;", 5);
+            o += 5;
+            break;
+        case '"':
+            memcpy(o, "&quot;", 6);
+            o += 6;
+            break;
+        case '\r':
+            memcpy(o, "&#13;", 5);
+            o += 5;
+            break;
         case '\n':
-            if (attr) { memcpy(o, "&#10;", 5); o += 5; }
-            else *o++ = '\n';
+            if (attr) {
+                memcpy(o, "&#10;", 5);
+                o += 5;
+            } else *o++ = '\n';
             break;
         case '\t':
-            if (attr) { memcpy(o, "&#9;", 4); o += 4; }
-            else *o++ = '\t';
+            if (attr) {
+                memcpy(o, "&#9;", 4);
+                o += 4;
+            } else *o++ = '\t';
             break;
         default:
-            if (c >= 0x20) *o++ = (char)c;  /* other controls: forbidden, dropped */
+            if (c >= 0x20) *o++ = (char)c; /* other controls: forbidden, dropped */
             break;
         }
     }
@@ -189,15 +214,15 @@ static fo_xml *new_writer(FILE *fp)
     fo_xml *x = fo_calloc(1, sizeof *x);
     if (!x) return NULL;
     x->fp = fp;
-    if (!fo_buf_reserve(&x->out, 4096)) { fo_free(x); return NULL; }
+    if (!fo_buf_reserve(&x->out, 4096)) {
+        fo_free(x);
+        return NULL;
+    }
     PUT_LIT(x, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n");
     return x;
 }
 
-fo_xml *fo_xml_new_memory(void)
-{
-    return new_writer(NULL);
-}
+fo_xml *fo_xml_new_memory(void) { return new_writer(NULL); }
 
 fo_xml *fo_xml_new_file(void)
 {
@@ -250,6 +275,13 @@ void fo_xml__take_output(fo_xml *x, const unsigned char **data, size_t *len, voi
         *fp = x->fp;
         x->fp = NULL;
     }
+}
+
+unsigned char *fo_xml__take_memory(fo_xml *x, size_t *len)
+{
+    *len = 0;
+    if (!x || x->fp || x->err != FO_OK) return NULL;
+    return (unsigned char *)fo_buf_take(&x->out, len);
 }
 
 const char *fo_xml_memory(fo_xml *x, size_t *len)
@@ -328,7 +360,10 @@ void fo_xml_leaf(fo_xml *x, const char *name, ...)
 void fo_xml_close(fo_xml *x)
 {
     if (!LIVE(x)) return;
-    if (x->depth == 0) { fail(x, x->fp ? FO_ERR_IO : FO_ERR_INTERNAL); return; }
+    if (x->depth == 0) {
+        fail(x, x->fp ? FO_ERR_IO : FO_ERR_INTERNAL);
+        return;
+    }
     size_t end = x->ends[--x->depth];
     size_t begin = x->depth ? x->ends[x->depth - 1] : 0;
     const char *name = x->names.data + begin;
@@ -353,7 +388,10 @@ void fo_xml_close(fo_xml *x)
  * anywhere else fails the writer, as xmlTextWriter did. */
 static void attr_n(fo_xml *x, const char *name, const char *value, size_t n)
 {
-    if (!x->in_tag) { fail(x, x->fp ? FO_ERR_IO : FO_ERR_INTERNAL); return; }
+    if (!x->in_tag) {
+        fail(x, x->fp ? FO_ERR_IO : FO_ERR_INTERNAL);
+        return;
+    }
     size_t k = strlen(name);
     if (!room(x, k + 3)) return;
     char *o = x->out.data + x->out.len;
@@ -377,7 +415,8 @@ void fo_xml_attr_int(fo_xml *x, const char *name, long long v)
     if (!LIVE(x)) return;
     char buf[24], *e = buf + sizeof buf, *p = e;
     unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    do *--p = (char)('0' + u % 10); while (u /= 10);
+    do *--p = (char)('0' + u % 10);
+    while (u /= 10);
     if (v < 0) *--p = '-';
     attr_n(x, name, p, (size_t)(e - p));
 }
@@ -390,7 +429,10 @@ void fo_xml_attrf(fo_xml *x, const char *name, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof buf) { x->err = FO_ERR_INTERNAL; return; }
+    if (n < 0 || (size_t)n >= sizeof buf) {
+        x->err = FO_ERR_INTERNAL;
+        return;
+    }
     attr_n(x, name, buf, (size_t)n);
 }
 

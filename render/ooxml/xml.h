@@ -88,5 +88,9 @@ bool fo_xml_is_clean(const char *src, size_t n);
  * writer), or the temporary file (*fp, rewound; ownership moves to the
  * caller and the writer forgets it). */
 void fo_xml__take_output(fo_xml *x, const unsigned char **data, size_t *len, void **fp);
+/* After fo_xml_finish: a memory writer's output handed over (fo_malloc'd,
+ * the caller frees it; *len its length), the writer left empty (free it
+ * still). NULL for a file writer (untouched) or after an error. */
+unsigned char *fo_xml__take_memory(fo_xml *x, size_t *len);
 
 #endif
