@@ -2,18 +2,20 @@
 # number in it, wherever that number stands (render/core/table.h,
 # fo_col_plan_widen_number): PDF and Word size a column's texts from the
 # first rows (60 and 200), but its numbers from every row they show; the
-# slides measure every row already (a guard).
+# workbook widens a number column for its smallest and largest number past
+# its 2,000 sampled rows; the slides measure every row already (a guard).
 #
 # Before, -1,234,567.89 in row 900 of a table whose first rows held
 # 12.34-wide amounts did not fit its column: PDF set it smaller than the
 # other cells (90f9854 kept it on one line at least), Word wrapped it.
-# Read back with pdftotext (-layout, -bbox), python-docx and the pptx table
-# XML; widths measured with fontTools on the font the document uses.
+# Read back with pdftotext (-layout, -bbox), python-docx, openpyxl and the
+# pptx table XML; widths measured with fontTools on the font the document uses.
 import re
 import subprocess
 import zipfile
 
 import docx
+import openpyxl
 import pytest
 from fontTools.ttLib import TTFont
 from lxml import etree
@@ -109,3 +111,11 @@ def test_pptx_column_holds_a_late_wide_number(tmp_path):
     family = latin.get("typeface") if latin is not None else family
     assert grid[1] - margins >= text_width(WIDE, size, family), (grid[1], margins, size, family)
 
+
+def test_xlsx_column_holds_a_number_past_the_sampled_rows(tmp_path):
+    """Excel shows "########" for a number wider than its column; widths are
+    in characters (render/xlsx/text.c), plus 1.5 for the cell's margins."""
+    ws = openpyxl.load_workbook(render(tmp_path, "xlsx", rows=2600, at=2500)).active
+    assert ws.cell(row=2502, column=2).value == -1234567.89
+    assert ws.cell(row=2502, column=2).number_format == "#,##0.00"
+    assert ws.column_dimensions["B"].width >= len(WIDE) + 1.5, ws.column_dimensions["B"].width
