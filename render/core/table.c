@@ -146,6 +146,39 @@ void fo_col_plan_widen(const fo_col_plan *c, fo_table_width *w, fo_table_measure
     fo_table_width_add(w, m, ctx, false, numeric || c->right, s, n);
 }
 
+void fo_table_advances_init(fo_table_advances *a)
+{
+    for (size_t i = 0; i < sizeof a->w / sizeof *a->w; i++) a->w[i] = -1;
+}
+
+/* The width of s (n bytes) by the advances in a, or -1 when it holds a
+ * byte outside printable ASCII (render/core/table.h). */
+static double ascii_width(fo_table_advances *a, fo_table_measure m, void *ctx, const char *s, size_t n)
+{
+    double w = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch < 0x20 || ch >= 0x7F) return -1;
+        if (a->w[ch] < 0) a->w[ch] = m(ctx, false, s + i, 1);
+        w += a->w[ch];
+    }
+    return w;
+}
+
+void fo_col_plan_widen_number(const fo_col_plan *c, fo_table_width *w, fo_table_measure m, void *ctx,
+                              fo_table_advances *a, const fo_value *v, char *buf, size_t cap)
+{
+    if (v->kind != FO_VAL_NUMBER && v->kind != FO_VAL_DATE && !(v->kind == FO_VAL_FORMULA && v->has_num))
+        return;
+    size_t n;
+    const char *s = fo_value_text(v, c->fmt, buf, cap, &n, NULL);
+    double est = ascii_width(a, m, ctx, s, n);
+    /* no wider than what the column holds already; the slack absorbs the
+       rounding of a sum taken in another order, so that a tie is skipped */
+    if (est >= 0 && est <= w->minimum * (1 + 1e-9)) return;
+    fo_table_width_add(w, m, ctx, false, true, s, n);
+}
+
 void fo_col_plan_widen_total(const fo_col_plan *c, fo_table_width *w, fo_table_measure m, void *ctx,
                              const char *lang, const fo_table_acc *a, fo_total k, size_t j, char *buf,
                              size_t cap)

@@ -128,6 +128,27 @@ void fo_col_plan_widen_head(const fo_col_plan *c, fo_table_width *w, fo_table_me
 void fo_col_plan_widen(const fo_col_plan *c, fo_table_width *w, fo_table_measure m, void *ctx,
                        const fo_value *v, char *buf, size_t cap);
 
+/* The widths of the ASCII bytes in a table's regular body font, measured
+ * each once when first needed (fo_table_advances_init), so that a pass
+ * over every row can tell a number's width without measuring it. */
+typedef struct {
+    double w[128]; /* < 0: not measured yet */
+} fo_table_advances;
+
+void fo_table_advances_init(fo_table_advances *a);
+
+/* Widens w for body value v past the rows a writer samples: a number or
+ * date only (what fo_value_text flags numeric), measured whole, since it
+ * never breaks and must fit its column wherever it stands in the table; a
+ * text wraps and is left to the sample. Each number is formatted; it is
+ * measured only when it may be the widest yet: a text of printable ASCII
+ * is as wide as the sum of its bytes' widths (every writer's measure
+ * adds unshaped advances, and ASCII is never shaped), to within rounding,
+ * so one no wider than the column's minimum (give or take a billionth) is
+ * skipped; any other text is measured in full. */
+void fo_col_plan_widen_number(const fo_col_plan *c, fo_table_width *w, fo_table_measure m, void *ctx,
+                              fo_table_advances *a, const fo_value *v, char *buf, size_t cap);
+
 /* Widens w for column j's totals cell (fo_table_total_text, bold, whole),
  * written into buf (cap bytes). */
 void fo_col_plan_widen_total(const fo_col_plan *c, fo_table_width *w, fo_table_measure m, void *ctx,

@@ -3,8 +3,9 @@
  * and right-aligned, bold totals row, caption), and metrics (KPI figures).
  *
  * Memory stays constant in the number of rows: column widths come from the
- * header and a sample of the first rows (a separate pass over fo_rows, which
- * with totals reads every row to compute and measure them), then rows are
+ * header and a sample of the first rows, numbers from every row shown (a
+ * separate pass over fo_rows, which with totals reads every row to compute
+ * and measure them), then rows are
  * written to the document as they are read. A table too wide for the page
  * follows render/core/table.h: smaller text down to MIN_SIZE, then a
  * landscape section of its own, then column groups repeating the first
@@ -123,8 +124,11 @@ static double measure_text(void *ctx, bool bold, const char *s, size_t n)
     return fo_text_width(bold ? t->body.bold : t->body.regular, t->body_size * 0.9, s, n);
 }
 
-/* Natural and minimum widths from the header and the first rows (with
- * totals: every row is read, the totals computed and measured too). */
+/* Natural and minimum widths from the header and the first WIDTH_SAMPLE
+ * rows, and from the numbers of every row the document shows (to
+ * SHOWN_ROWS: fo_col_plan_widen_number), since a number never breaks and
+ * must fit its column wherever it stands. With totals every row is read,
+ * the totals computed and measured too. */
 static bool measure(fo_docx_ctx *c, const fo_block *b, tcol *tc)
 {
     size_t nc = b->u.table.ncols;
@@ -135,12 +139,16 @@ static bool measure(fo_docx_ctx *c, const fo_block *b, tcol *tc)
     const fo_value *row;
     char buf[CELL_BUF];
     bool totals = b->u.table.has_totals;
+    fo_table_advances adv;
+    fo_table_advances_init(&adv);
     int rc = 0;
-    for (size_t r = 0; (r < WIDTH_SAMPLE || totals) && (rc = fo_rows_next(rows, &row, c->d)) == 1; r++)
+    for (size_t r = 0; (r < SHOWN_ROWS || totals) && (rc = fo_rows_next(rows, &row, c->d)) == 1; r++)
         for (size_t j = 0; j < nc; j++) {
             const fo_value *v = &row[b->u.table.cols[j].field];
             if (totals) fo_table_acc_add(&tc[j].acc, v);
             if (r < WIDTH_SAMPLE) fo_col_plan_widen(tc[j].col, &tc[j].w, measure_text, t, v, buf, sizeof buf);
+            else if (r < SHOWN_ROWS)
+                fo_col_plan_widen_number(tc[j].col, &tc[j].w, measure_text, t, &adv, v, buf, sizeof buf);
         }
     fo_rows_close(rows);
     for (size_t j = 0; j < nc && totals && rc == 0; j++)

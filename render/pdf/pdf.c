@@ -634,6 +634,7 @@ fo_status fo_pdf_render(const fo_doc *doc, const char *dest, fo_outset *out,
     fo_free(c->pages);
     fo_free(c->pinfo);
     fo_pdf_widths_free(c);
+    fo_pdf_table_forget(c);
     fo_pdf_emoji_free(c);
     fo_free(c->marked);
     fo_free(c->toc);

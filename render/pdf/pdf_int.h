@@ -126,6 +126,8 @@ typedef struct {
                               * the rate so far (0: no estimate) */
     fo_pdf_pinfo *pinfo;     /* per page, beside pages[] (same capacity) */
     struct fo_pdf_stream *stream; /* stream.c: the pages written so far (NULL: none) */
+    struct fo_pdf_measured *measured; /* table.c: the last table's widths, which
+                              * fo_pdf_table_turns measured for it (NULL: none) */
 } fo_pdf;
 
 /* ---- pdf.c: document, pages, fonts ------------------------------------- */
@@ -407,6 +409,8 @@ void fo_pdf_table(fo_pdf *c, const fo_block *b);
 /* True when table b goes on landscape pages (render/core/table.h): the
  * headings right before it go with it. Reports nothing. */
 bool fo_pdf_table_turns(fo_pdf *c, const fo_block *b);
+/* Frees what table.c keeps of the last table it measured (c->measured). */
+void fo_pdf_table_forget(fo_pdf *c);
 void fo_pdf_metrics(fo_pdf *c, const fo_block *b);
 void fo_pdf_image(fo_pdf *c, const fo_block *b);
 /* A PNG decoded by cairo (any bit depth), composited on the page background. */

@@ -3,8 +3,10 @@
  * banding, a totals row and a caption.
  *
  * Column widths follow render/core/table.h: the header and the first SAMPLE
- * rows are measured (with totals, every row is read to compute them first,
- * so a wide sum is measured too), then the table is planned once: set
+ * rows are measured, and the numbers of every row, which never break (a
+ * pass over the rows that formats each number and measures the few that
+ * may be the widest; with totals it computes them too, so a wide sum is
+ * measured as well), then the table is planned once: set
  * smaller down to MIN_SIZE, then on landscape pages, then in column groups
  * that repeat the first column, each under a note. Each group streams the
  * rows again from fo_rows, formatted, drawn and forgotten, so a 100k-row
@@ -224,30 +226,90 @@ static double measure_text(void *ctx, bool bold, const char *s, size_t n)
     return fo_pdf_text_width(T->c, bold ? T->fb : T->fr, T->size, s, n);
 }
 
-/* The header and the first SAMPLE rows widen w (at T->size); with totals
- * every row is read to accumulate them, and the totals are measured too. */
+/* The header and the first SAMPLE rows widen w (at T->size); every later
+ * row widens it for its numbers only (fo_col_plan_widen_number): a number
+ * is never broken, so its column must hold the widest one wherever it
+ * stands, while a long text wraps. With totals they are accumulated on the
+ * way and measured too. */
 static bool measure(table *T, fo_table_width *w)
 {
     const fo_block *b = T->b;
+    const fo_table_col *cols = b->u.table.cols;
     size_t n = b->u.table.ncols;
     for (size_t i = 0; i < n; i++) fo_col_plan_widen_head(&T->plan[i], &w[i], measure_text, T);
     fo_rows *rows = NULL;
     if (fo_rows_open(b->u.table.data, &rows, T->c->d) != FO_OK) return false;
     const fo_value *row;
-    int r = 0;             /* 1: stopped after SAMPLE rows; 0: at the end; -1: error */
-    size_t nrow = 0;
+    int r; /* 0: at the end; -1: error */
     bool totals = b->u.table.has_totals;
-    while ((nrow < SAMPLE || totals) && (r = fo_rows_next(rows, &row, T->c->d)) == 1) {
-        for (size_t i = 0; i < n && totals; i++) fo_table_acc_add(&T->cols[i].acc, &row[b->u.table.cols[i].field]);
-        if (nrow++ >= SAMPLE) continue;
-        for (size_t i = 0; i < n; i++)
-            fo_col_plan_widen(&T->plan[i], &w[i], measure_text, T, &row[b->u.table.cols[i].field], T->tmp, TMP);
-    }
+    fo_table_advances adv;
+    fo_table_advances_init(&adv);
+    for (size_t nrow = 0; (r = fo_rows_next(rows, &row, T->c->d)) == 1; nrow++)
+        for (size_t i = 0; i < n; i++) {
+            const fo_value *v = &row[cols[i].field];
+            if (totals) fo_table_acc_add(&T->cols[i].acc, v);
+            if (nrow < SAMPLE) fo_col_plan_widen(&T->plan[i], &w[i], measure_text, T, v, T->tmp, TMP);
+            else fo_col_plan_widen_number(&T->plan[i], &w[i], measure_text, T, &adv, v, T->tmp, TMP);
+        }
     fo_rows_close(rows);
-    for (size_t i = 0; i < n && totals && r == 0; i++) /* totals: every row was read */
+    for (size_t i = 0; i < n && totals && r == 0; i++)
         fo_col_plan_widen_total(&T->plan[i], &w[i], measure_text, T, T->c->doc->lang, &T->cols[i].acc,
                                 T->cols[i].total, i, T->tmp, TMP);
     return r >= 0;
+}
+
+/* The widths and totals of the last table measured: the headings before a
+ * table ask whether it turns the page (fo_pdf_table_turns), which measures
+ * it, and measuring reads every row, so the table itself takes them from
+ * here instead of reading its rows once more. */
+struct fo_pdf_measured {
+    const fo_block *b;
+    fo_table_width *w;
+    fo_table_acc *acc;
+};
+
+void fo_pdf_table_forget(fo_pdf *c)
+{
+    struct fo_pdf_measured *m = c->measured;
+    if (!m) return;
+    fo_free(m->w);
+    fo_free(m->acc);
+    fo_free(m);
+    c->measured = NULL;
+}
+
+/* Keeps T's widths w and totals for the next layout of the same block;
+ * out of memory, keeps nothing (that layout measures again). */
+static void remember(table *T, const fo_table_width *w)
+{
+    fo_pdf *c = T->c;
+    size_t n = T->b->u.table.ncols;
+    fo_pdf_table_forget(c);
+    struct fo_pdf_measured *m = fo_calloc(1, sizeof *m);
+    if (!m || !(m->w = fo_calloc(n, sizeof *m->w)) || !(m->acc = fo_calloc(n, sizeof *m->acc))) {
+        c->measured = m;
+        fo_pdf_table_forget(c);
+        return;
+    }
+    m->b = T->b;
+    memcpy(m->w, w, n * sizeof *w);
+    for (size_t i = 0; i < n; i++) m->acc[i] = T->cols[i].acc;
+    c->measured = m;
+}
+
+/* measure, or what the last layout of the same block measured. */
+static bool measure_once(table *T, fo_table_width *w)
+{
+    const struct fo_pdf_measured *m = T->c->measured;
+    size_t n = T->b->u.table.ncols;
+    if (m && m->b == T->b) {
+        memcpy(w, m->w, n * sizeof *w);
+        for (size_t i = 0; i < n; i++) T->cols[i].acc = m->acc[i];
+        return true;
+    }
+    if (!measure(T, w)) return false;
+    remember(T, w);
+    return true;
 }
 
 /* The widths of the current group's columns at scale s, in the page width. */
@@ -433,7 +495,7 @@ static bool layout_open(layout *L, fo_pdf *c, const fo_block *b)
         fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
         return false;
     }
-    if (!measure(T, L->w)) {
+    if (!measure_once(T, L->w)) {
         if (c->st == FO_OK) c->st = FO_ERR_INPUT;
         return false;
     }

@@ -308,6 +308,19 @@ static void widen_num(colstate *c, double v, lxw_format *f, const table *t)
     widen(c, buf, n < sizeof buf ? n : sizeof buf - 1, true);
 }
 
+/* Widens number column c for its smallest and largest number of every row,
+ * not only the sampled ones: a number wider than its column shows as
+ * "########" in Excel. Under a format with fixed decimals (#,##0.00, 0%)
+ * these are its widest texts, as a count of characters, the unit Excel's
+ * widths are in; it costs nothing per row (the totals' accumulator keeps
+ * them). A date column's dates are about as wide as each other. */
+static void widen_extremes(const table *t, colstate *c)
+{
+    if (c->acc.nnum == 0 || !c->plan->right || c->plan->is_date) return;
+    widen_num(c, c->acc.min, c->cell, t);
+    widen_num(c, c->acc.max, c->cell, t);
+}
+
 /* Lines a text takes in a column at the width cap: each of its own lines
  * wrapped at FO_XLSX_WIDTH_MAX characters' width. 1 means it needs no wrap. */
 static double text_lines(const char *s, size_t len)
@@ -633,6 +646,7 @@ static void finish(table *t, bool totals)
     if (!wd) { t->st = FO_ERR_NOMEM; return; }
     for (size_t j = 0; j < t->ncols; j++) {
         const char *title = t->plan[j].title;
+        widen_extremes(t, &t->cs[j]);
         wd[j] = fo_xlsx_fit_width(fo_xlsx_text_width(title, strlen(title)), t->cs[j].w.natural);
     }
     for (size_t p = 0; p < t->nparts; p++) {
