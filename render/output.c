@@ -268,14 +268,14 @@ fo_status fo_outset_fail(fo_outset *o, fo_status st, fo_diags *d)
     return FO_ERR_CEILING;
 }
 
-static fo_status check_one(const fo_outset *o, const staged *f, uint64_t *size, fo_diags *d)
+/* The size of f's temporary into *size (its stat into *st); the ceiling. */
+static fo_status check_one(const fo_outset *o, const staged *f, struct stat *st, uint64_t *size, fo_diags *d)
 {
-    struct stat st;
-    if (stat(f->tmp, &st) != 0) {
+    if (stat(f->tmp, st) != 0) {
         fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: staged output vanished: %s", f->dest, strerror(errno));
         return FO_ERR_IO;
     }
-    *size = (uint64_t)st.st_size;
+    *size = (uint64_t)st->st_size;
     if (*size > o->max_bytes) {
         fo_diags_add(d, NULL, 0, 0, NULL,
                      "split the data, drop columns, or raise --max-bytes",
@@ -286,23 +286,32 @@ static fo_status check_one(const fo_outset *o, const staged *f, uint64_t *size, 
     return FO_OK;
 }
 
-static int sync_file(const char *path)
+int fo_outset_fd(const fo_outset *o, const char *tmp)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    for (size_t i = 0; i < o->n; i++)
+        if (o->files[i].tmp == tmp) return o->items[i].fd;
+    return -1;
+}
+
+/* Gives file i the mode its temporary was created with (0666 & ~umask: a
+   writer that replaced it -- libzip renames its own 0600 temporary over it
+   -- or chmod'ed it does not decide the mode of the output) and, unless
+   scratch, flushes it to disk. st: the path's stat, from check_one. Through
+   the staged descriptor when the path is still that file (the common case:
+   no chmod, no second open), else through the path. */
+static int settle(const fo_outset *o, size_t i, const struct stat *st)
+{
+    struct stat own;
+    if (fstat(o->items[i].fd, &own) != 0) return -1;
+    if ((st->st_mode & 07777) != (own.st_mode & 07777) && chmod(o->files[i].tmp, own.st_mode & 07777) != 0)
+        return -1;
+    if (o->scratch) return 0;
+    if (st->st_dev == own.st_dev && st->st_ino == own.st_ino) return fsync(o->items[i].fd);
+    int fd = open(o->files[i].tmp, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
     int rc = fsync(fd);
     close(fd);
     return rc;
-}
-
-/* The mode the staged file was created with (0666 & ~umask): a writer that
-   replaced it (libzip renames its own 0600 temporary over it) or chmod'ed it
-   does not decide the mode of the output. */
-static int set_mode(const fo_outset *o, size_t i)
-{
-    struct stat st;
-    if (fstat(o->items[i].fd, &st) != 0) return -1;
-    return chmod(o->files[i].tmp, st.st_mode & 07777);
 }
 
 static fo_status list_written(const fo_outset *o, const uint64_t *sizes, bool sha256,
@@ -325,14 +334,19 @@ fo_status fo_outset_commit(fo_outset *o, fo_written_list *written, bool sha256, 
 {
     fo_status st = FO_OK;
     uint64_t *sizes = fo_calloc(o->n ? o->n : 1, sizeof *sizes);
-    if (!sizes) return FO_ERR_NOMEM;
+    struct stat *stats = fo_calloc(o->n ? o->n : 1, sizeof *stats);
+    if (!sizes || !stats) {
+        fo_free(sizes);
+        fo_free(stats);
+        return FO_ERR_NOMEM;
+    }
     stop_watch(o);
     for (size_t i = 0; i < o->n; i++) {
-        fo_status s = check_one(o, &o->files[i], &sizes[i], d);
+        fo_status s = check_one(o, &o->files[i], &stats[i], &sizes[i], d);
         if (s != FO_OK && st == FO_OK) st = s;
     }
     for (size_t i = 0; st == FO_OK && i < o->n; i++)
-        if (set_mode(o, i) != 0 || (!o->scratch && sync_file(o->files[i].tmp) != 0)) {
+        if (settle(o, i, &stats[i]) != 0) {
             fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: cannot sync: %s", o->files[i].dest, strerror(errno));
             st = FO_ERR_IO;
         }
@@ -345,6 +359,7 @@ fo_status fo_outset_commit(fo_outset *o, fo_written_list *written, bool sha256, 
         if (written) fo_written_free(written);
     }
     fo_free(sizes);
+    fo_free(stats);
     return st;
 }
 

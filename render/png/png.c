@@ -24,6 +24,7 @@
 #include "render/png/png_encode.h"
 #include "render/render.h"
 #include "base/buf.h"
+#include "base/proc.h"
 #include "render/core/emoji.h"
 #include "render/core/prov.h"
 #include "render/core/text.h"
@@ -920,16 +921,12 @@ static char *numbered_path(const char *dest, size_t i)
     return p;
 }
 
-static fo_status write_file(const char *path, const fo_buf *b, const char *dest, fo_diags *d)
+/* Writes b to the staged temporary tmp of out through the descriptor the
+ * output set holds (one write(2); no open, fstat or close of the path). */
+static fo_status write_file(fo_outset *out, const char *tmp, const fo_buf *b, const char *dest, fo_diags *d)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: cannot write", dest);
-        return FO_ERR_IO;
-    }
-    bool ok = fwrite(b->data, 1, b->len, f) == b->len;
-    ok = fclose(f) == 0 && ok;
-    if (!ok) {
+    int fd = fo_outset_fd(out, tmp);
+    if (fd < 0 || fo_write_all(fd, b->data, b->len, 0) != 0) {
         fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: cannot write (disk full?)", dest);
         return FO_ERR_IO;
     }
@@ -971,7 +968,7 @@ fo_status fo_png_render(const fo_doc *doc, const char *dest, fo_outset *out,
         b.failed = false;
         if (st == FO_OK) st = chart_png(&blk->u.chart, &doc->theme, scale, &px, &b, d);
         if (st == FO_OK) add_provenance(doc, opts, &b);
-        if (st == FO_OK) st = write_file(tmp, &b, name, d);
+        if (st == FO_OK) st = write_file(out, tmp, &b, name, d);
         else if (tmp)
             fo_diags_add(d, doc->spec_path, blk->line, blk->column, blk->pointer, NULL,
                          "%s: the chart could not be drawn: %s", name, fo_strerror(st));
