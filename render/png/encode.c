@@ -398,6 +398,14 @@ fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int 
             goto cleanup;
         }
         indexed = palette_of(pixels, height, stride, &c, pal, idx);
+        /* an upper bound in practice (the rle grows past it if not): each
+           changed pixel's bytes and a zero before its stretch, each row's
+           filter byte and a short run's literals */
+        size_t per = indexed ? 2 : 4;
+        if (!fo_rle_reserve(&r, per * c.n + 2 * (size_t)height + 64, c.n + (size_t)height + 64)) {
+            st = FO_ERR_NOMEM;
+            goto cleanup;
+        }
         if (indexed) put_palette_rows(&r, width, height, &c, idx, cur);
         else put_rgb_rows(&r, pixels, width, height, stride, &c);
     }

@@ -174,6 +174,25 @@ static bool grow_lit(fo_rle *r, size_t more)
     return false;
 }
 
+bool fo_rle_reserve(fo_rle *r, size_t lits, size_t seqs)
+{
+    if (r->failed) return false;
+    if (lits > r->litcap) {
+        unsigned char *l = fo_realloc(r->lit, lits);
+        if (!l) return r->failed = true, false;
+        r->lit = l;
+        r->litcap = lits;
+    }
+    if (seqs > r->scap) {
+        if (seqs > SIZE_MAX / sizeof *r->seqs) return r->failed = true, false;
+        fo_rle_seq *q = fo_realloc(r->seqs, seqs * sizeof *q);
+        if (!q) return r->failed = true, false;
+        r->seqs = q;
+        r->scap = seqs;
+    }
+    return true;
+}
+
 static pthread_once_t lencodes_once = PTHREAD_ONCE_INIT;
 
 void fo_rle_init(fo_rle *r)
