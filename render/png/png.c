@@ -228,6 +228,20 @@ static void sort_spans(int (*spans)[2], size_t n)
     }
 }
 
+/* floor and ceil of v (|v| < 2^31), inline: without SSE4.1 the libm
+ * calls were ~0.07 M instructions of a line chart (two a row and segment). */
+static inline int floor_int(double v)
+{
+    int i = (int)v;
+    return i - (i > v);
+}
+
+static inline int ceil_int(double v)
+{
+    int i = (int)v;
+    return i + (i < v);
+}
+
 /* Adds the coverage of segment q to cov (cov[0] is column x0) for pixel row
  * y (centre cy), pixels [x0, x1); D: reach of the coverage (half width +
  * 0.5). Stores the columns it looked at in span; false when none. */
@@ -244,7 +258,7 @@ static bool seg_row(const seg *q, double h, double D, double cy, int x0, int x1,
         if (xc - half > xl) xl = xc - half;
         if (xc + half < xr) xr = xc + half;
     }
-    int sx0 = (int)ceil(xl - 0.5), sx1 = (int)floor(xr - 0.5) + 1;
+    int sx0 = ceil_int(xl - 0.5), sx1 = floor_int(xr - 0.5) + 1;
     if (sx0 < x0) sx0 = x0;
     if (sx1 > x1) sx1 = x1;
     if (sx1 <= sx0) return false;
