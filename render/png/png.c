@@ -508,13 +508,27 @@ static inline __attribute__((target("avx2"))) void over8_masked(__m256i s16, con
 }
 
 /* The same for whole coverage (255): no multiplication of the source. */
-static inline __attribute__((target("avx2"))) void over8(__m256i s16, __m256i ia16, uint32_t *d)
+static inline __attribute__((target("avx2"))) __m256i over8v(__m256i s16, __m256i ia16, __m256i v)
 {
-    __m256i z = _mm256_setzero_si256(), v = _mm256_loadu_si256((const __m256i *)(const void *)d);
+    __m256i z = _mm256_setzero_si256();
     __m256i lo = mul_un8x16(_mm256_unpacklo_epi8(v, z), ia16),
             hi = mul_un8x16(_mm256_unpackhi_epi8(v, z), ia16);
-    __m256i r = _mm256_adds_epu8(_mm256_packus_epi16(lo, hi), _mm256_packus_epi16(s16, s16));
-    _mm256_storeu_si256((__m256i *)(void *)d, r);
+    return _mm256_adds_epu8(_mm256_packus_epi16(lo, hi), _mm256_packus_epi16(s16, s16));
+}
+
+/* Eight pixels under whole coverage. The inside of an area lies mostly
+ * over runs of one colour (the background, an earlier area), so the last
+ * eight blended (*in -> *out) are reused when these are the same: a
+ * compare instead of the arithmetic (issue 39). */
+static inline __attribute__((target("avx2"))) void over8(__m256i s16, __m256i ia16, uint32_t *d, __m256i *in,
+                                                         __m256i *out)
+{
+    __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)d);
+    if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(v, *in)) != -1) {
+        *in = v;
+        *out = over8v(s16, ia16, v);
+    }
+    _mm256_storeu_si256((__m256i *)(void *)d, *out);
 }
 
 /* blend_masked_plain with AVX2: eight pixels a step, sixteen coverages
@@ -524,13 +538,14 @@ static __attribute__((target("avx2"))) void blend_masked_avx2(uint32_t s, const 
 {
     __m256i s16 = _mm256_cvtepu8_epi16(_mm_set1_epi64x((long long)((uint64_t)s << 32 | s)));
     __m256i ia16 = _mm256_set1_epi16((short)(255 - (s >> 24)));
+    __m256i in = _mm256_setzero_si256(), out = over8v(s16, ia16, in);
     int x = 0;
     for (; x + 16 <= n; x += 16) {
         __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(m + x));
         if (_mm_movemask_epi8(_mm_cmpeq_epi8(c, _mm_setzero_si128())) == 0xFFFF) continue;
         if (_mm_movemask_epi8(_mm_cmpeq_epi8(c, _mm_set1_epi8((char)0xFF))) == 0xFFFF) {
-            over8(s16, ia16, d + x);
-            over8(s16, ia16, d + x + 8);
+            over8(s16, ia16, d + x, &in, &out);
+            over8(s16, ia16, d + x + 8, &in, &out);
         } else {
             over8_masked(s16, m + x, d + x);
             over8_masked(s16, m + x + 8, d + x + 8);
