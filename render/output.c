@@ -284,6 +284,13 @@ static fo_status check_one(const fo_outset *o, const staged *f, struct stat *st,
     return FO_OK;
 }
 
+int fo_outset_fd(const fo_outset *o, const char *tmp)
+{
+    for (size_t i = 0; i < o->n; i++)
+        if (o->files[i].tmp == tmp) return o->items[i].fd;
+    return -1;
+}
+
 /* Makes staged file i durable with the mode it was created with (0666 &
    ~umask); st: the file now at its temporary path. Most writers write the
    file they were given: then it is synced through the stage's own

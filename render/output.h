@@ -26,6 +26,12 @@ void fo_outset_free(fo_outset *o);
  * commit or free), or NULL with a diagnostic (e.g. folder does not exist). */
 const char *fo_outset_add(fo_outset *o, const char *dest, const char *format, fo_diags *d);
 
+/* The open descriptor of the temporary tmp (fo_outset_add's path, the
+ * same pointer), borrowed: a writer that has the whole file in memory writes
+ * it there instead of opening the path again (two system calls fewer a
+ * file, issue 39). -1 when tmp is not one of o's. */
+int fo_outset_fd(const fo_outset *o, const char *tmp);
+
 /* Checks sizes, fsyncs and renames all staged files, all or none (a failed
  * rename undoes the ones done: base/stage.h). FO_ERR_CEILING if any file
  * exceeds the ceiling (nothing is renamed, all temporaries removed). Every

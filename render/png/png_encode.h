@@ -53,6 +53,10 @@ typedef struct {
 } fo_rle;
 
 void fo_rle_init(fo_rle *r);
+/* Makes room for lits literal bytes and seqs sequences in all (the caller
+ * knows a bound: no growing and copying on the way); false when out of
+ * memory (r failed). */
+bool fo_rle_reserve(fo_rle *r, size_t lits, size_t seqs);
 /* Appends zeros zero bytes, then p[0..n). */
 void fo_rle_put(fo_rle *r, size_t zeros, const unsigned char *p, size_t n);
 /* The same, p[0..n) as literals without looking for runs in them (the

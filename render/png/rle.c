@@ -174,6 +174,25 @@ static bool grow_lit(fo_rle *r, size_t more)
     return false;
 }
 
+bool fo_rle_reserve(fo_rle *r, size_t lits, size_t seqs)
+{
+    if (r->failed) return false;
+    if (lits > r->litcap) {
+        unsigned char *l = fo_realloc(r->lit, lits);
+        if (!l) return r->failed = true, false;
+        r->lit = l;
+        r->litcap = lits;
+    }
+    if (seqs > r->scap) {
+        if (seqs > SIZE_MAX / sizeof *r->seqs) return r->failed = true, false;
+        fo_rle_seq *q = fo_realloc(r->seqs, seqs * sizeof *q);
+        if (!q) return r->failed = true, false;
+        r->seqs = q;
+        r->scap = seqs;
+    }
+    return true;
+}
+
 static pthread_once_t lencodes_once = PTHREAD_ONCE_INIT;
 
 void fo_rle_init(fo_rle *r)
@@ -289,16 +308,24 @@ void fo_rle_free(fo_rle *r)
 
 /* ---- Huffman codes ------------------------------------------------------------ */
 
-typedef struct {
-    uint64_t w;
-    uint32_t sym;
-} leaf;
+/* A leaf of the code tree: its weight above, its symbol in the low 9 bits
+ * (weights are below 2^33: counts of at most 2^32), so leaves order by
+ * weight, then symbol, as plain integers. */
+#define LEAF_SYM_BITS 9
 
-static int leaf_cmp(const void *a, const void *b)
+/* Sorts k[0..n) ascending: Shell's sort with Ciura's gaps, no calls per
+ * compare (qsort's were most of building the codes, ~0.1 M instructions
+ * a chart). The keys are distinct, so the order is the only one. */
+static void sort_keys(uint64_t *k, int n)
 {
-    const leaf *x = a, *y = b;
-    if (x->w != y->w) return x->w < y->w ? -1 : 1;
-    return x->sym < y->sym ? -1 : x->sym > y->sym;
+    static const int gaps[] = {132, 57, 23, 10, 4, 1};
+    for (size_t g = 0; g < sizeof gaps / sizeof *gaps; g++)
+        for (int i = gaps[g]; i < n; i++) {
+            uint64_t v = k[i];
+            int j = i;
+            for (; j >= gaps[g] && k[j - gaps[g]] > v; j -= gaps[g]) k[j] = k[j - gaps[g]];
+            k[j] = v;
+        }
 }
 
 /* Code lengths len[0..n) (n <= NLITLEN) of a Huffman code for the counts
@@ -309,13 +336,13 @@ static void huff_lengths(const uint32_t *freq, int n, int limit, uint8_t *len)
     uint64_t f[NLITLEN];
     for (int i = 0; i < n; i++) f[i] = freq[i];
     for (;;) {
-        leaf lv[NLITLEN];
+        uint64_t lv[NLITLEN];
         uint64_t w[2 * NLITLEN];
         int parent[2 * NLITLEN], depth[2 * NLITLEN], m = 0;
         for (int i = 0; i < n; i++)
-            if (f[i]) lv[m++] = (leaf){f[i], (uint32_t)i};
-        qsort(lv, (size_t)m, sizeof *lv, leaf_cmp);
-        for (int k = 0; k < m; k++) w[k] = lv[k].w;
+            if (f[i]) lv[m++] = f[i] << LEAF_SYM_BITS | (uint64_t)i;
+        sort_keys(lv, m);
+        for (int k = 0; k < m; k++) w[k] = lv[k] >> LEAF_SYM_BITS;
         /* two queues: leaves by weight, then inner nodes in the order made */
         int li = 0, ii = m, next = m;
         while (next < 2 * m - 1) {
@@ -332,7 +359,7 @@ static void huff_lengths(const uint32_t *freq, int n, int limit, uint8_t *len)
         }
         if (deepest <= limit) {
             memset(len, 0, (size_t)n);
-            for (int k = 0; k < m; k++) len[lv[k].sym] = (uint8_t)depth[k];
+            for (int k = 0; k < m; k++) len[lv[k] & ((1u << LEAF_SYM_BITS) - 1)] = (uint8_t)depth[k];
             return;
         }
         for (int i = 0; i < n; i++)

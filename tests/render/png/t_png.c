@@ -583,7 +583,8 @@ END_TEST
 /* Translucent fills (areas) blended by png.c through cairo's coverage mask
  * give the very pixels cairo_fill gives (issue 39): area charts plain and
  * stacked, with negative values, at scale 1 and 2, and every other kind
- * (nothing translucent: trivially the same). */
+ * (nothing translucent: trivially the same). One mask buffer serves every
+ * fill of a render: the second and third series find it clear or differ. */
 START_TEST(translucent_fill_is_cairo_fill)
 {
     for (int kind = FO_CHART_BAR; kind <= FO_CHART_SCATTER; kind++)

@@ -138,3 +138,33 @@ def test_every_kind_decodes_to_what_pil_reads(tmp_path):
         img = Image.open(path).convert("RGB")
         assert img.size == (w, h) == (320, 200), k
         assert b"".join(rows) == img.tobytes(), k
+
+
+def test_each_png_is_written_once_through_the_staged_descriptor(tmp_path):
+    """Issue 39: a chart's PNG is whole in memory, so it goes out in one
+    write(2) on the descriptor the output set staged (no second open, fstat
+    and close of the temporary's path), and the commit fsyncs that same
+    descriptor without reopening the path or chmod'ing a file whose mode is
+    already right. Counted with strace (-y names each call's file)."""
+    import shutil
+    import pytest
+    if not shutil.which("strace"):
+        pytest.skip("needs strace")
+    n = 6
+    blocks = [chart(k, width=320, height=200) for k in ["bar", "line", "area", "pie", "column", "doughnut"]]
+    s, log = spec(tmp_path, blocks), tmp_path / "strace.log"
+    p = subprocess.run(["strace", "-f", "-qq", "-y", "-e", "trace=openat,open,write,chmod,fsync,close",
+                        "-o", str(log), FOLIO, "render", str(s), "-o", str(tmp_path / "c.png"), "--quiet"],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    lines = [l for l in log.read_text().splitlines() if ".c-" in l and ".png.folio-" in l]
+    calls = {}
+    for l in lines:
+        name = l.split(None, 1)[1].split("(", 1)[0]
+        calls[name] = calls.get(name, 0) + 1
+    assert calls.get("write") == n, calls
+    assert calls.get("fsync") == n, calls
+    assert calls.get("openat") == n, calls      # the O_EXCL creation, nothing more
+    assert "chmod" not in calls and "open" not in calls, calls
+    for i in range(1, n + 1):
+        assert subprocess.run(["pngcheck", "-q", str(tmp_path / f"c-{i}.png")]).returncode == 0
