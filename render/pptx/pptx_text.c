@@ -134,6 +134,10 @@ size_t fo_pptx_para_lines(const fo_theme *t, const fo_pptx_para *para, double w,
 {
     wrap_state s = {.t = t, .para = para, .max = w, .starts = starts, .cap = cap};
     new_line(&s, 0);
+    /* one space's width, measured once per font: half the calls were for
+       the single space between two words (fo_text_width is pure) */
+    const char *space_font = NULL;
+    double space_w = 0;
     for (size_t r = 0; r < para->nruns; r++) {
         const fo_run *run = &para->runs[r];
         const char *font = fo_pptx_font_file(t, run->flags, para->bold);
@@ -148,7 +152,11 @@ size_t fo_pptx_para_lines(const fo_theme *t, const fo_pptx_para *para, double w,
             } else if (c == ' ') {
                 size_t j = i;
                 while (j < run->len && run->text[j] == ' ') j++;
-                commit_word(&s, fo_text_width(font, para->size, run->text + i, j - i));
+                if (j - i == 1 && font != space_font) {
+                    space_font = font;
+                    space_w = fo_text_width(font, para->size, " ", 1);
+                }
+                commit_word(&s, j - i == 1 ? space_w : fo_text_width(font, para->size, run->text + i, j - i));
                 i = j;
             } else {
                 size_t j = i;
