@@ -52,6 +52,29 @@ def test_20k_headings_deck_is_indexed(tmp_path):
         assert b"Heading %d" % (n - 1) in z.read("ppt/slides/slide%d.xml" % n)
 
 
+def table_deck(tmp_path, n, timeout):
+    """Renders n sections of a heading and a 40-row, 6-column table to a deck
+    under /usr/bin/time: (peak RSS in MiB, MB of slide XML, the slide names,
+    the last slide's XML, the XML of the slide with the last heading)."""
+    table = {"columns": list("abcdef"), "rows": [[i * 6 + j for j in range(6)] for i in range(40)]}
+    spec = tmp_path / "d.json"
+    spec.write_text(json.dumps({"folio": 1, "data": {"t": table}, "blocks": [
+        b for i in range(n) for b in ({"type": "heading", "text": "Section %d" % i, "level": 1},
+                                      {"type": "table", "data": "t"})]}))
+    out = tmp_path / "d.pptx"
+    p = subprocess.run(["/usr/bin/time", "-f", "%M", FOLIO, "render", spec, "-o", out, "--quiet"],
+                       capture_output=True, text=True, timeout=timeout)
+    assert p.returncode == 0, p.stderr
+    peak_mib = int(p.stderr.strip().splitlines()[-1]) / 1024
+    with zipfile.ZipFile(out) as z:
+        names = [x for x in z.namelist() if re.fullmatch(r"ppt/slides/slide\d+\.xml", x)]
+        xml = sum(z.getinfo(x).file_size for x in names)
+        assert z.testzip() is None
+        last = z.read("ppt/slides/slide%d.xml" % len(names)).decode()
+        titled = z.read("ppt/slides/slide%d.xml" % (len(names) - 2)).decode()
+    return peak_mib, xml, names, last, titled
+
+
 def test_big_deck_spills_its_slides(tmp_path):
     """3,000 sections of a heading and a 40-row table are 9,000 slides and
     470 MB of slide XML: the package holds 32 MiB of parts in memory and
@@ -60,22 +83,7 @@ def test_big_deck_spills_its_slides(tmp_path):
     slide was held; about 110 MB now), and every slide reads back whole."""
     slow = sanitized()
     n = 300 if slow else 3000
-    table = {"columns": list("abcdef"), "rows": [[i * 6 + j for j in range(6)] for i in range(40)]}
-    spec = tmp_path / "d.json"
-    spec.write_text(json.dumps({"folio": 1, "data": {"t": table}, "blocks": [
-        b for i in range(n) for b in ({"type": "heading", "text": "Section %d" % i, "level": 1},
-                                      {"type": "table", "data": "t"})]}))
-    out = tmp_path / "d.pptx"
-    p = subprocess.run(["/usr/bin/time", "-f", "%M", FOLIO, "render", spec, "-o", out, "--quiet"],
-                       capture_output=True, text=True, timeout=600)
-    assert p.returncode == 0, p.stderr
-    peak_mb = int(p.stderr.strip().splitlines()[-1]) / 1024
-    with zipfile.ZipFile(out) as z:
-        names = [x for x in z.namelist() if re.fullmatch(r"ppt/slides/slide\d+\.xml", x)]
-        xml = sum(z.getinfo(x).file_size for x in names)
-        assert z.testzip() is None
-        last = z.read("ppt/slides/slide%d.xml" % len(names)).decode()
-        titled = z.read("ppt/slides/slide%d.xml" % (len(names) - 2)).decode()
+    peak_mb, xml, names, last, titled = table_deck(tmp_path, n, 600)
     assert len(names) == 3 * n
     assert "Section %d" % (n - 1) in titled and ">239<" in last   # the last table's last cell
     assert slow or xml > 400e6, "%.0f MB of slide XML" % (xml / 1e6)
@@ -120,21 +128,7 @@ def test_deflated_parts_are_not_held_twice(tmp_path):
     if sanitized():
         pytest.skip("a sanitizer's own memory hides the figure")
     n = 150
-    table = {"columns": list("abcdef"), "rows": [[i * 6 + j for j in range(6)] for i in range(40)]}
-    spec = tmp_path / "d.json"
-    spec.write_text(json.dumps({"folio": 1, "data": {"t": table}, "blocks": [
-        b for i in range(n) for b in ({"type": "heading", "text": "Section %d" % i, "level": 1},
-                                      {"type": "table", "data": "t"})]}))
-    out = tmp_path / "d.pptx"
-    p = subprocess.run(["/usr/bin/time", "-f", "%M", FOLIO, "render", spec, "-o", out, "--quiet"],
-                       capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stderr
-    peak_mib = int(p.stderr.strip().splitlines()[-1]) / 1024
-    with zipfile.ZipFile(out) as z:
-        names = [x for x in z.namelist() if re.fullmatch(r"ppt/slides/slide\d+\.xml", x)]
-        xml = sum(z.getinfo(x).file_size for x in names)
-        assert z.testzip() is None
-        last = z.read("ppt/slides/slide%d.xml" % len(names)).decode()
+    peak_mib, xml, names, last, _ = table_deck(tmp_path, n, 300)
     assert len(names) == 3 * n and ">239<" in last
     assert 20e6 < xml < 32 * 2**20, "%.0f MB of slide XML" % (xml / 1e6)
     assert peak_mib < 34, "peak RSS %.1f MiB for %.0f MB of slide XML" % (peak_mib, xml / 1e6)
