@@ -586,7 +586,9 @@ static __attribute__((noreturn)) void child_main(int sock, const child_params *p
 
 /* Preloading, as Android's zygote does: one render of a small built-in spec
    to every format loads the fonts into the face caches of render/core/text.c and
-   render/png, and pages in the renderers' code, so each child starts warm.
+   render/png, and pages in the renderers' code, so each child starts warm;
+   the workbooks' parts it deflates are learned (fo_serve_warm_learn), so a
+   child's part with the same bytes is not deflated again.
    The spec is ours, not a request's: nothing of a request is ever held here. */
 static void warm_up(void)
 {
@@ -604,8 +606,10 @@ static void warm_up(void)
 
     if (!getcwd(cwd, sizeof cwd) || !mkdtemp(dir) || chdir(dir) < 0) return;
     fo_diags_init(&d);
+    if (fo_serve_warm_learn) fo_serve_warm_learn(true);
     if (fo_spec_parse(spec, sizeof spec - 1, "warm-up", ".", &doc, &d) == FO_OK)
         (void)fo_render(doc, outs, 5, &opts, NULL, &d);
+    if (fo_serve_warm_learn) fo_serve_warm_learn(false);
     fo_doc_free(doc);
     fo_diags_free(&d);
     if (chdir(cwd) == 0) fo_serve_rmtree(dir);
