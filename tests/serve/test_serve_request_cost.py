@@ -157,3 +157,30 @@ def test_served_workbooks_are_the_clis_learned_parts_or_not(tmp_path):
             assert xlsx_rows(body)
     finally:
         srv.stop()
+
+
+def test_a_render_is_one_message_each_way(tmp_path):
+    """The server sends a render's child one message ('G', the job with the
+    spec's descriptor) and the control connection one ('J', the child's
+    socket); the child answers with one ('R', the status with the output's
+    descriptor): serve/zygote.c's wire. Counted on the server's threads
+    (strace), beside the bytes and the status a client reads."""
+    srv = Server(scratch=tmp_path)
+    try:
+        st, _, _ = render(srv, ["xlsx"], SPEC)
+        assert st == 200
+        log = tmp_path / "msgs.st"
+        tr = Traced(srv.p.pid, log, calls="sendmsg,recvmsg")
+        n = 5
+        for _ in range(n):
+            st, _, body = render(srv, ["xlsx"], SPEC)
+            assert st == 200 and xlsx_rows(body)
+        tr.p.send_signal(signal.SIGINT)
+        tr.p.wait(30)
+        calls = [l.split(None, 1)[-1] for l in log.read_text().splitlines()]
+        sent = sum(1 for c in calls if c.startswith("sendmsg(") and "SCM_RIGHTS" in c)
+        got = sum(1 for c in calls if c.startswith("recvmsg(") and "SCM_RIGHTS" in c)
+        assert sent == 2 * n, sent
+        assert got == n, got
+    finally:
+        srv.stop()
