@@ -214,12 +214,6 @@ int zipWriteInFileInZip(zipFile file, const void *buf, unsigned len)
     return ZIP_OK;
 }
 
-/* One compressor for the process, made at the first part and kept: making
- * one is a large allocation (mmap'd, faulted in) that a part of a few KiB
- * would pay again each time. */
-static struct libdeflate_compressor *compressor;
-static pthread_mutex_t compressor_lock = PTHREAD_MUTEX_INITIALIZER;
-
 /* Parts learned while the zygote warms up (fo_serve_warm_learn): their
  * bytes and their deflated bytes, read-only once learning ends, so the
  * zygote's children share them. libdeflate keeps no state from one call to
@@ -235,7 +229,25 @@ static learned_part learned[LEARNED];
 static size_t n_learned;
 static bool learning;
 
-void fo_serve_warm_learn(bool on) { learning = on; }
+/* One compressor for the process, made at the first part and kept: making
+ * one is a large allocation (mmap'd, faulted in) that a part of a few KiB
+ * would pay again each time. */
+static struct libdeflate_compressor *compressor;
+static pthread_mutex_t compressor_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Learning ends with the compressor the warm-up made freed: a zygote's child
+ * that wrote into it (its hash tables, ~0.3 MiB, rewritten by every part)
+ * copied each page on its first write, some 45 page faults a small
+ * workbook (perf, issue 39); a child now makes its own in memory of its own
+ * (the render children's region, serve/region.c) at its first part. */
+void fo_serve_warm_learn(bool on)
+{
+    learning = on;
+    if (!on) {
+        libdeflate_free_compressor(compressor);
+        compressor = NULL;
+    }
+}
 
 static const learned_part *learned_find(const part *p)
 {
