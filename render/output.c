@@ -59,7 +59,7 @@ struct fo_outset {
     fo_stage_item *items;
     watchdog w;
     bool scratch;               /* written in place, no watchdog: fo_outset_new_scratch */
-    bool committed;
+    bool committed;             /* scratch outputs kept: commit succeeded */
     volatile int tripped;       /* index + 1 of the file that passed the ceiling */
 };
 
