@@ -25,16 +25,34 @@
  * Output: the XML inside the workbook is the library's, byte for byte; the
  * deflated bytes differ from zlib's (still deterministic: the same input
  * gives the same file). FOLIO_LXW_ZIP=zlib in the environment hands every
- * call to minizip unchanged, for comparison (tests/serve/test_lxw_zip.py). */
+ * call to minizip unchanged, for comparison (tests/serve/test_lxw_zip.py).
+ *
+ * The archive itself: libxlsxwriter opens it with zipOpen(path), and
+ * minizip's own file functions (stdio) then wrote a small workbook in some
+ * 70 system calls: a write per local header, per part and per central
+ * entry, and two seeks per part to patch its header's CRC and sizes (half
+ * the system calls of a `folio serve` render child, strace -c). zipOpen is
+ * taken over too: the archive is opened with file functions over a buffer
+ * here, written to path at zipClose in one write (created as fopen's "wb"
+ * creates it: O_TRUNC, mode 0666 & ~umask). Memory is bounded as the parts
+ * are: past SPILL bytes the buffer goes to the file and the rest is written
+ * there at its offsets. The bytes are minizip's, whichever way they go:
+ * FOLIO_LXW_ZIP=file keeps minizip's stdio file (and libdeflate's parts),
+ * for comparison. */
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <libdeflate.h>
 #include <minizip/zip.h>
+
+#include "serve/serve.h"
 
 /* A part larger than this is deflated by zlib as it comes, not held. */
 #define HELD ((size_t)4 << 20)
@@ -42,19 +60,24 @@
 /* Parts open at once: libxlsxwriter writes one zip at a time per workbook;
  * more than this many workbooks closing at once fall back to minizip. */
 #define SLOTS 8
+/* An archive held in memory past this many bytes goes on in its file. */
+#define SPILL ((size_t)16 << 20)
 
 typedef int (*open_fn)(zipFile, const char *, const zip_fileinfo *, const void *, uInt, const void *, uInt,
                        const char *, int, int, int, int, int, int, const char *, uLong, uLong, uLong, int);
 typedef int (*write_fn)(zipFile, const void *, unsigned);
 typedef int (*close_fn)(zipFile);
 typedef int (*close_raw_fn)(zipFile, ZPOS64_T, uLong);
+typedef zipFile (*zopen_fn)(const void *, int, zipcharpc *, zlib_filefunc64_def *);
 
 static struct {
     open_fn open;
     write_fn write;
     close_fn close;
     close_raw_fn close_raw;
-    bool off; /* FOLIO_LXW_ZIP=zlib, or minizip not found */
+    zopen_fn zopen;
+    bool off;     /* FOLIO_LXW_ZIP=zlib, or minizip not found */
+    bool on_disk; /* FOLIO_LXW_ZIP=zlib or file: minizip's own stdio file */
 } real;
 static pthread_once_t real_once = PTHREAD_ONCE_INIT;
 
@@ -80,7 +103,9 @@ static void find_real(void)
     real.write = (write_fn)dlsym(RTLD_NEXT, "zipWriteInFileInZip");
     real.close = (close_fn)dlsym(RTLD_NEXT, "zipCloseFileInZip");
     real.close_raw = (close_raw_fn)dlsym(RTLD_NEXT, "zipCloseFileInZipRaw64");
+    real.zopen = (zopen_fn)dlsym(RTLD_NEXT, "zipOpen2_64");
     real.off = (mode && strcmp(mode, "zlib") == 0) || !real.close_raw;
+    real.on_disk = real.off || (mode && strcmp(mode, "file") == 0);
 }
 
 /* The slot of file's open part, or NULL (a part minizip deflates itself). */
@@ -189,20 +214,80 @@ int zipWriteInFileInZip(zipFile file, const void *buf, unsigned len)
     return ZIP_OK;
 }
 
+/* Parts learned while the zygote warms up (fo_serve_warm_learn): their
+ * bytes and their deflated bytes, read-only once learning ends, so the
+ * zygote's children share them. libdeflate keeps no state from one call to
+ * the next, so a part with the same bytes deflates to the same bytes: using
+ * the learned ones changes no output. */
+#define LEARNED 48
+typedef struct {
+    unsigned char *in, *out;
+    size_t in_len, out_len;
+    uint32_t crc;
+} learned_part;
+static learned_part learned[LEARNED];
+static size_t n_learned;
+static bool learning;
+
 /* One compressor for the process, made at the first part and kept: making
  * one is a large allocation (mmap'd, faulted in) that a part of a few KiB
  * would pay again each time. */
 static struct libdeflate_compressor *compressor;
 static pthread_mutex_t compressor_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The held bytes deflated in one call and handed to minizip. */
+/* Learning ends with the compressor the warm-up made freed: a zygote's child
+ * that wrote into it (its hash tables, ~0.3 MiB, rewritten by every part)
+ * copied each page on its first write, some 45 page faults a small
+ * workbook (perf, issue 39); a child now makes its own in memory of its own
+ * (the render children's region, serve/region.c) at its first part. */
+void fo_serve_warm_learn(bool on)
+{
+    learning = on;
+    if (!on) {
+        libdeflate_free_compressor(compressor);
+        compressor = NULL;
+    }
+}
+
+static const learned_part *learned_find(const part *p)
+{
+    for (size_t k = 0; k < n_learned; k++) {
+        const learned_part *l = &learned[k];
+        if (l->in_len == p->len && l->crc == (uint32_t)p->crc && !memcmp(l->in, p->buf, p->len)) return l;
+    }
+    return NULL;
+}
+
+static void learn(const part *p, const unsigned char *out, size_t n)
+{
+    learned_part *l = &learned[n_learned];
+    if (n_learned == LEARNED || learned_find(p)) return;
+    l->in = malloc(p->len);
+    l->out = malloc(n);
+    if (!l->in || !l->out) {
+        free(l->in);
+        free(l->out);
+        return;
+    }
+    memcpy(l->in, p->buf, p->len);
+    memcpy(l->out, out, n);
+    l->in_len = p->len;
+    l->out_len = n;
+    l->crc = (uint32_t)p->crc;
+    n_learned++;
+}
+
+/* The held bytes deflated in one call (or learned) and handed to minizip. */
 static int deflate_held(part *p)
 {
+    const learned_part *l = learning ? NULL : learned_find(p);
+    if (l) return real.write(p->file, l->out, (unsigned)l->out_len);
     pthread_mutex_lock(&compressor_lock);
     if (!compressor) compressor = libdeflate_alloc_compressor(LEVEL);
     size_t bound = compressor ? libdeflate_deflate_compress_bound(compressor, p->len) : 0;
     unsigned char *out = compressor ? malloc(bound) : NULL;
     size_t n = out ? libdeflate_deflate_compress(compressor, p->buf, p->len, out, bound) : 0;
+    if (n && learning) learn(p, out, n);
     pthread_mutex_unlock(&compressor_lock);
     int rc = n ? real.write(p->file, out, (unsigned)n) : ZIP_INTERNALERROR;
     free(out);
@@ -221,4 +306,135 @@ int zipCloseFileInZip(zipFile file)
     slot_free(p);
     int closed = real.close_raw(file, size, crc);
     return rc ? rc : closed;
+}
+
+/* ------------------------------------------------ the archive in memory */
+
+/* One archive being written: in buf until it passes SPILL, then in fd. */
+typedef struct {
+    char *path;
+    unsigned char *buf;
+    size_t len, cap, pos; /* pos: minizip's offset (its seeks patch headers) */
+    int fd;               /* -1 while in memory */
+    int err;              /* errno of the first failure; sticky */
+} memzip;
+
+static int put_all(int fd, const unsigned char *p, size_t n, size_t at)
+{
+    while (n) {
+        ssize_t w = pwrite(fd, p, n, (off_t)at);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        p += w;
+        n -= (size_t)w;
+        at += (size_t)w;
+    }
+    return 0;
+}
+
+/* The buffer into the file, which is made now; from here on writes go there. */
+static int spill(memzip *m)
+{
+    m->fd = open(m->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (m->fd < 0 || put_all(m->fd, m->buf, m->len, 0) < 0) return -1;
+    free(m->buf);
+    m->buf = NULL;
+    m->cap = 0;
+    return 0;
+}
+
+static voidpf ZCALLBACK mz_open(voidpf opaque, const void *path, int mode)
+{
+    memzip *m = calloc(1, sizeof *m);
+    (void)opaque;
+    /* minizip opens to create (read-write, but it reads nothing back) when
+       zipOpen did; never to append */
+    if (!m || !path || !(mode & ZLIB_FILEFUNC_MODE_CREATE) || !(m->path = strdup(path))) {
+        free(m);
+        return NULL;
+    }
+    m->fd = -1;
+    return m;
+}
+
+static uLong ZCALLBACK mz_read(voidpf opaque, voidpf stream, void *buf, uLong size)
+{
+    (void)opaque, (void)stream, (void)buf, (void)size;
+    return 0;
+}
+
+static uLong ZCALLBACK mz_write(voidpf opaque, voidpf stream, const void *buf, uLong size)
+{
+    memzip *m = stream;
+    size_t end = m->pos + size;
+    (void)opaque;
+    if (m->err) return 0;
+    if (m->fd < 0 && end > SPILL && spill(m) < 0) m->err = errno ? errno : EIO;
+    if (!m->err && m->fd >= 0 && put_all(m->fd, buf, size, m->pos) < 0) m->err = errno ? errno : EIO;
+    if (m->err) return 0;
+    if (m->fd < 0) {
+        if (end > m->cap) {
+            size_t cap = m->cap ? m->cap : 64 << 10;
+            while (cap < end) cap *= 2;
+            unsigned char *b = realloc(m->buf, cap);
+            if (!b) {
+                m->err = ENOMEM;
+                return 0;
+            }
+            m->buf = b;
+            m->cap = cap;
+        }
+        if (m->pos > m->len) memset(m->buf + m->len, 0, m->pos - m->len);
+        memcpy(m->buf + m->pos, buf, size);
+    }
+    m->pos = end;
+    if (end > m->len) m->len = end;
+    return size;
+}
+
+static ZPOS64_T ZCALLBACK mz_tell(voidpf opaque, voidpf stream)
+{
+    (void)opaque;
+    return ((memzip *)stream)->pos;
+}
+
+static long ZCALLBACK mz_seek(voidpf opaque, voidpf stream, ZPOS64_T off, int origin)
+{
+    memzip *m = stream;
+    (void)opaque;
+    if (origin == ZLIB_FILEFUNC_SEEK_CUR) off += m->pos;
+    else if (origin == ZLIB_FILEFUNC_SEEK_END) off += m->len;
+    else if (origin != ZLIB_FILEFUNC_SEEK_SET) return -1;
+    m->pos = (size_t)off;
+    return 0;
+}
+
+/* The archive into its file, in one write while it was in memory. */
+static int ZCALLBACK mz_close(voidpf opaque, voidpf stream)
+{
+    memzip *m = stream;
+    int err = m->err;
+    (void)opaque;
+    if (!err && m->fd < 0 && spill(m) < 0) err = errno ? errno : EIO;
+    if (m->fd >= 0 && close(m->fd) < 0 && !err) err = errno;
+    free(m->buf);
+    free(m->path);
+    free(m);
+    if (err) errno = err;
+    return err ? -1 : 0;
+}
+
+static int ZCALLBACK mz_error(voidpf opaque, voidpf stream)
+{
+    (void)opaque;
+    return ((memzip *)stream)->err;
+}
+
+zipFile zipOpen(const char *pathname, int append)
+{
+    static zlib_filefunc64_def mem = {mz_open, mz_read, mz_write, mz_tell, mz_seek, mz_close, mz_error, NULL};
+    pthread_once(&real_once, find_real);
+    if (!real.zopen) return NULL;
+    bool ours = !real.on_disk && append == APPEND_STATUS_CREATE;
+    return real.zopen(pathname, append, NULL, ours ? &mem : NULL);
 }

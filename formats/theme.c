@@ -6,6 +6,7 @@
  * used by name in Office files, with Liberation files for PDF/PNG, unless the
  * theme gives "files" of its own. */
 #include <limits.h>
+#include <pthread.h>
 #include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -279,8 +280,17 @@ static void apply(ctx *c, json_t *root, fo_theme *t)
     }
 }
 
-void fo_theme_default(fo_theme *t)
+/* The built-in default, parsed once per process (every spec starts from it;
+ * it was a seventh of a small workbook's render in a `folio serve` child,
+ * which now finds it parsed by the zygote's warm-up). It reads only the
+ * built-in JSON and the font files it names, which do not change while a
+ * process runs. */
+static fo_theme default_theme;
+static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+
+static void load_default(void)
 {
+    fo_theme *t = &default_theme;
     memset(t, 0, sizeof *t);
     ctx c;
     memset(&c, 0, sizeof c);
@@ -296,6 +306,12 @@ void fo_theme_default(fo_theme *t)
         apply(&c, fo_json_root(c.json), t);
     fo_json_free(c.json);
     fo_diags_free(&d);
+}
+
+void fo_theme_default(fo_theme *t)
+{
+    pthread_once(&default_once, load_default);
+    *t = default_theme;
 }
 
 const char *fo_theme_builtin(size_t i, char *buf, size_t cap)

@@ -58,7 +58,8 @@ struct fo_outset {
     fo_stage stage;
     fo_stage_item *items;
     watchdog w;
-    bool scratch;               /* no watchdog, no fsync: fo_outset_new_scratch */
+    bool scratch;               /* written in place, no watchdog: fo_outset_new_scratch */
+    bool committed;             /* scratch outputs kept: commit succeeded */
     volatile int tripped;       /* index + 1 of the file that passed the ceiling */
 };
 
@@ -153,8 +154,10 @@ static fo_outset *outset_new(uint64_t max_bytes, bool scratch)
     o->scratch = scratch;
     o->w.ifd = -1;
     pthread_mutex_init(&o->w.lock, NULL);
-    fo_stage_begin(&o->stage, NULL, 0);
-    if (!scratch) start_watch(o);
+    if (!scratch) {
+        fo_stage_begin(&o->stage, NULL, 0);
+        start_watch(o);
+    }
     return o;
 }
 
@@ -172,6 +175,7 @@ void fo_outset_free(fo_outset *o)
     stop_watch(o);
     fo_stage_end(&o->stage); /* removes every temporary not renamed into place */
     for (size_t i = 0; i < o->n; i++) {
+        if (o->scratch && !o->committed) (void)unlink(o->files[i].dest);
         fo_free(o->files[i].tmp);
         fo_free(o->files[i].dest);
     }
@@ -189,7 +193,7 @@ static bool grow(fo_outset *o)
     if (!f || !it) { fo_free(f); fo_free(it); return false; }
     pthread_mutex_lock(&o->w.lock);
     if (o->n) memcpy(f, o->files, o->n * sizeof *f);
-    fo_stage_grow(&o->stage, it, cap);
+    if (!o->scratch) fo_stage_grow(&o->stage, it, cap);
     fo_free(o->files);
     fo_free(o->items);
     o->files = f;
@@ -245,6 +249,30 @@ static const char *stage_one(fo_outset *o, const char *dest, const char *format,
     return tmp;
 }
 
+/* A scratch output: dest itself, created now (never over a file that is
+   there), written in place by the writer. */
+static const char *scratch_one(fo_outset *o, const char *dest, const char *format, fo_diags *d)
+{
+    int fd = open(dest, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    int e = errno;
+    char *dcopy = fd >= 0 ? fo_strdup(dest) : NULL, *tmp = dcopy ? fo_strdup(dest) : NULL;
+    if (fd >= 0) close(fd);
+    if (!tmp) {
+        if (fd < 0)
+            fo_diags_add(d, NULL, 0, 0, NULL, "check that the folder exists and is writable",
+                         "%s: cannot create a file there: %s", dest, strerror(e));
+        else (void)unlink(dest);
+        fo_free(dcopy);
+        return NULL;
+    }
+    staged *f = &o->files[o->n++];
+    f->dest = dcopy;
+    f->tmp = tmp;
+    f->format = format;
+    f->wd = -1;
+    return tmp;
+}
+
 const char *fo_outset_add(fo_outset *o, const char *dest, const char *format, fo_diags *d)
 {
     for (size_t i = 0; i < o->n; i++)
@@ -254,7 +282,7 @@ const char *fo_outset_add(fo_outset *o, const char *dest, const char *format, fo
             return NULL;
         }
     if (o->n == o->cap && !grow(o)) return NULL;
-    return stage_one(o, dest, format, d);
+    return o->scratch ? scratch_one(o, dest, format, d) : stage_one(o, dest, format, d);
 }
 
 fo_status fo_outset_fail(fo_outset *o, fo_status st, fo_diags *d)
@@ -286,6 +314,7 @@ static fo_status check_one(const fo_outset *o, const staged *f, struct stat *st,
 
 int fo_outset_fd(const fo_outset *o, const char *tmp)
 {
+    if (o->scratch) return -1;
     for (size_t i = 0; i < o->n; i++)
         if (o->files[i].tmp == tmp) return o->items[i].fd;
     return -1;
@@ -304,14 +333,13 @@ static int settle(const fo_outset *o, size_t i, const struct stat *st)
     if (fstat(fd, &own) != 0) return -1;
     if (own.st_dev != st->st_dev || own.st_ino != st->st_ino) {
         if (chmod(o->files[i].tmp, own.st_mode & 07777) != 0) return -1;
-        if (o->scratch) return 0;
         int nfd = open(o->files[i].tmp, O_RDONLY | O_CLOEXEC);
         if (nfd < 0) return -1;
         int rc = fsync(nfd);
         close(nfd);
         return rc;
     }
-    return o->scratch ? 0 : fsync(fd);
+    return fsync(fd);
 }
 
 static fo_status list_written(const fo_outset *o, const struct stat *sts, bool sha256,
@@ -340,14 +368,15 @@ fo_status fo_outset_commit(fo_outset *o, fo_written_list *written, bool sha256, 
         fo_status s = check_one(o, &o->files[i], &sts[i], d);
         if (s != FO_OK && st == FO_OK) st = s;
     }
-    for (size_t i = 0; st == FO_OK && i < o->n; i++)
+    for (size_t i = 0; st == FO_OK && !o->scratch && i < o->n; i++)
         if (settle(o, i, &sts[i]) != 0) {
             fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: cannot sync: %s", o->files[i].dest, strerror(errno));
             st = FO_ERR_IO;
         }
     if (st == FO_OK && written) st = list_written(o, sts, sha256, written);
     size_t failed = 0;
-    if (st == FO_OK && fo_stage_commit(&o->stage, &failed) != 0) {
+    if (st == FO_OK && o->scratch) o->committed = true;
+    else if (st == FO_OK && fo_stage_commit(&o->stage, &failed) != 0) {
         fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: cannot move into place: %s (no output "
                      "was changed)", o->files[failed].dest, strerror(errno));
         st = FO_ERR_IO;

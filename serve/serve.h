@@ -20,6 +20,7 @@
 #ifndef FO_SERVE_H
 #define FO_SERVE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,15 @@
    absolute path of this folio-engine (bound into the zygote's jail). Returns
    the exit code: 0 after a clean drain, 1 usage, 5 start-up failure. */
 int fo_serve_main(int argc, char **argv, const char *engine);
+
+/* Turns on (then off) learning while the zygote's warm-up renders: a part
+   of a workbook deflated meanwhile is kept, and a later part with the same
+   bytes is given the same deflated bytes without deflating again (the
+   theme, the rels and the content types of most small workbooks). Only the
+   zygote's built-in spec is ever learned, never a request's. Defined by the
+   executable that interposes libxlsxwriter's zip (cli/lxw_zip.c); weak, so
+   serve/ runs without it. Not thread-safe: only while single-threaded. */
+void fo_serve_warm_learn(bool on) __attribute__((weak));
 
 /* ======================= private to serve/ ============================== */
 #ifdef FO_SERVE_PRIVATE

@@ -27,15 +27,17 @@
  *                      request's socket, and what its child is: one request
  *                      (its allocator region's size) or a reused worker
  *   server -> child:   'F' name + fd   an uploaded file, at its relative path
- *                      'S' + fd        the spec (JSON)
  *                      'C' name + fd   a CSV/TSV to convert
- *                      'G' job_head    go
+ *                      'G' job_head    go; with the spec's fd (JSON) for a render
  *   child -> server:   'E' text        part of the diagnostics JSON
- *                      'O' fmt + fd    a written output (read-only)
- *                      'R' int         the fo_status; last message of a request
+ *                      'O' fmt + fd    a written output (read-only), all but the last
+ *                      'R' int [+ fd]  the fo_status, with the last output's fd when
+ *                                      it is FO_OK; last message of a request
  *                      'K'             (a reused worker, after 'R') clean: ready
  *                                      for the next request on this socket
  *                      'X' why         (a reused worker) not clean: it exits
+ * (One message where two would do: a small render's exchange is one message
+ * from the server and one back, not two and two.)
  * The control connection is the only way to the zygote: its socket file in
  * the jail's /out is unlinked as soon as the server has connected. */
 #define FO_SANDBOX_PRIVATE
@@ -231,10 +233,12 @@ static void strip_dir(fo_diags *d, const char *dir)
     }
 }
 
-/* Sends the diagnostics JSON in chunks, then each output, then the status. */
+/* Sends the diagnostics JSON in chunks, then each output, the last one with
+   the status. */
 static void child_reply(int sock, fo_status st, const fo_diags *d, const job_head *h)
 {
     size_t k;
+    int last = -1;
 
     if (d->n) {
         const char *json = fo_diags_json(d);
@@ -247,11 +251,16 @@ static void child_reply(int sock, fo_status st, const fo_diags *d, const job_hea
         int fd;
         snprintf(out, sizeof out, "result.%s", h->formats[k]);
         fd = open(out, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0 && k + 1 == h->n_formats) {
+            last = fd;
+            break;
+        }
         if (fd < 0 || send_msg(sock, 'O', h->formats[k], strlen(h->formats[k]) + 1, fd) < 0) st = FO_ERR_IO;
         if (fd >= 0) close(fd);
     }
     int32_t code = (int32_t)st;
-    (void)send_msg(sock, 'R', &code, sizeof code, -1);
+    (void)send_msg(sock, 'R', &code, sizeof code, st == FO_OK ? last : -1);
+    if (last >= 0) close(last);
 }
 
 static fo_status child_render(const job_head *h, int kind, const char *spec, size_t spec_len,
@@ -343,6 +352,13 @@ static int serve_one(int sock, const char *parent, int wait_ms, int reuse)
     while ((n = recv_msg(sock, msg, sizeof msg, &fd)) > 0) {
         if (msg[0] == 'G' && (size_t)n == 1 + sizeof h) {
             memcpy(&h, msg + 1, sizeof h);
+            if (fd >= 0 && !kind) {
+                kind = 'S';
+                spec = fo_fd_read(fd, MAX_SPEC_BYTES, &spec_len);
+            } else if (fd >= 0) {
+                bad = 1;
+            }
+            if (fd >= 0) close(fd);
             break;
         }
         if (fd < 0) {
@@ -350,9 +366,6 @@ static int serve_one(int sock, const char *parent, int wait_ms, int reuse)
         } else if (msg[0] == 'F') {
             if (copy_in(msg + 1, fd) < 0)
                 fo_diags_add(&d, NULL, 0, 0, NULL, NULL, "can't store the upload \"%s\"", msg + 1);
-        } else if (msg[0] == 'S' && !spec) {
-            kind = 'S';
-            spec = fo_fd_read(fd, MAX_SPEC_BYTES, &spec_len);
         } else if (msg[0] == 'C' && copy_in(msg + 1, fd) == 0) {
             kind = 'C';
             snprintf(input, sizeof input, "%.*s", FO_SERVE_MAX_NAME, msg + 1);
@@ -586,7 +599,9 @@ static __attribute__((noreturn)) void child_main(int sock, const child_params *p
 
 /* Preloading, as Android's zygote does: one render of a small built-in spec
    to every format loads the fonts into the face caches of render/core/text.c and
-   render/png, and pages in the renderers' code, so each child starts warm.
+   render/png, and pages in the renderers' code, so each child starts warm;
+   the workbooks' parts it deflates are learned (fo_serve_warm_learn), so a
+   child's part with the same bytes is not deflated again.
    The spec is ours, not a request's: nothing of a request is ever held here. */
 static void warm_up(void)
 {
@@ -604,8 +619,10 @@ static void warm_up(void)
 
     if (!getcwd(cwd, sizeof cwd) || !mkdtemp(dir) || chdir(dir) < 0) return;
     fo_diags_init(&d);
+    if (fo_serve_warm_learn) fo_serve_warm_learn(true);
     if (fo_spec_parse(spec, sizeof spec - 1, "warm-up", ".", &doc, &d) == FO_OK)
         (void)fo_render(doc, outs, 5, &opts, NULL, &d);
+    if (fo_serve_warm_learn) fo_serve_warm_learn(false);
     fo_doc_free(doc);
     fo_diags_free(&d);
     if (chdir(cwd) == 0) fo_serve_rmtree(dir);
@@ -1006,7 +1023,6 @@ static int send_job(int sock, const fo_serve_job *job)
 
     for (k = 0; rc == 0 && k < job->n_files; k++)
         rc = send_msg(sock, 'F', job->names[k], strlen(job->names[k]) + 1, job->fds[k]);
-    if (rc == 0 && job->kind == 'S') rc = send_msg(sock, 'S', NULL, 0, job->input_fd);
     if (rc == 0 && job->kind == 'C')
         rc = send_msg(sock, 'C', job->input_name, strlen(job->input_name) + 1, job->input_fd);
     memset(&h, 0, sizeof h);
@@ -1014,7 +1030,7 @@ static int send_job(int sock, const fo_serve_job *job)
     h.timeout_s = job->timeout_s;
     h.n_formats = (uint32_t)job->n_formats;
     memcpy(h.formats, job->formats, sizeof h.formats);
-    return rc == 0 ? send_msg(sock, 'G', &h, sizeof h, -1) : rc;
+    return rc == 0 ? send_msg(sock, 'G', &h, sizeof h, job->kind == 'S' ? job->input_fd : -1) : rc;
 }
 
 /* Reads the child's reply until 'R', EOF or the deadline. */
@@ -1044,6 +1060,8 @@ static void read_reply(int sock, const fo_serve_job *job, fo_serve_result *r, fo
             int32_t code;
             memcpy(&code, msg + 1, sizeof code);
             r->status = code;
+            if (fd >= 0 && r->n_outs < FO_SERVE_MAX_FORMATS) r->out_fds[r->n_outs++] = fd;
+            else if (fd >= 0) close(fd);
             return;
         }
         if (fd >= 0) close(fd);

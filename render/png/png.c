@@ -10,10 +10,12 @@
  * fontconfig lookup), glyphs are placed at the advances text.c measured, and
  * no time or machine data goes into the file: the same spec gives the same
  * bytes. Naming: one chart -> OUT.png; several -> OUT-1.png, OUT-2.png, ... */
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cairo.h>
 #include <cairo-ft.h>
@@ -991,11 +993,15 @@ static char *numbered_path(const char *dest, size_t i)
 }
 
 /* Writes b to the staged temporary tmp of out through the descriptor the
- * output set holds (one write(2); no open, fstat or close of the path). */
+ * output set holds (one write(2); no open, fstat or close of the path), or,
+ * in a scratch set (folio serve's children), through the path. */
 static fo_status write_file(fo_outset *out, const char *tmp, const fo_buf *b, const char *dest, fo_diags *d)
 {
-    int fd = fo_outset_fd(out, tmp);
-    if (fd < 0 || fo_write_all(fd, b->data, b->len, 0) != 0) {
+    int fd = fo_outset_fd(out, tmp), own = -1;
+    if (fd < 0) fd = own = open(tmp, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    int rc = fd < 0 ? -1 : fo_write_all(fd, b->data, b->len, 0);
+    if (own >= 0 && close(own) != 0) rc = -1;
+    if (rc != 0) {
         fo_diags_add(d, NULL, 0, 0, NULL, NULL, "%s: cannot write (disk full?)", dest);
         return FO_ERR_IO;
     }
