@@ -6,6 +6,7 @@
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 
 import pytest
@@ -35,6 +36,17 @@ def run_folio(*args, cwd=None, check=None, timeout=300, env=None):
 @pytest.fixture
 def folio():
     return run_folio
+
+
+def assert_defines(binary, names):
+    """binary's dynamic symbol table defines every one of names (folio's
+    overrides of a shared library's functions, interposed by the linker)."""
+    if not shutil.which("readelf"):
+        pytest.skip("readelf is not installed")
+    out = subprocess.run(["readelf", "--dyn-syms", "-W", str(binary)], capture_output=True, text=True).stdout
+    defined = {l.split()[-1] for l in out.splitlines() if " UND " not in l and l.split()}
+    for name in names:
+        assert name in defined, f"{pathlib.Path(binary).name} does not define {name}"
 
 
 def write_spec(dirpath, spec, name="spec.json"):

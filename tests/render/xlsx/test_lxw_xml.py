@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from conftest import FOLIO, SAMPLES
+from conftest import FOLIO, SAMPLES, assert_defines
 
 ENGINES = [pathlib.Path(FOLIO).parent / n for n in ("folio-engine", "folio-serve")]
 ENTRY_POINTS = ("lxw_xml_start_tag", "lxw_xml_start_tag_unencoded", "lxw_xml_empty_tag",
@@ -48,12 +48,7 @@ def render(spec, out, lib=False):
 
 @pytest.mark.parametrize("engine", ENGINES, ids=lambda p: p.name)
 def test_engines_define_the_xml_writers_entry_points(engine):
-    if not shutil.which("readelf"):
-        pytest.skip("readelf is not installed")
-    out = subprocess.run(["readelf", "--dyn-syms", "-W", str(engine)], capture_output=True, text=True).stdout
-    defined = {l.split()[-1] for l in out.splitlines() if " UND " not in l and l.split()}
-    for name in ENTRY_POINTS:
-        assert name in defined, f"{engine.name} does not define {name}"
+    assert_defines(engine, ENTRY_POINTS)
 
 
 @pytest.mark.parametrize("fmt", ["xlsx", "docx", "pptx"])

@@ -17,7 +17,7 @@ import zlib
 
 import pytest
 
-from conftest import FOLIO, SAMPLES
+from conftest import FOLIO, SAMPLES, assert_defines
 
 ENGINES = [pathlib.Path(FOLIO).parent / n for n in ("folio-engine", "folio-serve")]
 ENTRY_POINTS = ("zipOpenNewFileInZip4_64", "zipWriteInFileInZip", "zipCloseFileInZip")
@@ -53,12 +53,7 @@ def zlib_deflate(raw):
 
 @pytest.mark.parametrize("engine", ENGINES, ids=lambda p: p.name)
 def test_engines_define_minizips_entry_points(engine):
-    if not shutil.which("readelf"):
-        pytest.skip("readelf is not installed")
-    out = subprocess.run(["readelf", "--dyn-syms", "-W", str(engine)], capture_output=True, text=True).stdout
-    defined = {l.split()[-1] for l in out.splitlines() if " UND " not in l and l.split()}
-    for name in ENTRY_POINTS:
-        assert name in defined, f"{engine.name} does not define {name}"
+    assert_defines(engine, ENTRY_POINTS)
 
 
 @pytest.mark.parametrize("sample", ["sales", "pnl", "survey", "world"])
