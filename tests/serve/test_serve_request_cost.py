@@ -99,6 +99,14 @@ WARM_SPEC = {"folio": 1, "title": "warm-up", "data": {"d": {"columns": [
                {"type": "table", "data": "d"}, {"type": "chart", "kind": "bar", "data": "d", "x": "k", "y": ["v"]}]}
 
 
+def renders(srv, n):
+    """n xlsx renders of SPEC, each answered 200; returns n."""
+    for _ in range(n):
+        st, _, body = render(srv, ["xlsx"], SPEC)
+        assert st == 200, body[:300]
+    return n
+
+
 def zygote_of(srv):
     from test_serve import _children
     init = _children(srv.p.pid)
@@ -120,17 +128,12 @@ def test_a_render_childs_system_calls(tmp_path):
     (issue 39)."""
     srv = Server(scratch=tmp_path)
     try:
-        for _ in range(3):
-            st, _, _ = render(srv, ["xlsx"], SPEC)   # the zygote's spare child is forked
-            assert st == 200
+        renders(srv, 3)   # the zygote's spare child is forked
         log = tmp_path / "z.st"
         tr = subprocess.Popen(["strace", "-f", "-c", "-o", str(log), "-p", str(zygote_of(srv))],
                               stderr=subprocess.DEVNULL)
         time.sleep(1.0)
-        n = 20
-        for _ in range(n):
-            st, _, body = render(srv, ["xlsx"], SPEC)
-            assert st == 200, body[:300]
+        n = renders(srv, 20)
         time.sleep(0.5)
         tr.send_signal(signal.SIGINT)
         tr.wait(30)
@@ -196,18 +199,13 @@ def test_a_render_childs_page_faults(tmp_path):
     its own memory (issue 39)."""
     srv = Server(scratch=tmp_path)
     try:
-        for _ in range(3):
-            st, _, _ = render(srv, ["xlsx"], SPEC)
-            assert st == 200
+        renders(srv, 3)
         out = tmp_path / "perf.txt"
         pr = subprocess.Popen(["perf", "stat", "-x,", "-e", "page-faults", "-o", str(out), "-p",
                                str(zygote_of(srv)), "--", "sleep", "6"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(1.0)
-        n = 20
-        for _ in range(n):
-            st, _, body = render(srv, ["xlsx"], SPEC)
-            assert st == 200, body[:300]
+        n = renders(srv, 20)
         pr.wait(30)
         faults = [l.split(",")[0] for l in out.read_text().splitlines() if "page-faults" in l]
         if not faults or not faults[0].isdigit():
