@@ -125,7 +125,7 @@ typedef struct {
     size_t expect_pages;     /* table.c: the pages a table's remaining rows reach at
                               * the rate so far (0: no estimate) */
     fo_pdf_pinfo *pinfo;     /* per page, beside pages[] (same capacity) */
-    struct fo_pdf_stream *stream; /* stream.c: the pages written so far (NULL: none) */
+    struct fo_pdf_stream *stream;     /* stream.c: the pages written so far (NULL: none) */
     struct fo_pdf_measured *measured; /* table.c: the last table's widths, which
                               * fo_pdf_table_turns measured for it (NULL: none) */
 } fo_pdf;
