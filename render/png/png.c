@@ -190,8 +190,8 @@ static double seg_cover(const seg *s, double h, double px, double py)
 
 /* Blends colour over the pixels [x0, x1) of row y with the coverages
  * cov[x0 - bx ..] (bx: the first column cov holds), clearing them. */
-static void blend_row(unsigned char *data, int stride, int y, int bx, int x0, int x1, unsigned char *cov,
-                      uint32_t color)
+static inline void blend_row(unsigned char *data, int stride, int y, int bx, int x0, int x1,
+                             unsigned char *cov, uint32_t color)
 {
     uint32_t *row = (uint32_t *)(void *)(data + (size_t)y * (size_t)stride);
     for (int x = x0; x < x1; x++) {
@@ -704,10 +704,16 @@ typedef struct {
 typedef struct {
     fill_edge *e;
     size_t n, cap;
+    double W, H; /* the surface: every edge lies within [0, W] x [0, H] */
 } fill_edges;
 
+/* Adds the edge from (xa, ya) to (xb, yb); false when it leaves the
+ * surface or memory ran out. */
 static bool edge_add(fill_edges *es, double xa, double ya, double xb, double yb)
 {
+    if (!(xa >= 0 && xa <= es->W && xb >= 0 && xb <= es->W && ya >= 0 && ya <= es->H && yb >= 0 &&
+          yb <= es->H))
+        return false;
     if (ya == yb) return true; /* horizontal: adds nothing */
     if (es->n == es->cap) {
         size_t cap = es->cap ? es->cap * 2 : 64;
@@ -737,9 +743,10 @@ static int edge_top_cmp(const void *a, const void *b)
 }
 
 /* p's outline in device pixels as edges (each subpath closed, curves
- * flattened to tol), within [0, W] x [0, H]; false when it is not (or
- * memory ran out): the caller fills with cairo. */
-static bool fill_outline(cairo_t *cr, const fo_dl_path *p, double tol, int W, int H, fill_edges *es)
+ * flattened to tol: a curve's control points may lie off the surface, the
+ * curve not), within es's surface; false when it is not (or memory ran
+ * out): the caller fills with cairo. */
+static bool fill_outline(cairo_t *cr, const fo_dl_path *p, double tol, fill_edges *es)
 {
     const double *q = p->pts;
     double sx = 0, sy = 0, cx = 0, cy = 0;
@@ -751,7 +758,7 @@ static bool fill_outline(cairo_t *cr, const fo_dl_path *p, double tol, int W, in
             pt[2 * j] = q[2 * j];
             pt[2 * j + 1] = q[2 * j + 1];
             cairo_user_to_device(cr, &pt[2 * j], &pt[2 * j + 1]);
-            if (!(pt[2 * j] >= 0 && pt[2 * j] <= W && pt[2 * j + 1] >= 0 && pt[2 * j + 1] <= H)) return false;
+            if (!isfinite(pt[2 * j]) || !isfinite(pt[2 * j + 1])) return false;
         }
         q += 2 * np;
         switch (p->cmds[i]) {
@@ -774,9 +781,9 @@ static bool fill_outline(cairo_t *cr, const fo_dl_path *p, double tol, int W, in
             double ax = cx - 2 * pt[0] + pt[2], ay = cy - 2 * pt[1] + pt[3];
             double bx = pt[0] - 2 * pt[2] + pt[4], by = pt[1] - 2 * pt[3] + pt[5];
             double dd = sqrt(fmax(ax * ax + ay * ay, bx * bx + by * by));
-            int n = (int)ceil(sqrt(0.75 * dd / tol));
-            if (n < 1) n = 1;
-            if (n > 1024) return false;
+            double steps = ceil(sqrt(0.75 * dd / tol));
+            if (!(steps <= 1024)) return false;
+            int n = steps < 1 ? 1 : (int)steps;
             double px = cx, py = cy;
             for (int k = 1; k <= n; k++) {
                 double t = (double)k / n, u = 1 - t;
@@ -870,8 +877,8 @@ static bool own_fill(cairo_t *cr, const fo_dl_path *p, fo_rgb color, double alph
         cairo_get_antialias(cr) == CAIRO_ANTIALIAS_NONE || (alpha < 1 && !source_pixel(color, alpha, &src)))
         return false;
     int W = cairo_image_surface_get_width(s), H = cairo_image_surface_get_height(s);
-    fill_edges es = {0};
-    bool ok = fill_outline(cr, p, fmax(cairo_get_tolerance(cr), 0.01), W, H, &es);
+    fill_edges es = {.W = W, .H = H};
+    bool ok = fill_outline(cr, p, fmax(cairo_get_tolerance(cr), 0.01), &es);
     double lx = INFINITY, hx = -INFINITY, ly = INFINITY, hy = -INFINITY;
     for (size_t i = 0; ok && i < es.n; i++) {
         const fill_edge *e = &es.e[i];
