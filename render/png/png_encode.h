@@ -23,8 +23,8 @@
  * 8-bit indexed PNG when opaque with at most 256 colors, else as 8-bit RGB
  * (RGBA), appending to out. dpi (0 = none) goes into pHYs.
  * Returns FO_ERR_NOMEM or FO_ERR_INTERNAL on failure. */
-fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int stride,
-                        bool alpha, double dpi, fo_buf *out);
+fo_status fo_png_encode(const unsigned char *pixels, int width, int height, int stride, bool alpha,
+                        double dpi, fo_buf *out);
 
 /* Inserts an uncompressed iTXt chunk (keyword: 1-79 Latin-1 characters;
  * text: UTF-8, no language tag) before the IEND that ends out, as written by
@@ -73,7 +73,8 @@ void fo_rle_free(fo_rle *r);
 /* What png.c draws itself rather than through cairo alone (issue 39): */
 #define FO_PNG_OWN_LINES 1u /* series' lines and markers: its own rasterizer */
 #define FO_PNG_OWN_AREAS 2u /* translucent fills: cairo's coverage, its own blending */
-#define FO_PNG_OWN_ALL 3u   /* what the renderer does */
+#define FO_PNG_OWN_FILLS 4u /* solid fills (sectors, areas): its own coverage and blending */
+#define FO_PNG_OWN_ALL 7u   /* what the renderer does */
 
 /* Chart c drawn with the parts own names (FO_PNG_OWN_*) drawn by png.c and
  * the rest by cairo: *px gets *w x *h pixels 0xRRGGBB, row by row
