@@ -38,6 +38,24 @@ def folio():
     return run_folio
 
 
+def sanitized():
+    """True when FOLIO is a sanitizer build (make asan) or runs under valgrind
+    (make valgrind): 5-20 times slower, its own allocator and shadow memory
+    (counts of instructions, system calls and page faults mean nothing
+    there), and valgrind cannot run an ASan binary."""
+    engine = pathlib.Path(FOLIO).parent / "folio-engine"
+    with open(engine, "rb") as f:
+        return os.environ.get("FOLIO_VALGRIND") == "1" or b"AddressSanitizer" in f.read()
+
+
+def traced_env(env=None):
+    """The environment for folio run under strace or another ptrace: a
+    sanitizer build's LeakSanitizer does not work there, so it is off."""
+    env = dict(os.environ if env is None else env)
+    env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS"), "detect_leaks=0"]))
+    return env
+
+
 def assert_defines(binary, names):
     """binary's dynamic symbol table defines every one of names (folio's
     overrides of a shared library's functions, interposed by the linker)."""

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from conftest import FOLIO, run_folio
+from conftest import FOLIO, run_folio, traced_env
 
 ROWS = 500000
 
@@ -180,7 +180,7 @@ def test_each_output_is_synced_once_without_reopening(tmp_path):
     outs = ["o.pdf", "o.png", "o.xlsx", "o.docx", "o.pptx"]
     log = tmp_path / "trace"
     args = [a for n in outs for a in ("-o", str(tmp_path / n))]
-    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")  # LSan does not run under ptrace
+    env = traced_env()
     p = subprocess.run(["strace", "-f", "-qq", "-o", str(log), "-e",
                         "trace=fsync,fdatasync,chmod,fchmodat,openat",
                         FOLIO, "render", str(tmp_path / "spec.json"), *args],

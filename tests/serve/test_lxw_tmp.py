@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from conftest import FOLIO, ROOT, SAMPLES
+from conftest import FOLIO, SAMPLES, traced_env
 
 ENGINES = [pathlib.Path(FOLIO).parent / n for n in ("folio-engine", "folio-serve")]
 SMALL = {"folio": 1, "title": "Monthly revenue",
@@ -37,10 +37,8 @@ def render(spec_path, out, disk=False):
 def syscalls(tmp_path, spec_path, disk):
     """{syscall: count} of a render of spec_path to xlsx, children followed."""
     log = tmp_path / ("disk.st" if disk else "mem.st")
-    env = dict(os.environ)
+    env = traced_env()
     env.pop("FOLIO_LXW_TMPFILE", None)
-    # a sanitizer build: LeakSanitizer does not work under ptrace
-    env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS"), "detect_leaks=0"]))
     if disk:
         env["FOLIO_LXW_TMPFILE"] = "disk"
     p = subprocess.run(["strace", "-f", "-qq", "-e", "trace=openat,open,unlink,unlinkat", "-o", str(log),

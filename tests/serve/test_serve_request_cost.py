@@ -18,6 +18,7 @@ import time
 
 import pytest
 
+from conftest import sanitized
 from test_serve import FOLIO, SPEC, Server, render, xlsx_rows
 
 pytestmark = pytest.mark.skipif(not shutil.which("strace"), reason="strace is not installed")
@@ -116,6 +117,7 @@ def zygote_of(srv):
     return zygote[0]
 
 
+@pytest.mark.skipif(sanitized(), reason="a sanitizer's allocator makes its own system calls")
 def test_a_render_childs_system_calls(tmp_path):
     """What a default (one request, one fresh child) xlsx render costs in
     system calls, the zygote's fork and hand-over included (strace -f -c on
@@ -190,6 +192,7 @@ def test_a_render_is_one_message_each_way(tmp_path):
 
 
 @pytest.mark.skipif(not shutil.which("perf"), reason="perf is not installed")
+@pytest.mark.skipif(sanitized(), reason="a sanitizer's shadow memory faults pages of its own")
 def test_a_render_childs_page_faults(tmp_path):
     """Page faults of the zygote and its children per default xlsx render
     (perf stat follows the children forked after it attaches): 139 when the

@@ -6,7 +6,7 @@ import os
 import struct
 import subprocess
 
-from conftest import run_folio, write_spec
+from conftest import run_folio, traced_env, write_spec
 
 FOLIO = os.environ.get("FOLIO", "build/folio")
 
@@ -155,7 +155,7 @@ def test_each_png_is_written_once_through_the_staged_descriptor(tmp_path):
     s, log = spec(tmp_path, blocks), tmp_path / "strace.log"
     p = subprocess.run(["strace", "-f", "-qq", "-y", "-e", "trace=openat,open,write,chmod,fsync,close",
                         "-o", str(log), FOLIO, "render", str(s), "-o", str(tmp_path / "c.png"), "--quiet"],
-                       capture_output=True, text=True, timeout=300)
+                       capture_output=True, text=True, timeout=300, env=traced_env())
     assert p.returncode == 0, p.stderr
     lines = [l for l in log.read_text().splitlines() if ".c-" in l and ".png.folio-" in l]
     calls = {}

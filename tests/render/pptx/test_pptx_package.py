@@ -6,21 +6,12 @@
 # compared within one run, so a busy or sanitized machine changes both
 # alike; under a sanitizer the decks are 10 times smaller.
 import json
-import os
 import re
 import resource
 import subprocess
 import zipfile
 
-from conftest import FOLIO, run_folio, write_spec
-
-
-def sanitized():
-    """True under AddressSanitizer or valgrind (make asan, make valgrind):
-    5-20 times slower, so the decks are smaller there."""
-    engine = os.path.join(os.path.dirname(FOLIO), "folio-engine")
-    with open(engine, "rb") as f:
-        return os.environ.get("FOLIO_VALGRIND") == "1" or b"AddressSanitizer" in f.read()
+from conftest import FOLIO, run_folio, sanitized, write_spec
 
 
 def _render_cpu(tmp_path, n):

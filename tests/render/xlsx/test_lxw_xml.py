@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from conftest import FOLIO, SAMPLES, assert_defines
+from conftest import FOLIO, SAMPLES, assert_defines, sanitized
 
 ENGINES = [pathlib.Path(FOLIO).parent / n for n in ("folio-engine", "folio-serve")]
 ENTRY_POINTS = ("lxw_xml_start_tag", "lxw_xml_start_tag_unencoded", "lxw_xml_empty_tag",
@@ -72,13 +72,6 @@ def test_escaped_text_reads_back(tmp_path):
     cells = [c.value for ws in wb.worksheets for row in ws.iter_rows() for c in row if c.value is not None]
     assert "<tag attr=\"x\">" in cells and "&amp; already" in cells and "k & <k>" in cells
     assert -2147483648 in cells and 4294967296 in cells
-
-
-def sanitized():
-    """A sanitizer build (make asan): valgrind cannot run it."""
-    engine = pathlib.Path(FOLIO).parent / "folio-engine"
-    out = subprocess.run(["nm", "-D", str(engine)], capture_output=True, text=True).stdout
-    return "__asan_init" in out
 
 
 @pytest.mark.skipif(not shutil.which("valgrind") or sanitized(), reason="no valgrind, or a sanitizer build")
