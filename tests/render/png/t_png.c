@@ -520,6 +520,26 @@ START_TEST(encoded_pixels_decode_exactly)
 END_TEST
 
 /* Darkness of the pixels px[0..n): how much ink a picture has. */
+/* How two renders of n pixels (0xRRGGBB) differ: the pixels that differ in
+ * any channel into *differ, those off by more than 32 into *far; returns
+ * the largest difference in a channel. */
+static int pixel_diff(const uint32_t *a, const uint32_t *b, size_t n, size_t *differ, size_t *far)
+{
+    int most = 0;
+    *differ = *far = 0;
+    for (size_t i = 0; i < n; i++) {
+        int d = 0;
+        for (int sh = 0; sh <= 16; sh += 8) {
+            int c = abs((int)((a[i] >> sh) & 0xFF) - (int)((b[i] >> sh) & 0xFF));
+            if (c > d) d = c;
+        }
+        *differ += d > 0;
+        *far += d > 32;
+        if (d > most) most = d;
+    }
+    return most;
+}
+
 static double ink(const uint32_t *px, size_t n)
 {
     double sum = 0;
@@ -559,18 +579,8 @@ START_TEST(own_lines_and_markers_match_cairo)
             ck_assert_int_eq(wa, wb);
             ck_assert_int_eq(ha, hb);
             ck_assert_int_eq(wa, (int)(800 * scale));
-            size_t n = (size_t)wa * (size_t)ha, differ = 0, far = 0;
-            int most = 0;
-            for (size_t i = 0; i < n; i++) {
-                int d = 0;
-                for (int sh = 0; sh <= 16; sh += 8) {
-                    int c = abs((int)((a[i] >> sh) & 0xFF) - (int)((b[i] >> sh) & 0xFF));
-                    if (c > d) d = c;
-                }
-                differ += d > 0;
-                far += d > 32;
-                if (d > most) most = d;
-            }
+            size_t n = (size_t)wa * (size_t)ha, differ, far;
+            int most = pixel_diff(a, b, n, &differ, &far);
             bool own = kind != FO_CHART_BAR && kind != FO_CHART_COLUMN; /* pies: the gaps */
             ck_assert_msg(own ? differ > 0 : differ == 0, "kind %d odd %d: %zu pixels differ", kind, odd,
                           differ);
@@ -659,18 +669,8 @@ START_TEST(own_fills_match_cairo)
                                  FO_OK);
                 ck_assert_int_eq(wa, wb);
                 ck_assert_int_eq(ha, hb);
-                size_t n = (size_t)wa * (size_t)ha, differ = 0, far = 0;
-                int most = 0;
-                for (size_t i = 0; i < n; i++) {
-                    int d = 0;
-                    for (int sh = 0; sh <= 16; sh += 8) {
-                        int c = abs((int)((a[i] >> sh) & 0xFF) - (int)((b[i] >> sh) & 0xFF));
-                        if (c > d) d = c;
-                    }
-                    differ += d > 0;
-                    far += d > 32;
-                    if (d > most) most = d;
-                }
+                size_t n = (size_t)wa * (size_t)ha, differ, far;
+                int most = pixel_diff(a, b, n, &differ, &far);
                 double ia = ink(a, n), ib = ink(b, n);
                 if (getenv("T_PNG_FILL_STATS"))
                     fprintf(stderr, "kind %d variant %d scale %g: %zu differ, %zu > 32, most %d, ink %.5f\n",
