@@ -520,6 +520,17 @@ START_TEST(encoded_pixels_decode_exactly)
 END_TEST
 
 /* Darkness of the pixels px[0..n): how much ink a picture has. */
+/* The month chart of kind in one of three variants: plain (0), stacked
+ * (1), or with values below zero too and a fractional width (2). */
+static void variant_chart(fx_chart *f, fo_chart_kind kind, int variant)
+{
+    month_chart(f, kind);
+    f->chart.stacked = variant == 1;
+    if (variant == 2)
+        for (size_t i = 0; i < 12; i++) f->ds.cells[i * 4 + 2].num = -20.0 + 7.3 * (double)i;
+    f->chart.width = variant == 2 ? 613 : 0;
+}
+
 /* How two renders of n pixels (0xRRGGBB) differ: the pixels that differ in
  * any channel into *differ, those off by more than 32 into *far; returns
  * the largest difference in a channel. */
@@ -607,11 +618,7 @@ START_TEST(translucent_fill_is_cairo_fill)
         for (int variant = 0; variant < 3; variant++)
             for (double scale = 1; scale <= 2; scale++) {
                 fx_chart f;
-                month_chart(&f, (fo_chart_kind)kind);
-                f.chart.stacked = variant == 1;
-                if (variant == 2) /* below zero too, and a fractional size */
-                    for (size_t i = 0; i < 12; i++) f.ds.cells[i * 4 + 2].num = -20.0 + 7.3 * (double)i;
-                f.chart.width = variant == 2 ? 613 : 0;
+                variant_chart(&f, (fo_chart_kind)kind, variant);
                 uint32_t *a, *b;
                 int wa, ha, wb, hb;
                 ck_assert_int_eq(fo_png_chart_pixels(&f.chart, &f.theme, scale,
@@ -654,11 +661,7 @@ START_TEST(own_fills_match_cairo)
             for (int sc = 0; sc < 3; sc++) {
                 double scale = 1 + sc * 0.5;
                 fx_chart f;
-                month_chart(&f, (fo_chart_kind)kind);
-                f.chart.stacked = variant == 1;
-                if (variant == 2) /* below zero too, and a fractional size */
-                    for (size_t i = 0; i < 12; i++) f.ds.cells[i * 4 + 2].num = -20.0 + 7.3 * (double)i;
-                f.chart.width = variant == 2 ? 613 : 0;
+                variant_chart(&f, (fo_chart_kind)kind, variant);
                 uint32_t *a, *b;
                 int wa, ha, wb, hb;
                 ck_assert_int_eq(
