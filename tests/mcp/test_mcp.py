@@ -12,6 +12,7 @@ import pathlib
 import shutil
 import subprocess
 import sys
+import threading
 import urllib.error
 import urllib.request
 
@@ -169,14 +170,30 @@ def test_tool_input_schemas_are_draft_2020_12(stdio):
 
 # ------------------------------------------------ raw protocol, no SDK
 
-def raw(lines, tmp_path, *opts):
+def raw(lines, tmp_path, answers, *opts):
+    """Writes the lines to folio mcp, reads `answers` lines back, then closes
+    stdin and reads to the end. Its input stays open until the answers are in:
+    at the end of input folio cancels the calls in flight, and a cancelled
+    call is never answered."""
     env = runtime(tmp_path)
     text = "".join(json.dumps(x) + "\n" if not isinstance(x, str) else x + "\n" for x in lines)
-    p = subprocess.run([FOLIO, "mcp", *opts], input=text, capture_output=True, text=True,
-                       env=env, timeout=120)
+    p = subprocess.Popen([FOLIO, "mcp", *opts], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env)
+    guard = threading.Timer(120, p.kill)
+    guard.start()
+    try:
+        p.stdin.write(text)
+        p.stdin.flush()
+        got = [p.stdout.readline() for _ in range(answers)]
+        p.stdin.close()
+        got += p.stdout.readlines()
+        err = p.stderr.read()
+        p.wait()
+    finally:
+        guard.cancel()
     close_spares(env)
-    assert p.returncode == 0, p.stderr
-    return [json.loads(line) for line in p.stdout.splitlines()], p
+    assert p.returncode == 0, err
+    return [json.loads(line) for line in got if line], p
 
 
 def test_protocol_errors_are_json_rpc_errors(tmp_path):
@@ -190,7 +207,7 @@ def test_protocol_errors_are_json_rpc_errors(tmp_path):
                   {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "run_python",
                                                                              "arguments": [1]}},
                   {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
-                   "params": {"name": "run_python", "arguments": {}}}], tmp_path)
+                   "params": {"name": "run_python", "arguments": {}}}], tmp_path, 6)
     by_id = {}
     for m in out:
         by_id.setdefault(json.dumps(m.get("id")), []).append(m)
