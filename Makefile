@@ -207,13 +207,19 @@ $(BUILD)/folio: $(BUILD)/obj/cli/launcher.o $(BUILD)/libfolio-sandbox.a
 $(BUILD)/folio-engine: $(CLI_OBJ) $(BUILD)/libfolio.a $(BUILD)/libfolio-sandbox.a
 	$(CC) $(CFLAGS) $(LDFLAGS) $(CLI_OBJ) $(BUILD)/libfolio-sandbox.a $(BUILD)/libfolio.a $(PKG_LIBS) $(CRYPTO_LIBS) -o $@
 
+# (its read-only segments on 2 MiB boundaries: serve/hugetext.c)
 $(BUILD)/folio-serve: $(CLI_OBJ) $(SRV_OBJ) $(BUILD)/libfolio.a $(BUILD)/libfolio-sandbox.a
-	$(CC) $(CFLAGS) $(LDFLAGS) $(CLI_OBJ) $(SRV_OBJ) $(BUILD)/libfolio-sandbox.a $(BUILD)/libfolio.a $(PKG_LIBS) $(CRYPTO_LIBS) $(SRV_LIBS) -o $@
+	$(CC) $(CFLAGS) $(LDFLAGS) -Wl,-z,max-page-size=0x200000 $(CLI_OBJ) $(SRV_OBJ) $(BUILD)/libfolio-sandbox.a $(BUILD)/libfolio.a $(PKG_LIBS) $(CRYPTO_LIBS) $(SRV_LIBS) -o $@
 
 # the render children's allocator replaces malloc: only its own test links it
 $(BUILD)/tests/serve/t_region: tests/serve/t_region.c tests/check_run.h $(BUILD)/obj/serve/region.o $(BUILD)/libfolio.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(BUILD)/obj/serve/region.o $(BUILD)/libfolio.a $$(pkg-config --cflags --libs check) -o $@
+
+# linked as folio-serve is: read-only segments on 2 MiB boundaries
+$(BUILD)/tests/serve/t_hugetext: tests/serve/t_hugetext.c tests/check_run.h $(BUILD)/obj/serve/hugetext.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -Wl,-z,max-page-size=0x200000 $< $(BUILD)/obj/serve/hugetext.o $$(pkg-config --cflags --libs check) -o $@
 
 # libxlsxwriter's in-memory temp files are the executables' own (cli/lxw_tmp.c)
 $(BUILD)/tests/serve/t_lxw_tmp: tests/serve/t_lxw_tmp.c tests/check_run.h $(BUILD)/obj/cli/lxw_tmp.o $(BUILD)/libfolio.a

@@ -15,6 +15,7 @@
  *              server and child
  *   region.c   the render children's allocator (replaces malloc in
  *              folio-engine; glibc's until a child turns it on)
+ *   hugetext.c the zygote's code and rodata moved onto 2 MiB pages
  * Library rule: only server.c prints (its own start-up errors and the one
  * JSON log line per request that http.c formats). */
 #ifndef FO_SERVE_H
@@ -150,6 +151,13 @@ long fo_serve_zygote_restarts(const fo_serve_zygote *z);
 void fo_serve_zygote_stop(fo_serve_zygote *z);
 /* `folio-engine serve --zygote` inside the jail: the zygote's loop. */
 int fo_serve_zygote_main(void);
+
+/* ---- hugetext.c ------------------------------------------------------- */
+/* In the zygote, before its warm-up: this executable's read-only segments
+   (code, rodata) moved onto 2 MiB pages, same bytes at the same addresses,
+   so a child reads them for one page-table fill each. How many segments
+   moved (0 when the link or the kernel does not allow it: nothing changes). */
+unsigned fo_serve_huge_text(void);
 
 /* ---- region.c --------------------------------------------------------- */
 /* In a render child, at its start: from now on malloc, calloc and realloc

@@ -696,6 +696,7 @@ static int zygote_loop(int ctl)
 
     signal(SIGCHLD, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
+    (void)fo_serve_huge_text();
     warm_up();
     fork_spare(ctl);
     while ((n = recv_msg(ctl, msg, sizeof msg, &fd)) > 0) {

@@ -216,3 +216,40 @@ def test_a_render_childs_page_faults(tmp_path):
         assert int(faults[0]) / n <= 115, f"{int(faults[0]) / n:.0f} page faults a render"
     finally:
         srv.stop()
+
+
+def _smaps(pid):
+    """[(perms, path, AnonHugePages kB)] of a process's mappings."""
+    maps, cur = [], None
+    for line in open(f"/proc/{pid}/smaps"):
+        head = line.split()
+        if "-" in head[0] and len(head) >= 5 and ":" not in head[0]:
+            cur = [head[1], head[5] if len(head) > 5 else "", 0]
+            maps.append(cur)
+        elif head[0] == "AnonHugePages:":
+            cur[2] = int(head[1])
+    return maps
+
+
+@pytest.mark.skipif(sanitized(), reason="not done in sanitizer builds (serve/hugetext.c)")
+def test_the_zygotes_own_code_is_on_huge_pages(tmp_path):
+    """The jailed zygote's own code and rodata are anonymous 2 MiB pages
+    (serve/hugetext.c): no mapping of folio-serve's read-only segments is
+    left, each child reads them for one page-table fill, and renders are
+    the CLI's bytes all the same (test_served_workbooks_are_the_clis...)."""
+    srv = Server(scratch=tmp_path)
+    try:
+        renders(srv, 2)
+        maps = _smaps(zygote_of(srv))
+        own = [m for m in maps if m[1].endswith("/folio-serve") or m[1] == "/run/folio"]
+        # left as the file's: only its data segment (and that segment's part
+        # made read-only after relocation, RELRO)
+        assert own and not any("x" in m[0] for m in own) and len(own) <= 2, own
+        anon_code = [m for m in maps if m[0] == "r-xp" and not m[1]]
+        assert len(anon_code) == 1, maps
+        thp = open("/sys/kernel/mm/transparent_hugepage/enabled").read()
+        if "[never]" not in thp:
+            assert anon_code[0][2] >= 2048
+        assert renders(srv, 2) == 2
+    finally:
+        srv.stop()
