@@ -631,6 +631,15 @@ static void warm_up(void)
     (void)malloc_trim(0);
 }
 
+/* A child of the zygote: glibc's _Fork, a fork without the pthread_atfork
+   handlers. The zygote is single-threaded, so no lock of glibc's needs them;
+   the handlers the linked libraries register (GnuTLS, p11-kit, OpenSSL: to
+   re-seed and re-initialise what a render never uses) made every child run,
+   and page in, their code: 0.6 ms of CPU per render on the CI's VM
+   (docs/serve.md). No render child uses a random generator of a library's
+   own; the child's folder names come from getrandom. */
+static pid_t fork_child(void) { return _Fork(); }
+
 /* The child forked ahead of the next request (-1 if none): it waits on its
    end of this socket for the request's 'J', so the fork and the child's first
    page faults are paid between requests, not while a client waits. It is a
@@ -659,7 +668,7 @@ static void fork_spare(int ctl)
     pid_t pid;
 
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) return;
-    pid = fork();
+    pid = fork_child();
     if (pid == 0) {
         close(ctl);
         close(sp[0]);
@@ -680,7 +689,7 @@ static void hand_out(int ctl, int fd, const child_params *p)
         spare = -1;
         if (ok) return;
     }
-    if (fork() == 0) {
+    if (fork_child() == 0) {
         close(ctl);
         child_main(fd, p);
     }
