@@ -130,6 +130,11 @@ PY
 zygote_of() { local init; init=$(pgrep -P "$1" | head -1); pgrep -P "$init" -f zygote | head -1; }
 floor_bin="$work/fork_floor"
 cc -O2 -o "$floor_bin" "$here/fork_floor.c" 2>/dev/null || floor_bin=
+# and what a fresh process pays per page it reads that is already mapped
+# (bench/touch_floor.c): the part of a child's CPU that grows with the
+# distinct pages a render touches
+touch_bin="$work/touch_floor"
+cc -O2 -o "$touch_bin" "$here/touch_floor.c" 2>/dev/null || touch_bin=
 per_render() {   # server-address zygote-pid fmt log [reuse] -> "cpu_ms faults renders"
   "$PY" - "$1" "$3" "$work/post.lua" <<'PY' &
 import http.client, json, re, sys
@@ -159,6 +164,10 @@ if command -v perf >/dev/null && zj=$(zygote_of "$jail_pid") && [ -n "$zj" ] && 
   floor=$([ -n "$floor_bin" ] && "$floor_bin" "$zj" 2000)
   set -- $floor
   echo "floor: bare fork+exit+wait of a process the zygote's size (RssAnon $3 KiB, RssFile $4 KiB, $5 mappings, $6 written): ${1:-nan} ms CPU, ${2:-nan} ms wall"
+  if [ -n "$touch_bin" ] && t=$("$touch_bin"); then
+    set -- $t
+    echo "a fresh process reading a page its parent mapped: $1 us CPU a 4 KiB page, $2 us a page of a 2 MiB page"
+  fi
   for fmt in $FORMATS; do
     set -- $(per_render "$jail" "$zj" "$fmt" "$work/jail.log")
     d=$(per_render "$reuse" "$zr" "$fmt" "$work/reuse.log" reuse)

@@ -3,8 +3,8 @@
  * render zygote), on this machine, now.
  *
  * It reads PID's /proc: resident anonymous and file memory (RssAnon,
- * RssFile), its mappings and how many of them hold anonymous pages (from
- * smaps). It then makes itself as large (less what it already has): private
+ * RssFile), how much of the first is on 2 MiB pages (AnonHugePages), its
+ * mappings and how many of them hold anonymous pages (from smaps). It then makes itself as large (less what it already has): private
  * memory written, a file's pages mapped and read, as many mappings (written
  * ones and file ones: a fork copies the page tables of the first, and each
  * mapping costs the fork and the exit), then forks N children that _exit at
@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 typedef struct {
-    long anon_kb, file_kb, maps, anon_maps;
+    long anon_kb, file_kb, huge_kb, maps, anon_maps;
 } shape;
 
 static double cpu_s(int who)
@@ -61,6 +61,7 @@ static int shape_of(const char *pid, shape *s)
         unsigned long a, b;
         if (sscanf(line, "%lx-%lx ", &a, &b) == 2 && strchr(line, '-') < strchr(line, ' ')) s->maps++;
         else if (sscanf(line, "Anonymous: %ld", &v) == 1 && v > 0) s->anon_maps++;
+        else if (sscanf(line, "AnonHugePages: %ld", &v) == 1) s->huge_kb += v;
     }
     fclose(f);
     return 0;
@@ -100,7 +101,8 @@ int main(int argc, char **argv)
     }
     long anon_maps = want.anon_maps - have.anon_maps,
          file_maps = want.maps - want.anon_maps - (have.maps - have.anon_maps);
-    long anon_pages = (want.anon_kb - have.anon_kb) * 1024 / page,
+    long huge_kb = want.huge_kb - have.huge_kb;
+    long anon_pages = (want.anon_kb - have.anon_kb - huge_kb) * 1024 / page,
          file_pages = (want.file_kb - have.file_kb) * 1024 / page;
     /* the file whose pages stand for the shared libraries' and fonts' */
     if ((fd = mkstemp(tmpl)) < 0) return perror("mkstemp"), 1;
@@ -116,6 +118,14 @@ int main(int argc, char **argv)
         size_t len = (size_t)((anon_pages - anon_maps) * page);
         char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED) return perror("mmap"), 1;
+        memset(p, 1, len);
+    }
+    if (huge_kb > 0) {   /* its 2 MiB pages (folio-serve's code: serve/hugetext.c) as such */
+        size_t len = (size_t)huge_kb * 1024, two = (size_t)2 << 20;
+        char *p = mmap(NULL, len + two, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return perror("mmap"), 1;
+        p = (char *)(((unsigned long)p + two - 1) & ~(two - 1));
+        (void)madvise(p, len, MADV_HUGEPAGE);
         memset(p, 1, len);
     }
     if (file_pages > file_maps) {
