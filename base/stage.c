@@ -154,9 +154,19 @@ static void temp_name(char *buf, size_t len, const char *name, char kind)
     snprintf(buf, len, ".%s.folio%c%s", name, kind, sfx);
 }
 
+void fo_stage_signals_block(sigset_t *old) { mask(SIG_BLOCK, old); }
+
+void fo_stage_signals_restore(const sigset_t *old)
+{
+    sigset_t m = *old;
+
+    mask(SIG_SETMASK, &m);
+}
+
 int fo_stage_add(fo_stage *s, int dir, const char *name)
 {
     fo_stage_item *it;
+    sigset_t old;
     int tries, fd = -1;
 
     if ((size_t)s->n >= s->cap || strlen(name) >= FO_STAGE_NAME || !*name || strchr(name, '/')) {
@@ -168,6 +178,9 @@ int fo_stage_add(fo_stage *s, int dir, const char *name)
     it->fd = -1;
     snprintf(it->name, sizeof it->name, "%s", name);
     if ((it->dir = fcntl(dir, F_DUPFD_CLOEXEC, 3)) < 0) return -1;
+    /* created and registered at once: a signal in between would leave the
+       temporary behind, unknown to the handler */
+    mask(SIG_BLOCK, &old);
     for (tries = 0; fd < 0 && tries < 100; tries++) {
         temp_name(it->tmp, sizeof it->tmp, name, '-');
         /* 0666: the umask decides, as for any file the user creates */
@@ -176,14 +189,16 @@ int fo_stage_add(fo_stage *s, int dir, const char *name)
     }
     if (fd < 0) {
         int e = errno;
+        mask(SIG_SETMASK, &old);
         close(it->dir);
         errno = e;
         return -1;
     }
-    (void)flock(fd, LOCK_EX | LOCK_NB);     /* "a live writer": see fo_stage_sweep */
     it->fd = fd;
     it->state = ST_STAGED;
     s->n = s->n + 1;                       /* only now does the handler see it */
+    mask(SIG_SETMASK, &old);
+    (void)flock(fd, LOCK_EX | LOCK_NB); /* "a live writer": see fo_stage_sweep */
     return fd;
 }
 

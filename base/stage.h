@@ -61,5 +61,12 @@ int fo_stage_commit(fo_stage *s, size_t *failed);
 void fo_stage_end(fo_stage *s);
 /* Removes stale temporaries of name in dir (left by a killed writer). */
 void fo_stage_sweep(int dir, const char *name);
+/* Blocks SIGINT, SIGTERM and SIGHUP in the calling thread (the old mask in
+   *old), and puts the old mask back. A thread started in between keeps them
+   blocked for its life: the signals then reach only the thread that stages
+   files, whose cleanup cannot run while that thread is half way through a
+   change (base/thread.h). */
+void fo_stage_signals_block(sigset_t *old);
+void fo_stage_signals_restore(const sigset_t *old);
 
 #endif

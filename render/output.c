@@ -35,6 +35,7 @@
 #include "render/output.h"
 #include "base/sha256.h"
 #include "base/stage.h"
+#include "base/thread.h"
 
 typedef struct {
     char *dest;
@@ -124,7 +125,7 @@ static void start_watch(fo_outset *o)
     memset(&ign, 0, sizeof ign);
     ign.sa_handler = SIG_IGN;
     sigaction(SIGXFSZ, &ign, &o->w.old_xfsz);
-    if (pthread_create(&o->w.thread, NULL, watch, o) != 0) {
+    if (fo_thread_start(&o->w.thread, watch, o) != 0) {
         sigaction(SIGXFSZ, &o->w.old_xfsz, NULL);
         close(o->w.ifd); close(o->w.stop[0]); close(o->w.stop[1]);
         o->w.ifd = -1;

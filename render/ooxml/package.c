@@ -39,6 +39,7 @@
 #include <zip.h>
 
 #include "base/buf.h"
+#include "base/thread.h"
 #include "render/core/prov.h"
 #include "render/ooxml/package.h"
 #include "render/ooxml/zipsrc.h"
@@ -368,7 +369,7 @@ void fo_pkg_deflate_ahead(fo_pkg *p)
     pthread_mutex_init(&k->lock, NULL);
     pthread_cond_init(&k->wake, NULL);
     pthread_cond_init(&k->done, NULL);
-    k->running = pthread_create(&k->thread, NULL, packer_main, k) == 0;
+    k->running = fo_thread_start(&k->thread, packer_main, k) == 0;
     p->packer = k;
 }
 

@@ -23,6 +23,7 @@
 #include <libdeflate.h>
 #include <zlib.h>
 
+#include "base/thread.h"
 #include "render/xlsx/xlsx_internal.h"
 
 #define CHUNK (128u * 1024u) /* bytes a thread hands over at a time */
@@ -161,7 +162,7 @@ fo_xlsx_body *fo_xlsx_body_new(const char *tmpdir, uint64_t max_packed)
     pthread_mutex_init(&b->mu, NULL);
     pthread_cond_init(&b->cv, NULL);
     b->sync = true;
-    b->threaded = pthread_create(&b->thread, NULL, worker, b) == 0; /* else deflated inline */
+    b->threaded = fo_thread_start(&b->thread, worker, b) == 0; /* else deflated inline */
     return b;
 }
 

@@ -11,6 +11,7 @@ import signal
 import stat
 import subprocess
 import time
+import zipfile
 
 import pytest
 
@@ -221,3 +222,33 @@ def test_in_of_a_proc_file_over_the_ceiling_is_refused():
                         "/bin/true"], capture_output=True, text=True, timeout=60)
     assert p.returncode == 2
     assert "--in /proc/cpuinfo" in p.stderr and "over the ceiling of 100" in p.stderr
+
+
+def test_a_signal_at_any_moment_leaves_a_whole_file_or_nothing(big_csv, tmp_path):
+    """SIGTERM at 24 moments spread over a convert's life, from before its
+    temporary exists to after it is renamed: each time the folder holds the
+    finished workbook (the signal came after the commit) or nothing. A signal
+    between the temporary's creation and its registration with the cleanup,
+    or one taken by a helper thread (the output watchdog, the deflating
+    thread) while the main thread staged, left the temporary behind."""
+    engine = os.path.join(os.path.dirname(FOLIO), "folio-engine")
+    start = time.monotonic()
+    subprocess.run([engine, "convert", str(big_csv), str(tmp_path / "t.xlsx")], check=True,
+                   stderr=subprocess.DEVNULL)
+    whole = time.monotonic() - start
+    os.unlink(tmp_path / "t.xlsx")
+    for k in range(24):
+        out = tmp_path / f"run{k}"
+        out.mkdir()
+        p = subprocess.Popen([engine, "convert", str(big_csv), str(out / "o.xlsx")],
+                             stderr=subprocess.DEVNULL,
+                             preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
+        time.sleep(whole * k / 20)
+        p.send_signal(signal.SIGTERM)
+        rc = p.wait(timeout=60)
+        left = os.listdir(out)
+        assert rc in (0, -signal.SIGTERM), rc
+        assert left in ([], ["o.xlsx"]) and (rc or left), (k, rc, left)
+        if left:                   # finished (or put in place before the signal): whole
+            with zipfile.ZipFile(out / "o.xlsx") as z:
+                assert z.testzip() is None and "xl/worksheets/sheet1.xml" in z.namelist()
