@@ -120,7 +120,7 @@ int main(int argc, char **argv)
         if (p == MAP_FAILED) return perror("mmap"), 1;
         memset(p, 1, len);
     }
-    if (huge_kb > 0) {   /* its 2 MiB pages (folio-serve's code: serve/hugetext.c) as such */
+    if (huge_kb > 0) { /* its 2 MiB pages (folio-serve's code: serve/hugetext.c) as such */
         size_t len = (size_t)huge_kb * 1024, two = (size_t)2 << 20;
         char *p = mmap(NULL, len + two, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED) return perror("mmap"), 1;

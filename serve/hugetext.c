@@ -51,7 +51,7 @@ static int remap(uintptr_t at, size_t len, int prot)
     void *gap = NULL;
 
     if (at & (HUGE - 1) || !len) return -1;
-    if (span > used) {          /* the rest of the 2 MiB must be free: reserve it */
+    if (span > used) { /* the rest of the 2 MiB must be free: reserve it */
         gap = mmap((void *)(at + used), span - used, PROT_NONE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
         if (gap != (void *)(at + used)) {
@@ -91,7 +91,7 @@ static int each_segment(struct dl_phdr_info *info, size_t size, void *count)
             remap(info->dlpi_addr + ph->p_vaddr, ph->p_memsz, prot) == 0)
             ++*(unsigned *)count;
     }
-    return 1;   /* the first object is the program itself: the libraries are not ours */
+    return 1; /* the first object is the program itself: the libraries are not ours */
 }
 #endif
 

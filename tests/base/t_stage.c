@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int raise_in_openat;   /* openat sends SIGTERM to the process once it has created a file */
+static int raise_in_openat; /* openat sends SIGTERM to the process once it has created a file */
 
 /* The openat stage.c calls (this program's definition comes first): the
    real one, then, when armed and a file was made, SIGTERM to the process. */
@@ -66,12 +66,12 @@ START_TEST(a_signal_while_the_temporary_is_made_removes_it)
         signal(SIGTERM, SIG_DFL);
         fo_stage_begin(&s, items, 2);
         raise_in_openat = 1;
-        (void)fo_stage_add(&s, d, "o.txt");   /* the signal ends the process here */
+        (void)fo_stage_add(&s, d, "o.txt"); /* the signal ends the process here */
         _exit(0);
     }
     ck_assert_int_eq(waitpid(pid, &st, 0), pid);
     ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "status %#x", st);
-    ck_assert_int_eq(entries(dir), 0);                 /* no temporary left */
+    ck_assert_int_eq(entries(dir), 0); /* no temporary left */
     ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST
@@ -94,7 +94,7 @@ START_TEST(a_helper_thread_leaves_the_signals_to_the_stager)
     ck_assert_int_eq(fo_thread_start(&t, report_mask, &blocked), 0);
     ck_assert_int_eq(pthread_join(t, NULL), 0);
     ck_assert_int_eq(blocked, 3);
-    pthread_sigmask(SIG_BLOCK, NULL, &now);            /* the caller's mask is as it was */
+    pthread_sigmask(SIG_BLOCK, NULL, &now); /* the caller's mask is as it was */
     ck_assert(!sigismember(&now, SIGTERM));
 }
 END_TEST
@@ -102,6 +102,6 @@ END_TEST
 int main(void)
 {
     return fo_check_tests("stage", 0,
-                          (const TTest *[]){ a_signal_while_the_temporary_is_made_removes_it,
-                                             a_helper_thread_leaves_the_signals_to_the_stager, NULL });
+                          (const TTest *[]){a_signal_while_the_temporary_is_made_removes_it,
+                                            a_helper_thread_leaves_the_signals_to_the_stager, NULL});
 }

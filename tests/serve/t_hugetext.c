@@ -98,19 +98,19 @@ START_TEST(read_only_segments_move_once_and_read_the_same)
     snprintf(before_path, sizeof before_path, "%s", code.path);
 
     n = fo_serve_huge_text();
-    if (n == 0 && (getenv("FOLIO_VALGRIND") || SANITIZED)) {  /* not done there: all as it was */
+    if (n == 0 && (getenv("FOLIO_VALGRIND") || SANITIZED)) { /* not done there: all as it was */
         ck_assert_int_eq(mapping_of((const void *)sum_to, &code), 0);
         ck_assert_str_eq(code.path, before_path);
         ck_assert_uint_eq(sum_to(100), 5050);
         return;
     }
-    ck_assert_uint_ge(n, 2);                            /* code and rodata at least */
+    ck_assert_uint_ge(n, 2); /* code and rodata at least */
 
     ck_assert_int_eq(mapping_of((const void *)sum_to, &code), 0);
     ck_assert_int_eq(mapping_of(motto, &data), 0);
-    ck_assert_str_eq(code.perms, "r-xp");               /* never writable */
+    ck_assert_str_eq(code.perms, "r-xp"); /* never writable */
     ck_assert_str_eq(data.perms, "r--p");
-    ck_assert_str_eq(code.path, "");                    /* anonymous now */
+    ck_assert_str_eq(code.path, ""); /* anonymous now */
     ck_assert_str_eq(data.path, "");
     if (thp_on()) {
         ck_assert_int_eq(code.huge_kb, 2048);
@@ -120,9 +120,9 @@ START_TEST(read_only_segments_move_once_and_read_the_same)
     ck_assert_uint_eq(sum_to(100), 5050);
     ck_assert_str_eq(motto, "same bytes at the same addresses");
 
-    ck_assert_uint_eq(fo_serve_huge_text(), 0);         /* its gaps are taken now */
+    ck_assert_uint_eq(fo_serve_huge_text(), 0); /* its gaps are taken now */
 
-    pid = fork();                                       /* a write to the code faults */
+    pid = fork(); /* a write to the code faults */
     if (pid == 0) {
         *(volatile unsigned char *)(uintptr_t)sum_to = 0xc3;
         _exit(0);
@@ -135,5 +135,5 @@ END_TEST
 int main(void)
 {
     return fo_check_tests("hugetext", 0,
-                          (const TTest *[]){ read_only_segments_move_once_and_read_the_same, NULL });
+                          (const TTest *[]){read_only_segments_move_once_and_read_the_same, NULL});
 }
