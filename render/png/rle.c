@@ -107,11 +107,16 @@ static void add_match(fo_rle *r, uint32_t len, uint32_t dist)
     }
     r->seqs[r->ns++] = (fo_rle_seq){(uint32_t)r->lit0, (uint32_t)(r->nlit - r->lit0), len, dist};
     r->lit0 = r->nlit;
-    for (uint32_t left = len; left;) {
-        uint32_t piece = run_piece(left);
-        r->freq[lencodes[piece].sym]++;
-        left -= piece;
+    /* run_piece's pieces counted at once (a row of zeros is ten): whole
+       ones of 258 while at least 261 are left, then what is left (3..260)
+       as one piece, or as two when more than 258 */
+    uint32_t whole = len >= 261 ? (len - 3) / MAX_MATCH : 0, left = len - whole * MAX_MATCH;
+    r->freq[lencodes[MAX_MATCH].sym] += whole;
+    if (left > MAX_MATCH) {
+        r->freq[lencodes[left - MIN_RUN].sym]++;
+        left = MIN_RUN;
     }
+    r->freq[lencodes[left].sym]++;
 }
 
 /* Ends the pending run of r->run copies of r->last: a match when at least
