@@ -577,7 +577,11 @@ fo_status fo_rle_finish(fo_rle *r, fo_buf *out)
     block_header(&b, len, nlit < 257 ? 257 : nlit);
     for (size_t k = 0; k < r->ns; k++) {
         const unsigned char *p = r->lit + r->seqs[k].lit, *e = p + r->seqs[k].nlit;
-        for (; p < e; p++) put(&b, code[*p], len[*p]);
+        for (; p + 1 < e; p += 2) { /* two codes of <= 15 bits at once */
+            uint32_t l0 = len[p[0]];
+            put(&b, code[p[0]] | (uint32_t)code[p[1]] << l0, (int)(l0 + len[p[1]]));
+        }
+        if (p < e) put(&b, code[*p], len[*p]);
         uint32_t dbit = r->seqs[k].dist == 3;
         for (uint32_t left = r->seqs[k].nrun; left;) {
             uint32_t piece = run_piece(left);
