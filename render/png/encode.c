@@ -305,7 +305,7 @@ static void put_rgb_rows(fo_rle *r, const unsigned char *pixels, int width, int 
 {
     static const unsigned char up = PNG_FILTER_UP;
     size_t gap = 0;
-    unsigned char buf[3 * 128];
+    unsigned char buf[3 * 128 + 1]; /* + 1: a pixel's three bytes stored as four */
     for (int y = 0; y < height; y++) {
         const uint32_t *px = pixel_row(pixels, stride, y),
                        *above = y ? pixel_row(pixels, stride, y - 1) : NULL;
@@ -322,27 +322,33 @@ static void put_rgb_rows(fo_rle *r, const unsigned char *pixels, int width, int 
                 next = x + 1;
                 continue;
             }
-            if (x == next + 1 && nb && !rep && buf[nb - 1] && nb + 6 <= sizeof buf) {
+            if (x == next + 1 && nb && !rep && buf[nb - 1] && nb + 6 <= 3 * 128) {
                 /* one pixel like the one above between changed ones: its
                    three zeros after a byte that is not are literals either
                    way (a run starts from a zero), without a call of their
-                   own (issue 39: a third of the gaps, ~0.2 M instructions
-                   of an area chart); never the start of a repeat */
+                   own (issue 39: ~0.05 M instructions of an area chart);
+                   never the start of a repeat */
                 buf[nb++] = 0;
                 buf[nb++] = 0;
                 buf[nb++] = 0;
                 next = x;
                 last = UINT32_MAX;
             }
-            if (rep || x != next || nb + 3 > sizeof buf) {
+            if (rep || x != next || nb + 3 > 3 * 128) {
                 if (nb) fo_rle_lits(r, gap, buf, nb);
                 if (rep) fo_rle_repeat(r, buf + nb - 3, 3, rep);
                 gap = 3 * (size_t)(x - next);
                 nb = rep = 0;
             }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            uint32_t rgb = __builtin_bswap32(d) >> 8; /* R, G, B, 0 in memory: one store */
+            memcpy(buf + nb, &rgb, 4);
+            nb += 3;
+#else
             buf[nb++] = (unsigned char)(d >> 16);
             buf[nb++] = (unsigned char)(d >> 8);
             buf[nb++] = (unsigned char)d;
+#endif
             last = d;
             next = x + 1;
         }
