@@ -668,7 +668,7 @@ static void blend_src_init(blend_src *b, uint32_t s)
 }
 
 /* Blends b over the pixels d[0..n) at whole coverage. */
-static void blend_solid(blend_src *b, uint32_t *d, int n)
+static inline void blend_solid(blend_src *b, uint32_t *d, int n)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     if (b->avx2) {
@@ -683,7 +683,7 @@ static void blend_solid(blend_src *b, uint32_t *d, int n)
  * pixels wide, clearing them. cov is zero everywhere else, so the stretch
  * is widened to whole eights where the row has room (no pixel by pixel
  * blending): a zero coverage leaves a pixel as it is. */
-static void blend_cells(blend_src *b, unsigned char *cov, uint32_t *row, int xa, int xb, int w)
+static inline void blend_cells(blend_src *b, unsigned char *cov, uint32_t *row, int xa, int xb, int w)
 {
     int wide = (xb - xa + 7) & ~7;
     if (wide <= w) {
