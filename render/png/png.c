@@ -586,6 +586,120 @@ static void blend_masked_row(bool avx2, uint32_t s, const unsigned char *m, uint
     blend_masked_plain(s, m, d, n);
 }
 
+/* A translucent fill's colour as own_fill blends it, set up once a fill
+ * rather than once a stretch of a row: the premultiplied source and, with AVX2, its channels in 16-bit lanes, 255
+ * minus its alpha, and the last eight pixels blended at whole coverage with
+ * their result, kept from one stretch to the next (they run over the same
+ * few colours). */
+typedef struct {
+    uint32_t s;
+    bool avx2;
+#if defined(__x86_64__) && defined(__GNUC__)
+    __m256i s16, ia16, in, out;
+#endif
+} blend_src;
+
+#if defined(__x86_64__) && defined(__GNUC__)
+static __attribute__((target("avx2"))) void blend_src_avx2(blend_src *b)
+{
+    b->s16 = _mm256_cvtepu8_epi16(_mm_set1_epi64x((long long)((uint64_t)b->s << 32 | b->s)));
+    b->ia16 = _mm256_set1_epi16((short)(255 - (b->s >> 24)));
+    b->in = _mm256_setzero_si256();
+    b->out = over8v(b->s16, b->ia16, b->in);
+}
+
+/* b over the pixels d[0..n) at whole coverage: the inside of a fill, no
+ * coverage to look at. Mostly 32 pixels like the last eight at once; the
+ * last few pixels through a masked load and store. */
+static __attribute__((target("avx2"))) void solid_avx2(blend_src *b, uint32_t *d, int n)
+{
+    __m256i in = b->in, out = b->out;
+    int x = 0;
+    for (; x + 32 <= n; x += 32) {
+        __m256i *v = (__m256i *)(void *)(d + x);
+        __m256i p = _mm256_loadu_si256(v), q = _mm256_loadu_si256(v + 1), r = _mm256_loadu_si256(v + 2),
+                t = _mm256_loadu_si256(v + 3);
+        __m256i same =
+            _mm256_and_si256(_mm256_and_si256(_mm256_cmpeq_epi32(p, in), _mm256_cmpeq_epi32(q, in)),
+                             _mm256_and_si256(_mm256_cmpeq_epi32(r, in), _mm256_cmpeq_epi32(t, in)));
+        if (_mm256_movemask_epi8(same) == -1) {
+            _mm256_storeu_si256(v, out);
+            _mm256_storeu_si256(v + 1, out);
+            _mm256_storeu_si256(v + 2, out);
+            _mm256_storeu_si256(v + 3, out);
+            continue;
+        }
+        for (int k = 0; k < 32; k += 8) over8(b->s16, b->ia16, d + x + k, &in, &out);
+    }
+    for (; x + 8 <= n; x += 8) over8(b->s16, b->ia16, d + x, &in, &out);
+    if (x < n) {
+        __m256i lanes =
+            _mm256_cmpgt_epi32(_mm256_set1_epi32(n - x), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        int *p = (int *)(void *)(d + x);
+        _mm256_maskstore_epi32(p, lanes, over8v(b->s16, b->ia16, _mm256_maskload_epi32(p, lanes)));
+    }
+    b->in = in;
+    b->out = out;
+}
+
+/* b through the coverages m[0..n) (n a multiple of eight) over d[0..n),
+ * clearing them: eight at a time, none to blend, whole or partial. */
+static __attribute__((target("avx2"))) void cells_avx2(blend_src *b, unsigned char *m, uint32_t *d, int n)
+{
+    for (int x = 0; x < n; x += 8) {
+        uint64_t m8;
+        memcpy(&m8, m + x, 8);
+        if (m8 == 0) continue;
+        if (m8 == ~(uint64_t)0) over8(b->s16, b->ia16, d + x, &b->in, &b->out);
+        else over8_masked(b->s16, m + x, d + x);
+        memset(m + x, 0, 8);
+    }
+}
+#endif
+
+static void blend_src_init(blend_src *b, uint32_t s)
+{
+    b->s = s;
+    b->avx2 = false;
+#if defined(__x86_64__) && defined(__GNUC__)
+    b->avx2 = __builtin_cpu_supports("avx2");
+    if (b->avx2) blend_src_avx2(b);
+#endif
+}
+
+/* Blends b over the pixels d[0..n) at whole coverage. */
+static inline void blend_solid(blend_src *b, uint32_t *d, int n)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (b->avx2) {
+        solid_avx2(b, d, n);
+        return;
+    }
+#endif
+    for (int x = 0; x < n; x++) d[x] = over_masked(b->s, 255, d[x]);
+}
+
+/* Blends b through the coverages cov[xa..xb) over row[xa..xb) of a row w
+ * pixels wide, clearing them. cov is zero everywhere else, so the stretch
+ * is widened to whole eights where the row has room (no pixel by pixel
+ * blending): a zero coverage leaves a pixel as it is. */
+static inline void blend_cells(blend_src *b, unsigned char *cov, uint32_t *row, int xa, int xb, int w)
+{
+    int wide = (xb - xa + 7) & ~7;
+    if (wide <= w) {
+        xb = xa + wide;
+        if (xb > w) xa -= xb - w, xb = w;
+    }
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (b->avx2 && wide <= w) {
+        cells_avx2(b, cov + xa, row + xa, xb - xa);
+        return;
+    }
+#endif
+    blend_masked_plain(b->s, cov + xa, row + xa, xb - xa);
+    memset(cov + xa, 0, (size_t)(xb - xa));
+}
+
 /* The premultiplied 0xAARRGGBB pixel cairo gives pixman for color at alpha. */
 static bool source_pixel(fo_rgb color, double alpha, uint32_t *px)
 {
@@ -895,8 +1009,8 @@ static bool own_fill(cairo_t *cr, const fo_dl_path *p, fo_rgb color, double alph
         return ok; /* no edge: nothing to fill */
     }
     /* columns as on the surface (acc and cov start at column 0), and room
-       for the cell after the right edge and a translucent row widened to
-       whole steps of sixteen */
+       for the cell after the right edge; translucent edge cells are blended
+       in whole eights within the row */
     int y0 = floor_int(ly), y1 = ceil_int(hy);
     if (y1 > H) y1 = H;
     double *acc = fo_calloc((size_t)W + 2, sizeof *acc);
@@ -910,10 +1024,9 @@ static bool own_fill(cairo_t *cr, const fo_dl_path *p, fo_rgb color, double alph
         unsigned char *data = cairo_image_surface_get_data(s);
         int stride = cairo_image_surface_get_stride(s);
         uint32_t c = color & 0xFFFFFFu;
-        bool opaque = alpha >= 1, avx2 = false;
-#if defined(__x86_64__) && defined(__GNUC__)
-        avx2 = !opaque && __builtin_cpu_supports("avx2");
-#endif
+        bool opaque = alpha >= 1;
+        blend_src bs;
+        if (!opaque) blend_src_init(&bs, src);
         size_t next = 0, na = 0;
         for (int y = y0; y < y1; y++) {
             uint32_t *row = (uint32_t *)(void *)(data + (size_t)y * (size_t)stride);
@@ -929,17 +1042,24 @@ static bool own_fill(cairo_t *cr, const fo_dl_path *p, fo_rgb color, double alph
             if (!ns) continue;
             sort_spans(spans, ns);
             /* the running sum: cell by cell within the edges' cells,
-               constant between them (opaque: whole coverage stored at once) */
-            int a = spans[0][0], pos = a;
+               constant between them (whole coverage stored or blended at
+               once, no coverage: nothing done) */
+            int pos = spans[0][0];
             double sum = 0;
             for (size_t j = 0; j < ns;) {
                 int sa = spans[j][0], sb = spans[j][1];
                 for (j++; j < ns && spans[j][0] <= sb; j++) sb = spans[j][1] > sb ? spans[j][1] : sb;
-                if (sa > pos) {
+                int run = (sa < W ? sa : W) - pos;
+                if (run > 0) {
                     unsigned char v = cover_byte(sum);
-                    if (opaque && v == 255) fill_run(row + pos, sa - pos, c);
-                    else if (v) memset(cov + pos, v, (size_t)(sa - pos));
-                    if (opaque && v != 255) blend_row(data, stride, y, 0, pos, sa, cov, c);
+                    if (v == 255) {
+                        if (opaque) fill_run(row + pos, run, c);
+                        else blend_solid(&bs, row + pos, run);
+                    } else if (v) {
+                        memset(cov + pos, v, (size_t)run);
+                        if (opaque) blend_row(data, stride, y, 0, pos, pos + run, cov, c);
+                        else blend_cells(&bs, cov, row, pos, pos + run, W);
+                    }
                 }
                 for (int x = sa; x < sb; x++) {
                     sum += acc[x];
@@ -947,16 +1067,8 @@ static bool own_fill(cairo_t *cr, const fo_dl_path *p, fo_rgb color, double alph
                     cov[x] = cover_byte(sum);
                 }
                 if (opaque) blend_row(data, stride, y, 0, sa, sb < W ? sb : W, cov, c);
+                else if (sa < W) blend_cells(&bs, cov, row, sa, sb < W ? sb : W, W);
                 pos = sb;
-            }
-            if (!opaque) { /* whole steps of sixteen where the row has room */
-                int xa = a, xb = pos < W ? pos : W, wide = (xb - xa + 15) & ~15;
-                if (wide <= W) {
-                    xb = xa + wide;
-                    if (xb > W) xa -= xb - W, xb = W;
-                }
-                blend_masked_row(avx2, src, cov + xa, row + xa, xb - xa);
-                memset(cov + xa, 0, (size_t)(xb - xa));
             }
             cov[W] = cov[W + 1] = 0; /* the cell after an edge on the right border */
         }

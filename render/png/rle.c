@@ -98,6 +98,21 @@ static void adler_reduce(fo_rle *r)
     r->since = 0;
 }
 
+/* Counts the length symbols of a match of len >= MIN_RUN bytes: run_piece's
+ * pieces at once (a row of zeros is ten), whole ones of 258 while at least
+ * 261 are left, then what is left (3..260) as one piece, or as two when
+ * more than 258. */
+static void count_pieces(fo_rle *r, uint32_t len)
+{
+    uint32_t whole = len >= 261 ? (len - 3) / MAX_MATCH : 0, left = len - whole * MAX_MATCH;
+    r->freq[lencodes[MAX_MATCH].sym] += whole;
+    if (left > MAX_MATCH) {
+        r->freq[lencodes[left - MIN_RUN].sym]++;
+        left = MIN_RUN;
+    }
+    r->freq[lencodes[left].sym]++;
+}
+
 /* Ends the open sequence with a match of len bytes at distance dist (1 or 3). */
 static void add_match(fo_rle *r, uint32_t len, uint32_t dist)
 {
@@ -107,11 +122,7 @@ static void add_match(fo_rle *r, uint32_t len, uint32_t dist)
     }
     r->seqs[r->ns++] = (fo_rle_seq){(uint32_t)r->lit0, (uint32_t)(r->nlit - r->lit0), len, dist};
     r->lit0 = r->nlit;
-    for (uint32_t left = len; left;) {
-        uint32_t piece = run_piece(left);
-        r->freq[lencodes[piece].sym]++;
-        left -= piece;
-    }
+    count_pieces(r, len);
 }
 
 /* Ends the pending run of r->run copies of r->last: a match when at least
@@ -233,8 +244,50 @@ static bool put_start(fo_rle *r, size_t zeros, size_t n)
     return r->nlit + n <= r->litcap || grow_lit(r, n);
 }
 
+/* fo_rle_lits in the common case, in one go: at least MIN_RUN + 1 zeros
+ * (fewer than 2^16) after a byte that is not zero with no run pending, then
+ * 1..PUT_MAX literals, with room for them and a sequence. The same bytes,
+ * sequences and counts as put_start and close_run would give (a literal
+ * zero, a match of the other zeros, the literals); the sums reduced once
+ * at the end (the same value modulo 65521, far from overflowing). False,
+ * nothing done, in any other case. Issue 39: put_start and two close_runs
+ * were ~190 instructions a stretch of changed pixels, ~0.5 M of a line or
+ * area chart. */
+static bool lits_fast(fo_rle *r, size_t zeros, const unsigned char *p, size_t n)
+{
+    if (r->failed || r->run || r->last == 0 || zeros <= MIN_RUN || zeros >= 65536 || n == 0 || n > PUT_MAX ||
+        r->ns == r->scap || r->nlit + 1 + n > r->litcap || zeros + n > UINT32_MAX - r->total)
+        return false;
+    r->total += zeros + n;
+    unsigned char *o = r->lit + r->nlit;
+    o[0] = 0;
+    r->freq[0]++;
+    uint64_t s1 = r->s1, s2 = r->s2 + s1, k = zeros - 1; /* the zero, then k more: s1 stays */
+    s2 += k * s1;
+    r->nlit++;
+    r->seqs[r->ns++] = (fo_rle_seq){(uint32_t)r->lit0, (uint32_t)(r->nlit - r->lit0), (uint32_t)k, 1};
+    r->lit0 = r->nlit;
+    count_pieces(r, (uint32_t)k);
+    o++;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char b = p[i];
+        o[i] = b;
+        r->freq[b]++;
+        s1 += b;
+        s2 += s1;
+    }
+    r->nlit += n;
+    r->s1 = s1;
+    r->s2 = s2;
+    r->last = p[n - 1];
+    r->since += zeros + n;
+    if (r->since >= ADLER_EVERY) adler_reduce(r);
+    return true;
+}
+
 void fo_rle_lits(fo_rle *r, size_t zeros, const unsigned char *p, size_t n)
 {
+    if (lits_fast(r, zeros, p, n)) return;
     for (; n > PUT_MAX; p += PUT_MAX, n -= PUT_MAX) {
         fo_rle_lits(r, zeros, p, PUT_MAX);
         zeros = 0;
@@ -524,7 +577,11 @@ fo_status fo_rle_finish(fo_rle *r, fo_buf *out)
     block_header(&b, len, nlit < 257 ? 257 : nlit);
     for (size_t k = 0; k < r->ns; k++) {
         const unsigned char *p = r->lit + r->seqs[k].lit, *e = p + r->seqs[k].nlit;
-        for (; p < e; p++) put(&b, code[*p], len[*p]);
+        for (; p + 1 < e; p += 2) { /* two codes of <= 15 bits at once */
+            uint32_t l0 = len[p[0]];
+            put(&b, code[p[0]] | (uint32_t)code[p[1]] << l0, (int)(l0 + len[p[1]]));
+        }
+        if (p < e) put(&b, code[*p], len[*p]);
         uint32_t dbit = r->seqs[k].dist == 3;
         for (uint32_t left = r->seqs[k].nrun; left;) {
             uint32_t piece = run_piece(left);

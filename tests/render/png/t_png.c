@@ -418,6 +418,57 @@ START_TEST(rle_stream_inflates_to_its_input)
 }
 END_TEST
 
+/* Gaps of zeros and literals through fo_rle_lits, as encode.c feeds a
+ * chart's changed pixels: gaps of 0..9 and up to past 2^16 (fo_rle_lits
+ * takes the common case, four or more zeros after a byte that is not zero,
+ * in one go, the rest piece by piece), literals ending or not in a zero, up
+ * to past PUT_MAX, repeats in between; the stream inflates to the same
+ * bytes (its Adler-32 checked by zlib). */
+START_TEST(rle_gaps_and_literals_inflate)
+{
+    enum { N = 2000000 };
+    unsigned char *want = fo_malloc(N), lit[6000];
+    ck_assert_ptr_nonnull(want);
+    fo_rle r;
+    fo_rle_init(&r);
+    size_t n = 0;
+    uint32_t x = 777;
+    for (int i = 0; i < 3000 && n < N - 80000 - 6000; i++) {
+        x = x * 1103515245u + 12345u;
+        size_t gap = (x >> 8) % 10;
+        if (i % 97 == 0) gap = 60000 + (x >> 12) % 10000; /* past 2^16 now and then */
+        else if (i % 7 == 0) gap = 100 + (x >> 12) % 3000;
+        size_t nl = 1 + (x >> 20) % 12;
+        if (i % 131 == 0) nl = 4000 + (x >> 12) % 1500; /* past PUT_MAX */
+        for (size_t k = 0; k < nl; k++) {
+            x = x * 1103515245u + 12345u;
+            lit[k] = (unsigned char)((x >> 16) % 5 ? x >> 16 : 0);
+        }
+        if (i % 5 == 0) lit[nl - 1] = 0; /* the next gap after a zero */
+        fo_rle_lits(&r, gap, lit, nl);
+        memset(want + n, 0, gap);
+        memcpy(want + n + gap, lit, nl);
+        n += gap + nl;
+        if (i % 11 == 0 && lit[nl - 1]) { /* a repeat of the last byte */
+            fo_rle_repeat(&r, lit + nl - 1, 1, 5);
+            memset(want + n, lit[nl - 1], 5);
+            n += 5;
+        }
+    }
+    fo_buf b = {0};
+    ck_assert_int_eq(fo_rle_finish(&r, &b), FO_OK);
+    fo_rle_free(&r);
+    uLongf got = (uLongf)n;
+    unsigned char *back = fo_malloc(n);
+    ck_assert_int_eq(uncompress(back, &got, (const unsigned char *)b.data, (uLong)b.len), Z_OK);
+    ck_assert_uint_eq(got, n);
+    ck_assert_mem_eq(back, want, n);
+    fo_free(back);
+    fo_buf_free(&b);
+    fo_free(want);
+}
+END_TEST
+
 /* The charts of one render share one pixel buffer (png.c, pixel_store): a
  * small line chart drawn after a larger pie of other colors is the same
  * file as the same line chart drawn first, into a fresh buffer. */
@@ -709,6 +760,7 @@ int main(void)
     tcase_add_test(tc, cjk_labels_use_fallback_font);
     tcase_add_test(tc, out_of_memory);
     tcase_add_test(tc, rle_stream_inflates_to_its_input);
+    tcase_add_test(tc, rle_gaps_and_literals_inflate);
     tcase_add_test(tc, one_file_per_chart);
     tcase_add_test(tc, charts_of_one_render_leave_nothing_behind);
     tcase_add_test(tc, encoded_pixels_decode_exactly);
