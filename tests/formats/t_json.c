@@ -1,6 +1,7 @@
 /* t_json.c — unit tests of formats/json.c: pointer location on demand,
  * syntax-error positions, pointer escaping. */
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +133,26 @@ START_TEST(pointer_escaping)
 }
 END_TEST
 
+/* fo_json_ptr_item writes what snprintf("%s") of the base and "/%zu" gave
+ * before it did without them, truncated the same way at every size. */
+START_TEST(pointer_items_as_snprintf_wrote_them)
+{
+    static const char *bases[] = {"", "/blocks/3/data/rows", "/a~1b"};
+    static const size_t indices[] = {0, 7, 10, 12345, SIZE_MAX};
+    for (size_t b = 0; b < sizeof bases / sizeof *bases; b++)
+        for (size_t i = 0; i < sizeof indices / sizeof *indices; i++)
+            for (size_t cap = 1; cap <= 48; cap++) {
+                char want[64], tok[32], got[64];
+                snprintf(want, cap, "%s", bases[b]);
+                snprintf(tok, sizeof tok, "%zu", indices[i]);
+                fo_json_ptr_push(want, cap, tok);
+                memset(got, 'x', sizeof got);
+                fo_json_ptr_item(got, cap, bases[b], indices[i]);
+                ck_assert_str_eq(got, want);
+            }
+}
+END_TEST
+
 /* NaN / Infinity / -Infinity outside strings read as null; positions of
  * everything else stay those of the original text. */
 START_TEST(nonfinite_numbers_read_as_null)
@@ -225,6 +246,7 @@ int main(void)
         syntax_hints_from_error_codes,
         locate_items_in_one_pass,
         pointer_escaping,
+        pointer_items_as_snprintf_wrote_them,
         allocation_failures_are_clean,
         nonfinite_numbers_read_as_null,
         escapes_read_as_their_characters,
