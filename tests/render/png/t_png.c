@@ -658,6 +658,44 @@ START_TEST(own_lines_and_markers_match_cairo)
 }
 END_TEST
 
+/* cb_begin sets every pixel to 0xFF and the background instead of
+ * cairo_paint (issue 39): that is the value cairo_paint writes on an RGB24
+ * surface (its own compositing keeps that top byte, which the encoder's
+ * compares see), and a chart's corner has the theme's background at every
+ * scale, a fractional size included. */
+START_TEST(background_is_what_cairo_paint_writes)
+{
+    static const fo_rgb colors[] = {0xFFFFFF, 0x123456, 0x000000, 0xFE0180};
+    for (size_t i = 0; i < sizeof colors / sizeof *colors; i++) {
+        fo_rgb c = colors[i];
+        cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 3, 2);
+        cairo_t *cr = cairo_create(s);
+        cairo_set_source_rgba(cr, ((c >> 16) & 0xFF) / 255.0, ((c >> 8) & 0xFF) / 255.0, (c & 0xFF) / 255.0,
+                              1);
+        cairo_paint(cr);
+        cairo_surface_flush(s);
+        uint32_t v;
+        memcpy(&v, cairo_image_surface_get_data(s), 4);
+        ck_assert_uint_eq(v, 0xFF000000u | c);
+        cairo_destroy(cr);
+        cairo_surface_destroy(s);
+        for (double scale = 1; scale <= 2; scale += 0.75) {
+            fx_chart f;
+            variant_chart(&f, FO_CHART_AREA, 2);
+            f.theme.background = c;
+            uint32_t *px;
+            int w, h;
+            ck_assert_int_eq(
+                fo_png_chart_pixels(&f.chart, &f.theme, scale, FO_PNG_OWN_ALL, &px, &w, &h, NULL), FO_OK);
+            ck_assert_uint_eq(px[0], c);
+            ck_assert_uint_eq(px[(size_t)w * (size_t)h - 1], c);
+            fo_free(px);
+            fx_free(&f);
+        }
+    }
+}
+END_TEST
+
 /* Translucent fills (areas) blended by png.c through cairo's coverage mask
  * give the very pixels cairo_fill gives (issue 39): area charts plain and
  * stacked, with negative values, at scale 1 and 2, and every other kind
@@ -765,6 +803,7 @@ int main(void)
     tcase_add_test(tc, charts_of_one_render_leave_nothing_behind);
     tcase_add_test(tc, encoded_pixels_decode_exactly);
     tcase_add_test(tc, own_lines_and_markers_match_cairo);
+    tcase_add_test(tc, background_is_what_cairo_paint_writes);
     tcase_add_test(tc, translucent_fill_is_cairo_fill);
     tcase_add_test(tc, own_fills_match_cairo);
     suite_add_tcase(s, tc);
