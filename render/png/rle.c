@@ -433,9 +433,14 @@ static void huff_codes(const uint8_t *len, int n, uint16_t *code)
             code[i] = 0;
             continue;
         }
-        unsigned c = (unsigned)next[len[i]]++, r = 0;
-        for (int b = 0; b < len[i]; b++) r |= ((c >> b) & 1u) << (len[i] - 1 - b);
-        code[i] = (uint16_t)r;
+        /* the 16 bits reversed by swapping halves, then the top len[i]
+           taken: bit by bit was ~30 k instructions a chart (issue 39) */
+        unsigned c = (unsigned)next[len[i]]++;
+        c = (c & 0x5555u) << 1 | (c >> 1 & 0x5555u);
+        c = (c & 0x3333u) << 2 | (c >> 2 & 0x3333u);
+        c = (c & 0x0F0Fu) << 4 | (c >> 4 & 0x0F0Fu);
+        c = (c & 0x00FFu) << 8 | (c >> 8 & 0x00FFu);
+        code[i] = (uint16_t)(c >> (16 - len[i]));
     }
 }
 
