@@ -244,6 +244,26 @@ static bool put_start(fo_rle *r, size_t zeros, size_t n)
     return r->nlit + n <= r->litcap || grow_lit(r, n);
 }
 
+/* Appends n literals, with room for them: their bytes, their counts, the
+   running sums; the last one remembered. */
+static inline void append_lits(fo_rle *r, const unsigned char *p, size_t n)
+{
+    uint64_t s1 = r->s1, s2 = r->s2;
+    unsigned char *o = r->lit + r->nlit;
+
+    for (size_t i = 0; i < n; i++) {
+        unsigned char b = p[i];
+        o[i] = b;
+        r->freq[b]++;
+        s1 += b;
+        s2 += s1;
+    }
+    r->nlit += n;
+    r->s1 = s1;
+    r->s2 = s2;
+    r->last = p[n - 1];
+}
+
 /* fo_rle_lits in the common case, in one go: at least MIN_RUN + 1 zeros
  * (fewer than 2^16) after a byte that is not zero with no run pending, then
  * 1..PUT_MAX literals, with room for them and a sequence. The same bytes,
@@ -259,8 +279,7 @@ static bool lits_fast(fo_rle *r, size_t zeros, const unsigned char *p, size_t n)
         r->ns == r->scap || r->nlit + 1 + n > r->litcap || zeros + n > UINT32_MAX - r->total)
         return false;
     r->total += zeros + n;
-    unsigned char *o = r->lit + r->nlit;
-    o[0] = 0;
+    r->lit[r->nlit] = 0;
     r->freq[0]++;
     uint64_t s1 = r->s1, s2 = r->s2 + s1, k = zeros - 1; /* the zero, then k more: s1 stays */
     s2 += k * s1;
@@ -268,18 +287,9 @@ static bool lits_fast(fo_rle *r, size_t zeros, const unsigned char *p, size_t n)
     r->seqs[r->ns++] = (fo_rle_seq){(uint32_t)r->lit0, (uint32_t)(r->nlit - r->lit0), (uint32_t)k, 1};
     r->lit0 = r->nlit;
     count_pieces(r, (uint32_t)k);
-    o++;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char b = p[i];
-        o[i] = b;
-        r->freq[b]++;
-        s1 += b;
-        s2 += s1;
-    }
-    r->nlit += n;
     r->s1 = s1;
     r->s2 = s2;
-    r->last = p[n - 1];
+    append_lits(r, p, n);
     r->since += zeros + n;
     if (r->since >= ADLER_EVERY) adler_reduce(r);
     return true;
@@ -295,19 +305,7 @@ void fo_rle_lits(fo_rle *r, size_t zeros, const unsigned char *p, size_t n)
     if (!put_start(r, zeros, n) || n == 0) return;
     close_run(r);
     if (r->failed || (r->nlit + n > r->litcap && !grow_lit(r, n))) return;
-    uint64_t s1 = r->s1, s2 = r->s2;
-    unsigned char *o = r->lit + r->nlit;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char b = p[i];
-        o[i] = b;
-        r->freq[b]++;
-        s1 += b;
-        s2 += s1;
-    }
-    r->nlit += n;
-    r->s1 = s1;
-    r->s2 = s2;
-    r->last = p[n - 1];
+    append_lits(r, p, n);
     r->since += n;
 }
 

@@ -349,6 +349,21 @@ static void rle_roundtrip(const unsigned char *src, size_t n)
     fo_buf_free(&b);
 }
 
+/* Finishes r (and frees it); its zlib stream must inflate to want[0..n). */
+static void finishes_inflating_to(fo_rle *r, const unsigned char *want, size_t n)
+{
+    fo_buf b = {0};
+    ck_assert_int_eq(fo_rle_finish(r, &b), FO_OK);
+    fo_rle_free(r);
+    uLongf got = (uLongf)n;
+    unsigned char *back = fo_malloc(n);
+    ck_assert_int_eq(uncompress(back, &got, (const unsigned char *)b.data, (uLong)b.len), Z_OK);
+    ck_assert_uint_eq(got, n);
+    ck_assert_mem_eq(back, want, n);
+    fo_free(back);
+    fo_buf_free(&b);
+}
+
 START_TEST(rle_stream_inflates_to_its_input)
 {
     enum { N = 300000 };
@@ -402,17 +417,7 @@ START_TEST(rle_stream_inflates_to_its_input)
         fo_rle_repeat(&r, (const unsigned char *)"\x05", 1, times[t]);
         memset(q, 5, times[t] + 1);
         q += times[t] + 1;
-        fo_buf b = {0};
-        ck_assert_int_eq(fo_rle_finish(&r, &b), FO_OK);
-        fo_rle_free(&r);
-        size_t n = (size_t)(q - src);
-        uLongf got = (uLongf)n;
-        unsigned char *back = fo_malloc(n);
-        ck_assert_int_eq(uncompress(back, &got, (const unsigned char *)b.data, (uLong)b.len), Z_OK);
-        ck_assert_uint_eq(got, n);
-        ck_assert_mem_eq(back, src, n);
-        fo_free(back);
-        fo_buf_free(&b);
+        finishes_inflating_to(&r, src, (size_t)(q - src));
     }
     fo_free(src);
 }
@@ -455,16 +460,7 @@ START_TEST(rle_gaps_and_literals_inflate)
             n += 5;
         }
     }
-    fo_buf b = {0};
-    ck_assert_int_eq(fo_rle_finish(&r, &b), FO_OK);
-    fo_rle_free(&r);
-    uLongf got = (uLongf)n;
-    unsigned char *back = fo_malloc(n);
-    ck_assert_int_eq(uncompress(back, &got, (const unsigned char *)b.data, (uLong)b.len), Z_OK);
-    ck_assert_uint_eq(got, n);
-    ck_assert_mem_eq(back, want, n);
-    fo_free(back);
-    fo_buf_free(&b);
+    finishes_inflating_to(&r, want, n);
     fo_free(want);
 }
 END_TEST
