@@ -1637,6 +1637,24 @@ static bool storable(const fo_pkg *p)
     return total < 0xFFFFFFFFu;
 }
 
+/* The 26 bytes a stored entry's local header (at its offset 4) and its
+ * central directory record (at 6) share: version needed 1.0, no flags,
+ * stored, the DOS time and date, the CRC, both sizes, the name's length, no
+ * extra field. */
+static void stored_fields(unsigned char *o, uint32_t crc, size_t len, size_t name_len)
+{
+    le16(o, 10);
+    le16(o + 2, 0);
+    le16(o + 4, 0);
+    le16(o + 6, 0);
+    le16(o + 8, ZIP_DOS_DATE);
+    le32(o + 10, crc);
+    le32(o + 14, (uint32_t)len);
+    le32(o + 18, (uint32_t)len);
+    le16(o + 22, (unsigned)name_len);
+    le16(o + 24, 0);
+}
+
 /* The stored archive of p's entries (fo_malloc'd, *len bytes); NULL when
  * out of memory. */
 static void *stored_archive(const fo_pkg *p, size_t *len)
@@ -1657,16 +1675,7 @@ static void *stored_archive(const fo_pkg *p, size_t *len)
         crc[i] = libdeflate_crc32(0, pt->data, pt->len);
         off[i] = (uint32_t)(o - a);
         le32(o, 0x04034B50u);
-        le16(o + 4, 10);
-        le16(o + 6, 0);
-        le16(o + 8, 0);
-        le16(o + 10, 0);
-        le16(o + 12, ZIP_DOS_DATE);
-        le32(o + 14, crc[i]);
-        le32(o + 18, (uint32_t)pt->len);
-        le32(o + 22, (uint32_t)pt->len);
-        le16(o + 26, (unsigned)nl);
-        le16(o + 28, 0);
+        stored_fields(o + 4, crc[i], pt->len, nl);
         memcpy(o + 30, pt->name, nl);
         if (pt->len) memcpy(o + 30 + nl, pt->data, pt->len);
         o += 30 + nl + pt->len;
@@ -1677,16 +1686,7 @@ static void *stored_archive(const fo_pkg *p, size_t *len)
         size_t nl = strlen(pt->name);
         le32(o, 0x02014B50u);
         le16(o + 4, ZIP_MADE_BY);
-        le16(o + 6, 10);
-        le16(o + 8, 0);
-        le16(o + 10, 0);
-        le16(o + 12, 0);
-        le16(o + 14, ZIP_DOS_DATE);
-        le32(o + 16, crc[i]);
-        le32(o + 20, (uint32_t)pt->len);
-        le32(o + 24, (uint32_t)pt->len);
-        le16(o + 28, (unsigned)nl);
-        le16(o + 30, 0);
+        stored_fields(o + 6, crc[i], pt->len, nl);
         le16(o + 32, 0);
         le16(o + 34, 0);
         le16(o + 36, 0);
