@@ -4,9 +4,10 @@
  * Why: a render child is a fresh process, and on a virtual machine whose
  * MMU is paravirtualised (this project's CI kind) each distinct 4 KiB page a
  * fresh process touches costs a hypervisor page-table fill even when the
- * kernel's page tables already map it: 5.8 µs measured per page read, about
- * 0.04 µs per page of a 2 MiB page (bench/touch_floor.c). A small xlsx
- * render touched ~860 such pages, 217 of them folio's own text and rodata.
+ * kernel's page tables already map it: 4.5-7.2 µs measured per page read,
+ * ~0 per page of a 2 MiB page (bench/touch_floor.c). A small xlsx render
+ * ran code on 219 pages, 62 of them folio's own (callgrind), and read
+ * folio's rodata besides.
  *
  * How: folio-serve is linked with 2 MiB segment alignment, so each of its
  * read-only segments starts on a 2 MiB boundary with nothing mapped after it
@@ -31,17 +32,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define FO_NO_HUGE_TEXT 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FO_NO_HUGE_TEXT 1
-#endif
-#endif
-
 #define HUGE ((uintptr_t)2 << 20)
 
-#ifndef FO_NO_HUGE_TEXT
+#if !FO_SERVE_ASAN
 /* [at, at + len) replaced by a copy on a 2 MiB page of the same protection;
    0, or -1 with the segment left as it was. */
 static int remap(uintptr_t at, size_t len, int prot)
@@ -99,7 +92,7 @@ unsigned fo_serve_huge_text(void)
 {
     unsigned n = 0;
 
-#ifndef FO_NO_HUGE_TEXT
+#if !FO_SERVE_ASAN
     (void)dl_iterate_phdr(each_segment, &n);
 #endif
     return n;

@@ -22,15 +22,7 @@
 #include "serve/serve.h"
 #include "base/buf.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define FO_NO_REGION 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FO_NO_REGION 1
-#endif
-#endif
-
-#ifndef FO_NO_REGION
+#if !FO_SERVE_ASAN
 #include <errno.h>
 #include <sched.h>
 #include <stdatomic.h>

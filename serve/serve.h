@@ -42,6 +42,20 @@ void fo_serve_warm_learn(bool on) __attribute__((weak));
 /* ======================= private to serve/ ============================== */
 #ifdef FO_SERVE_PRIVATE
 
+/* 1 in an AddressSanitizer build (gcc's or clang's), where region.c and
+   hugetext.c do nothing: the sanitizer brings its own malloc, and its
+   redzones forbid copying the program's segments. */
+#if defined(__SANITIZE_ADDRESS__)
+#define FO_SERVE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FO_SERVE_ASAN 1
+#endif
+#endif
+#ifndef FO_SERVE_ASAN
+#define FO_SERVE_ASAN 0
+#endif
+
 #include <pthread.h>
 #include <stdatomic.h>
 

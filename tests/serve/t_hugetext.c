@@ -14,17 +14,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
-
 static const char motto[] = "same bytes at the same addresses";
 
 /* Not inlined: it runs from the moved text. */
@@ -98,7 +87,7 @@ START_TEST(read_only_segments_move_once_and_read_the_same)
     snprintf(before_path, sizeof before_path, "%s", code.path);
 
     n = fo_serve_huge_text();
-    if (n == 0 && (getenv("FOLIO_VALGRIND") || SANITIZED)) { /* not done there: all as it was */
+    if (n == 0 && (getenv("FOLIO_VALGRIND") || FO_SERVE_ASAN)) { /* not done there: all as it was */
         ck_assert_int_eq(mapping_of((const void *)sum_to, &code), 0);
         ck_assert_str_eq(code.path, before_path);
         ck_assert_uint_eq(sum_to(100), 5050);

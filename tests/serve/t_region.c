@@ -12,16 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define REGION_BUILT 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define REGION_BUILT 0
-#endif
-#endif
-#ifndef REGION_BUILT
-#define REGION_BUILT 1
-#endif
+#define REGION_BUILT (!FO_SERVE_ASAN)
 
 #define REGION_BYTES ((size_t)64 << 20)
 static char *before;   /* from glibc's heap, before the region was turned on */
