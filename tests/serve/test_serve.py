@@ -609,6 +609,11 @@ def test_metrics_in_prometheus_text_format(srv):
 
 
 def test_one_json_log_line_per_request(srv):
+    # a request of its own that is refused, so the test does not depend on
+    # another test having made one
+    out = _raw(srv, b"POST /v1/render?format=pdf HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n"
+               b"Content-Type: multipart/form-data; boundary=folio\r\n\r\n" % (50 << 20))
+    assert out.startswith(b"HTTP/1.1 413"), out[:200]
     request(srv.url + "/healthz")
     time.sleep(0.2)
     reqs = [l for l in srv.log() if "route" in l]
