@@ -38,13 +38,20 @@ extern void __libc_free(void *p);
 #define ALIGN 16u              /* what malloc guarantees on x86-64 */
 #define HEAD 16u               /* the block's size, before the block */
 
-#define BIG ((size_t)16 << 10)  /* freed blocks this large are kept for reuse */
-#define SPARES 64
+/* Freed blocks from this size up are kept for later blocks of their size:
+   the buffers that grow by doubling (libxlsxwriter's, the zip parts') leave
+   their old blocks behind at every step. Kept only from 16 KiB up, and at
+   most 64 of them, a small xlsx render's region reached 2.2 MB: two huge
+   pages to fault and clear (~0.2 ms each here). Kept from 1 KiB up, 1.2 MB. */
+#define KEEP ((size_t)1 << 10)
+/* Kept blocks are in lists by capacity, four to each power of two (TLSF's
+   classes, without its bitmaps): 1024..1279 bytes in list 0, 1280..1535 in
+   list 1, ..., 2048..2559 in list 4. */
+#define LISTS (4 * (64 - 10))
 
 static char *base, *top, *end;  /* [base, end) reserved; [base, top) handed out */
 static char *high;              /* [high, end) never written: still zero */
-static struct { char *p; size_t cap; } spare[SPARES];   /* freed big blocks */
-static size_t n_spare;
+static char *kept[LISTS];       /* each block's first bytes: the next in its list */
 
 void fo_serve_region_begin(size_t bytes)
 {
@@ -62,7 +69,7 @@ static int in_region(const void *p)
     return base && (const char *)p >= base && (const char *)p < end;
 }
 
-/* The bump pointer, the spare blocks and the block heads are shared by every
+/* The bump pointer, the kept blocks and the block heads are shared by every
    thread of the child (a pptx render deflates on a second thread): each
    change to them holds this lock. base and end are set before any thread. */
 static atomic_flag guard = ATOMIC_FLAG_INIT;
@@ -89,16 +96,48 @@ static size_t cap_of(const void *p)
     return cap;
 }
 
-/* A kept big block of capacity cap..cap + cap/4, or NULL. */
+/* The list of a capacity of at least KEEP. */
+static unsigned list_of(size_t cap)
+{
+    unsigned lg = 63u - (unsigned)__builtin_clzll(cap); /* 2^lg <= cap < 2^(lg+1) */
+    return (lg - 10) * 4 + (unsigned)((cap >> (lg - 2)) & 3);
+}
+
+static char *next_of(const char *p)
+{
+    char *n;
+    memcpy(&n, p, sizeof n);
+    return n;
+}
+
+/* A kept block of capacity cap to about 1.6 cap, or NULL. Its own list
+   first, a few blocks deep: most kept blocks come back for a block of the
+   very size they had (an xlsx render asks 443 times for 4176 bytes). Then
+   the next list, whose every block is large enough. */
 static char *reuse(size_t cap)
 {
-    for (size_t i = 0; i < n_spare; i++)
-        if (spare[i].cap >= cap && spare[i].cap - cap <= cap / 4) {
-            char *p = spare[i].p;
-            spare[i] = spare[--n_spare];
+    unsigned k = list_of(cap);
+    char *prev = NULL, *p = kept[k];
+
+    for (int depth = 0; p && depth < 8; depth++, prev = p, p = next_of(p))
+        if (cap_of(p) >= cap) {
+            char *next = next_of(p);
+            if (prev) memcpy(prev, &next, sizeof next);
+            else kept[k] = next;
             return p;
         }
+    if (++k < LISTS && (p = kept[k]) != NULL) {
+        kept[k] = next_of(p);
+        return p;
+    }
     return NULL;
+}
+
+static void keep(char *p, size_t cap)
+{
+    unsigned k = list_of(cap);
+    memcpy(p, &kept[k], sizeof p);
+    kept[k] = p;
 }
 
 /* A block of at least n bytes from the region, or NULL when it is off or
@@ -110,7 +149,7 @@ static void *bump(size_t n, size_t *dirty)
 
     if (!base || n > (size_t)(end - base)) return NULL;
     cap = round_up(n);
-    if (cap >= BIG && (p = reuse(cap)) != NULL) {
+    if (cap >= KEEP && (p = reuse(cap)) != NULL) {
         *dirty = cap_of(p);
         return p;
     }
@@ -137,8 +176,9 @@ void *malloc(size_t n)
     return p ? p : __libc_malloc(n);
 }
 
-/* The last block goes back to the bump pointer; a big one is kept for a
-   block of its size (zlib's windows, one per zip entry); the rest is left. */
+/* The last block goes back to the bump pointer; one of KEEP bytes or more is
+   kept for a block of its size (zlib's windows, one per zip entry; a grown
+   buffer's old block); the rest is left. */
 void free(void *p)
 {
     size_t cap;
@@ -151,7 +191,7 @@ void free(void *p)
     lock();
     cap = cap_of(p);
     if ((char *)p + cap == top) top = (char *)p - HEAD;
-    else if (cap >= BIG && n_spare < SPARES) spare[n_spare].p = p, spare[n_spare++].cap = cap;
+    else if (cap >= KEEP) keep(p, cap);
     unlock();
 }
 
