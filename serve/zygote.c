@@ -128,18 +128,26 @@ typedef struct {
 
 /* ---------------------------------------------------------------- wire */
 
-/* One message: tag, then len bytes of data, with fd (or none when -1). */
+/* One message: tag, then len bytes of data, with fd (or none when -1).
+   Most messages are a few bytes: they are built in a small buffer, so the
+   zygote's loop stays on the stack page it is on. (A 64 KiB buffer reached a
+   page 64 KiB further down, which every fork write-protected and the
+   zygote's next request then faulted in again.) */
 static int send_msg(int sock, char tag, const void *data, size_t len, int fd)
 {
-    char buf[MSG_MAX];
+    char small[256], *buf = small;
+    int rc;
 
-    if (len + 1 > sizeof buf) {
+    if (len + 1 > MSG_MAX) {
         errno = EMSGSIZE;
         return -1;
     }
+    if (len + 1 > sizeof small && !(buf = malloc(len + 1))) return -1;
     buf[0] = tag;
     if (len) memcpy(buf + 1, data, len);
-    return fo_fdpass_send(sock, buf, len + 1, &fd, fd >= 0 ? 1 : 0);
+    rc = fo_fdpass_send(sock, buf, len + 1, &fd, fd >= 0 ? 1 : 0);
+    if (buf != small) free(buf);
+    return rc;
 }
 
 /* One message into buf (NUL-terminated); *fd gets a passed descriptor or -1.
@@ -640,12 +648,14 @@ static void warm_up(void)
    own; the child's folder names come from getrandom. */
 static pid_t fork_child(void) { return _Fork(); }
 
-/* The child forked ahead of the next request (-1 if none): it waits on its
-   end of this socket for the request's 'J', so the fork and the child's first
+/* The spare: the child forked ahead of the next request. It waits on its
+   end of a socket for the request's 'J', so the fork and the child's first
    page faults are paid between requests, not while a client waits. It is a
-   fork of the zygote like any child and holds no request data until then. */
-static int spare = -1;
-
+   fork of the zygote like any child and holds no request data until then.
+   The zygote's end of that socket (-1 if none) and its message buffer are
+   the loop's locals, not statics: between requests the zygote writes no page
+   of its own data, only its stack, so it takes that many fewer faults after
+   each fork (each written page one, with a TLB flush). */
 __attribute__((noreturn))
 static void spare_main(int hand)
 {
@@ -662,7 +672,7 @@ static void spare_main(int hand)
     child_main(fd, &p);
 }
 
-static void fork_spare(int ctl)
+static void fork_spare(int ctl, int *spare)
 {
     int sp[2];
     pid_t pid;
@@ -677,16 +687,16 @@ static void fork_spare(int ctl)
     close(sp[1]);
     if (pid < 0)
         close(sp[0]);
-    else spare = sp[0];
+    else *spare = sp[0];
 }
 
 /* One request: to the spare if there is one, else to a child forked now. */
-static void hand_out(int ctl, int fd, const child_params *p)
+static void hand_out(int ctl, int fd, const child_params *p, int *spare)
 {
-    if (spare >= 0) {
-        int ok = send_msg(spare, 'J', p, sizeof *p, fd) == 0;
-        close(spare);
-        spare = -1;
+    if (*spare >= 0) {
+        int ok = send_msg(*spare, 'J', p, sizeof *p, fd) == 0;
+        close(*spare);
+        *spare = -1;
         if (ok) return;
     }
     if (fork_child() == 0) {
@@ -699,15 +709,15 @@ static void hand_out(int ctl, int fd, const child_params *p)
    are reaped by the kernel (SIGCHLD ignored). Returns when the server hangs up. */
 static int zygote_loop(int ctl)
 {
-    static char msg[64];
-    int fd;
+    char msg[64];
+    int fd, spare = -1;
     ssize_t n;
 
     signal(SIGCHLD, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
     (void)fo_serve_huge_text();
     warm_up();
-    fork_spare(ctl);
+    fork_spare(ctl, &spare);
     while ((n = recv_msg(ctl, msg, sizeof msg, &fd)) > 0) {
         child_params p;
         if (msg[0] != 'J' || fd < 0 || n != 1 + (ssize_t)sizeof p) {
@@ -715,9 +725,9 @@ static int zygote_loop(int ctl)
             continue;
         }
         memcpy(&p, msg + 1, sizeof p);
-        hand_out(ctl, fd, &p);
+        hand_out(ctl, fd, &p, &spare);
         close(fd);
-        fork_spare(ctl);
+        fork_spare(ctl, &spare);
     }
     return 0;
 }
@@ -726,13 +736,19 @@ static int zygote_loop(int ctl)
    functions the warm-up had not called yet, in every child again, and wrote
    the GOT pages it then had to copy. The jail's environment is the program's
    own (sandbox/jail.c), so the zygote sets LD_BIND_NOW and runs itself again
-   once; if that exec fails it simply goes on, lazily bound. */
+   once; if that exec fails it simply goes on, lazily bound.
+   The same exec turns off glibc's restartable sequences: the kernel writes a
+   thread's rseq area (in its thread control block) on its way back to user
+   space, so after every fork the zygote, and then each child, took a
+   copy-on-write fault for that page. Nothing in folio uses rseq (glibc's
+   sched_getcpu then makes a system call). */
+#define NO_RSEQ "glibc.pthread.rseq=0"
 static void bind_now(void)
 {
     static const char *const argv[] = { "folio", "serve", "--zygote", NULL };
 
     if (getenv("LD_BIND_NOW")) return;
-    if (setenv("LD_BIND_NOW", "1", 1) == 0)
+    if (setenv("LD_BIND_NOW", "1", 1) == 0 && setenv("GLIBC_TUNABLES", NO_RSEQ, 1) == 0)
         (void)execv("/proc/self/exe", (char *const *)argv);   /* execv only reads the strings */
 }
 

@@ -218,6 +218,32 @@ def test_a_render_childs_page_faults(tmp_path):
         srv.stop()
 
 
+def _minor_faults(pid):
+    """The minor page faults a process has taken (/proc/PID/stat, field 10)."""
+    stat = open(f"/proc/{pid}/stat").read()
+    return int(stat[stat.rindex(")") + 2:].split()[7])
+
+
+@pytest.mark.skipif(sanitized(), reason="a sanitizer writes its shadow of the stack and its own state")
+def test_the_zygote_takes_few_faults_a_render(tmp_path):
+    """Every fork write-protects the zygote's pages, so each page the zygote
+    writes between two requests costs it a fault (a copy and a TLB flush)
+    after each fork: 6 a render when its message buffer and spare socket
+    were statics (a page of .bss, one of .data), send_msg's 64 KiB buffer
+    reached a second stack page, and the kernel wrote glibc's rseq area in
+    its thread control block; now its stack and one other page."""
+    srv = Server(scratch=tmp_path)
+    try:
+        renders(srv, 3)
+        zygote = zygote_of(srv)
+        before = _minor_faults(zygote)
+        n = renders(srv, 30)
+        per = (_minor_faults(zygote) - before) / n
+        assert per <= 3, f"{per:.1f} page faults of the zygote a render"
+    finally:
+        srv.stop()
+
+
 def _smaps(pid):
     """[(perms, path, AnonHugePages kB)] of a process's mappings."""
     maps, cur = [], None
