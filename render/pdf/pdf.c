@@ -298,6 +298,7 @@ static void fix_to_unicode(fo_pdf *c, fo_pdf_font *f)
     put_ranges(s, block, n);
     fo_pdf_glyphs_to_unicode(f, s);
     HPDF_Stream_WriteStr(s, "endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n");
+    if (!f->gmap) fo_pdf_deflate_constant(cmap); /* no code taken: the identity, always the same */
     (void)c;
 }
 
