@@ -89,11 +89,63 @@ static void block_size(HPDF_Stream s, HPDF_UINT n)
     a->w_ptr = NULL;
 }
 
+/* A stream that is the same bytes in every PDF, whatever the request: the
+ * identity ToUnicode map (fix_to_unicode, pdf.c) of a font that shows no
+ * shaped glyph, two of them in the smallest report. Its ~5.6 KB of similar
+ * lines took libdeflate 0.70 M instructions each, 15% of bench-serve's PDF
+ * render (callgrind, issue 39). Its compressed bytes are kept for the
+ * process: made by the first render (in `folio serve`, the zygote's warm-up,
+ * so that its children read them and need not make them) and copied by
+ * every later one whose stream has the same bytes; libdeflate keeps no state
+ * from one call to the next, so they are the bytes it would make. Only
+ * streams marked constant (fo_pdf_deflate_constant) are kept: nothing of a
+ * request. */
+static struct {
+    unsigned char *in, *out;
+    size_t in_len, out_len;
+} kept;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The kept bytes for in[0..len), copied to a fo_malloc'd *out: their count,
+ * 0 when none are kept for those bytes. */
+static size_t kept_copy(const unsigned char *in, size_t len, unsigned char **out)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&kept_lock);
+    if (kept.in && kept.in_len == len && !memcmp(kept.in, in, len) && (*out = fo_malloc(kept.out_len))) {
+        memcpy(*out, kept.out, kept.out_len);
+        n = kept.out_len;
+    }
+    pthread_mutex_unlock(&kept_lock);
+    return n;
+}
+
+/* Keeps in[0..len) compressed to out[0..n) if nothing is kept yet. */
+static void keep(const unsigned char *in, size_t len, const unsigned char *out, size_t n)
+{
+    pthread_mutex_lock(&kept_lock);
+    if (!kept.in) {
+        unsigned char *i = fo_malloc(len), *o = fo_malloc(n);
+        if (i && o) {
+            kept.in = memcpy(i, in, len);
+            kept.out = memcpy(o, out, n);
+            kept.in_len = len;
+            kept.out_len = n;
+        } else {
+            fo_free(i);
+            fo_free(o);
+        }
+    }
+    pthread_mutex_unlock(&kept_lock);
+}
+
 /* Compresses d's stream in place with z (see the file's comment): its
  * compressed length, 0 when left as it was (nothing to do, or out of
  * memory: libharu's own deflate then does it). exact: the stream is held
- * in one block of that length from now on. *st: libharu's status. */
-static size_t squeeze(HPDF_Dict d, struct libdeflate_compressor *z, bool exact, HPDF_STATUS *st)
+ * in one block of that length from now on. constant: the stream is marked
+ * constant (the kept bytes above). *st: libharu's status. */
+static size_t squeeze(HPDF_Dict d, struct libdeflate_compressor *z, bool exact, bool constant,
+                      HPDF_STATUS *st)
 {
     *st = HPDF_OK;
     if (!z || d->stream->size == 0 || d->filter != HPDF_STREAM_FILTER_FLATE_DECODE || d->filterParams)
@@ -101,9 +153,11 @@ static size_t squeeze(HPDF_Dict d, struct libdeflate_compressor *z, bool exact, 
     fo_buf in = {0};
     unsigned char *out = NULL;
     size_t n = 0;
-    if (fo_buf_reserve(&in, d->stream->size) && gather(d->stream, &in) && in.len == d->stream->size) {
+    if (fo_buf_reserve(&in, d->stream->size) && gather(d->stream, &in) && in.len == d->stream->size &&
+        !(constant && (n = kept_copy((unsigned char *)in.data, in.len, &out)))) {
         size_t cap = libdeflate_zlib_compress_bound(z, in.len);
         if ((out = fo_malloc(cap))) n = libdeflate_zlib_compress(z, in.data, in.len, out, cap);
+        if (n > 0 && constant) keep((unsigned char *)in.data, in.len, out, n);
     }
     fo_buf_free(&in);
     if (n > 0) {
@@ -117,13 +171,21 @@ static size_t squeeze(HPDF_Dict d, struct libdeflate_compressor *z, bool exact, 
     return n;
 }
 
-/* Before-write hook: see the file's comment. Anything short of success
+/* Before-write hooks: see the file's comment. Anything short of success
  * leaves the stream to libharu's own deflate. */
 static HPDF_STATUS compress_now(HPDF_Dict d)
 {
     HPDF_STATUS st;
     d->before_write_fn = NULL;
-    squeeze(d, active, false, &st);
+    squeeze(d, active, false, false, &st);
+    return st;
+}
+
+static HPDF_STATUS compress_constant(HPDF_Dict d)
+{
+    HPDF_STATUS st;
+    d->before_write_fn = NULL;
+    squeeze(d, active, false, true, &st);
     return st;
 }
 
@@ -185,7 +247,7 @@ void fo_pdf_page_done(fo_pdf *c)
     fo_pdf_stream_close(c);
     if (c->st != FO_OK) return;
     HPDF_STATUS st;
-    size_t n = squeeze(d, c->squeezer, true, &st);
+    size_t n = squeeze(d, c->squeezer, true, false, &st);
     if (st != HPDF_OK || c->st != FO_OK) return; /* libharu's error is reported */
     if (n > 0) { /* else libharu's own deflate does it as the page is written */
         c->squeezed += n;
@@ -212,6 +274,11 @@ size_t fo_pdf_deflate(fo_pdf *c, HPDF_Stream s, unsigned char **out)
         fo_pdf_fail(c, FO_ERR_NOMEM, "pdf: out of memory");
     }
     return n;
+}
+
+void fo_pdf_deflate_constant(HPDF_Dict d)
+{
+    if (d && eligible(&d->header)) d->before_write_fn = compress_constant;
 }
 
 void fo_pdf_squeezer_free(fo_pdf *c)

@@ -177,6 +177,10 @@ const char *fo_pdf_load_ttf(HPDF_Doc pdf, const char *path, bool collection, con
  * with the page (stream.c); FO_ERR_CEILING is recorded once the compressed
  * contents pass c->max_bytes. */
 void fo_pdf_page_done(fo_pdf *c);
+/* Marks d's stream as the same bytes in every PDF (nothing of a request):
+ * fo_pdf_save compresses it as any other, and the first one's compressed
+ * bytes are kept for the process and reused for the same bytes. */
+void fo_pdf_deflate_constant(HPDF_Dict d);
 /* Frees fo_pdf_page_done's compressor (none: nothing). */
 void fo_pdf_squeezer_free(fo_pdf *c);
 /* The deflated (zlib) bytes of memory stream s, fo_malloc'd in *out (the

@@ -244,6 +244,38 @@ def test_the_zygote_takes_few_faults_a_render(tmp_path):
         srv.stop()
 
 
+@pytest.mark.skipif(not shutil.which("perf"), reason="perf is not installed")
+@pytest.mark.skipif(sanitized(), reason="a sanitizer's shadow memory faults pages of its own")
+def test_a_reused_workers_pdf_renders_fault_little(tmp_path):
+    """Page faults of a reused worker's PDF renders after its first (perf
+    stat on the zygote's children): 11-17 a render, or 120-180 when glibc
+    trimmed the heap's top after each render and the next one faulted it in
+    again; 0-5 with the freed pages kept (zygote.c, keep_heap) and the
+    system's fonts kept mapped (render/pdf/fontfile.c; issue 39)."""
+    from test_serve import _children
+    srv = Server("--reuse-workers", 100, scratch=tmp_path)
+    try:
+        for _ in range(5):
+            st, _, body = render(srv, ["pdf"], SPEC)
+            assert st == 200, body[:300]
+        out = tmp_path / "perf.txt"
+        pids = ",".join(str(p) for p in _children(zygote_of(srv)))
+        pr = subprocess.Popen(["perf", "stat", "-x,", "-e", "page-faults", "-o", str(out), "-p", pids,
+                               "--", "sleep", "5"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1.0)
+        n = 30
+        for _ in range(n):
+            st, _, body = render(srv, ["pdf"], SPEC)
+            assert st == 200, body[:300]
+        pr.wait(30)
+        faults = [l.split(",")[0] for l in out.read_text().splitlines() if "page-faults" in l]
+        if not faults or not faults[0].isdigit():
+            pytest.skip("perf cannot count page faults here: " + out.read_text()[-200:])
+        assert int(faults[0]) / n <= 8, f"{int(faults[0]) / n:.1f} page faults a render"
+    finally:
+        srv.stop()
+
+
 def _smaps(pid):
     """[(perms, path, AnonHugePages kB)] of a process's mappings."""
     maps, cur = [], None

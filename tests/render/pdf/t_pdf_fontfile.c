@@ -3,8 +3,9 @@
  * embedding tag, header, metrics of every glyph, glyph offsets, character
  * map, table directory), the same bytes read back through the stream, and
  * for a file cut short at any of several lengths the same outcome (both
- * refuse it, or both load the same thing). A font that is not installed is
- * skipped. */
+ * refuse it, or both load the same thing); a system font stays mapped for
+ * the process, a font from elsewhere does not. A font that is not installed
+ * is skipped. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,6 +210,47 @@ START_TEST(missing_or_empty_is_refused)
 }
 END_TEST
 
+/* Whether the process has a mapping of path (/proc/self/maps). */
+static bool mapped_now(const char *path)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    ck_assert_ptr_nonnull(f);
+    char line[1024];
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f)) found = strstr(line, path) != NULL;
+    fclose(f);
+    return found;
+}
+
+/* A system font stays mapped once its document is freed, once (the next
+ * document uses the same mapping); a copy of it elsewhere, as a request's
+ * own font would be, is unmapped with its document. */
+START_TEST(system_fonts_stay_mapped_others_do_not)
+{
+    const char *sys = fonts[3];
+    if (access(sys, R_OK) != 0) return;
+    char dir[] = "/tmp/t_pdf_fontfile.XXXXXX", copy[128];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    cut_copy(sys, 1L << 30, dir, copy, sizeof copy);
+    for (int round = 0; round < 2; round++) {
+        HPDF_Doc d = HPDF_New(NULL, NULL);
+        ck_assert_ptr_nonnull(load(d, sys, true));
+        ck_assert_ptr_nonnull(load(d, copy, true));
+        HPDF_Free(d);
+        ck_assert(mapped_now(sys));
+        ck_assert(!mapped_now(copy));
+    }
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[1024];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) n += strstr(line, sys) != NULL;
+    fclose(f);
+    ck_assert_int_eq(n, 1);
+    unlink(copy);
+    rmdir(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("pdf_fontfile");
@@ -218,6 +260,7 @@ static Suite *suite(void)
     tcase_add_test(tc, cut_short_same_outcome);
     tcase_add_test(tc, fonts_libharu_faults_on_are_refused);
     tcase_add_test(tc, missing_or_empty_is_refused);
+    tcase_add_test(tc, system_fonts_stay_mapped_others_do_not);
     suite_add_tcase(s, tc);
     return s;
 }
