@@ -50,6 +50,11 @@
  * chart) but found, subtracted 32 pixels at a time and written in one pass,
  * stretch by stretch: bar / line / area / pie / scatter 3.50 / 4.86 / 5.89
  * / 4.12 / 3.12 -> 3.50 / 4.43 / 5.47 / 3.98 / 2.93 M (same bytes out).
+ * Tried and dropped: a stretch's literal pixels found first and copied at
+ * once (+0.12 M an area chart: most runs of literals are one or two
+ * pixels), a block tested by its XORs or'd (no change: the compiler keeps
+ * the loads for the subtraction either way), append_lits two or four bytes
+ * a step (+0.005 to +0.06 M: the loads merged, then taken apart).
  *
  * Older measurements, with zlib (800x500, encode CPU best of 40, one core):
  *   12x3 column chart, 219 colors: palette+Up+RLE 6.9 KB 0.5 ms; as RGB,
