@@ -1,7 +1,7 @@
 /* t_png.c — unit tests of the PNG renderer: pngcheck passes, same bytes twice,
  * --scale 2 doubles the size, reference images (ImageMagick compare with a
  * tolerance), CJK labels drawn from the fallback font, one file per chart
- * named OUT-1.png ..., no chart -> input error.
+ * named OUT-1.png ..., no chart -> input error, the encoder's bytes pinned.
  *
  * Run from the repository root (make unit does). FOLIO_UPDATE_REFS=1 rewrites
  * the reference images under tests/render/png/ref/ — look at them before
@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "base/sha256.h"
 #include "render/render.h"
 #include "render/core/text.h"
 #include "render/png/png_encode.h"
@@ -566,6 +567,63 @@ START_TEST(encoded_pixels_decode_exactly)
 }
 END_TEST
 
+/* fo_png_encode's bytes pinned (issue 39): the speed work on the encoder
+ * must leave every file as it was, so these images' files hash to what the
+ * encoder of ca061d8 wrote (and what its AVX2 and plain paths write alike,
+ * checked when the digest was taken). A change of the files on purpose
+ * changes the digest here, with the reason in its commit. */
+/* The SHA-256 of fo_png_encode's files for 400 pseudo-random opaque
+ * images (rows like the one above, runs, gradients, noise, sparse changes,
+ * repeats of one difference; palette and RGB; widths 1..1200, padded
+ * strides, the unused top byte varying) into hex. */
+static void pinned_images_digest(char hex[65])
+{
+    uint32_t st = 4242;
+#define PIN_RND() (st = st * 1103515245u + 12345u, st >> 8)
+    fo_sha256 sum;
+    fo_sha256_init(&sum);
+    for (int img = 0; img < 400; img++) {
+        int w = 1 + (int)(PIN_RND() % (img % 4 == 0 ? 9 : img % 4 == 1 ? 80 : img % 4 == 2 ? 300 : 1200));
+        int h = 1 + (int)(PIN_RND() % 40), colors = img % 3 == 0 ? 1 + (int)(PIN_RND() % 200) : 0;
+        int sw = w + (int)(PIN_RND() % 3); /* the stride, in pixels */
+        uint32_t *px = fo_calloc((size_t)sw * (size_t)h, 4), pal[256];
+        for (int k = 0; k < 256; k++) pal[k] = PIN_RND() & 0xFFFFFF;
+        for (int y = 0; y < h; y++) {
+            int mode = (int)(PIN_RND() % 6);
+            uint32_t c = pal[PIN_RND() % 256], step = PIN_RND() & 0x030303;
+            for (int x = 0; x < w; x++) {
+                uint32_t v, above = y ? px[(y - 1) * sw + x] : 0;
+                if (mode == 0 && y > 0) v = above;
+                else if (mode == 1) v = PIN_RND() % 8 == 0 ? (c = pal[PIN_RND() % 256]) : c;
+                else if (mode == 2) v = (c += step) & 0xFFFFFF;
+                else if (mode == 3) v = PIN_RND() & 0xFFFFFF;
+                else if (mode == 4) v = y > 0 && PIN_RND() % 5 ? above : pal[PIN_RND() % 4];
+                else v = y > 0 && PIN_RND() % 3 ? above + (PIN_RND() % 2 ? 0x010101 : 0) : 0;
+                if (colors) v = pal[v % (uint32_t)colors];
+                uint32_t top = img % 5 == 0 && PIN_RND() % 7 == 0 ? 0 : 0xFF000000u;
+                px[y * sw + x] = top | (v & 0xFFFFFF);
+            }
+        }
+        fo_buf out = {0};
+        ck_assert_int_eq(fo_png_encode((const unsigned char *)px, w, h, sw * 4, false, 0, &out), FO_OK);
+        fo_sha256_update(&sum, out.data, out.len);
+        fo_buf_free(&out);
+        fo_free(px);
+    }
+#undef PIN_RND
+    unsigned char d[32];
+    fo_sha256_final(&sum, d);
+    for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", d[i]);
+}
+
+START_TEST(encoded_bytes_are_pinned)
+{
+    char hex[65];
+    pinned_images_digest(hex);
+    ck_assert_str_eq(hex, "8e6ad587815d706c384648e589083680f95d5091f9d6f6451bb0f26a7c28c1e7");
+}
+END_TEST
+
 /* Darkness of the pixels px[0..n): how much ink a picture has. */
 /* The month chart of kind in one of three variants: plain (0), stacked
  * (1), or with values below zero too and a fractional width (2). */
@@ -798,6 +856,7 @@ int main(void)
     tcase_add_test(tc, one_file_per_chart);
     tcase_add_test(tc, charts_of_one_render_leave_nothing_behind);
     tcase_add_test(tc, encoded_pixels_decode_exactly);
+    tcase_add_test(tc, encoded_bytes_are_pinned);
     tcase_add_test(tc, own_lines_and_markers_match_cairo);
     tcase_add_test(tc, background_is_what_cairo_paint_writes);
     tcase_add_test(tc, translucent_fill_is_cairo_fill);
