@@ -238,6 +238,15 @@ static __attribute__((target("avx2"))) size_t changed_avx2(const uint32_t *px, c
 }
 #endif
 
+/* Whether the eight pixels at a and b are the same (without AVX2). */
+static inline bool same8(const uint32_t *a, const uint32_t *b)
+{
+    uint64_t x[4], y[4];
+    memcpy(x, a, 32);
+    memcpy(y, b, 32);
+    return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3])) == 0;
+}
+
 /* The same without AVX2 (up NULL: row 0, every pixel). */
 static size_t changed_row(const uint32_t *px, const uint32_t *up, int width, uint32_t *o)
 {
@@ -245,10 +254,7 @@ static size_t changed_row(const uint32_t *px, const uint32_t *up, int width, uin
     int x = 0;
     if (up)
         for (; x + 8 <= width; x += 8) { /* eight pixels like those above: most */
-            uint64_t a[4], b[4];
-            memcpy(a, px + x, 32);
-            memcpy(b, up + x, 32);
-            if (((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3])) == 0) continue;
+            if (same8(px + x, up + x)) continue;
             for (int k = x; k < x + 8; k++)
                 if (px[k] != up[k]) o[n++] = (uint32_t)k;
         }
@@ -510,10 +516,7 @@ static void put_rgb_row(rgb_run *run, const uint32_t *px, const uint32_t *up, in
     int x = 0;
     if (up)
         for (; x + 8 <= width; x += 8) { /* eight pixels like those above: most */
-            uint64_t a[4], b[4];
-            memcpy(a, px + x, 32);
-            memcpy(b, up + x, 32);
-            if (((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3])) == 0) continue;
+            if (same8(px + x, up + x)) continue;
             for (int k = x; k < x + 8; k++)
                 if (px[k] != up[k]) rgb_change(&s, (uint32_t)k, up_rgb(px[k], up[k]));
         }
