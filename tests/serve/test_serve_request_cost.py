@@ -100,12 +100,27 @@ WARM_SPEC = {"folio": 1, "title": "warm-up", "data": {"d": {"columns": [
                {"type": "table", "data": "d"}, {"type": "chart", "kind": "bar", "data": "d", "x": "k", "y": ["v"]}]}
 
 
-def renders(srv, n):
-    """n xlsx renders of SPEC, each answered 200; returns n."""
+def renders(srv, n, fmt="xlsx"):
+    """n renders of SPEC to fmt, each answered 200; returns n."""
     for _ in range(n):
-        st, _, body = render(srv, ["xlsx"], SPEC)
+        st, _, body = render(srv, [fmt], SPEC)
         assert st == 200, body[:300]
     return n
+
+
+def _perf_page_faults(pids, seconds, out, work):
+    """The page faults perf stat counts in pids (a comma-separated list; and
+    the children they fork once it is attached) while work() runs; skips the
+    test where perf cannot count them."""
+    pr = subprocess.Popen(["perf", "stat", "-x,", "-e", "page-faults", "-o", str(out), "-p", pids,
+                           "--", "sleep", str(seconds)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.0)
+    work()
+    pr.wait(30)
+    faults = [l.split(",")[0] for l in out.read_text().splitlines() if "page-faults" in l]
+    if not faults or not faults[0].isdigit():
+        pytest.skip("perf cannot count page faults here: " + out.read_text()[-200:])
+    return int(faults[0])
 
 
 def zygote_of(srv):
@@ -203,17 +218,9 @@ def test_a_render_childs_page_faults(tmp_path):
     srv = Server(scratch=tmp_path)
     try:
         renders(srv, 3)
-        out = tmp_path / "perf.txt"
-        pr = subprocess.Popen(["perf", "stat", "-x,", "-e", "page-faults", "-o", str(out), "-p",
-                               str(zygote_of(srv)), "--", "sleep", "6"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(1.0)
-        n = renders(srv, 20)
-        pr.wait(30)
-        faults = [l.split(",")[0] for l in out.read_text().splitlines() if "page-faults" in l]
-        if not faults or not faults[0].isdigit():
-            pytest.skip("perf cannot count page faults here: " + out.read_text()[-200:])
-        assert int(faults[0]) / n <= 115, f"{int(faults[0]) / n:.0f} page faults a render"
+        n = 20
+        faults = _perf_page_faults(str(zygote_of(srv)), 6, tmp_path / "perf.txt", lambda: renders(srv, n))
+        assert faults / n <= 115, f"{faults / n:.0f} page faults a render"
     finally:
         srv.stop()
 
@@ -255,23 +262,11 @@ def test_a_reused_workers_pdf_renders_fault_little(tmp_path):
     from test_serve import _children
     srv = Server("--reuse-workers", 100, scratch=tmp_path)
     try:
-        for _ in range(5):
-            st, _, body = render(srv, ["pdf"], SPEC)
-            assert st == 200, body[:300]
-        out = tmp_path / "perf.txt"
+        renders(srv, 5, "pdf")
         pids = ",".join(str(p) for p in _children(zygote_of(srv)))
-        pr = subprocess.Popen(["perf", "stat", "-x,", "-e", "page-faults", "-o", str(out), "-p", pids,
-                               "--", "sleep", "5"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(1.0)
         n = 30
-        for _ in range(n):
-            st, _, body = render(srv, ["pdf"], SPEC)
-            assert st == 200, body[:300]
-        pr.wait(30)
-        faults = [l.split(",")[0] for l in out.read_text().splitlines() if "page-faults" in l]
-        if not faults or not faults[0].isdigit():
-            pytest.skip("perf cannot count page faults here: " + out.read_text()[-200:])
-        assert int(faults[0]) / n <= 8, f"{int(faults[0]) / n:.1f} page faults a render"
+        faults = _perf_page_faults(pids, 5, tmp_path / "perf.txt", lambda: renders(srv, n, "pdf"))
+        assert faults / n <= 8, f"{faults / n:.1f} page faults a render"
     finally:
         srv.stop()
 
