@@ -65,6 +65,10 @@ class Server:
             self.p.send_signal(sig)
             self.p.wait(30)
         self.reader.join(5)
+        if self.p.returncode != 0:
+            # shown by pytest under the failing test (a sanitizer build
+            # reports what it found here, and exits 1)
+            print(f"folio serve exited {self.p.returncode}; its output:\n" + "".join(self.lines[-200:]))
         return self.p.returncode
 
     def log(self):
