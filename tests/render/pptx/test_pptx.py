@@ -209,14 +209,19 @@ def test_long_paragraph_splits_between_lines(tmp_path):
 
 
 def _paragraph_cpu(tmp_path, n):
-    """Renders a paragraph of n words (after a heading); returns (CPU seconds, words, path)."""
+    """Renders a paragraph of n words (after a heading) twice; returns (the
+    lesser user CPU seconds of the two, words, path). User time, the lesser
+    of two: a sanitizer build's system time grows with its shadow memory and
+    quarantine faster than the words do, and a busy machine slows one run."""
     words = " ".join("word%d" % i for i in range(n))
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    f = render(tmp_path, {"folio": 1, "blocks": [{"type": "heading", "text": "Essay", "level": 1},
-                                                  {"type": "paragraph", "text": words}]},
-               name="essay%d" % n)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), words, f
+    spent = []
+    for _ in range(2):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        f = render(tmp_path, {"folio": 1, "blocks": [{"type": "heading", "text": "Essay", "level": 1},
+                                                      {"type": "paragraph", "text": words}]},
+                   name="essay%d" % n)
+        spent.append(resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - before.ru_utime)
+    return min(spent), words, f
 
 
 def test_paragraph_of_a_megabyte_is_measured_once(tmp_path):
@@ -224,13 +229,14 @@ def test_paragraph_of_a_megabyte_is_measured_once(tmp_path):
     every slide: ~1 MB took 10 s, a cost growing with the square of its
     length. Each slide now measures only as far as it can hold, so 4 times
     the words cost about 4 times the CPU (compared within one run, not
-    against seconds); every word still arrives, in order."""
+    against seconds; 16 times if it grew with the square); every word still
+    arrives, in order."""
     quarter, _, _ = _paragraph_cpu(tmp_path, 25000)
     cpu, words, f = _paragraph_cpu(tmp_path, 100000)
     texts = slide_texts(f)
     assert len(texts) > 100
     assert " ".join(s.strip() for t in texts for s in t[1:]) == words
-    assert cpu < 8 * quarter, "100,000 words: %.2f s of CPU; 25,000: %.2f s" % (cpu, quarter)
+    assert cpu < 8 * quarter, "100,000 words: %.2f s of user CPU; 25,000: %.2f s" % (cpu, quarter)
 
 
 def test_table_split_with_header(tmp_path):
