@@ -1018,6 +1018,21 @@ static pthread_cond_t park_cond = PTHREAD_COND_INITIALIZER;
 static req *park_queue[PARK_MAX]; /* handed over, not yet taken */
 static int n_queued, n_parked;    /* requests in park_queue; threads waiting */
 
+/* The threads are joined, not detached: one that ended is put on a list
+   (ended) that the next defer() joins, and at shutdown every one is woken
+   and joined (fo_serve_http_stop_threads), so the process never exits with
+   a thread of its own half way out. */
+typedef struct deferred_thread {
+    pthread_t self;
+    req *first;                   /* the request it was started for */
+    struct deferred_thread *next; /* on the ended list */
+} deferred_thread;
+
+static pthread_cond_t ended_cond = PTHREAD_COND_INITIALIZER;
+static deferred_thread *ended; /* ended, not yet joined */
+static unsigned n_running;     /* started, not yet on the ended list */
+static int park_quit;          /* shutting down: no thread parks */
+
 /* The next request for a parked thread, or NULL after PARK_S seconds with
    none (or when PARK_MAX already wait): then the thread ends. */
 static req *park(void)
@@ -1030,7 +1045,7 @@ static req *park(void)
     pthread_mutex_lock(&park_lock);
     if (n_parked < PARK_MAX) {
         n_parked++;
-        while (!n_queued && pthread_cond_timedwait(&park_cond, &park_lock, &until) == 0)
+        while (!n_queued && !park_quit && pthread_cond_timedwait(&park_cond, &park_lock, &until) == 0)
             ;
         if (n_queued) r = park_queue[--n_queued];
         n_parked--;
@@ -1054,9 +1069,31 @@ static int unpark(req *r)
     return ok ? 0 : -1;
 }
 
+/* Joins the deferred threads that have ended; how many. */
+static unsigned join_ended(void)
+{
+    deferred_thread *list;
+    unsigned n = 0;
+
+    pthread_mutex_lock(&park_lock);
+    list = ended;
+    ended = NULL;
+    pthread_mutex_unlock(&park_lock);
+    while (list) {
+        deferred_thread *next = list->next;
+        pthread_join(list->self, NULL);
+        fo_free(list);
+        list = next;
+        n++;
+    }
+    return n;
+}
+
 static void *deferred_main(void *arg)
 {
-    for (req *r = arg; r; r = park()) {
+    deferred_thread *me = arg;
+
+    for (req *r = me->first; r; r = park()) {
         struct MHD_Connection *c = r->susp;
         fo_serve_state *s = r->s;
 
@@ -1068,7 +1105,32 @@ static void *deferred_main(void *arg)
         }
         atomic_fetch_sub(&s->deferred, 1);
     }
+    pthread_mutex_lock(&park_lock);
+    me->self = pthread_self();
+    me->next = ended;
+    ended = me;
+    n_running--;
+    pthread_cond_broadcast(&ended_cond);
+    pthread_mutex_unlock(&park_lock);
     return NULL;
+}
+
+unsigned fo_serve_http_stop_threads(double seconds)
+{
+    struct timespec until;
+    unsigned left;
+
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += (time_t)seconds;
+    pthread_mutex_lock(&park_lock);
+    park_quit = 1;
+    pthread_cond_broadcast(&park_cond);
+    while (n_running > 0 && pthread_cond_timedwait(&ended_cond, &park_lock, &until) == 0)
+        ;
+    left = n_running;
+    pthread_mutex_unlock(&park_lock);
+    (void)join_ended();
+    return left;
 }
 
 void fo_http_answer_now(req *r)
@@ -1079,6 +1141,7 @@ void fo_http_answer_now(req *r)
 
 static void defer(fo_serve_state *s, struct MHD_Connection *c, req *r)
 {
+    deferred_thread *me;
     pthread_attr_t attr;
     pthread_t t;
     int ok;
@@ -1087,11 +1150,25 @@ static void defer(fo_serve_state *s, struct MHD_Connection *c, req *r)
     atomic_fetch_add(&s->deferred, 1);
     MHD_suspend_connection(c);
     if (unpark(r) == 0) return;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&attr, DEFER_STACK);
-    ok = pthread_create(&t, &attr, deferred_main, r) == 0;
-    pthread_attr_destroy(&attr);
+    (void)join_ended();
+    me = fo_malloc(sizeof *me);
+    ok = me != NULL;
+    if (ok) {
+        me->first = r;
+        pthread_mutex_lock(&park_lock);
+        n_running++;
+        pthread_mutex_unlock(&park_lock);
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, DEFER_STACK);
+        ok = pthread_create(&t, &attr, deferred_main, me) == 0;
+        pthread_attr_destroy(&attr);
+        if (!ok) {
+            pthread_mutex_lock(&park_lock);
+            n_running--;
+            pthread_mutex_unlock(&park_lock);
+            fo_free(me);
+        }
+    }
     if (!ok) {
         fo_http_refuse(c, r, 503, "busy", "retry after the number of seconds in Retry-After",
                        "no thread could be started for the request");

@@ -18,6 +18,7 @@
 #include "base/usage.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netdb.h>
@@ -363,8 +364,23 @@ static void drain(fo_serve_state *s, struct MHD_Daemon *d, double seconds)
     lfd = MHD_quiesce_daemon(d);
     if (lfd != MHD_INVALID_SOCKET) close(lfd);
     MHD_stop_daemon(d);
+    (void)fo_serve_http_stop_threads(5);
     log_event("{\"event\": \"sessions_hibernated\", \"count\": %u}",
               fo_serve_sessions_hibernate());
+}
+
+/* Threads of this process, or -1: the "stopped" event's count, which shows
+   the process ends with none of its own threads still on their way out. */
+static long count_threads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    long n = 0;
+
+    if (!d) return -1;
+    for (struct dirent *e; (e = readdir(d));)
+        if (e->d_name[0] != '.') n++;
+    closedir(d);
+    return n;
 }
 
 /* Waits for signals until SIGTERM/SIGINT; returns after the drain. */
@@ -570,7 +586,7 @@ int fo_serve_main(int argc, char **argv, const char *engine)
     fo_serve_zygote_stop(s.zygote);
     fo_serve_rmtree(scratch_root);
     if (!strncmp(s.cfg.listen, "unix:", 5)) (void)unlink(s.cfg.listen + 5);
-    log_event("{\"event\": \"stopped\"}");
+    log_event("{\"event\": \"stopped\", \"threads\": %ld}", count_threads());
     fo_free(s.tokens);
     return 0;
 }

@@ -865,6 +865,27 @@ def _cpu_quota(pid):
     return None
 
 
+def test_the_server_ends_with_none_of_its_threads_left():
+    """Renders run on threads of their own that then wait a while for the
+    next request (parked). On SIGTERM they are woken and joined, so the
+    process does not exit with its threads still on their way out (the
+    moment a sanitizer build checks for leaks): the "stopped" event counts
+    the threads left, the main thread alone."""
+    s = Server("--workers", "2")
+    try:
+        idle = len(os.listdir(f"/proc/{s.p.pid}/task"))
+        done = []
+        ts = [threading.Thread(target=lambda: done.append(render(s, ["xlsx"])[0])) for _ in range(8)]
+        [t.start() for t in ts]
+        [t.join() for t in ts]
+        assert done == [200] * 8
+        assert len(os.listdir(f"/proc/{s.p.pid}/task")) > idle   # the parked render threads
+    finally:
+        assert s.stop() == 0
+    stopped = [e for e in s.log() if e.get("event") == "stopped"]
+    assert stopped == [{"event": "stopped", "threads": 1}], stopped
+
+
 def test_render_jail_gets_a_cpu_per_worker(tmp_path):
     """The render jail's CPU quota is one CPU per worker: a hand-built plan once
     left it at the 1 % floor and every render ran 100 times slower."""
