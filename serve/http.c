@@ -1069,11 +1069,10 @@ static int unpark(req *r)
     return ok ? 0 : -1;
 }
 
-/* Joins the deferred threads that have ended; how many. */
-static unsigned join_ended(void)
+/* Joins the deferred threads that have ended. */
+static void join_ended(void)
 {
     deferred_thread *list;
-    unsigned n = 0;
 
     pthread_mutex_lock(&park_lock);
     list = ended;
@@ -1084,9 +1083,7 @@ static unsigned join_ended(void)
         pthread_join(list->self, NULL);
         fo_free(list);
         list = next;
-        n++;
     }
-    return n;
 }
 
 static void *deferred_main(void *arg)
@@ -1115,10 +1112,9 @@ static void *deferred_main(void *arg)
     return NULL;
 }
 
-unsigned fo_serve_http_stop_threads(double seconds)
+void fo_serve_http_stop_threads(double seconds)
 {
     struct timespec until;
-    unsigned left;
 
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += (time_t)seconds;
@@ -1127,10 +1123,8 @@ unsigned fo_serve_http_stop_threads(double seconds)
     pthread_cond_broadcast(&park_cond);
     while (n_running > 0 && pthread_cond_timedwait(&ended_cond, &park_lock, &until) == 0)
         ;
-    left = n_running;
     pthread_mutex_unlock(&park_lock);
-    (void)join_ended();
-    return left;
+    join_ended();
 }
 
 void fo_http_answer_now(req *r)
@@ -1150,7 +1144,7 @@ static void defer(fo_serve_state *s, struct MHD_Connection *c, req *r)
     atomic_fetch_add(&s->deferred, 1);
     MHD_suspend_connection(c);
     if (unpark(r) == 0) return;
-    (void)join_ended();
+    join_ended();
     me = fo_malloc(sizeof *me);
     ok = me != NULL;
     if (ok) {

@@ -254,9 +254,9 @@ long fo_serve_sessions_live(void);
 /* Starts libmicrohttpd on the listening socket lfd (taken). */
 struct MHD_Daemon *fo_serve_http_start(fo_serve_state *s, int lfd);
 /* At shutdown, once libmicrohttpd has stopped: wakes the deferred requests'
-   parked threads and joins every one that ends within seconds; how many
-   are still running (a request past the drain's grace). */
-unsigned fo_serve_http_stop_threads(double seconds);
+   parked threads and joins every one that ends within seconds (one still
+   running a request past the drain's grace is left). */
+void fo_serve_http_stop_threads(double seconds);
 /* The request log goes through this (server.c prints it). */
 void fo_serve_log(const char *json_line);
 /* The SHA-256 of TOKEN in an Authorization value "Bearer TOKEN" into hash:

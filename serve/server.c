@@ -16,9 +16,9 @@
 #include "base/sha256.h"
 #include "folio.h"                  /* FO_DEFAULT_MAX_BYTES */
 #include "base/usage.h"
+#include "base/proc.h" /* fo_self_stat */
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netdb.h>
@@ -364,23 +364,19 @@ static void drain(fo_serve_state *s, struct MHD_Daemon *d, double seconds)
     lfd = MHD_quiesce_daemon(d);
     if (lfd != MHD_INVALID_SOCKET) close(lfd);
     MHD_stop_daemon(d);
-    (void)fo_serve_http_stop_threads(5);
+    fo_serve_http_stop_threads(5);
     log_event("{\"event\": \"sessions_hibernated\", \"count\": %u}",
               fo_serve_sessions_hibernate());
 }
 
-/* Threads of this process, or -1: the "stopped" event's count, which shows
-   the process ends with none of its own threads still on their way out. */
+/* Threads of this process (num_threads of /proc/self/stat), or -1: the
+   "stopped" event's count, which shows the process ends with none of its
+   own threads still on their way out. */
 static long count_threads(void)
 {
-    DIR *d = opendir("/proc/self/task");
-    long n = 0;
+    unsigned long long f[21];
 
-    if (!d) return -1;
-    for (struct dirent *e; (e = readdir(d));)
-        if (e->d_name[0] != '.') n++;
-    closedir(d);
-    return n;
+    return fo_self_stat(f, 21) < 0 ? -1 : (long)f[20];
 }
 
 /* Waits for signals until SIGTERM/SIGINT; returns after the drain. */
