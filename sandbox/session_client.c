@@ -321,7 +321,10 @@ int fo_session_create(const fo_session_new *o, char id[33], char **info, fo_sess
         rc = spawn(folio_path(o->folio), id, "--", o->argv, o->argc, info, err);
         if (rc < 0 && !strcmp(err->code, "limit_reached") && fo_session_drop_spares() > 0) {
             memset(err, 0, sizeof *err);      /* a spare held the slot: it gives way */
-            while (mkdirat(rt, id, 0700) < 0 && errno == EEXIST) fo_session_new_id(id);
+            /* a new id: the refused supervisor removed its folder before it
+               answered, but may still be on its way out under the old one */
+            do fo_session_new_id(id);
+            while (mkdirat(rt, id, 0700) < 0 && errno == EEXIST);
             rc = spawn(folio_path(o->folio), id, "--", o->argv, o->argc, info, err);
         }
     }
